@@ -1,0 +1,66 @@
+// The contract between the sequencer and the actors it drives (DESIGN §3).
+// An actor is an XState v5 machine. It receives logged records as events, and answers only by
+// emitting events (XState `emit`), which the sequencer appends to the log before delivering them.
+// Actors never see the log, the transport or the wall clock.
+import type { AnyStateMachine } from "xstate";
+import type { Address } from "../events/record.ts";
+
+/** A record as an actor receives it. */
+export interface Delivered<P = unknown> {
+  readonly type: string;
+  readonly payload: P;
+  readonly from: string;
+  readonly tick: number;
+  readonly seq: number;
+}
+
+/** What an actor asks the sequencer to log and deliver. */
+export interface Emitted<P = unknown> {
+  readonly type: string;
+  readonly to: Address;
+  readonly payload: P;
+}
+
+export interface ActorDefinition {
+  readonly id: string;
+  readonly logic: AnyStateMachine;
+  readonly input: unknown;
+}
+
+/** One step of a tick: a record the sequencer appends (from itself) and delivers. */
+export interface PhaseStep {
+  readonly type: string;
+  readonly to: Address;
+  readonly payload: unknown;
+}
+
+export interface ConditionInfo {
+  readonly description: string;
+}
+
+/**
+ * A world: how to validate its configuration, which actors make up an episode, and what the
+ * sequencer does in every tick. Worlds are pure; services/ runs them.
+ */
+export interface WorldDefinition<Config = unknown> {
+  readonly name: string;
+  readonly description: string;
+  /** Validates a config (defaults filled in); throws an Error naming the bad field. */
+  resolveConfig(raw: unknown): Config;
+  readonly defaultConfig: Config;
+  readonly conditions: Readonly<Record<string, ConditionInfo>>;
+  applyCondition(config: Config, condition: string): Config;
+  defaultTicks(config: Config): number;
+  actors(config: Config, seed: number): ActorDefinition[];
+  /** The phase records of tick `tick`, in order; the first is the tick's `tick.started`. */
+  tickPlan(config: Config, tick: number): PhaseStep[];
+  /**
+   * The part of an actor's context covered by the tick state hash. Worlds drop static data and
+   * replace large collections by their incremental digests here.
+   */
+  hashView(actorId: string, context: unknown): unknown;
+  /** Recomputes incremental digests from content (checked when a snapshot is restored). */
+  checkSnapshot?(actorId: string, context: unknown): string | null;
+  /** Gives a restored actor the parameters of another condition (for forks). */
+  reconfigure?(actorId: string, context: unknown, config: Config, seed: number): unknown;
+}

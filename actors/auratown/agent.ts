@@ -1,0 +1,236 @@
+// A town agent (paper §4, Appendix A3–A4): follows its daily routine with seeded noise, perceives
+// who is around, remembers, converses, evolves its hidden private state by the seven-rule table,
+// keeps (stale) beliefs about others, and reflects. Decisions are deterministic rules by default.
+//
+// The agent learns about the world only from records: `tick.started` (time), `location.occupancy`
+// (where it stands and who is there), `conversation.held`, `town.feed` (recent public events; the
+// private-state phase), `location.observed` (others' visible state; the beliefs phase).
+import { enqueueActions, not, setup } from "xstate";
+import type { Delivered, Emitted } from "../actor.ts";
+import type { ConversationHeldPayload, LocationObservedPayload, LocationOccupancyPayload, PlanItemType } from "../../events/auratown.ts";
+import { deriveStream, Draws, type StreamState } from "../rng.ts";
+import { refreshBeliefs, emptyBeliefsDigest, type Belief } from "./beliefs.ts";
+import type { Profile, TownConfig } from "./config.ts";
+import { emptyMemory, importanceOf, remember, retrieve, type MemoryKind, type MemoryStream } from "./memory.ts";
+import { evaluatePrivateState, initialPrivateState, samePrivateState, type PrivateState } from "./privateState.ts";
+import { reflectionInsights } from "./speech.ts";
+import { formatClock, hhmm, minutesOfDay, parseHhmm, simMinutes, type Clock, type ClockConfig } from "./town.ts";
+
+export const ENVIRONMENT_ID = "env/auratown";
+export const agentActorId = (profileId: string): string => `agent/${profileId}`;
+
+export interface AgentParams {
+  readonly reflection: boolean;
+  readonly memory: TownConfig["memory"];
+  readonly routineNoise: TownConfig["routineNoise"];
+  readonly clock: ClockConfig;
+}
+
+export interface AgentInput {
+  readonly profile: Profile;
+  readonly params: AgentParams;
+  readonly seed: number;
+  readonly start: { readonly x: number; readonly y: number };
+}
+
+export interface AgentContext {
+  readonly id: string;
+  readonly profile: Profile;
+  params: AgentParams;
+  tick: number;
+  clock: Clock | null;
+  planDay: number;
+  plan: PlanItemType[];
+  action: string;
+  destination: string | null;
+  location: string | null;
+  x: number;
+  y: number;
+  nearby: string[];
+  private: PrivateState;
+  beliefs: Record<string, Belief>;
+  beliefsDigest: string;
+  memory: MemoryStream;
+  rng: { routine: StreamState };
+}
+
+export function initialAgentContext(input: AgentInput): AgentContext {
+  return {
+    id: agentActorId(input.profile.id),
+    profile: input.profile,
+    params: input.params,
+    tick: -1,
+    clock: null,
+    planDay: 0,
+    plan: [],
+    action: "sleeping",
+    destination: null,
+    location: input.profile.home,
+    x: input.start.x,
+    y: input.start.y,
+    nearby: [],
+    private: initialPrivateState,
+    beliefs: {},
+    beliefsDigest: emptyBeliefsDigest,
+    memory: emptyMemory(),
+    rng: { routine: deriveStream(input.seed, `agent/${input.profile.id}/routine`) },
+  };
+}
+
+function note(ctx: AgentContext, kind: MemoryKind, content: string, importance: number): void {
+  const clock = ctx.clock;
+  remember(ctx.memory, { t: clock === null ? 0 : simMinutes(clock), kind, content, importance }, ctx.params.memory.capacity);
+}
+
+/**
+ * Today's plan from the routine: each slot may take an alternative or start one tick late. Every
+ * slot draws exactly two numbers, so the stream stays aligned whatever the routine contains.
+ */
+export function planDay(profile: Profile, draws: Draws, delayProbability: number, tickMinutes: number): PlanItemType[] {
+  const plan: PlanItemType[] = [];
+  profile.routine.forEach((slot, i) => {
+    const choiceDraw = draws.unit();
+    const delayDraw = draws.unit();
+    const options = [{ activity: slot.activity, location: slot.location }, ...(slot.alternatives ?? [])];
+    const choice = options[Math.min(options.length - 1, Math.floor(choiceDraw * options.length))]!;
+    let at = parseHhmm(slot.at);
+    const next = profile.routine[i + 1];
+    if (delayDraw < delayProbability && (next === undefined || at + tickMinutes < parseHhmm(next.at))) at += tickMinutes;
+    plan.push({ at: hhmm({ day: 0, hour: Math.floor(at / 60), minute: at % 60 }), activity: choice.activity, location: choice.location });
+  });
+  return plan;
+}
+
+function onTickStarted(ctx: AgentContext, event: Delivered<{ tick: number; clock: Clock }>): Emitted[] {
+  const out: Emitted[] = [];
+  const clock = event.payload.clock;
+  ctx.tick = event.payload.tick;
+  ctx.clock = clock;
+  if (clock.day !== ctx.planDay) {
+    const draws = new Draws(ctx.rng.routine);
+    ctx.plan = planDay(ctx.profile, draws, ctx.params.routineNoise.delayProbability, ctx.params.clock.tickMinutes);
+    ctx.rng = { routine: draws.state };
+    ctx.planDay = clock.day;
+    out.push({ type: "agent.planned", to: null, payload: { day: clock.day, plan: ctx.plan } });
+    note(ctx, "plan", `Plan for day ${clock.day}: ${ctx.plan.map((p) => `${p.at} ${p.activity}`).join("; ")}`, 4);
+  }
+  const now = minutesOfDay(clock);
+  let current: PlanItemType | undefined;
+  for (const item of ctx.plan) if (parseHhmm(item.at) <= now) current = item;
+  if (current !== undefined && (current.activity !== ctx.action || current.location !== ctx.destination)) {
+    ctx.action = current.activity;
+    ctx.destination = current.location;
+    out.push({ type: "agent.decided", to: ENVIRONMENT_ID, payload: { action: ctx.action, destination: ctx.destination } });
+  }
+  return out;
+}
+
+function onOccupancy(ctx: AgentContext, event: Delivered<LocationOccupancyPayload>): Emitted[] {
+  const { location, occupants } = event.payload;
+  const me = occupants.find((o) => o.agent === ctx.id);
+  if (me === undefined) return [];
+  ctx.x = me.x;
+  ctx.y = me.y;
+  ctx.location = location;
+  const others = location === null ? [] : occupants.filter((o) => o.agent !== ctx.id);
+  ctx.nearby = others.map((o) => o.agent);
+  const clock = ctx.clock;
+  let text = `${ctx.profile.name} is at ${location ?? "somewhere on the road"}. Time: ${clock === null ? "?" : formatClock(clock)}. Currently: ${ctx.action}.`;
+  if (others.length > 0) text += ` Nearby: ${others.map((o) => o.name).join(", ")}.`;
+  note(ctx, "observation", text, importanceOf(text));
+  return [];
+}
+
+function onConversation(ctx: AgentContext, event: Delivered<ConversationHeldPayload>): Emitted[] {
+  const { participants, names, location, lines } = event.payload;
+  const other = participants[0] === ctx.id ? names[1] : names[0];
+  note(ctx, "conversation", `Had a conversation with ${other} at ${location}: ${lines[0]?.text ?? ""}`, 6);
+  return [];
+}
+
+function onFeed(ctx: AgentContext, event: Delivered<{ recent: readonly string[] }>): Emitted[] {
+  const out: Emitted[] = [];
+  const clock = ctx.clock ?? { day: 1, hour: 0, minute: 0 };
+  const next = evaluatePrivateState({
+    action: ctx.action,
+    location: ctx.location,
+    nearbyCount: ctx.nearby.length,
+    hour: clock.hour,
+    minute: clock.minute,
+    recentEvents: event.payload.recent,
+    previousEmotion: ctx.private.emotional_state,
+    workplaces: ctx.profile.workplaces,
+    openHours: ctx.profile.openHours,
+  });
+  if (!samePrivateState(next, ctx.private)) {
+    ctx.private = next;
+    out.push({ type: "private_state.changed", to: ENVIRONMENT_ID, payload: next });
+  }
+  const memory = ctx.params.memory;
+  if (ctx.params.reflection && ctx.memory.sinceReflection >= memory.reflectionThreshold) {
+    const top = retrieve(ctx.memory, ctx.action, simMinutes(clock), 15, memory.weights, memory.decay).map((s) => s.item);
+    const insights = reflectionInsights(top);
+    for (const insight of insights) note(ctx, "reflection", insight, 8);
+    if (insights.length > 0) out.push({ type: "agent.reflected", to: ENVIRONMENT_ID, payload: { insights } });
+  }
+  return out;
+}
+
+function onObserved(ctx: AgentContext, event: Delivered<LocationObservedPayload>): Emitted[] {
+  if (event.payload.location !== ctx.location) return [];
+  ctx.beliefsDigest = refreshBeliefs(ctx.beliefs, ctx.beliefsDigest, ctx.id, event.payload.location, event.payload.occupants, ctx.tick);
+  return [];
+}
+
+type Handler = (ctx: AgentContext, event: Delivered<never>) => Emitted[];
+
+const handlers: Record<string, Handler> = {
+  "tick.started": onTickStarted as Handler,
+  "location.occupancy": onOccupancy as Handler,
+  "conversation.held": onConversation as Handler,
+  "town.feed": onFeed as Handler,
+  "location.observed": onObserved as Handler,
+};
+
+export const isSleepAction = (action: string): boolean => /\bsleep/.test(action.toLowerCase());
+
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentContext,
+    input: {} as AgentInput,
+    events: {} as Delivered & { type: string },
+    emitted: {} as Emitted & { type: string },
+  },
+  actions: {
+    // The context's collections are updated in place (copying a 1,000-entry belief map on every
+    // event would dominate a large town's tick); snapshots are serialised the moment they are taken.
+    handle: enqueueActions(({ context, event, enqueue }) => {
+      const handler = handlers[event.type];
+      if (handler === undefined) return;
+      for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as Emitted & { type: string });
+    }),
+  },
+  guards: {
+    sleeping: ({ context }) => isSleepAction(context.action),
+  },
+}).createMachine({
+  id: "auratown-agent",
+  context: ({ input }) => initialAgentContext(input),
+  initial: "asleep",
+  on: {
+    "location.occupancy": { actions: "handle" },
+    "conversation.held": { actions: "handle" },
+    "town.feed": { actions: "handle" },
+    "location.observed": { actions: "handle" },
+  },
+  states: {
+    asleep: {
+      on: { "tick.started": { actions: "handle" } },
+      always: { guard: not("sleeping"), target: "awake" },
+    },
+    awake: {
+      on: { "tick.started": { actions: "handle" } },
+      always: { guard: "sleeping", target: "asleep" },
+    },
+  },
+});

@@ -1,0 +1,50 @@
+// Beliefs about others (paper A3; reference §3.3): refreshed only when co-located in the same
+// named location (homes included) during the beliefs phase, with the other's values of this tick.
+// A belief is never deleted, so beliefs about absent agents go stale. `since` is the tick the
+// belief last changed, which makes staleness measurable from state alone.
+import { digestUpdate, EMPTY_DIGEST } from "../../events/digest.ts";
+import type { AvailabilityType } from "../../events/auratown.ts";
+
+export interface Belief {
+  readonly location: string;
+  readonly availability: AvailabilityType;
+  readonly emotional_state: string;
+  readonly since: number;
+}
+
+export interface Observed {
+  readonly agent: string;
+  readonly availability: AvailabilityType;
+  readonly emotional_state: string;
+}
+
+const entryOf = (other: string, b: Belief): string => `${other}|${b.location}|${b.availability}|${b.emotional_state}|${b.since}`;
+
+export const emptyBeliefsDigest = EMPTY_DIGEST;
+
+/** Updates `beliefs` in place; returns the new digest. */
+export function refreshBeliefs(
+  beliefs: Record<string, Belief>,
+  digest: string,
+  self: string,
+  location: string,
+  occupants: readonly Observed[],
+  tick: number,
+): string {
+  for (const o of occupants) {
+    if (o.agent === self) continue;
+    const old = beliefs[o.agent];
+    if (old !== undefined && old.location === location && old.availability === o.availability && old.emotional_state === o.emotional_state) continue;
+    const next: Belief = { location, availability: o.availability, emotional_state: o.emotional_state, since: tick };
+    if (old !== undefined) digest = digestUpdate(digest, entryOf(o.agent, old), -1);
+    digest = digestUpdate(digest, entryOf(o.agent, next), 1);
+    beliefs[o.agent] = next;
+  }
+  return digest;
+}
+
+export function recomputeBeliefsDigest(beliefs: Record<string, Belief>): string {
+  let digest = EMPTY_DIGEST;
+  for (const [other, b] of Object.entries(beliefs)) digest = digestUpdate(digest, entryOf(other, b), 1);
+  return digest;
+}

@@ -1,0 +1,287 @@
+// The AURATown environment: owns the map, where everyone stands and walks, the public event feed,
+// exogenous incidents, and brokers conversations. It is also the medium through which agents see
+// each other: occupancy after moving (who is here), and visible state in the beliefs phase.
+// Phases arrive as `tick.phase` records from the sequencer (DESIGN §3.2).
+import { enqueueActions, setup } from "xstate";
+import type { Delivered, Emitted } from "../actor.ts";
+import type { AgentDecidedPayload, AvailabilityType, PrivateStateChangedPayload } from "../../events/auratown.ts";
+import { deriveStream, Draws, type StreamState } from "../rng.ts";
+import type { Profile, TownConfig } from "./config.ts";
+import { bondOf, conversationLines, incidentText } from "./speech.ts";
+import { contains, locationAt, locationNamed, stepToward, type Clock, type TownMap } from "./town.ts";
+
+export interface EnvAgent {
+  x: number;
+  y: number;
+  location: string | null;
+  action: string;
+  destination: string | null;
+  availability: AvailabilityType;
+  emotional_state: string;
+  cooldown: number;
+}
+
+export interface EnvParams {
+  readonly speed: number;
+  readonly conversations: boolean;
+  readonly cooldownTicks: number;
+  readonly incidents: TownConfig["incidents"];
+}
+
+interface Resident {
+  readonly name: string;
+  readonly profileId: string;
+  readonly relationships: Readonly<Record<string, string>>;
+}
+
+export interface EnvInput {
+  readonly map: TownMap;
+  readonly residents: readonly { readonly actorId: string; readonly profile: Profile; readonly start: { x: number; y: number } }[];
+  readonly params: EnvParams;
+  readonly seed: number;
+}
+
+export interface EnvContext {
+  /** Configuration that never changes during an episode; not part of the tick hash. */
+  readonly static: { readonly map: TownMap; readonly residents: Readonly<Record<string, Resident>>; readonly order: readonly string[] };
+  params: EnvParams;
+  tick: number;
+  clock: Clock | null;
+  agents: Record<string, EnvAgent>;
+  /** The public event feed, newest last (the private-state rules read its last 8). */
+  feed: string[];
+  rng: { incidents: StreamState; conversation: StreamState };
+}
+
+const FEED_LENGTH = 50;
+
+export function initialEnvContext(input: EnvInput): EnvContext {
+  const residents: Record<string, Resident> = {};
+  const agents: Record<string, EnvAgent> = {};
+  for (const r of input.residents) {
+    residents[r.actorId] = { name: r.profile.name, profileId: r.profile.id, relationships: r.profile.relationships };
+    agents[r.actorId] = {
+      x: r.start.x,
+      y: r.start.y,
+      location: locationAt(input.map, r.start.x, r.start.y)?.name ?? null,
+      action: "sleeping",
+      destination: null,
+      availability: "available",
+      emotional_state: "neutral",
+      cooldown: 0,
+    };
+  }
+  return {
+    static: { map: input.map, residents, order: Object.keys(residents).sort() },
+    params: input.params,
+    tick: -1,
+    clock: null,
+    agents,
+    feed: [],
+    rng: { incidents: deriveStream(input.seed, "world/incidents"), conversation: deriveStream(input.seed, "world/conversation") },
+  };
+}
+
+function publish(ctx: EnvContext, description: string): void {
+  ctx.feed.push(description);
+  if (ctx.feed.length > FEED_LENGTH) ctx.feed.splice(0, ctx.feed.length - FEED_LENGTH);
+}
+
+const nameOf = (ctx: EnvContext, id: string): string => ctx.static.residents[id]?.name ?? id;
+
+function onTickStarted(ctx: EnvContext, event: Delivered<{ tick: number; clock: Clock }>): Emitted[] {
+  ctx.tick = event.payload.tick;
+  ctx.clock = event.payload.clock;
+  for (const a of Object.values(ctx.agents)) if (a.cooldown > 0) a.cooldown--;
+  // Four draws every tick, incident or not, so the stream never shifts (common random numbers).
+  const draws = new Draws(ctx.rng.incidents);
+  const happens = draws.chance(ctx.params.incidents.rate);
+  const stressful = draws.chance(ctx.params.incidents.stressfulShare);
+  const place = draws.pick(ctx.static.map.locations).name;
+  const description = incidentText(draws, place, stressful);
+  ctx.rng = { ...ctx.rng, incidents: draws.state };
+  if (!happens) return [];
+  publish(ctx, description);
+  return [{ type: "world.incident", to: null, payload: { location: place, description, stressful } }];
+}
+
+function onDecided(ctx: EnvContext, event: Delivered<AgentDecidedPayload>): Emitted[] {
+  const a = ctx.agents[event.from];
+  if (a === undefined) return [];
+  a.action = event.payload.action;
+  a.destination = event.payload.destination;
+  publish(ctx, `${nameOf(ctx, event.from)} is now ${a.action}.`);
+  return [];
+}
+
+function onPrivateState(ctx: EnvContext, event: Delivered<PrivateStateChangedPayload>): Emitted[] {
+  const a = ctx.agents[event.from];
+  if (a === undefined) return [];
+  a.availability = event.payload.availability;
+  a.emotional_state = event.payload.emotional_state;
+  return [];
+}
+
+function onReflected(ctx: EnvContext, event: Delivered<{ insights: readonly string[] }>): Emitted[] {
+  publish(ctx, `${nameOf(ctx, event.from)} reflected: ${event.payload.insights[0] ?? ""}`);
+  return [];
+}
+
+/** Occupants per named location in map order, then everyone on the road (key null). */
+function groups(ctx: EnvContext): [string | null, string[]][] {
+  const byPlace = new Map<string | null, string[]>();
+  for (const id of ctx.static.order) {
+    const where = ctx.agents[id]!.location;
+    let list = byPlace.get(where);
+    if (list === undefined) byPlace.set(where, (list = []));
+    list.push(id);
+  }
+  const out: [string | null, string[]][] = [];
+  for (const l of ctx.static.map.locations) {
+    const list = byPlace.get(l.name);
+    if (list !== undefined) out.push([l.name, list]);
+  }
+  const road = byPlace.get(null);
+  if (road !== undefined) out.push([null, road]);
+  return out;
+}
+
+function move(ctx: EnvContext): Emitted[] {
+  const arrived = new Set<string>();
+  for (const id of ctx.static.order) {
+    const a = ctx.agents[id]!;
+    if (a.destination === null) continue;
+    const target = locationNamed(ctx.static.map, a.destination);
+    if (target === null || contains(target, a.x, a.y)) continue;
+    const next = stepToward(a, target, ctx.params.speed);
+    a.x = next.x;
+    a.y = next.y;
+    a.location = locationAt(ctx.static.map, a.x, a.y)?.name ?? null;
+    if (contains(target, a.x, a.y)) {
+      arrived.add(id);
+      publish(ctx, `${nameOf(ctx, id)} arrived at ${target.name}.`);
+    }
+  }
+  return groups(ctx).map(([location, ids]) => ({
+    type: "location.occupancy",
+    to: ids,
+    payload: {
+      location,
+      occupants: ids.map((id) => {
+        const a = ctx.agents[id]!;
+        return { agent: id, name: nameOf(ctx, id), x: a.x, y: a.y, action: a.action, arrived: arrived.has(id) };
+      }),
+    },
+  }));
+}
+
+function converse(ctx: EnvContext): Emitted[] {
+  if (!ctx.params.conversations || ctx.clock === null) return [];
+  const out: Emitted[] = [];
+  const draws = new Draws(ctx.rng.conversation);
+  for (const [location, ids] of groups(ctx)) {
+    if (location === null || ids.length < 2) continue;
+    if (locationNamed(ctx.static.map, location)?.type === "home") continue;
+    const talked = new Set<string>();
+    const free = (id: string) => {
+      const a = ctx.agents[id]!;
+      return !talked.has(id) && a.cooldown === 0 && a.availability !== "do_not_disturb";
+    };
+    for (let i = 0; i < ids.length; i++) {
+      for (let j = i + 1; j < ids.length; j++) {
+        const aId = ids[i]!;
+        const bId = ids[j]!;
+        if (!free(aId) || !free(bId)) continue;
+        const ra = ctx.static.residents[aId]!;
+        const rb = ctx.static.residents[bId]!;
+        const a = ctx.agents[aId]!;
+        const b = ctx.agents[bId]!;
+        const lines = conversationLines(
+          draws,
+          { id: aId, name: ra.name, action: a.action, bond: bondOf(ra.relationships[rb.profileId]) },
+          { id: bId, name: rb.name, action: b.action },
+          ctx.clock,
+        );
+        talked.add(aId).add(bId);
+        a.cooldown = ctx.params.cooldownTicks;
+        b.cooldown = ctx.params.cooldownTicks;
+        publish(ctx, `${ra.name} and ${rb.name} had a conversation at ${location}.`);
+        out.push({ type: "conversation.held", to: [aId, bId], payload: { participants: [aId, bId], names: [ra.name, rb.name], location, lines } });
+      }
+    }
+  }
+  ctx.rng = { ...ctx.rng, conversation: draws.state };
+  return out;
+}
+
+function observe(ctx: EnvContext): Emitted[] {
+  const out: Emitted[] = [];
+  for (const [location, ids] of groups(ctx)) {
+    if (location === null || ids.length < 2) continue;
+    out.push({
+      type: "location.observed",
+      to: ids,
+      payload: {
+        location,
+        occupants: ids.map((id) => ({ agent: id, availability: ctx.agents[id]!.availability, emotional_state: ctx.agents[id]!.emotional_state })),
+      },
+    });
+  }
+  return out;
+}
+
+function onPhase(ctx: EnvContext, event: Delivered<{ phase: string }>): Emitted[] {
+  switch (event.payload.phase) {
+    case "move":
+      return move(ctx);
+    case "converse":
+      return converse(ctx);
+    case "evolve":
+      return [{ type: "town.feed", to: "*", payload: { recent: ctx.feed.slice(-8) } }];
+    case "observe":
+      return observe(ctx);
+    default:
+      return [];
+  }
+}
+
+type Handler = (ctx: EnvContext, event: Delivered<never>) => Emitted[];
+
+const handlers: Record<string, Handler> = {
+  "tick.started": onTickStarted as Handler,
+  "tick.phase": onPhase as Handler,
+  "agent.decided": onDecided as Handler,
+  "private_state.changed": onPrivateState as Handler,
+  "agent.reflected": onReflected as Handler,
+};
+
+export const environmentMachine = setup({
+  types: {
+    context: {} as EnvContext,
+    input: {} as EnvInput,
+    events: {} as Delivered & { type: string },
+    emitted: {} as Emitted & { type: string },
+  },
+  actions: {
+    handle: enqueueActions(({ context, event, enqueue }) => {
+      const handler = handlers[event.type];
+      if (handler === undefined) return;
+      for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as Emitted & { type: string });
+    }),
+  },
+}).createMachine({
+  id: "auratown-environment",
+  context: ({ input }) => initialEnvContext(input),
+  initial: "running",
+  states: {
+    running: {
+      on: {
+        "tick.started": { actions: "handle" },
+        "tick.phase": { actions: "handle" },
+        "agent.decided": { actions: "handle" },
+        "private_state.changed": { actions: "handle" },
+        "agent.reflected": { actions: "handle" },
+      },
+    },
+  },
+});

@@ -1,0 +1,85 @@
+// The seven-rule private-state table (paper Appendix A3, Table 6; reference §3.2), first match wins.
+// Departures from the reference release, each a defect there:
+// - workplaces are real location names and may be several (Zhang Hao: home and Town Library);
+// - word forms are complete ("serves", "service", "studies" match) and the prefix accidents are
+//   gone ("restock" no longer counts as rest, "ready" no longer as read);
+// so that every rule can fire from ordinary routine wording.
+import type { AvailabilityType, RuleIdType } from "../../events/auratown.ts";
+
+export interface PrivateState {
+  readonly availability: AvailabilityType;
+  readonly emotional_state: string;
+  readonly unspoken_goal: string | null;
+  readonly rule: RuleIdType;
+}
+
+export interface RuleInput {
+  readonly action: string;
+  /** Named location the agent stands in, or null on the road. */
+  readonly location: string | null;
+  /** Other agents at the same named location. */
+  readonly nearbyCount: number;
+  readonly hour: number;
+  readonly minute: number;
+  /** Descriptions of the last 8 events of the town feed, this tick's included. */
+  readonly recentEvents: readonly string[];
+  readonly previousEmotion: string;
+  readonly workplaces: readonly string[];
+  /** Opening hours [from, to): the workplace counts as open when from ≤ hour < to. */
+  readonly openHours: readonly [number, number];
+}
+
+export const initialPrivateState: PrivateState = { availability: "available", emotional_state: "neutral", unspoken_goal: null, rule: "default" };
+
+const SLEEP = /\bsleep/;
+const BUSY = [/\bserv(?:e|es|ed|ing|ice)\b/, /\bbrew/, /\bbak(?:e|es|ing)\b/, /\brestock/, /\bclos(?:e|es|ing) (?:up|down|out)\b/, /\brush\b/];
+const FOCUS = [/\bwrit(?:e|es|ing)\b/, /\bdraft(?:s|ing)?\b/, /\bchapter\b/, /\bstud(?:y|ies|ying)\b/, /\bresearch/, /\bmeditat/];
+const RELAXED = [/\bwalk/, /\brest(?:s|ing)?\b/, /\bread(?:s|ing)?\b/, /\btai chi\b/, /\bstargaz/, /\bsleep/, /\beat(?:s|ing)?\b/, /\blunch/, /\bbreakfast/, /\bdinner/];
+const STRESS = /\b(?:argument|emergency|failed|broke|worried)\b/;
+
+export const STRESS_PATTERN = STRESS;
+
+const BREAKS = [12 * 60, 18 * 60];
+
+function rushGoal(hour: number, minute: number): string {
+  const now = hour * 60 + minute;
+  const next = BREAKS.find((b) => b >= now);
+  if (next === undefined) return "wants to clear the queue";
+  return `wants to close out the current rush before the next break in ${next - now} min`;
+}
+
+function focusGoal(action: string): string | null {
+  if (/writ|draft|chapter/.test(action)) return "wants to finish a writing milestone before sunset";
+  if (/stud/.test(action)) return "trying to make progress on the current syllabus before the next class";
+  if (/research/.test(action)) return "tracking down a specific reference";
+  if (/meditat/.test(action)) return "wants undisturbed quiet to settle the mind";
+  return null;
+}
+
+export function evaluatePrivateState(input: RuleInput): PrivateState {
+  const action = input.action.toLowerCase();
+  if (SLEEP.test(action)) return { availability: "do_not_disturb", emotional_state: "resting", unspoken_goal: null, rule: "sleep" };
+  const atWork = input.location !== null && input.workplaces.includes(input.location);
+  if (atWork && input.nearbyCount >= 3 && BUSY.some((p) => p.test(action))) {
+    return { availability: "busy", emotional_state: "tired-focused", unspoken_goal: rushGoal(input.hour, input.minute), rule: "workplace_loaded" };
+  }
+  if (FOCUS.some((p) => p.test(action))) {
+    return { availability: "do_not_disturb", emotional_state: "creatively flowing", unspoken_goal: focusGoal(action), rule: "deep_focus" };
+  }
+  const [opens, closes] = input.openHours;
+  if (atWork && input.nearbyCount === 0 && input.hour >= opens && input.hour < closes) {
+    return { availability: "available", emotional_state: "lonely", unspoken_goal: "hoping a regular drops by for conversation", rule: "workplace_empty" };
+  }
+  if (RELAXED.some((p) => p.test(action))) {
+    const prev = input.previousEmotion;
+    const emotion = prev === "tired-focused" || prev === "stressed" ? "recovering" : prev === "lonely" ? "lonely" : "calm";
+    return { availability: "available", emotional_state: emotion, unspoken_goal: null, rule: "relaxed" };
+  }
+  if (input.recentEvents.slice(-8).some((e) => STRESS.test(e.toLowerCase()))) {
+    return { availability: "available", emotional_state: "stressed", unspoken_goal: null, rule: "recent_stress" };
+  }
+  return { availability: "available", emotional_state: "neutral", unspoken_goal: null, rule: "default" };
+}
+
+export const samePrivateState = (a: PrivateState, b: PrivateState): boolean =>
+  a.availability === b.availability && a.emotional_state === b.emotional_state && a.unspoken_goal === b.unspoken_goal && a.rule === b.rule;

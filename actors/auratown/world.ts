@@ -1,0 +1,115 @@
+// AURATown as a world: roster, actors, the tick's phases and the hash view of each actor.
+import { Schema } from "effect";
+import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
+import { agentActorId, agentMachine, type AgentContext, type AgentInput } from "./agent.ts";
+import { recomputeBeliefsDigest } from "./beliefs.ts";
+import { configProblems, defaultTownConfig, rosterOf, townConditions, TownConfigSchema, type TownConfig } from "./config.ts";
+import { environmentMachine, type EnvContext, type EnvInput } from "./environment.ts";
+import { recomputeMemoryDigest } from "./memory.ts";
+import { centerOf, clockAt, locationNamed, ticksPerDay } from "./town.ts";
+
+export const ENV_ID = "env/auratown";
+
+const decodeConfig = Schema.decodeUnknownSync(TownConfigSchema);
+
+/** The phases after `tick.started`, in order (DESIGN §3.2). Only the environment acts on them. */
+export const PHASES = ["move", "converse", "evolve", "observe"] as const;
+
+function agentInput(config: TownConfig, profile: TownConfig["agents"][number], seed: number): AgentInput {
+  const home = locationNamed(config.map, profile.home)!;
+  return {
+    profile,
+    seed,
+    start: centerOf(home),
+    params: { reflection: config.features.reflection, memory: config.memory, routineNoise: config.routineNoise, clock: config.clock },
+  };
+}
+
+const envParams = (config: TownConfig): EnvInput["params"] => ({
+  speed: config.speed,
+  conversations: config.features.conversations,
+  cooldownTicks: config.conversation.cooldownTicks,
+  incidents: config.incidents,
+});
+
+function mergeDeep(base: unknown, patch: unknown): unknown {
+  if (patch === undefined) return base;
+  if (base === null || typeof base !== "object" || Array.isArray(base) || patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) out[k] = mergeDeep(out[k], v);
+  return out;
+}
+
+export const auratownWorld: WorldDefinition<TownConfig> = {
+  name: "auratown",
+  description: "AURATown: 5 residents on a 60×60 map of 20 places, hidden private state, stale beliefs (paper §4, A3–A6)",
+  defaultConfig: defaultTownConfig,
+  conditions: townConditions,
+
+  /** A partial config is merged over the defaults, then checked field by field. */
+  resolveConfig(raw: unknown): TownConfig {
+    const merged = mergeDeep(defaultTownConfig, raw ?? {});
+    let config: TownConfig;
+    try {
+      config = decodeConfig(merged);
+    } catch (error) {
+      throw new Error(`invalid auratown config: ${String((error as Error).message).replace(/\s+/g, " ")}`);
+    }
+    const problems = configProblems(config);
+    if (problems.length > 0) throw new Error(`invalid auratown config:\n  - ${problems.join("\n  - ")}`);
+    return config;
+  },
+
+  applyCondition(config, condition) {
+    const entry = townConditions[condition];
+    if (entry === undefined) {
+      throw new Error(`unknown condition '${condition}' for auratown (known: ${Object.keys(townConditions).join(", ")})`);
+    }
+    return entry.apply(config);
+  },
+
+  defaultTicks: (config) => ticksPerDay(config.clock),
+
+  actors(config, seed): ActorDefinition[] {
+    const roster = rosterOf(config);
+    const agents = roster.map((profile) => ({ id: agentActorId(profile.id), logic: agentMachine, input: agentInput(config, profile, seed) }));
+    const envInput: EnvInput = {
+      map: config.map,
+      residents: agents.map((a) => ({ actorId: a.id, profile: (a.input as AgentInput).profile, start: (a.input as AgentInput).start })),
+      params: envParams(config),
+      seed,
+    };
+    return [...agents, { id: ENV_ID, logic: environmentMachine, input: envInput }].sort((a, b) => (a.id < b.id ? -1 : 1));
+  },
+
+  tickPlan(config, tick): PhaseStep[] {
+    const clock = clockAt(tick, config.clock);
+    return [
+      { type: "tick.started", to: "*", payload: { tick, clock: { day: clock.day, hour: clock.hour, minute: clock.minute } } },
+      ...PHASES.map((phase) => ({ type: "tick.phase", to: ENV_ID, payload: { phase } })),
+    ];
+  },
+
+  hashView(actorId, context) {
+    if (actorId === ENV_ID) {
+      const { static: _static, ...rest } = context as EnvContext;
+      return rest;
+    }
+    const { profile: _profile, beliefs: _beliefs, memory, ...rest } = context as AgentContext;
+    return { ...rest, memory: { count: memory.items.length, nextId: memory.nextId, sinceReflection: memory.sinceReflection, digest: memory.digest } };
+  },
+
+  checkSnapshot(actorId, context) {
+    if (actorId === ENV_ID) return null;
+    const ctx = context as AgentContext;
+    if (recomputeBeliefsDigest(ctx.beliefs) !== ctx.beliefsDigest) return `${actorId}: beliefs do not match their digest`;
+    if (recomputeMemoryDigest(ctx.memory) !== ctx.memory.digest) return `${actorId}: memory stream does not match its digest`;
+    return null;
+  },
+
+  reconfigure(actorId, context, config) {
+    if (actorId === ENV_ID) return { ...(context as EnvContext), params: envParams(config) };
+    const ctx = context as AgentContext;
+    return { ...ctx, params: { ...ctx.params, reflection: config.features.reflection, memory: config.memory, routineNoise: config.routineNoise } };
+  },
+};

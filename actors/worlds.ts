@@ -1,0 +1,13 @@
+// The worlds this build can run, by name.
+import type { WorldDefinition } from "./actor.ts";
+import { auratownWorld } from "./auratown/world.ts";
+
+export const worlds: Readonly<Record<string, WorldDefinition<any>>> = {
+  auratown: auratownWorld,
+};
+
+export function worldNamed(name: string): WorldDefinition<any> {
+  const world = worlds[name];
+  if (world === undefined) throw new Error(`unknown world '${name}' (known: ${Object.keys(worlds).join(", ")})`);
+  return world;
+}

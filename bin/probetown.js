@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// Thin launcher so `npx probetown` works; the CLI itself is TypeScript run by Node 22's type stripping.
+import "../services/cli/main.ts";

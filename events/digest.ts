@@ -1,0 +1,52 @@
+// Order-independent digests of large keyed collections (an agent's beliefs, its memory stream).
+// The state hash of every tick must cover them, but re-hashing a 1,000-agent town's belief maps
+// (a million entries) every tick is far too slow. An additive multiset hash can be updated in
+// O(1) per changed entry and still depends only on the collection's content, so a snapshot
+// restores to the same digest. It detects divergence; it is not meant to resist forgery (the
+// record hash chain does that).
+
+/** 64-bit FNV-1a-style hash of a string as two independent 32-bit lanes. */
+function lanes(text: string): [number, number] {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a ^= a >>> 13;
+  a = Math.imul(a, 0xc2b2ae35);
+  a ^= a >>> 16;
+  b = Math.imul(b ^ (b >>> 13), 0x27d4eb2f);
+  b ^= b >>> 16;
+  return [a >>> 0, b >>> 0];
+}
+
+export const EMPTY_DIGEST = "0000000000000000";
+
+function parse(digest: string): [number, number] {
+  return [parseInt(digest.slice(0, 8), 16), parseInt(digest.slice(8, 16), 16)];
+}
+
+function format(a: number, b: number): string {
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Adds (sign = 1) or removes (sign = -1) one entry's text from a multiset digest. */
+export function digestUpdate(digest: string, entry: string, sign: 1 | -1): string {
+  const [da, db] = parse(digest);
+  const [ea, eb] = lanes(entry);
+  return format((da + sign * ea) >>> 0, (db + sign * eb) >>> 0);
+}
+
+export function digestOf(entries: Iterable<string>): string {
+  let a = 0;
+  let b = 0;
+  for (const entry of entries) {
+    const [ea, eb] = lanes(entry);
+    a = (a + ea) >>> 0;
+    b = (b + eb) >>> 0;
+  }
+  return format(a, b);
+}

@@ -1,0 +1,60 @@
+// Typed errors for everything that can be wrong with a log. Each names the file and sequence so a
+// user can find the damage; none of them is raised after modifying what is already logged.
+import { Schema } from "effect";
+
+export class LogCorrupted extends Schema.TaggedError<LogCorrupted>()("LogCorrupted", {
+  file: Schema.String,
+  line: Schema.Number,
+  seq: Schema.NullOr(Schema.Number),
+  reason: Schema.String,
+}) {
+  override get message(): string {
+    const at = this.seq === null ? `line ${this.line}` : `seq ${this.seq} (line ${this.line})`;
+    return `${this.file}: ${at}: ${this.reason}`;
+  }
+}
+
+export class TornTail extends Schema.TaggedError<TornTail>()("TornTail", {
+  file: Schema.String,
+  line: Schema.Number,
+  afterSeq: Schema.NullOr(Schema.Number),
+  bytes: Schema.Number,
+}) {
+  override get message(): string {
+    const last = this.afterSeq === null ? "no complete record" : `last good record seq ${this.afterSeq}`;
+    return `${this.file}: line ${this.line}: torn final record (${this.bytes} bytes without a complete JSON line; ${last})`;
+  }
+}
+
+export class UnknownEventType extends Schema.TaggedError<UnknownEventType>()("UnknownEventType", {
+  file: Schema.String,
+  seq: Schema.Number,
+  type: Schema.String,
+}) {
+  override get message(): string {
+    return `${this.file}: seq ${this.seq}: unknown event type '${this.type}' (not in the event catalogue, events/catalogue.ts)`;
+  }
+}
+
+export class InvalidPayload extends Schema.TaggedError<InvalidPayload>()("InvalidPayload", {
+  file: Schema.String,
+  seq: Schema.Number,
+  type: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message(): string {
+    return `${this.file}: seq ${this.seq}: payload of '${this.type}' does not match its schema: ${this.reason}`;
+  }
+}
+
+export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("SequenceConflict", {
+  episode: Schema.String,
+  expected: Schema.Number,
+  actual: Schema.Number,
+}) {
+  override get message(): string {
+    return `episode ${this.episode}: append expected the log to end at seq ${this.expected} but it ends at seq ${this.actual}; another writer (sequencer) appended to this episode`;
+  }
+}
+
+export type LogError = LogCorrupted | TornTail | UnknownEventType | InvalidPayload;

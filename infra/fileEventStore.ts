@@ -1,0 +1,274 @@
+// Embedded event store: append-only JSONL segment files carrying the record hash chain.
+// - Appends are fenced twice: by expected seq in-process and by an exclusive lock file across
+//   processes, so a second sequencer for the same episode is rejected.
+// - Reading never modifies anything. Opening for append cuts a torn final record back to the last
+//   good one, and keeps the cut bytes beside the segment (nothing is ever thrown away).
+// - Any other damage (bad JSON mid-file, altered or reordered records, unknown types) is reported
+//   with file, line and seq, and the store refuses to append after it.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
+import { join, relative } from "node:path";
+import { payloadProblem } from "../events/catalogue.ts";
+import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
+import { isKnownEventType, versionOf } from "../events/catalogue.ts";
+import { encodeRecordLine, expectedHash, GENESIS_HASH, sealRecord, type Draft, type LogRecord } from "../events/record.ts";
+import type { AppendOptions, EventStore, FsyncPolicy, Head, ReadOptions } from "./eventStore.ts";
+
+const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
+const LOCK = "writer.lock";
+
+export function segmentFiles(logDir: string): string[] {
+  if (!existsSync(logDir)) return [];
+  return readdirSync(logDir)
+    .filter((name) => SEGMENT_PATTERN.test(name))
+    .sort()
+    .map((name) => join(logDir, name));
+}
+
+function display(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel.startsWith("..") ? file : rel;
+}
+
+/** The hash the first record of a log chains from: genesis, or the parent's record for a fork. */
+function chainStart(first: LogRecord): string {
+  if (first.type === "episode.forked") {
+    const parentHash = (first.payload as { parentHash?: unknown }).parentHash;
+    return typeof parentHash === "string" ? parentHash : GENESIS_HASH;
+  }
+  return GENESIS_HASH;
+}
+
+export interface ScanResult {
+  readonly records: LogRecord[];
+  /** Set when the last line of the last segment is incomplete (a crash mid-write). */
+  readonly torn: TornTail | null;
+  readonly tornOffset: number;
+  readonly lastFile: string | null;
+}
+
+/**
+ * Reads and checks a whole log. Throws LogCorrupted / UnknownEventType / InvalidPayload for damage
+ * before the end; returns a torn tail separately so callers can decide (verify fails, append cuts).
+ */
+export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
+  const validate = options.validate ?? true;
+  const files = segmentFiles(logDir);
+  const records: LogRecord[] = [];
+  let previousHash: string | null = null;
+  let expectedSeq: number | null = null;
+  let episode: string | null = null;
+  for (let f = 0; f < files.length; f++) {
+    const file = files[f]!;
+    const name = display(file);
+    const text = readFileSync(file, "utf8");
+    const isLastFile = f === files.length - 1;
+    let lineStart = 0;
+    let lineNo = 0;
+    while (lineStart < text.length) {
+      lineNo++;
+      const newline = text.indexOf("\n", lineStart);
+      const complete = newline !== -1;
+      const line = complete ? text.slice(lineStart, newline) : text.slice(lineStart);
+      const offset = lineStart;
+      lineStart = complete ? newline + 1 : text.length;
+      if (line.trim() === "") continue;
+      let parsed: LogRecord;
+      try {
+        parsed = JSON.parse(line) as LogRecord;
+      } catch {
+        if (!complete && isLastFile) {
+          const torn = new TornTail({ file: name, line: lineNo, afterSeq: expectedSeq === null ? null : expectedSeq - 1, bytes: Buffer.byteLength(line) });
+          return { records, torn, tornOffset: offset, lastFile: file };
+        }
+        throw new LogCorrupted({ file: name, line: lineNo, seq: expectedSeq, reason: `not valid JSON (expected the record with seq ${expectedSeq ?? 0} here)` });
+      }
+      const seq = typeof parsed.seq === "number" ? parsed.seq : null;
+      if (seq === null || typeof parsed.type !== "string" || typeof parsed.hash !== "string" || typeof parsed.episode !== "string") {
+        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: "not a log record (needs numeric seq and string type, episode and hash)" });
+      }
+      if (expectedSeq !== null && seq !== expectedSeq) {
+        const why = seq < expectedSeq ? "records are reordered or duplicated" : "records are missing or reordered";
+        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `expected seq ${expectedSeq}, found ${seq}: ${why}` });
+      }
+      if (episode !== null && parsed.episode !== episode) {
+        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `record belongs to episode '${parsed.episode}', log is '${episode}'` });
+      }
+      if (previousHash === null) previousHash = chainStart(parsed);
+      const want = expectedHash(previousHash, parsed);
+      if (want !== parsed.hash) {
+        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
+      }
+      if (validate) {
+        if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: name, seq, type: parsed.type });
+        const problem = payloadProblem(parsed.type, parsed.payload);
+        if (problem !== null) throw new InvalidPayload({ file: name, seq, type: parsed.type, reason: problem });
+      }
+      records.push(parsed);
+      previousHash = parsed.hash;
+      expectedSeq = seq + 1;
+      episode = parsed.episode;
+    }
+  }
+  return { records, torn: null, tornOffset: 0, lastFile: files.at(-1) ?? null };
+}
+
+/** Reads a log for replay/inspection: any damage, including a torn tail, is an error. */
+export function readLog(logDir: string, options: ReadOptions = {}): LogRecord[] {
+  const scan = scanLog(logDir, options);
+  if (scan.torn !== null) throw scan.torn;
+  return scan.records;
+}
+
+export interface FileStoreOptions {
+  readonly episode: string;
+  readonly fsync?: FsyncPolicy;
+  readonly segmentBytes?: number;
+  /** Called when opening for append had to cut a torn tail (with where the cut bytes were kept). */
+  readonly onRecovered?: (torn: TornTail, keptAt: string) => void;
+}
+
+class FileEventStore implements EventStore {
+  private fd: number;
+  private segmentSize: number;
+  private lastSeq: number;
+  private lastHash: string;
+  private closed = false;
+  readonly episode: string;
+  readonly location: string;
+  private segmentPath: string;
+  private readonly fsync: FsyncPolicy;
+  private readonly segmentBytes: number;
+
+  constructor(episode: string, location: string, segmentPath: string, head: Head, fsync: FsyncPolicy, segmentBytes: number) {
+    this.episode = episode;
+    this.location = location;
+    this.segmentPath = segmentPath;
+    this.fsync = fsync;
+    this.segmentBytes = segmentBytes;
+    this.fd = openSync(segmentPath, "a");
+    this.segmentSize = statSync(segmentPath).size;
+    this.lastSeq = head.seq;
+    this.lastHash = head.hash;
+  }
+
+  head(): Head {
+    return { seq: this.lastSeq, hash: this.lastHash };
+  }
+
+  async append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]> {
+    if (this.closed) throw new Error(`event store for ${this.episode} is closed`);
+    if (options.expectedSeq !== this.lastSeq) {
+      throw new SequenceConflict({ episode: this.episode, expected: options.expectedSeq, actual: this.lastSeq });
+    }
+    const sealed: LogRecord[] = new Array(drafts.length);
+    let text = "";
+    let seq = this.lastSeq;
+    let hash = this.lastHash;
+    for (let i = 0; i < drafts.length; i++) {
+      const draft = drafts[i]!;
+      seq++;
+      const record = sealRecord(hash, this.episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
+      hash = record.hash;
+      sealed[i] = record;
+      text += encodeRecordLine(record);
+    }
+    if (text.length > 0) {
+      if (this.segmentSize > 0 && this.segmentSize + text.length > this.segmentBytes) this.rollSegment(this.lastSeq + 1);
+      const bytes = Buffer.from(text, "utf8");
+      writeSync(this.fd, bytes);
+      this.segmentSize += bytes.length;
+      if (this.fsync === "always") fsyncSync(this.fd);
+    }
+    this.lastSeq = seq;
+    this.lastHash = hash;
+    return sealed;
+  }
+
+  private rollSegment(firstSeq: number): void {
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.segmentPath = join(this.location, `${String(firstSeq).padStart(12, "0")}.jsonl`);
+    this.fd = openSync(this.segmentPath, "a");
+    this.segmentSize = 0;
+  }
+
+  async commit(): Promise<void> {
+    if (this.fsync !== "never" && !this.closed) fsyncSync(this.fd);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.fsync !== "never") fsyncSync(this.fd);
+    closeSync(this.fd);
+    rmSync(join(this.location, LOCK), { force: true });
+    this.closed = true;
+  }
+}
+
+function acquireLock(logDir: string, episode: string): void {
+  const lock = join(logDir, LOCK);
+  try {
+    writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
+  } catch {
+    const owner = readFileSync(lock, "utf8").trim();
+    let alive = false;
+    try {
+      process.kill(Number(owner), 0);
+      alive = true;
+    } catch {
+      alive = false;
+    }
+    if (alive) {
+      throw new Error(`${display(logDir)}: episode ${episode} already has a sequencer (process ${owner} holds ${LOCK}); a second writer is rejected`);
+    }
+    // The previous writer died without closing; its lock is stale.
+    writeFileSync(lock, `${process.pid}\n`);
+  }
+}
+
+/** Creates a new, empty log. Refuses to overwrite an existing one. */
+export function createFileEventStore(logDir: string, options: FileStoreOptions & { firstSeq?: number }): EventStore {
+  if (segmentFiles(logDir).length > 0) {
+    throw new Error(`${display(logDir)} already holds a log; choose another --log directory or remove it`);
+  }
+  mkdirSync(logDir, { recursive: true });
+  acquireLock(logDir, options.episode);
+  const firstSeq = options.firstSeq ?? 0;
+  const segment = join(logDir, `${String(firstSeq).padStart(12, "0")}.jsonl`);
+  writeFileSync(segment, "");
+  return new FileEventStore(options.episode, logDir, segment, { seq: firstSeq - 1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024);
+}
+
+/**
+ * Opens an existing log to continue it. A torn final record is cut back to the last good record
+ * (the cut bytes are kept in `<segment>.torn-<offset>`); any other damage is an error.
+ */
+export function openFileEventStoreForAppend(logDir: string, options: FileStoreOptions): { store: EventStore; records: LogRecord[] } {
+  acquireLock(logDir, options.episode);
+  try {
+    const scan = scanLog(logDir);
+    if (scan.torn !== null && scan.lastFile !== null) {
+      const kept = `${scan.lastFile}.torn-${scan.tornOffset}`;
+      const text = readFileSync(scan.lastFile);
+      writeFileSync(kept, text.subarray(scan.tornOffset));
+      const fd = openSync(scan.lastFile, "r+");
+      ftruncateSync(fd, scan.tornOffset);
+      fsyncSync(fd);
+      closeSync(fd);
+      options.onRecovered?.(scan.torn, kept);
+    }
+    const last = scan.records.at(-1);
+    const files = segmentFiles(logDir);
+    const segment = files.at(-1);
+    if (last === undefined || segment === undefined) throw new Error(`${display(logDir)} holds no records to continue`);
+    if (last.episode !== options.episode) throw new Error(`${display(logDir)} belongs to episode ${last.episode}, not ${options.episode}`);
+    // A record that lacked only its newline gets one before anything is appended after it.
+    const content = readFileSync(segment, "utf8");
+    if (content.length > 0 && !content.endsWith("\n")) writeFileSync(segment, "\n", { flag: "a" });
+    const store = new FileEventStore(options.episode, logDir, segment, { seq: last.seq, hash: last.hash }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024);
+    return { store, records: scan.records };
+  } catch (error) {
+    rmSync(join(logDir, LOCK), { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,64 @@
+// Snapshot store (DESIGN §6): episode snapshots stored by key (the tick's state hash). The file
+// implementation writes atomically (temp file, then rename) so a crash never leaves half a snapshot.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface EpisodeSnapshot {
+  readonly world: string;
+  readonly episode: string;
+  readonly seed: number;
+  readonly condition: string;
+  /** The world config before the condition is applied (as in the episode header). */
+  readonly config: unknown;
+  readonly tick: number;
+  /** Seq of the `tick.committed` record this snapshot was taken at. */
+  readonly seq: number;
+  readonly headHash: string;
+  readonly stateHash: string;
+  readonly parts: Readonly<Record<string, string>>;
+  readonly actors: Readonly<Record<string, unknown>>;
+}
+
+export interface SnapshotStore {
+  readonly location: string;
+  put(snapshot: EpisodeSnapshot): Promise<string>;
+  get(key: string): Promise<EpisodeSnapshot | null>;
+  has(key: string): Promise<boolean>;
+}
+
+export class FileSnapshotStore implements SnapshotStore {
+  readonly location: string;
+  constructor(dir: string) {
+    this.location = dir;
+  }
+
+  private pathOf(key: string): string {
+    if (!/^[0-9a-f]{16,64}$/.test(key)) throw new Error(`snapshot key must be a hex hash, got '${key}'`);
+    return join(this.location, `${key}.json`);
+  }
+
+  async put(snapshot: EpisodeSnapshot): Promise<string> {
+    const key = snapshot.stateHash;
+    const path = this.pathOf(key);
+    if (existsSync(path)) return key;
+    mkdirSync(this.location, { recursive: true });
+    const temp = `${path}.tmp-${process.pid}`;
+    writeFileSync(temp, JSON.stringify(snapshot));
+    renameSync(temp, path);
+    return key;
+  }
+
+  async get(key: string): Promise<EpisodeSnapshot | null> {
+    const path = this.pathOf(key);
+    if (!existsSync(path)) return null;
+    try {
+      return JSON.parse(readFileSync(path, "utf8")) as EpisodeSnapshot;
+    } catch (error) {
+      throw new Error(`${path}: snapshot is not valid JSON (${(error as Error).message})`);
+    }
+  }
+
+  async has(key: string): Promise<boolean> {
+    return existsSync(this.pathOf(key));
+  }
+}

@@ -1,0 +1,322 @@
+// Tracing setup (DESIGN: telemetry is infra, never part of replayed state). One TracerProvider per
+// Telemetry instance, never registered globally: tests and forks may run several in one process.
+// Exporters: none (the @opentelemetry/api no-op tracer), console, jsonl (own exporter, one span per
+// line) and otlp (OTLP/HTTP JSON). Batching processors use a large queue so bursts don't drop spans.
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { ProxyTracerProvider, SpanKind, SpanStatusCode, isSpanContextValid } from "@opentelemetry/api";
+import type { Attributes, HrTime, Span, Tracer } from "@opentelemetry/api";
+import { ExportResultCode } from "@opentelemetry/core";
+import type { ExportResult } from "@opentelemetry/core";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+
+export type TraceExporterKind = "none" | "console" | "jsonl" | "otlp";
+
+export interface TelemetryConfig {
+  readonly exporter: TraceExporterKind;
+  /** Required for "jsonl": path of the JSONL trace file (parent directories are created). */
+  readonly file?: string;
+  /** For "otlp": full URL of the OTLP/HTTP traces endpoint. */
+  readonly otlpUrl?: string;
+  /** Resource service.name; default "probetown". */
+  readonly serviceName?: string;
+}
+
+export interface Telemetry {
+  /** false for "none". */
+  readonly enabled: boolean;
+  /** The @opentelemetry/api no-op tracer when disabled. */
+  readonly tracer: Tracer;
+  /** Where spans go, for humans: "traces → runs/x/trace.jsonl", "tracing off", … */
+  readonly description: string;
+  flush(): Promise<void>;
+  /** Flushes, then shuts down. Idempotent: later calls return the first call's promise. */
+  shutdown(): Promise<void>;
+}
+
+export const DEFAULT_OTLP_URL = "http://127.0.0.1:4318/v1/traces";
+export const DEFAULT_SERVICE_NAME = "probetown";
+const TRACER_NAME = "probetown";
+
+/** Spans buffered before the batch processor drops (the SDK default, 2048, drops under bursts). */
+const MAX_QUEUE_SIZE = 100_000;
+const JSONL_BATCH_SIZE = 4096;
+const OTLP_BATCH_SIZE = 1024;
+/** forceFlush exports every queued batch at once; the OTLP exporter rejects beyond its concurrency limit (default 30). */
+const OTLP_CONCURRENCY = Math.ceil(MAX_QUEUE_SIZE / OTLP_BATCH_SIZE) + 2;
+
+// The real NoopTracer: a fresh ProxyTracerProvider has no delegate, so this never follows a
+// globally registered provider. Cost per span is exactly the api no-op's.
+const NOOP_TRACER: Tracer = new ProxyTracerProvider().getDelegate().getTracer(TRACER_NAME);
+
+const KIND_NAMES: Readonly<Record<number, string>> = {
+  [SpanKind.INTERNAL]: "INTERNAL",
+  [SpanKind.SERVER]: "SERVER",
+  [SpanKind.CLIENT]: "CLIENT",
+  [SpanKind.PRODUCER]: "PRODUCER",
+  [SpanKind.CONSUMER]: "CONSUMER",
+};
+
+const STATUS_NAMES: Readonly<Record<number, string>> = {
+  [SpanStatusCode.UNSET]: "UNSET",
+  [SpanStatusCode.OK]: "OK",
+  [SpanStatusCode.ERROR]: "ERROR",
+};
+
+function hrTimeToNanoString(time: HrTime): string {
+  return (BigInt(time[0]) * 1_000_000_000n + BigInt(time[1])).toString();
+}
+
+function hrTimeToMs(time: HrTime): number {
+  return time[0] * 1e3 + time[1] / 1e6;
+}
+
+/** One line of a JSONL trace file. */
+export interface JsonlSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | null;
+  readonly name: string;
+  readonly kind: string;
+  readonly startTimeUnixNano: string;
+  readonly endTimeUnixNano: string;
+  readonly durationMs: number;
+  readonly attributes: Attributes;
+  readonly status: { readonly code: string; readonly message?: string };
+  readonly events: readonly { readonly name: string; readonly timeUnixNano: string; readonly attributes: Attributes }[];
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
+  readonly resource: { readonly "service.name": unknown };
+}
+
+export function spanToJsonl(span: ReadableSpan): JsonlSpan {
+  const ctx = span.spanContext();
+  const status = span.status.message === undefined || span.status.message === ""
+    ? { code: STATUS_NAMES[span.status.code] ?? String(span.status.code) }
+    : { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message };
+  return {
+    traceId: ctx.traceId,
+    spanId: ctx.spanId,
+    parentSpanId: span.parentSpanContext?.spanId ?? null,
+    name: span.name,
+    kind: KIND_NAMES[span.kind] ?? String(span.kind),
+    startTimeUnixNano: hrTimeToNanoString(span.startTime),
+    endTimeUnixNano: hrTimeToNanoString(span.endTime),
+    durationMs: hrTimeToMs(span.duration),
+    attributes: span.attributes,
+    status,
+    events: span.events.map((e) => ({ name: e.name, timeUnixNano: hrTimeToNanoString(e.time), attributes: e.attributes ?? {} })),
+    links: span.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId })),
+    resource: { "service.name": span.resource.attributes["service.name"] },
+  };
+}
+
+/** Appends one JSON object per span per line; one synchronous write per export call. */
+export class JsonlSpanExporter implements SpanExporter {
+  readonly file: string;
+  #fd: number | undefined;
+
+  constructor(file: string) {
+    this.file = file;
+    mkdirSync(dirname(file), { recursive: true });
+    this.#fd = openSync(file, "a");
+  }
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    const fd = this.#fd;
+    if (fd === undefined) {
+      resultCallback({ code: ExportResultCode.FAILED, error: new Error("JsonlSpanExporter: export after shutdown") });
+      return;
+    }
+    try {
+      let text = "";
+      for (const span of spans) text += JSON.stringify(spanToJsonl(span)) + "\n";
+      if (text !== "") {
+        const buf = Buffer.from(text, "utf8");
+        let off = 0;
+        while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      }
+      resultCallback({ code: ExportResultCode.SUCCESS });
+    } catch (error) {
+      resultCallback({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
+    }
+  }
+
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    const fd = this.#fd;
+    this.#fd = undefined;
+    if (fd !== undefined) {
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return Promise.resolve();
+  }
+}
+
+/** The URL without credentials, query or fragment: safe to print. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "<invalid url>";
+  }
+}
+
+function disabledTelemetry(): Telemetry {
+  return {
+    enabled: false,
+    tracer: NOOP_TRACER,
+    description: "tracing off",
+    flush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+}
+
+function flushError(errors: unknown): Error {
+  const list = Array.isArray(errors) ? errors : [errors];
+  const text = list.map((e) => (e instanceof Error ? e.message : String(e))).join("; ");
+  return new Error(`telemetry: span export failed: ${text}`, { cause: errors });
+}
+
+export function createTelemetry(config: TelemetryConfig): Telemetry {
+  if (config.exporter === "none") return disabledTelemetry();
+
+  let processor: SpanProcessor;
+  let description: string;
+  switch (config.exporter) {
+    case "console":
+      processor = new SimpleSpanProcessor(new ConsoleSpanExporter());
+      description = "traces → console";
+      break;
+    case "jsonl": {
+      if (config.file === undefined || config.file === "") {
+        throw new Error('telemetry: the "jsonl" exporter needs a file path');
+      }
+      processor = new BatchSpanProcessor(new JsonlSpanExporter(config.file), {
+        maxQueueSize: MAX_QUEUE_SIZE,
+        maxExportBatchSize: JSONL_BATCH_SIZE,
+        scheduledDelayMillis: 1000,
+      });
+      description = `traces → ${config.file}`;
+      break;
+    }
+    case "otlp": {
+      const url = config.otlpUrl ?? DEFAULT_OTLP_URL;
+      // Only the URL is configured here: no headers are added by this module.
+      const exporter = new OTLPTraceExporter({ url, concurrencyLimit: OTLP_CONCURRENCY });
+      processor = new BatchSpanProcessor(exporter, {
+        maxQueueSize: MAX_QUEUE_SIZE,
+        maxExportBatchSize: OTLP_BATCH_SIZE,
+      });
+      description = `traces → OTLP ${redactUrl(url)}`;
+      break;
+    }
+    default: {
+      const never: never = config.exporter;
+      throw new Error(`telemetry: unknown exporter ${String(never)}`);
+    }
+  }
+
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": config.serviceName ?? DEFAULT_SERVICE_NAME }),
+    // Explicit, so OTEL_TRACES_SAMPLER cannot silently switch tracing off when it was asked for.
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+    spanProcessors: [processor],
+  });
+  const tracer = provider.getTracer(TRACER_NAME);
+
+  let shutdownPromise: Promise<void> | undefined;
+  const flush = async (): Promise<void> => {
+    if (shutdownPromise !== undefined) return;
+    try {
+      await provider.forceFlush();
+    } catch (errors) {
+      throw flushError(errors);
+    }
+  };
+  const shutdown = (): Promise<void> => {
+    shutdownPromise ??= (async () => {
+      let flushFailure: unknown;
+      try {
+        await provider.forceFlush();
+      } catch (errors) {
+        flushFailure = flushError(errors);
+      }
+      await provider.shutdown();
+      if (flushFailure !== undefined) throw flushFailure;
+    })();
+    return shutdownPromise;
+  };
+
+  return { enabled: true, tracer, description, flush, shutdown };
+}
+
+/** W3C traceparent header value of a span ("00-<traceId>-<spanId>-<flags>"), or undefined for a non-recording span. */
+export function traceparentOf(span: Span): string | undefined {
+  if (!span.isRecording()) return undefined;
+  const ctx = span.spanContext();
+  if (!isSpanContextValid(ctx)) return undefined;
+  return `00-${ctx.traceId}-${ctx.spanId}-${(ctx.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+}
+
+const TRACE_FLAG_FORMS = '"none", "console", "jsonl", "jsonl:<path>", "otlp" or "otlp:<url>"';
+
+function badTraceFlag(value: string, why?: string): Error {
+  return new Error(`--trace: ${why === undefined ? "" : why + "; "}got ${JSON.stringify(value)}, expected ${TRACE_FLAG_FORMS}`);
+}
+
+/** Parses TelemetryConfig from a `--trace` flag value. `defaultFile` is used for bare "jsonl". */
+export function parseTraceFlag(value: string, defaultFile: string): TelemetryConfig {
+  const v = value.trim();
+  const colon = v.indexOf(":");
+  const head = colon === -1 ? v : v.slice(0, colon);
+  const arg = colon === -1 ? undefined : v.slice(colon + 1);
+  switch (head) {
+    case "none":
+    case "console":
+      if (arg !== undefined) throw badTraceFlag(value, `"${head}" takes no argument`);
+      return { exporter: head };
+    case "jsonl":
+      if (arg === undefined) return { exporter: "jsonl", file: defaultFile };
+      if (arg === "") throw badTraceFlag(value, "empty path after jsonl:");
+      return { exporter: "jsonl", file: arg };
+    case "otlp": {
+      if (arg === undefined) return { exporter: "otlp", otlpUrl: DEFAULT_OTLP_URL };
+      let url: URL;
+      try {
+        url = new URL(arg);
+      } catch {
+        throw badTraceFlag(redactFlag(value), "invalid OTLP URL");
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        throw badTraceFlag(redactFlag(value), "the OTLP URL must be http: or https:");
+      }
+      return { exporter: "otlp", otlpUrl: arg };
+    }
+    default:
+      throw badTraceFlag(value);
+  }
+}
+
+/** Error messages may be logged: don't echo a URL's credentials or query back. */
+function redactFlag(value: string): string {
+  const colon = value.indexOf(":");
+  return colon === -1 ? value : `${value.slice(0, colon + 1)}${redactUrl(value.slice(colon + 1).trim())}`;
+}

@@ -1,0 +1,119 @@
+// Hosts a set of an episode's actors (all of them embedded; some of them in a distributed run) and
+// answers the sequencer's requests: deliver a record, report state digests, hand over snapshots.
+import { createActor, type AnyActorRef } from "xstate";
+import type { ActorDefinition, Delivered, Emitted, WorldDefinition } from "../actors/actor.ts";
+import { canonicalJson, sha256Hex } from "../events/canonical.ts";
+import type { Transport } from "../infra/transport.ts";
+
+export type HostRequest =
+  | { readonly kind: "deliver"; readonly record: Delivered; readonly recipients: readonly string[] }
+  | { readonly kind: "digest" }
+  | { readonly kind: "snapshot" };
+
+export interface DeliverReply {
+  readonly replies: readonly (readonly Emitted[])[];
+}
+
+export class ActorFailed extends Error {
+  constructor(actorId: string, record: Delivered, cause: unknown) {
+    super(`actor ${actorId} failed handling '${record.type}' (seq ${record.seq}, tick ${record.tick}): ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = "ActorFailed";
+  }
+}
+
+interface Hosted {
+  readonly ref: AnyActorRef;
+  readonly outbox: Emitted[];
+  failure: unknown;
+}
+
+export interface HostOptions {
+  /** Persisted XState snapshots to restore, by actor id (from an episode snapshot). */
+  readonly restore?: Readonly<Record<string, unknown>>;
+  /** Host only these actors (default: all of the world's actors). */
+  readonly only?: readonly string[];
+}
+
+export class ActorHost {
+  private readonly hosted = new Map<string, Hosted>();
+  private readonly world: WorldDefinition;
+  readonly ids: readonly string[];
+
+  constructor(world: WorldDefinition, definitions: readonly ActorDefinition[], options: HostOptions = {}) {
+    this.world = world;
+    const chosen = definitions.filter((d) => options.only === undefined || options.only.includes(d.id));
+    for (const def of chosen) {
+      const outbox: Emitted[] = [];
+      const snapshot = options.restore?.[def.id];
+      if (options.restore !== undefined && snapshot === undefined) throw new Error(`snapshot has no state for actor ${def.id}`);
+      const ref = createActor(def.logic, snapshot === undefined ? { input: def.input } : { input: def.input, snapshot: snapshot as never });
+      const entry: Hosted = { ref, outbox, failure: undefined };
+      ref.on("*", (event: Emitted) => outbox.push(event));
+      ref.subscribe({ error: (err: unknown) => (entry.failure = err) });
+      ref.start();
+      this.hosted.set(def.id, entry);
+    }
+    this.ids = [...this.hosted.keys()].sort();
+  }
+
+  deliver(record: Delivered, recipients: readonly string[]): Emitted[][] {
+    const replies: Emitted[][] = [];
+    for (const id of recipients) {
+      const entry = this.hosted.get(id);
+      if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
+      entry.outbox.length = 0;
+      entry.ref.send(record);
+      if (entry.failure !== undefined || entry.ref.getSnapshot().status === "error") {
+        throw new ActorFailed(id, record, entry.failure ?? entry.ref.getSnapshot().error);
+      }
+      replies.push(entry.outbox.splice(0));
+    }
+    return replies;
+  }
+
+  /** 64-bit digest of each actor's hashed state (its world's hash view plus its state value). */
+  digests(): Record<string, string> {
+    const parts: Record<string, string> = {};
+    for (const id of this.ids) parts[id] = partDigest(this.world, id, this.hosted.get(id)!.ref.getSnapshot());
+    return parts;
+  }
+
+  /** Deep copies of the actors' persisted snapshots, safe to store. */
+  snapshots(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const id of this.ids) out[id] = JSON.parse(JSON.stringify(this.hosted.get(id)!.ref.getPersistedSnapshot()));
+    return out;
+  }
+
+  contextOf(id: string): unknown {
+    return this.hosted.get(id)?.ref.getSnapshot().context;
+  }
+
+  handle(request: HostRequest): DeliverReply | Record<string, string> | Record<string, unknown> {
+    switch (request.kind) {
+      case "deliver":
+        return { replies: this.deliver(request.record, request.recipients) };
+      case "digest":
+        return this.digests();
+      case "snapshot":
+        return this.snapshots();
+    }
+  }
+
+  serve(transport: Transport, subject: string): () => void {
+    return transport.serve<HostRequest, unknown>(subject, (request) => this.handle(request));
+  }
+
+  stop(): void {
+    for (const entry of this.hosted.values()) entry.ref.stop();
+  }
+}
+
+export function partDigest(world: WorldDefinition, id: string, snapshot: { value: unknown; context: unknown }): string {
+  return sha256Hex(canonicalJson({ value: snapshot.value, state: world.hashView(id, snapshot.context) })).slice(0, 16);
+}
+
+/** The tick state hash: sha256 over the canonical tick number and every actor's part digest. */
+export function stateHashOf(tick: number, parts: Readonly<Record<string, string>>): string {
+  return sha256Hex(canonicalJson({ tick, parts }));
+}

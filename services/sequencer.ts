@@ -1,0 +1,124 @@
+// The episode sequencer (DESIGN §3): the single writer of an episode's log. It appends every
+// message before delivering it, delivers in log order, and appends the replies of a delivery in
+// canonical recipient order, so the log is the same whatever process or transport ran an actor.
+// Each tick is the world's phase records pumped to quiescence, then `tick.committed`.
+import { context as otelContext, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
+import type { Delivered, WorldDefinition } from "../actors/actor.ts";
+import { recipientsOf, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
+import type { EventStore } from "../infra/eventStore.ts";
+import type { Transport } from "../infra/transport.ts";
+import { traceparentOf } from "../infra/telemetry.ts";
+import { stateHashOf, type DeliverReply, type HostRequest } from "./actorHost.ts";
+
+export const SEQUENCER_ID = "episode";
+
+export interface SequencerOptions {
+  readonly world: WorldDefinition;
+  /** The effective config (condition applied). */
+  readonly config: unknown;
+  readonly store: EventStore;
+  readonly transport: Transport;
+  /** Subject of the actor host(s); embedded runs have one host for all actors. */
+  readonly hostSubject: string;
+  readonly actorIds: readonly string[];
+  readonly tracer?: Tracer;
+  /** Put wall-clock time in each record's meta (never hashed). Off for replays. */
+  readonly stampTime?: boolean;
+}
+
+export interface TickResult {
+  readonly tick: number;
+  readonly seq: number;
+  readonly stateHash: string;
+  readonly parts: Readonly<Record<string, string>>;
+  readonly records: number;
+}
+
+export class Sequencer {
+  private readonly o: SequencerOptions;
+  private readonly actorIds: readonly string[];
+  private episodeSpan: Span | undefined;
+  recordsAppended = 0;
+
+  constructor(options: SequencerOptions) {
+    this.o = options;
+    this.actorIds = [...options.actorIds].sort();
+  }
+
+  startTrace(episode: string, attributes: Record<string, string | number>): void {
+    this.episodeSpan = this.o.tracer?.startSpan(`episode ${episode}`, { attributes: { "probetown.episode": episode, ...attributes } });
+  }
+
+  endTrace(): void {
+    this.episodeSpan?.end();
+  }
+
+  private meta(span: Span | undefined): RecordMeta | undefined {
+    const traceparent = span === undefined ? undefined : traceparentOf(span);
+    if (this.o.stampTime === false) return traceparent === undefined ? undefined : { traceparent };
+    const ts = new Date().toISOString();
+    return traceparent === undefined ? { ts } : { ts, traceparent };
+  }
+
+  async append(drafts: readonly Draft[], spans?: readonly (Span | undefined)[]): Promise<readonly LogRecord[]> {
+    const records = await this.o.store.append(drafts, {
+      expectedSeq: this.o.store.head().seq,
+      meta: (_d, i) => this.meta(spans?.[i]),
+    });
+    this.recordsAppended += records.length;
+    return records;
+  }
+
+  /** Appends a round of drafts, delivers each record, and repeats with the replies until quiet. */
+  private async pump(first: readonly Draft[], tick: number, tickSpan: Span | undefined): Promise<number> {
+    let round = first;
+    let count = 0;
+    while (round.length > 0) {
+      const spans = this.o.tracer === undefined ? undefined : round.map((d) => this.deliverSpan(d, tickSpan));
+      const records = await this.append(round, spans);
+      count += records.length;
+      const next: Draft[] = [];
+      for (let r = 0; r < records.length; r++) {
+        const record = records[r]!;
+        const recipients = recipientsOf(record.to, record.from, this.actorIds);
+        if (recipients.length > 0) {
+          const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
+          const reply = await this.o.transport.request<HostRequest, DeliverReply>(this.o.hostSubject, { kind: "deliver", record: delivered, recipients });
+          for (let i = 0; i < recipients.length; i++) {
+            for (const e of reply.replies[i] ?? []) next.push({ type: e.type, from: recipients[i]!, to: e.to, payload: e.payload, tick, cause: record.seq });
+          }
+          spans?.[r]?.setAttribute("probetown.recipients", recipients.length);
+        }
+        spans?.[r]?.end();
+      }
+      round = next;
+    }
+    return count;
+  }
+
+  private deliverSpan(draft: Draft, parent: Span | undefined): Span | undefined {
+    const ctx = parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), parent);
+    return this.o.tracer?.startSpan(
+      `deliver ${draft.type}`,
+      { kind: SpanKind.PRODUCER, attributes: { "probetown.event.type": draft.type, "probetown.from": draft.from, "probetown.tick": draft.tick } },
+      ctx,
+    );
+  }
+
+  async runTick(tick: number): Promise<TickResult> {
+    const parent = this.episodeSpan === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), this.episodeSpan);
+    const tickSpan = this.o.tracer?.startSpan(`tick ${tick}`, { attributes: { "probetown.tick": tick } }, parent);
+    let records = 0;
+    for (const step of this.o.world.tickPlan(this.o.config, tick)) {
+      records += await this.pump([{ type: step.type, from: SEQUENCER_ID, to: step.to, payload: step.payload, tick, cause: null }], tick, tickSpan);
+    }
+    const parts = await this.o.transport.request<HostRequest, Record<string, string>>(this.o.hostSubject, { kind: "digest" });
+    const stateHash = stateHashOf(tick, parts);
+    const [committed] = await this.append([{ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { stateHash, parts }, tick, cause: null }], [tickSpan]);
+    await this.o.store.commit();
+    tickSpan?.setAttribute("probetown.records", records + 1);
+    tickSpan?.setAttribute("probetown.state_hash", stateHash);
+    tickSpan?.end();
+    return { tick, seq: committed!.seq, stateHash, parts, records: records + 1 };
+  }
+}

@@ -1,0 +1,227 @@
+import { describe, it, expect } from "vitest";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { SpanKind, context, trace } from "@opentelemetry/api";
+import { createTelemetry, parseTraceFlag, traceparentOf } from "../infra/telemetry.ts";
+import type { JsonlSpan } from "../infra/telemetry.ts";
+
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/;
+
+async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "probetown-telemetry-"));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("jsonl exporter", () => {
+  it("writes one line per span with parent links, kinds and attributes", async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, "nested", "run", "trace.jsonl");
+      const telemetry = createTelemetry({ exporter: "jsonl", file, serviceName: "probetown-test" });
+      expect(telemetry.enabled).toBe(true);
+      expect(telemetry.description).toContain(file);
+
+      const { tracer } = telemetry;
+      const parent = tracer.startSpan("tick", { attributes: { tick: 7 } });
+      const ctx = trace.setSpan(context.active(), parent);
+      const produce = tracer.startSpan("publish", { kind: SpanKind.PRODUCER, attributes: { "actor.id": "alice", n: 3 } }, ctx);
+      const consume = tracer.startSpan(
+        "handle",
+        { kind: SpanKind.CONSUMER, attributes: { "actor.id": "bob", ok: true, tags: ["a", "b"] }, links: [{ context: produce.spanContext() }] },
+        ctx,
+      );
+      produce.end();
+      consume.end();
+      parent.end();
+      await telemetry.shutdown();
+      await telemetry.shutdown(); // idempotent
+
+      const lines = (await readFile(file, "utf8")).split("\n").filter((l) => l !== "");
+      expect(lines).toHaveLength(3);
+      const spans = lines.map((l) => JSON.parse(l) as JsonlSpan);
+      const byName = new Map(spans.map((s) => [s.name, s]));
+      const p = byName.get("tick");
+      const a = byName.get("publish");
+      const b = byName.get("handle");
+      if (p === undefined || a === undefined || b === undefined) throw new Error(`missing spans: ${lines.join("\n")}`);
+
+      expect(p.parentSpanId).toBeNull();
+      expect(p.spanId).toBe(parent.spanContext().spanId);
+      expect(p.traceId).toBe(parent.spanContext().traceId);
+      for (const child of [a, b]) {
+        expect(child.parentSpanId).toBe(p.spanId);
+        expect(child.traceId).toBe(p.traceId);
+        expect(child.spanId).not.toBe(p.spanId);
+      }
+      expect(a.spanId).not.toBe(b.spanId);
+
+      expect(p.kind).toBe("INTERNAL");
+      expect(a.kind).toBe("PRODUCER");
+      expect(b.kind).toBe("CONSUMER");
+      expect(p.attributes).toEqual({ tick: 7 });
+      expect(a.attributes).toEqual({ "actor.id": "alice", n: 3 });
+      expect(b.attributes).toEqual({ "actor.id": "bob", ok: true, tags: ["a", "b"] });
+      expect(b.links).toEqual([{ traceId: a.traceId, spanId: a.spanId }]);
+      expect(a.links).toEqual([]);
+      expect(p.resource).toEqual({ "service.name": "probetown-test" });
+      expect(p.status).toEqual({ code: "UNSET" });
+
+      for (const s of spans) {
+        expect(s.startTimeUnixNano).toMatch(/^\d+$/);
+        expect(s.endTimeUnixNano).toMatch(/^\d+$/);
+        expect(BigInt(s.endTimeUnixNano) >= BigInt(s.startTimeUnixNano)).toBe(true);
+        expect(typeof s.durationMs).toBe("number");
+        expect(s.durationMs).toBeGreaterThanOrEqual(0);
+      }
+    });
+  });
+
+  it("requires a file", () => {
+    expect(() => createTelemetry({ exporter: "jsonl" })).toThrow(/file/);
+  });
+});
+
+describe("traceparentOf", () => {
+  it("formats a recording span and returns undefined for a no-op span", async () => {
+    await withTempDir(async (dir) => {
+      const on = createTelemetry({ exporter: "jsonl", file: join(dir, "t.jsonl") });
+      const span = on.tracer.startSpan("x");
+      const tp = traceparentOf(span);
+      expect(tp).toMatch(TRACEPARENT);
+      expect(tp).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+      span.end();
+      await on.shutdown();
+
+      const off = createTelemetry({ exporter: "none" });
+      expect(traceparentOf(off.tracer.startSpan("y"))).toBeUndefined();
+    });
+  });
+});
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+describe("otlp exporter", () => {
+  it("delivers every span of a 5,000-span burst to the collector", async () => {
+    const received: Received[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        if (req.method === "POST" && req.url === "/v1/traces") {
+          received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+          res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        } else {
+          res.writeHead(404).end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}/v1/traces`;
+      const telemetry = createTelemetry({ exporter: "otlp", otlpUrl: url });
+      expect(telemetry.enabled).toBe(true);
+      expect(telemetry.description).toContain(url);
+
+      const N = 5_000;
+      for (let i = 0; i < N; i++) {
+        telemetry.tracer.startSpan("burst", { attributes: { i } }).end();
+      }
+      await telemetry.shutdown();
+
+      expect(received.length).toBeGreaterThan(0);
+      const contentType = String(received[0]?.headers["content-type"] ?? "");
+      if (contentType.includes("json")) {
+        const ids = new Set<string>();
+        const indices = new Set<number>();
+        let total = 0;
+        for (const r of received) {
+          const raw = r.headers["content-encoding"] === "gzip" ? gunzipSync(r.body) : r.body;
+          const doc = JSON.parse(raw.toString("utf8")) as {
+            resourceSpans?: { scopeSpans?: { spans?: { spanId: string; attributes?: { key: string; value: { intValue?: string | number } }[] }[] }[] }[];
+          };
+          for (const rs of doc.resourceSpans ?? []) {
+            for (const ss of rs.scopeSpans ?? []) {
+              for (const s of ss.spans ?? []) {
+                total++;
+                ids.add(s.spanId);
+                const attr = s.attributes?.find((a) => a.key === "i");
+                if (attr?.value.intValue !== undefined) indices.add(Number(attr.value.intValue));
+              }
+            }
+          }
+        }
+        expect(total).toBe(N);
+        expect(ids.size).toBe(N);
+        expect(indices.size).toBe(N);
+      } else {
+        // Protobuf: can't decode without extra deps; at least every batch must have arrived.
+        const bytes = received.reduce((sum, r) => sum + r.body.length, 0);
+        expect(received.length).toBeGreaterThanOrEqual(Math.ceil(N / 1024));
+        expect(bytes).toBeGreaterThan(N * 20);
+      }
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("does not print credentials or query strings of the URL", () => {
+    const t = createTelemetry({ exporter: "otlp", otlpUrl: "http://user:secret@127.0.0.1:1/v1/traces?token=abc" });
+    expect(t.description).not.toContain("secret");
+    expect(t.description).not.toContain("abc");
+    expect(t.description).toContain("127.0.0.1:1/v1/traces");
+    return t.shutdown();
+  });
+});
+
+describe("none", () => {
+  it("is disabled, non-recording, and flushes/shuts down cleanly", async () => {
+    const t = createTelemetry({ exporter: "none" });
+    expect(t.enabled).toBe(false);
+    expect(t.description).toBe("tracing off");
+    const span = t.tracer.startSpan("x", { attributes: { a: 1 } });
+    expect(span.isRecording()).toBe(false);
+    const child = t.tracer.startSpan("y", {}, trace.setSpan(context.active(), span));
+    expect(child.isRecording()).toBe(false);
+    child.end();
+    span.end();
+    await expect(t.flush()).resolves.toBeUndefined();
+    await expect(t.shutdown()).resolves.toBeUndefined();
+    await expect(t.shutdown()).resolves.toBeUndefined();
+  });
+});
+
+describe("parseTraceFlag", () => {
+  const def = "runs/x/trace.jsonl";
+  it("accepts every documented form", () => {
+    expect(parseTraceFlag("none", def)).toEqual({ exporter: "none" });
+    expect(parseTraceFlag("console", def)).toEqual({ exporter: "console" });
+    expect(parseTraceFlag("jsonl", def)).toEqual({ exporter: "jsonl", file: def });
+    expect(parseTraceFlag("jsonl:/tmp/t.jsonl", def)).toEqual({ exporter: "jsonl", file: "/tmp/t.jsonl" });
+    expect(parseTraceFlag("otlp", def)).toEqual({ exporter: "otlp", otlpUrl: "http://127.0.0.1:4318/v1/traces" });
+    expect(parseTraceFlag("otlp:http://collector:4318/v1/traces", def)).toEqual({
+      exporter: "otlp",
+      otlpUrl: "http://collector:4318/v1/traces",
+    });
+  });
+  it("rejects bad input naming the flag and the accepted forms", () => {
+    expect(() => parseTraceFlag("bogus", def)).toThrow(/--trace/);
+    expect(() => parseTraceFlag("bogus", def)).toThrow(/jsonl:<path>/);
+    expect(() => parseTraceFlag("jsonl:", def)).toThrow(/--trace/);
+    expect(() => parseTraceFlag("otlp:not a url", def)).toThrow(/--trace/);
+    expect(() => parseTraceFlag("otlp:ftp://x/y", def)).toThrow(/--trace/);
+    expect(() => parseTraceFlag("none:x", def)).toThrow(/--trace/);
+    expect(() => parseTraceFlag("otlp:http://u:secret@[bad/v1/traces", def)).toThrow(/^(?!.*secret)/s);
+  });
+});
