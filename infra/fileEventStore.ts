@@ -227,7 +227,7 @@ function acquireLock(logDir: string, episode: string): void {
 }
 
 /** Creates a new, empty log. Refuses to overwrite an existing one. */
-export function createFileEventStore(logDir: string, options: FileStoreOptions & { firstSeq?: number }): EventStore {
+export function createFileEventStore(logDir: string, options: FileStoreOptions & { firstSeq?: number; previousHash?: string }): EventStore {
   if (segmentFiles(logDir).length > 0) {
     throw new Error(`${display(logDir)} already holds a log; choose another --log directory or remove it`);
   }
@@ -236,7 +236,7 @@ export function createFileEventStore(logDir: string, options: FileStoreOptions &
   const firstSeq = options.firstSeq ?? 0;
   const segment = join(logDir, `${String(firstSeq).padStart(12, "0")}.jsonl`);
   writeFileSync(segment, "");
-  return new FileEventStore(options.episode, logDir, segment, { seq: firstSeq - 1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024);
+  return new FileEventStore(options.episode, logDir, segment, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024);
 }
 
 /**

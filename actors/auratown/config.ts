@@ -103,7 +103,7 @@ export const defaultProfiles: Profile[] = [
       r("06:00", "wake up and get ready for the day", "Lin Wei's Home"),
       r("07:00", "open the Sunrise Cafe", "Sunrise Cafe"),
       r("08:00", "brew coffee for the morning regulars", "Sunrise Cafe"),
-      r("11:30", "serve the lunch rush", "Sunrise Cafe"),
+      r("11:30", "serve the midday rush", "Sunrise Cafe"),
       r("14:00", "bake pastries for the afternoon", "Sunrise Cafe"),
       r("17:00", "close up the cafe", "Sunrise Cafe"),
       r("18:00", "buy groceries at the general store", "Chen's General Store", [{ activity: "stroll around the town square", location: "Town Square" }]),

@@ -26,7 +26,7 @@ const TIME_LINES: Record<"morning" | "afternoon" | "evening", readonly string[]>
   evening: ["Nice evening, isn't it?", "Heading home soon?", "What a day it has been."],
 };
 
-const REPLIES: readonly string[] = ["Good to see you too. I've been {action}.", "Not bad at all. I'm {action} today.", "Can't complain. Mostly {action}."];
+const REPLIES: readonly string[] = ["Good to see you too. I'm here to {action}.", "Not bad at all; I came to {action}.", "Can't complain. Time to {action}."];
 
 export interface Line {
   readonly speaker: string;

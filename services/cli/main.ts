@@ -1,0 +1,336 @@
+// The `probetown` command line. Exit codes (stable, for scripts):
+//   0 success · 1 verification failed (the log is intact but replay diverges from it)
+//   2 bad usage or input (flags, config, unknown world/condition) · 3 the log is damaged
+//   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import cliProgress from "cli-progress";
+import { worlds } from "../../actors/worlds.ts";
+import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
+import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
+import { scanLog } from "../../infra/fileEventStore.ts";
+import type { FsyncPolicy } from "../../infra/eventStore.ts";
+import { forkEpisode, runEpisode, type EpisodeResult } from "../episodes.ts";
+import { Divergence, layoutOf, replayRecords, resolveEpisodeDir, UsageError } from "../replay.ts";
+import { collectRow, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
+import { verifyEpisode } from "../verify.ts";
+
+export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
+
+const rel = (p: string): string => {
+  const r = relative(process.cwd(), p);
+  return r === "" ? "." : r.startsWith("..") ? p : r;
+};
+
+function integer(flag: string, min = Number.MIN_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer, got '${value}'`);
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
+    return n;
+  };
+}
+
+function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`--config ${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--config ${path}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function progressBar(enabled: boolean, label: string): { update: (done: number, total: number) => void; stop: () => void } {
+  if (!enabled || !process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {value}/{total} ticks · {eta_formatted} left`, stream: process.stderr, hideCursor: true, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(done, total) {
+      if (!started) {
+        bar.start(total, 0);
+        started = true;
+      }
+      bar.update(done);
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+interface EpisodeFlags {
+  log?: string;
+  trace?: string;
+  snapshotEvery?: number;
+  fsync?: FsyncPolicy;
+  json?: boolean;
+  quiet?: boolean;
+  summary?: boolean;
+}
+
+function traceFrom(flags: EpisodeFlags): TelemetryConfig | "default" {
+  return flags.trace === undefined ? "default" : parseTraceFlag(flags.trace, "trace.jsonl");
+}
+
+function withTraceFile(trace: TelemetryConfig | "default", dirHint: (dir: string) => string): TelemetryConfig | "default" {
+  // A bare "jsonl" puts the trace beside the log.
+  if (trace !== "default" && trace.exporter === "jsonl" && trace.file === "trace.jsonl") return "default";
+  void dirHint;
+  return trace;
+}
+
+function report(result: EpisodeResult, rows: TickRow[], records: Parameters<typeof summarize>[0], flags: EpisodeFlags, title: string): void {
+  const lines = [
+    title,
+    `${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s`,
+  ];
+  if (flags.json) {
+    const summary = rows.length > 0 ? summarize(records, rows) : null;
+    process.stdout.write(
+      JSON.stringify({ episode: result.episode, dir: result.dir, log: result.logDir, trace: result.traceFile, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, summary }, null, 2) + "\n",
+    );
+    return;
+  }
+  if (!flags.quiet) {
+    process.stdout.write(lines.join("\n") + "\n\n");
+    if (rows.length > 0 && flags.summary !== false) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
+  }
+  process.stdout.write(`log:   ${rel(result.logDir)}\n`);
+  process.stdout.write(`trace: ${result.traceFile === null ? result.traceDescription : rel(result.traceFile)}\n`);
+  if (!flags.quiet) process.stdout.write(`check: npx probetown verify ${rel(result.dir)}    timeline: npx probetown inspect ${rel(result.dir)}\n`);
+}
+
+/** Collects per-tick rows for the summary while the episode runs (small towns only). */
+function rowCollector(): { rows: TickRow[]; records: ReturnType<typeof scanLog>["records"]; observer: Parameters<typeof runEpisode>[0]["observer"] } {
+  const rows: TickRow[] = [];
+  return {
+    rows,
+    records: [],
+    observer: { onTick: (result, host) => host.ids.length <= 64 && rows.push(collectRow(result.tick, host)) },
+  };
+}
+
+async function cmdRun(worldName: string, flags: EpisodeFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number }): Promise<number> {
+  if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
+  let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
+  if (flags.agents !== undefined) {
+    if (flags.agents < 5) throw new UsageError(`--agents: the town has 5 residents; expected 5 or more, got ${flags.agents}`);
+    config = { ...(config as object | undefined), extraAgents: flags.agents - 5 };
+  }
+  const world = worlds[worldName]!;
+  const perDay = world.defaultTicks(world.resolveConfig(config));
+  const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
+  const bar = progressBar(!flags.json && !flags.quiet, worldName);
+  const collector = rowCollector();
+  const result = await runEpisode({
+    world: worldName,
+    seed: flags.seed,
+    condition: flags.condition,
+    config,
+    ...(ticks === undefined ? {} : { ticks }),
+    ...(flags.log === undefined ? {} : { dir: flags.log }),
+    trace: withTraceFile(traceFrom(flags), (d) => layoutOf(d).trace),
+    ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
+    ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
+    observer: collector.observer!,
+    progress: bar.update,
+  });
+  bar.stop();
+  const records = collector.rows.length > 0 ? scanLog(result.logDir).records : [];
+  report(result, collector.rows, records, flags, `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${result.episode}`);
+  return EXIT.ok;
+}
+
+async function cmdFork(log: string, flags: EpisodeFlags & { at: number; condition: string; ticks?: number }): Promise<number> {
+  const bar = progressBar(!flags.json && !flags.quiet, "fork");
+  const collector = rowCollector();
+  const result = await forkEpisode({
+    parent: log,
+    atTick: flags.at,
+    condition: flags.condition,
+    ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }),
+    ...(flags.log === undefined ? {} : { dir: flags.log }),
+    trace: withTraceFile(traceFrom(flags), (d) => layoutOf(d).trace),
+    ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
+    ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
+    observer: collector.observer!,
+    progress: bar.update,
+  });
+  bar.stop();
+  const records = collector.rows.length > 0 ? scanLog(result.logDir).records : [];
+  report(result, collector.rows, records, flags, `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`);
+  return EXIT.ok;
+}
+
+async function cmdVerify(log: string, flags: { json?: boolean }): Promise<number> {
+  const report = await verifyEpisode(log);
+  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+  else process.stdout.write(report.text + "\n");
+  return report.exitCode;
+}
+
+async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean }): Promise<number> {
+  const dir = resolveEpisodeDir(log);
+  const records = scanLog(layoutOf(dir).log);
+  if (records.torn !== null) throw records.torn;
+  const result = await replayRecords(dir, records.records, flags.toTick === undefined ? {} : { toTick: flags.toTick });
+  const out = {
+    episode: result.header.episode,
+    world: result.header.world.name,
+    seed: result.header.seed,
+    condition: result.header.condition,
+    ticks: result.lastTick - result.header.firstTick + 1,
+    lastTick: result.lastTick,
+    lastSeq: result.lastSeq,
+    stateHash: result.stateHash,
+    incompleteTick: result.incompleteTick,
+    modelCalls: 0,
+    seconds: result.seconds,
+  };
+  if (flags.json) process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  else {
+    process.stdout.write(
+      `replayed ${out.episode} to tick ${out.lastTick} (seq ${out.lastSeq}) in ${out.seconds.toFixed(3)} s with 0 model calls\nstate hash ${out.stateHash}\n` +
+        (out.incompleteTick ? `note: the log ends part-way through tick ${out.lastTick + 1} (an interrupted run); state is as of tick ${out.lastTick}\n` : ""),
+    );
+  }
+  result.host.stop();
+  return EXIT.ok;
+}
+
+async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean }): Promise<number> {
+  const dir = resolveEpisodeDir(log);
+  const scan = scanLog(layoutOf(dir).log);
+  if (scan.torn !== null) throw scan.torn;
+  const rows: TickRow[] = [];
+  const result = await replayRecords(dir, scan.records, { onTick: (tick, host) => rows.push(collectRow(tick, host)) });
+  result.host.stop();
+  const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
+  if (flags.json) {
+    const picked = rows.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
+    process.stdout.write(JSON.stringify({ episode: result.header.episode, ticks: picked, summary: summarize(scan.records, rows) }, null, 2) + "\n");
+  } else {
+    process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
+    process.stdout.write(renderTimeline(scan.records, rows, filter) + "\n");
+  }
+  return EXIT.ok;
+}
+
+function cmdWorlds(): number {
+  for (const [name, world] of Object.entries(worlds)) {
+    process.stdout.write(`${name}: ${world.description}\n  conditions:\n`);
+    for (const [c, info] of Object.entries(world.conditions)) process.stdout.write(`    ${c.padEnd(16)} ${info.description}\n`);
+  }
+  return EXIT.ok;
+}
+
+function episodeOptions(cmd: Command): Command {
+  return cmd
+    .option("--log <dir>", "episode directory to create (default: runs/<episode>, suffixed if taken)")
+    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: jsonl beside the log)")
+    .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors)", integer("--snapshot-every", 0))
+    .addOption(new Option("--fsync <policy>", "when the log is flushed to disk").choices(["always", "commit", "never"]).default("commit"))
+    .option("--no-summary", "skip the readable summary")
+    .option("--json", "print a machine-readable result")
+    .option("-q, --quiet", "print only where the log and trace went");
+}
+
+export function buildProgram(exit: (code: number) => void): Command {
+  const program = new Command()
+    .name("probetown")
+    .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log · 4 internal error")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  const wrap =
+    <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>
+    async (...args: A) =>
+      exit(await fn(...args));
+
+  episodeOptions(
+    program
+      .command("run")
+      .description("run an episode on the embedded default (file log, in-process actors) and print where the log went")
+      .argument("<world>", `world to run (${Object.keys(worlds).join(", ")})`)
+      .requiredOption("--seed <n>", "episode seed", integer("--seed"))
+      .option("--condition <name>", "named condition (see `probetown worlds`)", "baseline")
+      .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
+      .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
+      .option("--agents <n>", "town size: the 5 residents plus generated ones", integer("--agents", 1))
+      .option("--config <file>", "JSON file with world config overrides (merged over the defaults)"),
+  ).action(wrap(cmdRun));
+
+  episodeOptions(
+    program
+      .command("fork")
+      .description("start a child episode from a parent's state after tick <t>, under a condition")
+      .argument("<log>", "parent episode directory")
+      .requiredOption("--at <tick>", "fork after this committed tick", integer("--at", 0))
+      .requiredOption("--condition <name>", "the child's condition")
+      .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1)),
+  ).action(wrap(cmdFork));
+
+  program
+    .command("verify")
+    .description("check the hash chain, replay every actor and recompute every tick's state hash; exit 0 when the log holds")
+    .argument("<log>", "episode directory")
+    .option("--json", "machine-readable report")
+    .action(wrap(cmdVerify));
+
+  program
+    .command("replay")
+    .description("rebuild an episode's state from its log (no model calls) and print its state hash")
+    .argument("<log>", "episode directory")
+    .option("--to-tick <t>", "stop after this tick", integer("--to-tick", 0))
+    .option("--json", "machine-readable result")
+    .action(wrap(cmdReplay));
+
+  program
+    .command("inspect")
+    .description("readable timeline: who did what where, and each agent's private state and beliefs by tick")
+    .argument("<log>", "episode directory")
+    .option("--from <tick>", "first tick to show", integer("--from", 0))
+    .option("--to <tick>", "last tick to show", integer("--to", 0))
+    .option("--agent <id>", "only this agent (id like lin-wei, or name)")
+    .option("--json", "per-tick state as JSON")
+    .action(wrap(cmdInspect));
+
+  program.command("worlds").description("list worlds and their conditions").action(wrap(cmdWorlds));
+  return program;
+}
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof Divergence) return EXIT.diverged;
+  if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
+  if (error instanceof UsageError || error instanceof SequenceConflict) return EXIT.usage;
+  if (error instanceof Error && /^(unknown (world|condition)|invalid \w+ config|--)/.test(error.message)) return EXIT.usage;
+  return EXIT.internal;
+}
+
+async function main(argv: string[]): Promise<void> {
+  let code: number = EXIT.ok;
+  const program = buildProgram((c) => (code = c));
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    const e = error as { code?: string; exitCode?: number; message?: string };
+    if (typeof e.code === "string" && e.code.startsWith("commander.")) {
+      code = e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help" ? EXIT.ok : EXIT.usage;
+    } else {
+      code = exitCodeFor(error);
+      const label = code === EXIT.damaged ? "damaged log" : code === EXIT.diverged ? "divergence" : "error";
+      process.stderr.write(`probetown: ${label}: ${(error as Error).message}\n`);
+      if (error instanceof Divergence) for (const line of error.details) process.stderr.write(`  ${line}\n`);
+      if (code === EXIT.internal && process.env.PROBETOWN_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+    }
+  }
+  process.exitCode = code;
+}
+
+await main(process.argv);

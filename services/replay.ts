@@ -1,0 +1,301 @@
+// Replay and verification. A replay re-runs the episode's actors through the same Sequencer code
+// as a live run, but against a ReplayStore that serves the logged records instead of appending:
+// every record the actors would produce is compared with the one in the log, so a divergence is
+// caught at the first differing record, and every `tick.committed` state hash is recomputed.
+// Nothing calls a model: whatever a model said is itself a logged record.
+import { join, relative, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import type { WorldDefinition } from "../actors/actor.ts";
+import { worldNamed } from "../actors/worlds.ts";
+import { canonicalJson } from "../events/canonical.ts";
+import { GENESIS_HASH, type Draft, type LogRecord } from "../events/record.ts";
+import type { AppendOptions, EventStore, Head } from "../infra/eventStore.ts";
+import { scanLog } from "../infra/fileEventStore.ts";
+import { FileSnapshotStore, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
+import { InProcessTransport } from "../infra/transport.ts";
+import { ActorHost, partDigest, stateHashOf } from "./actorHost.ts";
+import { diffValues } from "./diff.ts";
+import { Sequencer } from "./sequencer.ts";
+
+export const HOST_SUBJECT = "pt.local.host.embedded";
+
+/** Where an episode's pieces live inside its directory. */
+export const layoutOf = (dir: string) => ({ dir, log: join(dir, "log"), snapshots: join(dir, "snapshots"), trace: join(dir, "trace.jsonl") });
+
+/** Accepts an episode directory, its log/ directory, or a segment file inside it. */
+export function resolveEpisodeDir(path: string): string {
+  const abs = resolve(path);
+  if (existsSync(join(abs, "log"))) return abs;
+  if (abs.endsWith("/log") || abs.endsWith("\\log")) return resolve(abs, "..");
+  if (abs.endsWith(".jsonl")) return resolve(abs, "..", "..");
+  if (!existsSync(abs)) throw new UsageError(`${path}: no such episode directory`);
+  throw new UsageError(`${path}: not an episode directory (expected a log/ folder inside)`);
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export class EndOfLog extends Error {
+  readonly seq: number;
+  constructor(seq: number) {
+    super(`log ends after seq ${seq}`);
+    this.name = "EndOfLog";
+    this.seq = seq;
+  }
+}
+
+/** A recomputed tick state hash differs from the logged one (explained by replayRecords). */
+class StateMismatch extends Error {
+  readonly logged: LogRecord;
+  readonly draft: Draft;
+  constructor(logged: LogRecord, draft: Draft) {
+    super(`state hash mismatch at seq ${logged.seq}`);
+    this.logged = logged;
+    this.draft = draft;
+  }
+}
+
+/** The replayed actors produced something other than what the log holds. */
+export class Divergence extends Error {
+  readonly seq: number;
+  readonly tick: number;
+  readonly details: string[];
+  constructor(seq: number, tick: number, summary: string, details: string[]) {
+    super(`divergence at seq ${seq} (tick ${tick}): ${summary}`);
+    this.name = "Divergence";
+    this.seq = seq;
+    this.tick = tick;
+    this.details = details;
+  }
+}
+
+/** An EventStore that "appends" by checking each draft against the next logged record. */
+export class ReplayStore implements EventStore {
+  readonly episode: string;
+  readonly location: string;
+  private pos: number;
+  private last: Head;
+  private readonly records: readonly LogRecord[];
+
+  constructor(records: readonly LogRecord[], start: number, location: string) {
+    this.records = records;
+    this.pos = start;
+    this.location = location;
+    this.episode = records[0]?.episode ?? "";
+    const prev = records[start - 1];
+    this.last = prev === undefined ? { seq: -1, hash: GENESIS_HASH } : { seq: prev.seq, hash: prev.hash };
+  }
+
+  get exhausted(): boolean {
+    return this.pos >= this.records.length;
+  }
+
+  head(): Head {
+    return this.last;
+  }
+
+  async append(drafts: readonly Draft[], _options: AppendOptions): Promise<readonly LogRecord[]> {
+    const out: LogRecord[] = [];
+    for (const draft of drafts) {
+      const logged = this.records[this.pos];
+      if (logged === undefined) throw new EndOfLog(this.last.seq);
+      const same =
+        logged.type === draft.type &&
+        logged.from === draft.from &&
+        logged.tick === draft.tick &&
+        logged.cause === draft.cause &&
+        canonicalJson(logged.to) === canonicalJson(draft.to) &&
+        JSON.stringify(logged.payload) === canonicalJson(draft.payload);
+      if (!same) {
+        if (logged.type === "tick.committed" && draft.type === "tick.committed") throw new StateMismatch(logged, draft);
+        const loggedView = { type: logged.type, from: logged.from, to: logged.to, tick: logged.tick, cause: logged.cause, payload: logged.payload };
+        const replayedView = { type: draft.type, from: draft.from, to: draft.to, tick: draft.tick, cause: draft.cause, payload: draft.payload };
+        throw new Divergence(
+          logged.seq,
+          logged.tick,
+          `the log has '${logged.type}' from ${logged.from}, the replay produced '${draft.type}' from ${draft.from}`,
+          diffValues(loggedView, replayedView).map((line) => `logged → replayed  ${line}`),
+        );
+      }
+      out.push(logged);
+      this.pos++;
+      this.last = { seq: logged.seq, hash: logged.hash };
+    }
+    return out;
+  }
+
+  async commit(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+export interface EpisodeHeader {
+  readonly world: WorldDefinition;
+  readonly kind: "started" | "forked";
+  readonly episode: string;
+  readonly seed: number;
+  readonly condition: string;
+  readonly baseConfig: unknown;
+  readonly config: unknown;
+  readonly ticks: number;
+  readonly firstTick: number;
+  readonly record: LogRecord;
+  readonly payload: Record<string, unknown>;
+}
+
+export function headerOf(records: readonly LogRecord[], file: string): EpisodeHeader {
+  const first = records[0];
+  if (first === undefined) throw new UsageError(`${file}: the log is empty`);
+  if (first.type !== "episode.started" && first.type !== "episode.forked") {
+    throw new UsageError(`${file}: seq ${first.seq}: a log must begin with episode.started or episode.forked, found '${first.type}'`);
+  }
+  const p = first.payload as Record<string, unknown>;
+  const world = worldNamed(String(p.world));
+  const baseConfig = world.resolveConfig(p.config);
+  const condition = String(p.condition);
+  return {
+    world,
+    kind: first.type === "episode.started" ? "started" : "forked",
+    episode: first.episode,
+    seed: Number(p.seed),
+    condition,
+    baseConfig,
+    config: world.applyCondition(baseConfig, condition),
+    ticks: Number(p.ticks),
+    firstTick: first.type === "episode.started" ? 0 : Number(p.atTick) + 1,
+    record: first,
+    payload: p,
+  };
+}
+
+/** Builds the actor host an episode starts from: fresh actors, or a fork's base snapshot. */
+export async function hostForHeader(header: EpisodeHeader, episodeDir: string): Promise<ActorHost> {
+  const definitions = header.world.actors(header.config, header.seed);
+  if (header.kind === "started") return new ActorHost(header.world, definitions);
+  const key = String(header.payload.parentStateHash);
+  const snapshot = await new FileSnapshotStore(layoutOf(episodeDir).snapshots).get(key);
+  if (snapshot === null) throw new UsageError(`${relative(process.cwd(), episodeDir)}: the fork's base snapshot ${key.slice(0, 12)}… is missing from snapshots/`);
+  return restoreHost(header.world, snapshot, header.config, header.seed, header.condition);
+}
+
+/**
+ * Restores a snapshot, checking it against its state hash, then gives the actors the given
+ * condition's parameters when it differs from the snapshot's.
+ */
+export function restoreHost(world: WorldDefinition, snapshot: EpisodeSnapshot, config: unknown, seed: number, condition: string): ActorHost {
+  const definitions = world.actors(config, seed);
+  const parts: Record<string, string> = {};
+  for (const [id, persisted] of Object.entries(snapshot.actors)) {
+    const s = persisted as { value: unknown; context: unknown };
+    const problem = world.checkSnapshot?.(id, s.context) ?? null;
+    if (problem !== null) throw new Error(`snapshot ${snapshot.stateHash.slice(0, 12)}…: ${problem}`);
+    parts[id] = partDigest(world, id, s);
+  }
+  if (stateHashOf(snapshot.tick, parts) !== snapshot.stateHash) {
+    throw new Error(`snapshot ${snapshot.stateHash.slice(0, 12)}… does not hash to its key: it was altered`);
+  }
+  let actors = snapshot.actors;
+  if (condition !== snapshot.condition && world.reconfigure !== undefined) {
+    const changed: Record<string, unknown> = {};
+    for (const [id, persisted] of Object.entries(actors)) {
+      const s = persisted as { context: unknown };
+      changed[id] = { ...s, context: world.reconfigure(id, s.context, config, seed) };
+    }
+    actors = changed;
+  }
+  return new ActorHost(world, definitions, { restore: actors });
+}
+
+export interface ReplayOptions {
+  /** Stop after this tick is committed (default: the end of the log). */
+  readonly toTick?: number;
+  readonly onTick?: (tick: number, host: ActorHost) => void;
+}
+
+export interface ReplayResult {
+  readonly header: EpisodeHeader;
+  readonly records: readonly LogRecord[];
+  readonly host: ActorHost;
+  readonly lastTick: number;
+  readonly lastSeq: number;
+  readonly stateHash: string | null;
+  readonly seconds: number;
+  /** Set when the log stops part-way through a tick (an interrupted run). */
+  readonly incompleteTick: boolean;
+}
+
+/** Reads, checks and replays an episode directory. Throws log errors and Divergence. */
+export async function replayEpisode(path: string, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const dir = resolveEpisodeDir(path);
+  const layout = layoutOf(dir);
+  const scan = scanLog(layout.log);
+  if (scan.torn !== null) throw scan.torn;
+  return replayRecords(dir, scan.records, options);
+}
+
+export async function replayRecords(dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Promise<ReplayResult> {
+  const started = performance.now();
+  const layout = layoutOf(dir);
+  const header = headerOf(records, relative(process.cwd(), layout.log));
+  const host = await hostForHeader(header, dir);
+  const snapshots = new FileSnapshotStore(layout.snapshots);
+  const store = new ReplayStore(records, 1, layout.log);
+  const transport = new InProcessTransport();
+  host.serve(transport, HOST_SUBJECT);
+  const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, hostSubject: HOST_SUBJECT, actorIds: host.ids, stampTime: false });
+  let tick = header.firstTick;
+  let lastTick = header.firstTick - 1;
+  let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;
+  let incompleteTick = false;
+  while (!store.exhausted && (options.toTick === undefined || tick <= options.toTick)) {
+    try {
+      const result = await sequencer.runTick(tick);
+      stateHash = result.stateHash;
+    } catch (error) {
+      if (error instanceof EndOfLog) {
+        incompleteTick = true;
+        break;
+      }
+      if (error instanceof StateMismatch) throw await stateDivergence(header, host, snapshots, error.logged, error.draft);
+      throw error;
+    }
+    options.onTick?.(tick, host);
+    lastTick = tick;
+    tick++;
+  }
+  await transport.close();
+  return {
+    header,
+    records,
+    host,
+    lastTick,
+    lastSeq: store.head().seq,
+    stateHash,
+    seconds: (performance.now() - started) / 1000,
+    incompleteTick,
+  };
+}
+
+/** Explains a state hash mismatch: which actors differ and, when the run kept a snapshot of that tick, how. */
+async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: FileSnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
+  const recorded = logged.payload as { stateHash: string; parts: Record<string, string> };
+  const replayed = draft.payload as { stateHash: string; parts: Record<string, string> };
+  const differing = Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts[id] !== replayed.parts[id]).sort();
+  const details: string[] = [`actors whose state differs: ${differing.join(", ") || "(none: the tick number or actor set differs)"}`];
+  const snapshot = await snapshots.get(recorded.stateHash).catch(() => null);
+  for (const id of differing) {
+    const now = header.world.hashView(id, host.contextOf(id));
+    const before = snapshot?.actors[id] as { context: unknown } | undefined;
+    if (before === undefined) {
+      details.push(`${id}: no snapshot of the recorded state at tick ${logged.tick}; replayed state: ${short(canonicalJson(now), 300)}`);
+    } else {
+      details.push(...diffValues(header.world.hashView(id, before.context), now).map((line) => `${id}.${line}   (recorded → replayed)`));
+    }
+  }
+  return new Divergence(logged.seq, logged.tick, `tick ${logged.tick} state hash differs (recorded ${recorded.stateHash.slice(0, 12)}…, replayed ${replayed.stateHash.slice(0, 12)}…)`, details);
+}
+
+const short = (text: string, n: number): string => (text.length > n ? `${text.slice(0, n - 3)}...` : text);

@@ -1,0 +1,228 @@
+// Human views of an AURATown episode: the end-of-run summary and the `inspect` timeline. Both are
+// built from the log's records plus each tick's actor state (live during a run, replayed after).
+import type { AgentContext } from "../../actors/auratown/agent.ts";
+import type { Belief } from "../../actors/auratown/beliefs.ts";
+import type { PrivateState } from "../../actors/auratown/privateState.ts";
+import { hhmm, type Clock } from "../../actors/auratown/town.ts";
+import type { LogRecord } from "../../events/record.ts";
+import type { ActorHost } from "../actorHost.ts";
+
+export interface AgentRow {
+  readonly id: string;
+  readonly name: string;
+  readonly location: string | null;
+  readonly action: string;
+  readonly private: PrivateState;
+  readonly beliefs: Readonly<Record<string, Belief>>;
+}
+
+export interface TickRow {
+  readonly tick: number;
+  readonly clock: Clock;
+  readonly agents: readonly AgentRow[];
+}
+
+/** Reads every agent's state after a tick (the host is the live or replayed one). */
+export function collectRow(tick: number, host: ActorHost): TickRow {
+  const agents: AgentRow[] = [];
+  let clock: Clock = { day: 1, hour: 0, minute: 0 };
+  for (const id of host.ids) {
+    if (!id.startsWith("agent/")) continue;
+    const c = host.contextOf(id) as AgentContext;
+    if (c.clock !== null) clock = c.clock;
+    agents.push({ id, name: c.profile.name, location: c.location, action: c.action, private: c.private, beliefs: { ...c.beliefs } });
+  }
+  return { tick, clock, agents };
+}
+
+const when = (rows: ReadonlyMap<number, TickRow>, tick: number): string => {
+  const row = rows.get(tick);
+  return row === undefined ? `t${tick}` : hhmm(row.clock);
+};
+
+interface StaleRun {
+  readonly observer: string;
+  readonly target: string;
+  readonly from: number;
+  readonly to: number;
+  readonly belief: Belief;
+  readonly truth: string;
+}
+
+/** Runs of consecutive ticks in which a belief differed from its target's true state. */
+export function staleRuns(rows: readonly TickRow[]): StaleRun[] {
+  const open = new Map<string, StaleRun>();
+  const done: StaleRun[] = [];
+  for (const row of rows) {
+    const truth = new Map(row.agents.map((a) => [a.id, a]));
+    const seen = new Set<string>();
+    for (const a of row.agents) {
+      for (const [target, belief] of Object.entries(a.beliefs)) {
+        const t = truth.get(target);
+        if (t === undefined) continue;
+        const key = `${a.id}→${target}`;
+        const differs = belief.location !== (t.location ?? "on the road") || belief.availability !== t.private.availability || belief.emotional_state !== t.private.emotional_state;
+        const current = open.get(key);
+        if (differs) {
+          seen.add(key);
+          const truthText = `${t.location ?? "on the road"}, ${t.private.availability}, ${t.private.emotional_state}`;
+          if (current === undefined || current.belief !== belief) {
+            if (current !== undefined) done.push(current);
+            open.set(key, { observer: a.name, target: t.name, from: row.tick, to: row.tick, belief, truth: truthText });
+          } else open.set(key, { ...current, to: row.tick, truth: truthText });
+        }
+      }
+    }
+    for (const [key, run] of open) {
+      if (!seen.has(key)) {
+        done.push(run);
+        open.delete(key);
+      }
+    }
+  }
+  done.push(...open.values());
+  return done.sort((x, y) => y.to - y.from - (x.to - x.from) || x.from - y.from);
+}
+
+export interface Summary {
+  readonly itineraries: Record<string, { at: string; place: string }[]>;
+  readonly ruleTicks: Record<string, number>;
+  readonly rulesByAgent: Record<string, Record<string, number>>;
+  readonly conversations: { at: string; a: string; b: string; location: string; opening: string }[];
+  readonly incidents: { at: string; description: string; stressful: boolean }[];
+  readonly reflections: number;
+  readonly staleBeliefs: { observer: string; target: string; from: string; to: string; ticks: number; believed: string; actually: string }[];
+  readonly staleBeliefTicks: number;
+}
+
+export function summarize(records: readonly LogRecord[], rows: readonly TickRow[]): Summary {
+  const byTick = new Map(rows.map((r) => [r.tick, r]));
+  const itineraries: Summary["itineraries"] = {};
+  const ruleTicks: Record<string, number> = {};
+  const rulesByAgent: Record<string, Record<string, number>> = {};
+  for (const row of rows) {
+    for (const a of row.agents) {
+      const trail = (itineraries[a.name] ??= []);
+      const place = a.location ?? "on the road";
+      if (place !== "on the road" && trail.at(-1)?.place !== place) trail.push({ at: hhmm(row.clock), place });
+      ruleTicks[a.private.rule] = (ruleTicks[a.private.rule] ?? 0) + 1;
+      const mine = (rulesByAgent[a.name] ??= {});
+      mine[a.private.rule] = (mine[a.private.rule] ?? 0) + 1;
+    }
+  }
+  const conversations = records
+    .filter((r) => r.type === "conversation.held")
+    .map((r) => {
+      const p = r.payload as { names: [string, string]; location: string; lines: { text: string }[] };
+      return { at: when(byTick, r.tick), a: p.names[0], b: p.names[1], location: p.location, opening: p.lines[0]?.text ?? "" };
+    });
+  const incidents = records
+    .filter((r) => r.type === "world.incident")
+    .map((r) => ({ at: when(byTick, r.tick), description: (r.payload as { description: string }).description, stressful: (r.payload as { stressful: boolean }).stressful }));
+  const runs = staleRuns(rows);
+  return {
+    itineraries,
+    ruleTicks,
+    rulesByAgent,
+    conversations,
+    incidents,
+    reflections: records.filter((r) => r.type === "agent.reflected").length,
+    staleBeliefs: runs.map((s) => ({
+      observer: s.observer,
+      target: s.target,
+      from: when(byTick, s.from),
+      to: when(byTick, s.to),
+      ticks: s.to - s.from + 1,
+      believed: `${s.belief.location}, ${s.belief.availability}, ${s.belief.emotional_state} (seen ${when(byTick, s.belief.since)})`,
+      actually: s.truth,
+    })),
+    staleBeliefTicks: runs.reduce((n, s) => n + s.to - s.from + 1, 0),
+  };
+}
+
+const RULES = ["sleep", "workplace_loaded", "deep_focus", "workplace_empty", "relaxed", "recent_stress", "default"];
+
+export function renderSummary(s: Summary, top = 8): string {
+  const out: string[] = [];
+  out.push("Where everyone went");
+  for (const [name, trail] of Object.entries(s.itineraries)) {
+    out.push(`  ${name.padEnd(10)} ${trail.map((t) => `${t.at} ${t.place}`).join(" → ")}`);
+  }
+  out.push("", "Private-state rules (agent-ticks under each rule)");
+  out.push(`  ${RULES.map((r) => `${r} ${s.ruleTicks[r] ?? 0}`).join(" · ")}`);
+  const never = RULES.filter((r) => (s.ruleTicks[r] ?? 0) === 0);
+  if (never.length > 0) out.push(`  never fired: ${never.join(", ")}`);
+  for (const [name, rules] of Object.entries(s.rulesByAgent)) {
+    out.push(`  ${name.padEnd(10)} ${RULES.filter((r) => rules[r]).map((r) => `${r}×${rules[r]}`).join(", ")}`);
+  }
+  out.push("", `Conversations (${s.conversations.length})`);
+  for (const c of s.conversations) out.push(`  ${c.at} ${c.a} & ${c.b} at ${c.location}: "${c.opening}"`);
+  if (s.incidents.length > 0) {
+    out.push("", `Town incidents (${s.incidents.length})`);
+    for (const i of s.incidents) out.push(`  ${i.at} ${i.description}${i.stressful ? "  [stressful]" : ""}`);
+  }
+  out.push("", `Stale beliefs: ${s.staleBeliefs.length} runs, ${s.staleBeliefTicks} belief-ticks where a belief differed from the truth${s.staleBeliefs.length > top ? ` (longest ${top})` : ""}`);
+  for (const b of s.staleBeliefs.slice(0, top)) {
+    out.push(`  ${b.observer} about ${b.target}, ${b.from}–${b.to} (${b.ticks} ticks): believed ${b.believed}; actually ${b.actually}`);
+  }
+  out.push("", `Reflections: ${s.reflections}`);
+  return out.join("\n");
+}
+
+/** The `inspect` timeline: each tick's events, then every agent's place, action, private state and beliefs. */
+export function renderTimeline(records: readonly LogRecord[], rows: readonly TickRow[], filter: { from?: number; to?: number; agent?: string } = {}): string {
+  const names = new Map<string, string>();
+  for (const row of rows) for (const a of row.agents) names.set(a.id, a.name);
+  const nameOf = (id: string) => names.get(id) ?? id;
+  const wanted = (id: string) => filter.agent === undefined || id === filter.agent || id === `agent/${filter.agent}` || nameOf(id).toLowerCase() === filter.agent.toLowerCase();
+  const byTick = new Map<number, LogRecord[]>();
+  for (const r of records) {
+    let list = byTick.get(r.tick);
+    if (list === undefined) byTick.set(r.tick, (list = []));
+    list.push(r);
+  }
+  const out: string[] = [];
+  for (const row of rows) {
+    if (filter.from !== undefined && row.tick < filter.from) continue;
+    if (filter.to !== undefined && row.tick > filter.to) continue;
+    out.push(`── tick ${row.tick} · Day ${row.clock.day} ${hhmm(row.clock)} ${"─".repeat(40)}`);
+    for (const r of byTick.get(row.tick) ?? []) {
+      const p = r.payload as Record<string, any>;
+      switch (r.type) {
+        case "world.incident":
+          out.push(`  [${r.seq}] incident: ${p.description}`);
+          break;
+        case "agent.decided":
+          if (wanted(r.from)) out.push(`  [${r.seq}] ${nameOf(r.from)} decides to ${p.action} (→ ${p.destination})`);
+          break;
+        case "location.occupancy":
+          for (const o of p.occupants as { agent: string; arrived: boolean }[]) if (o.arrived && wanted(o.agent)) out.push(`  [${r.seq}] ${nameOf(o.agent)} arrives at ${p.location}`);
+          break;
+        case "conversation.held":
+          if (wanted(p.participants[0]) || wanted(p.participants[1])) {
+            out.push(`  [${r.seq}] ${p.names[0]} and ${p.names[1]} talk at ${p.location}:`);
+            for (const line of p.lines as { speaker: string; text: string }[]) out.push(`        ${nameOf(line.speaker)}: ${line.text}`);
+          }
+          break;
+        case "private_state.changed":
+          if (wanted(r.from)) out.push(`  [${r.seq}] ${nameOf(r.from)} private state → ${p.availability}, ${p.emotional_state}${p.unspoken_goal ? `, goal "${p.unspoken_goal}"` : ""} (rule ${p.rule})`);
+          break;
+        case "agent.reflected":
+          if (wanted(r.from)) out.push(`  [${r.seq}] ${nameOf(r.from)} reflects: ${(p.insights as string[]).join(" / ")}`);
+          break;
+      }
+    }
+    const truth = new Map(row.agents.map((a) => [a.id, a]));
+    for (const a of row.agents) {
+      if (!wanted(a.id)) continue;
+      out.push(`    ${a.name.padEnd(10)} @ ${(a.location ?? "on the road").padEnd(22)} ${a.action.padEnd(38)} ${a.private.availability}/${a.private.emotional_state} [${a.private.rule}]`);
+      const beliefs = Object.entries(a.beliefs).map(([id, b]) => {
+        const t = truth.get(id);
+        const stale = t !== undefined && (b.location !== (t.location ?? "on the road") || b.availability !== t.private.availability || b.emotional_state !== t.private.emotional_state);
+        return `${nameOf(id)}: ${b.location}/${b.availability}/${b.emotional_state}${stale ? " (STALE)" : ""}`;
+      });
+      if (beliefs.length > 0) out.push(`      believes ${beliefs.join("; ")}`);
+    }
+  }
+  return out.join("\n");
+}
