@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalJson } from "../events/canonical.ts";
+import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
+import { encodeRecordLine, sealRecord, GENESIS_HASH, type Draft } from "../events/record.ts";
+import { createFileEventStore, openFileEventStoreForAppend, readLog, scanLog } from "../infra/fileEventStore.ts";
+import { tempDir } from "./helpers.ts";
+
+const phase = (tick: number, phase: string): Draft => ({ type: "tick.phase", from: "episode", to: "env/x", payload: { phase }, tick, cause: null });
+
+async function sampleLog(n = 10): Promise<string> {
+  const dir = join(tempDir("store"), "log");
+  const store = createFileEventStore(dir, { episode: "ep" });
+  const drafts = Array.from({ length: n }, (_, i) => phase(i, `p${i}`));
+  const split = Math.min(4, n);
+  await store.append(drafts.slice(0, split), { expectedSeq: -1 });
+  await store.append(drafts.slice(split), { expectedSeq: split - 1 });
+  await store.close();
+  return dir;
+}
+
+const segment = (dir: string) => join(dir, readdirSync(dir).find((f) => f.endsWith(".jsonl"))!);
+
+describe("canonical JSON and the hash chain", () => {
+  it("sorts keys at every depth and rejects values that are not JSON", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: "x" } })).toBe('{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(() => canonicalJson({ a: Number.NaN })).toThrow(/non-finite/);
+  });
+
+  it("chains each record to the previous hash and keeps meta out of it", () => {
+    const a = sealRecord(GENESIS_HASH, "ep", 0, phase(0, "a"), 1, { ts: "2026-01-01T00:00:00Z" });
+    const b = sealRecord(GENESIS_HASH, "ep", 0, phase(0, "a"), 1, { ts: "1999-01-01T00:00:00Z", host: "other" });
+    expect(a.hash).toBe(b.hash);
+    const next = sealRecord(a.hash, "ep", 1, phase(0, "b"), 1);
+    const other = sealRecord(GENESIS_HASH, "ep", 1, phase(0, "b"), 1);
+    expect(next.hash).not.toBe(other.hash);
+    expect(JSON.parse(encodeRecordLine(a)).meta.ts).toBe("2026-01-01T00:00:00Z");
+  });
+});
+
+describe("file event store", () => {
+  it("appends in order and reads back the same records", async () => {
+    const dir = await sampleLog(10);
+    const records = readLog(dir);
+    expect(records.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(records.map((r) => (r.payload as { phase: string }).phase)).toEqual(Array.from({ length: 10 }, (_, i) => `p${i}`));
+  });
+
+  it("fences appends by expected sequence", async () => {
+    const dir = join(tempDir("fence"), "log");
+    const store = createFileEventStore(dir, { episode: "ep" });
+    await store.append([phase(0, "a")], { expectedSeq: -1 });
+    await expect(store.append([phase(0, "b")], { expectedSeq: -1 })).rejects.toBeInstanceOf(SequenceConflict);
+    await store.close();
+    expect(readLog(dir)).toHaveLength(1);
+  });
+
+  it("rejects a second writer on the same episode while the first holds it", async () => {
+    const dir = await sampleLog(3);
+    const first = openFileEventStoreForAppend(dir, { episode: "ep" });
+    expect(() => openFileEventStoreForAppend(dir, { episode: "ep" })).toThrow(/already has a sequencer/);
+    await first.store.close();
+    const again = openFileEventStoreForAppend(dir, { episode: "ep" });
+    await again.store.close();
+  });
+
+  it("reports a torn final record with file and last good seq, and never modifies the file on read", async () => {
+    const dir = await sampleLog(6);
+    const file = segment(dir);
+    appendFileSync(file, '{"cause":null,"episode":"ep","from":"epis');
+    const before = readFileSync(file);
+    const scan = scanLog(dir);
+    expect(scan.records).toHaveLength(6);
+    expect(scan.torn).toBeInstanceOf(TornTail);
+    expect(scan.torn!.message).toMatch(/000000000000\.jsonl: line 7: torn final record .*last good record seq 5/);
+    expect(() => readLog(dir)).toThrow(TornTail);
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it("cuts a torn tail back when opened for append, keeping the cut bytes, and continues the chain", async () => {
+    const dir = await sampleLog(6);
+    const file = segment(dir);
+    const tail = '{"cause":null,"episode":"ep","from":"epis';
+    appendFileSync(file, tail);
+    let recovered = "";
+    const { store, records } = openFileEventStoreForAppend(dir, { episode: "ep", onRecovered: (_t, kept) => (recovered = kept) });
+    expect(records).toHaveLength(6);
+    expect(readFileSync(recovered, "utf8")).toBe(tail);
+    await store.append([phase(6, "after")], { expectedSeq: 5 });
+    await store.close();
+    expect(readLog(dir).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it("reports a malformed record mid-file with file and seq and keeps every record before it", async () => {
+    const dir = await sampleLog(8);
+    const file = segment(dir);
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines[4] = lines[4]!.slice(0, 30) + "}}}garbage";
+    writeFileSync(file, lines.join("\n"));
+    const error = (() => {
+      try {
+        scanLog(dir);
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(LogCorrupted);
+    expect((error as LogCorrupted).message).toMatch(/000000000000\.jsonl: seq 4 \(line 5\): not valid JSON/);
+    expect(() => openFileEventStoreForAppend(dir, { episode: "ep" })).toThrow(LogCorrupted);
+    expect(readFileSync(file, "utf8").split("\n")).toEqual(lines);
+    expect(existsSync(join(dir, "writer.lock"))).toBe(false);
+  });
+
+  it("names the altered record when one byte of a stored value changes", async () => {
+    const dir = await sampleLog(8);
+    const file = segment(dir);
+    const text = readFileSync(file, "utf8");
+    const at = text.indexOf('"p5"');
+    writeFileSync(file, text.slice(0, at + 2) + "X" + text.slice(at + 3));
+    expect(() => scanLog(dir)).toThrow(/seq 5 \(line 6\): hash mismatch/);
+  });
+
+  it("reports reordered records by sequence number", async () => {
+    const dir = await sampleLog(8);
+    const file = segment(dir);
+    const lines = readFileSync(file, "utf8").split("\n");
+    [lines[2], lines[3]] = [lines[3]!, lines[2]!];
+    writeFileSync(file, lines.join("\n"));
+    expect(() => scanLog(dir)).toThrow(/seq 3 \(line 3\): expected seq 2, found 3/);
+  });
+
+  it("reports an unknown event type and a malformed payload at their seq", async () => {
+    const dir = join(tempDir("types"), "log");
+    const store = createFileEventStore(dir, { episode: "ep" });
+    await store.append([phase(0, "a"), { type: "tick.phase", from: "episode", to: null, payload: { phase: 42 }, tick: 0, cause: null, v: 1 }], { expectedSeq: -1 });
+    await store.close();
+    expect(() => scanLog(dir)).toThrow(InvalidPayload);
+    expect(() => scanLog(dir)).toThrow(/seq 1: payload of 'tick.phase' does not match its schema/);
+
+    const dir2 = join(tempDir("types2"), "log");
+    const store2 = createFileEventStore(dir2, { episode: "ep" });
+    await store2.append([phase(0, "a"), { type: "mystery.event", from: "x", to: null, payload: {}, tick: 0, cause: null, v: 1 }], { expectedSeq: -1 });
+    await store2.close();
+    expect(() => scanLog(dir2)).toThrow(UnknownEventType);
+    expect(() => scanLog(dir2)).toThrow(/seq 1: unknown event type 'mystery.event'/);
+    expect(scanLog(dir2, { validate: false }).records).toHaveLength(2);
+  });
+
+  it("rolls over to a new segment and reads across segments", async () => {
+    const dir = join(tempDir("roll"), "log");
+    const store = createFileEventStore(dir, { episode: "ep", segmentBytes: 600 });
+    for (let i = 0; i < 12; i++) await store.append([phase(i, `p${i}`)], { expectedSeq: i - 1 });
+    await store.close();
+    expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length).toBeGreaterThan(2);
+    expect(readLog(dir).map((r) => r.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+});
