@@ -9,7 +9,7 @@ import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
-import { scanLog } from "../../infra/fileEventStore.ts";
+import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { forkEpisode, runEpisode, type EpisodeResult } from "../episodes.ts";
 import { Divergence, layoutOf, replayRecords, resolveEpisodeDir, UsageError } from "../replay.ts";
@@ -223,6 +223,23 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
   return EXIT.ok;
 }
 
+async function cmdRepair(log: string): Promise<number> {
+  const dir = resolveEpisodeDir(log);
+  const logDir = layoutOf(dir).log;
+  const episode = scanLog(logDir, { validate: false }).records[0]?.episode;
+  if (episode === undefined) throw new UsageError(`${rel(logDir)}: no complete record to keep; nothing to repair`);
+  let cut: { torn: TornTail; kept: string } | null = null;
+  const { store, records } = openFileEventStoreForAppend(logDir, { episode, onRecovered: (torn, kept) => (cut = { torn, kept }) });
+  await store.close();
+  const done = cut as { torn: TornTail; kept: string } | null;
+  process.stdout.write(
+    done === null
+      ? `${rel(logDir)}: intact, nothing to repair\n`
+      : `${done.torn.message}\ncut back to seq ${records.at(-1)?.seq}; the cut bytes are kept in ${rel(done.kept)}\n`,
+  );
+  return EXIT.ok;
+}
+
 function cmdWorlds(): number {
   for (const [name, world] of Object.entries(worlds)) {
     process.stdout.write(`${name}: ${world.description}\n  conditions:\n`);
@@ -300,6 +317,12 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--agent <id>", "only this agent (id like lin-wei, or name)")
     .option("--json", "per-tick state as JSON")
     .action(wrap(cmdInspect));
+
+  program
+    .command("repair")
+    .description("cut a torn final record (a crash mid-write) back to the last good record; the cut bytes are kept beside the log")
+    .argument("<log>", "episode directory")
+    .action(wrap(cmdRepair));
 
   program.command("worlds").description("list worlds and their conditions").action(wrap(cmdWorlds));
   return program;

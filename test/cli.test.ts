@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { firstSegment, tempDir } from "./helpers.ts";
+
+const root = join(import.meta.dirname, "..");
+
+function cli(args: string[], cwd = root) {
+  const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe("probetown CLI", () => {
+  const work = tempDir("cli");
+  const dir = join(work, "day");
+
+  it("run prints a readable summary and where the log and trace went", () => {
+    const r = cli(["run", "auratown", "--seed", "42", "--log", dir]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Where everyone went/);
+    expect(r.out).toMatch(/Conversations \(\d+\)/);
+    expect(r.out).toMatch(/Stale beliefs: \d+ runs/);
+    expect(r.out).toContain(`log:   ${join(dir, "log")}`);
+    expect(r.out).toContain(`trace: ${join(dir, "trace.jsonl")}`);
+  });
+
+  it("verify exits 0 on an intact log, 3 on a damaged one naming file and seq", () => {
+    expect(cli(["verify", dir]).code).toBe(0);
+    const file = firstSegment(dir);
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.slice(0, -40));
+    const torn = cli(["verify", dir]);
+    expect(torn.code).toBe(3);
+    expect(torn.out).toMatch(/000000000000\.jsonl: line \d+: torn final record .*last good record seq \d+/);
+    const repaired = cli(["repair", dir]);
+    expect(repaired.code).toBe(0);
+    expect(repaired.out).toMatch(/cut back to seq \d+; the cut bytes are kept in .*\.torn-\d+/);
+    writeFileSync(file, text);
+    expect(cli(["repair", dir]).out).toMatch(/intact, nothing to repair/);
+  });
+
+  it("fork prints the child's log, and verify --json reports on it", () => {
+    const child = join(work, "child");
+    const r = cli(["fork", dir, "--at", "10", "--condition", "no-conversation", "--log", child, "--quiet"]);
+    expect(r.code).toBe(0);
+    expect(r.out.trim().split("\n")[0]).toBe(`log:   ${join(child, "log")}`);
+    const v = cli(["verify", child, "--json"]);
+    expect(v.code).toBe(0);
+    expect(JSON.parse(v.out)).toMatchObject({ ok: true, ticks: 23 });
+  });
+
+  it("inspect shows a tick's events and each agent's private state and beliefs", () => {
+    const r = cli(["inspect", dir, "--from", "12", "--to", "12", "--agent", "lin-wei"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/tick 12 · Day 1 12:00/);
+    expect(r.out).toMatch(/Lin Wei +@ Sunrise Cafe .*busy\/tired-focused \[workplace_loaded\]/);
+    expect(r.out).toMatch(/believes .*Zhang Hao: .*\(STALE\)/);
+    expect(r.out).not.toMatch(/Chen Mei +@/);
+  });
+
+  it("replay rebuilds the final state hash with no model calls", () => {
+    const r = cli(["replay", dir, "--json"]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out).toMatchObject({ modelCalls: 0, lastTick: 33, incompleteTick: false });
+    expect(out.stateHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("rejects bad input with exit 2 and a message naming the flag or value", () => {
+    const cases: [string[], RegExp][] = [
+      [["run", "atlantis", "--seed", "1", "--log", join(work, "x1")], /unknown world 'atlantis' \(known: auratown\)/],
+      [["run", "auratown", "--seed", "forty"], /--seed expects an integer, got 'forty'/],
+      [["run", "auratown", "--seed", "1", "--condition", "sunny", "--log", join(work, "x2")], /unknown condition 'sunny'/],
+      [["run", "auratown", "--seed", "1", "--log", dir], /already holds an episode log/],
+      [["fork", dir, "--at", "99", "--condition", "baseline", "--log", join(work, "x3")], /--at 99: the parent has no committed tick 99/],
+      [["verify", join(work, "missing")], /no such episode directory/],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli(args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.err, args.join(" ")).toMatch(message);
+    }
+  });
+
+  it("rejects a malformed config file naming the file and field", () => {
+    const bad = join(work, "bad.json");
+    writeFileSync(bad, JSON.stringify({ speed: 0, agents: [{ id: "lin-wei" }] }));
+    const r = cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x4")]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/invalid auratown config/);
+    writeFileSync(bad, "{ nope");
+    const r2 = cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x5")]);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toMatch(/--config .*bad\.json: not valid JSON/);
+  });
+
+  it("--help lists the commands and exit codes", () => {
+    const r = cli(["--help"]);
+    expect(r.code).toBe(0);
+    for (const c of ["run", "replay", "verify", "fork", "inspect"]) expect(r.out).toContain(c);
+    expect(r.out).toMatch(/Exit codes: 0 ok · 1 verification failed/);
+  });
+});
