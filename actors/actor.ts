@@ -59,6 +59,8 @@ export interface WorldDefinition<Config = unknown> {
    * replace large collections by their incremental digests here.
    */
   hashView(actorId: string, context: unknown): unknown;
+  /** An actor's state as people read it (for divergence diffs); its hash view when absent. */
+  diffView?(actorId: string, context: unknown): unknown;
   /** Recomputes incremental digests from content (checked when a snapshot is restored). */
   checkSnapshot?(actorId: string, context: unknown): string | null;
   /** Gives a restored actor the parameters of another condition (for forks). */

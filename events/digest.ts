@@ -40,6 +40,28 @@ export function digestUpdate(digest: string, entry: string, sign: 1 | -1): strin
   return format((da + sign * ea) >>> 0, (db + sign * eb) >>> 0);
 }
 
+/** Accumulates many updates with one parse and one format (hot paths update dozens per event). */
+export class DigestAccumulator {
+  private a: number;
+  private b: number;
+  constructor(digest: string) {
+    [this.a, this.b] = parse(digest);
+  }
+  add(entry: string): void {
+    const [ea, eb] = lanes(entry);
+    this.a = (this.a + ea) >>> 0;
+    this.b = (this.b + eb) >>> 0;
+  }
+  remove(entry: string): void {
+    const [ea, eb] = lanes(entry);
+    this.a = (this.a - ea) >>> 0;
+    this.b = (this.b - eb) >>> 0;
+  }
+  get digest(): string {
+    return format(this.a, this.b);
+  }
+}
+
 export function digestOf(entries: Iterable<string>): string {
   let a = 0;
   let b = 0;

@@ -2,8 +2,7 @@
 // A record is { v, episode, seq, tick, type, from, to, payload, cause, hash, meta }. `hash` is
 // sha256(previous hash ‖ canonical JSON of the record without hash and meta); `meta` carries what
 // must not affect replay (wall-clock time, traceparent, host) and is never hashed.
-import { sortKeysDeep } from "./canonical.ts";
-import { sha256Chain } from "./canonical.ts";
+import { canonicalJson, sha256Chain } from "./canonical.ts";
 
 /** Where a record is delivered: one actor, a list of actors, every other actor ("*"), or nobody. */
 export type Address = string | readonly string[] | null;
@@ -43,9 +42,9 @@ export interface Draft<P = unknown> {
 export const GENESIS_HASH = "0".repeat(64);
 
 /**
- * The hashed body. Keys are written in sorted order and the payload is key-sorted when sealed, so
- * this JSON.stringify is the canonical JSON of the record. On read, JSON.parse keeps the file's
- * key order, so the same call reproduces the written bytes exactly unless the line was altered.
+ * The hashed body of a record read back from a log. Sealing writes the body's keys in sorted order
+ * and its payload as canonical JSON, and JSON.parse keeps the file's key order, so JSON.stringify
+ * reproduces the written bytes exactly unless the line was altered.
  */
 export function recordBody(r: Omit<LogRecord, "hash" | "meta">): string {
   return JSON.stringify({
@@ -61,27 +60,25 @@ export function recordBody(r: Omit<LogRecord, "hash" | "meta">): string {
   });
 }
 
-export function sealRecord(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): LogRecord {
-  const unsealed = {
-    v,
-    episode,
-    seq,
-    tick: draft.tick,
-    type: draft.type,
-    from: draft.from,
-    to: draft.to,
-    payload: sortKeysDeep(draft.payload),
-    cause: draft.cause,
-  };
-  const hash = sha256Chain(previousHash, recordBody(unsealed));
-  return meta === undefined ? { ...unsealed, hash } : { ...unsealed, hash, meta };
+/** A sealed record and its JSONL line (the body is serialised once, for both hash and line). */
+export interface Sealed {
+  readonly record: LogRecord;
+  readonly line: string;
 }
 
-/** One JSONL line: the canonical body's fields, then hash, then meta. */
-export function encodeRecordLine(r: LogRecord): string {
-  const body = recordBody(r);
-  const tail = r.meta === undefined ? `,"hash":"${r.hash}"}` : `,"hash":"${r.hash}","meta":${JSON.stringify(r.meta)}}`;
-  return body.slice(0, -1) + tail + "\n";
+export function sealRecord(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): LogRecord {
+  return seal(previousHash, episode, seq, draft, v, meta).record;
+}
+
+export function seal(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): Sealed {
+  // Same key order as recordBody, with the payload in canonical form.
+  const body =
+    `{"cause":${draft.cause === null ? "null" : String(draft.cause)},"episode":${JSON.stringify(episode)},"from":${JSON.stringify(draft.from)},` +
+    `"payload":${canonicalJson(draft.payload)},"seq":${seq},"tick":${draft.tick},"to":${canonicalJson(draft.to)},"type":${JSON.stringify(draft.type)},"v":${v}}`;
+  const hash = sha256Chain(previousHash, body);
+  const record: LogRecord = { v, episode, seq, tick: draft.tick, type: draft.type, from: draft.from, to: draft.to, payload: draft.payload, cause: draft.cause, hash, ...(meta === undefined ? {} : { meta }) };
+  const line = body.slice(0, -1) + (meta === undefined ? `,"hash":"${hash}"}\n` : `,"hash":"${hash}","meta":${JSON.stringify(meta)}}\n`);
+  return { record, line };
 }
 
 export function expectedHash(previousHash: string, r: LogRecord): string {

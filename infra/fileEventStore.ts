@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { payloadProblem } from "../events/catalogue.ts";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { isKnownEventType, versionOf } from "../events/catalogue.ts";
-import { encodeRecordLine, expectedHash, GENESIS_HASH, sealRecord, type Draft, type LogRecord } from "../events/record.ts";
+import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
 import type { AppendOptions, EventStore, FsyncPolicy, Head, ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
@@ -167,10 +167,10 @@ class FileEventStore implements EventStore {
     for (let i = 0; i < drafts.length; i++) {
       const draft = drafts[i]!;
       seq++;
-      const record = sealRecord(hash, this.episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
+      const { record, line } = seal(hash, this.episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
       hash = record.hash;
       sealed[i] = record;
-      text += encodeRecordLine(record);
+      text += line;
     }
     if (text.length > 0) {
       if (this.segmentSize > 0 && this.segmentSize + text.length > this.segmentBytes) this.rollSegment(this.lastSeq + 1);

@@ -287,12 +287,13 @@ async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots
   const details: string[] = [`actors whose state differs: ${differing.join(", ") || "(none: the tick number or actor set differs)"}`];
   const snapshot = await snapshots.get(recorded.stateHash).catch(() => null);
   for (const id of differing) {
-    const now = header.world.hashView(id, host.contextOf(id));
+    const view = (ctx: unknown) => (header.world.diffView ?? header.world.hashView)(id, ctx);
+    const now = view(host.contextOf(id));
     const before = snapshot?.actors[id] as { context: unknown } | undefined;
     if (before === undefined) {
       details.push(`${id}: no snapshot of the recorded state at tick ${logged.tick}; replayed state: ${short(canonicalJson(now), 300)}`);
     } else {
-      details.push(...diffValues(header.world.hashView(id, before.context), now).map((line) => `${id}.${line}   (recorded → replayed)`));
+      details.push(...diffValues(view(before.context), now).map((line) => `${id}.${line}   (recorded → replayed)`));
     }
   }
   return new Divergence(logged.seq, logged.tick, `tick ${logged.tick} state hash differs (recorded ${recorded.stateHash.slice(0, 12)}…, replayed ${replayed.stateHash.slice(0, 12)}…)`, details);

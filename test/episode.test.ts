@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { auratownWorld } from "../actors/auratown/world.ts";
-import { encodeRecordLine, sealRecord, GENESIS_HASH, type LogRecord } from "../events/record.ts";
+import { seal, GENESIS_HASH, type LogRecord } from "../events/record.ts";
 import type { EpisodeSnapshot } from "../infra/snapshotStore.ts";
 import { stateHashOf } from "../services/actorHost.ts";
 import { forkEpisode, runEpisode } from "../services/episodes.ts";
@@ -23,9 +23,9 @@ function reseal(dir: string, mutate: (records: LogRecord[]) => LogRecord[]): voi
   const records = mutate(logRecords(dir));
   let previous = GENESIS_HASH;
   const lines = records.map((r) => {
-    const sealed = sealRecord(previous, r.episode, r.seq, { type: r.type, from: r.from, to: r.to, payload: r.payload, tick: r.tick, cause: r.cause }, r.v, r.meta);
-    previous = sealed.hash;
-    return encodeRecordLine(sealed);
+    const sealed = seal(previous, r.episode, r.seq, { type: r.type, from: r.from, to: r.to, payload: r.payload, tick: r.tick, cause: r.cause }, r.v, r.meta);
+    previous = sealed.record.hash;
+    return sealed.line;
   });
   writeFileSync(firstSegment(dir), lines.join(""));
 }

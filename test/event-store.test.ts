@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } 
 import { join } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
-import { encodeRecordLine, sealRecord, GENESIS_HASH, type Draft } from "../events/record.ts";
+import { seal, sealRecord, GENESIS_HASH, type Draft } from "../events/record.ts";
 import { createFileEventStore, openFileEventStoreForAppend, readLog, scanLog } from "../infra/fileEventStore.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -35,7 +35,10 @@ describe("canonical JSON and the hash chain", () => {
     const next = sealRecord(a.hash, "ep", 1, phase(0, "b"), 1);
     const other = sealRecord(GENESIS_HASH, "ep", 1, phase(0, "b"), 1);
     expect(next.hash).not.toBe(other.hash);
-    expect(JSON.parse(encodeRecordLine(a)).meta.ts).toBe("2026-01-01T00:00:00Z");
+    const line = seal(GENESIS_HASH, "ep", 0, { ...phase(0, "a"), payload: { z: 1, phase: "a" } }, 1, { ts: "2026-01-01T00:00:00Z" }).line;
+    expect(JSON.parse(line).meta.ts).toBe("2026-01-01T00:00:00Z");
+    // The payload is written in canonical (sorted-key) form whatever order the draft used.
+    expect(line).toContain('"payload":{"phase":"a","z":1}');
   });
 });
 

@@ -24,6 +24,7 @@ export interface AgentParams {
   readonly memory: TownConfig["memory"];
   readonly routineNoise: TownConfig["routineNoise"];
   readonly clock: ClockConfig;
+  readonly attention: number;
 }
 
 export interface AgentInput {
@@ -46,7 +47,10 @@ export interface AgentContext {
   location: string | null;
   x: number;
   y: number;
+  /** Co-located others this agent noticed this tick (at most `params.attention`). */
   nearby: string[];
+  /** All co-located others, noticed or not (the private-state rules count them). */
+  nearbyCount: number;
   private: PrivateState;
   beliefs: Record<string, Belief>;
   beliefsDigest: string;
@@ -69,6 +73,7 @@ export function initialAgentContext(input: AgentInput): AgentContext {
     x: input.start.x,
     y: input.start.y,
     nearby: [],
+    nearbyCount: 0,
     private: initialPrivateState,
     beliefs: {},
     beliefsDigest: emptyBeliefsDigest,
@@ -86,7 +91,9 @@ function note(ctx: AgentContext, kind: MemoryKind, content: string, importance: 
  * Today's plan from the routine: each slot may take an alternative or start one tick late. Every
  * slot draws exactly two numbers, so the stream stays aligned whatever the routine contains.
  */
-export function planDay(profile: Profile, draws: Draws, delayProbability: number, tickMinutes: number): PlanItemType[] {
+export function planDay(profile: Profile, draws: Draws, delayProbability: number, clock: ClockConfig): PlanItemType[] {
+  const tickMinutes = clock.tickMinutes;
+  const lastTick = clock.endHour * 60 - tickMinutes;
   const plan: PlanItemType[] = [];
   profile.routine.forEach((slot, i) => {
     const choiceDraw = draws.unit();
@@ -95,7 +102,8 @@ export function planDay(profile: Profile, draws: Draws, delayProbability: number
     const choice = options[Math.min(options.length - 1, Math.floor(choiceDraw * options.length))]!;
     let at = parseHhmm(slot.at);
     const next = profile.routine[i + 1];
-    if (delayDraw < delayProbability && (next === undefined || at + tickMinutes < parseHhmm(next.at))) at += tickMinutes;
+    const limit = next === undefined ? lastTick + 1 : parseHhmm(next.at);
+    if (delayDraw < delayProbability && at + tickMinutes < limit) at += tickMinutes;
     plan.push({ at: hhmm({ day: 0, hour: Math.floor(at / 60), minute: at % 60 }), activity: choice.activity, location: choice.location });
   });
   return plan;
@@ -108,7 +116,7 @@ function onTickStarted(ctx: AgentContext, event: Delivered<{ tick: number; clock
   ctx.clock = clock;
   if (clock.day !== ctx.planDay) {
     const draws = new Draws(ctx.rng.routine);
-    ctx.plan = planDay(ctx.profile, draws, ctx.params.routineNoise.delayProbability, ctx.params.clock.tickMinutes);
+    ctx.plan = planDay(ctx.profile, draws, ctx.params.routineNoise.delayProbability, ctx.params.clock);
     ctx.rng = { routine: draws.state };
     ctx.planDay = clock.day;
     out.push({ type: "agent.planned", to: null, payload: { day: clock.day, plan: ctx.plan } });
@@ -125,18 +133,49 @@ function onTickStarted(ctx: AgentContext, event: Delivered<{ tick: number; clock
   return out;
 }
 
+/** Index of an agent in a list sorted by agent id (the environment always sends them sorted). */
+function indexOf(list: readonly { agent: string }[], id: string): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = list[mid]!.agent;
+    if (at === id) return mid;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/**
+ * The co-located others an agent notices: the next `attention` occupants after itself in id order,
+ * wrapping around. In the paper's town (at most 4 others) that is everyone.
+ */
+export function attended<T extends { agent: string }>(list: readonly T[], self: number, attention: number): T[] {
+  const n = list.length - 1;
+  const take = Math.min(n, attention);
+  const out: T[] = [];
+  for (let k = 1; k <= take; k++) out.push(list[(self + k) % list.length]!);
+  return out;
+}
+
 function onOccupancy(ctx: AgentContext, event: Delivered<LocationOccupancyPayload>): Emitted[] {
   const { location, occupants } = event.payload;
-  const me = occupants.find((o) => o.agent === ctx.id);
+  const self = indexOf(occupants, ctx.id);
+  const me = occupants[self];
   if (me === undefined) return [];
   ctx.x = me.x;
   ctx.y = me.y;
   ctx.location = location;
-  const others = location === null ? [] : occupants.filter((o) => o.agent !== ctx.id);
+  const others = location === null ? [] : attended(occupants, self, ctx.params.attention);
   ctx.nearby = others.map((o) => o.agent);
+  ctx.nearbyCount = location === null ? 0 : occupants.length - 1;
   const clock = ctx.clock;
   let text = `${ctx.profile.name} is at ${location ?? "somewhere on the road"}. Time: ${clock === null ? "?" : formatClock(clock)}. Currently: ${ctx.action}.`;
-  if (others.length > 0) text += ` Nearby: ${others.map((o) => o.name).join(", ")}.`;
+  if (others.length > 0) {
+    const unnamed = ctx.nearbyCount - others.length;
+    text += ` Nearby: ${others.map((o) => o.name).join(", ")}${unnamed > 0 ? ` and ${unnamed} others` : ""}.`;
+  }
   note(ctx, "observation", text, importanceOf(text));
   return [];
 }
@@ -154,7 +193,7 @@ function onFeed(ctx: AgentContext, event: Delivered<{ recent: readonly string[] 
   const next = evaluatePrivateState({
     action: ctx.action,
     location: ctx.location,
-    nearbyCount: ctx.nearby.length,
+    nearbyCount: ctx.nearbyCount,
     hour: clock.hour,
     minute: clock.minute,
     recentEvents: event.payload.recent,
@@ -178,7 +217,11 @@ function onFeed(ctx: AgentContext, event: Delivered<{ recent: readonly string[] 
 
 function onObserved(ctx: AgentContext, event: Delivered<LocationObservedPayload>): Emitted[] {
   if (event.payload.location !== ctx.location) return [];
-  ctx.beliefsDigest = refreshBeliefs(ctx.beliefs, ctx.beliefsDigest, ctx.id, event.payload.location, event.payload.occupants, ctx.tick);
+  const occupants = event.payload.occupants;
+  const self = indexOf(occupants, ctx.id);
+  if (self === -1) return [];
+  const seen = attended(occupants, self, ctx.params.attention);
+  ctx.beliefsDigest = refreshBeliefs(ctx.beliefs, ctx.beliefsDigest, ctx.id, event.payload.location, seen, ctx.tick);
   return [];
 }
 

@@ -2,7 +2,7 @@
 // named location (homes included) during the beliefs phase, with the other's values of this tick.
 // A belief is never deleted, so beliefs about absent agents go stale. `since` is the tick the
 // belief last changed, which makes staleness measurable from state alone.
-import { digestUpdate, EMPTY_DIGEST } from "../../events/digest.ts";
+import { DigestAccumulator, EMPTY_DIGEST } from "../../events/digest.ts";
 import type { AvailabilityType } from "../../events/auratown.ts";
 
 export interface Belief {
@@ -31,20 +31,22 @@ export function refreshBeliefs(
   occupants: readonly Observed[],
   tick: number,
 ): string {
+  let acc: DigestAccumulator | null = null;
   for (const o of occupants) {
     if (o.agent === self) continue;
     const old = beliefs[o.agent];
     if (old !== undefined && old.location === location && old.availability === o.availability && old.emotional_state === o.emotional_state) continue;
     const next: Belief = { location, availability: o.availability, emotional_state: o.emotional_state, since: tick };
-    if (old !== undefined) digest = digestUpdate(digest, entryOf(o.agent, old), -1);
-    digest = digestUpdate(digest, entryOf(o.agent, next), 1);
+    acc ??= new DigestAccumulator(digest);
+    if (old !== undefined) acc.remove(entryOf(o.agent, old));
+    acc.add(entryOf(o.agent, next));
     beliefs[o.agent] = next;
   }
-  return digest;
+  return acc === null ? digest : acc.digest;
 }
 
 export function recomputeBeliefsDigest(beliefs: Record<string, Belief>): string {
-  let digest = EMPTY_DIGEST;
-  for (const [other, b] of Object.entries(beliefs)) digest = digestUpdate(digest, entryOf(other, b), 1);
-  return digest;
+  const acc = new DigestAccumulator(EMPTY_DIGEST);
+  for (const [other, b] of Object.entries(beliefs)) acc.add(entryOf(other, b));
+  return acc.digest;
 }

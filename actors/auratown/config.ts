@@ -54,6 +54,7 @@ export const TownConfigSchema = Schema.Struct({
     weights: Schema.Struct({ recency: Schema.Number, importance: Schema.Number, relevance: Schema.Number }),
   }),
   conversation: Schema.Struct({ cooldownTicks: Schema.Int }),
+  perception: Schema.Struct({ attention: Schema.Int }),
   incidents: Schema.Struct({ rate: Schema.Number, stressfulShare: Schema.Number }),
   routineNoise: Schema.Struct({ delayProbability: Schema.Number }),
   features: Schema.Struct({ conversations: Schema.Boolean, reflection: Schema.Boolean }),
@@ -216,6 +217,10 @@ export const defaultTownConfig: TownConfig = {
   extraAgents: 0,
   memory: { capacity: 200, reflectionThreshold: 10, decay: 0.01, weights: { recency: 0.3, importance: 0.4, relevance: 0.3 } },
   conversation: { cooldownTicks: 2 },
+  // How many co-located others an agent notices per tick (named in its observation, refreshed in
+  // its beliefs). The paper's town never has more than 4 others; crowds in scaled towns would
+  // otherwise make every tick quadratic in the crowd size.
+  perception: { attention: 12 },
   incidents: { rate: 0.2, stressfulShare: 0.5 },
   routineNoise: { delayProbability: 0.25 },
   features: { conversations: true, reflection: true },
@@ -250,6 +255,11 @@ export function rosterOf(config: TownConfig): Profile[] {
   return roster;
 }
 
+const parseRoutineTime = (text: string): number => {
+  const [h, m] = text.split(":").map(Number);
+  return (h ?? 0) * 60 + (m ?? 0);
+};
+
 /** Checks cross-references the schema cannot: places exist, routine times parse, ids are unique. */
 export function configProblems(config: TownConfig): string[] {
   const problems: string[] = [];
@@ -258,6 +268,9 @@ export function configProblems(config: TownConfig): string[] {
   if (config.speed <= 0) problems.push(`speed: expected a positive number of cells per tick, got ${config.speed}`);
   if (config.extraAgents < 0) problems.push(`extraAgents: expected 0 or more, got ${config.extraAgents}`);
   if (config.clock.endHour <= config.clock.startHour) problems.push("clock: endHour must be after startHour");
+  if (config.perception.attention < 1) problems.push(`perception.attention: expected 1 or more, got ${config.perception.attention}`);
+  const dayStart = config.clock.startHour * 60;
+  const dayEnd = config.clock.endHour * 60;
   config.agents.forEach((p, i) => {
     const at = `agents[${i}] (${p.id})`;
     if (ids.has(p.id)) problems.push(`${at}: duplicate id`);
@@ -267,7 +280,11 @@ export function configProblems(config: TownConfig): string[] {
     for (const w of p.workplaces) if (!names.has(w)) problems.push(`${at}.workplaces: no location named '${w}'`);
     if (p.routine.length === 0) problems.push(`${at}.routine: needs at least one entry`);
     p.routine.forEach((e, j) => {
-      if (!/^\d{1,2}:\d{2}$/.test(e.at)) problems.push(`${at}.routine[${j}].at: expected HH:MM, got '${e.at}'`);
+      const m = /^(\d{1,2}):(\d{2})$/.exec(e.at);
+      const minutes = m === null ? NaN : Number(m[1]) * 60 + Number(m[2]);
+      if (m === null || Number(m[2]) > 59) problems.push(`${at}.routine[${j}].at: expected HH:MM, got '${e.at}'`);
+      else if (minutes < dayStart || minutes >= dayEnd) problems.push(`${at}.routine[${j}].at: ${e.at} is outside the simulated day (${config.clock.startHour}:00–${config.clock.endHour}:00)`);
+      else if (j > 0 && minutes <= parseRoutineTime(p.routine[j - 1]!.at)) problems.push(`${at}.routine[${j}].at: ${e.at} must be later than the previous entry`);
       for (const place of [e.location, ...(e.alternatives ?? []).map((a) => a.location)]) {
         if (!names.has(place)) problems.push(`${at}.routine[${j}]: no location named '${place}'`);
       }

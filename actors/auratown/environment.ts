@@ -182,32 +182,29 @@ function converse(ctx: EnvContext): Emitted[] {
   for (const [location, ids] of groups(ctx)) {
     if (location === null || ids.length < 2) continue;
     if (locationNamed(ctx.static.map, location)?.type === "home") continue;
-    const talked = new Set<string>();
-    const free = (id: string) => {
+    // Pair free agents in id order: the first free one with the next free one, and so on (the
+    // release's "first eligible (i<j) pair" rule, computed in one pass).
+    const free = ids.filter((id) => {
       const a = ctx.agents[id]!;
-      return !talked.has(id) && a.cooldown === 0 && a.availability !== "do_not_disturb";
-    };
-    for (let i = 0; i < ids.length; i++) {
-      for (let j = i + 1; j < ids.length; j++) {
-        const aId = ids[i]!;
-        const bId = ids[j]!;
-        if (!free(aId) || !free(bId)) continue;
-        const ra = ctx.static.residents[aId]!;
-        const rb = ctx.static.residents[bId]!;
-        const a = ctx.agents[aId]!;
-        const b = ctx.agents[bId]!;
-        const lines = conversationLines(
-          draws,
-          { id: aId, name: ra.name, action: a.action, bond: bondOf(ra.relationships[rb.profileId]) },
-          { id: bId, name: rb.name, action: b.action },
-          ctx.clock,
-        );
-        talked.add(aId).add(bId);
-        a.cooldown = ctx.params.cooldownTicks;
-        b.cooldown = ctx.params.cooldownTicks;
-        publish(ctx, `${ra.name} and ${rb.name} had a conversation at ${location}.`);
-        out.push({ type: "conversation.held", to: [aId, bId], payload: { participants: [aId, bId], names: [ra.name, rb.name], location, lines } });
-      }
+      return a.cooldown === 0 && a.availability !== "do_not_disturb";
+    });
+    for (let k = 0; k + 1 < free.length; k += 2) {
+      const aId = free[k]!;
+      const bId = free[k + 1]!;
+      const ra = ctx.static.residents[aId]!;
+      const rb = ctx.static.residents[bId]!;
+      const a = ctx.agents[aId]!;
+      const b = ctx.agents[bId]!;
+      const lines = conversationLines(
+        draws,
+        { id: aId, name: ra.name, action: a.action, bond: bondOf(ra.relationships[rb.profileId]) },
+        { id: bId, name: rb.name, action: b.action },
+        ctx.clock,
+      );
+      a.cooldown = ctx.params.cooldownTicks;
+      b.cooldown = ctx.params.cooldownTicks;
+      publish(ctx, `${ra.name} and ${rb.name} had a conversation at ${location}.`);
+      out.push({ type: "conversation.held", to: [aId, bId], payload: { participants: [aId, bId], names: [ra.name, rb.name], location, lines } });
     }
   }
   ctx.rng = { ...ctx.rng, conversation: draws.state };

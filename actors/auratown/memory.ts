@@ -67,6 +67,14 @@ export function recomputeMemoryDigest(stream: MemoryStream): string {
 
 const words = (text: string): Set<string> => new Set(text.toLowerCase().split(/\s+/).filter((w) => w.length > 0));
 
+// Memo of each item's word set: items are immutable, and reflection re-scores the same items often.
+const itemWords = new WeakMap<MemoryItem, Set<string>>();
+function wordsOf(item: MemoryItem): Set<string> {
+  let set = itemWords.get(item);
+  if (set === undefined) itemWords.set(item, (set = words(item.content)));
+  return set;
+}
+
 export interface Scored {
   readonly item: MemoryItem;
   readonly score: number;
@@ -80,7 +88,7 @@ export function retrieve(stream: MemoryStream, query: string, now: number, limit
     let relevance = 0.5;
     if (q.size > 0) {
       let overlap = 0;
-      for (const w of words(item.content)) if (q.has(w)) overlap++;
+      for (const w of q) if (wordsOf(item).has(w)) overlap++;
       relevance = Math.min(1, overlap / q.size);
     }
     return { item, score: weights.recency * recency + (weights.importance * item.importance) / 10 + weights.relevance * relevance };

@@ -1,5 +1,6 @@
 // AURATown as a world: roster, actors, the tick's phases and the hash view of each actor.
 import { Schema } from "effect";
+import { hashOf } from "../../events/canonical.ts";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { agentActorId, agentMachine, type AgentContext, type AgentInput } from "./agent.ts";
 import { recomputeBeliefsDigest } from "./beliefs.ts";
@@ -9,6 +10,15 @@ import { recomputeMemoryDigest } from "./memory.ts";
 import { centerOf, clockAt, locationNamed, ticksPerDay } from "./town.ts";
 
 export const ENV_ID = "env/auratown";
+
+// Params change only on a fork and the plan once a day, but both are hashed every tick: hash each
+// object once (they are replaced, never mutated, when they change).
+const onceDigests = new WeakMap<object, string>();
+function digestOnce(value: object): string {
+  let digest = onceDigests.get(value);
+  if (digest === undefined) onceDigests.set(value, (digest = hashOf(value).slice(0, 16)));
+  return digest;
+}
 
 const decodeConfig = Schema.decodeUnknownSync(TownConfigSchema);
 
@@ -21,7 +31,7 @@ function agentInput(config: TownConfig, profile: TownConfig["agents"][number], s
     profile,
     seed,
     start: centerOf(home),
-    params: { reflection: config.features.reflection, memory: config.memory, routineNoise: config.routineNoise, clock: config.clock },
+    params: { reflection: config.features.reflection, memory: config.memory, routineNoise: config.routineNoise, clock: config.clock, attention: config.perception.attention },
   };
 }
 
@@ -95,8 +105,22 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
       const { static: _static, ...rest } = context as EnvContext;
       return rest;
     }
-    const { profile: _profile, beliefs: _beliefs, memory, ...rest } = context as AgentContext;
-    return { ...rest, memory: { count: memory.items.length, nextId: memory.nextId, sinceReflection: memory.sinceReflection, digest: memory.digest } };
+    const { profile: _profile, beliefs: _beliefs, memory, params, plan, ...rest } = context as AgentContext;
+    return {
+      ...rest,
+      params: digestOnce(params),
+      plan: digestOnce(plan),
+      memory: { count: memory.items.length, nextId: memory.nextId, sinceReflection: memory.sinceReflection, digest: memory.digest },
+    };
+  },
+
+  diffView(actorId, context) {
+    if (actorId === ENV_ID) {
+      const { static: _static, ...rest } = context as EnvContext;
+      return rest;
+    }
+    const { profile: _profile, ...rest } = context as AgentContext;
+    return rest;
   },
 
   checkSnapshot(actorId, context) {

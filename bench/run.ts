@@ -1,0 +1,204 @@
+// `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
+// same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir, cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { createActor, setup, assign } from "xstate";
+import type { Draft, LogRecord } from "../events/record.ts";
+import { createFileEventStore, scanLog, segmentFiles } from "../infra/fileEventStore.ts";
+import { runEpisode, type EpisodeResult } from "../services/episodes.ts";
+import { verifyEpisode } from "../services/verify.ts";
+
+const quick = process.argv.includes("--quick");
+const work = mkdtempSync(join(tmpdir(), "probetown-bench-"));
+let n = 0;
+const fresh = (label: string) => join(work, `${label}-${n++}`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString("en-US") : x.toFixed(x >= 10 ? 1 : 3));
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+interface Row {
+  readonly figure: string;
+  readonly measured: string;
+  readonly ceiling: string;
+  readonly ratio: string;
+  readonly target: string;
+  readonly verdict: string;
+}
+const rows: Row[] = [];
+
+async function day(agents: number, trace: "none" | "jsonl" = "none"): Promise<EpisodeResult> {
+  const dir = fresh(`day${agents}`);
+  return runEpisode({
+    world: "auratown",
+    seed: 42,
+    dir,
+    config: { extraAgents: agents - 5 },
+    trace: trace === "none" ? { exporter: "none" } : { exporter: "jsonl", file: join(dir, "trace.jsonl") },
+    snapshotEvery: 0,
+  });
+}
+
+function recordsOf(result: EpisodeResult): LogRecord[] {
+  return scanLog(result.logDir, { validate: false }).records;
+}
+
+/** The bare ceiling: the same records serialised and written in the same batches, no kernel. */
+function bareAppend(records: readonly LogRecord[], batch: number): number {
+  const dir = fresh("bare");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "bare.jsonl");
+  const fd = openSync(file, "a");
+  const started = performance.now();
+  for (let i = 0; i < records.length; i += batch) {
+    let text = "";
+    for (const r of records.slice(i, i + batch)) text += JSON.stringify(r) + "\n";
+    writeSync(fd, text);
+  }
+  closeSync(fd);
+  return (performance.now() - started) / 1000;
+}
+
+/** The kernel path: FileEventStore.append (seal, hash chain, encode, write) on the same drafts. */
+async function kernelAppend(records: readonly LogRecord[], batch: number): Promise<number> {
+  const drafts: Draft[] = records.map((r) => ({ type: r.type, from: r.from, to: r.to, payload: r.payload, tick: r.tick, cause: r.cause, v: r.v }));
+  const store = createFileEventStore(join(fresh("kernel"), "log"), { episode: records[0]!.episode, fsync: "never" });
+  const started = performance.now();
+  for (let i = 0; i < drafts.length; i += batch) await store.append(drafts.slice(i, i + batch), { expectedSeq: store.head().seq });
+  const seconds = (performance.now() - started) / 1000;
+  await store.close();
+  return seconds;
+}
+
+/** The bare replay ceiling: read the same files and JSON.parse every line. */
+function bareRead(logDir: string): number {
+  const started = performance.now();
+  let count = 0;
+  for (const f of segmentFiles(logDir)) for (const line of readFileSync(f, "utf8").split("\n")) if (line.length > 0 && JSON.parse(line)) count++;
+  return (performance.now() - started) / 1000 / Math.max(count, 1);
+}
+
+function xstateCeiling(events: number): number {
+  const m = setup({ types: { context: {} as { n: number }, events: {} as { type: "e" } } }).createMachine({
+    context: { n: 0 },
+    on: { e: { actions: assign(({ context }) => ({ n: context.n + 1 })) } },
+  });
+  const a = createActor(m).start();
+  const started = performance.now();
+  for (let i = 0; i < events; i++) a.send({ type: "e" });
+  return events / ((performance.now() - started) / 1000);
+}
+
+async function main(): Promise<void> {
+  log(`probetown bench${quick ? " (quick)" : ""} — temp dir ${work}`);
+  // Warm-up: JIT the whole path once.
+  await day(5);
+
+  // 1. AURATown days at several sizes.
+  const sizes = quick ? [5, 25, 100] : [5, 25, 100, 1000];
+  const perDay: Record<number, EpisodeResult> = {};
+  for (const agents of sizes) {
+    const repeats = agents <= 25 ? 7 : agents <= 100 ? 3 : 1;
+    const results: EpisodeResult[] = [];
+    for (let i = 0; i < repeats; i++) results.push(await day(agents));
+    const result = results.sort((a, b) => a.seconds - b.seconds)[Math.floor(results.length / 2)]!;
+    perDay[agents] = result;
+    const agentTicks = (agents * result.ticks) / result.seconds;
+    const bare = bareAppend(recordsOf(result), 64);
+    log(`  ${agents} agents: ${result.seconds.toFixed(3)} s/day, ${fmt(agentTicks)} agent-ticks/s, ${result.records} records`);
+    const target = agents === 5 ? "day < 0.1 s" : agents === 1000 ? "> 50,000 agent-ticks/s (day < 1 s)" : "—";
+    const met = agents === 5 ? result.seconds < 0.1 : agents === 1000 ? agentTicks > 50_000 : null;
+    rows.push({
+      figure: `AURATown day, ${agents} agents (${result.records} records, median of ${repeats})`,
+      measured: `${result.seconds.toFixed(3)} s · ${fmt(agentTicks)} agent-ticks/s`,
+      ceiling: `bare write of the same records: ${bare.toFixed(3)} s`,
+      ratio: `${(result.seconds / bare).toFixed(1)}× the bare write`,
+      target,
+      verdict: met === null ? "—" : met ? "met" : "**below target**",
+    });
+  }
+
+  // 2. Appends: the kernel's append path against a bare loop appending the same records.
+  const sample = recordsOf(perDay[100] ?? perDay[5]!);
+  const reps = 5;
+  const kernelTimes: number[] = [];
+  for (let i = 0; i < reps; i++) kernelTimes.push(await kernelAppend(sample, 64));
+  const kernel = median(kernelTimes);
+  const bare = median(Array.from({ length: reps }, () => bareAppend(sample, 64)));
+  const appendRate = sample.length / kernel;
+  rows.push({
+    figure: `Event append, ${sample.length} records in batches of 64 (seal + hash chain + write)`,
+    measured: `${fmt(appendRate)} events/s`,
+    ceiling: `bare JSON.stringify + write: ${fmt(sample.length / bare)} events/s`,
+    ratio: `${(kernel / bare).toFixed(2)}× the bare time`,
+    target: "within 2× of the bare ceiling",
+    verdict: kernel / bare <= 2 ? "met" : "**below target**",
+  });
+  log(`  append: kernel ${fmt(appendRate)}/s vs bare ${fmt(sample.length / bare)}/s`);
+
+  // 3. Verify / replay: full re-execution vs a bare read+parse of the same log; the chain check alone.
+  for (const agents of sizes.filter((a) => a === 5 || a === Math.max(...sizes))) {
+    const result = perDay[agents]!;
+    const times: number[] = [];
+    for (let i = 0; i < (agents <= 25 ? 5 : 1); i++) times.push((await verifyEpisode(result.dir)).seconds);
+    const seconds = median(times);
+    const rate = result.records / seconds;
+    const bareRate = 1 / bareRead(result.logDir);
+    const scanStart = performance.now();
+    scanLog(result.logDir);
+    const scanRate = result.records / ((performance.now() - scanStart) / 1000);
+    rows.push({
+      figure: `verify (chain + catalogue + full replay + state hashes), ${agents} agents, ${result.records} records`,
+      measured: `${fmt(rate)} events/s (${seconds.toFixed(3)} s)`,
+      ceiling: `bare read + JSON.parse: ${fmt(bareRate)} events/s; chain + catalogue check alone: ${fmt(scanRate)} events/s`,
+      ratio: `${(bareRate / rate).toFixed(1)}× slower than bare`,
+      target: "> 200,000 events/s",
+      verdict: rate > 200_000 ? "met" : "**below target**",
+    });
+    log(`  verify ${agents}: ${fmt(rate)} events/s (bare ${fmt(bareRate)}, chain-only ${fmt(scanRate)})`);
+  }
+
+  // 4. Tracing cost, 5-agent day with a JSONL trace vs none.
+  const tracedTimes: number[] = [];
+  for (let i = 0; i < 5; i++) tracedTimes.push((await day(5, "jsonl")).seconds);
+  const traced = median(tracedTimes);
+  const untraced = perDay[5]!.seconds;
+  rows.push({
+    figure: "Tracing on (JSONL exporter, span per tick and per delivered event), 5-agent day",
+    measured: `${traced.toFixed(3)} s`,
+    ceiling: `tracing off: ${untraced.toFixed(3)} s`,
+    ratio: `${(traced / untraced).toFixed(2)}× tracing off`,
+    target: "little cost",
+    verdict: "—",
+  });
+
+  // 5. Context: what XState itself costs per event on this machine.
+  const xs = xstateCeiling(200_000);
+  rows.push({ figure: "XState 5 live actor, trivial assign per event (context)", measured: `${fmt(xs)} events/s`, ceiling: "—", ratio: "—", target: "—", verdict: "—" });
+
+  const rss = process.memoryUsage().rss / 2 ** 20;
+  const table = ["| figure | measured | ceiling in the same run | ratio | issue target | verdict |", "|---|---|---|---|---|---|", ...rows.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`)].join("\n");
+  const generated = [
+    "<!-- generated by `npm run bench` (bench/run.ts); the notes below the table are kept by hand -->",
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; peak RSS of the bench process ${Math.round(rss)} MiB.`,
+    "Command: `npm run bench` (embedded default: file log with fsync at each tick commit, in-process actors, tracing off unless stated, snapshot at the last tick only).",
+    "",
+    table,
+    "<!-- end generated -->",
+  ].join("\n");
+  const path = join(import.meta.dirname, "..", "docs", "benchmarks.md");
+  let doc: string;
+  try {
+    doc = readFileSync(path, "utf8");
+  } catch {
+    doc = "# Benchmarks\n\n<!-- generated --><!-- end generated -->\n";
+  }
+  const start = doc.indexOf("<!-- generated");
+  const end = doc.indexOf("<!-- end generated -->");
+  doc = start === -1 || end === -1 ? `${doc}\n${generated}\n` : doc.slice(0, start) + generated + doc.slice(end + "<!-- end generated -->".length);
+  if (!quick) writeFileSync(path, doc);
+  process.stdout.write(`${table}\n`);
+  rmSync(work, { recursive: true, force: true });
+}
+
+await main();
