@@ -169,7 +169,7 @@ function move(ctx: EnvContext): Emitted[] {
       location,
       occupants: ids.map((id) => {
         const a = ctx.agents[id]!;
-        return { agent: id, name: nameOf(ctx, id), x: a.x, y: a.y, action: a.action, arrived: arrived.has(id) };
+        return { action: a.action, agent: id, arrived: arrived.has(id), name: nameOf(ctx, id), x: a.x, y: a.y };
       }),
     },
   }));
@@ -220,7 +220,7 @@ function observe(ctx: EnvContext): Emitted[] {
       to: ids,
       payload: {
         location,
-        occupants: ids.map((id) => ({ agent: id, availability: ctx.agents[id]!.availability, emotional_state: ctx.agents[id]!.emotional_state })),
+        occupants: ids.map((id) => ({ agent: id, availability: ctx.agents[id]!.availability, emotional_state: ctx.agents[id]!.emotional_state })), // keys sorted: canonical fast path
       },
     });
   }
