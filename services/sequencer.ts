@@ -114,7 +114,7 @@ export class Sequencer {
     }
     const parts = await this.o.transport.request<HostRequest, Record<string, string>>(this.o.hostSubject, { kind: "digest" });
     const stateHash = stateHashOf(tick, parts);
-    const [committed] = await this.append([{ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { stateHash, parts }, tick, cause: null }], [tickSpan]);
+    const [committed] = await this.append([{ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { parts, stateHash }, tick, cause: null }], [tickSpan]);
     await this.o.store.commit();
     tickSpan?.setAttribute("probetown.records", records + 1);
     tickSpan?.setAttribute("probetown.state_hash", stateHash);

@@ -104,7 +104,7 @@ export function planDay(profile: Profile, draws: Draws, delayProbability: number
     const next = profile.routine[i + 1];
     const limit = next === undefined ? lastTick + 1 : parseHhmm(next.at);
     if (delayDraw < delayProbability && at + tickMinutes < limit) at += tickMinutes;
-    plan.push({ at: hhmm({ day: 0, hour: Math.floor(at / 60), minute: at % 60 }), activity: choice.activity, location: choice.location });
+    plan.push({ activity: choice.activity, at: hhmm({ day: 0, hour: Math.floor(at / 60), minute: at % 60 }), location: choice.location });
   });
   return plan;
 }

@@ -61,14 +61,14 @@ export function initialEnvContext(input: EnvInput): EnvContext {
   for (const r of input.residents) {
     residents[r.actorId] = { name: r.profile.name, profileId: r.profile.id, relationships: r.profile.relationships };
     agents[r.actorId] = {
+      action: "sleeping",
+      availability: "available",
+      cooldown: 0,
+      destination: null,
+      emotional_state: "neutral",
+      location: locationAt(input.map, r.start.x, r.start.y)?.name ?? null,
       x: r.start.x,
       y: r.start.y,
-      location: locationAt(input.map, r.start.x, r.start.y)?.name ?? null,
-      action: "sleeping",
-      destination: null,
-      availability: "available",
-      emotional_state: "neutral",
-      cooldown: 0,
     };
   }
   return {
@@ -102,7 +102,7 @@ function onTickStarted(ctx: EnvContext, event: Delivered<{ tick: number; clock: 
   ctx.rng = { ...ctx.rng, incidents: draws.state };
   if (!happens) return [];
   publish(ctx, description);
-  return [{ type: "world.incident", to: null, payload: { location: place, description, stressful } }];
+  return [{ type: "world.incident", to: null, payload: { description, location: place, stressful } }];
 }
 
 function onDecided(ctx: EnvContext, event: Delivered<AgentDecidedPayload>): Emitted[] {
@@ -204,7 +204,7 @@ function converse(ctx: EnvContext): Emitted[] {
       a.cooldown = ctx.params.cooldownTicks;
       b.cooldown = ctx.params.cooldownTicks;
       publish(ctx, `${ra.name} and ${rb.name} had a conversation at ${location}.`);
-      out.push({ type: "conversation.held", to: [aId, bId], payload: { participants: [aId, bId], names: [ra.name, rb.name], location, lines } });
+      out.push({ type: "conversation.held", to: [aId, bId], payload: { lines, location, names: [ra.name, rb.name], participants: [aId, bId] } });
     }
   }
   ctx.rng = { ...ctx.rng, conversation: draws.state };

@@ -65,14 +65,15 @@ export function recomputeMemoryDigest(stream: MemoryStream): string {
   return digest;
 }
 
-const words = (text: string): Set<string> => new Set(text.toLowerCase().split(/\s+/).filter((w) => w.length > 0));
+const queryWords = (text: string): string[] => [...new Set(text.toLowerCase().split(/\s+/).filter((w) => w.length > 0))];
 
-// Memo of each item's word set: items are immutable, and reflection re-scores the same items often.
-const itemWords = new WeakMap<MemoryItem, Set<string>>();
-function wordsOf(item: MemoryItem): Set<string> {
-  let set = itemWords.get(item);
-  if (set === undefined) itemWords.set(item, (set = words(item.content)));
-  return set;
+// Each item's content lower-cased with single spaces and padded, so a token test is one substring
+// search. Items are immutable and reflection re-scores the same items often: cache per item.
+const padded = new WeakMap<MemoryItem, string>();
+function paddedContent(item: MemoryItem): string {
+  let text = padded.get(item);
+  if (text === undefined) padded.set(item, (text = ` ${item.content.toLowerCase().replace(/\s+/g, " ").trim()} `));
+  return text;
 }
 
 export interface Scored {
@@ -82,14 +83,15 @@ export interface Scored {
 
 /** score = w_r·exp(−decay·Δt) + w_i·importance/10 + w_v·|query ∩ content| / |query|. */
 export function retrieve(stream: MemoryStream, query: string, now: number, limit: number, weights: RetrievalWeights, decay: number): Scored[] {
-  const q = words(query);
+  const q = queryWords(query);
   const scored = stream.items.map((item) => {
     const recency = Math.exp(-decay * Math.max(now - item.t, 0));
     let relevance = 0.5;
-    if (q.size > 0) {
+    if (q.length > 0) {
+      const text = paddedContent(item);
       let overlap = 0;
-      for (const w of q) if (wordsOf(item).has(w)) overlap++;
-      relevance = Math.min(1, overlap / q.size);
+      for (const w of q) if (text.includes(` ${w} `)) overlap++;
+      relevance = Math.min(1, overlap / q.length);
     }
     return { item, score: weights.recency * recency + (weights.importance * item.importance) / 10 + weights.relevance * relevance };
   });

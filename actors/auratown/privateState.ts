@@ -29,7 +29,9 @@ export interface RuleInput {
   readonly openHours: readonly [number, number];
 }
 
-export const initialPrivateState: PrivateState = { availability: "available", emotional_state: "neutral", unspoken_goal: null, rule: "default" };
+// Objects built here and in the hot payloads list their keys in sorted order, so canonical JSON
+// can take its no-copy fast path (events/canonical.ts).
+export const initialPrivateState: PrivateState = { availability: "available", emotional_state: "neutral", rule: "default", unspoken_goal: null };
 
 const SLEEP = /\bsleep/;
 const BUSY = [/\bserv(?:e|es|ed|ing|ice)\b/, /\bbrew/, /\bbak(?:e|es|ing)\b/, /\brestock/, /\bclos(?:e|es|ing) (?:up|down|out)\b/, /\brush\b/];
@@ -58,27 +60,27 @@ function focusGoal(action: string): string | null {
 
 export function evaluatePrivateState(input: RuleInput): PrivateState {
   const action = input.action.toLowerCase();
-  if (SLEEP.test(action)) return { availability: "do_not_disturb", emotional_state: "resting", unspoken_goal: null, rule: "sleep" };
+  if (SLEEP.test(action)) return { availability: "do_not_disturb", emotional_state: "resting", rule: "sleep", unspoken_goal: null };
   const atWork = input.location !== null && input.workplaces.includes(input.location);
   if (atWork && input.nearbyCount >= 3 && BUSY.some((p) => p.test(action))) {
-    return { availability: "busy", emotional_state: "tired-focused", unspoken_goal: rushGoal(input.hour, input.minute), rule: "workplace_loaded" };
+    return { availability: "busy", emotional_state: "tired-focused", rule: "workplace_loaded", unspoken_goal: rushGoal(input.hour, input.minute) };
   }
   if (FOCUS.some((p) => p.test(action))) {
-    return { availability: "do_not_disturb", emotional_state: "creatively flowing", unspoken_goal: focusGoal(action), rule: "deep_focus" };
+    return { availability: "do_not_disturb", emotional_state: "creatively flowing", rule: "deep_focus", unspoken_goal: focusGoal(action) };
   }
   const [opens, closes] = input.openHours;
   if (atWork && input.nearbyCount === 0 && input.hour >= opens && input.hour < closes) {
-    return { availability: "available", emotional_state: "lonely", unspoken_goal: "hoping a regular drops by for conversation", rule: "workplace_empty" };
+    return { availability: "available", emotional_state: "lonely", rule: "workplace_empty", unspoken_goal: "hoping a regular drops by for conversation" };
   }
   if (RELAXED.some((p) => p.test(action))) {
     const prev = input.previousEmotion;
     const emotion = prev === "tired-focused" || prev === "stressed" ? "recovering" : prev === "lonely" ? "lonely" : "calm";
-    return { availability: "available", emotional_state: emotion, unspoken_goal: null, rule: "relaxed" };
+    return { availability: "available", emotional_state: emotion, rule: "relaxed", unspoken_goal: null };
   }
   if (input.recentEvents.slice(-8).some((e) => STRESS.test(e.toLowerCase()))) {
-    return { availability: "available", emotional_state: "stressed", unspoken_goal: null, rule: "recent_stress" };
+    return { availability: "available", emotional_state: "stressed", rule: "recent_stress", unspoken_goal: null };
   }
-  return { availability: "available", emotional_state: "neutral", unspoken_goal: null, rule: "default" };
+  return { availability: "available", emotional_state: "neutral", rule: "default", unspoken_goal: null };
 }
 
 export const samePrivateState = (a: PrivateState, b: PrivateState): boolean =>

@@ -95,22 +95,36 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
   tickPlan(config, tick): PhaseStep[] {
     const clock = clockAt(tick, config.clock);
     return [
-      { type: "tick.started", to: "*", payload: { tick, clock: { day: clock.day, hour: clock.hour, minute: clock.minute } } },
+      { type: "tick.started", to: "*", payload: { clock: { day: clock.day, hour: clock.hour, minute: clock.minute }, tick } },
       ...PHASES.map((phase) => ({ type: "tick.phase", to: ENV_ID, payload: { phase } })),
     ];
   },
 
+  // Keys are listed in sorted order so canonical JSON takes its no-copy path every tick.
   hashView(actorId, context) {
     if (actorId === ENV_ID) {
-      const { static: _static, ...rest } = context as EnvContext;
-      return rest;
+      const c = context as EnvContext;
+      return { agents: c.agents, clock: c.clock, feed: c.feed, params: digestOnce(c.params), rng: c.rng, tick: c.tick };
     }
-    const { profile: _profile, beliefs: _beliefs, memory, params, plan, ...rest } = context as AgentContext;
+    const c = context as AgentContext;
     return {
-      ...rest,
-      params: digestOnce(params),
-      plan: digestOnce(plan),
-      memory: { count: memory.items.length, nextId: memory.nextId, sinceReflection: memory.sinceReflection, digest: memory.digest },
+      action: c.action,
+      beliefsDigest: c.beliefsDigest,
+      clock: c.clock,
+      destination: c.destination,
+      id: c.id,
+      location: c.location,
+      memory: { count: c.memory.items.length, digest: c.memory.digest, nextId: c.memory.nextId, sinceReflection: c.memory.sinceReflection },
+      nearby: c.nearby,
+      nearbyCount: c.nearbyCount,
+      params: digestOnce(c.params),
+      plan: digestOnce(c.plan),
+      planDay: c.planDay,
+      private: c.private,
+      rng: c.rng,
+      tick: c.tick,
+      x: c.x,
+      y: c.y,
     };
   },
 
