@@ -110,7 +110,7 @@ export class ActorHost {
 }
 
 export function partDigest(world: WorldDefinition, id: string, snapshot: { value: unknown; context: unknown }): string {
-  return sha256Hex(canonicalJson({ value: snapshot.value, state: world.hashView(id, snapshot.context) })).slice(0, 16);
+  return sha256Hex(canonicalJson({ state: world.hashView(id, snapshot.context), value: snapshot.value })).slice(0, 16);
 }
 
 /** The tick state hash: sha256 over the canonical tick number and every actor's part digest. */

@@ -50,7 +50,7 @@ export interface EnvContext {
   agents: Record<string, EnvAgent>;
   /** The public event feed, newest last (the private-state rules read its last 8). */
   feed: string[];
-  rng: { incidents: StreamState; conversation: StreamState };
+  rng: { conversation: StreamState; incidents: StreamState };
 }
 
 const FEED_LENGTH = 50;
@@ -78,7 +78,7 @@ export function initialEnvContext(input: EnvInput): EnvContext {
     clock: null,
     agents,
     feed: [],
-    rng: { incidents: deriveStream(input.seed, "world/incidents"), conversation: deriveStream(input.seed, "world/conversation") },
+    rng: { conversation: deriveStream(input.seed, "world/conversation"), incidents: deriveStream(input.seed, "world/incidents") },
   };
 }
 
