@@ -11,7 +11,7 @@ import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType, SequenceConfl
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
-import { forkEpisode, runEpisode, type EpisodeResult } from "../episodes.ts";
+import { forkEpisode, runEpisode, type CommonOptions, type EpisodeResult } from "../episodes.ts";
 import { Divergence, layoutOf, replayRecords, resolveEpisodeDir, UsageError } from "../replay.ts";
 import { collectRow, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
@@ -75,15 +75,13 @@ interface EpisodeFlags {
   summary?: boolean;
 }
 
-function traceFrom(flags: EpisodeFlags): TelemetryConfig | "default" {
-  return flags.trace === undefined ? "default" : parseTraceFlag(flags.trace, "trace.jsonl");
-}
+const BESIDE_LOG = "\0beside-log";
 
-function withTraceFile(trace: TelemetryConfig | "default", dirHint: (dir: string) => string): TelemetryConfig | "default" {
-  // A bare "jsonl" puts the trace beside the log.
-  if (trace !== "default" && trace.exporter === "jsonl" && trace.file === "trace.jsonl") return "default";
-  void dirHint;
-  return trace;
+/** `--trace`: absent or a bare `jsonl` means a JSONL file beside the log. */
+function traceFrom(flags: EpisodeFlags): TelemetryConfig | "default" {
+  if (flags.trace === undefined) return "default";
+  const config = parseTraceFlag(flags.trace, BESIDE_LOG);
+  return config.exporter === "jsonl" && config.file === BESIDE_LOG ? "default" : config;
 }
 
 function report(result: EpisodeResult, rows: TickRow[], records: Parameters<typeof summarize>[0], flags: EpisodeFlags, title: string): void {
@@ -107,14 +105,28 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
   if (!flags.quiet) process.stdout.write(`check: npx probetown verify ${rel(result.dir)}    timeline: npx probetown inspect ${rel(result.dir)}\n`);
 }
 
-/** Collects per-tick rows for the summary while the episode runs (small towns only). */
-function rowCollector(): { rows: TickRow[]; records: ReturnType<typeof scanLog>["records"]; observer: Parameters<typeof runEpisode>[0]["observer"] } {
+/**
+ * What `run` and `fork` share: options from the flags, a progress bar, and per-tick rows for the
+ * summary (collected while the episode runs, small towns only); `finish` prints the result.
+ */
+function episodeSession(flags: EpisodeFlags, label: string) {
+  const bar = progressBar(!flags.json && !flags.quiet, label);
   const rows: TickRow[] = [];
-  return {
-    rows,
-    records: [],
-    observer: { onTick: (result, host) => host.ids.length <= 64 && rows.push(collectRow(result.tick, host)) },
+  const options: CommonOptions = {
+    trace: traceFrom(flags),
+    ...(flags.log === undefined ? {} : { dir: flags.log }),
+    ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
+    ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
+    observer: { onTick: (result, host) => void (host.ids.length <= 64 && rows.push(collectRow(result.tick, host))) },
+    progress: bar.update,
   };
+  const finish = (result: EpisodeResult, title: string): number => {
+    bar.stop();
+    const records = rows.length > 0 ? scanLog(result.logDir).records : [];
+    report(result, rows, records, flags, title);
+    return EXIT.ok;
+  };
+  return { options, finish };
 }
 
 async function cmdRun(worldName: string, flags: EpisodeFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number }): Promise<number> {
@@ -127,46 +139,15 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & { seed: number; c
   const world = worlds[worldName]!;
   const perDay = world.defaultTicks(world.resolveConfig(config));
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
-  const bar = progressBar(!flags.json && !flags.quiet, worldName);
-  const collector = rowCollector();
-  const result = await runEpisode({
-    world: worldName,
-    seed: flags.seed,
-    condition: flags.condition,
-    config,
-    ...(ticks === undefined ? {} : { ticks }),
-    ...(flags.log === undefined ? {} : { dir: flags.log }),
-    trace: withTraceFile(traceFrom(flags), (d) => layoutOf(d).trace),
-    ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
-    ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
-    observer: collector.observer!,
-    progress: bar.update,
-  });
-  bar.stop();
-  const records = collector.rows.length > 0 ? scanLog(result.logDir).records : [];
-  report(result, collector.rows, records, flags, `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${result.episode}`);
-  return EXIT.ok;
+  const session = episodeSession(flags, worldName);
+  const result = await runEpisode({ ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }) });
+  return session.finish(result, `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${result.episode}`);
 }
 
 async function cmdFork(log: string, flags: EpisodeFlags & { at: number; condition: string; ticks?: number }): Promise<number> {
-  const bar = progressBar(!flags.json && !flags.quiet, "fork");
-  const collector = rowCollector();
-  const result = await forkEpisode({
-    parent: log,
-    atTick: flags.at,
-    condition: flags.condition,
-    ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }),
-    ...(flags.log === undefined ? {} : { dir: flags.log }),
-    trace: withTraceFile(traceFrom(flags), (d) => layoutOf(d).trace),
-    ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
-    ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
-    observer: collector.observer!,
-    progress: bar.update,
-  });
-  bar.stop();
-  const records = collector.rows.length > 0 ? scanLog(result.logDir).records : [];
-  report(result, collector.rows, records, flags, `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`);
-  return EXIT.ok;
+  const session = episodeSession(flags, "fork");
+  const result = await forkEpisode({ ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
+  return session.finish(result, `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`);
 }
 
 async function cmdVerify(log: string, flags: { json?: boolean }): Promise<number> {
