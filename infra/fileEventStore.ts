@@ -78,7 +78,8 @@ export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
       } catch {
         if (!complete && isLastFile) {
           const torn = new TornTail({ file: name, line: lineNo, afterSeq: expectedSeq === null ? null : expectedSeq - 1, bytes: Buffer.byteLength(line) });
-          return { records, torn, tornOffset: offset, lastFile: file };
+          // A byte offset (for truncation): records may hold non-ASCII text.
+          return { records, torn, tornOffset: Buffer.byteLength(text.slice(0, offset), "utf8"), lastFile: file };
         }
         throw new LogCorrupted({ file: name, line: lineNo, seq: expectedSeq, reason: `not valid JSON (expected the record with seq ${expectedSeq ?? 0} here)` });
       }
@@ -262,9 +263,14 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
     const segment = files.at(-1);
     if (last === undefined || segment === undefined) throw new Error(`${display(logDir)} holds no records to continue`);
     if (last.episode !== options.episode) throw new Error(`${display(logDir)} belongs to episode ${last.episode}, not ${options.episode}`);
-    // A record that lacked only its newline gets one before anything is appended after it.
+    // A last record that is complete and valid but lacks its newline gets one before anything is
+    // appended after it (scanLog accepted it, so the file ends exactly with that record).
     const content = readFileSync(segment, "utf8");
-    if (content.length > 0 && !content.endsWith("\n")) writeFileSync(segment, "\n", { flag: "a" });
+    if (content.length > 0 && !content.endsWith("\n")) {
+      const lastLine = content.slice(content.lastIndexOf("\n") + 1);
+      if ((JSON.parse(lastLine) as LogRecord).hash !== last.hash) throw new Error(`${display(segment)}: refusing to append: the file does not end with the last good record`);
+      writeFileSync(segment, "\n", { flag: "a" });
+    }
     const store = new FileEventStore(options.episode, logDir, segment, { seq: last.seq, hash: last.hash }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024);
     return { store, records: scan.records };
   } catch (error) {

@@ -4,15 +4,15 @@ import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { WorldDefinition } from "../actors/actor.ts";
 import { worldNamed } from "../actors/worlds.ts";
+import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
-import type { FsyncPolicy } from "../infra/eventStore.ts";
-import { createFileEventStore, readLog } from "../infra/fileEventStore.ts";
-import { FileSnapshotStore, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
-import { createTelemetry, type TelemetryConfig } from "../infra/telemetry.ts";
-import { InProcessTransport } from "../infra/transport.ts";
+import type { EventStore, FsyncPolicy } from "../infra/eventStore.ts";
+import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../infra/layers.ts";
+import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
+import type { TelemetryConfig } from "../infra/telemetry.ts";
 import type { ActorHost } from "./actorHost.ts";
 import { ActorHost as Host } from "./actorHost.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, replayRecords, resolveEpisodeDir, restoreHost, UsageError } from "./replay.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, replayRecordsEffect, resolveEpisodeDir, restoreHost, UsageError } from "./replay.ts";
 import { Sequencer, SEQUENCER_ID, type TickResult } from "./sequencer.ts";
 
 export interface EpisodeObserver {
@@ -85,67 +85,74 @@ interface Drive {
   readonly base?: EpisodeSnapshot;
 }
 
-async function drive(d: Drive, o: CommonOptions): Promise<EpisodeResult> {
-  const started = performance.now();
-  const layout = layoutOf(d.dir);
-  const traceConfig: TelemetryConfig = o.trace === undefined || o.trace === "default" ? { exporter: "jsonl", file: layout.trace } : o.trace;
-  const telemetry = createTelemetry(traceConfig);
-  const store = createFileEventStore(layout.log, { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...(d.previousHash === undefined ? {} : { previousHash: d.previousHash }) });
-  const snapshots = new FileSnapshotStore(layout.snapshots);
-  const transport = new InProcessTransport();
-  d.host.serve(transport, HOST_SUBJECT);
-  const sequencer = new Sequencer({
-    world: d.world,
-    config: d.config,
-    store,
-    transport,
-    hostSubject: HOST_SUBJECT,
-    actorIds: d.host.ids,
-    ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
-  });
+/** Runs an episode's ticks on whatever stores, transport and tracing the layer provides. */
+const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
+  Effect.gen(function* () {
+    const started = performance.now();
+    const layout = layoutOf(d.dir);
+    const traceConfig: TelemetryConfig = o.trace === undefined || o.trace === "default" ? { exporter: "jsonl", file: layout.trace } : o.trace;
+    // Acquired in this order, released in reverse when the scope closes (also on failure):
+    // the trace is flushed last, after the log is closed.
+    const telemetry = yield* (yield* Tracing).open(traceConfig);
+    const previous = d.previousHash === undefined ? {} : { previousHash: d.previousHash };
+    const store = yield* (yield* EventStores).create(layout.log, { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous });
+    const snapshots = (yield* SnapshotStores).at(layout.snapshots);
+    const transport = yield* (yield* Transports).open();
+    d.host.serve(transport, HOST_SUBJECT);
+    const sequencer = new Sequencer({
+      world: d.world,
+      config: d.config,
+      store,
+      transport,
+      hostSubject: HOST_SUBJECT,
+      actorIds: d.host.ids,
+      ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
+    });
+    const stateHash = yield* Effect.tryPromise({ try: () => runTicks(d, o, sequencer, store, snapshots), catch: (e) => e as Error });
+    return {
+      episode: d.episode,
+      dir: d.dir,
+      logDir: layout.log,
+      traceDescription: telemetry.description,
+      traceFile: traceConfig.exporter === "jsonl" ? (traceConfig.file ?? null) : null,
+      firstTick: d.firstTick,
+      ticks: d.lastTick - d.firstTick + 1,
+      records: sequencer.recordsAppended,
+      seconds: (performance.now() - started) / 1000,
+      stateHash,
+      actors: d.host.ids.length,
+    };
+  }).pipe(Effect.scoped);
+
+async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore): Promise<string> {
   const every = o.snapshotEvery ?? (d.host.ids.length <= 64 ? 1 : 0);
   let stateHash = "";
-  try {
-    sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition });
-    const h = d.header(d.host.ids);
-    await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }]);
-    if (d.base !== undefined) await snapshots.put(d.base);
-    const total = d.lastTick - d.firstTick + 1;
-    for (let tick = d.firstTick; tick <= d.lastTick; tick++) {
-      const result = await sequencer.runTick(tick);
-      stateHash = result.stateHash;
-      const last = tick === d.lastTick;
-      if (last || (every > 0 && (tick - d.firstTick + 1) % every === 0)) {
-        await snapshots.put({
-          world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,
-          tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors: d.host.snapshots(),
-        });
-      }
-      o.observer?.onTick?.(result, d.host);
-      o.progress?.(tick - d.firstTick + 1, total);
+  sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition });
+  const h = d.header(d.host.ids);
+  await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }]);
+  if (d.base !== undefined) await snapshots.put(d.base);
+  const total = d.lastTick - d.firstTick + 1;
+  for (let tick = d.firstTick; tick <= d.lastTick; tick++) {
+    const result = await sequencer.runTick(tick);
+    stateHash = result.stateHash;
+    if (tick === d.lastTick || (every > 0 && (tick - d.firstTick + 1) % every === 0)) {
+      await snapshots.put({
+        world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,
+        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors: d.host.snapshots(),
+      });
     }
-    sequencer.endTrace();
-  } finally {
-    await store.close();
-    await transport.close();
-    await telemetry.shutdown();
+    o.observer?.onTick?.(result, d.host);
+    o.progress?.(tick - d.firstTick + 1, total);
   }
-  return {
-    episode: d.episode,
-    dir: d.dir,
-    logDir: layout.log,
-    traceDescription: telemetry.description,
-    traceFile: traceConfig.exporter === "jsonl" ? (traceConfig.file ?? null) : null,
-    firstTick: d.firstTick,
-    ticks: d.lastTick - d.firstTick + 1,
-    records: sequencer.recordsAppended,
-    seconds: (performance.now() - started) / 1000,
-    stateHash,
-    actors: d.host.ids.length,
-  };
+  sequencer.endTrace();
+  return stateHash;
 }
 
-export async function runEpisode(o: RunOptions): Promise<EpisodeResult> {
+/** Runs an episode on the embedded default. */
+export const runEpisode = (o: RunOptions): Promise<EpisodeResult> => Effect.runPromise(runEpisodeEffect(o).pipe(Effect.provide(Embedded)));
+
+export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
+  Effect.suspend(() => {
   const world = worldNamed(o.world);
   const condition = o.condition ?? "baseline";
   if (!Number.isSafeInteger(o.seed)) throw new UsageError(`--seed: expected an integer, got ${o.seed}`);
@@ -163,7 +170,7 @@ export async function runEpisode(o: RunOptions): Promise<EpisodeResult> {
     },
     o,
   );
-}
+  });
 
 export interface ForkOptions extends CommonOptions {
   readonly parent: string;
@@ -174,10 +181,18 @@ export interface ForkOptions extends CommonOptions {
   readonly ticks?: number;
 }
 
-export async function forkEpisode(o: ForkOptions): Promise<EpisodeResult & { parent: string; atSeq: number }> {
+export type ForkResult = EpisodeResult & { parent: string; atSeq: number };
+
+/** Forks an episode on the embedded default. */
+export const forkEpisode = (o: ForkOptions): Promise<ForkResult> => Effect.runPromise(forkEpisodeEffect(o).pipe(Effect.provide(Embedded)));
+
+export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Error, EmbeddedServices> =>
+  Effect.gen(function* () {
   const parentDir = resolveEpisodeDir(o.parent);
   const parentLayout = layoutOf(parentDir);
-  const records = readLog(parentLayout.log);
+  const scan = yield* (yield* EventStores).scan(parentLayout.log);
+  if (scan.torn !== null) return yield* Effect.fail(scan.torn);
+  const records = scan.records;
   const header = headerOf(records, relative(process.cwd(), parentLayout.log));
   const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
   if (committed === undefined) {
@@ -188,9 +203,10 @@ export async function forkEpisode(o: ForkOptions): Promise<EpisodeResult & { par
   const config = world.applyCondition(header.baseConfig, o.condition);
   const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
   // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
-  let base = await new FileSnapshotStore(parentLayout.snapshots).get(parentStateHash);
+  const snapshotsAt = (yield* SnapshotStores).at;
+  let base = yield* Effect.promise(() => snapshotsAt(parentLayout.snapshots).get(parentStateHash));
   if (base === null) {
-    const replay = await replayRecords(parentDir, records, { toTick: o.atTick });
+    const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick });
     base = {
       world: world.name, episode: header.episode, seed: header.seed, condition: header.condition, config: header.baseConfig,
       tick: o.atTick, seq: committed.seq, headHash: committed.hash, stateHash: parentStateHash, parts: (committed.payload as { parts: Record<string, string> }).parts,
@@ -203,7 +219,7 @@ export async function forkEpisode(o: ForkOptions): Promise<EpisodeResult & { par
   const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
   const dir = chooseDir(o.dir, episode);
   const host = restoreHost(world, base, config, header.seed, o.condition);
-  const result = await drive(
+  const result = yield* drive(
     {
       world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, host, dir, base,
       firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
@@ -220,4 +236,4 @@ export async function forkEpisode(o: ForkOptions): Promise<EpisodeResult & { par
     o,
   );
   return { ...result, parent: header.episode, atSeq: committed.seq };
-}
+  });

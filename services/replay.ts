@@ -10,9 +10,10 @@ import { worldNamed } from "../actors/worlds.ts";
 import { canonicalJson } from "../events/canonical.ts";
 import { GENESIS_HASH, type Draft, type LogRecord } from "../events/record.ts";
 import type { AppendOptions, EventStore, Head } from "../infra/eventStore.ts";
-import { scanLog } from "../infra/fileEventStore.ts";
-import { FileSnapshotStore, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
-import { InProcessTransport } from "../infra/transport.ts";
+import { Effect } from "effect";
+import { Embedded, EventStores, SnapshotStores, Transports } from "../infra/layers.ts";
+import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
+import type { Transport } from "../infra/transport.ts";
 import { ActorHost, partDigest, stateHashOf } from "./actorHost.ts";
 import { diffValues } from "./diff.ts";
 import { Sequencer } from "./sequencer.ts";
@@ -172,12 +173,12 @@ export function headerOf(records: readonly LogRecord[], file: string): EpisodeHe
 }
 
 /** Builds the actor host an episode starts from: fresh actors, or a fork's base snapshot. */
-export async function hostForHeader(header: EpisodeHeader, episodeDir: string): Promise<ActorHost> {
+export async function hostForHeader(header: EpisodeHeader, snapshots: SnapshotStore): Promise<ActorHost> {
   const definitions = header.world.actors(header.config, header.seed);
   if (header.kind === "started") return new ActorHost(header.world, definitions);
   const key = String(header.payload.parentStateHash);
-  const snapshot = await new FileSnapshotStore(layoutOf(episodeDir).snapshots).get(key);
-  if (snapshot === null) throw new UsageError(`${relative(process.cwd(), episodeDir)}: the fork's base snapshot ${key.slice(0, 12)}… is missing from snapshots/`);
+  const snapshot = await snapshots.get(key);
+  if (snapshot === null) throw new UsageError(`${relative(process.cwd(), snapshots.location)}: the fork's base snapshot ${key.slice(0, 12)}… is missing`);
   return restoreHost(header.world, snapshot, header.config, header.seed, header.condition);
 }
 
@@ -227,23 +228,33 @@ export interface ReplayResult {
   readonly incompleteTick: boolean;
 }
 
-/** Reads, checks and replays an episode directory. Throws log errors and Divergence. */
-export async function replayEpisode(path: string, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const dir = resolveEpisodeDir(path);
-  const layout = layoutOf(dir);
-  const scan = scanLog(layout.log);
-  if (scan.torn !== null) throw scan.torn;
-  return replayRecords(dir, scan.records, options);
-}
+/** Reads, checks and replays an episode directory (embedded default). Rejects with log errors and Divergence. */
+export const replayEpisode = (path: string, options: ReplayOptions = {}): Promise<ReplayResult> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const dir = resolveEpisodeDir(path);
+      const scan = yield* (yield* EventStores).scan(layoutOf(dir).log);
+      if (scan.torn !== null) return yield* Effect.fail(scan.torn);
+      return yield* replayRecordsEffect(dir, scan.records, options);
+    }).pipe(Effect.provide(Embedded)),
+  );
 
-export async function replayRecords(dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Promise<ReplayResult> {
+export const replayRecords = (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Promise<ReplayResult> =>
+  Effect.runPromise(replayRecordsEffect(dir, records, options).pipe(Effect.provide(Embedded)));
+
+export const replayRecordsEffect = (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Effect.Effect<ReplayResult, Error, SnapshotStores | Transports> =>
+  Effect.gen(function* () {
+    const snapshots = (yield* SnapshotStores).at(layoutOf(dir).snapshots);
+    const transport = yield* (yield* Transports).open();
+    return yield* Effect.tryPromise({ try: () => replayWith(dir, records, options, snapshots, transport), catch: (e) => e as Error });
+  }).pipe(Effect.scoped);
+
+async function replayWith(dir: string, records: readonly LogRecord[], options: ReplayOptions, snapshots: SnapshotStore, transport: Transport): Promise<ReplayResult> {
   const started = performance.now();
   const layout = layoutOf(dir);
   const header = headerOf(records, relative(process.cwd(), layout.log));
-  const host = await hostForHeader(header, dir);
-  const snapshots = new FileSnapshotStore(layout.snapshots);
+  const host = await hostForHeader(header, snapshots);
   const store = new ReplayStore(records, 1, layout.log);
-  const transport = new InProcessTransport();
   host.serve(transport, HOST_SUBJECT);
   const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, hostSubject: HOST_SUBJECT, actorIds: host.ids, stampTime: false });
   let tick = header.firstTick;
@@ -266,7 +277,6 @@ export async function replayRecords(dir: string, records: readonly LogRecord[], 
     lastTick = tick;
     tick++;
   }
-  await transport.close();
   return {
     header,
     records,
@@ -280,7 +290,7 @@ export async function replayRecords(dir: string, records: readonly LogRecord[], 
 }
 
 /** Explains a state hash mismatch: which actors differ and, when the run kept a snapshot of that tick, how. */
-async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: FileSnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
+async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: SnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
   const recorded = logged.payload as { stateHash: string; parts: Record<string, string> };
   const replayed = draft.payload as { stateHash: string; parts: Record<string, string> };
   const differing = Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts[id] !== replayed.parts[id]).sort();

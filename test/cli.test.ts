@@ -103,3 +103,32 @@ describe("probetown CLI", () => {
     expect(r.out).toMatch(/Exit codes: 0 ok · 1 verification failed/);
   });
 });
+
+describe("a run killed mid-episode", () => {
+  it("leaves a log whose committed part verifies; a torn tail is reported and repaired", async () => {
+    const dir = join(tempDir("kill"), "ep");
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), "run", "auratown", "--seed", "3", "--agents", "60", "--days", "30", "--log", dir, "--quiet", "--trace", "none"], { stdio: "ignore" });
+    const { existsSync, statSync } = await import("node:fs");
+    const segment = join(dir, "log", "000000000000.jsonl");
+    // Wait until a good part of the log exists, then kill without warning.
+    for (let i = 0; i < 400 && !(existsSync(segment) && statSync(segment).size > 400_000); i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    // Simulate the worst case too: a record cut in half by the crash.
+    const { appendFileSync } = await import("node:fs");
+    appendFileSync(segment, '{"cause":12,"episode":"auratown-s3-baseline","from":"agent/lin');
+    const torn = cli(["verify", dir]);
+    expect(torn.code).toBe(3);
+    expect(torn.out).toMatch(/torn final record/);
+    const repaired = cli(["repair", dir]);
+    expect(repaired.code).toBe(0);
+    const ok = cli(["verify", dir, "--json"]);
+    expect(ok.code).toBe(0);
+    const report = JSON.parse(ok.out);
+    expect(report.ok).toBe(true);
+    expect(report.ticks).toBeGreaterThan(0);
+    expect(report.records).toBeGreaterThan(100);
+    expect(report.notes.join(" ")).toMatch(/of 1020 planned ticks are in the log|part-way through tick/);
+  });
+});

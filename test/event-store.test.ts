@@ -82,7 +82,11 @@ describe("file event store", () => {
   });
 
   it("cuts a torn tail back when opened for append, keeping the cut bytes, and continues the chain", async () => {
-    const dir = await sampleLog(6);
+    const dir = join(tempDir("torn"), "log");
+    const writer = createFileEventStore(dir, { episode: "ep" });
+    // Non-ASCII payloads: the cut must happen at a byte offset, not a character index.
+    await writer.append(Array.from({ length: 6 }, (_, i) => phase(i, `p${i} 👩‍🍳 café`)), { expectedSeq: -1 });
+    await writer.close();
     const file = segment(dir);
     const tail = '{"cause":null,"episode":"ep","from":"epis';
     appendFileSync(file, tail);
