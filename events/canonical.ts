@@ -6,8 +6,6 @@
 // ~1 µs per small record against an RFC 8785 library).
 import { hash } from "node:crypto";
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 /** True when every object's keys are in sorted order and every number is finite. */
 function isCanonicalShape(value: unknown): boolean {
   if (typeof value === "number") return Number.isFinite(value);

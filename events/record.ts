@@ -85,12 +85,6 @@ export function expectedHash(previousHash: string, r: LogRecord): string {
   return sha256Chain(previousHash, recordBody(r));
 }
 
-/** The parts of a record that two runs of the same episode must agree on (everything but meta). */
-export function withoutMeta(r: LogRecord): Omit<LogRecord, "meta"> {
-  const { meta: _meta, ...rest } = r;
-  return rest;
-}
-
 export function recipientsOf(to: Address, from: string, actorIds: readonly string[]): string[] {
   if (to === null) return [];
   if (to === "*") return actorIds.filter((id) => id !== from);

@@ -12,11 +12,11 @@ import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { refreshBeliefs, emptyBeliefsDigest, type Belief } from "./beliefs.ts";
 import type { Profile, TownConfig } from "./config.ts";
 import { emptyMemory, importanceOf, remember, retrieve, type MemoryKind, type MemoryStream } from "./memory.ts";
+import { ENVIRONMENT_ID } from "./environment.ts";
 import { evaluatePrivateState, initialPrivateState, samePrivateState, type PrivateState } from "./privateState.ts";
 import { reflectionInsights } from "./speech.ts";
 import { formatClock, hhmm, minutesOfDay, parseHhmm, simMinutes, type Clock, type ClockConfig } from "./town.ts";
 
-export const ENVIRONMENT_ID = "env/auratown";
 export const agentActorId = (profileId: string): string => `agent/${profileId}`;
 
 export interface AgentParams {

@@ -53,6 +53,8 @@ export interface EnvContext {
   rng: { conversation: StreamState; incidents: StreamState };
 }
 
+export const ENVIRONMENT_ID = "env/auratown";
+
 const FEED_LENGTH = 50;
 
 export function initialEnvContext(input: EnvInput): EnvContext {

@@ -39,8 +39,6 @@ const FOCUS = [/\bwrit(?:e|es|ing)\b/, /\bdraft(?:s|ing)?\b/, /\bchapter\b/, /\b
 const RELAXED = [/\bwalk/, /\brest(?:s|ing)?\b/, /\bread(?:s|ing)?\b/, /\btai chi\b/, /\bstargaz/, /\bsleep/, /\beat(?:s|ing)?\b/, /\blunch/, /\bbreakfast/, /\bdinner/];
 const STRESS = /\b(?:argument|emergency|failed|broke|worried)\b/;
 
-export const STRESS_PATTERN = STRESS;
-
 const BREAKS = [12 * 60, 18 * 60];
 
 function rushGoal(hour: number, minute: number): string {

@@ -5,11 +5,10 @@ import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { agentActorId, agentMachine, type AgentContext, type AgentInput } from "./agent.ts";
 import { recomputeBeliefsDigest } from "./beliefs.ts";
 import { configProblems, defaultTownConfig, rosterOf, townConditions, TownConfigSchema, type TownConfig } from "./config.ts";
-import { environmentMachine, type EnvContext, type EnvInput } from "./environment.ts";
+import { ENVIRONMENT_ID, environmentMachine, type EnvContext, type EnvInput } from "./environment.ts";
 import { recomputeMemoryDigest } from "./memory.ts";
 import { centerOf, clockAt, locationNamed, ticksPerDay } from "./town.ts";
 
-export const ENV_ID = "env/auratown";
 
 // Params change only on a fork and the plan once a day, but both are hashed every tick: hash each
 // object once (they are replaced, never mutated, when they change).
@@ -89,20 +88,20 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
       params: envParams(config),
       seed,
     };
-    return [...agents, { id: ENV_ID, logic: environmentMachine, input: envInput }].sort((a, b) => (a.id < b.id ? -1 : 1));
+    return [...agents, { id: ENVIRONMENT_ID, logic: environmentMachine, input: envInput }].sort((a, b) => (a.id < b.id ? -1 : 1));
   },
 
   tickPlan(config, tick): PhaseStep[] {
     const clock = clockAt(tick, config.clock);
     return [
       { type: "tick.started", to: "*", payload: { clock: { day: clock.day, hour: clock.hour, minute: clock.minute }, tick } },
-      ...PHASES.map((phase) => ({ type: "tick.phase", to: ENV_ID, payload: { phase } })),
+      ...PHASES.map((phase) => ({ type: "tick.phase", to: ENVIRONMENT_ID, payload: { phase } })),
     ];
   },
 
   // Keys are listed in sorted order so canonical JSON takes its no-copy path every tick.
   hashView(actorId, context) {
-    if (actorId === ENV_ID) {
+    if (actorId === ENVIRONMENT_ID) {
       const c = context as EnvContext;
       return { agents: c.agents, clock: c.clock, feed: c.feed, params: digestOnce(c.params), rng: c.rng, tick: c.tick };
     }
@@ -129,7 +128,7 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
   },
 
   diffView(actorId, context) {
-    if (actorId === ENV_ID) {
+    if (actorId === ENVIRONMENT_ID) {
       const { static: _static, ...rest } = context as EnvContext;
       return rest;
     }
@@ -138,7 +137,7 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
   },
 
   checkSnapshot(actorId, context) {
-    if (actorId === ENV_ID) return null;
+    if (actorId === ENVIRONMENT_ID) return null;
     const ctx = context as AgentContext;
     if (recomputeBeliefsDigest(ctx.beliefs) !== ctx.beliefsDigest) return `${actorId}: beliefs do not match their digest`;
     if (recomputeMemoryDigest(ctx.memory) !== ctx.memory.digest) return `${actorId}: memory stream does not match its digest`;
@@ -146,7 +145,7 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
   },
 
   reconfigure(actorId, context, config) {
-    if (actorId === ENV_ID) return { ...(context as EnvContext), params: envParams(config) };
+    if (actorId === ENVIRONMENT_ID) return { ...(context as EnvContext), params: envParams(config) };
     const ctx = context as AgentContext;
     return { ...ctx, params: { ...ctx.params, reflection: config.features.reflection, memory: config.memory, routineNoise: config.routineNoise } };
   },
