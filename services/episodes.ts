@@ -153,23 +153,23 @@ export const runEpisode = (o: RunOptions): Promise<EpisodeResult> => Effect.runP
 
 export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
   Effect.suspend(() => {
-  const world = worldNamed(o.world);
-  const condition = o.condition ?? "baseline";
-  if (!Number.isSafeInteger(o.seed)) throw new UsageError(`--seed: expected an integer, got ${o.seed}`);
-  const baseConfig = world.resolveConfig(o.config);
-  const config = world.applyCondition(baseConfig, condition);
-  const ticks = o.ticks ?? world.defaultTicks(config);
-  if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
-  const episode = episodeIdOf(world.name, o.seed, condition);
-  const host = new Host(world, world.actors(config, o.seed));
-  return drive(
-    {
-      world, episode, seed: o.seed, condition, baseConfig, config, host,
-      dir: chooseDir(o.dir, episode), firstSeq: 0, firstTick: 0, lastTick: ticks - 1,
-      header: (actors) => ({ type: "episode.started", tick: 0, payload: { world: world.name, seed: o.seed, condition, config: baseConfig, actors, ticks } }),
-    },
-    o,
-  );
+    const world = worldNamed(o.world);
+    const condition = o.condition ?? "baseline";
+    if (!Number.isSafeInteger(o.seed)) throw new UsageError(`--seed: expected an integer, got ${o.seed}`);
+    const baseConfig = world.resolveConfig(o.config);
+    const config = world.applyCondition(baseConfig, condition);
+    const ticks = o.ticks ?? world.defaultTicks(config);
+    if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
+    const episode = episodeIdOf(world.name, o.seed, condition);
+    const host = new Host(world, world.actors(config, o.seed));
+    return drive(
+      {
+        world, episode, seed: o.seed, condition, baseConfig, config, host,
+        dir: chooseDir(o.dir, episode), firstSeq: 0, firstTick: 0, lastTick: ticks - 1,
+        header: (actors) => ({ type: "episode.started", tick: 0, payload: { world: world.name, seed: o.seed, condition, config: baseConfig, actors, ticks } }),
+      },
+      o,
+    );
   });
 
 export interface ForkOptions extends CommonOptions {
@@ -188,52 +188,52 @@ export const forkEpisode = (o: ForkOptions): Promise<ForkResult> => Effect.runPr
 
 export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Error, EmbeddedServices> =>
   Effect.gen(function* () {
-  const parentDir = resolveEpisodeDir(o.parent);
-  const parentLayout = layoutOf(parentDir);
-  const scan = yield* (yield* EventStores).scan(parentLayout.log);
-  if (scan.torn !== null) return yield* Effect.fail(scan.torn);
-  const records = scan.records;
-  const header = headerOf(records, relative(process.cwd(), parentLayout.log));
-  const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
-  if (committed === undefined) {
-    const ticks = records.filter((r) => r.type === "tick.committed").map((r) => r.tick);
-    throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})`);
-  }
-  const world = header.world;
-  const config = world.applyCondition(header.baseConfig, o.condition);
-  const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
-  // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
-  const snapshotsAt = (yield* SnapshotStores).at;
-  let base = yield* Effect.promise(() => snapshotsAt(parentLayout.snapshots).get(parentStateHash));
-  if (base === null) {
-    const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick });
-    base = {
-      world: world.name, episode: header.episode, seed: header.seed, condition: header.condition, config: header.baseConfig,
-      tick: o.atTick, seq: committed.seq, headHash: committed.hash, stateHash: parentStateHash, parts: (committed.payload as { parts: Record<string, string> }).parts,
-      actors: replay.host.snapshots(),
-    };
-    replay.host.stop();
-  }
-  const ticks = o.ticks ?? header.ticks;
-  if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) throw new UsageError(`--ticks: the child must run past tick ${o.atTick}, got ${ticks}`);
-  const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
-  const dir = chooseDir(o.dir, episode);
-  const host = restoreHost(world, base, config, header.seed, o.condition);
-  const result = yield* drive(
-    {
-      world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, host, dir, base,
-      firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
-      header: (actors) => ({
-        type: "episode.forked",
-        tick: o.atTick,
-        payload: {
-          world: world.name, seed: header.seed, parent: header.episode, parentLog: relative(dir, parentLayout.log),
-          atSeq: committed.seq, atTick: o.atTick, parentHash: committed.hash, parentStateHash,
-          condition: o.condition, parentCondition: header.condition, config: header.baseConfig, actors, ticks,
-        },
-      }),
-    },
-    o,
-  );
-  return { ...result, parent: header.episode, atSeq: committed.seq };
+    const parentDir = resolveEpisodeDir(o.parent);
+    const parentLayout = layoutOf(parentDir);
+    const scan = yield* (yield* EventStores).scan(parentLayout.log);
+    if (scan.torn !== null) return yield* Effect.fail(scan.torn);
+    const records = scan.records;
+    const header = headerOf(records, relative(process.cwd(), parentLayout.log));
+    const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
+    if (committed === undefined) {
+      const ticks = records.filter((r) => r.type === "tick.committed").map((r) => r.tick);
+      throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})`);
+    }
+    const world = header.world;
+    const config = world.applyCondition(header.baseConfig, o.condition);
+    const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
+    // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
+    const snapshotsAt = (yield* SnapshotStores).at;
+    let base = yield* Effect.promise(() => snapshotsAt(parentLayout.snapshots).get(parentStateHash));
+    if (base === null) {
+      const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick });
+      base = {
+        world: world.name, episode: header.episode, seed: header.seed, condition: header.condition, config: header.baseConfig,
+        tick: o.atTick, seq: committed.seq, headHash: committed.hash, stateHash: parentStateHash, parts: (committed.payload as { parts: Record<string, string> }).parts,
+        actors: replay.host.snapshots(),
+      };
+      replay.host.stop();
+    }
+    const ticks = o.ticks ?? header.ticks;
+    if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) throw new UsageError(`--ticks: the child must run past tick ${o.atTick}, got ${ticks}`);
+    const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
+    const dir = chooseDir(o.dir, episode);
+    const host = restoreHost(world, base, config, header.seed, o.condition);
+    const result = yield* drive(
+      {
+        world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, host, dir, base,
+        firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
+        header: (actors) => ({
+          type: "episode.forked",
+          tick: o.atTick,
+          payload: {
+            world: world.name, seed: header.seed, parent: header.episode, parentLog: relative(dir, parentLayout.log),
+            atSeq: committed.seq, atTick: o.atTick, parentHash: committed.hash, parentStateHash,
+            condition: o.condition, parentCondition: header.condition, config: header.baseConfig, actors, ticks,
+          },
+        }),
+      },
+      o,
+    );
+    return { ...result, parent: header.episode, atSeq: committed.seq };
   });
