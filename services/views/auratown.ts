@@ -35,9 +35,12 @@ export function collectRow(tick: number, host: ActorHost): TickRow {
   return { tick, clock, agents };
 }
 
+/** "08:00" on day 1, "d2 08:00" later (multi-day runs). */
+const clockText = (clock: Clock): string => (clock.day === 1 ? hhmm(clock) : `d${clock.day} ${hhmm(clock)}`);
+
 const when = (rows: ReadonlyMap<number, TickRow>, tick: number): string => {
   const row = rows.get(tick);
-  return row === undefined ? `t${tick}` : hhmm(row.clock);
+  return row === undefined ? `t${tick}` : clockText(row.clock);
 };
 
 interface StaleRun {
@@ -104,7 +107,7 @@ export function summarize(records: readonly LogRecord[], rows: readonly TickRow[
     for (const a of row.agents) {
       const trail = (itineraries[a.name] ??= []);
       const place = a.location ?? "on the road";
-      if (place !== "on the road" && trail.at(-1)?.place !== place) trail.push({ at: hhmm(row.clock), place });
+      if (place !== "on the road" && trail.at(-1)?.place !== place) trail.push({ at: clockText(row.clock), place });
       ruleTicks[a.private.rule] = (ruleTicks[a.private.rule] ?? 0) + 1;
       const mine = (rulesByAgent[a.name] ??= {});
       mine[a.private.rule] = (mine[a.private.rule] ?? 0) + 1;
