@@ -160,7 +160,7 @@ describe("properties over random seeds", () => {
           host.stop();
         }
       }),
-      { numRuns: 12, seed: 20261122 },
+      { numRuns: 20, seed: 20261122 },
     );
   });
 
