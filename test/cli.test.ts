@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { firstSegment, tempDir } from "./helpers.ts";
+import { firstSegment, logRecords, tempDir } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -60,12 +60,16 @@ describe("probetown CLI", () => {
     expect(r.out).not.toMatch(/Chen Mei +@/);
   });
 
-  it("replay rebuilds the final state hash with no model calls", () => {
+  it("replay rebuilds the state hash the run committed, at the end or at a chosen tick", () => {
+    const committed = logRecords(dir).filter((r) => r.type === "tick.committed");
     const r = cli(["replay", dir, "--json"]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
-    expect(out).toMatchObject({ modelCalls: 0, lastTick: 33, incompleteTick: false });
-    expect(out.stateHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(out).toMatchObject({ lastTick: 33, incompleteTick: false });
+    expect(out.stateHash).toBe((committed.at(-1)!.payload as { stateHash: string }).stateHash);
+    const mid = JSON.parse(cli(["replay", dir, "--to-tick", "9", "--json"]).out);
+    expect(mid.lastTick).toBe(9);
+    expect(mid.stateHash).toBe((committed[9]!.payload as { stateHash: string }).stateHash);
   });
 
   it("rejects bad input with exit 2 and a message naming the flag or value", () => {

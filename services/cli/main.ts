@@ -172,13 +172,12 @@ async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean }
     lastSeq: result.lastSeq,
     stateHash: result.stateHash,
     incompleteTick: result.incompleteTick,
-    modelCalls: 0,
     seconds: result.seconds,
   };
   if (flags.json) process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   else {
     process.stdout.write(
-      `replayed ${out.episode} to tick ${out.lastTick} (seq ${out.lastSeq}) in ${out.seconds.toFixed(3)} s with 0 model calls\nstate hash ${out.stateHash}\n` +
+      `replayed ${out.episode} to tick ${out.lastTick} (seq ${out.lastSeq}) in ${out.seconds.toFixed(3)} s\nstate hash ${out.stateHash}\n` +
         (out.incompleteTick ? `note: the log ends part-way through tick ${out.lastTick + 1} (an interrupted run); state is as of tick ${out.lastTick}\n` : ""),
     );
   }
