@@ -2,7 +2,7 @@
 // An actor is an XState v5 machine. It receives logged records as events, and answers only by
 // emitting events (XState `emit`), which the sequencer appends to the log before delivering them.
 // Actors never see the log, the transport or the wall clock.
-import type { AnyStateMachine } from "xstate";
+import { enqueueActions, type AnyStateMachine, type EventObject, type MachineContext } from "xstate";
 import type { Address } from "../events/record.ts";
 
 /** A record as an actor receives it. */
@@ -20,6 +20,23 @@ export interface Emitted<P = unknown> {
   readonly to: Address;
   readonly payload: P;
 }
+
+/** Handles one record type: updates the context (in place) and returns the events to emit. */
+export type RecordHandler<Context> = (context: Context, event: Delivered<never>) => Emitted[];
+
+type RecordEvent = Delivered & EventObject;
+type EmittedEvent = Emitted & EventObject;
+
+/**
+ * The XState action every actor uses to handle delivered records: look up the record type's
+ * handler and emit what it returns (the host collects emitted events for the sequencer).
+ */
+export const handleRecords = <Context extends MachineContext>(handlers: Readonly<Record<string, RecordHandler<Context>>>) =>
+  enqueueActions<Context, RecordEvent, undefined, RecordEvent, never, never, never, never, EmittedEvent>(({ context, event, enqueue }) => {
+    const handler = handlers[event.type];
+    if (handler === undefined) return;
+    for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as EmittedEvent);
+  });
 
 export interface ActorDefinition {
   readonly id: string;

@@ -5,8 +5,8 @@
 // The agent learns about the world only from records: `tick.started` (time), `location.occupancy`
 // (where it stands and who is there), `conversation.held`, `town.feed` (recent public events; the
 // private-state phase), `location.observed` (others' visible state; the beliefs phase).
-import { enqueueActions, not, setup } from "xstate";
-import type { Delivered, Emitted } from "../actor.ts";
+import { not, setup } from "xstate";
+import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { ConversationHeldPayload, LocationObservedPayload, LocationOccupancyPayload, PlanItemType } from "../../events/auratown.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { refreshBeliefs, emptyBeliefsDigest, type Belief } from "./beliefs.ts";
@@ -225,7 +225,7 @@ function onObserved(ctx: AgentContext, event: Delivered<LocationObservedPayload>
   return [];
 }
 
-type Handler = (ctx: AgentContext, event: Delivered<never>) => Emitted[];
+type Handler = RecordHandler<AgentContext>;
 
 const handlers: Record<string, Handler> = {
   "tick.started": onTickStarted as Handler,
@@ -247,11 +247,7 @@ export const agentMachine = setup({
   actions: {
     // The context's collections are updated in place (copying a 1,000-entry belief map on every
     // event would dominate a large town's tick); snapshots are serialised the moment they are taken.
-    handle: enqueueActions(({ context, event, enqueue }) => {
-      const handler = handlers[event.type];
-      if (handler === undefined) return;
-      for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as Emitted & { type: string });
-    }),
+    handle: handleRecords(handlers),
   },
   guards: {
     sleeping: ({ context }) => isSleepAction(context.action),

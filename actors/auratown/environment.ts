@@ -2,8 +2,8 @@
 // exogenous incidents, and brokers conversations. It is also the medium through which agents see
 // each other: occupancy after moving (who is here), and visible state in the beliefs phase.
 // Phases arrive as `tick.phase` records from the sequencer (DESIGN §3.2).
-import { enqueueActions, setup } from "xstate";
-import type { Delivered, Emitted } from "../actor.ts";
+import { setup } from "xstate";
+import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { AgentDecidedPayload, AvailabilityType, PrivateStateChangedPayload } from "../../events/auratown.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import type { Profile, TownConfig } from "./config.ts";
@@ -244,7 +244,7 @@ function onPhase(ctx: EnvContext, event: Delivered<{ phase: string }>): Emitted[
   }
 }
 
-type Handler = (ctx: EnvContext, event: Delivered<never>) => Emitted[];
+type Handler = RecordHandler<EnvContext>;
 
 const handlers: Record<string, Handler> = {
   "tick.started": onTickStarted as Handler,
@@ -262,11 +262,7 @@ export const environmentMachine = setup({
     emitted: {} as Emitted & { type: string },
   },
   actions: {
-    handle: enqueueActions(({ context, event, enqueue }) => {
-      const handler = handlers[event.type];
-      if (handler === undefined) return;
-      for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as Emitted & { type: string });
-    }),
+    handle: handleRecords(handlers),
   },
 }).createMachine({
   id: "auratown-environment",
