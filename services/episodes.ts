@@ -12,7 +12,7 @@ import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import type { TelemetryConfig } from "../infra/telemetry.ts";
 import type { ActorHost } from "./actorHost.ts";
 import { ActorHost as Host } from "./actorHost.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, replayRecordsEffect, resolveEpisodeDir, restoreHost, UsageError } from "./replay.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, replayRecordsEffect, resolveEpisodeDir, restoreHost, snapshotOfReplay, UsageError } from "./replay.ts";
 import { Sequencer, SEQUENCER_ID, type TickResult } from "./sequencer.ts";
 
 export interface EpisodeObserver {
@@ -207,11 +207,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     let base = yield* Effect.promise(() => snapshotsAt(parentLayout.snapshots).get(parentStateHash));
     if (base === null) {
       const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick });
-      base = {
-        world: world.name, episode: header.episode, seed: header.seed, condition: header.condition, config: header.baseConfig,
-        tick: o.atTick, seq: committed.seq, headHash: committed.hash, stateHash: parentStateHash, parts: (committed.payload as { parts: Record<string, string> }).parts,
-        actors: replay.host.snapshots(),
-      };
+      base = snapshotOfReplay(replay);
       replay.host.stop();
     }
     const ticks = o.ticks ?? header.ticks;

@@ -228,6 +228,19 @@ export interface ReplayResult {
   readonly incompleteTick: boolean;
 }
 
+/** The episode snapshot of a replay's last committed tick (for `fork` and `replay --snapshot`). */
+export function snapshotOfReplay(result: ReplayResult): EpisodeSnapshot {
+  const committed = result.records.find((r) => r.type === "tick.committed" && r.tick === result.lastTick);
+  if (committed === undefined) throw new UsageError(`no committed tick ${result.lastTick} in the log of ${result.header.episode}`);
+  const payload = committed.payload as { stateHash: string; parts: Record<string, string> };
+  const h = result.header;
+  return {
+    world: h.world.name, episode: h.episode, seed: h.seed, condition: h.condition, config: h.baseConfig,
+    tick: result.lastTick, seq: committed.seq, headHash: committed.hash, stateHash: payload.stateHash, parts: payload.parts,
+    actors: result.host.snapshots(),
+  };
+}
+
 /** Reads, checks and replays an episode directory (embedded default). Rejects with log errors and Divergence. */
 export const replayEpisode = (path: string, options: ReplayOptions = {}): Promise<ReplayResult> =>
   Effect.runPromise(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSegment, logRecords, tempDir } from "./helpers.ts";
 
@@ -70,6 +70,18 @@ describe("probetown CLI", () => {
     const mid = JSON.parse(cli(["replay", dir, "--to-tick", "9", "--json"]).out);
     expect(mid.lastTick).toBe(9);
     expect(mid.stateHash).toBe((committed[9]!.payload as { stateHash: string }).stateHash);
+  });
+
+  it("replay --snapshot keeps a snapshot of any committed tick; --state prints every actor's state", () => {
+    const committed = logRecords(dir).filter((r) => r.type === "tick.committed");
+    const key = (committed[17]!.payload as { stateHash: string }).stateHash;
+    rmSync(join(dir, "snapshots", `${key}.json`)); // the run kept one; make replay write it again
+    const out = JSON.parse(cli(["replay", dir, "--to-tick", "17", "--snapshot", "--state", "--json"]).out);
+    expect(out.snapshot).toContain(`snapshots/${key}.json`);
+    const snap = JSON.parse(readFileSync(join(dir, "snapshots", `${key}.json`), "utf8"));
+    expect(snap).toMatchObject({ tick: 17, seq: committed[17]!.seq, stateHash: key });
+    expect(Object.keys(out.state).sort()).toEqual(["agent/chen-mei", "agent/lin-wei", "agent/liu-yang", "agent/wang-jun", "agent/zhang-hao", "env/auratown"]);
+    expect(out.state["agent/lin-wei"].private).toMatchObject({ availability: expect.any(String), rule: expect.any(String) });
   });
 
   it("rejects bad input with exit 2 and a message naming the flag or value", () => {

@@ -3,7 +3,7 @@
 //   2 bad usage or input (flags, config, unknown world/condition) · 3 the log is damaged
 //   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
 import { readFileSync } from "node:fs";
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
@@ -12,7 +12,8 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { forkEpisode, runEpisode, type CommonOptions, type EpisodeResult } from "../episodes.ts";
-import { Divergence, layoutOf, replayRecords, resolveEpisodeDir, UsageError } from "../replay.ts";
+import { Divergence, layoutOf, replayRecords, resolveEpisodeDir, snapshotOfReplay, UsageError } from "../replay.ts";
+import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
 
@@ -157,7 +158,7 @@ async function cmdVerify(log: string, flags: { json?: boolean }): Promise<number
   return report.exitCode;
 }
 
-async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean }): Promise<number> {
+async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean }): Promise<number> {
   const dir = resolveEpisodeDir(log);
   const records = scanLog(layoutOf(dir).log);
   if (records.torn !== null) throw records.torn;
@@ -173,16 +174,27 @@ async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean }
     stateHash: result.stateHash,
     incompleteTick: result.incompleteTick,
     seconds: result.seconds,
+    ...(flags.snapshot ? { snapshot: await keepSnapshot(dir, result) } : {}),
+    ...(flags.state ? { state: Object.fromEntries(result.host.ids.map((id) => [id, (result.header.world.diffView ?? result.header.world.hashView)(id, result.host.contextOf(id))])) } : {}),
   };
   if (flags.json) process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   else {
     process.stdout.write(
       `replayed ${out.episode} to tick ${out.lastTick} (seq ${out.lastSeq}) in ${out.seconds.toFixed(3)} s\nstate hash ${out.stateHash}\n` +
-        (out.incompleteTick ? `note: the log ends part-way through tick ${out.lastTick + 1} (an interrupted run); state is as of tick ${out.lastTick}\n` : ""),
+        (out.incompleteTick ? `note: the log ends part-way through tick ${out.lastTick + 1} (an interrupted run); state is as of tick ${out.lastTick}\n` : "") +
+        ("snapshot" in out ? `snapshot: ${out.snapshot}\n` : "") +
+        ("state" in out ? `${JSON.stringify(out.state, null, 2)}\n` : ""),
     );
   }
   result.host.stop();
   return EXIT.ok;
+}
+
+/** Stores the replayed tick's snapshot beside the log (so forks from it need no replay). */
+async function keepSnapshot(dir: string, result: Awaited<ReturnType<typeof replayRecords>>): Promise<string> {
+  const snapshot = snapshotOfReplay(result);
+  const key = await new FileSnapshotStore(layoutOf(dir).snapshots).put(snapshot);
+  return rel(join(layoutOf(dir).snapshots, `${key}.json`));
 }
 
 async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean }): Promise<number> {
@@ -285,6 +297,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description("rebuild an episode's state from its log (no model calls) and print its state hash")
     .argument("<log>", "episode directory")
     .option("--to-tick <t>", "stop after this tick", integer("--to-tick", 0))
+    .option("--state", "print every actor's state at that tick")
+    .option("--snapshot", "keep a snapshot of that tick in the episode's snapshots/ (any committed tick)")
     .option("--json", "machine-readable result")
     .action(wrap(cmdReplay));
 
