@@ -60,7 +60,8 @@ const FEED_LENGTH = 50;
 export function initialEnvContext(input: EnvInput): EnvContext {
   const residents: Record<string, Resident> = {};
   const agents: Record<string, EnvAgent> = {};
-  for (const r of input.residents) {
+  // Keyed in id order, so the table hashes without a sorted copy every tick.
+  for (const r of [...input.residents].sort((a, b) => (a.actorId < b.actorId ? -1 : 1))) {
     residents[r.actorId] = { name: r.profile.name, profileId: r.profile.id, relationships: r.profile.relationships };
     agents[r.actorId] = {
       action: "sleeping",

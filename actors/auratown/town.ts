@@ -59,7 +59,18 @@ export function formatClock(c: Clock): string {
 
 export const hhmm = (c: Clock): string => `${String(c.hour).padStart(2, "0")}:${String(c.minute).padStart(2, "0")}`;
 
+// Plans are re-read every tick; their few distinct times are parsed once (a pure memo).
+const parsedTimes = new Map<string, number>();
+
 export function parseHhmm(text: string): number {
+  const known = parsedTimes.get(text);
+  if (known !== undefined) return known;
+  const minutes = parseTime(text);
+  if (parsedTimes.size < 10_000) parsedTimes.set(text, minutes);
+  return minutes;
+}
+
+function parseTime(text: string): number {
   const match = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
   if (match === null) throw new Error(`expected a time as HH:MM, got '${text}'`);
   const hours = Number(match[1]);
