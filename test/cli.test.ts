@@ -112,6 +112,13 @@ describe("probetown CLI", () => {
     expect(r2.err).toMatch(/--config .*bad\.json: not valid JSON/);
   });
 
+  it("summarises a large town from its records", () => {
+    const r = cli(["run", "auratown", "--seed", "4", "--agents", "70", "--ticks", "14", "--log", join(work, "big"), "--trace", "none"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Town of 70 agents: \d+ conversations, \d+ incidents, \d+ reflections, \d+ decisions/);
+    expect(r.out).toMatch(/Private-state changes by the rule that fired: sleep \d+ · workplace_loaded \d+/);
+  });
+
   it("--help lists the commands and exit codes", () => {
     const r = cli(["--help"]);
     expect(r.code).toBe(0);

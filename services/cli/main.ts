@@ -14,7 +14,7 @@ import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { forkEpisode, runEpisode, type CommonOptions, type EpisodeResult } from "../episodes.ts";
 import { Divergence, layoutOf, replayRecords, resolveEpisodeDir, snapshotOfReplay, UsageError } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
-import { collectRow, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
+import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
@@ -99,7 +99,10 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
   }
   if (!flags.quiet) {
     process.stdout.write(lines.join("\n") + "\n\n");
-    if (rows.length > 0 && flags.summary !== false) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
+    if (flags.summary !== false) {
+      if (rows.length > 0) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
+      else process.stdout.write(renderRecordSummary(scanLog(result.logDir).records, result.actors) + "\n\n");
+    }
   }
   process.stdout.write(`log:   ${rel(result.logDir)}\n`);
   process.stdout.write(`trace: ${result.traceFile === null ? result.traceDescription : rel(result.traceFile)}\n`);

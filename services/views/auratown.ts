@@ -172,6 +172,21 @@ export function renderSummary(s: Summary, top = 8): string {
   return out.join("\n");
 }
 
+/** A summary from records alone, for towns too large to keep every agent's state per tick. */
+export function renderRecordSummary(records: readonly LogRecord[], actors: number): string {
+  const count = (type: string) => records.filter((r) => r.type === type).length;
+  const changes: Record<string, number> = {};
+  for (const r of records) if (r.type === "private_state.changed") {
+    const rule = (r.payload as { rule: string }).rule;
+    changes[rule] = (changes[rule] ?? 0) + 1;
+  }
+  return [
+    `Town of ${actors - 1} agents: ${count("conversation.held")} conversations, ${count("world.incident")} incidents, ${count("agent.reflected")} reflections, ${count("agent.decided")} decisions`,
+    `Private-state changes by the rule that fired: ${RULES.map((rule) => `${rule} ${changes[rule] ?? 0}`).join(" · ")}`,
+    "(Itineraries and stale beliefs are summarised for towns of up to 64 actors; see `inspect --agent <id>`.)",
+  ].join("\n");
+}
+
 /** The `inspect` timeline: each tick's events, then every agent's place, action, private state and beliefs. */
 export function renderTimeline(records: readonly LogRecord[], rows: readonly TickRow[], filter: { from?: number; to?: number; agent?: string } = {}): string {
   const names = new Map<string, string>();
