@@ -145,21 +145,26 @@ export function summarize(records: readonly LogRecord[], rows: readonly TickRow[
 
 const RULES = ["sleep", "workplace_loaded", "deep_focus", "workplace_empty", "relaxed", "recent_stress", "default"];
 
-export function renderSummary(s: Summary, top = 8): string {
+export function renderSummary(s: Summary, top = 8, maxAgents = 10): string {
   const out: string[] = [];
+  const more = (n: number) => (n > maxAgents ? [`  … and ${n - maxAgents} more (see \`inspect --agent <id>\`)`] : []);
   out.push("Where everyone went");
-  for (const [name, trail] of Object.entries(s.itineraries)) {
+  const trails = Object.entries(s.itineraries);
+  for (const [name, trail] of trails.slice(0, maxAgents)) {
     out.push(`  ${name.padEnd(10)} ${trail.map((t) => `${t.at} ${t.place}`).join(" → ")}`);
   }
+  out.push(...more(trails.length));
   out.push("", "Private-state rules (agent-ticks under each rule)");
   out.push(`  ${RULES.map((r) => `${r} ${s.ruleTicks[r] ?? 0}`).join(" · ")}`);
   const never = RULES.filter((r) => (s.ruleTicks[r] ?? 0) === 0);
   if (never.length > 0) out.push(`  never fired: ${never.join(", ")}`);
-  for (const [name, rules] of Object.entries(s.rulesByAgent)) {
+  const byAgent = Object.entries(s.rulesByAgent);
+  for (const [name, rules] of byAgent.slice(0, maxAgents)) {
     out.push(`  ${name.padEnd(10)} ${RULES.filter((r) => rules[r]).map((r) => `${r}×${rules[r]}`).join(", ")}`);
   }
-  out.push("", `Conversations (${s.conversations.length})`);
-  for (const c of s.conversations) out.push(`  ${c.at} ${c.a} & ${c.b} at ${c.location}: "${c.opening}"`);
+  out.push(...more(byAgent.length));
+  out.push("", `Conversations (${s.conversations.length}${s.conversations.length > 4 * maxAgents ? `, first ${4 * maxAgents} shown` : ""})`);
+  for (const c of s.conversations.slice(0, 4 * maxAgents)) out.push(`  ${c.at} ${c.a} & ${c.b} at ${c.location}: "${c.opening}"`);
   if (s.incidents.length > 0) {
     out.push("", `Town incidents (${s.incidents.length})`);
     for (const i of s.incidents) out.push(`  ${i.at} ${i.description}${i.stressful ? "  [stressful]" : ""}`);
