@@ -3,8 +3,9 @@
 import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
-import { scanLog } from "../infra/fileEventStore.ts";
-import { Divergence, headerOf, layoutOf, replayRecords, resolveEpisodeDir } from "./replay.ts";
+import { Effect, Result } from "effect";
+import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
+import { Divergence, headerOf, layoutOf, replayRecordsEffect, resolveEpisodeDir } from "./replay.ts";
 
 export interface VerifyReport {
   readonly ok: boolean;
@@ -19,50 +20,60 @@ export interface VerifyReport {
   readonly text: string;
 }
 
-export async function verifyEpisode(path: string): Promise<VerifyReport> {
-  const started = performance.now();
-  const dir = resolveEpisodeDir(path);
-  const layout = layoutOf(dir);
-  const notes: string[] = [];
-  const elapsed = () => (performance.now() - started) / 1000;
-  const fail = (kind: "damaged" | "diverged", seq: number | null, message: string, details: string[], episode: string | null, records: number): VerifyReport => ({
-    ok: false,
-    exitCode: kind === "damaged" ? 3 : 1,
-    episode,
-    records,
-    ticks: 0,
-    seconds: elapsed(),
-    eventsPerSecond: 0,
-    problem: { kind, seq, message, details },
-    notes,
-    text: [`FAILED: ${message}`, ...details.map((d) => `  ${d}`), ...notes.map((n) => `note: ${n}`)].join("\n"),
-  });
+/** Verifies an episode directory on the embedded default. */
+export const verifyEpisode = (path: string): Promise<VerifyReport> => Effect.runPromise(verifyEpisodeEffect(path).pipe(Effect.provide(Embedded)));
 
-  let scan;
-  try {
-    scan = scanLog(layout.log);
-  } catch (error) {
-    if (error instanceof LogCorrupted) return fail("damaged", error.seq, error.message, ["records before this one are intact"], null, 0);
-    if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
-    throw error;
-  }
-  if (scan.torn !== null) {
-    const torn: TornTail = scan.torn;
-    return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${relative(process.cwd(), dir) || "."}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
-  }
-  const header = headerOf(scan.records, relative(process.cwd(), layout.log));
-  if (header.kind === "forked") {
-    const parentLog = resolve(dir, String(header.payload.parentLog));
-    if (existsSync(parentLog)) {
-      const parent = scanLog(parentLog).records;
-      const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
-      if (at === undefined || at.hash !== header.payload.parentHash) {
-        return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${relative(process.cwd(), parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
-      }
-    } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
-  }
-  try {
-    const result = await replayRecords(dir, scan.records);
+export const verifyEpisodeEffect = (path: string): Effect.Effect<VerifyReport, Error, EmbeddedServices> =>
+  Effect.gen(function* () {
+    const started = performance.now();
+    const dir = resolveEpisodeDir(path);
+    const layout = layoutOf(dir);
+    const notes: string[] = [];
+    const elapsed = () => (performance.now() - started) / 1000;
+    const fail = (kind: "damaged" | "diverged", seq: number | null, message: string, details: string[], episode: string | null, records: number): VerifyReport => ({
+      ok: false,
+      exitCode: kind === "damaged" ? 3 : 1,
+      episode,
+      records,
+      ticks: 0,
+      seconds: elapsed(),
+      eventsPerSecond: 0,
+      problem: { kind, seq, message, details },
+      notes,
+      text: [`FAILED: ${message}`, ...details.map((d) => `  ${d}`), ...notes.map((n) => `note: ${n}`)].join("\n"),
+    });
+
+    const stores = yield* EventStores;
+    const scanned = yield* Effect.result(stores.scan(layout.log));
+    if (Result.isFailure(scanned)) {
+      const error = scanned.failure;
+      if (error instanceof LogCorrupted) return fail("damaged", error.seq, error.message, ["records before this one are intact"], null, 0);
+      if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
+      return yield* Effect.fail(error as Error);
+    }
+    const scan = scanned.success;
+    if (scan.torn !== null) {
+      const torn: TornTail = scan.torn;
+      return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${relative(process.cwd(), dir) || "."}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
+    }
+    const header = headerOf(scan.records, relative(process.cwd(), layout.log));
+    if (header.kind === "forked") {
+      const parentLog = resolve(dir, String(header.payload.parentLog));
+      if (existsSync(parentLog)) {
+        const parent = (yield* stores.scan(parentLog)).records;
+        const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
+        if (at === undefined || at.hash !== header.payload.parentHash) {
+          return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${relative(process.cwd(), parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
+        }
+      } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
+    }
+    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records));
+    if (Result.isFailure(replayed)) {
+      const error = replayed.failure;
+      if (error instanceof Divergence) return fail("diverged", error.seq, error.message, error.details, header.episode, scan.records.length);
+      return yield* Effect.fail(error);
+    }
+    const result = replayed.success;
     result.host.stop();
     const ticks = result.lastTick - header.firstTick + 1;
     if (result.incompleteTick) notes.push(`the log ends part-way through tick ${result.lastTick + 1} (an interrupted run); everything before it verified`);
@@ -70,7 +81,7 @@ export async function verifyEpisode(path: string): Promise<VerifyReport> {
     if (!result.incompleteTick && ticks < planned) notes.push(`${ticks} of ${planned} planned ticks are in the log`);
     const seconds = elapsed();
     const eventsPerSecond = scan.records.length / seconds;
-    return {
+    const report: VerifyReport = {
       ok: true,
       exitCode: 0,
       episode: header.episode,
@@ -85,8 +96,5 @@ export async function verifyEpisode(path: string): Promise<VerifyReport> {
         ...notes.map((n) => `note: ${n}`),
       ].join("\n"),
     };
-  } catch (error) {
-    if (error instanceof Divergence) return fail("diverged", error.seq, error.message, error.details, header.episode, scan.records.length);
-    throw error;
-  }
-}
+    return report;
+  });
