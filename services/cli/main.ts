@@ -12,7 +12,7 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { forkEpisode, runEpisode, type CommonOptions, type EpisodeResult } from "../episodes.ts";
-import { Divergence, layoutOf, replayRecords, resolveEpisodeDir, snapshotOfReplay, UsageError } from "../replay.ts";
+import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
@@ -163,9 +163,7 @@ async function cmdVerify(log: string, flags: { json?: boolean }): Promise<number
 
 async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean }): Promise<number> {
   const dir = resolveEpisodeDir(log);
-  const records = scanLog(layoutOf(dir).log);
-  if (records.torn !== null) throw records.torn;
-  const result = await replayRecords(dir, records.records, flags.toTick === undefined ? {} : { toTick: flags.toTick });
+  const result = await replayEpisode(dir, flags.toTick === undefined ? {} : { toTick: flags.toTick });
   const out = {
     episode: result.header.episode,
     world: result.header.world.name,
@@ -194,26 +192,23 @@ async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; 
 }
 
 /** Stores the replayed tick's snapshot beside the log (so forks from it need no replay). */
-async function keepSnapshot(dir: string, result: Awaited<ReturnType<typeof replayRecords>>): Promise<string> {
+async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> {
   const snapshot = snapshotOfReplay(result);
   const key = await new FileSnapshotStore(layoutOf(dir).snapshots).put(snapshot);
   return rel(join(layoutOf(dir).snapshots, `${key}.json`));
 }
 
 async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean }): Promise<number> {
-  const dir = resolveEpisodeDir(log);
-  const scan = scanLog(layoutOf(dir).log);
-  if (scan.torn !== null) throw scan.torn;
   const rows: TickRow[] = [];
-  const result = await replayRecords(dir, scan.records, { onTick: (tick, host) => rows.push(collectRow(tick, host)) });
+  const result = await replayEpisode(log, { onTick: (tick, host) => rows.push(collectRow(tick, host)) });
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
   if (flags.json) {
     const picked = rows.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
-    process.stdout.write(JSON.stringify({ episode: result.header.episode, ticks: picked, summary: summarize(scan.records, rows) }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ episode: result.header.episode, ticks: picked, summary: summarize(result.records, rows) }, null, 2) + "\n");
   } else {
     process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
-    process.stdout.write(renderTimeline(scan.records, rows, filter) + "\n");
+    process.stdout.write(renderTimeline(result.records, rows, filter) + "\n");
   }
   return EXIT.ok;
 }
