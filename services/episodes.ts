@@ -1,6 +1,6 @@
 // Running and forking episodes on the embedded default: file event store, in-process transport,
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { WorldDefinition } from "../actors/actor.ts";
 import { worldNamed } from "../actors/worlds.ts";
@@ -66,6 +66,9 @@ function chooseDir(explicit: string | undefined, episode: string): string {
   for (let n = 2; ; n++) if (!existsSync(`${base}-${n}`)) return `${base}-${n}`;
 }
 
+/** This build's version, recorded in each episode header's meta (so a replay divergence can be told apart from a code change). */
+export const PROBETOWN_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
 export const episodeIdOf = (world: string, seed: number, condition: string): string => `${world}-s${seed}-${condition}`;
 
 interface Drive {
@@ -129,7 +132,7 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
   let stateHash = "";
   sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition });
   const h = d.header(d.host.ids);
-  await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }]);
+  await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }], undefined, { probetown: PROBETOWN_VERSION });
   if (d.base !== undefined) await snapshots.put(d.base);
   const total = d.lastTick - d.firstTick + 1;
   for (let tick = d.firstTick; tick <= d.lastTick; tick++) {

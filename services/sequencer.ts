@@ -60,10 +60,14 @@ export class Sequencer {
     return traceparent === undefined ? { ts } : { ts, traceparent };
   }
 
-  async append(drafts: readonly Draft[], spans?: readonly (Span | undefined)[]): Promise<readonly LogRecord[]> {
+  /** Appends drafts; `extra` is merged into each record's meta (never hashed). */
+  async append(drafts: readonly Draft[], spans?: readonly (Span | undefined)[], extra?: RecordMeta): Promise<readonly LogRecord[]> {
     const records = await this.o.store.append(drafts, {
       expectedSeq: this.o.store.head().seq,
-      meta: (_d, i) => this.meta(spans?.[i]),
+      meta: (_d, i) => {
+        const meta = this.meta(spans?.[i]);
+        return extra === undefined ? meta : { ...meta, ...extra };
+      },
     });
     this.recordsAppended += records.length;
     return records;

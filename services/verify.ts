@@ -5,6 +5,7 @@ import { relative, resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
+import { PROBETOWN_VERSION } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, replayRecordsEffect, resolveEpisodeDir } from "./replay.ts";
 
 export interface VerifyReport {
@@ -70,7 +71,13 @@ export const verifyEpisodeEffect = (path: string): Effect.Effect<VerifyReport, E
     const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records));
     if (Result.isFailure(replayed)) {
       const error = replayed.failure;
-      if (error instanceof Divergence) return fail("diverged", error.seq, error.message, error.details, header.episode, scan.records.length);
+      if (error instanceof Divergence) {
+        const recordedBy = header.record.meta?.probetown;
+        if (recordedBy !== PROBETOWN_VERSION) {
+          notes.push(`the log was recorded by probetown ${typeof recordedBy === "string" ? recordedBy : "(unknown version)"}, this is ${PROBETOWN_VERSION}: a change in the code can explain the divergence`);
+        }
+        return fail("diverged", error.seq, error.message, error.details, header.episode, scan.records.length);
+      }
       return yield* Effect.fail(error);
     }
     const result = replayed.success;

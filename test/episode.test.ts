@@ -6,7 +6,7 @@ import { auratownWorld } from "../actors/auratown/world.ts";
 import { seal, GENESIS_HASH, type LogRecord } from "../events/record.ts";
 import type { EpisodeSnapshot } from "../infra/snapshotStore.ts";
 import { stateHashOf } from "../services/actorHost.ts";
-import { forkEpisode, runEpisode } from "../services/episodes.ts";
+import { forkEpisode, PROBETOWN_VERSION, runEpisode } from "../services/episodes.ts";
 import { replayEpisode, restoreHost } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { firstSegment, logLines, logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
@@ -64,8 +64,10 @@ describe("determinism", () => {
   it("a re-sealed log whose actor output was changed diverges at that record, with the difference", async () => {
     const a = await run(8);
     let seq = -1;
+    expect(logRecords(a.dir)[0]!.meta?.probetown).toBe(PROBETOWN_VERSION);
     reseal(a.dir, (records) =>
       records.map((r) => {
+        if (r.type === "episode.started") return { ...r, meta: { ...r.meta, probetown: "0.0.9" } };
         if (seq === -1 && r.type === "agent.decided") {
           seq = r.seq;
           return { ...r, payload: { ...(r.payload as object), action: "juggle flaming torches" } };
@@ -77,6 +79,7 @@ describe("determinism", () => {
     expect(report.exitCode).toBe(1);
     expect(report.problem?.seq).toBe(seq);
     expect(report.problem?.details.join("\n")).toMatch(/payload\.action: "juggle flaming torches" → "/);
+    expect(report.text).toMatch(new RegExp(`recorded by probetown 0\\.0\\.9, this is ${PROBETOWN_VERSION.replace(/\./g, "\\.")}`));
   });
 
   it("a state-only divergence is reported at the tick with a field-level diff from the kept snapshot", async () => {
@@ -91,6 +94,7 @@ describe("determinism", () => {
     const report = await verifyEpisode(a.dir);
     expect(report.exitCode).toBe(1);
     expect(report.problem?.message).toMatch(/tick 0 state hash differs/);
+    expect(report.notes).toEqual([]);
     expect(report.problem?.details.join("\n")).toMatch(/agent\/chen-mei\.params\.memory\.capacity: 200 → 150/);
   });
 });
