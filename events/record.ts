@@ -66,10 +66,6 @@ export interface Sealed {
   readonly line: string;
 }
 
-export function sealRecord(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): LogRecord {
-  return seal(previousHash, episode, seq, draft, v, meta).record;
-}
-
 export function seal(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): Sealed {
   // Same key order as recordBody, with the payload in canonical form.
   const body =

@@ -7,9 +7,8 @@
 //   with file, line and seq, and the store refuses to append after it.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
 import { join, relative } from "node:path";
-import { payloadProblem } from "../events/catalogue.ts";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
-import { isKnownEventType, versionOf } from "../events/catalogue.ts";
+import { isKnownEventType, payloadProblem, versionOf } from "../events/catalogue.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
 import type { AppendOptions, EventStore, FsyncPolicy, Head, ReadOptions } from "./eventStore.ts";
 
@@ -228,7 +227,14 @@ function acquireLock(logDir: string, episode: string): void {
 }
 
 /** Creates a new, empty log. Refuses to overwrite an existing one. */
-export function createFileEventStore(logDir: string, options: FileStoreOptions & { firstSeq?: number; previousHash?: string }): EventStore {
+export interface CreateOptions extends FileStoreOptions {
+  /** Seq of the first record (a fork starts at its parent's seq). */
+  readonly firstSeq?: number;
+  /** Hash the first record chains from (a fork: the parent's record at firstSeq). */
+  readonly previousHash?: string;
+}
+
+export function createFileEventStore(logDir: string, options: CreateOptions): EventStore {
   if (segmentFiles(logDir).length > 0) {
     throw new Error(`${display(logDir)} already holds a log; choose another --log directory or remove it`);
   }

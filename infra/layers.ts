@@ -1,26 +1,24 @@
 // Effect services for every adapter the episode code needs, and the layer that wires the embedded
 // default (files, in-process transport, OTel). A distributed run provides other layers (JetStream
 // stores, NATS transport) to the same services/ code.
-import { Context, Effect, Layer } from "effect";
+import { Context, Effect, Layer, type Scope } from "effect";
 import type { LogError } from "../events/errors.ts";
+import type { LogRecord } from "../events/record.ts";
 import type { EventStore } from "./eventStore.ts";
-import { createFileEventStore, scanLog, type FileStoreOptions, type ScanResult } from "./fileEventStore.ts";
+import { createFileEventStore, readLog, scanLog, type CreateOptions, type ScanResult } from "./fileEventStore.ts";
 import { FileSnapshotStore, type SnapshotStore } from "./snapshotStore.ts";
 import { createTelemetry, type Telemetry, type TelemetryConfig } from "./telemetry.ts";
 import { InProcessTransport, type Transport } from "./transport.ts";
-
-export interface CreateLogOptions extends FileStoreOptions {
-  readonly firstSeq?: number;
-  readonly previousHash?: string;
-}
 
 export class EventStores extends Context.Service<
   EventStores,
   {
     /** Creates an episode's log; the store is closed (and its writer lock released) with the scope. */
-    readonly create: (location: string, options: CreateLogOptions) => Effect.Effect<EventStore, Error, import("effect").Scope.Scope>;
-    /** Reads and checks a whole log (see infra/fileEventStore.ts scanLog). */
+    readonly create: (location: string, options: CreateOptions) => Effect.Effect<EventStore, Error, Scope.Scope>;
+    /** Reads and checks a whole log; a torn tail is reported separately (see scanLog). */
     readonly scan: (location: string) => Effect.Effect<ScanResult, LogError>;
+    /** Reads and checks a whole log; any damage, a torn tail included, is an error. */
+    readonly read: (location: string) => Effect.Effect<LogRecord[], LogError>;
   }
 >()("probetown/infra/EventStores") {
   static readonly files: Layer.Layer<EventStores> = Layer.succeed(
@@ -32,6 +30,7 @@ export class EventStores extends Context.Service<
           (store) => Effect.promise(() => store.close()),
         ),
       scan: (location) => Effect.try({ try: () => scanLog(location), catch: (e) => e as LogError }),
+      read: (location) => Effect.try({ try: () => readLog(location), catch: (e) => e as LogError }),
     }),
   );
 }
@@ -40,14 +39,14 @@ export class SnapshotStores extends Context.Service<SnapshotStores, { readonly a
   static readonly files: Layer.Layer<SnapshotStores> = Layer.succeed(SnapshotStores, SnapshotStores.of({ at: (location) => new FileSnapshotStore(location) }));
 }
 
-export class Transports extends Context.Service<Transports, { readonly open: () => Effect.Effect<Transport, never, import("effect").Scope.Scope> }>()("probetown/infra/Transports") {
+export class Transports extends Context.Service<Transports, { readonly open: () => Effect.Effect<Transport, never, Scope.Scope> }>()("probetown/infra/Transports") {
   static readonly inProcess: Layer.Layer<Transports> = Layer.succeed(
     Transports,
     Transports.of({ open: () => Effect.acquireRelease(Effect.sync(() => new InProcessTransport()), (t) => Effect.promise(() => t.close())) }),
   );
 }
 
-export class Tracing extends Context.Service<Tracing, { readonly open: (config: TelemetryConfig) => Effect.Effect<Telemetry, never, import("effect").Scope.Scope> }>()("probetown/infra/Tracing") {
+export class Tracing extends Context.Service<Tracing, { readonly open: (config: TelemetryConfig) => Effect.Effect<Telemetry, never, Scope.Scope> }>()("probetown/infra/Tracing") {
   /** Spans are flushed and the exporter shut down when the scope closes, even on failure. */
   static readonly otel: Layer.Layer<Tracing> = Layer.succeed(
     Tracing,

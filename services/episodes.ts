@@ -10,8 +10,7 @@ import type { EventStore, FsyncPolicy } from "../infra/eventStore.ts";
 import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../infra/layers.ts";
 import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import type { TelemetryConfig } from "../infra/telemetry.ts";
-import type { ActorHost } from "./actorHost.ts";
-import { ActorHost as Host } from "./actorHost.ts";
+import { ActorHost } from "./actorHost.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, replayRecordsEffect, resolveEpisodeDir, restoreHost, snapshotOfReplay, UsageError } from "./replay.ts";
 import { Sequencer, SEQUENCER_ID, type TickResult } from "./sequencer.ts";
 
@@ -164,7 +163,7 @@ export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Er
     const ticks = o.ticks ?? world.defaultTicks(config);
     if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
     const episode = episodeIdOf(world.name, o.seed, condition);
-    const host = new Host(world, world.actors(config, o.seed));
+    const host = new ActorHost(world, world.actors(config, o.seed));
     return drive(
       {
         world, episode, seed: o.seed, condition, baseConfig, config, host,
@@ -193,9 +192,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
   Effect.gen(function* () {
     const parentDir = resolveEpisodeDir(o.parent);
     const parentLayout = layoutOf(parentDir);
-    const scan = yield* (yield* EventStores).scan(parentLayout.log);
-    if (scan.torn !== null) return yield* Effect.fail(scan.torn);
-    const records = scan.records;
+    const records = yield* (yield* EventStores).read(parentLayout.log);
     const header = headerOf(records, relative(process.cwd(), parentLayout.log));
     const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
     if (committed === undefined) {

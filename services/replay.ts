@@ -49,7 +49,7 @@ export class EndOfLog extends Error {
   }
 }
 
-/** A recomputed tick state hash differs from the logged one (explained by replayRecords). */
+/** A recomputed tick state hash differs from the logged one (explained by replayWith). */
 class StateMismatch extends Error {
   readonly logged: LogRecord;
   readonly draft: Draft;
@@ -246,14 +246,10 @@ export const replayEpisode = (path: string, options: ReplayOptions = {}): Promis
   Effect.runPromise(
     Effect.gen(function* () {
       const dir = resolveEpisodeDir(path);
-      const scan = yield* (yield* EventStores).scan(layoutOf(dir).log);
-      if (scan.torn !== null) return yield* Effect.fail(scan.torn);
-      return yield* replayRecordsEffect(dir, scan.records, options);
+      const records = yield* (yield* EventStores).read(layoutOf(dir).log);
+      return yield* replayRecordsEffect(dir, records, options);
     }).pipe(Effect.provide(Embedded)),
   );
-
-export const replayRecords = (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Promise<ReplayResult> =>
-  Effect.runPromise(replayRecordsEffect(dir, records, options).pipe(Effect.provide(Embedded)));
 
 export const replayRecordsEffect = (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Effect.Effect<ReplayResult, Error, SnapshotStores | Transports> =>
   Effect.gen(function* () {

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } 
 import { join } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
-import { seal, sealRecord, GENESIS_HASH, type Draft } from "../events/record.ts";
+import { seal, GENESIS_HASH, type Draft } from "../events/record.ts";
 import { createFileEventStore, openFileEventStoreForAppend, readLog, scanLog } from "../infra/fileEventStore.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -29,11 +29,11 @@ describe("canonical JSON and the hash chain", () => {
   });
 
   it("chains each record to the previous hash and keeps meta out of it", () => {
-    const a = sealRecord(GENESIS_HASH, "ep", 0, phase(0, "a"), 1, { ts: "2026-01-01T00:00:00Z" });
-    const b = sealRecord(GENESIS_HASH, "ep", 0, phase(0, "a"), 1, { ts: "1999-01-01T00:00:00Z", host: "other" });
+    const a = seal(GENESIS_HASH, "ep", 0, phase(0, "a"), 1, { ts: "2026-01-01T00:00:00Z" }).record;
+    const b = seal(GENESIS_HASH, "ep", 0, phase(0, "a"), 1, { ts: "1999-01-01T00:00:00Z", host: "other" }).record;
     expect(a.hash).toBe(b.hash);
-    const next = sealRecord(a.hash, "ep", 1, phase(0, "b"), 1);
-    const other = sealRecord(GENESIS_HASH, "ep", 1, phase(0, "b"), 1);
+    const next = seal(a.hash, "ep", 1, phase(0, "b"), 1).record;
+    const other = seal(GENESIS_HASH, "ep", 1, phase(0, "b"), 1).record;
     expect(next.hash).not.toBe(other.hash);
     const line = seal(GENESIS_HASH, "ep", 0, { ...phase(0, "a"), payload: { z: 1, phase: "a" } }, 1, { ts: "2026-01-01T00:00:00Z" }).line;
     expect(JSON.parse(line).meta.ts).toBe("2026-01-01T00:00:00Z");

@@ -2,7 +2,7 @@
 // store today, JetStream next — must pass the same assertions. Call it from a test file with the
 // layer under test and a fresh-location factory.
 import { describe, expect, it } from "vitest";
-import { Effect, Layer } from "effect";
+import { Effect, Layer, type Scope } from "effect";
 import { GENESIS_HASH, type Draft } from "../../events/record.ts";
 import { SequenceConflict } from "../../events/errors.ts";
 import { EventStores } from "../../infra/layers.ts";
@@ -10,7 +10,7 @@ import { EventStores } from "../../infra/layers.ts";
 const phase = (tick: number, name: string): Draft => ({ type: "tick.phase", from: "episode", to: "env/x", payload: { phase: name }, tick, cause: null });
 
 export function eventStoresContract(name: string, layer: Layer.Layer<EventStores>, freshLocation: () => string): void {
-  const run = <A, E>(program: Effect.Effect<A, E, EventStores | import("effect").Scope.Scope>) =>
+  const run = <A, E>(program: Effect.Effect<A, E, EventStores | Scope.Scope>) =>
     Effect.runPromise(program.pipe(Effect.scoped, Effect.provide(layer)));
 
   describe(`EventStores contract: ${name}`, () => {
@@ -31,6 +31,8 @@ export function eventStoresContract(name: string, layer: Layer.Layer<EventStores
       expect(scanned.torn).toBeNull();
       expect(scanned.records.map((r) => ({ seq: r.seq, hash: r.hash, payload: r.payload }))).toEqual(written.map((r) => ({ seq: r.seq, hash: r.hash, payload: r.payload })));
       expect(new Set(scanned.records.map((r) => r.hash)).size).toBe(3);
+      const read = await run(Effect.gen(function* () { return yield* (yield* EventStores).read(location); }));
+      expect(read.map((r) => r.hash)).toEqual(written.map((r) => r.hash));
     });
 
     it("rejects an append whose expected sequence is stale, and keeps what was logged", async () => {
