@@ -5,7 +5,7 @@ import { Context, Effect, Layer, type Scope } from "effect";
 import type { LogError } from "../events/errors.ts";
 import type { LogRecord } from "../events/record.ts";
 import type { EventStore } from "./eventStore.ts";
-import { createFileEventStore, readLog, scanLog, type CreateOptions, type ScanResult } from "./fileEventStore.ts";
+import { createFileEventStore, openFileEventStoreForAppend, readLog, scanLog, segmentFiles, type CreateOptions, type ScanResult } from "./fileEventStore.ts";
 import { FileSnapshotStore, type SnapshotStore } from "./snapshotStore.ts";
 import { createTelemetry, type Telemetry, type TelemetryConfig } from "./telemetry.ts";
 import { InProcessTransport, type Transport } from "./transport.ts";
@@ -15,6 +15,11 @@ export class EventStores extends Context.Service<
   {
     /** Creates an episode's log; the store is closed (and its writer lock released) with the scope. */
     readonly create: (location: string, options: CreateOptions) => Effect.Effect<EventStore, Error, Scope.Scope>;
+    /**
+     * Opens an existing log to continue it (after a crash), cutting a damaged tail back to the last
+     * good record and keeping what was cut; creates the log when there is none.
+     */
+    readonly resume: (location: string, options: CreateOptions) => Effect.Effect<{ store: EventStore; records: LogRecord[] }, Error, Scope.Scope>;
     /** Reads and checks a whole log; a torn tail is reported separately (see scanLog). */
     readonly scan: (location: string) => Effect.Effect<ScanResult, LogError>;
     /** Reads and checks a whole log; any damage, a torn tail included, is an error. */
@@ -28,6 +33,14 @@ export class EventStores extends Context.Service<
         Effect.acquireRelease(
           Effect.try({ try: () => createFileEventStore(location, options), catch: (e) => e as Error }),
           (store) => Effect.promise(() => store.close()),
+        ),
+      resume: (location, options) =>
+        Effect.acquireRelease(
+          Effect.try({
+            try: () => (segmentFiles(location).length === 0 ? { store: createFileEventStore(location, options), records: [] } : openFileEventStoreForAppend(location, options)),
+            catch: (e) => e as Error,
+          }),
+          ({ store }) => Effect.promise(() => store.close()),
         ),
       scan: (location) => Effect.try({ try: () => scanLog(location), catch: (e) => e as LogError }),
       read: (location) => Effect.try({ try: () => readLog(location), catch: (e) => e as LogError }),

@@ -24,7 +24,11 @@ export interface SnapshotStore {
   put(snapshot: EpisodeSnapshot): Promise<string>;
   get(key: string): Promise<EpisodeSnapshot | null>;
   has(key: string): Promise<boolean>;
+  /** Key of the most recently put snapshot (highest tick) of this store's episode, or null. */
+  latest(): Promise<string | null>;
 }
+
+const LATEST = "latest.json";
 
 export class FileSnapshotStore implements SnapshotStore {
   readonly location: string;
@@ -45,6 +49,7 @@ export class FileSnapshotStore implements SnapshotStore {
     const temp = `${path}.tmp-${process.pid}`;
     writeFileSync(temp, JSON.stringify(snapshot));
     renameSync(temp, path);
+    this.pointTo(snapshot);
     return key;
   }
 
@@ -60,5 +65,23 @@ export class FileSnapshotStore implements SnapshotStore {
 
   async has(key: string): Promise<boolean> {
     return existsSync(this.pathOf(key));
+  }
+
+  /** The `latest` pointer file moves forward only (a re-put of an older tick leaves it alone). */
+  private pointTo(snapshot: EpisodeSnapshot): void {
+    const pointer = join(this.location, LATEST);
+    if (existsSync(pointer)) {
+      const current = JSON.parse(readFileSync(pointer, "utf8")) as { tick: number };
+      if (current.tick > snapshot.tick) return;
+    }
+    const temp = `${pointer}.tmp-${process.pid}`;
+    writeFileSync(temp, JSON.stringify({ key: snapshot.stateHash, tick: snapshot.tick }));
+    renameSync(temp, pointer);
+  }
+
+  async latest(): Promise<string | null> {
+    const pointer = join(this.location, LATEST);
+    if (!existsSync(pointer)) return null;
+    return (JSON.parse(readFileSync(pointer, "utf8")) as { key: string }).key;
   }
 }

@@ -1,10 +1,19 @@
 // The Transport interface (DESIGN §7): request/reply, publish and subscribe on subjects. The
 // sequencer reaches actor hosts only through it, so moving an actor to another process changes
 // the transport, never what the log contains. Subjects follow `pt.<ns>.…` (see docs/architecture.md).
-export type Handler<Req = unknown, Res = unknown> = (message: Req) => Res | Promise<Res>;
+/** Message headers: W3C `traceparent` and the event id (`<episode>:<seq>`) travel here, never in the body. */
+export type Headers = Readonly<Record<string, string>>;
+
+export type Handler<Req = unknown, Res = unknown> = (message: Req, headers: Headers) => Res | Promise<Res>;
+
+export interface RequestOptions {
+  readonly headers?: Headers;
+  /** How long to wait for the reply (ms); transports choose a default. */
+  readonly timeoutMs?: number;
+}
 
 export interface Transport {
-  request<Req, Res>(subject: string, message: Req): Promise<Res>;
+  request<Req, Res>(subject: string, message: Req, options?: RequestOptions): Promise<Res>;
   /** Answers requests on a subject; returns a function that stops serving. */
   serve<Req, Res>(subject: string, handler: Handler<Req, Res>): () => void;
   publish<M>(subject: string, message: M): void;
@@ -19,15 +28,17 @@ export class NoResponder extends Error {
   }
 }
 
+const NO_HEADERS: Headers = Object.freeze({});
+
 /** Embedded default: direct calls within the process. Messages are passed by reference. */
 export class InProcessTransport implements Transport {
   private readonly handlers = new Map<string, Handler<any, any>>();
   private readonly subscribers = new Map<string, Set<(m: any) => void>>();
 
-  async request<Req, Res>(subject: string, message: Req): Promise<Res> {
+  async request<Req, Res>(subject: string, message: Req, options?: RequestOptions): Promise<Res> {
     const handler = this.handlers.get(subject);
     if (handler === undefined) throw new NoResponder(subject);
-    return (await handler(message)) as Res;
+    return (await handler(message, options?.headers ?? NO_HEADERS)) as Res;
   }
 
   serve<Req, Res>(subject: string, handler: Handler<Req, Res>): () => void {

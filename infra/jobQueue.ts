@@ -1,0 +1,52 @@
+// The JobQueue interface (DESIGN §7): episodes queued for workers. The embedded default is an
+// in-process pool; the distributed one a JetStream work-queue stream with a durable pull consumer.
+// Jobs are idempotent by id: submitting an id twice runs it once, and a handler must tolerate
+// being run again after a worker died mid-job (redelivery).
+
+export interface Job<Spec = unknown> {
+  /** Unique and stable (e.g. the episode id); also usable in a NATS subject token. */
+  readonly id: string;
+  readonly spec: Spec;
+}
+
+export interface JobContext {
+  /** 1 for the first delivery; more when a worker died or the handler failed before. */
+  readonly attempt: number;
+  readonly worker: string;
+}
+
+export interface JobOutcome<Result = unknown> {
+  readonly id: string;
+  readonly ok: boolean;
+  readonly result?: Result;
+  /** The last failure's message when ok is false. */
+  readonly error?: string;
+  readonly worker: string;
+  readonly attempt: number;
+}
+
+export type JobHandler = (job: Job, context: JobContext) => Promise<unknown>;
+
+export interface WorkOptions {
+  /** Jobs this worker runs at once (default 1). */
+  readonly concurrency?: number;
+  /** Deliveries before a failing job is reported as failed (default 5). */
+  readonly maxAttempts?: number;
+}
+
+export interface WorkerHandle {
+  /** Stops taking jobs and waits for the running ones to finish and be acknowledged. */
+  stop(): Promise<void>;
+  /** Stops at once without acknowledging running jobs, as a killed worker would: they are redelivered. */
+  abandon(): Promise<void>;
+}
+
+export interface JobQueue {
+  /** Enqueues jobs; an id already queued, running or done is not enqueued again. */
+  submit(jobs: readonly Job[]): Promise<void>;
+  /** Runs `handler` on queued jobs until stopped. A throw retries the job (up to maxAttempts). */
+  work(worker: string, handler: JobHandler, options?: WorkOptions): WorkerHandle;
+  /** Yields the final outcome of each of `ids` once, in completion order, then returns. */
+  outcomes(ids: readonly string[]): AsyncIterable<JobOutcome>;
+  close(): Promise<void>;
+}

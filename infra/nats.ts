@@ -1,0 +1,65 @@
+// NATS connection and subject naming shared by the distributed adapters (DESIGN §7).
+// Subjects: pt.<ns>.actor.<episode>.<actorId> (actor hosts), pt.<ns>.log.<episode> (event log),
+// pt.<ns>.cut.<episode> (records cut from a damaged log tail, kept), pt.<ns>.jobs.<jobId> (work
+// queue) and pt.<ns>.results.<jobId>. The episode sits in the actor subject because many episodes
+// of one sweep run at once on the same server.
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+
+export const DEFAULT_NAMESPACE = "default";
+
+/** Tokens must not contain what NATS treats as separators or wildcards. */
+export function subjectToken(value: string, what: string): string {
+  if (value.length === 0 || /[\s.*>]/.test(value)) throw new Error(`${what} '${value}' cannot be used in a NATS subject (no spaces, '.', '*' or '>')`);
+  return value;
+}
+
+export const subjects = {
+  actor: (ns: string, episode: string, actorId: string) => `pt.${subjectToken(ns, "namespace")}.actor.${subjectToken(episode, "episode id")}.${subjectToken(actorId, "actor id")}`,
+  log: (ns: string, episode: string) => `pt.${subjectToken(ns, "namespace")}.log.${subjectToken(episode, "episode id")}`,
+  cut: (ns: string, episode: string) => `pt.${subjectToken(ns, "namespace")}.cut.${subjectToken(episode, "episode id")}`,
+  job: (ns: string, jobId: string) => `pt.${subjectToken(ns, "namespace")}.jobs.${subjectToken(jobId, "job id")}`,
+  result: (ns: string, jobId: string) => `pt.${subjectToken(ns, "namespace")}.results.${subjectToken(jobId, "job id")}`,
+};
+
+/** Stream, bucket and consumer names: [A-Za-z0-9_-] only. */
+export function natsName(prefix: string, ns: string): string {
+  return `${prefix}_${ns.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+}
+
+/** KV keys and object names allow [-/_=.a-zA-Z0-9]; anything else is escaped as =XX (reversible). */
+export function kvKey(value: string): string {
+  return value.replace(/[^-/_.a-zA-Z0-9]/g, (c) => [...Buffer.from(c, "utf8")].map((b) => `=${b.toString(16).padStart(2, "0")}`).join(""));
+}
+
+export class NatsUnavailable extends Error {
+  constructor(url: string, cause: unknown) {
+    super(`--nats ${url}: cannot connect to a NATS server (${(cause as Error)?.message ?? String(cause)}); is nats-server running with JetStream (-js)?`);
+    this.name = "NatsUnavailable";
+  }
+}
+
+export interface ConnectOptions {
+  /** Connection name shown by the server (process role). */
+  readonly name?: string;
+  /** Give up on the first connect after this long (ms). Later disconnects retry forever. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Connects with reconnects that never give up: a restarted server must not end a sweep. The first
+ * connect fails fast with an error that names the URL.
+ */
+export async function connectNats(url: string, options: ConnectOptions = {}): Promise<NatsConnection> {
+  try {
+    return await connect({
+      servers: url,
+      name: options.name ?? `probetown-${process.pid}`,
+      timeout: options.timeoutMs ?? 5000,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      pingInterval: 5000,
+    });
+  } catch (error) {
+    throw new NatsUnavailable(url, error);
+  }
+}

@@ -1,0 +1,89 @@
+// A private nats-server for tests (DESIGN §7): from PATH, JetStream on, random port, temp store.
+// When NATS_URL is set, tests use that server instead and `restart` is unavailable.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { rmSync } from "node:fs";
+import { connect } from "@nats-io/transport-node";
+import { tempDir } from "./helpers.ts";
+
+export interface TestNats {
+  readonly url: string;
+  /** A fresh namespace, so tests sharing a server never see each other's streams. */
+  namespace(label: string): string;
+  /** Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and store. */
+  restart(options?: { hard?: boolean; downMs?: number }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function waitReady(url: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const nc = await connect({ servers: url, timeout: 500, reconnect: false });
+      await nc.close();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`nats-server at ${url} did not become ready: ${(error as Error).message}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+let counter = 0;
+
+export async function startTestNats(): Promise<TestNats> {
+  const run = `${process.pid}-${Date.now().toString(36)}`;
+  const namespace = (label: string) => `t${run}-${label}-${++counter}`.replace(/[^A-Za-z0-9_-]/g, "_");
+  const external = process.env.NATS_URL;
+  if (external !== undefined && external !== "") {
+    return {
+      url: external,
+      namespace,
+      restart: async () => { throw new Error("restart needs a test-owned nats-server; unset NATS_URL"); },
+      stop: async () => {},
+    };
+  }
+  const port = await freePort();
+  const store = tempDir("nats");
+  const url = `nats://127.0.0.1:${port}`;
+  let child: ChildProcess | null = null;
+  const start = async () => {
+    child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], { stdio: "ignore" });
+    const started = child;
+    const failed = new Promise<never>((_, reject) => started.once("error", (e) => reject(new Error(`cannot start nats-server from PATH: ${e.message}`))));
+    await Promise.race([waitReady(url, Date.now() + 10_000), failed]);
+  };
+  const halt = async (signal: NodeJS.Signals) => {
+    const c = child;
+    if (c === null || c.exitCode !== null) return;
+    const exited = new Promise((r) => c.once("exit", r));
+    c.kill(signal);
+    await exited;
+    child = null;
+  };
+  await start();
+  return {
+    url,
+    namespace,
+    async restart(options = {}) {
+      await halt(options.hard === true ? "SIGKILL" : "SIGTERM");
+      await new Promise((r) => setTimeout(r, options.downMs ?? 300));
+      await start();
+    },
+    async stop() {
+      await halt("SIGTERM");
+      rmSync(store, { recursive: true, force: true });
+    },
+  };
+}
