@@ -4,8 +4,8 @@
 // line) and otlp (OTLP/HTTP JSON). Batching processors use a large queue so bursts don't drop spans.
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { ProxyTracerProvider, SpanKind, SpanStatusCode, isSpanContextValid } from "@opentelemetry/api";
-import type { Attributes, HrTime, Span, Tracer } from "@opentelemetry/api";
+import { ProxyTracerProvider, SpanKind, SpanStatusCode, context as otelContext, isSpanContextValid, trace } from "@opentelemetry/api";
+import type { Attributes, Context, HrTime, Span, Tracer } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
 import type { ExportResult } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -266,6 +266,13 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
   };
 
   return { enabled: true, tracer, description, flush, shutdown };
+}
+
+/** The context a remote `traceparent` header continues (the active context when absent or malformed). */
+export function contextOfTraceparent(traceparent: string | undefined): Context {
+  const match = traceparent === undefined ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceparent);
+  if (match === null) return otelContext.active();
+  return trace.setSpanContext(otelContext.active(), { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true });
 }
 
 /** W3C traceparent header value of a span ("00-<traceId>-<spanId>-<flags>"), or undefined for a non-recording span. */

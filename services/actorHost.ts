@@ -4,11 +4,14 @@ import { createActor, type AnyActorRef } from "xstate";
 import type { ActorDefinition, Delivered, Emitted, WorldDefinition } from "../actors/actor.ts";
 import { canonicalJson, sha256Hex } from "../events/canonical.ts";
 import type { Transport } from "../infra/transport.ts";
+import { contextOfTraceparent } from "../infra/telemetry.ts";
+import { SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 
 export type HostRequest =
   | { readonly kind: "deliver"; readonly record: Delivered; readonly recipients: readonly string[] }
-  | { readonly kind: "digest" }
-  | { readonly kind: "snapshot" };
+  | { readonly kind: "digest"; readonly ids?: readonly string[] }
+  | { readonly kind: "snapshot"; readonly ids?: readonly string[] }
+  | { readonly kind: "ping" };
 
 export interface DeliverReply {
   readonly replies: readonly (readonly Emitted[])[];
@@ -71,17 +74,23 @@ export class ActorHost {
     return replies;
   }
 
+  private entry(id: string): Hosted {
+    const entry = this.hosted.get(id);
+    if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
+    return entry;
+  }
+
   /** 64-bit digest of each actor's hashed state (its world's hash view plus its state value). */
-  digests(): Record<string, string> {
+  digests(ids: readonly string[] = this.ids): Record<string, string> {
     const parts: Record<string, string> = {};
-    for (const id of this.ids) parts[id] = partDigest(this.world, id, this.hosted.get(id)!.ref.getSnapshot());
+    for (const id of ids) parts[id] = partDigest(this.world, id, this.entry(id).ref.getSnapshot());
     return parts;
   }
 
   /** Deep copies of the actors' persisted snapshots, safe to store. */
-  snapshots(): Record<string, unknown> {
+  snapshots(ids: readonly string[] = this.ids): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const id of this.ids) out[id] = JSON.parse(JSON.stringify(this.hosted.get(id)!.ref.getPersistedSnapshot()));
+    for (const id of ids) out[id] = JSON.parse(JSON.stringify(this.entry(id).ref.getPersistedSnapshot()));
     return out;
   }
 
@@ -94,14 +103,45 @@ export class ActorHost {
       case "deliver":
         return { replies: this.deliver(request.record, request.recipients) };
       case "digest":
-        return this.digests();
+        return this.digests(request.ids);
       case "snapshot":
-        return this.snapshots();
+        return this.snapshots(request.ids);
+      case "ping":
+        return { actors: this.ids };
     }
   }
 
+  /** Serves all hosted actors on one subject (the embedded layout). */
   serve(transport: Transport, subject: string): () => void {
     return transport.serve<HostRequest, unknown>(subject, (request) => this.handle(request));
+  }
+
+  /**
+   * Serves each hosted actor on its own subject (the distributed layout), each delivery inside a
+   * consumer span that continues the sequencer's trace from the `traceparent` header.
+   */
+  serveEach(transport: Transport, subjectOf: (actorId: string) => string, tracer?: Tracer): () => void {
+    const stops = this.ids.map((id) =>
+      transport.serve<HostRequest, unknown>(subjectOf(id), (request, headers) => {
+        if (tracer === undefined || request.kind !== "deliver") return this.handle(request);
+        const parent = contextOfTraceparent(headers.traceparent);
+        const span = tracer.startSpan(
+          `handle ${request.record.type}`,
+          { kind: SpanKind.CONSUMER, attributes: { "probetown.actor": id, "probetown.event.type": request.record.type, "probetown.seq": request.record.seq, "probetown.tick": request.record.tick, ...(headers["pt-event"] === undefined ? {} : { "probetown.event.id": headers["pt-event"] }) } },
+          parent,
+        );
+        try {
+          return this.handle(request);
+        } catch (error) {
+          span.recordException(error as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+          throw error;
+        } finally {
+          span.end();
+        }
+      }),
+    );
+    return () => stops.forEach((stop) => stop());
   }
 
   stop(): void {

@@ -2,7 +2,9 @@
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import type { WorldDefinition } from "../actors/actor.ts";
+import type { ActorDefinition, WorldDefinition } from "../actors/actor.ts";
+import { canonicalJson } from "../events/canonical.ts";
+import type { Transport } from "../infra/transport.ts";
 import { worldNamed } from "../actors/worlds.ts";
 import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
@@ -10,9 +12,9 @@ import type { EventStore, FsyncPolicy } from "../infra/eventStore.ts";
 import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../infra/layers.ts";
 import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import type { TelemetryConfig } from "../infra/telemetry.ts";
-import { ActorHost } from "./actorHost.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, replayRecordsEffect, resolveEpisodeDir, restoreHost, snapshotOfReplay, UsageError } from "./replay.ts";
-import { Sequencer, SEQUENCER_ID, type TickResult } from "./sequencer.ts";
+import { ActorHost, type HostRequest } from "./actorHost.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotOfReplay, UsageError } from "./replay.ts";
+import { Sequencer, SEQUENCER_ID, singleHost, type Routing, type TickResult } from "./sequencer.ts";
 
 export interface EpisodeObserver {
   /** Called after every committed tick with the live host (read-only use). */
@@ -21,14 +23,38 @@ export interface EpisodeObserver {
 }
 
 export interface CommonOptions {
-  /** Episode directory; default runs/<episode> (suffixed -2, -3 … if taken). */
+  /** Episode directory; default runs/<episode> (suffixed -2, -3 … if taken). Ignored by non-file locations. */
   readonly dir?: string;
+  /** Where the episode's log and snapshots live; default: an episode directory of files. */
+  readonly where?: (episode: string) => Where;
   readonly trace?: TelemetryConfig | "default";
   /** Snapshot every N ticks (0: only the last tick). Default: every tick for ≤ 64 actors, else 0. */
   readonly snapshotEvery?: number;
   readonly fsync?: FsyncPolicy;
+  /** Actors served by other processes (actor hosts), and how they are addressed. */
+  readonly placement?: Placement;
+  /** Continue an existing partial log (a redelivered job): restore the latest snapshot, check the logged tail, append the rest. */
+  readonly resume?: boolean;
   readonly observer?: EpisodeObserver;
   readonly progress?: (done: number, total: number) => void;
+}
+
+/** Where an episode's pieces live, as locations of the EventStores and SnapshotStores services. */
+export interface Where {
+  readonly log: string;
+  readonly snapshots: string;
+  /** The episode directory, or another description of where it lives (shown to users). */
+  readonly dir: string;
+  /** Trace export when none is asked for. */
+  readonly trace: TelemetryConfig;
+}
+
+export interface Placement {
+  /** Actors hosted elsewhere ("all": every actor); the rest are hosted in this process. */
+  readonly remote: readonly string[] | "all";
+  readonly subjectOf: (episode: string, actorId: string) => string;
+  /** How long to wait for the remote actor hosts to answer (default 30 s). */
+  readonly readyTimeoutMs?: number;
 }
 
 export interface RunOptions extends CommonOptions {
@@ -52,6 +78,8 @@ export interface EpisodeResult {
   readonly seconds: number;
   readonly stateHash: string;
   readonly actors: number;
+  /** Set when the run continued a partial log: the tick it restarted after (-1: from the start). */
+  readonly resumedAfterTick?: number;
 }
 
 function chooseDir(explicit: string | undefined, episode: string): string {
@@ -65,6 +93,13 @@ function chooseDir(explicit: string | undefined, episode: string): string {
   for (let n = 2; ; n++) if (!existsSync(`${base}-${n}`)) return `${base}-${n}`;
 }
 
+/** The embedded layout: an episode directory with log/, snapshots/ and trace.jsonl. */
+export const filesWhere = (explicit: string | undefined, resume = false) => (episode: string): Where => {
+  const dir = resume ? resolve(explicit ?? join("runs", episode)) : chooseDir(explicit, episode);
+  const layout = layoutOf(dir);
+  return { log: layout.log, snapshots: layout.snapshots, dir, trace: { exporter: "jsonl", file: layout.trace } };
+};
+
 /** This build's version, recorded in each episode header's meta (so a replay divergence can be told apart from a code change). */
 export const PROBETOWN_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
@@ -77,73 +112,162 @@ interface Drive {
   readonly condition: string;
   readonly baseConfig: unknown;
   readonly config: unknown;
-  readonly host: ActorHost;
-  readonly dir: string;
+  /** Creates the in-process actors (all of them, or those not placed elsewhere; `restore` from a snapshot). */
+  readonly definitions: readonly ActorDefinition[];
   readonly firstSeq: number;
   readonly previousHash?: string;
   readonly firstTick: number;
   readonly lastTick: number;
   readonly header: (actorIds: readonly string[]) => { type: string; payload: unknown; tick: number };
+  /** A fork's base: the parent's snapshot the child starts from (kept beside the child's log as is). */
   readonly base?: EpisodeSnapshot;
+  /** The base's actors, checked and given the child's condition: what the child's actors start from. */
+  readonly baseActors?: Readonly<Record<string, unknown>>;
+}
+
+/** Where a run starts: fresh (or a fork's base), or after the latest snapshot of a partial log. */
+interface Start {
+  readonly host: ActorHost | null;
+  readonly firstTick: number;
+  /** Records already in the log, and the index of the first one the run must reproduce. */
+  readonly logged: readonly LogRecord[];
+  readonly from: number;
 }
 
 /** Runs an episode's ticks on whatever stores, transport and tracing the layer provides. */
 const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
   Effect.gen(function* () {
     const started = performance.now();
-    const layout = layoutOf(d.dir);
-    const traceConfig: TelemetryConfig = o.trace === undefined || o.trace === "default" ? { exporter: "jsonl", file: layout.trace } : o.trace;
+    const where = (o.where ?? filesWhere(o.dir, o.resume))(d.episode);
+    const traceConfig: TelemetryConfig = o.trace === undefined || o.trace === "default" ? where.trace : o.trace;
+    const actorIds = d.definitions.map((def) => def.id).sort();
+    const remote = o.placement === undefined ? [] : o.placement.remote === "all" ? actorIds : [...o.placement.remote];
+    const unknown = remote.filter((id) => !actorIds.includes(id));
+    if (unknown.length > 0) throw new UsageError(`--remote: no actor ${unknown.join(", ")} in this episode (actors: ${actorIds.join(", ")})`);
+    if (o.resume === true && remote.length > 0) throw new UsageError("--resume needs every actor in this process (remote actor hosts cannot be restored from a snapshot)");
     // Acquired in this order, released in reverse when the scope closes (also on failure):
     // the trace is flushed last, after the log is closed.
     const telemetry = yield* (yield* Tracing).open(traceConfig);
     const previous = d.previousHash === undefined ? {} : { previousHash: d.previousHash };
-    const store = yield* (yield* EventStores).create(layout.log, { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous });
-    const snapshots = (yield* SnapshotStores).at(layout.snapshots);
+    const createOptions = { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous } as const;
+    const stores = yield* EventStores;
+    const opened = o.resume === true ? yield* stores.resume(where.log, createOptions) : { store: yield* stores.create(where.log, createOptions), records: [] as LogRecord[] };
+    const headBefore = opened.store.head().seq;
+    const snapshots = (yield* SnapshotStores).at(where.snapshots);
     const transport = yield* (yield* Transports).open();
-    d.host.serve(transport, HOST_SUBJECT);
+    const start = yield* Effect.tryPromise({ try: () => startOf(d, opened.records, snapshots, remote), catch: (e) => e as Error });
+    const store = start.logged.length === 0 ? opened.store : new ResumeStore(opened.store, start.logged, start.from);
+    const local = start.host;
+    let routing = singleHost(HOST_SUBJECT);
+    if (o.placement === undefined) local?.serve(transport, HOST_SUBJECT);
+    else {
+      const subjectOf = o.placement.subjectOf;
+      routing = { subjectOf: (id) => subjectOf(d.episode, id) };
+      local?.serveEach(transport, routing.subjectOf);
+    }
     const sequencer = new Sequencer({
       world: d.world,
       config: d.config,
       store,
       transport,
-      hostSubject: HOST_SUBJECT,
-      actorIds: d.host.ids,
+      routing,
+      actorIds,
       ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
     });
-    const stateHash = yield* Effect.tryPromise({ try: () => runTicks(d, o, sequencer, store, snapshots), catch: (e) => e as Error });
+    const run = async () => {
+      if (start.logged.length === 0) {
+        const h = d.header(actorIds);
+        await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }], undefined, { probetown: PROBETOWN_VERSION });
+        await store.commit();
+        if (d.base !== undefined) await snapshots.put(d.base);
+      }
+      if (remote.length > 0) await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000);
+      return runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
+    };
+    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: (e) => e as Error });
+    local?.stop();
     return {
       episode: d.episode,
-      dir: d.dir,
-      logDir: layout.log,
+      dir: where.dir,
+      logDir: where.log,
       traceDescription: telemetry.description,
       traceFile: traceConfig.exporter === "jsonl" ? (traceConfig.file ?? null) : null,
       firstTick: d.firstTick,
       ticks: d.lastTick - d.firstTick + 1,
-      records: sequencer.recordsAppended,
+      records: opened.store.head().seq - headBefore,
       seconds: (performance.now() - started) / 1000,
       stateHash,
-      actors: d.host.ids.length,
+      actors: actorIds.length,
+      ...(opened.records.length > 0 ? { resumedAfterTick: start.firstTick - 1 } : {}),
     };
   }).pipe(Effect.scoped);
 
-async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore): Promise<string> {
-  const every = o.snapshotEvery ?? (d.host.ids.length <= 64 ? 1 : 0);
+const lastStateHash = (records: readonly LogRecord[]): string =>
+  (records.findLast((r) => r.type === "tick.committed")?.payload as { stateHash?: string } | undefined)?.stateHash ?? "";
+
+/**
+ * Decides where a run starts. A partial log (a worker died) restarts after its latest snapshot
+ * whose tick is in the log (or from the beginning without one); the records after that point are
+ * reproduced and checked rather than appended again, so the finished log equals an uninterrupted run's.
+ */
+async function startOf(d: Drive, records: readonly LogRecord[], snapshots: SnapshotStore, remote: readonly string[]): Promise<Start> {
+  const localDefinitions = d.definitions.filter((def) => !remote.includes(def.id));
+  const fresh = (): ActorHost | null =>
+    localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, d.baseActors === undefined ? {} : { restore: pick(d.baseActors, localDefinitions) });
+  if (records.length === 0) return { host: fresh(), firstTick: d.firstTick, logged: [], from: 0 };
+  const logged = records[0]!;
+  const h = d.header(d.definitions.map((def) => def.id).sort());
+  if (logged.type !== h.type || canonicalJson(logged.payload) !== canonicalJson(h.payload)) {
+    throw new UsageError(`episode ${d.episode}: the existing log was started with another header (world, seed, condition, config or ticks differ); refusing to continue it`);
+  }
+  const key = await snapshots.latest();
+  const snapshot = key === null ? null : await snapshots.get(key);
+  const at = snapshot === null ? -1 : records.findIndex((r) => r.seq === snapshot.seq && r.type === "tick.committed" && (r.payload as { stateHash: string }).stateHash === snapshot.stateHash);
+  if (snapshot === null || at < 0 || snapshot.episode !== d.episode) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1 };
+  const host = restoreHost(d.world, snapshot, d.config, d.seed, d.condition);
+  return { host, firstTick: snapshot.tick + 1, logged: records, from: at + 1 };
+}
+
+const pick = (actors: Readonly<Record<string, unknown>>, definitions: readonly ActorDefinition[]) => Object.fromEntries(definitions.map((def) => [def.id, actors[def.id]]));
+
+/** Waits until every remote actor answers on its subject; names the missing ones on timeout. */
+async function waitForActors(transport: Transport, routing: Routing, ids: readonly string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const missing = new Set(ids);
+  while (missing.size > 0) {
+    await Promise.all(
+      [...missing].map(async (id) => {
+        try {
+          await transport.request<HostRequest, unknown>(routing.subjectOf(id), { kind: "ping" }, { timeoutMs: 2000 });
+          missing.delete(id);
+        } catch {
+          // not up yet
+        }
+      }),
+    );
+    if (missing.size === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`no actor host answered for ${[...missing].join(", ")} within ${Math.round(timeoutMs / 1000)} s (start them with \`probetown actor-host\`)`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null): Promise<string> {
+  const every = o.snapshotEvery ?? (actors <= 64 ? 1 : 0);
   let stateHash = "";
   sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition });
-  const h = d.header(d.host.ids);
-  await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }], undefined, { probetown: PROBETOWN_VERSION });
-  if (d.base !== undefined) await snapshots.put(d.base);
   const total = d.lastTick - d.firstTick + 1;
-  for (let tick = d.firstTick; tick <= d.lastTick; tick++) {
+  for (let tick = firstTick; tick <= d.lastTick; tick++) {
     const result = await sequencer.runTick(tick);
     stateHash = result.stateHash;
     if (tick === d.lastTick || (every > 0 && (tick - d.firstTick + 1) % every === 0)) {
       await snapshots.put({
         world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,
-        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors: d.host.snapshots(),
+        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors: await sequencer.snapshots(),
       });
     }
-    o.observer?.onTick?.(result, d.host);
+    if (local !== null) o.observer?.onTick?.(result, local);
     o.progress?.(tick - d.firstTick + 1, total);
   }
   sequencer.endTrace();
@@ -163,11 +287,10 @@ export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Er
     const ticks = o.ticks ?? world.defaultTicks(config);
     if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
     const episode = episodeIdOf(world.name, o.seed, condition);
-    const host = new ActorHost(world, world.actors(config, o.seed));
     return drive(
       {
-        world, episode, seed: o.seed, condition, baseConfig, config, host,
-        dir: chooseDir(o.dir, episode), firstSeq: 0, firstTick: 0, lastTick: ticks - 1,
+        world, episode, seed: o.seed, condition, baseConfig, config, definitions: world.actors(config, o.seed),
+        firstSeq: 0, firstTick: 0, lastTick: ticks - 1,
         header: (actors) => ({ type: "episode.started", tick: 0, payload: { world: world.name, seed: o.seed, condition, config: baseConfig, actors, ticks } }),
       },
       o,
@@ -213,11 +336,15 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     const ticks = o.ticks ?? header.ticks;
     if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) throw new UsageError(`--ticks: the child must run past tick ${o.atTick}, got ${ticks}`);
     const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
-    const dir = chooseDir(o.dir, episode);
+    const where = filesWhere(o.dir)(episode);
+    const dir = where.dir;
+    // Checked and given the child's condition here, so the child starts from exactly this state.
     const host = restoreHost(world, base, config, header.seed, o.condition);
+    const baseActors = host.snapshots();
+    host.stop();
     const result = yield* drive(
       {
-        world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, host, dir, base,
+        world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, definitions: world.actors(config, header.seed), base, baseActors,
         firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
         header: (actors) => ({
           type: "episode.forked",
@@ -229,7 +356,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
           },
         }),
       },
-      o,
+      { ...o, where: () => where },
     );
     return { ...result, parent: header.episode, atSeq: committed.seq };
   });

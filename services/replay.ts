@@ -16,7 +16,7 @@ import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import type { Transport } from "../infra/transport.ts";
 import { ActorHost, partDigest, stateHashOf } from "./actorHost.ts";
 import { diffValues } from "./diff.ts";
-import { Sequencer } from "./sequencer.ts";
+import { Sequencer, singleHost } from "./sequencer.ts";
 
 export const HOST_SUBJECT = "pt.local.host.embedded";
 
@@ -95,6 +95,10 @@ export class ReplayStore implements EventStore {
     return this.pos >= this.records.length;
   }
 
+  get remaining(): number {
+    return this.records.length - this.pos;
+  }
+
   head(): Head {
     return this.last;
   }
@@ -131,6 +135,51 @@ export class ReplayStore implements EventStore {
 
   async commit(): Promise<void> {}
   async close(): Promise<void> {}
+}
+
+/**
+ * Continues a partial log: drafts are first checked against the records already logged from
+ * `start` on (as a replay would), and only those beyond the logged end are appended to `real`.
+ */
+export class ResumeStore implements EventStore {
+  readonly episode: string;
+  readonly location: string;
+  private readonly real: EventStore;
+  private readonly logged: ReplayStore;
+
+  constructor(real: EventStore, records: readonly LogRecord[], start: number) {
+    this.real = real;
+    this.episode = real.episode;
+    this.location = real.location;
+    this.logged = new ReplayStore(records, start, real.location);
+  }
+
+  /** True while the run is still reproducing records that are already in the log. */
+  get reproducing(): boolean {
+    return !this.logged.exhausted;
+  }
+
+  head(): Head {
+    return this.logged.exhausted ? this.real.head() : this.logged.head();
+  }
+
+  async append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]> {
+    if (this.logged.exhausted) return this.real.append(drafts, { ...options, expectedSeq: this.real.head().seq });
+    const n = Math.min(drafts.length, this.logged.remaining);
+    const checked = await this.logged.append(drafts.slice(0, n), options);
+    if (n === drafts.length) return checked;
+    const meta = options.meta;
+    const appended = await this.real.append(drafts.slice(n), { expectedSeq: this.real.head().seq, ...(meta === undefined ? {} : { meta: (d: Draft, i: number) => meta(d, i + n) }) });
+    return [...checked, ...appended];
+  }
+
+  commit(): Promise<void> {
+    return this.real.commit();
+  }
+
+  close(): Promise<void> {
+    return this.real.close();
+  }
 }
 
 export interface EpisodeHeader {
@@ -265,7 +314,7 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
   const host = await hostForHeader(header, snapshots);
   const store = new ReplayStore(records, 1, layout.log);
   host.serve(transport, HOST_SUBJECT);
-  const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, hostSubject: HOST_SUBJECT, actorIds: host.ids, stampTime: false });
+  const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false });
   let tick = header.firstTick;
   let lastTick = header.firstTick - 1;
   let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;

@@ -10,6 +10,17 @@ import type { Transport } from "../infra/transport.ts";
 import { traceparentOf } from "../infra/telemetry.ts";
 import { stateHashOf, type DeliverReply, type HostRequest } from "./actorHost.ts";
 
+/**
+ * Where each actor is served. Embedded runs put every actor behind one subject (one request per
+ * record); distributed runs give each actor its own subject, and the sequencer asks the hosts of a
+ * record's recipients at once, then reassembles the replies in canonical recipient order.
+ */
+export interface Routing {
+  subjectOf(actorId: string): string;
+}
+
+export const singleHost = (subject: string): Routing => ({ subjectOf: () => subject });
+
 export const SEQUENCER_ID = "episode";
 
 export interface SequencerOptions {
@@ -18,8 +29,8 @@ export interface SequencerOptions {
   readonly config: unknown;
   readonly store: EventStore;
   readonly transport: Transport;
-  /** Subject of the actor host(s); embedded runs have one host for all actors. */
-  readonly hostSubject: string;
+  /** Where the actors are served (embedded: one host subject for all). */
+  readonly routing: Routing;
   readonly actorIds: readonly string[];
   readonly tracer?: Tracer;
   /** Put wall-clock time in each record's meta (never hashed). Off for replays. */
@@ -37,12 +48,24 @@ export interface TickResult {
 export class Sequencer {
   private readonly o: SequencerOptions;
   private readonly actorIds: readonly string[];
+  /** Actor ids grouped by serving subject, in canonical order (for digests). */
+  private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
+  private readonly single: boolean;
   private episodeSpan: Span | undefined;
   recordsAppended = 0;
 
   constructor(options: SequencerOptions) {
     this.o = options;
     this.actorIds = [...options.actorIds].sort();
+    const groups = new Map<string, string[]>();
+    for (const id of this.actorIds) {
+      const subject = options.routing.subjectOf(id);
+      const group = groups.get(subject);
+      if (group === undefined) groups.set(subject, [id]);
+      else group.push(id);
+    }
+    this.hostGroups = [...groups.entries()];
+    this.single = groups.size <= 1;
   }
 
   startTrace(episode: string, attributes: Record<string, string | number>): void {
@@ -87,9 +110,9 @@ export class Sequencer {
         const recipients = recipientsOf(record.to, record.from, this.actorIds);
         if (recipients.length > 0) {
           const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
-          const reply = await this.o.transport.request<HostRequest, DeliverReply>(this.o.hostSubject, { kind: "deliver", record: delivered, recipients });
+          const replies = await this.deliver(delivered, recipients, spans?.[r]);
           for (let i = 0; i < recipients.length; i++) {
-            for (const e of reply.replies[i] ?? []) next.push({ type: e.type, from: recipients[i]!, to: e.to, payload: e.payload, tick, cause: record.seq });
+            for (const e of replies[i] ?? []) next.push({ type: e.type, from: recipients[i]!, to: e.to, payload: e.payload, tick, cause: record.seq });
           }
           spans?.[r]?.setAttribute("probetown.recipients", recipients.length);
         }
@@ -98,6 +121,49 @@ export class Sequencer {
       round = next;
     }
     return count;
+  }
+
+  /** The replies of each recipient, in the order of `recipients`, whichever hosts serve them. */
+  private async deliver(record: Delivered, recipients: readonly string[], span: Span | undefined): Promise<DeliverReply["replies"]> {
+    const traceparent = span === undefined ? undefined : traceparentOf(span);
+    const headers = { "pt-event": `${this.o.store.episode}:${record.seq}`, ...(traceparent === undefined ? {} : { traceparent }) };
+    if (this.single) {
+      const subject = this.o.routing.subjectOf(recipients[0]!);
+      return (await this.o.transport.request<HostRequest, DeliverReply>(subject, { kind: "deliver", record, recipients }, { headers })).replies;
+    }
+    const bySubject = new Map<string, string[]>();
+    for (const id of recipients) {
+      const subject = this.o.routing.subjectOf(id);
+      const group = bySubject.get(subject);
+      if (group === undefined) bySubject.set(subject, [id]);
+      else group.push(id);
+    }
+    const answered = await Promise.all(
+      [...bySubject].map(async ([subject, ids]) => {
+        const reply = await this.o.transport.request<HostRequest, DeliverReply>(subject, { kind: "deliver", record, recipients: ids }, { headers });
+        return ids.map((id, i) => [id, reply.replies[i] ?? []] as const);
+      }),
+    );
+    const byId = new Map(answered.flat());
+    return recipients.map((id) => byId.get(id) ?? []);
+  }
+
+  /** Every actor's part digest, asked of each host. */
+  async digests(): Promise<Record<string, string>> {
+    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, string>>(subject, { kind: "digest", ids })));
+    const parts: Record<string, string> = {};
+    for (const id of this.actorIds) {
+      const part = answers.find((a) => a[id] !== undefined)?.[id];
+      if (part === undefined) throw new Error(`no actor host reported the state of ${id}`);
+      parts[id] = part;
+    }
+    return parts;
+  }
+
+  /** Every actor's persisted XState snapshot, asked of each host (for episode snapshots). */
+  async snapshots(): Promise<Record<string, unknown>> {
+    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, unknown>>(subject, { kind: "snapshot", ids })));
+    return Object.fromEntries(this.actorIds.map((id) => [id, answers.find((a) => a[id] !== undefined)?.[id]]));
   }
 
   private deliverSpan(draft: Draft, parent: Span | undefined): Span | undefined {
@@ -116,7 +182,7 @@ export class Sequencer {
     for (const step of this.o.world.tickPlan(this.o.config, tick)) {
       records += await this.pump([{ type: step.type, from: SEQUENCER_ID, to: step.to, payload: step.payload, tick, cause: null }], tick, tickSpan);
     }
-    const parts = await this.o.transport.request<HostRequest, Record<string, string>>(this.o.hostSubject, { kind: "digest" });
+    const parts = await this.digests();
     const stateHash = stateHashOf(tick, parts);
     const [committed] = await this.append([{ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { parts, stateHash }, tick, cause: null }], [tickSpan]);
     await this.o.store.commit();

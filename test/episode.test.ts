@@ -153,7 +153,7 @@ describe("properties over random seeds", () => {
         expect(replay.stateHash).toBe(r.stateHash);
         expect(replay.lastTick).toBe(ticks - 1);
         const snapDir = join(r.dir, "snapshots");
-        const files = readdirSync(snapDir);
+        const files = readdirSync(snapDir).filter((f) => /^[0-9a-f]+\.json$/.test(f));
         expect(files.length).toBe(ticks);
         const committed = new Map(logRecords(r.dir).filter((x) => x.type === "tick.committed").map((x) => [x.tick, (x.payload as { stateHash: string }).stateHash]));
         for (const f of files) {
@@ -171,7 +171,7 @@ describe("properties over random seeds", () => {
   it("an altered snapshot is refused instead of restored", async () => {
     const r = await run(11, { ticks: 3 });
     const snapDir = join(r.dir, "snapshots");
-    const file = join(snapDir, readdirSync(snapDir)[0]!);
+    const file = join(snapDir, readdirSync(snapDir).find((f) => /^[0-9a-f]+\.json$/.test(f))!);
     const snap = JSON.parse(readFileSync(file, "utf8")) as EpisodeSnapshot & { actors: Record<string, { context: { action: string } }> };
     snap.actors["agent/lin-wei"]!.context.action = "dancing";
     const config = auratownWorld.resolveConfig(snap.config);
