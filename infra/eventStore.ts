@@ -31,3 +31,13 @@ export interface ReadOptions {
   /** Check payloads against the event catalogue (unknown types, malformed payloads). Default true. */
   readonly validate?: boolean;
 }
+
+/** Another sequencer holds the episode (a live writer lock): a second writer is rejected. */
+export class WriterLocked extends Error {
+  readonly episode: string;
+  constructor(episode: string, holder: string, where: string) {
+    super(`${where}: episode ${episode} already has a sequencer (${holder}); a second writer is rejected`);
+    this.name = "WriterLocked";
+    this.episode = episode;
+  }
+}

@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { isKnownEventType, payloadProblem, versionOf } from "../events/catalogue.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
-import type { AppendOptions, EventStore, FsyncPolicy, Head, ReadOptions } from "./eventStore.ts";
+import { WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
 const LOCK = "writer.lock";
@@ -219,7 +219,7 @@ function acquireLock(logDir: string, episode: string): void {
       alive = false;
     }
     if (alive) {
-      throw new Error(`${display(logDir)}: episode ${episode} already has a sequencer (process ${owner} holds ${LOCK}); a second writer is rejected`);
+      throw new WriterLocked(episode, `process ${owner} holds ${LOCK}`, display(logDir));
     }
     // The previous writer died without closing; its lock is stale.
     writeFileSync(lock, `${process.pid}\n`);

@@ -2,6 +2,8 @@
 // in-process pool; the distributed one a JetStream work-queue stream with a durable pull consumer.
 // Jobs are idempotent by id: submitting an id twice runs it once, and a handler must tolerate
 // being run again after a worker died mid-job (redelivery).
+// Implementations: infra/inProcessJobQueue.ts (embedded) and infra/jetStreamJobQueue.ts; both pass
+// test/contracts/jobQueue.ts.
 
 export interface Job<Spec = unknown> {
   /** Unique and stable (e.g. the episode id); also usable in a NATS subject token. */
@@ -10,7 +12,11 @@ export interface Job<Spec = unknown> {
 }
 
 export interface JobContext {
-  /** 1 for the first delivery; more when a worker died or the handler failed before. */
+  /**
+   * 1 for the first delivery; more when a worker died or the handler failed before. A delivery
+   * numbered above maxAttempts (earlier ones all ended with dead workers) is reported as failed
+   * without running the handler, so a job that kills its workers cannot circulate for ever.
+   */
   readonly attempt: number;
   readonly worker: string;
 }
@@ -30,7 +36,7 @@ export type JobHandler = (job: Job, context: JobContext) => Promise<unknown>;
 export interface WorkOptions {
   /** Jobs this worker runs at once (default 1). */
   readonly concurrency?: number;
-  /** Deliveries before a failing job is reported as failed (default 5). */
+  /** Deliveries before a failing job is reported as failed (default 5); its last error is reported. */
   readonly maxAttempts?: number;
 }
 
@@ -46,7 +52,11 @@ export interface JobQueue {
   submit(jobs: readonly Job[]): Promise<void>;
   /** Runs `handler` on queued jobs until stopped. A throw retries the job (up to maxAttempts). */
   work(worker: string, handler: JobHandler, options?: WorkOptions): WorkerHandle;
-  /** Yields the final outcome of each of `ids` once, in completion order, then returns. */
+  /**
+   * Yields the final outcome of each of `ids` once, in completion order, then returns. Already
+   * finished ids are yielded too; an id not yet submitted is waited for.
+   */
   outcomes(ids: readonly string[]): AsyncIterable<JobOutcome>;
+  /** Stops this queue's workers (running jobs finish) and makes pending outcome readers throw. */
   close(): Promise<void>;
 }

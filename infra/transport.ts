@@ -28,23 +28,70 @@ export class NoResponder extends Error {
   }
 }
 
+/**
+ * A served handler threw in another process. The message is the remote one prefixed by the subject;
+ * `remoteName` is the remote error's name. (The in-process transport rethrows the handler's own
+ * error instead: same message, and the original type and stack.)
+ */
+export class RemoteError extends Error {
+  readonly subject: string;
+  readonly remoteName: string;
+  constructor(subject: string, remoteName: string, remoteMessage: string) {
+    super(`${subject}: ${remoteMessage}`);
+    this.name = "RemoteError";
+    this.subject = subject;
+    this.remoteName = remoteName;
+  }
+}
+
 const NO_HEADERS: Headers = Object.freeze({});
 
-/** Embedded default: direct calls within the process. Messages are passed by reference. */
+const ignore = (): void => {};
+
+/** A served subject: its handler, and while an asynchronous request runs, the end of the queue. */
+interface Served {
+  readonly handler: Handler<any, any>;
+  /** Settles (never rejects) when the last queued request has finished; null when idle. */
+  tail: Promise<void> | null;
+}
+
+/**
+ * Embedded default: direct calls within the process. Messages are passed by reference. Requests to
+ * one subject are handled one at a time in call order, as over NATS: a synchronous handler (the
+ * actor host's) is called directly; while an asynchronous one runs, later requests queue behind it.
+ */
 export class InProcessTransport implements Transport {
-  private readonly handlers = new Map<string, Handler<any, any>>();
+  private readonly handlers = new Map<string, Served>();
   private readonly subscribers = new Map<string, Set<(m: any) => void>>();
 
   async request<Req, Res>(subject: string, message: Req, options?: RequestOptions): Promise<Res> {
-    const handler = this.handlers.get(subject);
-    if (handler === undefined) throw new NoResponder(subject);
-    return (await handler(message, options?.headers ?? NO_HEADERS)) as Res;
+    const served = this.handlers.get(subject);
+    if (served === undefined) throw new NoResponder(subject);
+    const headers = options?.headers ?? NO_HEADERS;
+    if (served.tail === null) {
+      const result = served.handler(message, headers);
+      if (!isPromiseLike(result)) return result as Res;
+      return this.queue(served, Promise.resolve(result)) as Promise<Res>;
+    }
+    return this.queue(served, served.tail.then(() => served.handler(message, headers))) as Promise<Res>;
+  }
+
+  private queue(served: Served, result: Promise<unknown>): Promise<unknown> {
+    const settled = result.then(ignore, ignore);
+    served.tail = settled;
+    void settled.then(() => {
+      if (served.tail === settled) served.tail = null;
+    });
+    return result;
   }
 
   serve<Req, Res>(subject: string, handler: Handler<Req, Res>): () => void {
     if (this.handlers.has(subject)) throw new Error(`subject '${subject}' is already served in this process`);
-    this.handlers.set(subject, handler);
-    return () => this.handlers.delete(subject);
+    const served: Served = { handler, tail: null };
+    this.handlers.set(subject, served);
+    return () => {
+      if (this.handlers.get(subject) === served) this.handlers.delete(subject);
+    };
   }
 
   publish<M>(subject: string, message: M): void {
@@ -62,4 +109,8 @@ export class InProcessTransport implements Transport {
     this.handlers.clear();
     this.subscribers.clear();
   }
+}
+
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }

@@ -11,7 +11,9 @@ export type HostRequest =
   | { readonly kind: "deliver"; readonly record: Delivered; readonly recipients: readonly string[] }
   | { readonly kind: "digest"; readonly ids?: readonly string[] }
   | { readonly kind: "snapshot"; readonly ids?: readonly string[] }
-  | { readonly kind: "ping" };
+  | { readonly kind: "ping" }
+  /** The episode is over: a host serving only this episode may stop. */
+  | { readonly kind: "release" };
 
 export interface DeliverReply {
   readonly replies: readonly (readonly Emitted[])[];
@@ -107,6 +109,7 @@ export class ActorHost {
       case "snapshot":
         return this.snapshots(request.ids);
       case "ping":
+      case "release":
         return { actors: this.ids };
     }
   }
@@ -120,9 +123,11 @@ export class ActorHost {
    * Serves each hosted actor on its own subject (the distributed layout), each delivery inside a
    * consumer span that continues the sequencer's trace from the `traceparent` header.
    */
-  serveEach(transport: Transport, subjectOf: (actorId: string) => string, tracer?: Tracer): () => void {
+  serveEach(transport: Transport, subjectOf: (actorId: string) => string, options: { tracer?: Tracer; onRelease?: () => void } = {}): () => void {
+    const tracer = options.tracer;
     const stops = this.ids.map((id) =>
       transport.serve<HostRequest, unknown>(subjectOf(id), (request, headers) => {
+        if (request.kind === "release") queueMicrotask(() => options.onRelease?.());
         if (tracer === undefined || request.kind !== "deliver") return this.handle(request);
         const parent = contextOfTraceparent(headers.traceparent);
         const span = tracer.startSpan(

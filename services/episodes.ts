@@ -182,7 +182,10 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
         if (d.base !== undefined) await snapshots.put(d.base);
       }
       if (remote.length > 0) await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000);
-      return runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
+      const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
+      // Remote hosts serve this episode only; tell them it is over.
+      await Promise.all([...new Set(remote.map((id) => routing.subjectOf(id)))].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
+      return last;
     };
     const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: (e) => e as Error });
     local?.stop();

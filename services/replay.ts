@@ -263,6 +263,8 @@ export interface ReplayOptions {
   /** Stop after this tick is committed (default: the end of the log). */
   readonly toTick?: number;
   readonly onTick?: (tick: number, host: ActorHost) => void;
+  /** SnapshotStores location (default: the episode directory's snapshots/). */
+  readonly snapshots?: string;
 }
 
 export interface ReplayResult {
@@ -302,17 +304,16 @@ export const replayEpisode = (path: string, options: ReplayOptions = {}): Promis
 
 export const replayRecordsEffect = (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Effect.Effect<ReplayResult, Error, SnapshotStores | Transports> =>
   Effect.gen(function* () {
-    const snapshots = (yield* SnapshotStores).at(layoutOf(dir).snapshots);
+    const snapshots = (yield* SnapshotStores).at(options.snapshots ?? layoutOf(dir).snapshots);
     const transport = yield* (yield* Transports).open();
     return yield* Effect.tryPromise({ try: () => replayWith(dir, records, options, snapshots, transport), catch: (e) => e as Error });
   }).pipe(Effect.scoped);
 
 async function replayWith(dir: string, records: readonly LogRecord[], options: ReplayOptions, snapshots: SnapshotStore, transport: Transport): Promise<ReplayResult> {
   const started = performance.now();
-  const layout = layoutOf(dir);
-  const header = headerOf(records, relative(process.cwd(), layout.log));
+  const header = headerOf(records, records[0]?.episode ?? dir);
   const host = await hostForHeader(header, snapshots);
-  const store = new ReplayStore(records, 1, layout.log);
+  const store = new ReplayStore(records, 1, dir);
   host.serve(transport, HOST_SUBJECT);
   const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false });
   let tick = header.firstTick;

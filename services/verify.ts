@@ -5,7 +5,7 @@ import { relative, resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
-import { PROBETOWN_VERSION } from "./episodes.ts";
+import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, replayRecordsEffect, resolveEpisodeDir } from "./replay.ts";
 
 export interface VerifyReport {
@@ -24,11 +24,12 @@ export interface VerifyReport {
 /** Verifies an episode directory on the embedded default. */
 export const verifyEpisode = (path: string): Promise<VerifyReport> => Effect.runPromise(verifyEpisodeEffect(path).pipe(Effect.provide(Embedded)));
 
-export const verifyEpisodeEffect = (path: string): Effect.Effect<VerifyReport, Error, EmbeddedServices> =>
+/** `where` locates the episode in other stores (JetStream); by default `path` is an episode directory. */
+export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<VerifyReport, Error, EmbeddedServices> =>
   Effect.gen(function* () {
     const started = performance.now();
-    const dir = resolveEpisodeDir(path);
-    const layout = layoutOf(dir);
+    const dir = where?.dir ?? resolveEpisodeDir(path);
+    const layout = where === undefined ? layoutOf(dir) : { log: where.log, snapshots: where.snapshots };
     const notes: string[] = [];
     const elapsed = () => (performance.now() - started) / 1000;
     const fail = (kind: "damaged" | "diverged", seq: number | null, message: string, details: string[], episode: string | null, records: number): VerifyReport => ({
@@ -68,7 +69,7 @@ export const verifyEpisodeEffect = (path: string): Effect.Effect<VerifyReport, E
         }
       } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
     }
-    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records));
+    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records, { snapshots: layout.snapshots }));
     if (Result.isFailure(replayed)) {
       const error = replayed.failure;
       if (error instanceof Divergence) {

@@ -10,8 +10,12 @@ import { worlds } from "../../actors/worlds.ts";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
-import type { FsyncPolicy } from "../../infra/eventStore.ts";
-import { forkEpisode, runEpisode, type CommonOptions, type EpisodeResult } from "../episodes.ts";
+import { WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
+import { Effect } from "effect";
+import { episodeIdOf, forkEpisode, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type RunOptions } from "../episodes.ts";
+import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
+import { distributedLayer } from "../../infra/natsLayers.ts";
+import { cmdActorHost, cmdSweep, cmdWorker, listFlag, verifyFromNats } from "./distributed.ts";
 import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
@@ -64,6 +68,11 @@ function progressBar(enabled: boolean, label: string): { update: (done: number, 
     },
     stop: () => started && bar.stop(),
   };
+}
+
+interface NatsFlags {
+  nats?: string;
+  namespace: string;
 }
 
 interface EpisodeFlags {
@@ -124,8 +133,18 @@ function episodeSession(flags: EpisodeFlags, label: string) {
     observer: { onTick: (result, host) => void (host.ids.length <= 64 && rows.push(collectRow(result.tick, host))) },
     progress: bar.update,
   };
-  const finish = (result: EpisodeResult, title: string): number => {
+  /** `check` replaces the verify hint (and the summary, which reads the log file) for logs kept elsewhere. */
+  const finish = (result: EpisodeResult, title: string, check?: string): number => {
     bar.stop();
+    if (check !== undefined) {
+      if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash }, null, 2) + "\n");
+      else {
+        if (!flags.quiet) process.stdout.write(`${title}\n${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s\nstate hash ${result.stateHash}\n\n`);
+        process.stdout.write(`log:   ${result.dir}\ntrace: ${result.traceFile === null ? result.traceDescription : rel(result.traceFile)}\n`);
+        if (!flags.quiet) process.stdout.write(`check: ${check}\n`);
+      }
+      return EXIT.ok;
+    }
     const records = rows.length > 0 ? scanLog(result.logDir).records : [];
     report(result, rows, records, flags, title);
     return EXIT.ok;
@@ -133,7 +152,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
   return { options, finish };
 }
 
-async function cmdRun(worldName: string, flags: EpisodeFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number }): Promise<number> {
+async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
   if (flags.agents !== undefined) {
@@ -144,8 +163,19 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & { seed: number; c
   const perDay = world.defaultTicks(world.resolveConfig(config));
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
   const session = episodeSession(flags, worldName);
-  const result = await runEpisode({ ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }) });
-  return session.finish(result, `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${result.episode}`);
+  const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${episode}`;
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }) };
+  if (flags.nats === undefined) {
+    if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
+    return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, flags.condition)));
+  }
+  if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
+  const ns = flags.namespace;
+  const placement = flags.remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", flags.remote)) };
+  const result = await withNats(flags.nats, "sequencer", (nc) =>
+    Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats" })))),
+  );
+  return session.finish(result, title(result.episode), `npx probetown verify ${result.episode} --nats ${flags.nats}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`);
 }
 
 async function cmdFork(log: string, flags: EpisodeFlags & { at: number; condition: string; ticks?: number }): Promise<number> {
@@ -154,8 +184,8 @@ async function cmdFork(log: string, flags: EpisodeFlags & { at: number; conditio
   return session.finish(result, `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`);
 }
 
-async function cmdVerify(log: string, flags: { json?: boolean }): Promise<number> {
-  const report = await verifyEpisode(log);
+async function cmdVerify(log: string, flags: { json?: boolean } & NatsFlags): Promise<number> {
+  const report = flags.nats === undefined ? await verifyEpisode(log) : await verifyFromNats(log, flags.nats, flags.namespace);
   if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else process.stdout.write(report.text + "\n");
   return report.exitCode;
@@ -270,7 +300,10 @@ export function buildProgram(exit: (code: number) => void): Command {
       .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
       .option("--agents <n>", "town size: the 5 residents plus generated ones", integer("--agents", 1))
-      .option("--config <file>", "JSON file with world config overrides (merged over the defaults)"),
+      .option("--config <file>", "JSON file with world config overrides (merged over the defaults)")
+      .option("--nats <url>", "distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)")
+      .option("--namespace <ns>", "JetStream namespace (stream and bucket names) with --nats", DEFAULT_NAMESPACE)
+      .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')"),
   ).action(wrap(cmdRun));
 
   episodeOptions(
@@ -286,9 +319,54 @@ export function buildProgram(exit: (code: number) => void): Command {
   program
     .command("verify")
     .description("check the hash chain, replay every actor and recompute every tick's state hash; exit 0 when the log holds")
-    .argument("<log>", "episode directory")
+    .argument("<log>", "episode directory (with --nats: the episode id)")
     .option("--json", "machine-readable report")
+    .option("--nats <url>", "verify a log kept in JetStream")
+    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
     .action(wrap(cmdVerify));
+
+  program
+    .command("actor-host")
+    .description("host some actors of an episode in this process, for a sequencer run with --nats --remote; exits when the episode ends")
+    .argument("<episode>", "episode id (e.g. auratown-s42-baseline)")
+    .requiredOption("--nats <url>", "NATS server with JetStream")
+    .option("--namespace <ns>", "JetStream namespace", DEFAULT_NAMESPACE)
+    .requiredOption("--actors <ids>", "comma-separated actor ids (e.g. agent/chen-mei,env/auratown) or 'all'")
+    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none)")
+    .option("-q, --quiet", "print nothing")
+    .action(wrap(cmdActorHost));
+
+  program
+    .command("worker")
+    .description("take episode jobs from the JetStream work queue and run them (a redelivered job resumes its partial log); Ctrl-C stops after the running jobs")
+    .requiredOption("--nats <url>", "NATS server with JetStream")
+    .option("--namespace <ns>", "JetStream namespace", DEFAULT_NAMESPACE)
+    .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
+    .option("--name <name>", "worker name shown in outcomes")
+    .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long", integer("--ack-wait", 1000), 30_000)
+    .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died", integer("--lock-ttl", 1000), 10_000)
+    .option("-q, --quiet", "print nothing")
+    .action(wrap(cmdWorker));
+
+  program
+    .command("sweep")
+    .description("run a matrix of episodes (seeds × conditions): in this process, or queued for workers with --nats; prints a summary")
+    .argument("<world>", `world to run (${Object.keys(worlds).join(", ")})`)
+    .requiredOption("--seeds <list>", "seeds: ranges and lists like 1-200 or 1,5,9")
+    .option("--conditions <list>", "comma-separated conditions", "baseline")
+    .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
+    .option("--config <file>", "JSON file with world config overrides")
+    .option("--snapshot-every <n>", "keep a snapshot every n ticks (a resumed job restarts from the latest)", integer("--snapshot-every", 0))
+    .option("--nats <url>", "queue the episodes in JetStream for `probetown worker` processes")
+    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
+    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere)", integer("--workers", 0), 0)
+    .option("--out <file>", "write every outcome as JSON")
+    .option("--json", "print the outcomes as JSON")
+    .option("-q, --quiet", "print only the summary")
+    .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & { config?: string }) => {
+      if (worlds[world] === undefined) throw new UsageError(`unknown world '${world}' (known: ${Object.keys(worlds).join(", ")})`);
+      return cmdSweep(world, { ...flags, ...(flags.config === undefined ? {} : { config: readConfigFile(flags.config) }) });
+    }));
 
   program
     .command("replay")
@@ -323,7 +401,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
-  if (error instanceof UsageError || error instanceof SequenceConflict) return EXIT.usage;
+  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid \w+ config|--)/.test(error.message)) return EXIT.usage;
   return EXIT.internal;
 }

@@ -61,6 +61,56 @@ export function eventStoresContract(name: string, layer: Layer.Layer<EventStores
       expect(second._tag).toBe("Failure");
     });
 
+    it("resumes a log after its last record and continues the chain", async () => {
+      const location = freshLocation();
+      const first = await run(
+        Effect.gen(function* () {
+          const store = yield* (yield* EventStores).create(location, { episode: "ep" });
+          const written = yield* Effect.promise(() => store.append([phase(0, "a"), phase(0, "b")], { expectedSeq: -1 }));
+          yield* Effect.promise(() => store.commit());
+          return written;
+        }),
+      );
+      const continued = await run(
+        Effect.gen(function* () {
+          const { store, records } = yield* (yield* EventStores).resume(location, { episode: "ep" });
+          expect(records.map((r) => r.hash)).toEqual(first.map((r) => r.hash));
+          expect(store.head()).toEqual({ seq: 1, hash: first[1]!.hash });
+          const stale = yield* Effect.promise(() => store.append([phase(1, "x")], { expectedSeq: 0 }).then(() => null, (e: unknown) => e));
+          expect(stale).toBeInstanceOf(SequenceConflict);
+          const next = yield* Effect.promise(() => store.append([phase(1, "c")], { expectedSeq: 1 }));
+          yield* Effect.promise(() => store.commit());
+          return next;
+        }),
+      );
+      expect(continued[0]!.seq).toBe(2);
+      const read = await run(Effect.gen(function* () { return yield* (yield* EventStores).read(location); }));
+      expect(read.map((r) => r.payload)).toEqual([{ phase: "a" }, { phase: "b" }, { phase: "c" }]);
+    });
+
+    it("resume creates the log when there is none", async () => {
+      const location = freshLocation();
+      await run(
+        Effect.gen(function* () {
+          const { store, records } = yield* (yield* EventStores).resume(location, { episode: "ep" });
+          expect(records).toEqual([]);
+          expect(store.head()).toEqual({ seq: -1, hash: GENESIS_HASH });
+          yield* Effect.promise(() => store.append([phase(0, "a")], { expectedSeq: -1 }));
+        }),
+      );
+      const read = await run(Effect.gen(function* () { return yield* (yield* EventStores).read(location); }));
+      expect(read.map((r) => r.seq)).toEqual([0]);
+    });
+
+    it("reads a log that was never written as no records", async () => {
+      const location = freshLocation();
+      const read = await run(Effect.gen(function* () { return yield* (yield* EventStores).read(location); }));
+      expect(read).toEqual([]);
+      const scanned = await run(Effect.gen(function* () { return yield* (yield* EventStores).scan(location); }));
+      expect(scanned.records).toEqual([]);
+      expect(scanned.torn).toBeNull();
+    });
+
     it("continues a fork's chain from the parent's hash at the parent's sequence", async () => {
       const location = freshLocation();
       const parentHash = "ab".repeat(32);

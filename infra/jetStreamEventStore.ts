@@ -1,0 +1,932 @@
+// JetStream event store (DESIGN §7): one stream per namespace, one subject per episode log
+// (pt.<ns>.log.<episode>), the same record lines and hash chain as the embedded file store.
+// - Appends seal locally and publish without awaiting acks (pipelined); commit() awaits the acks in
+//   order, retries failed publishes once with the same Nats-Msg-Id (dedupe makes that safe), and
+//   checks that the stream kept the records in order.
+// - Fencing, three ways: expected seq in process (SequenceConflict); a writer lock in a KV bucket
+//   (a second sequencer is rejected; a killed writer's lock expires); and on the server, the first
+//   publish after each commit expects the subject's last stream seq, so a writer whose view is
+//   stale is rejected by JetStream itself.
+// - Reading never modifies a log. Resuming cuts a damaged tail (gap, duplicate, broken chain, bad
+//   JSON): the cut messages are republished verbatim to pt.<ns>.cut.<episode>, then deleted from the
+//   log subject (nothing is thrown away).
+import { hostname } from "node:os";
+import { Effect, Layer } from "effect";
+import { jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type ApiError, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from "@nats-io/jetstream";
+import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
+import { createInbox, headers, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType, type LogError } from "../events/errors.ts";
+import { isKnownEventType, payloadProblem, versionOf } from "../events/catalogue.ts";
+import { sha256Chain } from "../events/canonical.ts";
+import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
+import type { AppendOptions, EventStore, Head, ReadOptions } from "./eventStore.ts";
+import type { CreateOptions, ScanResult } from "./fileEventStore.ts";
+import { EventStores } from "./layers.ts";
+import { kvKey, natsName, subjects } from "./nats.ts";
+
+const DEFAULT_LOCK_TTL_MS = 10_000;
+const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
+const WRONG_LAST_SEQUENCE = 10071;
+const WRONG_LAST_SEQUENCE_UNKNOWN = 10164;
+const STREAM_NOT_FOUND = 10059;
+const STREAM_NAME_IN_USE = 10058;
+/** Messages per pull while reading: large pulls keep the server streaming. */
+const READ_BATCH = 2048;
+/** With no message for this long, a reader re-checks where the subject ends (a tail may have been cut). */
+const READ_IDLE_MS = 2000;
+const DEFAULT_ACK_TIMEOUT_MS = 5000;
+
+export interface JetStreamStoreOptions {
+  /** Writer lock time-to-live (the lock bucket's max_age), renewed every ttl/3. Default 10 s. */
+  readonly lockTtlMs?: number;
+  /** A commit gives up waiting for acks after this long without one arriving, then retries once. Default 5 s. */
+  readonly ackTimeoutMs?: number;
+}
+
+export type JetStreamCreateOptions = CreateOptions & JetStreamStoreOptions;
+
+/** Raised when this writer lost its lock or the server rejected its view of the log. */
+export class StaleWriter extends SequenceConflict {
+  detail = "";
+  override get message(): string {
+    return `episode ${this.episode}: ${this.detail}; another writer (sequencer) appended to this episode, or took it over`;
+  }
+}
+
+function staleWriter(episode: string, expected: number, actual: number, detail: string): StaleWriter {
+  const error = new StaleWriter({ episode, expected, actual });
+  error.detail = detail;
+  return error;
+}
+
+const isApiError = (error: unknown, ...codes: number[]): boolean => error instanceof JetStreamApiError && codes.includes(error.code);
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Per-connection, per-namespace context: clients, the log stream, the lock bucket.
+
+interface Context {
+  readonly nc: NatsConnection;
+  readonly namespace: string;
+  readonly stream: string;
+  readonly js: JetStreamClient;
+  jsm: Promise<JetStreamManager> | null;
+  ready: Promise<string> | null;
+  readonly locks: Map<number, Promise<LockBucket>>;
+}
+
+const contexts = new WeakMap<NatsConnection, Map<string, Context>>();
+
+function contextOf(nc: NatsConnection, namespace: string): Context {
+  let byNs = contexts.get(nc);
+  if (byNs === undefined) contexts.set(nc, (byNs = new Map()));
+  let ctx = byNs.get(namespace);
+  if (ctx === undefined) {
+    subjects.log(namespace, "x"); // validates the namespace token
+    ctx = { nc, namespace, stream: natsName("PT_LOG", namespace), js: jetstream(nc), jsm: null, ready: null, locks: new Map() };
+    byNs.set(namespace, ctx);
+  }
+  return ctx;
+}
+
+function managerOf(ctx: Context): Promise<JetStreamManager> {
+  if (ctx.jsm === null) {
+    const pending = jetstreamManager(ctx.nc);
+    ctx.jsm = pending;
+    pending.catch(() => { if (ctx.jsm === pending) ctx.jsm = null; });
+  }
+  return ctx.jsm;
+}
+
+/** Creates the namespace's log stream if it is missing (idempotent; tolerates a concurrent creator). */
+export function ensureLogStream(nc: NatsConnection, namespace: string): Promise<string> {
+  const ctx = contextOf(nc, namespace);
+  if (ctx.ready === null) {
+    const pending = (async () => {
+      const jsm = await managerOf(ctx);
+      try {
+        await jsm.streams.info(ctx.stream);
+        return ctx.stream;
+      } catch (error) {
+        if (!isApiError(error, STREAM_NOT_FOUND)) throw error;
+      }
+      try {
+        await jsm.streams.add({
+          name: ctx.stream,
+          subjects: [`pt.${namespace}.log.>`, `pt.${namespace}.cut.>`],
+          storage: StorageType.File,
+          retention: RetentionPolicy.Limits,
+          duplicate_window: DUPLICATE_WINDOW_NS,
+        });
+      } catch (error) {
+        // Another process may have created it first (name in use, or a racing create).
+        if (!isApiError(error, STREAM_NAME_IN_USE)) await jsm.streams.info(ctx.stream).catch(() => Promise.reject(error));
+      }
+      return ctx.stream;
+    })();
+    ctx.ready = pending;
+    pending.catch(() => { if (ctx.ready === pending) ctx.ready = null; });
+  }
+  return ctx.ready;
+}
+
+interface LockBucket {
+  readonly kv: KV;
+  /** The bucket's max_age: the first creator's ttl wins, an existing bucket is used as it is. */
+  readonly ttlMs: number;
+}
+
+function lockBucket(ctx: Context, ttlMs: number): Promise<LockBucket> {
+  let bucket = ctx.locks.get(ttlMs);
+  if (bucket === undefined) {
+    const pending = (async () => {
+      const kv = await new Kvm(ctx.nc).create(natsName("pt_locks", ctx.namespace), { ttl: ttlMs });
+      const actual = (await kv.status()).ttl;
+      return { kv, ttlMs: actual > 0 ? actual : ttlMs };
+    })();
+    ctx.locks.set(ttlMs, pending);
+    pending.catch(() => { if (ctx.locks.get(ttlMs) === pending) ctx.locks.delete(ttlMs); });
+    bucket = pending;
+  }
+  return bucket;
+}
+
+const whereOf = (stream: string, subject: string) => `jetstream:${stream}/${subject}`;
+
+// ---------------------------------------------------------------------------------------------
+// Checking records as they are read (the same checks as scanLog in the file store).
+
+/** The hash the first record of a log chains from: genesis (or `fallback`), or a fork header's parent hash. */
+function chainStart(first: LogRecord, fallback: string): string {
+  if (first.type === "episode.forked") {
+    const parentHash = (first.payload as { parentHash?: unknown }).parentHash;
+    return typeof parentHash === "string" ? parentHash : fallback;
+  }
+  return fallback;
+}
+
+/**
+ * Checks a record's hash against the text it was read from. Sealing writes the hashed body, then
+ * `"hash"`, then `"meta"`; the body is the text up to the hash, so it is hashed without
+ * re-serialising. The rest must be exactly hash and meta (nothing may override a body field);
+ * anything else falls back to re-serialising the parsed record, as the file store does.
+ */
+function chainedHash(previousHash: string, text: string, record: LogRecord): string {
+  const marker = `,"hash":"${record.hash}"`;
+  const at = text.indexOf(marker);
+  if (at > 0) {
+    const rest = text.slice(at + marker.length);
+    const restOk = record.meta === undefined ? rest === "}" : rest === `,"meta":${JSON.stringify(record.meta)}}`;
+    if (restOk && sha256Chain(previousHash, text.slice(0, at) + "}") === record.hash) return record.hash;
+  }
+  return expectedHash(previousHash, record);
+}
+
+class ChainReader {
+  readonly records: LogRecord[] = [];
+  /** Stream seq of the last accepted record (0 when none). */
+  lastStreamSeq = 0;
+  private previousHash: string | null = null;
+  private expectedSeq: number | null = null;
+  private episode: string | null = null;
+  private index = 0;
+  private readonly where: string;
+  private readonly validate: boolean;
+  private readonly fallbackStart: string;
+
+  constructor(where: string, validate: boolean, fallbackStart: string = GENESIS_HASH) {
+    this.where = where;
+    this.validate = validate;
+    this.fallbackStart = fallbackStart;
+  }
+
+  /** Checks the next message on the subject; throws a LogError naming stream seq and record seq. */
+  accept(text: string, streamSeq: number): LogRecord {
+    const line = ++this.index;
+    const file = `${this.where} (stream seq ${streamSeq})`;
+    let parsed: LogRecord;
+    try {
+      parsed = JSON.parse(text) as LogRecord;
+    } catch {
+      throw new LogCorrupted({ file, line, seq: this.expectedSeq, reason: `not valid JSON (expected the record with seq ${this.expectedSeq ?? 0} here)` });
+    }
+    const seq = typeof parsed === "object" && parsed !== null && typeof parsed.seq === "number" ? parsed.seq : null;
+    if (seq === null || typeof parsed.type !== "string" || typeof parsed.hash !== "string" || typeof parsed.episode !== "string") {
+      throw new LogCorrupted({ file, line, seq, reason: "not a log record (needs numeric seq and string type, episode and hash)" });
+    }
+    if (this.expectedSeq !== null && seq !== this.expectedSeq) {
+      const why = seq < this.expectedSeq ? "records are reordered or duplicated" : "records are missing or reordered";
+      throw new LogCorrupted({ file, line, seq, reason: `expected seq ${this.expectedSeq}, found ${seq}: ${why}` });
+    }
+    if (this.episode !== null && parsed.episode !== this.episode) {
+      throw new LogCorrupted({ file, line, seq, reason: `record belongs to episode '${parsed.episode}', log is '${this.episode}'` });
+    }
+    const previousHash = this.previousHash ?? chainStart(parsed, this.fallbackStart);
+    const want = chainedHash(previousHash, text, parsed);
+    if (want !== parsed.hash) {
+      throw new LogCorrupted({ file, line, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
+    }
+    if (this.validate) {
+      if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file, seq, type: parsed.type });
+      const problem = payloadProblem(parsed.type, parsed.payload);
+      if (problem !== null) throw new InvalidPayload({ file, seq, type: parsed.type, reason: problem });
+    }
+    this.records.push(parsed);
+    this.previousHash = parsed.hash;
+    this.expectedSeq = seq + 1;
+    this.episode = parsed.episode;
+    this.lastStreamSeq = streamSeq;
+    return parsed;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a subject with an ordered consumer.
+
+/**
+ * Stream seq of the last message on a subject as the server sees it, or 0 for none (or no stream).
+ * This is what `Nats-Expected-Last-Subject-Sequence` is checked against. nats-server 2.9 (file
+ * storage) loses it when a subject's last messages are deleted, until the next publish, and then
+ * reports none: callers must not take 0 to mean "empty" (see subjectCount).
+ */
+async function serverLastSeq(ctx: Context, subject: string): Promise<number> {
+  const jsm = await managerOf(ctx);
+  try {
+    const last = await jsm.streams.getMessage(ctx.stream, { last_by_subj: subject });
+    return last === null ? 0 : last.seq;
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) return 0;
+    throw error;
+  }
+}
+
+/** How many messages a subject holds (0 when the stream is missing). */
+async function subjectCount(ctx: Context, subject: string): Promise<number> {
+  const jsm = await managerOf(ctx);
+  try {
+    const info = await jsm.streams.info(ctx.stream, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) return 0;
+    throw error;
+  }
+}
+
+/**
+ * Delivers every message on `subject` in stream order to `onMessage`, up to the message that was
+ * last when reading started. An exception from `onMessage` stops reading and rejects.
+ */
+async function readSubject(ctx: Context, subject: string, onMessage: (m: JsMsg) => void): Promise<void> {
+  // The consumer is prepared alongside (it is only created on the server by consume()).
+  const prepared = ctx.js.consumers.get(ctx.stream, { filter_subjects: subject });
+  prepared.catch(() => undefined);
+  const [count, last] = await Promise.all([subjectCount(ctx, subject), serverLastSeq(ctx, subject)]);
+  if (count === 0) return;
+  // Stop at the end seen now (later appends are not part of this read), or when the consumer has
+  // nothing left (the last message may be unknown to the server: see serverLastSeq).
+  const end = last === 0 ? Number.POSITIVE_INFINITY : last;
+  const consumer = await prepared;
+  let finish!: (error?: unknown) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    finish = (error?: unknown) => (error === undefined ? resolve() : reject(error));
+  });
+  let seen = 0;
+  let finished = false;
+  const stopWith = (error?: unknown) => {
+    if (finished) return;
+    finished = true;
+    finish(error);
+  };
+  const messages = await consumer.consume({
+    max_messages: READ_BATCH,
+    callback: (m) => {
+      if (finished) return;
+      try {
+        const seq = m.seq;
+        seen++;
+        onMessage(m);
+        if (seq >= end || m.info.pending === 0) stopWith();
+      } catch (error) {
+        stopWith(error);
+      }
+    },
+  });
+  // Someone may cut the tail while we read (only resume does, under the writer lock): if nothing
+  // arrives for a while, look again at how many messages the subject holds.
+  let lastSeen = -1;
+  const idle = setInterval(() => {
+    if (seen !== lastSeen) {
+      lastSeen = seen;
+      return;
+    }
+    subjectCount(ctx, subject).then((now) => { if (now <= seen) stopWith(); }, (error: unknown) => stopWith(error));
+  }, READ_IDLE_MS);
+  try {
+    await done;
+  } finally {
+    clearInterval(idle);
+    messages.stop();
+    consumer.delete().catch(() => undefined);
+  }
+}
+
+/** Reads and checks a whole episode log (see scanLog): the ScanResult shape, never a torn tail. */
+export async function scanJetStreamLog(nc: NatsConnection, namespace: string, episode: string, options: ReadOptions = {}): Promise<ScanResult> {
+  const ctx = contextOf(nc, namespace);
+  const subject = subjects.log(namespace, episode);
+  const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
+  await readSubject(ctx, subject, (m) => { reader.accept(m.string(), m.seq); });
+  return { records: reader.records, torn: null, tornOffset: -1, lastFile: null };
+}
+
+/** Reads a log for replay/inspection; any damage is an error. A log with no records reads as []. */
+export async function readJetStreamLog(nc: NatsConnection, namespace: string, episode: string, options: ReadOptions = {}): Promise<LogRecord[]> {
+  return (await scanJetStreamLog(nc, namespace, episode, options)).records;
+}
+
+export interface FollowOptions extends ReadOptions {
+  /** Ends the iteration (normally, without an error) when aborted. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Follows a log live: yields every record with seq ≥ fromSeq, in order, then keeps yielding new
+ * ones as they are appended until the caller stops iterating (or the signal aborts). Damage is
+ * thrown as a LogError.
+ */
+export async function* followJetStreamLog(nc: NatsConnection, namespace: string, episode: string, fromSeq: number, options: FollowOptions = {}): AsyncIterable<LogRecord> {
+  const { signal } = options;
+  const aborted = () => signal?.aborted === true;
+  if (aborted()) return;
+  const ctx = contextOf(nc, namespace);
+  await ensureLogStream(nc, namespace);
+  const subject = subjects.log(namespace, episode);
+  const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
+  const consumer = await ctx.js.consumers.get(ctx.stream, { filter_subjects: subject });
+  const messages = await consumer.consume({ max_messages: READ_BATCH });
+  const onAbort = () => messages.stop();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    if (aborted()) return;
+    for await (const m of messages) {
+      const record = reader.accept(m.string(), m.seq);
+      if (record.seq >= fromSeq) yield record;
+      if (aborted()) return;
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    messages.stop();
+    consumer.delete().catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writer lock.
+
+interface LockValue {
+  readonly owner: string;
+  readonly since: string;
+}
+
+/** Who holds a lock entry, or null when the entry is not a held lock. */
+function holderOf(entry: KvEntry | null): LockValue | null {
+  if (entry === null || entry.operation !== "PUT") return null;
+  try {
+    const value = entry.json<Partial<LockValue>>();
+    return { owner: String(value.owner ?? "unknown owner"), since: String(value.since ?? "unknown") };
+  } catch {
+    return { owner: entry.string(), since: "unknown" };
+  }
+}
+
+class WriterLock {
+  /** The revision the lock was acquired at: unique per acquisition (msg ids carry it). */
+  readonly epoch: number;
+  revision: number;
+  /** Set when the lock was lost: someone else holds it, or it expired and was taken. */
+  lost: string | null = null;
+  private readonly kv: KV;
+  private readonly key: string;
+  private readonly value: string;
+  private timer: NodeJS.Timeout | null;
+  private renewing: Promise<void> | null = null;
+  private readonly nc: NatsConnection;
+
+  constructor(nc: NatsConnection, kv: KV, key: string, value: string, revision: number, ttlMs: number) {
+    this.nc = nc;
+    this.kv = kv;
+    this.key = key;
+    this.value = value;
+    this.epoch = revision;
+    this.revision = revision;
+    this.timer = setInterval(() => this.renew(), Math.max(50, Math.floor(ttlMs / 3)));
+    this.timer.unref();
+  }
+
+  private renew(): void {
+    if (this.renewing !== null || this.lost !== null) return;
+    if (this.nc.isClosed()) {
+      // The connection is gone for good: nobody renews, and the lock expires on the server.
+      this.lost = "its NATS connection was closed";
+      this.stop();
+      return;
+    }
+    this.renewing = this.kv
+      .update(this.key, this.value, this.revision)
+      .then(
+        (revision) => { this.revision = revision; },
+        async (error: unknown) => {
+          // A transient failure (disconnect, timeout) is retried at the next interval.
+          if (!isApiError(error, WRONG_LAST_SEQUENCE, WRONG_LAST_SEQUENCE_UNKNOWN)) return;
+          const value = holderOf(await this.kv.get(this.key).catch(() => null));
+          this.lost = value === null ? "its writer lock expired before it was renewed" : `its writer lock was taken over by ${value.owner} (since ${value.since})`;
+          this.stop();
+        },
+      )
+      .finally(() => { this.renewing = null; });
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async release(): Promise<void> {
+    this.stop();
+    await this.renewing;
+    if (this.lost !== null) return;
+    // Only if still ours: a lock taken over meanwhile has another revision.
+    await this.kv.delete(this.key, { previousSeq: this.revision }).catch(() => undefined);
+  }
+}
+
+/** Takes an episode's writer lock; while another holds it, retries for wait(bucket ttl) ms, then fails. */
+async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (ttlMs: number) => number): Promise<WriterLock> {
+  const bucket = await lockBucket(ctx, ttlMs);
+  const { kv } = bucket;
+  const key = kvKey(episode);
+  const value = JSON.stringify({ owner: `${hostname()}:${process.pid}`, since: new Date().toISOString() } satisfies LockValue);
+  const deadline = Date.now() + wait(bucket.ttlMs);
+  for (;;) {
+    try {
+      const revision = await kv.create(key, value);
+      return new WriterLock(ctx.nc, kv, key, value, revision, bucket.ttlMs);
+    } catch (error) {
+      if (!isApiError(error, WRONG_LAST_SEQUENCE, WRONG_LAST_SEQUENCE_UNKNOWN)) throw error;
+    }
+    const held = holderOf(await kv.get(key));
+    if (held === null) {
+      // Released or expired meanwhile: try again (briefly, in case the bucket disagrees with itself).
+      if (Date.now() >= deadline + 2000) throw new Error(`episode ${episode}: cannot take the writer lock ${key} in ${natsName("pt_locks", ctx.namespace)}`);
+      await sleep(10);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`episode ${episode} already has a sequencer (${held.owner}, since ${held.since}); a second writer is rejected`);
+    }
+    await sleep(Math.min(250, Math.max(10, deadline - Date.now())));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moving a damaged tail (or orphaned records) to the cut subject.
+
+interface RawMessage {
+  readonly streamSeq: number;
+  readonly data: Uint8Array;
+}
+
+async function cutMessages(ctx: Context, episode: string, messages: readonly RawMessage[]): Promise<number> {
+  if (messages.length === 0) return 0;
+  const cutSubject = subjects.cut(ctx.namespace, episode);
+  const logSubject = subjects.log(ctx.namespace, episode);
+  // Republished verbatim (never with the original Nats-Msg-Id: that would be swallowed as a duplicate).
+  await Promise.all(
+    messages.map((m) => {
+      const h = headers();
+      h.set("Pt-Cut-From", `${ctx.stream}/${logSubject}`);
+      h.set("Pt-Cut-Stream-Seq", String(m.streamSeq));
+      return ctx.js.publish(cutSubject, m.data, { msgID: `cut:${episode}:${m.streamSeq}`, headers: h });
+    }),
+  );
+  const jsm = await managerOf(ctx);
+  await Promise.all(messages.map((m) => jsm.streams.deleteMessage(ctx.stream, m.streamSeq, false)));
+  return messages.reduce((n, m) => n + m.data.length, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Publishing with acks collected on one subscription (what js.publish does per request, without a
+// request object, timer and promise per message).
+
+interface Batch {
+  open: number;
+  progress: number;
+  wake: (() => void) | null;
+}
+
+interface Pending {
+  readonly seq: number;
+  readonly data: string;
+  readonly msgId: string;
+  /** Nats-Expected-Last-Subject-Sequence, on the first publish after a commit. */
+  readonly expect: number | null;
+  readonly batch: Batch;
+  token: number;
+  ack: PubAck | null;
+  error: unknown;
+  retried: boolean;
+}
+
+class Publisher {
+  private readonly nc: NatsConnection;
+  private readonly subject: string;
+  private readonly inbox: string;
+  private readonly sub: Subscription;
+  private readonly waiting = new Map<number, Pending>();
+  private next = 0;
+
+  constructor(nc: NatsConnection, subject: string) {
+    this.nc = nc;
+    this.subject = subject;
+    this.inbox = createInbox();
+    this.sub = nc.subscribe(`${this.inbox}.*`, { callback: (error, m) => this.acked(error, m) });
+  }
+
+  send(entry: Pending): void {
+    const token = ++this.next;
+    entry.token = token;
+    this.waiting.set(token, entry);
+    entry.batch.open++;
+    const h = headers();
+    h.set("Nats-Msg-Id", entry.msgId);
+    if (entry.expect !== null) h.set("Nats-Expected-Last-Subject-Sequence", String(entry.expect));
+    try {
+      this.nc.publish(this.subject, entry.data, { reply: `${this.inbox}.${token}`, headers: h });
+    } catch (error) {
+      this.settle(entry, null, error);
+    }
+  }
+
+  private acked(error: Error | null, m: Msg): void {
+    if (error !== null) return;
+    const token = Number(m.subject.slice(this.inbox.length + 1));
+    const entry = this.waiting.get(token);
+    if (entry === undefined) return; // an ack for an attempt that was since retried
+    if (m.data.length === 0) {
+      this.settle(entry, null, new Error(`no JetStream stream answered for ${this.subject} (${m.headers?.code ?? "?"} ${m.headers?.description ?? "no responders"})`));
+      return;
+    }
+    try {
+      const reply = m.json<PubAck & { error?: ApiError }>();
+      if (reply.error !== undefined) this.settle(entry, null, new JetStreamApiError(reply.error));
+      else this.settle(entry, reply, null);
+    } catch (parseError) {
+      this.settle(entry, null, parseError);
+    }
+  }
+
+  private settle(entry: Pending, ack: PubAck | null, error: unknown): void {
+    this.waiting.delete(entry.token);
+    entry.ack = ack;
+    entry.error = error;
+    const batch = entry.batch;
+    batch.open--;
+    batch.progress++;
+    if (batch.open === 0) batch.wake?.();
+  }
+
+  /** Resolves when every entry of the batch is settled; unsettled after `idleMs` without progress, they fail. */
+  async wait(batch: Batch, entries: readonly Pending[], idleMs: number): Promise<void> {
+    if (batch.open === 0) return;
+    await new Promise<void>((resolve) => {
+      let seen = batch.progress;
+      const timer = setInterval(() => {
+        if (batch.progress !== seen) {
+          seen = batch.progress;
+          return;
+        }
+        for (const e of entries) if (this.waiting.get(e.token) === e) this.settle(e, null, new Error(`no ack within ${idleMs} ms`));
+      }, idleMs);
+      batch.wake = () => {
+        clearInterval(timer);
+        batch.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  close(): void {
+    try {
+      this.sub.unsubscribe();
+    } catch {
+      // the connection is already closed
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store.
+
+class JetStreamEventStore implements EventStore {
+  readonly episode: string;
+  readonly location: string;
+  private readonly ctx: Context;
+  private readonly subject: string;
+  private readonly lock: WriterLock;
+  private readonly publisher: Publisher;
+  private readonly msgIdPrefix: string;
+  private readonly msgIdSuffix: string;
+  private readonly ackTimeoutMs: number;
+  private lastSeq: number;
+  private lastHash: string;
+  /** Stream seq the server holds as the subject's last (0: none): what the next batch expects. */
+  private lastSubjectSeq: number;
+  private needExpect = true;
+  private pending: Pending[] = [];
+  private batch: Batch = { open: 0, progress: 0, wake: null };
+  private broken: Error | null = null;
+  private closed = false;
+
+  constructor(ctx: Context, location: string, episode: string, head: Head, lastSubjectSeq: number, lock: WriterLock, ackTimeoutMs: number) {
+    this.ctx = ctx;
+    this.location = location;
+    this.episode = episode;
+    this.subject = subjects.log(ctx.namespace, location);
+    this.lock = lock;
+    this.ackTimeoutMs = ackTimeoutMs;
+    this.publisher = new Publisher(ctx.nc, this.subject);
+    // Unique per writer acquisition: a retried publish is deduplicated, a record re-appended after
+    // a tail cut (same seq, new writer) is not.
+    this.msgIdPrefix = `${episode}:`;
+    this.msgIdSuffix = `:${lock.epoch}`;
+    this.lastSeq = head.seq;
+    this.lastHash = head.hash;
+    this.lastSubjectSeq = lastSubjectSeq;
+  }
+
+  head(): Head {
+    return { seq: this.lastSeq, hash: this.lastHash };
+  }
+
+  private refuse(): void {
+    if (this.closed) throw new Error(`event store for ${this.episode} is closed`);
+    if (this.broken !== null) throw this.broken;
+    if (this.lock.lost !== null) {
+      this.broken = staleWriter(this.episode, this.lastSeq, this.lastSeq, `this writer is fenced: ${this.lock.lost}`);
+      throw this.broken;
+    }
+  }
+
+  async append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]> {
+    this.refuse();
+    if (options.expectedSeq !== this.lastSeq) {
+      throw new SequenceConflict({ episode: this.episode, expected: options.expectedSeq, actual: this.lastSeq });
+    }
+    const sealed: LogRecord[] = new Array(drafts.length);
+    const publisher = this.publisher;
+    const batch = this.batch;
+    let seq = this.lastSeq;
+    let hash = this.lastHash;
+    for (let i = 0; i < drafts.length; i++) {
+      const draft = drafts[i]!;
+      seq++;
+      const { record, line } = seal(hash, this.episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
+      hash = record.hash;
+      sealed[i] = record;
+      const entry: Pending = {
+        seq,
+        data: line.slice(0, -1),
+        msgId: this.msgIdPrefix + seq + this.msgIdSuffix,
+        expect: this.needExpect ? this.lastSubjectSeq : null,
+        batch,
+        token: 0,
+        ack: null,
+        error: null,
+        retried: false,
+      };
+      this.needExpect = false;
+      this.pending.push(entry);
+      publisher.send(entry);
+    }
+    this.lastSeq = seq;
+    this.lastHash = hash;
+    return sealed;
+  }
+
+  /** Waits (up to `ms`) until the stream answers an info request. */
+  private async streamServing(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      try {
+        const jsm = await managerOf(this.ctx);
+        await jsm.streams.info(this.ctx.stream);
+        return;
+      } catch {
+        if (Date.now() >= deadline) return;
+        await sleep(100);
+      }
+    }
+  }
+
+  private breakWith(detail: string): Error {
+    this.broken = new Error(`episode ${this.episode}: the JetStream log ${whereOf(this.ctx.stream, this.subject)} must be reopened (resume) to repair it: ${detail}`);
+    return this.broken;
+  }
+
+  async commit(): Promise<void> {
+    if (this.closed) return;
+    if (this.broken !== null) throw this.broken;
+    const entries = this.pending;
+    const batch = this.batch;
+    this.pending = [];
+    this.batch = { open: 0, progress: 0, wake: null };
+    if (entries.length === 0) return;
+    await this.settle(entries, batch);
+    if (this.lock.lost !== null) this.refuse();
+    // Appends made while this commit awaited acks went out without an expectation; the next
+    // commit covers them, and only then can the next batch expect where the subject ends.
+    if (this.pending.length === 0) this.needExpect = true;
+  }
+
+  private async settle(entries: Pending[], batch: Batch): Promise<void> {
+    await this.publisher.wait(batch, entries, this.ackTimeoutMs);
+    let fence = entries.findIndex((e) => isApiError(e.error, WRONG_LAST_SEQUENCE));
+    if (fence === -1 && entries.some((e) => e.error !== null)) {
+      // Retry what failed, in order, with the same msg ids: anything that did reach the stream
+      // comes back as a duplicate carrying its original stream seq.
+      const retry = entries.filter((e) => e.error !== null);
+      // After a disconnect or a server restart, JetStream may not be serving the stream yet.
+      await this.streamServing(this.ackTimeoutMs);
+      for (const e of retry) {
+        e.retried = true;
+        e.error = null;
+        this.publisher.send(e);
+      }
+      await this.publisher.wait(batch, retry, this.ackTimeoutMs);
+      fence = entries.findIndex((e) => isApiError(e.error, WRONG_LAST_SEQUENCE));
+    }
+    if (fence !== -1) throw await this.fenced(entries, fence);
+    const failed = entries.find((e) => e.error !== null);
+    if (failed !== undefined) throw this.breakWith(`the publish of seq ${failed.seq} failed twice (${messageOf(failed.error)})`);
+    let previous = this.lastSubjectSeq;
+    for (const e of entries) {
+      const ack = e.ack!;
+      if (ack.duplicate === true && !e.retried) {
+        throw this.breakWith(`JetStream already held a message with the id of seq ${e.seq} (${e.msgId}, stream seq ${ack.seq}): it is not this writer's record`);
+      }
+      if (ack.seq <= previous) {
+        throw this.breakWith(`records were stored out of order (seq ${e.seq} at stream seq ${ack.seq}, after stream seq ${previous})`);
+      }
+      previous = ack.seq;
+    }
+    this.lastSubjectSeq = previous;
+  }
+
+  /** The server rejected the batch: someone else appended. Moves our orphaned records away. */
+  private async fenced(entries: Pending[], at: number): Promise<StaleWriter> {
+    const rejected = entries[at]!;
+    const orphans: RawMessage[] = [];
+    for (let i = at + 1; i < entries.length; i++) {
+      const e = entries[i]!;
+      if (e.ack !== null && e.error === null && e.ack.duplicate !== true) orphans.push({ streamSeq: e.ack.seq, data: new TextEncoder().encode(e.data) });
+    }
+    let note = "";
+    try {
+      await cutMessages(this.ctx, this.location, orphans);
+      if (orphans.length > 0) note = `; ${orphans.length} record(s) of this writer that landed after it were moved to ${subjects.cut(this.ctx.namespace, this.location)}`;
+    } catch (error) {
+      note = `; moving ${orphans.length} record(s) of this writer that landed after it failed (${messageOf(error)}): resume to repair`;
+    }
+    // The server names the stream seq the subject ended at when it rejected the append.
+    let actual = -1;
+    try {
+      const at = /(\d+)\s*$/.exec((rejected.error as JetStreamApiError).apiError().description ?? "");
+      const jsm = await managerOf(this.ctx);
+      const last = at === null || at[1] === "0" ? null : await jsm.streams.getMessage(this.ctx.stream, { seq: Number(at[1]) });
+      const seq = last === null ? null : last.json<{ seq?: unknown }>().seq;
+      if (typeof seq === "number") actual = seq;
+    } catch {
+      // keep -1: unknown
+    }
+    const error = staleWriter(
+      this.episode,
+      rejected.seq - 1,
+      actual,
+      `JetStream rejected the append of seq ${rejected.seq}: the log subject no longer ends at this writer's last record (stream seq ${this.lastSubjectSeq}${actual === -1 ? "" : `; it now ends at seq ${actual}`})${note}`,
+    );
+    this.broken = error;
+    return error;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const alreadyBroken = this.broken !== null;
+    try {
+      if (!alreadyBroken) await this.commit();
+    } catch (error) {
+      if (!alreadyBroken) throw error;
+    } finally {
+      this.closed = true;
+      this.publisher.close();
+      await this.lock.release();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opening.
+
+/** Creates an episode's log on its subject; refuses when the subject already holds records. */
+export async function createJetStreamEventStore(nc: NatsConnection, namespace: string, location: string, options: JetStreamCreateOptions): Promise<EventStore> {
+  const ctx = contextOf(nc, namespace);
+  const subject = subjects.log(namespace, location);
+  await ensureLogStream(nc, namespace);
+  const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, () => 0);
+  try {
+    if ((await subjectCount(ctx, subject)) !== 0) {
+      throw new Error(`episode ${location} already has a log in JetStream stream ${ctx.stream} (subject ${subject}); resume it, or choose another episode id`);
+    }
+    const firstSeq = options.firstSeq ?? 0;
+    return new JetStreamEventStore(ctx, location, options.episode, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, 0, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/**
+ * Opens an episode's log to continue it, waiting up to ttl + 2 s for a dead writer's lock to
+ * expire. Creates the log when the subject is empty. The first damaged message (gap, duplicate,
+ * broken chain, bad JSON) and everything after it are moved to the cut subject.
+ */
+export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: string, location: string, options: JetStreamCreateOptions): Promise<{ store: EventStore; records: LogRecord[] }> {
+  const ctx = contextOf(nc, namespace);
+  const subject = subjects.log(namespace, location);
+  const where = whereOf(ctx.stream, subject);
+  await ensureLogStream(nc, namespace);
+  // A killed writer's lock expires (nobody renews it): wait for that, up to the ttl + 2 s.
+  const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, (ttl) => ttl + 2000);
+  try {
+    const reader = new ChainReader(where, true, options.previousHash ?? GENESIS_HASH);
+    let problem: LogCorrupted | null = null;
+    const tail: RawMessage[] = [];
+    await readSubject(ctx, subject, (m) => {
+      if (problem === null) {
+        try {
+          const record = reader.accept(m.string(), m.seq);
+          if (reader.records.length === 1 && record.episode !== options.episode) {
+            throw new Error(`${where} belongs to episode ${record.episode}, not ${options.episode}`);
+          }
+          return;
+        } catch (error) {
+          if (!(error instanceof LogCorrupted)) throw error;
+          problem = error;
+        }
+      }
+      tail.push({ streamSeq: m.seq, data: m.data.slice() });
+    });
+    if (problem !== null) {
+      const first = problem as LogCorrupted;
+      const bytes = await cutMessages(ctx, location, tail);
+      const afterSeq = reader.records.at(-1)?.seq ?? null;
+      options.onRecovered?.(new TornTail({ file: `${where} (stream seq ${tail[0]!.streamSeq}): ${first.reason}`, line: first.line, afterSeq, bytes }), subjects.cut(namespace, location));
+    }
+    const last = reader.records.at(-1);
+    const head: Head = last === undefined ? { seq: (options.firstSeq ?? 0) - 1, hash: options.previousHash ?? GENESIS_HASH } : { seq: last.seq, hash: last.hash };
+    // The first append expects the subject to end where the server says it does; with nothing
+    // else writing (we hold the lock) that is the last good record, or none on a 2.9 server that
+    // lost track after the cut (see serverLastSeq).
+    const serverLast = await serverLastSeq(ctx, subject);
+    if (serverLast !== 0 && serverLast !== reader.lastStreamSeq) {
+      throw new Error(`${where}: the subject changed while resuming (it ends at stream seq ${serverLast}, the last good record is at ${reader.lastStreamSeq}); another writer is active`);
+    }
+    const store = new JetStreamEventStore(ctx, location, options.episode, head, serverLast, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS);
+    return { store, records: reader.records };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** The EventStores service over JetStream; `location` is the episode id. */
+export function jetStreamEventStores(nc: NatsConnection, namespace: string, options: JetStreamStoreOptions = {}): Layer.Layer<EventStores> {
+  const withTtl = (o: CreateOptions): JetStreamCreateOptions => ({ ...o, ...options });
+  return Layer.succeed(
+    EventStores,
+    EventStores.of({
+      create: (location, o) =>
+        Effect.acquireRelease(
+          Effect.tryPromise({ try: () => createJetStreamEventStore(nc, namespace, location, withTtl(o)), catch: (e) => e as Error }),
+          (store) => Effect.promise(() => store.close()),
+        ),
+      resume: (location, o) =>
+        Effect.acquireRelease(
+          Effect.tryPromise({ try: () => resumeJetStreamEventStore(nc, namespace, location, withTtl(o)), catch: (e) => e as Error }),
+          ({ store }) => Effect.promise(() => store.close()),
+        ),
+      scan: (location) => Effect.tryPromise({ try: () => scanJetStreamLog(nc, namespace, location), catch: (e) => e as LogError }),
+      read: (location) => Effect.tryPromise({ try: () => readJetStreamLog(nc, namespace, location), catch: (e) => e as LogError }),
+    }),
+  );
+}

@@ -1,0 +1,455 @@
+// The distributed JobQueue (DESIGN §7): a JetStream work-queue stream PT_JOBS_<ns> on
+// pt.<ns>.jobs.<id> drained through the durable pull consumer `workers`, and a results stream
+// PT_RESULTS_<ns> on pt.<ns>.results.<id> holding one outcome per job (first writer wins).
+//
+// Delivery is at least once: a worker publishes the outcome THEN acks, so a worker that dies in
+// between leaves a job that is redelivered, finds its result and is acked without running again;
+// a worker that dies mid-handler never acks, so JetStream redelivers after ack_wait with
+// deliveryCount + 1 (= context.attempt). Outcomes are read back with an ordered consumer over the
+// whole results stream; both the workers and that reader ride out a server restart.
+// Server features used are those of nats-server 2.9 (no filter_subjects arrays).
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
+import type { Job, JobHandler, JobOutcome, JobQueue, WorkOptions, WorkerHandle } from "./jobQueue.ts";
+import { natsName, subjects, subjectToken } from "./nats.ts";
+
+export interface JetStreamJobQueueOptions {
+  /**
+   * Redelivery delay for a job whose worker stopped answering (default 30000). Applies when this
+   * queue creates the `workers` consumer; an existing consumer keeps its own, which is then used.
+   */
+  readonly ackWaitMs?: number;
+  /** Delay before a failed job is redelivered (nak delay, default 1000). */
+  readonly backoffMs?: number;
+  /** How long a submitted id is remembered by the jobs stream's dedupe (default 1 hour, at least 10 minutes). */
+  readonly duplicateWindowMs?: number;
+}
+
+/** Stream and consumer names for a namespace. */
+export const jobQueueNames = (ns: string) => ({
+  jobs: natsName("PT_JOBS", ns),
+  results: natsName("PT_RESULTS", ns),
+  consumer: "workers",
+});
+
+const WORKERS = "workers";
+/** How long one pull request waits on the server for a job. */
+const FETCH_EXPIRES_MS = 5000;
+const RETRY_MS = 250;
+/** Give up a submit that cannot reach JetStream for this long. */
+const SUBMIT_DEADLINE_MS = 30_000;
+const SUBMIT_PARALLEL = 32;
+
+const toNanos = (ms: number) => Math.round(ms * 1_000_000);
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const apiCode = (error: unknown): number | null => (error instanceof JetStreamApiError ? error.code : null);
+
+/** A sleep that `wake()` cuts short (used so stop/abandon/close do not wait out a retry delay). */
+class Sleeper {
+  readonly #wakers = new Set<() => void>();
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wakers.add(done);
+    });
+  }
+  wake(): void {
+    for (const done of [...this.#wakers]) done();
+  }
+}
+
+interface WorkerState {
+  readonly name: string;
+  readonly handler: JobHandler;
+  readonly maxAttempts: number;
+  stopping: boolean;
+  abandoned: boolean;
+  readonly fetches: Set<ConsumerMessages>;
+  readonly heartbeats: Set<NodeJS.Timeout>;
+  readonly sleeper: Sleeper;
+}
+
+export class JetStreamJobQueue implements JobQueue {
+  readonly #nc: NatsConnection;
+  readonly #ns: string;
+  readonly #js: JetStreamClient;
+  readonly #names: ReturnType<typeof jobQueueNames>;
+  readonly #backoffMs: number;
+  readonly #duplicateWindowMs: number;
+  #ackWaitMs: number;
+  #jsm: JetStreamManager | null = null;
+  #ready: Promise<void> | null = null;
+  #closed = false;
+  readonly #workers = new Set<{ stop(): Promise<void> }>();
+  readonly #readers = new Set<ConsumerMessages>();
+  readonly #sleeper = new Sleeper();
+
+  constructor(nc: NatsConnection, namespace: string, options: JetStreamJobQueueOptions = {}) {
+    this.#nc = nc;
+    this.#ns = subjectToken(namespace, "namespace");
+    this.#js = jetstream(nc);
+    this.#names = jobQueueNames(namespace);
+    this.#ackWaitMs = Math.max(100, options.ackWaitMs ?? 30_000);
+    this.#backoffMs = Math.max(0, options.backoffMs ?? 1000);
+    this.#duplicateWindowMs = Math.max(10 * 60_000, options.duplicateWindowMs ?? 60 * 60_000);
+  }
+
+  /** Creates the queue and its streams and consumer (see `ready`). */
+  static async open(nc: NatsConnection, namespace: string, options: JetStreamJobQueueOptions = {}): Promise<JetStreamJobQueue> {
+    const queue = new JetStreamJobQueue(nc, namespace, options);
+    await queue.ready();
+    return queue;
+  }
+
+  /** The ack wait in force on the `workers` consumer (known after `ready`). */
+  get ackWaitMs(): number {
+    return this.#ackWaitMs;
+  }
+
+  /**
+   * Creates the jobs stream, the `workers` consumer and the results stream unless they exist
+   * (idempotent; a concurrent creator is tolerated). Other methods call it first; a failure is
+   * not cached, so a later call retries.
+   */
+  ready(): Promise<void> {
+    this.#ready ??= this.#setup().catch((error: unknown) => {
+      this.#ready = null;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async #setup(): Promise<void> {
+    const jsm = this.#jsm ?? (this.#jsm = await jetstreamManager(this.#nc));
+    const { jobs, results } = this.#names;
+    const prefix = `pt.${this.#ns}`;
+    await ensure(
+      () => jsm.streams.add({
+        name: jobs,
+        subjects: [`${prefix}.jobs.>`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        duplicate_window: toNanos(this.#duplicateWindowMs),
+        num_replicas: 1,
+      }),
+      () => jsm.streams.info(jobs),
+    );
+    const consumer = await ensure(
+      () => jsm.consumers.add(jobs, {
+        durable_name: WORKERS,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: toNanos(this.#ackWaitMs),
+        deliver_policy: DeliverPolicy.All,
+        max_deliver: -1,
+        max_ack_pending: -1,
+      }),
+      () => jsm.consumers.info(jobs, WORKERS),
+    );
+    if (consumer.config.ack_wait) this.#ackWaitMs = Math.max(100, consumer.config.ack_wait / 1_000_000);
+    await ensure(
+      () => jsm.streams.add({
+        name: results,
+        subjects: [`${prefix}.results.>`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        max_msgs_per_subject: 1,
+        duplicate_window: toNanos(this.#duplicateWindowMs),
+        num_replicas: 1,
+      }),
+      () => jsm.streams.info(results),
+    );
+  }
+
+  async submit(jobs: readonly Job[]): Promise<void> {
+    if (this.#closed) throw new Error("job queue is closed");
+    const seen = new Set<string>();
+    const fresh: Array<{ job: Job; subject: string; result: string }> = [];
+    for (const job of jobs) {
+      const subject = subjects.job(this.#ns, job.id);
+      if (seen.has(job.id)) continue;
+      seen.add(job.id);
+      fresh.push({ job, subject, result: subjects.result(this.#ns, job.id) });
+    }
+    if (fresh.length === 0) return;
+    await this.ready();
+    const jsm = this.#jsm!;
+    const deadline = Date.now() + SUBMIT_DEADLINE_MS;
+    let next = 0;
+    const lane = async () => {
+      while (next < fresh.length) {
+        const { job, subject, result } = fresh[next++]!;
+        await this.#retry(deadline, async () => {
+          // Done, or still queued/running (a work-queue message stays until acked): skip. The
+          // Nats-Msg-Id covers a concurrent submitter within the duplicate window.
+          if ((await jsm.streams.getMessage(this.#names.results, { last_by_subj: result })) !== null) return;
+          if ((await jsm.streams.getMessage(this.#names.jobs, { last_by_subj: subject })) !== null) return;
+          await this.#js.publish(subject, JSON.stringify({ id: job.id, spec: job.spec }), { msgID: job.id });
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SUBMIT_PARALLEL, fresh.length) }, lane));
+  }
+
+  work(worker: string, handler: JobHandler, options: WorkOptions = {}): WorkerHandle {
+    if (this.#closed) throw new Error("job queue is closed");
+    const state: WorkerState = {
+      name: worker,
+      handler,
+      maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 5)),
+      stopping: false,
+      abandoned: false,
+      fetches: new Set(),
+      heartbeats: new Set(),
+      sleeper: new Sleeper(),
+    };
+    const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+    // One pull loop per slot, each asking for one job at a time: a worker never holds more jobs
+    // than it runs, so idle workers get the rest.
+    const loops = Promise.all(Array.from({ length: concurrency }, () => this.#slot(state)));
+    const halt = () => {
+      state.stopping = true;
+      for (const fetch of state.fetches) fetch.stop();
+      state.sleeper.wake();
+    };
+    const handle = {
+      stop: async () => {
+        halt();
+        await loops;
+        this.#workers.delete(handle);
+      },
+      abandon: async () => {
+        state.abandoned = true;
+        halt();
+        for (const timer of state.heartbeats) clearInterval(timer);
+        state.heartbeats.clear();
+        this.#workers.delete(handle);
+      },
+    };
+    this.#workers.add(handle);
+    return handle;
+  }
+
+  async #slot(state: WorkerState): Promise<void> {
+    let consumer: Consumer | null = null;
+    while (!state.stopping) {
+      try {
+        await this.ready();
+        consumer ??= await this.#js.consumers.get(this.#names.jobs, WORKERS);
+        const fetch = await consumer.fetch({ max_messages: 1, expires: FETCH_EXPIRES_MS });
+        state.fetches.add(fetch);
+        if (state.stopping) fetch.stop();
+        let message: JsMsg | null = null;
+        try {
+          for await (const m of fetch) {
+            message = m;
+            break;
+          }
+        } finally {
+          state.fetches.delete(fetch);
+        }
+        if (message === null || state.abandoned) continue; // a killed worker would not answer either
+        if (state.stopping) {
+          message.nak();
+          continue;
+        }
+        await this.#run(state, message);
+      } catch {
+        // Disconnected, JetStream still recovering after a restart, heartbeats missed: pull again.
+        if (!state.stopping) await state.sleeper.sleep(RETRY_MS * 2);
+      }
+    }
+  }
+
+  async #run(state: WorkerState, m: JsMsg): Promise<void> {
+    const attempt = m.info.deliveryCount;
+    const id = m.subject.slice(m.subject.lastIndexOf(".") + 1);
+    // Keep the job ours while it runs, and while its outcome is published during a reconnect.
+    const heartbeat = setInterval(() => {
+      if (!state.abandoned) m.working();
+    }, Math.max(50, Math.floor(this.#ackWaitMs / 3)));
+    state.heartbeats.add(heartbeat);
+    try {
+      if (await this.#hasResult(id)) {
+        // Redelivered after its outcome was published but before the ack landed.
+        await m.ackAck().catch(() => false);
+        return;
+      }
+      let outcome: JobOutcome | null = null;
+      let job: Job | null = null;
+      try {
+        job = m.json<Job>();
+        if (job === null || typeof job !== "object" || job.id !== id) throw new Error("not a job");
+      } catch (error) {
+        outcome = { id, ok: false, error: `malformed job message: ${errorMessage(error)}`, worker: state.name, attempt };
+      }
+      if (outcome === null && attempt > state.maxAttempts) {
+        // Earlier deliveries ended without an outcome (workers died or were abandoned): give up
+        // rather than let a job that kills its workers circulate for ever.
+        outcome = { id, ok: false, error: `no outcome after ${attempt - 1} deliveries (workers stopped mid-job)`, worker: state.name, attempt };
+      }
+      if (outcome === null && job !== null) {
+        try {
+          const result = await state.handler(job, { attempt, worker: state.name });
+          outcome = { id, ok: true, result, worker: state.name, attempt };
+        } catch (error) {
+          if (state.abandoned) return;
+          if (attempt < state.maxAttempts) {
+            m.nak(this.#backoffMs);
+            return;
+          }
+          outcome = { id, ok: false, error: errorMessage(error), worker: state.name, attempt };
+        }
+      }
+      if (state.abandoned || outcome === null) return;
+      if (!(await this.#publishResult(outcome, state))) return;
+      // If this ack is lost, the redelivery finds the result and is acked then.
+      await m.ackAck().catch(() => false);
+    } finally {
+      clearInterval(heartbeat);
+      state.heartbeats.delete(heartbeat);
+    }
+  }
+
+  async #hasResult(id: string): Promise<boolean> {
+    try {
+      return (await this.#jsm!.streams.getMessage(this.#names.results, { last_by_subj: subjects.result(this.#ns, id) })) !== null;
+    } catch {
+      return false; // unknown: run it; publishing the outcome settles who was first
+    }
+  }
+
+  /** Publishes an outcome unless one exists (first writer wins); retries until done or abandoned. */
+  async #publishResult(outcome: JobOutcome, state: WorkerState): Promise<boolean> {
+    const subject = subjects.result(this.#ns, outcome.id);
+    for (;;) {
+      if (state.abandoned) return false;
+      try {
+        await this.#js.publish(subject, JSON.stringify(outcome), { msgID: outcome.id, expect: { lastSubjectSequence: 0 } });
+        return true;
+      } catch (error) {
+        const code = apiCode(error);
+        if (code === JetStreamApiCodes.StreamWrongLastSequence || code === JetStreamApiCodes.StreamWrongLastSequenceUnknown) return true;
+        await state.sleeper.sleep(RETRY_MS);
+      }
+    }
+  }
+
+  async *outcomes(ids: readonly string[]): AsyncIterable<JobOutcome> {
+    const wanted = new Set(ids);
+    for (const id of wanted) subjectToken(id, "job id");
+    if (wanted.size === 0) return;
+    await this.ready();
+    let lastSeq = 0;
+    while (wanted.size > 0) {
+      if (this.#closed) throw new Error(`job queue closed before ${wanted.size} job(s) finished`);
+      let consumer: Consumer | null = null;
+      let reader: ConsumerMessages | null = null;
+      try {
+        // An ordered consumer lives in server memory, so a server restart loses it. nats.js would
+        // recreate it, but its recreation can stall for two idle-heartbeat periods (the pull after
+        // the reset asks for 0 messages); so on any sign of trouble the reader is ended and a new
+        // ordered consumer starts after the last outcome seen.
+        consumer = await this.#js.consumers.get(this.#names.results, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: lastSeq + 1 });
+        reader = await consumer.consume({ max_messages: 256, expires: 10_000 });
+        this.#readers.add(reader);
+        if (this.#closed) reader.stop();
+        watchReader(reader);
+        for await (const m of reader) {
+          lastSeq = m.seq;
+          let outcome: JobOutcome;
+          try {
+            outcome = m.json<JobOutcome>();
+          } catch {
+            continue;
+          }
+          if (wanted.delete(outcome.id)) {
+            yield outcome;
+            if (wanted.size === 0) return;
+          }
+        }
+      } catch (error) {
+        if (this.#closed) throw error;
+        await this.#sleeper.sleep(RETRY_MS);
+      } finally {
+        if (reader !== null) {
+          this.#readers.delete(reader);
+          reader.stop();
+        }
+        consumer?.delete().catch(() => false);
+      }
+    }
+  }
+
+  /** Stops this queue's workers (letting running jobs finish) and readers; the connection stays open. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#sleeper.wake();
+    for (const reader of this.#readers) reader.stop();
+    await Promise.all([...this.#workers].map((w) => w.stop()));
+  }
+
+  async #retry(deadline: number, op: () => Promise<void>): Promise<void> {
+    for (;;) {
+      try {
+        return await op();
+      } catch (error) {
+        if (Date.now() > deadline || this.#closed) throw error;
+        await this.#sleeper.sleep(RETRY_MS);
+      }
+    }
+  }
+}
+
+const READER_TROUBLE = new Set(["heartbeats_missed", "consumer_not_found", "consumer_deleted", "stream_not_found", "reset", "no_responders"]);
+
+/** Stops an outcomes reader when its ordered consumer is lost, so the caller starts a new one. */
+function watchReader(reader: ConsumerMessages): void {
+  void (async () => {
+    for await (const notification of reader.status()) {
+      if (READER_TROUBLE.has(notification.type)) {
+        reader.stop();
+        return;
+      }
+    }
+  })().catch(() => {});
+}
+
+/** Uses an existing stream or consumer as it is, or creates it; when creating fails because a
+ * concurrent opener got there first, theirs is used. */
+async function ensure<T>(create: () => Promise<T>, existing: () => Promise<T>): Promise<T> {
+  try {
+    // Look first: creating over an existing consumer would update its config on nats-server 2.9.
+    return await existing();
+  } catch (error) {
+    if (apiCode(error) !== JetStreamApiCodes.StreamNotFound && apiCode(error) !== JetStreamApiCodes.ConsumerNotFound) throw error;
+  }
+  try {
+    return await create();
+  } catch (error) {
+    try {
+      return await existing();
+    } catch {
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,180 @@
+// The distributed SnapshotStore (DESIGN §6, §7): bodies in a JetStream Object Store (chunked, so a
+// snapshot may exceed the server's max_payload), pointers in a KV bucket. One pair of buckets per
+// namespace; a store is one episode's view of them.
+//   Object Store  pt_snap_<ns>      object kvKey(`<episode>/<stateHash>`)  → the snapshot JSON
+//   KV            pt_snapidx_<ns>   kvKey(episode).<stateHash>             → {object, tick, seq, bytes}
+//                                   kvKey(episode).latest                  → {key, tick}, forward only
+// A snapshot exists once its pointer does: the body is written first, so a crash in between leaves
+// an unreferenced object that the next put of the same state overwrites.
+import { Layer } from "effect";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { Kvm, type KV } from "@nats-io/kv";
+import { Objm, type ObjectStore } from "@nats-io/obj";
+import { kvKey, natsName } from "./nats.ts";
+import { SnapshotStores } from "./layers.ts";
+import type { EpisodeSnapshot, SnapshotStore } from "./snapshotStore.ts";
+
+export interface SnapshotPointer {
+  readonly object: string;
+  readonly tick: number;
+  readonly seq: number;
+  readonly bytes: number;
+}
+
+interface LatestPointer {
+  readonly key: string;
+  readonly tick: number;
+}
+
+export interface SnapshotBuckets {
+  readonly bodies: ObjectStore;
+  readonly bodiesName: string;
+  readonly index: KV;
+  readonly indexName: string;
+}
+
+/** Opens (creating when missing) a namespace's snapshot buckets; safe against a concurrent creator. */
+export async function openSnapshotBuckets(nc: NatsConnection, namespace: string): Promise<SnapshotBuckets> {
+  const bodiesName = natsName("pt_snap", namespace);
+  const indexName = natsName("pt_snapidx", namespace);
+  const [bodies, index] = await Promise.all([
+    createTolerant(() => new Objm(nc).create(bodiesName, { description: "probetown snapshot bodies" })),
+    createTolerant(() => new Kvm(nc).create(indexName, { history: 1, description: "probetown snapshot pointers" })),
+  ]);
+  return { bodies, bodiesName, index, indexName };
+}
+
+/** Create-or-open looks the stream up, then adds it: a concurrent creator can win in between. */
+async function createTolerant<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch {
+    return await create();
+  }
+}
+
+const SNAPSHOT_KEY = /^[0-9a-f]{16,64}$/;
+
+function checkKey(key: string): string {
+  if (!SNAPSHOT_KEY.test(key)) throw new Error(`snapshot key must be a hex hash, got '${key}'`);
+  return key;
+}
+
+const isConflict = (error: unknown): boolean =>
+  error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+
+const decoder = new TextDecoder();
+
+export class JetStreamSnapshotStore implements SnapshotStore {
+  /** The episode id. */
+  readonly location: string;
+  private readonly buckets: () => Promise<SnapshotBuckets>;
+  private readonly prefix: string;
+
+  /**
+   * `buckets` is shared by the stores of one namespace (see jetStreamSnapshotStores); by default
+   * this store opens its own.
+   */
+  constructor(nc: NatsConnection, namespace: string, episode: string, buckets?: () => Promise<SnapshotBuckets>) {
+    if (episode.length === 0) throw new Error("snapshot store: the episode id is empty");
+    this.location = episode;
+    this.prefix = kvKey(episode);
+    this.buckets = buckets ?? lazyBuckets(nc, namespace);
+  }
+
+  private objectOf(key: string): string {
+    return kvKey(`${this.location}/${key}`);
+  }
+
+  private pointerKey(key: string): string {
+    return `${this.prefix}.${key}`;
+  }
+
+  async put(snapshot: EpisodeSnapshot): Promise<string> {
+    const key = checkKey(snapshot.stateHash);
+    const { bodies, index } = await this.buckets();
+    if ((await index.get(this.pointerKey(key)))?.operation !== "PUT") {
+      const object = this.objectOf(key);
+      const body = Buffer.from(JSON.stringify(snapshot), "utf8");
+      await bodies.putBlob({ name: object }, body);
+      const pointer: SnapshotPointer = { object, tick: snapshot.tick, seq: snapshot.seq, bytes: body.length };
+      await index.put(this.pointerKey(key), JSON.stringify(pointer));
+    }
+    // Also on a re-put: a crash between the pointer and `latest` must not leave `latest` behind.
+    await this.pointTo(index, { key, tick: snapshot.tick });
+    return key;
+  }
+
+  /** Moves `latest` to this snapshot unless it already points at a later tick (compare-and-set). */
+  private async pointTo(index: KV, next: LatestPointer): Promise<void> {
+    const latestKey = `${this.prefix}.latest`;
+    for (let attempt = 0; ; attempt++) {
+      const entry = await index.get(latestKey);
+      const current = entry?.operation === "PUT" ? entry.json<LatestPointer>() : null;
+      if (current !== null && (current.tick > next.tick || (current.tick === next.tick && current.key === next.key))) return;
+      try {
+        if (entry === null) await index.create(latestKey, JSON.stringify(next));
+        else await index.update(latestKey, JSON.stringify(next), entry.revision);
+        return;
+      } catch (error) {
+        // Another writer moved it: look again. Anything else (or endless contention) is an error.
+        if (!isConflict(error) || attempt >= 20) throw error;
+      }
+    }
+  }
+
+  async get(key: string): Promise<EpisodeSnapshot | null> {
+    checkKey(key);
+    const { bodies, bodiesName, index, indexName } = await this.buckets();
+    const entry = await index.get(this.pointerKey(key));
+    if (entry === null || entry.operation !== "PUT") return null;
+    const { object } = entry.json<SnapshotPointer>();
+    const where = `object store '${bodiesName}', object '${object}'`;
+    const body = await bodies.getBlob(object);
+    if (body === null) throw new Error(`${where}: missing, though '${indexName}' points to it for snapshot ${key}`);
+    let snapshot: EpisodeSnapshot;
+    try {
+      snapshot = JSON.parse(decoder.decode(body)) as EpisodeSnapshot;
+    } catch (error) {
+      throw new Error(`${where}: snapshot is not valid JSON (${(error as Error).message})`);
+    }
+    if (snapshot === null || typeof snapshot !== "object" || snapshot.stateHash !== key) {
+      throw new Error(`${where}: holds the snapshot of state ${String((snapshot as { stateHash?: unknown } | null)?.stateHash)}, not ${key}`);
+    }
+    return snapshot;
+  }
+
+  async has(key: string): Promise<boolean> {
+    checkKey(key);
+    const { index } = await this.buckets();
+    return (await index.get(this.pointerKey(key)))?.operation === "PUT";
+  }
+
+  async latest(): Promise<string | null> {
+    const { index } = await this.buckets();
+    const entry = await index.get(`${this.prefix}.latest`);
+    return entry?.operation === "PUT" ? entry.json<LatestPointer>().key : null;
+  }
+}
+
+/** Opens the buckets on first use and shares them; a failed open is retried by the next call. */
+function lazyBuckets(nc: NatsConnection, namespace: string): () => Promise<SnapshotBuckets> {
+  let opening: Promise<SnapshotBuckets> | null = null;
+  return () => {
+    if (opening === null) {
+      const attempt = openSnapshotBuckets(nc, namespace);
+      opening = attempt;
+      attempt.catch(() => {
+        if (opening === attempt) opening = null;
+      });
+    }
+    return opening;
+  };
+}
+
+/** The SnapshotStores service over JetStream: `at(location)` is the store of episode `location`. */
+export function jetStreamSnapshotStores(nc: NatsConnection, namespace: string): Layer.Layer<SnapshotStores> {
+  const buckets = lazyBuckets(nc, namespace);
+  return Layer.succeed(SnapshotStores, SnapshotStores.of({ at: (location) => new JetStreamSnapshotStore(nc, namespace, location, buckets) }));
+}

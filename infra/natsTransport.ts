@@ -1,0 +1,254 @@
+// The Transport over NATS core (DESIGN §7): JSON bodies, `traceparent` and the event id in NATS
+// headers, one request per delivered record. A served subject handles its requests one at a time in
+// arrival order (an actor's state must change in log order); a handler's error travels back in the
+// `pt-error` reply header and rejects the request with a RemoteError. The connection belongs to the
+// caller: close() only stops what this transport started.
+import { headers as natsHeaders, NoRespondersError, RequestError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { isPromiseLike, NoResponder, RemoteError, type Handler, type Headers, type RequestOptions, type Transport } from "./transport.ts";
+
+export { RemoteError } from "./transport.ts";
+
+/** Reply header carrying a handler's error as JSON `{name, message}` (the body is then empty). */
+export const ERROR_HEADER = "pt-error";
+const MAX_ERROR_MESSAGE = 16_384;
+
+export class RequestTimeout extends Error {
+  readonly subject: string;
+  readonly timeoutMs: number;
+  constructor(subject: string, timeoutMs: number) {
+    super(`no reply on '${subject}' within ${timeoutMs} ms`);
+    this.name = "RequestTimeout";
+    this.subject = subject;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export interface NatsTransportOptions {
+  /** Reply timeout when a request names none (ms). Default 30000. */
+  readonly defaultTimeoutMs?: number;
+  /** Where an exception thrown by a subscribe() handler goes. Default: stderr. */
+  readonly onSubscriberError?: (error: unknown, subject: string) => void;
+}
+
+const NO_HEADERS: Headers = Object.freeze({});
+
+function toNatsHeaders(record: Headers | undefined): MsgHdrs | undefined {
+  if (record === undefined) return undefined;
+  let h: MsgHdrs | undefined;
+  for (const key in record) {
+    h ??= natsHeaders();
+    h.set(key, record[key]!);
+  }
+  return h;
+}
+
+function fromNatsHeaders(h: MsgHdrs | undefined): Headers {
+  if (h === undefined) return NO_HEADERS;
+  const out: Record<string, string> = {};
+  for (const [key, values] of h) out[key] = values[0] ?? "";
+  return out;
+}
+
+/** Empty body ↔ undefined (JSON.stringify(undefined) is no text at all). */
+const encode = (value: unknown): string => JSON.stringify(value) ?? "";
+const decode = (m: Msg): unknown => (m.data.length === 0 ? undefined : m.json());
+
+function errorHeaders(error: unknown): MsgHdrs {
+  const e = error instanceof Error ? error : new Error(String(error));
+  const h = natsHeaders();
+  // JSON escapes CR/LF, which header values cannot hold.
+  h.set(ERROR_HEADER, JSON.stringify({ name: e.name, message: e.message.length > MAX_ERROR_MESSAGE ? `${e.message.slice(0, MAX_ERROR_MESSAGE)}…` : e.message }));
+  return h;
+}
+
+function remoteError(subject: string, header: string): RemoteError {
+  try {
+    const { name, message } = JSON.parse(header) as { name?: unknown; message?: unknown };
+    return new RemoteError(subject, typeof name === "string" ? name : "Error", typeof message === "string" ? message : header);
+  } catch {
+    return new RemoteError(subject, "Error", header);
+  }
+}
+
+function unsubscribe(sub: Subscription): void {
+  try {
+    if (!sub.isClosed()) sub.unsubscribe();
+  } catch {
+    // the connection is closed: so is the subscription
+  }
+}
+
+/** One served subject: its subscription and the requests waiting for the one being handled. */
+interface Served {
+  readonly sub: Subscription;
+  readonly queue: Msg[];
+  busy: boolean;
+  /** Resolved when the queue runs empty (set while busy and someone waits). */
+  idle: (() => void) | null;
+}
+
+export class NatsTransport implements Transport {
+  private readonly nc: NatsConnection;
+  private readonly defaultTimeoutMs: number;
+  private readonly onSubscriberError: (error: unknown, subject: string) => void;
+  private readonly served = new Map<string, Served>();
+  private readonly subscriptions = new Set<Subscription>();
+  private closed = false;
+
+  constructor(nc: NatsConnection, options: NatsTransportOptions = {}) {
+    this.nc = nc;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.onSubscriberError = options.onSubscriberError ?? ((error, subject) => process.stderr.write(`probetown: subscriber on '${subject}' failed: ${(error as Error)?.stack ?? String(error)}\n`));
+  }
+
+  async request<Req, Res>(subject: string, message: Req, options?: RequestOptions): Promise<Res> {
+    if (this.closed) throw new Error(`transport closed: cannot request on '${subject}'`);
+    const timeout = options?.timeoutMs ?? this.defaultTimeoutMs;
+    const h = toNatsHeaders(options?.headers);
+    let reply: Msg;
+    try {
+      reply = await this.nc.request(subject, encode(message), h === undefined ? { timeout } : { timeout, headers: h });
+    } catch (error) {
+      if ((error instanceof RequestError && error.isNoResponders()) || error instanceof NoRespondersError) throw new NoResponder(subject);
+      if (error instanceof TimeoutError) throw new RequestTimeout(subject, timeout);
+      throw new Error(`request on '${subject}' failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    }
+    if (reply.headers !== undefined) {
+      const failed = reply.headers.get(ERROR_HEADER);
+      if (failed !== "") throw remoteError(subject, failed);
+    }
+    return decode(reply) as Res;
+  }
+
+  serve<Req, Res>(subject: string, handler: Handler<Req, Res>): () => void {
+    if (this.closed) throw new Error(`transport closed: cannot serve '${subject}'`);
+    if (this.served.has(subject)) throw new Error(`subject '${subject}' is already served in this process`);
+    const served: Served = {
+      sub: this.nc.subscribe(subject, {
+        callback: (error, msg) => {
+          if (error !== null) return; // the subscription is closing (e.g. a permissions error); nothing to answer
+          if (served.busy) served.queue.push(msg);
+          else run(msg);
+        },
+      }),
+      queue: [],
+      busy: false,
+      idle: null,
+    };
+    this.served.set(subject, served);
+
+    // Neither throws: on a closed connection the requester times out.
+    const fail = (msg: Msg, error: unknown): void => {
+      if (msg.reply === undefined) return;
+      try {
+        msg.respond(undefined, { headers: errorHeaders(error) });
+      } catch {
+        // closed
+      }
+    };
+    const respond = (msg: Msg, value: unknown): void => {
+      if (msg.reply === undefined) return;
+      let body: string;
+      try {
+        body = encode(value);
+      } catch (error) {
+        fail(msg, error);
+        return;
+      }
+      try {
+        msg.respond(body);
+      } catch (error) {
+        if (!this.nc.isClosed()) fail(msg, new Error(`cannot send a reply of ${Buffer.byteLength(body)} bytes (${(error as Error).message}; the server's max_payload is ${this.nc.info?.max_payload ?? "unknown"} bytes)`));
+      }
+    };
+    const finish = (): void => {
+      served.busy = false;
+      const idle = served.idle;
+      served.idle = null;
+      idle?.();
+    };
+    // Synchronous handlers (the actor host's) are answered inline; an asynchronous one holds the
+    // queue until it settles, so requests are handled strictly in arrival order.
+    const run = (first: Msg): void => {
+      served.busy = true;
+      for (let msg: Msg | undefined = first; msg !== undefined; msg = served.queue.shift()) {
+        let result: unknown;
+        try {
+          result = handler(decode(msg) as Req, fromNatsHeaders(msg.headers));
+        } catch (error) {
+          fail(msg, error);
+          continue;
+        }
+        if (isPromiseLike(result)) {
+          const current = msg;
+          void Promise.resolve(result)
+            .then((value) => respond(current, value), (error: unknown) => fail(current, error))
+            .then(() => {
+              const next = served.queue.shift();
+              if (next === undefined) finish();
+              else run(next);
+            });
+          return;
+        }
+        respond(msg, result);
+      }
+      finish();
+    };
+
+    return () => {
+      if (this.served.get(subject) !== served) return;
+      this.served.delete(subject);
+      unsubscribe(served.sub);
+    };
+  }
+
+  publish<M>(subject: string, message: M): void {
+    if (this.closed) throw new Error(`transport closed: cannot publish on '${subject}'`);
+    this.nc.publish(subject, encode(message));
+  }
+
+  subscribe<M>(subject: string, handler: (message: M) => void): () => void {
+    if (this.closed) throw new Error(`transport closed: cannot subscribe to '${subject}'`);
+    const sub = this.nc.subscribe(subject, {
+      callback: (error, msg) => {
+        if (error !== null) return;
+        try {
+          handler(decode(msg) as M);
+        } catch (e) {
+          this.onSubscriberError(e, subject);
+        }
+      },
+    });
+    this.subscriptions.add(sub);
+    return () => {
+      if (this.subscriptions.delete(sub)) unsubscribe(sub);
+    };
+  }
+
+  /** Resolves once the server has seen everything sent so far (serve/stop/subscribe included). */
+  async flush(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.flush();
+  }
+
+  /**
+   * Drains what this transport subscribed (messages already received are still handled and
+   * answered) and waits for the served queues to run empty. The connection stays open.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const served = [...this.served.values()];
+    const subs = [...this.subscriptions];
+    this.served.clear();
+    this.subscriptions.clear();
+    const open = !this.nc.isClosed() && !this.nc.isDraining();
+    await Promise.all(
+      [...served.map((s) => s.sub), ...subs].map(async (sub) => {
+        if (sub.isClosed()) return;
+        if (open) await sub.drain().catch(() => unsubscribe(sub));
+        else unsubscribe(sub);
+      }),
+    );
+    await Promise.all(served.map((s) => (s.busy ? new Promise<void>((resolve) => (s.idle = resolve)) : undefined)));
+  }
+}

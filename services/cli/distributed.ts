@@ -1,0 +1,159 @@
+// The distributed commands: `actor-host`, `worker` and `sweep` (and the NATS branch of `run` and
+// `verify`). Each connects to NATS, states what it serves or runs, and always closes the connection.
+import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { Effect } from "effect";
+import cliProgress from "cli-progress";
+import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
+import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
+import type { JobOutcome, JobQueue } from "../../infra/jobQueue.ts";
+import { Embedded } from "../../infra/layers.ts";
+import { distributedLayer } from "../../infra/natsLayers.ts";
+import { NatsTransport } from "../../infra/natsTransport.ts";
+import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
+import { hostEpisodeActors } from "../actorHostService.ts";
+import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
+import { filesWhere } from "../episodes.ts";
+import { episodeJobHandler, jobsOf, parseSeeds, type EpisodeOutcome } from "../jobs.ts";
+import { UsageError } from "../replay.ts";
+import { verifyEpisodeEffect, type VerifyReport } from "../verify.ts";
+
+const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
+
+export function listFlag(flag: string, value: string): string[] | "all" {
+  if (value.trim() === "all") return "all";
+  const ids = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (ids.length === 0) throw new UsageError(`${flag}: expected a comma-separated list of actor ids or 'all', got '${value}'`);
+  return ids;
+}
+
+export async function verifyFromNats(episode: string, url: string, namespace: string): Promise<VerifyReport> {
+  return withNats(url, "verify", (nc) => Effect.runPromise(verifyEpisodeEffect(episode, jetStreamWhere(namespace)(episode)).pipe(Effect.provide(distributedLayer(nc, namespace)))));
+}
+
+export async function cmdActorHost(episode: string, flags: { nats: string; namespace: string; actors: string; trace?: string; quiet?: boolean }): Promise<number> {
+  const actors = listFlag("--actors", flags.actors);
+  const telemetry = createTelemetry({ ...parseTraceFlag(flags.trace ?? "none", `actor-host-${process.pid}.trace.jsonl`), serviceName: "probetown-actor-host" });
+  const stopped = new AbortController();
+  const onSignal = () => stopped.abort();
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+  try {
+    return await withNats(flags.nats, "actor-host", async (nc) => {
+      const transport = new NatsTransport(nc);
+      say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${flags.nats})`);
+      try {
+        const result = await hostEpisodeActors({
+          nc, transport, namespace: flags.namespace, episode, actors, signal: stopped.signal,
+          ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
+          onReady: (ids) => say(flags.quiet, `actor-host: serving ${ids.join(", ")}`),
+        });
+        say(flags.quiet, `actor-host: episode ${episode} finished after ${result.ticks} ticks; stopping`);
+        return 0;
+      } finally {
+        await transport.close();
+      }
+    });
+  } finally {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    await telemetry.shutdown();
+  }
+}
+
+export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait: number; lockTtl: number; quiet?: boolean }): Promise<number> {
+  const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
+  return withNats(flags.nats, "worker", async (nc) => {
+    const queue = await JetStreamJobQueue.open(nc, flags.namespace, { ackWaitMs: flags.ackWait });
+    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { lockTtlMs: flags.lockTtl }), jetStreamWhere(flags.namespace));
+    const handle = queue.work(
+      worker,
+      async (job, context) => {
+        const outcome = (await handler(job, context)) as EpisodeOutcome;
+        say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}${outcome.resumedAfterTick === undefined ? "" : `, resumed after tick ${outcome.resumedAfterTick}`}, ${outcome.records} records, ${outcome.seconds.toFixed(2)} s)`);
+        return outcome;
+      },
+      { concurrency: flags.concurrency },
+    );
+    say(flags.quiet, `${worker}: taking episode jobs from namespace ${flags.namespace} (${flags.nats}); Ctrl-C stops after the running jobs`);
+    await new Promise<void>((resolve) => process.once("SIGINT", resolve).once("SIGTERM", resolve));
+    await handle.stop();
+    await queue.close();
+    return 0;
+  });
+}
+
+interface SweepFlags {
+  seeds: string;
+  conditions: string;
+  ticks?: number;
+  config?: unknown;
+  snapshotEvery?: number;
+  nats?: string;
+  namespace: string;
+  workers: number;
+  json?: boolean;
+  out?: string;
+  quiet?: boolean;
+}
+
+export async function cmdSweep(world: string, flags: SweepFlags): Promise<number> {
+  const jobs = jobsOf({
+    world,
+    seeds: parseSeeds(flags.seeds),
+    conditions: flags.conditions.split(",").map((c) => c.trim()).filter((c) => c.length > 0),
+    ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }),
+    ...(flags.config === undefined ? {} : { config: flags.config }),
+    ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
+  });
+  const started = performance.now();
+  const gather = async (queue: JobQueue): Promise<JobOutcome[]> => {
+    await queue.submit(jobs);
+    const bar = !flags.json && !flags.quiet && process.stderr.isTTY
+      ? new cliProgress.SingleBar({ format: `sweep [{bar}] {value}/{total} episodes · {failed} failed · {eta_formatted} left`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
+      : null;
+    bar?.start(jobs.length, 0, { failed: 0 });
+    const outcomes: JobOutcome[] = [];
+    for await (const outcome of queue.outcomes(jobs.map((j) => j.id))) {
+      outcomes.push(outcome);
+      bar?.update(outcomes.length, { failed: outcomes.filter((o) => !o.ok).length });
+      if (bar === null && !flags.quiet && !flags.json && (outcomes.length % 20 === 0 || outcomes.length === jobs.length)) say(false, `sweep: ${outcomes.length}/${jobs.length} episodes`);
+    }
+    bar?.stop();
+    return outcomes;
+  };
+  let outcomes: JobOutcome[];
+  if (flags.nats === undefined) {
+    if (flags.workers > 1) throw new UsageError("--workers: more than one worker needs --nats (the embedded sweep runs in this process)");
+    const queue = new InProcessJobQueue();
+    const handle = queue.work("embedded", episodeJobHandler(Embedded, filesWhere(undefined, true)));
+    outcomes = await gather(queue);
+    await handle.stop();
+    await queue.close();
+  } else {
+    const url = flags.nats;
+    outcomes = await withNats(url, "sweep", async (nc) => {
+      const queue = await JetStreamJobQueue.open(nc, flags.namespace);
+      const children = spawnWorkers(flags.workers, url, flags.namespace);
+      try {
+        if (flags.workers === 0) say(flags.quiet || flags.json, `sweep: ${jobs.length} episodes queued in namespace ${flags.namespace}; start workers with \`probetown worker --nats ${url} --namespace ${flags.namespace}\``);
+        return await gather(queue);
+      } finally {
+        for (const child of children) child.kill("SIGTERM");
+        await queue.close();
+      }
+    });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const failed = outcomes.filter((o) => !o.ok);
+  const report = {
+    world, episodes: jobs.length, ok: outcomes.length - failed.length, failed: failed.length, seconds,
+    outcomes: outcomes.map((o) => ({ id: o.id, ok: o.ok, worker: o.worker, attempt: o.attempt, ...(o.ok ? (o.result as EpisodeOutcome) : { error: o.error }) })),
+  };
+  if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify(report, null, 2) + "\n");
+  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+  else {
+    process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${(jobs.length / seconds).toFixed(1)} episodes/s)\n`);
+    for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempts: ${f.error ?? "(no message)"}\n`);
+    if (flags.out !== undefined) process.stdout.write(`outcomes: ${flags.out}\n`);
+  }
+  return failed.length === 0 ? 0 : 4;
+}

@@ -1,0 +1,41 @@
+// What the distributed commands share: where an episode lives in JetStream, a connection that is
+// always closed, the placement of remote actors, and local worker processes for a sweep.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { connectNats, DEFAULT_NAMESPACE, subjects } from "../infra/nats.ts";
+import type { Placement, Where } from "./episodes.ts";
+
+export { DEFAULT_NAMESPACE };
+
+/** An episode's place in JetStream: the log subject and the snapshot buckets, keyed by episode id. */
+export const jetStreamWhere = (namespace: string) => (episode: string): Where => ({
+  log: episode,
+  snapshots: episode,
+  dir: `jetstream:${namespace}/${episode}`,
+  trace: { exporter: "none" },
+});
+
+export const remotePlacement = (namespace: string, remote: readonly string[] | "all"): Placement => ({
+  remote,
+  subjectOf: (episode, actorId) => subjects.actor(namespace, episode, actorId),
+});
+
+/** Runs `fn` with a connection, closing it (after flushing) whatever happens. */
+export async function withNats<A>(url: string, role: string, fn: (nc: NatsConnection) => Promise<A>): Promise<A> {
+  const nc = await connectNats(url, { name: `probetown ${role} ${process.pid}` });
+  try {
+    return await fn(nc);
+  } finally {
+    await nc.drain().catch(() => nc.close());
+  }
+}
+
+const CLI = fileURLToPath(new URL("./cli/main.ts", import.meta.url));
+
+/** Starts `n` `probetown worker` processes on this machine; they run until killed. */
+export function spawnWorkers(n: number, url: string, namespace: string, extra: readonly string[] = []): ChildProcess[] {
+  return Array.from({ length: n }, (_, i) =>
+    spawn(process.execPath, [CLI, "worker", "--nats", url, "--namespace", namespace, "--name", `local-${i + 1}`, "--quiet", ...extra], { stdio: ["ignore", "ignore", "inherit"] }),
+  );
+}

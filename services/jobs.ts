@@ -1,0 +1,106 @@
+// Episode jobs: what a sweep enqueues and a worker runs. A job is one episode of a matrix; its id
+// is the episode id, so resubmitting a sweep never runs an episode twice, and a redelivered job
+// (its worker died) resumes the partial log instead of starting another.
+import { Effect, type Layer } from "effect";
+import { worldNamed } from "../actors/worlds.ts";
+import type { Job, JobHandler } from "../infra/jobQueue.ts";
+import type { EmbeddedServices } from "../infra/layers.ts";
+import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "./episodes.ts";
+import { UsageError } from "./replay.ts";
+
+export interface EpisodeSpec {
+  readonly world: string;
+  readonly seed: number;
+  readonly condition: string;
+  readonly ticks?: number;
+  /** A partial world config merged over the defaults. */
+  readonly config?: unknown;
+  readonly snapshotEvery?: number;
+}
+
+export interface EpisodeOutcome {
+  readonly episode: string;
+  readonly location: string;
+  readonly stateHash: string;
+  readonly ticks: number;
+  /** Records this attempt appended (a resumed job appends only the rest). */
+  readonly records: number;
+  readonly seconds: number;
+  readonly resumedAfterTick?: number;
+}
+
+export interface Matrix {
+  readonly world: string;
+  readonly seeds: readonly number[];
+  readonly conditions: readonly string[];
+  readonly ticks?: number;
+  readonly config?: unknown;
+  readonly snapshotEvery?: number;
+}
+
+/** One job per (condition, seed), in that order; ids are episode ids. */
+export function jobsOf(m: Matrix): Job<EpisodeSpec>[] {
+  const world = worldNamed(m.world);
+  for (const c of m.conditions) if (world.conditions[c] === undefined) throw new UsageError(`--conditions: unknown condition '${c}' for ${m.world} (known: ${Object.keys(world.conditions).join(", ")})`);
+  const jobs: Job<EpisodeSpec>[] = [];
+  for (const condition of m.conditions) {
+    for (const seed of m.seeds) {
+      const spec: EpisodeSpec = {
+        world: m.world, seed, condition,
+        ...(m.ticks === undefined ? {} : { ticks: m.ticks }),
+        ...(m.config === undefined ? {} : { config: m.config }),
+        ...(m.snapshotEvery === undefined ? {} : { snapshotEvery: m.snapshotEvery }),
+      };
+      jobs.push({ id: episodeIdOf(m.world, seed, condition), spec });
+    }
+  }
+  return jobs;
+}
+
+/** `1-200`, `1,5,9` or a mix (`1-3,10`): the seeds of a sweep. */
+export function parseSeeds(text: string): number[] {
+  const seeds: number[] = [];
+  for (const part of text.split(",")) {
+    const range = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
+    if (range === null) throw new UsageError(`--seeds: expected integers and ranges like 1-200 or 1,5,9, got '${part}'`);
+    const from = Number(range[1]);
+    const to = range[2] === undefined ? from : Number(range[2]);
+    if (to < from) throw new UsageError(`--seeds: range '${part}' runs backwards`);
+    for (let s = from; s <= to; s++) seeds.push(s);
+  }
+  return [...new Set(seeds)];
+}
+
+function specOf(job: Job): EpisodeSpec {
+  const s = job.spec as Partial<EpisodeSpec> | null;
+  if (s === null || typeof s !== "object" || typeof s.world !== "string" || !Number.isSafeInteger(s.seed) || typeof s.condition !== "string") {
+    throw new UsageError(`job ${job.id}: spec must have world (string), seed (integer) and condition (string)`);
+  }
+  return s as EpisodeSpec;
+}
+
+/**
+ * A job handler that runs (or resumes) the job's episode on the stores of `layer`. The episode
+ * id must equal the job id: that is what makes a job idempotent.
+ */
+export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync"> = {}): JobHandler {
+  return async (job) => {
+    const spec = specOf(job);
+    if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new UsageError(`job ${job.id}: id must be the episode id ${episodeIdOf(spec.world, spec.seed, spec.condition)}`);
+    const result: EpisodeResult = await Effect.runPromise(
+      runEpisodeEffect({
+        world: spec.world, seed: spec.seed, condition: spec.condition, where, resume: true,
+        trace: options.trace ?? { exporter: "none" },
+        ...(spec.ticks === undefined ? {} : { ticks: spec.ticks }),
+        ...(spec.config === undefined ? {} : { config: spec.config }),
+        ...(spec.snapshotEvery === undefined ? {} : { snapshotEvery: spec.snapshotEvery }),
+        ...(options.fsync === undefined ? {} : { fsync: options.fsync }),
+      }).pipe(Effect.provide(layer)),
+    );
+    const outcome: EpisodeOutcome = {
+      episode: result.episode, location: result.dir, stateHash: result.stateHash, ticks: result.ticks, records: result.records, seconds: result.seconds,
+      ...(result.resumedAfterTick === undefined ? {} : { resumedAfterTick: result.resumedAfterTick }),
+    };
+    return outcome;
+  };
+}

@@ -1,0 +1,177 @@
+// Issue 3 acceptance, end to end over a private nats-server: actors spread over OS processes give
+// the embedded log; a second sequencer is refused; a killed worker and a restarted server both
+// end with complete, identical logs.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Effect } from "effect";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { LogRecord } from "../events/record.ts";
+import { EventStores } from "../infra/layers.ts";
+import { connectNats } from "../infra/nats.ts";
+import { distributedLayer } from "../infra/natsLayers.ts";
+import { runEpisode } from "../services/episodes.ts";
+import { logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
+import { startTestNats, type TestNats } from "./natsServer.ts";
+
+const root = join(import.meta.dirname, "..");
+const CLI = join(root, "services/cli/main.ts");
+
+interface Proc {
+  readonly child: ChildProcess;
+  readonly done: Promise<{ code: number | null; out: string; err: string }>;
+}
+
+function start(args: string[]): Proc {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("exit", (code) => resolve({ code, out, err })));
+  return { child, done };
+}
+
+let nats: TestNats;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  nc = await connectNats(nats.url);
+}, 30_000);
+
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+});
+
+const readLogFromNats = (ns: string, episode: string): Promise<LogRecord[]> =>
+  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(nc, ns))));
+
+const embeddedLog = async (seed: number, ticks: number): Promise<LogRecord[]> => {
+  const r = await runEpisode({ world: "auratown", seed, ticks, dir: join(tempDir("embedded"), "ep"), trace: { exporter: "none" } });
+  return logRecords(r.dir);
+};
+
+const spans = (file: string) =>
+  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as { name: string; traceId: string; spanId: string; parentSpanId?: string; kind: string }) : [];
+
+describe("distributed runs over NATS", () => {
+  it("a day with agents, environment and sequencer in three processes logs exactly the embedded records, verifies, and is one trace", async () => {
+    const ns = nats.namespace("three");
+    const episode = "auratown-s42-baseline";
+    const work = tempDir("three");
+    const hostA = start(["actor-host", episode, "--nats", nats.url, "--namespace", ns, "--actors", "agent/chen-mei,agent/lin-wei,agent/zhang-hao", "--trace", `jsonl:${join(work, "a.jsonl")}`]);
+    const hostB = start(["actor-host", episode, "--nats", nats.url, "--namespace", ns, "--actors", "agent/liu-yang,agent/wang-jun,env/auratown", "--trace", `jsonl:${join(work, "b.jsonl")}`]);
+    const sequencer = start(["run", "auratown", "--seed", "42", "--nats", nats.url, "--namespace", ns, "--remote", "all", "--trace", `jsonl:${join(work, "seq.jsonl")}`]);
+    const [s, a, b] = await Promise.all([sequencer.done, hostA.done, hostB.done]);
+    expect(s.err).toBe("");
+    expect(s.code).toBe(0);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(a.err).toMatch(/serving agent\/chen-mei, agent\/lin-wei, agent\/zhang-hao/);
+    const distributed = await readLogFromNats(ns, episode);
+    const embedded = await embeddedLog(42, 34);
+    expect(distributed.length).toBe(embedded.length);
+    expect(distributed.map(withoutMetaLine)).toEqual(embedded.map(withoutMetaLine));
+
+    const verify = start(["verify", episode, "--nats", nats.url, "--namespace", ns]);
+    const v = await verify.done;
+    expect(v.out).toMatch(/^OK: auratown-s42-baseline: \d+ records, hash chain intact/);
+    expect(v.code).toBe(0);
+
+    // One trace across processes: every consumer span in the hosts continues a producer span of the sequencer.
+    const seqSpans = spans(join(work, "seq.jsonl"));
+    const producers = new Map(seqSpans.filter((x) => x.name.startsWith("deliver ")).map((x) => [x.spanId, x]));
+    const traceIds = new Set(seqSpans.map((x) => x.traceId));
+    expect(traceIds.size).toBe(1);
+    const consumers = [...spans(join(work, "a.jsonl")), ...spans(join(work, "b.jsonl"))].filter((x) => x.name.startsWith("handle "));
+    expect(consumers.length).toBeGreaterThan(100);
+    for (const c of consumers) {
+      expect(traceIds.has(c.traceId)).toBe(true);
+      expect(producers.has(c.parentSpanId ?? "")).toBe(true);
+    }
+  }, 120_000);
+
+  it("a second sequencer for an episode that is being written is rejected and says so", async () => {
+    const ns = nats.namespace("second");
+    // The first sequencer holds the episode while it waits for actor hosts that never come.
+    const first = start(["run", "auratown", "--seed", "5", "--nats", nats.url, "--namespace", ns, "--remote", "all"]);
+    await new Promise((r) => setTimeout(r, 2500));
+    const second = await start(["run", "auratown", "--seed", "5", "--nats", nats.url, "--namespace", ns]).done;
+    first.child.kill("SIGTERM");
+    await first.done;
+    expect(second.code).toBe(2);
+    expect(second.err).toMatch(/episode auratown-s5-baseline already has a sequencer .*a second writer is rejected/);
+  }, 60_000);
+
+  const workerArgs = (ns: string) => ["worker", "--nats", nats.url, "--namespace", ns, "--ack-wait", "2000", "--lock-ttl", "2000"];
+
+  /** Waits until `episode`'s JetStream log holds more than `n` records (and is not finished). */
+  async function waitForPartialLog(ns: string, episode: string, n: number): Promise<number> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const records = await readLogFromNats(ns, episode).catch(() => [] as LogRecord[]);
+      if (records.length > n) return records.length;
+      if (Date.now() > deadline) throw new Error(`episode ${episode} never reached ${n} records`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  async function expectSweepLogsEqualEmbedded(ns: string, seeds: readonly number[], ticks: number): Promise<void> {
+    for (const seed of seeds) {
+      const distributed = await readLogFromNats(ns, `auratown-s${seed}-baseline`);
+      const seqs = distributed.map((r) => r.seq);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      const embedded = await embeddedLog(seed, ticks);
+      const firstDiff = distributed.findIndex((r, i) => JSON.stringify(withoutMetaLine(r)) !== JSON.stringify(withoutMetaLine(embedded[i]!)));
+      if (firstDiff >= 0) console.error("DIFF", seed, firstDiff, JSON.stringify(distributed.slice(firstDiff - 2, firstDiff + 3)), "\nEMB", JSON.stringify(embedded.slice(firstDiff - 2, firstDiff + 3)));
+      expect(distributed.map(withoutMetaLine)).toEqual(embedded.map(withoutMetaLine));
+    }
+  }
+
+  interface SweepReport { ok: number; failed: number; outcomes: { id: string; ok: boolean; attempt: number; resumedAfterTick?: number; error?: string }[] }
+
+  it("a worker killed with SIGKILL mid-episode: its job is redelivered, resumes the partial log, and every log equals an undisturbed run", async () => {
+    const ns = nats.namespace("kill");
+    const seeds = [1, 2, 3];
+    const sweep = start(["sweep", "auratown", "--seeds", "1-3", "--ticks", "34", "--snapshot-every", "4", "--nats", nats.url, "--namespace", ns, "--json"]);
+    const doomed = start(workerArgs(ns));
+    const seen = await waitForPartialLog(ns, "auratown-s1-baseline", 150);
+    doomed.child.kill("SIGKILL");
+    await doomed.done;
+    const partial = (await readLogFromNats(ns, "auratown-s1-baseline")).length;
+    const rescuer = start(workerArgs(ns));
+    const s = await sweep.done;
+    rescuer.child.kill("SIGTERM");
+    await rescuer.done;
+    expect(s.code).toBe(0);
+    const report = JSON.parse(s.out) as SweepReport;
+    expect(report.ok).toBe(3);
+    const redelivered = report.outcomes.find((o) => o.id === "auratown-s1-baseline")!;
+    expect(seen).toBeGreaterThan(150);
+    expect(partial).toBeLessThan((await embeddedLog(1, 34)).length);
+    expect(redelivered.attempt).toBeGreaterThanOrEqual(2);
+    expect(redelivered.resumedAfterTick).toBeGreaterThanOrEqual(3);
+    await expectSweepLogsEqualEmbedded(ns, seeds, 34);
+  }, 180_000);
+
+  it("restarting the NATS server mid-sweep: every episode completes once, with logs identical to an undisturbed run", async () => {
+    const ns = nats.namespace("restart");
+    const seeds = [11, 12, 13, 14];
+    const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", nats.url, "--namespace", ns, "--json"]);
+    const workers = [start(workerArgs(ns)), start(workerArgs(ns))];
+    await waitForPartialLog(ns, "auratown-s11-baseline", 100);
+    await nats.restart();
+    const s = await sweep.done;
+    for (const w of workers) w.child.kill("SIGTERM");
+    const ws = await Promise.all(workers.map((w) => w.done));
+    if (s.code !== 0) console.error("SWEEP", s.out.slice(0, 4000), s.err.slice(0, 2000), ws.map((w) => w.err.slice(0, 3000)));
+    expect(s.code).toBe(0);
+    const report = JSON.parse(s.out) as SweepReport;
+    expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
+    expect(report.ok).toBe(seeds.length);
+    await expectSweepLogsEqualEmbedded(ns, seeds, 34);
+  }, 180_000);
+});

@@ -1,0 +1,419 @@
+// The JetStream event store (DESIGN §7): the EventStores contract against a private nats-server,
+// then what only JetStream can get wrong: dedupe, the writer lock across connections, the
+// server-side fence for a stale writer, cutting a damaged tail on resume, live follow.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { LogCorrupted, SequenceConflict, type TornTail } from "../events/errors.ts";
+import { GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
+import type { EventStore } from "../infra/eventStore.ts";
+import { readLog } from "../infra/fileEventStore.ts";
+import {
+  createJetStreamEventStore,
+  followJetStreamLog,
+  jetStreamEventStores,
+  readJetStreamLog,
+  resumeJetStreamEventStore,
+  scanJetStreamLog,
+} from "../infra/jetStreamEventStore.ts";
+import { connectNats, kvKey, natsName, NatsUnavailable, subjects } from "../infra/nats.ts";
+import { eventStoresContract } from "./contracts/eventStores.ts";
+import { tempDir } from "./helpers.ts";
+import { startTestNats } from "./natsServer.ts";
+
+const server = await startTestNats();
+const nc = await connectNats(server.url, { name: "jetstream-event-store-test" });
+const connections: NatsConnection[] = [nc];
+const connectAnother = async () => {
+  const other = await connectNats(server.url, { name: "jetstream-event-store-test-2" });
+  connections.push(other);
+  return other;
+};
+
+afterAll(async () => {
+  for (const c of connections) await c.close().catch(() => undefined);
+  await server.stop();
+}, 30_000);
+
+let episodes = 0;
+const freshEpisode = () => `ep${++episodes}`;
+
+eventStoresContract("JetStream", jetStreamEventStores(nc, server.namespace("contract")), freshEpisode);
+
+const phase = (tick: number, name: string): Draft => ({ type: "tick.phase", from: "episode", to: "env/x", payload: { phase: name }, tick, cause: null });
+const phases = (n: number, from = 0) => Array.from({ length: n }, (_, i) => phase(i + from, `p${i + from}`));
+
+/** A well-formed record line, as another writer would publish it. */
+const line = (previousHash: string, episode: string, seq: number, draft: Draft) => {
+  const { record, line: text } = seal(previousHash, episode, seq, draft, 1);
+  return { record, data: text.slice(0, -1) };
+};
+
+const rejection = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a rejection"); }, (e: unknown) => e as Error);
+
+async function messagesOn(subject: string, stream: string): Promise<string[]> {
+  const js = jetstream(nc);
+  const consumer = await js.consumers.get(stream, { filter_subjects: subject });
+  const out: string[] = [];
+  const jsm = await jetstreamManager(nc);
+  const last = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+  if (last === null) return out;
+  const messages = await consumer.consume();
+  for await (const m of messages) {
+    out.push(m.string());
+    if (m.seq >= last.seq) break;
+  }
+  await consumer.delete().catch(() => undefined);
+  return out;
+}
+
+describe("JetStream event store", () => {
+  it("does not double a retried publish that carries the same Nats-Msg-Id", async () => {
+    const ns = server.namespace("dedupe");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    await store.append(phases(3), { expectedSeq: -1 });
+    await store.commit();
+    const jsm = await jetstreamManager(nc);
+    const stream = natsName("PT_LOG", ns);
+    const stored = await jsm.streams.getMessage(stream, { last_by_subj: subjects.log(ns, episode) });
+    const msgId = stored!.header.get("Nats-Msg-Id");
+    expect(msgId).toMatch(new RegExp(`^${episode}:2:\\d+$`));
+    const again = await jetstream(nc).publish(subjects.log(ns, episode), stored!.string(), { msgID: msgId });
+    expect(again.duplicate).toBe(true);
+    expect(again.seq).toBe(stored!.seq);
+    await store.close();
+    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2]);
+  });
+
+  it("treats a duplicate ack for a first publish as someone else's record and refuses to go on", async () => {
+    const ns = server.namespace("foreign-id");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    const kv = await new Kvm(nc).open(natsName("pt_locks", ns));
+    const lock = await kv.get(kvKey(episode));
+    // Another message already took the id the store will give seq 1 (on another subject of the stream).
+    await jetstream(nc).publish(subjects.cut(ns, episode), "foreign", { msgID: `${episode}:1:${lock!.revision}` });
+    await store.append(phases(3), { expectedSeq: -1 });
+    const error = await rejection(store.commit());
+    expect(error.message).toMatch(new RegExp(`episode ${episode}: .*must be reopened \\(resume\\) to repair`));
+    expect(error.message).toContain("not this writer's record");
+    await expect(store.append(phases(1, 3), { expectedSeq: 2 })).rejects.toThrow(/must be reopened/);
+    await expect(store.commit()).rejects.toThrow(/must be reopened/);
+    await store.close();
+  });
+
+  it("rejects a second writer from another connection, naming the holder", async () => {
+    const ns = server.namespace("second-writer");
+    const episode = freshEpisode();
+    const first = await createJetStreamEventStore(nc, ns, episode, { episode });
+    const other = await connectAnother();
+    const second = await rejection(createJetStreamEventStore(other, ns, episode, { episode }));
+    expect(second.message).toMatch(new RegExp(`episode ${episode} already has a sequencer \\([^:]+:${process.pid}, since \\d{4}-.*\\); a second writer is rejected`));
+    await first.close();
+    // Released: now the other connection may take it.
+    const taken = await createJetStreamEventStore(other, ns, episode, { episode });
+    await taken.close();
+  });
+
+  it("refuses to create a log over an existing one", async () => {
+    const ns = server.namespace("exists");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    await store.append(phases(1), { expectedSeq: -1 });
+    await store.close();
+    const error = await rejection(createJetStreamEventStore(nc, ns, episode, { episode }));
+    expect(error.message).toContain(`episode ${episode} already has a log in JetStream stream ${natsName("PT_LOG", ns)}`);
+  });
+
+  it("resume waits for a live writer's renewed lock and then rejects; a dead writer's lock expires", async () => {
+    const ns = server.namespace("lock-ttl");
+    const episode = freshEpisode();
+    const lockTtlMs = 1000;
+    const live = await createJetStreamEventStore(nc, ns, episode, { episode, lockTtlMs });
+    await live.append(phases(2), { expectedSeq: -1 });
+    await live.commit();
+    const other = await connectAnother();
+    const started = Date.now();
+    const rejected = await rejection(resumeJetStreamEventStore(other, ns, episode, { episode, lockTtlMs }));
+    expect(rejected.message).toContain("a second writer is rejected");
+    // It waited for ttl + 2 s, during which the live writer kept renewing its lock.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(lockTtlMs + 1900);
+    await live.append(phases(1, 2), { expectedSeq: 1 });
+    await live.commit();
+    await live.close();
+
+    // A writer that dies (its connection goes away without closing the store) stops renewing.
+    const doomed = await connectAnother();
+    const { store: dead } = await resumeJetStreamEventStore(doomed, ns, episode, { episode, lockTtlMs });
+    await dead.append(phases(1, 3), { expectedSeq: 2 });
+    await dead.commit();
+    await doomed.close();
+    const resumed = await resumeJetStreamEventStore(nc, ns, episode, { episode, lockTtlMs });
+    expect(resumed.records.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+    await resumed.store.append(phases(1, 4), { expectedSeq: 3 });
+    await resumed.store.close();
+    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+  }, 30_000);
+
+  it("a writer whose view is stale is fenced by the server, and the log keeps only well-formed records", async () => {
+    const ns = server.namespace("fence");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    const written = await store.append(phases(2), { expectedSeq: -1 });
+    await store.commit();
+    // Another writer (bypassing the lock) appends seq 2 between two commits.
+    const other = await connectAnother();
+    const intruder = line(written[1]!.hash, episode, 2, phase(9, "intruder"));
+    await jetstream(other).publish(subjects.log(ns, episode), intruder.data);
+    await store.append(phases(2, 2), { expectedSeq: 1 });
+    const error = await rejection(store.commit());
+    expect(error).toBeInstanceOf(SequenceConflict);
+    expect(error.message).toContain(`episode ${episode}`);
+    expect(error.message).toContain("another writer (sequencer) appended");
+    expect((error as SequenceConflict).actual).toBe(2);
+    await expect(store.append(phases(1, 4), { expectedSeq: 3 })).rejects.toBeInstanceOf(SequenceConflict);
+    await store.close();
+    const records = await readJetStreamLog(nc, ns, episode);
+    expect(records.map((r) => r.hash)).toEqual([written[0]!.hash, written[1]!.hash, intruder.record.hash]);
+    // The stale writer's record that landed after the rejected one was moved aside, not lost.
+    const cut = await messagesOn(subjects.cut(ns, episode), natsName("PT_LOG", ns));
+    expect(cut.map((t) => (JSON.parse(t) as LogRecord).seq)).toEqual([3]);
+    // The next writer appends seq 3 again: a new lock epoch, so dedupe does not swallow it.
+    const { store: next, records: resumed } = await resumeJetStreamEventStore(nc, ns, episode, { episode });
+    expect(resumed).toHaveLength(3);
+    await next.append(phases(2, 3), { expectedSeq: 2 });
+    await next.close();
+    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("a lost writer lock fences later appends", async () => {
+    const ns = server.namespace("lock-lost");
+    const episode = freshEpisode();
+    const lockTtlMs = 1500;
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode, lockTtlMs });
+    const kv = await new Kvm(nc).open(natsName("pt_locks", ns));
+    await kv.put(kvKey(episode), JSON.stringify({ owner: "thief:1", since: "2020-01-01T00:00:00.000Z" }));
+    await new Promise((r) => setTimeout(r, 700)); // one renewal (every ttl/3) finds the other revision
+    const error = await rejection(store.append(phases(1), { expectedSeq: -1 }));
+    expect(error).toBeInstanceOf(SequenceConflict);
+    expect(error.message).toContain("taken over by thief:1");
+    await store.close();
+    // Closing a fenced store leaves the new holder's lock alone.
+    expect((await kv.get(kvKey(episode)))?.string()).toContain("thief:1");
+  });
+
+  it("resume after a gap cuts the tail to the cut subject, keeps it, and continues the chain", async () => {
+    const ns = server.namespace("gap");
+    const stream = natsName("PT_LOG", ns);
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    const written = await store.append(phases(3), { expectedSeq: -1 });
+    await store.close();
+    // Records 4 and 5 without 3: a gap, then a record chained from the missing one.
+    const four = line(written[2]!.hash, episode, 4, phase(4, "p4"));
+    const five = line(four.record.hash, episode, 5, phase(5, "p5"));
+    const js = jetstream(nc);
+    await js.publish(subjects.log(ns, episode), four.data);
+    await js.publish(subjects.log(ns, episode), five.data);
+
+    // Reading reports the damage (location, stream seq, record seq) and modifies nothing.
+    for (let i = 0; i < 2; i++) {
+      const error = await rejection(readJetStreamLog(nc, ns, episode));
+      expect(error).toBeInstanceOf(LogCorrupted);
+      expect(error.message).toMatch(new RegExp(`^jetstream:${stream}/${subjects.log(ns, episode).replace(/\./g, "\\.")} \\(stream seq \\d+\\): seq 4 \\(line 4\\): expected seq 3, found 4`));
+    }
+
+    const recovered: Array<{ torn: TornTail; keptAt: string }> = [];
+    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode, onRecovered: (torn, keptAt) => recovered.push({ torn, keptAt }) });
+    expect(records.map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect(resumed.head()).toEqual({ seq: 2, hash: written[2]!.hash });
+    expect(recovered).toHaveLength(1);
+    expect(recovered[0]!.keptAt).toBe(subjects.cut(ns, episode));
+    expect(recovered[0]!.torn.afterSeq).toBe(2);
+    expect(recovered[0]!.torn.message).toContain("expected seq 3, found 4");
+    expect(await messagesOn(subjects.cut(ns, episode), stream)).toEqual([four.data, five.data]);
+    await resumed.append(phases(2, 3), { expectedSeq: 2 });
+    await resumed.close();
+    const after = await readJetStreamLog(nc, ns, episode);
+    expect(after.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(after[4]!.payload).toEqual({ phase: "p4" });
+  });
+
+  it("resume cuts a record that is not JSON, and a duplicate seq", async () => {
+    const ns = server.namespace("bad-json");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    const written = await store.append(phases(2), { expectedSeq: -1 });
+    await store.close();
+    const js = jetstream(nc);
+    await js.publish(subjects.log(ns, episode), line(written[0]!.hash, episode, 1, phase(1, "p1")).data); // duplicate seq 1
+    await js.publish(subjects.log(ns, episode), "{\"seq\":");
+    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode });
+    expect(records.map((r) => r.hash)).toEqual(written.map((r) => r.hash));
+    await resumed.close();
+    expect(await messagesOn(subjects.cut(ns, episode), natsName("PT_LOG", ns))).toHaveLength(2);
+    expect(await readJetStreamLog(nc, ns, episode)).toHaveLength(2);
+  });
+
+  it("resume of an empty episode creates its log", async () => {
+    const ns = server.namespace("resume-empty");
+    const episode = freshEpisode();
+    const { store, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode });
+    expect(records).toEqual([]);
+    expect(store.head()).toEqual({ seq: -1, hash: GENESIS_HASH });
+    await store.append(phases(1), { expectedSeq: -1 });
+    await store.close();
+    expect(await readJetStreamLog(nc, ns, episode)).toHaveLength(1);
+  });
+
+  it("follow yields the records appended after it started, from the requested seq", async () => {
+    const ns = server.namespace("follow");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    await store.append(phases(2), { expectedSeq: -1 });
+    await store.commit();
+    const seen: number[] = [];
+    const following = (async () => {
+      for await (const record of followJetStreamLog(nc, ns, episode, 1)) {
+        seen.push(record.seq);
+        if (record.seq === 5) break;
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 200));
+    await store.append(phases(2, 2), { expectedSeq: 1 });
+    await store.commit();
+    await new Promise((r) => setTimeout(r, 100));
+    await store.append(phases(2, 4), { expectedSeq: 3 });
+    await store.commit();
+    await following;
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    await store.close();
+
+    const controller = new AbortController();
+    const stopped: number[] = [];
+    const aborted = (async () => {
+      for await (const record of followJetStreamLog(nc, ns, episode, 0, { signal: controller.signal })) stopped.push(record.seq);
+    })();
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    await aborted;
+    expect(stopped).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it("a fork's log continues from the parent's hash and scans back", async () => {
+    const ns = server.namespace("fork");
+    const episode = freshEpisode();
+    const parentHash = "cd".repeat(32);
+    const header: Draft = {
+      type: "episode.forked",
+      from: "episode",
+      to: null,
+      payload: { world: "w", seed: 1, parent: "p", parentLog: "p", atSeq: 40, atTick: 3, parentHash, parentStateHash: "x", condition: "c", parentCondition: "c", config: {}, actors: [], ticks: 5 },
+      tick: 3,
+      cause: null,
+    };
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode, firstSeq: 41, previousHash: parentHash });
+    expect(store.head()).toEqual({ seq: 40, hash: parentHash });
+    await store.append([header, phase(3, "x")], { expectedSeq: 40 });
+    await store.close();
+    const scanned = await scanJetStreamLog(nc, ns, episode);
+    expect(scanned).toMatchObject({ torn: null, tornOffset: -1, lastFile: null });
+    expect(scanned.records.map((r) => r.seq)).toEqual([41, 42]);
+    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode, firstSeq: 41, previousHash: parentHash });
+    expect(records).toHaveLength(2);
+    const [next] = await resumed.append([phase(4, "y")], { expectedSeq: 42 });
+    expect(next!.seq).toBe(43);
+    await resumed.close();
+    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([41, 42, 43]);
+  });
+
+  it("reads a log that was never written as no records, like the file store", async () => {
+    expect(readLog(join(tempDir("missing"), "log"))).toEqual([]);
+    const ns = server.namespace("empty");
+    // Neither the stream nor the subject exists yet; reading creates nothing.
+    expect(await readJetStreamLog(nc, ns, "nothing-here")).toEqual([]);
+    const jsm = await jetstreamManager(nc);
+    await expect(jsm.streams.info(natsName("PT_LOG", ns))).rejects.toThrow();
+    const store = await createJetStreamEventStore(nc, ns, "other", { episode: "other" });
+    await store.close();
+    expect(await scanJetStreamLog(nc, ns, "nothing-here")).toEqual({ records: [], torn: null, tornOffset: -1, lastFile: null });
+  });
+
+  it("reports an unreachable server as NatsUnavailable naming the URL", async () => {
+    const url = "nats://127.0.0.1:1";
+    const error = await rejection(connectNats(url, { timeoutMs: 1000 }));
+    expect(error).toBeInstanceOf(NatsUnavailable);
+    expect(error.message).toContain(url);
+  });
+
+  it.skipIf(process.env.NATS_URL !== undefined && process.env.NATS_URL !== "")("retries publishes whose acks did not come in time, and dedupe keeps them single", async () => {
+    // A server of its own, paused (SIGSTOP) while a batch is in flight: the commit times out on
+    // the acks, retries with the same msg ids, and the server, resumed, stores each record once.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const address = probe.address() as { port: number };
+        probe.close(() => resolve(address.port));
+      });
+    });
+    const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", tempDir("nats-paused")], { stdio: "ignore" });
+    try {
+      const url = `nats://127.0.0.1:${port}`;
+      let own: NatsConnection | null = null;
+      for (let i = 0; i < 100 && own === null; i++) own = await connectNats(url, { timeoutMs: 500 }).catch(async () => { await new Promise((r) => setTimeout(r, 50)); return null; });
+      connections.push(own!);
+      const store = await createJetStreamEventStore(own!, "paused", "ep", { episode: "ep", ackTimeoutMs: 700 });
+      await store.append(phases(20), { expectedSeq: -1 });
+      await store.commit();
+      child.kill("SIGSTOP");
+      await store.append(phases(100, 20), { expectedSeq: 19 });
+      const committing = store.commit();
+      await new Promise((r) => setTimeout(r, 1000)); // past the ack timeout: the retry is sent
+      child.kill("SIGCONT");
+      await committing;
+      await store.append(phases(5, 120), { expectedSeq: 119 });
+      await store.close();
+      const records = await readJetStreamLog(own!, "paused", "ep");
+      expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 125 }, (_, i) => i));
+    } finally {
+      child.kill("SIGCONT");
+      child.kill("SIGTERM");
+    }
+  }, 30_000);
+
+  // Last: it restarts the shared server.
+  it("a commit across a server restart retries unacked publishes without doubling them", async () => {
+    const ns = server.namespace("restart");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode, ackTimeoutMs: 1500 });
+    await store.append(phases(50), { expectedSeq: -1 });
+    await store.commit();
+    await store.append(phases(200, 50), { expectedSeq: 49 });
+    await server.restart({ downMs: 200 });
+    await store.commit();
+    await store.append(phases(10, 250), { expectedSeq: 249 });
+    await store.close();
+    const records = await readJetStreamLog(nc, ns, episode);
+    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 260 }, (_, i) => i));
+  }, 30_000);
+
+  it("keeps appends pipelined: append returns before acks, commit surfaces them in order", async () => {
+    const ns = server.namespace("pipeline");
+    const episode = freshEpisode();
+    const store: EventStore = await createJetStreamEventStore(nc, ns, episode, { episode });
+    let expected = -1;
+    for (let tick = 0; tick < 20; tick++) {
+      const records = await store.append(phases(25, tick * 25), { expectedSeq: expected });
+      expected = records.at(-1)!.seq;
+      if (tick % 4 === 3) await store.commit();
+    }
+    await store.close();
+    const records = await readJetStreamLog(nc, ns, episode);
+    expect(records).toHaveLength(500);
+    expect(records.at(-1)!.seq).toBe(499);
+  });
+});

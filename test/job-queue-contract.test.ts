@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { Job, JobQueue } from "../infra/jobQueue.ts";
+import { InProcessJobQueue } from "../infra/inProcessJobQueue.ts";
+import { JetStreamJobQueue, jobQueueNames, type JetStreamJobQueueOptions } from "../infra/jetStreamJobQueue.ts";
+import { connectNats } from "../infra/nats.ts";
+import { collectOutcomes, jobQueueContract } from "./contracts/jobQueue.ts";
+import { startTestNats, type TestNats } from "./natsServer.ts";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+jobQueueContract("in-process pool", async () => new InProcessJobQueue());
+
+/** A JetStream queue on its own connection and namespace; closing it closes the connection too. */
+async function openJetStream(nats: TestNats, label: string, options: JetStreamJobQueueOptions = {}): Promise<{ queue: JobQueue; nc: NatsConnection; ns: string }> {
+  const nc = await connectNats(nats.url, { name: `job-queue-test-${label}` });
+  const ns = nats.namespace(label);
+  const inner = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 1500, backoffMs: 100, ...options });
+  const queue: JobQueue = {
+    submit: (jobs) => inner.submit(jobs),
+    work: (worker, handler, opts) => inner.work(worker, handler, opts),
+    outcomes: (ids) => inner.outcomes(ids),
+    close: async () => {
+      await inner.close();
+      await nc.close();
+    },
+  };
+  return { queue, nc, ns };
+}
+
+describe("JetStreamJobQueue", () => {
+  let nats: TestNats;
+  beforeAll(async () => {
+    nats = await startTestNats();
+  });
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  jobQueueContract("JetStream work queue", async () => (await openJetStream(nats, "contract")).queue);
+
+  it("keeps a job that runs longer than ack_wait from being redelivered (working() heartbeats)", async () => {
+    const { queue } = await openJetStream(nats, "long");
+    try {
+      const runs: Array<{ worker: string; attempt: number }> = [];
+      const handler = async (job: Job, context: { attempt: number; worker: string }) => {
+        runs.push(context);
+        await sleep(4000); // well past the 1.5 s ack_wait
+        return job.id;
+      };
+      await queue.submit([{ id: "slow", spec: null }]);
+      const workers = [queue.work("a", handler), queue.work("b", handler)];
+      const [outcome] = await collectOutcomes(queue, ["slow"]);
+      expect(outcome).toMatchObject({ id: "slow", ok: true, attempt: 1 });
+      await Promise.all(workers.map((w) => w.stop()));
+      expect(runs).toHaveLength(1);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it("creates its streams and consumer idempotently, also when two open at once", async () => {
+    const nc = await connectNats(nats.url);
+    try {
+      const ns = nats.namespace("idem");
+      const [a, b] = await Promise.all([JetStreamJobQueue.open(nc, ns, { ackWaitMs: 1500 }), JetStreamJobQueue.open(nc, ns, { ackWaitMs: 1500 })]);
+      const c = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 9000 });
+      expect(c.ackWaitMs).toBe(1500); // the existing consumer's ack wait is used
+      const jsm = await jetstreamManager(nc);
+      const names = jobQueueNames(ns);
+      const jobs = await jsm.streams.info(names.jobs);
+      expect(jobs.config).toMatchObject({ retention: "workqueue", storage: "file", subjects: [`pt.${ns}.jobs.>`] });
+      expect(jobs.config.duplicate_window).toBeGreaterThanOrEqual(10 * 60 * 1e9);
+      const results = await jsm.streams.info(names.results);
+      expect(results.config).toMatchObject({ retention: "limits", storage: "file", max_msgs_per_subject: 1, subjects: [`pt.${ns}.results.>`] });
+      const consumer = await jsm.consumers.info(names.jobs, "workers");
+      expect(consumer.config).toMatchObject({ ack_policy: "explicit", ack_wait: 1500 * 1e6 });
+      await Promise.all([a.close(), b.close(), c.close()]);
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
+describe("JetStreamJobQueue across a server restart", () => {
+  let nats: TestNats;
+  beforeAll(async () => {
+    nats = await startTestNats();
+  });
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  for (const hard of [false, true]) {
+    it(`completes every job exactly once when the server ${hard ? "is killed" : "restarts"} mid-run`, async () => {
+      const { queue, nc, ns } = await openJetStream(nats, hard ? "kill" : "restart");
+      try {
+        const batch: Job[] = Array.from({ length: 24 }, (_, i) => ({ id: `r-${i}`, spec: i }));
+        await queue.submit(batch);
+        const runs = new Map<string, number>();
+        let restarted = false;
+        let ranAfterRestart = 0;
+        const handler = async (job: Job) => {
+          runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+          if (restarted) ranAfterRestart++;
+          await sleep(150);
+          return job.spec;
+        };
+        // Outcomes are read from before the restart to after it: the reader must resume.
+        const seen: string[] = [];
+        const reading = (async () => {
+          const got = [];
+          for await (const outcome of queue.outcomes(batch.map((j) => j.id))) {
+            got.push(outcome);
+            seen.push(outcome.id);
+          }
+          return got;
+        })();
+        const workers = [queue.work("a", handler, { concurrency: 2 }), queue.work("b", handler, { concurrency: 2 })];
+        while (seen.length < 4) await sleep(20);
+        await nats.restart({ hard, downMs: 700 });
+        restarted = true;
+        const got = await Promise.race([reading, sleep(45_000).then(() => { throw new Error(`timed out; got ${seen.length} outcomes`); })]);
+        expect(got.map((o) => o.id).sort()).toEqual(batch.map((j) => j.id).sort());
+        expect(got.every((o) => o.ok && o.result === Number(o.id.slice(2)))).toBe(true);
+        // Some jobs ran after the restart, so the workers went on pulling.
+        expect(ranAfterRestart).toBeGreaterThan(0);
+        expect([...runs.keys()].sort()).toEqual(batch.map((j) => j.id).sort());
+        // One result per job in the results stream, and the work queue drained.
+        const jsm = await jetstreamManager(nc);
+        const names = jobQueueNames(ns);
+        expect((await jsm.streams.info(names.results)).state.messages).toBe(batch.length);
+        await Promise.all(workers.map((w) => w.stop()));
+        expect((await jsm.streams.info(names.jobs)).state.messages).toBe(0);
+        // And a later reader still gets them all.
+        expect(await collectOutcomes(queue, batch.map((j) => j.id))).toHaveLength(batch.length);
+      } finally {
+        await queue.close();
+      }
+    });
+  }
+});
