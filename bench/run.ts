@@ -8,6 +8,7 @@ import type { Draft, LogRecord } from "../events/record.ts";
 import { createFileEventStore, scanLog, segmentFiles } from "../infra/fileEventStore.ts";
 import { runEpisode, type EpisodeResult } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
+import { natsRows, type Row } from "./nats.ts";
 
 const quick = process.argv.includes("--quick");
 const work = mkdtempSync(join(tmpdir(), "probetown-bench-"));
@@ -17,14 +18,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString("en-US") : x.toFixed(x >= 10 ? 1 : 3));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
-interface Row {
-  readonly figure: string;
-  readonly measured: string;
-  readonly ceiling: string;
-  readonly ratio: string;
-  readonly target: string;
-  readonly verdict: string;
-}
 const rows: Row[] = [];
 
 async function day(agents: number, trace: "none" | "jsonl" = "none"): Promise<EpisodeResult> {
@@ -185,7 +178,10 @@ async function main(): Promise<void> {
     });
   }
 
-  // 5. Context: what XState itself costs per event on this machine.
+  // 5. Distributed: JetStream appends and replay, a day over three processes, a sweep on 1 vs 2 workers.
+  rows.push(...(await natsRows(quick, sample)));
+
+  // 6. Context: what XState itself costs per event on this machine.
   const xs = xstateCeiling(200_000);
   rows.push({ figure: "XState 5 live actor, trivial assign per event (context)", measured: `${fmt(xs)} events/s`, ceiling: "—", ratio: "—", target: "—", verdict: "—" });
 

@@ -58,6 +58,8 @@ export async function connectNats(url: string, options: ConnectOptions = {}): Pr
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
       pingInterval: 5000,
+      // An Error (with a stack) per request costs more than the request itself on the hot path.
+      noAsyncTraces: true,
     });
   } catch (error) {
     throw new NatsUnavailable(url, error);

@@ -10,9 +10,10 @@ import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { LogCorrupted, SequenceConflict, type TornTail } from "../events/errors.ts";
 import { GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
-import type { EventStore } from "../infra/eventStore.ts";
+import { WriterLocked, type EventStore } from "../infra/eventStore.ts";
 import { readLog } from "../infra/fileEventStore.ts";
 import {
+  catalogueProblem,
   createJetStreamEventStore,
   followJetStreamLog,
   jetStreamEventStores,
@@ -21,8 +22,10 @@ import {
   scanJetStreamLog,
 } from "../infra/jetStreamEventStore.ts";
 import { connectNats, kvKey, natsName, NatsUnavailable, subjects } from "../infra/nats.ts";
+import { payloadProblem } from "../events/catalogue.ts";
+import { runEpisode } from "../services/episodes.ts";
 import { eventStoresContract } from "./contracts/eventStores.ts";
-import { tempDir } from "./helpers.ts";
+import { logRecords, tempDir } from "./helpers.ts";
 import { startTestNats } from "./natsServer.ts";
 
 const server = await startTestNats();
@@ -113,6 +116,7 @@ describe("JetStream event store", () => {
     const first = await createJetStreamEventStore(nc, ns, episode, { episode });
     const other = await connectAnother();
     const second = await rejection(createJetStreamEventStore(other, ns, episode, { episode }));
+    expect(second).toBeInstanceOf(WriterLocked);
     expect(second.message).toMatch(new RegExp(`episode ${episode} already has a sequencer \\([^:]+:${process.pid}, since \\d{4}-.*\\); a second writer is rejected`));
     await first.close();
     // Released: now the other connection may take it.
@@ -140,6 +144,7 @@ describe("JetStream event store", () => {
     const other = await connectAnother();
     const started = Date.now();
     const rejected = await rejection(resumeJetStreamEventStore(other, ns, episode, { episode, lockTtlMs }));
+    expect(rejected).toBeInstanceOf(WriterLocked);
     expect(rejected.message).toContain("a second writer is rejected");
     // It waited for ttl + 2 s, during which the live writer kept renewing its lock.
     expect(Date.now() - started).toBeGreaterThanOrEqual(lockTtlMs + 1900);
@@ -344,6 +349,45 @@ describe("JetStream event store", () => {
     expect(await scanJetStreamLog(nc, ns, "nothing-here")).toEqual({ records: [], torn: null, tornOffset: -1, lastFile: null });
   });
 
+  it("stores a real AURATown log and reads it back checked; the fast catalogue check agrees with payloadProblem", async () => {
+    const run = await runEpisode({ world: "auratown", seed: 3, ticks: 12, dir: join(tempDir("js-real"), "ep"), trace: { exporter: "none" } });
+    const embedded = logRecords(run.dir);
+    const ns = server.namespace("real");
+    const store = await createJetStreamEventStore(nc, ns, run.episode, { episode: run.episode });
+    let expected = -1;
+    for (let i = 0; i < embedded.length; i += 40) {
+      const drafts = embedded.slice(i, i + 40).map((r): Draft => ({ type: r.type, from: r.from, to: r.to, payload: r.payload, tick: r.tick, cause: r.cause, v: r.v }));
+      expected = (await store.append(drafts, { expectedSeq: expected })).at(-1)!.seq;
+      await store.commit();
+    }
+    await store.close();
+    const read = await readJetStreamLog(nc, ns, run.episode);
+    expect(read.map((r) => r.hash)).toEqual(embedded.map((r) => r.hash));
+
+    // Every payload, and damaged variants of it, judged the same by the fast path and the schema.
+    const damaged = (payload: unknown): unknown[] => {
+      if (payload === null || typeof payload !== "object") return [null, 1.5, "x", [payload]];
+      if (Array.isArray(payload)) return [null, {}, [...payload, payload[0] ?? null], payload.slice(1), payload.map(() => null), payload.map(() => 1.5)];
+      const out: unknown[] = [[], null, "x"];
+      const o = payload as Record<string, unknown>;
+      for (const key of Object.keys(o)) {
+        const { [key]: _gone, ...without } = o;
+        out.push(without, { ...o, [key]: null }, { ...o, [key]: 1.5 }, { ...o, [key]: "x" }, { ...o, [key]: [] }, { ...o, [key]: {} }, { ...o, [key]: 2 ** 60 });
+        for (const inner of damaged(o[key]).slice(0, 4)) out.push({ ...o, [key]: inner });
+      }
+      return out;
+    };
+    let compared = 0;
+    for (const r of embedded) {
+      for (const payload of [r.payload, ...damaged(r.payload)]) {
+        expect(catalogueProblem(r.type, payload) === null, `${r.type} ${JSON.stringify(payload).slice(0, 200)}`).toBe(payloadProblem(r.type, payload) === null);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(embedded.length * 5);
+    expect(catalogueProblem("no.such.type", {})).toMatch(/unknown event type/);
+  }, 60_000);
+
   it("reports an unreachable server as NatsUnavailable naming the URL", async () => {
     const url = "nats://127.0.0.1:1";
     const error = await rejection(connectNats(url, { timeoutMs: 1000 }));
@@ -415,5 +459,23 @@ describe("JetStream event store", () => {
     const records = await readJetStreamLog(nc, ns, episode);
     expect(records).toHaveLength(500);
     expect(records.at(-1)!.seq).toBe(499);
+  });
+
+  it("reads a log longer than one pull, and stops at the end it saw while a writer goes on", async () => {
+    const ns = server.namespace("long");
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    for (let i = 0; i < 10; i++) {
+      await store.append(phases(500, i * 500), { expectedSeq: i * 500 - 1 });
+      await store.commit();
+    }
+    const reading = readJetStreamLog(nc, ns, episode);
+    await store.append(phases(500, 5000), { expectedSeq: 4999 });
+    await store.commit();
+    const records = await reading;
+    expect(records.length).toBeGreaterThanOrEqual(5000);
+    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: records.length }, (_, i) => i));
+    await store.close();
+    expect(await readJetStreamLog(nc, ns, episode)).toHaveLength(5500);
   });
 });
