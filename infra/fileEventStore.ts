@@ -8,7 +8,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
 import { join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
-import { isKnownEventType, payloadProblem, versionOf } from "../events/catalogue.ts";
+import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
 import { WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
@@ -100,7 +100,7 @@ export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
       }
       if (validate) {
         if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: name, seq, type: parsed.type });
-        const problem = payloadProblem(parsed.type, parsed.payload);
+        const problem = catalogueProblem(parsed.type, parsed.payload);
         if (problem !== null) throw new InvalidPayload({ file: name, seq, type: parsed.type, reason: problem });
       }
       records.push(parsed);

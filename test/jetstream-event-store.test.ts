@@ -13,7 +13,6 @@ import { GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record
 import { WriterLocked, type EventStore } from "../infra/eventStore.ts";
 import { readLog } from "../infra/fileEventStore.ts";
 import {
-  catalogueProblem,
   createJetStreamEventStore,
   followJetStreamLog,
   jetStreamEventStores,
@@ -22,7 +21,7 @@ import {
   scanJetStreamLog,
 } from "../infra/jetStreamEventStore.ts";
 import { connectNats, kvKey, natsName, NatsUnavailable, subjects } from "../infra/nats.ts";
-import { payloadProblem } from "../events/catalogue.ts";
+import { catalogueProblem, payloadProblem } from "../events/catalogue.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { eventStoresContract } from "./contracts/eventStores.ts";
 import { logRecords, tempDir } from "./helpers.ts";
