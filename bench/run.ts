@@ -84,6 +84,13 @@ function xstateCeiling(events: number): number {
 
 async function main(): Promise<void> {
   log(`probetown bench${quick ? " (quick)" : ""} — temp dir ${work}`);
+  if (process.argv.includes("--nats-only")) {
+    // The distributed figures alone (printed, docs untouched): for tuning the NATS path.
+    const natsOnly = await natsRows(quick, recordsOf(await day(100)));
+    process.stdout.write(natsOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   // Warm-up: JIT the whole path once.
   await day(5);
 

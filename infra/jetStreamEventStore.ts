@@ -947,7 +947,10 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
     const reader = new ChainReader(where, true, options.previousHash ?? GENESIS_HASH);
     let problem: LogCorrupted | null = null;
     const tail: RawMessage[] = [];
-    await readSubject(ctx, subject, (text, streamSeq, data) => {
+    // A new episode (most of a sweep's jobs) has nothing to read: one stream-info request instead
+    // of creating and deleting a consumer.
+    const empty = (await subjectCount(ctx, subject)) === 0;
+    if (!empty) await readSubject(ctx, subject, (text, streamSeq, data) => {
       if (problem === null) {
         try {
           const record = reader.accept(text, streamSeq);

@@ -261,18 +261,25 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
   let stateHash = "";
   sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition });
   const total = d.lastTick - d.firstTick + 1;
+  // A snapshot is stored while the next ticks run (its actors are copied at its tick); at most one
+  // is in flight, and the last is stored before the run ends.
+  let storing: Promise<unknown> = Promise.resolve();
   for (let tick = firstTick; tick <= d.lastTick; tick++) {
     const result = await sequencer.runTick(tick);
     stateHash = result.stateHash;
     if (tick === d.lastTick || (every > 0 && (tick - d.firstTick + 1) % every === 0)) {
-      await snapshots.put({
+      await storing;
+      const actors = await sequencer.snapshots();
+      storing = snapshots.put({
         world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,
-        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors: await sequencer.snapshots(),
+        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors,
       });
+      storing.catch(() => undefined); // awaited (and thrown) at the next snapshot or the end
     }
     if (local !== null) o.observer?.onTick?.(result, local);
     o.progress?.(tick - d.firstTick + 1, total);
   }
+  await storing;
   sequencer.endTrace();
   return stateHash;
 }
