@@ -155,3 +155,17 @@ describe("a run killed mid-episode", () => {
     expect(report.notes.join(" ")).toMatch(/of 1020 planned ticks are in the log|part-way through tick/);
   });
 });
+
+describe("probetown sweep, embedded", () => {
+  it("sweep runs a seeds × conditions matrix in this process, writes each episode's log, and summarises", () => {
+    const cwd = tempDir("sweep");
+    const r = cli(["sweep", "auratown", "--seeds", "1-2", "--conditions", "baseline,no-reflection", "--ticks", "3", "--out", "outcomes.json"], cwd);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^4 episodes: 4 ok, 0 failed in [\d.]+ s/);
+    const report = JSON.parse(readFileSync(join(cwd, "outcomes.json"), "utf8")) as { outcomes: { id: string; ok: boolean; stateHash: string }[] };
+    expect(report.outcomes.map((o) => o.id).sort()).toEqual(["auratown-s1-baseline", "auratown-s1-no-reflection", "auratown-s2-baseline", "auratown-s2-no-reflection"]);
+    expect(cli(["verify", join(cwd, "runs", "auratown-s2-no-reflection")]).code).toBe(0);
+    expect(cli(["sweep", "auratown", "--seeds", "3-1"], cwd).err).toMatch(/--seeds: range '3-1' runs backwards/);
+    expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", "nope"], cwd).err).toMatch(/--conditions: unknown condition 'nope'/);
+  });
+});

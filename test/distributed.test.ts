@@ -131,7 +131,7 @@ describe("distributed runs over NATS", () => {
     }
   }
 
-  interface SweepReport { ok: number; failed: number; outcomes: { id: string; ok: boolean; attempt: number; resumedAfterTick?: number; error?: string }[] }
+  interface SweepReport { ok: number; failed: number; outcomes: { id: string; ok: boolean; attempt: number; worker: string; stateHash: string; resumedAfterTick?: number; error?: string }[] }
 
   it("a worker killed with SIGKILL mid-episode: its job is redelivered, resumes the partial log, and every log equals an undisturbed run", async () => {
     const ns = nats.namespace("kill");
@@ -174,4 +174,24 @@ describe("distributed runs over NATS", () => {
     expect(report.ok).toBe(seeds.length);
     await expectSweepLogsEqualEmbedded(ns, seeds, 34);
   }, 180_000);
+
+  it("sweep --workers starts local workers, and a resubmitted sweep runs nothing twice", async () => {
+    const ns = nats.namespace("idem");
+    const args = ["sweep", "auratown", "--seeds", "21-24", "--ticks", "4", "--nats", nats.url, "--namespace", ns, "--json"];
+    const first = await start([...args, "--workers", "2"]).done;
+    expect(first.code).toBe(0);
+    const a = JSON.parse(first.out) as SweepReport;
+    expect(a.ok).toBe(4);
+    // No workers this time: the outcomes are already recorded, so the sweep completes at once.
+    const again = await start(args).done;
+    expect(again.code).toBe(0);
+    const b = JSON.parse(again.out) as typeof a;
+    const byId = (r: typeof a) => Object.fromEntries(r.outcomes.map((o) => [o.id, [o.worker, o.stateHash]]));
+    expect(byId(b)).toEqual(byId(a));
+    for (const seed of [21, 22, 23, 24]) {
+      const records = await readLogFromNats(ns, `auratown-s${seed}-baseline`);
+      expect(records.filter((r) => r.type === "episode.started")).toHaveLength(1);
+      expect(records.filter((r) => r.type === "tick.committed")).toHaveLength(4);
+    }
+  }, 120_000);
 });
