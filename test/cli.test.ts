@@ -156,6 +156,32 @@ describe("a run killed mid-episode", () => {
   });
 });
 
+describe("run --resume after kill -9", () => {
+  it("continues the interrupted episode and ends with the log an uninterrupted run writes", async () => {
+    const work = tempDir("resume-cli");
+    const dir = join(work, "ep");
+    const args = ["run", "auratown", "--seed", "8", "--days", "12", "--quiet", "--trace", "none"];
+    const { spawn } = await import("node:child_process");
+    const { existsSync, statSync } = await import("node:fs");
+    const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), ...args, "--log", dir], { stdio: "ignore" });
+    const segment = join(dir, "log", "000000000000.jsonl");
+    for (let i = 0; i < 400 && !(existsSync(segment) && statSync(segment).size > 300_000); i++) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    const partial = logRecords(dir).length;
+    const resumed = cli([...args.filter((a) => a !== "--quiet"), "--log", dir, "--resume"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.out).toMatch(/408 ticks, 6 actors: resumed after tick \d+, \d+ records appended/);
+    const full = join(work, "full");
+    expect(cli([...args, "--log", full]).code).toBe(0);
+    const strip = (r: { meta?: unknown }) => ({ ...r, meta: undefined });
+    const records = logRecords(dir);
+    expect(partial).toBeLessThan(records.length);
+    expect(records.map(strip)).toEqual(logRecords(full).map(strip));
+    expect(cli(["verify", dir]).code).toBe(0);
+  });
+});
+
 describe("probetown sweep, embedded", () => {
   it("sweep runs a seeds × conditions matrix in this process, writes each episode's log, and summarises", () => {
     const cwd = tempDir("sweep");

@@ -94,11 +94,15 @@ function traceFrom(flags: EpisodeFlags): TelemetryConfig | "default" {
   return config.exporter === "jsonl" && config.file === BESIDE_LOG ? "default" : config;
 }
 
+function countsLine(result: EpisodeResult): string {
+  if (result.resumedAfterTick !== undefined) {
+    return `${result.ticks} ticks, ${result.actors} actors: resumed after tick ${result.resumedAfterTick}, ${result.records} records appended in ${result.seconds.toFixed(2)} s`;
+  }
+  return `${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s`;
+}
+
 function report(result: EpisodeResult, rows: TickRow[], records: Parameters<typeof summarize>[0], flags: EpisodeFlags, title: string): void {
-  const lines = [
-    title,
-    `${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s`,
-  ];
+  const lines = [title, countsLine(result)];
   if (flags.json) {
     const summary = rows.length > 0 ? summarize(records, rows) : null;
     process.stdout.write(
@@ -108,7 +112,7 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
   }
   if (!flags.quiet) {
     process.stdout.write(lines.join("\n") + "\n\n");
-    if (flags.summary !== false) {
+    if (flags.summary !== false && result.resumedAfterTick === undefined) {
       if (rows.length > 0) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
       else process.stdout.write(renderRecordSummary(scanLog(result.logDir).records, result.actors) + "\n\n");
     }
@@ -139,7 +143,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
     if (check !== undefined) {
       if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash }, null, 2) + "\n");
       else {
-        if (!flags.quiet) process.stdout.write(`${title}\n${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s\nstate hash ${result.stateHash}\n\n`);
+        if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n\n`);
         process.stdout.write(`log:   ${result.dir}\ntrace: ${result.traceFile === null ? result.traceDescription : rel(result.traceFile)}\n`);
         if (!flags.quiet) process.stdout.write(`check: ${check}\n`);
       }
@@ -152,7 +156,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
   return { options, finish };
 }
 
-async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string }): Promise<number> {
+async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
   if (flags.agents !== undefined) {
@@ -164,7 +168,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & { see
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
   const session = episodeSession(flags, worldName);
   const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${episode}`;
-  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }) };
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true } : {}) };
   if (flags.nats === undefined) {
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
     return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, flags.condition)));
@@ -303,7 +307,8 @@ export function buildProgram(exit: (code: number) => void): Command {
       .option("--config <file>", "JSON file with world config overrides (merged over the defaults)")
       .option("--nats <url>", "distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)")
       .option("--namespace <ns>", "JetStream namespace (stream and bucket names) with --nats", DEFAULT_NAMESPACE)
-      .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')"),
+      .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
+      .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot, check the logged tail, append the rest"),
   ).action(wrap(cmdRun));
 
   episodeOptions(
