@@ -182,6 +182,19 @@ describe("run --resume after kill -9", () => {
   });
 });
 
+describe("distributed flags without a server", () => {
+  it("names the unreachable NATS URL, and refuses --remote without --nats", () => {
+    const dead = cli(["run", "auratown", "--seed", "1", "--nats", "nats://127.0.0.1:9"]);
+    expect(dead.code).toBe(2);
+    expect(dead.err).toMatch(/--nats nats:\/\/127\.0\.0\.1:9: cannot connect to a NATS server .*is nats-server running with JetStream/);
+    const remote = cli(["run", "auratown", "--seed", "1", "--remote", "all"]);
+    expect(remote.code).toBe(2);
+    expect(remote.err).toMatch(/--remote: actors in other processes need --nats <url>/);
+    expect(cli(["worker"]).err).toMatch(/required option '--nats <url>'/);
+    expect(cli(["sweep", "auratown", "--seeds", "1-2", "--workers", "2"]).err).toMatch(/--workers: more than one worker needs --nats/);
+  });
+});
+
 describe("probetown sweep, embedded", () => {
   it("sweep runs a seeds × conditions matrix in this process, writes each episode's log, and summarises", () => {
     const cwd = tempDir("sweep");

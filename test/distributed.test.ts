@@ -100,8 +100,11 @@ describe("distributed runs over NATS", () => {
     const first = start(["run", "auratown", "--seed", "5", "--nats", nats.url, "--namespace", ns, "--remote", "all"]);
     await new Promise((r) => setTimeout(r, 2500));
     const second = await start(["run", "auratown", "--seed", "5", "--nats", nats.url, "--namespace", ns]).done;
+    const wrongActor = await start(["actor-host", "auratown-s5-baseline", "--nats", nats.url, "--namespace", ns, "--actors", "agent/nobody"]).done;
     first.child.kill("SIGTERM");
     await first.done;
+    expect(wrongActor.code).toBe(2);
+    expect(wrongActor.err).toMatch(/--actors: episode auratown-s5-baseline has no actor agent\/nobody \(actors: agent\/chen-mei, /);
     expect(second.code).toBe(2);
     expect(second.err).toMatch(/episode auratown-s5-baseline already has a sequencer .*a second writer is rejected/);
   }, 60_000);

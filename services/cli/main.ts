@@ -15,6 +15,7 @@ import { Effect } from "effect";
 import { episodeIdOf, forkEpisode, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
+import { NatsUnavailable } from "../../infra/nats.ts";
 import { cmdActorHost, cmdSweep, cmdWorker, listFlag, verifyFromNats } from "./distributed.ts";
 import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
@@ -406,7 +407,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
-  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked) return EXIT.usage;
+  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof NatsUnavailable) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid \w+ config|--)/.test(error.message)) return EXIT.usage;
   return EXIT.internal;
 }
