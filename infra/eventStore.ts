@@ -2,7 +2,13 @@
 // The embedded default is infra/fileEventStore.ts; the JetStream store implements the same contract.
 import type { Draft, LogRecord, RecordMeta } from "../events/record.ts";
 
-export type FsyncPolicy = "always" | "commit" | "never";
+/**
+ * When appended records become durable: at every append ("always"), at every tick commit
+ * ("commit", the default), only at snapshots and at the end ("snapshot": a crash loses at most the
+ * ticks since the last snapshot, which resume re-runs to the same records), or never forced
+ * ("never"). For the file store durable means fsynced; for JetStream, published and acknowledged.
+ */
+export type FsyncPolicy = "always" | "commit" | "snapshot" | "never";
 
 export interface Head {
   /** Seq of the last record, or firstSeq - 1 when empty. */
@@ -24,6 +30,11 @@ export interface EventStore {
   append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]>;
   /** Marks a consistent point (end of tick): durable according to the fsync policy. */
   commit(): Promise<void>;
+  /**
+   * Makes everything appended so far durable now, whatever the policy (short of "never" for
+   * files). Called before a snapshot is stored: a snapshot must never be ahead of the durable log.
+   */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 

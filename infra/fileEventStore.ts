@@ -133,6 +133,8 @@ class FileEventStore implements EventStore {
   private lastSeq: number;
   private lastHash: string;
   private closed = false;
+  /** Written since the last fsync. */
+  private dirty = false;
   readonly episode: string;
   readonly location: string;
   private segmentPath: string;
@@ -177,7 +179,8 @@ class FileEventStore implements EventStore {
       const bytes = Buffer.from(text, "utf8");
       writeSync(this.fd, bytes);
       this.segmentSize += bytes.length;
-      if (this.fsync === "always") fsyncSync(this.fd);
+      this.dirty = true;
+      if (this.fsync === "always") this.sync();
     }
     this.lastSeq = seq;
     this.lastHash = hash;
@@ -185,20 +188,29 @@ class FileEventStore implements EventStore {
   }
 
   private rollSegment(firstSeq: number): void {
-    fsyncSync(this.fd);
+    this.sync();
     closeSync(this.fd);
     this.segmentPath = join(this.location, `${String(firstSeq).padStart(12, "0")}.jsonl`);
     this.fd = openSync(this.segmentPath, "a");
     this.segmentSize = 0;
   }
 
+  private sync(): void {
+    fsyncSync(this.fd);
+    this.dirty = false;
+  }
+
   async commit(): Promise<void> {
-    if (this.fsync !== "never" && !this.closed) fsyncSync(this.fd);
+    if (this.fsync === "commit" && this.dirty && !this.closed) this.sync();
+  }
+
+  async flush(): Promise<void> {
+    if (this.fsync !== "never" && this.dirty && !this.closed) this.sync();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.fsync !== "never") fsyncSync(this.fd);
+    if (this.fsync !== "never" && this.dirty) this.sync();
     closeSync(this.fd);
     rmSync(join(this.location, LOCK), { force: true });
     this.closed = true;

@@ -1,18 +1,23 @@
 // JetStream event store (DESIGN §7): one stream per namespace, one subject per episode log
 // (pt.<ns>.log.<episode>), the same record lines and hash chain as the embedded file store.
-// - Appends seal locally and publish without awaiting acks (pipelined); commit() awaits the acks in
-//   order, retries failed publishes once with the same Nats-Msg-Id (dedupe makes that safe), and
-//   checks that the stream kept the records in order.
+// - The unit on the wire is a commit, not a record: append() seals records locally (no network);
+//   commit() (end of tick) publishes the tick's record lines joined by "\n" as one message (several
+//   when a commit exceeds 512 KB), one after another, each awaiting the previous ack. Per-message
+//   work on the server and in the client is what limits a sweep, so this is the fast path. A failed
+//   publish is retried once with the same Nats-Msg-Id (<episode>:<first>-<last>:<epoch>; dedupe
+//   makes that safe), and the stream must have kept the messages in order.
 // - Fencing, three ways: expected seq in process (SequenceConflict); a writer lock in a KV bucket
-//   (a second sequencer is rejected; a killed writer's lock expires); and on the server, the first
-//   publish after each commit expects the subject's last stream seq, so a writer whose view is
-//   stale is rejected by JetStream itself.
+//   (a second sequencer is rejected; a killed writer's lock expires); and on the server, EVERY
+//   publish expects the subject's last stream seq (the previous ack's), so a writer whose view is
+//   stale is rejected by JetStream itself and nothing of its commit lands after the intruder.
+// - A process killed before commit loses only that tick's unpublished records; resume re-runs them.
 // - Reading never modifies a log; it checks what scanLog checks (JSON, seq, episode, hash chain,
-//   catalogue) and names the stream, subject, stream seq and record seq of any damage. A read uses
-//   a private ephemeral pull consumer driven over one subscription; follow uses an ordered consumer.
-// - Resuming cuts a damaged tail (gap, duplicate, broken chain, bad JSON): the cut messages are
-//   republished verbatim to pt.<ns>.cut.<episode>, then deleted from the log subject (nothing is
-//   thrown away).
+//   catalogue) for every line of every message and names the stream, subject, stream seq and
+//   record seq of any damage. A read uses a private ephemeral pull consumer driven over one
+//   subscription; follow uses an ordered consumer.
+// - Resuming cuts a damaged tail (gap, duplicate, broken chain, bad JSON) from the first damaged
+//   message on (a message is kept whole or cut whole): the cut messages are republished verbatim
+//   to pt.<ns>.cut.<episode>, then deleted from the log subject (nothing is thrown away).
 // - nats-server 2.9 (file storage) forgets a subject's last message once its last messages are
 //   deleted (until the next publish): emptiness is judged by the subject's message count, and the
 //   fencing expectation is taken from what the server itself reports (see serverLastSeq).
@@ -20,12 +25,12 @@ import { hostname } from "node:os";
 import { Effect, Layer } from "effect";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type ApiError, type JetStreamClient, type JetStreamManager, type PubAck } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
-import { createInbox, headers, nuid, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { createInbox, headers, nuid, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType, type LogError } from "../events/errors.ts";
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
-import { WriterLocked, type AppendOptions, type EventStore, type Head, type ReadOptions } from "./eventStore.ts";
+import { WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 import type { CreateOptions, ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
 import { kvKey, natsName, subjects } from "./nats.ts";
@@ -45,12 +50,14 @@ const READ_STALLS = 5;
 /** Messages asked for per pull while reading (two pulls in flight), and the refill step. */
 const PULL_BATCH = 1024;
 const DEFAULT_ACK_TIMEOUT_MS = 5000;
+/** A commit's records go in messages of at most this many bytes (the server's max_payload is 1 MB). */
+const MAX_BODY = 512 * 1024;
 const TEXT = new TextDecoder();
 
 export interface JetStreamStoreOptions {
   /** Writer lock time-to-live (the lock bucket's max_age), renewed every ttl/3. Default 10 s. */
   readonly lockTtlMs?: number;
-  /** A commit gives up waiting for acks after this long without one arriving, then retries once. Default 5 s. */
+  /** A commit gives up waiting for a message's ack after this long, then retries it once. Default 5 s. */
   readonly ackTimeoutMs?: number;
 }
 
@@ -85,6 +92,7 @@ interface Context {
   jsm: Promise<JetStreamManager> | null;
   ready: Promise<string> | null;
   readonly locks: Map<number, Promise<LockBucket>>;
+  acks: AckInbox | null;
 }
 
 const contexts = new WeakMap<NatsConnection, Map<string, Context>>();
@@ -95,7 +103,7 @@ function contextOf(nc: NatsConnection, namespace: string): Context {
   let ctx = byNs.get(namespace);
   if (ctx === undefined) {
     subjects.log(namespace, "x"); // validates the namespace token
-    ctx = { nc, namespace, stream: natsName("PT_LOG", namespace), js: jetstream(nc), jsm: null, ready: null, locks: new Map() };
+    ctx = { nc, namespace, stream: natsName("PT_LOG", namespace), js: jetstream(nc), jsm: null, ready: null, locks: new Map(), acks: null };
     byNs.set(namespace, ctx);
   }
   return ctx;
@@ -199,7 +207,7 @@ function chainedHash(previousHash: string, text: string, record: LogRecord): str
 
 class ChainReader {
   readonly records: LogRecord[] = [];
-  /** Stream seq of the last accepted record (0 when none). */
+  /** Stream seq of the last accepted message (0 when none). */
   lastStreamSeq = 0;
   private previousHash: string | null = null;
   private expectedSeq: number | null = null;
@@ -219,8 +227,36 @@ class ChainReader {
     return `${this.where} (stream seq ${streamSeq})`;
   }
 
-  /** Checks the next message on the subject; throws a LogError naming stream seq and record seq. */
-  accept(text: string, streamSeq: number): LogRecord {
+  /**
+   * Checks the next message on the subject, a batch of record lines joined by "\n", and returns
+   * its records. Throws a LogError naming stream seq and record seq; a message is taken whole or
+   * not at all (after a throw the reader is as it was before the message).
+   */
+  acceptMessage(text: string, streamSeq: number): LogRecord[] {
+    const out: LogRecord[] = [];
+    const saved = { previousHash: this.previousHash, expectedSeq: this.expectedSeq, episode: this.episode, index: this.index };
+    try {
+      let start = 0;
+      for (;;) {
+        const end = text.indexOf("\n", start);
+        out.push(this.check(end === -1 ? (start === 0 ? text : text.slice(start)) : text.slice(start, end), streamSeq));
+        if (end === -1) break;
+        start = end + 1;
+      }
+    } catch (error) {
+      this.previousHash = saved.previousHash;
+      this.expectedSeq = saved.expectedSeq;
+      this.episode = saved.episode;
+      this.index = saved.index;
+      throw error;
+    }
+    for (const record of out) this.records.push(record);
+    this.lastStreamSeq = streamSeq;
+    return out;
+  }
+
+  /** Checks one record line (and advances the chain); throws a LogError naming stream seq and record seq. */
+  private check(text: string, streamSeq: number): LogRecord {
     const line = ++this.index;
     let parsed: LogRecord;
     try {
@@ -249,11 +285,9 @@ class ChainReader {
       const problem = catalogueProblem(parsed.type, parsed.payload);
       if (problem !== null) throw new InvalidPayload({ file: this.at(streamSeq), seq, type: parsed.type, reason: problem });
     }
-    this.records.push(parsed);
     this.previousHash = parsed.hash;
     this.expectedSeq = seq + 1;
     this.episode = parsed.episode;
-    this.lastStreamSeq = streamSeq;
     return parsed;
   }
 }
@@ -412,7 +446,7 @@ export async function scanJetStreamLog(nc: NatsConnection, namespace: string, ep
   const ctx = contextOf(nc, namespace);
   const subject = subjects.log(namespace, episode);
   const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
-  await readSubject(ctx, subject, (text, streamSeq) => { reader.accept(text, streamSeq); });
+  await readSubject(ctx, subject, (text, streamSeq) => { reader.acceptMessage(text, streamSeq); });
   return { records: reader.records, torn: null, tornOffset: -1, lastFile: null };
 }
 
@@ -446,9 +480,10 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
   try {
     if (aborted()) return;
     for await (const m of messages) {
-      const record = reader.accept(m.string(), m.seq);
-      if (record.seq >= fromSeq) yield record;
-      if (aborted()) return;
+      for (const record of reader.acceptMessage(m.string(), m.seq)) {
+        if (record.seq >= fromSeq) yield record;
+        if (aborted()) return;
+      }
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -566,7 +601,7 @@ async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (
 }
 
 // ---------------------------------------------------------------------------------------------
-// Moving a damaged tail (or orphaned records) to the cut subject.
+// Moving a damaged tail to the cut subject.
 
 interface RawMessage {
   readonly streamSeq: number;
@@ -592,117 +627,81 @@ async function cutMessages(ctx: Context, episode: string, messages: readonly Raw
 }
 
 // ---------------------------------------------------------------------------------------------
-// Publishing with acks collected on one subscription (what js.publish does per request, without a
-// request object, timer and promise per message).
+// Publishing with acks collected on one subscription per connection and namespace: what
+// nc.request does, without its per-request mux entry and the Error it constructs (with a stack)
+// each time a request completes.
 
-interface Batch {
-  open: number;
-  progress: number;
-  wake: (() => void) | null;
-}
+type Attempt = { readonly ack: PubAck; readonly error: null } | { readonly ack: null; readonly error: unknown };
 
-interface Pending {
-  readonly seq: number;
-  readonly data: string;
-  readonly msgId: string;
-  /** Nats-Expected-Last-Subject-Sequence, on the first publish after a commit. */
-  readonly expect: number | null;
-  readonly batch: Batch;
-  token: number;
-  ack: PubAck | null;
-  error: unknown;
-  retried: boolean;
-}
-
-class Publisher {
+class AckInbox {
   private readonly nc: NatsConnection;
-  private readonly subject: string;
-  private readonly inbox: string;
+  private readonly prefix: string;
   private readonly sub: Subscription;
-  private readonly waiting = new Map<number, Pending>();
+  private readonly waiting = new Map<number, { readonly resolve: (a: Attempt) => void; readonly timer: NodeJS.Timeout; readonly subject: string }>();
   private next = 0;
 
-  constructor(nc: NatsConnection, subject: string) {
+  constructor(nc: NatsConnection) {
     this.nc = nc;
-    this.subject = subject;
-    this.inbox = createInbox();
-    this.sub = nc.subscribe(`${this.inbox}.*`, { callback: (error, m) => this.acked(error, m) });
+    this.prefix = createInbox();
+    this.sub = nc.subscribe(`${this.prefix}.*`, { callback: (error, m) => { if (error === null) this.acked(m); } });
   }
 
-  send(entry: Pending): void {
+  /** Publishes one message and resolves with its ack, or the error (a timeout after `timeoutMs`). */
+  publish(subject: string, body: string, h: MsgHdrs, timeoutMs: number): Promise<Attempt> {
     const token = ++this.next;
-    entry.token = token;
-    this.waiting.set(token, entry);
-    entry.batch.open++;
-    const h = headers();
-    h.set("Nats-Msg-Id", entry.msgId);
-    if (entry.expect !== null) h.set("Nats-Expected-Last-Subject-Sequence", String(entry.expect));
-    try {
-      this.nc.publish(this.subject, entry.data, { reply: `${this.inbox}.${token}`, headers: h });
-    } catch (error) {
-      this.settle(entry, null, error);
-    }
+    return new Promise<Attempt>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(token);
+        resolve({ ack: null, error: new Error(`no ack within ${timeoutMs} ms`) });
+      }, timeoutMs);
+      this.waiting.set(token, { resolve, timer, subject });
+      try {
+        this.nc.publish(subject, body, { reply: `${this.prefix}.${token}`, headers: h });
+      } catch (error) {
+        clearTimeout(timer);
+        this.waiting.delete(token);
+        resolve({ ack: null, error });
+      }
+    });
   }
 
-  private acked(error: Error | null, m: Msg): void {
-    if (error !== null) return;
-    const token = Number(m.subject.slice(this.inbox.length + 1));
+  private acked(m: Msg): void {
+    const token = Number(m.subject.slice(this.prefix.length + 1));
     const entry = this.waiting.get(token);
-    if (entry === undefined) return; // an ack for an attempt that was since retried
+    if (entry === undefined) return; // timed out meanwhile
+    this.waiting.delete(token);
+    clearTimeout(entry.timer);
     if (m.data.length === 0) {
-      this.settle(entry, null, new Error(`no JetStream stream answered for ${this.subject} (${m.headers?.code ?? "?"} ${m.headers?.description ?? "no responders"})`));
+      entry.resolve({ ack: null, error: new Error(`no JetStream stream answered for ${entry.subject} (${m.headers?.code ?? "?"} ${m.headers?.description ?? "no responders"})`) });
       return;
     }
     try {
       const reply = m.json<PubAck & { error?: ApiError }>();
-      if (reply.error !== undefined) this.settle(entry, null, new JetStreamApiError(reply.error));
-      else this.settle(entry, reply, null);
-    } catch (parseError) {
-      this.settle(entry, null, parseError);
+      entry.resolve(reply.error !== undefined ? { ack: null, error: new JetStreamApiError(reply.error) } : { ack: reply, error: null });
+    } catch (error) {
+      entry.resolve({ ack: null, error });
     }
   }
 
-  private settle(entry: Pending, ack: PubAck | null, error: unknown): void {
-    this.waiting.delete(entry.token);
-    entry.ack = ack;
-    entry.error = error;
-    const batch = entry.batch;
-    batch.open--;
-    batch.progress++;
-    if (batch.open === 0) batch.wake?.();
+  get closed(): boolean {
+    return this.sub.isClosed();
   }
+}
 
-  /** Resolves when every entry of the batch is settled; unsettled after `idleMs` without progress, they fail. */
-  async wait(batch: Batch, entries: readonly Pending[], idleMs: number): Promise<void> {
-    if (batch.open === 0) return;
-    await new Promise<void>((resolve) => {
-      let seen = batch.progress;
-      const timer = setInterval(() => {
-        if (batch.progress !== seen) {
-          seen = batch.progress;
-          return;
-        }
-        for (const e of entries) if (this.waiting.get(e.token) === e) this.settle(e, null, new Error(`no ack within ${idleMs} ms`));
-      }, idleMs);
-      batch.wake = () => {
-        clearInterval(timer);
-        batch.wake = null;
-        resolve();
-      };
-    });
-  }
-
-  close(): void {
-    try {
-      this.sub.unsubscribe();
-    } catch {
-      // the connection is already closed
-    }
-  }
+function acksOf(ctx: Context): AckInbox {
+  if (ctx.acks === null || ctx.acks.closed) ctx.acks = new AckInbox(ctx.nc);
+  return ctx.acks;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The store.
+
+/** One message of a commit: consecutive records, their lines joined by "\n". */
+interface Outgoing {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly body: string;
+}
 
 class JetStreamEventStore implements EventStore {
   readonly episode: string;
@@ -710,32 +709,28 @@ class JetStreamEventStore implements EventStore {
   private readonly ctx: Context;
   private readonly subject: string;
   private readonly lock: WriterLock;
-  private readonly publisher: Publisher;
-  private readonly msgIdPrefix: string;
-  private readonly msgIdSuffix: string;
   private readonly ackTimeoutMs: number;
+  private readonly fsync: FsyncPolicy;
   private lastSeq: number;
   private lastHash: string;
-  /** Stream seq the server holds as the subject's last (0: none): what the next batch expects. */
+  /** Stream seq the server holds as the subject's last (0: none): what the next message expects. */
   private lastSubjectSeq: number;
-  private needExpect = true;
-  private pending: Pending[] = [];
-  private batch: Batch = { open: 0, progress: 0, wake: null };
+  /** Sealed, not yet published: the record lines (no trailing newline) from seq `pendingFirst` on. */
+  private pending: string[] = [];
+  private pendingFirst = 0;
+  /** Commits run one after another (each publish expects where the previous one ended). */
+  private committing: Promise<void> = Promise.resolve();
   private broken: Error | null = null;
   private closed = false;
 
-  constructor(ctx: Context, location: string, episode: string, head: Head, lastSubjectSeq: number, lock: WriterLock, ackTimeoutMs: number) {
+  constructor(ctx: Context, location: string, episode: string, head: Head, lastSubjectSeq: number, lock: WriterLock, ackTimeoutMs: number, fsync: FsyncPolicy) {
+    this.fsync = fsync;
     this.ctx = ctx;
     this.location = location;
     this.episode = episode;
     this.subject = subjects.log(ctx.namespace, location);
     this.lock = lock;
     this.ackTimeoutMs = ackTimeoutMs;
-    this.publisher = new Publisher(ctx.nc, this.subject);
-    // Unique per writer acquisition: a retried publish is deduplicated, a record re-appended after
-    // a tail cut (same seq, new writer) is not.
-    this.msgIdPrefix = `${episode}:`;
-    this.msgIdSuffix = `:${lock.epoch}`;
     this.lastSeq = head.seq;
     this.lastHash = head.hash;
     this.lastSubjectSeq = lastSubjectSeq;
@@ -760,8 +755,8 @@ class JetStreamEventStore implements EventStore {
       throw new SequenceConflict({ episode: this.episode, expected: options.expectedSeq, actual: this.lastSeq });
     }
     const sealed: LogRecord[] = new Array(drafts.length);
-    const publisher = this.publisher;
-    const batch = this.batch;
+    const pending = this.pending;
+    if (pending.length === 0) this.pendingFirst = this.lastSeq + 1;
     let seq = this.lastSeq;
     let hash = this.lastHash;
     for (let i = 0; i < drafts.length; i++) {
@@ -770,20 +765,7 @@ class JetStreamEventStore implements EventStore {
       const { record, line } = seal(hash, this.episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
       hash = record.hash;
       sealed[i] = record;
-      const entry: Pending = {
-        seq,
-        data: line.slice(0, -1),
-        msgId: this.msgIdPrefix + seq + this.msgIdSuffix,
-        expect: this.needExpect ? this.lastSubjectSeq : null,
-        batch,
-        token: 0,
-        ack: null,
-        error: null,
-        retried: false,
-      };
-      this.needExpect = false;
-      this.pending.push(entry);
-      publisher.send(entry);
+      pending.push(line.slice(0, -1));
     }
     this.lastSeq = seq;
     this.lastHash = hash;
@@ -810,86 +792,106 @@ class JetStreamEventStore implements EventStore {
     return this.broken;
   }
 
-  async commit(): Promise<void> {
+  commit(): Promise<void> {
+    // "snapshot": the tick's records wait for the next flush (a snapshot, or the end) and go out
+    // with the ticks before it, fewer and larger messages (a sweep's short episodes are bound by
+    // round trips). A crash loses only unpublished ticks, which resume re-runs to the same records.
+    return this.fsync === "snapshot" ? Promise.resolve() : this.flush();
+  }
+
+  flush(): Promise<void> {
+    const run = this.committing.then(() => this.publishPending());
+    this.committing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Publishes the pending records, one message per ≤ MAX_BODY bytes, each after the previous one's ack. */
+  private async publishPending(): Promise<void> {
     if (this.closed) return;
     if (this.broken !== null) throw this.broken;
-    const entries = this.pending;
-    const batch = this.batch;
+    if (this.pending.length === 0) return;
+    this.refuse();
+    const lines = this.pending;
+    let first = this.pendingFirst;
     this.pending = [];
-    this.batch = { open: 0, progress: 0, wake: null };
-    if (entries.length === 0) return;
-    await this.settle(entries, batch);
+    this.pendingFirst = this.lastSeq + 1;
+    let from = 0;
+    while (from < lines.length) {
+      let to = from;
+      let bytes = 0;
+      // At least one record per message; a record over the limit goes alone (max_payload decides).
+      do {
+        bytes += Buffer.byteLength(lines[to]!) + 1;
+        to++;
+      } while (to < lines.length && bytes + Buffer.byteLength(lines[to]!) + 1 <= MAX_BODY);
+      const body = to - from === 1 ? lines[from]! : lines.slice(from, to).join("\n");
+      await this.publishOne({ firstSeq: first, lastSeq: first + (to - from) - 1, body });
+      first += to - from;
+      from = to;
+    }
     if (this.lock.lost !== null) this.refuse();
-    // Appends made while this commit awaited acks went out without an expectation; the next
-    // commit covers them, and only then can the next batch expect where the subject ends.
-    if (this.pending.length === 0) this.needExpect = true;
   }
 
-  private async settle(entries: Pending[], batch: Batch): Promise<void> {
-    await this.publisher.wait(batch, entries, this.ackTimeoutMs);
-    let fence = entries.findIndex((e) => isApiError(e.error, WRONG_LAST_SEQUENCE));
-    if (fence === -1 && entries.some((e) => e.error !== null)) {
-      // Retry what failed, in order, with the same msg ids: anything that did reach the stream
-      // comes back as a duplicate carrying its original stream seq.
-      const retry = entries.filter((e) => e.error !== null);
+  private attempt(body: string, h: MsgHdrs): Promise<Attempt> {
+    return acksOf(this.ctx).publish(this.subject, body, h, this.ackTimeoutMs);
+  }
+
+  /**
+   * One message, expecting the subject to end at the previous ack's stream seq. A publish that
+   * fails (timeout, disconnect, no stream) is retried once with the same Nats-Msg-Id: if the first
+   * attempt did reach the stream, the duplicate ack carries its stream seq and nothing is doubled
+   * (the server checks the msg id before the expectation).
+   */
+  private async publishOne(out: Outgoing): Promise<void> {
+    const h = headers();
+    const msgId = `${this.episode}:${out.firstSeq}-${out.lastSeq}:${this.lock.epoch}`;
+    h.set("Nats-Msg-Id", msgId);
+    h.set("Nats-Expected-Last-Subject-Sequence", String(this.lastSubjectSeq));
+    const records = out.firstSeq === out.lastSeq ? `seq ${out.firstSeq}` : `seqs ${out.firstSeq}–${out.lastSeq}`;
+    let result = await this.attempt(out.body, h);
+    let retried = false;
+    if (result.error !== null && !isApiError(result.error, WRONG_LAST_SEQUENCE)) {
       // After a disconnect or a server restart, JetStream may not be serving the stream yet.
       await this.streamServing(this.ackTimeoutMs);
-      for (const e of retry) {
-        e.retried = true;
-        e.error = null;
-        this.publisher.send(e);
-      }
-      await this.publisher.wait(batch, retry, this.ackTimeoutMs);
-      fence = entries.findIndex((e) => isApiError(e.error, WRONG_LAST_SEQUENCE));
+      retried = true;
+      result = await this.attempt(out.body, h);
     }
-    if (fence !== -1) throw await this.fenced(entries, fence);
-    const failed = entries.find((e) => e.error !== null);
-    if (failed !== undefined) throw this.breakWith(`the publish of seq ${failed.seq} failed twice (${messageOf(failed.error)})`);
-    let previous = this.lastSubjectSeq;
-    for (const e of entries) {
-      const ack = e.ack!;
-      if (ack.duplicate === true && !e.retried) {
-        throw this.breakWith(`JetStream already held a message with the id of seq ${e.seq} (${e.msgId}, stream seq ${ack.seq}): it is not this writer's record`);
-      }
-      if (ack.seq <= previous) {
-        throw this.breakWith(`records were stored out of order (seq ${e.seq} at stream seq ${ack.seq}, after stream seq ${previous})`);
-      }
-      previous = ack.seq;
+    const ack = result.ack;
+    if (ack === null) {
+      if (isApiError(result.error, WRONG_LAST_SEQUENCE)) throw await this.fenced(out, result.error as JetStreamApiError);
+      throw this.breakWith(`the publish of ${records} failed twice (${messageOf(result.error)})`);
     }
-    this.lastSubjectSeq = previous;
+    if (ack.duplicate === true && !retried) {
+      throw this.breakWith(`JetStream already held a message with the id of ${records} (${msgId}, stream seq ${ack.seq}): it is not this writer's`);
+    }
+    if (ack.seq <= this.lastSubjectSeq) {
+      throw this.breakWith(`records were stored out of order (${records} at stream seq ${ack.seq}, after stream seq ${this.lastSubjectSeq})`);
+    }
+    this.lastSubjectSeq = ack.seq;
   }
 
-  /** The server rejected the batch: someone else appended. Moves our orphaned records away. */
-  private async fenced(entries: Pending[], at: number): Promise<StaleWriter> {
-    const rejected = entries[at]!;
-    const orphans: RawMessage[] = [];
-    for (let i = at + 1; i < entries.length; i++) {
-      const e = entries[i]!;
-      if (e.ack !== null && e.error === null && e.ack.duplicate !== true) orphans.push({ streamSeq: e.ack.seq, data: new TextEncoder().encode(e.data) });
-    }
-    let note = "";
-    try {
-      await cutMessages(this.ctx, this.location, orphans);
-      if (orphans.length > 0) note = `; ${orphans.length} record(s) of this writer that landed after it were moved to ${subjects.cut(this.ctx.namespace, this.location)}`;
-    } catch (error) {
-      note = `; moving ${orphans.length} record(s) of this writer that landed after it failed (${messageOf(error)}): resume to repair`;
-    }
+  /** The server rejected a message: someone else appended to the subject. Nothing of it was stored. */
+  private async fenced(out: Outgoing, rejection: JetStreamApiError): Promise<StaleWriter> {
     // The server names the stream seq the subject ended at when it rejected the append.
     let actual = -1;
     try {
-      const at = /(\d+)\s*$/.exec((rejected.error as JetStreamApiError).apiError().description ?? "");
+      const at = /(\d+)\s*$/.exec(rejection.apiError().description ?? "");
       const jsm = await managerOf(this.ctx);
       const last = at === null || at[1] === "0" ? null : await jsm.streams.getMessage(this.ctx.stream, { seq: Number(at[1]) });
-      const seq = last === null ? null : last.json<{ seq?: unknown }>().seq;
-      if (typeof seq === "number") actual = seq;
+      if (last !== null) {
+        const text = last.string();
+        const seq = (JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as { seq?: unknown }).seq;
+        if (typeof seq === "number") actual = seq;
+      }
     } catch {
       // keep -1: unknown
     }
+    const unsent = this.lastSeq - out.lastSeq;
     const error = staleWriter(
       this.episode,
-      rejected.seq - 1,
+      out.firstSeq - 1,
       actual,
-      `JetStream rejected the append of seq ${rejected.seq}: the log subject no longer ends at this writer's last record (stream seq ${this.lastSubjectSeq}${actual === -1 ? "" : `; it now ends at seq ${actual}`})${note}`,
+      `JetStream rejected the append of seq ${out.firstSeq}${out.lastSeq === out.firstSeq ? "" : `–${out.lastSeq}`}: the log subject no longer ends at this writer's last record (stream seq ${this.lastSubjectSeq}${actual === -1 ? "" : `; it now ends at seq ${actual}`})${unsent > 0 ? `; ${unsent} later record(s) of this writer were not published` : ""}`,
     );
     this.broken = error;
     return error;
@@ -899,12 +901,11 @@ class JetStreamEventStore implements EventStore {
     if (this.closed) return;
     const alreadyBroken = this.broken !== null;
     try {
-      if (!alreadyBroken) await this.commit();
+      if (!alreadyBroken) await this.flush();
     } catch (error) {
       if (!alreadyBroken) throw error;
     } finally {
       this.closed = true;
-      this.publisher.close();
       await this.lock.release();
     }
   }
@@ -924,7 +925,7 @@ export async function createJetStreamEventStore(nc: NatsConnection, namespace: s
       throw new Error(`episode ${location} already has a log in JetStream stream ${ctx.stream} (subject ${subject}); resume it, or choose another episode id`);
     }
     const firstSeq = options.firstSeq ?? 0;
-    return new JetStreamEventStore(ctx, location, options.episode, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, 0, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS);
+    return new JetStreamEventStore(ctx, location, options.episode, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, 0, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit");
   } catch (error) {
     await lock.release();
     throw error;
@@ -953,9 +954,10 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
     if (!empty) await readSubject(ctx, subject, (text, streamSeq, data) => {
       if (problem === null) {
         try {
-          const record = reader.accept(text, streamSeq);
-          if (reader.records.length === 1 && record.episode !== options.episode) {
-            throw new Error(`${where} belongs to episode ${record.episode}, not ${options.episode}`);
+          const first = reader.records.length === 0;
+          const records = reader.acceptMessage(text, streamSeq);
+          if (first && records.length > 0 && records[0]!.episode !== options.episode) {
+            throw new Error(`${where} belongs to episode ${records[0]!.episode}, not ${options.episode}`);
           }
           return;
         } catch (error) {
@@ -975,12 +977,13 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
     const head: Head = last === undefined ? { seq: (options.firstSeq ?? 0) - 1, hash: options.previousHash ?? GENESIS_HASH } : { seq: last.seq, hash: last.hash };
     // The first append expects the subject to end where the server says it does; with nothing
     // else writing (we hold the lock) that is the last good record, or none on a 2.9 server that
-    // lost track after the cut (see serverLastSeq).
-    const serverLast = await serverLastSeq(ctx, subject);
+    // lost track after the cut (see serverLastSeq). An empty subject has no last message on any
+    // server version, so the expectation is 0 without asking (one request less per new episode).
+    const serverLast = empty ? 0 : await serverLastSeq(ctx, subject);
     if (serverLast !== 0 && serverLast !== reader.lastStreamSeq) {
       throw new Error(`${where}: the subject changed while resuming (it ends at stream seq ${serverLast}, the last good record is at ${reader.lastStreamSeq}); another writer is active`);
     }
-    const store = new JetStreamEventStore(ctx, location, options.episode, head, serverLast, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS);
+    const store = new JetStreamEventStore(ctx, location, options.episode, head, serverLast, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit");
     return { store, records: reader.records };
   } catch (error) {
     await lock.release();

@@ -193,20 +193,22 @@ export class JetStreamJobQueue implements JobQueue {
     await this.ready();
     const jsm = this.#jsm!;
     const deadline = Date.now() + SUBMIT_DEADLINE_MS;
+    // Done, or still queued/running (a work-queue message stays until acked): skip. Two requests
+    // list what both streams hold, instead of two per job. A job that finishes between this look
+    // and its publish is still safe: the Nats-Msg-Id dedupes a resubmission within the duplicate
+    // window, and past it the worker finds the result and does not run the job again.
+    const [done, queued] = await this.#retry(deadline, () =>
+      Promise.all([subjectsHeld(jsm, this.#names.results, wildcardOf(fresh[0]!.result)), subjectsHeld(jsm, this.#names.jobs, wildcardOf(fresh[0]!.subject))]),
+    );
+    const todo = fresh.filter((f) => !done.has(f.result) && !queued.has(f.subject));
     let next = 0;
     const lane = async () => {
-      while (next < fresh.length) {
-        const { job, subject, result } = fresh[next++]!;
-        await this.#retry(deadline, async () => {
-          // Done, or still queued/running (a work-queue message stays until acked): skip. The
-          // Nats-Msg-Id covers a concurrent submitter within the duplicate window.
-          if ((await jsm.streams.getMessage(this.#names.results, { last_by_subj: result })) !== null) return;
-          if ((await jsm.streams.getMessage(this.#names.jobs, { last_by_subj: subject })) !== null) return;
-          await this.#js.publish(subject, JSON.stringify({ id: job.id, spec: job.spec }), { msgID: job.id });
-        });
+      while (next < todo.length) {
+        const { job, subject } = todo[next++]!;
+        await this.#retry(deadline, () => this.#js.publish(subject, JSON.stringify({ id: job.id, spec: job.spec }), { msgID: job.id }));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(SUBMIT_PARALLEL, fresh.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(SUBMIT_PARALLEL, todo.length) }, lane));
   }
 
   work(worker: string, handler: JobHandler, options: WorkOptions = {}): WorkerHandle {
@@ -408,7 +410,7 @@ export class JetStreamJobQueue implements JobQueue {
     await Promise.all([...this.#workers].map((w) => w.stop()));
   }
 
-  async #retry(deadline: number, op: () => Promise<void>): Promise<void> {
+  async #retry<T>(deadline: number, op: () => Promise<T>): Promise<T> {
     for (;;) {
       try {
         return await op();
@@ -452,4 +454,15 @@ async function ensure<T>(create: () => Promise<T>, existing: () => Promise<T>): 
       throw error;
     }
   }
+}
+
+/** `pt.<ns>.jobs.<id>` → `pt.<ns>.jobs.>`: every job (or result) subject of the namespace (ids are one token). */
+function wildcardOf(subject: string): string {
+  return `${subject.slice(0, subject.lastIndexOf(".") + 1)}>`;
+}
+
+/** The subjects of `stream` matching `filter` that hold at least one message (paged by nats.js). */
+async function subjectsHeld(jsm: JetStreamManager, stream: string, filter: string): Promise<Set<string>> {
+  const info = await jsm.streams.info(stream, { subjects_filter: filter });
+  return new Set(Object.keys(info.state.subjects ?? {}));
 }

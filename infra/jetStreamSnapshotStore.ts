@@ -1,11 +1,15 @@
-// The distributed SnapshotStore (DESIGN §6, §7): bodies in a JetStream Object Store (chunked, so a
-// snapshot may exceed the server's max_payload), pointers in a KV bucket. One pair of buckets per
-// namespace; a store is one episode's view of them.
-//   Object Store  pt_snap_<ns>      object kvKey(`<episode>/<stateHash>`)  → the snapshot JSON
-//   KV            pt_snapidx_<ns>   kvKey(episode).<stateHash>             → {object, tick, seq, bytes}
+// The distributed SnapshotStore (DESIGN §6, §7): snapshots in a KV bucket, and above the inline
+// limit their bodies in a JetStream Object Store (chunked, so a snapshot may exceed the server's
+// max_payload). One pair of buckets per namespace; a store is one episode's view of them.
+//   KV            pt_snapidx_<ns>   kvKey(episode).<stateHash>             → the snapshot JSON itself (inline), or
+//                                                                            {object, tick, seq, bytes} (pointer)
 //                                   kvKey(episode).latest                  → {key, tick}, forward only
-// A snapshot exists once its pointer does: the body is written first, so a crash in between leaves
-// an unreferenced object that the next put of the same state overwrites.
+//   Object Store  pt_snap_<ns>      object kvKey(`<episode>/<stateHash>`)  → the snapshot JSON (large ones)
+// Inline is the common case (an AURATown snapshot is ~50 KB): one KV put instead of an object's
+// info lookup, chunk and meta publishes and a client-side sha256 — a sweep takes several snapshots
+// per short episode, and the object path was a third of a worker's NATS round trips.
+// A snapshot exists once its KV entry does: an object body is written before its pointer, so a
+// crash in between leaves an unreferenced object that the next put of the same state overwrites.
 import { Layer } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
@@ -66,11 +70,20 @@ const isConflict = (error: unknown): boolean =>
 
 const decoder = new TextDecoder();
 
+/** Bodies up to this size go inline in the KV entry (bounded by half the server's max_payload). */
+const INLINE_MAX = 256 * 1024;
+
+const isPointer = (value: unknown): value is SnapshotPointer =>
+  typeof value === "object" && value !== null && typeof (value as { object?: unknown }).object === "string";
+
 export class JetStreamSnapshotStore implements SnapshotStore {
   /** The episode id. */
   readonly location: string;
   private readonly buckets: () => Promise<SnapshotBuckets>;
   private readonly prefix: string;
+  private readonly inlineMax: number;
+  /** The `latest` entry as this store last wrote or read it: a put tries a compare-and-set on it first. */
+  private latestSeen: { readonly pointer: LatestPointer; readonly revision: number } | null = null;
 
   /**
    * `buckets` is shared by the stores of one namespace (see jetStreamSnapshotStores); by default
@@ -81,6 +94,7 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     this.location = episode;
     this.prefix = kvKey(episode);
     this.buckets = buckets ?? lazyBuckets(nc, namespace);
+    this.inlineMax = Math.min(INLINE_MAX, Math.floor((nc.info?.max_payload ?? 1024 * 1024) / 2));
   }
 
   private objectOf(key: string): string {
@@ -94,14 +108,18 @@ export class JetStreamSnapshotStore implements SnapshotStore {
   async put(snapshot: EpisodeSnapshot): Promise<string> {
     const key = checkKey(snapshot.stateHash);
     const { bodies, index } = await this.buckets();
-    if ((await index.get(this.pointerKey(key)))?.operation !== "PUT") {
+    const text = JSON.stringify(snapshot);
+    if (Buffer.byteLength(text, "utf8") <= this.inlineMax) {
+      // Content-addressed: writing the same state again writes the same bytes.
+      await index.put(this.pointerKey(key), text);
+    } else if ((await index.get(this.pointerKey(key)))?.operation !== "PUT") {
       const object = this.objectOf(key);
-      const body = Buffer.from(JSON.stringify(snapshot), "utf8");
+      const body = Buffer.from(text, "utf8");
       await bodies.putBlob({ name: object }, body);
       const pointer: SnapshotPointer = { object, tick: snapshot.tick, seq: snapshot.seq, bytes: body.length };
       await index.put(this.pointerKey(key), JSON.stringify(pointer));
     }
-    // Also on a re-put: a crash between the pointer and `latest` must not leave `latest` behind.
+    // Also on a re-put: a crash between the snapshot and `latest` must not leave `latest` behind.
     await this.pointTo(index, { key, tick: snapshot.tick });
     return key;
   }
@@ -109,13 +127,27 @@ export class JetStreamSnapshotStore implements SnapshotStore {
   /** Moves `latest` to this snapshot unless it already points at a later tick (compare-and-set). */
   private async pointTo(index: KV, next: LatestPointer): Promise<void> {
     const latestKey = `${this.prefix}.latest`;
+    const value = JSON.stringify(next);
+    // The usual case, one writer per episode: the entry is as this store left it, so the
+    // compare-and-set needs no read first. A conflict means someone else moved it: read and retry.
+    const seen = this.latestSeen;
+    if (seen !== null) {
+      if (passes(seen.pointer, next)) return;
+      try {
+        this.latestSeen = { pointer: next, revision: await index.update(latestKey, value, seen.revision) };
+        return;
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+      }
+    }
     for (let attempt = 0; ; attempt++) {
       const entry = await index.get(latestKey);
       const current = entry?.operation === "PUT" ? entry.json<LatestPointer>() : null;
-      if (current !== null && (current.tick > next.tick || (current.tick === next.tick && current.key === next.key))) return;
+      if (current !== null && entry !== null) this.latestSeen = { pointer: current, revision: entry.revision };
+      if (current !== null && passes(current, next)) return;
       try {
-        if (entry === null) await index.create(latestKey, JSON.stringify(next));
-        else await index.update(latestKey, JSON.stringify(next), entry.revision);
+        const revision = entry === null ? await index.create(latestKey, value) : await index.update(latestKey, value, entry.revision);
+        this.latestSeen = { pointer: next, revision };
         return;
       } catch (error) {
         // Another writer moved it: look again. Anything else (or endless contention) is an error.
@@ -129,20 +161,24 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     const { bodies, bodiesName, index, indexName } = await this.buckets();
     const entry = await index.get(this.pointerKey(key));
     if (entry === null || entry.operation !== "PUT") return null;
-    const { object } = entry.json<SnapshotPointer>();
-    const where = `object store '${bodiesName}', object '${object}'`;
-    const body = await bodies.getBlob(object);
-    if (body === null) throw new Error(`${where}: missing, though '${indexName}' points to it for snapshot ${key}`);
-    let snapshot: EpisodeSnapshot;
+    let value: unknown;
+    const entryWhere = `KV bucket '${indexName}', key '${this.pointerKey(key)}'`;
     try {
-      snapshot = JSON.parse(decoder.decode(body)) as EpisodeSnapshot;
+      value = entry.json<unknown>();
+    } catch (error) {
+      throw new Error(`${entryWhere}: snapshot is not valid JSON (${(error as Error).message})`);
+    }
+    if (!isPointer(value)) return checked(value, key, entryWhere);
+    const where = `object store '${bodiesName}', object '${value.object}'`;
+    const body = await bodies.getBlob(value.object);
+    if (body === null) throw new Error(`${where}: missing, though '${indexName}' points to it for snapshot ${key}`);
+    let snapshot: unknown;
+    try {
+      snapshot = JSON.parse(decoder.decode(body));
     } catch (error) {
       throw new Error(`${where}: snapshot is not valid JSON (${(error as Error).message})`);
     }
-    if (snapshot === null || typeof snapshot !== "object" || snapshot.stateHash !== key) {
-      throw new Error(`${where}: holds the snapshot of state ${String((snapshot as { stateHash?: unknown } | null)?.stateHash)}, not ${key}`);
-    }
-    return snapshot;
+    return checked(snapshot, key, where);
   }
 
   async has(key: string): Promise<boolean> {
@@ -156,6 +192,18 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     const entry = await index.get(`${this.prefix}.latest`);
     return entry?.operation === "PUT" ? entry.json<LatestPointer>().key : null;
   }
+}
+
+/** A `latest` that already holds this snapshot or a later tick stays. */
+function passes(current: LatestPointer, next: LatestPointer): boolean {
+  return current.tick > next.tick || (current.tick === next.tick && current.key === next.key);
+}
+
+function checked(snapshot: unknown, key: string, where: string): EpisodeSnapshot {
+  if (snapshot === null || typeof snapshot !== "object" || (snapshot as EpisodeSnapshot).stateHash !== key) {
+    throw new Error(`${where}: holds the snapshot of state ${String((snapshot as { stateHash?: unknown } | null)?.stateHash)}, not ${key}`);
+  }
+  return snapshot as EpisodeSnapshot;
 }
 
 /** Opens the buckets on first use and shares them; a failed open is retried by the next call. */

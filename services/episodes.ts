@@ -269,6 +269,7 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
     stateHash = result.stateHash;
     if (tick === d.lastTick || (every > 0 && (tick - d.firstTick + 1) % every === 0)) {
       await storing;
+      await store.flush();
       const actors = await sequencer.snapshots();
       storing = snapshots.put({
         world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,

@@ -81,7 +81,9 @@ function specOf(job: Job): EpisodeSpec {
 
 /**
  * A job handler that runs (or resumes) the job's episode on the stores of `layer`. The episode
- * id must equal the job id: that is what makes a job idempotent.
+ * id must equal the job id: that is what makes a job idempotent. The log is made durable at the
+ * job's snapshots and its end unless `fsync` says otherwise: a redelivered job resumes from its
+ * latest snapshot, so durability per tick would buy nothing but round trips.
  */
 export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync"> = {}): JobHandler {
   return async (job) => {
@@ -94,7 +96,7 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
         ...(spec.ticks === undefined ? {} : { ticks: spec.ticks }),
         ...(spec.config === undefined ? {} : { config: spec.config }),
         ...(spec.snapshotEvery === undefined ? {} : { snapshotEvery: spec.snapshotEvery }),
-        ...(options.fsync === undefined ? {} : { fsync: options.fsync }),
+        fsync: options.fsync ?? "snapshot",
       }).pipe(Effect.provide(layer)),
     );
     const outcome: EpisodeOutcome = {

@@ -134,6 +134,7 @@ export class ReplayStore implements EventStore {
   }
 
   async commit(): Promise<void> {}
+  async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }
 
@@ -175,6 +176,10 @@ export class ResumeStore implements EventStore {
 
   commit(): Promise<void> {
     return this.real.commit();
+  }
+
+  flush(): Promise<void> {
+    return this.real.flush();
   }
 
   close(): Promise<void> {

@@ -107,6 +107,7 @@ export class Sequencer {
       const next: Draft[] = [];
       for (let r = 0; r < records.length; r++) {
         const record = records[r]!;
+        if (spans !== undefined && this.o.world.spanOf !== undefined) this.extraSpan(record, spans[r]);
         const recipients = recipientsOf(record.to, record.from, this.actorIds);
         if (recipients.length > 0) {
           const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
@@ -164,6 +165,14 @@ export class Sequencer {
   async snapshots(): Promise<Record<string, unknown>> {
     const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, unknown>>(subject, { kind: "snapshot", ids })));
     return Object.fromEntries(this.actorIds.map((id) => [id, answers.find((a) => a[id] !== undefined)?.[id]]));
+  }
+
+  /** The world's own span for a record (e.g. `probe <tool>`), under the record's deliver span. */
+  private extraSpan(record: LogRecord, parent: Span | undefined): void {
+    const extra = this.o.world.spanOf!(record);
+    if (extra === null || this.o.tracer === undefined) return;
+    const ctx = parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), parent);
+    this.o.tracer.startSpan(extra.name, { kind: SpanKind.INTERNAL, attributes: { ...extra.attributes, "probetown.seq": record.seq } }, ctx).end();
   }
 
   private deliverSpan(draft: Draft, parent: Span | undefined): Span | undefined {

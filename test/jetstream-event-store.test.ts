@@ -57,6 +57,12 @@ const line = (previousHash: string, episode: string, seq: number, draft: Draft) 
 
 const rejection = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a rejection"); }, (e: unknown) => e as Error);
 
+/** How many messages (commit batches) a subject holds. */
+async function countOn(subject: string, stream: string): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  return (await jsm.streams.info(stream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
+}
+
 async function messagesOn(subject: string, stream: string): Promise<string[]> {
   const js = jetstream(nc);
   const consumer = await js.consumers.get(stream, { filter_subjects: subject });
@@ -74,22 +80,25 @@ async function messagesOn(subject: string, stream: string): Promise<string[]> {
 }
 
 describe("JetStream event store", () => {
-  it("does not double a retried publish that carries the same Nats-Msg-Id", async () => {
+  it("publishes a commit as one message of record lines, and does not double a retried publish that carries the same Nats-Msg-Id", async () => {
     const ns = server.namespace("dedupe");
     const episode = freshEpisode();
     const store = await createJetStreamEventStore(nc, ns, episode, { episode });
-    await store.append(phases(3), { expectedSeq: -1 });
+    const written = await store.append(phases(3), { expectedSeq: -1 });
     await store.commit();
     const jsm = await jetstreamManager(nc);
     const stream = natsName("PT_LOG", ns);
+    expect(await countOn(subjects.log(ns, episode), stream)).toBe(1);
     const stored = await jsm.streams.getMessage(stream, { last_by_subj: subjects.log(ns, episode) });
+    expect(stored!.string().split("\n").map((t) => (JSON.parse(t) as LogRecord).hash)).toEqual(written.map((r) => r.hash));
     const msgId = stored!.header.get("Nats-Msg-Id");
-    expect(msgId).toMatch(new RegExp(`^${episode}:2:\\d+$`));
+    expect(msgId).toMatch(new RegExp(`^${episode}:0-2:\\d+$`));
     const again = await jetstream(nc).publish(subjects.log(ns, episode), stored!.string(), { msgID: msgId });
     expect(again.duplicate).toBe(true);
     expect(again.seq).toBe(stored!.seq);
     await store.close();
     expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect(await countOn(subjects.log(ns, episode), stream)).toBe(1);
   });
 
   it("treats a duplicate ack for a first publish as someone else's record and refuses to go on", async () => {
@@ -98,12 +107,13 @@ describe("JetStream event store", () => {
     const store = await createJetStreamEventStore(nc, ns, episode, { episode });
     const kv = await new Kvm(nc).open(natsName("pt_locks", ns));
     const lock = await kv.get(kvKey(episode));
-    // Another message already took the id the store will give seq 1 (on another subject of the stream).
-    await jetstream(nc).publish(subjects.cut(ns, episode), "foreign", { msgID: `${episode}:1:${lock!.revision}` });
+    // Another message already took the id the store will give the batch of seqs 0–2 (on another subject of the stream).
+    await jetstream(nc).publish(subjects.cut(ns, episode), "foreign", { msgID: `${episode}:0-2:${lock!.revision}` });
     await store.append(phases(3), { expectedSeq: -1 });
     const error = await rejection(store.commit());
     expect(error.message).toMatch(new RegExp(`episode ${episode}: .*must be reopened \\(resume\\) to repair`));
-    expect(error.message).toContain("not this writer's record");
+    expect(error.message).toContain("seqs 0–2");
+    expect(error.message).toContain("not this writer's");
     await expect(store.append(phases(1, 3), { expectedSeq: 2 })).rejects.toThrow(/must be reopened/);
     await expect(store.commit()).rejects.toThrow(/must be reopened/);
     await store.close();
@@ -180,13 +190,14 @@ describe("JetStream event store", () => {
     expect(error.message).toContain(`episode ${episode}`);
     expect(error.message).toContain("another writer (sequencer) appended");
     expect((error as SequenceConflict).actual).toBe(2);
+    expect(error.message).toContain("rejected the append of seq 2–3");
     await expect(store.append(phases(1, 4), { expectedSeq: 3 })).rejects.toBeInstanceOf(SequenceConflict);
     await store.close();
     const records = await readJetStreamLog(nc, ns, episode);
     expect(records.map((r) => r.hash)).toEqual([written[0]!.hash, written[1]!.hash, intruder.record.hash]);
-    // The stale writer's record that landed after the rejected one was moved aside, not lost.
-    const cut = await messagesOn(subjects.cut(ns, episode), natsName("PT_LOG", ns));
-    expect(cut.map((t) => (JSON.parse(t) as LogRecord).seq)).toEqual([3]);
+    // Every publish carries the expectation: nothing of the stale commit landed after the intruder.
+    expect(await countOn(subjects.log(ns, episode), natsName("PT_LOG", ns))).toBe(2);
+    expect(await countOn(subjects.cut(ns, episode), natsName("PT_LOG", ns))).toBe(0);
     // The next writer appends seq 3 again: a new lock epoch, so dedupe does not swallow it.
     const { store: next, records: resumed } = await resumeJetStreamEventStore(nc, ns, episode, { episode });
     expect(resumed).toHaveLength(3);
@@ -218,12 +229,14 @@ describe("JetStream event store", () => {
     const store = await createJetStreamEventStore(nc, ns, episode, { episode });
     const written = await store.append(phases(3), { expectedSeq: -1 });
     await store.close();
-    // Records 4 and 5 without 3: a gap, then a record chained from the missing one.
+    // Records 4 and 5 without 3 (one batch message): a gap, then a record chained from the missing
+    // one; then a well-formed message after it, which goes with the damaged tail.
     const four = line(written[2]!.hash, episode, 4, phase(4, "p4"));
     const five = line(four.record.hash, episode, 5, phase(5, "p5"));
+    const six = line(five.record.hash, episode, 6, phase(6, "p6"));
     const js = jetstream(nc);
-    await js.publish(subjects.log(ns, episode), four.data);
-    await js.publish(subjects.log(ns, episode), five.data);
+    await js.publish(subjects.log(ns, episode), `${four.data}\n${five.data}`);
+    await js.publish(subjects.log(ns, episode), six.data);
 
     // Reading reports the damage (location, stream seq, record seq) and modifies nothing.
     for (let i = 0; i < 2; i++) {
@@ -240,12 +253,42 @@ describe("JetStream event store", () => {
     expect(recovered[0]!.keptAt).toBe(subjects.cut(ns, episode));
     expect(recovered[0]!.torn.afterSeq).toBe(2);
     expect(recovered[0]!.torn.message).toContain("expected seq 3, found 4");
-    expect(await messagesOn(subjects.cut(ns, episode), stream)).toEqual([four.data, five.data]);
+    expect(await messagesOn(subjects.cut(ns, episode), stream)).toEqual([`${four.data}\n${five.data}`, six.data]);
     await resumed.append(phases(2, 3), { expectedSeq: 2 });
     await resumed.close();
     const after = await readJetStreamLog(nc, ns, episode);
     expect(after.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(after[4]!.payload).toEqual({ phase: "p4" });
+  });
+
+  it("resume cuts a message whose later line is damaged whole, keeping the chain before it", async () => {
+    const ns = server.namespace("bad-line");
+    const stream = natsName("PT_LOG", ns);
+    const episode = freshEpisode();
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    const written = await store.append(phases(2), { expectedSeq: -1 });
+    await store.commit();
+    await store.append(phases(2, 2), { expectedSeq: 1 });
+    await store.close();
+    // A batch whose first line is a good seq 4, whose second line breaks the chain.
+    const before = await readJetStreamLog(nc, ns, episode);
+    expect(before[1]!.hash).toBe(written[1]!.hash);
+    const good = line(before[3]!.hash, episode, 4, phase(4, "p4"));
+    const broken = line(GENESIS_HASH, episode, 5, phase(5, "p5"));
+    const damaged = `${good.data}\n${broken.data}`;
+    await jetstream(nc).publish(subjects.log(ns, episode), damaged);
+    const error = await rejection(readJetStreamLog(nc, ns, episode));
+    expect(error).toBeInstanceOf(LogCorrupted);
+    expect(error.message).toMatch(/\(stream seq \d+\): seq 5 \(line 6\): hash mismatch/);
+    const recovered: TornTail[] = [];
+    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode, onRecovered: (torn) => recovered.push(torn) });
+    // The whole message is cut, its good first line with it: the log ends at the last whole message.
+    expect(records.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+    expect(recovered[0]!.afterSeq).toBe(3);
+    expect(await messagesOn(subjects.cut(ns, episode), stream)).toEqual([damaged]);
+    await resumed.append(phases(1, 4), { expectedSeq: 3 });
+    await resumed.close();
+    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
   });
 
   it("resume cuts a record that is not JSON, and a duplicate seq", async () => {
@@ -422,6 +465,9 @@ describe("JetStream event store", () => {
       await store.close();
       const records = await readJetStreamLog(own!, "paused", "ep");
       expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 125 }, (_, i) => i));
+      // One message per commit, the retried one stored once.
+      const info = await (await jetstreamManager(own!)).streams.info(natsName("PT_LOG", "paused"), { subjects_filter: subjects.log("paused", "ep") });
+      expect(info.state.subjects?.[subjects.log("paused", "ep")]).toBe(3);
     } finally {
       child.kill("SIGCONT");
       child.kill("SIGTERM");
@@ -442,22 +488,85 @@ describe("JetStream event store", () => {
     await store.close();
     const records = await readJetStreamLog(nc, ns, episode);
     expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 260 }, (_, i) => i));
+    expect(await countOn(subjects.log(ns, episode), natsName("PT_LOG", ns))).toBe(3);
   }, 30_000);
 
-  it("keeps appends pipelined: append returns before acks, commit surfaces them in order", async () => {
+  it("keeps appends local: append publishes nothing, each commit publishes its records as one message", async () => {
     const ns = server.namespace("pipeline");
+    const stream = natsName("PT_LOG", ns);
     const episode = freshEpisode();
+    const subject = subjects.log(ns, episode);
     const store: EventStore = await createJetStreamEventStore(nc, ns, episode, { episode });
     let expected = -1;
     for (let tick = 0; tick < 20; tick++) {
       const records = await store.append(phases(25, tick * 25), { expectedSeq: expected });
       expected = records.at(-1)!.seq;
+      if (tick === 2) expect(await countOn(subject, stream)).toBe(0);
       if (tick % 4 === 3) await store.commit();
     }
+    expect(await countOn(subject, stream)).toBe(5);
+    await store.commit(); // nothing pending: publishes nothing
+    expect(await countOn(subject, stream)).toBe(5);
+    // A commit not awaited before the next append and commit: they run in order.
+    const a = store.commit();
+    await store.append(phases(10, 500), { expectedSeq: 499 });
+    await Promise.all([a, store.commit()]);
     await store.close();
+    expect(await countOn(subject, stream)).toBe(6);
     const records = await readJetStreamLog(nc, ns, episode);
-    expect(records).toHaveLength(500);
-    expect(records.at(-1)!.seq).toBe(499);
+    expect(records).toHaveLength(510);
+    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 510 }, (_, i) => i));
+  });
+
+  it("with the 'snapshot' policy, commits publish nothing and a flush (or close) publishes every pending tick as one message", async () => {
+    const ns = server.namespace("snapshot-policy");
+    const stream = natsName("PT_LOG", ns);
+    const episode = freshEpisode();
+    const subject = subjects.log(ns, episode);
+    const store: EventStore = await createJetStreamEventStore(nc, ns, episode, { episode, fsync: "snapshot" });
+    let expected = -1;
+    for (let tick = 0; tick < 8; tick++) {
+      expected = (await store.append(phases(5, tick * 5), { expectedSeq: expected })).at(-1)!.seq;
+      await store.commit();
+      if (tick === 3) {
+        expect(await countOn(subject, stream)).toBe(0);
+        await store.flush();
+        expect(await countOn(subject, stream)).toBe(1);
+      }
+    }
+    expect(await countOn(subject, stream)).toBe(1);
+    await store.close();
+    expect(await countOn(subject, stream)).toBe(2);
+    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
+  it("splits a commit over 512 KB (a 1,000-agent tick) into several messages and reads it back intact", async () => {
+    const ns = server.namespace("split");
+    const stream = natsName("PT_LOG", ns);
+    const episode = freshEpisode();
+    const subject = subjects.log(ns, episode);
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode });
+    // 1,000 records of ~1.2 KB each: ~1.3 MB in one commit, more than the server's 1 MB max_payload.
+    const big = Array.from({ length: 1000 }, (_, i) => phase(1, `agent-${i}-${"x".repeat(1200)}`));
+    const written = await store.append([phase(0, "start"), ...big], { expectedSeq: -1 });
+    await store.commit();
+    await store.append(phases(2, 2), { expectedSeq: 1000 });
+    await store.close();
+    const messages = await countOn(subject, stream);
+    expect(messages).toBeGreaterThanOrEqual(4); // ≥ 3 for the big commit, 1 for the last
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(stream);
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const m = await jsm.streams.getMessage(stream, { seq });
+      expect(m!.data.length).toBeLessThanOrEqual(512 * 1024);
+      expect(m!.header.get("Nats-Msg-Id")).toMatch(new RegExp(`^${episode}:\\d+-\\d+:\\d+$`));
+    }
+    const read = await readJetStreamLog(nc, ns, episode);
+    expect(read.map((r) => r.hash)).toEqual([...written.map((r) => r.hash), ...read.slice(1001).map((r) => r.hash)]);
+    expect(read.map((r) => r.seq)).toEqual(Array.from({ length: 1003 }, (_, i) => i));
+    expect(read[500]!.payload).toEqual(big[499]!.payload);
+    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode });
+    expect(records).toHaveLength(1003);
+    await resumed.close();
   });
 
   it("reads a log longer than one pull, and stops at the end it saw while a writer goes on", async () => {

@@ -11,6 +11,7 @@ import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
+import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
 import { filesWhere } from "../episodes.ts";
@@ -59,11 +60,11 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
   }
 }
 
-export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait: number; lockTtl: number; quiet?: boolean }): Promise<number> {
+export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait: number; lockTtl: number; fsync?: FsyncPolicy; quiet?: boolean }): Promise<number> {
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
   return withNats(flags.nats, "worker", async (nc) => {
     const queue = await JetStreamJobQueue.open(nc, flags.namespace, { ackWaitMs: flags.ackWait });
-    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { lockTtlMs: flags.lockTtl }), jetStreamWhere(flags.namespace));
+    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { lockTtlMs: flags.lockTtl }), jetStreamWhere(flags.namespace), flags.fsync === undefined ? {} : { fsync: flags.fsync });
     const handle = queue.work(
       worker,
       async (job, context) => {
