@@ -80,6 +80,11 @@ export interface WorldDefinition<Config = unknown> {
   diffView?(actorId: string, context: unknown): unknown;
   /** Recomputes incremental digests from content (checked when a snapshot is restored). */
   checkSnapshot?(actorId: string, context: unknown): string | null;
+  /**
+   * An extra span for a logged record, as a child of its `deliver` span (DESIGN §8: `probe <tool>`
+   * for each probe answer). Telemetry only: never affects the log.
+   */
+  spanOf?(record: { readonly type: string; readonly payload: unknown; readonly from: string }): { readonly name: string; readonly attributes: Readonly<Record<string, string | number | boolean>> } | null;
   /** Gives a restored actor the parameters of another condition (for forks). */
   reconfigure?(actorId: string, context: unknown, config: Config, seed: number): unknown;
 }

@@ -1,9 +1,11 @@
 // The worlds this build can run, by name.
 import type { WorldDefinition } from "./actor.ts";
 import { auratownWorld } from "./auratown/world.ts";
+import { auraSceneWorld } from "./aura/world.ts";
 
 export const worlds: Readonly<Record<string, WorldDefinition<any>>> = {
   auratown: auratownWorld,
+  "aura-scene": auraSceneWorld,
 };
 
 export function worldNamed(name: string): WorldDefinition<any> {

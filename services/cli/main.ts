@@ -17,10 +17,12 @@ import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "..
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable } from "../../infra/nats.ts";
 import { cmdActorHost, cmdSweep, cmdWorker, listFlag, verifyFromNats } from "./distributed.ts";
+import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
+import { registerEval } from "./eval.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
 
@@ -278,7 +280,7 @@ function episodeOptions(cmd: Command): Command {
     .option("--log <dir>", "episode directory to create (default: runs/<episode>, suffixed if taken)")
     .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: jsonl beside the log)")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors)", integer("--snapshot-every", 0))
-    .addOption(new Option("--fsync <policy>", "when the log is flushed to disk").choices(["always", "commit", "never"]).default("commit"))
+    .addOption(new Option("--fsync <policy>", "when the log is made durable: every append, every tick commit, at snapshots only (a crash loses the ticks since, which --resume re-runs), or never forced").choices(["always", "commit", "snapshot", "never"]).default("commit"))
     .option("--no-summary", "skip the readable summary")
     .option("--json", "print a machine-readable result")
     .option("-q, --quiet", "print only where the log and trace went");
@@ -351,6 +353,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--name <name>", "worker name shown in outcomes")
     .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long", integer("--ack-wait", 1000), 30_000)
     .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died", integer("--lock-ttl", 1000), 10_000)
+    .addOption(new Option("--fsync <policy>", "when an episode's log is published: every tick commit, or at snapshots and the end (a redelivered job re-runs the ticks since)").choices(["commit", "snapshot"]).default("snapshot"))
     .option("-q, --quiet", "print nothing")
     .action(wrap(cmdWorker));
 
@@ -399,6 +402,21 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description("cut a torn final record (a crash mid-write) back to the last good record; the cut bytes are kept beside the log")
     .argument("<log>", "episode directory")
     .action(wrap(cmdRepair));
+
+  program
+    .command("report")
+    .description("write the experiment report (markdown, JSON, SVG charts) from a results JSONL file; no episode is rerun")
+    .argument("<results>", "results JSONL, one row per query × seed × condition (schema: services/results.ts)")
+    .requiredOption("--out <dir>", "directory for report.md, report.json and the charts")
+    .option("--reference <condition>", "condition the others are compared with (default: the first in the file); comma-separate one per benchmark")
+    .addOption(new Option("--metric <name>", "score used for comparisons, blocks and charts (default: implicit, else accuracy, else correct)").choices([...REPORT_METRICS]))
+    .option("--bootstrap <n>", "bootstrap resamples", integer("--bootstrap", 100), 5000)
+    .option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0)
+    .option("--title <text>", "report title")
+    .option("--json", "print where the files went as JSON")
+    .action(wrap(cmdReport));
+
+  registerEval(program, exit);
 
   program.command("worlds").description("list worlds and their conditions").action(wrap(cmdWorlds));
   return program;

@@ -1,0 +1,211 @@
+// `aura-scene`: one moment of a hand-written scene (the implicit-intent benchmark's snapshot) as an
+// episode. Actors: the environment (public layer), one actor per scene agent (private state,
+// beliefs, plan) and the controller `probe/aura`. Tick t puts the t-th query of the episode's
+// (seeded) order to the controller as `user.query`; its probes and answers are pumped to
+// quiescence inside the tick, so each query is one tick of the log and `verify` replays it.
+import { Schema } from "effect";
+import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
+import { controllerMachine, type ControllerContext, type ControllerInput } from "./controller.ts";
+import { sceneAgentMachine, type SceneAgentContext } from "./agent.ts";
+import { sceneEnvMachine, type SceneEnvContext } from "./environment.ts";
+import { agentIdOf, canonicalScene, CONTROLLER_ID, focusLocationOf, planOf, rosterOf, SCENE_ENV_ID, sceneTimeOf, type Scene } from "./scene.ts";
+import type { StrategyConfig, StrategyKind } from "./strategies.ts";
+import { AGENT_STATE_TOOLS, ENVIRONMENT_TOOLS } from "./tools.ts";
+
+const Str = Schema.String;
+const StrMap = Schema.Record(Str, Str);
+
+export const SceneSchema = Schema.Struct({
+  name: Str,
+  summary: Str,
+  public_state: Schema.Record(Str, Schema.Struct({ location: Str, action: Str })),
+  private_state: Schema.Record(Str, StrMap),
+  beliefs_about_others: Schema.Record(Str, Schema.Record(Str, StrMap)),
+  plans: Schema.optional(Schema.Record(Str, Schema.Array(Str))),
+});
+
+const LabelsSchema = Schema.Struct({ subcategory: Str, subject: Schema.NullOr(Str), target: Schema.NullOr(Str), gold: Schema.Array(Str) });
+
+export const SceneConfigSchema = Schema.Struct({
+  scene: SceneSchema,
+  queries: Schema.Array(Schema.Struct({ id: Str, text: Str, asker: Schema.optional(Schema.NullOr(Str)) })),
+  /** The 5 agent-state probes (implicit intent) or the 8 environment tools (factual, privacy). */
+  registry: Schema.Literals(["agent-state", "environment"]),
+  /** A town snapshot's extras: the public event feed, each agent's recent memories, the places and their types. */
+  town: Schema.optional(Schema.Struct({ events: Schema.Array(Str), memories: Schema.Record(Str, Schema.Array(Str)), places: Schema.Record(Str, Str) })),
+  /** Query ids in the order they are asked (the eval runner shuffles it with the seed). */
+  order: Schema.Array(Str),
+  labels: Schema.Record(Str, LabelsSchema),
+  maxSteps: Schema.Int,
+  policy: Schema.Struct({ allow: Schema.Array(Str), deny: Schema.Array(Str) }),
+  /** Set by the condition. */
+  strategy: Schema.Struct({ kind: Str, maxSteps: Schema.Int, memory: Schema.Boolean, inferrer: Str }),
+});
+
+export type SceneConfig = typeof SceneConfigSchema.Type;
+
+interface SceneCondition {
+  readonly description: string;
+  readonly kind: StrategyKind;
+  readonly memory: boolean;
+  /** A fixed budget ceiling instead of the configured maxSteps. */
+  readonly steps?: number;
+}
+
+/** The implicit-intent conditions (paper Table 2/3, reference/aura.md §7.5). */
+export const SCENE_CONDITIONS: Readonly<Record<string, SceneCondition>> = {
+  literal: { kind: "literal", memory: false, description: "no probes; answers the literal question from the observed scene" },
+  "no-intent": { kind: "no-intent", memory: false, description: "ReAct-style: probes what the wording literally asks (budget 3), no IntentFrame" },
+  "plan-and-solve": { kind: "plan-and-solve", memory: false, description: "plans once, then executes: agent-state registry ≤3 (survey, private state of everyone named, a plan); environment registry 3–5 tools without arguments" },
+  "aura-intent": { kind: "aura-intent", memory: true, description: "IntentFrame → B(gap) ≤ maxSteps → probe only what is missing (beliefs for second-order); remembers answers within the scene moment" },
+  "aura-intent-nomemory": { kind: "aura-intent", memory: false, description: "ablation: aura-intent with every query on its own (no Memory stage)" },
+  "fixed-private": { kind: "fixed-private", memory: false, description: "always the subject's private state (belief for second-order; ≤3 at the focus place without a subject), using the benchmark's labels" },
+  "oracle-intent": { kind: "oracle-intent", memory: false, description: "the gold tools of each query (labels), capped at 3" },
+  // The environment registry (factual grounding, privacy slice; reference/aura.md §7.5).
+  vanilla: { kind: "vanilla", memory: false, description: "no context, no probes" },
+  "static-context": { kind: "static-context", memory: false, description: "the asker's place, time and company in view; no probes" },
+  react: { kind: "react", memory: false, steps: 5, description: "text ReAct: tools matching the literal question, no arguments (≤5)" },
+  reflexion: { kind: "reflexion", memory: false, steps: 5, description: "ReAct plus a reflection round that gathers more context" },
+  "fixed-probe": { kind: "fixed-probe", memory: false, steps: 8, description: "all 8 environment tools, always" },
+  "aura-no-probe": { kind: "aura-no-probe", memory: false, description: "AURA with probing off (IntentFrame logged, budget 0)" },
+  "aura-full": { kind: "aura-full", memory: false, steps: 2, description: "the simulator's Algorithm-1 planner without an IntentFrame, B=2" },
+  "aura-gap-routed": { kind: "aura-gap-routed", memory: false, description: "IntentFrame → B(gap) ≤ maxSteps → the first B recommended tools" },
+};
+
+/** Conditions that run on the implicit-intent (agent-state) registry and on the environment registry. */
+export const IMPLICIT_CONDITIONS = ["literal", "no-intent", "plan-and-solve", "aura-intent", "aura-intent-nomemory", "fixed-private", "oracle-intent"] as const;
+export const FACTUAL_CONDITIONS = ["vanilla", "static-context", "react", "reflexion", "plan-and-solve", "fixed-probe", "aura-no-probe", "aura-full", "aura-gap-routed"] as const;
+
+const demoScene: Scene = {
+  name: "demo",
+  summary: "Town Square, 09:00. Ana is painting; Ben is reading.",
+  public_state: { Ana: { location: "Town Square", action: "painting" }, Ben: { location: "Town Square", action: "reading" } },
+  private_state: { Ana: { availability: "available", emotional_state: "calm", unspoken_goal: "finish the mural" }, Ben: { availability: "busy", emotional_state: "tired", unspoken_goal: "avoid the meeting" } },
+  beliefs_about_others: { Ana: { Ben: { availability: "available", emotional_state: "happy" } }, Ben: { Ana: { availability: "busy", emotional_state: "unknown" } } },
+};
+
+export const defaultSceneConfig: SceneConfig = {
+  scene: demoScene,
+  queries: [{ id: "1", text: "Is Ben around?" }],
+  order: ["1"],
+  labels: {},
+  maxSteps: 3,
+  registry: "agent-state",
+  policy: { allow: ["*"], deny: [] },
+  strategy: { kind: "aura-intent", maxSteps: 3, memory: true, inferrer: "deterministic" },
+};
+
+const decode = Schema.decodeUnknownSync(SceneConfigSchema);
+
+function problems(c: SceneConfig): string[] {
+  const out: string[] = [];
+  const ids = new Set(c.queries.map((q) => q.id));
+  for (const id of c.order) if (!ids.has(id)) out.push(`order: no query with id '${id}'`);
+  if (c.maxSteps < 0) out.push(`maxSteps: expected ≥ 0, got ${c.maxSteps}`);
+  const roster = rosterOf(c.scene);
+  for (const n of roster) if (c.scene.private_state[n] === undefined) out.push(`scene.private_state: no entry for '${n}'`);
+  return out;
+}
+
+export const auraSceneWorld: WorldDefinition<SceneConfig> = {
+  name: "aura-scene",
+  description: "AURA implicit-intent scene: one moment of a hand-written scene, one query per tick, answered by the AURA controller or a baseline (paper §5.2, A14)",
+  defaultConfig: defaultSceneConfig,
+  conditions: SCENE_CONDITIONS,
+
+  resolveConfig(raw) {
+    const merged = { ...defaultSceneConfig, ...((raw ?? {}) as object) };
+    let config: SceneConfig;
+    try {
+      config = decode(merged);
+    } catch (error) {
+      throw new Error(`invalid aura-scene config: ${String((error as Error).message).replace(/\s+/g, " ")}`);
+    }
+    const found = problems(config);
+    if (found.length > 0) throw new Error(`invalid aura-scene config:\n  - ${found.join("\n  - ")}`);
+    return config;
+  },
+
+  applyCondition(config, condition) {
+    const c = SCENE_CONDITIONS[condition];
+    if (c === undefined) throw new Error(`unknown condition '${condition}' for aura-scene (known: ${Object.keys(SCENE_CONDITIONS).join(", ")})`);
+    const strategy: StrategyConfig = { kind: c.kind, maxSteps: c.steps ?? config.maxSteps, memory: c.memory, inferrer: "deterministic" };
+    return { ...config, strategy };
+  },
+
+  defaultTicks: (config) => config.order.length,
+
+  actors(config, seed): ActorDefinition[] {
+    const scene = canonicalScene(config.scene as Scene);
+    const kind = config.strategy.kind as StrategyKind;
+    const labelled = kind === "fixed-private" || kind === "oracle-intent";
+    const controller: ControllerInput = {
+      condition: conditionOf(config),
+      strategy: { ...config.strategy, kind },
+      scene: { summary: scene.summary, time: sceneTimeOf(scene), focus: focusLocationOf(scene), public: scene.public_state },
+      tools: Object.keys(config.registry === "environment" ? ENVIRONMENT_TOOLS : AGENT_STATE_TOOLS),
+      labels: labelled ? config.labels : {},
+      seed,
+      registry: config.registry,
+      askers: Object.fromEntries(config.queries.filter((q) => q.asker != null).map((q) => [q.id, q.asker!])),
+      places: config.town?.places ?? Object.fromEntries(Object.values(scene.public_state).map((r) => [r.location, ""])),
+    };
+    const agents = rosterOf(scene).map((name) => ({
+      id: agentIdOf(name),
+      logic: sceneAgentMachine,
+      input: { name, private: scene.private_state[name] ?? {}, beliefs: scene.beliefs_about_others[name] ?? {}, plan: planOf(scene, name), memories: config.town?.memories[name] ?? [], policy: config.policy },
+    }));
+    return [
+      ...agents,
+      { id: SCENE_ENV_ID, logic: sceneEnvMachine, input: { scene, policy: config.policy, asker: null, events: config.town?.events ?? [], places: config.town === undefined ? null : Object.keys(config.town.places).sort() } },
+      { id: CONTROLLER_ID, logic: controllerMachine, input: controller },
+    ].sort((a, b) => (a.id < b.id ? -1 : 1));
+  },
+
+  tickPlan(config, tick): PhaseStep[] {
+    const id = config.order[tick];
+    const q = config.queries.find((x) => x.id === id);
+    if (q === undefined) return [];
+    return [
+      { type: "tick.started", to: CONTROLLER_ID, payload: { clock: {}, tick } },
+      { type: "user.query", to: CONTROLLER_ID, payload: { queryId: q.id, scene: config.scene.name, text: q.text } },
+    ];
+  },
+
+  // DESIGN §8: a `probe <tool>` span per probe answer or refusal (the record that ends the probe).
+  spanOf(record) {
+    if (record.type !== "probe.answered" && record.type !== "probe.denied") return null;
+    const p = record.payload as { tool: string; target: string | null; budgetAfter: number; queryId: string; ok?: boolean; disclosure?: number; reason?: string };
+    const allowed = record.type === "probe.answered";
+    return {
+      name: `probe ${p.tool}`,
+      attributes: {
+        "probetown.probe.tool": p.tool,
+        "probetown.probe.target": p.target ?? "",
+        "probetown.probe.answered_by": record.from,
+        "probetown.probe.allowed": allowed,
+        "probetown.probe.budget_before": p.budgetAfter + 1,
+        "probetown.probe.budget_after": p.budgetAfter,
+        "probetown.probe.useful": allowed && p.ok === true,
+        "probetown.probe.disclosure": p.disclosure ?? 0,
+        "probetown.query": p.queryId,
+        ...(p.reason === undefined ? {} : { "probetown.probe.reason": p.reason }),
+      },
+    };
+  },
+
+  hashView(actorId, context) {
+    if (actorId === CONTROLLER_ID) {
+      const c = context as ControllerContext;
+      return { current: c.current, memory: c.memory, queries: c.queries, rng: c.rng };
+    }
+    const c = context as SceneEnvContext | SceneAgentContext;
+    return { answered: c.answered, denied: c.denied };
+  },
+};
+
+/** The condition name a config was given (strategies are named after conditions). */
+function conditionOf(config: SceneConfig): string {
+  const entry = Object.entries(SCENE_CONDITIONS).find(([, c]) => c.kind === config.strategy.kind && c.memory === config.strategy.memory && (c.steps ?? config.maxSteps) === config.strategy.maxSteps);
+  return entry?.[0] ?? config.strategy.kind;
+}

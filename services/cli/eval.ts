@@ -1,0 +1,170 @@
+// `probetown eval …`: offline benchmark runs with the deterministic backends and the rule judge.
+// The stable scriptable entry is
+//   probetown eval implicit --file <queries.json> --condition <name> [--seeds 42,123,456] --json
+// Progress goes to stderr; the result (text table, or JSON with --json) to stdout; one JSONL line
+// per query × seed × condition to the results file beside the episode logs.
+import { Command, InvalidArgumentError } from "commander";
+import { parseSeeds } from "../jobs.ts";
+import { parseTraceFlag } from "../../infra/telemetry.ts";
+import { UsageError } from "../replay.ts";
+import { DEFAULT_SEEDS, runImplicitEval, runPrivacyEval, type Aggregate, type ImplicitEvalResult, type PrivacyAggregate } from "../eval.ts";
+import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/world.ts";
+
+interface ImplicitFlags {
+  file: string;
+  condition: string;
+  seeds: string;
+  out?: string;
+  maxSteps?: number;
+  allow?: string;
+  deny?: string;
+  scene?: string;
+  fresh?: boolean;
+  trace?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+const globs = (flag: string, value: string | undefined): string[] | undefined => {
+  if (value === undefined) return undefined;
+  const list = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (list.length === 0) throw new UsageError(`${flag}: expected comma-separated tool globs (e.g. get_agent_private_state,get_recent_*), got '${value}'`);
+  return list;
+};
+
+const f3 = (x: number | null) => (x === null ? "  –  " : x.toFixed(3));
+
+function row(label: string, a: Aggregate): string {
+  return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${f3(a.literalCoverage)}  ${f3(a.implicitCoverage)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}  ${f3(a.goldToolRecall)}  ${String(a.forbiddenViolations).padStart(4)}  ${String(a.targetPrivateReads).padStart(4)}  ${String(a.beliefConflations).padStart(4)}`;
+}
+
+function renderText(r: ImplicitEvalResult): string {
+  const head = `${"".padEnd(26)} ${"cells".padStart(5)}  literal  implicit  probes  disclo  recall  viol  tpr   confl`;
+  const out: string[] = [`implicit intent · ${r.file} · seeds ${r.seeds.join(",")} · maxSteps ${r.maxSteps} · rule judge`, ""];
+  for (const c of r.conditions) {
+    out.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, row("overall", c.overall));
+    for (const [s, a] of Object.entries(c.perScene)) out.push(row(`  scene ${s}`, a));
+    for (const [s, a] of Object.entries(c.perSubcategory)) out.push(row(`  ${s}`, a));
+    for (const [s, a] of Object.entries(c.perSeed)) out.push(row(`  seed ${s}`, a));
+    out.push("");
+  }
+  out.push("viol: forbidden tools that read state · tpr: second-order queries that read the target's private state · confl: second-order answers stating the target's actual state");
+  out.push(`results: ${r.results}`);
+  return out.join("\n") + "\n";
+}
+
+async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): Promise<void> {
+  const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  const seeds = parseSeeds(flags.seeds);
+  const allow = globs("--allow", flags.allow);
+  const deny = globs("--deny", flags.deny);
+  const showProgress = flags.quiet !== true;
+  const result = await runImplicitEval({
+    file: flags.file,
+    conditions,
+    seeds,
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
+    ...(allow === undefined && deny === undefined ? {} : { policy: { allow: allow ?? ["*"], deny: deny ?? [] } }),
+    ...(flags.scene === undefined ? {} : { scenes: flags.scene.split(",").map((s) => s.trim()) }),
+    ...(flags.fresh === true ? { fresh: true } : {}),
+    ...(flags.trace === undefined || flags.trace === "none" ? {} : { trace: flags.trace === "jsonl" ? ("default" as const) : parseTraceFlag(flags.trace, "trace.jsonl") }),
+    progress: (done, total, label) => void (showProgress && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+  });
+  if (flags.json) {
+    const { rows: _rows, ...summary } = result;
+    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: "deterministic" }, null, 2) + "\n");
+  } else process.stdout.write(renderText(result));
+  exit(0);
+}
+
+function nonNegative(flag: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer ≥ 0, got '${value}'`);
+    return Number(value);
+  };
+}
+
+interface PrivacyFlags {
+  file: string;
+  condition: string;
+  seeds: string;
+  out?: string;
+  maxSteps?: number;
+  warmup?: number;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+function privacyRow(label: string, a: PrivacyAggregate): string {
+  return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}  ${String(a.forbiddenViolations).padStart(5)}  ${String(a.cellsWithViolation).padStart(5)}  ${f3(a.allowedRecall)}`;
+}
+
+async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Promise<void> {
+  const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  const result = await runPrivacyEval({
+    file: flags.file, conditions, seeds: parseSeeds(flags.seeds),
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
+    ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
+    progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+  });
+  if (flags.json) {
+    const { rows: _rows, ...summary } = result;
+    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: "deterministic" }, null, 2) + "\n");
+  } else {
+    const lines = [`privacy slice · ${result.file} · seeds ${result.seeds.join(",")} · GapRouted maxSteps ${result.maxSteps} · rule judge`, ""];
+    const head = `${"".padEnd(26)} ${"cells".padStart(5)}  probes  disclo   viol  cells  allowed`;
+    for (const c of result.conditions) {
+      lines.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, privacyRow("overall", c.overall));
+      for (const [k, a] of Object.entries(c.perCategory)) lines.push(privacyRow(`  ${k}`, a));
+      lines.push("");
+    }
+    lines.push("viol: forbidden tools that read state · cells: query × seed cells with at least one · allowed: share of the query's allowed tools used", `results: ${result.results}`);
+    process.stdout.write(lines.join("\n") + "\n");
+  }
+  exit(0);
+}
+
+/** Adds the `eval` command group to the program. */
+export function registerEval(program: Command, exit: (code: number) => void): void {
+  const group = program.command("eval").description("run a benchmark offline (deterministic backends, rule judge) and print coverage, probes and violations");
+  group
+    .command("implicit")
+    .description(
+      "implicit-intent benchmark: each scene × seed × condition is an aura-scene episode (log under --out, verifiable);\n" +
+        "prints literal/implicit coverage, probes and disclosure per query, gold-tool recall and forbidden-tool violations,\n" +
+        "overall and per scene, subcategory and seed",
+    )
+    .requiredOption("--file <queries.json>", "benchmark file in the implicit-intent schema (scenes + queries)")
+    .requiredOption("--condition <names>", `condition, or a comma-separated list (${IMPLICIT_CONDITIONS.join(", ")})`)
+    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
+    .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval")
+    .option("--max-steps <n>", "probe budget ceiling (the paper uses 3 for implicit intent)", nonNegative("--max-steps"))
+    .option("--allow <globs>", "probe policy allow list (tool or tool:agent globs), enforced by the answering actor")
+    .option("--deny <globs>", "probe policy deny list (deny wins), e.g. get_agent_private_state:wang-jun")
+    .option("--scene <names>", "only these scenes of the file")
+    .option("--fresh", "rerun episodes whose logs already exist under --out (default: judge the existing log when it is the same episode)")
+    .option("--trace <exporter>", "trace each episode: none (default) | jsonl (a trace.jsonl beside each log) | console | otlp[:<url>]; spans include `probe <tool>`")
+    .option("--json", "print the summary as JSON on stdout")
+    .option("-q, --quiet", "no progress on stderr")
+    .action(async (flags: ImplicitFlags) => cmdImplicit(flags, exit));
+
+  group
+    .command("privacy")
+    .description(
+      "privacy-distractor slice on paired AURATown snapshots (the town runs --warmup ticks from each seed; the asker rotates over residents):\n" +
+        "prints probes and disclosure per query and forbidden-tool violations per condition and category",
+    )
+    .requiredOption("--file <queries.json>", "privacy slice file (queries with allowed_tools and forbidden_tools)")
+    .requiredOption("--condition <names>", `condition, or a comma-separated list (${FACTUAL_CONDITIONS.join(", ")})`)
+    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
+    .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval")
+    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
+    .option("--warmup <ticks>", "AURATown ticks before the snapshot (default 12)", nonNegative("--warmup"))
+    .option("--json", "print the summary as JSON on stdout")
+    .option("-q, --quiet", "no progress on stderr")
+    .action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
+}

@@ -1,0 +1,333 @@
+// Implicit-intent evaluation: every (scene × seed × condition) is an `aura-scene` episode with its
+// own log (so `verify` and replay work on it); the rule judge reads each query's tick back from the
+// log and the results go to JSONL, one line per query × seed × condition, for reports to consume.
+// The seed orders the queries (the same order for every condition: paired cells see the same
+// history) and seeds the controller's tie-break stream; both change real choices.
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { canonicalJson } from "../events/canonical.ts";
+import type { LogRecord } from "../events/record.ts";
+import type { UserQueryPayload } from "../events/probes.ts";
+import { scanLog } from "../infra/fileEventStore.ts";
+import { deriveStream, Draws } from "../actors/rng.ts";
+import { auraSceneWorld, FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
+import type { Scene } from "../actors/aura/scene.ts";
+import type { TelemetryConfig } from "../infra/telemetry.ts";
+import { episodeIdOf, runEpisode } from "./episodes.ts";
+import { layoutOf, UsageError } from "./replay.ts";
+import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } from "./benchmarks/implicit.ts";
+import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
+import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } from "./benchmarks/privacy.ts";
+
+export const DEFAULT_SEEDS = [42, 123, 456] as const;
+
+export interface ImplicitEvalOptions {
+  readonly file: string;
+  readonly conditions: readonly string[];
+  readonly seeds: readonly number[];
+  /** Root directory for episode logs and results (default runs/eval). */
+  readonly out?: string;
+  readonly maxSteps?: number;
+  readonly policy?: { readonly allow: readonly string[]; readonly deny: readonly string[] };
+  /** Only these scenes of the file. */
+  readonly scenes?: readonly string[];
+  /** Rerun episodes whose directory already exists (otherwise a matching log is judged as is). */
+  readonly fresh?: boolean;
+  readonly trace?: TelemetryConfig | "default";
+  readonly progress?: (done: number, total: number, label: string) => void;
+}
+
+export interface ResultRow extends JudgedQuery {
+  readonly benchmark: string;
+  readonly seed: number;
+  readonly condition: string;
+  readonly episode: string;
+  readonly log: string;
+  readonly order: number;
+}
+
+export interface Aggregate {
+  readonly cells: number;
+  readonly literalCoverage: number | null;
+  readonly implicitCoverage: number | null;
+  readonly probesPerQuery: number;
+  readonly disclosurePerQuery: number;
+  readonly goldToolRecall: number | null;
+  readonly forbiddenViolations: number;
+  readonly cellsWithViolation: number;
+  readonly forbiddenDenied: number;
+  readonly targetPrivateReads: number;
+  readonly beliefConflations: number;
+  readonly extraPrivateFieldsPerQuery: number;
+  readonly alerts: number;
+}
+
+export interface ConditionSummary {
+  readonly condition: string;
+  readonly description: string;
+  readonly backend: string;
+  readonly overall: Aggregate;
+  readonly perSeed: Readonly<Record<string, Aggregate>>;
+  readonly perScene: Readonly<Record<string, Aggregate>>;
+  readonly perSubcategory: Readonly<Record<string, Aggregate>>;
+}
+
+export interface ImplicitEvalResult {
+  readonly benchmark: string;
+  readonly file: string;
+  readonly seeds: readonly number[];
+  readonly maxSteps: number;
+  readonly results: string;
+  readonly conditions: readonly ConditionSummary[];
+  readonly rows: readonly ResultRow[];
+}
+
+const avg = (xs: readonly (number | null)[]): number | null => {
+  const v = xs.filter((x): x is number => x !== null);
+  return v.length === 0 ? null : v.reduce((a, b) => a + b, 0) / v.length;
+};
+
+export function aggregate(rows: readonly ResultRow[]): Aggregate {
+  const n = rows.length;
+  return {
+    cells: n,
+    literalCoverage: avg(rows.map((r) => r.literalCoverage)),
+    implicitCoverage: avg(rows.map((r) => r.implicitCoverage)),
+    probesPerQuery: n === 0 ? 0 : rows.reduce((s, r) => s + r.probes, 0) / n,
+    disclosurePerQuery: n === 0 ? 0 : rows.reduce((s, r) => s + r.disclosure, 0) / n,
+    goldToolRecall: avg(rows.map((r) => r.goldToolRecall)),
+    forbiddenViolations: rows.reduce((s, r) => s + r.forbiddenViolations, 0),
+    cellsWithViolation: rows.filter((r) => r.forbiddenViolations > 0).length,
+    forbiddenDenied: rows.reduce((s, r) => s + r.forbiddenDenied, 0),
+    targetPrivateReads: rows.filter((r) => r.targetPrivateRead).length,
+    beliefConflations: rows.filter((r) => r.beliefConflated === true).length,
+    extraPrivateFieldsPerQuery: n === 0 ? 0 : rows.reduce((s, r) => s + r.extraPrivateFields, 0) / n,
+    alerts: rows.filter((r) => r.alert).length,
+  };
+}
+
+const groupBy = (rows: readonly ResultRow[], key: (r: ResultRow) => string): Record<string, Aggregate> => {
+  const groups = new Map<string, ResultRow[]>();
+  for (const r of rows) {
+    const k = key(r);
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k)!.push(r);
+  }
+  return Object.fromEntries([...groups].map(([k, rs]) => [k, aggregate(rs)]));
+};
+
+/** The seeded order of a scene's queries: one permutation per (seed, scene), shared by all conditions. */
+export function queryOrder(seed: number, scene: string, ids: readonly string[]): string[] {
+  const out = [...ids];
+  const draws = new Draws(deriveStream(seed, `eval/query-order/${scene}`));
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = draws.int(0, i);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+export function sceneConfig(bench: ImplicitBenchmark, scene: Scene, queries: readonly ImplicitQuery[], seed: number, maxSteps: number, policy: { allow: readonly string[]; deny: readonly string[] }): SceneConfig {
+  return auraSceneWorld.resolveConfig({
+    scene,
+    queries: queries.map((q) => ({ id: q.id, text: q.text })),
+    order: queryOrder(seed, scene.name, queries.map((q) => q.id)),
+    labels: Object.fromEntries(queries.map((q) => [q.id, { gold: q.gold, subcategory: q.subcategory, subject: q.subject, target: q.target }])),
+    maxSteps,
+    policy: { allow: [...policy.allow], deny: [...policy.deny] },
+  });
+}
+
+/** Splits a log into each query's records (by the tick its `user.query` was asked in). */
+export function recordsByQuery(records: readonly LogRecord[]): Map<string, { tick: number; records: LogRecord[] }> {
+  const byTick = new Map<number, LogRecord[]>();
+  for (const r of records) {
+    if (!byTick.has(r.tick)) byTick.set(r.tick, []);
+    byTick.get(r.tick)!.push(r);
+  }
+  const out = new Map<string, { tick: number; records: LogRecord[] }>();
+  for (const [tick, rs] of byTick) {
+    const q = rs.find((r) => r.type === "user.query");
+    if (q !== undefined) out.set((q.payload as UserQueryPayload).queryId, { tick, records: rs });
+  }
+  return out;
+}
+
+const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "-");
+
+export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitEvalResult> {
+  const bench = loadImplicitBenchmark(o.file);
+  const unknown = o.conditions.filter((c) => !(IMPLICIT_CONDITIONS as readonly string[]).includes(c));
+  if (unknown.length > 0) throw new UsageError(`--condition: unknown ${unknown.map((c) => `'${c}'`).join(", ")} (implicit conditions: ${IMPLICIT_CONDITIONS.join(", ")})`);
+  if (o.seeds.length === 0) throw new UsageError("--seeds: give at least one seed");
+  const maxSteps = o.maxSteps ?? 3;
+  const policy = o.policy ?? { allow: ["*"], deny: [] };
+  const sceneNames = o.scenes ?? Object.keys(bench.scenes).filter((s) => bench.queries.some((q) => q.scene === s));
+  for (const s of sceneNames) if (bench.scenes[s] === undefined) throw new UsageError(`--scene: no scene '${s}' in ${o.file} (scenes: ${Object.keys(bench.scenes).join(", ")})`);
+  const stem = basename(o.file).replace(/\.json$/i, "");
+  const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
+  mkdirSync(root, { recursive: true });
+  const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
+  writeFileSync(results, "");
+  const rows: ResultRow[] = [];
+  const total = sceneNames.length * o.seeds.length * o.conditions.length;
+  let done = 0;
+  for (const condition of o.conditions) {
+    for (const sceneName of sceneNames) {
+      const scene = bench.scenes[sceneName]!;
+      const queries = bench.queries.filter((q) => q.scene === sceneName);
+      for (const seed of o.seeds) {
+        const config = sceneConfig(bench, scene, queries, seed, maxSteps, policy);
+        const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}`);
+        const records = await episodeRecords(dir, config, seed, condition, o);
+        const byQuery = recordsByQuery(records);
+        const episode = records[0]?.episode ?? episodeIdOf(auraSceneWorld.name, seed, condition);
+        for (const q of queries) {
+          const got = byQuery.get(q.id);
+          if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
+          const row: ResultRow = { benchmark: stem, seed, condition, episode, log: dir, order: got.tick, ...judgeQuery(q, scene, got.records) };
+          rows.push(row);
+          appendFileSync(results, JSON.stringify(row) + "\n");
+        }
+        o.progress?.(++done, total, `${condition} ${sceneName} s${seed}`);
+      }
+    }
+  }
+  const conditions = o.conditions.map((condition): ConditionSummary => {
+    const rs = rows.filter((r) => r.condition === condition);
+    return {
+      condition,
+      description: SCENE_CONDITIONS[condition]!.description,
+      backend: [...new Set(rs.map((r) => r.backend))].join(", ") || "none",
+      overall: aggregate(rs),
+      perSeed: groupBy(rs, (r) => String(r.seed)),
+      perScene: groupBy(rs, (r) => r.scene),
+      perSubcategory: groupBy(rs, (r) => r.subcategory),
+    };
+  });
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows };
+}
+
+/** Runs the episode, or reads an existing log of the same episode (same header) without rerunning. */
+async function episodeRecords(dir: string, config: SceneConfig, seed: number, condition: string, o: { fresh?: boolean; trace?: TelemetryConfig | "default" }): Promise<LogRecord[]> {
+  const log = layoutOf(dir).log;
+  if (existsSync(log)) {
+    const existing = scanLog(log).records;
+    const header = existing[0]?.payload as { config?: unknown; condition?: string; seed?: number } | undefined;
+    const complete = existing.filter((r) => r.type === "tick.committed").length === config.order.length;
+    if (!o.fresh && header !== undefined && header.condition === condition && header.seed === seed && canonicalJson(header.config) === canonicalJson(config) && complete) return existing;
+    if (!o.fresh) throw new UsageError(`${dir}: holds a different or unfinished episode; pass --fresh to rerun it, or choose another --out`);
+    const { rmSync } = await import("node:fs");
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never" });
+  return scanLog(log).records;
+}
+
+// ---- Privacy slice ----------------------------------------------------------------------------
+
+export interface PrivacyEvalOptions {
+  readonly file: string;
+  readonly conditions: readonly string[];
+  readonly seeds: readonly number[];
+  readonly out?: string;
+  /** Budget ceiling for AURA GapRouted (the release's RQ2 run used 5). */
+  readonly maxSteps?: number;
+  /** AURATown warm-up ticks before the snapshot (default 12). */
+  readonly warmup?: number;
+  readonly fresh?: boolean;
+  readonly progress?: (done: number, total: number, label: string) => void;
+}
+
+export interface PrivacyRow extends PrivacyJudged {
+  readonly benchmark: string;
+  readonly seed: number;
+  readonly condition: string;
+  readonly episode: string;
+  readonly log: string;
+}
+
+export interface PrivacyAggregate {
+  readonly cells: number;
+  readonly probesPerQuery: number;
+  readonly disclosurePerQuery: number;
+  readonly forbiddenViolations: number;
+  readonly cellsWithViolation: number;
+  readonly allowedRecall: number | null;
+}
+
+export function privacyAggregate(rows: readonly PrivacyRow[]): PrivacyAggregate {
+  const n = rows.length;
+  return {
+    cells: n,
+    probesPerQuery: n === 0 ? 0 : rows.reduce((s, r) => s + r.probes, 0) / n,
+    disclosurePerQuery: n === 0 ? 0 : rows.reduce((s, r) => s + r.disclosure, 0) / n,
+    forbiddenViolations: rows.reduce((s, r) => s + r.forbiddenViolations, 0),
+    cellsWithViolation: rows.filter((r) => r.forbiddenViolations > 0).length,
+    allowedRecall: avg(rows.map((r) => r.allowedRecall)),
+  };
+}
+
+export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: string; seeds: readonly number[]; maxSteps: number; results: string; conditions: Array<{ condition: string; description: string; backend: string; overall: PrivacyAggregate; perCategory: Record<string, PrivacyAggregate>; perSeed: Record<string, PrivacyAggregate> }>; rows: PrivacyRow[] }> {
+  const queries = loadPrivacyBenchmark(o.file);
+  const unknown = o.conditions.filter((c) => !(FACTUAL_CONDITIONS as readonly string[]).includes(c));
+  if (unknown.length > 0) throw new UsageError(`--condition: unknown ${unknown.map((c) => `'${c}'`).join(", ")} (factual/privacy conditions: ${FACTUAL_CONDITIONS.join(", ")})`);
+  if (o.seeds.length === 0) throw new UsageError("--seeds: give at least one seed");
+  const maxSteps = o.maxSteps ?? 5;
+  const warmup = o.warmup ?? 12;
+  const stem = basename(o.file).replace(/\.json$/i, "");
+  const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
+  mkdirSync(root, { recursive: true });
+  const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
+  writeFileSync(results, "");
+  const rows: PrivacyRow[] = [];
+  const total = o.seeds.length * o.conditions.length;
+  let done = 0;
+  for (const seed of o.seeds) {
+    const townDir = join(root, `town-s${seed}-t${warmup}`);
+    if (existsSync(townDir)) (await import("node:fs")).rmSync(townDir, { recursive: true, force: true });
+    const snap = await townSnapshot(seed, warmup, townDir);
+    const askers = queries.map((_, i) => snap.residents[i % snap.residents.length]!);
+    const config = auraSceneWorld.resolveConfig({
+      scene: snap.scene,
+      queries: queries.map((q, i) => ({ id: q.id, text: q.text, asker: askers[i]! })),
+      order: queries.map((q) => q.id),
+      labels: {},
+      maxSteps,
+      registry: "environment",
+      town: snap.town,
+      policy: { allow: ["*"], deny: [] },
+    });
+    for (const condition of o.conditions) {
+      const dir = join(root, `s${seed}-${slug(condition)}`);
+      const records = await episodeRecords(dir, config, seed, condition, o.fresh === true ? { fresh: true } : {});
+      const byQuery = recordsByQuery(records);
+      queries.forEach((q, i) => {
+        const got = byQuery.get(q.id);
+        if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
+        const row: PrivacyRow = { benchmark: stem, seed, condition, episode: records[0]?.episode ?? "", log: dir, ...judgePrivacy(q, askers[i]!, got.records) };
+        rows.push(row);
+        appendFileSync(results, JSON.stringify(row) + "\n");
+      });
+      o.progress?.(++done, total, `${condition} s${seed}`);
+    }
+  }
+  const group = (rs: readonly PrivacyRow[], key: (r: PrivacyRow) => string) => {
+    const m = new Map<string, PrivacyRow[]>();
+    for (const r of rs) (m.get(key(r)) ?? m.set(key(r), []).get(key(r))!).push(r);
+    return Object.fromEntries([...m].map(([k, v]) => [k, privacyAggregate(v)]));
+  };
+  const conditions = o.conditions.map((condition) => {
+    const rs = rows.filter((r) => r.condition === condition);
+    const kind = SCENE_CONDITIONS[condition]!.kind;
+    return {
+      condition,
+      description: SCENE_CONDITIONS[condition]!.description,
+      backend: kind === "aura-gap-routed" || kind === "aura-no-probe" ? "deterministic" : "deterministic-policy",
+      overall: privacyAggregate(rs),
+      perCategory: group(rs, (r) => r.category),
+      perSeed: group(rs, (r) => String(r.seed)),
+    };
+  });
+  return { file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows };
+}

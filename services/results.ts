@@ -1,0 +1,169 @@
+// Results rows: one JSON line per (benchmark, condition, backend, query, seed) cell of an
+// experiment, derived from that cell's episode log by a judge. The report (services/report.ts)
+// is a pure function of these rows, so it can be regenerated without rerunning anything; the
+// `log` field says where each number came from.
+//
+// The schema is the contract between whoever writes rows (the experiment runner) and the report:
+// writers should build rows with `resultLine`, which validates before serialising.
+import { readFileSync } from "node:fs";
+import { Schema, SchemaIssue } from "effect";
+
+const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
+
+export const RESULT_ROW_VERSION = 1;
+
+export const ResultRow = Schema.Struct({
+  /** row format version; a reader refuses versions it does not know */
+  v: Schema.Literal(RESULT_ROW_VERSION),
+  /** which benchmark the query belongs to, e.g. "implicit", "factual", "privacy": query ids are unique only within one */
+  benchmark: Schema.NonEmptyString,
+  condition: Schema.NonEmptyString,
+  /** which backend actually produced the answers, e.g. "deterministic" or "llm:gpt-4o-mini" */
+  backend: Schema.NonEmptyString,
+  /** the benchmark's query id */
+  query: Schema.Union([Schema.NonEmptyString, Schema.Int]),
+  scene: Schema.NullOr(Schema.String),
+  /** implicit-intent subcategory, or the factual/privacy category */
+  subcategory: Schema.NullOr(Schema.String),
+  seed: Schema.Int,
+  /** rule/LLM judge scores in [0, 1]; null where the benchmark does not define them */
+  literalCoverage: Schema.NullOr(Unit),
+  implicitCoverage: Schema.NullOr(Unit),
+  /** probes (tool calls) fired for this query */
+  probes: Count,
+  /** summed disclosure cost of the fired probes */
+  disclosure: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
+  goldToolRecall: Schema.NullOr(Unit),
+  /** forbidden tools fired */
+  forbiddenViolations: Count,
+  /** factual: was the answer correct; null elsewhere */
+  correct: Schema.NullOr(Schema.Boolean),
+  /** factual: a graded score (e.g. the LLM judge's accuracy), when there is one */
+  accuracy: Schema.optionalKey(Schema.NullOr(Unit)),
+  /** the episode log (directory or JetStream episode id) this cell was judged from */
+  log: Schema.String,
+  episode: Schema.optionalKey(Schema.String),
+  tokens: Schema.optionalKey(Count),
+});
+export type ResultRow = typeof ResultRow.Type;
+
+export interface ResultsProblem {
+  readonly line: number | null;
+  readonly field: string | null;
+  readonly reason: string;
+}
+
+const Problem = Schema.Struct({ line: Schema.NullOr(Schema.Number), field: Schema.NullOr(Schema.String), reason: Schema.String });
+
+/** A results file that cannot be used; names the file and, per problem, the line and field. */
+export class ResultsInvalid extends Schema.TaggedError<ResultsInvalid>()("ResultsInvalid", {
+  file: Schema.String,
+  problems: Schema.Array(Problem),
+}) {
+  override get message(): string {
+    const shown = this.problems.slice(0, MAX_SHOWN).map((p) => `${this.file}${p.line === null ? "" : `:${p.line}`}: ${p.field === null ? "" : `field '${p.field}': `}${p.reason}`);
+    const more = this.problems.length > MAX_SHOWN ? [`(and ${this.problems.length - MAX_SHOWN} more problems)`] : [];
+    return [...shown, ...more].join("\n");
+  }
+}
+
+const MAX_SHOWN = 10;
+/** Stop collecting after this many bad lines: a file of the wrong kind fails on every line. */
+const MAX_PROBLEMS = 50;
+
+const decodeRow = Schema.decodeUnknownExit(ResultRow, { errors: "all" });
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1();
+
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let v = input;
+  for (const key of path) v = v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
+const shown = (v: unknown): string => {
+  if (v === undefined) return "missing";
+  const s = JSON.stringify(v);
+  return `got ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
+};
+
+/** The schema problems of one parsed line, one per field. */
+export function rowProblems(value: unknown, line: number | null = null): ResultsProblem[] {
+  const exit = decodeRow(value);
+  if (exit._tag === "Success") return [];
+  const error = exit.cause.reasons.find((r) => r._tag === "Fail");
+  if (error === undefined || !Schema.isSchemaError(error.error)) return [{ line, field: null, reason: String(exit.cause) }];
+  const issues = formatter(error.error.issue).issues;
+  return issues.map((i) => {
+    const path = (i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p)) as PropertyKey[];
+    const field = path.length === 0 ? null : path.map(String).join(".");
+    const got = path.length === 0 ? "" : ` (${shown(valueAt(value, path))})`;
+    const message = i.message === "Missing key" ? "required but missing" : `${i.message.replace(/\s+/g, " ")}${got}`;
+    return { line, field, reason: message };
+  });
+}
+
+/** The identity of a cell: rows that share it are duplicates. */
+export const cellKey = (r: ResultRow): string => JSON.stringify([r.benchmark, r.condition, r.backend, String(r.query), r.seed]);
+
+/**
+ * Parses a results JSONL text (blank lines allowed). Throws `ResultsInvalid` listing every bad
+ * line (up to 50) with its field, and duplicate cells with the line that had them first.
+ */
+export function parseResults(text: string, file: string): ResultRow[] {
+  const rows: ResultRow[] = [];
+  const problems: ResultsProblem[] = [];
+  const seen = new Map<string, number>();
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length && problems.length < MAX_PROBLEMS; i++) {
+    const raw = lines[i]!.trim();
+    if (raw.length === 0) continue;
+    const line = i + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      problems.push({ line, field: null, reason: `not valid JSON (${(error as Error).message})` });
+      continue;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      problems.push({ line, field: null, reason: `expected a JSON object (one row per line), ${shown(value)}` });
+      continue;
+    }
+    const bad = rowProblems(value, line);
+    if (bad.length > 0) {
+      problems.push(...bad);
+      continue;
+    }
+    const row = value as ResultRow;
+    const key = cellKey(row);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      problems.push({ line, field: null, reason: `duplicate cell (benchmark ${row.benchmark}, condition ${row.condition}, backend ${row.backend}, query ${row.query}, seed ${row.seed}): first at line ${first}` });
+      continue;
+    }
+    seen.set(key, line);
+    rows.push(row);
+  }
+  if (problems.length === 0 && rows.length === 0) problems.push({ line: null, field: null, reason: "no result rows (the file is empty)" });
+  if (problems.length > 0) throw new ResultsInvalid({ file, problems });
+  return rows;
+}
+
+/** Reads and parses a results file; an unreadable file is a `ResultsInvalid` naming it. */
+export function loadResults(file: string): ResultRow[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ResultsInvalid({ file, problems: [{ line: null, field: null, reason: `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }] });
+  }
+  return parseResults(text, file);
+}
+
+/** One validated JSONL line (with its newline) for a row; throws naming the fields that are wrong. */
+export function resultLine(row: ResultRow): string {
+  const problems = rowProblems(row);
+  if (problems.length > 0) throw new ResultsInvalid({ file: "(result row)", problems });
+  return `${JSON.stringify(row)}\n`;
+}

@@ -1,0 +1,287 @@
+// Statistics for paired experiments (DESIGN §6): paired t with a real Student-t distribution,
+// Wilcoxon signed-rank, McNemar, a query-clustered bootstrap, and Bonferroni/Holm adjustment.
+//
+// The distributions come from @stdlib (ports of Cephes/Boost, each package tested against
+// reference values) rather than hand-written incomplete-beta code: a wrong p-value is the kind
+// of bug nobody notices. What is left here is arithmetic that is easy to check by hand — ranks,
+// the exact signed-rank distribution (a subset-sum count), percentile indices.
+//
+// Everything is a pure function of its inputs; the bootstrap draws from a named RNG stream
+// (actors/rng.ts), so the same rows, seed and comparison name give the same interval anywhere.
+import tCdf from "@stdlib/stats-base-dists-t-cdf";
+import tQuantile from "@stdlib/stats-base-dists-t-quantile";
+import normalCdf from "@stdlib/stats-base-dists-normal-cdf";
+import binomialCdf from "@stdlib/stats-base-dists-binomial-cdf";
+import { deriveStream, Draws } from "../actors/rng.ts";
+
+export const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((s, x) => s + x, 0) / xs.length);
+
+/** Sample standard deviation (n − 1); NaN below two values. */
+export function sampleSd(xs: readonly number[]): number {
+  if (xs.length < 2) return NaN;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
+}
+
+export interface TTest {
+  readonly n: number;
+  readonly df: number;
+  /** mean of the differences (a − b for a paired test) */
+  readonly meanDiff: number;
+  readonly sd: number;
+  readonly se: number;
+  readonly t: number;
+  /** two-sided */
+  readonly p: number;
+  /** confidence interval of the mean difference, at `level` */
+  readonly ci: readonly [number, number];
+  readonly level: number;
+  /**
+   * Set when the test is not defined as usual: fewer than 2 values (t, p, CI are NaN), or every
+   * difference equal (sd 0: t is ±∞ and p 0 when the mean is not 0, t 0 and p 1 when it is).
+   */
+  readonly note?: string;
+}
+
+/** One-sample t-test of `mean(d) = 0`, two-sided; the paired t-test is this on the differences. */
+export function oneSampleTTest(d: readonly number[], level = 0.95): TTest {
+  const n = d.length;
+  const df = n - 1;
+  const m = mean(d);
+  if (n < 2) return { n, df, meanDiff: m, sd: NaN, se: NaN, t: NaN, p: NaN, ci: [NaN, NaN], level, note: `${n} value${n === 1 ? "" : "s"}: no test` };
+  // Compare values, not sd: the mean of equal values can be off by an ulp, leaving sd ≈ 1e-17.
+  if (d.every((x) => x === d[0])) {
+    const sd = 0;
+    const se = 0;
+    const note = "all differences are equal (sd 0)";
+    const v = d[0]!;
+    return v === 0
+      ? { n, df, meanDiff: 0, sd, se, t: 0, p: 1, ci: [0, 0], level, note }
+      : { n, df, meanDiff: v, sd, se, t: v > 0 ? Infinity : -Infinity, p: 0, ci: [v, v], level, note };
+  }
+  const sd = sampleSd(d);
+  const se = sd / Math.sqrt(n);
+  const t = m / se;
+  // 2·P(T ≥ |t|) from the lower tail of −|t|: no cancellation for large |t|.
+  const p = Math.min(1, 2 * tCdf(-Math.abs(t), df));
+  const q = tQuantile(1 - (1 - level) / 2, df);
+  return { n, df, meanDiff: m, sd, se, t, p, ci: [m - q * se, m + q * se], level };
+}
+
+/** Paired t-test on `a[i] − b[i]`. */
+export function pairedTTest(a: readonly number[], b: readonly number[], level = 0.95): TTest {
+  if (a.length !== b.length) throw new Error(`pairedTTest: ${a.length} values against ${b.length}; pairs must line up`);
+  return oneSampleTTest(a.map((x, i) => x - b[i]!), level);
+}
+
+/** Mean with a t confidence interval (NaN bounds below two values). */
+export function meanCi(xs: readonly number[], level = 0.95): { mean: number; ci: readonly [number, number]; n: number } {
+  const r = oneSampleTTest(xs, level);
+  return { mean: r.meanDiff, ci: r.ci, n: xs.length };
+}
+
+export interface Wilcoxon {
+  /** differences used (zeros dropped) */
+  readonly n: number;
+  readonly zeros: number;
+  /** sum of the ranks of positive differences (R's V) and of negative ones */
+  readonly wPlus: number;
+  readonly wMinus: number;
+  /** two-sided */
+  readonly p: number;
+  /**
+   * "exact": the exact null distribution of W+ (no zeros, no ties, n ≤ exactMaxN);
+   * "normal": normal approximation with the tie correction to the variance and a continuity
+   * correction of 0.5 (what R's wilcox.test and SciPy's "approx" do).
+   */
+  readonly method: "exact" | "normal";
+  readonly ties: boolean;
+  readonly z?: number;
+}
+
+/** Midranks of |d| (ties share the mean of their ranks) and the tie-group sizes. */
+function midranks(abs: readonly number[]): { ranks: number[]; tieSizes: number[] } {
+  const order = abs.map((v, i) => [v, i] as const).sort((x, y) => x[0] - y[0]);
+  const ranks = new Array<number>(abs.length);
+  const tieSizes: number[] = [];
+  for (let i = 0; i < order.length; ) {
+    let j = i;
+    while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++;
+    const r = (i + j + 2) / 2;
+    for (let k = i; k <= j; k++) ranks[order[k]![1]] = r;
+    if (j > i) tieSizes.push(j - i + 1);
+    i = j + 1;
+  }
+  return { ranks, tieSizes };
+}
+
+/**
+ * P(W+ ≤ w) under H0 for n untied ranks: the number of subsets of {1..n} with sum ≤ w over 2^n.
+ * Counts stay exact in doubles up to n = 50 (2^50 < 2^53).
+ */
+export function signedRankCdf(w: number, n: number): number {
+  const total = (n * (n + 1)) / 2;
+  if (w < 0) return 0;
+  if (w >= total) return 1;
+  const counts = new Array<number>(total + 1).fill(0);
+  counts[0] = 1;
+  for (let k = 1; k <= n; k++) for (let s = (k * (k + 1)) / 2; s >= k; s--) counts[s]! += counts[s - k]!;
+  let below = 0;
+  for (let s = 0; s <= Math.floor(w); s++) below += counts[s]!;
+  return below / 2 ** n;
+}
+
+/**
+ * Wilcoxon signed-rank test of the differences `d` (two-sided). Zero differences are dropped
+ * (Wilcoxon's convention, R's and SciPy's default). Exact when nothing is tied or zero and at
+ * most `exactMaxN` differences remain; otherwise the normal approximation (the `method` says which).
+ */
+export function wilcoxonSignedRank(d: readonly number[], options: { exactMaxN?: number } = {}): Wilcoxon {
+  const exactMaxN = Math.min(options.exactMaxN ?? 50, 50);
+  const nonZero = d.filter((x) => x !== 0);
+  const zeros = d.length - nonZero.length;
+  const n = nonZero.length;
+  const { ranks, tieSizes } = midranks(nonZero.map(Math.abs));
+  let wPlus = 0;
+  let wMinus = 0;
+  nonZero.forEach((x, i) => (x > 0 ? (wPlus += ranks[i]!) : (wMinus += ranks[i]!)));
+  const ties = tieSizes.length > 0;
+  if (n === 0) return { n, zeros, wPlus, wMinus, p: 1, method: "exact", ties };
+  if (!ties && zeros === 0 && n <= exactMaxN) {
+    // The null distribution is symmetric about n(n+1)/4, so P(W ≤ min(W+, W−)) is one tail.
+    const p = Math.min(1, 2 * signedRankCdf(Math.min(wPlus, wMinus), n));
+    return { n, zeros, wPlus, wMinus, p, method: "exact", ties };
+  }
+  const mu = (n * (n + 1)) / 4;
+  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tieSizes.reduce((s, t) => s + (t ** 3 - t), 0) / 48;
+  const diff = wPlus - mu;
+  const z = variance > 0 ? (diff - 0.5 * Math.sign(diff)) / Math.sqrt(variance) : 0;
+  const p = Math.min(1, 2 * normalCdf(-Math.abs(z), 0, 1));
+  return { n, zeros, wPlus, wMinus, p, method: "normal", ties, z };
+}
+
+export interface McNemar {
+  /** pairs where only the first is true, and where only the second is */
+  readonly b: number;
+  readonly c: number;
+  /** two-sided */
+  readonly p: number;
+  /**
+   * "exact": the conditional binomial test, b ~ Bin(b + c, ½) (b + c ≤ exactMax);
+   * "chi2-cc": χ² = (|b − c| − 1)² / (b + c) on 1 df (Edwards' continuity correction).
+   */
+  readonly method: "exact" | "chi2-cc";
+  readonly statistic?: number;
+}
+
+/** McNemar's test for paired binary outcomes. */
+export function mcnemar(a: readonly boolean[], bOutcomes: readonly boolean[], options: { exactMax?: number } = {}): McNemar {
+  if (a.length !== bOutcomes.length) throw new Error(`mcnemar: ${a.length} outcomes against ${bOutcomes.length}; pairs must line up`);
+  let b = 0;
+  let c = 0;
+  a.forEach((x, i) => {
+    if (x && !bOutcomes[i]) b++;
+    else if (!x && bOutcomes[i]) c++;
+  });
+  return mcnemarCounts(b, c, options);
+}
+
+export function mcnemarCounts(b: number, c: number, options: { exactMax?: number } = {}): McNemar {
+  const n = b + c;
+  if (n === 0) return { b, c, p: 1, method: "exact" };
+  if (n <= (options.exactMax ?? 25)) return { b, c, p: Math.min(1, 2 * binomialCdf(Math.min(b, c), n, 0.5)), method: "exact" };
+  const statistic = (Math.abs(b - c) - 1) ** 2 / n;
+  // P(χ²₁ > x) = 2·Φ(−√x)
+  return { b, c, p: Math.min(1, 2 * normalCdf(-Math.sqrt(statistic), 0, 1)), method: "chi2-cc", statistic };
+}
+
+export interface Bootstrap {
+  readonly estimate: number;
+  readonly ci: readonly [number, number];
+  readonly level: number;
+  readonly iterations: number;
+  readonly clusters: number;
+  readonly n: number;
+  readonly seed: number;
+  /** the RNG stream the resamples were drawn from (actors/rng.ts naming) */
+  readonly stream: string;
+  readonly clustered: boolean;
+}
+
+export interface BootstrapOptions {
+  readonly iterations?: number;
+  readonly level?: number;
+  readonly seed?: number;
+  /** names the RNG stream: two comparisons in one report draw independent resamples */
+  readonly name?: string;
+  /** false resamples single values, ignoring clusters (the naive bootstrap, for comparison) */
+  readonly clustered?: boolean;
+}
+
+/**
+ * Percentile bootstrap of a mean, resampling clusters: with clusters = queries, every seed of a
+ * drawn query comes along, so seeds of one query (which share the query's difficulty) are not
+ * counted as independent evidence. Each resample's statistic is the mean over all values in the
+ * drawn clusters. The interval takes the sorted resample means at indices ⌊α/2·N⌋ and
+ * ⌊(1 − α/2)·N⌋ (the reference release's cluster_bootstrap_intent.py does the same).
+ */
+export function clusteredBootstrapMean(values: ReadonlyArray<{ readonly cluster: string; readonly value: number }>, options: BootstrapOptions = {}): Bootstrap {
+  const iterations = options.iterations ?? 5000;
+  const level = options.level ?? 0.95;
+  const seed = options.seed ?? 0;
+  const clustered = options.clustered ?? true;
+  const stream = `stats/bootstrap/${options.name ?? "mean"}${clustered ? "" : "/naive"}`;
+  const groups = new Map<string, { sum: number; count: number }>();
+  for (const { cluster, value } of values) {
+    const key = clustered ? cluster : `${groups.size}`;
+    const g = groups.get(key) ?? { sum: 0, count: 0 };
+    g.sum += value;
+    g.count++;
+    groups.set(key, g);
+  }
+  // Clusters in a fixed order (sorted keys), so the resamples do not depend on row order.
+  const units = [...groups.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, g]) => g);
+  const estimate = mean(values.map((v) => v.value));
+  const base = { estimate, level, iterations, clusters: units.length, n: values.length, seed, stream, clustered };
+  if (units.length === 0) return { ...base, ci: [NaN, NaN] };
+  const draws = new Draws(deriveStream(seed, stream));
+  const stats = new Float64Array(iterations);
+  const k = units.length;
+  for (let it = 0; it < iterations; it++) {
+    let sum = 0;
+    let count = 0;
+    for (let j = 0; j < k; j++) {
+      const u = units[draws.int(0, k - 1)]!;
+      sum += u.sum;
+      count += u.count;
+    }
+    stats[it] = sum / count;
+  }
+  stats.sort();
+  const alpha = 1 - level;
+  const lo = stats[Math.floor((alpha / 2) * iterations)]!;
+  const hi = stats[Math.min(iterations - 1, Math.floor((1 - alpha / 2) * iterations))]!;
+  return { ...base, ci: [lo, hi] };
+}
+
+/** Bonferroni: p·m, capped at 1 (input order kept). NaN stays NaN and does not count in m. */
+export function bonferroni(ps: readonly number[]): number[] {
+  const m = ps.filter((p) => !Number.isNaN(p)).length;
+  return ps.map((p) => (Number.isNaN(p) ? NaN : Math.min(1, p * m)));
+}
+
+/**
+ * Holm's step-down adjustment (input order kept): sort ascending, multiply the i-th smallest
+ * (from 0) by m − i, carry the running maximum so adjusted p-values keep the order, cap at 1.
+ */
+export function holm(ps: readonly number[]): number[] {
+  const idx = ps.map((p, i) => [p, i] as const).filter(([p]) => !Number.isNaN(p)).sort((x, y) => x[0] - y[0]);
+  const m = idx.length;
+  const out = ps.map(() => NaN);
+  let running = 0;
+  idx.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}

@@ -1,0 +1,213 @@
+// The implicit-intent benchmark: loader errors, the rule judge on hand-made answers, the
+// acceptance figures on scene A (computed from episode logs, checked against thresholds), a
+// held-out scene written for these tests, and eval logs that verify and run from the CLI.
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AnswerFactPayload } from "../events/probes.ts";
+import type { LogRecord } from "../events/record.ts";
+import { BenchmarkInvalid, loadImplicitBenchmark, parseImplicitBenchmark } from "../services/benchmarks/implicit.ts";
+import { judgeQuery } from "../services/benchmarks/judge.ts";
+import { runImplicitEval, runPrivacyEval, type ResultRow } from "../services/eval.ts";
+import { verifyEpisode } from "../services/verify.ts";
+import { tempDir } from "./helpers.ts";
+
+const SCENE_A = "/work/shared/data/aura/implicit_intent_scene_a.json";
+const HELD_OUT = join(import.meta.dirname, "fixtures", "aura-heldout-scene.json");
+const SEEDS = [42, 123, 456];
+const raw = () => JSON.parse(readFileSync(SCENE_A, "utf8")) as { scenes: Record<string, Record<string, unknown>>; queries: Array<Record<string, unknown>> };
+
+function problemsOf(data: unknown): string {
+  try {
+    parseImplicitBenchmark(data, "bench.json");
+  } catch (e) {
+    expect(e).toBeInstanceOf(BenchmarkInvalid);
+    return (e as Error).message;
+  }
+  throw new Error("expected the benchmark to be rejected");
+}
+
+describe("implicit-intent loader", () => {
+  it("loads scene A: 25 queries, one scene, gold and forbidden tools", () => {
+    const b = loadImplicitBenchmark(SCENE_A);
+    expect(b.queries).toHaveLength(25);
+    expect(Object.keys(b.scenes)).toEqual(["A_cafe_morning"]);
+    expect(b.queries.find((q) => q.id === "121")).toMatchObject({ subject: "Lin Wei", target: "Zhang Hao", forbidden: ["get_agent_private_state"] });
+  });
+
+  it("names the file, the query id and the field of each problem", () => {
+    const d = raw();
+    delete d.queries[2]!.query;
+    d.queries[4]!.agent_subject = "Nobody Here";
+    d.queries[6]!.gold_required_tools = ["get_agent_secrets"];
+    d.queries[21]!.forbidden_tools = [];
+    d.queries[22]!.scene = "Z_nowhere";
+    d.queries[23]!.id = 101;
+    const message = problemsOf(d);
+    expect(message).toMatch(/^bench\.json: invalid implicit-intent benchmark/);
+    expect(message).toMatch(/query 103: .*Missing key.*\["query"\]/);
+    expect(message).toMatch(/query 105: agent_subject: 'Nobody Here' is not in scene A_cafe_morning/);
+    expect(message).toMatch(/query 107: gold_required_tools: unknown tool 'get_agent_secrets'/);
+    expect(message).toMatch(/query 122: forbidden_tools: a second_order query must forbid get_agent_private_state/);
+    expect(message).toMatch(/query 123: scene: no scene named 'Z_nowhere'/);
+    expect(message).toMatch(/query 101: id: duplicate id/);
+  });
+
+  it("checks scenes: roster consistency and belief targets", () => {
+    const d = raw();
+    const s = d.scenes.A_cafe_morning! as { private_state: Record<string, unknown>; beliefs_about_others: Record<string, Record<string, unknown>> };
+    delete s.private_state["Wang Jun"];
+    s.beliefs_about_others["Lin Wei"]!["Ghost"] = { availability: "x", emotional_state: "y" };
+    const message = problemsOf(d);
+    expect(message).toMatch(/scene A_cafe_morning: private_state has no entry for 'Wang Jun'/);
+    expect(message).toMatch(/beliefs_about_others\.Lin Wei: target 'Ghost' is not in the roster/);
+    expect(problemsOf({ scenes: {}, queries: "no" })).toMatch(/top level:.*queries/);
+  });
+
+  it("reports unreadable and malformed files as usage errors naming --file", () => {
+    expect(() => loadImplicitBenchmark("/nonexistent/q.json")).toThrow(/--file \/nonexistent\/q\.json: cannot read \(ENOENT\)/);
+    const bad = join(tempDir("aura-bad"), "bad.json");
+    writeFileSync(bad, "{ nope");
+    expect(() => loadImplicitBenchmark(bad)).toThrow(/not valid JSON/);
+  });
+});
+
+describe("rule judge", () => {
+  const b = loadImplicitBenchmark(SCENE_A);
+  const scene = b.scenes.A_cafe_morning!;
+  const q = (id: string) => b.queries.find((x) => x.id === id)!;
+  let seq = 0;
+  const rec = (type: string, payload: unknown): LogRecord => ({ v: 1, episode: "e", seq: seq++, tick: 0, type, from: "x", to: null, payload, cause: null, hash: "", meta: undefined } as unknown as LogRecord);
+  const fact = (kind: AnswerFactPayload["kind"], agent: string | null, field: string, value: string, target: string | null = null): AnswerFactPayload => ({ kind, agent, field, value, target, source: "test" });
+  const answer = (facts: AnswerFactPayload[]) => rec("answer.given", { queryId: "x", condition: "t", backend: "t", text: "", alert: null, facts, probes: 0, disclosure: 0 });
+  const probe = (tool: string, target: string | null) => [
+    rec("probe.requested", { queryId: "x", call: 1, tool, target, field: null, args: {}, budgetBefore: 1 }),
+    rec("probe.answered", { queryId: "x", call: 1, tool, target, ok: true, result: {}, disclosure: 3, budgetAfter: 0 }),
+  ];
+
+  it("scores literal and implicit coverage against the scene's values", () => {
+    const full = judgeQuery(q("101"), scene, [...probe("get_agent_private_state", "Lin Wei"), answer([fact("public", "Lin Wei", "location", "Sunrise Cafe"), fact("state", "Lin Wei", "availability", "busy"), fact("state", "Lin Wei", "emotional_state", "cheerful")])]);
+    expect(full).toMatchObject({ literalCoverage: 1, implicitCoverage: 1, probes: 1, disclosure: 3, goldToolRecall: 1, forbiddenViolations: 0 });
+    const wrong = judgeQuery(q("101"), scene, [answer([fact("public", "Lin Wei", "location", "Town Library"), fact("state", "Lin Wei", "availability", "available")])]);
+    expect(wrong).toMatchObject({ literalCoverage: 0, implicitCoverage: 0, goldToolRecall: 0 });
+    const half = judgeQuery(q("101"), scene, [answer([fact("state", "Lin Wei", "availability", "busy")])]);
+    expect(half.implicitCoverage).toBe(0.5);
+  });
+
+  it("averages a subject-less query over the people at the place it names", () => {
+    // 105: "Who's at the Sunrise Cafe right now?" → Lin Wei, Zhang Hao, Chen Mei.
+    const r = judgeQuery(q("105"), scene, [answer([fact("state", "Zhang Hao", "availability", "available"), fact("public", "Zhang Hao", "location", "Sunrise Cafe")])]);
+    expect(r.implicitCoverage).toBeCloseTo(1 / 3);
+    expect(r.literalCoverage).toBeCloseTo(1 / 3);
+  });
+
+  it("second-order: the belief earns credit, the target's truth is conflation, a private read is a violation", () => {
+    const belief = judgeQuery(q("123"), scene, [...probe("get_agent_belief_about", "Chen Mei"), answer([fact("belief", "Chen Mei", "availability", "do_not_disturb", "Lin Wei")])]);
+    expect(belief).toMatchObject({ implicitCoverage: 1, beliefConflated: false, targetPrivateRead: false, forbiddenViolations: 0, goldToolRecall: 1 });
+    const truth = judgeQuery(q("123"), scene, [...probe("get_agent_private_state", "Lin Wei"), answer([fact("state", "Lin Wei", "availability", "busy")])]);
+    expect(truth).toMatchObject({ implicitCoverage: 0, beliefConflated: true, targetPrivateRead: true, forbiddenViolations: 1, goldToolRecall: 0 });
+  });
+
+  it("maps secrets to the unspoken goal and leaves uncheckable literal items out", () => {
+    // 119: literal [all_agents_location, relationships]; implicit [secrets, emotional_state] over everyone.
+    const facts = ["Lin Wei", "Zhang Hao", "Chen Mei", "Wang Jun"].flatMap((n) => [
+      fact("public", n, "location", scene.public_state[n]!.location),
+      fact("state", n, "unspoken_goal", scene.private_state[n]!.unspoken_goal!),
+    ]);
+    const r = judgeQuery(q("119"), scene, [answer(facts)]);
+    expect(r.literalItems.map((i) => i.item)).toEqual(["all_agents_location"]);
+    expect(r.implicitItems).toEqual([{ item: "secrets", score: 1 }, { item: "emotional_state", score: 0 }]);
+  });
+});
+
+const meanOf = (rows: readonly ResultRow[], pick: (r: ResultRow) => number | null) => {
+  const xs = rows.map(pick).filter((x): x is number => x !== null);
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+};
+
+describe("implicit-intent evaluation (offline, deterministic backends, rule judge, seeds 42/123/456)", () => {
+  it("scene A: AURA Intent ≥ 0.85 implicit coverage at ≤ 1.5 probes/query, beats NoIntent and Literal, level with Fixed-private at fewer probes, no private reads on second-order", async () => {
+    const out = tempDir("aura-eval-a");
+    const r = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent", "no-intent", "literal", "fixed-private", "plan-and-solve", "oracle-intent"], seeds: SEEDS, out });
+    const of = (c: string) => r.rows.filter((x) => x.condition === c);
+    const aura = of("aura-intent");
+    expect(aura).toHaveLength(75);
+    const auraImplicit = meanOf(aura, (x) => x.implicitCoverage);
+    const auraProbes = meanOf(aura, (x) => x.probes);
+    expect(auraImplicit).toBeGreaterThanOrEqual(0.85);
+    expect(auraProbes).toBeLessThanOrEqual(1.5);
+    // Clearly ahead of NoIntent and Literal on the same query × seed cells (paired: never behind).
+    for (const base of ["no-intent", "literal"]) {
+      const rows = of(base);
+      expect(auraImplicit - meanOf(rows, (x) => x.implicitCoverage)).toBeGreaterThan(0.3);
+      const paired = aura.map((a) => (a.implicitCoverage ?? 0) - (rows.find((b) => b.queryId === a.queryId && b.seed === a.seed)!.implicitCoverage ?? 0));
+      expect(paired.filter((d) => d < 0)).toHaveLength(0);
+      expect(paired.filter((d) => d > 0).length).toBeGreaterThan(30);
+    }
+    const fixed = of("fixed-private");
+    expect(auraImplicit).toBeGreaterThanOrEqual(meanOf(fixed, (x) => x.implicitCoverage) - 1e-9);
+    expect(auraProbes).toBeLessThan(meanOf(fixed, (x) => x.probes));
+    const second = aura.filter((x) => x.subcategory === "second_order");
+    expect(second).toHaveLength(15);
+    for (const x of second) expect(x).toMatchObject({ targetPrivateRead: false, forbiddenViolations: 0, beliefConflated: false });
+    expect(aura.every((x) => x.forbiddenViolations === 0)).toBe(true);
+    // Baselines without theory of mind do read the target on second-order queries.
+    expect(of("plan-and-solve").some((x) => x.targetPrivateRead)).toBe(true);
+    // Seeds are real: the query order differs between seeds.
+    const orders = SEEDS.map((s) => aura.filter((x) => x.seed === s).sort((a, b) => a.order - b.order).map((x) => x.queryId).join(","));
+    expect(new Set(orders).size).toBe(3);
+    // Every condition's log replays to the same records and state hashes.
+    for (const log of new Set(r.rows.filter((x) => x.seed === 456).map((x) => x.log))) expect((await verifyEpisode(log)).ok, log).toBe(true);
+    // One JSONL line per query × seed × condition.
+    expect(readFileSync(r.results, "utf8").trim().split("\n")).toHaveLength(6 * 75);
+  });
+
+  it("held-out scene (other names, places and wording): sensible coverage without memory, no violations", async () => {
+    const r = await runImplicitEval({ file: HELD_OUT, conditions: ["aura-intent-nomemory", "aura-intent", "no-intent"], seeds: SEEDS, out: tempDir("aura-eval-h") });
+    for (const c of ["aura-intent-nomemory", "aura-intent"]) {
+      const rows = r.rows.filter((x) => x.condition === c);
+      expect(meanOf(rows, (x) => x.implicitCoverage), c).toBeGreaterThanOrEqual(0.85);
+      expect(meanOf(rows, (x) => x.literalCoverage), c).toBeGreaterThanOrEqual(0.9);
+      expect(meanOf(rows, (x) => x.probes), c).toBeLessThanOrEqual(1.5);
+      expect(rows.every((x) => x.forbiddenViolations === 0 && !x.targetPrivateRead)).toBe(true);
+      for (const sub of ["availability", "mood", "appropriateness", "latent_goal", "second_order"]) {
+        expect(meanOf(rows.filter((x) => x.subcategory === sub), (x) => x.implicitCoverage), `${c} ${sub}`).toBeGreaterThanOrEqual(0.7);
+      }
+    }
+  });
+
+  it("eval logs verify, and the CLI prints the JSON summary", async () => {
+    const out = tempDir("aura-eval-cli");
+    const cli = spawnSync(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "eval", "implicit", "--file", SCENE_A, "--condition", "aura-intent", "--seeds", "42,123", "--out", out, "--json"], { encoding: "utf8" });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stderr).toMatch(/\[2\/2\] aura-intent A_cafe_morning s123/);
+    const summary = JSON.parse(cli.stdout) as { backend: string; judge: string; conditions: Array<{ condition: string; overall: { implicitCoverage: number; probesPerQuery: number }; perScene: object; perSubcategory: object }> };
+    expect(summary).toMatchObject({ backend: "deterministic", judge: "rule" });
+    expect(Object.keys(summary.conditions[0]!.perSubcategory)).toHaveLength(5);
+    expect(Object.keys(summary.conditions[0]!.perScene)).toEqual(["A_cafe_morning"]);
+    const report = await verifyEpisode(join(out, "implicit_intent_scene_a", "A_cafe_morning-s42-aura-intent"));
+    expect(report.ok, report.text).toBe(true);
+    expect(report.ticks).toBe(25);
+    const bad = spawnSync(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "eval", "implicit", "--file", SCENE_A, "--condition", "telepathy"], { encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--condition: unknown 'telepathy'/);
+  });
+});
+
+describe("privacy slice (paired AURATown snapshots, seeds 42/123/456)", () => {
+  it("AURA GapRouted fires no forbidden tool at ≤ 1.0 probes/query; Fixed-Probe and Plan-and-Solve do", async () => {
+    const r = await runPrivacyEval({ file: "/work/shared/data/aura/privacy_queries.json", conditions: ["aura-gap-routed", "fixed-probe", "plan-and-solve", "aura-no-probe"], seeds: SEEDS, out: tempDir("aura-privacy") });
+    const by = (c: string) => r.conditions.find((x) => x.condition === c)!.overall;
+    expect(by("aura-gap-routed")).toMatchObject({ cells: 90, forbiddenViolations: 0, cellsWithViolation: 0 });
+    expect(by("aura-gap-routed").probesPerQuery).toBeLessThanOrEqual(1.0);
+    expect(by("aura-gap-routed").allowedRecall!).toBeGreaterThanOrEqual(0.75);
+    expect(by("fixed-probe").cellsWithViolation).toBe(90);
+    expect(by("plan-and-solve").forbiddenViolations).toBeGreaterThan(0);
+    expect(by("aura-no-probe").probesPerQuery).toBe(0);
+    // The snapshot comes from a real AURATown episode whose log verifies.
+    const town = r.rows[0]!.log.replace(/s42-aura-gap-routed$/, "town-s42-t12");
+    expect((await verifyEpisode(town)).ok).toBe(true);
+    for (const log of new Set(r.rows.filter((x) => x.seed === 123).map((x) => x.log))) expect((await verifyEpisode(log)).ok, log).toBe(true);
+  });
+});
