@@ -16,6 +16,7 @@ import type { TelemetryConfig } from "../infra/telemetry.ts";
 import { episodeIdOf, runEpisode } from "./episodes.ts";
 import { layoutOf, UsageError } from "./replay.ts";
 import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } from "./benchmarks/implicit.ts";
+import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
 import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } from "./benchmarks/privacy.ts";
 
@@ -187,7 +188,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
           if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
           const row: ResultRow = { benchmark: stem, seed, condition, episode, log: dir, order: got.tick, ...judgeQuery(q, scene, got.records) };
           rows.push(row);
-          appendFileSync(results, JSON.stringify(row) + "\n");
+          appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, correct: null }));
         }
         o.progress?.(++done, total, `${condition} ${sceneName} s${seed}`);
       }
@@ -268,6 +269,12 @@ export function privacyAggregate(rows: readonly PrivacyRow[]): PrivacyAggregate 
   };
 }
 
+/** Which offline backend a privacy-slice condition runs with (the AURA ones infer a frame). */
+function backendOf(condition: string): string {
+  const kind = SCENE_CONDITIONS[condition]!.kind;
+  return kind === "aura-gap-routed" || kind === "aura-no-probe" ? "deterministic" : "deterministic-policy";
+}
+
 export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: string; seeds: readonly number[]; maxSteps: number; results: string; conditions: Array<{ condition: string; description: string; backend: string; overall: PrivacyAggregate; perCategory: Record<string, PrivacyAggregate>; perSeed: Record<string, PrivacyAggregate> }>; rows: PrivacyRow[] }> {
   const queries = loadPrivacyBenchmark(o.file);
   const unknown = o.conditions.filter((c) => !(FACTUAL_CONDITIONS as readonly string[]).includes(c));
@@ -307,7 +314,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
         if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
         const row: PrivacyRow = { benchmark: stem, seed, condition, episode: records[0]?.episode ?? "", log: dir, ...judgePrivacy(q, askers[i]!, got.records) };
         rows.push(row);
-        appendFileSync(results, JSON.stringify(row) + "\n");
+        appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend: backendOf(condition) }));
       });
       o.progress?.(++done, total, `${condition} s${seed}`);
     }
@@ -319,11 +326,10 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   };
   const conditions = o.conditions.map((condition) => {
     const rs = rows.filter((r) => r.condition === condition);
-    const kind = SCENE_CONDITIONS[condition]!.kind;
     return {
       condition,
       description: SCENE_CONDITIONS[condition]!.description,
-      backend: kind === "aura-gap-routed" || kind === "aura-no-probe" ? "deterministic" : "deterministic-policy",
+      backend: backendOf(condition),
       overall: privacyAggregate(rs),
       perCategory: group(rs, (r) => r.category),
       perSeed: group(rs, (r) => String(r.seed)),

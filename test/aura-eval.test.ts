@@ -10,10 +10,12 @@ import type { LogRecord } from "../events/record.ts";
 import { BenchmarkInvalid, loadImplicitBenchmark, parseImplicitBenchmark } from "../services/benchmarks/implicit.ts";
 import { judgeQuery } from "../services/benchmarks/judge.ts";
 import { runImplicitEval, runPrivacyEval, type ResultRow } from "../services/eval.ts";
+import { loadResults } from "../services/results.ts";
+import { analyze } from "../services/report.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { tempDir } from "./helpers.ts";
 
-const SCENE_A = "/work/shared/data/aura/implicit_intent_scene_a.json";
+const SCENE_A = join(import.meta.dirname, "..", "data/aura/implicit_intent_scene_a.json");
 const HELD_OUT = join(import.meta.dirname, "fixtures", "aura-heldout-scene.json");
 const SEEDS = [42, 123, 456];
 const raw = () => JSON.parse(readFileSync(SCENE_A, "utf8")) as { scenes: Record<string, Record<string, unknown>>; queries: Array<Record<string, unknown>> };
@@ -161,6 +163,18 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
     for (const log of new Set(r.rows.filter((x) => x.seed === 456).map((x) => x.log))) expect((await verifyEpisode(log)).ok, log).toBe(true);
     // One JSONL line per query × seed × condition.
     expect(readFileSync(r.results, "utf8").trim().split("\n")).toHaveLength(6 * 75);
+    // ... in the results schema the report reads.
+    const loaded = loadResults(r.results);
+    expect(loaded.filter((x) => x.condition === "aura-intent" && x.benchmark === "implicit_intent_scene_a")).toHaveLength(75);
+    // The acceptance's statistics: AURA Intent beats NoIntent and Literal with paired p < 0.01
+    // (paired t over queries, Holm-adjusted, and Wilcoxon), from the rows the report reads.
+    const analysis = analyze(loaded, { reference: "aura-intent", bootstrapIterations: 200 });
+    for (const base of ["no-intent", "literal"]) {
+      const c = analysis.benchmarks[0]!.comparisons.find((x) => x.arm === base)!;
+      expect(c.queryT.meanDiff, base).toBeLessThan(0);
+      expect(c.pHolm, base).toBeLessThan(0.01);
+      expect(c.wilcoxon.p, base).toBeLessThan(0.01);
+    }
   });
 
   it("held-out scene (other names, places and wording): sensible coverage without memory, no violations", async () => {
@@ -197,7 +211,7 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
 
 describe("privacy slice (paired AURATown snapshots, seeds 42/123/456)", () => {
   it("AURA GapRouted fires no forbidden tool at ≤ 1.0 probes/query; Fixed-Probe and Plan-and-Solve do", async () => {
-    const r = await runPrivacyEval({ file: "/work/shared/data/aura/privacy_queries.json", conditions: ["aura-gap-routed", "fixed-probe", "plan-and-solve", "aura-no-probe"], seeds: SEEDS, out: tempDir("aura-privacy") });
+    const r = await runPrivacyEval({ file: join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), conditions: ["aura-gap-routed", "fixed-probe", "plan-and-solve", "aura-no-probe"], seeds: SEEDS, out: tempDir("aura-privacy") });
     const by = (c: string) => r.conditions.find((x) => x.condition === c)!.overall;
     expect(by("aura-gap-routed")).toMatchObject({ cells: 90, forbiddenViolations: 0, cellsWithViolation: 0 });
     expect(by("aura-gap-routed").probesPerQuery).toBeLessThanOrEqual(1.0);

@@ -15,7 +15,7 @@ import { runEpisode } from "../services/episodes.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 import { join } from "node:path";
 
-const SCENE_A = "/work/shared/data/aura/implicit_intent_scene_a.json";
+const SCENE_A = join(import.meta.dirname, "..", "data/aura/implicit_intent_scene_a.json");
 
 /** State that throws when anything reads it: proves a denied probe never touches it. */
 const untouchable = <T extends object>(label: string): T =>
