@@ -4,7 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Effect } from "effect";
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Draft, LogRecord } from "../events/record.ts";
 import { createJetStreamEventStore, ensureLogStream, readJetStreamLog } from "../infra/jetStreamEventStore.ts";
@@ -86,8 +86,8 @@ async function kernelPublish(nc: NatsConnection, records: readonly LogRecord[]):
   return { seconds, ns, episode };
 }
 
-/** Raw ceiling: an ordered consumer over a subject of one message per record, counting messages. */
-async function rawRead(nc: NatsConnection, ns: string, episode: string, count: number): Promise<number> {
+/** Reads an episode's subject with an ordered consumer until `count` records were seen; seconds. */
+async function timedRead(nc: NatsConnection, ns: string, episode: string, count: number, recordsIn: (m: JsMsg) => number): Promise<number> {
   const js = jetstream(nc);
   const stream = await ensureLogStream(nc, ns);
   const started = performance.now();
@@ -95,26 +95,16 @@ async function rawRead(nc: NatsConnection, ns: string, episode: string, count: n
   let seen = 0;
   const messages = await consumer.consume({ max_messages: 1000 });
   for await (const m of messages) {
-    if (m.data.length > 0) seen++;
+    seen += recordsIn(m);
     if (seen >= count) break;
   }
   return (performance.now() - started) / 1000;
 }
 
-/** Context: an ordered consumer over the kernel's batch messages, splitting each and parsing every line. */
-async function rawReadBatches(nc: NatsConnection, ns: string, episode: string, count: number): Promise<number> {
-  const js = jetstream(nc);
-  const stream = await ensureLogStream(nc, ns);
-  const started = performance.now();
-  const consumer = await js.consumers.get(stream, { filter_subjects: subjects.log(ns, episode) });
-  let seen = 0;
-  const messages = await consumer.consume({ max_messages: 1000 });
-  for await (const m of messages) {
-    for (const text of m.string().split("\n")) if ((JSON.parse(text) as LogRecord).seq >= 0) seen++;
-    if (seen >= count) break;
-  }
-  return (performance.now() - started) / 1000;
-}
+/** Raw ceiling: one message per record, counting messages. */
+const countMessage = (m: JsMsg): number => (m.data.length > 0 ? 1 : 0);
+/** Context: the kernel's batch messages, splitting each and parsing every line. */
+const parseBatch = (m: JsMsg): number => m.string().split("\n").filter((text) => (JSON.parse(text) as LogRecord).seq >= 0).length;
 
 function startCli(args: string[], readyPattern: RegExp): Promise<ChildProcess> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"] });
@@ -231,8 +221,8 @@ export async function natsRows(quick: boolean, sample: readonly LogRecord[]): Pr
       const records = await readJetStreamLog(nc, lastKernel.ns, lastKernel.episode);
       readTimes.push((performance.now() - started) / 1000);
       if (records.length !== sample.length) throw new Error(`replay read ${records.length} of ${sample.length} records`);
-      rawReadTimes.push(await rawRead(nc, lastRaw.ns, lastRaw.episode, sample.length));
-      rawBatchReadTimes.push(await rawReadBatches(nc, lastKernel.ns, lastKernel.episode, sample.length));
+      rawReadTimes.push(await timedRead(nc, lastRaw.ns, lastRaw.episode, sample.length, countMessage));
+      rawBatchReadTimes.push(await timedRead(nc, lastKernel.ns, lastKernel.episode, sample.length, parseBatch));
     }
     const read = sample.length / median(readTimes);
     const rawR = sample.length / median(rawReadTimes);
