@@ -4,13 +4,14 @@ import { Schema } from "effect";
 import { kernelEvents } from "./kernel.ts";
 import { auratownEvents } from "./auratown.ts";
 import { probeEvents } from "./probes.ts";
+import { llmEvents } from "./llm.ts";
 
 interface CatalogueEntry {
   readonly version: number;
   readonly payload: Schema.Top;
 }
 
-export const catalogue: Readonly<Record<string, CatalogueEntry>> = { ...kernelEvents, ...auratownEvents, ...probeEvents };
+export const catalogue: Readonly<Record<string, CatalogueEntry>> = { ...kernelEvents, ...auratownEvents, ...probeEvents, ...llmEvents };
 
 const decoders = new Map<string, (u: unknown) => unknown>(
   Object.entries(catalogue).map(([type, entry]) => [type, Schema.decodeUnknownSync(entry.payload as Schema.Codec<unknown, unknown>)]),

@@ -1,0 +1,98 @@
+// LLM calls as events (DESIGN §4): an actor emits `llm.requested` (role, model, messages, params
+// and the sha256 of the canonical request) addressed to the gateway; the sequencer hands it to the
+// LLM gateway (services/llmGateway.ts) and appends the answer, `llm.completed` or `llm.failed`,
+// addressed back to the requester within the same tick. Replay serves the logged answer and never
+// calls a model. The request hash is content-addressed: equal requests have equal hashes, which is
+// what the gateway's cache is keyed by (forks can reuse recorded answers when asked to).
+import { Schema } from "effect";
+import { hashOf } from "./canonical.ts";
+
+/** The address of the gateway: not an actor; the sequencer answers records sent to it. */
+export const LLM_GATEWAY_ID = "llm/gateway";
+
+export const LLM_ROLES = ["intent", "planner", "answer", "judge"] as const;
+export type LlmRole = (typeof LLM_ROLES)[number];
+
+export const LlmMessage = Schema.Struct({
+  role: Schema.Literals(["system", "user", "assistant"]),
+  content: Schema.String,
+});
+
+export const LlmParams = Schema.Struct({
+  temperature: Schema.Number,
+  maxTokens: Schema.Int,
+  /** Ask for a JSON object (`response_format: json_object`). */
+  json: Schema.Boolean,
+  /** The named output schema the gateway validates the content against (null: any text). */
+  output: Schema.NullOr(Schema.String),
+});
+
+export const LlmRequested = Schema.Struct({
+  role: Schema.Literals(LLM_ROLES),
+  model: Schema.String,
+  messages: Schema.Array(LlmMessage),
+  params: LlmParams,
+  /** sha256 of the canonical {role, model, messages, params}. */
+  requestHash: Schema.String,
+  /** The query this call serves (for per-query token accounting), or null. */
+  queryId: Schema.NullOr(Schema.String),
+});
+
+export const LlmUsage = Schema.Struct({ promptTokens: Schema.Int, completionTokens: Schema.Int });
+
+export const LlmCompleted = Schema.Struct({
+  requestHash: Schema.String,
+  /** The model's text (already validated against the request's output schema). */
+  content: Schema.String,
+  usage: LlmUsage,
+  /** The model that answered (as the endpoint reports it). */
+  model: Schema.String,
+  /** Which backend produced it, e.g. `openai-compatible`. */
+  backend: Schema.String,
+  /** HTTP requests made for this answer (retries and the repair attempt included); 0 when cached. */
+  attempts: Schema.Int,
+  /** True when the first output was invalid and the repair attempt produced this one. */
+  repaired: Schema.optional(Schema.Boolean),
+  costUsd: Schema.optional(Schema.Number),
+  /** True when served from the content-addressed cache (a recorded answer), without HTTP. */
+  cached: Schema.optional(Schema.Boolean),
+});
+
+export const LLM_ERROR_KINDS = ["timeout", "rate_limit", "server_error", "http_error", "network", "invalid_output", "no_backend"] as const;
+export type LlmErrorKind = (typeof LLM_ERROR_KINDS)[number];
+
+export const LlmFailed = Schema.Struct({
+  requestHash: Schema.String,
+  error: Schema.Literals(LLM_ERROR_KINDS),
+  /** One line about what went wrong (never a credential). */
+  message: Schema.String,
+  attempts: Schema.Int,
+  /** The backend the requester falls back to (e.g. `deterministic`). */
+  fallback: Schema.String,
+  /** The last invalid output (invalid_output), cut to 2,000 characters. */
+  content: Schema.optional(Schema.String),
+  usage: Schema.optional(LlmUsage),
+});
+
+export const llmEvents = {
+  "llm.requested": { version: 1, payload: LlmRequested },
+  "llm.completed": { version: 1, payload: LlmCompleted },
+  "llm.failed": { version: 1, payload: LlmFailed },
+} as const;
+
+export type LlmMessagePayload = typeof LlmMessage.Type;
+export type LlmParamsPayload = typeof LlmParams.Type;
+export type LlmRequestedPayload = typeof LlmRequested.Type;
+export type LlmCompletedPayload = typeof LlmCompleted.Type;
+export type LlmFailedPayload = typeof LlmFailed.Type;
+export type LlmUsagePayload = typeof LlmUsage.Type;
+
+/** The content address of a request: sha256 of its canonical JSON (role, model, messages, params). */
+export function llmRequestHash(request: { readonly role: LlmRole; readonly model: string; readonly messages: readonly LlmMessagePayload[]; readonly params: LlmParamsPayload }): string {
+  return hashOf({ messages: request.messages, model: request.model, params: request.params, role: request.role });
+}
+
+/** Builds a request payload with its hash. */
+export function llmRequest(role: LlmRole, model: string, messages: readonly LlmMessagePayload[], params: LlmParamsPayload, queryId: string | null): LlmRequestedPayload {
+  return { messages: [...messages], model, params, queryId, requestHash: llmRequestHash({ role, model, messages, params }), role };
+}
