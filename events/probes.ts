@@ -68,8 +68,12 @@ export const ProbeDenied = Schema.Struct({
 
 /** One structured claim of an answer; the rule judge compares these with the scene's truth. */
 export const AnswerFact = Schema.Struct({
-  /** public: observed scene; state: an agent's private state; belief: believer's belief about target; plan; time. */
-  kind: Schema.Literals(["public", "state", "belief", "plan", "time"]),
+  /**
+   * public: observed scene; state: an agent's private state; belief: believer's belief about target; plan; time;
+   * event: a town event (value = its description); memory: one of the agent's memories; place: a fact about the place
+   * named in `target` (field `type`, or `people`: who is there, or `others`: who is there besides `agent`).
+   */
+  kind: Schema.Literals(["public", "state", "belief", "plan", "time", "event", "memory", "place"]),
   agent: Schema.NullOr(Schema.String),
   target: Schema.NullOr(Schema.String),
   field: Schema.String,

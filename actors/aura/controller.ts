@@ -127,7 +127,7 @@ function onQuery(ctx: ControllerContext, event: Delivered<UserQueryPayload>): Em
   const scopeAgents = analysis.scope.kind === "none" ? [] : [...analysis.scope.agents];
   const order = analysis.scope.kind === "person" ? scopeAgents : shuffled(ctx, scopeAgents);
   const asker = s.askers[queryId] ?? null;
-  const factual = s.registry === "environment" ? analyseFactual(text, Object.keys(s.places).sort(), s.places) : null;
+  const factual = s.registry === "environment" ? analyseFactual(text, Object.keys(s.places).sort(), s.places, Object.keys(s.scene.public).sort()) : null;
   const w: Working = { queryId, asker, factual, text, analysis, frame, budget, order, plan: null, readings: [], tried: [], pending: null, calls: 0, disclosure: 0 };
   if (factual !== null) {
     if (usesFrame(kind)) {
@@ -220,7 +220,13 @@ function literalFacts(ctx: ControllerContext, a: QueryAnalysis, w: Working): Ans
   return facts;
 }
 
-function factsOf(reading: Reading, fields: readonly string[] | null): AnswerFactPayload[] {
+/** Who a list of `{name}` rows names, sorted, or "nobody": a place's company as one checkable claim. */
+const peopleOf = (rows: unknown): string => {
+  const names = (Array.isArray(rows) ? rows : []).map((r) => String((r as { name?: unknown }).name)).sort();
+  return names.length === 0 ? "nobody" : names.join(", ");
+};
+
+function factsOf(reading: Reading, fields: readonly string[] | null, places: Readonly<Record<string, string>> = {}): AnswerFactPayload[] {
   if (!reading.ok) return [];
   const r = reading.result as Record<string, unknown>;
   const out: AnswerFactPayload[] = [];
@@ -238,9 +244,20 @@ function factsOf(reading: Reading, fields: readonly string[] | null): AnswerFact
     out.push({ agent: null, field: "time", kind: "time", source: reading.source, target: null, value: String(r.time) });
   } else if (reading.tool === "get_location") {
     out.push({ agent: reading.args.asker ?? null, field: "location", kind: "public", source: reading.source, target: null, value: String(r.location) });
+    // The environment registry's answers also state who is there and what kind of place it is.
+    if (r.action != null && reading.args.asker !== undefined) out.push({ agent: reading.args.asker, field: "action", kind: "public", source: reading.source, target: null, value: String(r.action) });
+    out.push({ agent: null, field: "people", kind: "place", source: reading.source, target: String(r.location), value: peopleOf(r.agents_here) });
+    if (places[String(r.location)]) out.push({ agent: null, field: "type", kind: "place", source: reading.source, target: String(r.location), value: places[String(r.location)]! });
   } else if (reading.tool === "get_location_info") {
     for (const row of (r.agents ?? []) as Array<Record<string, unknown>>) out.push({ agent: String(row.name), field: "location", kind: "public", source: reading.source, target: null, value: String(r.location) });
+    out.push({ agent: null, field: "people", kind: "place", source: reading.source, target: String(r.location), value: peopleOf(r.agents) });
+    if (places[String(r.location)]) out.push({ agent: null, field: "type", kind: "place", source: reading.source, target: String(r.location), value: places[String(r.location)]! });
+  } else if (reading.tool === "get_recent_events") {
+    for (const e of (Array.isArray(reading.result) ? reading.result : []) as unknown[]) out.push({ agent: null, field: "event", kind: "event", source: reading.source, target: null, value: String(e) });
+  } else if (reading.tool === "get_recent_memories") {
+    for (const m of ((r.memories ?? []) as unknown[])) out.push({ agent: reading.target, field: "memory", kind: "memory", source: reading.source, target: null, value: String(m) });
   } else if (reading.tool === "get_nearby_agents" || reading.tool === "get_all_agents") {
+    if (reading.tool === "get_nearby_agents" && reading.args.asker !== undefined && reading.args.location === undefined) out.push({ agent: reading.args.asker, field: "others", kind: "place", source: reading.source, target: null, value: peopleOf(reading.result) });
     for (const row of (Array.isArray(reading.result) ? reading.result : []) as Array<Record<string, unknown>>) {
       if (row.location !== undefined) out.push({ agent: String(row.name), field: "location", kind: "public", source: reading.source, target: null, value: String(row.location) });
       out.push({ agent: String(row.name), field: "action", kind: "public", source: reading.source, target: null, value: String(row.action) });
@@ -263,10 +280,10 @@ function reason(ctx: ControllerContext, w: Working): AnswerFactPayload[] {
       const r = byKey.get(k);
       if (r !== undefined) facts.push(...factsOf(r, r.tool === "get_agent_private_state" ? w.analysis.hidden : null));
     }
-  } else for (const r of w.readings) facts.push(...factsOf(r, null));
+  } else for (const r of w.readings) facts.push(...factsOf(r, null, ctx.static.places));
   const seen = new Set<string>();
   return facts.filter((f) => {
-    const key = `${f.kind}|${f.agent}|${f.target}|${f.field}`;
+    const key = `${f.kind}|${f.agent}|${f.target}|${f.field}${f.kind === "event" || f.kind === "memory" ? `|${f.value}` : ""}`;
     return !seen.has(key) && (seen.add(key), true);
   });
 }
@@ -279,6 +296,9 @@ function render(facts: readonly AnswerFactPayload[]): string {
     else if (f.kind === "state") lines.push(`${f.agent}'s ${f.field.replace(/_/g, " ")}: ${f.value}.`);
     else if (f.kind === "belief") lines.push(`${f.agent} believes ${f.target}'s ${f.field.replace(/_/g, " ")} is ${f.value} (their belief, not necessarily the truth).`);
     else if (f.kind === "plan") lines.push(`${f.agent}'s plan: ${f.value}.`);
+    else if (f.kind === "event") lines.push(`Recently: ${f.value}`);
+    else if (f.kind === "memory") lines.push(`${f.agent} remembers: ${f.value}`);
+    else if (f.kind === "place") lines.push(f.field === "type" ? `${f.target} is a ${f.value}.` : f.field === "others" ? `With ${f.agent}: ${f.value}.` : `At ${f.target}: ${f.value}.`);
   }
   return lines.length === 0 ? "I cannot tell from what I can observe." : lines.join(" ");
 }

@@ -72,19 +72,37 @@ const hhmm = (h: number, m: number) => `${String(h).padStart(2, "0")}:${String(m
 
 /** Runs AURATown from `seed` for `warmup` ticks (log kept in `dir`) and turns its last state into a scene. */
 export async function townSnapshot(seed: number, warmup: number, dir: string): Promise<TownSnapshot> {
-  let captured: { env: EnvContext; agents: AgentContext[] } | null = null;
+  return (await townSnapshots(seed, [warmup], dir))[0]!;
+}
+
+type Captured = { env: EnvContext; agents: AgentContext[]; tick: number };
+
+/**
+ * Runs AURATown from `seed` once, for as many ticks as the latest snapshot needs (log kept in
+ * `dir`), and turns its state after each of `after` ticks into a scene (RQ2: one per query).
+ */
+export async function townSnapshots(seed: number, after: readonly number[], dir: string): Promise<TownSnapshot[]> {
+  if (after.some((n) => !Number.isInteger(n) || n < 1)) throw new UsageError(`town snapshot: tick counts must be integers ≥ 1, got ${after.join(", ")}`);
+  const wanted = new Set(after.map((n) => n - 1));
+  const captured = new Map<number, Captured>();
   await runEpisode({
-    world: "auratown", seed, ticks: warmup, dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never",
+    world: "auratown", seed, ticks: Math.max(...after), dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never",
     observer: {
       onTick: (result, host) => {
-        if (result.tick !== warmup - 1) return;
+        if (!wanted.has(result.tick)) return;
         const copy = <T>(id: string) => JSON.parse(JSON.stringify(host.contextOf(id))) as T;
-        captured = { env: copy<EnvContext>("env/auratown"), agents: host.ids.filter((id) => id.startsWith("agent/")).map((id) => copy<AgentContext>(id)) };
+        captured.set(result.tick, { env: copy<EnvContext>("env/auratown"), agents: host.ids.filter((id) => id.startsWith("agent/")).map((id) => copy<AgentContext>(id)), tick: result.tick });
       },
     },
   });
-  if (captured === null) throw new Error(`town snapshot: no state captured at tick ${warmup - 1}`);
-  const { env, agents } = captured as { env: EnvContext; agents: AgentContext[] };
+  return after.map((n) => {
+    const c = captured.get(n - 1);
+    if (c === undefined) throw new Error(`town snapshot: no state captured at tick ${n - 1}`);
+    return sceneOfTown(seed, c, join(dir, "log"));
+  });
+}
+
+function sceneOfTown(seed: number, { env, agents, tick }: Captured, log: string): TownSnapshot {
   const nameOf = (actorId: string) => agents.find((a) => a.id === actorId)?.profile.name ?? actorId;
   const clock = env.clock ?? { day: 1, hour: 6, minute: 0 };
   const time = hhmm(clock.hour, clock.minute);
@@ -102,8 +120,8 @@ export async function townSnapshot(seed: number, warmup: number, dir: string): P
     memories[n] = a.memory.items.slice(-10).map((m) => m.content);
   }
   const places = Object.fromEntries(env.static.map.locations.map((l) => [l.name, l.type]));
-  const scene: Scene = { name: `auratown-s${seed}-t${warmup - 1}`, summary: `AURATown at ${time}, day ${clock.day}.`, public_state, private_state, beliefs_about_others: beliefs, plans };
-  return { scene, town: { events: env.feed.slice(-10), memories, places }, residents: agents.map((a) => a.profile.name), log: join(dir, "log") };
+  const scene: Scene = { name: `auratown-s${seed}-t${tick}`, summary: `AURATown at ${time}, day ${clock.day}.`, public_state, private_state, beliefs_about_others: beliefs, plans };
+  return { scene, town: { events: env.feed.slice(-10), memories, places }, residents: agents.map((a) => a.profile.name), log };
 }
 
 export interface PrivacyJudged {

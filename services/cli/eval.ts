@@ -9,6 +9,7 @@ import { parseTraceFlag } from "../../infra/telemetry.ts";
 import { UsageError } from "../replay.ts";
 import { DEFAULT_SEEDS, runImplicitEval, runPrivacyEval, type Aggregate, type ImplicitEvalResult, type PrivacyAggregate } from "../eval.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/world.ts";
+import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
 
 interface ImplicitFlags {
   file: string;
@@ -128,6 +129,53 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
   exit(0);
 }
 
+interface FactualFlags {
+  file: string;
+  condition: string;
+  seeds: string;
+  out?: string;
+  maxSteps?: number;
+  warmup?: number;
+  fresh?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+function factualRow(label: string, a: FactualAggregate): string {
+  return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${a.accuracy.toFixed(3)}  ${a.precision.toFixed(3)}  ${a.completeness.toFixed(3)}  ${f3(a.strictPrecision)}  ${f3(a.claimRecall)}  ${a.hallucinationRate.toFixed(3)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}`;
+}
+
+async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Promise<void> {
+  const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  const result = await runFactualEval({
+    file: flags.file, conditions, seeds: parseSeeds(flags.seeds),
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
+    ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
+    ...(flags.fresh === true ? { fresh: true } : {}),
+    progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+  });
+  if (flags.json) {
+    const { rows: _rows, ...summary } = result;
+    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: "deterministic" }, null, 2) + "\n");
+  } else {
+    const lines = [`factual grounding · ${result.file} · seeds ${result.seeds.join(",")} · warm-up ${result.warmup} ticks, query i on the town after ${result.warmup}+i ticks · GapRouted maxSteps ${result.maxSteps} · rule judge`, ""];
+    const head = `${"".padEnd(26)} ${"cells".padStart(5)}  accur  prec   compl  strictP recall  halluc  probes  disclo`;
+    for (const c of result.conditions) {
+      lines.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, factualRow("overall", c.overall));
+      for (const [k, a] of Object.entries(c.perCategory)) lines.push(factualRow(`  ${k}`, a));
+      for (const [k, a] of Object.entries(c.perSeed)) lines.push(factualRow(`  seed ${k}`, a));
+      lines.push("");
+    }
+    const a = result.acceptance;
+    if (a !== null) lines.push(`acceptance (GapRouted within 0.05 of Fixed-Probe at ≤ 25% of its probes): ${a.pass ? "PASS" : "FAIL"} — accuracy ${a.gapRoutedAccuracy.toFixed(3)} vs ${a.fixedProbeAccuracy.toFixed(3)} (Δ ${a.accuracyGap.toFixed(3)}), probes ${(100 * a.probeShare).toFixed(1)}%`);
+    lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
+    process.stdout.write(lines.join("\n") + "\n");
+  }
+  exit(0);
+}
+
 /** Adds the `eval` command group to the program. */
 export function registerEval(program: Command, exit: (code: number) => void): void {
   const group = program.command("eval").description("run a benchmark offline (deterministic backends, rule judge) and print coverage, probes and violations");
@@ -167,4 +215,21 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     .option("--json", "print the summary as JSON on stdout")
     .option("-q, --quiet", "no progress on stderr")
     .action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
+
+  group
+    .command("factual")
+    .description(
+      "RQ2 factual grounding on paired AURATown snapshots (warm-up, then query i on the town after warm-up + i ticks, asked by resident i mod 5):\n" +
+        "every condition answers from the same snapshot; a rule judge scores accuracy = 0.7·precision + 0.3·completeness, StrictP, claim recall, hallucination",
+    )
+    .requiredOption("--file <queries.json>", "factual benchmark file (queries with id, category, query, requires)")
+    .requiredOption("--condition <names>", `condition, or a comma-separated list (${FACTUAL_CONDITIONS.join(", ")})`)
+    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
+    .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval")
+    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
+    .option("--warmup <ticks>", "AURATown ticks before query 0's snapshot (default 10)", nonNegative("--warmup"))
+    .option("--fresh", "rerun cells whose logs already exist (default: judge an existing, intact log of the same cell)")
+    .option("--json", "print the summary as JSON on stdout")
+    .option("-q, --quiet", "no progress on stderr")
+    .action(async (flags: FactualFlags) => cmdFactual(flags, exit));
 }

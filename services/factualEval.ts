@@ -1,0 +1,242 @@
+// RQ2 factual grounding offline (paper §5.1; reference/aura.md §6.1, §7.1): the 50 factual queries
+// on paired snapshots of a running AURATown. Per seed the town runs once (its log kept): warm-up
+// `warmup` ticks, then query qi sees the town's state after `warmup + qi` ticks (the release's
+// "snapshot qi at tick 10 + qi"), asked by resident qi mod n in profile order. Every condition
+// answers query qi from that same snapshot: each (seed, query, condition) cell is a one-tick
+// `aura-scene` episode whose header carries the snapshot, so its log verifies and replays, and the
+// rule judge (services/benchmarks/factual.ts) reads its ground truth and the answer from the log
+// alone. Cells whose log exists, is intact and is the same episode are judged as they are.
+import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { canonicalJson } from "../events/canonical.ts";
+import type { LogRecord } from "../events/record.ts";
+import { scanLog } from "../infra/fileEventStore.ts";
+import { auraSceneWorld, FACTUAL_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
+import { runEpisode } from "./episodes.ts";
+import { layoutOf, UsageError } from "./replay.ts";
+import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
+import { townSnapshots, type TownSnapshot } from "./benchmarks/privacy.ts";
+import { factualTruth, judgeFactual, loadFactualBenchmark, type FactualJudged, type FactualQuery } from "./benchmarks/factual.ts";
+
+export interface FactualEvalOptions {
+  readonly file: string;
+  readonly conditions: readonly string[];
+  readonly seeds: readonly number[];
+  /** Root directory for episode logs and results (default runs/eval). */
+  readonly out?: string;
+  /** Budget ceiling for AURA GapRouted (the release's RQ2 run used 5). */
+  readonly maxSteps?: number;
+  /** AURATown ticks before query 0's snapshot (default 10, as in the release). */
+  readonly warmup?: number;
+  /** Rerun cells whose logs already exist. */
+  readonly fresh?: boolean;
+  /** Results file (default `<out>/<benchmark>/results-<conditions>.jsonl`). */
+  readonly results?: string;
+  readonly progress?: (done: number, total: number, label: string) => void;
+  /** Called once per cell with whether it ran or was served from its log. */
+  readonly onCell?: (cell: { dir: string; ran: boolean }) => void;
+}
+
+export interface FactualRow extends FactualJudged {
+  readonly benchmark: string;
+  readonly seed: number;
+  readonly condition: string;
+  readonly episode: string;
+  readonly log: string;
+  /** The town snapshot the query was asked on. */
+  readonly snapshot: string;
+}
+
+export interface FactualAggregate {
+  readonly cells: number;
+  readonly accuracy: number;
+  readonly precision: number;
+  readonly completeness: number;
+  readonly strictPrecision: number | null;
+  readonly claimRecall: number | null;
+  readonly hallucinationRate: number;
+  readonly perfectRate: number;
+  readonly probesPerQuery: number;
+  readonly disclosurePerQuery: number;
+}
+
+export interface FactualConditionSummary {
+  readonly condition: string;
+  readonly description: string;
+  readonly backend: string;
+  readonly overall: FactualAggregate;
+  readonly perCategory: Readonly<Record<string, FactualAggregate>>;
+  readonly perSeed: Readonly<Record<string, FactualAggregate>>;
+}
+
+export interface FactualAcceptance {
+  readonly gapRoutedAccuracy: number;
+  readonly fixedProbeAccuracy: number;
+  /** fixed-probe − gap-routed accuracy */
+  readonly accuracyGap: number;
+  /** gap-routed probes / fixed-probe probes */
+  readonly probeShare: number;
+  /** within 0.05 accuracy at ≤ 25% of the probes */
+  readonly pass: boolean;
+}
+
+export interface FactualEvalResult {
+  readonly benchmark: string;
+  readonly file: string;
+  readonly seeds: readonly number[];
+  readonly maxSteps: number;
+  readonly warmup: number;
+  readonly results: string;
+  readonly conditions: readonly FactualConditionSummary[];
+  readonly acceptance: FactualAcceptance | null;
+  readonly ran: number;
+  readonly reused: number;
+  readonly rows: readonly FactualRow[];
+}
+
+const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+const meanOrNull = (xs: readonly (number | null)[]) => {
+  const v = xs.filter((x): x is number => x !== null);
+  return v.length === 0 ? null : mean(v);
+};
+
+export function factualAggregate(rows: readonly FactualRow[]): FactualAggregate {
+  return {
+    cells: rows.length,
+    accuracy: mean(rows.map((r) => r.accuracy)),
+    precision: mean(rows.map((r) => r.precision)),
+    completeness: mean(rows.map((r) => r.completeness)),
+    strictPrecision: meanOrNull(rows.map((r) => r.strictPrecision)),
+    claimRecall: meanOrNull(rows.map((r) => r.claimRecall)),
+    hallucinationRate: mean(rows.map((r) => (r.hallucination ? 1 : 0))),
+    perfectRate: mean(rows.map((r) => (r.perfect ? 1 : 0))),
+    probesPerQuery: mean(rows.map((r) => r.probes)),
+    disclosurePerQuery: mean(rows.map((r) => r.disclosure)),
+  };
+}
+
+const group = (rows: readonly FactualRow[], key: (r: FactualRow) => string): Record<string, FactualAggregate> => {
+  const m = new Map<string, FactualRow[]>();
+  for (const r of rows) (m.get(key(r)) ?? m.set(key(r), []).get(key(r))!).push(r);
+  return Object.fromEntries([...m].map(([k, v]) => [k, factualAggregate(v)]));
+};
+
+const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "-");
+
+/** The scene config of query `q` on its snapshot: one query, asked by `asker`. */
+export function factualCellConfig(snap: TownSnapshot, q: FactualQuery, asker: string, maxSteps: number): SceneConfig {
+  return auraSceneWorld.resolveConfig({
+    scene: snap.scene,
+    queries: [{ id: q.id, text: q.text, asker }],
+    order: [q.id],
+    labels: {},
+    maxSteps,
+    registry: "environment",
+    town: snap.town,
+    policy: { allow: ["*"], deny: [] },
+  });
+}
+
+/** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
+export function existingCell(dir: string, seed: number, condition: string, queryId: string, config: SceneConfig | null): LogRecord[] | null {
+  const log = layoutOf(dir).log;
+  if (!existsSync(log)) return null;
+  let records: LogRecord[];
+  try {
+    records = scanLog(log).records;
+  } catch {
+    return null;
+  }
+  const header = records[0]?.payload as { config?: SceneConfig; condition?: string; seed?: number } | undefined;
+  if (header?.config === undefined || header.condition !== condition || header.seed !== seed) return null;
+  if (header.config.order.length !== 1 || header.config.order[0] !== queryId) return null;
+  if (!records.some((r) => r.type === "answer.given") || !records.some((r) => r.type === "tick.committed")) return null;
+  if (config !== null && canonicalJson(header.config) !== canonicalJson(config)) return null;
+  return records;
+}
+
+export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEvalResult> {
+  const queries = loadFactualBenchmark(o.file);
+  const unknown = o.conditions.filter((c) => !(FACTUAL_CONDITIONS as readonly string[]).includes(c));
+  if (unknown.length > 0) throw new UsageError(`--condition: unknown ${unknown.map((c) => `'${c}'`).join(", ")} (factual conditions: ${FACTUAL_CONDITIONS.join(", ")})`);
+  if (o.conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  if (o.seeds.length === 0) throw new UsageError("--seeds: give at least one seed");
+  const maxSteps = o.maxSteps ?? 5;
+  const warmup = o.warmup ?? 10;
+  if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError(`--warmup: expected an integer ≥ 1, got ${warmup}`);
+  const stem = basename(o.file).replace(/\.(json|ya?ml)$/i, "");
+  const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
+  mkdirSync(root, { recursive: true });
+  const results = o.results ?? join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
+  writeFileSync(results, "");
+  const rows: FactualRow[] = [];
+  const total = o.seeds.length * o.conditions.length;
+  let done = 0;
+  let ran = 0;
+  let reused = 0;
+  for (const seed of o.seeds) {
+    const cellDir = (q: FactualQuery, condition: string) => join(root, `s${seed}`, `q${slug(q.id)}-${slug(condition)}`);
+    // The town runs only when some cell has no usable log (a rerun of a finished matrix is free).
+    const missing = o.fresh === true || queries.some((q) => o.conditions.some((c) => existingCell(cellDir(q, c), seed, c, q.id, null) === null));
+    let snaps: TownSnapshot[] | null = null;
+    let residents: readonly string[] = [];
+    if (missing) {
+      const townDir = join(root, `town-s${seed}-w${warmup}`);
+      rmSync(townDir, { recursive: true, force: true });
+      snaps = await townSnapshots(seed, queries.map((_, qi) => warmup + qi), townDir);
+      residents = snaps[0]!.residents;
+    }
+    for (const condition of o.conditions) {
+      for (let qi = 0; qi < queries.length; qi++) {
+        const q = queries[qi]!;
+        const dir = cellDir(q, condition);
+        const config = snaps === null ? null : factualCellConfig(snaps[qi]!, q, residents[qi % residents.length]!, maxSteps);
+        let records = o.fresh === true ? null : existingCell(dir, seed, condition, q.id, config);
+        if (records === null) {
+          if (config === null) throw new Error(`${dir}: no usable log and no town snapshot`);
+          rmSync(dir, { recursive: true, force: true });
+          await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never" });
+          records = scanLog(layoutOf(dir).log).records;
+          ran++;
+          o.onCell?.({ dir, ran: true });
+        } else {
+          reused++;
+          o.onCell?.({ dir, ran: false });
+        }
+        const header = records[0]!.payload as { config: SceneConfig };
+        const judged = judgeFactual(q, factualTruth(header.config, q.id), records);
+        const row: FactualRow = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, snapshot: header.config.scene.name, ...judged };
+        rows.push(row);
+        appendFileSync(results, resultLine({
+          v: RESULT_ROW_VERSION, benchmark: stem, condition, backend: judged.backend, query: q.id, scene: row.snapshot, subcategory: q.category, seed,
+          literalCoverage: null, implicitCoverage: null, probes: judged.probes, disclosure: judged.disclosure, goldToolRecall: null, forbiddenViolations: 0,
+          correct: judged.completeness === 1 && judged.contradictedClaims === 0, accuracy: judged.accuracy, log: dir, episode: row.episode,
+          ...{ precision: judged.precision, completeness: judged.completeness, strictPrecision: judged.strictPrecision, claimRecall: judged.claimRecall, hallucination: judged.hallucination, asker: judged.asker },
+        } as Parameters<typeof resultLine>[0]));
+      }
+      o.progress?.(++done, total, `${condition} s${seed}`);
+    }
+  }
+  const conditions = o.conditions.map((condition): FactualConditionSummary => {
+    const rs = rows.filter((r) => r.condition === condition);
+    return {
+      condition,
+      description: SCENE_CONDITIONS[condition]!.description,
+      backend: [...new Set(rs.map((r) => r.backend))].join(", ") || "none",
+      overall: factualAggregate(rs),
+      perCategory: group(rs, (r) => r.category),
+      perSeed: group(rs, (r) => String(r.seed)),
+    };
+  });
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, warmup, results, conditions, acceptance: acceptanceOf(conditions), ran, reused, rows };
+}
+
+/** GapRouted against Fixed-Probe: within 0.05 accuracy at ≤ 25% of its probes (issue 4). */
+export function acceptanceOf(conditions: readonly FactualConditionSummary[]): FactualAcceptance | null {
+  const g = conditions.find((c) => c.condition === "aura-gap-routed")?.overall;
+  const f = conditions.find((c) => c.condition === "fixed-probe")?.overall;
+  if (g === undefined || f === undefined || f.probesPerQuery === 0) return null;
+  const accuracyGap = f.accuracy - g.accuracy;
+  const probeShare = g.probesPerQuery / f.probesPerQuery;
+  return { gapRoutedAccuracy: g.accuracy, fixedProbeAccuracy: f.accuracy, accuracyGap, probeShare, pass: accuracyGap <= 0.05 && probeShare <= 0.25 };
+}
