@@ -13,8 +13,8 @@ import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type Embedd
 import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import type { TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotOfReplay, UsageError } from "./replay.ts";
-import { Sequencer, SEQUENCER_ID, singleHost, type Routing, type TickResult } from "./sequencer.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotOfReplay, UsageError } from "./replay.ts";
+import { Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 
 export interface EpisodeObserver {
   /** Called after every committed tick with the live host (read-only use). */
@@ -37,6 +37,8 @@ export interface CommonOptions {
   readonly resume?: boolean;
   readonly observer?: EpisodeObserver;
   readonly progress?: (done: number, total: number) => void;
+  /** Who answers the actors' `llm.requested` (the LLM gateway); without one every request fails with `no_backend` and actors fall back. */
+  readonly llm?: LlmResponder;
 }
 
 /** Where an episode's pieces live, as locations of the EventStores and SnapshotStores services. */
@@ -173,6 +175,8 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
       routing,
       actorIds,
       ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
+      // A resumed run serves the requests already logged from the log, and only new ones live.
+      ...(start.logged.length > 0 ? { llm: loggedLlm(start.logged, o.llm) } : o.llm === undefined ? {} : { llm: o.llm }),
     });
     const run = async () => {
       if (start.logged.length === 0) {

@@ -16,7 +16,8 @@ import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import type { Transport } from "../infra/transport.ts";
 import { ActorHost, partDigest, stateHashOf } from "./actorHost.ts";
 import { diffValues } from "./diff.ts";
-import { Sequencer, singleHost } from "./sequencer.ts";
+import { noLlmGateway, Sequencer, singleHost, type LlmResponder } from "./sequencer.ts";
+import { LLM_GATEWAY_ID } from "../events/llm.ts";
 
 export const HOST_SUBJECT = "pt.local.host.embedded";
 
@@ -187,6 +188,23 @@ export class ResumeStore implements EventStore {
   }
 }
 
+/**
+ * Serves each `llm.requested` the answer logged for it (the gateway's record caused by the
+ * request's seq), so a replay never calls a model; requests the log holds no answer for go to
+ * `live` (a resumed run past its logged end), or fail with `no_backend` (a replay).
+ */
+export function loggedLlm(records: readonly LogRecord[], live?: LlmResponder): LlmResponder {
+  const byCause = new Map<number, LogRecord>();
+  for (const r of records) if (r.from === LLM_GATEWAY_ID && r.cause !== null && (r.type === "llm.completed" || r.type === "llm.failed")) byCause.set(r.cause, r);
+  return {
+    respond: async (request, telemetry) => {
+      const logged = byCause.get(request.seq);
+      if (logged !== undefined) return { type: logged.type as "llm.completed" | "llm.failed", payload: logged.payload };
+      return (live ?? noLlmGateway).respond(request, telemetry);
+    },
+  };
+}
+
 export interface EpisodeHeader {
   readonly world: WorldDefinition;
   readonly kind: "started" | "forked";
@@ -320,7 +338,7 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
   const host = await hostForHeader(header, snapshots);
   const store = new ReplayStore(records, 1, dir);
   host.serve(transport, HOST_SUBJECT);
-  const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false });
+  const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
   let tick = header.firstTick;
   let lastTick = header.firstTick - 1;
   let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;

@@ -5,6 +5,7 @@
 import { context as otelContext, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
 import type { Delivered, WorldDefinition } from "../actors/actor.ts";
 import { recipientsOf, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
+import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../events/llm.ts";
 import type { EventStore } from "../infra/eventStore.ts";
 import type { Transport } from "../infra/transport.ts";
 import { traceparentOf } from "../infra/telemetry.ts";
@@ -23,6 +24,23 @@ export const singleHost = (subject: string): Routing => ({ subjectOf: () => subj
 
 export const SEQUENCER_ID = "episode";
 
+/**
+ * Answers `llm.requested` records (DESIGN §4): a live run asks the LLM gateway, a replay serves the
+ * logged answer. The answer is appended as the next round, from the gateway to the requester, with
+ * the request's seq as its cause, so it reaches the actor within the same tick.
+ */
+export interface LlmResponder {
+  respond(request: LogRecord<LlmRequestedPayload>, telemetry: { readonly tracer?: Tracer; readonly parent?: Span }): Promise<{ readonly type: "llm.completed" | "llm.failed"; readonly payload: unknown }>;
+}
+
+/** Without a gateway every request fails at once, and the requester falls back (the log says so). */
+export const noLlmGateway: LlmResponder = {
+  respond: async (request) => ({
+    type: "llm.failed",
+    payload: { attempts: 0, error: "no_backend", fallback: "deterministic", message: "no LLM gateway is configured for this run", requestHash: request.payload.requestHash },
+  }),
+};
+
 export interface SequencerOptions {
   readonly world: WorldDefinition;
   /** The effective config (condition applied). */
@@ -35,6 +53,8 @@ export interface SequencerOptions {
   readonly tracer?: Tracer;
   /** Put wall-clock time in each record's meta (never hashed). Off for replays. */
   readonly stampTime?: boolean;
+  /** Who answers `llm.requested` records (default: nobody, so every request fails with `no_backend`). */
+  readonly llm?: LlmResponder;
 }
 
 export interface TickResult {
@@ -105,6 +125,16 @@ export class Sequencer {
       const records = await this.append(round, spans);
       count += records.length;
       const next: Draft[] = [];
+      // Model calls of this round run concurrently (the gateway caps them); answers join the next
+      // round in log order, whichever finished first.
+      const llmAnswers = new Map<number, ReturnType<LlmResponder["respond"]>>();
+      for (let r = 0; r < records.length; r++) {
+        const record = records[r]!;
+        if (record.type !== "llm.requested") continue;
+        const answer = (this.o.llm ?? noLlmGateway).respond(record as LogRecord<LlmRequestedPayload>, { ...(this.o.tracer === undefined ? {} : { tracer: this.o.tracer }), ...(spans?.[r] === undefined ? {} : { parent: spans[r] }) });
+        answer.catch(() => undefined); // awaited below, in order
+        llmAnswers.set(r, answer);
+      }
       for (let r = 0; r < records.length; r++) {
         const record = records[r]!;
         if (spans !== undefined && this.o.world.spanOf !== undefined) this.extraSpan(record, spans[r]);
@@ -116,6 +146,11 @@ export class Sequencer {
             for (const e of replies[i] ?? []) next.push({ type: e.type, from: recipients[i]!, to: e.to, payload: e.payload, tick, cause: record.seq });
           }
           spans?.[r]?.setAttribute("probetown.recipients", recipients.length);
+        }
+        const answer = llmAnswers.get(r);
+        if (answer !== undefined) {
+          const { type, payload } = await answer;
+          next.push({ type, from: LLM_GATEWAY_ID, to: record.from, payload, tick, cause: record.seq });
         }
         spans?.[r]?.end();
       }

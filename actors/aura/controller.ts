@@ -16,6 +16,9 @@ import { agentIdOf, SCENE_ENV_ID } from "./scene.ts";
 import { callKey, candidates, envCandidates, plansOnce, usesFrame, type PlannedCall, type QueryLabels, type StrategyConfig } from "./strategies.ts";
 import { analyseFactual, factualFrame, type FactualAnalysis } from "./factual.ts";
 import { ALL_TOOLS } from "./tools.ts";
+import { canonicalJson } from "../../events/canonical.ts";
+import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from "../../events/llm.ts";
+import { answerRequest, intentRequest, parseAnswer, parseIntentFrame, parsePlannerPlan, parsePlannerStep, plannerPlanRequest, plannerStepRequest, type Observation, type SceneLlmModels } from "./llm.ts";
 
 export interface ControllerInput {
   readonly condition: string;
@@ -32,6 +35,8 @@ export interface ControllerInput {
   readonly askers: Readonly<Record<string, string>>;
   /** Known places and their types (environment registry: "is there a park"). */
   readonly places: Readonly<Record<string, string>>;
+  /** The model of each LLM role (through the gateway), or absent/null: deterministic backends. */
+  readonly llm?: SceneLlmModels | null;
 }
 
 interface Reading {
@@ -58,6 +63,8 @@ interface Working {
   pending: PlannedCall | null;
   calls: number;
   disclosure: number;
+  /** The LLM stages of this query (absent on the deterministic backends). */
+  llm?: LlmWork;
 }
 
 export interface ControllerContext {
@@ -87,7 +94,13 @@ function shuffled(ctx: ControllerContext, items: readonly string[]): string[] {
   return out;
 }
 
-const ownerOf = (call: PlannedCall): string => (ALL_TOOLS[call.tool]?.owner === "agent" && call.target !== null ? agentIdOf(call.target) : SCENE_ENV_ID);
+/**
+ * Who answers a call: the agent whose state it reads, else the environment. A tool outside the
+ * offered registry, or an agent tool naming nobody in the scene (a planner's invention), goes to
+ * the environment, which refuses it: it is logged as `probe.denied` and never executed.
+ */
+const ownerOf = (ctx: ControllerContext, call: PlannedCall): string =>
+  ctx.static.tools.includes(call.tool) && ALL_TOOLS[call.tool]?.owner === "agent" && call.target !== null && ctx.static.scene.public[call.target] !== undefined ? agentIdOf(call.target) : SCENE_ENV_ID;
 
 function view(ctx: ControllerContext, w: Working, withKnown: boolean) {
   const known = new Set<string>();
@@ -129,6 +142,8 @@ function onQuery(ctx: ControllerContext, event: Delivered<UserQueryPayload>): Em
   const asker = s.askers[queryId] ?? null;
   const factual = s.registry === "environment" ? analyseFactual(text, Object.keys(s.places).sort(), s.places, Object.keys(s.scene.public).sort()) : null;
   const w: Working = { queryId, asker, factual, text, analysis, frame, budget, order, plan: null, readings: [], tried: [], pending: null, calls: 0, disclosure: 0 };
+  if (s.llm != null) w.llm = { awaiting: null, backends: {}, observations: [], plannerFallback: false, answerText: null };
+  if (usesFrame(kind) && s.llm?.intent != null) return askIntent(ctx, w, s.llm.intent);
   if (factual !== null) {
     if (usesFrame(kind)) {
       frame = factualFrame(text, factual);
@@ -147,23 +162,37 @@ function onQuery(ctx: ControllerContext, event: Delivered<UserQueryPayload>): Em
   }
   const working: Working = { ...w, analysis, frame, budget };
   ctx.current = working;
-  if (plansOnce(kind)) (working as { plan: readonly PlannedCall[] | null }).plan = listFor(ctx, working, false);
   ctx.queries++;
-  return [...out, ...step(ctx)];
+  return [...out, ...afterFrame(ctx, working)];
+}
+
+/** Plan-once strategies fix their list now (an LLM planner is asked for it); then explore. */
+function afterFrame(ctx: ControllerContext, w: Working): Emitted[] {
+  const kind = ctx.static.strategy.kind;
+  const model = ctx.static.llm?.planner;
+  if (kind === "plan-and-solve" && model != null && w.llm !== undefined && w.budget > 0) return askPlan(ctx, w, model);
+  if (plansOnce(kind)) (w as { plan: readonly PlannedCall[] | null }).plan = listFor(ctx, w, false);
+  return step(ctx);
 }
 
 /** Explore until a probe is in flight or the strategy stops; then Reason and Interact. */
 function step(ctx: ControllerContext): Emitted[] {
   const w = ctx.current;
   if (w === null) return [];
+  const asked = askStep(ctx, w);
+  if (asked !== null) return asked;
   const call = nextCall(ctx, w);
   if (call === null) return finish(ctx, w);
+  return issue(ctx, w, call);
+}
+
+function issue(ctx: ControllerContext, w: Working, call: PlannedCall): Emitted[] {
   w.pending = call;
   w.tried.push(callKey(call));
   w.calls++;
   return [{
     type: "probe.requested",
-    to: ownerOf(call),
+    to: ownerOf(ctx, call),
     payload: { args: call.args, budgetBefore: w.budget - w.calls + 1, call: w.calls, field: call.field, queryId: w.queryId, target: call.target, tool: call.tool },
   }];
 }
@@ -177,12 +206,14 @@ function onAnswered(ctx: ControllerContext, event: Delivered<ProbeAnsweredPayloa
   w.disclosure += event.payload.disclosure;
   if (ctx.static.strategy.memory && reading.ok) ctx.memory[callKey(call)] = { ...reading, source: `memory:${call.tool}` };
   w.pending = null;
+  w.llm?.observations.push({ args: call.args, outcome: canonicalJson(event.payload.result ?? null), tool: call.tool });
   return step(ctx);
 }
 
 function onDenied(ctx: ControllerContext, event: Delivered<ProbeDeniedPayload>): Emitted[] {
   const w = ctx.current;
   if (w === null || w.pending === null || event.payload.queryId !== w.queryId) return [];
+  w.llm?.observations.push({ args: w.pending.args, outcome: `refused: ${event.payload.reason}`, tool: w.pending.tool });
   w.pending = null;
   return step(ctx);
 }
@@ -304,22 +335,230 @@ function render(facts: readonly AnswerFactPayload[]): string {
 }
 
 function finish(ctx: ControllerContext, w: Working): Emitted[] {
+  const asked = askAnswer(ctx, w);
+  if (asked !== null) return asked;
   const facts = reason(ctx, w);
   const frame = w.frame;
   const alert = frame !== null && frame.should_alert && frame.implicit_need.length > 0 ? `[heads-up] You asked about ${frame.literal_need}; you may also want to know ${frame.implicit_need[0]}.` : null;
-  const text = (alert === null ? "" : `${alert}\n\n`) + render(facts);
+  const text = (alert === null ? "" : `${alert}\n\n`) + (w.llm?.answerText ?? render(facts));
   ctx.current = null;
   return [{
     type: "answer.given",
     to: null,
-    payload: { alert, backend: usesFrame(ctx.static.strategy.kind) ? ctx.static.strategy.inferrer : "deterministic-policy", condition: ctx.static.condition, disclosure: w.disclosure, facts, probes: w.calls, queryId: w.queryId, text },
+    payload: { alert, backend: backendLabel(ctx, w), condition: ctx.static.condition, disclosure: w.disclosure, facts, probes: w.calls, queryId: w.queryId, text },
   }];
+}
+
+// ---- LLM backends (through the gateway: `llm.requested` → `llm.completed` / `llm.failed`) -------
+// Each stage emits one request and waits for its answer as a record; nothing is in flight inside
+// the actor (DESIGN §3). A failed or unusable answer falls back to the deterministic backend of
+// that stage, and the logged `backend` labels say which backend produced what.
+
+type LlmStage = "intent" | "plan" | "step" | "answer";
+
+interface LlmWork {
+  awaiting: { readonly stage: LlmStage; readonly requestHash: string; readonly model: string } | null;
+  /** Per role: `llm:<model>`, or the deterministic fallback and why. */
+  readonly backends: Record<string, string>;
+  /** What each probe returned (or why it was refused), for the planner's next step. */
+  readonly observations: Observation[];
+  plannerFallback: boolean;
+  answerText: string | null;
+}
+
+const ROLE_OF: Readonly<Record<LlmStage, string>> = { intent: "intent", plan: "planner", step: "planner", answer: "answer" };
+
+function ask(w: Working, stage: LlmStage, payload: { readonly requestHash: string; readonly model: string }): Emitted[] {
+  w.llm!.awaiting = { model: payload.model, requestHash: payload.requestHash, stage };
+  return [{ type: "llm.requested", to: LLM_GATEWAY_ID, payload }];
+}
+
+const fallbackLabel = (model: string, why: string): string => `deterministic (fallback from llm:${model}: ${why})`;
+
+/** What earlier probes of this scene moment revealed (the Memory stage), as the intent prompt's memories. */
+function memoryLines(ctx: ControllerContext): string[] {
+  if (!ctx.static.strategy.memory) return [];
+  return Object.keys(ctx.memory).sort().slice(0, 5).map((k) => {
+    const r = ctx.memory[k]!;
+    return `${r.tool}(${Object.entries(r.args).map(([a, v]) => `${a}=${v}`).join(", ")}) -> ${canonicalJson(r.result ?? null)}`;
+  });
+}
+
+function askIntent(ctx: ControllerContext, w: Working, model: string): Emitted[] {
+  ctx.current = w;
+  ctx.queries++;
+  return ask(w, "intent", intentRequest(model, w.text, ctx.static.scene, memoryLines(ctx), ctx.static.tools, w.queryId));
+}
+
+/** The deterministic IntentInferrer (the fallback of the LLM one), as onQuery runs it. */
+function deterministicFrame(ctx: ControllerContext, w: Working): { frame: IntentFramePayload; analysis: QueryAnalysis; factual: FactualAnalysis | null } {
+  if (w.factual !== null) return { frame: factualFrame(w.text, w.factual), analysis: w.analysis, factual: w.factual };
+  const inferred = deterministicInferrer.infer(w.text, ctx.static.scene, ctx.static.tools);
+  return { frame: inferred.frame, analysis: inferred.analysis, factual: null };
+}
+
+/**
+ * Routes an LLM frame to calls (reference/aura.md §5.5, v2): the frame decides which tools and the
+ * budget; arguments come from the query text (names, places) and the observed scene. A belief
+ * question keeps to beliefs whatever the frame recommends (the release's policy filter).
+ */
+function routedByFrame(ctx: ControllerContext, w: Working, frame: IntentFramePayload): { analysis: QueryAnalysis; factual: FactualAnalysis | null } {
+  const probes = new Set(frame.recommended_probes);
+  if (w.factual !== null) {
+    const tools = frame.recommended_probes.filter((t) => ctx.static.tools.includes(t)).map((tool) => ({ tool, location: tool === "get_location_info" ? w.factual!.place : null }));
+    return { analysis: w.analysis, factual: { place: w.factual.place, tools, unanswerable: tools.length === 0 && w.factual.unanswerable } };
+  }
+  const a = w.analysis;
+  const second = a.secondOrder ?? (probes.has("get_agent_belief_about") && a.mentioned.length >= 2 ? { believer: a.mentioned[0]!, target: a.mentioned[1]!, fields: ["availability", "emotional_state"] as const } : null);
+  if (second !== null) return { analysis: { ...a, secondOrder: second, scope: { kind: "person", agents: [second.believer] }, hidden: [], wantsPlan: false }, factual: null };
+  let scope = a.scope;
+  let hidden = a.hidden;
+  if (probes.has("get_agent_private_state")) {
+    if (scope.kind === "none") {
+      const focus = ctx.static.scene.focus;
+      scope = { kind: "location", location: focus, agents: Object.keys(ctx.static.scene.public).sort().filter((n) => ctx.static.scene.public[n]!.location === focus) };
+    }
+    if (hidden.length === 0) hidden = ["availability", "emotional_state"];
+  } else hidden = [];
+  return { analysis: { ...a, scope, hidden, wantsPlan: probes.has("get_agent_plan") && scope.kind === "person" }, factual: null };
+}
+
+function withFrame(ctx: ControllerContext, w: Working, inferred: { frame: IntentFramePayload; analysis: QueryAnalysis; factual: FactualAnalysis | null }, backend: string): Emitted[] {
+  const s = ctx.static;
+  const kind = s.strategy.kind;
+  const { frame, analysis, factual } = inferred;
+  const budget = factual !== null && kind === "aura-no-probe" ? 0 : gapToBudget(frame.gap, s.strategy.maxSteps);
+  // A scope the frame widened (nobody named → the people at the focus place) is visited in seeded order.
+  const order = canonicalJson(analysis.scope) === canonicalJson(w.analysis.scope) ? w.order : analysis.scope.kind === "none" ? [] : analysis.scope.kind === "person" ? [...analysis.scope.agents] : shuffled(ctx, analysis.scope.agents);
+  const working: Working = { ...w, analysis, factual, frame, budget, order };
+  const fromMemory = factual === null && s.strategy.memory ? candidates(kind, view(ctx, working, false)).map(callKey).filter((k) => ctx.memory[k]?.ok === true) : [];
+  ctx.current = working;
+  const inferredEvent: Emitted = { type: "intent.inferred", to: null, payload: { backend, budget: gapToBudget(frame.gap, 5), frame, fromMemory, maxSteps: budget, queryId: w.queryId } };
+  return [inferredEvent, ...afterFrame(ctx, working)];
+}
+
+function askPlan(ctx: ControllerContext, w: Working, model: string): Emitted[] {
+  const s = ctx.static;
+  return ask(w, "plan", plannerPlanRequest(model, w.text, s.scene, w.asker, s.tools, w.budget, w.queryId));
+}
+
+/** A ReAct-style step from the LLM planner, or null when this strategy/query explores deterministically. */
+function askStep(ctx: ControllerContext, w: Working): Emitted[] | null {
+  const s = ctx.static;
+  const model = s.llm?.planner;
+  const kind = s.strategy.kind;
+  if (model == null || w.llm === undefined || w.llm.plannerFallback || !(kind === "no-intent" || kind === "react" || kind === "reflexion" || kind === "aura-full")) return null;
+  if (w.calls >= w.budget) return finish(ctx, w);
+  return ask(w, "step", plannerStepRequest(model, kind, w.text, s.scene, w.asker, s.tools, w.budget - w.calls, w.llm.observations, w.queryId));
+}
+
+function askAnswer(ctx: ControllerContext, w: Working): Emitted[] | null {
+  const s = ctx.static;
+  const model = s.llm?.answer;
+  if (model == null || w.llm === undefined || w.llm.answerText !== null || w.llm.backends.answer !== undefined) return null;
+  const facts = reason(ctx, w);
+  const evidence = [
+    ...facts.map((f) => render([f])),
+    ...w.llm.observations.map((o) => `${o.tool}(${Object.entries(o.args).map(([k, v]) => `${k}=${v}`).join(", ")}) -> ${o.outcome}`),
+  ];
+  const kind = s.strategy.kind;
+  return ask(w, "answer", answerRequest(model, {
+    query: w.text, scene: kind === "vanilla" ? null : s.scene, asker: w.asker, implicitNeed: w.frame?.implicit_need ?? [],
+    secondOrder: w.analysis.secondOrder !== null && w.factual === null, evidence, factual: w.factual !== null,
+  }, w.queryId));
+}
+
+/** Turns a planner's tool call into a probe; names are matched to the roster, the asker is implied. */
+function callFromLlm(ctx: ControllerContext, w: Working, tool: string, args: Readonly<Record<string, string>>): PlannedCall {
+  const roster = Object.keys(ctx.static.scene.public);
+  const name = (n: string | undefined) => (n === undefined ? undefined : (roster.find((r) => r.toLowerCase() === n.trim().toLowerCase()) ?? n));
+  const a: Record<string, string> = { ...args };
+  for (const k of ["agent_name", "believer", "target"]) if (a[k] !== undefined) a[k] = name(a[k])!;
+  if (ctx.static.registry === "environment" && w.asker !== null) {
+    a.asker = w.asker;
+    if (tool === "get_agent_plan" && a.agent_name === undefined) a.agent_name = w.asker;
+  }
+  const agentTool = ALL_TOOLS[tool]?.owner === "agent";
+  const target = agentTool ? (a.agent_name ?? a.believer ?? (ctx.static.registry === "environment" ? w.asker : null)) : null;
+  const sorted = Object.fromEntries(Object.keys(a).sort().map((k) => [k, a[k]!]));
+  return { args: sorted, field: a.target ?? a.location ?? null, target, tool };
+}
+
+function onLlm(ctx: ControllerContext, event: Delivered<LlmCompletedPayload | LlmFailedPayload>): Emitted[] {
+  const w = ctx.current;
+  const work = w?.llm;
+  if (w === null || work === undefined || work.awaiting === null || event.payload.requestHash !== work.awaiting.requestHash) return [];
+  const { stage, model } = work.awaiting;
+  work.awaiting = null;
+  const content = event.type === "llm.completed" ? (event.payload as LlmCompletedPayload).content : null;
+  const failure = content === null ? (event.payload as LlmFailedPayload).error : null;
+  const role = ROLE_OF[stage];
+  const fellBack = (why: string) => {
+    const label = fallbackLabel(model, why);
+    work.backends[role] = label;
+    return label;
+  };
+  switch (stage) {
+    case "intent": {
+      const parsed = content === null ? null : parseIntentFrame(content, w.text, ctx.static.tools);
+      if (parsed?.ok === true) {
+        work.backends.intent = `llm:${model}`;
+        return withFrame(ctx, w, { frame: parsed.frame, ...routedByFrame(ctx, w, parsed.frame) }, `llm:${model}`);
+      }
+      return withFrame(ctx, w, deterministicFrame(ctx, w), fellBack(failure ?? "unusable output"));
+    }
+    case "plan": {
+      const parsed = content === null ? null : parsePlannerPlan(content);
+      if (parsed?.ok === true) {
+        work.backends.planner = `llm:${model}`;
+        (w as { plan: readonly PlannedCall[] | null }).plan = parsed.steps.map((st) => callFromLlm(ctx, w, st.tool, st.arguments));
+      } else {
+        fellBack(failure ?? "unusable output");
+        (w as { plan: readonly PlannedCall[] | null }).plan = listFor(ctx, w, false);
+      }
+      return step(ctx);
+    }
+    case "step": {
+      const parsed = content === null ? null : parsePlannerStep(content);
+      if (parsed?.ok !== true) {
+        fellBack(failure ?? "unusable output");
+        work.plannerFallback = true;
+        return step(ctx);
+      }
+      if (work.backends.planner === undefined) work.backends.planner = `llm:${model}`;
+      if (parsed.step.action === "stop") return finish(ctx, w);
+      const call = callFromLlm(ctx, w, parsed.step.tool, parsed.step.arguments);
+      // A model repeating a call it already made has nothing more to learn: stop.
+      if (w.tried.includes(callKey(call))) return finish(ctx, w);
+      return issue(ctx, w, call);
+    }
+    case "answer": {
+      const parsed = content === null ? null : parseAnswer(content);
+      if (parsed?.ok === true) {
+        work.backends.answer = `llm:${model}`;
+        work.answerText = parsed.text;
+      } else fellBack(failure ?? "unusable output");
+      return finish(ctx, w);
+    }
+  }
+}
+
+/** The backend label of an answer: deterministic as before, else which model (or fallback) served each LLM stage. */
+function backendLabel(ctx: ControllerContext, w: Working): string {
+  const deterministic = usesFrame(ctx.static.strategy.kind) ? ctx.static.strategy.inferrer : "deterministic-policy";
+  const used = Object.entries(w.llm?.backends ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (used.length === 0) return deterministic;
+  const labels = new Set(used.map(([, l]) => l));
+  if (labels.size === 1 && [...labels][0]!.startsWith("llm:")) return [...labels][0]!;
+  return used.map(([role, label]) => `${role}=${label}`).join(", ");
 }
 
 const handlers: Record<string, RecordHandler<ControllerContext>> = {
   "user.query": onQuery as RecordHandler<ControllerContext>,
   "probe.answered": onAnswered as RecordHandler<ControllerContext>,
   "probe.denied": onDenied as RecordHandler<ControllerContext>,
+  "llm.completed": onLlm as RecordHandler<ControllerContext>,
+  "llm.failed": onLlm as RecordHandler<ControllerContext>,
 };
 
 export const controllerMachine = setup({
@@ -341,7 +580,7 @@ export const controllerMachine = setup({
       always: { guard: "exploring", target: "exploring" },
     },
     exploring: {
-      on: { "probe.answered": { actions: "handle" }, "probe.denied": { actions: "handle" } },
+      on: { "probe.answered": { actions: "handle" }, "probe.denied": { actions: "handle" }, "llm.completed": { actions: "handle" }, "llm.failed": { actions: "handle" } },
       always: { guard: ({ context }) => context.current === null, target: "idle" },
     },
   },

@@ -15,6 +15,8 @@ export interface SceneEnvInput {
   readonly events: readonly string[];
   /** Every place in the town (a town snapshot), else only the places people are at. */
   readonly places?: readonly string[] | null;
+  /** The registry offered to the controller: other tools are refused (an LLM planner may invent some). */
+  readonly tools?: readonly string[] | null;
 }
 
 export interface SceneEnvContext {
@@ -22,6 +24,7 @@ export interface SceneEnvContext {
   readonly public: Readonly<Record<string, PublicRow>>;
   readonly events: readonly string[];
   readonly policy: ProbePolicy;
+  readonly tools: readonly string[] | null;
   /** How many probes this actor answered and refused: part of its hashed state. */
   answered: number;
   denied: number;
@@ -34,6 +37,7 @@ export function initialSceneEnv(input: SceneEnvInput): SceneEnvContext {
     public: input.scene.public_state,
     events: input.events,
     policy: input.policy,
+    tools: input.tools ?? null,
     answered: 0,
     denied: 0,
   };
@@ -81,7 +85,12 @@ function onProbe(ctx: SceneEnvContext, event: Delivered<ProbeRequestedPayload>):
     ctx.denied++;
     return [{ type: "probe.denied", to: event.from, payload: { ...base, budgetAfter: p.budgetBefore - 1, reason: `unknown tool '${p.tool}'` } }];
   }
-  const denied = policyDenies(ctx.policy, p.tool, null);
+  // A known tool outside the offered registry, or an agent's tool naming nobody in the scene (the
+  // controller sends agent tools to their agent), is refused before anything is read.
+  const refused =
+    ctx.tools !== null && !ctx.tools.includes(p.tool) ? `tool '${p.tool}' is not in this registry` :
+    ALL_TOOLS[p.tool]!.owner === "agent" ? `no agent '${p.target ?? ""}' in the scene answers '${p.tool}'` : null;
+  const denied = refused ?? policyDenies(ctx.policy, p.tool, null);
   if (denied !== null) {
     ctx.denied++;
     return [{ type: "probe.denied", to: event.from, payload: { ...base, budgetAfter: p.budgetBefore - 1, reason: denied } }];

@@ -40,6 +40,11 @@ export const SceneConfigSchema = Schema.Struct({
   policy: Schema.Struct({ allow: Schema.Array(Str), deny: Schema.Array(Str) }),
   /** Set by the condition. */
   strategy: Schema.Struct({ kind: Str, maxSteps: Schema.Int, memory: Schema.Boolean, inferrer: Str }),
+  /**
+   * LLM backends (through the gateway): the model of each controller role, null for the
+   * deterministic backend. Absent: every role is deterministic (no `llm.*` records).
+   */
+  llm: Schema.optional(Schema.Struct({ intent: Schema.NullOr(Str), planner: Schema.NullOr(Str), answer: Schema.NullOr(Str) })),
 });
 
 export type SceneConfig = typeof SceneConfigSchema.Type;
@@ -149,6 +154,7 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
       registry: config.registry,
       askers: Object.fromEntries(config.queries.filter((q) => q.asker != null).map((q) => [q.id, q.asker!])),
       places: config.town?.places ?? Object.fromEntries(Object.values(scene.public_state).map((r) => [r.location, ""])),
+      ...(config.llm === undefined ? {} : { llm: config.llm }),
     };
     const agents = rosterOf(scene).map((name) => ({
       id: agentIdOf(name),
@@ -157,7 +163,7 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
     }));
     return [
       ...agents,
-      { id: SCENE_ENV_ID, logic: sceneEnvMachine, input: { scene, policy: config.policy, asker: null, events: config.town?.events ?? [], places: config.town === undefined ? null : Object.keys(config.town.places).sort() } },
+      { id: SCENE_ENV_ID, logic: sceneEnvMachine, input: { scene, policy: config.policy, asker: null, events: config.town?.events ?? [], places: config.town === undefined ? null : Object.keys(config.town.places).sort(), tools: controller.tools } },
       { id: CONTROLLER_ID, logic: controllerMachine, input: controller },
     ].sort((a, b) => (a.id < b.id ? -1 : 1));
   },

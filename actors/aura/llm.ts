@@ -1,0 +1,270 @@
+// The LLM side of the AURA controller and its baselines: the prompts each role sends (as
+// `llm.requested` messages), the output schemas the gateway validates against, and the lenient
+// parsers the controller applies to a validated completion. Pure: no I/O, no clock.
+//
+// Roles:
+//   intent   the IntentInferrer's LLM backend (reference/aura.md §5.3): a theory-of-mind prompt
+//            with a four-tier gap rubric, probe rules, the 7-field IntentFrame schema and five
+//            benchmark-disjoint few-shot examples; JSON out, probes whitelisted against the registry
+//   planner  one Algorithm-1 step (call a tool or stop) for the ReAct-style baselines, or a whole
+//            plan for Plan-and-Solve; tool names are the model's own — an invented one is sent as a
+//            probe and refused by the answering actor, never executed
+//   answer   the final synthesis (Reason/Interact) from the scene and the probe evidence
+import type { IntentFramePayload } from "../../events/probes.ts";
+import { llmRequest, type LlmMessagePayload, type LlmRequestedPayload } from "../../events/llm.ts";
+import type { PerceivedScene } from "./intent.ts";
+import { ALL_TOOLS } from "./tools.ts";
+
+/** The model of each controller role, or null for the deterministic backend. */
+export interface SceneLlmModels {
+  readonly intent: string | null;
+  readonly planner: string | null;
+  readonly answer: string | null;
+}
+
+// ---- Output parsing (shared by the gateway's validators and the controller) ------------------
+
+/** Strips ``` fences and a leading "json", then parses; the value must be a JSON object. */
+export function parseJsonObject(content: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  let text = content.trim();
+  const fence = /^```[a-zA-Z]*\s*([\s\S]*?)\s*```$/.exec(text);
+  if (fence !== null) text = fence[1]!.trim();
+  if (/^json\s*\{/i.test(text)) text = text.slice(4).trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `not valid JSON (${String((error as Error).message).slice(0, 120)})` };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, error: "expected a JSON object" };
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+const clamp01 = (x: unknown): number => {
+  const n = typeof x === "number" ? x : typeof x === "string" ? Number(x) : NaN;
+  return Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0;
+};
+
+/**
+ * The release's `_parse_intent_json`, stricter on what makes a frame unusable: the object must
+ * carry a numeric `gap`. Everything else is coerced (empty literal need → the query, a string
+ * implicit need → a list, probes whitelisted against the registry, rationale ≤ 400 characters).
+ */
+export function parseIntentFrame(content: string, query: string, tools: readonly string[]): { ok: true; frame: IntentFramePayload } | { ok: false; error: string } {
+  const parsed = parseJsonObject(content);
+  if (!parsed.ok) return parsed;
+  const o = parsed.value;
+  const gapRaw = typeof o.gap === "string" ? Number(o.gap) : o.gap;
+  if (typeof gapRaw !== "number" || !Number.isFinite(gapRaw)) return { ok: false, error: "field 'gap' must be a number in [0, 1]" };
+  const implicit = typeof o.implicit_need === "string" ? [o.implicit_need] : Array.isArray(o.implicit_need) ? o.implicit_need.map(String) : [];
+  const probes = Array.isArray(o.recommended_probes) ? o.recommended_probes.map(String) : [];
+  const literal = typeof o.literal_need === "string" && o.literal_need.trim().length > 0 ? o.literal_need : query;
+  const gap = Math.round(clamp01(gapRaw) * 1000) / 1000;
+  return {
+    ok: true,
+    frame: {
+      literal_need: literal,
+      implicit_need: implicit.filter((s) => s.trim().length > 0),
+      gap,
+      recommended_probes: [...new Set(probes.filter((p) => tools.includes(p)))],
+      should_alert: o.should_alert === true || o.should_alert === "true",
+      confidence: Math.round(clamp01(o.confidence) * 1000) / 1000,
+      rationale: String(o.rationale ?? "").slice(0, 400),
+    },
+  };
+}
+
+export type PlannerStep = { readonly action: "stop"; readonly reason: string } | { readonly action: "call_tool"; readonly tool: string; readonly arguments: Readonly<Record<string, string>>; readonly reason: string };
+
+const stringArgs = (x: unknown): Record<string, string> | null => {
+  if (x === undefined || x === null) return {};
+  if (typeof x !== "object" || Array.isArray(x)) return null;
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(x as object).sort()) {
+    const v = (x as Record<string, unknown>)[k];
+    if (v === null || v === undefined) continue;
+    out[k] = typeof v === "string" ? v : JSON.stringify(v);
+  }
+  return out;
+};
+
+export function parsePlannerStep(content: string): { ok: true; step: PlannerStep } | { ok: false; error: string } {
+  const parsed = parseJsonObject(content);
+  if (!parsed.ok) return parsed;
+  const o = parsed.value;
+  const reason = String(o.reason ?? "").slice(0, 300);
+  if (o.action === "stop" || o.action === "answer" || o.action === "final") return { ok: true, step: { action: "stop", reason } };
+  if (o.action !== "call_tool") return { ok: false, error: "field 'action' must be \"call_tool\" or \"stop\"" };
+  if (typeof o.tool !== "string" || o.tool.trim().length === 0) return { ok: false, error: "field 'tool' must name a tool when action is \"call_tool\"" };
+  const args = stringArgs(o.arguments);
+  if (args === null) return { ok: false, error: "field 'arguments' must be an object" };
+  return { ok: true, step: { action: "call_tool", tool: o.tool.trim(), arguments: args, reason } };
+}
+
+export function parsePlannerPlan(content: string): { ok: true; steps: Array<{ tool: string; arguments: Record<string, string> }> } | { ok: false; error: string } {
+  const parsed = parseJsonObject(content);
+  if (!parsed.ok) return parsed;
+  const steps = parsed.value.steps ?? parsed.value.plan;
+  if (!Array.isArray(steps)) return { ok: false, error: "field 'steps' must be a list of {tool, arguments}" };
+  const out: Array<{ tool: string; arguments: Record<string, string> }> = [];
+  for (const [i, s] of steps.entries()) {
+    if (s === null || typeof s !== "object" || typeof (s as { tool?: unknown }).tool !== "string") return { ok: false, error: `steps[${i}] must be an object with a string 'tool'` };
+    const args = stringArgs((s as { arguments?: unknown }).arguments);
+    if (args === null) return { ok: false, error: `steps[${i}].arguments must be an object` };
+    out.push({ tool: (s as { tool: string }).tool.trim(), arguments: args });
+  }
+  return { ok: true, steps: out };
+}
+
+export function parseAnswer(content: string): { ok: true; text: string } | { ok: false; error: string } {
+  const parsed = parseJsonObject(content);
+  if (!parsed.ok) return parsed;
+  const a = parsed.value.answer;
+  if (typeof a !== "string" || a.trim().length === 0) return { ok: false, error: "field 'answer' must be a non-empty string" };
+  return { ok: true, text: a.trim().slice(0, 4000) };
+}
+
+const problem = (r: { ok: boolean; error?: string }): string | null => (r.ok ? null : (r.error ?? "invalid"));
+
+/** Output schemas by name, for the gateway: null when the content is usable, else the reason. */
+export const AURA_LLM_OUTPUTS: Readonly<Record<string, (content: string) => string | null>> = {
+  "intent-frame": (c) => problem(parseIntentFrame(c, "", [])),
+  "planner-step": (c) => problem(parsePlannerStep(c)),
+  "planner-plan": (c) => problem(parsePlannerPlan(c)),
+  answer: (c) => problem(parseAnswer(c)),
+};
+
+// ---- Prompts -----------------------------------------------------------------------------------
+
+const INTENT_SYSTEM = `You are the intent-inference stage of an environment-aware assistant (theory-of-mind style alignment).
+Given a user's query about a social scene, infer what the user literally asks and what they implicitly need, and how much of that need is NOT answerable from the visible scene (the gap).
+
+Gap rubric:
+- below 0.20: a self-contained fact (time, a count, a place) that the visible scene answers;
+- 0.20-0.40: the literal answer is enough, a little context helps;
+- 0.40-0.60: the literal answer is visible in the scene, but the real need requires someone's private state ("where is X?" when the user wants to know whether X is free to talk);
+- 0.60 and above: appropriateness ("should I…", "is it a good time…"), a latent goal or motive, or a relational / second-order question (what one person believes about another).
+
+Probe rules:
+- recommend only tool names from AVAILABLE_TOOLS; never invent tool names;
+- prefer structured-state tools (private state, beliefs, plans) over broad surveys;
+- for a question about what A thinks, believes or assumes about B, recommend get_agent_belief_about (A's belief), never B's private state.
+
+Reply with a JSON object with exactly these keys:
+{"literal_need": string, "implicit_need": [string], "gap": number in [0,1], "recommended_probes": [tool names], "should_alert": boolean, "confidence": number in [0,1], "rationale": string}`;
+
+const FEW_SHOT = `Examples (other people and places than yours):
+
+USER QUERY: How many people are in the bakery?
+{"literal_need": "the number of people in the bakery", "implicit_need": [], "gap": 0.1, "recommended_probes": [], "should_alert": false, "confidence": 0.9, "rationale": "a count the visible scene answers"}
+
+USER QUERY: Where is Diego right now?
+{"literal_need": "Diego's location", "implicit_need": ["whether Diego can be reached now: availability and mood"], "gap": 0.5, "recommended_probes": ["get_agent_private_state"], "should_alert": true, "confidence": 0.7, "rationale": "location is visible; reachability is private"}
+
+USER QUERY: Should I ask Priya to help me move this afternoon?
+{"literal_need": "whether to ask Priya for help this afternoon", "implicit_need": ["Priya's availability, mood and what she is privately dealing with", "Priya's plans for the afternoon"], "gap": 0.75, "recommended_probes": ["get_agent_private_state", "get_agent_plan"], "should_alert": true, "confidence": 0.7, "rationale": "appropriateness needs private state and schedule"}
+
+USER QUERY: What has Marcus been so focused on lately?
+{"literal_need": "what Marcus is doing", "implicit_need": ["Marcus's unspoken goal"], "gap": 0.7, "recommended_probes": ["get_agent_private_state"], "should_alert": true, "confidence": 0.65, "rationale": "a latent goal is not visible"}
+
+USER QUERY: Does Aiko think Tomas is upset with her?
+{"literal_need": "Aiko's view of Tomas's mood", "implicit_need": ["Aiko's belief about Tomas's emotional state (not Tomas's actual state)"], "gap": 0.8, "recommended_probes": ["get_agent_belief_about"], "should_alert": false, "confidence": 0.75, "rationale": "second-order: the believer's belief is what is asked"}`;
+
+const sceneLines = (scene: PerceivedScene): string[] => [
+  `summary: ${scene.summary}`,
+  `entities: ${Object.keys(scene.public).sort().slice(0, 10).join(", ")}`,
+];
+
+/** The intent request (T 0.1, 512 tokens, JSON), as the release's LLMIntentInferrer sends it. */
+export function intentRequest(model: string, query: string, scene: PerceivedScene, memories: readonly string[], tools: readonly string[], queryId: string): LlmRequestedPayload {
+  const user = [
+    `USER QUERY: ${query}`,
+    ["CURRENT SCENE:", ...sceneLines(scene)].join("\n"),
+    ["RECENT MEMORIES:", ...(memories.length === 0 ? ["(none)"] : memories.slice(0, 5).map((m) => `- ${m.slice(0, 160)}`))].join("\n"),
+    "USER PROFILE: {}",
+    `AVAILABLE_TOOLS: ${[...tools].sort().join(", ")}`,
+    "Return only the JSON object.",
+  ].join("\n\n");
+  const messages: LlmMessagePayload[] = [
+    { role: "system", content: `${INTENT_SYSTEM}\n\n${FEW_SHOT}` },
+    { role: "user", content: user },
+  ];
+  return llmRequest("intent", model, messages, { json: true, maxTokens: 512, output: "intent-frame", temperature: 0.1 }, queryId);
+}
+
+const toolLines = (tools: readonly string[]): string =>
+  [...tools].sort().map((t) => `- ${t}(${(ALL_TOOLS[t]?.args ?? []).join(", ")}): ${ALL_TOOLS[t]?.description ?? ""}`).join("\n");
+
+export interface Observation {
+  readonly tool: string;
+  readonly args: Readonly<Record<string, string>>;
+  readonly outcome: string;
+}
+
+const observationLines = (observations: readonly Observation[]): string =>
+  observations.length === 0 ? "(none yet)" : observations.map((o, i) => `${i + 1}. ${o.tool}(${Object.entries(o.args).map(([k, v]) => `${k}=${v}`).join(", ")}) -> ${o.outcome.slice(0, 400)}`).join("\n");
+
+const STYLE: Readonly<Record<string, string>> = {
+  "no-intent": "You are a ReAct agent: think about the user's question, call the tools that answer it, and stop when you can answer.",
+  react: "You are a ReAct agent: think about the user's question, call the tools that answer it, and stop when you can answer.",
+  reflexion: "You are a ReAct agent with self-reflection: call the tools that answer the question; before stopping, reflect whether the evidence is enough and gather more context if it is not.",
+  "aura-full": "You are an environment probe controller: gather NOVEL context about the scene that the asker cannot see. Do not call get_time, get_location, get_nearby_agents or get_recent_memories; prefer location activities, then all agents, then recent events.",
+};
+
+/** One Algorithm-1 step: call one tool, or stop (T 0.1, 400 tokens, JSON). */
+export function plannerStepRequest(model: string, kind: string, query: string, scene: PerceivedScene, asker: string | null, tools: readonly string[], budgetLeft: number, observations: readonly Observation[], queryId: string): LlmRequestedPayload {
+  const system = [
+    STYLE[kind] ?? STYLE.react!,
+    `Tools:\n${toolLines(tools)}`,
+    'Reply with a JSON object: {"action": "call_tool" or "stop", "tool": tool name, "arguments": {argument: string value}, "reason": string}.',
+  ].join("\n\n");
+  const user = [
+    `USER QUERY: ${query}`,
+    ...(asker === null ? [] : [`ASKER: ${asker}`]),
+    ["SCENE:", ...sceneLines(scene)].join("\n"),
+    `TOOL CALLS LEFT: ${budgetLeft}`,
+    `OBSERVATIONS:\n${observationLines(observations)}`,
+  ].join("\n\n");
+  return llmRequest("planner", model, [{ role: "system", content: system }, { role: "user", content: user }], { json: true, maxTokens: 400, output: "planner-step", temperature: 0.1 }, queryId);
+}
+
+/** Plan-and-Solve's plan, made once (T 0.1, 400 tokens, JSON). */
+export function plannerPlanRequest(model: string, query: string, scene: PerceivedScene, asker: string | null, tools: readonly string[], maxSteps: number, queryId: string): LlmRequestedPayload {
+  const system = [
+    `You are a Plan-and-Solve agent: first make a plan of at most ${maxSteps} tool calls that gather what the answer needs, then it is executed for you.`,
+    `Tools:\n${toolLines(tools)}`,
+    'Reply with a JSON object: {"steps": [{"tool": tool name, "arguments": {argument: string value}}], "reason": string}.',
+  ].join("\n\n");
+  const publicState = Object.keys(scene.public).sort().map((n) => `- ${n}: ${scene.public[n]!.location}, ${scene.public[n]!.action}`).join("\n");
+  const user = [`USER QUERY: ${query}`, ...(asker === null ? [] : [`ASKER: ${asker}`]), ["SCENE:", ...sceneLines(scene)].join("\n"), `PUBLIC STATE:\n${publicState}`].join("\n\n");
+  return llmRequest("planner", model, [{ role: "system", content: system }, { role: "user", content: user }], { json: true, maxTokens: 400, output: "planner-plan", temperature: 0.1 }, queryId);
+}
+
+export interface AnswerContext {
+  readonly query: string;
+  readonly scene: PerceivedScene | null;
+  readonly asker: string | null;
+  readonly implicitNeed: readonly string[];
+  readonly secondOrder: boolean;
+  readonly evidence: readonly string[];
+  /** RQ2's factual answers run warmer (T 0.7, 512); implicit intent T 0.1, 400. */
+  readonly factual: boolean;
+}
+
+/** The synthesis call (Reason/Interact). */
+export function answerRequest(model: string, c: AnswerContext, queryId: string): LlmRequestedPayload {
+  const rules = [
+    "You answer a user's question about a scene. Use only the scene and the evidence given; do not invent people, places or states.",
+    "Answer the literal question first; if an implicit need is listed, address it too.",
+    ...(c.secondOrder ? ["This is a question about what one person believes about another: report the believer's recorded belief, not the other person's actual state."] : []),
+    'Reply with a JSON object: {"answer": string}.',
+  ].join("\n");
+  const user = [
+    `USER QUERY: ${c.query}`,
+    ...(c.asker === null ? [] : [`ASKER: ${c.asker}`]),
+    ...(c.scene === null ? [] : [["SCENE:", ...sceneLines(c.scene)].join("\n")]),
+    ...(c.implicitNeed.length === 0 ? [] : [`IMPLICIT NEED: ${c.implicitNeed.join("; ")}`]),
+    `EVIDENCE:\n${c.evidence.length === 0 ? "(none)" : c.evidence.map((e) => `- ${e.slice(0, 600)}`).join("\n")}`,
+  ].join("\n\n");
+  return llmRequest("answer", model, [{ role: "system", content: rules }, { role: "user", content: user }], { json: true, maxTokens: c.factual ? 512 : 400, output: "answer", temperature: c.factual ? 0.7 : 0.1 }, queryId);
+}

@@ -1,0 +1,115 @@
+// The OpenAI-compatible chat client (DESIGN §2: infra holds the client; services/llmGateway.ts
+// holds the policy). One `chat` call is one HTTP request: the `openai` package's own retries are
+// off, because the gateway retries, counts attempts and logs them. Errors are classified into the
+// kinds `llm.failed` records; messages are scrubbed of anything that looks like a key.
+import OpenAI from "openai";
+
+export interface ChatMessage {
+  readonly role: "system" | "user" | "assistant";
+  readonly content: string;
+}
+
+export interface ChatCall {
+  readonly model: string;
+  readonly messages: readonly ChatMessage[];
+  readonly temperature: number;
+  readonly maxTokens: number;
+  readonly json: boolean;
+  readonly timeoutMs: number;
+}
+
+export interface ChatResult {
+  readonly content: string;
+  readonly model: string;
+  readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
+}
+
+export type ChatErrorKind = "timeout" | "rate_limit" | "server_error" | "http_error" | "network";
+
+export class ChatError extends Error {
+  readonly kind: ChatErrorKind;
+  readonly status: number | null;
+  readonly retryable: boolean;
+  /** From a Retry-After header, when the server sent one. */
+  readonly retryAfterMs: number | null;
+  constructor(kind: ChatErrorKind, message: string, status: number | null, retryAfterMs: number | null = null) {
+    super(message);
+    this.name = "ChatError";
+    this.kind = kind;
+    this.status = status;
+    this.retryable = kind !== "http_error";
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export interface ChatClient {
+  chat(call: ChatCall): Promise<ChatResult>;
+  /** host and port of the endpoint (for `server.address` / `server.port` span attributes). */
+  readonly server: { readonly address: string; readonly port: number };
+}
+
+/** Removes credentials from a message: the configured key and anything shaped like one. */
+export function scrub(message: string, apiKey: string | null): string {
+  let out = message;
+  if (apiKey !== null && apiKey.length >= 4) out = out.split(apiKey).join("[redacted]");
+  return out.replace(/\b(sk|pk|rk)-[A-Za-z0-9_*\-]{6,}/g, "[redacted]").replace(/(Bearer\s+)\S+/gi, "$1[redacted]").replace(/\s+/g, " ").slice(0, 300);
+}
+
+function retryAfter(headers: Headers | undefined): number | null {
+  const value = headers?.get("retry-after-ms") ?? null;
+  if (value !== null && Number.isFinite(Number(value))) return Number(value);
+  const seconds = headers?.get("retry-after") ?? null;
+  if (seconds !== null && Number.isFinite(Number(seconds))) return Number(seconds) * 1000;
+  return null;
+}
+
+export function classify(error: unknown, apiKey: string | null): ChatError {
+  if (error instanceof ChatError) return error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ChatError("timeout", "the request timed out", null);
+  if (error instanceof OpenAI.APIConnectionError) return new ChatError("network", scrub(`connection failed: ${error.message}`, apiKey), null);
+  if (error instanceof OpenAI.APIError) {
+    const status = typeof error.status === "number" ? error.status : null;
+    const message = scrub(`HTTP ${status ?? "?"}: ${error.message}`, apiKey);
+    if (status === 429) return new ChatError("rate_limit", message, status, retryAfter(error.headers));
+    if (status === 408) return new ChatError("timeout", message, status);
+    if (status !== null && status >= 500) return new ChatError("server_error", message, status, retryAfter(error.headers));
+    return new ChatError("http_error", message, status);
+  }
+  return new ChatError("network", scrub(String((error as Error)?.message ?? error), apiKey), null);
+}
+
+/**
+ * A client for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio …). Local servers
+ * usually need no key; the `openai` package insists on one, so a placeholder is sent then.
+ */
+export function openAiChatClient(options: { readonly baseURL: string; readonly apiKey: string | null }): ChatClient {
+  const apiKey = options.apiKey;
+  const client = new OpenAI({ baseURL: options.baseURL, apiKey: apiKey ?? "no-key", maxRetries: 0 });
+  const url = new URL(options.baseURL);
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return {
+    server: { address: url.hostname, port },
+    async chat(call) {
+      try {
+        const response = await client.chat.completions.create(
+          {
+            model: call.model,
+            messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
+            temperature: call.temperature,
+            max_tokens: call.maxTokens,
+            ...(call.json ? { response_format: { type: "json_object" as const } } : {}),
+          },
+          { timeout: call.timeoutMs, maxRetries: 0 },
+        );
+        const content = response.choices?.[0]?.message?.content ?? "";
+        return {
+          content: typeof content === "string" ? content : "",
+          model: typeof response.model === "string" && response.model.length > 0 ? response.model : call.model,
+          usage: { promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 },
+        };
+      } catch (error) {
+        throw classify(error, apiKey);
+      }
+    },
+  };
+}

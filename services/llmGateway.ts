@@ -1,0 +1,439 @@
+// The LLM gateway (DESIGN §4, §8): answers the actors' `llm.requested` records with
+// `llm.completed` or `llm.failed`, which the sequencer appends to the log in the same tick.
+//   - one OpenAI-compatible endpoint from configuration (base URL, API key from the environment,
+//     a model per role), through the `openai` client (infra/openaiClient.ts);
+//   - the content is validated against the request's named output schema; an invalid output gets
+//     one repair attempt (the error is sent back), then the call fails with `invalid_output` and the
+//     requester falls back to its deterministic backend; the log says which backend produced what;
+//   - 429 and 5xx (and timeouts, connection errors) are retried with exponential backoff, each
+//     request has a timeout, and at most `concurrency` calls are in flight;
+//   - tokens and cost are accounted per requesting actor and per query;
+//   - a content-addressed cache (request hash → recorded completion) serves recorded answers with
+//     no HTTP when asked to (`reuse`), e.g. for a fork of an LLM run;
+//   - a `chat <model>` span per call with GenAI semantic-convention attributes; prompt and
+//     completion content only when `captureContent` is on; never the API key.
+// Replay never reaches this file: services/replay.ts serves the logged answers.
+import { readFileSync } from "node:fs";
+import { context as otelContext, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { Context, Effect, Layer } from "effect";
+import { LLM_ROLES, type LlmCompletedPayload, type LlmErrorKind, type LlmFailedPayload, type LlmRequestedPayload, type LlmRole } from "../events/llm.ts";
+import type { LogRecord } from "../events/record.ts";
+import { ChatError, openAiChatClient, type ChatClient, type ChatMessage } from "../infra/openaiClient.ts";
+import { AURA_LLM_OUTPUTS } from "../actors/aura/llm.ts";
+import type { LlmResponder } from "./sequencer.ts";
+import { UsageError } from "./replay.ts";
+
+export interface ModelPrice {
+  /** USD per million prompt tokens. */
+  readonly input: number;
+  /** USD per million completion tokens. */
+  readonly output: number;
+}
+
+export interface LlmConfig {
+  readonly baseURL: string;
+  /** Never logged or traced. Local endpoints (vLLM, Ollama) usually need none. */
+  readonly apiKey: string | null;
+  /** The model of each role; a role without one (or with null) stays on its deterministic backend. */
+  readonly models: Readonly<Partial<Record<LlmRole, string | null>>>;
+  readonly timeoutMs?: number;
+  /** HTTP attempts per call on retryable errors (429, 5xx, timeout, connection), first included. Default 3. */
+  readonly maxAttempts?: number;
+  /** First backoff; doubled per retry, capped at 8 s (a longer Retry-After is honoured up to 30 s). Default 500 ms. */
+  readonly backoffMs?: number;
+  /** Calls in flight at once. Default 4. */
+  readonly concurrency?: number;
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** Put prompts and completions on the `chat` spans (GenAI opt-in). Default off. */
+  readonly captureContent?: boolean;
+  /** Serve recorded answers from the cache without HTTP (forks, reruns). Default off. */
+  readonly reuse?: boolean;
+  /** The `backend` label logged on completions. Default `openai-compatible`. */
+  readonly backend?: string;
+}
+
+/** Validates a model's output for a named schema: null when valid, else the reason. */
+export type OutputValidator = (content: string) => string | null;
+
+export type LlmAnswer = { readonly type: "llm.completed"; readonly payload: LlmCompletedPayload } | { readonly type: "llm.failed"; readonly payload: LlmFailedPayload };
+
+export interface UsageTotals {
+  calls: number;
+  failed: number;
+  cached: number;
+  httpRequests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
+export interface Accounting {
+  readonly total: UsageTotals;
+  readonly byActor: Readonly<Record<string, UsageTotals>>;
+  readonly byQuery: Readonly<Record<string, UsageTotals>>;
+}
+
+const emptyTotals = (): UsageTotals => ({ calls: 0, failed: 0, cached: 0, httpRequests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 });
+
+/** Recorded completions by request hash. */
+export class LlmCache {
+  private readonly answers = new Map<string, LlmCompletedPayload>();
+  get size(): number {
+    return this.answers.size;
+  }
+  get(hash: string): LlmCompletedPayload | undefined {
+    return this.answers.get(hash);
+  }
+  put(answer: LlmCompletedPayload): void {
+    if (!this.answers.has(answer.requestHash)) this.answers.set(answer.requestHash, answer);
+  }
+  /** Adds every completion of a log (e.g. a parent's, before a fork). */
+  addRecords(records: readonly LogRecord[]): this {
+    for (const r of records) if (r.type === "llm.completed") this.put(r.payload as LlmCompletedPayload);
+    return this;
+  }
+}
+
+class Semaphore {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(n: number) {
+    this.free = Math.max(1, Math.floor(n));
+  }
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.free++;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export const repairMessage = (problem: string): string =>
+  `Your previous reply could not be used: ${problem}. Reply again with only the JSON object in the required format, nothing else.`;
+
+export interface LlmGatewayImpl {
+  readonly config: LlmConfig;
+  readonly cache: LlmCache;
+  /** Answers one request (never rejects: failures are `llm.failed`). */
+  complete(request: LlmRequestedPayload, from: string, telemetry?: { readonly tracer?: Tracer; readonly parent?: Span }): Promise<LlmAnswer>;
+  /** The sequencer-facing side. */
+  readonly responder: LlmResponder;
+  accounting(): Accounting;
+  /** HTTP requests sent so far. */
+  readonly httpRequests: number;
+}
+
+export function makeLlmGateway(config: LlmConfig, options: { readonly client?: ChatClient; readonly outputs?: Readonly<Record<string, OutputValidator>>; readonly cache?: LlmCache } = {}): LlmGatewayImpl {
+  const client = options.client ?? openAiChatClient({ baseURL: config.baseURL, apiKey: config.apiKey });
+  const outputs = options.outputs ?? AURA_LLM_OUTPUTS;
+  const cache = options.cache ?? new LlmCache();
+  const semaphore = new Semaphore(config.concurrency ?? 4);
+  const timeoutMs = config.timeoutMs ?? 60_000;
+  const maxAttempts = Math.max(1, config.maxAttempts ?? 3);
+  const backoffMs = config.backoffMs ?? 500;
+  const backend = config.backend ?? "openai-compatible";
+  const total = emptyTotals();
+  const byActor = new Map<string, UsageTotals>();
+  const byQuery = new Map<string, UsageTotals>();
+  let httpRequests = 0;
+
+  const costOf = (model: string, usage: { promptTokens: number; completionTokens: number }): number | null => {
+    const price = config.prices?.[model];
+    return price === undefined ? null : round6((usage.promptTokens * price.input + usage.completionTokens * price.output) / 1e6);
+  };
+
+  const account = (from: string, queryId: string | null, answer: LlmAnswer, http: number) => {
+    const usage = answer.payload.usage ?? { promptTokens: 0, completionTokens: 0 };
+    const cost = answer.type === "llm.completed" ? (answer.payload.costUsd ?? 0) : 0;
+    const buckets = [total, byActor.get(from) ?? byActor.set(from, emptyTotals()).get(from)!];
+    if (queryId !== null) buckets.push(byQuery.get(queryId) ?? byQuery.set(queryId, emptyTotals()).get(queryId)!);
+    for (const b of buckets) {
+      b.calls++;
+      if (answer.type === "llm.failed") b.failed++;
+      if (answer.type === "llm.completed" && answer.payload.cached === true) b.cached++;
+      b.httpRequests += http;
+      b.promptTokens += usage.promptTokens;
+      b.completionTokens += usage.completionTokens;
+      b.costUsd = round6(b.costUsd + cost);
+    }
+  };
+
+  /** One model call with retries on retryable errors; `attempts` counts HTTP requests. */
+  async function callWithRetry(request: LlmRequestedPayload, messages: readonly ChatMessage[], counter: { attempts: number }) {
+    for (let attempt = 1; ; attempt++) {
+      counter.attempts++;
+      httpRequests++;
+      try {
+        return await client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json: request.params.json, timeoutMs });
+      } catch (error) {
+        const e = error instanceof ChatError ? error : new ChatError("network", String(error), null);
+        if (!e.retryable || attempt >= maxAttempts) throw e;
+        const wait = Math.min(30_000, Math.max(Math.min(8000, backoffMs * 2 ** (attempt - 1)), e.retryAfterMs ?? 0));
+        await sleep(wait);
+      }
+    }
+  }
+
+  async function run(request: LlmRequestedPayload, span: Span | undefined): Promise<{ answer: LlmAnswer; http: number }> {
+    const counter = { attempts: 0 };
+    const usage = { promptTokens: 0, completionTokens: 0 };
+    let messages: readonly ChatMessage[] = request.messages;
+    const validate = request.params.output === null ? () => null : outputs[request.params.output];
+    if (validate === undefined) {
+      return { answer: failed(request, "invalid_output", `no validator for output schema '${request.params.output}'`, 0), http: 0 };
+    }
+    for (const phase of ["first", "repair"] as const) {
+      let result;
+      try {
+        result = await callWithRetry(request, messages, counter);
+      } catch (error) {
+        const e = error as ChatError;
+        span?.setAttribute("error.type", e.kind);
+        return { answer: failed(request, e.kind, e.message, counter.attempts, usage), http: counter.attempts };
+      }
+      usage.promptTokens += result.usage.promptTokens;
+      usage.completionTokens += result.usage.completionTokens;
+      span?.setAttribute("gen_ai.response.model", result.model);
+      const problem = result.content.trim().length === 0 ? "the reply was empty" : validate(result.content);
+      if (problem === null) {
+        const cost = costOf(request.model, usage);
+        const payload: LlmCompletedPayload = {
+          attempts: counter.attempts,
+          backend,
+          content: result.content,
+          model: result.model,
+          requestHash: request.requestHash,
+          usage: { ...usage },
+          ...(phase === "repair" ? { repaired: true } : {}),
+          ...(cost === null ? {} : { costUsd: cost }),
+        };
+        if (config.captureContent === true) span?.setAttribute("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: result.content }] }]));
+        return { answer: { type: "llm.completed", payload }, http: counter.attempts };
+      }
+      if (phase === "repair") {
+        span?.setAttribute("error.type", "invalid_output");
+        return { answer: failed(request, "invalid_output", `invalid output after a repair attempt: ${problem}`.slice(0, 300), counter.attempts, usage, result.content), http: counter.attempts };
+      }
+      messages = [...messages, { role: "assistant", content: result.content }, { role: "user", content: repairMessage(problem) }];
+    }
+    throw new Error("unreachable");
+  }
+
+  const failed = (request: LlmRequestedPayload, error: LlmErrorKind, message: string, attempts: number, usage?: { promptTokens: number; completionTokens: number }, content?: string): LlmAnswer => ({
+    type: "llm.failed",
+    payload: {
+      attempts,
+      error,
+      fallback: "deterministic",
+      message,
+      requestHash: request.requestHash,
+      ...(usage === undefined || usage.promptTokens + usage.completionTokens === 0 ? {} : { usage: { ...usage } }),
+      ...(content === undefined ? {} : { content: content.slice(0, 2000) }),
+    },
+  });
+
+  async function complete(request: LlmRequestedPayload, from: string, telemetry: { readonly tracer?: Tracer; readonly parent?: Span } = {}): Promise<LlmAnswer> {
+    if (config.reuse === true) {
+      const recorded = cache.get(request.requestHash);
+      if (recorded !== undefined) {
+        const answer: LlmAnswer = { type: "llm.completed", payload: { ...recorded, attempts: 0, cached: true } };
+        account(from, request.queryId, answer, 0);
+        return answer;
+      }
+    }
+    await semaphore.acquire();
+    const ctx = telemetry.parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), telemetry.parent);
+    const span = telemetry.tracer?.startSpan(
+      `chat ${request.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": "openai",
+          "gen_ai.system": "openai",
+          "gen_ai.request.model": request.model,
+          "gen_ai.request.temperature": request.params.temperature,
+          "gen_ai.request.max_tokens": request.params.maxTokens,
+          ...(request.params.json ? { "gen_ai.output.type": "json" } : {}),
+          "server.address": client.server.address,
+          "server.port": client.server.port,
+          "probetown.llm.role": request.role,
+          "probetown.llm.request_hash": request.requestHash,
+          "probetown.llm.requester": from,
+          ...(request.queryId === null ? {} : { "probetown.query": request.queryId }),
+          ...(config.captureContent === true ? { "gen_ai.input.messages": JSON.stringify(request.messages.map((m) => ({ role: m.role, parts: [{ type: "text", content: m.content }] }))) } : {}),
+        },
+      },
+      ctx,
+    );
+    try {
+      const { answer, http } = await run(request, span);
+      if (answer.type === "llm.completed") cache.put(answer.payload);
+      account(from, request.queryId, answer, http);
+      if (span !== undefined) {
+        const usage = answer.payload.usage;
+        if (usage !== undefined) {
+          span.setAttribute("gen_ai.usage.input_tokens", usage.promptTokens);
+          span.setAttribute("gen_ai.usage.output_tokens", usage.completionTokens);
+        }
+        span.setAttribute("probetown.llm.attempts", answer.payload.attempts);
+        if (answer.type === "llm.failed") span.setStatus({ code: SpanStatusCode.ERROR, message: answer.payload.error });
+        else if (answer.payload.repaired === true) span.setAttribute("probetown.llm.repaired", true);
+      }
+      return answer;
+    } finally {
+      span?.end();
+      semaphore.release();
+    }
+  }
+
+  const gateway: LlmGatewayImpl = {
+    config,
+    cache,
+    complete,
+    responder: { respond: (record, telemetry) => complete(record.payload, record.from, telemetry) },
+    accounting: () => ({
+      total: { ...total },
+      byActor: Object.fromEntries([...byActor].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, { ...v }])),
+      byQuery: Object.fromEntries([...byQuery].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, { ...v }])),
+    }),
+    get httpRequests() {
+      return httpRequests;
+    },
+  };
+  return gateway;
+}
+
+/** The gateway as an Effect service (the episode loop uses its `responder`). */
+export class LlmGateway extends Context.Service<
+  LlmGateway,
+  {
+    readonly complete: (request: LlmRequestedPayload, from: string) => Effect.Effect<LlmAnswer>;
+    readonly accounting: Effect.Effect<Accounting>;
+    readonly responder: LlmResponder;
+  }
+>()("probetown/services/LlmGateway") {
+  static layer(config: LlmConfig, options: Parameters<typeof makeLlmGateway>[1] = {}): Layer.Layer<LlmGateway> {
+    return Layer.sync(LlmGateway, () => LlmGateway.of(serviceOf(makeLlmGateway(config, options))));
+  }
+}
+
+export const serviceOf = (g: LlmGatewayImpl) => ({
+  complete: (request: LlmRequestedPayload, from: string) => Effect.promise(() => g.complete(request, from)),
+  accounting: Effect.sync(() => g.accounting()),
+  responder: g.responder,
+});
+
+/** Token use and cost of a log's model calls, per requesting actor and per query (recomputable from logs). */
+export function usageFromRecords(records: readonly LogRecord[]): Accounting {
+  const requests = new Map<number, LogRecord<LlmRequestedPayload>>();
+  const total = emptyTotals();
+  const byActor = new Map<string, UsageTotals>();
+  const byQuery = new Map<string, UsageTotals>();
+  for (const r of records) {
+    if (r.type === "llm.requested") requests.set(r.seq, r as LogRecord<LlmRequestedPayload>);
+    if (r.type !== "llm.completed" && r.type !== "llm.failed") continue;
+    const request = r.cause === null ? undefined : requests.get(r.cause);
+    const p = r.payload as Partial<LlmCompletedPayload & LlmFailedPayload>;
+    const buckets = [total];
+    if (request !== undefined) {
+      buckets.push(byActor.get(request.from) ?? byActor.set(request.from, emptyTotals()).get(request.from)!);
+      if (request.payload.queryId !== null) buckets.push(byQuery.get(request.payload.queryId) ?? byQuery.set(request.payload.queryId, emptyTotals()).get(request.payload.queryId)!);
+    }
+    for (const b of buckets) {
+      b.calls++;
+      if (r.type === "llm.failed") b.failed++;
+      if (p.cached === true) b.cached++;
+      b.httpRequests += p.attempts ?? 0;
+      b.promptTokens += p.usage?.promptTokens ?? 0;
+      b.completionTokens += p.usage?.completionTokens ?? 0;
+      b.costUsd = round6(b.costUsd + (p.costUsd ?? 0));
+    }
+  }
+  const obj = (m: Map<string, UsageTotals>) => Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return { total, byActor: obj(byActor), byQuery: obj(byQuery) };
+}
+
+// ---- Configuration ------------------------------------------------------------------------------
+
+export const DEFAULT_MODEL = "gpt-4o-mini";
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+export interface LlmFlags {
+  /** `--llm <baseURL>` */
+  readonly llm?: string;
+  /** `--model` values: `gpt-4o-mini` (every role) or `role=model` (`none` turns a role off); comma lists allowed. */
+  readonly model?: readonly string[] | string;
+  /** `--llm-config <file.json>` */
+  readonly llmConfig?: string;
+}
+
+export interface ResolvedLlm {
+  /** null: deterministic backends. */
+  readonly config: LlmConfig | null;
+  /** One line for stderr saying which backend runs and why. */
+  readonly note: string;
+}
+
+/** The API key from the environment (never from a flag, so it stays out of shell history and logs). */
+export const apiKeyFromEnv = (env: NodeJS.ProcessEnv): string | null => env.PROBETOWN_LLM_API_KEY ?? env.OPENAI_API_KEY ?? null;
+
+/**
+ * Resolves the LLM configuration: `--llm-config` file, then `--llm` and `--model` flags over it,
+ * then the environment (`PROBETOWN_LLM_BASE_URL`, `OPENAI_BASE_URL`, `PROBETOWN_LLM_API_KEY`,
+ * `OPENAI_API_KEY`). The LLM is used only when asked for (a flag, a config file or
+ * `PROBETOWN_LLM_BASE_URL`); asked for with neither an endpoint nor a key, the run stays
+ * deterministic and the note says why.
+ */
+export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): ResolvedLlm {
+  let file: Partial<LlmConfig> & { models?: Record<string, string | null> } = {};
+  if (flags.llmConfig !== undefined) {
+    try {
+      file = JSON.parse(readFileSync(flags.llmConfig, "utf8")) as typeof file;
+    } catch (error) {
+      throw new UsageError(`--llm-config ${flags.llmConfig}: ${(error as Error).message}`);
+    }
+    if (typeof file !== "object" || file === null || Array.isArray(file)) throw new UsageError(`--llm-config ${flags.llmConfig}: expected a JSON object`);
+    if ("apiKey" in file) throw new UsageError(`--llm-config ${flags.llmConfig}: do not put the API key in a file; set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY`);
+    for (const role of Object.keys(file.models ?? {})) if (!(LLM_ROLES as readonly string[]).includes(role)) throw new UsageError(`--llm-config ${flags.llmConfig}: models: unknown role '${role}' (roles: ${LLM_ROLES.join(", ")})`);
+  }
+  const models: Partial<Record<LlmRole, string | null>> = { ...(file.models ?? {}) } as Partial<Record<LlmRole, string | null>>;
+  const modelFlags = flags.model === undefined ? [] : (Array.isArray(flags.model) ? flags.model : [flags.model]).flatMap((m) => String(m).split(",")).map((m) => m.trim()).filter((m) => m.length > 0);
+  let defaultModel: string | null = null;
+  for (const m of modelFlags) {
+    const eq = m.indexOf("=");
+    if (eq < 0) defaultModel = m;
+    else {
+      const role = m.slice(0, eq).trim();
+      const model = m.slice(eq + 1).trim();
+      if (!(LLM_ROLES as readonly string[]).includes(role)) throw new UsageError(`--model ${m}: unknown role '${role}' (roles: ${LLM_ROLES.join(", ")}; or give a bare model for every role)`);
+      if (model.length === 0) throw new UsageError(`--model ${m}: no model after '='`);
+      models[role as LlmRole] = model === "none" ? null : model;
+    }
+  }
+  const asked = flags.llm !== undefined || flags.llmConfig !== undefined || modelFlags.length > 0 || env.PROBETOWN_LLM_BASE_URL !== undefined;
+  if (!asked) return { config: null, note: "backends: deterministic (no LLM asked for: --llm <baseURL>, --llm-config or PROBETOWN_LLM_BASE_URL)" };
+  const apiKey = apiKeyFromEnv(env);
+  const baseURL = flags.llm ?? file.baseURL ?? env.PROBETOWN_LLM_BASE_URL ?? env.OPENAI_BASE_URL ?? (apiKey !== null ? OPENAI_BASE_URL : null);
+  if (baseURL === null) return { config: null, note: "backends: deterministic (no LLM endpoint and no API key: give --llm <baseURL> or set PROBETOWN_LLM_API_KEY / OPENAI_API_KEY)" };
+  try {
+    new URL(baseURL);
+  } catch {
+    throw new UsageError(`--llm: not a URL: '${baseURL}' (e.g. http://127.0.0.1:11434/v1)`);
+  }
+  const fallbackModel = defaultModel ?? (file as { model?: string }).model ?? DEFAULT_MODEL;
+  for (const role of ["intent", "planner", "answer", "judge"] as const) if (!(role in models)) models[role] = fallbackModel;
+  const { models: _m, ...rest } = file;
+  const config: LlmConfig = { ...rest, baseURL, apiKey, models };
+  const roles = (["intent", "planner", "answer"] as const).map((r) => `${r}=${models[r] ?? "deterministic"}`).join(" ");
+  return { config, note: `backends: LLM at ${baseURL} (${roles}; key ${apiKey === null ? "none" : "from the environment"})` };
+}
