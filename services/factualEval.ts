@@ -175,7 +175,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   let ran = 0;
   let reused = 0;
   for (const seed of o.seeds) {
-    const cellDir = (q: FactualQuery, condition: string) => join(root, `s${seed}`, `q${slug(q.id)}-${slug(condition)}`);
+    const cellDir = (q: FactualQuery, condition: string) => factualCellDir(root, seed, q.id, condition);
     // The town runs only when some cell has no usable log (a rerun of a finished matrix is free).
     const missing = o.fresh === true || queries.some((q) => o.conditions.some((c) => existingCell(cellDir(q, c), seed, c, q.id, null) === null));
     let snaps: TownSnapshot[] | null = null;
@@ -203,16 +203,9 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
           reused++;
           o.onCell?.({ dir, ran: false });
         }
-        const header = records[0]!.payload as { config: SceneConfig };
-        const judged = judgeFactual(q, factualTruth(header.config, q.id), records);
-        const row: FactualRow = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, snapshot: header.config.scene.name, ...judged };
+        const { row, line } = factualCell(stem, q, seed, condition, dir, records);
         rows.push(row);
-        appendFileSync(results, resultLine({
-          v: RESULT_ROW_VERSION, benchmark: stem, condition, backend: judged.backend, query: q.id, scene: row.snapshot, subcategory: q.category, seed,
-          literalCoverage: null, implicitCoverage: null, probes: judged.probes, disclosure: judged.disclosure, goldToolRecall: null, forbiddenViolations: 0,
-          correct: judged.completeness === 1 && judged.contradictedClaims === 0, accuracy: judged.accuracy, log: dir, episode: row.episode,
-          ...{ precision: judged.precision, completeness: judged.completeness, strictPrecision: judged.strictPrecision, claimRecall: judged.claimRecall, hallucination: judged.hallucination, asker: judged.asker },
-        } as Parameters<typeof resultLine>[0]));
+        appendFileSync(results, line);
       }
       o.progress?.(++done, total, `${condition} s${seed}`);
     }
@@ -230,6 +223,23 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   });
   return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, warmup, results, conditions, acceptance: acceptanceOf(conditions), ran, reused, rows };
 }
+
+/** Judges one cell from its log records: the row and its results JSONL line (services/results.ts schema). */
+export function factualCell(benchmark: string, q: FactualQuery, seed: number, condition: string, dir: string, records: readonly LogRecord[]): { row: FactualRow; line: string } {
+  const header = records[0]!.payload as { config: SceneConfig };
+  const judged = judgeFactual(q, factualTruth(header.config, q.id), records);
+  const row: FactualRow = { benchmark, seed, condition, episode: records[0]!.episode, log: dir, snapshot: header.config.scene.name, ...judged };
+  const line = resultLine({
+    v: RESULT_ROW_VERSION, benchmark, condition, backend: judged.backend, query: q.id, scene: row.snapshot, subcategory: q.category, seed,
+    literalCoverage: null, implicitCoverage: null, probes: judged.probes, disclosure: judged.disclosure, goldToolRecall: null, forbiddenViolations: 0,
+    correct: judged.completeness === 1 && judged.contradictedClaims === 0, accuracy: judged.accuracy, log: dir, episode: row.episode,
+    ...{ precision: judged.precision, completeness: judged.completeness, strictPrecision: judged.strictPrecision, claimRecall: judged.claimRecall, hallucination: judged.hallucination, asker: judged.asker },
+  } as Parameters<typeof resultLine>[0]);
+  return { row, line };
+}
+
+/** Where a factual cell's log lives under the benchmark's root. */
+export const factualCellDir = (root: string, seed: number, queryId: string, condition: string): string => join(root, `s${seed}`, `q${slug(queryId)}-${slug(condition)}`);
 
 /** GapRouted against Fixed-Probe: within 0.05 accuracy at ≤ 25% of its probes (issue 4). */
 export function acceptanceOf(conditions: readonly FactualConditionSummary[]): FactualAcceptance | null {

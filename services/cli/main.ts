@@ -23,6 +23,7 @@ import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
 import { registerEval } from "./eval.ts";
+import { registerExperiment } from "./experiment.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
 
@@ -417,6 +418,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .action(wrap(cmdReport));
 
   registerEval(program, exit);
+  registerExperiment(program, exit);
 
   program.command("worlds").description("list worlds and their conditions").action(wrap(cmdWorlds));
   return program;

@@ -1,0 +1,72 @@
+// `probetown experiment <spec.json|yaml> [--report-only] [--fresh] [--json]`: spec → job matrix →
+// episodes (cells with a finished log are served from it) → results JSONL → report. Progress is a
+// bar on a TTY and plain lines otherwise, on stderr; the summary goes to stdout.
+import { relative } from "node:path";
+import type { Command } from "commander";
+import cliProgress from "cli-progress";
+import { loadSpec, runExperiment } from "../experiment.ts";
+
+interface ExperimentFlags {
+  reportOnly?: boolean;
+  fresh?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+const rel = (p: string): string => {
+  const r = relative(process.cwd(), p);
+  return r === "" ? "." : r.startsWith("..") ? p : r;
+};
+
+async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (code: number) => void): Promise<void> {
+  const spec = loadSpec(specFile);
+  const tty = process.stderr.isTTY === true && flags.quiet !== true && flags.json !== true;
+  let bar: cliProgress.SingleBar | null = null;
+  const progress = (done: number, total: number, label: string) => {
+    if (flags.quiet === true) return;
+    if (tty) {
+      if (bar === null) {
+        bar = new cliProgress.SingleBar({ format: `experiment ${spec.name} [{bar}] {value}/{total} · {label}`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+        bar.start(total, 0, { label });
+      }
+      bar.update(done, { label });
+    } else process.stderr.write(`experiment ${spec.name}: [${done}/${total}] ${label}\n`);
+  };
+  let result;
+  try {
+    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), progress });
+  } finally {
+    (bar as cliProgress.SingleBar | null)?.stop();
+  }
+  if (flags.json) {
+    process.stdout.write(JSON.stringify({ spec: result.spec, cells: result.cells, ran: result.ran, served: result.served, results: result.results, report: result.report.report, json: result.report.json, charts: result.report.charts }, null, 2) + "\n");
+  } else {
+    const b = result.report.analysis.benchmarks;
+    const lines = [
+      `experiment ${spec.name} · ${spec.benchmark} (${rel(spec.queries)}) on ${spec.world} · seeds ${spec.seeds.join(",")} · ${spec.conditions.length} conditions · judges ${spec.judges.join(",")}`,
+      `cells: ${result.cells} (${result.ran} run now, ${result.served} served from their logs)`,
+      ...b.map((x) => `  ${x.benchmark}: ${x.rows} rows, ${x.arms.length} conditions${x.reference === null ? "" : `, reference ${x.reference}`}${x.metric === null ? "" : `, metric ${x.metric}`}`),
+      `results: ${rel(result.results)}`,
+      `report:  ${rel(result.report.report)}`,
+      `charts:  ${result.report.charts.map(rel).join(", ") || "none"}`,
+    ];
+    process.stdout.write(lines.join("\n") + "\n");
+  }
+  exit(0);
+}
+
+export function registerExperiment(program: Command, exit: (code: number) => void): void {
+  program
+    .command("experiment")
+    .description(
+      "run an experiment spec (JSON or YAML: world, benchmark + file, seeds, conditions, forks.warmup, judges, maxSteps, policy, out, report):\n" +
+        "expands the job matrix, runs every cell without a finished log as an episode (others are served from their logs),\n" +
+        "derives the results JSONL from the logs and writes the report; rerunning a finished experiment runs nothing",
+    )
+    .argument("<spec>", "experiment spec (.json, .yaml or .yml); relative paths in it are relative to the spec's directory")
+    .option("--report-only", "regenerate results and report from the logs; fails (naming the cells) if a cell has no finished log")
+    .option("--fresh", "rerun every cell even if its log exists")
+    .option("--json", "print the summary as JSON on stdout")
+    .option("-q, --quiet", "no progress on stderr")
+    .action(async (spec: string, flags: ExperimentFlags) => cmdExperiment(spec, flags, exit));
+}

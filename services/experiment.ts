@@ -1,0 +1,369 @@
+// `probetown experiment <spec.json|yaml>` (DESIGN §6): a spec (world, benchmark and file, seeds,
+// conditions, fork points, judges, maxSteps, policy, out dir, report options) expands to a job
+// matrix; every cell is an episode (an `aura-scene` episode, on an AURATown snapshot for the
+// factual and privacy benchmarks). Cells whose log already exists and holds (hash chain intact,
+// the same world/seed/condition/queries, finished) are served from the log; only the others run.
+// The results JSONL is then derived from the logs alone — the same rows whether the cells ran now
+// or earlier — and the report (services/report.ts) from the rows. So a rerun is free and
+// `--report-only` regenerates the report without running anything.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { LogRecord } from "../events/record.ts";
+import { scanLog } from "../infra/fileEventStore.ts";
+import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
+import { parseSeeds } from "./jobs.ts";
+import { layoutOf, UsageError } from "./replay.ts";
+import { METRICS, writeReport, type Metric, type WrittenReport } from "./report.ts";
+import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
+import { recordsByQuery, runImplicitEval, runPrivacyEval } from "./eval.ts";
+import { existingCell, factualCell, factualCellDir, runFactualEval } from "./factualEval.ts";
+import { loadImplicitBenchmark } from "./benchmarks/implicit.ts";
+import { judgeQuery } from "./benchmarks/judge.ts";
+import { judgePrivacy, loadPrivacyBenchmark } from "./benchmarks/privacy.ts";
+import { loadFactualBenchmark } from "./benchmarks/factual.ts";
+
+export const BENCHMARKS = ["implicit", "privacy", "factual"] as const;
+export type BenchmarkKind = (typeof BENCHMARKS)[number];
+
+/** The world each benchmark's cells run in, and where their state comes from. */
+const WORLD_OF: Readonly<Record<BenchmarkKind, string>> = { implicit: "aura-scene", privacy: "auratown", factual: "auratown" };
+const CONDITIONS_OF: Readonly<Record<BenchmarkKind, readonly string[]>> = { implicit: IMPLICIT_CONDITIONS, privacy: FACTUAL_CONDITIONS, factual: FACTUAL_CONDITIONS };
+const DEFAULT_WARMUP: Readonly<Record<BenchmarkKind, number | null>> = { implicit: null, privacy: 12, factual: 10 };
+const DEFAULT_MAX_STEPS: Readonly<Record<BenchmarkKind, number>> = { implicit: 3, privacy: 5, factual: 5 };
+
+export interface ExperimentSpec {
+  /** The spec file (absolute). Relative paths in it are relative to its directory. */
+  readonly file: string;
+  readonly name: string;
+  readonly world: string;
+  readonly benchmark: BenchmarkKind;
+  /** The benchmark's query file (absolute). */
+  readonly queries: string;
+  readonly seeds: readonly number[];
+  readonly conditions: readonly string[];
+  /** AURATown warm-up ticks before the (first) snapshot; null for hand-written scenes. */
+  readonly warmup: number | null;
+  readonly scenes: readonly string[] | null;
+  readonly judges: readonly string[];
+  readonly maxSteps: number;
+  readonly policy: { readonly allow: readonly string[]; readonly deny: readonly string[] };
+  /** Output directory (absolute): logs/, results.jsonl, report/. */
+  readonly out: string;
+  readonly report: { readonly reference?: readonly string[]; readonly metric?: Metric; readonly bootstrap?: number; readonly seed?: number; readonly title?: string };
+}
+
+/** A spec that cannot be used: names the file and the field. */
+export class SpecInvalid extends UsageError {
+  constructor(file: string, problems: readonly string[]) {
+    super(`${file}: invalid experiment spec:\n  - ${problems.join("\n  - ")}`);
+    this.name = "SpecInvalid";
+  }
+}
+
+const KNOWN_FIELDS = ["name", "world", "benchmark", "file", "seeds", "conditions", "forks", "warmup", "scenes", "judges", "maxSteps", "policy", "out", "report"];
+
+const shown = (v: unknown) => {
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
+};
+
+/** Reads and validates a spec (JSON, or YAML by extension); every problem names its field. */
+export function loadSpec(path: string): ExperimentSpec {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new UsageError(`${path}: cannot read the experiment spec (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${path}: not valid ${/\.ya?ml$/i.test(file) ? "YAML" : "JSON"} (${(e as Error).message.split("\n")[0]})`);
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new SpecInvalid(path, [`expected an object with fields ${KNOWN_FIELDS.join(", ")}, got ${shown(raw)}`]);
+  const r = raw as Record<string, unknown>;
+  const problems: string[] = [];
+  const bad = (field: string, reason: string) => void problems.push(`field '${field}': ${reason}`);
+  for (const k of Object.keys(r)) if (!KNOWN_FIELDS.includes(k)) bad(k, `unknown field (known: ${KNOWN_FIELDS.join(", ")})`);
+  const base = dirname(file);
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+
+  const benchmark = r.benchmark as BenchmarkKind;
+  if (!(BENCHMARKS as readonly unknown[]).includes(r.benchmark)) bad("benchmark", `expected one of ${BENCHMARKS.join(", ")}, got ${shown(r.benchmark)}`);
+  const known = (BENCHMARKS as readonly unknown[]).includes(r.benchmark);
+  const world = r.world === undefined ? (known ? WORLD_OF[benchmark] : "") : r.world;
+  if (typeof world !== "string") bad("world", `expected a world name, got ${shown(r.world)}`);
+  else if (known && world !== WORLD_OF[benchmark]) bad("world", `the ${benchmark} benchmark runs on '${WORLD_OF[benchmark]}'${benchmark === "implicit" ? " (hand-written scenes)" : " snapshots (its cells are aura-scene episodes on them)"}, got '${world}'`);
+
+  let queries = "";
+  if (typeof r.file !== "string" || r.file.trim() === "") bad("file", `expected the benchmark's query file (a path relative to the spec), got ${shown(r.file)}`);
+  else {
+    queries = at(r.file);
+    if (!existsSync(queries)) bad("file", `no such file: ${queries}`);
+  }
+
+  let seeds: number[] = [];
+  if (typeof r.seeds === "string") {
+    try {
+      seeds = parseSeeds(r.seeds);
+    } catch (e) {
+      bad("seeds", (e as Error).message.replace(/^--seeds: /, ""));
+    }
+  } else if (Array.isArray(r.seeds) && r.seeds.length > 0 && r.seeds.every((s) => Number.isSafeInteger(s) && (s as number) >= 0)) seeds = [...new Set(r.seeds as number[])];
+  else bad("seeds", `expected a non-empty list of integers ≥ 0 or a string like "42,123,456" / "1-10", got ${shown(r.seeds)}`);
+
+  let conditions: string[] = [];
+  if (!Array.isArray(r.conditions) || r.conditions.length === 0 || !r.conditions.every((c) => typeof c === "string")) bad("conditions", `expected a non-empty list of condition names, got ${shown(r.conditions)}`);
+  else {
+    conditions = [...new Set(r.conditions as string[])];
+    if (known) {
+      const unknown = conditions.filter((c) => !CONDITIONS_OF[benchmark].includes(c));
+      if (unknown.length > 0) bad("conditions", `unknown for the ${benchmark} benchmark: ${unknown.map((c) => `'${c}'`).join(", ")} (known: ${CONDITIONS_OF[benchmark].join(", ")})`);
+    }
+  }
+
+  // Fork points: the AURATown warm-up before the snapshots (`forks.warmup`, or `warmup`).
+  const forks = r.forks as Record<string, unknown> | undefined;
+  if (forks !== undefined && (forks === null || typeof forks !== "object" || Array.isArray(forks))) bad("forks", `expected an object like { "warmup": 10 }, got ${shown(forks)}`);
+  else for (const k of Object.keys(forks ?? {})) if (k !== "warmup") bad(`forks.${k}`, "unknown fork setting (known: warmup)");
+  const warmupRaw = forks?.warmup ?? r.warmup;
+  let warmup = known ? DEFAULT_WARMUP[benchmark] : null;
+  if (warmupRaw !== undefined) {
+    const field = forks?.warmup !== undefined ? "forks.warmup" : "warmup";
+    if (known && benchmark === "implicit") bad(field, "the implicit benchmark's scenes are hand-written moments: there is no town to warm up");
+    else if (!Number.isSafeInteger(warmupRaw) || (warmupRaw as number) < 1) bad(field, `expected an integer ≥ 1 (AURATown ticks before the first snapshot), got ${shown(warmupRaw)}`);
+    else warmup = warmupRaw as number;
+  }
+
+  let scenes: string[] | null = null;
+  if (r.scenes !== undefined) {
+    if (known && benchmark !== "implicit") bad("scenes", "only the implicit benchmark has scenes");
+    else if (!Array.isArray(r.scenes) || !r.scenes.every((s) => typeof s === "string")) bad("scenes", `expected a list of scene names, got ${shown(r.scenes)}`);
+    else scenes = r.scenes as string[];
+  }
+
+  let judges = ["rule"];
+  if (r.judges !== undefined) {
+    if (!Array.isArray(r.judges) || r.judges.length === 0 || !r.judges.every((j) => typeof j === "string")) bad("judges", `expected a list like ["rule"], got ${shown(r.judges)}`);
+    else {
+      judges = r.judges as string[];
+      const other = judges.filter((j) => j !== "rule");
+      if (other.length > 0) bad("judges", `only the offline rule judge is available (${other.map((j) => `'${j}'`).join(", ")} would need the LLM gateway)`);
+    }
+  }
+
+  let maxSteps = known ? DEFAULT_MAX_STEPS[benchmark] : 0;
+  if (r.maxSteps !== undefined) {
+    if (!Number.isSafeInteger(r.maxSteps) || (r.maxSteps as number) < 0) bad("maxSteps", `expected an integer ≥ 0 (the probe budget ceiling), got ${shown(r.maxSteps)}`);
+    else maxSteps = r.maxSteps as number;
+  }
+
+  let policy = { allow: ["*"] as readonly string[], deny: [] as readonly string[] };
+  if (r.policy !== undefined) {
+    const p = r.policy as Record<string, unknown>;
+    const list = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === "string" && x.length > 0);
+    if (p === null || typeof p !== "object" || Array.isArray(p)) bad("policy", `expected { "allow": [globs], "deny": [globs] }, got ${shown(r.policy)}`);
+    else {
+      for (const k of Object.keys(p)) if (k !== "allow" && k !== "deny") bad(`policy.${k}`, "unknown (known: allow, deny)");
+      if (p.allow !== undefined && !list(p.allow)) bad("policy.allow", `expected a list of tool globs, got ${shown(p.allow)}`);
+      if (p.deny !== undefined && !list(p.deny)) bad("policy.deny", `expected a list of tool globs, got ${shown(p.deny)}`);
+      if (known && benchmark !== "implicit" && (p.deny !== undefined || p.allow !== undefined)) bad("policy", `the ${benchmark} benchmark measures the conditions' own choices with an open policy; a policy applies to the implicit benchmark only`);
+      policy = { allow: (p.allow as string[] | undefined) ?? ["*"], deny: (p.deny as string[] | undefined) ?? [] };
+    }
+  }
+
+  const name = r.name === undefined ? basename(file).replace(/\.(json|ya?ml)$/i, "") : r.name;
+  if (typeof name !== "string" || !/^[A-Za-z0-9._-]+$/.test(name)) bad("name", `expected a name of letters, digits, '.', '_' or '-', got ${shown(r.name)}`);
+  let out = "";
+  if (r.out === undefined) out = resolve("runs", "experiments", String(name));
+  else if (typeof r.out !== "string" || r.out.trim() === "") bad("out", `expected a directory (relative to the spec), got ${shown(r.out)}`);
+  else out = at(r.out);
+
+  const report: { reference?: string[]; metric?: Metric; bootstrap?: number; seed?: number; title?: string } = {};
+  if (r.report !== undefined) {
+    const o = r.report as Record<string, unknown>;
+    if (o === null || typeof o !== "object" || Array.isArray(o)) bad("report", `expected an object like { "reference": "fixed-probe" }, got ${shown(r.report)}`);
+    else {
+      for (const k of Object.keys(o)) if (!["reference", "metric", "bootstrap", "seed", "title"].includes(k)) bad(`report.${k}`, "unknown (known: reference, metric, bootstrap, seed, title)");
+      if (o.reference !== undefined) {
+        const refs = typeof o.reference === "string" ? [o.reference] : o.reference;
+        if (!Array.isArray(refs) || !refs.every((x) => typeof x === "string")) bad("report.reference", `expected a condition name, got ${shown(o.reference)}`);
+        else if (conditions.length > 0 && !refs.some((x) => conditions.includes(x as string))) bad("report.reference", `not among the spec's conditions: ${refs.join(", ")}`);
+        else report.reference = refs as string[];
+      }
+      if (o.metric !== undefined) {
+        if (!(METRICS as readonly unknown[]).includes(o.metric)) bad("report.metric", `expected one of ${METRICS.join(", ")}, got ${shown(o.metric)}`);
+        else report.metric = o.metric as Metric;
+      }
+      if (o.bootstrap !== undefined) {
+        if (!Number.isSafeInteger(o.bootstrap) || (o.bootstrap as number) < 1) bad("report.bootstrap", `expected an integer ≥ 1 (bootstrap iterations), got ${shown(o.bootstrap)}`);
+        else report.bootstrap = o.bootstrap as number;
+      }
+      if (o.seed !== undefined) {
+        if (!Number.isSafeInteger(o.seed)) bad("report.seed", `expected an integer (the bootstrap seed), got ${shown(o.seed)}`);
+        else report.seed = o.seed as number;
+      }
+      if (o.title !== undefined) {
+        if (typeof o.title !== "string") bad("report.title", `expected text, got ${shown(o.title)}`);
+        else report.title = o.title;
+      }
+    }
+  }
+  if (problems.length > 0) throw new SpecInvalid(path, problems);
+  return { file, name: name as string, world: world as string, benchmark, queries, seeds, conditions, warmup, scenes, judges, maxSteps, policy, out, report };
+}
+
+// ---- The matrix, served from logs ------------------------------------------------------------
+
+const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "-");
+const stemOf = (file: string) => basename(file).replace(/\.(json|ya?ml)$/i, "");
+/** Where the cells' logs go: one root per benchmark file, as `probetown eval` lays them out. */
+export const logsRoot = (spec: ExperimentSpec): string => join(spec.out, "logs");
+
+export interface MatrixScan {
+  /** Cells in the matrix (episodes: scene × seed × condition, seed × condition, or seed × query × condition). */
+  readonly cells: number;
+  /** Cell directories with no usable log. */
+  readonly missing: readonly string[];
+  /** Result lines, in matrix order, derived from the logs that exist. */
+  readonly lines: readonly string[];
+}
+
+/** The records of a finished log of (seed, condition) with `ticks` committed ticks, else null. */
+function finishedLog(dir: string, seed: number, condition: string, ticks: number): LogRecord[] | null {
+  const log = layoutOf(dir).log;
+  if (!existsSync(log)) return null;
+  try {
+    const records = scanLog(log).records;
+    const header = records[0]?.payload as { condition?: string; seed?: number } | undefined;
+    if (header?.condition !== condition || header.seed !== seed) return null;
+    return records.filter((r) => r.type === "tick.committed").length === ticks ? records : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Derives the results lines from the cells' logs (no episode runs); lists the cells without one. */
+export function scanMatrix(spec: ExperimentSpec): MatrixScan {
+  const root = join(logsRoot(spec), slug(stemOf(spec.queries)));
+  const stem = stemOf(spec.queries);
+  const missing: string[] = [];
+  const lines: string[] = [];
+  let cells = 0;
+  if (spec.benchmark === "implicit") {
+    const bench = loadImplicitBenchmark(spec.queries);
+    const sceneNames = spec.scenes ?? Object.keys(bench.scenes).filter((s) => bench.queries.some((q) => q.scene === s));
+    for (const s of sceneNames) if (bench.scenes[s] === undefined) throw new SpecInvalid(spec.file, [`field 'scenes': no scene '${s}' in ${spec.queries} (scenes: ${Object.keys(bench.scenes).join(", ")})`]);
+    for (const condition of spec.conditions) {
+      for (const sceneName of sceneNames) {
+        const scene = bench.scenes[sceneName]!;
+        const queries = bench.queries.filter((q) => q.scene === sceneName);
+        for (const seed of spec.seeds) {
+          cells++;
+          const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}`);
+          const records = finishedLog(dir, seed, condition, queries.length);
+          if (records === null) {
+            missing.push(dir);
+            continue;
+          }
+          const byQuery = recordsByQuery(records);
+          for (const q of queries) {
+            const got = byQuery.get(q.id);
+            if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
+            const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, order: got.tick, ...judgeQuery(q, scene, got.records) };
+            lines.push(resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, correct: null }));
+          }
+        }
+      }
+    }
+  } else if (spec.benchmark === "privacy") {
+    const queries = loadPrivacyBenchmark(spec.queries);
+    for (const seed of spec.seeds) {
+      for (const condition of spec.conditions) {
+        cells++;
+        const dir = join(root, `s${seed}-${slug(condition)}`);
+        const records = finishedLog(dir, seed, condition, queries.length);
+        if (records === null) {
+          missing.push(dir);
+          continue;
+        }
+        const config = (records[0]!.payload as { config: SceneConfig }).config;
+        const byQuery = recordsByQuery(records);
+        const kind = SCENE_CONDITIONS[condition]!.kind;
+        const backend = kind === "aura-gap-routed" || kind === "aura-no-probe" ? "deterministic" : "deterministic-policy";
+        for (const q of queries) {
+          const got = byQuery.get(q.id);
+          const asker = config.queries.find((x) => x.id === q.id)?.asker;
+          if (got === undefined || asker == null) throw new Error(`${dir}: the log has no tick (or no asker) for query ${q.id}`);
+          const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, ...judgePrivacy(q, asker, got.records) };
+          lines.push(resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend }));
+        }
+      }
+    }
+  } else {
+    const queries = loadFactualBenchmark(spec.queries);
+    for (const seed of spec.seeds) {
+      for (const condition of spec.conditions) {
+        for (const q of queries) {
+          cells++;
+          const dir = factualCellDir(root, seed, q.id, condition);
+          const records = existingCell(dir, seed, condition, q.id, null);
+          if (records === null) missing.push(dir);
+          else lines.push(factualCell(stem, q, seed, condition, dir, records).line);
+        }
+      }
+    }
+  }
+  return { cells, missing, lines };
+}
+
+// ---- Running ---------------------------------------------------------------------------------
+
+export interface ExperimentOptions {
+  /** Regenerate the results and report from the logs; refuse when a cell has none. */
+  readonly reportOnly?: boolean;
+  /** Rerun every cell. */
+  readonly fresh?: boolean;
+  readonly progress?: (done: number, total: number, label: string) => void;
+}
+
+export interface ExperimentResult {
+  readonly spec: ExperimentSpec;
+  readonly cells: number;
+  /** Cells run now (they had no usable log). */
+  readonly ran: number;
+  /** Cells served from their logs. */
+  readonly served: number;
+  readonly results: string;
+  readonly report: WrittenReport;
+}
+
+export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions = {}): Promise<ExperimentResult> {
+  let scan = scanMatrix(spec);
+  const toRun = o.fresh === true ? scan.cells : scan.missing.length;
+  if (toRun > 0) {
+    if (o.reportOnly === true) {
+      throw new UsageError(`${spec.file}: --report-only, but ${scan.missing.length} of ${scan.cells} cells have no finished log under ${logsRoot(spec)} (first: ${scan.missing[0]}); run the experiment without --report-only`);
+    }
+    const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }) };
+    if (spec.benchmark === "implicit") await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) });
+    else if (spec.benchmark === "privacy") await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 });
+    else await runFactualEval({ ...common, warmup: spec.warmup ?? 10 });
+    scan = scanMatrix(spec);
+    if (scan.missing.length > 0) throw new Error(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
+  }
+  mkdirSync(spec.out, { recursive: true });
+  const results = join(spec.out, "results.jsonl");
+  writeFileSync(results, scan.lines.join(""));
+  const report = writeReport(results, join(spec.out, "report"), {
+    ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
+    ...(spec.report.metric === undefined ? {} : { metric: spec.report.metric }),
+    ...(spec.report.bootstrap === undefined ? {} : { bootstrapIterations: spec.report.bootstrap }),
+    ...(spec.report.seed === undefined ? {} : { bootstrapSeed: spec.report.seed }),
+    title: spec.report.title ?? `Experiment ${spec.name}`,
+  });
+  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, results, report };
+}

@@ -1,0 +1,158 @@
+// `probetown experiment`: spec validation (errors name the spec file and the field), the job
+// matrix, cells served from their logs (a rerun runs no episode: log files keep their mtimes and
+// sizes, the results and report are byte-identical), --report-only, a lost cell log rerun alone,
+// the implicit and privacy benchmarks through the same path, and the CLI (plain progress lines
+// when stderr is not a TTY, exit 2 on a bad spec).
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadSpec, runExperiment, scanMatrix, SpecInvalid } from "../services/experiment.ts";
+import { loadResults } from "../services/results.ts";
+import { tempDir } from "./helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const FACTUAL = join(ROOT, "data/aura/factual_queries.json");
+const SCENE_A = join(ROOT, "data/aura/implicit_intent_scene_a.json");
+const PRIVACY = join(ROOT, "data/aura/privacy_queries.json");
+
+/** Every file under `dir` with its mtime and size. */
+function fileStats(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const s = statSync(p);
+        out.set(p, `${s.mtimeMs}:${s.size}`);
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function specProblem(dir: string, spec: unknown, name = "spec.json"): string {
+  const file = join(dir, name);
+  writeFileSync(file, typeof spec === "string" ? spec : JSON.stringify(spec));
+  try {
+    loadSpec(file);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error("expected the spec to be rejected");
+}
+
+describe("experiment specs", () => {
+  it("names the spec file and each bad field", () => {
+    const dir = tempDir("spec-bad");
+    writeFileSync(join(dir, "q.json"), readFileSync(FACTUAL));
+    const m = specProblem(dir, { benchmark: "factual", file: "q.json", seeds: [42, "x"], conditions: ["vanilla", "literal"], forks: { warmup: 0 }, judges: ["llm"], maxSteps: 2.5, report: { reference: "nope" }, colour: "red" });
+    expect(m).toContain(join(dir, "spec.json"));
+    expect(m).toContain("field 'colour': unknown field");
+    expect(m).toContain("field 'seeds'");
+    expect(m).toContain("field 'conditions': unknown for the factual benchmark: 'literal'");
+    expect(m).toContain("field 'forks.warmup': expected an integer ≥ 1");
+    expect(m).toContain("field 'judges'");
+    expect(m).toContain("field 'maxSteps'");
+    expect(m).toContain("field 'report.reference'");
+    expect(specProblem(dir, { benchmark: "implicit", world: "auratown", file: "q.json", seeds: [1], conditions: ["literal"] })).toContain("field 'world': the implicit benchmark runs on 'aura-scene'");
+    expect(specProblem(dir, { benchmark: "quiz", file: "q.json", seeds: [1], conditions: ["x"] })).toContain("field 'benchmark': expected one of implicit, privacy, factual");
+    expect(specProblem(dir, { benchmark: "factual", file: "nowhere.json", seeds: [1], conditions: ["vanilla"] })).toContain("field 'file': no such file");
+    expect(specProblem(dir, "benchmark: [unclosed", "spec.yaml")).toMatch(/spec\.yaml: not valid YAML/);
+    const e = (() => {
+      try {
+        loadSpec(join(dir, "spec.json"));
+      } catch (x) {
+        return x;
+      }
+    })();
+    expect(e).toBeInstanceOf(SpecInvalid);
+  });
+
+  it("reads YAML, resolves paths against the spec's directory and fills defaults", () => {
+    const dir = tempDir("spec-yaml");
+    writeFileSync(join(dir, "q.json"), readFileSync(FACTUAL));
+    writeFileSync(join(dir, "f.yaml"), "benchmark: factual\nfile: q.json\nseeds: 1-3\nconditions: [fixed-probe, aura-gap-routed]\nout: out\n");
+    const spec = loadSpec(join(dir, "f.yaml"));
+    expect(spec).toMatchObject({ name: "f", world: "auratown", queries: join(dir, "q.json"), seeds: [1, 2, 3], warmup: 10, maxSteps: 5, judges: ["rule"], out: join(dir, "out") });
+    expect(scanMatrix(spec)).toMatchObject({ cells: 3 * 2 * 50 });
+  });
+});
+
+describe("experiment runs", () => {
+  it("factual: runs the matrix once; a rerun (results deleted) runs no episode and writes the same results and report", async () => {
+    const dir = tempDir("experiment-factual");
+    const queries = JSON.parse(readFileSync(FACTUAL, "utf8")) as { queries: unknown[] };
+    writeFileSync(join(dir, "q.json"), JSON.stringify({ queries: queries.queries.filter((_, i) => i % 10 === 0) }));
+    writeFileSync(join(dir, "spec.yaml"), "name: small\nbenchmark: factual\nfile: q.json\nseeds: [42, 123]\nconditions: [fixed-probe, aura-gap-routed]\nforks: { warmup: 10 }\nout: out\nreport: { reference: fixed-probe, bootstrap: 200 }\n");
+    const spec = loadSpec(join(dir, "spec.yaml"));
+    const first = await runExperiment(spec);
+    expect(first).toMatchObject({ cells: 2 * 2 * 5, ran: 20, served: 0 });
+    expect(loadResults(first.results)).toHaveLength(20);
+    const report = readFileSync(first.report.report, "utf8");
+    const results = readFileSync(first.results, "utf8");
+    expect(report).toContain("factual");
+    const logs = fileStats(join(dir, "out", "logs"));
+
+    rmSync(first.results);
+    const again = await runExperiment(loadSpec(join(dir, "spec.yaml")));
+    expect(again).toMatchObject({ cells: 20, ran: 0, served: 20 });
+    expect(fileStats(join(dir, "out", "logs"))).toEqual(logs);
+    expect(readFileSync(again.results, "utf8")).toBe(results);
+    expect(readFileSync(again.report.report, "utf8")).toBe(report);
+
+    const only = await runExperiment(spec, { reportOnly: true });
+    expect(only.ran).toBe(0);
+    expect(readFileSync(only.report.report, "utf8")).toBe(report);
+    expect(fileStats(join(dir, "out", "logs"))).toEqual(logs);
+
+    // A lost cell: --report-only names it; a rerun runs that cell alone and gives the same rows.
+    rmSync(join(dir, "out", "logs", "q", "s123", "q21-aura-gap-routed"), { recursive: true });
+    await expect(runExperiment(spec, { reportOnly: true })).rejects.toThrow(/1 of 20 cells have no finished log .*q21-aura-gap-routed/);
+    const healed = await runExperiment(spec);
+    expect(healed).toMatchObject({ ran: 1, served: 19 });
+    expect(readFileSync(healed.results, "utf8")).toBe(results);
+  }, 120_000);
+
+  it("implicit and privacy benchmarks go through the same matrix, rows derived from the logs", async () => {
+    const dir = tempDir("experiment-implicit");
+    writeFileSync(join(dir, "i.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [42], conditions: ["literal", "aura-intent"], out: "out-i", report: { reference: "literal", bootstrap: 200 } }));
+    const imp = await runExperiment(loadSpec(join(dir, "i.json")));
+    expect(imp).toMatchObject({ cells: 2, ran: 2 });
+    const rows = loadResults(imp.results);
+    expect(rows).toHaveLength(50);
+    const mean = (c: string) => rows.filter((r) => r.condition === c).reduce((s, r) => s + (r.implicitCoverage ?? 0), 0) / 25;
+    expect(mean("aura-intent")).toBeGreaterThan(mean("literal") + 0.5);
+    expect((await runExperiment(loadSpec(join(dir, "i.json")))).ran).toBe(0);
+
+    writeFileSync(join(dir, "p.yaml"), `benchmark: privacy\nfile: ${PRIVACY}\nseeds: [42]\nconditions: [fixed-probe, aura-gap-routed]\nforks: { warmup: 6 }\nout: out-p\n`);
+    const priv = await runExperiment(loadSpec(join(dir, "p.yaml")));
+    expect(priv).toMatchObject({ cells: 2, ran: 2 });
+    const prow = loadResults(priv.results);
+    expect(prow).toHaveLength(60);
+    expect(prow.filter((r) => r.condition === "fixed-probe").every((r) => r.probes === 8)).toBe(true);
+    const stats = fileStats(join(dir, "out-p", "logs"));
+    expect((await runExperiment(loadSpec(join(dir, "p.yaml")))).ran).toBe(0);
+    expect(fileStats(join(dir, "out-p", "logs"))).toEqual(stats);
+  }, 120_000);
+
+  it("CLI: plain progress lines off a TTY, a summary on stdout, exit 2 naming the spec on a bad one", () => {
+    const dir = tempDir("experiment-cli");
+    writeFileSync(join(dir, "i.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [42, 123], conditions: ["aura-intent"], out: "out" }));
+    const main = join(ROOT, "services/cli/main.ts");
+    const run = spawnSync(process.execPath, [main, "experiment", join(dir, "i.json")], { encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/experiment i: \[2\/2\] aura-intent A_cafe_morning s123/);
+    expect(run.stdout).toMatch(/cells: 2 \(2 run now, 0 served from their logs\)/);
+    const again = spawnSync(process.execPath, [main, "experiment", join(dir, "i.json"), "--report-only", "--json"], { encoding: "utf8" });
+    expect(again.status, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ cells: 2, ran: 0, served: 2 });
+    writeFileSync(join(dir, "bad.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [], conditions: ["aura-intent"] }));
+    const bad = spawnSync(process.execPath, [main, "experiment", join(dir, "bad.json")], { encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain(`${join(dir, "bad.json")}: invalid experiment spec`);
+    expect(bad.stderr).toContain("field 'seeds'");
+  }, 60_000);
+});
