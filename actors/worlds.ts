@@ -2,10 +2,12 @@
 import type { WorldDefinition } from "./actor.ts";
 import { auratownWorld } from "./auratown/world.ts";
 import { auraSceneWorld } from "./aura/world.ts";
+import { envprobeWorld } from "./envprobe/world.ts";
 
 export const worlds: Readonly<Record<string, WorldDefinition<any>>> = {
   auratown: auratownWorld,
   "aura-scene": auraSceneWorld,
+  envprobe: envprobeWorld,
 };
 
 export function worldNamed(name: string): WorldDefinition<any> {

@@ -5,13 +5,14 @@ import { kernelEvents } from "./kernel.ts";
 import { auratownEvents } from "./auratown.ts";
 import { probeEvents } from "./probes.ts";
 import { llmEvents } from "./llm.ts";
+import { envprobeEvents } from "./envprobe.ts";
 
 interface CatalogueEntry {
   readonly version: number;
   readonly payload: Schema.Top;
 }
 
-export const catalogue: Readonly<Record<string, CatalogueEntry>> = { ...kernelEvents, ...auratownEvents, ...probeEvents, ...llmEvents };
+export const catalogue: Readonly<Record<string, CatalogueEntry>> = { ...kernelEvents, ...auratownEvents, ...probeEvents, ...llmEvents, ...envprobeEvents };
 
 const decoders = new Map<string, (u: unknown) => unknown>(
   Object.entries(catalogue).map(([type, entry]) => [type, Schema.decodeUnknownSync(entry.payload as Schema.Codec<unknown, unknown>)]),

@@ -285,3 +285,30 @@ export function holm(ps: readonly number[]): number[] {
   });
   return out;
 }
+
+/**
+ * Wilson score interval for a binomial proportion (k successes of n), at `level` (two-sided);
+ * used for the confident-wrong rate p_cw (EnvProbe). NaN bounds when n is 0.
+ */
+export function wilson(k: number, n: number, level = 0.95): { p: number; lower: number; upper: number } {
+  if (n <= 0) return { p: NaN, lower: NaN, upper: NaN };
+  const z = normalQuantileTwoSided(level);
+  const p = k / n;
+  const denom = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denom;
+  return { p, lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
+}
+
+/** z with P(|Z| ≤ z) = level, by bisection on the normal CDF. */
+function normalQuantileTwoSided(level: number): number {
+  const target = 1 - (1 - level) / 2;
+  let lo = 0;
+  let hi = 10;
+  for (let i = 0; i < 80; i++) {
+    const mid = (lo + hi) / 2;
+    if (normalCdf(mid, 0, 1) < target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}

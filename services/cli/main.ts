@@ -138,7 +138,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
     ...(flags.log === undefined ? {} : { dir: flags.log }),
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
     ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
-    observer: { onTick: (result, host) => void (host.ids.length <= 64 && rows.push(collectRow(result.tick, host))) },
+    observer: { onTick: (result, host) => void (host.ids.length <= 64 && host.ids.includes("env/auratown") && rows.push(collectRow(result.tick, host))) },
     progress: bar.update,
   };
   /** `check` replaces the verify hint (and the summary, which reads the log file) for logs kept elsewhere. */

@@ -1,0 +1,143 @@
+// EnvProbe configuration: regimes (paper §5: horizons 20/30/40, mean mutation rates 0.02/0.10/0.30;
+// and the release's S1–S3 presets), policies (the conditions) and the agent's miscalibration.
+import { Schema } from "effect";
+import { KINDS, type Cardinality, type Kind, type MutationTargets, type Noise } from "./kinds.ts";
+
+export interface Regime {
+  readonly description: string;
+  readonly horizon: number;
+  readonly cardinality: Cardinality;
+  readonly density: Cardinality;
+  readonly noise: Noise;
+  /** Per item, per step probability of an exogenous change, by world kind. */
+  readonly rate: Readonly<Record<Kind, number>>;
+  readonly targets: MutationTargets;
+}
+
+const same = (r: number): Record<Kind, number> => ({ objectstate: r, tooldag: r, graphnav: r });
+
+/**
+ * `low`/`medium`/`high` are the paper's regimes (μ̄ applied per item per step, probes included);
+ * `S1`–`S3` are the release's presets with its real per-world rates (reference §2.2). The
+ * release's `distractor` noise appends an id that names nothing; our agents ignore unknown ids,
+ * so S3 runs with `partial` noise (documented in docs/envprobe.md).
+ */
+export const REGIMES: Readonly<Record<string, Regime>> = {
+  low: { description: "paper low stress: H=20, small worlds, μ̄=0.02, clean observations", horizon: 20, cardinality: "low", density: "low", noise: "clean", rate: same(0.02), targets: "paper" },
+  medium: { description: "paper medium stress: H=30, medium worlds, μ̄=0.10, partial observations", horizon: 30, cardinality: "medium", density: "medium", noise: "partial", rate: same(0.1), targets: "paper" },
+  high: { description: "paper high stress: H=40, large worlds, μ̄=0.30, partial observations", horizon: 40, cardinality: "high", density: "high", noise: "partial", rate: same(0.3), targets: "paper" },
+  S1: { description: "release preset S1: static (no mutation), H=20", horizon: 20, cardinality: "low", density: "low", noise: "clean", rate: same(0), targets: "release" },
+  S2: { description: "release preset S2: mild (0.15/0.10/0.10), H=30", horizon: 30, cardinality: "medium", density: "medium", noise: "partial", rate: { objectstate: 0.15, tooldag: 0.1, graphnav: 0.1 }, targets: "release" },
+  S3: { description: "release preset S3: volatile (0.35/0.25/0.22), H=40", horizon: 40, cardinality: "high", density: "high", noise: "partial", rate: { objectstate: 0.35, tooldag: 0.25, graphnav: 0.22 }, targets: "release" },
+};
+
+export const POLICIES = {
+  "no-probe": "never probes",
+  random: "probes a uniformly random field with probability B/H each step (seeded stream policy/random)",
+  periodic: "probes every ⌊H/B⌋ steps, the field with the largest reported staleness",
+  "self-uncertainty": "probes the least confident field when some field's reported confidence is below α=0.5",
+  "envprobe-simple": "ρ = c + s + u + d; probes argmax ρ when max ρ ≥ 1.5",
+  "envprobe-cd": "structural only: ρ = c + d, threshold 0.75",
+  "envprobe-minus-c": "ablation: ρ = s + u + d, threshold 1.125",
+  "envprobe-minus-d": "ablation: ρ = c + s + u, threshold 1.125",
+  "envprobe-minus-s": "ablation: ρ = c + u + d, threshold 1.125",
+  "envprobe-minus-u": "ablation: ρ = c + s + d, threshold 1.125",
+  "envprobe-judge": "EnvProbe-Simple's top-3 candidates go to a deterministic critic that vetoes probes irrelevant to the plan or freshly observed",
+  oracle: "probes a truly mismatched field that the plan depends on (privileged)",
+  "oracle-tw": "probes argmax w_i·1[b_i ≠ g_i] (privileged)",
+  "oracle-beliefs": "test reference: beliefs are set to the world after every step (A_H = 1 by construction), never probes",
+} as const;
+
+export type Policy = keyof typeof POLICIES;
+export const POLICY_NAMES = Object.keys(POLICIES) as Policy[];
+/** The paper's grid: every policy but the −c/−d ablations and the oracle-belief reference. */
+export const GRID_POLICIES: readonly Policy[] = ["no-probe", "random", "periodic", "self-uncertainty", "envprobe-simple", "envprobe-cd", "envprobe-minus-s", "envprobe-minus-u", "envprobe-judge", "oracle", "oracle-tw"];
+export const PRIVILEGED: readonly Policy[] = ["oracle", "oracle-tw", "oracle-beliefs"];
+
+/**
+ * How the scripted agent reports staleness and confidence (an LLM's habits, reference §3): it
+ * under-reports staleness (steps since verification × stalenessScale) and lets confidence decay
+ * slowly from a per-source base, so after an exogenous change it has not seen it is confidently
+ * wrong. A calibrated agent: stalenessScale 1, decay ≈ the regime's mutation rate.
+ */
+export const CalibrationSchema = Schema.Struct({
+  stalenessScale: Schema.Number,
+  decay: Schema.Number,
+  priorConfidence: Schema.Number,
+  observedConfidence: Schema.Number,
+  probedConfidence: Schema.Number,
+  actionConfidence: Schema.Number,
+  unknownConfidence: Schema.Number,
+  floor: Schema.Number,
+});
+export type Calibration = typeof CalibrationSchema.Type;
+
+export const ConfigSchema = Schema.Struct({
+  world: Schema.Literals(KINDS),
+  regime: Schema.String,
+  /** Overrides the regime's horizon. */
+  horizon: Schema.optional(Schema.Int),
+  policy: Schema.String,
+  calibration: CalibrationSchema,
+  rhoThreshold: Schema.Number,
+  stalenessDivisor: Schema.Number,
+  alpha: Schema.Number,
+  highConfidence: Schema.Number,
+  /** false reproduces the release's defect: probe answers never reach the beliefs. */
+  writeBack: Schema.Boolean,
+});
+export type EnvprobeConfig = typeof ConfigSchema.Type;
+
+export const defaultCalibration: Calibration = {
+  stalenessScale: 0.5,
+  decay: 0.01,
+  priorConfidence: 0.6,
+  observedConfidence: 0.95,
+  probedConfidence: 0.98,
+  actionConfidence: 0.9,
+  unknownConfidence: 0.2,
+  floor: 0.3,
+};
+
+export const defaultConfig: EnvprobeConfig = {
+  world: "objectstate",
+  regime: "medium",
+  policy: "envprobe-simple",
+  calibration: defaultCalibration,
+  rhoThreshold: 1.5,
+  stalenessDivisor: 10,
+  alpha: 0.5,
+  highConfidence: 0.7,
+  writeBack: true,
+};
+
+export const horizonOf = (c: EnvprobeConfig): number => c.horizon ?? REGIMES[c.regime]!.horizon;
+export const budgetOf = (horizon: number): number => Math.max(1, Math.floor(horizon / 4));
+
+export function configProblems(c: EnvprobeConfig): string[] {
+  const out: string[] = [];
+  if (REGIMES[c.regime] === undefined) out.push(`regime: unknown '${c.regime}' (known: ${Object.keys(REGIMES).join(", ")})`);
+  if (c.horizon !== undefined && c.horizon <= 0) out.push(`horizon: expected a positive integer, got ${c.horizon}`);
+  if (!(c.policy in POLICIES)) out.push(`policy: unknown '${c.policy}' (known: ${POLICY_NAMES.join(", ")})`);
+  for (const [k, v] of Object.entries(c.calibration)) if (!(v >= 0 && v <= 1) && k !== "stalenessScale") out.push(`calibration.${k}: expected 0..1, got ${v}`);
+  if (!(c.calibration.stalenessScale >= 0)) out.push(`calibration.stalenessScale: expected ≥ 0`);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Belief sources and reported staleness/confidence (shared by the agent and the referee's mirror).
+
+export const SOURCE = { prior: 0, observed: 1, probed: 2, action: 3, unknown: 4 } as const;
+
+export const reportedStaleness = (age: number, cal: Calibration): number => Math.floor(age * cal.stalenessScale);
+
+export function reportedConfidence(source: number, stale: number, cal: Calibration): number {
+  const base =
+    source === SOURCE.observed ? cal.observedConfidence
+    : source === SOURCE.probed ? cal.probedConfidence
+    : source === SOURCE.action ? cal.actionConfidence
+    : source === SOURCE.prior ? cal.priorConfidence
+    : cal.unknownConfidence;
+  if (source === SOURCE.unknown) return base;
+  return Math.round(Math.max(cal.floor, base - cal.decay * stale) * 100) / 100;
+}

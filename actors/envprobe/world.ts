@@ -1,0 +1,125 @@
+// `envprobe`: one EnvProbe episode (paper "Ask the World Before Acting", reference/envprobe.md).
+// Config picks the world kind (objectstate, tooldag, graphnav) and the regime; the condition is
+// the probing policy. One tick is one step t = tick + 1 of the horizon H (probes included):
+//   tick.started → agent: envprobe.decided → env: [envprobe.mutated] envprobe.stepped
+//   → agent: envprobe.believed → env: envprobe.scored
+// After success the remaining ticks are empty (the episode is over; nothing evolves).
+import { Schema } from "effect";
+import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
+import { deriveStream, Draws } from "../rng.ts";
+import { AGENT_ID, agentMachine, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
+import { budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
+import { envMachine, type EnvContext, type EnvInput } from "./environment.ts";
+import { generate, observe, type WorldSpec } from "./kinds.ts";
+
+const decode = Schema.decodeUnknownSync(ConfigSchema);
+
+/** The world a seed generates (pure; the same for every policy). */
+export function worldSpecOf(config: EnvprobeConfig, seed: number): WorldSpec {
+  const regime = REGIMES[config.regime]!;
+  return generate(config.world, { cardinality: regime.cardinality, density: regime.density }, new Draws(deriveStream(seed, "world/layout")));
+}
+
+export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentInput; env: EnvInput } {
+  const regime = REGIMES[config.regime]!;
+  const spec = worldSpecOf(config, seed);
+  const horizon = horizonOf(config);
+  const budget = budgetOf(horizon);
+  const policy = config.policy as Policy;
+  const first = observe(spec, spec.initial, "clean", new Draws(deriveStream(seed, "world/first-observation")));
+  const agent: AgentInput = {
+    layout: spec.layout,
+    params: { policy, horizon, budget, calibration: config.calibration, rhoThreshold: config.rhoThreshold, stalenessDivisor: config.stalenessDivisor, alpha: config.alpha, writeBack: config.writeBack },
+    seed,
+    first,
+  };
+  const start = initialAgentContext(agent);
+  const env: EnvInput = {
+    spec,
+    params: {
+      horizon, budget, rate: regime.rate[config.world], targets: regime.targets, noise: regime.noise, calibration: config.calibration,
+      highConfidence: config.highConfidence, scoreToAgent: policy === "oracle" || policy === "oracle-tw", goldToAgent: policy === "oracle-beliefs",
+    },
+    seed,
+    mirror: { values: start.values, verified: start.verified, source: start.source },
+  };
+  return { agent, env };
+}
+
+export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
+  name: "envprobe",
+  description: "EnvProbe: budgeted probing of a belief table in ObjectState / ToolDAG / GraphNav worlds (config `world`, `regime`); conditions are probing policies",
+  defaultConfig,
+  conditions: Object.fromEntries(Object.entries(POLICIES).map(([k, description]) => [k, { description }])),
+
+  resolveConfig(raw) {
+    const merged = { ...defaultConfig, ...((raw ?? {}) as object) } as Record<string, unknown>;
+    if (raw !== null && typeof raw === "object" && "calibration" in raw) merged.calibration = { ...defaultConfig.calibration, ...((raw as { calibration: object }).calibration ?? {}) };
+    let config: EnvprobeConfig;
+    try {
+      config = decode(merged);
+    } catch (error) {
+      throw new Error(`invalid envprobe config: ${String((error as Error).message).replace(/\s+/g, " ")}`);
+    }
+    const problems = configProblems(config);
+    if (problems.length > 0) throw new Error(`invalid envprobe config:\n  - ${problems.join("\n  - ")}`);
+    return config;
+  },
+
+  applyCondition(config, condition) {
+    if (!(condition in POLICIES)) throw new Error(`unknown condition '${condition}' for envprobe (known: ${Object.keys(POLICIES).join(", ")})`);
+    return { ...config, policy: condition };
+  },
+
+  defaultTicks: (config) => horizonOf(config),
+
+  actors(config, seed): ActorDefinition[] {
+    const { agent, env } = inputsOf(config, seed);
+    return [
+      { id: AGENT_ID, logic: agentMachine, input: agent },
+      { id: ENV_ID, logic: envMachine, input: env },
+    ];
+  },
+
+  tickPlan(_config, tick): PhaseStep[] {
+    return [{ type: "tick.started", to: AGENT_ID, payload: { clock: {}, tick } }];
+  },
+
+  // Keys in sorted order (canonical JSON's no-copy path).
+  hashView(actorId, context) {
+    if (actorId === ENV_ID) {
+      const c = context as EnvContext;
+      return { done: c.done, mirror: c.mirror, rng: c.rng, success: c.success, t: c.t, used: c.used, values: c.values };
+    }
+    const c = context as AgentContext;
+    return { conf: c.conf, done: c.done, know: c.know, lastProbe: c.lastProbe, rng: c.rng, source: c.source, stale: c.stale, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
+  },
+
+  diffView(actorId, context) {
+    const { static: _static, ...rest } = context as { static: unknown };
+    return { actor: actorId, ...rest };
+  },
+
+  spanOf(record) {
+    if (record.type !== "envprobe.stepped") return null;
+    const p = record.payload as { kind: string; action: string; useful: boolean; probesUsed: number; valid: boolean };
+    if (p.kind !== "probe") return null;
+    const tool = p.action.split("(")[0] ?? p.action;
+    return { name: `probe ${tool}`, attributes: { "probetown.probe.tool": tool, "probetown.probe.target": p.action, "probetown.probe.useful": p.useful, "probetown.probe.allowed": p.valid, "probetown.probe.budget_after": p.probesUsed } };
+  },
+
+  reconfigure(actorId, context, config, seed) {
+    // A fork to another policy: the agent gets the new policy's parameters; the world is unchanged.
+    if (actorId === ENV_ID) {
+      const c = context as EnvContext;
+      const { env } = inputsOf(config, seed);
+      return { ...c, static: { ...c.static, params: env.params } };
+    }
+    const c = context as AgentContext;
+    const { agent } = inputsOf(config, seed);
+    const policy = config.policy as Policy;
+    return { ...c, static: { ...c.static, params: agent.params }, rng: policy === "random" ? (c.rng ?? deriveStream(seed, "policy/random")) : c.rng };
+  },
+};
+
+export { PRIVILEGED };

@@ -1,0 +1,201 @@
+// EnvProbe metrics, computed from an episode's log records (the same code reads a log file or the
+// records a sweep is writing): terminal world-state accuracy A_H (exact per field, overall and by
+// type), task success, useful-probe rate (raw and per budget), collapse onset τ_c (first step with
+// A_t < 0.6), action-collapse onset and the drift-before-action offset, and the confident-wrong
+// counts behind p_cw (Wilson interval at the cell level).
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { wilson } from "../stats.ts";
+
+export interface EpisodeMetrics {
+  readonly world: string;
+  readonly regime: string;
+  readonly policy: string;
+  readonly seed: number;
+  readonly horizon: number;
+  readonly budget: number;
+  readonly steps: number;
+  readonly success: boolean;
+  readonly accuracy: number;
+  /** Terminal accuracy over procedural / spatial fields (null when the world has none). */
+  readonly procedural: number | null;
+  readonly spatial: number | null;
+  readonly probes: number;
+  readonly useful: number;
+  /** First step with A_t < 0.6 (null: never). */
+  readonly collapse: number | null;
+  /** First act step where the validity of the last 5 actions (at least 3) falls below 0.6 (probes excluded). */
+  readonly actionCollapse: number | null;
+  /** Beliefs reported with confidence ≥ 0.7 (summed over steps), and how many were wrong. */
+  readonly highConfidence: number;
+  readonly confidentWrong: number;
+  readonly mutations: number;
+}
+
+export const COLLAPSE = 0.6;
+const WINDOW = 5;
+
+/** Folds one episode's records (type, payload) into its metrics. */
+export class EpisodeAccumulator {
+  private steps = 0;
+  private success = false;
+  private probes = 0;
+  private useful = 0;
+  private last: { w: readonly number[]; n: readonly number[] } | null = null;
+  private collapse: number | null = null;
+  private actionCollapse: number | null = null;
+  private recent: boolean[] = [];
+  private hc = 0;
+  private cw = 0;
+  private mutations = 0;
+  private header: { world: string; regime: string; policy: string; seed: number; horizon: number } | null = null;
+
+  add(type: string, payload: unknown): void {
+    switch (type) {
+      case "episode.started": {
+        const p = payload as { seed: number; condition: string; config: { world: string; regime: string }; ticks: number };
+        this.header = { world: p.config.world, regime: p.config.regime, policy: p.condition, seed: p.seed, horizon: p.ticks };
+        break;
+      }
+      case "envprobe.stepped": {
+        const p = payload as { t: number; kind: string; valid: boolean; useful: boolean; success: boolean };
+        this.steps = p.t;
+        this.success = p.success;
+        if (p.kind === "probe") {
+          this.probes++;
+          if (p.useful) this.useful++;
+        } else {
+          this.recent.push(p.valid);
+          if (this.recent.length > WINDOW) this.recent.shift();
+          if (this.actionCollapse === null && this.recent.length >= 3 && this.recent.filter((v) => v).length / this.recent.length < COLLAPSE) this.actionCollapse = p.t;
+        }
+        break;
+      }
+      case "envprobe.mutated":
+        this.mutations += (payload as { changes: readonly unknown[] }).changes.length;
+        break;
+      case "envprobe.scored": {
+        const p = payload as { t: number; w: readonly number[]; n: readonly number[]; hc: number; cw: number };
+        this.last = p;
+        const acc = 1 - (p.w[0]! + p.w[1]!) / (p.n[0]! + p.n[1]!);
+        if (this.collapse === null && acc < COLLAPSE) this.collapse = p.t;
+        this.hc += p.hc;
+        this.cw += p.cw;
+        break;
+      }
+    }
+  }
+
+  result(): EpisodeMetrics {
+    if (this.header === null || this.last === null) throw new Error("not an envprobe episode log (no header or no scored step)");
+    const { w, n } = this.last;
+    const h = this.header;
+    return {
+      ...h,
+      budget: Math.max(1, Math.floor(h.horizon / 4)),
+      steps: this.steps,
+      success: this.success,
+      accuracy: 1 - (w[0]! + w[1]!) / (n[0]! + n[1]!),
+      procedural: n[0]! > 0 ? 1 - w[0]! / n[0]! : null,
+      spatial: n[1]! > 0 ? 1 - w[1]! / n[1]! : null,
+      probes: this.probes,
+      useful: this.useful,
+      collapse: this.collapse,
+      actionCollapse: this.actionCollapse,
+      highConfidence: this.hc,
+      confidentWrong: this.cw,
+      mutations: this.mutations,
+    };
+  }
+}
+
+const WANTED = /"type":"(episode\.started|envprobe\.(stepped|scored|mutated))"/;
+
+/** Metrics of one episode directory, read from its log (only the lines metrics need are parsed). */
+export function metricsOfLog(dir: string): EpisodeMetrics {
+  const logDir = join(dir, "log");
+  const acc = new EpisodeAccumulator();
+  for (const file of readdirSync(logDir).filter((f) => f.endsWith(".jsonl")).sort()) {
+    for (const line of readFileSync(join(logDir, file), "utf8").split("\n")) {
+      if (line.length === 0 || !WANTED.test(line.slice(line.lastIndexOf('"type":'), line.lastIndexOf('"type":') + 40))) continue;
+      const r = JSON.parse(line) as { type: string; payload: unknown };
+      acc.add(r.type, r.payload);
+    }
+  }
+  return acc.result();
+}
+
+export interface CellMetrics {
+  readonly world: string;
+  readonly regime: string;
+  readonly policy: string;
+  readonly n: number;
+  readonly accuracy: number;
+  readonly procedural: number | null;
+  readonly spatial: number | null;
+  readonly success: number;
+  readonly probes: number;
+  /** Mean over episodes that probed of useful / probes. */
+  readonly usefulRate: number | null;
+  /** Mean of useful / B. */
+  readonly usefulPerBudget: number;
+  readonly collapsed: number;
+  readonly collapseOnset: number | null;
+  readonly drift: { readonly n: number; readonly meanOffset: number | null; readonly medianOffset: number | null; readonly driftFirst: number; readonly actionFirst: number };
+  readonly pcw: { readonly confident: number; readonly wrong: number; readonly p: number | null; readonly ci: readonly [number, number] | null };
+  readonly mutations: number;
+}
+
+const avg = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+const median = (xs: readonly number[]): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+export function cellOf(episodes: readonly EpisodeMetrics[]): CellMetrics {
+  const e0 = episodes[0]!;
+  const probed = episodes.filter((e) => e.probes > 0);
+  const offsets = episodes.filter((e) => e.collapse !== null && e.actionCollapse !== null).map((e) => e.actionCollapse! - e.collapse!);
+  const confident = episodes.reduce((s, e) => s + e.highConfidence, 0);
+  const wrong = episodes.reduce((s, e) => s + e.confidentWrong, 0);
+  const ci = confident > 0 ? wilson(wrong, confident) : null;
+  const nn = <T>(xs: readonly (T | null)[]) => xs.filter((x): x is T => x !== null);
+  return {
+    world: e0.world,
+    regime: e0.regime,
+    policy: e0.policy,
+    n: episodes.length,
+    accuracy: avg(episodes.map((e) => e.accuracy))!,
+    procedural: avg(nn(episodes.map((e) => e.procedural))),
+    spatial: avg(nn(episodes.map((e) => e.spatial))),
+    success: avg(episodes.map((e) => (e.success ? 1 : 0)))!,
+    probes: avg(episodes.map((e) => e.probes))!,
+    usefulRate: avg(probed.map((e) => e.useful / e.probes)),
+    usefulPerBudget: avg(episodes.map((e) => e.useful / e.budget))!,
+    collapsed: avg(episodes.map((e) => (e.collapse === null ? 0 : 1)))!,
+    collapseOnset: avg(nn(episodes.map((e) => e.collapse))),
+    drift: {
+      n: offsets.length,
+      meanOffset: avg(offsets),
+      medianOffset: median(offsets),
+      driftFirst: offsets.length === 0 ? 0 : offsets.filter((o) => o > 0).length / offsets.length,
+      actionFirst: offsets.length === 0 ? 0 : offsets.filter((o) => o < 0).length / offsets.length,
+    },
+    pcw: { confident, wrong, p: confident > 0 ? wrong / confident : null, ci: ci === null ? null : [ci.lower, ci.upper] },
+    mutations: avg(episodes.map((e) => e.mutations))!,
+  };
+}
+
+/** Groups episodes into cells (world × regime × policy), in a stable order. */
+export function cellsOf(episodes: readonly EpisodeMetrics[]): CellMetrics[] {
+  const groups = new Map<string, EpisodeMetrics[]>();
+  for (const e of episodes) {
+    const key = `${e.world}|${e.regime}|${e.policy}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = []));
+    g.push(e);
+  }
+  return [...groups.values()].map((g) => cellOf(g.sort((a, b) => a.seed - b.seed)));
+}
