@@ -19,6 +19,8 @@ import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } fro
 import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
 import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } from "./benchmarks/privacy.ts";
+import { makeLlmGateway, usageFromRecords, type Accounting, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
+import type { LlmResponder } from "./sequencer.ts";
 
 export const DEFAULT_SEEDS = [42, 123, 456] as const;
 
@@ -36,6 +38,30 @@ export interface ImplicitEvalOptions {
   readonly fresh?: boolean;
   readonly trace?: TelemetryConfig | "default";
   readonly progress?: (done: number, total: number, label: string) => void;
+  /** LLM backends through the gateway (services/llmGateway.ts); absent or null: deterministic. */
+  readonly llm?: LlmConfig | null;
+}
+
+/** What an eval run asked of the LLM gateway (never the key). */
+export interface EvalLlmSummary {
+  readonly baseURL: string;
+  readonly models: Readonly<Record<string, string | null>>;
+  readonly usage: Accounting;
+}
+
+/** The gateway of an eval run, the controller's models, and the directory suffix that keeps LLM logs apart. */
+function llmFor(config: LlmConfig | null | undefined): { gateway: LlmGatewayImpl; models: { intent: string | null; planner: string | null; answer: string | null }; tag: string } | null {
+  if (config === null || config === undefined) return null;
+  const models = { intent: config.models.intent ?? null, planner: config.models.planner ?? null, answer: config.models.answer ?? null };
+  return { gateway: makeLlmGateway(config), models, tag: "-llm" };
+}
+
+const llmSummary = (config: LlmConfig, gateway: LlmGatewayImpl): EvalLlmSummary => ({ baseURL: config.baseURL, models: { ...config.models }, usage: gateway.accounting() });
+
+/** Tokens of a query's model calls (prompt + completion), when it made any. */
+function tokensOf(records: readonly LogRecord[]): { tokens?: number } {
+  const t = usageFromRecords(records).total;
+  return t.calls === 0 ? {} : { tokens: t.promptTokens + t.completionTokens };
 }
 
 export interface ResultRow extends JudgedQuery {
@@ -81,6 +107,7 @@ export interface ImplicitEvalResult {
   readonly results: string;
   readonly conditions: readonly ConditionSummary[];
   readonly rows: readonly ResultRow[];
+  readonly llm?: EvalLlmSummary;
 }
 
 const avg = (xs: readonly (number | null)[]): number | null => {
@@ -171,6 +198,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   writeFileSync(results, "");
   const rows: ResultRow[] = [];
+  const llm = llmFor(o.llm);
   const total = sceneNames.length * o.seeds.length * o.conditions.length;
   let done = 0;
   for (const condition of o.conditions) {
@@ -178,9 +206,9 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
       const scene = bench.scenes[sceneName]!;
       const queries = bench.queries.filter((q) => q.scene === sceneName);
       for (const seed of o.seeds) {
-        const config = sceneConfig(bench, scene, queries, seed, maxSteps, policy);
-        const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}`);
-        const records = await episodeRecords(dir, config, seed, condition, o);
+        const config = llm === null ? sceneConfig(bench, scene, queries, seed, maxSteps, policy) : { ...sceneConfig(bench, scene, queries, seed, maxSteps, policy), llm: llm.models };
+        const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
+        const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(o.trace === undefined ? {} : { trace: o.trace }), ...(llm === null ? {} : { llm: llm.gateway.responder }) });
         const byQuery = recordsByQuery(records);
         const episode = records[0]?.episode ?? episodeIdOf(auraSceneWorld.name, seed, condition);
         for (const q of queries) {
@@ -188,7 +216,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
           if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
           const row: ResultRow = { benchmark: stem, seed, condition, episode, log: dir, order: got.tick, ...judgeQuery(q, scene, got.records) };
           rows.push(row);
-          appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, correct: null }));
+          appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, correct: null, ...tokensOf(got.records) }));
         }
         o.progress?.(++done, total, `${condition} ${sceneName} s${seed}`);
       }
@@ -206,11 +234,11 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
       perSubcategory: groupBy(rs, (r) => r.subcategory),
     };
   });
-  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows };
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway) }) };
 }
 
 /** Runs the episode, or reads an existing log of the same episode (same header) without rerunning. */
-async function episodeRecords(dir: string, config: SceneConfig, seed: number, condition: string, o: { fresh?: boolean; trace?: TelemetryConfig | "default" }): Promise<LogRecord[]> {
+async function episodeRecords(dir: string, config: SceneConfig, seed: number, condition: string, o: { fresh?: boolean; trace?: TelemetryConfig | "default"; llm?: LlmResponder }): Promise<LogRecord[]> {
   const log = layoutOf(dir).log;
   if (existsSync(log)) {
     const existing = scanLog(log).records;
@@ -221,7 +249,7 @@ async function episodeRecords(dir: string, config: SceneConfig, seed: number, co
     const { rmSync } = await import("node:fs");
     rmSync(dir, { recursive: true, force: true });
   }
-  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never" });
+  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(o.llm === undefined ? {} : { llm: o.llm }) });
   return scanLog(log).records;
 }
 
@@ -238,6 +266,8 @@ export interface PrivacyEvalOptions {
   readonly warmup?: number;
   readonly fresh?: boolean;
   readonly progress?: (done: number, total: number, label: string) => void;
+  /** LLM backends through the gateway; absent or null: deterministic. */
+  readonly llm?: LlmConfig | null;
 }
 
 export interface PrivacyRow extends PrivacyJudged {
@@ -275,7 +305,7 @@ function backendOf(condition: string): string {
   return kind === "aura-gap-routed" || kind === "aura-no-probe" ? "deterministic" : "deterministic-policy";
 }
 
-export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: string; seeds: readonly number[]; maxSteps: number; results: string; conditions: Array<{ condition: string; description: string; backend: string; overall: PrivacyAggregate; perCategory: Record<string, PrivacyAggregate>; perSeed: Record<string, PrivacyAggregate> }>; rows: PrivacyRow[] }> {
+export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: string; seeds: readonly number[]; maxSteps: number; results: string; conditions: Array<{ condition: string; description: string; backend: string; overall: PrivacyAggregate; perCategory: Record<string, PrivacyAggregate>; perSeed: Record<string, PrivacyAggregate> }>; rows: PrivacyRow[]; llm?: EvalLlmSummary }> {
   const queries = loadPrivacyBenchmark(o.file);
   const unknown = o.conditions.filter((c) => !(FACTUAL_CONDITIONS as readonly string[]).includes(c));
   if (unknown.length > 0) throw new UsageError(`--condition: unknown ${unknown.map((c) => `'${c}'`).join(", ")} (factual/privacy conditions: ${FACTUAL_CONDITIONS.join(", ")})`);
@@ -288,6 +318,9 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   writeFileSync(results, "");
   const rows: PrivacyRow[] = [];
+  const llm = llmFor(o.llm);
+  /** The backends that actually answered, per condition (from each answer's label). */
+  const answeredBy = new Map<string, Set<string>>();
   const total = o.seeds.length * o.conditions.length;
   let done = 0;
   for (const seed of o.seeds) {
@@ -304,17 +337,20 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
       registry: "environment",
       town: snap.town,
       policy: { allow: ["*"], deny: [] },
+      ...(llm === null ? {} : { llm: llm.models }),
     });
     for (const condition of o.conditions) {
-      const dir = join(root, `s${seed}-${slug(condition)}`);
-      const records = await episodeRecords(dir, config, seed, condition, o.fresh === true ? { fresh: true } : {});
+      const dir = join(root, `s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
+      const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(llm === null ? {} : { llm: llm.gateway.responder }) });
       const byQuery = recordsByQuery(records);
       queries.forEach((q, i) => {
         const got = byQuery.get(q.id);
         if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
         const row: PrivacyRow = { benchmark: stem, seed, condition, episode: records[0]?.episode ?? "", log: dir, ...judgePrivacy(q, askers[i]!, got.records) };
         rows.push(row);
-        appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend: backendOf(condition) }));
+        const backend = (got.records.find((r) => r.type === "answer.given")?.payload as { backend?: string } | undefined)?.backend ?? backendOf(condition);
+        (answeredBy.get(condition) ?? answeredBy.set(condition, new Set()).get(condition)!).add(backend);
+        appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend, ...tokensOf(got.records) }));
       });
       o.progress?.(++done, total, `${condition} s${seed}`);
     }
@@ -329,11 +365,11 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
     return {
       condition,
       description: SCENE_CONDITIONS[condition]!.description,
-      backend: backendOf(condition),
+      backend: [...(answeredBy.get(condition) ?? [backendOf(condition)])].sort().join(", "),
       overall: privacyAggregate(rs),
       perCategory: group(rs, (r) => r.category),
       perSeed: group(rs, (r) => String(r.seed)),
     };
   });
-  return { file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows };
+  return { file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway) }) };
 }

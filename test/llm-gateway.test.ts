@@ -16,7 +16,8 @@ import { runEpisode } from "../services/episodes.ts";
 import { replayEpisode } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig } from "../services/llmGateway.ts";
-import { runImplicitEval } from "../services/eval.ts";
+import { runPrivacyEval } from "../services/eval.ts";
+import { spawn } from "node:child_process";
 import { logRecords, tempDir } from "./helpers.ts";
 
 interface ChatBody {
@@ -390,4 +391,70 @@ describe("LLM configuration", () => {
   });
 });
 
-void runImplicitEval;
+// ---- eval implicit / eval privacy with --llm ------------------------------------------------------
+
+const HELDOUT = join(import.meta.dirname, "fixtures", "aura-heldout-scene.json");
+const PRIVACY = join(import.meta.dirname, "..", "data", "aura", "privacy_queries.json");
+
+/** Runs the CLI without blocking this process (the fake server lives here). */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), ...args], { env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("eval with --llm", () => {
+  let server: Awaited<ReturnType<typeof fakeServer>>;
+  beforeAll(async () => {
+    server = await fakeServer(smartReply);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("eval implicit --llm --model role=…: rows and the summary label the LLM backends; a rerun judges the recorded logs with zero HTTP", async () => {
+    const out = tempDir("llm-eval");
+    const args = ["eval", "implicit", "--file", HELDOUT, "--condition", "aura-intent,no-intent", "--seeds", "42", "--out", out, "--llm", server.url, "--model", "intent=fake-intent", "--model", "planner=fake-planner,answer=fake-answer", "--json"];
+    const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "" };
+    const first = await cli(args, env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(new RegExp(`eval: backends: LLM at ${server.url.replace(/[.]/g, "\\.")} \\(intent=fake-intent planner=fake-planner answer=fake-answer; key from the environment\\)`));
+    expect(first.stdout + first.stderr).not.toContain(SECRET);
+    const summary = JSON.parse(first.stdout) as { backend: string; conditions: Array<{ condition: string; backend: string }>; llm: { baseURL: string; usage: { total: { calls: number; httpRequests: number } } }; results: string };
+    expect(summary.backend).toBe("llm");
+    expect(summary.conditions.find((c) => c.condition === "aura-intent")!.backend).toBe("answer=llm:fake-answer, intent=llm:fake-intent");
+    expect(summary.conditions.find((c) => c.condition === "no-intent")!.backend).toBe("answer=llm:fake-answer, planner=llm:fake-planner");
+    expect(summary.llm.usage.total.calls).toBeGreaterThan(30);
+    const rows = readFileSync(summary.results, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { backend: string; tokens?: number; log: string });
+    expect(rows).toHaveLength(30);
+    for (const r of rows) {
+      expect(r.backend).toMatch(/llm:fake-answer/);
+      expect(r.tokens).toBeGreaterThan(0);
+      expect(r.log).toMatch(/-llm$/);
+    }
+    const before = server.requests;
+    const again = await cli(args, env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.requests).toBe(before);
+    expect((JSON.parse(again.stdout) as { llm: { usage: { total: { calls: number } } } }).llm.usage.total.calls).toBe(0);
+    expect((await verifyEpisode(rows[0]!.log)).ok).toBe(true);
+    expect(server.requests).toBe(before);
+  });
+
+  it("eval privacy with an LLM config: answers and rows say which backend answered", async () => {
+    const result = await runPrivacyEval({ file: PRIVACY, conditions: ["aura-gap-routed", "react"], seeds: [42], out: tempDir("llm-privacy"), llm: config(server.url, { intent: "fake-intent", planner: "fake-planner", answer: "fake-answer" }) });
+    expect(result.conditions.map((c) => [c.condition, c.backend])).toEqual([
+      ["aura-gap-routed", "answer=llm:fake-answer, intent=llm:fake-intent"],
+      ["react", "answer=llm:fake-answer, planner=llm:fake-planner"],
+    ]);
+    const rows = readFileSync(result.results, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { backend: string; tokens?: number });
+    expect(rows).toHaveLength(60);
+    expect(rows.every((r) => /llm:fake-answer/.test(r.backend) && (r.tokens ?? 0) > 0)).toBe(true);
+    expect(result.llm?.usage.total.failed).toBe(0);
+  });
+});

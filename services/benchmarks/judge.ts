@@ -176,6 +176,7 @@ export function judgeQuery(q: ImplicitQuery, scene: Scene, records: readonly Log
     alert: answer?.alert != null,
     gap: intent?.frame.gap ?? null,
     budget: intent?.maxSteps ?? null,
-    backend: intent?.backend ?? answer?.backend ?? "none",
+    // The answer names every backend that served the query (intent, planner, answer; fallbacks included).
+    backend: answer?.backend ?? intent?.backend ?? "none",
   };
 }

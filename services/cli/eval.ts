@@ -10,8 +10,37 @@ import { UsageError } from "../replay.ts";
 import { DEFAULT_SEEDS, runImplicitEval, runPrivacyEval, type Aggregate, type ImplicitEvalResult, type PrivacyAggregate } from "../eval.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/world.ts";
 import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
+import { resolveLlmConfig, type LlmConfig } from "../llmGateway.ts";
+import type { EvalLlmSummary } from "../eval.ts";
 
-interface ImplicitFlags {
+/** The LLM flags of `eval implicit` / `eval privacy`. */
+interface LlmCliFlags {
+  llm?: string;
+  model?: string[];
+  llmConfig?: string;
+  quiet?: boolean;
+}
+
+/** Resolves the LLM flags (and environment) and says in one line on stderr which backends run. */
+function llmOption(flags: LlmCliFlags): { llm?: LlmConfig } {
+  const resolved = resolveLlmConfig({ ...(flags.llm === undefined ? {} : { llm: flags.llm }), ...(flags.model === undefined ? {} : { model: flags.model }), ...(flags.llmConfig === undefined ? {} : { llmConfig: flags.llmConfig }) });
+  if (flags.quiet !== true) process.stderr.write(`eval: ${resolved.note}\n`);
+  return resolved.config === null ? {} : { llm: resolved.config };
+}
+
+const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
+  if (llm === undefined) return [];
+  const t = llm.usage.total;
+  return [`llm: ${llm.baseURL} · ${t.calls} calls (${t.failed} failed, ${t.cached} cached, ${t.httpRequests} HTTP requests) · ${t.promptTokens} prompt + ${t.completionTokens} completion tokens${t.costUsd > 0 ? ` · $${t.costUsd.toFixed(4)}` : ""}`];
+};
+
+const addLlmOptions = (command: Command): Command =>
+  command
+    .option("--llm <baseURL>", "run the conditions on LLM backends at this OpenAI-compatible endpoint (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)")
+    .option("--model <model>", "model for every role, or role=model (intent, planner, answer; `none` keeps a role deterministic); repeatable", (v: string, acc: string[] = []) => [...acc, v])
+    .option("--llm-config <file.json>", "LLM settings: {baseURL, models: {intent, planner, answer}, timeoutMs, maxAttempts, concurrency, prices, reuse, captureContent}");
+
+interface ImplicitFlags extends LlmCliFlags {
   file: string;
   condition: string;
   seeds: string;
@@ -50,7 +79,7 @@ function renderText(r: ImplicitEvalResult): string {
     out.push("");
   }
   out.push("viol: forbidden tools that read state · tpr: second-order queries that read the target's private state · confl: second-order answers stating the target's actual state");
-  out.push(`results: ${r.results}`);
+  out.push(...llmLine(r.llm), `results: ${r.results}`);
   return out.join("\n") + "\n";
 }
 
@@ -72,10 +101,11 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
     ...(flags.fresh === true ? { fresh: true } : {}),
     ...(flags.trace === undefined || flags.trace === "none" ? {} : { trace: flags.trace === "jsonl" ? ("default" as const) : parseTraceFlag(flags.trace, "trace.jsonl") }),
     progress: (done, total, label) => void (showProgress && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+    ...llmOption(flags),
   });
   if (flags.json) {
     const { rows: _rows, ...summary } = result;
-    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: "deterministic" }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else process.stdout.write(renderText(result));
   exit(0);
 }
@@ -87,7 +117,7 @@ function nonNegative(flag: string) {
   };
 }
 
-interface PrivacyFlags {
+interface PrivacyFlags extends LlmCliFlags {
   file: string;
   condition: string;
   seeds: string;
@@ -111,10 +141,11 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
     ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
     progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+    ...llmOption(flags),
   });
   if (flags.json) {
     const { rows: _rows, ...summary } = result;
-    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: "deterministic" }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else {
     const lines = [`privacy slice · ${result.file} · seeds ${result.seeds.join(",")} · GapRouted maxSteps ${result.maxSteps} · rule judge`, ""];
     const head = `${"".padEnd(26)} ${"cells".padStart(5)}  probes  disclo   viol  cells  allowed`;
@@ -123,7 +154,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
       for (const [k, a] of Object.entries(c.perCategory)) lines.push(privacyRow(`  ${k}`, a));
       lines.push("");
     }
-    lines.push("viol: forbidden tools that read state · cells: query × seed cells with at least one · allowed: share of the query's allowed tools used", `results: ${result.results}`);
+    lines.push("viol: forbidden tools that read state · cells: query × seed cells with at least one · allowed: share of the query's allowed tools used", ...llmLine(result.llm), `results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
   exit(0);
@@ -197,8 +228,8 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     .option("--fresh", "rerun episodes whose logs already exist under --out (default: judge the existing log when it is the same episode)")
     .option("--trace <exporter>", "trace each episode: none (default) | jsonl (a trace.jsonl beside each log) | console | otlp[:<url>]; spans include `probe <tool>`")
     .option("--json", "print the summary as JSON on stdout")
-    .option("-q, --quiet", "no progress on stderr")
-    .action(async (flags: ImplicitFlags) => cmdImplicit(flags, exit));
+    .option("-q, --quiet", "no progress on stderr");
+  addLlmOptions(group.commands.at(-1)!).action(async (flags: ImplicitFlags) => cmdImplicit(flags, exit));
 
   group
     .command("privacy")
@@ -213,8 +244,8 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
     .option("--warmup <ticks>", "AURATown ticks before the snapshot (default 12)", nonNegative("--warmup"))
     .option("--json", "print the summary as JSON on stdout")
-    .option("-q, --quiet", "no progress on stderr")
-    .action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
+    .option("-q, --quiet", "no progress on stderr");
+  addLlmOptions(group.commands.at(-1)!).action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
 
   group
     .command("factual")
