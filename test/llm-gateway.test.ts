@@ -12,7 +12,8 @@ import { auraSceneWorld, FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIO
 import type { LogRecord } from "../events/record.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeDeniedPayload } from "../events/probes.ts";
-import { runEpisode } from "../services/episodes.ts";
+import { forkEpisode, runEpisode } from "../services/episodes.ts";
+import { LlmCache } from "../services/llmGateway.ts";
 import { replayEpisode } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig } from "../services/llmGateway.ts";
@@ -388,6 +389,79 @@ describe("LLM configuration", () => {
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ baseURL: "http://x/v1", apiKey: "sk-nope-1234567" }));
     expect(() => resolveLlmConfig({ llmConfig: join(dir, "bad.json") }, {})).toThrow(/do not put the API key in a file/);
     expect(() => resolveLlmConfig({ llm: "http://x/v1", model: "critic=m" }, {})).toThrow(/unknown role 'critic'/);
+  });
+});
+
+describe("chat spans, forks that reuse recorded answers, resume", () => {
+  let server: Awaited<ReturnType<typeof fakeServer>>;
+  beforeAll(async () => {
+    server = await fakeServer(smartReply);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  const models = { intent: "fake-intent", planner: "fake-planner", answer: "fake-answer" };
+
+  it("a `chat <model>` span per call (GenAI attributes, child of the request's deliver span); no prompt text unless opted in; never the key", async () => {
+    const spansOf = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { name: string; spanId: string; parentSpanId: string | null; kind: number; attributes: Record<string, unknown> });
+    for (const captureContent of [false, true]) {
+      const dir = join(tempDir("llm-trace"), "ep");
+      const trace = join(dir, "..", "trace.jsonl");
+      await runEpisode({ world: "aura-scene", seed: 1, condition: "aura-intent", dir, trace: { exporter: "jsonl", file: trace }, config: { ...IMPLICIT_CONFIG, llm: models }, llm: makeLlmGateway(config(server.url, models, { captureContent })).responder });
+      const spans = spansOf(trace);
+      const chats = spans.filter((x) => x.name.startsWith("chat "));
+      expect(chats.map((c) => c.name)).toEqual(["chat fake-intent", "chat fake-answer", "chat fake-intent", "chat fake-answer", "chat fake-intent", "chat fake-answer"]);
+      const c = chats[0]!;
+      expect(c.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "fake-intent", "gen_ai.response.model": "fake-intent-served", "gen_ai.request.temperature": 0.1, "gen_ai.request.max_tokens": 512, "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20, "server.address": "127.0.0.1", "probetown.llm.role": "intent", "probetown.llm.attempts": 1 });
+      const parent = spans.find((x) => x.spanId === c.parentSpanId)!;
+      expect(parent.name).toBe("deliver llm.requested");
+      const raw = readFileSync(trace, "utf8");
+      expect(raw).not.toContain(SECRET);
+      if (captureContent) expect(c.attributes["gen_ai.input.messages"]).toMatch(/Gap rubric/);
+      else expect(raw).not.toContain("Gap rubric");
+    }
+  });
+
+  it("a fork asked to reuse recorded answers makes zero HTTP requests for requests its parent logged", async () => {
+    const dir = join(tempDir("llm-fork"), "parent");
+    await runEpisode({ world: "aura-scene", seed: 3, condition: "aura-intent", dir, trace: { exporter: "none" }, config: { ...IMPLICIT_CONFIG, llm: models }, llm: makeLlmGateway(config(server.url, models)).responder });
+    const parent = logRecords(dir);
+    const before = server.requests;
+    // Fork after tick 0 with the parent's own condition: the remaining requests are the parent's.
+    const reuse = makeLlmGateway(config(server.url, models, { reuse: true }), { cache: new LlmCache().addRecords(parent) });
+    const child = await forkEpisode({ parent: dir, atTick: 0, condition: "aura-intent", dir: join(dir, "..", "child"), trace: { exporter: "none" }, llm: reuse.responder });
+    expect(server.requests).toBe(before);
+    const completions = ofType<LlmCompletedPayload>(logRecords(child.dir), "llm.completed");
+    expect(completions.length).toBeGreaterThan(0);
+    expect(completions.every((r) => r.payload.cached === true && r.payload.attempts === 0)).toBe(true);
+    expect(reuse.accounting().total).toMatchObject({ cached: completions.length, httpRequests: 0 });
+    // The answers equal the parent's (the same recorded contents).
+    const text = (rs: readonly LogRecord[]) => ofType<AnswerGivenPayload>(rs, "answer.given").filter((r) => r.tick > 0).map((r) => r.payload.text);
+    expect(text(logRecords(child.dir))).toEqual(text(parent));
+    // Without `reuse` the same fork asks the model again.
+    await forkEpisode({ parent: dir, atTick: 0, condition: "aura-intent", dir: join(dir, "..", "child2"), trace: { exporter: "none" }, llm: makeLlmGateway(config(server.url, models)).responder });
+    expect(server.requests).toBeGreaterThan(before);
+  });
+
+  it("resume serves the logged part of an interrupted LLM run from its log and asks only for the rest", async () => {
+    const dir = join(tempDir("llm-resume"), "ep");
+    await runEpisode({ world: "aura-scene", seed: 5, condition: "no-intent", dir, trace: { exporter: "none" }, config: { ...IMPLICIT_CONFIG, llm: models }, llm: makeLlmGateway(config(server.url, models)).responder });
+    const file = join(dir, "log", "000000000000.jsonl");
+    const full = readFileSync(file, "utf8");
+    const lines = full.trimEnd().split("\n");
+    // Cut the log in the middle of tick 1, just after a completion: the run died there.
+    const cut = lines.findIndex((l) => l.includes('"tick":1,') && l.includes('"type":"llm.completed"'));
+    expect(cut).toBeGreaterThan(0);
+    writeFileSync(file, lines.slice(0, cut + 1).join("\n") + "\n");
+    const { rmSync } = await import("node:fs");
+    rmSync(join(dir, "snapshots"), { recursive: true, force: true });
+    const before = server.requests;
+    const logged = lines.slice(0, cut + 1).filter((l) => l.includes('"type":"llm.requested"')).length;
+    const total = lines.filter((l) => l.includes('"type":"llm.requested"')).length;
+    await runEpisode({ world: "aura-scene", seed: 5, condition: "no-intent", dir, trace: { exporter: "none" }, config: { ...IMPLICIT_CONFIG, llm: models }, resume: true, llm: makeLlmGateway(config(server.url, models)).responder });
+    expect(server.requests - before).toBe(total - logged);
+    const strip = (text: string) => text.trimEnd().split("\n").map((l) => { const r = JSON.parse(l) as Record<string, unknown>; delete r.meta; return JSON.stringify(r); });
+    expect(strip(readFileSync(file, "utf8"))).toEqual(strip(full));
   });
 });
 
