@@ -75,7 +75,7 @@ export async function townSnapshot(seed: number, warmup: number, dir: string): P
   return (await townSnapshots(seed, [warmup], dir))[0]!;
 }
 
-type Captured = { env: EnvContext; agents: AgentContext[]; tick: number };
+export type Captured = { env: EnvContext; agents: AgentContext[]; tick: number };
 
 /**
  * Runs AURATown from `seed` once, for as many ticks as the latest snapshot needs (log kept in
@@ -102,7 +102,7 @@ export async function townSnapshots(seed: number, after: readonly number[], dir:
   });
 }
 
-function sceneOfTown(seed: number, { env, agents, tick }: Captured, log: string): TownSnapshot {
+export function sceneOfTown(seed: number, { env, agents, tick }: Captured, log: string): TownSnapshot {
   const nameOf = (actorId: string) => agents.find((a) => a.id === actorId)?.profile.name ?? actorId;
   const clock = env.clock ?? { day: 1, hour: 6, minute: 0 };
   const time = hhmm(clock.hour, clock.minute);

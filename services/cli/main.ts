@@ -24,6 +24,7 @@ import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summari
 import { verifyEpisode } from "../verify.ts";
 import { registerEval } from "./eval.ts";
 import { registerExperiment } from "./experiment.ts";
+import { registerAsk } from "./ask.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
 
@@ -419,6 +420,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 
   registerEval(program, exit);
   registerExperiment(program, exit);
+  registerAsk(program, exit);
 
   program.command("worlds").description("list worlds and their conditions").action(wrap(cmdWorlds));
   return program;

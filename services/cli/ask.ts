@@ -1,0 +1,89 @@
+// `probetown ask <episode> --tick <n> --agent <name> "question" [--condition c] [--out dir] [--json]`:
+// the AURA controller answers a resident's question on a recorded (or running) AURATown episode's
+// state after tick n; prints the IntentFrame, each probe with its result, the budget and the answer.
+import { relative } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { askEpisode, type AskResult } from "../ask.ts";
+import { SCENE_CONDITIONS } from "../../actors/aura/world.ts";
+
+interface AskFlags {
+  tick: number;
+  agent: string;
+  condition?: string;
+  maxSteps?: number;
+  out?: string;
+  json?: boolean;
+}
+
+const rel = (p: string): string => {
+  const r = relative(process.cwd(), p);
+  return r === "" ? "." : r.startsWith("..") ? p : r;
+};
+
+const short = (v: unknown, n = 160): string => {
+  const s = JSON.stringify(v) ?? "null";
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
+
+export function renderAsk(r: AskResult): string {
+  const p = r.parent;
+  const out = [
+    `ask · ${p.episode} after tick ${p.tick} (state ${p.stateHash.slice(0, 12)}${p.uncommittedTail ? "; uncommitted tail of a running episode left out" : ""}) · as ${r.asker} · ${r.condition} (${r.registry} registry)`,
+    `question: ${r.question}`,
+  ];
+  if (r.intent !== null) {
+    const f = r.intent.frame;
+    out.push(
+      `IntentFrame (${r.intent.backend}): gap ${f.gap.toFixed(2)} → B(gap) ${r.intent.budget}, ceiling ${r.intent.maxSteps}`,
+      `  literal need:  ${f.literal_need}`,
+      `  implicit need: ${f.implicit_need.length === 0 ? "—" : f.implicit_need.join("; ")}`,
+      `  recommended:   ${f.recommended_probes.join(", ") || "—"}`,
+      `  alert: ${f.should_alert} · confidence ${f.confidence.toFixed(2)}${r.intent.fromMemory.length === 0 ? "" : ` · from memory: ${r.intent.fromMemory.join(", ")}`}`,
+      `  rationale: ${f.rationale}`,
+    );
+  } else out.push(`no IntentFrame (${r.condition} does not infer one)`);
+  for (const pr of r.probes) {
+    const args = Object.entries(pr.args).map(([k, v]) => `${k}=${v}`).join(", ");
+    out.push(`probe ${pr.call}: ${pr.tool}(${args}) → ${pr.to} · budget ${pr.budgetBefore}→${pr.budgetBefore - 1}`);
+    out.push(pr.outcome === "answered" ? `  answered (disclosure ${pr.disclosure}): ${short(pr.result)}` : `  denied: ${pr.reason}`);
+  }
+  out.push(`budget: ${r.budget.used} probe${r.budget.used === 1 ? "" : "s"} of ${r.budget.ceiling} · disclosure ${r.budget.disclosure}`);
+  out.push(`answer: ${r.answer.text}`);
+  out.push(`log: ${rel(r.fork)} (verify it with: probetown verify ${rel(r.fork)})`);
+  return out.join("\n") + "\n";
+}
+
+function integer(flag: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer ≥ 0, got '${value}'`);
+    return Number(value);
+  };
+}
+
+export function registerAsk(program: Command, exit: (code: number) => void): void {
+  program
+    .command("ask")
+    .description(
+      "put a question to the AURA controller as a resident of a recorded (or running) AURATown episode, on its state after --tick:\n" +
+        "prints the IntentFrame, each probe and its result, the budget used and the answer; the fork's log goes to --out\n" +
+        "(default runs/ask/…), the episode itself is only read",
+    )
+    .argument("<episode>", "AURATown episode directory (a running one: its committed ticks are read)")
+    .argument("<question>", "the question, quoted")
+    .requiredOption("--tick <n>", "a committed tick of the episode: the state after it is asked", integer("--tick"))
+    .requiredOption("--agent <name>", "the resident asking (name or slug, e.g. 'Lin Wei' or lin-wei)")
+    .option("--condition <name>", `aura-intent (default; agent-state probes), aura-gap-routed (environment tools), or any of ${Object.keys(SCENE_CONDITIONS).join(", ")}`)
+    .option("--max-steps <n>", "probe budget ceiling (default 3 on the agent-state probes, 5 on the environment tools)", integer("--max-steps"))
+    .option("--out <dir>", "where the fork's episode goes (default runs/ask/<episode>-t<tick>-<agent>-<condition>)")
+    .option("--json", "print the result as JSON")
+    .action(async (episode: string, question: string, flags: AskFlags) => {
+      const result = await askEpisode({
+        episode, question, tick: flags.tick, agent: flags.agent,
+        ...(flags.condition === undefined ? {} : { condition: flags.condition }),
+        ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
+        ...(flags.out === undefined ? {} : { out: flags.out }),
+      });
+      process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + "\n" : renderAsk(result));
+      exit(0);
+    });
+}
