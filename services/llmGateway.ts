@@ -333,6 +333,20 @@ export const serviceOf = (g: LlmGatewayImpl) => ({
   responder: g.responder,
 });
 
+/**
+ * Serves recorded answers only (a fork with `--reuse-llm` and no endpoint): a request whose hash is
+ * in the cache gets its recorded completion (`cached`), any other fails with `no_backend`.
+ */
+export function cachedOnlyResponder(cache: LlmCache): LlmResponder {
+  return {
+    respond: async (record) => {
+      const recorded = cache.get(record.payload.requestHash);
+      if (recorded !== undefined) return { type: "llm.completed", payload: { ...recorded, attempts: 0, cached: true } };
+      return { type: "llm.failed", payload: { attempts: 0, error: "no_backend", fallback: "deterministic", message: "no recorded answer for this request and no LLM endpoint configured", requestHash: record.payload.requestHash } };
+    },
+  };
+}
+
 /** Token use and cost of a log's model calls, per requesting actor and per query (recomputable from logs). */
 export function usageFromRecords(records: readonly LogRecord[]): Accounting {
   const requests = new Map<number, LogRecord<LlmRequestedPayload>>();
@@ -385,7 +399,9 @@ export interface ResolvedLlm {
 }
 
 /** The API key from the environment (never from a flag, so it stays out of shell history and logs). */
-export const apiKeyFromEnv = (env: NodeJS.ProcessEnv): string | null => env.PROBETOWN_LLM_API_KEY ?? env.OPENAI_API_KEY ?? null;
+export const apiKeyFromEnv = (env: NodeJS.ProcessEnv): string | null => nonEmpty(env.PROBETOWN_LLM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY) ?? null;
+
+const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s);
 
 /**
  * Resolves the LLM configuration: `--llm-config` file, then `--llm` and `--model` flags over it,
@@ -420,10 +436,10 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
       models[role as LlmRole] = model === "none" ? null : model;
     }
   }
-  const asked = flags.llm !== undefined || flags.llmConfig !== undefined || modelFlags.length > 0 || env.PROBETOWN_LLM_BASE_URL !== undefined;
+  const asked = flags.llm !== undefined || flags.llmConfig !== undefined || modelFlags.length > 0 || nonEmpty(env.PROBETOWN_LLM_BASE_URL) !== undefined;
   if (!asked) return { config: null, note: "backends: deterministic (no LLM asked for: --llm <baseURL>, --llm-config or PROBETOWN_LLM_BASE_URL)" };
   const apiKey = apiKeyFromEnv(env);
-  const baseURL = flags.llm ?? file.baseURL ?? env.PROBETOWN_LLM_BASE_URL ?? env.OPENAI_BASE_URL ?? (apiKey !== null ? OPENAI_BASE_URL : null);
+  const baseURL = flags.llm ?? file.baseURL ?? nonEmpty(env.PROBETOWN_LLM_BASE_URL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? (apiKey !== null ? OPENAI_BASE_URL : null);
   if (baseURL === null) return { config: null, note: "backends: deterministic (no LLM endpoint and no API key: give --llm <baseURL> or set PROBETOWN_LLM_API_KEY / OPENAI_API_KEY)" };
   try {
     new URL(baseURL);

@@ -520,6 +520,31 @@ describe("eval with --llm", () => {
     expect(server.requests).toBe(before);
   });
 
+  it("run aura-scene --llm, then fork --reuse-llm without an endpoint: the child reuses the parent's answers with zero HTTP and verifies", async () => {
+    const root = tempDir("llm-cli-run");
+    writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
+    const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
+    const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "parent"), "--trace", "none", "--quiet", "--llm", server.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
+    expect(run.code, run.stderr).toBe(0);
+    const parent = logRecords(join(root, "parent"));
+    expect(ofType<LlmCompletedPayload>(parent, "llm.completed")).toHaveLength(6);
+    const before = server.requests;
+    const fork = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "aura-intent", "--reuse-llm", "--log", join(root, "child"), "--trace", "none"], env);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(fork.stderr).toMatch(/reusing 6 recorded LLM answer\(s\)/);
+    expect(server.requests).toBe(before);
+    const child = logRecords(join(root, "child"));
+    const completed = ofType<LlmCompletedPayload>(child, "llm.completed");
+    expect(completed).toHaveLength(4);
+    expect(completed.every((r) => r.payload.cached === true)).toBe(true);
+    const verify = await cli(["verify", join(root, "child")], env);
+    expect(verify.code, verify.stdout).toBe(0);
+    expect(server.requests).toBe(before);
+    const bad = await cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--llm", server.url], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/the auratown world has no LLM roles yet/);
+  });
+
   it("eval privacy with an LLM config: answers and rows say which backend answered", async () => {
     const result = await runPrivacyEval({ file: PRIVACY, conditions: ["aura-gap-routed", "react"], seeds: [42], out: tempDir("llm-privacy"), llm: config(server.url, { intent: "fake-intent", planner: "fake-planner", answer: "fake-answer" }) });
     expect(result.conditions.map((c) => [c.condition, c.backend])).toEqual([

@@ -10,22 +10,14 @@ import { UsageError } from "../replay.ts";
 import { DEFAULT_SEEDS, runImplicitEval, runPrivacyEval, type Aggregate, type ImplicitEvalResult, type PrivacyAggregate } from "../eval.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/world.ts";
 import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
-import { resolveLlmConfig, type LlmConfig } from "../llmGateway.ts";
+import type { LlmConfig } from "../llmGateway.ts";
 import type { EvalLlmSummary } from "../eval.ts";
+import { addLlmOptions, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
 
-/** The LLM flags of `eval implicit` / `eval privacy`. */
-interface LlmCliFlags {
-  llm?: string;
-  model?: string[];
-  llmConfig?: string;
-  quiet?: boolean;
-}
-
-/** Resolves the LLM flags (and environment) and says in one line on stderr which backends run. */
+/** The LLM config of `eval implicit` / `eval privacy`, with a one-line note on stderr. */
 function llmOption(flags: LlmCliFlags): { llm?: LlmConfig } {
-  const resolved = resolveLlmConfig({ ...(flags.llm === undefined ? {} : { llm: flags.llm }), ...(flags.model === undefined ? {} : { model: flags.model }), ...(flags.llmConfig === undefined ? {} : { llmConfig: flags.llmConfig }) });
-  if (flags.quiet !== true) process.stderr.write(`eval: ${resolved.note}\n`);
-  return resolved.config === null ? {} : { llm: resolved.config };
+  const config = resolveLlmFlags(flags, "eval");
+  return config === null ? {} : { llm: config };
 }
 
 const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
@@ -33,12 +25,6 @@ const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
   const t = llm.usage.total;
   return [`llm: ${llm.baseURL} · ${t.calls} calls (${t.failed} failed, ${t.cached} cached, ${t.httpRequests} HTTP requests) · ${t.promptTokens} prompt + ${t.completionTokens} completion tokens${t.costUsd > 0 ? ` · $${t.costUsd.toFixed(4)}` : ""}`];
 };
-
-const addLlmOptions = (command: Command): Command =>
-  command
-    .option("--llm <baseURL>", "run the conditions on LLM backends at this OpenAI-compatible endpoint (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)")
-    .option("--model <model>", "model for every role, or role=model (intent, planner, answer; `none` keeps a role deterministic); repeatable", (v: string, acc: string[] = []) => [...acc, v])
-    .option("--llm-config <file.json>", "LLM settings: {baseURL, models: {intent, planner, answer}, timeoutMs, maxAttempts, concurrency, prices, reuse, captureContent}");
 
 interface ImplicitFlags extends LlmCliFlags {
   file: string;

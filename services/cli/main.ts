@@ -23,6 +23,7 @@ import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
 import { registerEval } from "./eval.ts";
+import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
 
@@ -161,19 +162,21 @@ function episodeSession(flags: EpisodeFlags, label: string) {
   return { options, finish };
 }
 
-async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
+async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
   if (flags.agents !== undefined) {
     if (flags.agents < 5) throw new UsageError(`--agents: the town has 5 residents; expected 5 or more, got ${flags.agents}`);
     config = { ...(config as object | undefined), extraAgents: flags.agents - 5 };
   }
+  const llm = llmForRun(worldName, config, flags);
+  config = llm.config;
   const world = worlds[worldName]!;
   const perDay = world.defaultTicks(world.resolveConfig(config));
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
   const session = episodeSession(flags, worldName);
   const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${episode}`;
-  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true } : {}) };
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
   if (flags.nats === undefined) {
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
     return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, flags.condition)));
@@ -187,9 +190,9 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & { see
   return session.finish(result, title(result.episode), `npx probetown verify ${result.episode} --nats ${flags.nats}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`);
 }
 
-async function cmdFork(log: string, flags: EpisodeFlags & { at: number; condition: string; ticks?: number }): Promise<number> {
+async function cmdFork(log: string, flags: EpisodeFlags & LlmCliFlags & { at: number; condition: string; ticks?: number; reuseLlm?: boolean }): Promise<number> {
   const session = episodeSession(flags, "fork");
-  const result = await forkEpisode({ ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
+  const result = await forkEpisode({ ...session.options, ...llmForFork(log, flags), parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
   return session.finish(result, `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`);
 }
 
@@ -314,7 +317,8 @@ export function buildProgram(exit: (code: number) => void): Command {
       .option("--namespace <ns>", "JetStream namespace (stream and bucket names) with --nats", DEFAULT_NAMESPACE)
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
       .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot, check the logged tail, append the rest"),
-  ).action(wrap(cmdRun));
+  );
+  addLlmOptions(program.commands.at(-1)!).action(wrap(cmdRun));
 
   episodeOptions(
     program
@@ -323,8 +327,10 @@ export function buildProgram(exit: (code: number) => void): Command {
       .argument("<log>", "parent episode directory")
       .requiredOption("--at <tick>", "fork after this committed tick", integer("--at", 0))
       .requiredOption("--condition <name>", "the child's condition")
-      .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1)),
-  ).action(wrap(cmdFork));
+      .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1))
+      .option("--reuse-llm", "serve the parent's recorded LLM answers for identical requests (no HTTP); others go to --llm, or fall back"),
+  );
+  addLlmOptions(program.commands.at(-1)!).action(wrap(cmdFork));
 
   program
     .command("verify")

@@ -1,0 +1,59 @@
+// The LLM flags shared by `run`, `fork` and `eval`: `--llm <baseURL>`, `--model [role=]model`
+// (repeatable), `--llm-config <file.json>`; the API key only from the environment. Each command
+// prints one line on stderr saying which backends run (deterministic without an endpoint or key).
+import type { Command } from "commander";
+import { readLog } from "../../infra/fileEventStore.ts";
+import { cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, type LlmConfig } from "../llmGateway.ts";
+import type { LlmResponder } from "../sequencer.ts";
+import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
+
+export interface LlmCliFlags {
+  llm?: string;
+  model?: string[];
+  llmConfig?: string;
+  quiet?: boolean;
+}
+
+export const addLlmOptions = (command: Command): Command =>
+  command
+    .option("--llm <baseURL>", "LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)")
+    .option("--model <model>", "model for every role, or role=model (intent, planner, answer; `none` keeps a role deterministic); repeatable", (v: string, acc: string[] = []) => [...acc, v])
+    .option("--llm-config <file.json>", "LLM settings: {baseURL, models: {intent, planner, answer}, timeoutMs, maxAttempts, backoffMs, concurrency, prices, reuse, captureContent}");
+
+/** Resolves the flags (and environment) and says in one line on stderr which backends run. */
+export function resolveLlmFlags(flags: LlmCliFlags, prefix: string): LlmConfig | null {
+  const resolved = resolveLlmConfig({ ...(flags.llm === undefined ? {} : { llm: flags.llm }), ...(flags.model === undefined ? {} : { model: flags.model }), ...(flags.llmConfig === undefined ? {} : { llmConfig: flags.llmConfig }) });
+  if (flags.quiet !== true) process.stderr.write(`${prefix}: ${resolved.note}\n`);
+  return resolved.config;
+}
+
+const asked = (flags: LlmCliFlags) => flags.llm !== undefined || flags.llmConfig !== undefined || (flags.model?.length ?? 0) > 0;
+
+/** The models of the aura-scene controller's roles. */
+const sceneModels = (c: LlmConfig) => ({ intent: c.models.intent ?? null, planner: c.models.planner ?? null, answer: c.models.answer ?? null });
+
+/**
+ * `run`: the world config with the controller's models (they are part of the episode header, so
+ * replay knows them) and the gateway that answers. Only aura-scene has LLM roles so far.
+ */
+export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): { config: unknown; llm?: LlmResponder } {
+  if (!asked(flags) && (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() === "") return { config };
+  if (world !== "aura-scene") throw new UsageError(`--llm: the ${world} world has no LLM roles yet (aura-scene has: intent, planner, answer)`);
+  const resolved = resolveLlmFlags(flags, "run");
+  if (resolved === null) return { config };
+  return { config: { ...(config as object | undefined), llm: sceneModels(resolved) }, llm: makeLlmGateway(resolved).responder };
+}
+
+/**
+ * `fork`: the child keeps the parent's models (its config is the parent's). With `--reuse-llm` the
+ * parent's recorded answers are served for identical requests with no HTTP; the rest go to the
+ * endpoint when one is given, else fail with `no_backend` (and the actors fall back).
+ */
+export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }): { llm?: LlmResponder } {
+  const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork") : null;
+  if (flags.reuseLlm !== true) return resolved === null ? {} : { llm: makeLlmGateway(resolved).responder };
+  const cache = new LlmCache().addRecords(readLog(layoutOf(resolveEpisodeDir(parent)).log));
+  if (flags.quiet !== true) process.stderr.write(`fork: reusing ${cache.size} recorded LLM answer(s) of the parent for identical requests\n`);
+  if (resolved === null) return { llm: cachedOnlyResponder(cache) };
+  return { llm: makeLlmGateway({ ...resolved, reuse: true }, { cache }).responder };
+}
