@@ -87,7 +87,8 @@ export function initialAgentContext(input: AgentInput): AgentContext {
     source,
     stale: values.map(() => 0),
     conf: values.map(() => 0),
-    know: { lockKey: Array.from({ length: locks }, () => "?"), failedWith: Array.from({ length: locks }, () => ""), lastSeen: Array.from({ length: l.size }, () => -1) },
+    // Keys in sorted order: hashed every tick (canonical JSON's no-copy path).
+    know: { failedWith: Array.from({ length: locks }, () => ""), lastSeen: Array.from({ length: l.size }, () => -1), lockKey: Array.from({ length: locks }, () => "?") },
     wrong: null,
     rng: input.params.policy === "random" ? deriveStream(input.seed, "policy/random") : null,
   };

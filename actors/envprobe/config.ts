@@ -91,7 +91,7 @@ export type EnvprobeConfig = typeof ConfigSchema.Type;
 export const defaultCalibration: Calibration = {
   stalenessScale: 0.5,
   decay: 0.01,
-  priorConfidence: 0.6,
+  priorConfidence: 0.75,
   observedConfidence: 0.95,
   probedConfidence: 0.98,
   actionConfidence: 0.9,

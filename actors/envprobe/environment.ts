@@ -54,7 +54,7 @@ export function initialEnvContext(input: EnvInput): EnvContext {
     success: false,
     used: 0,
     values: [...input.spec.initial],
-    mirror: { values: [...input.mirror.values], verified: [...input.mirror.verified], source: [...input.mirror.source] },
+    mirror: { source: [...input.mirror.source], values: [...input.mirror.values], verified: [...input.mirror.verified] },
     rng: { mutation: deriveStream(input.seed, "world/mutation"), noise: deriveStream(input.seed, "world/noise") },
   };
 }

@@ -88,27 +88,24 @@ function planObjectState(l: Layout, values: readonly string[], know: Knowledge):
 function planToolDag(l: Layout, values: readonly string[]): Plan {
   const n = l.size;
   const depsOf = (i: number): number[] => parseDeps(values[DAG.dep(l, i)]!) ?? (i === 0 ? [] : [i - 1]);
-  // The target's ancestor closure under the believed schemas, in index order (inputs have lower indices).
+  const have = (v: number) => values[DAG.v(l, v)] === "1";
+  // Backward chaining from the target under the believed schemas: a missing variable needs its
+  // tool, whose missing inputs need theirs (inputs have lower indices, so this terminates).
   const need = new Set<number>();
   const visit = (i: number) => {
-    if (need.has(i)) return;
+    if (need.has(i) || have(i)) return;
     need.add(i);
     for (const d of depsOf(i)) if (d < i) visit(d);
   };
   visit(n - 1);
-  const closure = [...need].sort((a, b) => a - b);
-  const have = (v: number) => values[DAG.v(l, v)] === "1";
+  const order = [...need].sort((a, b) => a - b);
   const transitive: number[] = [];
-  for (const i of closure) transitive.push(DAG.dep(l, i), DAG.v(l, i));
-  let fallback = -1;
-  for (const i of closure) {
-    if (have(i)) continue;
-    if (values[DAG.done(l, i)] === "1" && have(i)) continue;
+  for (const i of order) transitive.push(DAG.dep(l, i), DAG.v(l, i));
+  for (const i of order) {
     const deps = depsOf(i);
-    if (fallback < 0) fallback = i;
     if (deps.every(have)) return { action: `call_tool(t_${i})`, direct: [DAG.dep(l, i), DAG.done(l, i), ...deps.map((d) => DAG.v(l, d))], transitive };
   }
-  const t = fallback < 0 ? n - 1 : fallback;
+  const t = order[0] ?? n - 1;
   return { action: `call_tool(t_${t})`, direct: [DAG.dep(l, t), DAG.done(l, t), ...depsOf(t).map((d) => DAG.v(l, d))], transitive };
 }
 

@@ -92,7 +92,8 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
       return { done: c.done, mirror: c.mirror, rng: c.rng, success: c.success, t: c.t, used: c.used, values: c.values };
     }
     const c = context as AgentContext;
-    return { conf: c.conf, done: c.done, know: c.know, lastProbe: c.lastProbe, rng: c.rng, source: c.source, stale: c.stale, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
+    // Reported staleness and confidence are a pure function of (t, verified, source, calibration): not hashed again.
+    return { done: c.done, know: c.know, lastProbe: c.lastProbe, rng: c.rng, source: c.source, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
   },
 
   diffView(actorId, context) {

@@ -24,6 +24,7 @@ import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summari
 import { verifyEpisode } from "../verify.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
+import { cmdEnvprobeSweep, type EnvprobeSweepFlags } from "./envprobe.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
 
@@ -380,9 +381,21 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--out <file>", "write every outcome as JSON")
     .option("--json", "print the outcomes as JSON")
     .option("-q, --quiet", "print only the summary")
-    .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & { config?: string }) => {
+    .option("--worlds <list>", "envprobe: objectstate,tooldag,graphnav (default: all)")
+    .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
+    .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")
+    .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1))
+    .option("--log <dir>", "envprobe: keep every episode's log under this directory")
+    .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & EnvprobeSweepFlags & { config?: string }) => {
       if (worlds[world] === undefined) throw new UsageError(`unknown world '${world}' (known: ${Object.keys(worlds).join(", ")})`);
-      return cmdSweep(world, { ...flags, ...(flags.config === undefined ? {} : { config: readConfigFile(flags.config) }) });
+      const config = flags.config === undefined ? undefined : readConfigFile(flags.config);
+      if (world === "envprobe") {
+        if (flags.nats !== undefined) throw new UsageError("sweep envprobe runs embedded on worker threads; --nats is not supported for it yet");
+        return cmdEnvprobeSweep({ ...flags, ...(config === undefined ? {} : { config }) });
+      }
+      const only = (["worlds", "regimes", "policies", "horizon", "log"] as const).filter((k) => flags[k] !== undefined);
+      if (only.length > 0) throw new UsageError(`--${only[0]} is for \`sweep envprobe\` only`);
+      return cmdSweep(world, { ...flags, ...(config === undefined ? {} : { config }) });
     }));
 
   program

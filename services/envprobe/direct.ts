@@ -99,7 +99,11 @@ export function runDirect(o: DirectRun): DirectResult {
   }
   if (o.dir !== undefined) {
     const logDir = join(o.dir, "log");
-    mkdirSync(logDir, { recursive: true });
+    try {
+      mkdirSync(logDir);
+    } catch {
+      mkdirSync(logDir, { recursive: true });
+    }
     writeFileSync(join(logDir, "000000000000.jsonl"), lines.join(""));
   }
   return { episode, records: seq, stateHash, metrics: metrics.result(), lines };

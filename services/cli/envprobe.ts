@@ -1,0 +1,46 @@
+// `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts).
+import { writeFileSync } from "node:fs";
+import cliProgress from "cli-progress";
+import { renderCells, runSweep, sweepSpecOf } from "../envprobe/sweep.ts";
+
+export interface EnvprobeSweepFlags {
+  readonly worlds?: string;
+  readonly regimes?: string;
+  readonly policies?: string;
+  readonly conditions?: string;
+  readonly seeds: string;
+  readonly log?: string;
+  readonly workers?: number;
+  readonly horizon?: number;
+  readonly config?: unknown;
+  readonly out?: string;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+}
+
+export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<number> {
+  // --conditions is the generic spelling of --policies (its default 'baseline' means "not given").
+  const policies = flags.policies ?? (flags.conditions !== undefined && flags.conditions !== "baseline" ? flags.conditions : undefined);
+  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }) });
+  const total = spec.worlds.length * spec.regimes.length * spec.policies.length * spec.seeds.length;
+  const bar = !flags.json && !flags.quiet && process.stderr.isTTY
+    ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+    : null;
+  bar?.start(total, 0);
+  const result = await runSweep(spec, (done) => bar?.update(done));
+  bar?.stop();
+  const seeds = `${spec.seeds[0]}${spec.seeds.length > 1 ? `-${spec.seeds.at(-1)}` : ""}`;
+  const summary = {
+    worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,
+    episodes: result.episodes.length, seconds: result.seconds, episodesPerSecond: result.episodes.length / result.seconds,
+    workers: result.workers, log: result.log, cells: result.cells,
+  };
+  if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify({ ...summary, episodeMetrics: result.episodes }) + "\n");
+  if (flags.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+  else {
+    if (!flags.quiet) process.stdout.write(renderCells(result.cells) + "\n\n");
+    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${result.workers} worker threads)${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
+    if (flags.out !== undefined) process.stdout.write(`metrics: ${flags.out}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,136 @@
+// `probetown sweep envprobe`: every (world, regime, policy, seed) cell of a grid, run embedded on
+// all cores (worker threads pulling chunks of jobs), each episode through the direct driver
+// (services/envprobe/direct.ts: the sequencer's exact log, verifiable). Prints per-cell metrics and
+// the wall time. The spec is checked before anything runs.
+import { existsSync, readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+import { Worker } from "node:worker_threads";
+import { GRID_POLICIES, POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
+import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
+import { parseSeeds } from "../jobs.ts";
+import { UsageError } from "../replay.ts";
+import { cellsOf, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
+
+export interface EnvprobeJob {
+  readonly world: Kind;
+  readonly regime: string;
+  readonly policy: Policy;
+  readonly seed: number;
+}
+
+export interface SweepSpec {
+  readonly worlds: readonly Kind[];
+  readonly regimes: readonly string[];
+  readonly policies: readonly Policy[];
+  readonly seeds: readonly number[];
+  /** Where the episode logs go (one directory per episode); none: logs are not kept. */
+  readonly log?: string;
+  /** Worker threads (default: every core). */
+  readonly workers?: number;
+  /** Config overrides for every episode (e.g. horizon, calibration, writeBack). */
+  readonly config?: Readonly<Record<string, unknown>>;
+}
+
+export interface SweepResult {
+  readonly episodes: readonly EpisodeMetrics[];
+  readonly cells: readonly CellMetrics[];
+  readonly seconds: number;
+  readonly workers: number;
+  readonly log: string | null;
+}
+
+function list<T extends string>(flag: string, text: string | undefined, known: readonly T[], all: readonly T[]): T[] {
+  if (text === undefined || text.trim() === "" || text.trim() === "all") return [...all];
+  const items = text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  const unknown = items.filter((s) => !known.includes(s as T));
+  if (unknown.length > 0) throw new UsageError(`${flag}: unknown ${unknown.map((u) => `'${u}'`).join(", ")} (known: ${known.join(", ")})`);
+  return [...new Set(items)] as T[];
+}
+
+/** Checks a sweep's flags; every problem is a UsageError naming the flag. */
+export function sweepSpecOf(flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; log?: string; workers?: number; horizon?: number; config?: unknown }): SweepSpec {
+  const worlds = list("--worlds", flags.worlds, KINDS, KINDS);
+  const regimeNames = Object.keys(REGIMES);
+  const regimes = list("--regimes", flags.regimes, regimeNames, ["low", "medium", "high"]);
+  const policies = list("--policies", flags.policies, POLICY_NAMES, GRID_POLICIES);
+  const seeds = parseSeeds(flags.seeds);
+  if (seeds.length === 0) throw new UsageError("--seeds: no seeds");
+  if (flags.horizon !== undefined && (!Number.isSafeInteger(flags.horizon) || flags.horizon <= 0)) throw new UsageError(`--horizon: expected a positive integer, got ${flags.horizon}`);
+  if (flags.workers !== undefined && (!Number.isSafeInteger(flags.workers) || flags.workers < 0)) throw new UsageError(`--workers: expected an integer ≥ 0, got ${flags.workers}`);
+  if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0) throw new UsageError(`--log ${flags.log}: not empty; choose another directory or remove it`);
+  const config = { ...((flags.config ?? {}) as Record<string, unknown>), ...(flags.horizon === undefined ? {} : { horizon: flags.horizon }) };
+  return { worlds, regimes, policies, seeds, ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
+}
+
+export function jobsOf(spec: SweepSpec): EnvprobeJob[] {
+  const jobs: EnvprobeJob[] = [];
+  // Seed-major order keeps a chunk's episodes spread over every cell (even load per worker).
+  for (const seed of spec.seeds) for (const world of spec.worlds) for (const regime of spec.regimes) for (const policy of spec.policies) jobs.push({ world, regime, policy, seed });
+  return jobs;
+}
+
+export const episodeDirOf = (log: string, j: EnvprobeJob): string => `${log}/${j.world}-${j.regime}/${j.policy}/s${j.seed}`;
+export const episodeNameOf = (j: EnvprobeJob): string => `envprobe-${j.world}-${j.regime}-s${j.seed}-${j.policy}`;
+
+const CHUNK = 64;
+
+/** Runs the grid on worker threads; resolves with every episode's metrics and the cells. */
+export async function runSweep(spec: SweepSpec, progress?: (done: number, total: number) => void): Promise<SweepResult> {
+  const jobs = jobsOf(spec);
+  const started = performance.now();
+  const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), Math.ceil(jobs.length / CHUNK)));
+  const episodes: EpisodeMetrics[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: workers }, () =>
+      new Promise<void>((resolveWorker, reject) => {
+        const worker = new Worker(new URL("./sweepWorker.ts", import.meta.url), { workerData: { log: spec.log ?? null, config: spec.config ?? {} } });
+        const feed = () => {
+          if (next >= jobs.length) {
+            void worker.terminate();
+            resolveWorker();
+            return;
+          }
+          const chunk = jobs.slice(next, next + CHUNK);
+          next += chunk.length;
+          worker.postMessage(chunk);
+        };
+        worker.on("message", (m: { ready?: true; done?: EpisodeMetrics[]; error?: string }) => {
+          if (m.error !== undefined) {
+            void worker.terminate();
+            reject(new Error(m.error));
+            return;
+          }
+          if (m.done !== undefined) {
+            episodes.push(...m.done);
+            progress?.(episodes.length, jobs.length);
+          }
+          feed();
+        });
+        worker.on("error", reject);
+      }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const order = (e: EpisodeMetrics) => `${KINDS.indexOf(e.world as Kind)}|${spec.regimes.indexOf(e.regime)}|${String(spec.policies.indexOf(e.policy as Policy)).padStart(3, "0")}`;
+  episodes.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : a.seed - b.seed));
+  return { episodes, cells: cellsOf(episodes), seconds, workers, log: spec.log ?? null };
+}
+
+const pct = (x: number | null) => (x === null ? "  —  " : `${(100 * x).toFixed(1).padStart(5)}`);
+const num = (x: number | null, d = 2) => (x === null ? "—" : x.toFixed(d));
+
+/** A readable table of cells. */
+export function renderCells(cells: readonly CellMetrics[]): string {
+  const head = "world        regime  policy             n     A_H   proc   spat  succ%  probes  UPR%  UPR/B  coll%   τ_c  p_cw [95% CI]";
+  const rows = cells.map((c) =>
+    [
+      c.world.padEnd(12), c.regime.padEnd(7), c.policy.padEnd(18), String(c.n).padStart(4),
+      num(c.accuracy, 3).padStart(6), num(c.procedural, 3).padStart(6), num(c.spatial, 3).padStart(6), pct(c.success).padStart(6),
+      num(c.probes, 1).padStart(7), pct(c.usefulRate), num(c.usefulPerBudget).padStart(6), pct(c.collapsed).padStart(6), num(c.collapseOnset, 1).padStart(5),
+      c.pcw.p === null ? "—" : `${c.pcw.p.toFixed(3)} [${c.pcw.ci![0].toFixed(3)}, ${c.pcw.ci![1].toFixed(3)}]`,
+    ].join(" "),
+  );
+  return [head, ...rows].join("\n");
+}
