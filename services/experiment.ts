@@ -6,7 +6,7 @@
 // The results JSONL is then derived from the logs alone — the same rows whether the cells ran now
 // or earlier — and the report (services/report.ts) from the rows. So a rerun is free and
 // `--report-only` regenerates the report without running anything.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { LogRecord } from "../events/record.ts";
@@ -16,8 +16,10 @@ import { parseSeeds } from "./jobs.ts";
 import { layoutOf, UsageError } from "./replay.ts";
 import { METRICS, writeReport, type Metric, type WrittenReport } from "./report.ts";
 import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
-import { recordsByQuery, runImplicitEval, runPrivacyEval } from "./eval.ts";
-import { existingCell, factualCell, factualCellDir, runFactualEval } from "./factualEval.ts";
+import { recordsByQuery, runImplicitEval, runPrivacyEval, sceneConfig } from "./eval.ts";
+import { canonicalJson } from "../events/canonical.ts";
+import { verifyEpisode } from "./verify.ts";
+import { cellSettingsMatch, existingCell, factualCell, factualCellDir, runFactualEval } from "./factualEval.ts";
 import { loadImplicitBenchmark } from "./benchmarks/implicit.ts";
 import { judgeQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark } from "./benchmarks/privacy.ts";
@@ -226,20 +228,25 @@ export const logsRoot = (spec: ExperimentSpec): string => join(spec.out, "logs")
 export interface MatrixScan {
   /** Cells in the matrix (episodes: scene × seed × condition, seed × condition, or seed × query × condition). */
   readonly cells: number;
-  /** Cell directories with no usable log. */
+  /** Cell directories with no usable log (none, unfinished, damaged, or made with another config). */
   readonly missing: readonly string[];
+  /** Cell directories served from their logs. */
+  readonly served: readonly string[];
   /** Result lines, in matrix order, derived from the logs that exist. */
   readonly lines: readonly string[];
 }
 
-/** The records of a finished log of (seed, condition) with `ticks` committed ticks, else null. */
-function finishedLog(dir: string, seed: number, condition: string, ticks: number): LogRecord[] | null {
+/**
+ * The records of a finished log of (seed, condition) with `ticks` committed ticks whose config the
+ * spec would give (`same`), else null: a changed maxSteps, policy or warm-up makes a cell stale.
+ */
+function finishedLog(dir: string, seed: number, condition: string, ticks: number, same: (config: SceneConfig) => boolean): LogRecord[] | null {
   const log = layoutOf(dir).log;
   if (!existsSync(log)) return null;
   try {
     const records = scanLog(log).records;
-    const header = records[0]?.payload as { condition?: string; seed?: number } | undefined;
-    if (header?.condition !== condition || header.seed !== seed) return null;
+    const header = records[0]?.payload as { condition?: string; seed?: number; config?: SceneConfig } | undefined;
+    if (header?.condition !== condition || header.seed !== seed || header.config === undefined || !same(header.config)) return null;
     return records.filter((r) => r.type === "tick.committed").length === ticks ? records : null;
   } catch {
     return null;
@@ -251,6 +258,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
   const root = join(logsRoot(spec), slug(stemOf(spec.queries)));
   const stem = stemOf(spec.queries);
   const missing: string[] = [];
+  const served: string[] = [];
   const lines: string[] = [];
   let cells = 0;
   if (spec.benchmark === "implicit") {
@@ -264,11 +272,13 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
         for (const seed of spec.seeds) {
           cells++;
           const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}`);
-          const records = finishedLog(dir, seed, condition, queries.length);
+          const expected = canonicalJson(sceneConfig(bench, scene, queries, seed, spec.maxSteps, spec.policy));
+          const records = finishedLog(dir, seed, condition, queries.length, (c) => canonicalJson(c) === expected);
           if (records === null) {
             missing.push(dir);
             continue;
           }
+          served.push(dir);
           const byQuery = recordsByQuery(records);
           for (const q of queries) {
             const got = byQuery.get(q.id);
@@ -285,11 +295,13 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
       for (const condition of spec.conditions) {
         cells++;
         const dir = join(root, `s${seed}-${slug(condition)}`);
-        const records = finishedLog(dir, seed, condition, queries.length);
+        // The snapshot is the town after `warmup` ticks (scene auratown-s<seed>-t<warmup − 1>).
+        const records = finishedLog(dir, seed, condition, queries.length, (c) => c.maxSteps === spec.maxSteps && c.scene.name === `auratown-s${seed}-t${(spec.warmup ?? 12) - 1}`);
         if (records === null) {
           missing.push(dir);
           continue;
         }
+        served.push(dir);
         const config = (records[0]!.payload as { config: SceneConfig }).config;
         const byQuery = recordsByQuery(records);
         const kind = SCENE_CONDITIONS[condition]!.kind;
@@ -307,17 +319,21 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
     const queries = loadFactualBenchmark(spec.queries);
     for (const seed of spec.seeds) {
       for (const condition of spec.conditions) {
-        for (const q of queries) {
+        queries.forEach((q, qi) => {
           cells++;
           const dir = factualCellDir(root, seed, q.id, condition);
           const records = existingCell(dir, seed, condition, q.id, null);
-          if (records === null) missing.push(dir);
-          else lines.push(factualCell(stem, q, seed, condition, dir, records).line);
-        }
+          // Query i is asked on the town after warm-up + i ticks (scene auratown-s<seed>-t<warmup + i − 1>).
+          if (records === null || !cellSettingsMatch(records, seed, qi, spec.warmup ?? 10, spec.maxSteps)) missing.push(dir);
+          else {
+            served.push(dir);
+            lines.push(factualCell(stem, q, seed, condition, dir, records).line);
+          }
+        });
       }
     }
   }
-  return { cells, missing, lines };
+  return { cells, missing, served, lines };
 }
 
 // ---- Running ---------------------------------------------------------------------------------
@@ -327,6 +343,8 @@ export interface ExperimentOptions {
   readonly reportOnly?: boolean;
   /** Rerun every cell. */
   readonly fresh?: boolean;
+  /** Replay every log before serving it (`verify`); a log that diverges is rerun. */
+  readonly verify?: boolean;
   readonly progress?: (done: number, total: number, label: string) => void;
 }
 
@@ -337,12 +355,25 @@ export interface ExperimentResult {
   readonly ran: number;
   /** Cells served from their logs. */
   readonly served: number;
+  /** With `verify`: served logs that did not verify and were rerun. */
+  readonly replaced: number;
   readonly results: string;
   readonly report: WrittenReport;
 }
 
 export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions = {}): Promise<ExperimentResult> {
   let scan = scanMatrix(spec);
+  let replaced = 0;
+  if (o.verify === true) {
+    // Replay every served cell; one that does not verify is moved aside and run again.
+    for (const dir of scan.served) {
+      if ((await verifyEpisode(dir)).exitCode === 0) continue;
+      if (o.reportOnly === true) throw new UsageError(`${spec.file}: --report-only --verify: ${dir} does not verify (run \`probetown verify ${dir}\`)`);
+      rmSync(dir, { recursive: true, force: true });
+      replaced++;
+    }
+    if (replaced > 0) scan = scanMatrix(spec);
+  }
   const toRun = o.fresh === true ? scan.cells : scan.missing.length;
   if (toRun > 0) {
     if (o.reportOnly === true) {
@@ -365,5 +396,5 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
     ...(spec.report.seed === undefined ? {} : { bootstrapSeed: spec.report.seed }),
     title: spec.report.title ?? `Experiment ${spec.name}`,
   });
-  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, results, report };
+  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report };
 }

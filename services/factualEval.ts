@@ -137,6 +137,15 @@ export function factualCellConfig(snap: TownSnapshot, q: FactualQuery, asker: st
   });
 }
 
+/**
+ * Whether a cell's log was made with these settings, when the town is not rebuilt to compare whole
+ * configs: the budget ceiling, and the snapshot (query i on the town after warm-up + i ticks).
+ */
+export function cellSettingsMatch(records: readonly LogRecord[], seed: number, qi: number, warmup: number, maxSteps: number): boolean {
+  const config = (records[0]?.payload as { config?: SceneConfig } | undefined)?.config;
+  return config !== undefined && config.maxSteps === maxSteps && config.scene.name === `auratown-s${seed}-t${warmup + qi - 1}`;
+}
+
 /** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
 export function existingCell(dir: string, seed: number, condition: string, queryId: string, config: SceneConfig | null): LogRecord[] | null {
   const log = layoutOf(dir).log;
@@ -177,7 +186,11 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   for (const seed of o.seeds) {
     const cellDir = (q: FactualQuery, condition: string) => factualCellDir(root, seed, q.id, condition);
     // The town runs only when some cell has no usable log (a rerun of a finished matrix is free).
-    const missing = o.fresh === true || queries.some((q) => o.conditions.some((c) => existingCell(cellDir(q, c), seed, c, q.id, null) === null));
+    const usable = (qi: number, c: string) => {
+      const records = existingCell(cellDir(queries[qi]!, c), seed, c, queries[qi]!.id, null);
+      return records !== null && cellSettingsMatch(records, seed, qi, warmup, maxSteps);
+    };
+    const missing = o.fresh === true || queries.some((_, qi) => o.conditions.some((c) => !usable(qi, c)));
     let snaps: TownSnapshot[] | null = null;
     let residents: readonly string[] = [];
     if (missing) {

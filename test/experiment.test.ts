@@ -114,6 +114,13 @@ describe("experiment runs", () => {
     const healed = await runExperiment(spec);
     expect(healed).toMatchObject({ ran: 1, served: 19 });
     expect(readFileSync(healed.results, "utf8")).toBe(results);
+
+    // Served logs replay (--verify); a changed budget makes every cell stale, so all run again.
+    expect(await runExperiment(spec, { verify: true })).toMatchObject({ ran: 0, served: 20, replaced: 0 });
+    const spec3 = loadSpec((writeFileSync(join(dir, "spec3.yaml"), readFileSync(join(dir, "spec.yaml"), "utf8") + "maxSteps: 3\n"), join(dir, "spec3.yaml")));
+    expect(scanMatrix(spec3).missing).toHaveLength(20);
+    expect(await runExperiment(spec3)).toMatchObject({ ran: 20, served: 0 });
+    expect(scanMatrix(spec).missing).toHaveLength(20);
   }, 120_000);
 
   it("implicit and privacy benchmarks go through the same matrix, rows derived from the logs", async () => {

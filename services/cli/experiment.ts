@@ -8,6 +8,7 @@ import { loadSpec, runExperiment } from "../experiment.ts";
 
 interface ExperimentFlags {
   reportOnly?: boolean;
+  verify?: boolean;
   fresh?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -34,17 +35,17 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
   };
   let result;
   try {
-    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), progress });
+    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress });
   } finally {
     (bar as cliProgress.SingleBar | null)?.stop();
   }
   if (flags.json) {
-    process.stdout.write(JSON.stringify({ spec: result.spec, cells: result.cells, ran: result.ran, served: result.served, results: result.results, report: result.report.report, json: result.report.json, charts: result.report.charts }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ spec: result.spec, cells: result.cells, ran: result.ran, served: result.served, replaced: result.replaced, results: result.results, report: result.report.report, json: result.report.json, charts: result.report.charts }, null, 2) + "\n");
   } else {
     const b = result.report.analysis.benchmarks;
     const lines = [
       `experiment ${spec.name} · ${spec.benchmark} (${rel(spec.queries)}) on ${spec.world} · seeds ${spec.seeds.join(",")} · ${spec.conditions.length} conditions · judges ${spec.judges.join(",")}`,
-      `cells: ${result.cells} (${result.ran} run now, ${result.served} served from their logs)`,
+      `cells: ${result.cells} (${result.ran} run now, ${result.served} served from their logs${flags.verify === true ? `, all replayed first; ${result.replaced} did not verify and were rerun` : ""})`,
       ...b.map((x) => `  ${x.benchmark}: ${x.rows} rows, ${x.arms.length} conditions${x.reference === null ? "" : `, reference ${x.reference}`}${x.metric === null ? "" : `, metric ${x.metric}`}`),
       `results: ${rel(result.results)}`,
       `report:  ${rel(result.report.report)}`,
@@ -66,6 +67,7 @@ export function registerExperiment(program: Command, exit: (code: number) => voi
     .argument("<spec>", "experiment spec (.json, .yaml or .yml); relative paths in it are relative to the spec's directory")
     .option("--report-only", "regenerate results and report from the logs; fails (naming the cells) if a cell has no finished log")
     .option("--fresh", "rerun every cell even if its log exists")
+    .option("--verify", "replay every existing log before serving it (as `verify` does); one that diverges is rerun")
     .option("--json", "print the summary as JSON on stdout")
     .option("-q, --quiet", "no progress on stderr")
     .action(async (spec: string, flags: ExperimentFlags) => cmdExperiment(spec, flags, exit));
