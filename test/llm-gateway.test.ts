@@ -13,7 +13,9 @@ import type { LogRecord } from "../events/record.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeDeniedPayload } from "../events/probes.ts";
 import { forkEpisode, runEpisode } from "../services/episodes.ts";
-import { LlmCache } from "../services/llmGateway.ts";
+import { LlmCache, LlmGateway } from "../services/llmGateway.ts";
+import { llmRequest } from "../events/llm.ts";
+import { Effect } from "effect";
 import { replayEpisode } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig } from "../services/llmGateway.ts";
@@ -229,6 +231,39 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
       expect(server.bodies[2]!.messages[1]!.content).toMatch(/2\. get_agent_private_state\(agent_name=Zorro\) -> refused: no agent 'Zorro'/);
       const answer = ofType<AnswerGivenPayload>(records, "answer.given")[0]!.payload;
       expect(answer).toMatchObject({ probes: 3, text: "I could not find out.", backend: "answer=llm:fake-answer, planner=llm:fake-planner" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("caps calls in flight at `concurrency`, and serves as an Effect service", async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const server = await fakeServer(() => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      setTimeout(() => inFlight--, 40); // before the reply goes out (50 ms): a freed slot cannot overlap
+      return { content: JSON.stringify({ answer: "ok" }), delayMs: 50 };
+    });
+    try {
+      const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }, { concurrency: 2 }));
+      const requests = [1, 2, 3, 4, 5, 6].map((i) => llmRequest("answer", "fake-answer", [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 10, output: "answer", temperature: 0 }, String(i)));
+      const answers = await Promise.all(requests.map((r) => gateway.complete(r, "probe/x")));
+      expect(answers.every((a) => a.type === "llm.completed")).toBe(true);
+      expect(peak).toBe(2);
+      expect(gateway.accounting().byActor["probe/x"]).toMatchObject({ calls: 6, httpRequests: 6, promptTokens: 600 });
+      expect(Object.keys(gateway.accounting().byQuery)).toEqual(["1", "2", "3", "4", "5", "6"]);
+      // The Effect service: the same gateway behind LlmGateway.layer.
+      const viaEffect = await Effect.runPromise(
+        Effect.gen(function* () {
+          const g = yield* LlmGateway;
+          const answer = yield* g.complete(requests[0]!, "probe/y");
+          const usage = yield* g.accounting;
+          return { answer, usage };
+        }).pipe(Effect.provide(LlmGateway.layer(config(server.url, { answer: "fake-answer" })))),
+      );
+      expect(viaEffect.answer.type).toBe("llm.completed");
+      expect(viaEffect.usage.byActor["probe/y"]?.calls).toBe(1);
     } finally {
       await server.close();
     }
