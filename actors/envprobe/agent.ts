@@ -41,6 +41,7 @@ export interface AgentContext {
   done: boolean;
   used: number;
   lastProbe: number;
+  lastAct: number;
   values: string[];
   verified: number[];
   source: number[];
@@ -81,6 +82,7 @@ export function initialAgentContext(input: AgentInput): AgentContext {
     t: 0,
     done: false,
     used: 0,
+    lastAct: 0,
     lastProbe: 0,
     values,
     verified: source.map((s) => (s === SOURCE.observed ? 0 : -1)),
@@ -242,12 +244,15 @@ function onTick(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[
   for (const i of next.direct) d[i] = 1;
   const draws = ctx.rng === null ? null : new Draws(ctx.rng);
   const choice = decide({
-    policy: s.params.policy, t, horizon: s.params.horizon, budget: s.params.budget, used: ctx.used, lastProbe: ctx.lastProbe,
+    policy: s.params.policy, t, horizon: s.params.horizon, budget: s.params.budget, used: ctx.used, lastProbe: ctx.lastProbe, lastAct: ctx.lastAct,
     table: ctx, c: s.c, d, rhoThreshold: s.params.rhoThreshold, stalenessDivisor: s.params.stalenessDivisor, alpha: s.params.alpha,
     wrong: ctx.wrong, weights: s.weights, draws,
   });
   if (draws !== null) ctx.rng = draws.state;
-  if (choice === null) return [{ type: "envprobe.decided", to: ENV_ID, payload: { action: next.action, field: -1, kind: "act", t, why: "plan" } }];
+  if (choice === null) {
+    ctx.lastAct = t;
+    return [{ type: "envprobe.decided", to: ENV_ID, payload: { action: next.action, field: -1, kind: "act", t, why: "plan" } }];
+  }
   ctx.used++;
   ctx.lastProbe = t;
   return [{ type: "envprobe.decided", to: ENV_ID, payload: { action: l.fields[choice.field]!.probe, field: choice.field, kind: "probe", t, why: choice.why } }];

@@ -21,6 +21,8 @@ export interface Inputs {
   readonly budget: number;
   readonly used: number;
   readonly lastProbe: number;
+  /** The last step the agent acted (0 before its first action). */
+  readonly lastAct: number;
   readonly table: Table;
   /** c_i = w_i / max w. */
   readonly c: readonly number[];
@@ -50,7 +52,8 @@ export function decide(x: Inputs): Decision | null {
   const coin = x.draws === null ? 1 : x.draws.unit();
   const randomField = x.draws === null ? 0 : x.draws.int(0, n - 1);
   if (x.used >= x.budget || x.policy === "no-probe" || x.policy === "oracle-beliefs") return null;
-  const fresh = (i: number) => x.table.verified[i]! >= x.t - 1 && x.table.source[i] !== SOURCE.prior && x.table.source[i] !== SOURCE.unknown;
+  // Verified since the agent last acted (its answer or observation is already in the table).
+  const fresh = (i: number) => x.table.verified[i]! >= Math.min(x.t - 1, x.lastAct) && x.table.source[i] !== SOURCE.prior && x.table.source[i] !== SOURCE.unknown;
   const s = (i: number) => Math.min(1, x.table.stale[i]! / x.stalenessDivisor);
   const u = (i: number) => Math.max(0, 1 - x.table.conf[i]!);
   const argmax = (score: (i: number) => number, eligible: (i: number) => boolean = () => true): [number, number] => {

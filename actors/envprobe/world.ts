@@ -93,7 +93,7 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
     }
     const c = context as AgentContext;
     // Reported staleness and confidence are a pure function of (t, verified, source, calibration): not hashed again.
-    return { done: c.done, know: c.know, lastProbe: c.lastProbe, rng: c.rng, source: c.source, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
+    return { done: c.done, know: c.know, lastAct: c.lastAct, lastProbe: c.lastProbe, rng: c.rng, source: c.source, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
   },
 
   diffView(actorId, context) {
