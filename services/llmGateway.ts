@@ -169,13 +169,21 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
 
   /** One model call with retries on retryable errors; `attempts` counts HTTP requests. */
   async function callWithRetry(request: LlmRequestedPayload, messages: readonly ChatMessage[], counter: { attempts: number }) {
+    let json = request.params.json;
     for (let attempt = 1; ; attempt++) {
       counter.attempts++;
       httpRequests++;
       try {
-        return await client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json: request.params.json, timeoutMs });
+        return await client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs });
       } catch (error) {
         const e = error instanceof ChatError ? error : new ChatError("network", String(error), null);
+        // A server that refuses JSON mode (400) is asked once more without it, as the release does;
+        // the output is still validated against the schema.
+        if (e.kind === "http_error" && e.status === 400 && json) {
+          json = false;
+          attempt--;
+          continue;
+        }
         if (!e.retryable || attempt >= maxAttempts) throw e;
         const wait = Math.min(30_000, Math.max(Math.min(8000, backoffMs * 2 ** (attempt - 1)), e.retryAfterMs ?? 0));
         await sleep(wait);

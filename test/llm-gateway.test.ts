@@ -181,6 +181,28 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
+  it("a server that refuses JSON mode (400) is asked once more without it; other 4xx fail at once", async () => {
+    const server = await fakeServer((body) => (body.response_format !== undefined ? { status: 400 } : { content: JSON.stringify(FRAME) }));
+    try {
+      const { records } = await runScene("400", "aura-intent", config(server.url, { intent: "fake-intent" }));
+      expect(server.bodies.map((b) => b.response_format?.type ?? null)).toEqual(["json_object", null]);
+      expect(ofType<LlmCompletedPayload>(records, "llm.completed")[0]!.payload).toMatchObject({ attempts: 2 });
+    } finally {
+      await server.close();
+    }
+    const denied = await fakeServer(() => ({ status: 401 }));
+    try {
+      const { records } = await runScene("401", "aura-intent", config(denied.url, { intent: "fake-intent" }));
+      expect(denied.requests).toBe(1);
+      const failed = ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload;
+      expect(failed).toMatchObject({ error: "http_error", attempts: 1 });
+      expect(failed.message).toMatch(/^HTTP 401/);
+      expect(failed.message).not.toContain(SECRET);
+    } finally {
+      await denied.close();
+    }
+  });
+
   it("a 5xx on every attempt ends in llm.failed (server_error) after maxAttempts", async () => {
     const server = await fakeServer(() => ({ status: 503 }));
     try {
