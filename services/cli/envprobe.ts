@@ -2,6 +2,7 @@
 import { writeFileSync } from "node:fs";
 import cliProgress from "cli-progress";
 import { renderCells, runSweep, sweepSpecOf } from "../envprobe/sweep.ts";
+import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 
 export interface EnvprobeSweepFlags {
   readonly worlds?: string;
@@ -42,5 +43,25 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${result.workers} worker threads)${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
     if (flags.out !== undefined) process.stdout.write(`metrics: ${flags.out}\n`);
   }
+  return 0;
+}
+
+export interface EnvprobeReportFlags {
+  readonly out: string;
+  readonly bootstrap: number;
+  readonly seed: number;
+  readonly title?: string;
+  readonly json?: boolean;
+}
+
+/** `probetown report-envprobe <logs|metrics.json> --out <dir>`: the paired report, from logs. */
+export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFlags): Promise<number> {
+  const started = performance.now();
+  const episodes = loadEpisodes(source);
+  const loaded = (performance.now() - started) / 1000;
+  const report = writeReport(episodes, flags.out, { iterations: flags.bootstrap, seed: flags.seed, ...(flags.title === undefined ? {} : { title: flags.title }) });
+  const seconds = (performance.now() - started) / 1000;
+  if (flags.json) process.stdout.write(JSON.stringify({ out: flags.out, files: report.files, episodes: report.episodes, seconds, loadSeconds: loaded }, null, 2) + "\n");
+  else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => `${flags.out}/${f}`).join(", ")}\n`);
   return 0;
 }

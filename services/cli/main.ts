@@ -24,7 +24,7 @@ import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summari
 import { verifyEpisode } from "../verify.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
-import { cmdEnvprobeSweep, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { cmdEnvprobeReport, cmdEnvprobeSweep, type EnvprobeSweepFlags } from "./envprobe.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
 
@@ -397,6 +397,17 @@ export function buildProgram(exit: (code: number) => void): Command {
       if (only.length > 0) throw new UsageError(`--${only[0]} is for \`sweep envprobe\` only`);
       return cmdSweep(world, { ...flags, ...(config === undefined ? {} : { config }) });
     }));
+
+  program
+    .command("report-envprobe")
+    .description("EnvProbe paired report (Tables 1/2 layouts, paired bootstrap, McNemar, Bonferroni, Pareto SVG, confident-wrong audit) from a sweep's --log directory or --out metrics file")
+    .argument("<source>", "a `sweep envprobe --log` directory, or its `--out` metrics JSON")
+    .requiredOption("--out <dir>", "directory for report.md, report.json and the SVG")
+    .option("--bootstrap <n>", "paired bootstrap resamples per comparison", integer("--bootstrap", 100), 10_000)
+    .option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0)
+    .option("--title <text>", "report title")
+    .option("--json", "print where the files went as JSON")
+    .action(wrap(cmdEnvprobeReport));
 
   program
     .command("replay")
