@@ -1,12 +1,14 @@
 // The AURA controller (paper §3, Algorithm 1) as an XState actor: for each `user.query`,
 // Sense → Scene (the observed public layer) → Memory (what earlier probes of this scene moment
-// revealed) → IntentInferrer (a strategy: deterministic here, LLM through the gateway later) →
+// revealed) → IntentInferrer (a strategy: deterministic, or an LLM through the gateway) →
 // gap → budget B(g) ≤ maxSteps → Explore (call a tool or stop, one probe at a time, each a
 // `probe.requested` to the actor that owns the state; the budget is a ceiling, and exploration
 // stops as soon as nothing the need requires is missing) → Reason → Interact (`answer.given`,
 // with a heads-up when the frame says so). Baseline conditions run on the same backbone with
 // their own step policy (strategies.ts). Everything it knows arrives as records; tie-breaks come
 // from its own named RNG stream, so seeds change real choices (who in a group is asked first).
+// With LLM backends (`llm` in the input), the intent, planner and answer stages each emit an
+// `llm.requested` and continue on the logged `llm.completed` / `llm.failed` (see the end of file).
 import { setup } from "xstate";
 import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { AnswerFactPayload, IntentFramePayload, ProbeAnsweredPayload, ProbeDeniedPayload, UserQueryPayload } from "../../events/probes.ts";

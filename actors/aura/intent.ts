@@ -179,10 +179,10 @@ export function frameOf(text: string, a: QueryAnalysis, tools: readonly string[]
 }
 
 /**
- * The inferrer as a strategy the condition chooses. The deterministic backend answers at once; an
- * LLM backend (services/llmGateway.ts) would emit `llm.requested` and finish on `llm.completed`,
- * parsing the frame and falling back to this backend on failure (and saying so in the frame's
- * `backend`). The controller only needs `infer`'s result shape.
+ * The inferrer as a strategy the condition chooses. The deterministic backend answers at once; the
+ * LLM backend (prompt and parser in llm.ts, driven by the controller) emits `llm.requested` and
+ * finishes on the logged `llm.completed`, falling back to this backend on `llm.failed` or an
+ * unusable frame (and saying so in `intent.inferred.backend`).
  */
 export interface IntentInferrer {
   readonly backend: string;
