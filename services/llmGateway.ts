@@ -15,7 +15,7 @@
 // Replay never reaches this file: services/replay.ts serves the logged answers.
 import { readFileSync } from "node:fs";
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
-import { Context, Effect, Layer } from "effect";
+import { Context, Effect, Layer, Schema } from "effect";
 import { LLM_ROLES, type LlmCompletedPayload, type LlmErrorKind, type LlmFailedPayload, type LlmRequestedPayload, type LlmRole } from "../events/llm.ts";
 import type { LogRecord } from "../events/record.ts";
 import { ChatError, openAiChatClient, type ChatClient, type ChatMessage } from "../infra/openaiClient.ts";
@@ -390,6 +390,32 @@ export function usageFromRecords(records: readonly LogRecord[]): Accounting {
 export const DEFAULT_MODEL = "gpt-4o-mini";
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
+const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
+const LlmConfigFile = Schema.Struct({
+  baseURL: Schema.optionalKey(Schema.String),
+  model: Schema.optionalKey(Schema.String),
+  models: Schema.optionalKey(Schema.Record(Schema.String, Schema.NullOr(Schema.String))),
+  timeoutMs: Schema.optionalKey(PositiveInt),
+  maxAttempts: Schema.optionalKey(PositiveInt),
+  backoffMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  concurrency: Schema.optionalKey(PositiveInt),
+  prices: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({ input: Schema.Finite, output: Schema.Finite }))),
+  captureContent: Schema.optionalKey(Schema.Boolean),
+  reuse: Schema.optionalKey(Schema.Boolean),
+  backend: Schema.optionalKey(Schema.String),
+});
+const decodeConfigFile = Schema.decodeUnknownSync(LlmConfigFile, { onExcessProperty: "error" });
+
+/** null when an `--llm-config` file is well-formed, else one line naming the field. */
+function llmConfigFileProblem(file: unknown): string | null {
+  try {
+    decodeConfigFile(file);
+    return null;
+  } catch (error) {
+    return String((error as Error).message).replace(/\s+/g, " ").trim().slice(0, 300);
+  }
+}
+
 export interface LlmFlags {
   /** `--llm <baseURL>` */
   readonly llm?: string;
@@ -429,6 +455,8 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
     if (typeof file !== "object" || file === null || Array.isArray(file)) throw new UsageError(`--llm-config ${flags.llmConfig}: expected a JSON object`);
     if ("apiKey" in file) throw new UsageError(`--llm-config ${flags.llmConfig}: do not put the API key in a file; set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY`);
     for (const role of Object.keys(file.models ?? {})) if (!(LLM_ROLES as readonly string[]).includes(role)) throw new UsageError(`--llm-config ${flags.llmConfig}: models: unknown role '${role}' (roles: ${LLM_ROLES.join(", ")})`);
+    const problem = llmConfigFileProblem(file);
+    if (problem !== null) throw new UsageError(`--llm-config ${flags.llmConfig}: ${problem}`);
   }
   const models: Partial<Record<LlmRole, string | null>> = { ...(file.models ?? {}) } as Partial<Record<LlmRole, string | null>>;
   const modelFlags = flags.model === undefined ? [] : (Array.isArray(flags.model) ? flags.model : [flags.model]).flatMap((m) => String(m).split(",")).map((m) => m.trim()).filter((m) => m.length > 0);

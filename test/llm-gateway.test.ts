@@ -446,6 +446,10 @@ describe("LLM configuration", () => {
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ baseURL: "http://x/v1", apiKey: "sk-nope-1234567" }));
     expect(() => resolveLlmConfig({ llmConfig: join(dir, "bad.json") }, {})).toThrow(/do not put the API key in a file/);
     expect(() => resolveLlmConfig({ llm: "http://x/v1", model: "critic=m" }, {})).toThrow(/unknown role 'critic'/);
+    writeFileSync(join(dir, "typo.json"), JSON.stringify({ baseURL: "http://x/v1", timeout: 5 }));
+    expect(() => resolveLlmConfig({ llmConfig: join(dir, "typo.json") }, {})).toThrow(/typo\.json: Expected no excess property at \["timeout"\]/);
+    writeFileSync(join(dir, "type.json"), JSON.stringify({ baseURL: "http://x/v1", concurrency: "many" }));
+    expect(() => resolveLlmConfig({ llmConfig: join(dir, "type.json") }, {})).toThrow(/\["concurrency"\]/);
   });
 });
 
