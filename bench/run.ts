@@ -188,6 +188,23 @@ async function main(): Promise<void> {
   // 5. Distributed: JetStream appends and replay, a day over three processes, a sweep on 1 vs 2 workers.
   rows.push(...(await natsRows(quick, sample)));
 
+  // 5b. EnvProbe: the paper's full grid embedded on every core (worker threads), every log written.
+  {
+    const { runSweep, sweepSpecOf } = await import("../services/envprobe/sweep.ts");
+    const spec = sweepSpecOf({ seeds: quick ? "0-19" : "0-219", log: join(work, "envprobe-grid") });
+    const grid = await runSweep(spec);
+    log(`  envprobe grid: ${grid.episodes.length} episodes in ${grid.seconds.toFixed(1)} s`);
+    rows.push({
+      figure: `EnvProbe grid: 3 worlds × ${spec.policies.length} policies × 3 regimes × ${spec.seeds.length} seeds, scripted agent, every log written (${grid.workers} worker threads)`,
+      measured: `${grid.seconds.toFixed(1)} s (${fmt(grid.episodes.length / grid.seconds)} episodes/s)`,
+      ceiling: "—",
+      ratio: "—",
+      target: "full grid (≈ 21,800 episodes) ≤ 60 s",
+      verdict: quick ? "—" : grid.seconds <= 60 ? "met" : "**below target**",
+    });
+    rmSync(join(work, "envprobe-grid"), { recursive: true, force: true });
+  }
+
   // 6. Context: what XState itself costs per event on this machine.
   const xs = xstateCeiling(200_000);
   rows.push({ figure: "XState 5 live actor, trivial assign per event (context)", measured: `${fmt(xs)} events/s`, ceiling: "—", ratio: "—", target: "—", verdict: "—" });
