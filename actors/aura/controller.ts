@@ -324,7 +324,8 @@ function reason(ctx: ControllerContext, w: Working): AnswerFactPayload[] {
 function render(facts: readonly AnswerFactPayload[]): string {
   const lines: string[] = [];
   for (const f of facts) {
-    if (f.kind === "public") lines.push(`${f.agent} ${f.field === "location" ? "is at" : "is"} ${f.value}.`);
+    // Activities come as gerunds from scenes ("serving customers") and as plan steps from AURATown ("write the next chapter").
+    if (f.kind === "public") lines.push(f.field === "location" ? `${f.agent} is at ${f.value}.` : `${f.agent}'s activity: ${f.value}.`);
     else if (f.kind === "time") lines.push(`It is ${f.value}.`);
     else if (f.kind === "state") lines.push(`${f.agent}'s ${f.field.replace(/_/g, " ")}: ${f.value}.`);
     else if (f.kind === "belief") lines.push(`${f.agent} believes ${f.target}'s ${f.field.replace(/_/g, " ")} is ${f.value} (their belief, not necessarily the truth).`);
