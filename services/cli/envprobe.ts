@@ -57,7 +57,7 @@ export interface EnvprobeReportFlags {
 /** `probetown report-envprobe <logs|metrics.json> --out <dir>`: the paired report, from logs. */
 export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFlags): Promise<number> {
   const started = performance.now();
-  const episodes = loadEpisodes(source);
+  const episodes = await loadEpisodes(source);
   const loaded = (performance.now() - started) / 1000;
   const report = writeReport(episodes, flags.out, { iterations: flags.bootstrap, seed: flags.seed, ...(flags.title === undefined ? {} : { title: flags.title }) });
   const seconds = (performance.now() - started) / 1000;

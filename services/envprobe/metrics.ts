@@ -117,9 +117,15 @@ export function metricsOfLog(dir: string): EpisodeMetrics {
   const acc = new EpisodeAccumulator();
   for (const file of readdirSync(logDir).filter((f) => f.endsWith(".jsonl")).sort()) {
     for (const line of readFileSync(join(logDir, file), "utf8").split("\n")) {
-      if (line.length === 0 || !WANTED.test(line.slice(line.lastIndexOf('"type":'), line.lastIndexOf('"type":') + 40))) continue;
-      const r = JSON.parse(line) as { type: string; payload: unknown };
-      acc.add(r.type, r.payload);
+      if (line.length === 0) continue;
+      const at = line.lastIndexOf('"type":"');
+      const type = WANTED.exec(line.slice(at, at + 40))?.[1];
+      if (type === undefined) continue;
+      // Sealed records keep their body keys in order (cause, episode, from, payload, seq, …): parse
+      // only the payload, the record's canonical JSON between `"payload":` and `,"seq":`.
+      const from = line.indexOf(',"payload":');
+      const to = line.lastIndexOf(',"seq":');
+      acc.add(type, from > 0 && to > from ? JSON.parse(line.slice(from + 11, to)) : (JSON.parse(line) as { payload: unknown }).payload);
     }
   }
   return acc.result();

@@ -4,32 +4,59 @@
 // success, Bonferroni over the 6-comparison family, the procedural Pareto frontier (task success
 // against A_H) as SVG, the confident-wrong audit (p_cw with Wilson intervals), collapse and drift.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import { paretoChart } from "../reportCharts.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 
-/** Every episode's metrics under a sweep's --log directory (<world>-<regime>/<policy>/s<seed>), or from a --out metrics file. */
-export function loadEpisodes(path: string): EpisodeMetrics[] {
-  if (!existsSync(path)) throw new Error(`${path}: no such file or directory`);
-  if (statSync(path).isFile()) {
-    const data = JSON.parse(readFileSync(path, "utf8")) as { episodeMetrics?: EpisodeMetrics[] };
-    if (!Array.isArray(data.episodeMetrics)) throw new Error(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);
-    return data.episodeMetrics;
-  }
-  const out: EpisodeMetrics[] = [];
+/** The episode directories under a sweep's --log directory (<world>-<regime>/<policy>/s<seed>). */
+function episodeDirs(path: string): string[] {
+  const out: string[] = [];
   for (const cell of readdirSync(path).sort()) {
     const cellDir = join(path, cell);
     if (!statSync(cellDir).isDirectory()) continue;
     for (const policy of readdirSync(cellDir).sort()) {
       for (const seed of readdirSync(join(cellDir, policy))) {
         const dir = join(cellDir, policy, seed);
-        if (existsSync(join(dir, "log"))) out.push(metricsOfLog(dir));
+        if (existsSync(join(dir, "log"))) out.push(dir);
       }
     }
   }
-  if (out.length === 0) throw new Error(`${path}: no episode logs found (expected <world>-<regime>/<policy>/s<seed>/log)`);
   return out;
+}
+
+/**
+ * Every episode's metrics under a sweep's --log directory, read from the logs on every core, or
+ * from a `sweep envprobe --out` metrics file.
+ */
+export async function loadEpisodes(path: string, workers = availableParallelism()): Promise<EpisodeMetrics[]> {
+  if (!existsSync(path)) throw new Error(`${path}: no such file or directory`);
+  if (statSync(path).isFile()) {
+    const data = JSON.parse(readFileSync(path, "utf8")) as { episodeMetrics?: EpisodeMetrics[] };
+    if (!Array.isArray(data.episodeMetrics)) throw new Error(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);
+    return data.episodeMetrics;
+  }
+  const dirs = episodeDirs(path);
+  if (dirs.length === 0) throw new Error(`${path}: no episode logs found (expected <world>-<regime>/<policy>/s<seed>/log)`);
+  const n = Math.max(1, Math.min(workers, Math.ceil(dirs.length / 500)));
+  if (n === 1) return dirs.map((d) => metricsOfLog(d));
+  const shares = Array.from({ length: n }, (_, i) => dirs.filter((_, j) => j % n === i));
+  const parts = await Promise.all(
+    shares.map(
+      (share) =>
+        new Promise<EpisodeMetrics[]>((resolveShare, reject) => {
+          const worker = new Worker(new URL("./loadWorker.ts", import.meta.url), { workerData: { dirs: share } });
+          worker.once("message", (m: EpisodeMetrics[]) => {
+            resolveShare(m);
+            void worker.terminate();
+          });
+          worker.once("error", reject);
+        }),
+    ),
+  );
+  return parts.flat();
 }
 
 type Stratum = "procedural" | "spatial" | "all";
@@ -75,7 +102,18 @@ export const ADJACENT: ReadonlyArray<readonly [string, string, Stratum]> = [
   ["envprobe-cd", "periodic", "procedural"],
 ];
 
+const compared = new WeakMap<readonly EpisodeMetrics[], Map<string, Omit<Comparison, "pBonferroni"> | null>>();
+
+/** A paired comparison (memoised: Tables 1 and 2 share rows, and each costs 10,000 resamples). */
 function compare(episodes: readonly EpisodeMetrics[], regime: string, method: string, reference: string, stratum: Stratum, options: { iterations: number; seed: number }): Omit<Comparison, "pBonferroni"> | null {
+  let memo = compared.get(episodes);
+  if (memo === undefined) compared.set(episodes, (memo = new Map()));
+  const key = `${regime}|${method}|${reference}|${stratum}|${options.iterations}|${options.seed}`;
+  if (!memo.has(key)) memo.set(key, compareOnce(episodes, regime, method, reference, stratum, options));
+  return memo.get(key)!;
+}
+
+function compareOnce(episodes: readonly EpisodeMetrics[], regime: string, method: string, reference: string, stratum: Stratum, options: { iterations: number; seed: number }): Omit<Comparison, "pBonferroni"> | null {
   const key = (e: EpisodeMetrics) => `${e.world}|${e.seed}`;
   const pick = (policy: string) => new Map(episodes.filter((e) => e.regime === regime && e.policy === policy && WORLDS[stratum].includes(e.world)).map((e) => [key(e), e]));
   const A = pick(method);
