@@ -1,0 +1,55 @@
+// `probetown sweep envprobe` and `report-envprobe` from the shell: bad specs exit 2 with a message
+// naming the flag before anything runs; a small grid prints per-cell metrics and the wall time as
+// JSON, writes one log per episode, and the report is rebuilt from those logs.
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./helpers.ts";
+
+const root = join(import.meta.dirname, "..");
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe("sweep envprobe (CLI)", () => {
+  it("rejects bad specs with exit 2 and a message naming the flag", () => {
+    const work = tempDir("envprobe-cli-bad");
+    const cases: [string[], RegExp][] = [
+      [["--worlds", "atlantis", "--seeds", "0-1"], /--worlds: unknown 'atlantis'/],
+      [["--policies", "psychic", "--seeds", "0-1"], /--policies: unknown 'psychic'/],
+      [["--regimes", "extreme", "--seeds", "0-1"], /--regimes: unknown 'extreme'/],
+      [["--horizon", "0", "--seeds", "0-1"], /--horizon expects an integer ≥ 1/],
+      [["--seeds", "9-3"], /--seeds: range '9-3' runs backwards/],
+      [["--seeds", "x"], /--seeds: expected integers and ranges/],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli(["sweep", "envprobe", ...args, "--log", join(work, "never")]);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(existsSync(join(work, "never"))).toBe(false);
+    }
+    expect(cli(["sweep", "auratown", "--seeds", "1", "--policies", "no-probe"]).err).toMatch(/--policies is for `sweep envprobe` only/);
+  });
+
+  it("runs a small grid: per-cell metrics and wall time as JSON, one log per episode, and the report from the logs", () => {
+    const work = tempDir("envprobe-cli");
+    const log = join(work, "grid");
+    const r = cli(["sweep", "envprobe", "--worlds", "tooldag,graphnav", "--policies", "no-probe,envprobe-simple", "--regimes", "medium", "--seeds", "0-4", "--log", log, "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out) as { episodes: number; seconds: number; cells: { world: string; policy: string; n: number; accuracy: number; success: number; pcw: { p: number } }[] };
+    expect(out.episodes).toBe(20);
+    expect(out.seconds).toBeGreaterThan(0);
+    expect(out.cells.map((c) => `${c.world}/${c.policy}`)).toEqual(["tooldag/no-probe", "tooldag/envprobe-simple", "graphnav/no-probe", "graphnav/envprobe-simple"]);
+    for (const c of out.cells) expect(c.n).toBe(5);
+    expect(readdirSync(join(log, "tooldag-medium", "envprobe-simple")).sort()).toEqual(["s0", "s1", "s2", "s3", "s4"]);
+    const report = cli(["report-envprobe", log, "--out", join(work, "report"), "--bootstrap", "500", "--json"]);
+    expect(report.code, report.err).toBe(0);
+    const md = readFileSync(join(work, "report", "report.md"), "utf8");
+    expect(md).toMatch(/envprobe-simple vs periodic|### Per world and policy/);
+    expect(md).toContain("| tooldag | envprobe-simple | 5 |");
+    const json = JSON.parse(readFileSync(join(work, "report", "report.json"), "utf8")) as { episodes: number };
+    expect(json.episodes).toBe(20);
+  });
+});
