@@ -3,7 +3,7 @@
 // type), task success, useful-probe rate (raw and per budget), collapse onset τ_c (first step with
 // A_t < 0.6), action-collapse onset and the drift-before-action offset, and the confident-wrong
 // counts behind p_cw (Wilson interval at the cell level).
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { wilson } from "../stats.ts";
 
@@ -109,23 +109,47 @@ export class EpisodeAccumulator {
   }
 }
 
+const TAIL = /"kind":"(act|probe)".*"success":(true|false),"t":(\d+),"useful":(true|false),"valid":(true|false)\}$/s;
+
+/** The scalar fields metrics need from a step payload, or null if it is not in the expected shape. */
+function steppedTail(payload: string): { kind: string; success: boolean; t: number; useful: boolean; valid: boolean } | null {
+  const k = payload.indexOf('"kind":"');
+  const s = payload.lastIndexOf('"success":');
+  if (k < 0 || s < 0) return null;
+  const m = TAIL.exec(payload.slice(k, k + 16) + payload.slice(s));
+  return m === null ? null : { kind: m[1]!, success: m[2] === "true", t: Number(m[3]), useful: m[4] === "true", valid: m[5] === "true" };
+}
+
 const WANTED = /"type":"(episode\.started|envprobe\.(stepped|scored|mutated))"/;
 
 /** Metrics of one episode directory, read from its log (only the lines metrics need are parsed). */
 export function metricsOfLog(dir: string): EpisodeMetrics {
   const logDir = join(dir, "log");
   const acc = new EpisodeAccumulator();
-  for (const file of readdirSync(logDir).filter((f) => f.endsWith(".jsonl")).sort()) {
-    for (const line of readFileSync(join(logDir, file), "utf8").split("\n")) {
-      if (line.length === 0) continue;
-      const at = line.lastIndexOf('"type":"');
-      const type = WANTED.exec(line.slice(at, at + 40))?.[1];
-      if (type === undefined) continue;
-      // Sealed records keep their body keys in order (cause, episode, from, payload, seq, …): parse
-      // only the payload, the record's canonical JSON between `"payload":` and `,"seq":`.
-      const from = line.indexOf(',"payload":');
-      const to = line.lastIndexOf(',"seq":');
-      acc.add(type, from > 0 && to > from ? JSON.parse(line.slice(from + 11, to)) : (JSON.parse(line) as { payload: unknown }).payload);
+  // A log's first segment is 000000000000.jsonl; a store rolls to a new segment only past 64 MB,
+  // so a smaller first segment is the whole log (no directory listing per episode).
+  const first = join(logDir, "000000000000.jsonl");
+  let texts: string[] = existsSync(first) ? [readFileSync(first, "utf8")] : [];
+  if (texts.length === 0 || texts[0]!.length > 32 * 2 ** 20) texts = readdirSync(logDir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => readFileSync(join(logDir, f), "utf8"));
+  for (const text of texts) {
+    for (let start = 0; start < text.length; ) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      const at = text.lastIndexOf('"type":"', end);
+      const type = at > start ? WANTED.exec(text.slice(at, at + 40))?.[1] : undefined;
+      if (type !== undefined) {
+        // Sealed records keep their body keys in order (cause, episode, from, payload, seq, …):
+        // the payload is the canonical JSON between `,"payload":` and `,"seq":`. A step's payload
+        // ends with its sorted scalar keys (…, success, t, useful, valid), read without parsing
+        // the observation arrays before them.
+        const from = text.indexOf(',"payload":', start);
+        const to = text.lastIndexOf(',"seq":', at);
+        const payload = from > start && to > from ? text.slice(from + 11, to) : null;
+        if (payload === null) acc.add(type, (JSON.parse(text.slice(start, end)) as { payload: unknown }).payload);
+        else if (type === "envprobe.stepped") acc.add(type, steppedTail(payload) ?? JSON.parse(payload));
+        else acc.add(type, JSON.parse(payload));
+      }
+      start = end + 1;
     }
   }
   return acc.result();

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import { paretoChart } from "../reportCharts.ts";
+import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
+import { POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 
 /** The episode directories under a sweep's --log directory (<world>-<regime>/<policy>/s<seed>). */
@@ -58,6 +60,8 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
   );
   return parts.flat();
 }
+
+const REGIME_ORDER = Object.keys(REGIMES);
 
 type Stratum = "procedural" | "spatial" | "all";
 const WORLDS: Record<Stratum, readonly string[]> = { procedural: ["tooldag"], spatial: ["objectstate", "graphnav"], all: ["objectstate", "tooldag", "graphnav"] };
@@ -165,11 +169,20 @@ function front(points: ReadonlyArray<{ x: number; y: number }>): boolean[] {
   return points.map((p) => !points.some((q) => q !== p && q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y)));
 }
 
-export function writeReport(episodes: readonly EpisodeMetrics[], outDir: string, options: { iterations?: number; seed?: number; title?: string } = {}): EnvprobeReport {
+export function writeReport(input: readonly EpisodeMetrics[], outDir: string, options: { iterations?: number; seed?: number; title?: string } = {}): EnvprobeReport {
   const iterations = options.iterations ?? 10_000;
   const seed = options.seed ?? 0;
+  let episodes = input;
   mkdirSync(outDir, { recursive: true });
-  const regimes = [...new Set(episodes.map((e) => e.regime))].sort((a, b) => ["low", "medium", "high", "S1", "S2", "S3"].indexOf(a) - ["low", "medium", "high", "S1", "S2", "S3"].indexOf(b));
+  const regimes = [...new Set(episodes.map((e) => e.regime))].sort((a, b) => REGIME_ORDER.indexOf(a) - REGIME_ORDER.indexOf(b));
+  // One canonical order whatever the source (sweep order, directory order): the same episodes
+  // give the same bytes.
+  const rank = (e: EpisodeMetrics) => [KINDS.indexOf(e.world as Kind), REGIME_ORDER.indexOf(e.regime), POLICY_NAMES.indexOf(e.policy as Policy), e.seed];
+  episodes = [...episodes].sort((a, b) => {
+    const [x, y] = [rank(a), rank(b)];
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return 0;
+  });
   const cells = cellsOf(episodes);
   const table1: Record<string, Comparison[]> = {};
   const table2: Record<string, Comparison[]> = {};
