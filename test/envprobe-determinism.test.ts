@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { GRID_POLICIES } from "../actors/envprobe/config.ts";
 import { KINDS } from "../actors/envprobe/kinds.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
-import { runEpisode } from "../services/episodes.ts";
+import { forkEpisode, runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 import { recordBody, type LogRecord } from "../events/record.ts";
@@ -38,6 +38,20 @@ describe("envprobe determinism", () => {
         expect(report.ticks).toBe(30);
       }
     }
+  });
+
+  it("a fork of a sweep log with its own policy reproduces the rest of the log; with another policy it verifies", async () => {
+    const work = tempDir("envprobe-fork");
+    const parent = join(work, "parent");
+    const direct = runDirect({ config: { world: "graphnav", regime: "high" }, policy: "envprobe-simple", seed: 4, dir: parent });
+    await forkEpisode({ parent, atTick: 5, condition: "envprobe-simple", dir: join(work, "same"), trace: { exporter: "none" } });
+    const child = logRecords(join(work, "same"));
+    expect(child[0]!.type).toBe("episode.forked");
+    const rest = direct.lines.map((l) => JSON.parse(l) as LogRecord).filter((r) => r.seq > child[0]!.seq);
+    expect(child.slice(1).map((r) => [r.seq, r.type, JSON.stringify(r.payload)])).toEqual(rest.map((r) => [r.seq, r.type, JSON.stringify(r.payload)]));
+    await forkEpisode({ parent, atTick: 5, condition: "oracle-tw", dir: join(work, "other"), trace: { exporter: "none" } });
+    const report = await verifyEpisode(join(work, "other"));
+    expect(report.ok, report.text).toBe(true);
   });
 
   it("every policy on one seed faces the same exogenous lock and edge flips (common random numbers)", () => {
