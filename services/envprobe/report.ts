@@ -200,6 +200,26 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
       md.push(`| ${c.world} | ${c.policy} | ${c.n} | ${f3(c.accuracy)} | ${f3(c.procedural)} | ${f3(c.spatial)} | ${(100 * c.success).toFixed(1)}% | ${c.probes.toFixed(2)} | ${c.usefulRate === null ? "—" : `${(100 * c.usefulRate).toFixed(1)}%`} | ${c.usefulPerBudget.toFixed(2)} | ${(100 * c.collapsed).toFixed(1)}% | ${c.collapseOnset === null ? "—" : c.collapseOnset.toFixed(2)} | ${c.drift.meanOffset === null ? "—" : `${c.drift.meanOffset.toFixed(2)}, ${c.drift.medianOffset!.toFixed(1)}`} (n ${c.drift.n}) | ${(100 * c.drift.driftFirst).toFixed(1)}% | ${(100 * c.drift.actionFirst).toFixed(1)}% | ${c.pcw.p === null ? "—" : `${c.pcw.p.toFixed(3)} [${c.pcw.ci![0].toFixed(3)}, ${c.pcw.ci![1].toFixed(3)}]`} |`);
     }
     md.push("");
+    // Table 5: raw useful-probe rate, Simple vs Random, paired on episodes where both probed.
+    md.push("### Table 5: raw useful-probe rate, EnvProbe-Simple vs Random", "", "| stratum | n (both probed) | Simple | Random | Δ̂ pp | 95% CI pp | p | LCB ≥ 50%? |", "| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (const stratum of ["spatial", "all", "procedural"] as const) {
+      const pick = (policy: string) => new Map(episodes.filter((e) => e.regime === regime && e.policy === policy && e.probes > 0 && WORLDS[stratum].includes(e.world)).map((e) => [`${e.world}|${e.seed}`, e.useful / e.probes]));
+      const a = pick("envprobe-simple");
+      const b = pick("random");
+      const keys = [...a.keys()].filter((k) => b.has(k)).sort();
+      if (keys.length === 0) continue;
+      const boot = pairedBootstrap(keys.map((k) => a.get(k)! - b.get(k)!), { iterations, seed, name: `${regime}/${stratum}/upr/simple-vs-random` });
+      const lcb = pairedBootstrap(keys.map((k) => a.get(k)!), { iterations, seed, name: `${regime}/${stratum}/upr/simple` }).ci[0];
+      const mean = (m: Map<string, number>) => keys.reduce((sum, k) => sum + m.get(k)!, 0) / keys.length;
+      md.push(`| ${stratum} | ${keys.length} | ${f3(mean(a))} | ${f3(mean(b))} | ${pp(100 * boot.estimate)} | [${pp(100 * boot.ci[0])}, ${pp(100 * boot.ci[1])}] | ${pv(boot.p)} | ${lcb >= 0.5 ? "yes" : "no"} (${f3(lcb)}) |`);
+    }
+    md.push("");
+    // Table 6: budget-normalised useful probes (#useful / B) per world and policy.
+    const policies = [...new Set(cells.filter((x) => x.regime === regime).map((x) => x.policy))];
+    const worlds = [...new Set(cells.filter((x) => x.regime === regime).map((x) => x.world))];
+    md.push("### Table 6: useful probes per budget (#useful / B)", "", `| world | ${policies.join(" | ")} |`, `| --- |${policies.map(() => " --- |").join("")}`);
+    for (const world of worlds) md.push(`| ${world} | ${policies.map((pol) => cells.find((x) => x.regime === regime && x.world === world && x.policy === pol)?.usefulPerBudget.toFixed(2) ?? "—").join(" | ")} |`);
+    md.push("");
     // Procedural Pareto frontier: task success against A_H per policy (ToolDAG).
     const proc = cells.filter((x) => x.regime === regime && x.world === "tooldag");
     if (proc.length > 0) {
