@@ -200,6 +200,12 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
       md.push(`| ${c.world} | ${c.policy} | ${c.n} | ${f3(c.accuracy)} | ${f3(c.procedural)} | ${f3(c.spatial)} | ${(100 * c.success).toFixed(1)}% | ${c.probes.toFixed(2)} | ${c.usefulRate === null ? "—" : `${(100 * c.usefulRate).toFixed(1)}%`} | ${c.usefulPerBudget.toFixed(2)} | ${(100 * c.collapsed).toFixed(1)}% | ${c.collapseOnset === null ? "—" : c.collapseOnset.toFixed(2)} | ${c.drift.meanOffset === null ? "—" : `${c.drift.meanOffset.toFixed(2)}, ${c.drift.medianOffset!.toFixed(1)}`} (n ${c.drift.n}) | ${(100 * c.drift.driftFirst).toFixed(1)}% | ${(100 * c.drift.actionFirst).toFixed(1)}% | ${c.pcw.p === null ? "—" : `${c.pcw.p.toFixed(3)} [${c.pcw.ci![0].toFixed(3)}, ${c.pcw.ci![1].toFixed(3)}]`} |`);
     }
     md.push("");
+    // Table 3: ablations against Simple on the procedural world (rows for the variants that ran).
+    const ablations = ["envprobe-minus-c", "envprobe-minus-d", "envprobe-minus-s", "envprobe-minus-u", "envprobe-cd"]
+      .map((m) => compare(episodes, regime, m, "envprobe-simple", "procedural", { iterations, seed }))
+      .filter((c): c is Omit<Comparison, "pBonferroni"> => c !== null)
+      .map((c) => ({ ...c, pBonferroni: null }));
+    if (ablations.length > 0) md.push("### Table 3: ablations vs EnvProbe-Simple (procedural)", "", ...comparisonTable(ablations, false), "");
     // Table 5: raw useful-probe rate, Simple vs Random, paired on episodes where both probed.
     md.push("### Table 5: raw useful-probe rate, EnvProbe-Simple vs Random", "", "| stratum | n (both probed) | Simple | Random | Δ̂ pp | 95% CI pp | p | LCB ≥ 50%? |", "| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const stratum of ["spatial", "all", "procedural"] as const) {
