@@ -21,6 +21,9 @@ import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } from "./benchmarks/privacy.ts";
 import { makeLlmGateway, usageFromRecords, type Accounting, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
+import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
+import { judgeGateway, judgeModelOf, sceneModelsOf } from "./factualEval.ts";
+import { factualTruth } from "./benchmarks/factual.ts";
 
 export const DEFAULT_SEEDS = [42, 123, 456] as const;
 
@@ -40,6 +43,8 @@ export interface ImplicitEvalOptions {
   readonly progress?: (done: number, total: number, label: string) => void;
   /** LLM backends through the gateway (services/llmGateway.ts); absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
+  /** rule (default), llm (the §7.3 LLM judge through the gateway, recorded in judge.jsonl beside each log) or both. */
+  readonly judge?: JudgeMode;
 }
 
 /** What an eval run asked of the LLM gateway (never the key). */
@@ -50,10 +55,11 @@ export interface EvalLlmSummary {
 }
 
 /** The gateway of an eval run, the controller's models, and the directory suffix that keeps LLM logs apart. */
-function llmFor(config: LlmConfig | null | undefined): { gateway: LlmGatewayImpl; models: { intent: string | null; planner: string | null; answer: string | null }; tag: string } | null {
+function llmFor(config: LlmConfig | null | undefined): { gateway: LlmGatewayImpl; models: { intent: string | null; planner: string | null; answer: string | null } | null; tag: string } | null {
   if (config === null || config === undefined) return null;
-  const models = { intent: config.models.intent ?? null, planner: config.models.planner ?? null, answer: config.models.answer ?? null };
-  return { gateway: makeLlmGateway(config), models, tag: "-llm" };
+  // A run whose controller roles are all deterministic (only the judge on a model) shares the deterministic cells.
+  const models = sceneModelsOf(config);
+  return { gateway: judgeGateway(config), models, tag: models === null ? "" : "-llm" };
 }
 
 const llmSummary = (config: LlmConfig, gateway: LlmGatewayImpl): EvalLlmSummary => ({ baseURL: config.baseURL, models: { ...config.models }, usage: gateway.accounting() });
@@ -71,6 +77,8 @@ export interface ResultRow extends JudgedQuery {
   readonly episode: string;
   readonly log: string;
   readonly order: number;
+  readonly fallbacks: number;
+  readonly llmJudge?: LlmJudgeFields;
 }
 
 export interface Aggregate {
@@ -87,6 +95,10 @@ export interface Aggregate {
   readonly beliefConflations: number;
   readonly extraPrivateFieldsPerQuery: number;
   readonly alerts: number;
+  /** model calls that fell back to the deterministic backend */
+  readonly fallbacks: number;
+  /** LLM judge (§7.3): means over the cells it scored, and cells it could not score */
+  readonly llm?: { readonly literal: number | null; readonly implicit: number | null; readonly scored: number; readonly failures: number };
 }
 
 export interface ConditionSummary {
@@ -131,7 +143,20 @@ export function aggregate(rows: readonly ResultRow[]): Aggregate {
     beliefConflations: rows.filter((r) => r.beliefConflated === true).length,
     extraPrivateFieldsPerQuery: n === 0 ? 0 : rows.reduce((s, r) => s + r.extraPrivateFields, 0) / n,
     alerts: rows.filter((r) => r.alert).length,
+    fallbacks: rows.reduce((s, r) => s + r.fallbacks, 0),
+    ...(rows.some((r) => r.llmJudge !== undefined) ? { llm: implicitLlmAggregate(rows.map((r) => r.llmJudge).filter((j): j is LlmJudgeFields => j !== undefined)) } : {}),
   };
+}
+
+function implicitLlmAggregate(js: readonly LlmJudgeFields[]) {
+  const ok = js.filter((j) => j.llmJudgeError === undefined);
+  return { literal: avg(ok.map((j) => j.llmLiteral ?? null)), implicit: avg(ok.map((j) => j.llmImplicit ?? null)), scored: ok.length, failures: js.length - ok.length };
+}
+
+/** A results line's judge fields: with `llm` only, the rule judge's scores are left out (null). */
+function judgeColumns(mode: JudgeMode, llm: LlmJudgeFields | undefined): Record<string, unknown> {
+  if (mode === "rule") return {};
+  return { judge: mode, ...(mode === "llm" ? { literalCoverage: null, implicitCoverage: null } : {}), ...(llm ?? {}) };
 }
 
 const groupBy = (rows: readonly ResultRow[], key: (r: ResultRow) => string): Record<string, Aggregate> => {
@@ -199,6 +224,9 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
   writeFileSync(results, "");
   const rows: ResultRow[] = [];
   const llm = llmFor(o.llm);
+  const mode = o.judge ?? "rule";
+  const judgeModel = judgeModelOf(mode, o.llm);
+  const pending: Array<{ row: ResultRow; line: Record<string, unknown>; call: JudgeCall | null }> = [];
   const total = sceneNames.length * o.seeds.length * o.conditions.length;
   let done = 0;
   for (const condition of o.conditions) {
@@ -206,22 +234,32 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
       const scene = bench.scenes[sceneName]!;
       const queries = bench.queries.filter((q) => q.scene === sceneName);
       for (const seed of o.seeds) {
-        const config = llm === null ? sceneConfig(bench, scene, queries, seed, maxSteps, policy) : { ...sceneConfig(bench, scene, queries, seed, maxSteps, policy), llm: llm.models };
+        const config = llm?.models == null ? sceneConfig(bench, scene, queries, seed, maxSteps, policy) : { ...sceneConfig(bench, scene, queries, seed, maxSteps, policy), llm: llm.models };
         const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
-        const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(o.trace === undefined ? {} : { trace: o.trace }), ...(llm === null ? {} : { llm: llm.gateway.responder }) });
+        const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(o.trace === undefined ? {} : { trace: o.trace }), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }) });
         const byQuery = recordsByQuery(records);
         const episode = records[0]?.episode ?? episodeIdOf(auraSceneWorld.name, seed, condition);
         for (const q of queries) {
           const got = byQuery.get(q.id);
           if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
-          const row: ResultRow = { benchmark: stem, seed, condition, episode, log: dir, order: got.tick, ...judgeQuery(q, scene, got.records) };
-          rows.push(row);
-          appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, correct: null, ...tokensOf(got.records) }));
+          const judged = judgeQuery(q, scene, got.records);
+          const fallbacks = fallbacksOf(got.records);
+          // The row's backend is the condition's configured one; stages that fell back are counted apart.
+          const row: ResultRow = { benchmark: stem, seed, condition, episode, log: dir, order: got.tick, ...judged, backend: configuredBackend(config, judged.backend), fallbacks };
+          const call = judgeModel === null ? null : { log: judgeLogOf(dir), request: implicitJudgeRequest(judgeModel, q, scene, answerTextOf(got.records)) };
+          pending.push({ row, line: { ...tokensOf(got.records), ...(config.llm == null ? {} : { fallbacks }) }, call });
         }
         o.progress?.(++done, total, `${condition} ${sceneName} s${seed}`);
       }
     }
   }
+  const judged = judgeModel === null ? null : (await runJudgeCalls(pending.map((p) => p.call!), llm?.gateway ?? null)).answers;
+  pending.forEach((p, i) => {
+    const llmFields = judged === null ? undefined : implicitJudgeFields(judgeModel!, judged[i]!);
+    const row: ResultRow = llmFields === undefined ? p.row : { ...p.row, llmJudge: llmFields };
+    rows.push(row);
+    appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: row.queryId, correct: null, ...p.line, ...judgeColumns(mode, llmFields) } as Parameters<typeof resultLine>[0]));
+  });
   const conditions = o.conditions.map((condition): ConditionSummary => {
     const rs = rows.filter((r) => r.condition === condition);
     return {
@@ -268,6 +306,8 @@ export interface PrivacyEvalOptions {
   readonly progress?: (done: number, total: number, label: string) => void;
   /** LLM backends through the gateway; absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
+  /** rule (default), llm (the §7.1 factual-accuracy judge on each answer, against its snapshot) or both. */
+  readonly judge?: JudgeMode;
 }
 
 export interface PrivacyRow extends PrivacyJudged {
@@ -276,6 +316,8 @@ export interface PrivacyRow extends PrivacyJudged {
   readonly condition: string;
   readonly episode: string;
   readonly log: string;
+  readonly fallbacks?: number;
+  readonly llmJudge?: LlmJudgeFields;
 }
 
 export interface PrivacyAggregate {
@@ -319,6 +361,9 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   writeFileSync(results, "");
   const rows: PrivacyRow[] = [];
   const llm = llmFor(o.llm);
+  const mode = o.judge ?? "rule";
+  const judgeModel = judgeModelOf(mode, o.llm);
+  const pending: Array<{ row: PrivacyRow; line: Record<string, unknown>; call: JudgeCall | null }> = [];
   /** The backends that actually answered, per condition (from each answer's label). */
   const answeredBy = new Map<string, Set<string>>();
   const total = o.seeds.length * o.conditions.length;
@@ -337,24 +382,33 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
       registry: "environment",
       town: snap.town,
       policy: { allow: ["*"], deny: [] },
-      ...(llm === null ? {} : { llm: llm.models }),
+      ...(llm?.models == null ? {} : { llm: llm.models }),
     });
     for (const condition of o.conditions) {
       const dir = join(root, `s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
-      const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(llm === null ? {} : { llm: llm.gateway.responder }) });
+      const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }) });
       const byQuery = recordsByQuery(records);
       queries.forEach((q, i) => {
         const got = byQuery.get(q.id);
         if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
-        const row: PrivacyRow = { benchmark: stem, seed, condition, episode: records[0]?.episode ?? "", log: dir, ...judgePrivacy(q, askers[i]!, got.records) };
-        rows.push(row);
-        const backend = (got.records.find((r) => r.type === "answer.given")?.payload as { backend?: string } | undefined)?.backend ?? backendOf(condition);
+        const fallbacks = fallbacksOf(got.records);
+        const row: PrivacyRow = { benchmark: stem, seed, condition, episode: records[0]?.episode ?? "", log: dir, ...judgePrivacy(q, askers[i]!, got.records), ...(config.llm == null ? {} : { fallbacks }) };
+        // The configured backend of the condition (a stage that fell back is counted in `fallbacks`).
+        const backend = configuredBackend(config, (got.records.find((r) => r.type === "answer.given")?.payload as { backend?: string } | undefined)?.backend ?? backendOf(condition));
         (answeredBy.get(condition) ?? answeredBy.set(condition, new Set()).get(condition)!).add(backend);
-        appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend, ...tokensOf(got.records) }));
+        const call = judgeModel === null ? null : { log: judgeLogOf(dir), request: factualJudgeRequest(judgeModel, q.text, factualTruth(config, q.id), answerTextOf(got.records), q.id) };
+        pending.push({ row, line: { v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend, ...tokensOf(got.records) }, call });
       });
       o.progress?.(++done, total, `${condition} s${seed}`);
     }
   }
+  const judged = judgeModel === null ? null : (await runJudgeCalls(pending.map((p) => p.call!), llm?.gateway ?? null)).answers;
+  pending.forEach((p, i) => {
+    const llmFields = judged === null ? undefined : factualJudgeFields(judgeModel!, judged[i]!);
+    const row: PrivacyRow = llmFields === undefined ? p.row : { ...p.row, llmJudge: llmFields };
+    rows.push(row);
+    appendFileSync(results, resultLine({ ...row, ...p.line, ...(mode === "rule" ? {} : { judge: mode, ...llmFields }) } as unknown as Parameters<typeof resultLine>[0]));
+  });
   const group = (rs: readonly PrivacyRow[], key: (r: PrivacyRow) => string) => {
     const m = new Map<string, PrivacyRow[]>();
     for (const r of rs) (m.get(key(r)) ?? m.set(key(r), []).get(key(r))!).push(r);

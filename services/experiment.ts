@@ -23,7 +23,10 @@ import { cellSettingsMatch, existingCell, factualCell, factualCellDir, runFactua
 import { loadImplicitBenchmark } from "./benchmarks/implicit.ts";
 import { judgeQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark } from "./benchmarks/privacy.ts";
-import { loadFactualBenchmark } from "./benchmarks/factual.ts";
+import { factualTruth, loadFactualBenchmark } from "./benchmarks/factual.ts";
+import { resolveLlmConfig, type LlmConfig } from "./llmGateway.ts";
+import { judgeGateway, sceneModelsOf } from "./factualEval.ts";
+import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, judgeModeOf, runJudgeCalls, withJudge, type JudgeCall } from "./llmJudge.ts";
 
 export const BENCHMARKS = ["implicit", "privacy", "factual"] as const;
 export type BenchmarkKind = (typeof BENCHMARKS)[number];
@@ -48,6 +51,8 @@ export interface ExperimentSpec {
   readonly warmup: number | null;
   readonly scenes: readonly string[] | null;
   readonly judges: readonly string[];
+  /** The `llm` section resolved (endpoint, models by role incl. the judge's); null: deterministic, rule judge only. */
+  readonly llm: LlmConfig | null;
   readonly maxSteps: number;
   readonly policy: { readonly allow: readonly string[]; readonly deny: readonly string[] };
   /** Output directory (absolute): logs/, results.jsonl, report/. */
@@ -63,7 +68,7 @@ export class SpecInvalid extends UsageError {
   }
 }
 
-const KNOWN_FIELDS = ["name", "world", "benchmark", "file", "seeds", "conditions", "forks", "warmup", "scenes", "judges", "maxSteps", "policy", "out", "report"];
+const KNOWN_FIELDS = ["name", "world", "benchmark", "file", "seeds", "conditions", "forks", "warmup", "scenes", "judges", "llm", "maxSteps", "policy", "out", "report"];
 
 const shown = (v: unknown) => {
   const s = JSON.stringify(v);
@@ -147,13 +152,25 @@ export function loadSpec(path: string): ExperimentSpec {
     else scenes = r.scenes as string[];
   }
 
+  // The `llm` section: the settings of an --llm-config file (baseURL, model, models by role, …; the key from the environment).
+  let llm: LlmConfig | null = null;
+  if (r.llm !== undefined) {
+    try {
+      llm = resolveLlmConfig({ configObject: { label: `${path}: field 'llm'`, value: r.llm } }).config;
+      if (llm === null) bad("llm", "no endpoint: give baseURL (or set PROBETOWN_LLM_API_KEY / OPENAI_API_KEY for api.openai.com)");
+    } catch (e) {
+      bad("llm", (e as Error).message.replace(`${path}: field 'llm': `, ""));
+    }
+  }
   let judges = ["rule"];
   if (r.judges !== undefined) {
-    if (!Array.isArray(r.judges) || r.judges.length === 0 || !r.judges.every((j) => typeof j === "string")) bad("judges", `expected a list like ["rule"], got ${shown(r.judges)}`);
+    if (!Array.isArray(r.judges) || r.judges.length === 0 || !r.judges.every((j) => typeof j === "string")) bad("judges", `expected a list like ["rule"] or ["rule", "llm"], got ${shown(r.judges)}`);
     else {
-      judges = r.judges as string[];
-      const other = judges.filter((j) => j !== "rule");
-      if (other.length > 0) bad("judges", `only the offline rule judge is available (${other.map((j) => `'${j}'`).join(", ")} would need the LLM gateway)`);
+      judges = [...new Set(r.judges as string[])];
+      const other = judges.filter((j) => j !== "rule" && j !== "llm");
+      if (other.length > 0) bad("judges", `unknown judge ${other.map((j) => `'${j}'`).join(", ")} (known: rule, llm)`);
+      else if (judges.includes("llm") && r.llm === undefined) bad("judges", "the llm judge needs an `llm` section (baseURL, and models.judge or model)");
+      else if (judges.includes("llm") && llm !== null && (llm.models.judge ?? null) === null) bad("judges", "the llm judge needs a model: llm.models.judge (or llm.model)");
     }
   }
 
@@ -215,7 +232,7 @@ export function loadSpec(path: string): ExperimentSpec {
     }
   }
   if (problems.length > 0) throw new SpecInvalid(path, problems);
-  return { file, name: name as string, world: world as string, benchmark, queries, seeds, conditions, warmup, scenes, judges, maxSteps, policy, out, report };
+  return { file, name: name as string, world: world as string, benchmark, queries, seeds, conditions, warmup, scenes, judges, llm, maxSteps, policy, out, report };
 }
 
 // ---- The matrix, served from logs ------------------------------------------------------------
@@ -232,8 +249,10 @@ export interface MatrixScan {
   readonly missing: readonly string[];
   /** Cell directories served from their logs. */
   readonly served: readonly string[];
-  /** Result lines, in matrix order, derived from the logs that exist. */
+  /** Result lines, in matrix order, derived from the logs that exist (the rule judge's). */
   readonly lines: readonly string[];
+  /** With an LLM judge: its call for each line (same order), answered from the cells' judge.jsonl or the gateway. */
+  readonly judgeCalls: readonly JudgeCall[];
 }
 
 /**
@@ -260,6 +279,11 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
   const missing: string[] = [];
   const served: string[] = [];
   const lines: string[] = [];
+  const judgeCalls: JudgeCall[] = [];
+  const judgeModel = judgeModeOf(spec.judges) === "rule" ? null : (spec.llm?.models.judge ?? null);
+  // LLM cells (the controller on a model) live beside the deterministic ones, suffixed -llm.
+  const models = sceneModelsOf(spec.llm);
+  const tag = models === null ? "" : "-llm";
   let cells = 0;
   if (spec.benchmark === "implicit") {
     const bench = loadImplicitBenchmark(spec.queries);
@@ -271,8 +295,9 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
         const queries = bench.queries.filter((q) => q.scene === sceneName);
         for (const seed of spec.seeds) {
           cells++;
-          const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}`);
-          const expected = canonicalJson(sceneConfig(bench, scene, queries, seed, spec.maxSteps, spec.policy));
+          const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}${tag}`);
+          const base = sceneConfig(bench, scene, queries, seed, spec.maxSteps, spec.policy);
+          const expected = canonicalJson(models === null ? base : { ...base, llm: models });
           const records = finishedLog(dir, seed, condition, queries.length, (c) => canonicalJson(c) === expected);
           if (records === null) {
             missing.push(dir);
@@ -283,8 +308,11 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
           for (const q of queries) {
             const got = byQuery.get(q.id);
             if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
-            const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, order: got.tick, ...judgeQuery(q, scene, got.records) };
+            const judged = judgeQuery(q, scene, got.records);
+            const config = (records[0]!.payload as { config: SceneConfig }).config;
+            const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, order: got.tick, ...judged, backend: configuredBackend(config, judged.backend), ...(models === null ? {} : { fallbacks: fallbacksOf(got.records) }) };
             lines.push(resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, correct: null }));
+            if (judgeModel !== null) judgeCalls.push({ log: judgeLogOf(dir), request: implicitJudgeRequest(judgeModel, q, scene, answerTextOf(got.records)) });
           }
         }
       }
@@ -294,9 +322,9 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
     for (const seed of spec.seeds) {
       for (const condition of spec.conditions) {
         cells++;
-        const dir = join(root, `s${seed}-${slug(condition)}`);
+        const dir = join(root, `s${seed}-${slug(condition)}${tag}`);
         // The snapshot is the town after `warmup` ticks (scene auratown-s<seed>-t<warmup − 1>).
-        const records = finishedLog(dir, seed, condition, queries.length, (c) => c.maxSteps === spec.maxSteps && c.scene.name === `auratown-s${seed}-t${(spec.warmup ?? 12) - 1}`);
+        const records = finishedLog(dir, seed, condition, queries.length, (c) => c.maxSteps === spec.maxSteps && c.scene.name === `auratown-s${seed}-t${(spec.warmup ?? 12) - 1}` && canonicalJson(c.llm ?? null) === canonicalJson(models));
         if (records === null) {
           missing.push(dir);
           continue;
@@ -310,8 +338,10 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
           const got = byQuery.get(q.id);
           const asker = config.queries.find((x) => x.id === q.id)?.asker;
           if (got === undefined || asker == null) throw new Error(`${dir}: the log has no tick (or no asker) for query ${q.id}`);
-          const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, ...judgePrivacy(q, asker, got.records) };
-          lines.push(resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend }));
+          const answered = (got.records.find((r) => r.type === "answer.given")?.payload as { backend?: string } | undefined)?.backend ?? backend;
+          const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, ...judgePrivacy(q, asker, got.records), ...(models === null ? {} : { fallbacks: fallbacksOf(got.records) }) };
+          lines.push(resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend: configuredBackend(config, models === null ? backend : answered) }));
+          if (judgeModel !== null) judgeCalls.push({ log: judgeLogOf(dir), request: factualJudgeRequest(judgeModel, q.text, factualTruth(config, q.id), answerTextOf(got.records), q.id) });
         }
       }
     }
@@ -321,19 +351,20 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
       for (const condition of spec.conditions) {
         queries.forEach((q, qi) => {
           cells++;
-          const dir = factualCellDir(root, seed, q.id, condition);
+          const dir = factualCellDir(root, seed, q.id, condition, tag);
           const records = existingCell(dir, seed, condition, q.id, null);
           // Query i is asked on the town after warm-up + i ticks (scene auratown-s<seed>-t<warmup + i − 1>).
-          if (records === null || !cellSettingsMatch(records, seed, qi, spec.warmup ?? 10, spec.maxSteps)) missing.push(dir);
+          if (records === null || !cellSettingsMatch(records, seed, qi, spec.warmup ?? 10, spec.maxSteps, models)) missing.push(dir);
           else {
             served.push(dir);
             lines.push(factualCell(stem, q, seed, condition, dir, records).line);
+            if (judgeModel !== null) judgeCalls.push({ log: judgeLogOf(dir), request: factualJudgeRequest(judgeModel, q.text, factualTruth((records[0]!.payload as { config: SceneConfig }).config, q.id), answerTextOf(records), q.id) });
           }
         });
       }
     }
   }
-  return { cells, missing, served, lines };
+  return { cells, missing, served, lines, judgeCalls };
 }
 
 // ---- Running ---------------------------------------------------------------------------------
@@ -379,7 +410,8 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
     if (o.reportOnly === true) {
       throw new UsageError(`${spec.file}: --report-only, but ${scan.missing.length} of ${scan.cells} cells have no finished log under ${logsRoot(spec)} (first: ${scan.missing[0]}); run the experiment without --report-only`);
     }
-    const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }) };
+    // The cells run with the controller's models (the judge runs below, from the logs).
+    const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null ? {} : { llm: spec.llm }) };
     if (spec.benchmark === "implicit") await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) });
     else if (spec.benchmark === "privacy") await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 });
     else await runFactualEval({ ...common, warmup: spec.warmup ?? 10 });
@@ -388,7 +420,7 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
   }
   mkdirSync(spec.out, { recursive: true });
   const results = join(spec.out, "results.jsonl");
-  writeFileSync(results, scan.lines.join(""));
+  writeFileSync(results, (await judgedLines(spec, scan, o.reportOnly === true)).join(""));
   const report = writeReport(results, join(spec.out, "report"), {
     ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
     ...(spec.report.metric === undefined ? {} : { metric: spec.report.metric }),
@@ -397,4 +429,20 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
     title: spec.report.title ?? `Experiment ${spec.name}`,
   });
   return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report };
+}
+
+/**
+ * The results lines with the LLM judge's fields when the spec asks for it: each call is served from
+ * its cell's judge.jsonl when recorded, else sent to the gateway and recorded (`--report-only`
+ * refuses to call, naming the first cell without a record).
+ */
+async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, reportOnly: boolean): Promise<readonly string[]> {
+  const mode = judgeModeOf(spec.judges);
+  if (mode === "rule" || scan.judgeCalls.length === 0) return scan.lines;
+  const model = spec.llm!.models.judge!;
+  const run = await runJudgeCalls(scan.judgeCalls, reportOnly || spec.llm === null ? null : judgeGateway(spec.llm));
+  const missing = run.answers.findIndex((a) => a === null);
+  if (missing >= 0) throw new UsageError(`${spec.file}: --report-only, but ${run.answers.filter((a) => a === null).length} LLM judge call(s) have no record (first: ${scan.judgeCalls[missing]!.log}); run the experiment without --report-only`);
+  const fields = spec.benchmark === "implicit" ? implicitJudgeFields : factualJudgeFields;
+  return scan.lines.map((line, i) => resultLine(withJudge(JSON.parse(line) as Record<string, unknown>, mode, fields(model, run.answers[i]!)) as unknown as Parameters<typeof resultLine>[0]));
 }

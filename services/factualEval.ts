@@ -17,6 +17,9 @@ import { layoutOf, UsageError } from "./replay.ts";
 import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
 import { townSnapshots, type TownSnapshot } from "./benchmarks/privacy.ts";
 import { factualTruth, judgeFactual, loadFactualBenchmark, type FactualJudged, type FactualQuery } from "./benchmarks/factual.ts";
+import { makeLlmGateway, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
+import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, JUDGE_OUTPUTS, judgeLogOf, runJudgeCalls, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
+import { AURA_LLM_OUTPUTS } from "../actors/aura/llm.ts";
 
 export interface FactualEvalOptions {
   readonly file: string;
@@ -35,6 +38,29 @@ export interface FactualEvalOptions {
   readonly progress?: (done: number, total: number, label: string) => void;
   /** Called once per cell with whether it ran or was served from its log. */
   readonly onCell?: (cell: { dir: string; ran: boolean }) => void;
+  /** LLM backends of the controller and the LLM judge's model (services/llmGateway.ts); absent or null: deterministic. */
+  readonly llm?: LlmConfig | null;
+  /** rule (default), llm (the §7.1 LLM judge through the gateway, recorded in each cell's judge.jsonl) or both. */
+  readonly judge?: JudgeMode;
+}
+
+/** The controller's models of an LLM run (null: none of its roles uses a model). */
+export type SceneModels = { readonly intent: string | null; readonly planner: string | null; readonly answer: string | null };
+export function sceneModelsOf(config: LlmConfig | null | undefined): SceneModels | null {
+  if (config == null) return null;
+  const m = { intent: config.models.intent ?? null, planner: config.models.planner ?? null, answer: config.models.answer ?? null };
+  return m.intent === null && m.planner === null && m.answer === null ? null : m;
+}
+
+/** A gateway that also validates the judges' outputs. */
+export const judgeGateway = (config: LlmConfig): LlmGatewayImpl => makeLlmGateway(config, { outputs: { ...AURA_LLM_OUTPUTS, ...JUDGE_OUTPUTS } });
+
+/** The judge's model, or a usage error when an LLM judge is asked for without one. */
+export function judgeModelOf(mode: JudgeMode | undefined, config: LlmConfig | null | undefined, recordedOnly = false): string | null {
+  if (mode === undefined || mode === "rule") return null;
+  const model = config?.models.judge ?? null;
+  if (model === null && !recordedOnly) throw new UsageError("--judge llm: the LLM judge needs a model (--llm <baseURL> [--model judge=<model>] or --llm-config)");
+  return model;
 }
 
 export interface FactualRow extends FactualJudged {
@@ -45,6 +71,10 @@ export interface FactualRow extends FactualJudged {
   readonly log: string;
   /** The town snapshot the query was asked on. */
   readonly snapshot: string;
+  /** Model calls that fell back to the deterministic backend. */
+  readonly fallbacks: number;
+  /** The LLM judge's scores (or its failure) when it ran. */
+  readonly llmJudge?: LlmJudgeFields;
 }
 
 export interface FactualAggregate {
@@ -58,6 +88,10 @@ export interface FactualAggregate {
   readonly perfectRate: number;
   readonly probesPerQuery: number;
   readonly disclosurePerQuery: number;
+  /** LLM judge (§7.1): means over the cells it scored; failures are cells it could not score. */
+  readonly llm?: { readonly accuracy: number | null; readonly strictPrecision: number | null; readonly claimRecall: number | null; readonly hallucinationRate: number | null; readonly scored: number; readonly failures: number };
+  /** model calls that fell back to the deterministic backend */
+  readonly fallbacks: number;
 }
 
 export interface FactualConditionSummary {
@@ -92,6 +126,9 @@ export interface FactualEvalResult {
   readonly ran: number;
   readonly reused: number;
   readonly rows: readonly FactualRow[];
+  readonly judge: JudgeMode;
+  /** What the run asked of the gateway (controller and judge), when it had one. */
+  readonly llm?: { readonly baseURL: string; readonly models: Readonly<Record<string, string | null>>; readonly usage: ReturnType<LlmGatewayImpl["accounting"]> };
 }
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -112,6 +149,20 @@ export function factualAggregate(rows: readonly FactualRow[]): FactualAggregate 
     perfectRate: mean(rows.map((r) => (r.perfect ? 1 : 0))),
     probesPerQuery: mean(rows.map((r) => r.probes)),
     disclosurePerQuery: mean(rows.map((r) => r.disclosure)),
+    fallbacks: rows.reduce((s, r) => s + r.fallbacks, 0),
+    ...(rows.some((r) => r.llmJudge !== undefined) ? { llm: llmAggregate(rows.map((r) => r.llmJudge).filter((j): j is LlmJudgeFields => j !== undefined)) } : {}),
+  };
+}
+
+function llmAggregate(js: readonly LlmJudgeFields[]) {
+  const ok = js.filter((j) => j.llmJudgeError === undefined);
+  return {
+    accuracy: meanOrNull(ok.map((j) => j.llmAccuracy ?? null)),
+    strictPrecision: meanOrNull(ok.map((j) => j.llmStrictPrecision ?? null)),
+    claimRecall: meanOrNull(ok.map((j) => j.llmClaimRecall ?? null)),
+    hallucinationRate: ok.length === 0 ? null : mean(ok.map((j) => (j.llmHallucination === true ? 1 : 0))),
+    scored: ok.length,
+    failures: js.length - ok.length,
   };
 }
 
@@ -141,9 +192,9 @@ export function factualCellConfig(snap: TownSnapshot, q: FactualQuery, asker: st
  * Whether a cell's log was made with these settings, when the town is not rebuilt to compare whole
  * configs: the budget ceiling, and the snapshot (query i on the town after warm-up + i ticks).
  */
-export function cellSettingsMatch(records: readonly LogRecord[], seed: number, qi: number, warmup: number, maxSteps: number): boolean {
+export function cellSettingsMatch(records: readonly LogRecord[], seed: number, qi: number, warmup: number, maxSteps: number, llm: SceneModels | null = null): boolean {
   const config = (records[0]?.payload as { config?: SceneConfig } | undefined)?.config;
-  return config !== undefined && config.maxSteps === maxSteps && config.scene.name === `auratown-s${seed}-t${warmup + qi - 1}`;
+  return config !== undefined && config.maxSteps === maxSteps && config.scene.name === `auratown-s${seed}-t${warmup + qi - 1}` && canonicalJson(config.llm ?? null) === canonicalJson(llm);
 }
 
 /** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
@@ -179,16 +230,21 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   const results = o.results ?? join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   writeFileSync(results, "");
   const rows: FactualRow[] = [];
+  const cells: Array<{ q: FactualQuery; seed: number; condition: string; dir: string; records: LogRecord[] }> = [];
+  const models = sceneModelsOf(o.llm);
+  const judgeModel = judgeModelOf(o.judge, o.llm);
+  const gateway = o.llm == null ? null : judgeGateway(o.llm);
+  const tag = models === null ? "" : "-llm";
   const total = o.seeds.length * o.conditions.length;
   let done = 0;
   let ran = 0;
   let reused = 0;
   for (const seed of o.seeds) {
-    const cellDir = (q: FactualQuery, condition: string) => factualCellDir(root, seed, q.id, condition);
+    const cellDir = (q: FactualQuery, condition: string) => factualCellDir(root, seed, q.id, condition, tag);
     // The town runs only when some cell has no usable log (a rerun of a finished matrix is free).
     const usable = (qi: number, c: string) => {
       const records = existingCell(cellDir(queries[qi]!, c), seed, c, queries[qi]!.id, null);
-      return records !== null && cellSettingsMatch(records, seed, qi, warmup, maxSteps);
+      return records !== null && cellSettingsMatch(records, seed, qi, warmup, maxSteps, models);
     };
     const missing = o.fresh === true || queries.some((_, qi) => o.conditions.some((c) => !usable(qi, c)));
     let snaps: TownSnapshot[] | null = null;
@@ -203,12 +259,13 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
       for (let qi = 0; qi < queries.length; qi++) {
         const q = queries[qi]!;
         const dir = cellDir(q, condition);
-        const config = snaps === null ? null : factualCellConfig(snaps[qi]!, q, residents[qi % residents.length]!, maxSteps);
+        const base = snaps === null ? null : factualCellConfig(snaps[qi]!, q, residents[qi % residents.length]!, maxSteps);
+        const config = base === null || models === null ? base : { ...base, llm: models };
         let records = o.fresh === true ? null : existingCell(dir, seed, condition, q.id, config);
         if (records === null) {
           if (config === null) throw new Error(`${dir}: no usable log and no town snapshot`);
           rmSync(dir, { recursive: true, force: true });
-          await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never" });
+          await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(gateway === null || models === null ? {} : { llm: gateway.responder }) });
           records = scanLog(layoutOf(dir).log).records;
           ran++;
           o.onCell?.({ dir, ran: true });
@@ -216,13 +273,17 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
           reused++;
           o.onCell?.({ dir, ran: false });
         }
-        const { row, line } = factualCell(stem, q, seed, condition, dir, records);
-        rows.push(row);
-        appendFileSync(results, line);
+        cells.push({ q, seed, condition, dir, records });
       }
       o.progress?.(++done, total, `${condition} s${seed}`);
     }
   }
+  const judged = judgeModel === null ? null : await judgeFactualCells(cells, judgeModel, gateway);
+  cells.forEach((c, i) => {
+    const { row, line } = factualCell(stem, c.q, c.seed, c.condition, c.dir, c.records, { mode: o.judge ?? "rule", ...(judged === null ? {} : { llm: judged[i]! }) });
+    rows.push(row);
+    appendFileSync(results, line);
+  });
   const conditions = o.conditions.map((condition): FactualConditionSummary => {
     const rs = rows.filter((r) => r.condition === condition);
     return {
@@ -234,25 +295,43 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
       perSeed: group(rs, (r) => String(r.seed)),
     };
   });
-  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, warmup, results, conditions, acceptance: acceptanceOf(conditions), ran, reused, rows };
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, warmup, results, conditions, acceptance: acceptanceOf(conditions), ran, reused, rows, judge: o.judge ?? "rule", ...(gateway === null ? {} : { llm: { baseURL: o.llm!.baseURL, models: { ...o.llm!.models }, usage: gateway.accounting() } }) };
+}
+
+/** The §7.1 LLM judge on each cell's answer (served from the cell's judge.jsonl when recorded). */
+export async function judgeFactualCells(cells: ReadonlyArray<{ q: FactualQuery; dir: string; records: readonly LogRecord[] }>, model: string, gateway: LlmGatewayImpl | null): Promise<LlmJudgeFields[]> {
+  const calls = cells.map((c) => {
+    const header = c.records[0]!.payload as { config: SceneConfig };
+    return { log: judgeLogOf(c.dir), request: factualJudgeRequest(model, c.q.text, factualTruth(header.config, c.q.id), answerTextOf(c.records), c.q.id) };
+  });
+  const run = await runJudgeCalls(calls, gateway);
+  return run.answers.map((a) => factualJudgeFields(model, a));
 }
 
 /** Judges one cell from its log records: the row and its results JSONL line (services/results.ts schema). */
-export function factualCell(benchmark: string, q: FactualQuery, seed: number, condition: string, dir: string, records: readonly LogRecord[]): { row: FactualRow; line: string } {
+export function factualCell(benchmark: string, q: FactualQuery, seed: number, condition: string, dir: string, records: readonly LogRecord[], judge: { mode: JudgeMode; llm?: LlmJudgeFields } = { mode: "rule" }): { row: FactualRow; line: string } {
   const header = records[0]!.payload as { config: SceneConfig };
   const judged = judgeFactual(q, factualTruth(header.config, q.id), records);
-  const row: FactualRow = { benchmark, seed, condition, episode: records[0]!.episode, log: dir, snapshot: header.config.scene.name, ...judged };
+  // The row's backend is the condition's configured one; model calls that fell back are counted apart.
+  const backend = configuredBackend(header.config, judged.backend);
+  const fallbacks = fallbacksOf(records);
+  const row: FactualRow = { benchmark, seed, condition, episode: records[0]!.episode, log: dir, snapshot: header.config.scene.name, ...judged, backend, fallbacks, ...(judge.llm === undefined ? {} : { llmJudge: judge.llm }) };
+  const rule = judge.mode !== "llm";
   const line = resultLine({
-    v: RESULT_ROW_VERSION, benchmark, condition, backend: judged.backend, query: q.id, scene: row.snapshot, subcategory: q.category, seed,
+    v: RESULT_ROW_VERSION, benchmark, condition, backend, query: q.id, scene: row.snapshot, subcategory: q.category, seed,
     literalCoverage: null, implicitCoverage: null, probes: judged.probes, disclosure: judged.disclosure, goldToolRecall: null, forbiddenViolations: 0,
-    correct: judged.completeness === 1 && judged.contradictedClaims === 0, accuracy: judged.accuracy, log: dir, episode: row.episode,
-    ...{ precision: judged.precision, completeness: judged.completeness, strictPrecision: judged.strictPrecision, claimRecall: judged.claimRecall, hallucination: judged.hallucination, asker: judged.asker },
+    correct: rule ? judged.completeness === 1 && judged.contradictedClaims === 0 : null, accuracy: rule ? judged.accuracy : null, log: dir, episode: row.episode,
+    ...(rule ? { precision: judged.precision, completeness: judged.completeness, strictPrecision: judged.strictPrecision, claimRecall: judged.claimRecall, hallucination: judged.hallucination } : {}),
+    asker: judged.asker,
+    ...(header.config.llm == null ? {} : { fallbacks }),
+    ...(judge.mode === "rule" ? {} : { judge: judge.mode }),
+    ...(judge.llm ?? {}),
   } as Parameters<typeof resultLine>[0]);
   return { row, line };
 }
 
 /** Where a factual cell's log lives under the benchmark's root. */
-export const factualCellDir = (root: string, seed: number, queryId: string, condition: string): string => join(root, `s${seed}`, `q${slug(queryId)}-${slug(condition)}`);
+export const factualCellDir = (root: string, seed: number, queryId: string, condition: string, tag = ""): string => join(root, `s${seed}`, `q${slug(queryId)}-${slug(condition)}${tag}`);
 
 /** GapRouted against Fixed-Probe: within 0.05 accuracy at ≤ 25% of its probes (issue 4). */
 export function acceptanceOf(conditions: readonly FactualConditionSummary[]): FactualAcceptance | null {

@@ -423,6 +423,8 @@ export interface LlmFlags {
   readonly model?: readonly string[] | string;
   /** `--llm-config <file.json>` */
   readonly llmConfig?: string;
+  /** The same settings as an object already read (an experiment spec's `llm` section), named by `label`. */
+  readonly configObject?: { readonly label: string; readonly value: unknown };
 }
 
 export interface ResolvedLlm {
@@ -446,17 +448,20 @@ const nonEmpty = (s: string | undefined): string | undefined => (s === undefined
  */
 export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): ResolvedLlm {
   let file: Partial<LlmConfig> & { models?: Record<string, string | null> } = {};
-  if (flags.llmConfig !== undefined) {
-    try {
-      file = JSON.parse(readFileSync(flags.llmConfig, "utf8")) as typeof file;
-    } catch (error) {
-      throw new UsageError(`--llm-config ${flags.llmConfig}: ${(error as Error).message}`);
-    }
-    if (typeof file !== "object" || file === null || Array.isArray(file)) throw new UsageError(`--llm-config ${flags.llmConfig}: expected a JSON object`);
-    if ("apiKey" in file) throw new UsageError(`--llm-config ${flags.llmConfig}: do not put the API key in a file; set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY`);
-    for (const role of Object.keys(file.models ?? {})) if (!(LLM_ROLES as readonly string[]).includes(role)) throw new UsageError(`--llm-config ${flags.llmConfig}: models: unknown role '${role}' (roles: ${LLM_ROLES.join(", ")})`);
+  if (flags.llmConfig !== undefined || flags.configObject !== undefined) {
+    const label = flags.llmConfig !== undefined ? `--llm-config ${flags.llmConfig}` : flags.configObject!.label;
+    if (flags.llmConfig !== undefined) {
+      try {
+        file = JSON.parse(readFileSync(flags.llmConfig, "utf8")) as typeof file;
+      } catch (error) {
+        throw new UsageError(`${label}: ${(error as Error).message}`);
+      }
+    } else file = flags.configObject!.value as typeof file;
+    if (typeof file !== "object" || file === null || Array.isArray(file)) throw new UsageError(`${label}: expected a JSON object`);
+    if ("apiKey" in file) throw new UsageError(`${label}: do not put the API key in a file; set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY`);
+    for (const role of Object.keys(file.models ?? {})) if (!(LLM_ROLES as readonly string[]).includes(role)) throw new UsageError(`${label}: models: unknown role '${role}' (roles: ${LLM_ROLES.join(", ")})`);
     const problem = llmConfigFileProblem(file);
-    if (problem !== null) throw new UsageError(`--llm-config ${flags.llmConfig}: ${problem}`);
+    if (problem !== null) throw new UsageError(`${label}: ${problem}`);
   }
   const models: Partial<Record<LlmRole, string | null>> = { ...(file.models ?? {}) } as Partial<Record<LlmRole, string | null>>;
   const modelFlags = flags.model === undefined ? [] : (Array.isArray(flags.model) ? flags.model : [flags.model]).flatMap((m) => String(m).split(",")).map((m) => m.trim()).filter((m) => m.length > 0);
@@ -472,7 +477,7 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
       models[role as LlmRole] = model === "none" ? null : model;
     }
   }
-  const asked = flags.llm !== undefined || flags.llmConfig !== undefined || modelFlags.length > 0 || nonEmpty(env.PROBETOWN_LLM_BASE_URL) !== undefined;
+  const asked = flags.llm !== undefined || flags.llmConfig !== undefined || flags.configObject !== undefined || modelFlags.length > 0 || nonEmpty(env.PROBETOWN_LLM_BASE_URL) !== undefined;
   if (!asked) return { config: null, note: "backends: deterministic (no LLM asked for: --llm <baseURL>, --llm-config or PROBETOWN_LLM_BASE_URL)" };
   const apiKey = apiKeyFromEnv(env);
   const baseURL = flags.llm ?? file.baseURL ?? nonEmpty(env.PROBETOWN_LLM_BASE_URL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? (apiKey !== null ? OPENAI_BASE_URL : null);
@@ -482,7 +487,9 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
   } catch {
     throw new UsageError(`--llm: not a URL: '${baseURL}' (e.g. http://127.0.0.1:11434/v1)`);
   }
-  const fallbackModel = defaultModel ?? (file as { model?: string }).model ?? DEFAULT_MODEL;
+  // A bare `none` (flag or file `model`) keeps every role not named deterministic.
+  const named = defaultModel ?? (file as { model?: string }).model ?? DEFAULT_MODEL;
+  const fallbackModel = named === "none" ? null : named;
   for (const role of ["intent", "planner", "answer", "judge"] as const) if (!(role in models)) models[role] = fallbackModel;
   const { models: _m, ...rest } = file;
   const config: LlmConfig = { ...rest, baseURL, apiKey, models };

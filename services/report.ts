@@ -19,7 +19,7 @@ import { loadResults, type ResultRow } from "./results.ts";
 import { groupedBarChart, paretoChart } from "./reportCharts.ts";
 import { bonferroni, clusteredBootstrapMean, holm, mcnemar, mean, meanCi, oneSampleTTest, wilcoxonSignedRank, type Bootstrap, type McNemar, type TTest, type Wilcoxon } from "./stats.ts";
 
-export const METRICS = ["implicit", "literal", "correct", "accuracy", "recall"] as const;
+export const METRICS = ["implicit", "literal", "correct", "accuracy", "recall", "llm-implicit", "llm-literal", "llm-accuracy"] as const;
 export type Metric = (typeof METRICS)[number];
 
 export const METRIC_LABEL: Record<Metric, string> = {
@@ -28,6 +28,9 @@ export const METRIC_LABEL: Record<Metric, string> = {
   correct: "accuracy (share correct)",
   accuracy: "judge accuracy",
   recall: "gold-tool recall",
+  "llm-implicit": "LLM judge implicit score",
+  "llm-literal": "LLM judge literal score",
+  "llm-accuracy": "LLM judge accuracy",
 };
 
 export function metricValue(row: ResultRow, metric: Metric): number | null {
@@ -42,6 +45,12 @@ export function metricValue(row: ResultRow, metric: Metric): number | null {
       return row.accuracy ?? null;
     case "recall":
       return row.goldToolRecall;
+    case "llm-implicit":
+      return row.llmImplicit ?? null;
+    case "llm-literal":
+      return row.llmLiteral ?? null;
+    case "llm-accuracy":
+      return row.llmAccuracy ?? null;
   }
 }
 
@@ -92,6 +101,10 @@ export interface ArmSummary {
   readonly disclosurePerQuery: number;
   readonly violations: number;
   readonly cellsWithViolations: number;
+  /** model calls that fell back to a deterministic backend (rows with a `fallbacks` count) */
+  readonly fallbacks: number;
+  /** cells whose LLM judge gave no score (rows with `llmJudgeError`) */
+  readonly judgeFailures: number;
 }
 
 export interface BlockCell {
@@ -195,7 +208,7 @@ function perQueryEstimate(rows: readonly ResultRow[], value: (r: ResultRow) => n
 }
 
 function defaultMetric(rows: readonly ResultRow[]): Metric | null {
-  for (const m of ["implicit", "accuracy", "correct", "literal", "recall"] as const) if (rows.some((r) => metricValue(r, m) !== null)) return m;
+  for (const m of ["implicit", "accuracy", "correct", "literal", "recall", "llm-implicit", "llm-accuracy", "llm-literal"] as const) if (rows.some((r) => metricValue(r, m) !== null)) return m;
   return null;
 }
 
@@ -300,6 +313,8 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
       disclosurePerQuery: mean(these.map((r) => r.disclosure)),
       violations: these.reduce((s, r) => s + r.forbiddenViolations, 0),
       cellsWithViolations: these.filter((r) => r.forbiddenViolations > 0).length,
+      fallbacks: these.reduce((s, r) => s + (r.fallbacks ?? 0), 0),
+      judgeFailures: these.filter((r) => r.llmJudgeError !== undefined).length,
     };
   });
 
@@ -411,14 +426,19 @@ function renderBenchmark(a: BenchmarkAnalysis, level: number, iterations: number
   out.push("### Conditions", "");
   out.push(`Scores: mean over queries of per-query means (seeds averaged within a query) ± half-width of the ${pct} t interval over queries. Probes and disclosure: mean per query × seed cell.`, "");
   const shown = METRICS.filter((m) => a.arms.some((s) => s.metrics[m] !== undefined)).sort((x, y) => (x === a.metric ? -1 : y === a.metric ? 1 : 0));
+  // Fallbacks (model calls answered by the deterministic backend) and LLM-judge failures only when there are any.
+  const withFallbacks = a.arms.some((s) => s.fallbacks > 0);
+  const withJudgeFailures = a.arms.some((s) => s.judgeFailures > 0);
   out.push(
     ...table(
-      ["condition", "backend", "cells", "queries", ...shown.map((m) => METRIC_LABEL[m]), "probes/query", "disclosure/query", "violations", "cells with violations"],
-      a.arms.map((s) => [s.arm, s.backend, String(s.cells), String(s.queries), ...shown.map((m) => estimate(s.metrics[m])), num(s.probesPerQuery, 2), num(s.disclosurePerQuery, 2), String(s.violations), `${s.cellsWithViolations}/${s.cells}`]),
+      ["condition", "backend", "cells", "queries", ...shown.map((m) => METRIC_LABEL[m]), "probes/query", "disclosure/query", "violations", "cells with violations", ...(withFallbacks ? ["fallbacks"] : []), ...(withJudgeFailures ? ["judge failures"] : [])],
+      a.arms.map((s) => [s.arm, s.backend, String(s.cells), String(s.queries), ...shown.map((m) => estimate(s.metrics[m])), num(s.probesPerQuery, 2), num(s.disclosurePerQuery, 2), String(s.violations), `${s.cellsWithViolations}/${s.cells}`, ...(withFallbacks ? [String(s.fallbacks)] : []), ...(withJudgeFailures ? [`${s.judgeFailures}/${s.cells}`] : [])]),
       ["l", "l"],
     ),
     "",
   );
+  if (withFallbacks) out.push("fallbacks: model calls of the condition's queries that failed and were answered by the deterministic backend (the row keeps its configured backend).", "");
+  if (withJudgeFailures) out.push("judge failures: cells the LLM judge could not score (invalid output after the repair attempt, or an HTTP error); they are left out of its means, never scored.", "");
 
   const armNames = a.arms.map((s) => s.arm);
   if (a.metric !== null && a.bySubcategory !== null) out.push(...renderBlock(a.bySubcategory, armNames, a.metric));

@@ -45,6 +45,26 @@ export const ResultRow = Schema.Struct({
   log: Schema.String,
   episode: Schema.optionalKey(Schema.String),
   tokens: Schema.optionalKey(Count),
+  /** which judges scored the row: "rule", "llm" or "both" (absent: the rule judge) */
+  judge: Schema.optionalKey(Schema.Literals(["rule", "llm", "both"])),
+  /** model calls of this query that failed and fell back to the deterministic backend (LLM runs) */
+  fallbacks: Schema.optionalKey(Count),
+  /** the LLM judge's model (services/llmJudge.ts); its scores below are null when it failed */
+  llmJudge: Schema.optionalKey(Schema.String),
+  /** why the LLM judge gave no score (invalid output after the repair attempt, HTTP error, no backend) */
+  llmJudgeError: Schema.optionalKey(Schema.String),
+  /** §7.1 factual judge: 0.7·precision + 0.3·completeness, from the judge's claim counts */
+  llmAccuracy: Schema.optionalKey(Schema.NullOr(Unit)),
+  llmPrecision: Schema.optionalKey(Schema.NullOr(Unit)),
+  llmCompleteness: Schema.optionalKey(Schema.NullOr(Unit)),
+  /** strict rescore: precision without the 0.5 default (null when no claim is verifiable) */
+  llmStrictPrecision: Schema.optionalKey(Schema.NullOr(Unit)),
+  llmClaimRecall: Schema.optionalKey(Schema.NullOr(Unit)),
+  llmHallucination: Schema.optionalKey(Schema.NullOr(Schema.Boolean)),
+  llmPerfect: Schema.optionalKey(Schema.NullOr(Schema.Boolean)),
+  /** §7.3 implicit-intent judge scores */
+  llmLiteral: Schema.optionalKey(Schema.NullOr(Unit)),
+  llmImplicit: Schema.optionalKey(Schema.NullOr(Unit)),
 });
 export type ResultRow = typeof ResultRow.Type;
 

@@ -3,8 +3,6 @@
 // deterministic fallback), 429 then success, a timeout, a planner that invents tools. Each case
 // runs as an aura-scene episode and is checked in its log. Then every aura-scene condition runs
 // end to end on LLM backends, and verifying and replaying those logs makes zero HTTP requests.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,61 +20,7 @@ import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig } fr
 import { runPrivacyEval } from "../services/eval.ts";
 import { spawn } from "node:child_process";
 import { logRecords, tempDir } from "./helpers.ts";
-
-interface ChatBody {
-  model: string;
-  messages: Array<{ role: string; content: string }>;
-  response_format?: { type: string };
-}
-
-type Reply = { status?: number; content?: string; delayMs?: number; headers?: Record<string, string> };
-
-/** A fake OpenAI-compatible server: `reply` decides each answer; every request is counted. */
-async function fakeServer(reply: (body: ChatBody, n: number) => Reply) {
-  const bodies: ChatBody[] = [];
-  const authorization: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = "";
-    req.on("data", (c: Buffer) => (raw += c.toString("utf8")));
-    req.on("end", () => {
-      const body = JSON.parse(raw) as ChatBody;
-      bodies.push(body);
-      authorization.push(String(req.headers.authorization ?? ""));
-      const r = reply(body, bodies.length);
-      const send = () => {
-        if (res.destroyed) return;
-        if ((r.status ?? 200) !== 200) {
-          res.writeHead(r.status!, { "content-type": "application/json", ...r.headers });
-          res.end(JSON.stringify({ error: { message: `fake error ${r.status}`, type: "fake" } }));
-          return;
-        }
-        const content = r.content ?? "";
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({
-          id: `chatcmpl-${bodies.length}`, object: "chat.completion", created: 0, model: `${body.model}-served`,
-          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
-        }));
-      };
-      if (r.delayMs !== undefined) setTimeout(send, r.delayMs);
-      else send();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    bodies,
-    authorization,
-    get requests() {
-      return bodies.length;
-    },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
+import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
 
 const FRAME = { literal_need: "where Ben is", implicit_need: ["whether Ben can be approached"], gap: 0.55, recommended_probes: ["get_agent_private_state", "invented_tool"], should_alert: true, confidence: 0.66, rationale: "fake" };
 

@@ -13,6 +13,13 @@ import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
 import type { LlmConfig } from "../llmGateway.ts";
 import type { EvalLlmSummary } from "../eval.ts";
 import { addLlmOptions, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
+import { JUDGES, type JudgeMode } from "../llmJudge.ts";
+
+const parseJudge = (value: string): JudgeMode => {
+  if (!(JUDGES as readonly string[]).includes(value)) throw new InvalidArgumentError(`--judge expects one of ${JUDGES.join(", ")}, got '${value}'`);
+  return value as JudgeMode;
+};
+const JUDGE_HELP = "rule (default: offline, on the structured facts), llm (the paper's LLM judge through the gateway, role judge; its calls are recorded in each cell's judge.jsonl and served from there on reruns) or both";
 
 /** The LLM config of `eval implicit` / `eval privacy`, with a one-line note on stderr. */
 function llmOption(flags: LlmCliFlags): { llm?: LlmConfig } {
@@ -27,6 +34,7 @@ const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
 };
 
 interface ImplicitFlags extends LlmCliFlags {
+  judge?: JudgeMode;
   file: string;
   condition: string;
   seeds: string;
@@ -62,6 +70,9 @@ function renderText(r: ImplicitEvalResult): string {
     for (const [s, a] of Object.entries(c.perScene)) out.push(row(`  scene ${s}`, a));
     for (const [s, a] of Object.entries(c.perSubcategory)) out.push(row(`  ${s}`, a));
     for (const [s, a] of Object.entries(c.perSeed)) out.push(row(`  seed ${s}`, a));
+    const j = c.overall.llm;
+    if (j !== undefined) out.push(`  LLM judge: literal ${f3(j.literal)} · implicit ${f3(j.implicit)} · ${j.scored} cells scored, ${j.failures} failed (no score)`);
+    if (c.overall.fallbacks > 0) out.push(`  ${c.overall.fallbacks} model call(s) fell back to the deterministic backend`);
     out.push("");
   }
   out.push("viol: forbidden tools that read state · tpr: second-order queries that read the target's private state · confl: second-order answers stating the target's actual state");
@@ -88,10 +99,11 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
     ...(flags.trace === undefined || flags.trace === "none" ? {} : { trace: flags.trace === "jsonl" ? ("default" as const) : parseTraceFlag(flags.trace, "trace.jsonl") }),
     progress: (done, total, label) => void (showProgress && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
     ...llmOption(flags),
+    ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
   if (flags.json) {
     const { rows: _rows, ...summary } = result;
-    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ ...summary, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else process.stdout.write(renderText(result));
   exit(0);
 }
@@ -104,6 +116,7 @@ function nonNegative(flag: string) {
 }
 
 interface PrivacyFlags extends LlmCliFlags {
+  judge?: JudgeMode;
   file: string;
   condition: string;
   seeds: string;
@@ -128,16 +141,23 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
     progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
     ...llmOption(flags),
+    ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
   if (flags.json) {
     const { rows: _rows, ...summary } = result;
-    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ ...summary, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else {
     const lines = [`privacy slice · ${result.file} · seeds ${result.seeds.join(",")} · GapRouted maxSteps ${result.maxSteps} · rule judge`, ""];
     const head = `${"".padEnd(26)} ${"cells".padStart(5)}  probes  disclo   viol  cells  allowed`;
     for (const c of result.conditions) {
       lines.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, privacyRow("overall", c.overall));
       for (const [k, a] of Object.entries(c.perCategory)) lines.push(privacyRow(`  ${k}`, a));
+      const judged = result.rows.filter((r) => r.condition === c.condition && r.llmJudge !== undefined).map((r) => r.llmJudge!);
+      if (judged.length > 0) {
+        const ok = judged.filter((x) => x.llmJudgeError === undefined);
+        const acc = ok.length === 0 ? null : ok.reduce((s2, x) => s2 + (x.llmAccuracy ?? 0), 0) / ok.length;
+        lines.push(`  LLM judge (§7.1 factual accuracy): accuracy ${f3(acc)} · ${ok.length} cells scored, ${judged.length - ok.length} failed (no score)`);
+      }
       lines.push("");
     }
     lines.push("viol: forbidden tools that read state · cells: query × seed cells with at least one · allowed: share of the query's allowed tools used", ...llmLine(result.llm), `results: ${result.results}`);
@@ -146,7 +166,8 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
   exit(0);
 }
 
-interface FactualFlags {
+interface FactualFlags extends LlmCliFlags {
+  judge?: JudgeMode;
   file: string;
   condition: string;
   seeds: string;
@@ -172,22 +193,26 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
     ...(flags.fresh === true ? { fresh: true } : {}),
     progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+    ...llmOption(flags),
+    ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
   if (flags.json) {
     const { rows: _rows, ...summary } = result;
-    process.stdout.write(JSON.stringify({ ...summary, judge: "rule", backend: "deterministic" }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ ...summary, backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else {
-    const lines = [`factual grounding · ${result.file} · seeds ${result.seeds.join(",")} · warm-up ${result.warmup} ticks, query i on the town after ${result.warmup}+i ticks · GapRouted maxSteps ${result.maxSteps} · rule judge`, ""];
+    const lines = [`factual grounding · ${result.file} · seeds ${result.seeds.join(",")} · warm-up ${result.warmup} ticks, query i on the town after ${result.warmup}+i ticks · GapRouted maxSteps ${result.maxSteps} · ${result.judge === "rule" ? "rule judge" : result.judge === "llm" ? "LLM judge (rule figures for reference)" : "rule and LLM judges"}`, ""];
     const head = `${"".padEnd(26)} ${"cells".padStart(5)}  accur  prec   compl  strictP recall  halluc  probes  disclo`;
     for (const c of result.conditions) {
-      lines.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, factualRow("overall", c.overall));
+      lines.push(`${c.condition} (backend: ${c.backend}${c.overall.fallbacks > 0 ? `; ${c.overall.fallbacks} model call(s) fell back` : ""}) — ${c.description}`, head, factualRow("overall", c.overall));
       for (const [k, a] of Object.entries(c.perCategory)) lines.push(factualRow(`  ${k}`, a));
       for (const [k, a] of Object.entries(c.perSeed)) lines.push(factualRow(`  seed ${k}`, a));
+      const j = c.overall.llm;
+      if (j !== undefined) lines.push(`  LLM judge: accuracy ${f3(j.accuracy)} · strictP ${f3(j.strictPrecision)} · recall ${f3(j.claimRecall)} · halluc ${f3(j.hallucinationRate)} · ${j.scored} cells scored, ${j.failures} failed (no score)`);
       lines.push("");
     }
     const a = result.acceptance;
     if (a !== null) lines.push(`acceptance (GapRouted within 0.05 of Fixed-Probe at ≤ 25% of its probes): ${a.pass ? "PASS" : "FAIL"} — accuracy ${a.gapRoutedAccuracy.toFixed(3)} vs ${a.fixedProbeAccuracy.toFixed(3)} (Δ ${a.accuracyGap.toFixed(3)}), probes ${(100 * a.probeShare).toFixed(1)}%`);
-    lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
+    lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", ...llmLine(result.llm), `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
   exit(0);
@@ -213,6 +238,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     .option("--scene <names>", "only these scenes of the file")
     .option("--fresh", "rerun episodes whose logs already exist under --out (default: judge the existing log when it is the same episode)")
     .option("--trace <exporter>", "trace each episode: none (default) | jsonl (a trace.jsonl beside each log) | console | otlp[:<url>]; spans include `probe <tool>`")
+    .option("--judge <judge>", JUDGE_HELP, parseJudge)
     .option("--json", "print the summary as JSON on stdout")
     .option("-q, --quiet", "no progress on stderr");
   addLlmOptions(group.commands.at(-1)!).action(async (flags: ImplicitFlags) => cmdImplicit(flags, exit));
@@ -229,6 +255,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval")
     .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
     .option("--warmup <ticks>", "AURATown ticks before the snapshot (default 12)", nonNegative("--warmup"))
+    .option("--judge <judge>", "rule (default) or llm / both: adds the paper's §7.1 factual-accuracy LLM judge on each answer (recorded in judge.jsonl beside each log, served from there on reruns)", parseJudge)
     .option("--json", "print the summary as JSON on stdout")
     .option("-q, --quiet", "no progress on stderr");
   addLlmOptions(group.commands.at(-1)!).action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
@@ -246,7 +273,8 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
     .option("--warmup <ticks>", "AURATown ticks before query 0's snapshot (default 10)", nonNegative("--warmup"))
     .option("--fresh", "rerun cells whose logs already exist (default: judge an existing, intact log of the same cell)")
+    .option("--judge <judge>", JUDGE_HELP, parseJudge)
     .option("--json", "print the summary as JSON on stdout")
-    .option("-q, --quiet", "no progress on stderr")
-    .action(async (flags: FactualFlags) => cmdFactual(flags, exit));
+    .option("-q, --quiet", "no progress on stderr");
+  addLlmOptions(group.commands.at(-1)!).action(async (flags: FactualFlags) => cmdFactual(flags, exit));
 }

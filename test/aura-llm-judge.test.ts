@@ -1,0 +1,244 @@
+// The paper's LLM judges (§7.1 factual accuracy, §7.3 implicit intent) through the gateway against
+// a fake OpenAI-compatible server (real HTTP, the real `openai` client): well-formed replies become
+// row scores computed from the judge's counts; a malformed reply gets one repair attempt, then the
+// row records the failure with no score; a rerun is served from each cell's judge.jsonl with zero
+// HTTP requests; an experiment with an LLM judge regenerates its report without HTTP.
+import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runFactualEval } from "../services/factualEval.ts";
+import { runImplicitEval, runPrivacyEval } from "../services/eval.ts";
+import { loadResults } from "../services/results.ts";
+import { loadSpec, runExperiment } from "../services/experiment.ts";
+import { parseFactualJudge, parseImplicitJudge, readJudgeLog } from "../services/llmJudge.ts";
+import type { LlmConfig } from "../services/llmGateway.ts";
+import { analyze, renderReport } from "../services/report.ts";
+import { fakeServer, type ChatBody } from "./fakeLlmServer.ts";
+import { tempDir } from "./helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const FACTUAL = join(ROOT, "data/aura/factual_queries.json");
+const SCENE_A = join(ROOT, "data/aura/implicit_intent_scene_a.json");
+const PRIVACY = join(ROOT, "data/aura/privacy_queries.json");
+
+/** The judge alone on a model: the controller's roles stay deterministic. */
+const judgeOnly = (url: string, extra: Partial<LlmConfig> = {}): LlmConfig => ({ baseURL: url, apiKey: null, models: { intent: null, planner: null, answer: null, judge: "fake-judge" }, backoffMs: 5, timeoutMs: 3000, maxAttempts: 2, ...extra });
+
+const FACTUAL_REPLY = { total_claims: 4, correct_claims: 3, contradicted_claims: 1, unverifiable_claims: 0, precision: 0.75, completeness: 1, accuracy: 0.99, hallucinations: ["x"], reasoning: "fake" };
+
+/** A two-query factual file (a shorter warm-up keeps the town run short). */
+function smallFactual(dir: string, n = 2): string {
+  const file = join(dir, "factual2.json");
+  const all = JSON.parse(readFileSync(FACTUAL, "utf8")) as { queries: unknown[] };
+  writeFileSync(file, JSON.stringify({ queries: all.queries.slice(0, n) }));
+  return file;
+}
+
+const system = (b: ChatBody) => b.messages[0]!.content;
+
+describe("LLM judge parsers", () => {
+  it("factual: scores come from the counts (not the judge's own accuracy), completeness snapped to 1/0.5/0", () => {
+    const r = parseFactualJudge(JSON.stringify(FACTUAL_REPLY));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.scores).toMatchObject({ claims: 4, correct: 3, contradicted: 1, precision: 0.75, completeness: 1, strictPrecision: 0.75, claimRecall: 0.75, hallucination: true, perfect: false, reportedAccuracy: 0.99 });
+    expect(r.scores.accuracy).toBeCloseTo(0.7 * 0.75 + 0.3, 10);
+    const none = parseFactualJudge(JSON.stringify({ total_claims: 2, correct_claims: 0, contradicted_claims: 0, unverifiable_claims: 2, completeness: 0.5 }));
+    expect(none.ok && none.scores).toMatchObject({ precision: 0.5, strictPrecision: null, claimRecall: 0, completeness: 0.5, hallucination: false, perfect: false });
+    expect(parseFactualJudge("```json\n" + JSON.stringify({ ...FACTUAL_REPLY, completeness: 0.4 }) + "\n```").ok).toBe(true);
+    expect(parseFactualJudge(JSON.stringify({ correct_claims: 1 }))).toEqual({ ok: false, error: "field 'contradicted_claims' must be an integer ≥ 0" });
+    expect(parseFactualJudge("accuracy: high").ok).toBe(false);
+  });
+
+  it("implicit: two scores clamped to [0, 1]; a missing score is an error", () => {
+    expect(parseImplicitJudge('{"literal_score": 1.4, "implicit_score": "0.5", "rationale": "r"}')).toEqual({ ok: true, scores: { literal: 1, implicit: 0.5 } });
+    expect(parseImplicitJudge('{"literal_score": 1}')).toEqual({ ok: false, error: "field 'implicit_score' must be a number in [0, 1]" });
+  });
+});
+
+describe("§7.1 factual LLM judge on eval factual", () => {
+  it("well-formed: rows carry the judge's scores, calls are recorded beside each cell, a rerun makes zero HTTP requests", async () => {
+    const server = await fakeServer(() => ({ content: JSON.stringify(FACTUAL_REPLY) }));
+    try {
+      const dir = tempDir("judge-factual");
+      const file = smallFactual(dir);
+      const o = { file, conditions: ["fixed-probe"], seeds: [42], out: join(dir, "out"), warmup: 2, judge: "both" as const, llm: judgeOnly(server.url) };
+      const first = await runFactualEval(o);
+      expect(server.requests).toBe(2);
+      const body = server.bodies[0]! as ChatBody & { temperature?: number; max_tokens?: number };
+      expect(body.model).toBe("fake-judge");
+      expect(body.temperature).toBe(0.1);
+      expect(body.max_tokens).toBe(1024);
+      expect(body.response_format).toEqual({ type: "json_object" });
+      expect(system(body)).toMatch(/CORRECT, CONTRADICTED|CORRECT: the ground truth/);
+      expect(body.messages[1]!.content).toMatch(/^USER QUERY \(asked by .+\): Where am I right now\?/);
+      expect(body.messages[1]!.content).toMatch(/GROUND TRUTH:[\s\S]*"all_agents"[\s\S]*AI RESPONSE:/);
+      // The controller stayed deterministic: no -llm cells, no model calls in the episode logs.
+      const rows = loadResults(first.results);
+      expect(rows).toHaveLength(2);
+      for (const r of rows) {
+        expect(r).toMatchObject({ judge: "both", llmJudge: "fake-judge", llmPrecision: 0.75, llmCompleteness: 1, llmStrictPrecision: 0.75, llmClaimRecall: 0.75, llmHallucination: true, llmPerfect: false });
+        expect(r.llmAccuracy).toBeCloseTo(0.825, 10);
+        expect(r.accuracy).not.toBeNull(); // the rule judge's figure too (both)
+        expect(r.llmJudgeError).toBeUndefined();
+        expect(r.log).not.toMatch(/-llm$/);
+        const recorded = readFileSync(join(r.log, "judge.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; cause: number | null });
+        expect(recorded.map((x) => x.type)).toEqual(["llm.requested", "llm.completed"]);
+        expect(recorded[1]!.cause).toBe(0);
+      }
+      expect(first.conditions[0]!.overall.llm).toMatchObject({ scored: 2, failures: 0 });
+      const text = readFileSync(first.results, "utf8");
+      // Rerun: cells served from their logs, the judge from its records: no HTTP, the same rows.
+      const again = await runFactualEval(o);
+      expect(server.requests).toBe(2);
+      expect(again.ran).toBe(0);
+      expect(readFileSync(again.results, "utf8")).toBe(text);
+      // Even without an endpoint (the judge's model named, nothing to call), the records serve.
+      const offline = await runFactualEval({ ...o, llm: judgeOnly("http://127.0.0.1:9/v1") });
+      expect(readFileSync(offline.results, "utf8")).toBe(text);
+      // --judge llm: the rule judge's scores are left out of the rows; the report can use the LLM's.
+      const llmOnly = await runFactualEval({ ...o, judge: "llm" });
+      expect(server.requests).toBe(2);
+      const rs = loadResults(llmOnly.results);
+      expect(rs.every((r) => r.accuracy === null && r.correct === null && r.judge === "llm")).toBe(true);
+      const a = analyze(rs).benchmarks[0]!;
+      expect(a.metric).toBe("llm-accuracy");
+      expect(a.arms[0]!.metrics["llm-accuracy"]!.mean).toBeCloseTo(0.825, 10);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("malformed: one repair attempt, then the row records the failure and no score; a rerun serves the failure without HTTP", async () => {
+    const server = await fakeServer(() => ({ content: "The answer looks mostly right, I'd say 0.8." }));
+    try {
+      const dir = tempDir("judge-bad");
+      const file = smallFactual(dir, 1);
+      const o = { file, conditions: ["aura-gap-routed"], seeds: [42], out: join(dir, "out"), warmup: 2, judge: "llm" as const, llm: judgeOnly(server.url) };
+      const first = await runFactualEval(o);
+      expect(server.requests).toBe(2); // the call and its repair
+      expect(server.bodies[1]!.messages.at(-1)!.content).toMatch(/could not be used: not valid JSON/);
+      const [row] = loadResults(first.results);
+      expect(row).toMatchObject({ judge: "llm", llmJudge: "fake-judge", llmAccuracy: null, llmPrecision: null, llmHallucination: null });
+      expect(row!.llmJudgeError).toMatch(/^invalid_output: invalid output after a repair attempt/);
+      const recorded = readJudgeLog(join(row!.log, "judge.jsonl"));
+      expect([...recorded.answers.values()][0]).toMatchObject({ type: "llm.failed", payload: { error: "invalid_output", attempts: 2 } });
+      expect(first.conditions[0]!.overall.llm).toMatchObject({ scored: 0, failures: 1, accuracy: null });
+      const again = await runFactualEval(o);
+      expect(server.requests).toBe(2);
+      expect(readFileSync(again.results, "utf8")).toBe(readFileSync(first.results, "utf8"));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an LLM judge without a model is a usage error; without an endpoint and no record the row says so", async () => {
+    const dir = tempDir("judge-none");
+    const file = smallFactual(dir, 1);
+    await expect(runFactualEval({ file, conditions: ["fixed-probe"], seeds: [42], out: join(dir, "out"), warmup: 2, judge: "llm" })).rejects.toThrow(/the LLM judge needs a model/);
+    // Refused connection: recorded as the gateway's failure (network), no score.
+    const r = await runFactualEval({ file, conditions: ["fixed-probe"], seeds: [42], out: join(dir, "out"), warmup: 2, judge: "llm", llm: judgeOnly("http://127.0.0.1:9/v1", { maxAttempts: 1 }) });
+    const [row] = loadResults(r.results);
+    expect(row!.llmAccuracy).toBeNull();
+    expect(row!.llmJudgeError).toMatch(/^(network|timeout)/);
+  });
+});
+
+describe("§7.3 implicit-intent LLM judge on eval implicit", () => {
+  it("literal and implicit scores per row, the second-order ground truth shown, reruns without HTTP", async () => {
+    const server = await fakeServer((b) => ({ content: system(b).includes("implicit_score") ? JSON.stringify({ literal_score: 0.9, implicit_score: 0.5, rationale: "fake" }) : "{}" }));
+    try {
+      const dir = tempDir("judge-implicit");
+      const o = { file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out: join(dir, "out"), judge: "both" as const, llm: judgeOnly(server.url) };
+      const first = await runImplicitEval(o);
+      expect(server.requests).toBe(25);
+      const body = server.bodies[0]! as ChatBody & { max_tokens?: number };
+      expect(body.max_tokens).toBe(200);
+      expect(body.messages[1]!.content).toMatch(/^USER QUERY: [\s\S]*GROUND TRUTH:[\s\S]*"implicit_need"[\s\S]*IMPLICIT NEED: [\s\S]*AI RESPONSE:/);
+      const second = server.bodies.find((b) => b.messages[1]!.content.includes("believers_belief_about_target"));
+      expect(second).toBeDefined();
+      expect(second!.messages[1]!.content).toMatch(/targets_actual_private_state/);
+      const rows = loadResults(first.results);
+      expect(rows.every((r) => r.llmLiteral === 0.9 && r.llmImplicit === 0.5 && r.judge === "both" && r.implicitCoverage !== undefined)).toBe(true);
+      expect(first.conditions[0]!.overall.llm).toMatchObject({ implicit: 0.5, scored: 25, failures: 0 });
+      expect(first.conditions[0]!.overall.llm!.literal).toBeCloseTo(0.9, 10);
+      expect(existsSync(join(rows[0]!.log, "judge.jsonl"))).toBe(true);
+      const again = await runImplicitEval(o);
+      expect(server.requests).toBe(25);
+      expect(readFileSync(again.results, "utf8")).toBe(readFileSync(first.results, "utf8"));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("privacy slice with the factual LLM judge", () => {
+  it("scores each answer against its snapshot", async () => {
+    const server = await fakeServer(() => ({ content: JSON.stringify(FACTUAL_REPLY) }));
+    try {
+      const dir = tempDir("judge-privacy");
+      const r = await runPrivacyEval({ file: PRIVACY, conditions: ["aura-gap-routed"], seeds: [42], out: join(dir, "out"), warmup: 2, judge: "both", llm: judgeOnly(server.url) });
+      const rows = loadResults(r.results);
+      expect(server.requests).toBe(rows.length);
+      expect(rows.every((x) => x.llmAccuracy !== null && x.llmAccuracy !== undefined && x.judge === "both")).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("experiment with an LLM judge", () => {
+  it("judges: [rule, llm] with an llm section; --report-only regenerates the same report with zero HTTP", async () => {
+    const server = await fakeServer(() => ({ content: JSON.stringify(FACTUAL_REPLY) }));
+    try {
+      const dir = tempDir("judge-exp");
+      smallFactual(dir);
+      const specFile = join(dir, "spec.json");
+      writeFileSync(specFile, JSON.stringify({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe", "aura-gap-routed"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: server.url, models: { intent: null, planner: null, answer: null, judge: "fake-judge" }, backoffMs: 5 }, out: "out", report: { metric: "llm-accuracy", bootstrap: 200 } }));
+      const spec = loadSpec(specFile);
+      expect(spec.judges).toEqual(["rule", "llm"]);
+      const first = await runExperiment(spec);
+      expect(server.requests).toBe(4);
+      const rows = loadResults(first.results);
+      expect(rows.every((r) => r.judge === "both" && r.llmJudge === "fake-judge" && r.accuracy !== null)).toBe(true);
+      const report = readFileSync(first.report.report, "utf8");
+      expect(report).toMatch(/LLM judge accuracy/);
+      const results = readFileSync(first.results, "utf8");
+      await server.close();
+      // The endpoint is gone: the report comes from the logs and the judge's records alone.
+      const again = await runExperiment(loadSpec(specFile), { reportOnly: true });
+      expect(server.requests).toBe(4);
+      expect(readFileSync(again.results, "utf8")).toBe(results);
+      expect(readFileSync(again.report.report, "utf8")).toBe(report);
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  });
+});
+
+describe("backend labels on LLM runs", () => {
+  it("a query whose intent stage fell back keeps its condition's configured backend; the fallback is counted and shown", async () => {
+    let intents = 0;
+    const FRAME = { literal_need: "x", implicit_need: ["y"], gap: 0.5, recommended_probes: ["get_agent_private_state"], should_alert: false, confidence: 0.6, rationale: "fake" };
+    const server = await fakeServer((b) => {
+      if (system(b).includes("Gap rubric")) return { content: ++intents <= 2 ? "no frame today" : JSON.stringify(FRAME) };
+      return { content: JSON.stringify({ answer: "fake answer" }) };
+    });
+    try {
+      const dir = tempDir("judge-labels");
+      const r = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out: join(dir, "out"), llm: { baseURL: server.url, apiKey: null, models: { intent: "fake-m", planner: "fake-m", answer: "fake-m" }, backoffMs: 5, maxAttempts: 1 } });
+      const rows = loadResults(r.results);
+      expect(rows).toHaveLength(25);
+      expect(new Set(rows.map((x) => x.backend))).toEqual(new Set(["llm:fake-m"]));
+      expect(rows.filter((x) => (x.fallbacks ?? 0) > 0)).toHaveLength(1);
+      expect(r.conditions[0]!.backend).toBe("llm:fake-m");
+      expect(r.conditions[0]!.overall.fallbacks).toBe(1);
+      const report = renderReport(rows);
+      expect(report.analysis.benchmarks[0]!.arms).toHaveLength(1);
+      expect(report.analysis.benchmarks[0]!.arms[0]).toMatchObject({ arm: "aura-intent", backend: "llm:fake-m", fallbacks: 1 });
+      expect(report.markdown).toMatch(/\| fallbacks \|/);
+    } finally {
+      await server.close();
+    }
+  });
+});
