@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import cliProgress from "cli-progress";
 import { renderCells, runSweep, sweepSpecOf } from "../envprobe/sweep.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
+import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 
 export interface EnvprobeSweepFlags {
   readonly worlds?: string;
@@ -64,4 +65,18 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
   if (flags.json) process.stdout.write(JSON.stringify({ out: flags.out, files: report.files, episodes: report.episodes, seconds, loadSeconds: loaded }, null, 2) + "\n");
   else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => `${flags.out}/${f}`).join(", ")}\n`);
   return 0;
+}
+
+/** A run's summary for an envprobe log (null for other worlds): outcome, A_H, probes. */
+export function envprobeSummary(records: ReadonlyArray<{ readonly type: string; readonly payload: unknown }>): string | null {
+  if (!records.some((r) => r.type === "envprobe.scored")) return null;
+  const acc = new EpisodeAccumulator();
+  for (const r of records) acc.add(r.type, r.payload);
+  const m = acc.result();
+  const pct = (x: number | null) => (x === null ? "—" : `${(100 * x).toFixed(1)}%`);
+  return [
+    `${m.world} · regime ${m.regime} · policy ${m.policy}: ${m.success ? `task solved at step ${m.steps}` : `task not solved in ${m.steps} steps`} (H = ${m.horizon})`,
+    `A_H ${m.accuracy.toFixed(3)} (procedural ${m.procedural === null ? "—" : m.procedural.toFixed(3)}, spatial ${m.spatial === null ? "—" : m.spatial.toFixed(3)}) · probes ${m.probes} of ${m.budget}, ${m.useful} useful · ${m.mutations} exogenous changes`,
+    `collapse onset τ_c ${m.collapse ?? "never"} · confident-wrong ${m.confidentWrong} of ${m.highConfidence} high-confidence belief-steps (${pct(m.highConfidence === 0 ? null : m.confidentWrong / m.highConfidence)})`,
+  ].join("\n");
 }

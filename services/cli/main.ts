@@ -24,7 +24,7 @@ import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summari
 import { verifyEpisode } from "../verify.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
-import { cmdEnvprobeReport, cmdEnvprobeSweep, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
 
@@ -121,7 +121,10 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
     process.stdout.write(lines.join("\n") + "\n\n");
     if (flags.summary !== false && result.resumedAfterTick === undefined) {
       if (rows.length > 0) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
-      else process.stdout.write(renderRecordSummary(scanLog(result.logDir).records, result.actors) + "\n\n");
+      else {
+        const logged = scanLog(result.logDir).records;
+        process.stdout.write((envprobeSummary(logged) ?? renderRecordSummary(logged, result.actors)) + "\n\n");
+      }
     }
   }
   process.stdout.write(`log:   ${rel(result.logDir)}\n`);
