@@ -20,6 +20,8 @@ import { auraSceneWorld, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig
 import { runEpisode } from "./episodes.ts";
 import { layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { sceneOfTown } from "./benchmarks/privacy.ts";
+import { makeLlmGateway, type Accounting, type LlmConfig } from "./llmGateway.ts";
+import { sceneModelsOf } from "./factualEval.ts";
 
 export interface AskOptions {
   /** The AURATown episode directory (finished or still running). */
@@ -33,6 +35,8 @@ export interface AskOptions {
   readonly maxSteps?: number;
   /** Where the fork goes (default runs/ask/<episode>-t<tick>-<agent>-<condition>, suffixed if taken). */
   readonly out?: string;
+  /** The controller's roles on a model through the gateway (services/llmGateway.ts); absent or null: deterministic. */
+  readonly llm?: LlmConfig | null;
 }
 
 export interface AskProbe {
@@ -59,6 +63,8 @@ export interface AskResult {
   readonly probes: readonly AskProbe[];
   readonly budget: { readonly ceiling: number; readonly used: number; readonly disclosure: number };
   readonly answer: AnswerGivenPayload;
+  /** What the question asked of the LLM gateway, when the controller ran on a model. */
+  readonly llm?: { readonly baseURL: string; readonly models: Readonly<Record<string, string | null>>; readonly usage: Accounting };
 }
 
 /** The log's committed prefix: every record up to the last `tick.committed` (none of a tick in progress). */
@@ -113,7 +119,8 @@ export async function askEpisode(o: AskOptions): Promise<AskResult> {
   const stateHash = (at.payload as { stateHash: string }).stateHash;
   const registry = (IMPLICIT_CONDITIONS as readonly string[]).includes(condition) ? "agent-state" : "environment";
   const scene = { ...snap.scene, name: `${header.episode}@t${o.tick}`, summary: `${snap.scene.summary} Forked from ${header.episode} after tick ${o.tick} (state ${stateHash.slice(0, 12)}); ${asker} is asking.` };
-  const config: SceneConfig = auraSceneWorld.resolveConfig({
+  const models = sceneModelsOf(o.llm);
+  const base: SceneConfig = auraSceneWorld.resolveConfig({
     scene,
     queries: [{ id: "ask", text: o.question, asker }],
     order: ["ask"],
@@ -123,13 +130,16 @@ export async function askEpisode(o: AskOptions): Promise<AskResult> {
     town: snap.town,
     policy: { allow: ["*"], deny: [] },
   });
+  // The models are part of the fork's config (so its header), as for `run --llm`.
+  const config: SceneConfig = models === null ? base : { ...base, llm: models };
+  const gateway = models === null ? null : makeLlmGateway(o.llm!);
   const fork = resolve(o.out ?? freeDir(join("runs", "ask", `${header.episode}-t${o.tick}-${slugOf(asker)}-${condition}`)));
   if (existsSync(layoutOf(fork).log)) throw new UsageError(`--out ${o.out}: already holds an episode; choose another directory`);
   mkdirSync(fork, { recursive: true });
-  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir: fork, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "commit" });
+  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir: fork, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "commit", ...(gateway === null ? {} : { llm: gateway.responder }) });
   const parent = { dir, episode: header.episode, tick: o.tick, stateHash, seq: at.seq, committedTicks: committed.length, uncommittedTail: scan.torn !== null || prefix.length < scan.records.length };
   writeFileSync(join(fork, "ask.json"), JSON.stringify({ parent, asker, question: o.question, condition }, null, 2) + "\n");
-  return { ...readAsk(scanLog(layoutOf(fork).log).records), parent, asker, question: o.question, condition, registry, fork };
+  return { ...readAsk(scanLog(layoutOf(fork).log).records), parent, asker, question: o.question, condition, registry, fork, ...(gateway === null ? {} : { llm: { baseURL: o.llm!.baseURL, models: { ...o.llm!.models }, usage: gateway.accounting() } }) };
 }
 
 /** The controller's trace of one question, read back from the fork's log. */

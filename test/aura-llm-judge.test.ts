@@ -14,7 +14,10 @@ import { parseFactualJudge, parseImplicitJudge, readJudgeLog } from "../services
 import type { LlmConfig } from "../services/llmGateway.ts";
 import { analyze, renderReport } from "../services/report.ts";
 import { fakeServer, type ChatBody } from "./fakeLlmServer.ts";
-import { tempDir } from "./helpers.ts";
+import { logRecords, tempDir } from "./helpers.ts";
+import { askEpisode } from "../services/ask.ts";
+import { runEpisode } from "../services/episodes.ts";
+import { verifyEpisode } from "../services/verify.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const FACTUAL = join(ROOT, "data/aura/factual_queries.json");
@@ -237,6 +240,102 @@ describe("backend labels on LLM runs", () => {
       expect(report.analysis.benchmarks[0]!.arms).toHaveLength(1);
       expect(report.analysis.benchmarks[0]!.arms[0]).toMatchObject({ arm: "aura-intent", backend: "llm:fake-m", fallbacks: 1 });
       expect(report.markdown).toMatch(/\| fallbacks \|/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+const FRAME2 = { literal_need: "x", implicit_need: ["y"], gap: 0.5, recommended_probes: ["get_agent_private_state", "get_current_time"], should_alert: false, confidence: 0.6, rationale: "fake" };
+/** Answers every controller role: the frame, a stop step, a plan, an answer. */
+const controllerReply = (b: ChatBody) => {
+  const sys = system(b);
+  if (sys.includes("Gap rubric")) return { content: JSON.stringify(FRAME2) };
+  if (sys.includes("implicit_score")) return { content: JSON.stringify({ literal_score: 1, implicit_score: 1, rationale: "r" }) };
+  if (sys.includes("CONTRADICTED")) return { content: JSON.stringify(FACTUAL_REPLY) };
+  return { content: JSON.stringify({ answer: "fake model answer", action: "stop", tool: null, arguments: {}, reason: "done", steps: [] }) };
+};
+
+describe("--llm on eval factual, experiment specs and ask", () => {
+  it("eval factual: the controller's answer comes from the model in -llm cells; the rows keep the configured backend; a rerun is served without HTTP", async () => {
+    const server = await fakeServer(controllerReply);
+    try {
+      const dir = tempDir("factual-llm");
+      const file = smallFactual(dir);
+      const o = { file, conditions: ["fixed-probe"], seeds: [42], out: join(dir, "out"), warmup: 2, llm: { baseURL: server.url, apiKey: null, models: { intent: "fake-m", planner: "fake-m", answer: "fake-m", judge: null }, backoffMs: 5 } };
+      const first = await runFactualEval(o);
+      const n = server.requests;
+      expect(n).toBeGreaterThan(0);
+      const rows = loadResults(first.results);
+      expect(rows.every((r) => r.backend === "llm:fake-m" && r.fallbacks === 0 && /-llm$/.test(r.log))).toBe(true);
+      expect(first.llm?.usage.total.calls).toBe(n);
+      const again = await runFactualEval(o);
+      expect(again.ran).toBe(0);
+      expect(server.requests).toBe(n);
+      expect((await verifyEpisode(rows[0]!.log)).ok).toBe(true);
+      expect(server.requests).toBe(n);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("experiment: an llm section puts the controller on the model (cells suffixed -llm); --report-only needs no endpoint", async () => {
+    const server = await fakeServer(controllerReply);
+    try {
+      const dir = tempDir("exp-llm");
+      smallFactual(dir, 1);
+      const specFile = join(dir, "spec.yaml");
+      writeFileSync(specFile, `benchmark: factual\nfile: factual2.json\nseeds: [42]\nconditions: [fixed-probe]\nwarmup: 2\njudges: [llm]\nllm:\n  baseURL: ${server.url}\n  model: fake-m\n  backoffMs: 5\nout: out\n`);
+      const first = await runExperiment(loadSpec(specFile));
+      const n = server.requests;
+      const [row] = loadResults(first.results);
+      expect(row).toMatchObject({ backend: "llm:fake-m", fallbacks: 0, judge: "llm", llmJudge: "fake-m", accuracy: null });
+      expect(row!.llmAccuracy).toBeCloseTo(0.825, 10);
+      expect(row!.log).toMatch(/-llm$/);
+      const text = readFileSync(first.results, "utf8");
+      await server.close();
+      const again = await runExperiment(loadSpec(specFile), { reportOnly: true });
+      expect(server.requests).toBe(n);
+      expect(readFileSync(again.results, "utf8")).toBe(text);
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  });
+
+  it("a spec's llm section and judges are checked", () => {
+    const dir = tempDir("exp-llm-bad");
+    smallFactual(dir, 1);
+    const problem = (spec: unknown) => {
+      writeFileSync(join(dir, "s.json"), JSON.stringify({ benchmark: "factual", file: "factual2.json", seeds: [1], conditions: ["fixed-probe"], ...(spec as object) }));
+      try {
+        loadSpec(join(dir, "s.json"));
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "";
+    };
+    expect(problem({ judges: ["llm"] })).toMatch(/field 'judges': the llm judge needs an `llm` section/);
+    expect(problem({ judges: ["gpt"] })).toMatch(/field 'judges': unknown judge 'gpt'/);
+    expect(problem({ llm: { baseURL: "http://127.0.0.1:9/v1", colour: 1 } })).toMatch(/field 'llm': .*colour/);
+    expect(problem({ llm: { baseURL: "http://127.0.0.1:9/v1", apiKey: "x" } })).toMatch(/field 'llm': do not put the API key/);
+    expect(problem({ judges: ["rule", "llm"], llm: { baseURL: "http://127.0.0.1:9/v1", model: "m" } })).toBe("");
+  });
+
+  it("ask: the controller's roles on the model; the fork's log records the calls and verifies with zero HTTP", async () => {
+    const server = await fakeServer(controllerReply);
+    try {
+      const town = join(tempDir("ask-llm-town"), "town");
+      await runEpisode({ world: "auratown", seed: 7, ticks: 4, dir: town, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never" });
+      const out = join(tempDir("ask-llm"), "fork");
+      const r = await askEpisode({ episode: town, tick: 3, agent: "lin-wei", question: "Is Zhang Hao free to chat right now?", out, llm: { baseURL: server.url, apiKey: null, models: { intent: "fake-m", planner: "fake-m", answer: "fake-m" }, backoffMs: 5 } });
+      expect(r.answer.text).toBe("fake model answer");
+      expect(r.answer.backend).toBe("llm:fake-m");
+      expect(r.llm?.usage.total.calls).toBe(2);
+      const records = logRecords(out);
+      expect(records.filter((x) => x.type === "llm.completed")).toHaveLength(2);
+      const n = server.requests;
+      expect((await verifyEpisode(out)).ok).toBe(true);
+      expect(server.requests).toBe(n);
     } finally {
       await server.close();
     }

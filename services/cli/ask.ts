@@ -5,8 +5,9 @@ import { relative } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { askEpisode, type AskResult } from "../ask.ts";
 import { SCENE_CONDITIONS } from "../../actors/aura/world.ts";
+import { addLlmOptions, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
 
-interface AskFlags {
+interface AskFlags extends LlmCliFlags {
   tick: number;
   agent: string;
   condition?: string;
@@ -49,6 +50,10 @@ export function renderAsk(r: AskResult): string {
   }
   out.push(`budget: ${r.budget.used} probe${r.budget.used === 1 ? "" : "s"} of ${r.budget.ceiling} · disclosure ${r.budget.disclosure}`);
   out.push(`answer: ${r.answer.text}`);
+  if (r.llm !== undefined) {
+    const t = r.llm.usage.total;
+    out.push(`backend: ${r.answer.backend}`, `llm: ${r.llm.baseURL} · ${t.calls} calls (${t.failed} failed) · ${t.promptTokens} prompt + ${t.completionTokens} completion tokens`);
+  }
   out.push(`log: ${rel(r.fork)} (verify it with: probetown verify ${rel(r.fork)})`);
   return out.join("\n") + "\n";
 }
@@ -75,9 +80,13 @@ export function registerAsk(program: Command, exit: (code: number) => void): voi
     .option("--condition <name>", `aura-intent (default; agent-state probes), aura-gap-routed (environment tools), or any of ${Object.keys(SCENE_CONDITIONS).join(", ")}`)
     .option("--max-steps <n>", "probe budget ceiling (default 3 on the agent-state probes, 5 on the environment tools)", integer("--max-steps"))
     .option("--out <dir>", "where the fork's episode goes (default runs/ask/<episode>-t<tick>-<agent>-<condition>)")
-    .option("--json", "print the result as JSON")
+    .option("--json", "print the result as JSON");
+  addLlmOptions(program.commands.at(-1)!)
+    .option("-q, --quiet", "no note on stderr about the backends")
     .action(async (episode: string, question: string, flags: AskFlags) => {
+      const llm = resolveLlmFlags(flags, "ask");
       const result = await askEpisode({
+        ...(llm === null ? {} : { llm }),
         episode, question, tick: flags.tick, agent: flags.agent,
         ...(flags.condition === undefined ? {} : { condition: flags.condition }),
         ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
