@@ -100,6 +100,8 @@ describe("envprobe invariants", () => {
     bad({ seeds: "5-1" }, /--seeds: range '5-1' runs backwards/);
     bad({ seeds: "a-b" }, /--seeds: expected integers and ranges/);
     expect(() => envprobeWorld.resolveConfig({ horizon: -3 })).toThrow(/horizon: expected a positive integer/);
+    bad({ seeds: "0-3", config: { calibration: { decay: 7 } } }, /--config: invalid envprobe config:[\s\S]*calibration.decay: expected 0..1/);
+    bad({ seeds: "0-3", config: { writeBack: "yes" } }, /--config: invalid envprobe config/);
     const ok = sweepSpecOf({ seeds: "0-2" });
     expect(ok.worlds).toEqual(["objectstate", "tooldag", "graphnav"]);
     expect(ok.regimes).toEqual(["low", "medium", "high"]);

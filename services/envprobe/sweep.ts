@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import { GRID_POLICIES, POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
+import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { parseSeeds } from "../jobs.ts";
 import { UsageError } from "../replay.ts";
 import { cellsOf, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
@@ -60,6 +61,16 @@ export function sweepSpecOf(flags: { worlds?: string; regimes?: string; policies
   if (flags.workers !== undefined && (!Number.isSafeInteger(flags.workers) || flags.workers < 0)) throw new UsageError(`--workers: expected an integer ≥ 0, got ${flags.workers}`);
   if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0) throw new UsageError(`--log ${flags.log}: not empty; choose another directory or remove it`);
   const config = { ...((flags.config ?? {}) as Record<string, unknown>), ...(flags.horizon === undefined ? {} : { horizon: flags.horizon }) };
+  // The config overrides are checked here for every world and regime, not in the workers.
+  for (const world of worlds) {
+    for (const regime of regimes) {
+      try {
+        envprobeWorld.resolveConfig({ ...config, world, regime });
+      } catch (error) {
+        throw new UsageError(`--config: ${(error as Error).message}`);
+      }
+    }
+  }
   return { worlds, regimes, policies, seeds, ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
 }
 
