@@ -18,6 +18,18 @@ import { logRecords, tempDir } from "./helpers.ts";
 import { askEpisode } from "../services/ask.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
+import { spawn } from "node:child_process";
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 const ROOT = join(import.meta.dirname, "..");
 const FACTUAL = join(ROOT, "data/aura/factual_queries.json");
@@ -336,6 +348,31 @@ describe("--llm on eval factual, experiment specs and ask", () => {
       const n = server.requests;
       expect((await verifyEpisode(out)).ok).toBe(true);
       expect(server.requests).toBe(n);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("CLI", () => {
+  it("eval factual --judge llm --llm <url> --model none --model judge=…: deterministic cells, the judge on the model; a rerun makes no HTTP", async () => {
+    const server = await fakeServer(controllerReply);
+    try {
+      const dir = tempDir("judge-cli");
+      const file = smallFactual(dir, 1);
+      const args = ["eval", "factual", "--file", file, "--condition", "fixed-probe", "--seeds", "42", "--warmup", "2", "--out", join(dir, "out"), "--judge", "llm", "--llm", server.url, "--model", "none", "--model", "judge=fake-judge"];
+      const first = await cli(args);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toMatch(/intent=deterministic planner=deterministic answer=deterministic/);
+      expect(first.stdout).toMatch(/LLM judge: accuracy 0\.825 .* 1 cells scored, 0 failed/);
+      expect(server.requests).toBe(1);
+      expect(server.bodies[0]!.model).toBe("fake-judge");
+      const again = await cli(args);
+      expect(again.code, again.stderr).toBe(0);
+      expect(server.requests).toBe(1);
+      const bad = await cli(["eval", "factual", "--file", file, "--condition", "fixed-probe", "--judge", "gpt"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--judge expects one of rule, llm, both, got 'gpt'/);
     } finally {
       await server.close();
     }

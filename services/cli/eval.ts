@@ -1,4 +1,5 @@
-// `probetown eval …`: offline benchmark runs with the deterministic backends and the rule judge.
+// `probetown eval …`: benchmark runs with the deterministic backends and the rule judge, or with
+// the controller on a model (--llm, --model, --llm-config) and/or the paper's LLM judges (--judge).
 // The stable scriptable entry is
 //   probetown eval implicit --file <queries.json> --condition <name> [--seeds 42,123,456] --json
 // Progress goes to stderr; the result (text table, or JSON with --json) to stdout; one JSONL line
@@ -220,7 +221,7 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
 
 /** Adds the `eval` command group to the program. */
 export function registerEval(program: Command, exit: (code: number) => void): void {
-  const group = program.command("eval").description("run a benchmark offline (deterministic backends, rule judge) and print coverage, probes and violations");
+  const group = program.command("eval").description("run a benchmark (deterministic backends and the rule judge unless --llm / --judge llm) and print coverage, probes and violations");
   group
     .command("implicit")
     .description(

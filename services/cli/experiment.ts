@@ -60,7 +60,7 @@ export function registerExperiment(program: Command, exit: (code: number) => voi
   program
     .command("experiment")
     .description(
-      "run an experiment spec (JSON or YAML: world, benchmark + file, seeds, conditions, forks.warmup, judges, maxSteps, policy, out, report):\n" +
+      "run an experiment spec (JSON or YAML: world, benchmark + file, seeds, conditions, forks.warmup, judges [rule, llm], llm, maxSteps, policy, out, report):\n" +
         "expands the job matrix, runs every cell without a finished log as an episode (others are served from their logs),\n" +
         "derives the results JSONL from the logs and writes the report; rerunning a finished experiment runs nothing",
     )
