@@ -394,6 +394,8 @@ export function buildProgram(exit: (code: number) => void): Command {
       const config = flags.config === undefined ? undefined : readConfigFile(flags.config);
       if (world === "envprobe") {
         if (flags.nats !== undefined) throw new UsageError("sweep envprobe runs embedded on worker threads; --nats is not supported for it yet");
+        if (flags.ticks !== undefined) throw new UsageError("sweep envprobe: use --horizon (ticks are the regime's horizon H)");
+        if (flags.snapshotEvery !== undefined) throw new UsageError("sweep envprobe keeps logs only (no snapshots): --snapshot-every does not apply");
         return cmdEnvprobeSweep({ ...flags, ...(config === undefined ? {} : { config }) });
       }
       const only = (["worlds", "regimes", "policies", "horizon", "log"] as const).filter((k) => flags[k] !== undefined);
