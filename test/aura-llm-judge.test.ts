@@ -20,9 +20,9 @@ import { runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { spawn } from "node:child_process";
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "" } });
+    const child = spawn(process.execPath, [join(ROOT, "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -373,6 +373,14 @@ describe("CLI", () => {
       const bad = await cli(["eval", "factual", "--file", file, "--condition", "fixed-probe", "--judge", "gpt"]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--judge expects one of rule, llm, both, got 'gpt'/);
+      // experiment --json with a key in the environment: the spec is printed, the key never.
+      const SECRET = "sk-test-EXPERIMENTKEY987654321";
+      writeFileSync(join(dir, "spec.json"), JSON.stringify({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: server.url, model: "none", models: { judge: "fake-judge" } }, out: "exp" }));
+      const exp = await cli(["experiment", join(dir, "spec.json"), "--json", "-q"], { PROBETOWN_LLM_API_KEY: SECRET });
+      expect(exp.code, exp.stderr).toBe(0);
+      expect(exp.stdout + exp.stderr).not.toContain(SECRET);
+      expect((JSON.parse(exp.stdout) as { spec: { llm: { apiKey: string; models: Record<string, string | null> } } }).spec.llm).toMatchObject({ apiKey: "(from the environment)", models: { intent: null, judge: "fake-judge" } });
+      expect(server.authorization.at(-1)).toBe(`Bearer ${SECRET}`);
     } finally {
       await server.close();
     }

@@ -40,7 +40,9 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
     (bar as cliProgress.SingleBar | null)?.stop();
   }
   if (flags.json) {
-    process.stdout.write(JSON.stringify({ spec: result.spec, cells: result.cells, ran: result.ran, served: result.served, replaced: result.replaced, results: result.results, report: result.report.report, json: result.report.json, charts: result.report.charts }, null, 2) + "\n");
+    // The API key (from the environment) is never printed.
+    const shown = { ...result.spec, llm: result.spec.llm === null ? null : { ...result.spec.llm, apiKey: result.spec.llm.apiKey === null ? null : "(from the environment)" } };
+    process.stdout.write(JSON.stringify({ spec: shown, cells: result.cells, ran: result.ran, served: result.served, replaced: result.replaced, results: result.results, report: result.report.report, json: result.report.json, charts: result.report.charts }, null, 2) + "\n");
   } else {
     const b = result.report.analysis.benchmarks;
     const lines = [
