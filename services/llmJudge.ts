@@ -21,7 +21,7 @@
 // Scores are computed here from the judge's counts (precision, accuracy), never taken on trust: an
 // invalid reply gets the gateway's repair attempt, then the row records the failure (`llmJudgeError`)
 // and no score; a cell is never given a made-up one.
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { llmRequest, LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload, type LlmRequestedPayload } from "../events/llm.ts";
 import type { AnswerGivenPayload } from "../events/probes.ts";
@@ -211,10 +211,11 @@ interface JudgeLine {
 }
 
 /** The recorded answers of a judge log by request hash (the last answer of a hash wins). */
-export function readJudgeLog(file: string): { answers: Map<string, LlmAnswer>; lines: number } {
+export function readJudgeLog(file: string): { answers: Map<string, LlmAnswer>; lines: number; torn: boolean } {
   const answers = new Map<string, LlmAnswer>();
-  if (!existsSync(file)) return { answers, lines: 0 };
-  const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.trim().length > 0);
+  if (!existsSync(file)) return { answers, lines: 0, torn: false };
+  const text = readFileSync(file, "utf8");
+  const lines = text.split("\n").filter((l) => l.trim().length > 0);
   for (const [i, raw] of lines.entries()) {
     let line: JudgeLine;
     try {
@@ -227,7 +228,8 @@ export function readJudgeLog(file: string): { answers: Map<string, LlmAnswer>; l
     if (line.type === "llm.completed") answers.set(line.payload.requestHash, { type: "llm.completed", payload: line.payload as LlmCompletedPayload });
     if (line.type === "llm.failed") answers.set(line.payload.requestHash, { type: "llm.failed", payload: line.payload as LlmFailedPayload });
   }
-  return { answers, lines: lines.length };
+  // An unfinished last line (not valid JSON, no newline): dropped before the next record is written.
+  return { answers, lines: lines.length, torn: text.length > 0 && !text.endsWith("\n") };
 }
 
 export interface JudgeCall {
@@ -250,7 +252,7 @@ export interface JudgeRun {
  * bounded by its `concurrency`), appending request and answer to the log in call order.
  */
 export async function runJudgeCalls(calls: readonly JudgeCall[], gateway: LlmGatewayImpl | null): Promise<JudgeRun> {
-  const logs = new Map<string, { answers: Map<string, LlmAnswer>; lines: number }>();
+  const logs = new Map<string, { answers: Map<string, LlmAnswer>; lines: number; torn: boolean }>();
   const logOf = (file: string) => logs.get(file) ?? logs.set(file, readJudgeLog(file)).get(file)!;
   const recorded = calls.map((c) => logOf(c.log).answers.get(c.request.requestHash) ?? null);
   // Identical requests in one batch are asked once.
@@ -272,6 +274,13 @@ export async function runJudgeCalls(calls: readonly JudgeCall[], gateway: LlmGat
     if (answer === null) return null;
     const log = logOf(c.log);
     if (!log.answers.has(c.request.requestHash)) {
+      if (log.torn) {
+        // An interrupted write: the unfinished line is dropped (its request is being asked again).
+        const text = readFileSync(c.log, "utf8");
+        writeFileSync(c.log, text.slice(0, text.lastIndexOf("\n") + 1));
+        log.torn = false;
+        log.lines--;
+      }
       const seq = log.lines;
       const lines: JudgeLine[] = [
         { seq, type: "llm.requested", from: JUDGE_ID, to: LLM_GATEWAY_ID, cause: null, payload: c.request },

@@ -10,7 +10,10 @@ import { runFactualEval } from "../services/factualEval.ts";
 import { runImplicitEval, runPrivacyEval } from "../services/eval.ts";
 import { loadResults } from "../services/results.ts";
 import { loadSpec, runExperiment } from "../services/experiment.ts";
-import { parseFactualJudge, parseImplicitJudge, readJudgeLog } from "../services/llmJudge.ts";
+import { parseFactualJudge, parseImplicitJudge, readJudgeLog, runJudgeCalls } from "../services/llmJudge.ts";
+import { llmRequest } from "../events/llm.ts";
+import { truncateSync } from "node:fs";
+import { makeLlmGateway } from "../services/llmGateway.ts";
 import type { LlmConfig } from "../services/llmGateway.ts";
 import { analyze, renderReport } from "../services/report.ts";
 import { fakeServer, type ChatBody } from "./fakeLlmServer.ts";
@@ -68,6 +71,36 @@ describe("LLM judge parsers", () => {
   it("implicit: two scores clamped to [0, 1]; a missing score is an error", () => {
     expect(parseImplicitJudge('{"literal_score": 1.4, "implicit_score": "0.5", "rationale": "r"}')).toEqual({ ok: true, scores: { literal: 1, implicit: 0.5 } });
     expect(parseImplicitJudge('{"literal_score": 1}')).toEqual({ ok: false, error: "field 'implicit_score' must be a number in [0, 1]" });
+  });
+});
+
+describe("the judge log", () => {
+  it("serves recorded answers by request hash; a torn last line is asked again and the file stays line-per-record", async () => {
+    const server = await fakeServer(() => ({ content: '{"literal_score": 1, "implicit_score": 0}' }));
+    try {
+      const log = join(tempDir("judge-log"), "judge.jsonl");
+      const req = (text: string) => llmRequest("judge", "fake-judge", [{ role: "user", content: text }], { temperature: 0.1, maxTokens: 200, json: true, output: "judge-implicit" }, null);
+      const gateway = makeLlmGateway(judgeOnly(server.url), { outputs: { "judge-implicit": () => null } });
+      const calls = [{ log, request: req("a") }, { log, request: req("b") }, { log, request: req("a") }];
+      const first = await runJudgeCalls(calls, gateway);
+      expect(first).toMatchObject({ served: 0, asked: 2 });
+      expect(server.requests).toBe(2);
+      expect(readFileSync(log, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { seq: number; type: string }).type)).toEqual(["llm.requested", "llm.completed", "llm.requested", "llm.completed"]);
+      const again = await runJudgeCalls(calls, null);
+      expect(again).toMatchObject({ served: 3, asked: 0 });
+      // Cut the last answer in half: the unfinished line is dropped and its request asked again.
+      const size = readFileSync(log).length;
+      truncateSync(log, size - 40);
+      const torn = await runJudgeCalls(calls, gateway);
+      expect(torn).toMatchObject({ served: 2, asked: 1 });
+      expect(server.requests).toBe(3);
+      const lines = readFileSync(log, "utf8").trim().split("\n");
+      expect(lines).toHaveLength(5);
+      expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([0, 1, 2, 3, 4]);
+      expect(readJudgeLog(log).answers.size).toBe(2);
+    } finally {
+      await server.close();
+    }
   });
 });
 
