@@ -120,6 +120,7 @@ export interface ImplicitEvalResult {
   readonly conditions: readonly ConditionSummary[];
   readonly rows: readonly ResultRow[];
   readonly llm?: EvalLlmSummary;
+  readonly judge?: JudgeMode;
 }
 
 const avg = (xs: readonly (number | null)[]): number | null => {
@@ -272,7 +273,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
       perSubcategory: groupBy(rs, (r) => r.subcategory),
     };
   });
-  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway) }) };
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, judge: mode, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway) }) };
 }
 
 /** Runs the episode, or reads an existing log of the same episode (same header) without rerunning. */

@@ -65,7 +65,8 @@ function row(label: string, a: Aggregate): string {
 
 function renderText(r: ImplicitEvalResult): string {
   const head = `${"".padEnd(26)} ${"cells".padStart(5)}  literal  implicit  probes  disclo  recall  viol  tpr   confl`;
-  const out: string[] = [`implicit intent · ${r.file} · seeds ${r.seeds.join(",")} · maxSteps ${r.maxSteps} · rule judge`, ""];
+  const judge = r.judge === "llm" ? "LLM judge (rule figures for reference)" : r.judge === "both" ? "rule and LLM judges" : "rule judge";
+  const out: string[] = [`implicit intent · ${r.file} · seeds ${r.seeds.join(",")} · maxSteps ${r.maxSteps} · ${judge}`, ""];
   for (const c of r.conditions) {
     out.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, row("overall", c.overall));
     for (const [s, a] of Object.entries(c.perScene)) out.push(row(`  scene ${s}`, a));
