@@ -347,6 +347,28 @@ describe("--llm on eval factual, experiment specs and ask", () => {
     }
   });
 
+  it("experiment: implicit and privacy cells on the model are found again by the matrix (a rerun runs nothing, no HTTP)", async () => {
+    const server = await fakeServer(controllerReply);
+    try {
+      const dir = tempDir("exp-llm-ip");
+      for (const [benchmark, file, extra] of [["implicit", SCENE_A, {}], ["privacy", PRIVACY, { warmup: 2 }]] as const) {
+        const specFile = join(dir, `${benchmark}.json`);
+        writeFileSync(specFile, JSON.stringify({ benchmark, file, seeds: [42], conditions: [benchmark === "implicit" ? "aura-intent" : "aura-gap-routed"], ...extra, judges: ["rule", "llm"], llm: { baseURL: server.url, model: "fake-m", backoffMs: 5 }, out: `out-${benchmark}`, report: { bootstrap: 100 } }));
+        const first = await runExperiment(loadSpec(specFile));
+        expect(first.ran).toBe(first.cells);
+        const rows = loadResults(first.results);
+        expect(rows.every((r) => r.backend === "llm:fake-m" && r.fallbacks === 0 && /-llm$/.test(r.log) && r.judge === "both" && r.llmJudgeError === undefined)).toBe(true);
+        const n = server.requests;
+        const again = await runExperiment(loadSpec(specFile));
+        expect(again.ran).toBe(0);
+        expect(server.requests).toBe(n);
+        expect(readFileSync(again.results, "utf8")).toBe(readFileSync(first.results, "utf8"));
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a spec's llm section and judges are checked", () => {
     const dir = tempDir("exp-llm-bad");
     smallFactual(dir, 1);
