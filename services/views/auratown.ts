@@ -169,7 +169,7 @@ export function renderSummary(s: Summary, top = 8, maxAgents = 10): string {
     out.push("", `Town incidents (${s.incidents.length})`);
     for (const i of s.incidents) out.push(`  ${i.at} ${i.description}${i.stressful ? "  [stressful]" : ""}`);
   }
-  out.push("", `Stale beliefs: ${s.staleBeliefs.length} runs, ${s.staleBeliefTicks} belief-ticks where a belief differed from the truth${s.staleBeliefs.length > top ? ` (longest ${top})` : ""}`);
+  out.push("", `Stale beliefs: ${s.staleBeliefs.length} runs, ${s.staleBeliefTicks} belief-ticks where a belief differed from the truth${s.staleBeliefs.length > top ? `; the ${top} longest:` : ""}`);
   for (const b of s.staleBeliefs.slice(0, top)) {
     out.push(`  ${b.observer} about ${b.target}, ${b.from}–${b.to} (${b.ticks} ticks): believed ${b.believed}; actually ${b.actually}`);
   }
