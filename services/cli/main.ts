@@ -2,8 +2,8 @@
 //   0 success · 1 verification failed (the log is intact but replay diverges from it)
 //   2 bad usage or input (flags, config, unknown world/condition) · 3 the log is damaged
 //   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
-import { readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
@@ -22,6 +22,7 @@ import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfRepla
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
+import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
@@ -200,7 +201,30 @@ async function cmdFork(log: string, flags: EpisodeFlags & LlmCliFlags & { at: nu
   return session.finish(result, `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`);
 }
 
-async function cmdVerify(log: string, flags: { json?: boolean } & NatsFlags): Promise<number> {
+/** A folder that is not itself an episode (no log/, not a log path) but holds episodes below it. */
+function isEpisodeTree(path: string): boolean {
+  if (!existsSync(path) || !statSync(path).isDirectory() || existsSync(join(path, "log"))) return false;
+  return !/[\\/]log[\\/]?$/.test(path);
+}
+
+async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: boolean }): Promise<number> {
+  const bar = !flags.json && !flags.quiet && process.stderr.isTTY
+    ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+    : null;
+  const report = await verifyTree(resolve(root), {
+    onProgress: (done, total) => {
+      if (done === 1) bar?.start(total, 0);
+      bar?.update(done);
+    },
+  });
+  bar?.stop();
+  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+  else process.stdout.write(treeReportText(report) + "\n");
+  return report.episodes === 0 ? 2 : report.exitCode;
+}
+
+async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean } & NatsFlags): Promise<number> {
+  if (flags.nats === undefined && isEpisodeTree(log)) return cmdVerifyTree(log, flags);
   const report = flags.nats === undefined ? await verifyEpisode(log) : await verifyFromNats(log, flags.nats, flags.namespace);
   if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else process.stdout.write(report.text + "\n");
@@ -339,8 +363,9 @@ export function buildProgram(exit: (code: number) => void): Command {
   program
     .command("verify")
     .description("check the hash chain, replay every actor and recompute every tick's state hash; exit 0 when the log holds")
-    .argument("<log>", "episode directory (with --nats: the episode id)")
+    .argument("<log>", "episode directory (with --nats: the episode id), or a folder of episodes (a sweep's --log, an eval's --out): every episode below it is verified, on every core")
     .option("--json", "machine-readable report")
+    .option("-q, --quiet", "no progress bar for a folder of episodes")
     .option("--nats <url>", "verify a log kept in JetStream")
     .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
     .action(wrap(cmdVerify));

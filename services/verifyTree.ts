@@ -1,0 +1,106 @@
+// `verify <dir>` on a folder of episodes (a sweep's `--log`, an eval's `--out`): every episode
+// directory below it is verified in full, on worker threads, so "every log of a sweep verifies" is
+// one command. An episode directory is one with a `log/` folder; the walk does not descend into it.
+import { existsSync, readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, relative } from "node:path";
+import { Worker } from "node:worker_threads";
+
+export interface TreeEntry {
+  readonly dir: string;
+  readonly exitCode: 0 | 1 | 3 | 4;
+  /** The verify report's text for a failure (first divergence or damage); null when the log holds. */
+  readonly problem: string | null;
+  readonly records: number;
+}
+
+export interface TreeReport {
+  readonly root: string;
+  readonly episodes: number;
+  readonly ok: number;
+  readonly diverged: number;
+  readonly damaged: number;
+  readonly errors: number;
+  readonly records: number;
+  readonly seconds: number;
+  readonly failures: readonly TreeEntry[];
+  /** 0 when every log holds; otherwise the worst code: 4 (internal) > 3 (damaged) > 1 (diverged). */
+  readonly exitCode: 0 | 1 | 3 | 4;
+}
+
+/** Episode directories below `root` in sorted order (`root` itself when it is one). */
+export function episodeDirsUnder(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    if (existsSync(join(dir, "log"))) {
+      found.push(dir);
+      return;
+    }
+    const children = readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    for (const name of children) walk(join(dir, name));
+  };
+  walk(root);
+  return found;
+}
+
+export async function verifyTree(root: string, options: { readonly threads?: number; readonly onProgress?: (done: number, total: number) => void } = {}): Promise<TreeReport> {
+  const started = performance.now();
+  const dirs = episodeDirsUnder(root);
+  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), dirs.length));
+  const entries: TreeEntry[] = [];
+  // Each thread pulls the next directory when it finishes one, so a slow log does not hold up a share.
+  let next = 0;
+  await Promise.all(
+    Array.from(
+      { length: dirs.length === 0 ? 0 : threads },
+      () =>
+        new Promise<void>((resolveThread, reject) => {
+          const worker = new Worker(new URL("./verifyTreeWorker.ts", import.meta.url));
+          const feed = () => {
+            if (next < dirs.length) worker.postMessage(dirs[next++]);
+            else void worker.terminate().then(() => resolveThread());
+          };
+          worker.on("message", (entry: TreeEntry) => {
+            entries.push(entry);
+            options.onProgress?.(entries.length, dirs.length);
+            feed();
+          });
+          worker.on("error", reject);
+          feed();
+        }),
+    ),
+  );
+  const failures = entries.filter((e) => e.exitCode !== 0).sort((a, b) => (a.dir < b.dir ? -1 : 1));
+  const count = (code: number) => entries.filter((e) => e.exitCode === code).length;
+  const worst = failures.reduce<0 | 1 | 3 | 4>((w, e) => (e.exitCode === 4 || (e.exitCode === 3 && w !== 4) || (e.exitCode === 1 && w === 0) ? e.exitCode : w), 0);
+  return {
+    root,
+    episodes: dirs.length,
+    ok: count(0),
+    diverged: count(1),
+    damaged: count(3),
+    errors: count(4),
+    records: entries.reduce((sum, e) => sum + e.records, 0),
+    seconds: (performance.now() - started) / 1000,
+    failures,
+    exitCode: worst,
+  };
+}
+
+export function treeReportText(report: TreeReport, cwd: string = process.cwd()): string {
+  // Paths outside the working directory read better absolute than as a climb of ../
+  const shown = (path: string) => {
+    const rel = relative(cwd, path);
+    return rel === "" ? "." : rel.startsWith("..") ? path : rel;
+  };
+  const where = shown(report.root);
+  if (report.episodes === 0) return `FAILED: no episode directories (folders with a log/ inside) under ${where}`;
+  const lines = [
+    `${report.exitCode === 0 ? "OK" : "FAILED"}: ${report.episodes} episodes under ${where} (${report.records.toLocaleString("en-US")} records) in ${report.seconds.toFixed(1)} s — ${report.ok} hold, ${report.diverged} diverged, ${report.damaged} damaged${report.errors > 0 ? `, ${report.errors} could not be checked` : ""}`,
+  ];
+  for (const f of report.failures) lines.push(`  ${shown(f.dir)}: ${(f.problem ?? "").replace(/^FAILED: /, "").split("\n").join("\n    ")}`);
+  return lines.join("\n");
+}

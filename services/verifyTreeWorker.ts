@@ -1,0 +1,11 @@
+// A `verify <dir>` worker thread: verifies one episode directory per message and answers with its entry.
+import { parentPort } from "node:worker_threads";
+import { verifyEpisode } from "./verify.ts";
+import type { TreeEntry } from "./verifyTree.ts";
+
+parentPort!.on("message", (dir: string) => {
+  verifyEpisode(dir).then(
+    (report): void => parentPort!.postMessage({ dir, exitCode: report.exitCode, problem: report.ok ? null : report.text, records: report.records } satisfies TreeEntry),
+    (error: unknown): void => parentPort!.postMessage({ dir, exitCode: 4, problem: `could not be checked: ${error instanceof Error ? error.message : String(error)}`, records: 0 } satisfies TreeEntry),
+  );
+});

@@ -1,0 +1,55 @@
+// `probetown verify <folder>`: every episode below a sweep's --log is verified in one command; one
+// damaged log fails the whole folder with exit 3 and is named, the others still counted as holding.
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { firstSegment, tempDir } from "./helpers.ts";
+import { episodeDirsUnder, verifyTree } from "../services/verifyTree.ts";
+
+const root = join(import.meta.dirname, "..");
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe("verify on a folder of episodes", () => {
+  it("verifies every log of a sweep, and names the one that is damaged", async () => {
+    const log = join(tempDir("verify-tree"), "grid");
+    const sweep = cli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,periodic", "--regimes", "medium", "--seeds", "0-2", "--log", log, "--json"]);
+    expect(sweep.code, sweep.err).toBe(0);
+    const dirs = episodeDirsUnder(log);
+    expect(dirs).toHaveLength(6);
+
+    const clean = cli(["verify", log]);
+    expect(clean.code, clean.out + clean.err).toBe(0);
+    expect(clean.out).toMatch(/^OK: 6 episodes under .* — 6 hold, 0 diverged, 0 damaged/);
+
+    // Change one payload value of one record without re-sealing it: the hash chain breaks there.
+    const victim = dirs.find((d) => d.includes("periodic") && d.endsWith("s1"))!;
+    const file = firstSegment(victim);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const at = lines.findIndex((l, i) => i > 2 && /"tick":3,/.test(l));
+    expect(at).toBeGreaterThan(0);
+    lines[at] = lines[at]!.replace(/"tick":3,/, '"tick":4,');
+    writeFileSync(file, lines.join("\n"));
+
+    const damaged = cli(["verify", log]);
+    expect(damaged.code).toBe(3);
+    expect(damaged.out).toMatch(/FAILED: 6 episodes .* 5 hold, 0 diverged, 1 damaged/);
+    expect(damaged.out).toContain(victim);
+    expect(damaged.out).toMatch(new RegExp(`seq ${at} \\(line ${at + 1}\\)`));
+
+    const report = await verifyTree(log, { threads: 1 });
+    expect(report.failures.map((f) => f.dir)).toEqual([victim]);
+    expect(report.ok).toBe(5);
+  });
+
+  it("a folder with no episodes below it is a usage error", () => {
+    const empty = join(tempDir("verify-tree-empty"), "nothing");
+    mkdirSync(empty);
+    const r = cli(["verify", empty]);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/no episode directories/);
+  });
+});
