@@ -11,7 +11,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectNats } from "../infra/nats.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
-import { MARKER } from "../services/envprobe/natsSweep.ts";
+import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, MARKER, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
+import { sweepSpecOf } from "../services/envprobe/sweep.ts";
 import { tempDir } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
@@ -71,6 +72,36 @@ afterAll(async () => {
 const grid = ["--worlds", "tooldag", "--policies", "no-probe,envprobe-simple", "--regimes", "medium"];
 
 describe("sweep envprobe over NATS", () => {
+  it("jobs are chunks of one cell's seeds, with ids from the cell, the seed range and a hash of what the job does", () => {
+    const spec = sweepSpecOf({ worlds: "tooldag,graphnav", policies: "no-probe,random", regimes: "low", seeds: "0-9" });
+    const jobs = envprobeJobsOf(spec, 4);
+    expect(jobs).toHaveLength(3 * 2 * 2);
+    expect(jobs.map((j) => j.spec.seeds.length)).toEqual([...Array(4).fill(4), ...Array(4).fill(4), ...Array(4).fill(2)]);
+    expect(jobs[0]!.id).toMatch(/^envprobe-tooldag-low-no-probe-s0-3-[0-9a-f]{12}$/);
+    expect(jobs.at(-1)!.id).toMatch(/^envprobe-graphnav-low-random-s8-9-[0-9a-f]{12}$/);
+    expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
+    // Same spec, same ids; another horizon or log directory, other ids.
+    expect(envprobeJobsOf(sweepSpecOf({ worlds: "tooldag,graphnav", policies: "no-probe,random", regimes: "low", seeds: "0-9" }), 4).map((j) => j.id)).toEqual(jobs.map((j) => j.id));
+    expect(envprobeJobsOf(sweepSpecOf({ worlds: "tooldag,graphnav", policies: "no-probe,random", regimes: "low", seeds: "0-9", horizon: 12 }), 4)[0]!.id).not.toBe(jobs[0]!.id);
+    expect(envprobeJobsOf({ ...spec, log: "/elsewhere" }, 4)[0]!.id).not.toBe(jobs[0]!.id);
+  });
+
+  it("a job that keeps failing fails the sweep with a typed error naming it, and no metrics", async () => {
+    const ns = nats.namespace("fail");
+    const queue = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 2000, backoffMs: 50 });
+    const worker = queue.work("in-process", runEnvprobeChunk, { maxAttempts: 2 });
+    // Past the spec check (as a stale or hand-made job would be): a policy no worker knows.
+    const spec = { worlds: ["tooldag" as const], regimes: ["medium"], policies: ["psychic" as never], seeds: [0, 1], config: {} };
+    try {
+      const error = await gatherEnvprobeSweep(nc, spec, { namespace: ns, workers: 0 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EnvprobeSweepFailed);
+      expect((error as Error).message).toMatch(/1 of 1 jobs failed, so no metrics were written \(envprobe-tooldag-medium-psychic-s0-1-[0-9a-f]{12} after 2 attempts: .*psychic/);
+    } finally {
+      await worker.stop();
+      await queue.close();
+    }
+  }, 60_000);
+
   it("local workers give the embedded sweep's cells, episode metrics and log bytes; a resubmission runs nothing", async () => {
     const work = tempDir("envprobe-nats");
     const args = [...grid, "--seeds", "0-5"];
