@@ -18,6 +18,7 @@ import { filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, type EpisodeOutcome } from "../jobs.ts";
 import { UsageError } from "../replay.ts";
 import { verifyEpisodeEffect, type VerifyReport } from "../verify.ts";
+import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
 
@@ -68,13 +69,20 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     const handle = queue.work(
       worker,
       async (job, context) => {
+        if (isEnvprobeJob(job)) {
+          // A chunk of an EnvProbe sweep: its episodes through the direct driver, logs to the sweep's --log.
+          const started = performance.now();
+          const chunk = await runEnvprobeChunk(job, context);
+          say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}, ${chunk.episodes.length} envprobe episodes, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
+          return chunk;
+        }
         const outcome = (await handler(job, context)) as EpisodeOutcome;
         say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}${outcome.resumedAfterTick === undefined ? "" : `, resumed after tick ${outcome.resumedAfterTick}`}, ${outcome.records} records, ${outcome.seconds.toFixed(2)} s)`);
         return outcome;
       },
       { concurrency: flags.concurrency },
     );
-    say(flags.quiet, `${worker}: taking episode jobs from namespace ${flags.namespace} (${flags.nats}); Ctrl-C stops after the running jobs`);
+    say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${flags.nats}); Ctrl-C stops after the running jobs`);
     await new Promise<void>((resolve) => process.once("SIGINT", resolve).once("SIGTERM", resolve));
     await handle.stop();
     await queue.close();

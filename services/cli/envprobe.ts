@@ -1,9 +1,13 @@
-// `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts).
+// `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts),
+// or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
 import { writeFileSync } from "node:fs";
 import cliProgress from "cli-progress";
-import { renderCells, runSweep, sweepSpecOf } from "../envprobe/sweep.ts";
+import { renderCells, runSweep, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
+import { DEFAULT_CHUNK, isSameSweepLog, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
+import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
+import { UsageError } from "../replay.ts";
 
 export interface EnvprobeSweepFlags {
   readonly worlds?: string;
@@ -18,30 +22,57 @@ export interface EnvprobeSweepFlags {
   readonly out?: string;
   readonly json?: boolean;
   readonly quiet?: boolean;
+  /** Queue the grid on this NATS server's JetStream work queue instead of running it here. */
+  readonly nats?: string;
+  readonly namespace?: string;
+  /** With --nats: seeds of one cell per job. */
+  readonly chunk?: number;
 }
 
 export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<number> {
   // --conditions is the generic spelling of --policies (its default 'baseline' means "not given").
   const policies = flags.policies ?? (flags.conditions !== undefined && flags.conditions !== "baseline" ? flags.conditions : undefined);
-  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }) });
+  const nats = flags.nats;
+  if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
+  // The whole spec is checked before anything is enqueued (or NATS is even contacted). A NATS
+  // sweep may be resubmitted into its own --log directory: its jobs are idempotent.
+  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }) }, nats === undefined ? undefined : isSameSweepLog);
   const total = spec.worlds.length * spec.regimes.length * spec.policies.length * spec.seeds.length;
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : null;
-  bar?.start(total, 0);
-  const result = await runSweep(spec, (done) => bar?.update(done));
+  let result: SweepResult | NatsSweepResult;
+  if (nats === undefined) {
+    bar?.start(total, 0);
+    result = await runSweep(spec, (done) => bar?.update(done));
+  } else {
+    const namespace = flags.namespace ?? DEFAULT_NAMESPACE;
+    const workers = flags.workers ?? 0;
+    result = await runSweepOverNats(spec, {
+      url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK,
+      onQueued: (jobs) => {
+        if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker --nats ${nats} --namespace ${namespace}\`\n`);
+        bar?.start(total, 0);
+      },
+    }, (done) => bar?.update(done));
+  }
   bar?.stop();
   const seeds = `${spec.seeds[0]}${spec.seeds.length > 1 ? `-${spec.seeds.at(-1)}` : ""}`;
   const summary = {
     worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,
     episodes: result.episodes.length, seconds: result.seconds, episodesPerSecond: result.episodes.length / result.seconds,
-    workers: result.workers, log: result.log, cells: result.cells,
+    workers: result.workers, log: result.log,
+    ...("jobs" in result ? { nats: { url: nats, namespace: flags.namespace ?? DEFAULT_NAMESPACE, jobs: result.jobs, chunk: result.chunk, redelivered: result.redelivered } } : {}),
+    cells: result.cells,
   };
   if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify({ ...summary, episodeMetrics: result.episodes }) + "\n");
   if (flags.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
   else {
     if (!flags.quiet) process.stdout.write(renderCells(result.cells) + "\n\n");
-    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${result.workers} worker threads)${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
+    const how = "jobs" in result
+      ? `over NATS: ${result.jobs} jobs of up to ${result.chunk} episodes, ${result.workers} local worker processes${result.redelivered.length > 0 ? `, ${result.redelivered.length} jobs redelivered` : ""}`
+      : `${result.workers} worker threads`;
+    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${how})${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
     if (flags.out !== undefined) process.stdout.write(`metrics: ${flags.out}\n`);
   }
   return 0;

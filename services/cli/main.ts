@@ -26,6 +26,7 @@ import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
 
@@ -383,7 +384,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 
   program
     .command("worker")
-    .description("take episode jobs from the JetStream work queue and run them (a redelivered job resumes its partial log); Ctrl-C stops after the running jobs")
+    .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and chunks of `sweep envprobe --nats` (logs to the sweep's --log); Ctrl-C stops after the running jobs")
     .requiredOption("--nats <url>", "NATS server with JetStream")
     .option("--namespace <ns>", "JetStream namespace", DEFAULT_NAMESPACE)
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
@@ -403,9 +404,10 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
     .option("--config <file>", "JSON file with world config overrides")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks (a resumed job restarts from the latest)", integer("--snapshot-every", 0))
-    .option("--nats <url>", "queue the episodes in JetStream for `probetown worker` processes")
+    .option("--nats <url>", "queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)")
     .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
-    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere)", integer("--workers", 0), 0)
+    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); envprobe without --nats: worker threads (0: every core)", integer("--workers", 0), 0)
+    .option("--chunk <n>", `envprobe with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1))
     .option("--out <file>", "write every outcome as JSON")
     .option("--json", "print the outcomes as JSON")
     .option("-q, --quiet", "print only the summary")
@@ -418,12 +420,11 @@ export function buildProgram(exit: (code: number) => void): Command {
       if (worlds[world] === undefined) throw new UsageError(`unknown world '${world}' (known: ${Object.keys(worlds).join(", ")})`);
       const config = flags.config === undefined ? undefined : readConfigFile(flags.config);
       if (world === "envprobe") {
-        if (flags.nats !== undefined) throw new UsageError("sweep envprobe runs embedded on worker threads; --nats is not supported for it yet");
         if (flags.ticks !== undefined) throw new UsageError("sweep envprobe: use --horizon (ticks are the regime's horizon H)");
         if (flags.snapshotEvery !== undefined) throw new UsageError("sweep envprobe keeps logs only (no snapshots): --snapshot-every does not apply");
         return cmdEnvprobeSweep({ ...flags, ...(config === undefined ? {} : { config }) });
       }
-      const only = (["worlds", "regimes", "policies", "horizon", "log"] as const).filter((k) => flags[k] !== undefined);
+      const only = (["worlds", "regimes", "policies", "horizon", "log", "chunk"] as const).filter((k) => flags[k] !== undefined);
       if (only.length > 0) throw new UsageError(`--${only[0]} is for \`sweep envprobe\` only`);
       return cmdSweep(world, { ...flags, ...(config === undefined ? {} : { config }) });
     }));

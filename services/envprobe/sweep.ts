@@ -50,7 +50,10 @@ function list<T extends string>(flag: string, text: string | undefined, known: r
 }
 
 /** Checks a sweep's flags; every problem is a UsageError naming the flag. */
-export function sweepSpecOf(flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; log?: string; workers?: number; horizon?: number; config?: unknown }): SweepSpec {
+export function sweepSpecOf(
+  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; log?: string; workers?: number; horizon?: number; config?: unknown },
+  acceptLog?: (spec: SweepSpec) => boolean,
+): SweepSpec {
   const worlds = list("--worlds", flags.worlds, KINDS, KINDS);
   const regimeNames = Object.keys(REGIMES);
   const regimes = list("--regimes", flags.regimes, regimeNames, ["low", "medium", "high"]);
@@ -59,7 +62,6 @@ export function sweepSpecOf(flags: { worlds?: string; regimes?: string; policies
   if (seeds.length === 0) throw new UsageError("--seeds: no seeds");
   if (flags.horizon !== undefined && (!Number.isSafeInteger(flags.horizon) || flags.horizon <= 0)) throw new UsageError(`--horizon: expected a positive integer, got ${flags.horizon}`);
   if (flags.workers !== undefined && (!Number.isSafeInteger(flags.workers) || flags.workers < 0)) throw new UsageError(`--workers: expected an integer ≥ 0, got ${flags.workers}`);
-  if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0) throw new UsageError(`--log ${flags.log}: not empty; choose another directory or remove it`);
   const config = { ...((flags.config ?? {}) as Record<string, unknown>), ...(flags.horizon === undefined ? {} : { horizon: flags.horizon }) };
   // The config overrides are checked here for every world and regime, not in the workers.
   for (const world of worlds) {
@@ -71,7 +73,13 @@ export function sweepSpecOf(flags: { worlds?: string; regimes?: string; policies
       }
     }
   }
-  return { worlds, regimes, policies, seeds, ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
+  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
+  // A non-empty --log is refused, except where `acceptLog` recognises it (a NATS sweep resubmitted
+  // into the directory it started: its jobs are idempotent and rewrite the same bytes).
+  if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0 && !(acceptLog?.(spec) ?? false)) {
+    throw new UsageError(`--log ${flags.log}: not empty; choose another directory or remove it`);
+  }
+  return spec;
 }
 
 export function jobsOf(spec: SweepSpec): EnvprobeJob[] {
@@ -124,9 +132,15 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
     ),
   );
   const seconds = (performance.now() - started) / 1000;
-  const order = (e: EpisodeMetrics) => `${KINDS.indexOf(e.world as Kind)}|${spec.regimes.indexOf(e.regime)}|${String(spec.policies.indexOf(e.policy as Policy)).padStart(3, "0")}`;
-  episodes.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : a.seed - b.seed));
+  inGridOrder(spec, episodes);
   return { episodes, cells: cellsOf(episodes), seconds, workers, log: spec.log ?? null };
+}
+
+/** Sorts a grid's episode metrics in place (world, regime, policy as in the spec, then seed): the
+ * order of the cells and of `--out`'s episodeMetrics, whichever way the episodes ran. */
+export function inGridOrder(spec: SweepSpec, episodes: EpisodeMetrics[]): EpisodeMetrics[] {
+  const order = (e: EpisodeMetrics) => `${KINDS.indexOf(e.world as Kind)}|${spec.regimes.indexOf(e.regime)}|${String(spec.policies.indexOf(e.policy as Policy)).padStart(3, "0")}`;
+  return episodes.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : a.seed - b.seed));
 }
 
 const pct = (x: number | null) => (x === null ? "  —  " : `${(100 * x).toFixed(1).padStart(5)}`);

@@ -1,0 +1,176 @@
+// `probetown sweep envprobe … --nats <url>`: the same grid as the embedded sweep, queued as jobs on
+// the JetStream work queue (infra/jetStreamJobQueue.ts) and run by `probetown worker` processes.
+//
+// A job is a chunk of one cell's seeds (world, regime, policy; up to `chunk` seeds, 64 by default:
+// ~130 ms of work against a few ms of queue round trips). Its id names the cell and the seed range
+// and ends with a hash of everything the job does (cell, exact seeds, config overrides, log
+// directory), so resubmitting a sweep enqueues nothing twice and a finished job returns its
+// recorded outcome. A worker runs a job's episodes one after another through the direct driver,
+// exactly as the embedded sweep's threads do, writing each log to `<log>/<world>-<regime>/<policy>/
+// s<seed>/log` when the sweep has `--log` (a directory every worker can reach: a shared filesystem)
+// and returning every episode's metrics as the job's outcome. A worker killed mid-job leaves some of
+// the job's logs written; the redelivered job runs every episode again and rewrites the same bytes,
+// so the logs and the metrics end as an uninterrupted run's.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Schema } from "effect";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
+import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
+import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
+import { spawnWorkers, withNats } from "../distributed.ts";
+import { runDirect } from "./direct.ts";
+import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
+import { episodeDirOf, episodeNameOf, inGridOrder, type SweepResult, type SweepSpec } from "./sweep.ts";
+
+/** Seeds of one cell per job unless `--chunk` says otherwise. */
+export const DEFAULT_CHUNK = 64;
+
+/** What a job carries: one cell and some of its seeds; `log` is the sweep's absolute --log or null. */
+export const EnvprobeChunkSpec = Schema.Struct({
+  kind: Schema.Literal("envprobe"),
+  world: Schema.String,
+  regime: Schema.String,
+  policy: Schema.String,
+  seeds: Schema.Array(Schema.Int),
+  config: Schema.Record(Schema.String, Schema.Unknown),
+  log: Schema.NullOr(Schema.String),
+});
+export type EnvprobeChunkSpec = typeof EnvprobeChunkSpec.Type;
+
+const decodeChunk = Schema.decodeUnknownSync(EnvprobeChunkSpec);
+
+/** A job's outcome: the metrics of each of its episodes, in seed order. */
+export interface EnvprobeChunkResult {
+  readonly episodes: readonly EpisodeMetrics[];
+}
+
+/** One or more jobs of a NATS sweep ended without an outcome (each failed `maxAttempts` times). */
+export class EnvprobeSweepFailed extends Schema.TaggedError<EnvprobeSweepFailed>()("EnvprobeSweepFailed", {
+  failures: Schema.Array(Schema.Struct({ id: Schema.String, attempt: Schema.Number, error: Schema.String })),
+  jobs: Schema.Number,
+}) {
+  override get message(): string {
+    const shown = this.failures.slice(0, 5).map((f) => `${f.id} after ${f.attempt} attempts: ${f.error}`);
+    return `sweep envprobe over NATS: ${this.failures.length} of ${this.jobs} jobs failed, so no metrics were written (${shown.join("; ")}${this.failures.length > 5 ? "; …" : ""})`;
+  }
+}
+
+/** Is this queued job an EnvProbe chunk (rather than an episode job)? */
+export const isEnvprobeJob = (job: Job): boolean => typeof job.spec === "object" && job.spec !== null && (job.spec as { kind?: unknown }).kind === "envprobe";
+
+/** The sweep's jobs: chunks of each cell's seeds, chunk-major so that workers share every cell. */
+export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK): Job<EnvprobeChunkSpec>[] {
+  const size = Math.max(1, Math.floor(chunk));
+  const jobs: Job<EnvprobeChunkSpec>[] = [];
+  for (let from = 0; from < spec.seeds.length; from += size) {
+    const seeds = spec.seeds.slice(from, from + size);
+    for (const world of spec.worlds) {
+      for (const regime of spec.regimes) {
+        for (const policy of spec.policies) {
+          const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null };
+          const hash = sha256Hex(canonicalJson(job)).slice(0, 12);
+          jobs.push({ id: `envprobe-${world}-${regime}-${policy}-s${seeds[0]}-${seeds.at(-1)}-${hash}`, spec: job });
+        }
+      }
+    }
+  }
+  return jobs;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Runs one chunk job (a worker's handler for EnvProbe jobs). Between episodes it yields to the
+ * event loop, so the queue's heartbeat keeps the job while a long chunk runs.
+ */
+export async function runEnvprobeChunk(job: Job, _context?: JobContext): Promise<EnvprobeChunkResult> {
+  const spec = decodeChunk(job.spec);
+  const episodes: EpisodeMetrics[] = [];
+  for (const seed of spec.seeds) {
+    const j = { world: spec.world as never, regime: spec.regime, policy: spec.policy as never, seed };
+    const r = runDirect({
+      config: { ...spec.config, world: spec.world, regime: spec.regime },
+      policy: spec.policy,
+      seed,
+      episode: episodeNameOf(j),
+      ...(spec.log === null ? {} : { dir: episodeDirOf(spec.log, j) }),
+    });
+    episodes.push(r.metrics);
+    await nextTurn();
+  }
+  return { episodes };
+}
+
+/** What a --log directory of a NATS sweep holds besides the logs: the spec, so a resubmission into it is recognised. */
+export const MARKER = ".envprobe-sweep.json";
+const markerOf = (spec: SweepSpec): string => canonicalJson({ worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds: spec.seeds, config: spec.config ?? {} }) + "\n";
+
+/** Does `spec.log` hold this very sweep's logs (a resubmission), so its non-empty --log is fine? */
+export function isSameSweepLog(spec: SweepSpec): boolean {
+  if (spec.log === undefined) return false;
+  const marker = join(spec.log, MARKER);
+  return existsSync(marker) && readFileSync(marker, "utf8") === markerOf(spec);
+}
+
+export interface NatsSweepOptions {
+  readonly url: string;
+  readonly namespace: string;
+  /** Local `probetown worker` processes to start for this sweep (0: workers run elsewhere). */
+  readonly workers: number;
+  /** Seeds per job (default 64). */
+  readonly chunk?: number;
+  /** Called once the jobs are queued (e.g. to say where to start workers). */
+  readonly onQueued?: (jobs: number) => void;
+}
+
+export interface NatsSweepResult extends SweepResult {
+  readonly jobs: number;
+  readonly chunk: number;
+  /** Jobs whose outcome came from a later delivery (a worker died or failed mid-job). */
+  readonly redelivered: readonly string[];
+}
+
+/** Queues the grid on `nc`'s work queue and gathers every job's outcome. */
+export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, options: Omit<NatsSweepOptions, "url"> & { readonly url?: string }, progress?: (done: number, total: number) => void): Promise<NatsSweepResult> {
+  const chunk = options.chunk ?? DEFAULT_CHUNK;
+  const jobs = envprobeJobsOf(spec, chunk);
+  const total = jobs.reduce((n, j) => n + j.spec.seeds.length, 0);
+  const started = performance.now();
+  const queue = await JetStreamJobQueue.open(nc, options.namespace);
+  const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace);
+  try {
+    if (spec.log !== undefined) {
+      mkdirSync(spec.log, { recursive: true });
+      writeFileSync(join(spec.log, MARKER), markerOf(spec));
+    }
+    await queue.submit(jobs);
+    options.onQueued?.(jobs.length);
+    const episodes: EpisodeMetrics[] = [];
+    const failures: { id: string; attempt: number; error: string }[] = [];
+    const redelivered: string[] = [];
+    const expected = new Map(jobs.map((j) => [j.id, j.spec.seeds.length]));
+    for await (const outcome of queue.outcomes(jobs.map((j) => j.id)) as AsyncIterable<JobOutcome<EnvprobeChunkResult>>) {
+      if (outcome.attempt > 1) redelivered.push(outcome.id);
+      const got = outcome.ok ? outcome.result?.episodes : undefined;
+      if (got === undefined || got.length !== expected.get(outcome.id)) {
+        failures.push({ id: outcome.id, attempt: outcome.attempt, error: outcome.error ?? `expected ${expected.get(outcome.id)} episodes' metrics, got ${got?.length ?? "none"}` });
+        continue;
+      }
+      episodes.push(...got);
+      progress?.(episodes.length, total);
+    }
+    if (failures.length > 0) throw new EnvprobeSweepFailed({ failures, jobs: jobs.length });
+    const seconds = (performance.now() - started) / 1000;
+    inGridOrder(spec, episodes);
+    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, jobs: jobs.length, chunk, redelivered: redelivered.sort() };
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await queue.close();
+  }
+}
+
+/** Connects to `options.url` (a dead URL is a `NatsUnavailable` naming it) and runs the sweep there. */
+export function runSweepOverNats(spec: SweepSpec, options: NatsSweepOptions, progress?: (done: number, total: number) => void): Promise<NatsSweepResult> {
+  return withNats(options.url, "sweep", (nc) => gatherEnvprobeSweep(nc, spec, options, progress));
+}

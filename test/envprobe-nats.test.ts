@@ -1,0 +1,199 @@
+// `probetown sweep envprobe --nats`, end to end over a private nats-server: the grid is queued as
+// chunk jobs, run by `probetown worker` processes, and ends with the embedded sweep's cells,
+// per-episode metrics and log bytes; a resubmission runs nothing; a worker killed mid-job has its
+// job redelivered and the result is still complete and identical; bad specs and a dead URL are
+// refused before anything is enqueued.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connectNats } from "../infra/nats.ts";
+import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
+import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, MARKER, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
+import { sweepSpecOf } from "../services/envprobe/sweep.ts";
+import { tempDir } from "./helpers.ts";
+import { startTestNats, type TestNats } from "./natsServer.ts";
+
+const root = join(import.meta.dirname, "..");
+const CLI = join(root, "services/cli/main.ts");
+
+interface Proc {
+  readonly child: ChildProcess;
+  readonly done: Promise<{ code: number | null; out: string; err: string }>;
+}
+
+function start(args: string[]): Proc {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("exit", (code) => resolve({ code, out, err })));
+  return { child, done };
+}
+
+interface SweepJson {
+  episodes: number;
+  workers: number;
+  log: string | null;
+  nats?: { namespace: string; jobs: number; chunk: number; redelivered: string[] };
+  cells: unknown[];
+}
+
+/** Every file under `dir` (relative path → bytes), the NATS sweep's marker left out. */
+function files(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name !== MARKER) out.set(relative(dir, p), readFileSync(p, "utf8"));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+let nats: TestNats;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  nc = await connectNats(nats.url);
+}, 30_000);
+
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+});
+
+const grid = ["--worlds", "tooldag", "--policies", "no-probe,envprobe-simple", "--regimes", "medium"];
+
+describe("sweep envprobe over NATS", () => {
+  it("jobs are chunks of one cell's seeds, with ids from the cell, the seed range and a hash of what the job does", () => {
+    const spec = sweepSpecOf({ worlds: "tooldag,graphnav", policies: "no-probe,random", regimes: "low", seeds: "0-9" });
+    const jobs = envprobeJobsOf(spec, 4);
+    expect(jobs).toHaveLength(3 * 2 * 2);
+    expect(jobs.map((j) => j.spec.seeds.length)).toEqual([...Array(4).fill(4), ...Array(4).fill(4), ...Array(4).fill(2)]);
+    expect(jobs[0]!.id).toMatch(/^envprobe-tooldag-low-no-probe-s0-3-[0-9a-f]{12}$/);
+    expect(jobs.at(-1)!.id).toMatch(/^envprobe-graphnav-low-random-s8-9-[0-9a-f]{12}$/);
+    expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
+    // Same spec, same ids; another horizon or log directory, other ids.
+    expect(envprobeJobsOf(sweepSpecOf({ worlds: "tooldag,graphnav", policies: "no-probe,random", regimes: "low", seeds: "0-9" }), 4).map((j) => j.id)).toEqual(jobs.map((j) => j.id));
+    expect(envprobeJobsOf(sweepSpecOf({ worlds: "tooldag,graphnav", policies: "no-probe,random", regimes: "low", seeds: "0-9", horizon: 12 }), 4)[0]!.id).not.toBe(jobs[0]!.id);
+    expect(envprobeJobsOf({ ...spec, log: "/elsewhere" }, 4)[0]!.id).not.toBe(jobs[0]!.id);
+  });
+
+  it("a job that keeps failing fails the sweep with a typed error naming it, and no metrics", async () => {
+    const ns = nats.namespace("fail");
+    const queue = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 2000, backoffMs: 50 });
+    const worker = queue.work("in-process", runEnvprobeChunk, { maxAttempts: 2 });
+    // Past the spec check (as a stale or hand-made job would be): a policy no worker knows.
+    const spec = { worlds: ["tooldag" as const], regimes: ["medium"], policies: ["psychic" as never], seeds: [0, 1], config: {} };
+    try {
+      const error = await gatherEnvprobeSweep(nc, spec, { namespace: ns, workers: 0 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EnvprobeSweepFailed);
+      expect((error as Error).message).toMatch(/1 of 1 jobs failed, so no metrics were written \(envprobe-tooldag-medium-psychic-s0-1-[0-9a-f]{12} after 2 attempts: .*psychic/);
+    } finally {
+      await worker.stop();
+      await queue.close();
+    }
+  }, 60_000);
+
+  it("local workers give the embedded sweep's cells, episode metrics and log bytes; a resubmission runs nothing", async () => {
+    const work = tempDir("envprobe-nats");
+    const args = [...grid, "--seeds", "0-5"];
+    const embedded = await start(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--out", join(work, "embedded.json"), "--json"]).done;
+    expect(embedded.code, embedded.err).toBe(0);
+    const ns = nats.namespace("envprobe");
+    const natsArgs = ["sweep", "envprobe", ...args, "--nats", nats.url, "--namespace", ns, "--chunk", "4", "--log", join(work, "nats"), "--out", join(work, "nats.json"), "--json"];
+    const distributed = await start([...natsArgs, "--workers", "2"]).done;
+    expect(distributed.code, distributed.err).toBe(0);
+    const a = JSON.parse(embedded.out) as SweepJson;
+    const b = JSON.parse(distributed.out) as SweepJson;
+    expect(b.episodes).toBe(12);
+    expect(b.nats).toMatchObject({ namespace: ns, jobs: 4, chunk: 4, redelivered: [] });
+    expect(b.cells).toEqual(a.cells);
+    const metrics = (f: string) => (JSON.parse(readFileSync(join(work, f), "utf8")) as { episodeMetrics: unknown[]; cells: unknown[] });
+    expect(metrics("nats.json").episodeMetrics).toEqual(metrics("embedded.json").episodeMetrics);
+    expect(metrics("nats.json").cells).toEqual(metrics("embedded.json").cells);
+    // The workers wrote the logs to --log exactly as the embedded sweep does; they verify.
+    const embeddedLogs = files(join(work, "embedded"));
+    expect(embeddedLogs.size).toBe(12);
+    expect(files(join(work, "nats"))).toEqual(embeddedLogs);
+    const verify = await start(["verify", join(work, "nats", "tooldag-medium", "envprobe-simple", "s5")]).done;
+    expect(verify.code, verify.out + verify.err).toBe(0);
+
+    // Resubmitted into its own --log with no worker anywhere: every job's outcome is recorded, so
+    // it completes at once with the same cells (and writes nothing new).
+    const again = await start(natsArgs.map((x) => (x.endsWith("nats.json") ? join(work, "again.json") : x))).done;
+    expect(again.code, again.err).toBe(0);
+    expect((JSON.parse(again.out) as SweepJson).cells).toEqual(a.cells);
+    expect(files(join(work, "nats"))).toEqual(embeddedLogs);
+  }, 120_000);
+
+  it("bad specs are refused before anything is enqueued; a dead NATS URL is named, exit 2, nothing written", async () => {
+    const work = tempDir("envprobe-nats-bad");
+    const ns = nats.namespace("bad");
+    const cases: [string[], RegExp][] = [
+      [["--worlds", "atlantis", "--seeds", "0-1"], /--worlds: unknown 'atlantis'/],
+      [["--policies", "psychic", "--seeds", "0-1"], /--policies: unknown 'psychic'/],
+      [["--seeds", "9-3"], /--seeds: range '9-3' runs backwards/],
+      [["--seeds", "0-1", "--chunk", "0"], /--chunk expects an integer ≥ 1/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await start(["sweep", "envprobe", ...args, "--nats", nats.url, "--namespace", ns, "--log", join(work, "never")]).done;
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+    const jsm = await jetstreamManager(nc);
+    await expect(jsm.streams.info(jobQueueNames(ns).jobs)).rejects.toThrow(/stream not found/);
+    expect(existsSync(join(work, "never"))).toBe(false);
+
+    const dead = "nats://127.0.0.1:1";
+    const r = await start(["sweep", "envprobe", ...grid, "--seeds", "0-1", "--nats", dead, "--log", join(work, "never")]).done;
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--nats nats:\/\/127\.0\.0\.1:1: cannot connect to a NATS server/);
+    expect(existsSync(join(work, "never"))).toBe(false);
+  }, 60_000);
+
+  it("a worker killed with SIGKILL mid-job: the job is redelivered, and metrics and logs equal the embedded sweep's", async () => {
+    const work = tempDir("envprobe-nats-kill");
+    const ns = nats.namespace("kill");
+    // Created first, so the queue's consumer redelivers after 2 s instead of 30 s.
+    const queue = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 2000 });
+    await queue.close();
+    const args = [...grid, "--seeds", "0-199"];
+    const log = join(work, "nats");
+    const sweep = start(["sweep", "envprobe", ...args, "--nats", nats.url, "--namespace", ns, "--chunk", "100", "--log", log, "--json"]);
+    const worker = (name: string) => start(["worker", "--nats", nats.url, "--namespace", ns, "--name", name]);
+    const doomed = worker("doomed");
+    // Its first job has begun once a log appears; 100 episodes take far longer than this poll.
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(join(log, "tooldag-medium"))) {
+      if (Date.now() > deadline) throw new Error("the first worker never started a job");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    doomed.child.kill("SIGKILL");
+    await doomed.done;
+    const rescuer = worker("rescuer");
+    const s = await sweep.done;
+    rescuer.child.kill("SIGTERM");
+    const r = await rescuer.done;
+    expect(s.code, s.err + r.err).toBe(0);
+    const b = JSON.parse(s.out) as SweepJson;
+    expect(b.episodes).toBe(400);
+    expect(b.nats!.jobs).toBe(4);
+    expect(b.nats!.redelivered.length).toBeGreaterThanOrEqual(1);
+    expect(r.err).toMatch(/rescuer@.*: envprobe-tooldag-medium-.* done \(attempt 2, 100 envprobe episodes/);
+
+    const embedded = await start(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--json"]).done;
+    expect(embedded.code, embedded.err).toBe(0);
+    expect(b.cells).toEqual((JSON.parse(embedded.out) as SweepJson).cells);
+    const embeddedLogs = files(join(work, "embedded"));
+    expect(embeddedLogs.size).toBe(400);
+    expect(files(log)).toEqual(embeddedLogs);
+  }, 180_000);
+});
