@@ -111,7 +111,7 @@ function startCli(args: string[], readyPattern: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     let err = "";
     child.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
+      err += d.toString(); if (process.env.BENCH_DEBUG) process.stderr.write(d);
       if (readyPattern.test(err)) resolve(child);
     });
     child.once("exit", (code) => reject(new Error(`probetown ${args[0]} exited ${code}: ${err}`)));
@@ -148,14 +148,22 @@ interface SweepRun {
   readonly driverCpu: number;
 }
 
+const WARM_UP_MORNINGS = 40;
+
 async function sweep(nc: NatsConnection, url: string, workers: number, seeds: number): Promise<SweepRun> {
   const ns = freshNs(`sweep${workers}`);
   const queue = await JetStreamJobQueue.open(nc, ns);
-  const children = await Promise.all(Array.from({ length: workers }, () => startCli(["worker", "--nats", url, "--namespace", ns], /taking episode jobs/)));
+  const children = await Promise.all(Array.from({ length: workers }, () => startCli(["worker", "--nats", url, "--namespace", ns], /: taking .*jobs from namespace/)));
   const spid = serverPid(url);
   const workersCpu = () => children.reduce((sum, c) => sum + (cpuSecondsOf(c.pid) ?? 0), 0);
+  const morningsOf = (from: number, count: number) => jobsOf({ world: "auratown", seeds: Array.from({ length: count }, (_, i) => from + i), conditions: ["baseline"], ticks: 12, snapshotEvery: 4 });
   try {
-    const jobs = jobsOf({ world: "auratown", seeds: Array.from({ length: seeds }, (_, i) => i + 1), conditions: ["baseline"], ticks: 12, snapshotEvery: 4 });
+    // Workers are long-lived processes: each pool first runs untimed warm-up mornings (other seeds),
+    // so the timed sweep compares warm workers, not V8 compiling the code on the spare core.
+    const warmUp = morningsOf(100_001, WARM_UP_MORNINGS * workers);
+    await queue.submit(warmUp);
+    for await (const outcome of queue.outcomes(warmUp.map((j) => j.id))) if (!outcome.ok) throw new Error(`sweep warm-up: ${outcome.id} failed`);
+    const jobs = morningsOf(1, seeds);
     const [w0, s0, d0] = [workersCpu(), cpuSecondsOf(spid), process.cpuUsage()];
     const started = performance.now();
     await queue.submit(jobs);
