@@ -1,11 +1,12 @@
 // `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts).
 import { writeFileSync } from "node:fs";
 import cliProgress from "cli-progress";
-import { renderCells, runSweep, sweepSpecOf } from "../envprobe/sweep.ts";
+import { renderCells, runSweep, sweepBeliefModel, sweepSpecOf } from "../envprobe/sweep.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
+import { envprobeLlm, type LlmCliFlags } from "./llm.ts";
 
-export interface EnvprobeSweepFlags {
+export interface EnvprobeSweepFlags extends LlmCliFlags {
   readonly worlds?: string;
   readonly regimes?: string;
   readonly policies?: string;
@@ -23,25 +24,38 @@ export interface EnvprobeSweepFlags {
 export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<number> {
   // --conditions is the generic spelling of --policies (its default 'baseline' means "not given").
   const policies = flags.policies ?? (flags.conditions !== undefined && flags.conditions !== "baseline" ? flags.conditions : undefined);
-  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }) });
+  // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
+  const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
+  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) });
+  const model = sweepBeliefModel(spec);
   const total = spec.worlds.length * spec.regimes.length * spec.policies.length * spec.seeds.length;
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : null;
   bar?.start(total, 0);
-  const result = await runSweep(spec, (done) => bar?.update(done));
+  const result = await runSweep(spec, (done) => bar?.update(done), agent?.gateway.responder);
   bar?.stop();
+  const usage = agent?.gateway.accounting().total;
   const seeds = `${spec.seeds[0]}${spec.seeds.length > 1 ? `-${spec.seeds.at(-1)}` : ""}`;
   const summary = {
     worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,
     episodes: result.episodes.length, seconds: result.seconds, episodesPerSecond: result.episodes.length / result.seconds,
     workers: result.workers, log: result.log, cells: result.cells,
+    ...(model === null ? {} : { agent: `llm:${model}`, llm: usage ?? null }),
   };
   if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify({ ...summary, episodeMetrics: result.episodes }) + "\n");
   if (flags.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
   else {
     if (!flags.quiet) process.stdout.write(renderCells(result.cells) + "\n\n");
-    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${result.workers} worker threads)${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
+    const lanes = model === null ? `${result.workers} worker threads` : `${result.workers} episodes at a time`;
+    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${lanes})${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
+    if (model !== null) {
+      process.stdout.write(
+        usage === undefined
+          ? `agent llm:${model} with no endpoint: every step fell back to the scripted update (logged)\n`
+          : `agent llm:${model}: ${usage.calls} belief calls, ${usage.failed} fell back to the scripted update, ${usage.httpRequests} HTTP requests, ${usage.promptTokens} + ${usage.completionTokens} tokens${usage.costUsd > 0 ? `, $${usage.costUsd}` : ""}\n`,
+      );
+    }
     if (flags.out !== undefined) process.stdout.write(`metrics: ${flags.out}\n`);
   }
   return 0;
@@ -74,7 +88,13 @@ export function envprobeSummary(records: ReadonlyArray<{ readonly type: string; 
   for (const r of records) acc.add(r.type, r.payload);
   const m = acc.result();
   const pct = (x: number | null) => (x === null ? "—" : `${(100 * x).toFixed(1)}%`);
+  const backends = new Map<string, number>();
+  for (const r of records) {
+    const b = r.type === "envprobe.believed" ? (r.payload as { backend?: string }).backend : undefined;
+    if (b !== undefined) backends.set(b, (backends.get(b) ?? 0) + 1);
+  }
   return [
+    ...(backends.size === 0 ? [] : [`beliefs: ${[...backends].sort(([a], [b]) => (a < b ? -1 : 1)).map(([b, n]) => `${b} on ${n} step${n === 1 ? "" : "s"}`).join("; ")}`]),
     `${m.world} · regime ${m.regime} · policy ${m.policy}: ${m.success ? `task solved at step ${m.steps}` : `task not solved in ${m.steps} steps`} (H = ${m.horizon})`,
     `A_H ${m.accuracy.toFixed(3)} (procedural ${m.procedural === null ? "—" : m.procedural.toFixed(3)}, spatial ${m.spatial === null ? "—" : m.spatial.toFixed(3)}) · probes ${m.probes} of ${m.budget}, ${m.useful} useful · ${m.mutations} exogenous changes`,
     `collapse onset τ_c ${m.collapse ?? "never"} · confident-wrong ${m.confidentWrong} of ${m.highConfidence} high-confidence belief-steps (${pct(m.highConfidence === 0 ? null : m.confidentWrong / m.highConfidence)})`,
