@@ -213,8 +213,24 @@ describe("envprobe LLM agent against a fake OpenAI-compatible server", () => {
     expect(believed[1]!.payload.reports).toEqual([[0, 1, 0.6]]);
   });
 
+  it("no endpoint (config llm.belief, no gateway): every call fails with no_backend and every step is the scripted update, logged", async () => {
+    const c = { world: "graphnav", regime: "medium", horizon: 5 };
+    const dir = join(tempDir("envprobe-llm-nobackend"), "ep");
+    await runEpisode({ world: "envprobe", seed: 4, condition: "periodic", config: { ...c, llm: { belief: MODEL } }, dir, trace: { exporter: "none" } });
+    const records = logRecords(dir);
+    runs.push({ label: "no-backend", dir, records });
+    const failed = ofType<LlmFailedPayload>(records, "llm.failed");
+    expect(failed).toHaveLength(5);
+    for (const f of failed) expect(f.payload).toMatchObject({ error: "no_backend", attempts: 0 });
+    const believed = ofType<EnvprobeBelievedPayload>(records, "envprobe.believed");
+    expect(believed.map((b) => b.payload.backend)).toEqual(Array(5).fill(`scripted (fallback from llm:${MODEL}: no_backend)`));
+    const scripted = runDirect({ config: c, policy: "periodic", seed: 4 }).lines.map((l) => JSON.parse(l) as LogRecord);
+    const scores = (rs: readonly LogRecord[]) => ofType<EnvprobeScoredPayload>(rs, "envprobe.scored").map((r) => r.payload);
+    expect(scores(records)).toEqual(scores(scripted));
+  });
+
   it("verify and replay reproduce every LLM log from the log alone (zero HTTP: the servers are closed)", async () => {
-    expect(runs.map((r) => r.label)).toEqual(["ok", "sure", "unsure", "malformed", "unknown-field"]);
+    expect(runs.map((r) => r.label)).toEqual(["ok", "sure", "unsure", "malformed", "unknown-field", "no-backend"]);
     for (const { dir, records } of runs) await replays(dir, records);
   });
 });
