@@ -47,10 +47,18 @@ export const EnvprobeStepped = Schema.Struct({
   gold: Schema.optional(Schema.Array(Str)),
 });
 
-/** The agent's belief changes after step t: (field index, value, last-verified step, source). */
+/**
+ * The agent's belief changes after step t: (field index, value, last-verified step, source).
+ * LLM agents (config `llm.belief`) also say which backend produced the step's beliefs — `llm:<model>`
+ * or `scripted (fallback from llm:<model>: <error>)` — and the staleness and confidence the model
+ * reported, as (field index, staleness, confidence). Scripted agents log neither (their reports
+ * are a function of the table and the calibration).
+ */
 export const EnvprobeBelieved = Schema.Struct({
   t: Int,
   set: Schema.Array(Schema.Tuple([Int, Str, Int, Int])),
+  backend: Schema.optional(Str),
+  reports: Schema.optional(Schema.Array(Schema.Tuple([Int, Int, Schema.Number]))),
 });
 
 /** The referee's score of step t: beliefs against the world after the step. */

@@ -10,7 +10,8 @@ import { hashOf } from "./canonical.ts";
 /** The address of the gateway: not an actor; the sequencer answers records sent to it. */
 export const LLM_GATEWAY_ID = "llm/gateway";
 
-export const LLM_ROLES = ["intent", "planner", "answer", "judge"] as const;
+/** intent, planner, answer: the AURA controller (actors/aura/llm.ts); judge: the LLM judges; belief: the EnvProbe agent's belief updates (actors/envprobe/llm.ts). */
+export const LLM_ROLES = ["intent", "planner", "answer", "judge", "belief"] as const;
 export type LlmRole = (typeof LLM_ROLES)[number];
 
 export const LlmMessage = Schema.Struct({

@@ -20,6 +20,7 @@ import { LLM_ROLES, type LlmCompletedPayload, type LlmErrorKind, type LlmFailedP
 import type { LogRecord } from "../events/record.ts";
 import { ChatError, openAiChatClient, type ChatClient, type ChatMessage } from "../infra/openaiClient.ts";
 import { AURA_LLM_OUTPUTS } from "../actors/aura/llm.ts";
+import { ENVPROBE_LLM_OUTPUTS } from "../actors/envprobe/llm.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { UsageError } from "./replay.ts";
 
@@ -52,8 +53,11 @@ export interface LlmConfig {
   readonly backend?: string;
 }
 
-/** Validates a model's output for a named schema: null when valid, else the reason. */
-export type OutputValidator = (content: string) => string | null;
+/** Validates a model's output for a named schema: null when valid, else the reason. The request is there for schemas that depend on it (EnvProbe's belief fields). */
+export type OutputValidator = (content: string, request: LlmRequestedPayload) => string | null;
+
+/** The output schemas every gateway knows unless told otherwise: the AURA controller's and the EnvProbe agent's. */
+export const DEFAULT_LLM_OUTPUTS: Readonly<Record<string, OutputValidator>> = { ...AURA_LLM_OUTPUTS, ...ENVPROBE_LLM_OUTPUTS };
 
 export type LlmAnswer = { readonly type: "llm.completed"; readonly payload: LlmCompletedPayload } | { readonly type: "llm.failed"; readonly payload: LlmFailedPayload };
 
@@ -134,7 +138,7 @@ export interface LlmGatewayImpl {
 
 export function makeLlmGateway(config: LlmConfig, options: { readonly client?: ChatClient; readonly outputs?: Readonly<Record<string, OutputValidator>>; readonly cache?: LlmCache } = {}): LlmGatewayImpl {
   const client = options.client ?? openAiChatClient({ baseURL: config.baseURL, apiKey: config.apiKey });
-  const outputs = options.outputs ?? AURA_LLM_OUTPUTS;
+  const outputs = options.outputs ?? DEFAULT_LLM_OUTPUTS;
   const cache = options.cache ?? new LlmCache();
   const semaphore = new Semaphore(config.concurrency ?? 4);
   const timeoutMs = config.timeoutMs ?? 60_000;
@@ -211,7 +215,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       span?.setAttribute("gen_ai.response.model", result.model);
-      const problem = result.content.trim().length === 0 ? "the reply was empty" : validate(result.content);
+      const problem = result.content.trim().length === 0 ? "the reply was empty" : validate(result.content, request);
       if (problem === null) {
         const cost = costOf(request.model, usage);
         const payload: LlmCompletedPayload = {
@@ -425,6 +429,8 @@ export interface LlmFlags {
   readonly llmConfig?: string;
   /** The same settings as an object already read (an experiment spec's `llm` section), named by `label`. */
   readonly configObject?: { readonly label: string; readonly value: unknown };
+  /** The roles the one-line note names (default: the AURA controller's intent, planner, answer). */
+  readonly roles?: readonly LlmRole[];
 }
 
 export interface ResolvedLlm {
@@ -490,9 +496,9 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
   // A bare `none` (flag or file `model`) keeps every role not named deterministic.
   const named = defaultModel ?? (file as { model?: string }).model ?? DEFAULT_MODEL;
   const fallbackModel = named === "none" ? null : named;
-  for (const role of ["intent", "planner", "answer", "judge"] as const) if (!(role in models)) models[role] = fallbackModel;
+  for (const role of LLM_ROLES) if (!(role in models)) models[role] = fallbackModel;
   const { models: _m, ...rest } = file;
   const config: LlmConfig = { ...rest, baseURL, apiKey, models };
-  const roles = (["intent", "planner", "answer"] as const).map((r) => `${r}=${models[r] ?? "deterministic"}`).join(" ");
+  const roles = (flags.roles ?? (["intent", "planner", "answer"] as const)).map((r) => `${r}=${models[r] ?? "deterministic"}`).join(" ");
   return { config, note: `backends: LLM at ${baseURL} (${roles}; key ${apiKey === null ? "none" : "from the environment"})` };
 }

@@ -4,11 +4,22 @@
 // (paper Def. 3.1: b_{t+1} ← g_t), learns from the observation and from failed actions, and
 // reports its belief changes. It never sees the world's state or its mutations — except the
 // privileged oracle policies, which read the referee's list of wrong fields (logged).
+//
+// LLM mode (`params.beliefModel`, config `llm.belief`): the belief update of each step comes from a
+// model through the gateway instead (role `belief`, actors/envprobe/llm.ts). After the world
+// answers, the agent writes a probe answer back as always, works out its scripted update without
+// applying it (the fallback), and emits `llm.requested`; the sequencer appends the model's
+// `llm.completed` / `llm.failed` in the same tick. A valid answer's updates are applied (source
+// `model`) with the model's staleness and confidence as the fields' reports; otherwise the scripted
+// update is applied with its calibrated reports. `envprobe.believed` then says which backend
+// produced the step's beliefs. Planning and the probing policy are the scripted agent's, unchanged.
 import { setup } from "xstate";
 import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { EnvprobeScoredPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
+import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from "../../events/llm.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
-import { reportedConfidence, reportedStaleness, SOURCE, type Calibration, type Policy } from "./config.ts";
+import { modelStaleness, reportedConfidence, reportedStaleness, SOURCE, type Calibration, type ModelReport, type Policy } from "./config.ts";
+import { beliefRequest, parseBeliefUpdates } from "./llm.ts";
 import { DAG, depValue, HELD, NAV, nodeName, OBJ, parseAction, parseDeps, parseInventory, UNKNOWN, type Layout, type Observation } from "./kinds.ts";
 import { plan, type Knowledge } from "./planner.ts";
 import { decide } from "./policies.ts";
@@ -25,6 +36,19 @@ export interface AgentParams {
   readonly stalenessDivisor: number;
   readonly alpha: number;
   readonly writeBack: boolean;
+  /** LLM mode: the model of role `belief` (absent: the scripted agent). */
+  readonly beliefModel?: string;
+}
+
+/** A belief change: (field, value, last-verified step, source), as `envprobe.believed` logs it. */
+type Change = [number, string, number, number];
+
+/** LLM mode's state: data only (no promise), so a snapshot between request and answer is plain. */
+export interface LlmState {
+  /** The step whose `belief` answer the agent waits for, what it already applied and its fallback. */
+  awaiting: { readonly requestHash: string; readonly t: number; readonly kept: Change[]; readonly fallback: Change[]; readonly locked: number[] } | null;
+  /** Per field: the model's standing report (staleness, confidence, step), or null (calibrated report). */
+  reports: (ModelReport | null)[];
 }
 
 export interface AgentInput {
@@ -51,6 +75,8 @@ export interface AgentContext {
   /** Privileged policies: the referee's wrong fields after the last step. */
   wrong: number[] | null;
   rng: StreamState | null;
+  /** LLM mode only. */
+  llm?: LlmState;
 }
 
 /** What an LLM would assume before looking: doors and edges open, tool schemas a simple chain, object places unknown. */
@@ -94,6 +120,7 @@ export function initialAgentContext(input: AgentInput): AgentContext {
     wrong: null,
     rng: input.params.policy === "random" ? deriveStream(input.seed, "policy/random") : null,
   };
+  if (input.params.beliefModel !== undefined) ctx.llm = { awaiting: null, reports: values.map(() => null) };
   const changes: [number, string, number, number][] = [];
   learnObservation(ctx, input.first.pairs, input.first.seen, 0, changes);
   report(ctx, 0);
@@ -110,7 +137,14 @@ function set(ctx: AgentContext, i: number, value: string, t: number, source: num
 
 function report(ctx: AgentContext, t: number): void {
   const cal = ctx.static.params.calibration;
+  const reports = ctx.llm?.reports;
   for (let i = 0; i < ctx.values.length; i++) {
+    const model = reports?.[i];
+    if (model != null) {
+      ctx.stale[i] = modelStaleness(model, t);
+      ctx.conf[i] = model[1];
+      continue;
+    }
     const stale = reportedStaleness(t - ctx.verified[i]!, cal);
     ctx.stale[i] = stale;
     ctx.conf[i] = reportedConfidence(ctx.source[i]!, stale, cal);
@@ -259,18 +293,13 @@ function onTick(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[
 }
 
 function onStepped(ctx: AgentContext, event: Delivered<EnvprobeSteppedPayload>): Emitted[] {
+  if (ctx.llm !== undefined) return onSteppedLlm(ctx, ctx.llm, event.payload);
   const p = event.payload;
-  const l = ctx.static.layout;
   const changes: [number, string, number, number][] = [];
   if (p.kind === "probe") {
     if (ctx.static.params.writeBack) {
       for (const [i, v] of p.answer) set(ctx, i, v, p.t, SOURCE.probed, changes);
-      const key = p.extra.required_key;
-      const parsed = parseAction(p.action);
-      if (key !== undefined && parsed !== null) {
-        const k = lockIndex(l, parsed.args);
-        if (k >= 0) ctx.know.lockKey[k] = key;
-      }
+      learnProbeExtra(ctx, p);
     }
   } else learnOutcome(ctx, p, changes);
   learnObservation(ctx, p.obs, p.seen, p.t, changes);
@@ -278,6 +307,82 @@ function onStepped(ctx: AgentContext, event: Delivered<EnvprobeSteppedPayload>):
   ctx.done = p.done;
   report(ctx, p.t);
   return [{ type: "envprobe.believed", to: ENV_ID, payload: { set: changes, t: p.t } }];
+}
+
+/** What a probe answer teaches besides its fields: a door's or edge's key. */
+function learnProbeExtra(ctx: AgentContext, p: EnvprobeSteppedPayload): void {
+  const key = p.extra.required_key;
+  const parsed = parseAction(p.action);
+  if (key !== undefined && parsed !== null) {
+    const k = lockIndex(ctx.static.layout, parsed.args);
+    if (k >= 0) ctx.know.lockKey[k] = key;
+  }
+}
+
+/**
+ * LLM mode, after the world answered: the probe answer (and the oracle-belief reference's truth)
+ * is written back now; the scripted update is worked out on a copy of the table as the fallback
+ * (its planner knowledge — rooms seen, failed unlocks — is learned for real: it is not a belief);
+ * then the model is asked for the step's belief updates.
+ */
+function onSteppedLlm(ctx: AgentContext, llm: LlmState, p: EnvprobeSteppedPayload): Emitted[] {
+  const { layout: l, params } = ctx.static;
+  const kept: Change[] = [];
+  const locked: number[] = [];
+  if (p.kind === "probe" && params.writeBack) {
+    for (const [i, v] of p.answer) (set(ctx, i, v, p.t, SOURCE.probed, kept), locked.push(i));
+    learnProbeExtra(ctx, p);
+  }
+  if (p.gold !== undefined) p.gold.forEach((v, i) => (set(ctx, i, v, p.t, SOURCE.probed, kept), locked.push(i)));
+  for (const [i] of kept) llm.reports[i] = null;
+  const shadow: AgentContext = { ...ctx, values: [...ctx.values], verified: [...ctx.verified], source: [...ctx.source] };
+  const fallback: Change[] = [];
+  if (p.kind !== "probe") learnOutcome(shadow, p, fallback);
+  learnObservation(shadow, p.obs, p.seen, p.t, fallback);
+  if (p.gold !== undefined) p.gold.forEach((v, i) => set(shadow, i, v, p.t, SOURCE.probed, fallback));
+  ctx.done = p.done;
+  report(ctx, p.t);
+  const rows = ctx.values.map((value, i) => ({ value, stale: ctx.stale[i]!, conf: ctx.conf[i]! }));
+  const request = beliefRequest(params.beliefModel!, l, p, params.horizon, params.budget, rows);
+  llm.awaiting = { requestHash: request.requestHash, t: p.t, kept, fallback, locked: [...new Set(locked)].sort((a, b) => a - b) };
+  return [{ type: "llm.requested", to: LLM_GATEWAY_ID, payload: request }];
+}
+
+/**
+ * LLM mode, the model's answer (same tick): a valid answer's updates become beliefs (source
+ * `model`, last verified t − staleness) with the model's staleness and confidence as reports — a
+ * field answered by this step's probe keeps the answer; anything else falls back to the scripted
+ * update. The log says which backend produced the step's beliefs.
+ */
+function onLlm(ctx: AgentContext, event: Delivered<LlmCompletedPayload | LlmFailedPayload>): Emitted[] {
+  const llm = ctx.llm;
+  const waiting = llm?.awaiting;
+  if (llm === undefined || waiting == null || event.payload.requestHash !== waiting.requestHash) return [];
+  llm.awaiting = null;
+  const { t, kept, fallback, locked } = waiting;
+  const model = ctx.static.params.beliefModel!;
+  const changes: Change[] = [...kept];
+  const reports: [number, number, number][] = [];
+  const parsed = event.type === "llm.completed" ? parseBeliefUpdates((event.payload as LlmCompletedPayload).content, ctx.static.layout.fields.map((f) => f.name)) : null;
+  let backend: string;
+  if (parsed?.ok === true) {
+    backend = `llm:${model}`;
+    for (const u of parsed.updates) {
+      if (locked.includes(u.field)) continue;
+      set(ctx, u.field, u.value, Math.max(-1, t - u.staleness), SOURCE.model, changes);
+      llm.reports[u.field] = [u.staleness, u.confidence, t];
+      reports.push([u.field, u.staleness, u.confidence]);
+    }
+  } else {
+    backend = `scripted (fallback from llm:${model}: ${parsed === null ? (event.payload as LlmFailedPayload).error : "unusable output"})`;
+    for (const [i, v, verified, source] of fallback) {
+      const before = changes.length;
+      set(ctx, i, v, verified, source, changes);
+      if (changes.length > before) llm.reports[i] = null;
+    }
+  }
+  report(ctx, t);
+  return [{ type: "envprobe.believed", to: ENV_ID, payload: { backend, reports, set: changes, t } }];
 }
 
 function onScored(ctx: AgentContext, event: Delivered<EnvprobeScoredPayload>): Emitted[] {
@@ -289,6 +394,8 @@ export const agentHandlers: Record<string, RecordHandler<AgentContext>> = {
   "tick.started": onTick as RecordHandler<AgentContext>,
   "envprobe.stepped": onStepped as RecordHandler<AgentContext>,
   "envprobe.scored": onScored as RecordHandler<AgentContext>,
+  "llm.completed": onLlm as RecordHandler<AgentContext>,
+  "llm.failed": onLlm as RecordHandler<AgentContext>,
 };
 
 export const agentMachine = setup({

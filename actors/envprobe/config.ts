@@ -85,6 +85,11 @@ export const ConfigSchema = Schema.Struct({
   highConfidence: Schema.Number,
   /** false reproduces the release's defect: probe answers never reach the beliefs. */
   writeBack: Schema.Boolean,
+  /**
+   * The LLM agent (actors/envprobe/llm.ts): the model of role `belief` writes the agent's belief
+   * updates through the gateway each step. Absent (or null): the scripted agent, no `llm.*` records.
+   */
+  llm: Schema.optional(Schema.Struct({ belief: Schema.NullOr(Schema.String) })),
 });
 export type EnvprobeConfig = typeof ConfigSchema.Type;
 
@@ -127,7 +132,8 @@ export function configProblems(c: EnvprobeConfig): string[] {
 // ---------------------------------------------------------------------------------------------
 // Belief sources and reported staleness/confidence (shared by the agent and the referee's mirror).
 
-export const SOURCE = { prior: 0, observed: 1, probed: 2, action: 3, unknown: 4 } as const;
+/** `model`: the LLM agent's own update (its staleness and confidence are the model's reports). */
+export const SOURCE = { prior: 0, observed: 1, probed: 2, action: 3, unknown: 4, model: 5 } as const;
 
 export const reportedStaleness = (age: number, cal: Calibration): number => Math.floor(age * cal.stalenessScale);
 
@@ -141,3 +147,15 @@ export function reportedConfidence(source: number, stale: number, cal: Calibrati
   if (source === SOURCE.unknown) return base;
   return Math.round(Math.max(cal.floor, base - cal.decay * stale) * 100) / 100;
 }
+
+/**
+ * A report the LLM agent's model made for a field: (staleness, confidence, step reported). Until the
+ * field is set again by anything else (a probe answer, a scripted fallback) it stands for the
+ * field's report: staleness ages one per step, confidence stays what the model said.
+ */
+export type ModelReport = readonly [stale: number, conf: number, at: number];
+
+export const modelStaleness = (r: ModelReport, t: number): number => r[0] + Math.max(0, t - r[2]);
+
+/** The model of the LLM agent, or null for the scripted agent. */
+export const beliefModelOf = (c: EnvprobeConfig): string | null => c.llm?.belief ?? null;

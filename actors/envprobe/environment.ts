@@ -25,6 +25,8 @@ export interface EnvParams {
   readonly scoreToAgent: boolean;
   /** Send the true values after each step (the oracle-belief reference). */
   readonly goldToAgent: boolean;
+  /** The agent is an LLM agent: its model's reported confidences (in `envprobe.believed`) are the ones audited. */
+  readonly modelReports?: boolean;
 }
 
 export interface EnvInput {
@@ -42,7 +44,8 @@ export interface EnvContext {
   success: boolean;
   used: number;
   values: string[];
-  mirror: { values: string[]; verified: number[]; source: number[] };
+  /** `conf` (LLM agents only): per field, the confidence the model reported, or -1 (the calibrated one). */
+  mirror: { conf?: number[]; values: string[]; verified: number[]; source: number[] };
   rng: { mutation: StreamState; noise: StreamState };
 }
 
@@ -54,7 +57,10 @@ export function initialEnvContext(input: EnvInput): EnvContext {
     success: false,
     used: 0,
     values: [...input.spec.initial],
-    mirror: { source: [...input.mirror.source], values: [...input.mirror.values], verified: [...input.mirror.verified] },
+    mirror: {
+      ...(input.params.modelReports === true ? { conf: input.mirror.values.map(() => -1) } : {}),
+      source: [...input.mirror.source], values: [...input.mirror.values], verified: [...input.mirror.verified],
+    },
     rng: { mutation: deriveStream(input.seed, "world/mutation"), noise: deriveStream(input.seed, "world/noise") },
   };
 }
@@ -112,7 +118,9 @@ function onBelieved(ctx: EnvContext, event: Delivered<EnvprobeBelievedPayload>):
     m.values[i] = v;
     m.verified[i] = verified;
     m.source[i] = source;
+    if (m.conf !== undefined && source !== SOURCE.model) m.conf[i] = -1;
   }
+  if (m.conf !== undefined) for (const [i, , conf] of p.reports ?? []) m.conf[i] = conf;
   const { params, types } = ctx.static;
   const wrong: number[] = [];
   const w: [number, number] = [0, 0];
@@ -124,7 +132,8 @@ function onBelieved(ctx: EnvContext, event: Delivered<EnvprobeBelievedPayload>):
     n[type]!++;
     const bad = m.values[i] !== ctx.values[i];
     if (bad) (wrong.push(i), w[type]!++);
-    const conf = reportedConfidence(m.source[i]!, reportedStaleness(p.t - m.verified[i]!, params.calibration), params.calibration);
+    const model = m.conf?.[i] ?? -1;
+    const conf = model >= 0 ? model : reportedConfidence(m.source[i]!, reportedStaleness(p.t - m.verified[i]!, params.calibration), params.calibration);
     if (conf >= params.highConfidence && m.source[i] !== SOURCE.unknown) {
       hc++;
       if (bad) cw++;

@@ -8,7 +8,7 @@ import { Schema } from "effect";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentMachine, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
-import { budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
+import { beliefModelOf, budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
 import { envMachine, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, type WorldSpec } from "./kinds.ts";
 
@@ -27,9 +27,13 @@ export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentIn
   const budget = budgetOf(horizon);
   const policy = config.policy as Policy;
   const first = observe(spec, spec.initial, "clean", new Draws(deriveStream(seed, "world/first-observation")));
+  const model = beliefModelOf(config);
   const agent: AgentInput = {
     layout: spec.layout,
-    params: { policy, horizon, budget, calibration: config.calibration, rhoThreshold: config.rhoThreshold, stalenessDivisor: config.stalenessDivisor, alpha: config.alpha, writeBack: config.writeBack },
+    params: {
+      policy, horizon, budget, calibration: config.calibration, rhoThreshold: config.rhoThreshold, stalenessDivisor: config.stalenessDivisor, alpha: config.alpha, writeBack: config.writeBack,
+      ...(model === null ? {} : { beliefModel: model }),
+    },
     seed,
     first,
   };
@@ -39,6 +43,7 @@ export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentIn
     params: {
       horizon, budget, rate: regime.rate[config.world], targets: regime.targets, noise: regime.noise, calibration: config.calibration,
       highConfidence: config.highConfidence, scoreToAgent: policy === "oracle" || policy === "oracle-tw", goldToAgent: policy === "oracle-beliefs",
+      ...(model === null ? {} : { modelReports: true }),
     },
     seed,
     mirror: { values: start.values, verified: start.verified, source: start.source },
@@ -48,7 +53,7 @@ export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentIn
 
 export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   name: "envprobe",
-  description: "EnvProbe: budgeted probing of a belief table in ObjectState / ToolDAG / GraphNav worlds (config `world`, `regime`); conditions are probing policies",
+  description: "EnvProbe: budgeted probing of a belief table in ObjectState / ToolDAG / GraphNav worlds (config `world`, `regime`; `llm.belief` for the LLM agent); conditions are probing policies",
   defaultConfig,
   conditions: Object.fromEntries(Object.entries(POLICIES).map(([k, description]) => [k, { description }])),
 
@@ -92,7 +97,9 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
       return { done: c.done, mirror: c.mirror, rng: c.rng, success: c.success, t: c.t, used: c.used, values: c.values };
     }
     const c = context as AgentContext;
-    // Reported staleness and confidence are a pure function of (t, verified, source, calibration): not hashed again.
+    // Reported staleness and confidence are a pure function of (t, verified, source, calibration)
+    // and, for an LLM agent, of its model's standing reports (in `llm`): not hashed again.
+    if (c.llm !== undefined) return { done: c.done, know: c.know, lastAct: c.lastAct, lastProbe: c.lastProbe, llm: c.llm, rng: c.rng, source: c.source, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
     return { done: c.done, know: c.know, lastAct: c.lastAct, lastProbe: c.lastProbe, rng: c.rng, source: c.source, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
   },
 

@@ -2,14 +2,15 @@
 // or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
 import { writeFileSync } from "node:fs";
 import cliProgress from "cli-progress";
-import { renderCells, runSweep, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
+import { renderCells, runSweep, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, isSameSweepLog, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
+import { envprobeLlm, type LlmCliFlags } from "./llm.ts";
 
-export interface EnvprobeSweepFlags {
+export interface EnvprobeSweepFlags extends LlmCliFlags {
   readonly worlds?: string;
   readonly regimes?: string;
   readonly policies?: string;
@@ -34,9 +35,14 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   const policies = flags.policies ?? (flags.conditions !== undefined && flags.conditions !== "baseline" ? flags.conditions : undefined);
   const nats = flags.nats;
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
+  // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
+  const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
   // The whole spec is checked before anything is enqueued (or NATS is even contacted). A NATS
   // sweep may be resubmitted into its own --log directory: its jobs are idempotent.
-  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }) }, nats === undefined ? undefined : isSameSweepLog);
+  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) }, nats === undefined ? undefined : isSameSweepLog);
+  const model = sweepBeliefModel(spec);
+  // NATS workers run the scripted agent's direct driver; an LLM grid needs the gateway of this process.
+  if (model !== null && nats !== undefined) throw new UsageError(`--nats: the LLM agent (belief model ${model}) runs in this process only; drop --nats, or --model belief=none for the scripted agent`);
   const total = spec.worlds.length * spec.regimes.length * spec.policies.length * spec.seeds.length;
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
@@ -44,7 +50,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   let result: SweepResult | NatsSweepResult;
   if (nats === undefined) {
     bar?.start(total, 0);
-    result = await runSweep(spec, (done) => bar?.update(done));
+    result = await runSweep(spec, (done) => bar?.update(done), agent?.gateway.responder);
   } else {
     const namespace = flags.namespace ?? DEFAULT_NAMESPACE;
     const workers = flags.workers ?? 0;
@@ -57,6 +63,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     }, (done) => bar?.update(done));
   }
   bar?.stop();
+  const usage = agent?.gateway.accounting().total;
   const seeds = `${spec.seeds[0]}${spec.seeds.length > 1 ? `-${spec.seeds.at(-1)}` : ""}`;
   const summary = {
     worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,
@@ -64,6 +71,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     workers: result.workers, log: result.log,
     ...("jobs" in result ? { nats: { url: nats, namespace: flags.namespace ?? DEFAULT_NAMESPACE, jobs: result.jobs, chunk: result.chunk, redelivered: result.redelivered } } : {}),
     cells: result.cells,
+    ...(model === null ? {} : { agent: `llm:${model}`, llm: usage ?? null }),
   };
   if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify({ ...summary, episodeMetrics: result.episodes }) + "\n");
   if (flags.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
@@ -71,8 +79,15 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     if (!flags.quiet) process.stdout.write(renderCells(result.cells) + "\n\n");
     const how = "jobs" in result
       ? `over NATS: ${result.jobs} jobs of up to ${result.chunk} episodes, ${result.workers} local worker processes${result.redelivered.length > 0 ? `, ${result.redelivered.length} jobs redelivered` : ""}`
-      : `${result.workers} worker threads`;
+      : model === null ? `${result.workers} worker threads` : `${result.workers} episodes at a time`;
     process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${how})${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
+    if (model !== null) {
+      process.stdout.write(
+        usage === undefined
+          ? `agent llm:${model} with no endpoint: every step fell back to the scripted update (logged)\n`
+          : `agent llm:${model}: ${usage.calls} belief calls, ${usage.failed} fell back to the scripted update, ${usage.httpRequests} HTTP requests, ${usage.promptTokens} + ${usage.completionTokens} tokens${usage.costUsd > 0 ? `, $${usage.costUsd}` : ""}\n`,
+      );
+    }
     if (flags.out !== undefined) process.stdout.write(`metrics: ${flags.out}\n`);
   }
   return 0;
@@ -105,7 +120,13 @@ export function envprobeSummary(records: ReadonlyArray<{ readonly type: string; 
   for (const r of records) acc.add(r.type, r.payload);
   const m = acc.result();
   const pct = (x: number | null) => (x === null ? "—" : `${(100 * x).toFixed(1)}%`);
+  const backends = new Map<string, number>();
+  for (const r of records) {
+    const b = r.type === "envprobe.believed" ? (r.payload as { backend?: string }).backend : undefined;
+    if (b !== undefined) backends.set(b, (backends.get(b) ?? 0) + 1);
+  }
   return [
+    ...(backends.size === 0 ? [] : [`beliefs: ${[...backends].sort(([a], [b]) => (a < b ? -1 : 1)).map(([b, n]) => `${b} on ${n} step${n === 1 ? "" : "s"}`).join("; ")}`]),
     `${m.world} · regime ${m.regime} · policy ${m.policy}: ${m.success ? `task solved at step ${m.steps}` : `task not solved in ${m.steps} steps`} (H = ${m.horizon})`,
     `A_H ${m.accuracy.toFixed(3)} (procedural ${m.procedural === null ? "—" : m.procedural.toFixed(3)}, spatial ${m.spatial === null ? "—" : m.spatial.toFixed(3)}) · probes ${m.probes} of ${m.budget}, ${m.useful} useful · ${m.mutations} exogenous changes`,
     `collapse onset τ_c ${m.collapse ?? "never"} · confident-wrong ${m.confidentWrong} of ${m.highConfidence} high-confidence belief-steps (${pct(m.highConfidence === 0 ? null : m.confidentWrong / m.highConfidence)})`,

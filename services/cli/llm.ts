@@ -3,7 +3,8 @@
 // prints one line on stderr saying which backends run (deterministic without an endpoint or key).
 import type { Command } from "commander";
 import { readLog } from "../../infra/fileEventStore.ts";
-import { cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, type LlmConfig } from "../llmGateway.ts";
+import type { LlmRole } from "../../events/llm.ts";
+import { cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, type LlmConfig, type LlmGatewayImpl } from "../llmGateway.ts";
 import type { LlmResponder } from "../sequencer.ts";
 import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
 
@@ -17,15 +18,17 @@ export interface LlmCliFlags {
 export const addLlmOptions = (command: Command): Command =>
   command
     .option("--llm <baseURL>", "LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)")
-    .option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable", (v: string, acc: string[] = []) => [...acc, v])
-    .option("--llm-config <file.json>", "LLM settings: {baseURL, model, models: {intent, planner, answer, judge}, timeoutMs, maxAttempts, backoffMs, concurrency, prices, reuse, captureContent}");
+    .option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable", (v: string, acc: string[] = []) => [...acc, v])
+    .option("--llm-config <file.json>", "LLM settings: {baseURL, model, models: {intent, planner, answer, judge, belief}, timeoutMs, maxAttempts, backoffMs, concurrency, prices, reuse, captureContent}");
 
-/** Resolves the flags (and environment) and says in one line on stderr which backends run. */
-export function resolveLlmFlags(flags: LlmCliFlags, prefix: string): LlmConfig | null {
-  const resolved = resolveLlmConfig({ ...(flags.llm === undefined ? {} : { llm: flags.llm }), ...(flags.model === undefined ? {} : { model: flags.model }), ...(flags.llmConfig === undefined ? {} : { llmConfig: flags.llmConfig }) });
+/** Resolves the flags (and environment) and says in one line on stderr which backends run (`roles`: the roles the note names). */
+export function resolveLlmFlags(flags: LlmCliFlags, prefix: string, roles?: readonly LlmRole[]): LlmConfig | null {
+  const resolved = resolveLlmConfig({ ...(flags.llm === undefined ? {} : { llm: flags.llm }), ...(flags.model === undefined ? {} : { model: flags.model }), ...(flags.llmConfig === undefined ? {} : { llmConfig: flags.llmConfig }), ...(roles === undefined ? {} : { roles }) });
   if (flags.quiet !== true) process.stderr.write(`${prefix}: ${resolved.note}\n`);
   return resolved.config;
 }
+
+export const llmAsked = (flags: LlmCliFlags): boolean => asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "";
 
 const asked = (flags: LlmCliFlags) => flags.llm !== undefined || flags.llmConfig !== undefined || (flags.model?.length ?? 0) > 0;
 
@@ -33,12 +36,30 @@ const asked = (flags: LlmCliFlags) => flags.llm !== undefined || flags.llmConfig
 const sceneModels = (c: LlmConfig) => ({ intent: c.models.intent ?? null, planner: c.models.planner ?? null, answer: c.models.answer ?? null });
 
 /**
- * `run`: the world config with the controller's models (they are part of the episode header, so
- * replay knows them) and the gateway that answers. Only aura-scene has LLM roles so far.
+ * The EnvProbe LLM agent (role `belief`): the config with its model (`llm: {belief}`, part of the
+ * episode header, so replay knows it) and the gateway. null: no LLM asked for, no endpoint, or
+ * `--model belief=none` — the scripted agent, whose logs are exactly as before.
+ */
+export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string): { config: unknown; gateway: LlmGatewayImpl; model: string } | null {
+  if (!llmAsked(flags)) return null;
+  const resolved = resolveLlmFlags(flags, prefix, ["belief"]);
+  const model = resolved?.models.belief ?? null;
+  if (resolved === null || model === null) return null;
+  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved), model };
+}
+
+/**
+ * `run`: the world config with the models of its LLM roles (they are part of the episode header,
+ * so replay knows them) and the gateway that answers. aura-scene has intent, planner and answer;
+ * envprobe has belief (the LLM agent).
  */
 export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): { config: unknown; llm?: LlmResponder } {
-  if (!asked(flags) && (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() === "") return { config };
-  if (world !== "aura-scene") throw new UsageError(`--llm: the ${world} world has no LLM roles yet (aura-scene has: intent, planner, answer)`);
+  if (!llmAsked(flags)) return { config };
+  if (world === "envprobe") {
+    const agent = envprobeLlm(config, flags, "run");
+    return agent === null ? { config } : { config: agent.config, llm: agent.gateway.responder };
+  }
+  if (world !== "aura-scene") throw new UsageError(`--llm: the ${world} world has no LLM roles yet (aura-scene has: intent, planner, answer; envprobe has: belief)`);
   const resolved = resolveLlmFlags(flags, "run");
   if (resolved === null) return { config };
   return { config: { ...(config as object | undefined), llm: sceneModels(resolved) }, llm: makeLlmGateway(resolved).responder };

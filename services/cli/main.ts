@@ -415,9 +415,11 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
     .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")
     .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1))
-    .option("--log <dir>", "envprobe: keep every episode's log under this directory")
+    .option("--log <dir>", "envprobe: keep every episode's log under this directory");
+  addLlmOptions(program.commands.at(-1)!)
     .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & EnvprobeSweepFlags & { config?: string }) => {
       if (worlds[world] === undefined) throw new UsageError(`unknown world '${world}' (known: ${Object.keys(worlds).join(", ")})`);
+      if (world !== "envprobe" && (flags.llm !== undefined || flags.llmConfig !== undefined || (flags.model?.length ?? 0) > 0)) throw new UsageError(`--llm: \`sweep ${world}\` has no LLM roles (the EnvProbe agent has: belief, in \`sweep envprobe\`; aura-scene runs on models through \`eval\` and \`experiment\`)`);
       const config = flags.config === undefined ? undefined : readConfigFile(flags.config);
       if (world === "envprobe") {
         if (flags.ticks !== undefined) throw new UsageError("sweep envprobe: use --horizon (ticks are the regime's horizon H)");

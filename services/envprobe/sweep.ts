@@ -2,16 +2,24 @@
 // all cores (worker threads pulling chunks of jobs), each episode through the direct driver
 // (services/envprobe/direct.ts: the sequencer's exact log, verifiable). Prints per-cell metrics and
 // the wall time. The spec is checked before anything runs.
-import { existsSync, readdirSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import { resolve } from "node:path";
+//
+// An LLM agent's grid (config `llm.belief`) runs differently: every episode through runEpisode in
+// this process, a few at a time, with one LLM gateway answering every episode's model calls. The
+// direct driver has no gateway, and giving each worker thread its own would multiply the
+// gateway's concurrency cap and split its token accounting; an LLM episode waits on H model calls
+// (seconds each), so runEpisode's ~7 ms of fixed cost does not matter there, and its sequencer is
+// the one that answers (and replay serves) `llm.requested`.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
-import { GRID_POLICIES, POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
+import { beliefModelOf, GRID_POLICIES, POLICY_NAMES, REGIMES, type EnvprobeConfig, type Policy } from "../../actors/envprobe/config.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { parseSeeds } from "../jobs.ts";
 import { UsageError } from "../replay.ts";
-import { cellsOf, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
+import type { LlmResponder } from "../sequencer.ts";
+import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 
 export interface EnvprobeJob {
   readonly world: Kind;
@@ -27,7 +35,7 @@ export interface SweepSpec {
   readonly seeds: readonly number[];
   /** Where the episode logs go (one directory per episode); none: logs are not kept. */
   readonly log?: string;
-  /** Worker threads (default: every core). */
+  /** Worker threads (default: every core); for an LLM agent, episodes in flight (default 4). */
   readonly workers?: number;
   /** Config overrides for every episode (e.g. horizon, calibration, writeBack). */
   readonly config?: Readonly<Record<string, unknown>>;
@@ -94,8 +102,16 @@ export const episodeNameOf = (j: EnvprobeJob): string => `envprobe-${j.world}-${
 
 const CHUNK = 64;
 
-/** Runs the grid on worker threads; resolves with every episode's metrics and the cells. */
-export async function runSweep(spec: SweepSpec, progress?: (done: number, total: number) => void): Promise<SweepResult> {
+/** The LLM agent's model of a sweep (config `llm.belief`), or null for the scripted agent. */
+export const sweepBeliefModel = (spec: SweepSpec): string | null => beliefModelOf(spec.config as EnvprobeConfig);
+
+/**
+ * Runs the grid on worker threads; resolves with every episode's metrics and the cells. An LLM
+ * agent's grid runs through runEpisode instead, with `llm` answering its model calls (without one
+ * every call fails with `no_backend` and each step falls back to the scripted update, logged).
+ */
+export async function runSweep(spec: SweepSpec, progress?: (done: number, total: number) => void, llm?: LlmResponder): Promise<SweepResult> {
+  if (sweepBeliefModel(spec) !== null) return runSweepThroughEpisodes(spec, progress, llm);
   const jobs = jobsOf(spec);
   const started = performance.now();
   const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), Math.ceil(jobs.length / CHUNK)));
@@ -141,6 +157,39 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
 export function inGridOrder(spec: SweepSpec, episodes: EpisodeMetrics[]): EpisodeMetrics[] {
   const order = (e: EpisodeMetrics) => `${KINDS.indexOf(e.world as Kind)}|${spec.regimes.indexOf(e.regime)}|${String(spec.policies.indexOf(e.policy as Policy)).padStart(3, "0")}`;
   return episodes.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : a.seed - b.seed));
+}
+
+/** An LLM agent's grid: each episode through runEpisode (the sequencer answers its model calls), `workers` at once. */
+async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number, total: number) => void, llm?: LlmResponder): Promise<SweepResult> {
+  // Loaded here, not at the top: the sweep's worker threads import this file and need none of it.
+  const { runEpisode } = await import("../episodes.ts");
+  const jobs = jobsOf(spec);
+  const started = performance.now();
+  const root = spec.log ?? mkdtempSync(join(tmpdir(), "probetown-envprobe-llm-"));
+  const lanes = Math.max(1, Math.min(spec.workers ?? 4, jobs.length));
+  const episodes: EpisodeMetrics[] = [];
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (next < jobs.length) {
+          const j = jobs[next++]!;
+          const dir = episodeDirOf(root, j);
+          await runEpisode({
+            world: "envprobe", seed: j.seed, condition: j.policy, config: { ...spec.config, world: j.world, regime: j.regime },
+            dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(llm === undefined ? {} : { llm }),
+          });
+          episodes.push(metricsOfLog(dir));
+          progress?.(episodes.length, jobs.length);
+        }
+      }),
+    );
+  } finally {
+    if (spec.log === undefined) rmSync(root, { recursive: true, force: true });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  inGridOrder(spec, episodes);
+  return { episodes, cells: cellsOf(episodes), seconds, workers: lanes, log: spec.log ?? null };
 }
 
 const pct = (x: number | null) => (x === null ? "  —  " : `${(100 * x).toFixed(1).padStart(5)}`);
