@@ -10,6 +10,7 @@ import { SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 export type HostRequest =
   | { readonly kind: "deliver"; readonly record: Delivered; readonly recipients: readonly string[] }
   | { readonly kind: "digest"; readonly ids?: readonly string[] }
+  /** Each actor's persisted snapshot as JSON text (serialised once, at the tick it is taken). */
   | { readonly kind: "snapshot"; readonly ids?: readonly string[] }
   | { readonly kind: "ping" }
   /** The episode is over: a host serving only this episode may stop. */
@@ -96,18 +97,25 @@ export class ActorHost {
     return out;
   }
 
+  /** The actors' persisted snapshots as JSON text: a copy taken now, serialised once (for storing). */
+  snapshotTexts(ids: readonly string[] = this.ids): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const id of ids) out[id] = JSON.stringify(this.entry(id).ref.getPersistedSnapshot());
+    return out;
+  }
+
   contextOf(id: string): unknown {
     return this.hosted.get(id)?.ref.getSnapshot().context;
   }
 
-  handle(request: HostRequest): DeliverReply | Record<string, string> | Record<string, unknown> {
+  handle(request: HostRequest): DeliverReply | Record<string, string> | { readonly actors: readonly string[] } {
     switch (request.kind) {
       case "deliver":
         return { replies: this.deliver(request.record, request.recipients) };
       case "digest":
         return this.digests(request.ids);
       case "snapshot":
-        return this.snapshots(request.ids);
+        return this.snapshotTexts(request.ids);
       case "ping":
       case "release":
         return { actors: this.ids };

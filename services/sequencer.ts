@@ -7,6 +7,7 @@ import type { Delivered, WorldDefinition } from "../actors/actor.ts";
 import { recipientsOf, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
 import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../events/llm.ts";
 import type { EventStore } from "../infra/eventStore.ts";
+import { SerializedActor } from "../infra/snapshotStore.ts";
 import type { Transport } from "../infra/transport.ts";
 import { traceparentOf } from "../infra/telemetry.ts";
 import { stateHashOf, type DeliverReply, type HostRequest } from "./actorHost.ts";
@@ -196,10 +197,16 @@ export class Sequencer {
     return parts;
   }
 
-  /** Every actor's persisted XState snapshot, asked of each host (for episode snapshots). */
-  async snapshots(): Promise<Record<string, unknown>> {
-    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, unknown>>(subject, { kind: "snapshot", ids })));
-    return Object.fromEntries(this.actorIds.map((id) => [id, answers.find((a) => a[id] !== undefined)?.[id]]));
+  /** Every actor's persisted XState snapshot, asked of each host (for episode snapshots), serialised by its host. */
+  async snapshots(): Promise<Record<string, SerializedActor>> {
+    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, string>>(subject, { kind: "snapshot", ids })));
+    const out: Record<string, SerializedActor> = {};
+    for (const id of this.actorIds) {
+      const json = answers.find((a) => a[id] !== undefined)?.[id];
+      if (json === undefined) throw new Error(`no actor host reported the snapshot of ${id}`);
+      out[id] = new SerializedActor(json);
+    }
+    return out;
   }
 
   /** The world's own span for a record (e.g. `probe <tool>`), under the record's deliver span. */
