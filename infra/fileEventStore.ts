@@ -176,9 +176,11 @@ class FileEventStore implements EventStore {
     }
     if (text.length > 0) {
       if (this.segmentSize > 0 && this.segmentSize + text.length > this.segmentBytes) this.rollSegment(this.lastSeq + 1);
-      const bytes = Buffer.from(text, "utf8");
-      writeSync(this.fd, bytes);
-      this.segmentSize += bytes.length;
+      // Written as a string (no intermediate Buffer); a short write would leave a torn record.
+      const written = writeSync(this.fd, text);
+      const expected = Buffer.byteLength(text, "utf8");
+      if (written !== expected) throw new Error(`${display(this.segmentPath)}: short write (${written} of ${expected} bytes); the log ends in a torn record`);
+      this.segmentSize += written;
       this.dirty = true;
       if (this.fsync === "always") this.sync();
     }
