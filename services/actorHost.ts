@@ -168,5 +168,6 @@ export function partDigest(world: WorldDefinition, id: string, snapshot: { value
 
 /** The tick state hash: sha256 over the canonical tick number and every actor's part digest. */
 export function stateHashOf(tick: number, parts: Readonly<Record<string, string>>): string {
-  return sha256Hex(canonicalJson({ tick, parts }));
+  // Keys in sorted order, so canonical JSON takes its no-copy path (the same text: it sorts them anyway).
+  return sha256Hex(canonicalJson({ parts, tick }));
 }
