@@ -27,6 +27,8 @@ export class ActorFailed extends Error {
   }
 }
 
+const NO_REPLY: readonly Emitted[] = Object.freeze([]);
+
 interface Hosted {
   readonly ref: AnyActorRef;
   readonly outbox: Emitted[];
@@ -62,8 +64,8 @@ export class ActorHost {
     this.ids = [...this.hosted.keys()].sort();
   }
 
-  deliver(record: Delivered, recipients: readonly string[]): Emitted[][] {
-    const replies: Emitted[][] = [];
+  deliver(record: Delivered, recipients: readonly string[]): (readonly Emitted[])[] {
+    const replies: (readonly Emitted[])[] = [];
     for (const id of recipients) {
       const entry = this.hosted.get(id);
       if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
@@ -72,7 +74,8 @@ export class ActorHost {
       if (entry.failure !== undefined || entry.ref.getSnapshot().status === "error") {
         throw new ActorFailed(id, record, entry.failure ?? entry.ref.getSnapshot().error);
       }
-      replies.push(entry.outbox.splice(0));
+      // Most deliveries emit nothing: share one empty reply instead of a new array each time.
+      replies.push(entry.outbox.length === 0 ? NO_REPLY : entry.outbox.splice(0));
     }
     return replies;
   }

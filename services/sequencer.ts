@@ -69,6 +69,7 @@ export interface TickResult {
 export class Sequencer {
   private readonly o: SequencerOptions;
   private readonly actorIds: readonly string[];
+  private readonly actorSet: ReadonlySet<string>;
   /** Actor ids grouped by serving subject, in canonical order (for digests). */
   private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
   private readonly single: boolean;
@@ -78,6 +79,7 @@ export class Sequencer {
   constructor(options: SequencerOptions) {
     this.o = options;
     this.actorIds = [...options.actorIds].sort();
+    this.actorSet = new Set(this.actorIds);
     const groups = new Map<string, string[]>();
     for (const id of this.actorIds) {
       const subject = options.routing.subjectOf(id);
@@ -139,7 +141,9 @@ export class Sequencer {
       for (let r = 0; r < records.length; r++) {
         const record = records[r]!;
         if (spans !== undefined && this.o.world.spanOf !== undefined) this.extraSpan(record, spans[r]);
-        const recipients = recipientsOf(record.to, record.from, this.actorIds);
+        // Records to one actor (most of a large town's: agents' replies to the environment) are
+        // looked up in a set rather than scanned for in the list of all actors.
+        const recipients = typeof record.to === "string" && record.to !== "*" ? (this.actorSet.has(record.to) ? [record.to] : []) : recipientsOf(record.to, record.from, this.actorIds);
         if (recipients.length > 0) {
           const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
           const replies = await this.deliver(delivered, recipients, spans?.[r]);
