@@ -99,19 +99,23 @@ export class Sequencer {
     this.episodeSpan?.end();
   }
 
-  private meta(span: Span | undefined): RecordMeta | undefined {
+  private meta(span: Span | undefined, ts: string | undefined): RecordMeta | undefined {
     const traceparent = span === undefined ? undefined : traceparentOf(span);
-    if (this.o.stampTime === false) return traceparent === undefined ? undefined : { traceparent };
-    const ts = new Date().toISOString();
+    if (ts === undefined) return traceparent === undefined ? undefined : { traceparent };
     return traceparent === undefined ? { ts } : { ts, traceparent };
   }
 
   /** Appends drafts; `extra` is merged into each record's meta (never hashed). */
   async append(drafts: readonly Draft[], spans?: readonly (Span | undefined)[], extra?: RecordMeta): Promise<readonly LogRecord[]> {
+    // One wall-clock stamp per batch (its records are written together), and without spans or
+    // extras one meta object shared by the batch's records (meta is read-only).
+    const ts = this.o.stampTime === false ? undefined : new Date().toISOString();
+    const shared = spans === undefined && extra === undefined ? this.meta(undefined, ts) : null;
     const records = await this.o.store.append(drafts, {
       expectedSeq: this.o.store.head().seq,
       meta: (_d, i) => {
-        const meta = this.meta(spans?.[i]);
+        if (shared !== null) return shared;
+        const meta = this.meta(spans?.[i], ts);
         return extra === undefined ? meta : { ...meta, ...extra };
       },
     });
