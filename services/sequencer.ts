@@ -207,12 +207,13 @@ export class Sequencer {
 
   /** Every actor's persisted XState snapshot, asked of each host (for episode snapshots), serialised by its host. */
   async snapshots(): Promise<Record<string, SerializedActor>> {
-    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, string>>(subject, { kind: "snapshot", ids })));
+    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, unknown>>(subject, { kind: "snapshot", ids })));
     const out: Record<string, SerializedActor> = {};
     for (const id of this.actorIds) {
-      const json = answers.find((a) => a[id] !== undefined)?.[id];
-      if (json === undefined) throw new Error(`no actor host reported the snapshot of ${id}`);
-      out[id] = new SerializedActor(json);
+      const answer = answers.find((a) => a[id] !== undefined)?.[id];
+      if (answer === undefined) throw new Error(`no actor host reported the snapshot of ${id}`);
+      // A remote actor host of an earlier build answers with the snapshot object itself.
+      out[id] = new SerializedActor(typeof answer === "string" ? answer : JSON.stringify(answer));
     }
     return out;
   }
