@@ -29,8 +29,13 @@ function parse(digest: string): [number, number] {
   return [parseInt(digest.slice(0, 8), 16), parseInt(digest.slice(8, 16), 16)];
 }
 
+// Hex by byte table: Number#toString(16) + padStart measured ~5× slower, and a large town formats
+// a digest for every belief refresh and every remembered item.
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const hex8 = (x: number): string => HEX[x >>> 24]! + HEX[(x >>> 16) & 255]! + HEX[(x >>> 8) & 255]! + HEX[x & 255]!;
+
 function format(a: number, b: number): string {
-  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+  return hex8(a >>> 0) + hex8(b >>> 0);
 }
 
 /** Adds (sign = 1) or removes (sign = -1) one entry's text from a multiset digest. */

@@ -66,13 +66,21 @@ export interface Sealed {
   readonly line: string;
 }
 
+// A store seals every record of one episode: its JSON-quoted id is kept rather than re-quoted.
+let quotedEpisode: { readonly episode: string; readonly json: string } = { episode: "", json: '""' };
+
+/** `to` is almost always an actor id or null: quoted directly, lists canonicalised. */
+const addressJson = (to: Address): string => (to === null ? "null" : typeof to === "string" ? JSON.stringify(to) : canonicalJson(to));
+
 export function seal(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): Sealed {
+  if (quotedEpisode.episode !== episode) quotedEpisode = { episode, json: JSON.stringify(episode) };
   // Same key order as recordBody, with the payload in canonical form.
   const body =
-    `{"cause":${draft.cause === null ? "null" : String(draft.cause)},"episode":${JSON.stringify(episode)},"from":${JSON.stringify(draft.from)},` +
-    `"payload":${canonicalJson(draft.payload)},"seq":${seq},"tick":${draft.tick},"to":${canonicalJson(draft.to)},"type":${JSON.stringify(draft.type)},"v":${v}}`;
+    `{"cause":${draft.cause === null ? "null" : String(draft.cause)},"episode":${quotedEpisode.json},"from":${JSON.stringify(draft.from)},` +
+    `"payload":${canonicalJson(draft.payload)},"seq":${seq},"tick":${draft.tick},"to":${addressJson(draft.to)},"type":${JSON.stringify(draft.type)},"v":${v}}`;
   const hash = sha256Chain(previousHash, body);
-  const record: LogRecord = { v, episode, seq, tick: draft.tick, type: draft.type, from: draft.from, to: draft.to, payload: draft.payload, cause: draft.cause, hash, ...(meta === undefined ? {} : { meta }) };
+  const { tick, type, from, to, payload, cause } = draft;
+  const record: LogRecord = meta === undefined ? { v, episode, seq, tick, type, from, to, payload, cause, hash } : { v, episode, seq, tick, type, from, to, payload, cause, hash, meta };
   const line = body.slice(0, -1) + (meta === undefined ? `,"hash":"${hash}"}\n` : `,"hash":"${hash}","meta":${JSON.stringify(meta)}}\n`);
   return { record, line };
 }

@@ -59,26 +59,31 @@ export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
   for (let f = 0; f < files.length; f++) {
     const file = files[f]!;
     const name = display(file);
-    const text = readFileSync(file, "utf8");
+    // Lines are decoded one by one from the bytes: a single non-ASCII character (an emoji in the
+    // header) makes a whole-file string two-byte, which halved the speed of reading and parsing
+    // a 25 MB log; ASCII lines decode to one-byte strings. A newline byte never occurs inside a
+    // multi-byte UTF-8 sequence, so each line decodes exactly as it would in the whole text.
+    const bytes = readFileSync(file);
     const isLastFile = f === files.length - 1;
     let lineStart = 0;
     let lineNo = 0;
-    while (lineStart < text.length) {
+    while (lineStart < bytes.length) {
       lineNo++;
-      const newline = text.indexOf("\n", lineStart);
+      const newline = bytes.indexOf(0x0a, lineStart);
       const complete = newline !== -1;
-      const line = complete ? text.slice(lineStart, newline) : text.slice(lineStart);
+      const lineEnd = complete ? newline : bytes.length;
+      const line = bytes.toString("utf8", lineStart, lineEnd);
       const offset = lineStart;
-      lineStart = complete ? newline + 1 : text.length;
+      lineStart = lineEnd + 1;
       if (line.trim() === "") continue;
       let parsed: LogRecord;
       try {
         parsed = JSON.parse(line) as LogRecord;
       } catch {
         if (!complete && isLastFile) {
-          const torn = new TornTail({ file: name, line: lineNo, afterSeq: expectedSeq === null ? null : expectedSeq - 1, bytes: Buffer.byteLength(line) });
-          // A byte offset (for truncation): records may hold non-ASCII text.
-          return { records, torn, tornOffset: Buffer.byteLength(text.slice(0, offset), "utf8"), lastFile: file };
+          const torn = new TornTail({ file: name, line: lineNo, afterSeq: expectedSeq === null ? null : expectedSeq - 1, bytes: lineEnd - offset });
+          // A byte offset (for truncation).
+          return { records, torn, tornOffset: offset, lastFile: file };
         }
         throw new LogCorrupted({ file: name, line: lineNo, seq: expectedSeq, reason: `not valid JSON (expected the record with seq ${expectedSeq ?? 0} here)` });
       }
@@ -176,9 +181,11 @@ class FileEventStore implements EventStore {
     }
     if (text.length > 0) {
       if (this.segmentSize > 0 && this.segmentSize + text.length > this.segmentBytes) this.rollSegment(this.lastSeq + 1);
-      const bytes = Buffer.from(text, "utf8");
-      writeSync(this.fd, bytes);
-      this.segmentSize += bytes.length;
+      // Written as a string (no intermediate Buffer); a short write would leave a torn record.
+      const written = writeSync(this.fd, text);
+      const expected = Buffer.byteLength(text, "utf8");
+      if (written !== expected) throw new Error(`${display(this.segmentPath)}: short write (${written} of ${expected} bytes); the log ends in a torn record`);
+      this.segmentSize += written;
       this.dirty = true;
       if (this.fsync === "always") this.sync();
     }

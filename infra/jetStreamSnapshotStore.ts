@@ -17,7 +17,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { kvKey, natsName } from "./nats.ts";
 import { SnapshotStores } from "./layers.ts";
-import type { EpisodeSnapshot, SnapshotStore } from "./snapshotStore.ts";
+import { snapshotJson, type EpisodeSnapshot, type SnapshotStore } from "./snapshotStore.ts";
 
 export interface SnapshotPointer {
   readonly object: string;
@@ -108,7 +108,7 @@ export class JetStreamSnapshotStore implements SnapshotStore {
   async put(snapshot: EpisodeSnapshot): Promise<string> {
     const key = checkKey(snapshot.stateHash);
     const { bodies, index } = await this.buckets();
-    const text = JSON.stringify(snapshot);
+    const text = snapshotJson(snapshot);
     if (Buffer.byteLength(text, "utf8") <= this.inlineMax) {
       // Content-addressed: writing the same state again writes the same bytes.
       await index.put(this.pointerKey(key), text);

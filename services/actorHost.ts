@@ -10,6 +10,7 @@ import { SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 export type HostRequest =
   | { readonly kind: "deliver"; readonly record: Delivered; readonly recipients: readonly string[] }
   | { readonly kind: "digest"; readonly ids?: readonly string[] }
+  /** Each actor's persisted snapshot as JSON text (serialised once, at the tick it is taken). */
   | { readonly kind: "snapshot"; readonly ids?: readonly string[] }
   | { readonly kind: "ping" }
   /** The episode is over: a host serving only this episode may stop. */
@@ -25,6 +26,8 @@ export class ActorFailed extends Error {
     this.name = "ActorFailed";
   }
 }
+
+const NO_REPLY: readonly Emitted[] = Object.freeze([]);
 
 interface Hosted {
   readonly ref: AnyActorRef;
@@ -61,8 +64,8 @@ export class ActorHost {
     this.ids = [...this.hosted.keys()].sort();
   }
 
-  deliver(record: Delivered, recipients: readonly string[]): Emitted[][] {
-    const replies: Emitted[][] = [];
+  deliver(record: Delivered, recipients: readonly string[]): (readonly Emitted[])[] {
+    const replies: (readonly Emitted[])[] = [];
     for (const id of recipients) {
       const entry = this.hosted.get(id);
       if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
@@ -71,7 +74,8 @@ export class ActorHost {
       if (entry.failure !== undefined || entry.ref.getSnapshot().status === "error") {
         throw new ActorFailed(id, record, entry.failure ?? entry.ref.getSnapshot().error);
       }
-      replies.push(entry.outbox.splice(0));
+      // Most deliveries emit nothing: share one empty reply instead of a new array each time.
+      replies.push(entry.outbox.length === 0 ? NO_REPLY : entry.outbox.splice(0));
     }
     return replies;
   }
@@ -96,18 +100,25 @@ export class ActorHost {
     return out;
   }
 
+  /** The actors' persisted snapshots as JSON text: a copy taken now, serialised once (for storing). */
+  snapshotTexts(ids: readonly string[] = this.ids): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const id of ids) out[id] = JSON.stringify(this.entry(id).ref.getPersistedSnapshot());
+    return out;
+  }
+
   contextOf(id: string): unknown {
     return this.hosted.get(id)?.ref.getSnapshot().context;
   }
 
-  handle(request: HostRequest): DeliverReply | Record<string, string> | Record<string, unknown> {
+  handle(request: HostRequest): DeliverReply | Record<string, string> | { readonly actors: readonly string[] } {
     switch (request.kind) {
       case "deliver":
         return { replies: this.deliver(request.record, request.recipients) };
       case "digest":
         return this.digests(request.ids);
       case "snapshot":
-        return this.snapshots(request.ids);
+        return this.snapshotTexts(request.ids);
       case "ping":
       case "release":
         return { actors: this.ids };
@@ -160,5 +171,6 @@ export function partDigest(world: WorldDefinition, id: string, snapshot: { value
 
 /** The tick state hash: sha256 over the canonical tick number and every actor's part digest. */
 export function stateHashOf(tick: number, parts: Readonly<Record<string, string>>): string {
-  return sha256Hex(canonicalJson({ tick, parts }));
+  // Keys in sorted order, so canonical JSON takes its no-copy path (the same text: it sorts them anyway).
+  return sha256Hex(canonicalJson({ parts, tick }));
 }

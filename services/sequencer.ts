@@ -7,6 +7,7 @@ import type { Delivered, WorldDefinition } from "../actors/actor.ts";
 import { recipientsOf, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
 import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../events/llm.ts";
 import type { EventStore } from "../infra/eventStore.ts";
+import { SerializedActor } from "../infra/snapshotStore.ts";
 import type { Transport } from "../infra/transport.ts";
 import { traceparentOf } from "../infra/telemetry.ts";
 import { stateHashOf, type DeliverReply, type HostRequest } from "./actorHost.ts";
@@ -68,6 +69,7 @@ export interface TickResult {
 export class Sequencer {
   private readonly o: SequencerOptions;
   private readonly actorIds: readonly string[];
+  private readonly actorSet: ReadonlySet<string>;
   /** Actor ids grouped by serving subject, in canonical order (for digests). */
   private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
   private readonly single: boolean;
@@ -77,6 +79,7 @@ export class Sequencer {
   constructor(options: SequencerOptions) {
     this.o = options;
     this.actorIds = [...options.actorIds].sort();
+    this.actorSet = new Set(this.actorIds);
     const groups = new Map<string, string[]>();
     for (const id of this.actorIds) {
       const subject = options.routing.subjectOf(id);
@@ -96,19 +99,23 @@ export class Sequencer {
     this.episodeSpan?.end();
   }
 
-  private meta(span: Span | undefined): RecordMeta | undefined {
+  private meta(span: Span | undefined, ts: string | undefined): RecordMeta | undefined {
     const traceparent = span === undefined ? undefined : traceparentOf(span);
-    if (this.o.stampTime === false) return traceparent === undefined ? undefined : { traceparent };
-    const ts = new Date().toISOString();
+    if (ts === undefined) return traceparent === undefined ? undefined : { traceparent };
     return traceparent === undefined ? { ts } : { ts, traceparent };
   }
 
   /** Appends drafts; `extra` is merged into each record's meta (never hashed). */
   async append(drafts: readonly Draft[], spans?: readonly (Span | undefined)[], extra?: RecordMeta): Promise<readonly LogRecord[]> {
+    // One wall-clock stamp per batch (its records are written together), and without spans or
+    // extras one meta object shared by the batch's records (meta is read-only).
+    const ts = this.o.stampTime === false ? undefined : new Date().toISOString();
+    const shared = spans === undefined && extra === undefined ? this.meta(undefined, ts) : null;
     const records = await this.o.store.append(drafts, {
       expectedSeq: this.o.store.head().seq,
       meta: (_d, i) => {
-        const meta = this.meta(spans?.[i]);
+        if (shared !== null) return shared;
+        const meta = this.meta(spans?.[i], ts);
         return extra === undefined ? meta : { ...meta, ...extra };
       },
     });
@@ -138,7 +145,9 @@ export class Sequencer {
       for (let r = 0; r < records.length; r++) {
         const record = records[r]!;
         if (spans !== undefined && this.o.world.spanOf !== undefined) this.extraSpan(record, spans[r]);
-        const recipients = recipientsOf(record.to, record.from, this.actorIds);
+        // Records to one actor (most of a large town's: agents' replies to the environment) are
+        // looked up in a set rather than scanned for in the list of all actors.
+        const recipients = typeof record.to === "string" && record.to !== "*" ? (this.actorSet.has(record.to) ? [record.to] : []) : recipientsOf(record.to, record.from, this.actorIds);
         if (recipients.length > 0) {
           const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
           const replies = await this.deliver(delivered, recipients, spans?.[r]);
@@ -196,10 +205,17 @@ export class Sequencer {
     return parts;
   }
 
-  /** Every actor's persisted XState snapshot, asked of each host (for episode snapshots). */
-  async snapshots(): Promise<Record<string, unknown>> {
+  /** Every actor's persisted XState snapshot, asked of each host (for episode snapshots), serialised by its host. */
+  async snapshots(): Promise<Record<string, SerializedActor>> {
     const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, unknown>>(subject, { kind: "snapshot", ids })));
-    return Object.fromEntries(this.actorIds.map((id) => [id, answers.find((a) => a[id] !== undefined)?.[id]]));
+    const out: Record<string, SerializedActor> = {};
+    for (const id of this.actorIds) {
+      const answer = answers.find((a) => a[id] !== undefined)?.[id];
+      if (answer === undefined) throw new Error(`no actor host reported the snapshot of ${id}`);
+      // A remote actor host of an earlier build answers with the snapshot object itself.
+      out[id] = new SerializedActor(typeof answer === "string" ? answer : JSON.stringify(answer));
+    }
+    return out;
   }
 
   /** The world's own span for a record (e.g. `probe <tool>`), under the record's deliver span. */
