@@ -51,6 +51,12 @@ export interface LlmConfig {
   readonly reuse?: boolean;
   /** The `backend` label logged on completions. Default `openai-compatible`. */
   readonly backend?: string;
+  /**
+   * After this many calls in a row fail to connect at all (every attempt a connection error), the
+   * endpoint is taken as down for the rest of the run: later calls fail at once (`network`,
+   * logged) instead of each waiting out its retries. 0 never gives up. Default 3.
+   */
+  readonly unreachableAfter?: number;
 }
 
 /** Validates a model's output for a named schema: null when valid, else the reason. The request is there for schemas that depend on it (EnvProbe's belief fields). */
@@ -145,6 +151,9 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
   const maxAttempts = Math.max(1, config.maxAttempts ?? 3);
   const backoffMs = config.backoffMs ?? 500;
   const backend = config.backend ?? "openai-compatible";
+  const unreachableAfter = config.unreachableAfter ?? 3;
+  // Calls in a row whose every attempt failed to connect; at `unreachableAfter` the endpoint is down.
+  let unreachableStreak = 0;
   const total = emptyTotals();
   const byActor = new Map<string, UsageTotals>();
   const byQuery = new Map<string, UsageTotals>();
@@ -203,15 +212,21 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
     if (validate === undefined) {
       return { answer: failed(request, "invalid_output", `no validator for output schema '${request.params.output}'`, 0), http: 0 };
     }
+    if (unreachableAfter > 0 && unreachableStreak >= unreachableAfter) {
+      span?.setAttribute("error.type", "network");
+      return { answer: failed(request, "network", `endpoint unreachable: ${unreachableStreak} calls in a row could not connect to ${client.server.address}:${client.server.port}; not asked again in this run`, 0), http: 0 };
+    }
     for (const phase of ["first", "repair"] as const) {
       let result;
       try {
         result = await callWithRetry(request, messages, counter);
       } catch (error) {
         const e = error as ChatError;
+        if (e.kind === "network") unreachableStreak++;
         span?.setAttribute("error.type", e.kind);
         return { answer: failed(request, e.kind, e.message, counter.attempts, usage), http: counter.attempts };
       }
+      unreachableStreak = 0;
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       span?.setAttribute("gen_ai.response.model", result.model);
@@ -407,6 +422,7 @@ const LlmConfigFile = Schema.Struct({
   captureContent: Schema.optionalKey(Schema.Boolean),
   reuse: Schema.optionalKey(Schema.Boolean),
   backend: Schema.optionalKey(Schema.String),
+  unreachableAfter: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
 });
 const decodeConfigFile = Schema.decodeUnknownSync(LlmConfigFile, { onExcessProperty: "error" });
 

@@ -25,7 +25,7 @@ function episodes(world: string, shapes: Record<string, Shape>, seeds = 40): Epi
   return out;
 }
 
-const findingsOf = (input: EpisodeMetrics[]): Finding[] => writeReport(input, tempDir("findings"), { iterations: 500 }).findings;
+const findingsOf = (input: EpisodeMetrics[]): readonly Finding[] => writeReport(input, tempDir("findings"), { iterations: 500 }).findings;
 const verdict = (fs: readonly Finding[], claim: RegExp, stratum: string) => fs.find((f) => claim.test(f.claim) && f.stratum === stratum)?.verdict;
 
 describe("EnvProbe report: the paper's findings", () => {

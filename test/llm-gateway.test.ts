@@ -235,6 +235,25 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
+  it("an endpoint nobody listens on: after `unreachableAfter` calls that could not connect, later calls fail at once", async () => {
+    // A port that was free a moment ago: connections to it are refused.
+    const closed = await fakeServer(() => ({ status: 500 }));
+    const url = closed.url;
+    await closed.close();
+    const ask = (i: number) => llmRequest("answer", "fake-answer", [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 10, output: "answer", temperature: 0 }, String(i));
+    const gateway = makeLlmGateway(config(url, { answer: "fake-answer" }, { maxAttempts: 2 }));
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+    expect(answers.map((a) => [a.type, a.payload.attempts])).toEqual([["llm.failed", 2], ["llm.failed", 2], ["llm.failed", 2], ["llm.failed", 0], ["llm.failed", 0]]);
+    expect(answers.every((a) => a.type === "llm.failed" && a.payload.error === "network")).toBe(true);
+    expect((answers[3]!.payload as LlmFailedPayload).message).toMatch(/endpoint unreachable: 3 calls in a row could not connect/);
+    expect(gateway.httpRequests).toBe(6);
+    // 0 keeps trying every call.
+    const stubborn = makeLlmGateway(config(url, { answer: "fake-answer" }, { maxAttempts: 1, unreachableAfter: 0 }));
+    for (let i = 0; i < 5; i++) await stubborn.complete(ask(i), "agent/x");
+    expect(stubborn.httpRequests).toBe(5);
+  });
+
   it("no gateway for a run that asks for models: every request fails with no_backend and the run still ends", async () => {
     const dir = join(tempDir("llm-none"), "ep");
     await runEpisode({ world: "aura-scene", seed: 42, condition: "aura-intent", dir, trace: { exporter: "none" }, config: { llm: { intent: "m", planner: null, answer: null } } });

@@ -19,7 +19,7 @@ export const addLlmOptions = (command: Command): Command =>
   command
     .option("--llm <baseURL>", "LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)")
     .option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable", (v: string, acc: string[] = []) => [...acc, v])
-    .option("--llm-config <file.json>", "LLM settings: {baseURL, model, models: {intent, planner, answer, judge, belief}, timeoutMs, maxAttempts, backoffMs, concurrency, prices, reuse, captureContent}");
+    .option("--llm-config <file.json>", "LLM settings: {baseURL, model, models: {intent, planner, answer, judge, belief}, timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, prices, reuse, captureContent}");
 
 /** Resolves the flags (and environment) and says in one line on stderr which backends run (`roles`: the roles the note names). */
 export function resolveLlmFlags(flags: LlmCliFlags, prefix: string, roles?: readonly LlmRole[]): LlmConfig | null {
