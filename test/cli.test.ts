@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { firstSegment, logRecords, tempDir } from "./helpers.ts";
+import { firstSegment, logRecords, tempDir, runCli } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
 
-function cli(args: string[], cwd = root) {
-  const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const cli = runCli;
 
 describe("probetown CLI", () => {
   const work = tempDir("cli");

@@ -2,7 +2,6 @@
 // the embedded log; a second sequencer is refused; a killed worker and a restarted server both
 // end with complete, identical logs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Effect } from "effect";
@@ -12,26 +11,11 @@ import { EventStores } from "../infra/layers.ts";
 import { connectNats } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
 import { runEpisode } from "../services/episodes.ts";
-import { logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
+import { logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
-const root = join(import.meta.dirname, "..");
-const CLI = join(root, "services/cli/main.ts");
 
-interface Proc {
-  readonly child: ChildProcess;
-  readonly done: Promise<{ code: number | null; out: string; err: string }>;
-}
-
-function start(args: string[]): Proc {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("exit", (code) => resolve({ code, out, err })));
-  return { child, done };
-}
+const start = startCli;
 
 let nats: TestNats;
 let nc: NatsConnection;

@@ -2,16 +2,11 @@
 // naming the flag before anything runs; a small grid prints per-cell metrics and the wall time as
 // JSON, writes one log per episode, and the report is rebuilt from those logs.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "./helpers.ts";
+import { tempDir, runCli } from "./helpers.ts";
 
-const root = join(import.meta.dirname, "..");
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const cli = runCli;
 
 describe("sweep envprobe (CLI)", () => {
   it("rejects bad specs with exit 2 and a message naming the flag", () => {

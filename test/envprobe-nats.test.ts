@@ -4,7 +4,6 @@
 // job redelivered and the result is still complete and identical; bad specs and a dead URL are
 // refused before anything is enqueued.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -13,26 +12,11 @@ import { connectNats } from "../infra/nats.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, MARKER, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
 import { sweepSpecOf } from "../services/envprobe/sweep.ts";
-import { tempDir } from "./helpers.ts";
+import { tempDir, startCli } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
-const root = join(import.meta.dirname, "..");
-const CLI = join(root, "services/cli/main.ts");
 
-interface Proc {
-  readonly child: ChildProcess;
-  readonly done: Promise<{ code: number | null; out: string; err: string }>;
-}
-
-function start(args: string[]): Proc {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("exit", (code) => resolve({ code, out, err })));
-  return { child, done };
-}
+const start = startCli;
 
 interface SweepJson {
   episodes: number;

@@ -1,3 +1,4 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,3 +21,28 @@ export const withoutMetaLine = (r: LogRecord) => {
 };
 
 export const firstSegment = (episodeDir: string): string => segmentFiles(join(episodeDir, "log"))[0]!;
+
+export const repoRoot = join(import.meta.dirname, "..");
+export const CLI = join(repoRoot, "services/cli/main.ts");
+
+/** `probetown …` run to completion (no colour), from `cwd` (the repository by default). */
+export function runCli(args: string[], cwd = repoRoot): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  readonly done: Promise<{ code: number | null; out: string; err: string }>;
+}
+
+/** `probetown …` started in the background (workers, actor hosts), its output collected. */
+export function startCli(args: string[]): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: repoRoot, env: { ...process.env, NO_COLOR: "1" } });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("exit", (code) => resolve({ code, out, err })));
+  return { child, done };
+}

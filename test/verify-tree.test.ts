@@ -1,17 +1,12 @@
 // `probetown verify <folder>`: every episode below a sweep's --log is verified in one command; one
 // damaged log fails the whole folder with exit 3 and is named, the others still counted as holding.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { firstSegment, tempDir } from "./helpers.ts";
+import { firstSegment, tempDir, runCli } from "./helpers.ts";
 import { episodeDirsUnder, verifyTree } from "../services/verifyTree.ts";
 
-const root = join(import.meta.dirname, "..");
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const cli = runCli;
 
 describe("verify on a folder of episodes", () => {
   it("verifies every log of a sweep, and names the one that is damaged", async () => {
