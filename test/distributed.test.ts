@@ -1,37 +1,24 @@
 // Issue 3 acceptance, end to end over a private nats-server: actors spread over OS processes give
 // the embedded log; a second sequencer is refused; a killed worker and a restarted server both
 // end with complete, identical logs.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Effect } from "effect";
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { LogRecord } from "../events/record.ts";
 import { EventStores } from "../infra/layers.ts";
-import { connectNats } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
-import { startTestNats, type TestNats } from "./natsServer.ts";
+import { natsForSuite } from "./natsServer.ts";
 
 
 const start = startCli;
 
-let nats: TestNats;
-let nc: NatsConnection;
-
-beforeAll(async () => {
-  nats = await startTestNats();
-  nc = await connectNats(nats.url);
-}, 30_000);
-
-afterAll(async () => {
-  await nc?.close();
-  await nats?.stop();
-});
+const suite = natsForSuite();
 
 const readLogFromNats = (ns: string, episode: string): Promise<LogRecord[]> =>
-  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(nc, ns))));
+  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(suite.nc, ns))));
 
 const embeddedLog = async (seed: number, ticks: number): Promise<LogRecord[]> => {
   const r = await runEpisode({ world: "auratown", seed, ticks, dir: join(tempDir("embedded"), "ep"), trace: { exporter: "none" } });
@@ -43,12 +30,12 @@ const spans = (file: string) =>
 
 describe("distributed runs over NATS", () => {
   it("a day with agents, environment and sequencer in three processes logs exactly the embedded records, verifies, and is one trace", async () => {
-    const ns = nats.namespace("three");
+    const ns = suite.nats.namespace("three");
     const episode = "auratown-s42-baseline";
     const work = tempDir("three");
-    const hostA = start(["actor-host", episode, "--nats", nats.url, "--namespace", ns, "--actors", "agent/chen-mei,agent/lin-wei,agent/zhang-hao", "--trace", `jsonl:${join(work, "a.jsonl")}`]);
-    const hostB = start(["actor-host", episode, "--nats", nats.url, "--namespace", ns, "--actors", "agent/liu-yang,agent/wang-jun,env/auratown", "--trace", `jsonl:${join(work, "b.jsonl")}`]);
-    const sequencer = start(["run", "auratown", "--seed", "42", "--nats", nats.url, "--namespace", ns, "--remote", "all", "--trace", `jsonl:${join(work, "seq.jsonl")}`]);
+    const hostA = start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "agent/chen-mei,agent/lin-wei,agent/zhang-hao", "--trace", `jsonl:${join(work, "a.jsonl")}`]);
+    const hostB = start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "agent/liu-yang,agent/wang-jun,env/auratown", "--trace", `jsonl:${join(work, "b.jsonl")}`]);
+    const sequencer = start(["run", "auratown", "--seed", "42", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--trace", `jsonl:${join(work, "seq.jsonl")}`]);
     const [s, a, b] = await Promise.all([sequencer.done, hostA.done, hostB.done]);
     expect(s.err).toBe("");
     expect(s.code).toBe(0);
@@ -60,7 +47,7 @@ describe("distributed runs over NATS", () => {
     expect(distributed.length).toBe(embedded.length);
     expect(distributed.map(withoutMetaLine)).toEqual(embedded.map(withoutMetaLine));
 
-    const verify = start(["verify", episode, "--nats", nats.url, "--namespace", ns]);
+    const verify = start(["verify", episode, "--nats", suite.nats.url, "--namespace", ns]);
     const v = await verify.done;
     expect(v.out).toMatch(/^OK: auratown-s42-baseline: \d+ records, hash chain intact/);
     expect(v.code).toBe(0);
@@ -79,12 +66,12 @@ describe("distributed runs over NATS", () => {
   }, 120_000);
 
   it("a second sequencer for an episode that is being written is rejected and says so", async () => {
-    const ns = nats.namespace("second");
+    const ns = suite.nats.namespace("second");
     // The first sequencer holds the episode while it waits for actor hosts that never come.
-    const first = start(["run", "auratown", "--seed", "5", "--nats", nats.url, "--namespace", ns, "--remote", "all"]);
+    const first = start(["run", "auratown", "--seed", "5", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all"]);
     await new Promise((r) => setTimeout(r, 2500));
-    const second = await start(["run", "auratown", "--seed", "5", "--nats", nats.url, "--namespace", ns]).done;
-    const wrongActor = await start(["actor-host", "auratown-s5-baseline", "--nats", nats.url, "--namespace", ns, "--actors", "agent/nobody"]).done;
+    const second = await start(["run", "auratown", "--seed", "5", "--nats", suite.nats.url, "--namespace", ns]).done;
+    const wrongActor = await start(["actor-host", "auratown-s5-baseline", "--nats", suite.nats.url, "--namespace", ns, "--actors", "agent/nobody"]).done;
     first.child.kill("SIGTERM");
     await first.done;
     expect(wrongActor.code).toBe(2);
@@ -93,7 +80,7 @@ describe("distributed runs over NATS", () => {
     expect(second.err).toMatch(/episode auratown-s5-baseline already has a sequencer .*a second writer is rejected/);
   }, 60_000);
 
-  const workerArgs = (ns: string) => ["worker", "--nats", nats.url, "--namespace", ns, "--ack-wait", "2000", "--lock-ttl", "2000"];
+  const workerArgs = (ns: string) => ["worker", "--nats", suite.nats.url, "--namespace", ns, "--ack-wait", "2000", "--lock-ttl", "2000"];
 
   /** Waits until `episode`'s JetStream log holds more than `n` records (and is not finished). */
   async function waitForPartialLog(ns: string, episode: string, n: number): Promise<number> {
@@ -121,9 +108,9 @@ describe("distributed runs over NATS", () => {
   interface SweepReport { ok: number; failed: number; outcomes: { id: string; ok: boolean; attempt: number; worker: string; stateHash: string; resumedAfterTick?: number; error?: string }[] }
 
   it("a worker killed with SIGKILL mid-episode: its job is redelivered, resumes the partial log, and every log equals an undisturbed run", async () => {
-    const ns = nats.namespace("kill");
+    const ns = suite.nats.namespace("kill");
     const seeds = [1, 2, 3];
-    const sweep = start(["sweep", "auratown", "--seeds", "1-3", "--ticks", "34", "--snapshot-every", "4", "--nats", nats.url, "--namespace", ns, "--json"]);
+    const sweep = start(["sweep", "auratown", "--seeds", "1-3", "--ticks", "34", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     const doomed = start(workerArgs(ns));
     const seen = await waitForPartialLog(ns, "auratown-s1-baseline", 150);
     doomed.child.kill("SIGKILL");
@@ -145,12 +132,12 @@ describe("distributed runs over NATS", () => {
   }, 180_000);
 
   it("restarting the NATS server mid-sweep: every episode completes once, with logs identical to an undisturbed run", async () => {
-    const ns = nats.namespace("restart");
+    const ns = suite.nats.namespace("restart");
     const seeds = [11, 12, 13, 14];
-    const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", nats.url, "--namespace", ns, "--json"]);
+    const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     const workers = [start(workerArgs(ns)), start(workerArgs(ns))];
     await waitForPartialLog(ns, "auratown-s11-baseline", 100);
-    await nats.restart();
+    await suite.nats.restart();
     const s = await sweep.done;
     for (const w of workers) w.child.kill("SIGTERM");
     const ws = await Promise.all(workers.map((w) => w.done));
@@ -163,8 +150,8 @@ describe("distributed runs over NATS", () => {
   }, 180_000);
 
   it("sweep --workers starts local workers, and a resubmitted sweep runs nothing twice", async () => {
-    const ns = nats.namespace("idem");
-    const args = ["sweep", "auratown", "--seeds", "21-24", "--ticks", "4", "--nats", nats.url, "--namespace", ns, "--json"];
+    const ns = suite.nats.namespace("idem");
+    const args = ["sweep", "auratown", "--seeds", "21-24", "--ticks", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"];
     const first = await start([...args, "--workers", "2"]).done;
     expect(first.code).toBe(0);
     const a = JSON.parse(first.out) as SweepReport;

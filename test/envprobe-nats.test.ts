@@ -3,17 +3,15 @@
 // per-episode metrics and log bytes; a resubmission runs nothing; a worker killed mid-job has its
 // job redelivered and the result is still complete and identical; bad specs and a dead URL are
 // refused before anything is enqueued.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { connectNats } from "../infra/nats.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, MARKER, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
 import { sweepSpecOf } from "../services/envprobe/sweep.ts";
 import { tempDir, startCli } from "./helpers.ts";
-import { startTestNats, type TestNats } from "./natsServer.ts";
+import { natsForSuite } from "./natsServer.ts";
 
 
 const start = startCli;
@@ -40,18 +38,7 @@ function files(dir: string): Map<string, string> {
   return out;
 }
 
-let nats: TestNats;
-let nc: NatsConnection;
-
-beforeAll(async () => {
-  nats = await startTestNats();
-  nc = await connectNats(nats.url);
-}, 30_000);
-
-afterAll(async () => {
-  await nc?.close();
-  await nats?.stop();
-});
+const suite = natsForSuite();
 
 const grid = ["--worlds", "tooldag", "--policies", "no-probe,envprobe-simple", "--regimes", "medium"];
 
@@ -71,13 +58,13 @@ describe("sweep envprobe over NATS", () => {
   });
 
   it("a job that keeps failing fails the sweep with a typed error naming it, and no metrics", async () => {
-    const ns = nats.namespace("fail");
-    const queue = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 2000, backoffMs: 50 });
+    const ns = suite.nats.namespace("fail");
+    const queue = await JetStreamJobQueue.open(suite.nc, ns, { ackWaitMs: 2000, backoffMs: 50 });
     const worker = queue.work("in-process", runEnvprobeChunk, { maxAttempts: 2 });
     // Past the spec check (as a stale or hand-made job would be): a policy no worker knows.
     const spec = { worlds: ["tooldag" as const], regimes: ["medium"], policies: ["psychic" as never], seeds: [0, 1], config: {} };
     try {
-      const error = await gatherEnvprobeSweep(nc, spec, { namespace: ns, workers: 0 }).catch((e: unknown) => e);
+      const error = await gatherEnvprobeSweep(suite.nc, spec, { namespace: ns, workers: 0 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(EnvprobeSweepFailed);
       expect((error as Error).message).toMatch(/1 of 1 jobs failed, so no metrics were written \(envprobe-tooldag-medium-psychic-s0-1-[0-9a-f]{12} after 2 attempts: .*psychic/);
     } finally {
@@ -91,8 +78,8 @@ describe("sweep envprobe over NATS", () => {
     const args = [...grid, "--seeds", "0-5"];
     const embedded = await start(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--out", join(work, "embedded.json"), "--json"]).done;
     expect(embedded.code, embedded.err).toBe(0);
-    const ns = nats.namespace("envprobe");
-    const natsArgs = ["sweep", "envprobe", ...args, "--nats", nats.url, "--namespace", ns, "--chunk", "4", "--log", join(work, "nats"), "--out", join(work, "nats.json"), "--json"];
+    const ns = suite.nats.namespace("envprobe");
+    const natsArgs = ["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--chunk", "4", "--log", join(work, "nats"), "--out", join(work, "nats.json"), "--json"];
     const distributed = await start([...natsArgs, "--workers", "2"]).done;
     expect(distributed.code, distributed.err).toBe(0);
     const a = JSON.parse(embedded.out) as SweepJson;
@@ -120,7 +107,7 @@ describe("sweep envprobe over NATS", () => {
 
   it("bad specs are refused before anything is enqueued; a dead NATS URL is named, exit 2, nothing written", async () => {
     const work = tempDir("envprobe-nats-bad");
-    const ns = nats.namespace("bad");
+    const ns = suite.nats.namespace("bad");
     const cases: [string[], RegExp][] = [
       [["--worlds", "atlantis", "--seeds", "0-1"], /--worlds: unknown 'atlantis'/],
       [["--policies", "psychic", "--seeds", "0-1"], /--policies: unknown 'psychic'/],
@@ -128,11 +115,11 @@ describe("sweep envprobe over NATS", () => {
       [["--seeds", "0-1", "--chunk", "0"], /--chunk expects an integer ≥ 1/],
     ];
     for (const [args, message] of cases) {
-      const r = await start(["sweep", "envprobe", ...args, "--nats", nats.url, "--namespace", ns, "--log", join(work, "never")]).done;
+      const r = await start(["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--log", join(work, "never")]).done;
       expect(r.code, r.err).toBe(2);
       expect(r.err).toMatch(message);
     }
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(suite.nc);
     await expect(jsm.streams.info(jobQueueNames(ns).jobs)).rejects.toThrow(/stream not found/);
     expect(existsSync(join(work, "never"))).toBe(false);
 
@@ -145,14 +132,14 @@ describe("sweep envprobe over NATS", () => {
 
   it("a worker killed with SIGKILL mid-job: the job is redelivered, and metrics and logs equal the embedded sweep's", async () => {
     const work = tempDir("envprobe-nats-kill");
-    const ns = nats.namespace("kill");
+    const ns = suite.nats.namespace("kill");
     // Created first, so the queue's consumer redelivers after 2 s instead of 30 s.
-    const queue = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 2000 });
+    const queue = await JetStreamJobQueue.open(suite.nc, ns, { ackWaitMs: 2000 });
     await queue.close();
     const args = [...grid, "--seeds", "0-199"];
     const log = join(work, "nats");
-    const sweep = start(["sweep", "envprobe", ...args, "--nats", nats.url, "--namespace", ns, "--chunk", "100", "--log", log, "--json"]);
-    const worker = (name: string) => start(["worker", "--nats", nats.url, "--namespace", ns, "--name", name]);
+    const sweep = start(["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--chunk", "100", "--log", log, "--json"]);
+    const worker = (name: string) => start(["worker", "--nats", suite.nats.url, "--namespace", ns, "--name", name]);
     const doomed = worker("doomed");
     // Its first job has begun once a log appears; 100 episodes take far longer than this poll.
     const deadline = Date.now() + 60_000;

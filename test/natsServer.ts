@@ -3,7 +3,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { rmSync } from "node:fs";
-import { connect } from "@nats-io/transport-node";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { afterAll, beforeAll } from "vitest";
+import { connectNats } from "../infra/nats.ts";
 import { tempDir } from "./helpers.ts";
 
 export interface TestNats {
@@ -86,4 +88,18 @@ export async function startTestNats(): Promise<TestNats> {
       rmSync(store, { recursive: true, force: true });
     },
   };
+}
+
+/** A private server and a connection to it for the tests of one file: started before them, stopped after. */
+export function natsForSuite(): { readonly nats: TestNats; readonly nc: NatsConnection } {
+  const suite = {} as { nats: TestNats; nc: NatsConnection };
+  beforeAll(async () => {
+    suite.nats = await startTestNats();
+    suite.nc = await connectNats(suite.nats.url);
+  }, 30_000);
+  afterAll(async () => {
+    await suite.nc?.close();
+    await suite.nats?.stop();
+  });
+  return suite;
 }
