@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, runCli } from "./helpers.ts";
+import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
+import { jobsOf, sweepSpecOf } from "../services/envprobe/sweep.ts";
 
 const cli = runCli;
 
@@ -46,5 +48,35 @@ describe("sweep envprobe (CLI)", () => {
     expect(md).toContain("| tooldag | envprobe-simple | 5 |");
     const json = JSON.parse(readFileSync(join(work, "report", "report.json"), "utf8")) as { episodes: number };
     expect(json.episodes).toBe(20);
+  });
+
+  it("--held-out: the low and high regimes run on a disjoint seed range, medium on --seeds; the report says which seeds each regime used", () => {
+    const work = tempDir("envprobe-heldout");
+    const log = join(work, "grid");
+    const r = cli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,periodic", "--seeds", "0-5", "--held-out", "100-102", "--log", log, "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out) as { episodes: number; heldOut: { seeds: string; regimes: string[] }; cells: { regime: string; policy: string; n: number }[] };
+    expect(out.episodes).toBe(2 * (6 + 3 + 3));
+    expect(out.heldOut).toMatchObject({ seeds: "100-102", regimes: ["low", "high"] });
+    expect(out.cells.map((c) => `${c.regime}:${c.n}`)).toEqual(["low:3", "low:3", "medium:6", "medium:6", "high:3", "high:3"]);
+    expect(readdirSync(join(log, "tooldag-low", "periodic")).sort()).toEqual(["s100", "s101", "s102"]);
+    expect(readdirSync(join(log, "tooldag-medium", "periodic"))).toHaveLength(6);
+    const report = cli(["report-envprobe", log, "--out", join(work, "report"), "--bootstrap", "200"]);
+    expect(report.code, report.err).toBe(0);
+    const md = readFileSync(join(work, "report", "report.md"), "utf8");
+    expect(md).toContain("## Regime low · seeds 100-102");
+    expect(md).toContain("## Regime medium · seeds 0-5");
+
+    // Overlapping ranges, no low/high regime, or another world: refused before anything runs.
+    expect(cli(["sweep", "envprobe", "--seeds", "0-5", "--held-out", "5-9", "--log", join(work, "never")]).err).toMatch(/--held-out: 1 seed\(s\) also in --seeds \(5\)/);
+    expect(cli(["sweep", "envprobe", "--seeds", "0-5", "--held-out", "9-x"]).err).toMatch(/--held-out: expected integers and ranges/);
+    expect(cli(["sweep", "envprobe", "--regimes", "medium", "--seeds", "0-5", "--held-out", "10-12"]).err).toMatch(/--held-out: applies to the low\/high/);
+    expect(cli(["sweep", "auratown", "--seeds", "1", "--held-out", "2"]).err).toMatch(/--held-out is for `sweep envprobe` only/);
+    expect(existsSync(join(work, "never"))).toBe(false);
+
+    // The NATS sweep chunks each regime's own seeds.
+    const spec = sweepSpecOf({ worlds: "graphnav", policies: "no-probe", seeds: "0-9", heldOut: "50-53" });
+    expect(jobsOf(spec).filter((j) => j.regime === "high").map((j) => j.seed)).toEqual([50, 51, 52, 53]);
+    expect(envprobeJobsOf(spec, 3).map((j) => `${j.spec.regime}:${j.spec.seeds.join(",")}`).sort()).toEqual(["high:50,51,52", "high:53", "low:50,51,52", "low:53", "medium:0,1,2", "medium:3,4,5", "medium:6,7,8", "medium:9"]);
   });
 });

@@ -2,7 +2,7 @@
 // or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
 import { writeFileSync } from "node:fs";
 import cliProgress from "cli-progress";
-import { renderCells, runSweep, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
+import { episodeCount, HELD_OUT_REGIMES, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, isSameSweepLog, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
@@ -16,6 +16,7 @@ export interface EnvprobeSweepFlags extends LlmCliFlags {
   readonly policies?: string;
   readonly conditions?: string;
   readonly seeds: string;
+  readonly heldOut?: string;
   readonly log?: string;
   readonly workers?: number;
   readonly horizon?: number;
@@ -43,7 +44,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   const model = sweepBeliefModel(spec);
   // NATS workers run the scripted agent's direct driver; an LLM grid needs the gateway of this process.
   if (model !== null && nats !== undefined) throw new UsageError(`--nats: the LLM agent (belief model ${model}) runs in this process only; drop --nats, or --model belief=none for the scripted agent`);
-  const total = spec.worlds.length * spec.regimes.length * spec.policies.length * spec.seeds.length;
+  const total = episodeCount(spec);
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : null;
@@ -64,9 +65,10 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   }
   bar?.stop();
   const usage = agent?.gateway.accounting().total;
-  const seeds = `${spec.seeds[0]}${spec.seeds.length > 1 ? `-${spec.seeds.at(-1)}` : ""}`;
+  const seeds = seedsLabel(spec.seeds);
   const summary = {
     worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,
+    ...(spec.heldOut === undefined ? {} : { heldOut: { seeds: seedsLabel(spec.heldOut), seedCount: spec.heldOut.length, regimes: spec.regimes.filter((r) => HELD_OUT_REGIMES.includes(r)) } }),
     episodes: result.episodes.length, seconds: result.seconds, episodesPerSecond: result.episodes.length / result.seconds,
     workers: result.workers, log: result.log,
     ...("jobs" in result ? { nats: { url: nats, namespace: flags.namespace ?? DEFAULT_NAMESPACE, jobs: result.jobs, chunk: result.chunk, redelivered: result.redelivered } } : {}),

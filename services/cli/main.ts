@@ -407,6 +407,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--nats <url>", "queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)")
     .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
     .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); envprobe without --nats: worker threads (0: every core)", integer("--workers", 0), 0)
+    .option("--held-out <list>", "envprobe: the paper's disjoint held-out seeds for the low and high regimes (medium keeps --seeds), e.g. --seeds 0-219 --held-out 1000-1219")
     .option("--chunk <n>", `envprobe with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1))
     .option("--out <file>", "write every outcome as JSON")
     .option("--json", "print the outcomes as JSON")
@@ -426,8 +427,8 @@ export function buildProgram(exit: (code: number) => void): Command {
         if (flags.snapshotEvery !== undefined) throw new UsageError("sweep envprobe keeps logs only (no snapshots): --snapshot-every does not apply");
         return cmdEnvprobeSweep({ ...flags, ...(config === undefined ? {} : { config }) });
       }
-      const only = (["worlds", "regimes", "policies", "horizon", "log", "chunk"] as const).filter((k) => flags[k] !== undefined);
-      if (only.length > 0) throw new UsageError(`--${only[0]} is for \`sweep envprobe\` only`);
+      const only = (["worlds", "regimes", "policies", "horizon", "log", "chunk", "heldOut"] as const).filter((k) => flags[k] !== undefined);
+      if (only.length > 0) throw new UsageError(`--${only[0] === "heldOut" ? "held-out" : only[0]} is for \`sweep envprobe\` only`);
       return cmdSweep(world, { ...flags, ...(config === undefined ? {} : { config }) });
     }));
 

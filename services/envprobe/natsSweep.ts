@@ -21,7 +21,7 @@ import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
 import { spawnWorkers, withNats } from "../distributed.ts";
 import { runDirect } from "./direct.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
-import { episodeDirOf, episodeNameOf, inGridOrder, type SweepResult, type SweepSpec } from "./sweep.ts";
+import { episodeDirOf, episodeNameOf, inGridOrder, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
 
 /** Seeds of one cell per job unless `--chunk` says otherwise. */
 export const DEFAULT_CHUNK = 64;
@@ -63,10 +63,12 @@ export const isEnvprobeJob = (job: Job): boolean => typeof job.spec === "object"
 export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK): Job<EnvprobeChunkSpec>[] {
   const size = Math.max(1, Math.floor(chunk));
   const jobs: Job<EnvprobeChunkSpec>[] = [];
-  for (let from = 0; from < spec.seeds.length; from += size) {
-    const seeds = spec.seeds.slice(from, from + size);
+  const longest = Math.max(...spec.regimes.map((regime) => seedsOf(spec, regime).length));
+  for (let from = 0; from < longest; from += size) {
     for (const world of spec.worlds) {
       for (const regime of spec.regimes) {
+        const seeds = seedsOf(spec, regime).slice(from, from + size);
+        if (seeds.length === 0) continue;
         for (const policy of spec.policies) {
           const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null };
           const hash = sha256Hex(canonicalJson(job)).slice(0, 12);
@@ -104,7 +106,7 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext): Promise
 
 /** What a --log directory of a NATS sweep holds besides the logs: the spec, so a resubmission into it is recognised. */
 export const MARKER = ".envprobe-sweep.json";
-const markerOf = (spec: SweepSpec): string => canonicalJson({ worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds: spec.seeds, config: spec.config ?? {} }) + "\n";
+const markerOf = (spec: SweepSpec): string => canonicalJson({ worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds: spec.seeds, ...(spec.heldOut === undefined ? {} : { heldOut: spec.heldOut }), config: spec.config ?? {} }) + "\n";
 
 /** Does `spec.log` hold this very sweep's logs (a resubmission), so its non-empty --log is fine? */
 export function isSameSweepLog(spec: SweepSpec): boolean {

@@ -12,6 +12,7 @@ import { paretoChart } from "../reportCharts.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
+import { seedsLabel } from "./sweep.ts";
 
 /** The episode directories under a sweep's --log directory (<world>-<regime>/<policy>/s<seed>). */
 function episodeDirs(path: string): string[] {
@@ -285,7 +286,8 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
     const adjusted = bonferroni(fam.map((c) => c.p));
     table1[regime] = fam.map((c, i) => ({ ...c, pBonferroni: adjusted[i]! }));
     table2[regime] = ADJACENT.map(([m, r, s]) => compare(episodes, regime, m, r, s, { iterations, seed })).filter((c): c is Omit<Comparison, "pBonferroni"> => c !== null).map((c) => ({ ...c, pBonferroni: null }));
-    md.push(`## Regime ${regime}`, "", "### Table 1: A_H comparisons (the 6-comparison family)", "", ...comparisonTable(table1[regime]!, true), "");
+    const seeds = [...new Set(episodes.filter((e) => e.regime === regime).map((e) => e.seed))].sort((a, b) => a - b);
+    md.push(`## Regime ${regime} · seeds ${seedsLabel(seeds)}`, "", "### Table 1: A_H comparisons (the 6-comparison family)", "", ...comparisonTable(table1[regime]!, true), "");
     md.push("### Table 2: adjacent comparisons", "", ...comparisonTable(table2[regime]!, false), "");
     md.push("### Per world and policy", "", "| world | policy | n | A_H | proc | spat | success | probes | UPR raw | UPR / B | collapsed | τ_c | drift offset (mean, median) | drift-first | action-first | p_cw [Wilson 95%] |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const c of cells.filter((x) => x.regime === regime)) {

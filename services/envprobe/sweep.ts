@@ -33,6 +33,12 @@ export interface SweepSpec {
   readonly regimes: readonly string[];
   readonly policies: readonly Policy[];
   readonly seeds: readonly number[];
+  /**
+   * The paper's held-out seeds (§4.1): the low- and high-stress regimes run on these instead of
+   * `seeds`, a disjoint range, while medium keeps `seeds`. Pairs stay within a regime, so the
+   * report needs nothing else.
+   */
+  readonly heldOut?: readonly number[];
   /** Where the episode logs go (one directory per episode); none: logs are not kept. */
   readonly log?: string;
   /** Worker threads (default: every core); for an LLM agent, episodes in flight (default 4). */
@@ -57,9 +63,24 @@ function list<T extends string>(flag: string, text: string | undefined, known: r
   return [...new Set(items)] as T[];
 }
 
+/** The regimes that run on the held-out seeds when a sweep has them (the paper's low and high stress, and the release's S1/S3). */
+export const HELD_OUT_REGIMES: readonly string[] = ["low", "high", "S1", "S3"];
+
+/** The seeds a regime of this sweep runs on. */
+export const seedsOf = (spec: SweepSpec, regime: string): readonly number[] =>
+  spec.heldOut !== undefined && HELD_OUT_REGIMES.includes(regime) ? spec.heldOut : spec.seeds;
+
+/** Episodes in the sweep: worlds × policies × each regime's seeds. */
+export const episodeCount = (spec: SweepSpec): number =>
+  spec.worlds.length * spec.policies.length * spec.regimes.reduce((n, regime) => n + seedsOf(spec, regime).length, 0);
+
+/** `0-219` for a contiguous range, else the first and last with the count. */
+export const seedsLabel = (seeds: readonly number[]): string =>
+  seeds.length === 1 ? `${seeds[0]}` : seeds.at(-1)! - seeds[0]! === seeds.length - 1 ? `${seeds[0]}-${seeds.at(-1)}` : `${seeds.length} seeds from ${seeds[0]} to ${seeds.at(-1)}`;
+
 /** Checks a sweep's flags; every problem is a UsageError naming the flag. */
 export function sweepSpecOf(
-  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; log?: string; workers?: number; horizon?: number; config?: unknown },
+  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; heldOut?: string; log?: string; workers?: number; horizon?: number; config?: unknown },
   acceptLog?: (spec: SweepSpec) => boolean,
 ): SweepSpec {
   const worlds = list("--worlds", flags.worlds, KINDS, KINDS);
@@ -68,6 +89,18 @@ export function sweepSpecOf(
   const policies = list("--policies", flags.policies, POLICY_NAMES, GRID_POLICIES);
   const seeds = parseSeeds(flags.seeds);
   if (seeds.length === 0) throw new UsageError("--seeds: no seeds");
+  let heldOut: number[] | undefined;
+  if (flags.heldOut !== undefined) {
+    try {
+      heldOut = parseSeeds(flags.heldOut).sort((a, b) => a - b);
+    } catch (error) {
+      throw new UsageError((error as Error).message.replace(/^--seeds/, "--held-out"));
+    }
+    if (heldOut.length === 0) throw new UsageError("--held-out: no seeds");
+    const shared = heldOut.filter((seed) => seeds.includes(seed));
+    if (shared.length > 0) throw new UsageError(`--held-out: ${shared.length} seed(s) also in --seeds (${shared.slice(0, 5).join(", ")}${shared.length > 5 ? ", …" : ""}); held-out seeds must be disjoint from them`);
+    if (!regimes.some((r) => HELD_OUT_REGIMES.includes(r))) throw new UsageError(`--held-out: applies to the ${HELD_OUT_REGIMES.join("/")} regimes, and --regimes has none of them`);
+  }
   if (flags.horizon !== undefined && (!Number.isSafeInteger(flags.horizon) || flags.horizon <= 0)) throw new UsageError(`--horizon: expected a positive integer, got ${flags.horizon}`);
   if (flags.workers !== undefined && (!Number.isSafeInteger(flags.workers) || flags.workers < 0)) throw new UsageError(`--workers: expected an integer ≥ 0, got ${flags.workers}`);
   const config = { ...((flags.config ?? {}) as Record<string, unknown>), ...(flags.horizon === undefined ? {} : { horizon: flags.horizon }) };
@@ -81,7 +114,7 @@ export function sweepSpecOf(
       }
     }
   }
-  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
+  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
   // A non-empty --log is refused, except where `acceptLog` recognises it (a NATS sweep resubmitted
   // into the directory it started: its jobs are idempotent and rewrite the same bytes).
   if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0 && !(acceptLog?.(spec) ?? false)) {
@@ -92,8 +125,17 @@ export function sweepSpecOf(
 
 export function jobsOf(spec: SweepSpec): EnvprobeJob[] {
   const jobs: EnvprobeJob[] = [];
-  // Seed-major order keeps a chunk's episodes spread over every cell (even load per worker).
-  for (const seed of spec.seeds) for (const world of spec.worlds) for (const regime of spec.regimes) for (const policy of spec.policies) jobs.push({ world, regime, policy, seed });
+  // Seed-major order (by position in each regime's seed list) keeps a chunk's episodes spread over
+  // every cell (even load per worker).
+  const longest = Math.max(...spec.regimes.map((regime) => seedsOf(spec, regime).length));
+  for (let i = 0; i < longest; i++) {
+    for (const world of spec.worlds) {
+      for (const regime of spec.regimes) {
+        const seed = seedsOf(spec, regime)[i];
+        if (seed !== undefined) for (const policy of spec.policies) jobs.push({ world, regime, policy, seed });
+      }
+    }
+  }
   return jobs;
 }
 
