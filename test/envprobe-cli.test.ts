@@ -2,7 +2,7 @@
 // naming the flag before anything runs; a small grid prints per-cell metrics and the wall time as
 // JSON, writes one log per episode, and the report is rebuilt from those logs.
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, runCli } from "./helpers.ts";
 import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
@@ -78,5 +78,26 @@ describe("sweep envprobe (CLI)", () => {
     const spec = sweepSpecOf({ worlds: "graphnav", policies: "no-probe", seeds: "0-9", heldOut: "50-53" });
     expect(jobsOf(spec).filter((j) => j.regime === "high").map((j) => j.seed)).toEqual([50, 51, 52, 53]);
     expect(envprobeJobsOf(spec, 3).map((j) => `${j.spec.regime}:${j.spec.seeds.join(",")}`).sort()).toEqual(["high:50,51,52", "high:53", "low:50,51,52", "low:53", "medium:0,1,2", "medium:3,4,5", "medium:6,7,8", "medium:9"]);
+  });
+
+  it("report-envprobe refuses a damaged or unfinished log (exit 3, naming the file and line) instead of reporting a partial episode", () => {
+    const work = tempDir("envprobe-damaged");
+    const log = join(work, "grid");
+    expect(cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--quiet"]).code).toBe(0);
+    const file = join(log, "graphnav-medium", "no-probe", "s1", "log", "000000000000.jsonl");
+    const lines = readFileSync(file, "utf8").split("\n");
+    const report = () => cli(["report-envprobe", log, "--out", join(work, "report")]);
+    expect(report().code).toBe(0);
+
+    writeFileSync(file, lines.slice(0, 12).join("\n") + "\n"); // a run that stopped after 12 records
+    const unfinished = report();
+    expect(unfinished.code).toBe(3);
+    expect(unfinished.err).toContain(`${file}: line 12: the episode did not finish`);
+
+    writeFileSync(file, lines.slice(0, 12).join("\n") + "\n" + lines[12]!.slice(0, 40)); // and its last line torn
+    expect(report().err).toContain(`${file}: line 13: the last record is cut short`);
+
+    writeFileSync(file, [...lines.slice(0, 5), "garbage", ...lines.slice(6)].join("\n"));
+    expect(report().err).toContain(`${file}: line 6: not a log record`);
   });
 });

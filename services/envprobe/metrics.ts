@@ -5,6 +5,7 @@
 // counts behind p_cw (Wilson interval at the cell level).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { LogCorrupted } from "../../events/errors.ts";
 import { wilson } from "../stats.ts";
 
 export interface EpisodeMetrics {
@@ -129,14 +130,29 @@ export function metricsOfLog(dir: string): EpisodeMetrics {
   // A log's first segment is 000000000000.jsonl; a store rolls to a new segment only past 64 MB,
   // so a smaller first segment is the whole log (no directory listing per episode).
   const first = join(logDir, "000000000000.jsonl");
-  let texts: string[] = existsSync(first) ? [readFileSync(first, "utf8")] : [];
-  if (texts.length === 0 || texts[0]!.length > 32 * 2 ** 20) texts = readdirSync(logDir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => readFileSync(join(logDir, f), "utf8"));
-  for (const text of texts) {
+  let files: string[] = existsSync(first) ? [first] : [];
+  let texts: string[] = files.map((f) => readFileSync(f, "utf8"));
+  if (texts.length === 0 || texts[0]!.length > 32 * 2 ** 20) {
+    files = readdirSync(logDir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => join(logDir, f));
+    texts = files.map((f) => readFileSync(f, "utf8"));
+  }
+  // Only payloads are read here (the chain is `verify`'s job), but a damaged or unfinished log must
+  // not become a partial episode in a report: a line that is no record, a torn last line, or a log
+  // that stops before the horizon's last tick is refused, naming the file and line.
+  const damaged = (file: string, line: number, reason: string) =>
+    new LogCorrupted({ file, line, seq: null, reason: `${reason}; \`probetown verify ${dir}\` checks the whole log` });
+  let lastLine = "";
+  texts.forEach((text, i) => {
+    const file = files[i]!;
+    if (text.length > 0 && !text.endsWith("\n")) throw damaged(file, text.split("\n").length, "the last record is cut short (a torn tail)");
+    let line = 0;
     for (let start = 0; start < text.length; ) {
+      line++;
       let end = text.indexOf("\n", start);
       if (end < 0) end = text.length;
       const at = text.lastIndexOf('"type":"', end);
-      const type = at > start ? WANTED.exec(text.slice(at, at + 40))?.[1] : undefined;
+      if (at < start) throw damaged(file, line, "not a log record");
+      const type = WANTED.exec(text.slice(at, at + 40))?.[1];
       if (type !== undefined) {
         // Sealed records keep their body keys in order (cause, episode, from, payload, seq, …):
         // the payload is the canonical JSON between `,"payload":` and `,"seq":`. A step's payload
@@ -145,14 +161,24 @@ export function metricsOfLog(dir: string): EpisodeMetrics {
         const from = text.indexOf(',"payload":', start);
         const to = text.lastIndexOf(',"seq":', at);
         const payload = from > start && to > from ? text.slice(from + 11, to) : null;
-        if (payload === null) acc.add(type, (JSON.parse(text.slice(start, end)) as { payload: unknown }).payload);
-        else if (type === "envprobe.stepped") acc.add(type, steppedTail(payload) ?? JSON.parse(payload));
-        else acc.add(type, JSON.parse(payload));
+        try {
+          if (payload === null) acc.add(type, (JSON.parse(text.slice(start, end)) as { payload: unknown }).payload);
+          else if (type === "envprobe.stepped") acc.add(type, steppedTail(payload) ?? JSON.parse(payload));
+          else acc.add(type, JSON.parse(payload));
+        } catch (error) {
+          throw damaged(file, line, `unreadable ${type} record: ${(error as Error).message}`);
+        }
       }
+      if (end === text.length || end + 1 === text.length) lastLine = text.slice(start, end);
       start = end + 1;
     }
+  });
+  const metrics = acc.result();
+  const lastTick = /"tick":(\d+),"to":[^,]*,"type":"tick\.committed"/.exec(lastLine)?.[1];
+  if (lastTick === undefined || Number(lastTick) !== metrics.horizon - 1) {
+    throw damaged(files.at(-1) ?? logDir, texts.reduce((n, t) => n + t.split("\n").length - 1, 0), `the episode did not finish (its log ends ${lastTick === undefined ? "inside a tick" : `at tick ${lastTick}`}, the horizon is ${metrics.horizon} ticks): its metrics would be partial`);
   }
-  return acc.result();
+  return metrics;
 }
 
 export interface CellMetrics {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { LogCorrupted } from "../../events/errors.ts";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import { paretoChart } from "../reportCharts.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
@@ -51,9 +52,10 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
       (share) =>
         new Promise<EpisodeMetrics[]>((resolveShare, reject) => {
           const worker = new Worker(new URL("./loadWorker.ts", import.meta.url), { workerData: { dirs: share } });
-          worker.once("message", (m: EpisodeMetrics[]) => {
-            resolveShare(m);
+          worker.once("message", (m: { metrics?: EpisodeMetrics[]; damaged?: { file: string; line: number; reason: string } | null; message?: string }) => {
             void worker.terminate();
+            if (m.metrics !== undefined) resolveShare(m.metrics);
+            else reject(m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : new Error(m.message));
           });
           worker.once("error", reject);
         }),
