@@ -100,7 +100,7 @@ export const defaultSceneConfig: SceneConfig = {
   strategy: { kind: "aura-intent", maxSteps: 3, memory: true, inferrer: "deterministic" },
 };
 
-const decode = Schema.decodeUnknownSync(SceneConfigSchema);
+const decode = Schema.decodeUnknownSync(SceneConfigSchema, { onExcessProperty: "error" });
 
 function problems(c: SceneConfig): string[] {
   const out: string[] = [];

@@ -19,7 +19,7 @@ function digestOnce(value: object): string {
   return digest;
 }
 
-const decodeConfig = Schema.decodeUnknownSync(TownConfigSchema);
+const decodeConfig = Schema.decodeUnknownSync(TownConfigSchema, { onExcessProperty: "error" });
 
 /** The phases after `tick.started`, in order (DESIGN §3.2). Only the environment acts on them. */
 export const PHASES = ["move", "converse", "evolve", "observe"] as const;

@@ -12,7 +12,7 @@ import { beliefModelOf, budgetOf, ConfigSchema, configProblems, defaultConfig, h
 import { envMachine, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, type WorldSpec } from "./kinds.ts";
 
-const decode = Schema.decodeUnknownSync(ConfigSchema);
+const decode = Schema.decodeUnknownSync(ConfigSchema, { onExcessProperty: "error" });
 
 /** The world a seed generates (pure; the same for every policy). */
 export function worldSpecOf(config: EnvprobeConfig, seed: number): WorldSpec {

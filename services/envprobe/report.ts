@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { LogCorrupted } from "../../events/errors.ts";
+import { UsageError } from "../replay.ts";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import { paretoChart } from "../reportCharts.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
@@ -36,14 +37,19 @@ function episodeDirs(path: string): string[] {
  * from a `sweep envprobe --out` metrics file.
  */
 export async function loadEpisodes(path: string, workers = availableParallelism()): Promise<EpisodeMetrics[]> {
-  if (!existsSync(path)) throw new Error(`${path}: no such file or directory`);
+  if (!existsSync(path)) throw new UsageError(`${path}: no such file or directory`);
   if (statSync(path).isFile()) {
-    const data = JSON.parse(readFileSync(path, "utf8")) as { episodeMetrics?: EpisodeMetrics[] };
-    if (!Array.isArray(data.episodeMetrics)) throw new Error(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);
+    let data: { episodeMetrics?: EpisodeMetrics[] };
+    try {
+      data = JSON.parse(readFileSync(path, "utf8")) as typeof data;
+    } catch (error) {
+      throw new UsageError(`${path}: not a sweep metrics file (not valid JSON: ${(error as Error).message.split("\n")[0]})`);
+    }
+    if (!Array.isArray(data.episodeMetrics)) throw new UsageError(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);
     return data.episodeMetrics;
   }
   const dirs = episodeDirs(path);
-  if (dirs.length === 0) throw new Error(`${path}: no episode logs found (expected <world>-<regime>/<policy>/s<seed>/log)`);
+  if (dirs.length === 0) throw new UsageError(`${path}: no episode logs found (expected <world>-<regime>/<policy>/s<seed>/log)`);
   const n = Math.max(1, Math.min(workers, Math.ceil(dirs.length / 500)));
   if (n === 1) return dirs.map((d) => metricsOfLog(d));
   const shares = Array.from({ length: n }, (_, i) => dirs.filter((_, j) => j % n === i));

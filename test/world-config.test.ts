@@ -1,0 +1,27 @@
+// A world config with a field the world does not know is refused, naming the field's path, so a
+// typo in a --config file ("sped", "memory.capasity") cannot silently run the defaults.
+import { describe, expect, it } from "vitest";
+import { worldNamed } from "../actors/worlds.ts";
+import { runCli } from "./helpers.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./helpers.ts";
+
+describe("world configs", () => {
+  it("refuse unknown fields at any depth, in every world", () => {
+    expect(() => worldNamed("auratown").resolveConfig({ sped: 3 })).toThrow(/excess property at \["sped"\]/);
+    expect(() => worldNamed("auratown").resolveConfig({ memory: { capasity: 3 } })).toThrow(/excess property at \["memory"\]\["capasity"\]/);
+    expect(() => worldNamed("envprobe").resolveConfig({ world: "tooldag", horizn: 10 })).toThrow(/excess property at \["horizn"\]/);
+    expect(() => worldNamed("aura-scene").resolveConfig({ maxStep: 2 })).toThrow(/excess property at \["maxStep"\]/);
+    // Known fields still merge over the defaults.
+    expect(worldNamed("auratown").resolveConfig({ speed: 3 })).toMatchObject({ speed: 3 });
+  });
+
+  it("a --config file with a typo exits 2 before anything runs", () => {
+    const dir = tempDir("config-typo");
+    writeFileSync(join(dir, "c.json"), JSON.stringify({ memory: { capasity: 3 } }));
+    const r = runCli(["run", "auratown", "--seed", "1", "--config", join(dir, "c.json"), "--log", join(dir, "never")]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/invalid auratown config: .*\["memory"\]\["capasity"\]/);
+  });
+});
