@@ -1,6 +1,9 @@
 // `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts),
 // or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { LogRecord } from "../../events/record.ts";
+import { scanLog } from "../../infra/fileEventStore.ts";
 import cliProgress from "cli-progress";
 import { episodeCount, HELD_OUT_REGIMES, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, isSameSweepLog, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
@@ -113,6 +116,22 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
   if (flags.json) process.stdout.write(JSON.stringify({ out: flags.out, files: report.files, episodes: report.episodes, seconds, loadSeconds: loaded }, null, 2) + "\n");
   else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => `${flags.out}/${f}`).join(", ")}\n`);
   return 0;
+}
+
+/**
+ * A fork's whole trajectory for its metrics: the parent's records up to the fork point (its header
+ * relabelled with the fork's condition) and then the fork's own. Null when the parent log is gone.
+ * Any other log is returned as it is.
+ */
+export function withParentPrefix(dir: string, records: readonly LogRecord[]): readonly LogRecord[] | null {
+  const head = records[0];
+  if (head?.type !== "episode.forked") return records;
+  const fork = head.payload as { parentLog: string; atSeq: number; condition: string };
+  const parentLog = resolve(dir, fork.parentLog);
+  if (!existsSync(parentLog)) return null;
+  const prefix = scanLog(parentLog, { validate: false }).records.filter((r) => r.seq <= fork.atSeq);
+  const relabelled = prefix.map((r) => (r.type === "episode.started" ? { ...r, payload: { ...(r.payload as object), condition: fork.condition } } : r));
+  return [...relabelled, ...records.slice(1)];
 }
 
 /** A run's summary for an envprobe log (null for other worlds): outcome, A_H, probes. */

@@ -25,7 +25,9 @@ import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
-import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeSummary, withParentPrefix, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
+import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
@@ -110,6 +112,18 @@ function countsLine(result: EpisodeResult): string {
   return `${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s`;
 }
 
+/** The summary of a log read back, by its world (the town's own view is drawn from ticks instead, when kept). */
+function worldSummary(dir: string, logged: LogRecord[], actors: number): string | null {
+  const world = (logged[0]?.payload as { world?: string } | undefined)?.world;
+  if (world === "auratown") return renderRecordSummary(logged, actors);
+  if (world === "aura-scene") return renderSceneSummary(logged);
+  if (world === "envprobe") {
+    const whole = withParentPrefix(dir, logged);
+    return whole === null ? "(the parent log of this fork is not where its header says: no EnvProbe summary)" : envprobeSummary(whole);
+  }
+  return null;
+}
+
 function report(result: EpisodeResult, rows: TickRow[], records: Parameters<typeof summarize>[0], flags: EpisodeFlags, title: string): void {
   const lines = [title, countsLine(result)];
   if (flags.json) {
@@ -125,7 +139,8 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
       if (rows.length > 0) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
       else {
         const logged = scanLog(result.logDir).records;
-        process.stdout.write((envprobeSummary(logged) ?? renderRecordSummary(logged, result.actors)) + "\n\n");
+        const text = worldSummary(result.dir, logged, result.actors);
+        if (text !== null) process.stdout.write(text + "\n\n");
       }
     }
   }
@@ -271,9 +286,19 @@ async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> 
 
 async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean }): Promise<number> {
   const rows: TickRow[] = [];
-  const result = await replayEpisode(log, { onTick: (tick, host) => rows.push(collectRow(tick, host)) });
+  // The town's timeline is drawn from every actor's state per tick; other worlds read their records.
+  const result = await replayEpisode(log, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))) });
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
+  if (result.header.world.name !== "auratown") {
+    const picked = result.records.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
+    if (flags.json) process.stdout.write(JSON.stringify({ episode: result.header.episode, world: result.header.world.name, records: picked }, null, 2) + "\n");
+    else {
+      process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
+      process.stdout.write(renderRecordTimeline(result.records, filter) + "\n");
+    }
+    return EXIT.ok;
+  }
   if (flags.json) {
     const picked = rows.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
     process.stdout.write(JSON.stringify({ episode: result.header.episode, ticks: picked, summary: summarize(result.records, rows) }, null, 2) + "\n");

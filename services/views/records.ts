@@ -1,0 +1,78 @@
+// Human views read from records alone, for the worlds that have no town to draw: a timeline of any
+// episode's records (what `inspect` shows for aura-scene and EnvProbe logs), and the summary of an
+// aura-scene episode (each query with its IntentFrame, probes and answer).
+import type { LogRecord } from "../../events/record.ts";
+import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
+
+const compact = (value: unknown, max: number): string => {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+};
+
+const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
+
+export interface TimelineFilter {
+  readonly from?: number;
+  readonly to?: number;
+  /** An actor id, or a bare name (`ben` matches `agent/ben`): records it sent or received. */
+  readonly agent?: string;
+}
+
+/** One line per record (tick, seq, type, sender → recipients, payload), ticks headed. */
+export function renderRecordTimeline(records: readonly LogRecord[], filter: TimelineFilter = {}): string {
+  const matches = (id: string | null | undefined) => id !== null && id !== undefined && (id === filter.agent || id.endsWith(`/${filter.agent}`));
+  const picked = records.filter(
+    (r) =>
+      (filter.from === undefined || r.tick >= filter.from) &&
+      (filter.to === undefined || r.tick <= filter.to) &&
+      (filter.agent === undefined || matches(r.from) || (Array.isArray(r.to) ? r.to.some(matches) : matches(r.to as string | null))),
+  );
+  const out: string[] = [];
+  let tick: number | null = null;
+  for (const r of picked) {
+    if (r.tick !== tick) {
+      tick = r.tick;
+      out.push(`tick ${tick}`);
+    }
+    out.push(`  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compact(r.payload, 160)}`);
+  }
+  return out.length === 0 ? "(no records in that range)" : out.join("\n");
+}
+
+/** Each query of an aura-scene episode: the question, the IntentFrame, every probe and the answer. */
+export function renderSceneSummary(records: readonly LogRecord[]): string {
+  const out: string[] = [];
+  for (const r of records) {
+    switch (r.type) {
+      case "user.query": {
+        const q = r.payload as { queryId: string; scene: string; text: string };
+        out.push(`${out.length === 0 ? "" : "\n"}query ${q.queryId} (${q.scene}): ${q.text}`);
+        break;
+      }
+      case "intent.inferred": {
+        const i = r.payload as IntentInferredPayload;
+        out.push(`  IntentFrame (${i.backend}): gap ${i.frame.gap.toFixed(2)} → budget ${i.budget} · literal: ${i.frame.literal_need} · implicit: ${i.frame.implicit_need.join("; ") || "—"}`);
+        break;
+      }
+      case "probe.requested": {
+        const p = r.payload as ProbeRequestedPayload;
+        out.push(`  probe ${p.call}: ${p.tool}(${Object.entries(p.args).map(([k, v]) => `${k}=${v}`).join(", ")}) → ${recipients(r.to)}`);
+        break;
+      }
+      case "probe.answered": {
+        const a = r.payload as ProbeAnsweredPayload;
+        out.push(`    answered (disclosure ${a.disclosure}): ${compact(a.result, 120)}`);
+        break;
+      }
+      case "probe.denied":
+        out.push(`    denied: ${(r.payload as ProbeDeniedPayload).reason}`);
+        break;
+      case "answer.given": {
+        const a = r.payload as AnswerGivenPayload;
+        out.push(`  answer (${a.backend}, disclosure ${a.disclosure}): ${a.text.replace(/\s+/g, " ")}`);
+        break;
+      }
+    }
+  }
+  return out.length === 0 ? "no queries in this episode" : out.join("\n");
+}
