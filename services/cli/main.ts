@@ -285,6 +285,7 @@ async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> 
 }
 
 async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean }): Promise<number> {
+  if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
   const rows: TickRow[] = [];
   // The town's timeline is drawn from every actor's state per tick; other worlds read their records.
   const result = await replayEpisode(log, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))) });
