@@ -89,9 +89,20 @@ export function expectedHash(previousHash: string, r: LogRecord): string {
   return sha256Chain(previousHash, recordBody(r));
 }
 
-export function recipientsOf(to: Address, from: string, actorIds: readonly string[]): string[] {
+/** An episode's actors: their ids in canonical order, and a set for lookups (a large town has 1,001). */
+export interface ActorIndex {
+  readonly ids: readonly string[];
+  readonly has: (id: string) => boolean;
+}
+
+export function actorIndexOf(ids: Iterable<string>): ActorIndex {
+  const set = new Set(ids);
+  return { ids: [...set].sort(), has: (id) => set.has(id) };
+}
+
+export function recipientsOf(to: Address, from: string, actors: ActorIndex): string[] {
   if (to === null) return [];
-  if (to === "*") return actorIds.filter((id) => id !== from);
-  if (typeof to === "string") return actorIds.includes(to) ? [to] : [];
+  if (to === "*") return actors.ids.filter((id) => id !== from);
+  if (typeof to === "string") return actors.has(to) ? [to] : [];
   return [...to].sort();
 }

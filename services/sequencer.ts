@@ -4,7 +4,7 @@
 // Each tick is the world's phase records pumped to quiescence, then `tick.committed`.
 import { context as otelContext, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
 import type { Delivered, WorldDefinition } from "../actors/actor.ts";
-import { recipientsOf, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
+import { actorIndexOf, recipientsOf, type ActorIndex, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
 import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../events/llm.ts";
 import type { EventStore } from "../infra/eventStore.ts";
 import { SerializedActor } from "../infra/snapshotStore.ts";
@@ -68,8 +68,7 @@ export interface TickResult {
 
 export class Sequencer {
   private readonly o: SequencerOptions;
-  private readonly actorIds: readonly string[];
-  private readonly actorSet: ReadonlySet<string>;
+  private readonly actors: ActorIndex;
   /** Actor ids grouped by serving subject, in canonical order (for digests). */
   private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
   private readonly single: boolean;
@@ -78,10 +77,9 @@ export class Sequencer {
 
   constructor(options: SequencerOptions) {
     this.o = options;
-    this.actorIds = [...options.actorIds].sort();
-    this.actorSet = new Set(this.actorIds);
+    this.actors = actorIndexOf(options.actorIds);
     const groups = new Map<string, string[]>();
-    for (const id of this.actorIds) {
+    for (const id of this.actors.ids) {
       const subject = options.routing.subjectOf(id);
       const group = groups.get(subject);
       if (group === undefined) groups.set(subject, [id]);
@@ -145,9 +143,7 @@ export class Sequencer {
       for (let r = 0; r < records.length; r++) {
         const record = records[r]!;
         if (spans !== undefined && this.o.world.spanOf !== undefined) this.extraSpan(record, spans[r]);
-        // Records to one actor (most of a large town's: agents' replies to the environment) are
-        // looked up in a set rather than scanned for in the list of all actors.
-        const recipients = typeof record.to === "string" && record.to !== "*" ? (this.actorSet.has(record.to) ? [record.to] : []) : recipientsOf(record.to, record.from, this.actorIds);
+        const recipients = recipientsOf(record.to, record.from, this.actors);
         if (recipients.length > 0) {
           const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
           const replies = await this.deliver(delivered, recipients, spans?.[r]);
@@ -197,7 +193,7 @@ export class Sequencer {
   async digests(): Promise<Record<string, string>> {
     const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, string>>(subject, { kind: "digest", ids })));
     const parts: Record<string, string> = {};
-    for (const id of this.actorIds) {
+    for (const id of this.actors.ids) {
       const part = answers.find((a) => a[id] !== undefined)?.[id];
       if (part === undefined) throw new Error(`no actor host reported the state of ${id}`);
       parts[id] = part;
@@ -209,7 +205,7 @@ export class Sequencer {
   async snapshots(): Promise<Record<string, SerializedActor>> {
     const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, unknown>>(subject, { kind: "snapshot", ids })));
     const out: Record<string, SerializedActor> = {};
-    for (const id of this.actorIds) {
+    for (const id of this.actors.ids) {
       const answer = answers.find((a) => a[id] !== undefined)?.[id];
       if (answer === undefined) throw new Error(`no actor host reported the snapshot of ${id}`);
       // A remote actor host of an earlier build answers with the snapshot object itself.

@@ -3,8 +3,9 @@
 // one command. An episode directory is one with a `log/` folder; the walk does not descend into it.
 import { existsSync, readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { shownPath } from "./views/text.ts";
 
 export interface TreeEntry {
   readonly dir: string;
@@ -91,11 +92,7 @@ export async function verifyTree(root: string, options: { readonly threads?: num
 }
 
 export function treeReportText(report: TreeReport, cwd: string = process.cwd()): string {
-  // Paths outside the working directory read better absolute than as a climb of ../
-  const shown = (path: string) => {
-    const rel = relative(cwd, path);
-    return rel === "" ? "." : rel.startsWith("..") ? path : rel;
-  };
+  const shown = (path: string) => shownPath(path, cwd);
   const where = shown(report.root);
   if (report.episodes === 0) return `FAILED: no episode directories (folders with a log/ inside) under ${where}`;
   const lines = [

@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { askEpisode, type AskResult } from "../ask.ts";
 import { SCENE_CONDITIONS } from "../../actors/aura/world.ts";
 import { addLlmOptions, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
+import { compactJson, shownPath } from "../views/text.ts";
 
 interface AskFlags extends LlmCliFlags {
   tick: number;
@@ -16,15 +17,9 @@ interface AskFlags extends LlmCliFlags {
   json?: boolean;
 }
 
-const rel = (p: string): string => {
-  const r = relative(process.cwd(), p);
-  return r === "" ? "." : r.startsWith("..") ? p : r;
-};
+const rel = (p: string): string => shownPath(p);
 
-const short = (v: unknown, n = 160): string => {
-  const s = JSON.stringify(v) ?? "null";
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-};
+const short = compactJson;
 
 export function renderAsk(r: AskResult): string {
   const p = r.parent;

@@ -5,6 +5,7 @@ import { relative } from "node:path";
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { loadSpec, runExperiment } from "../experiment.ts";
+import { shownPath } from "../views/text.ts";
 
 interface ExperimentFlags {
   reportOnly?: boolean;
@@ -14,10 +15,7 @@ interface ExperimentFlags {
   quiet?: boolean;
 }
 
-const rel = (p: string): string => {
-  const r = relative(process.cwd(), p);
-  return r === "" ? "." : r.startsWith("..") ? p : r;
-};
+const rel = (p: string): string => shownPath(p);
 
 async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (code: number) => void): Promise<void> {
   const spec = loadSpec(specFile);

@@ -31,13 +31,11 @@ import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
+import { shownPath } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
 
-const rel = (p: string): string => {
-  const r = relative(process.cwd(), p);
-  return r === "" ? "." : r.startsWith("..") ? p : r;
-};
+const rel = (p: string): string => shownPath(p);
 
 function integer(flag: string, min = Number.MIN_SAFE_INTEGER) {
   return (value: string): number => {

@@ -5,11 +5,9 @@ import { relative } from "node:path";
 import { ResultsInvalid } from "../results.ts";
 import { METRICS, ReportOptionInvalid, writeReport, type Metric } from "../report.ts";
 import { UsageError } from "../replay.ts";
+import { shownPath } from "../views/text.ts";
 
-const rel = (p: string): string => {
-  const r = relative(process.cwd(), p);
-  return r === "" ? "." : r.startsWith("..") ? p : r;
-};
+const rel = (p: string): string => shownPath(p);
 
 export const REPORT_METRICS = METRICS;
 

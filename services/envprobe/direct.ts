@@ -14,7 +14,7 @@ import { initialEnvContext, envHandlers, type EnvContext, type EnvInput } from "
 import { beliefModelOf, horizonOf, type EnvprobeConfig } from "../../actors/envprobe/config.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { versionOf } from "../../events/catalogue.ts";
-import { GENESIS_HASH, recipientsOf, seal, type Draft } from "../../events/record.ts";
+import { actorIndexOf, GENESIS_HASH, recipientsOf, seal, type Draft } from "../../events/record.ts";
 import { partDigest, stateHashOf } from "../actorHost.ts";
 import { episodeIdOf, PROBETOWN_VERSION } from "../episodes.ts";
 import { SEQUENCER_ID } from "../sequencer.ts";
@@ -54,7 +54,8 @@ export function runDirect(o: DirectRun): DirectResult {
   const defs = world.actors(config, o.seed);
   const agent = initialAgentContext(defs.find((d) => d.id === AGENT_ID)!.input as AgentInput);
   const env = initialEnvContext(defs.find((d) => d.id === ENV_ID)!.input as EnvInput);
-  const actorIds = [AGENT_ID, ENV_ID].sort();
+  const actors = actorIndexOf([AGENT_ID, ENV_ID]);
+  const actorIds = actors.ids;
   const contexts: Record<string, unknown> = { [AGENT_ID]: agent, [ENV_ID]: env };
   const handlers: Record<string, Readonly<Record<string, RecordHandler<never>>>> = { [AGENT_ID]: agentHandlers as never, [ENV_ID]: envHandlers as never };
   const lines: string[] = [];
@@ -87,7 +88,7 @@ export function runDirect(o: DirectRun): DirectResult {
         const next: Draft[] = [];
         for (let r = 0; r < round.length; r++) {
           const d = round[r]!;
-          const recipients = recipientsOf(d.to, d.from, actorIds);
+          const recipients = recipientsOf(d.to, d.from, actors);
           if (recipients.length === 0) continue;
           const delivered: Delivered = { type: d.type, payload: d.payload, from: d.from, tick, seq: seqs[r]! };
           for (const id of recipients) {

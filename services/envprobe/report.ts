@@ -3,34 +3,19 @@
 // differences (10,000 seeded resamples per comparison, pairs = (world, seed)), McNemar on task
 // success, Bonferroni over the 6-comparison family, the procedural Pareto frontier (task success
 // against A_H) as SVG, the confident-wrong audit (p_cw with Wilson intervals), collapse and drift.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { LogCorrupted } from "../../events/errors.ts";
 import { UsageError } from "../replay.ts";
+import { episodeDirsUnder } from "../verifyTree.ts";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import { paretoChart } from "../reportCharts.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import { seedsLabel } from "./sweep.ts";
-
-/** The episode directories under a sweep's --log directory (<world>-<regime>/<policy>/s<seed>). */
-function episodeDirs(path: string): string[] {
-  const out: string[] = [];
-  for (const cell of readdirSync(path).sort()) {
-    const cellDir = join(path, cell);
-    if (!statSync(cellDir).isDirectory()) continue;
-    for (const policy of readdirSync(cellDir).sort()) {
-      for (const seed of readdirSync(join(cellDir, policy))) {
-        const dir = join(cellDir, policy, seed);
-        if (existsSync(join(dir, "log"))) out.push(dir);
-      }
-    }
-  }
-  return out;
-}
 
 /**
  * Every episode's metrics under a sweep's --log directory, read from the logs on every core, or
@@ -48,7 +33,7 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
     if (!Array.isArray(data.episodeMetrics)) throw new UsageError(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);
     return data.episodeMetrics;
   }
-  const dirs = episodeDirs(path);
+  const dirs = episodeDirsUnder(path);
   if (dirs.length === 0) throw new UsageError(`${path}: no episode logs found (expected <world>-<regime>/<policy>/s<seed>/log)`);
   const n = Math.max(1, Math.min(workers, Math.ceil(dirs.length / 500)));
   if (n === 1) return dirs.map((d) => metricsOfLog(d));

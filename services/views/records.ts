@@ -2,12 +2,10 @@
 // episode's records (what `inspect` shows for aura-scene and EnvProbe logs), and the summary of an
 // aura-scene episode (each query with its IntentFrame, probes and answer).
 import type { LogRecord } from "../../events/record.ts";
+import { compactJson } from "./text.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
 
-const compact = (value: unknown, max: number): string => {
-  const text = JSON.stringify(value) ?? "null";
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-};
+const compact = compactJson;
 
 const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
 
