@@ -1,7 +1,9 @@
 // Distributed figures for `npm run bench` (issue 3): each beside its ceiling in the same run.
 // Uses NATS_URL when set, else a private nats-server (JetStream, temp store) started here.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Effect } from "effect";
 import { jetstream, type JsMsg } from "@nats-io/jetstream";
@@ -149,6 +151,29 @@ interface SweepRun {
 }
 
 const WARM_UP_MORNINGS = 40;
+const MORNINGS = fileURLToPath(new URL("./mornings.ts", import.meta.url));
+
+/**
+ * The machine's own scaling, as context for the sweep row: the same mornings embedded (file log, no
+ * NATS, nothing shared) in `processes` processes at once vs one. Seconds from the release of the
+ * warm processes to the last one's end, and the CPU they spent.
+ */
+async function embeddedMornings(processes: number, episodes: number, dir: string): Promise<{ seconds: number; cpu: number }> {
+  const each = episodes / processes;
+  const children = Array.from({ length: processes }, (_, p) => spawn(process.execPath, [MORNINGS, String(1 + p * each), String(each), join(dir, `run${++nsCounter}-p${p}`), String(WARM_UP_MORNINGS)], { stdio: ["pipe", "pipe", "inherit"] }));
+  const lines = children.map((child) => {
+    let out = "";
+    const ready = new Promise<void>((resolve) => child.stdout!.on("data", (d: Buffer) => { out += d.toString(); if (out.startsWith("ready\n")) resolve(); }));
+    const done = new Promise<{ seconds: number; cpu: number }>((resolve, reject) =>
+      child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`bench/mornings.ts exited ${code}`)))));
+    return { ready, done };
+  });
+  await Promise.all(lines.map((l) => l.ready));
+  const started = performance.now();
+  for (const child of children) child.stdin!.end("go\n");
+  const results = await Promise.all(lines.map((l) => l.done));
+  return { seconds: (performance.now() - started) / 1000, cpu: results.reduce((sum, r) => sum + r.cpu, 0) };
+}
 
 async function sweep(nc: NatsConnection, url: string, workers: number, seeds: number): Promise<SweepRun> {
   const ns = freshNs(`sweep${workers}`);
@@ -284,20 +309,44 @@ export async function natsRows(quick: boolean, sample: readonly LogRecord[]): Pr
       ones.push(await sweep(nc, server.url, 1, episodes));
       twos.push(await sweep(nc, server.url, 2, episodes));
     }
-    const mid = (runs: SweepRun[]) => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
+    const mid = <T extends { readonly seconds: number }>(runs: T[]): T => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
     const one = mid(ones);
     const two = mid(twos);
     const perEpisode = (run: SweepRun) =>
       `workers ${((run.workersCpu / episodes) * 1000).toFixed(1)} ms, nats-server ${run.serverCpu === null ? "?" : ((run.serverCpu / episodes) * 1000).toFixed(1)} ms, submitter ${((run.driverCpu / episodes) * 1000).toFixed(1)} ms`;
     const floor = two.serverCpu === null ? null : (two.workersCpu + two.serverCpu + two.driverCpu) / 2;
     log(`  sweep of ${episodes} mornings: 1 worker ${one.seconds.toFixed(2)} s, 2 workers ${two.seconds.toFixed(2)} s (CPU per episode, 1 worker: ${perEpisode(one)}; 2 workers: ${perEpisode(two)})`);
+    // 5. The same mornings embedded in 1 vs 2 processes: how far 2 cores scale this work at all.
+    const scratch = mkdtempSync(join(tmpdir(), "probetown-bench-mornings-"));
+    const alone: { seconds: number; cpu: number }[] = [];
+    const pair: { seconds: number; cpu: number }[] = [];
+    try {
+      for (let i = 0; i < (quick ? 1 : 3); i++) {
+        alone.push(await embeddedMornings(1, episodes, scratch));
+        pair.push(await embeddedMornings(2, episodes, scratch));
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    const one1 = mid(alone);
+    const two1 = mid(pair);
+    const scaling = two1.seconds / one1.seconds;
+    log(`  embedded mornings: 1 process ${one1.seconds.toFixed(2)} s, 2 processes ${two1.seconds.toFixed(2)} s (${scaling.toFixed(2)}×)`);
     rows.push({
       figure: `Sweep: ${episodes} AURATown mornings (12 ticks, snapshot every 4), JetStream log and queue, 2 workers (median of ${twos.length}, alternating with 1 worker)`,
       measured: `${two.seconds.toFixed(2)} s (${fmt(episodes / two.seconds)} episodes/s); CPU per episode: ${perEpisode(two)}${floor === null ? "" : `; CPU floor on 2 cores: ${floor.toFixed(2)} s`}`,
       ceiling: `1 worker: ${one.seconds.toFixed(2)} s (${fmt(episodes / one.seconds)} episodes/s); CPU per episode: ${perEpisode(one)}`,
-      ratio: `${(two.seconds / one.seconds).toFixed(2)}× the 1-worker time${floor === null ? "" : ` (CPU floor ${(floor / one.seconds).toFixed(2)}×)`}`,
+      ratio: `${(two.seconds / one.seconds).toFixed(2)}× the 1-worker time${floor === null ? "" : ` (CPU floor ${(floor / one.seconds).toFixed(2)}×)`}; this machine's own 2-process scaling of the same work: ${scaling.toFixed(2)}× (next row)`,
       target: "≤ 0.65× the 1-worker time",
       verdict: two.seconds / one.seconds <= 0.65 ? "met" : "**below target**",
+    });
+    rows.push({
+      figure: `Context for the sweep row: the same ${episodes} mornings embedded (file log without fsync, no NATS, nothing shared), 2 processes of ${episodes / 2} vs 1 process (warm, median of ${pair.length})`,
+      measured: `${two1.seconds.toFixed(2)} s; CPU per episode ${((two1.cpu / episodes) * 1000).toFixed(1)} ms`,
+      ceiling: `1 process: ${one1.seconds.toFixed(2)} s; CPU per episode ${((one1.cpu / episodes) * 1000).toFixed(1)} ms (${(one1.cpu / one1.seconds).toFixed(2)} cores busy)`,
+      ratio: `${scaling.toFixed(2)}× the 1-process time`,
+      target: "— (the best a 2-worker sweep could do here)",
+      verdict: "—",
     });
   } finally {
     await nc.close();
