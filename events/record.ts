@@ -66,22 +66,35 @@ export interface Sealed {
   readonly line: string;
 }
 
-// A store seals every record of one episode: its JSON-quoted id is kept rather than re-quoted.
+// A store seals every record of one episode: its JSON-quoted id is kept rather than re-quoted, and
+// so are the few actor ids and event types that recur in every record.
 let quotedEpisode: { readonly episode: string; readonly json: string } = { episode: "", json: '""' };
+const quotedNames = new Map<string, string>();
+
+function quoted(name: string): string {
+  let json = quotedNames.get(name);
+  if (json === undefined) {
+    json = JSON.stringify(name);
+    // Bounded: a town's ids and the catalogue's types; anything beyond is quoted each time.
+    if (quotedNames.size < 4096) quotedNames.set(name, json);
+  }
+  return json;
+}
 
 /** `to` is almost always an actor id or null: quoted directly, lists canonicalised. */
-const addressJson = (to: Address): string => (to === null ? "null" : typeof to === "string" ? JSON.stringify(to) : canonicalJson(to));
+const addressJson = (to: Address): string => (to === null ? "null" : typeof to === "string" ? quoted(to) : canonicalJson(to));
 
 export function seal(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): Sealed {
   if (quotedEpisode.episode !== episode) quotedEpisode = { episode, json: JSON.stringify(episode) };
-  // Same key order as recordBody, with the payload in canonical form.
-  const body =
-    `{"cause":${draft.cause === null ? "null" : String(draft.cause)},"episode":${quotedEpisode.json},"from":${JSON.stringify(draft.from)},` +
-    `"payload":${canonicalJson(draft.payload)},"seq":${seq},"tick":${draft.tick},"to":${addressJson(draft.to)},"type":${JSON.stringify(draft.type)},"v":${v}}`;
-  const hash = sha256Chain(previousHash, body);
+  // Same key order as recordBody, with the payload in canonical form. The body without its closing
+  // brace is built once: the hash covers it closed, the line continues it with hash and meta.
+  const open =
+    `{"cause":${draft.cause === null ? "null" : String(draft.cause)},"episode":${quotedEpisode.json},"from":${quoted(draft.from)},` +
+    `"payload":${canonicalJson(draft.payload)},"seq":${seq},"tick":${draft.tick},"to":${addressJson(draft.to)},"type":${quoted(draft.type)},"v":${v}`;
+  const hash = sha256Chain(previousHash, `${open}}`);
   const { tick, type, from, to, payload, cause } = draft;
   const record: LogRecord = meta === undefined ? { v, episode, seq, tick, type, from, to, payload, cause, hash } : { v, episode, seq, tick, type, from, to, payload, cause, hash, meta };
-  const line = body.slice(0, -1) + (meta === undefined ? `,"hash":"${hash}"}\n` : `,"hash":"${hash}","meta":${JSON.stringify(meta)}}\n`);
+  const line = meta === undefined ? `${open},"hash":"${hash}"}\n` : `${open},"hash":"${hash}","meta":${JSON.stringify(meta)}}\n`;
   return { record, line };
 }
 
