@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { firstSegment, logRecords, tempDir, runCli } from "./helpers.ts";
+import { firstSegment, logRecords, tempDir, runCli, startCli } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -54,6 +54,15 @@ describe("probetown CLI", () => {
     expect(r.out).toMatch(/Lin Wei +@ Sunrise Cafe .*busy\/tired-focused \[workplace_loaded\]/);
     expect(r.out).toMatch(/believes .*Zhang Hao: .*\(STALE\)/);
     expect(r.out).not.toMatch(/Chen Mei +@/);
+  });
+
+  it("a reader that closes the pipe early (inspect | head) ends inspect quietly with exit 0", async () => {
+    const { child, done } = startCli(["inspect", dir]);
+    // Close our end after the first chunk, as `head -1` does.
+    child.stdout!.once("data", () => child.stdout!.destroy());
+    const r = await done;
+    expect(r.err).not.toMatch(/EPIPE|Unhandled|at /);
+    expect(r.code).toBe(0);
   });
 
   it("replay rebuilds the state hash the run committed, at the end or at a chosen tick", () => {

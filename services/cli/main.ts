@@ -542,4 +542,13 @@ async function main(argv: string[]): Promise<void> {
   process.exitCode = code;
 }
 
+// A reader that stops early (`probetown inspect … | head`) closes the pipe: stop quietly, as Unix
+// tools do, instead of dying on an unhandled EPIPE with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
+  });
+}
+
 await main(process.argv);
