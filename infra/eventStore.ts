@@ -44,6 +44,16 @@ export interface ReadOptions {
 }
 
 /** Another sequencer holds the episode (a live writer lock): a second writer is rejected. */
+/** A new episode's log was asked for where that episode already has one (run it under another id, or resume). */
+export class EpisodeExists extends Error {
+  readonly episode: string;
+  constructor(episode: string, detail: string) {
+    super(detail);
+    this.name = "EpisodeExists";
+    this.episode = episode;
+  }
+}
+
 export class WriterLocked extends Error {
   readonly episode: string;
   constructor(episode: string, holder: string, where: string) {

@@ -30,7 +30,7 @@ import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventT
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
-import { WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
+import { EpisodeExists, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 import type { CreateOptions, ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
 import { kvKey, natsName, subjects } from "./nats.ts";
@@ -922,7 +922,7 @@ export async function createJetStreamEventStore(nc: NatsConnection, namespace: s
   const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, () => 0);
   try {
     if ((await subjectCount(ctx, subject)) !== 0) {
-      throw new Error(`episode ${location} already has a log in JetStream stream ${ctx.stream} (subject ${subject}); resume it, or choose another episode id`);
+      throw new EpisodeExists(location, `episode ${location} already has a log in JetStream stream ${ctx.stream} (subject ${subject}); continue it with --resume, or choose another --namespace`);
     }
     const firstSeq = options.firstSeq ?? 0;
     return new JetStreamEventStore(ctx, location, options.episode, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, 0, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit");

@@ -221,7 +221,11 @@ export interface EpisodeHeader {
 
 export function headerOf(records: readonly LogRecord[], file: string): EpisodeHeader {
   const first = records[0];
-  if (first === undefined) throw new UsageError(`${file}: the log is empty`);
+  if (first === undefined) {
+    // A JetStream episode id with no records is most often a typo, or another --namespace.
+    const hint = file.startsWith("jetstream:") ? " (no records under that episode id in that namespace: check the id and --namespace)" : "";
+    throw new UsageError(`${file}: the log is empty${hint}`);
+  }
   if (first.type !== "episode.started" && first.type !== "episode.forked") {
     throw new UsageError(`${file}: seq ${first.seq}: a log must begin with episode.started or episode.forked, found '${first.type}'`);
   }
@@ -318,12 +322,25 @@ export function snapshotOfReplay(result: ReplayResult): EpisodeSnapshot {
 /** Reads, checks and replays an episode directory (embedded default). Rejects with log errors and Divergence. */
 export const replayEpisode = (path: string, options: ReplayOptions = {}): Promise<ReplayResult> =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.suspend(() => {
       const dir = resolveEpisodeDir(path);
-      const records = yield* (yield* EventStores).read(layoutOf(dir).log);
-      return yield* replayRecordsEffect(dir, records, options);
+      return replayWhereEffect(layoutOf(dir), options);
     }).pipe(Effect.provide(Embedded)),
   );
+
+/** Where a replay reads: the log and snapshot locations in the services provided, and a name for messages. */
+export interface ReplaySource {
+  readonly dir: string;
+  readonly log: string;
+  readonly snapshots: string;
+}
+
+/** Reads, checks and replays an episode from the EventStores and SnapshotStores provided (files, or JetStream). */
+export const replayWhereEffect = (source: ReplaySource, options: ReplayOptions = {}): Effect.Effect<ReplayResult, Error, EventStores | SnapshotStores | Transports> =>
+  Effect.gen(function* () {
+    const records = yield* (yield* EventStores).read(source.log);
+    return yield* replayRecordsEffect(source.dir, records, { snapshots: source.snapshots, ...options });
+  });
 
 export const replayRecordsEffect = (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Effect.Effect<ReplayResult, Error, SnapshotStores | Transports> =>
   Effect.gen(function* () {

@@ -8,6 +8,7 @@ import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
 import { EventStores } from "../infra/layers.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
+import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
@@ -51,6 +52,28 @@ describe("distributed runs over NATS", () => {
     const v = await verify.done;
     expect(v.out).toMatch(/^OK: auratown-s42-baseline: \d+ records, hash chain intact/);
     expect(v.code).toBe(0);
+
+    // The JetStream copy replays and inspects like an episode directory.
+    const lastCommitted = distributed.findLast((r) => r.type === "tick.committed")!;
+    const replay = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", ns, "--json"]).done;
+    expect(replay.code).toBe(0);
+    expect(JSON.parse(replay.out)).toMatchObject({ episode, lastTick: 33, stateHash: (lastCommitted.payload as { stateHash: string }).stateHash });
+    const tick10 = distributed.find((r) => r.type === "tick.committed" && r.tick === 10)!;
+    const kept = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", ns, "--to-tick", "10", "--snapshot", "--json"]).done;
+    expect(kept.code).toBe(0);
+    const key = (tick10.payload as { stateHash: string }).stateHash;
+    expect(JSON.parse(kept.out).snapshot).toContain(key);
+    expect((await new JetStreamSnapshotStore(suite.nc, ns, episode).get(key))?.tick).toBe(10);
+    const inspect = await start(["inspect", episode, "--nats", suite.nats.url, "--namespace", ns, "--from", "12", "--to", "12", "--agent", "lin-wei"]).done;
+    expect(inspect.code).toBe(0);
+    expect(inspect.out).toMatch(/tick 12 · Day 1 12:00[\s\S]*Lin Wei +@ /);
+    const typo = await start(["replay", "auratown-s43-baseline", "--nats", suite.nats.url, "--namespace", ns]).done;
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(/auratown-s43-baseline: the log is empty \(no records under that episode id/);
+    // Running the finished episode again into the same namespace is refused as a usage error.
+    const again = await start(["run", "auratown", "--seed", "42", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/episode auratown-s42-baseline already has a log in JetStream .*--resume/);
 
     // One trace across processes: every consumer span in the hosts continues a producer span of the sequencer.
     const seqSpans = spans(join(work, "seq.jsonl"));

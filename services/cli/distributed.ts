@@ -1,5 +1,5 @@
-// The distributed commands: `actor-host`, `worker` and `sweep` (and the NATS branch of `run` and
-// `verify`). Each connects to NATS, states what it serves or runs, and always closes the connection.
+// The distributed commands: `actor-host`, `worker` and `sweep` (and the NATS branch of `run`,
+// `verify`, `replay` and `inspect`). Each connects to NATS, states what it serves or runs, and always closes the connection.
 import { writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { Effect } from "effect";
@@ -10,13 +10,15 @@ import type { JobOutcome, JobQueue } from "../../infra/jobQueue.ts";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
+import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
+import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
 import { filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, type EpisodeOutcome } from "../jobs.ts";
-import { UsageError } from "../replay.ts";
+import { replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { verifyEpisodeEffect, type VerifyReport } from "../verify.ts";
 import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
@@ -31,6 +33,16 @@ export function listFlag(flag: string, value: string): string[] | "all" {
 
 export async function verifyFromNats(episode: string, url: string, namespace: string): Promise<VerifyReport> {
   return withNats(url, "verify", (nc) => Effect.runPromise(verifyEpisodeEffect(episode, jetStreamWhere(namespace)(episode)).pipe(Effect.provide(distributedLayer(nc, namespace)))));
+}
+
+/** Replays an episode whose log is in JetStream (actors in this process, no model calls). */
+export async function replayFromNats(episode: string, url: string, namespace: string, options: ReplayOptions = {}): Promise<ReplayResult> {
+  return withNats(url, "replay", (nc) => Effect.runPromise(replayWhereEffect(jetStreamWhere(namespace)(episode), options).pipe(Effect.provide(distributedLayer(nc, namespace)))));
+}
+
+/** Keeps a replayed tick's snapshot in the episode's JetStream snapshot store; returns its key. */
+export async function keepSnapshotInNats(snapshot: EpisodeSnapshot, url: string, namespace: string): Promise<string> {
+  return withNats(url, "replay", (nc) => new JetStreamSnapshotStore(nc, namespace, snapshot.episode).put(snapshot));
 }
 
 export async function cmdActorHost(episode: string, flags: { nats: string; namespace: string; actors: string; trace?: string; quiet?: boolean }): Promise<number> {

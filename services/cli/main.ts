@@ -10,15 +10,15 @@ import { worlds } from "../../actors/worlds.ts";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
-import { WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
+import { EpisodeExists, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
 import { episodeIdOf, forkEpisode, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable } from "../../infra/nats.ts";
-import { cmdActorHost, cmdSweep, cmdWorker, listFlag, verifyFromNats } from "./distributed.ts";
+import { cmdActorHost, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, replayFromNats, verifyFromNats } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
-import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../replay.ts";
+import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
@@ -245,9 +245,12 @@ async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean }
   return report.exitCode;
 }
 
-async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean }): Promise<number> {
-  const dir = resolveEpisodeDir(log);
-  const result = await replayEpisode(dir, flags.toTick === undefined ? {} : { toTick: flags.toTick });
+/** A replay of the episode directory `log`, or with --nats of the JetStream episode `log`. */
+const replayOf = (log: string, flags: { nats?: string; namespace: string }, options: ReplayOptions = {}): Promise<ReplayResult> =>
+  flags.nats === undefined ? replayEpisode(log, options) : replayFromNats(log, flags.nats, flags.namespace, options);
+
+async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
+  const result = await replayOf(log, flags, flags.toTick === undefined ? {} : { toTick: flags.toTick });
   const out = {
     episode: result.header.episode,
     world: result.header.world.name,
@@ -259,7 +262,7 @@ async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; 
     stateHash: result.stateHash,
     incompleteTick: result.incompleteTick,
     seconds: result.seconds,
-    ...(flags.snapshot ? { snapshot: await keepSnapshot(dir, result) } : {}),
+    ...(flags.snapshot ? { snapshot: flags.nats === undefined ? await keepSnapshot(resolveEpisodeDir(log), result) : `${await keepSnapshotInNats(snapshotOfReplay(result), flags.nats, flags.namespace)} (JetStream namespace ${flags.namespace})` } : {}),
     ...(flags.state ? { state: Object.fromEntries(result.host.ids.map((id) => [id, (result.header.world.diffView ?? result.header.world.hashView)(id, result.host.contextOf(id))])) } : {}),
   };
   if (flags.json) process.stdout.write(JSON.stringify(out, null, 2) + "\n");
@@ -282,11 +285,11 @@ async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> 
   return rel(join(layoutOf(dir).snapshots, `${key}.json`));
 }
 
-async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean }): Promise<number> {
+async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean; nats?: string; namespace: string }): Promise<number> {
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
   const rows: TickRow[] = [];
   // The town's timeline is drawn from every actor's state per tick; other worlds read their records.
-  const result = await replayEpisode(log, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))) });
+  const result = await replayOf(log, flags, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))) });
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
   if (result.header.world.name !== "auratown") {
@@ -470,21 +473,25 @@ export function buildProgram(exit: (code: number) => void): Command {
   program
     .command("replay")
     .description("rebuild an episode's state from its log (no model calls) and print its state hash")
-    .argument("<log>", "episode directory")
+    .argument("<log>", "episode directory (with --nats: the episode id)")
     .option("--to-tick <t>", "stop after this tick", integer("--to-tick", 0))
     .option("--state", "print every actor's state at that tick")
-    .option("--snapshot", "keep a snapshot of that tick in the episode's snapshots/ (any committed tick)")
+    .option("--snapshot", "keep a snapshot of that tick in the episode's snapshots/, or with --nats in its JetStream snapshot store (any committed tick)")
     .option("--json", "machine-readable result")
+    .option("--nats <url>", "replay a log kept in JetStream")
+    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
     .action(wrap(cmdReplay));
 
   program
     .command("inspect")
     .description("readable timeline: who did what where, and each agent's private state and beliefs by tick")
-    .argument("<log>", "episode directory")
+    .argument("<log>", "episode directory (with --nats: the episode id)")
     .option("--from <tick>", "first tick to show", integer("--from", 0))
     .option("--to <tick>", "last tick to show", integer("--to", 0))
     .option("--agent <id>", "only this agent (id like lin-wei, or name)")
     .option("--json", "per-tick state as JSON")
+    .option("--nats <url>", "inspect a log kept in JetStream")
+    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
     .action(wrap(cmdInspect));
 
   program
@@ -517,7 +524,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
-  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof NatsUnavailable) return EXIT.usage;
+  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid \w+ config|--)/.test(error.message)) return EXIT.usage;
   return EXIT.internal;
 }
