@@ -319,6 +319,8 @@ export interface ForkOptions extends CommonOptions {
   readonly condition: string;
   /** Total ticks of the child episode (default: the parent's). */
   readonly ticks?: number;
+  /** Where the parent lives when not in an episode directory (e.g. JetStream); `parent` is then its episode id. */
+  readonly parentWhere?: (episode: string) => Where;
 }
 
 export type ForkResult = EpisodeResult & { parent: string; atSeq: number };
@@ -328,10 +330,12 @@ export const forkEpisode = (o: ForkOptions): Promise<ForkResult> => Effect.runPr
 
 export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Error, EmbeddedServices> =>
   Effect.gen(function* () {
-    const parentDir = resolveEpisodeDir(o.parent);
-    const parentLayout = layoutOf(parentDir);
+    const inFiles = o.parentWhere === undefined;
+    const parentWhere = o.parentWhere?.(o.parent);
+    const parentDir = parentWhere?.dir ?? resolveEpisodeDir(o.parent);
+    const parentLayout = parentWhere ?? layoutOf(parentDir);
     const records = yield* (yield* EventStores).read(parentLayout.log);
-    const header = headerOf(records, relative(process.cwd(), parentLayout.log));
+    const header = headerOf(records, inFiles ? relative(process.cwd(), parentLayout.log) : parentDir);
     const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
     if (committed === undefined) {
       const ticks = records.filter((r) => r.type === "tick.committed").map((r) => r.tick);
@@ -344,14 +348,14 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     const snapshotsAt = (yield* SnapshotStores).at;
     let base = yield* Effect.promise(() => snapshotsAt(parentLayout.snapshots).get(parentStateHash));
     if (base === null) {
-      const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick });
+      const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick, snapshots: parentLayout.snapshots });
       base = snapshotOfReplay(replay);
       replay.host.stop();
     }
     const ticks = o.ticks ?? header.ticks;
     if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) throw new UsageError(`--ticks: the child must run past tick ${o.atTick}, got ${ticks}`);
     const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
-    const where = filesWhere(o.dir)(episode);
+    const where = (o.where ?? filesWhere(o.dir))(episode);
     const dir = where.dir;
     // Checked and given the child's condition here, so the child starts from exactly this state.
     const host = restoreHost(world, base, config, header.seed, o.condition);
@@ -365,7 +369,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
           type: "episode.forked",
           tick: o.atTick,
           payload: {
-            world: world.name, seed: header.seed, parent: header.episode, parentLog: relative(dir, parentLayout.log),
+            world: world.name, seed: header.seed, parent: header.episode, parentLog: inFiles ? relative(dir, parentLayout.log) : parentDir,
             atSeq: committed.seq, atTick: o.atTick, parentHash: committed.hash, parentStateHash,
             condition: o.condition, parentCondition: header.condition, config: header.baseConfig, actors, ticks,
           },

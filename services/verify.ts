@@ -60,12 +60,16 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
     }
     const header = headerOf(scan.records, relative(process.cwd(), layout.log));
     if (header.kind === "forked") {
-      const parentLog = resolve(dir, String(header.payload.parentLog));
-      if (existsSync(parentLog)) {
+      // A parent in files is named relative to the child's directory; one in JetStream as
+      // `jetstream:<namespace>/<episode>`, readable here when the child is in the same namespace.
+      const named = String(header.payload.parentLog);
+      const sameStream = where !== undefined && named.startsWith("jetstream:") && named.slice(0, named.lastIndexOf("/")) === dir.slice(0, dir.lastIndexOf("/"));
+      const parentLog = sameStream ? String(header.payload.parent) : resolve(dir, named);
+      if (sameStream || existsSync(parentLog)) {
         const parent = (yield* stores.scan(parentLog)).records;
         const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
         if (at === undefined || at.hash !== header.payload.parentHash) {
-          return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${relative(process.cwd(), parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
+          return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${sameStream ? named : relative(process.cwd(), parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
         }
       } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
     }

@@ -88,6 +88,31 @@ describe("distributed runs over NATS", () => {
     }
   }, 120_000);
 
+  it("fork --nats: a child of a JetStream parent, in JetStream, continues the parent's records exactly under its condition; verify checks it against the parent there", async () => {
+    const ns = suite.nats.namespace("fork");
+    const parentRun = await start(["run", "auratown", "--seed", "9", "--ticks", "12", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
+    expect(parentRun.code).toBe(0);
+    const parent = await readLogFromNats(ns, "auratown-s9-baseline");
+    const fork = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
+    expect(fork.err).toBe("");
+    expect(fork.code).toBe(0);
+    expect(fork.out).toContain(`log:   jetstream:${ns}/auratown-s9-baseline~t5-baseline`);
+    const child = await readLogFromNats(ns, "auratown-s9-baseline~t5-baseline");
+    expect(child[0]!.type).toBe("episode.forked");
+    const strip = (r: LogRecord) => ({ seq: r.seq, tick: r.tick, type: r.type, from: r.from, to: r.to, payload: r.payload, cause: r.cause });
+    expect(child.slice(1).map(strip)).toEqual(parent.filter((r) => r.seq > child[0]!.seq).map(strip));
+    const verified = await start(["verify", "auratown-s9-baseline~t5-baseline", "--nats", suite.nats.url, "--namespace", ns, "--json"]).done;
+    expect(verified.code).toBe(0);
+    // No "parent log not found" note: the header was checked against the parent's record in JetStream.
+    expect(JSON.parse(verified.out)).toMatchObject({ ok: true, notes: [] });
+    const other = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "no-conversation", "--nats", suite.nats.url, "--namespace", ns, "--json"]).done;
+    expect(other.code).toBe(0);
+    expect(JSON.parse(other.out).stateHash).not.toBe((parent.findLast((r) => r.type === "tick.committed")!.payload as { stateHash: string }).stateHash);
+    const withLog = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "--log", "x"]).done;
+    expect(withLog.code).toBe(2);
+    expect(withLog.err).toMatch(/--log: with --nats the child's log goes to JetStream/);
+  }, 60_000);
+
   it("a second sequencer for an episode that is being written is rejected and says so", async () => {
     const ns = suite.nats.namespace("second");
     // The first sequencer holds the episode while it waits for actor hosts that never come.

@@ -12,7 +12,7 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
-import { episodeIdOf, forkEpisode, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type RunOptions } from "../episodes.ts";
+import { episodeIdOf, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable } from "../../infra/nats.ts";
@@ -209,10 +209,24 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   return session.finish(result, title(result.episode), `npx probetown verify ${result.episode} --nats ${flags.nats}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`);
 }
 
-async function cmdFork(log: string, flags: EpisodeFlags & LlmCliFlags & { at: number; condition: string; ticks?: number; reuseLlm?: boolean }): Promise<number> {
+async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { at: number; condition: string; ticks?: number; reuseLlm?: boolean }): Promise<number> {
   const session = episodeSession(flags, "fork");
-  const result = await forkEpisode({ ...session.options, ...llmForFork(log, flags), parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
-  return session.finish(result, `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`);
+  const title = (result: ForkResult) => `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`;
+  const options: ForkOptions = { ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) };
+  const nats = flags.nats;
+  if (nats === undefined) {
+    const result = await forkEpisode({ ...options, ...llmForFork(log, flags) });
+    return session.finish(result, title(result));
+  }
+  // Parent and child both in JetStream, in one namespace.
+  if (flags.log !== undefined) throw new UsageError("--log: with --nats the child's log goes to JetStream; drop --log");
+  if (flags.reuseLlm === true) throw new UsageError("--reuse-llm: reads the parent's answers from an episode directory; it does not work with --nats yet");
+  const ns = flags.namespace;
+  const where = jetStreamWhere(ns);
+  const result = await withNats(nats, "fork", (nc) =>
+    Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))),
+  );
+  return session.finish(result, title(result), `npx probetown verify ${result.episode} --nats ${nats}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`);
 }
 
 /** A folder that is not itself an episode (no log/, not a log path) but holds episodes below it. */
@@ -380,7 +394,9 @@ export function buildProgram(exit: (code: number) => void): Command {
     program
       .command("fork")
       .description("start a child episode from a parent's state after tick <t>, under a condition")
-      .argument("<log>", "parent episode directory")
+      .argument("<log>", "parent episode directory (with --nats: the parent's episode id)")
+      .option("--nats <url>", "the parent's log is in JetStream, and the child's goes there too")
+      .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
       .requiredOption("--at <tick>", "fork after this committed tick", integer("--at", 0))
       .requiredOption("--condition <name>", "the child's condition")
       .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1))
