@@ -113,6 +113,26 @@ describe("distributed runs over NATS", () => {
     expect(withLog.err).toMatch(/--log: with --nats the child's log goes to JetStream/);
   }, 60_000);
 
+  it("follow, started before the episode, prints its records live in log order and stops by itself after the last tick", async () => {
+    const ns = suite.nats.namespace("follow");
+    const episode = "auratown-s8-baseline";
+    const follower = start(["follow", episode, "--nats", suite.nats.url, "--namespace", ns, "--json"]);
+    await new Promise((r) => setTimeout(r, 1500));
+    const run = await start(["run", "auratown", "--seed", "8", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--fsync", "commit", "-q"]).done;
+    expect(run.code).toBe(0);
+    const followed = await follower.done;
+    expect(followed.code).toBe(0);
+    expect(followed.err).toMatch(/committed its last tick \(5\); done/);
+    const logged = await readLogFromNats(ns, episode);
+    const printed = followed.out.trim().split("\n").map((l) => JSON.parse(l) as LogRecord);
+    expect(printed.map(withoutMetaLine)).toEqual(logged.map(withoutMetaLine));
+    // Afterwards, from a seq: only the tail, still ending on its own; the text form heads each tick.
+    const tail = await start(["follow", episode, "--nats", suite.nats.url, "--namespace", ns, "--from-seq", String(logged.length - 3), "-q"]).done;
+    expect(tail.code).toBe(0);
+    expect(tail.out.split("\n").filter((l) => l.startsWith("  #")).map((l) => Number(/#(\d+)/.exec(l)![1]))).toEqual([logged.length - 3, logged.length - 2, logged.length - 1]);
+    expect(tail.out).toMatch(/^tick 5\n/);
+  }, 60_000);
+
   it("a second sequencer for an episode that is being written is rejected and says so", async () => {
     const ns = suite.nats.namespace("second");
     // The first sequencer holds the episode while it waits for actor hosts that never come.

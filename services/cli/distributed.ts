@@ -1,4 +1,4 @@
-// The distributed commands: `actor-host`, `worker` and `sweep` (and the NATS branch of `run`,
+// The distributed commands: `actor-host`, `worker`, `sweep` and `follow` (and the NATS branch of `run`,
 // `verify`, `replay` and `inspect`). Each connects to NATS, states what it serves or runs, and always closes the connection.
 import { writeFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -11,6 +11,7 @@ import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
+import { followJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
@@ -18,7 +19,8 @@ import { hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
 import { filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, type EpisodeOutcome } from "../jobs.ts";
-import { replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
+import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
+import { recordLine } from "../views/records.ts";
 import { verifyEpisodeEffect, type VerifyReport } from "../verify.ts";
 import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
@@ -43,6 +45,40 @@ export async function replayFromNats(episode: string, url: string, namespace: st
 /** Keeps a replayed tick's snapshot in the episode's JetStream snapshot store; returns its key. */
 export async function keepSnapshotInNats(snapshot: EpisodeSnapshot, url: string, namespace: string): Promise<string> {
   return withNats(url, "replay", (nc) => new JetStreamSnapshotStore(nc, namespace, snapshot.episode).put(snapshot));
+}
+
+/**
+ * `follow`: prints an episode's JetStream log as it is written — the records already there, then
+ * each new one — and stops after the episode's last tick is committed (or on Ctrl-C).
+ */
+export async function cmdFollow(episode: string, flags: { nats: string; namespace: string; fromSeq?: number; json?: boolean; quiet?: boolean }): Promise<number> {
+  const stopped = new AbortController();
+  const onSignal = () => stopped.abort();
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+  try {
+    return await withNats(flags.nats, "follow", async (nc) => {
+      say(flags.quiet, `follow: episode ${episode} in namespace ${flags.namespace} (${flags.nats}); waiting for records, Ctrl-C stops`);
+      let lastTick: number | null = null;
+      let tick: number | null = null;
+      // Read from the first record even with --from-seq: the header says which tick is the last.
+      for await (const record of followJetStreamLog(nc, flags.namespace, episode, 0, { signal: stopped.signal })) {
+        if (lastTick === null && (record.type === "episode.started" || record.type === "episode.forked")) lastTick = headerOf([record], `jetstream:${flags.namespace}/${episode}`).ticks - 1;
+        if (record.seq < (flags.fromSeq ?? 0)) continue;
+        if (flags.json) process.stdout.write(`${JSON.stringify(record)}\n`);
+        else {
+          if (record.tick !== tick) process.stdout.write(`tick ${(tick = record.tick)}\n`);
+          process.stdout.write(`${recordLine(record)}\n`);
+        }
+        if (record.type === "tick.committed" && record.tick === lastTick) {
+          say(flags.quiet, `follow: episode ${episode} committed its last tick (${lastTick}); done`);
+          return 0;
+        }
+      }
+      return 0; // Ctrl-C
+    });
+  } finally {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+  }
 }
 
 export async function cmdActorHost(episode: string, flags: { nats: string; namespace: string; actors: string; trace?: string; quiet?: boolean }): Promise<number> {

@@ -16,7 +16,7 @@ import { episodeIdOf, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffe
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable } from "../../infra/nats.ts";
-import { cmdActorHost, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, replayFromNats, verifyFromNats } from "./distributed.ts";
+import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, replayFromNats, verifyFromNats } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
@@ -437,6 +437,17 @@ export function buildProgram(exit: (code: number) => void): Command {
     .addOption(new Option("--fsync <policy>", "when an episode's log is published: every tick commit, or at snapshots and the end (a redelivered job re-runs the ticks since)").choices(["commit", "snapshot"]).default("snapshot"))
     .option("-q, --quiet", "print nothing")
     .action(wrap(cmdWorker));
+
+  program
+    .command("follow")
+    .description("print an episode's JetStream log live: the records already written, then each new one as it is appended; stops after its last tick is committed (Ctrl-C stops earlier)")
+    .argument("<episode>", "episode id (e.g. auratown-s42-baseline); it may not have started yet")
+    .requiredOption("--nats <url>", "NATS server with JetStream")
+    .option("--namespace <ns>", "JetStream namespace", DEFAULT_NAMESPACE)
+    .option("--from-seq <n>", "start at this record seq (default: the first)", integer("--from-seq", 0))
+    .option("--json", "one record per line as JSON (the log's records, meta included)")
+    .option("-q, --quiet", "no status lines on stderr")
+    .action(wrap(cmdFollow));
 
   program
     .command("sweep")

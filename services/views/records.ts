@@ -16,6 +16,9 @@ export interface TimelineFilter {
   readonly agent?: string;
 }
 
+/** A record on one line: seq, type, sender → recipients, payload (shortened). */
+export const recordLine = (r: LogRecord): string => `  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compact(r.payload, 160)}`;
+
 /** One line per record (tick, seq, type, sender → recipients, payload), ticks headed. */
 export function renderRecordTimeline(records: readonly LogRecord[], filter: TimelineFilter = {}): string {
   const matches = (id: string | null | undefined) => id !== null && id !== undefined && (id === filter.agent || id.endsWith(`/${filter.agent}`));
@@ -32,7 +35,7 @@ export function renderRecordTimeline(records: readonly LogRecord[], filter: Time
       tick = r.tick;
       out.push(`tick ${tick}`);
     }
-    out.push(`  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compact(r.payload, 160)}`);
+    out.push(recordLine(r));
   }
   return out.length === 0 ? "(no records in that range)" : out.join("\n");
 }
