@@ -21,6 +21,8 @@ import { runPrivacyEval } from "../services/eval.ts";
 import { spawn } from "node:child_process";
 import { logRecords, tempDir } from "./helpers.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
+import { natsForSuite } from "./natsServer.ts";
+import { readJetStreamLog } from "../infra/jetStreamEventStore.ts";
 
 const FRAME = { literal_need: "where Ben is", implicit_need: ["whether Ben can be approached"], gap: 0.55, recommended_probes: ["get_agent_private_state", "invented_tool"], should_alert: true, confidence: 0.66, rationale: "fake" };
 
@@ -508,6 +510,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 
 describe("eval with --llm", () => {
   let server: Awaited<ReturnType<typeof fakeServer>>;
+  const suite = natsForSuite();
   beforeAll(async () => {
     server = await fakeServer(smartReply);
   });
@@ -567,6 +570,27 @@ describe("eval with --llm", () => {
     const bad = await cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--llm", server.url], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/the auratown world has no LLM roles yet/);
+  });
+
+  it("fork --nats --reuse-llm: the parent's answers are read from JetStream and served with zero HTTP", async () => {
+    const root = tempDir("llm-nats-fork");
+    writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
+    const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
+    const ns = suite.nats.namespace("reuse");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), ...nats, "--trace", "none", "--quiet", "--llm", server.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
+    expect(run.code, run.stderr).toBe(0);
+    const before = server.requests;
+    const fork = await cli(["fork", "aura-scene-s9-aura-intent", "--at", "0", "--condition", "aura-intent", "--reuse-llm", ...nats, "--trace", "none", "--json"], env);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(fork.stderr).toMatch(/reusing 6 recorded LLM answer\(s\)/);
+    expect(server.requests).toBe(before);
+    const child = await readJetStreamLog(suite.nc, ns, JSON.parse(fork.stdout).episode);
+    const completed = ofType<LlmCompletedPayload>(child, "llm.completed");
+    expect(completed).toHaveLength(4);
+    expect(completed.every((r) => r.payload.cached === true)).toBe(true);
+    const verify = await cli(["verify", JSON.parse(fork.stdout).episode, ...nats], env);
+    expect(verify.code, verify.stdout).toBe(0);
   });
 
   it("eval privacy with an LLM config: answers and rows say which backend answered", async () => {

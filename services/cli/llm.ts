@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { readLog } from "../../infra/fileEventStore.ts";
 import type { LlmRole } from "../../events/llm.ts";
+import type { LogRecord } from "../../events/record.ts";
 import { cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, type LlmConfig, type LlmGatewayImpl } from "../llmGateway.ts";
 import type { LlmResponder } from "../sequencer.ts";
 import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
@@ -70,10 +71,10 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
  * parent's recorded answers are served for identical requests with no HTTP; the rest go to the
  * endpoint when one is given, else fail with `no_backend` (and the actors fall back).
  */
-export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }): { llm?: LlmResponder } {
+export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder } {
   const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork") : null;
   if (flags.reuseLlm !== true) return resolved === null ? {} : { llm: makeLlmGateway(resolved).responder };
-  const cache = new LlmCache().addRecords(readLog(layoutOf(resolveEpisodeDir(parent)).log));
+  const cache = new LlmCache().addRecords(parentRecords ?? readLog(layoutOf(resolveEpisodeDir(parent)).log));
   if (flags.quiet !== true) process.stderr.write(`fork: reusing ${cache.size} recorded LLM answer(s) of the parent for identical requests\n`);
   if (resolved === null) return { llm: cachedOnlyResponder(cache) };
   return { llm: makeLlmGateway({ ...resolved, reuse: true }, { cache }).responder };

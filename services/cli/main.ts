@@ -16,6 +16,7 @@ import { episodeIdOf, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffe
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable } from "../../infra/nats.ts";
+import { readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, replayFromNats, verifyFromNats } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
@@ -220,12 +221,12 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   }
   // Parent and child both in JetStream, in one namespace.
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the child's log goes to JetStream; drop --log");
-  if (flags.reuseLlm === true) throw new UsageError("--reuse-llm: reads the parent's answers from an episode directory; it does not work with --nats yet");
   const ns = flags.namespace;
   const where = jetStreamWhere(ns);
-  const result = await withNats(nats, "fork", (nc) =>
-    Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))),
-  );
+  const result = await withNats(nats, "fork", async (nc) => {
+    const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
+    return Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags, parentRecords), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns))));
+  });
   return session.finish(result, title(result), `npx probetown verify ${result.episode} --nats ${nats}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`);
 }
 
