@@ -351,6 +351,10 @@ function cmdWorlds(): number {
   return EXIT.ok;
 }
 
+/** `--nats <url>` (what it does for this command) and its `--namespace <ns>`. */
+const natsOption = (help: string) => new Option("--nats <url>", help);
+const namespaceOption = () => new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE);
+
 function episodeOptions(cmd: Command): Command {
   return cmd
     .option("--log <dir>", "episode directory to create (default: runs/<episode>, suffixed if taken)")
@@ -384,8 +388,8 @@ export function buildProgram(exit: (code: number) => void): Command {
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
       .option("--agents <n>", "town size: the 5 residents plus generated ones", integer("--agents", 1))
       .option("--config <file>", "JSON file with world config overrides (merged over the defaults)")
-      .option("--nats <url>", "distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)")
-      .option("--namespace <ns>", "JetStream namespace (stream and bucket names) with --nats", DEFAULT_NAMESPACE)
+      .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
+      .addOption(namespaceOption())
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
       .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot, check the logged tail, append the rest"),
   );
@@ -396,8 +400,8 @@ export function buildProgram(exit: (code: number) => void): Command {
       .command("fork")
       .description("start a child episode from a parent's state after tick <t>, under a condition")
       .argument("<log>", "parent episode directory (with --nats: the parent's episode id)")
-      .option("--nats <url>", "the parent's log is in JetStream, and the child's goes there too")
-      .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
+      .addOption(natsOption("the parent's log is in JetStream, and the child's goes there too"))
+      .addOption(namespaceOption())
       .requiredOption("--at <tick>", "fork after this committed tick", integer("--at", 0))
       .requiredOption("--condition <name>", "the child's condition")
       .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1))
@@ -411,16 +415,16 @@ export function buildProgram(exit: (code: number) => void): Command {
     .argument("<log>", "episode directory (with --nats: the episode id), or a folder of episodes (a sweep's --log, an eval's --out): every episode below it is verified, on every core")
     .option("--json", "machine-readable report")
     .option("-q, --quiet", "no progress bar for a folder of episodes")
-    .option("--nats <url>", "verify a log kept in JetStream")
-    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
+    .addOption(natsOption("verify a log kept in JetStream"))
+    .addOption(namespaceOption())
     .action(wrap(cmdVerify));
 
   program
     .command("actor-host")
     .description("host some actors of an episode in this process, for a sequencer run with --nats --remote; exits when the episode ends")
     .argument("<episode>", "episode id (e.g. auratown-s42-baseline)")
-    .requiredOption("--nats <url>", "NATS server with JetStream")
-    .option("--namespace <ns>", "JetStream namespace", DEFAULT_NAMESPACE)
+    .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
+    .addOption(namespaceOption())
     .requiredOption("--actors <ids>", "comma-separated actor ids (e.g. agent/chen-mei,env/auratown) or 'all'")
     .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none)")
     .option("-q, --quiet", "print nothing")
@@ -429,8 +433,8 @@ export function buildProgram(exit: (code: number) => void): Command {
   program
     .command("worker")
     .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and chunks of `sweep envprobe --nats` (logs to the sweep's --log); Ctrl-C stops after the running jobs")
-    .requiredOption("--nats <url>", "NATS server with JetStream")
-    .option("--namespace <ns>", "JetStream namespace", DEFAULT_NAMESPACE)
+    .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
+    .addOption(namespaceOption())
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
     .option("--name <name>", "worker name shown in outcomes")
     .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long", integer("--ack-wait", 1000), 30_000)
@@ -443,8 +447,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .command("follow")
     .description("print an episode's JetStream log live: the records already written, then each new one as it is appended; stops after its last tick is committed (Ctrl-C stops earlier)")
     .argument("<episode>", "episode id (e.g. auratown-s42-baseline); it may not have started yet")
-    .requiredOption("--nats <url>", "NATS server with JetStream")
-    .option("--namespace <ns>", "JetStream namespace", DEFAULT_NAMESPACE)
+    .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
+    .addOption(namespaceOption())
     .option("--from-seq <n>", "start at this record seq (default: the first)", integer("--from-seq", 0))
     .option("--json", "one record per line as JSON (the log's records, meta included)")
     .option("-q, --quiet", "no status lines on stderr")
@@ -459,8 +463,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
     .option("--config <file>", "JSON file with world config overrides")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks (a resumed job restarts from the latest)", integer("--snapshot-every", 0))
-    .option("--nats <url>", "queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)")
-    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
+    .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)"))
+    .addOption(namespaceOption())
     .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); envprobe without --nats: worker threads (0: every core)", integer("--workers", 0), 0)
     .option("--held-out <list>", "envprobe: the paper's disjoint held-out seeds for the low and high regimes (medium keeps --seeds), e.g. --seeds 0-219 --held-out 1000-1219")
     .option("--chunk <n>", `envprobe with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1))
@@ -506,8 +510,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--state", "print every actor's state at that tick")
     .option("--snapshot", "keep a snapshot of that tick in the episode's snapshots/, or with --nats in its JetStream snapshot store (any committed tick)")
     .option("--json", "machine-readable result")
-    .option("--nats <url>", "replay a log kept in JetStream")
-    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
+    .addOption(natsOption("replay a log kept in JetStream"))
+    .addOption(namespaceOption())
     .action(wrap(cmdReplay));
 
   program
@@ -518,8 +522,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--to <tick>", "last tick to show", integer("--to", 0))
     .option("--agent <id>", "only this agent (id like lin-wei, or name)")
     .option("--json", "per-tick state as JSON")
-    .option("--nats <url>", "inspect a log kept in JetStream")
-    .option("--namespace <ns>", "JetStream namespace with --nats", DEFAULT_NAMESPACE)
+    .addOption(natsOption("inspect a log kept in JetStream"))
+    .addOption(namespaceOption())
     .action(wrap(cmdInspect));
 
   program
