@@ -85,6 +85,20 @@ export interface Accounting {
 
 const emptyTotals = (): UsageTotals => ({ calls: 0, failed: 0, cached: 0, httpRequests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 });
 
+/** Totals added up (e.g. the usage reported by every worker of a NATS sweep). */
+export function sumTotals(list: readonly UsageTotals[]): UsageTotals {
+  const sum = emptyTotals();
+  for (const t of list) for (const k of Object.keys(sum) as (keyof UsageTotals)[]) sum[k] += t[k];
+  sum.costUsd = round6(sum.costUsd);
+  return sum;
+}
+
+/** A config without its API key: what may travel to other processes (a NATS job), which take the key from their own environment. */
+export const settingsWithoutKey = (config: LlmConfig): Omit<LlmConfig, "apiKey"> => {
+  const { apiKey: _key, ...settings } = config;
+  return settings;
+};
+
 /** Recorded completions by request hash. */
 export class LlmCache {
   private readonly answers = new Map<string, LlmCompletedPayload>();

@@ -21,7 +21,8 @@ import { makeLlmGateway, type LlmConfig } from "../services/llmGateway.ts";
 import { replayEpisode } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
-import { logRecords, tempDir } from "./helpers.ts";
+import { logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
+import { natsForSuite } from "./natsServer.ts";
 
 const MODEL = "fake-belief";
 const gatewayConfig = (url: string): LlmConfig => ({ baseURL: url, apiKey: null, models: { belief: MODEL }, backoffMs: 5, timeoutMs: 3000, maxAttempts: 2 });
@@ -281,9 +282,9 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     expect(() => runDirect({ config: { world: "tooldag", llm: { belief: MODEL } }, policy: "no-probe", seed: 1 })).toThrow(/runs through runEpisode/);
   });
 
-  const cli = (args: string[]) =>
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "" } });
+      const child = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env } });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -316,5 +317,37 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     const bad = await cli(["sweep", "auratown", "--seeds", "1", "--llm", server.url]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/sweep auratown` has no LLM roles/);
+  });
+
+  const nats = natsForSuite();
+
+  it("sweep envprobe --nats with an LLM agent: workers call the model with their own key (the jobs carry none); cells and logs equal the in-process grid's", async () => {
+    const work = tempDir("envprobe-llm-nats");
+    const ns = nats.nats.namespace("llm");
+    const grid = ["sweep", "envprobe", "--worlds", "graphnav", "--regimes", "low", "--policies", "no-probe,envprobe-simple", "--seeds", "0-2", "--horizon", "3", "--llm", server.url, "--model", `belief=${MODEL}`, "--json"];
+    const here = await cli([...grid, "--log", join(work, "here")]);
+    expect(here.code, here.stderr).toBe(0);
+    const worker = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "worker", "--nats", nats.nats.url, "--namespace", ns, "-q"], { env: { ...process.env, PROBETOWN_LLM_API_KEY: "sk-worker-KEY", OPENAI_API_KEY: "" } });
+    const from = server.authorization.length;
+    const before = server.requests;
+    try {
+      const queued = await cli([...grid, "--log", join(work, "queued"), "--nats", nats.nats.url, "--namespace", ns, "--chunk", "2"], { PROBETOWN_LLM_API_KEY: "sk-submitter-KEY" });
+      expect(queued.code, queued.stderr).toBe(0);
+      type Summary = { episodes: number; cells: unknown[]; agent: string; llm: { calls: number; failed: number }; nats?: { jobs: number } };
+      const [a, b] = [JSON.parse(here.stdout) as Summary, JSON.parse(queued.stdout) as Summary];
+      expect(b).toMatchObject({ episodes: 6, agent: `llm:${MODEL}`, nats: { jobs: 4 } });
+      expect(b.cells).toEqual(a.cells);
+      expect(b.llm).toEqual(a.llm);
+      expect(b.llm.calls).toBe(18);
+      expect(server.requests - before).toBe(18);
+      expect(new Set(server.authorization.slice(from))).toEqual(new Set(["Bearer sk-worker-KEY"]));
+    } finally {
+      worker.kill("SIGTERM");
+    }
+    for (const episode of ["graphnav-low/no-probe/s0", "graphnav-low/envprobe-simple/s2"]) {
+      expect(logRecords(join(work, "queued", episode)).map(withoutMetaLine)).toEqual(logRecords(join(work, "here", episode)).map(withoutMetaLine));
+    }
+    const verified = await cli(["verify", join(work, "queued"), "--json"]);
+    expect(verified.code, verified.stdout).toBe(0);
   });
 });

@@ -45,8 +45,6 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   // sweep may be resubmitted into its own --log directory: its jobs are idempotent.
   const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) }, nats === undefined ? undefined : isSameSweepLog);
   const model = sweepBeliefModel(spec);
-  // NATS workers run the scripted agent's direct driver; an LLM grid needs the gateway of this process.
-  if (model !== null && nats !== undefined) throw new UsageError(`--nats: the LLM agent (belief model ${model}) runs in this process only; drop --nats, or --model belief=none for the scripted agent`);
   const total = episodeCount(spec);
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
@@ -59,7 +57,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     const namespace = flags.namespace ?? DEFAULT_NAMESPACE;
     const workers = flags.workers ?? 0;
     result = await runSweepOverNats(spec, {
-      url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK,
+      url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK, ...(agent === null ? {} : { llm: agent.settings }),
       onQueued: (jobs) => {
         if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker --nats ${nats} --namespace ${namespace}\`\n`);
         bar?.start(total, 0);
@@ -67,7 +65,8 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     }, (done) => bar?.update(done));
   }
   bar?.stop();
-  const usage = agent?.gateway.accounting().total;
+  // Over NATS the workers called the model (with their own key) and reported their usage per job.
+  const usage = "jobs" in result ? result.llm : agent?.gateway.accounting().total;
   const seeds = seedsLabel(spec.seeds);
   const summary = {
     worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { readLog } from "../../infra/fileEventStore.ts";
 import type { LlmRole } from "../../events/llm.ts";
 import type { LogRecord } from "../../events/record.ts";
-import { cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, type LlmConfig, type LlmGatewayImpl } from "../llmGateway.ts";
+import { cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, settingsWithoutKey, type LlmConfig, type LlmGatewayImpl } from "../llmGateway.ts";
 import type { LlmResponder } from "../sequencer.ts";
 import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
 
@@ -41,12 +41,12 @@ const sceneModels = (c: LlmConfig) => ({ intent: c.models.intent ?? null, planne
  * episode header, so replay knows it) and the gateway. null: no LLM asked for, no endpoint, or
  * `--model belief=none` — the scripted agent, whose logs are exactly as before.
  */
-export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string): { config: unknown; gateway: LlmGatewayImpl; model: string } | null {
+export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string): { config: unknown; gateway: LlmGatewayImpl; model: string; settings: Omit<LlmConfig, "apiKey"> } | null {
   if (!llmAsked(flags)) return null;
   const resolved = resolveLlmFlags(flags, prefix, ["belief"]);
   const model = resolved?.models.belief ?? null;
   if (resolved === null || model === null) return null;
-  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved), model };
+  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved), model, settings: settingsWithoutKey(resolved) };
 }
 
 /**

@@ -21,7 +21,10 @@ import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
 import { spawnWorkers, withNats } from "../distributed.ts";
 import { runDirect } from "./direct.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
-import { episodeDirOf, episodeNameOf, inGridOrder, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
+import { episodeDirOf, episodeNameOf, inGridOrder, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
+import { makeLlmGateway, resolveLlmConfig, sumTotals, type UsageTotals } from "../llmGateway.ts";
+import type { Kind } from "../../actors/envprobe/kinds.ts";
+import type { Policy } from "../../actors/envprobe/config.ts";
 
 /** Seeds of one cell per job unless `--chunk` says otherwise. */
 export const DEFAULT_CHUNK = 64;
@@ -35,6 +38,8 @@ export const EnvprobeChunkSpec = Schema.Struct({
   seeds: Schema.Array(Schema.Int),
   config: Schema.Record(Schema.String, Schema.Unknown),
   log: Schema.NullOr(Schema.String),
+  /** An LLM agent's grid: the endpoint settings without the key (the worker's environment has it). */
+  llm: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
 });
 export type EnvprobeChunkSpec = typeof EnvprobeChunkSpec.Type;
 
@@ -43,6 +48,8 @@ const decodeChunk = Schema.decodeUnknownSync(EnvprobeChunkSpec);
 /** A job's outcome: the metrics of each of its episodes, in seed order. */
 export interface EnvprobeChunkResult {
   readonly episodes: readonly EpisodeMetrics[];
+  /** An LLM agent's chunk: the model calls this worker made for it. */
+  readonly llm?: UsageTotals;
 }
 
 /** One or more jobs of a NATS sweep ended without an outcome (each failed `maxAttempts` times). */
@@ -60,7 +67,7 @@ export class EnvprobeSweepFailed extends Schema.TaggedError<EnvprobeSweepFailed>
 export const isEnvprobeJob = (job: Job): boolean => typeof job.spec === "object" && job.spec !== null && (job.spec as { kind?: unknown }).kind === "envprobe";
 
 /** The sweep's jobs: chunks of each cell's seeds, chunk-major so that workers share every cell. */
-export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK): Job<EnvprobeChunkSpec>[] {
+export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK, llm?: Readonly<Record<string, unknown>>): Job<EnvprobeChunkSpec>[] {
   const size = Math.max(1, Math.floor(chunk));
   const jobs: Job<EnvprobeChunkSpec>[] = [];
   const longest = Math.max(...spec.regimes.map((regime) => seedsOf(spec, regime).length));
@@ -70,7 +77,7 @@ export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK): Job<Envp
         const seeds = seedsOf(spec, regime).slice(from, from + size);
         if (seeds.length === 0) continue;
         for (const policy of spec.policies) {
-          const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null };
+          const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null, ...(llm === undefined ? {} : { llm: { ...llm } }) };
           const hash = sha256Hex(canonicalJson(job)).slice(0, 12);
           jobs.push({ id: `envprobe-${world}-${regime}-${policy}-s${seeds[0]}-${seeds.at(-1)}-${hash}`, spec: job });
         }
@@ -88,6 +95,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function runEnvprobeChunk(job: Job, _context?: JobContext): Promise<EnvprobeChunkResult> {
   const spec = decodeChunk(job.spec);
+  if (spec.llm !== undefined) return runLlmChunk(job.id, spec, spec.llm);
   const episodes: EpisodeMetrics[] = [];
   for (const seed of spec.seeds) {
     const j = { world: spec.world as never, regime: spec.regime, policy: spec.policy as never, seed };
@@ -102,6 +110,19 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext): Promise
     await nextTurn();
   }
   return { episodes };
+}
+
+/**
+ * An LLM agent's chunk: its episodes through the sequencer, answered by a gateway to the job's
+ * endpoint with this worker's API key (PROBETOWN_LLM_API_KEY / OPENAI_API_KEY), `concurrency` at once.
+ */
+async function runLlmChunk(id: string, spec: EnvprobeChunkSpec, settings: Readonly<Record<string, unknown>>): Promise<EnvprobeChunkResult> {
+  const resolved = resolveLlmConfig({ configObject: { label: `job ${id}: llm`, value: settings }, roles: ["belief"] }).config;
+  if (resolved === null) throw new Error(`job ${id}: llm: no endpoint in the job's settings`);
+  const gateway = makeLlmGateway(resolved);
+  const jobs = spec.seeds.map((seed) => ({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }));
+  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config, log: spec.log, lanes: resolved.concurrency ?? 4, llm: gateway.responder });
+  return { episodes: episodes.sort((a, b) => a.seed - b.seed), llm: gateway.accounting().total };
 }
 
 /** What a --log directory of a NATS sweep holds besides the logs: the spec, so a resubmission into it is recognised. */
@@ -124,6 +145,8 @@ export interface NatsSweepOptions {
   readonly chunk?: number;
   /** Called once the jobs are queued (e.g. to say where to start workers). */
   readonly onQueued?: (jobs: number) => void;
+  /** An LLM agent's grid: the endpoint settings each job carries (never the key). */
+  readonly llm?: Readonly<Record<string, unknown>>;
 }
 
 export interface NatsSweepResult extends SweepResult {
@@ -131,12 +154,14 @@ export interface NatsSweepResult extends SweepResult {
   readonly chunk: number;
   /** Jobs whose outcome came from a later delivery (a worker died or failed mid-job). */
   readonly redelivered: readonly string[];
+  /** An LLM agent's grid: the model calls of every job's last (successful) run, summed. */
+  readonly llm?: UsageTotals;
 }
 
 /** Queues the grid on `nc`'s work queue and gathers every job's outcome. */
 export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, options: Omit<NatsSweepOptions, "url"> & { readonly url?: string }, progress?: (done: number, total: number) => void): Promise<NatsSweepResult> {
   const chunk = options.chunk ?? DEFAULT_CHUNK;
-  const jobs = envprobeJobsOf(spec, chunk);
+  const jobs = envprobeJobsOf(spec, chunk, options.llm);
   const total = jobs.reduce((n, j) => n + j.spec.seeds.length, 0);
   const started = performance.now();
   const queue = await JetStreamJobQueue.open(nc, options.namespace);
@@ -151,6 +176,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     const episodes: EpisodeMetrics[] = [];
     const failures: { id: string; attempt: number; error: string }[] = [];
     const redelivered: string[] = [];
+    const usage: UsageTotals[] = [];
     const expected = new Map(jobs.map((j) => [j.id, j.spec.seeds.length]));
     for await (const outcome of queue.outcomes(jobs.map((j) => j.id)) as AsyncIterable<JobOutcome<EnvprobeChunkResult>>) {
       if (outcome.attempt > 1) redelivered.push(outcome.id);
@@ -160,12 +186,13 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
         continue;
       }
       episodes.push(...got);
+      if (outcome.result?.llm !== undefined) usage.push(outcome.result.llm);
       progress?.(episodes.length, total);
     }
     if (failures.length > 0) throw new EnvprobeSweepFailed({ failures, jobs: jobs.length });
     const seconds = (performance.now() - started) / 1000;
     inGridOrder(spec, episodes);
-    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, jobs: jobs.length, chunk, redelivered: redelivered.sort() };
+    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, jobs: jobs.length, chunk, redelivered: redelivered.sort(), ...(options.llm === undefined ? {} : { llm: sumTotals(usage) }) };
   } finally {
     for (const child of children) child.kill("SIGTERM");
     await queue.close();

@@ -203,35 +203,49 @@ export function inGridOrder(spec: SweepSpec, episodes: EpisodeMetrics[]): Episod
 
 /** An LLM agent's grid: each episode through runEpisode (the sequencer answers its model calls), `workers` at once. */
 async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number, total: number) => void, llm?: LlmResponder): Promise<SweepResult> {
-  // Loaded here, not at the top: the sweep's worker threads import this file and need none of it.
-  const { runEpisode } = await import("../episodes.ts");
   const jobs = jobsOf(spec);
   const started = performance.now();
-  const root = spec.log ?? mkdtempSync(join(tmpdir(), "probetown-envprobe-llm-"));
   const lanes = Math.max(1, Math.min(spec.workers ?? 4, jobs.length));
+  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config ?? {}, log: spec.log ?? null, lanes, ...(llm === undefined ? {} : { llm }) }, (done) => progress?.(done, jobs.length));
+  const seconds = (performance.now() - started) / 1000;
+  inGridOrder(spec, episodes);
+  return { episodes, cells: cellsOf(episodes), seconds, workers: lanes, log: spec.log ?? null };
+}
+
+/**
+ * Runs EnvProbe episodes through runEpisode, `lanes` at once, and returns each one's metrics (read
+ * back from its log, in completion order). Logs go below `log`, or to a temporary folder removed
+ * afterwards. Used for LLM agents: by the in-process grid and by workers running a NATS chunk.
+ */
+export async function runEpisodesThroughSequencer(
+  jobs: readonly EnvprobeJob[],
+  o: { readonly config: Readonly<Record<string, unknown>>; readonly log: string | null; readonly lanes: number; readonly llm?: LlmResponder },
+  progress?: (done: number) => void,
+): Promise<EpisodeMetrics[]> {
+  // Loaded here, not at the top: the sweep's worker threads import this file and need none of it.
+  const { runEpisode } = await import("../episodes.ts");
+  const root = o.log ?? mkdtempSync(join(tmpdir(), "probetown-envprobe-llm-"));
   const episodes: EpisodeMetrics[] = [];
   let next = 0;
   try {
     await Promise.all(
-      Array.from({ length: lanes }, async () => {
+      Array.from({ length: Math.max(1, Math.min(o.lanes, jobs.length)) }, async () => {
         while (next < jobs.length) {
           const j = jobs[next++]!;
           const dir = episodeDirOf(root, j);
           await runEpisode({
-            world: "envprobe", seed: j.seed, condition: j.policy, config: { ...spec.config, world: j.world, regime: j.regime },
-            dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(llm === undefined ? {} : { llm }),
+            world: "envprobe", seed: j.seed, condition: j.policy, config: { ...o.config, world: j.world, regime: j.regime },
+            dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(o.llm === undefined ? {} : { llm: o.llm }),
           });
           episodes.push(metricsOfLog(dir));
-          progress?.(episodes.length, jobs.length);
+          progress?.(episodes.length);
         }
       }),
     );
   } finally {
-    if (spec.log === undefined) rmSync(root, { recursive: true, force: true });
+    if (o.log === null) rmSync(root, { recursive: true, force: true });
   }
-  const seconds = (performance.now() - started) / 1000;
-  inGridOrder(spec, episodes);
-  return { episodes, cells: cellsOf(episodes), seconds, workers: lanes, log: spec.log ?? null };
+  return episodes;
 }
 
 const pct = (x: number | null) => (x === null ? "  —  " : `${(100 * x).toFixed(1).padStart(5)}`);
