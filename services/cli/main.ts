@@ -432,7 +432,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 
   program
     .command("worker")
-    .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and chunks of `sweep envprobe --nats` (logs to the sweep's --log); Ctrl-C stops after the running jobs")
+    .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and chunks of `sweep envprobe --nats` (logs to the sweep's --log; an LLM agent's chunks call its endpoint with this process's PROBETOWN_LLM_API_KEY or OPENAI_API_KEY); Ctrl-C stops after the running jobs")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(namespaceOption())
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
