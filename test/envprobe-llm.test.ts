@@ -5,7 +5,7 @@
 // field that does not exist gets a validation error, not a crash; every step's beliefs name their
 // backend; verify and replay reproduce the logs with zero HTTP requests; sweeps and `run` take --llm.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inputsOf, envprobeWorld } from "../actors/envprobe/world.ts";
@@ -17,7 +17,8 @@ import type { LogRecord } from "../events/record.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import { runSweep, sweepSpecOf } from "../services/envprobe/sweep.ts";
 import { runEpisode } from "../services/episodes.ts";
-import { makeLlmGateway, type LlmConfig } from "../services/llmGateway.ts";
+import { makeLlmGateway, settingsWithoutKey, type LlmConfig } from "../services/llmGateway.ts";
+import { envprobeJobsOf, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
 import { replayEpisode } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
@@ -294,7 +295,6 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
 
   it("`run envprobe --llm … --model …` and `sweep envprobe --llm …` use the LLM agent; without --llm the scripted agent", async () => {
     const work = tempDir("envprobe-llm-cli");
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(join(work, "cfg.json"), JSON.stringify({ world: "graphnav", regime: "low", horizon: 3 }));
     const before = server.requests;
     const run = await cli(["run", "envprobe", "--seed", "2", "--condition", "envprobe-simple", "--config", join(work, "cfg.json"), "--log", join(work, "run"), "--trace", "none", "--llm", server.url, "--model", `belief=${MODEL}`]);
@@ -317,6 +317,28 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     const bad = await cli(["sweep", "auratown", "--seeds", "1", "--llm", server.url]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/sweep auratown` has no LLM roles/);
+  });
+
+  it("a redelivered LLM chunk resumes the logs its first run left: only the missing answers are asked for, and metrics and records end as an uninterrupted run's", async () => {
+    const log = join(tempDir("envprobe-llm-chunk"), "grid");
+    const spec = sweepSpecOf({ worlds: "graphnav", regimes: "low", policies: "envprobe-simple", seeds: "0-2", horizon: 4, log, config: { llm: { belief: MODEL } } });
+    const [job] = envprobeJobsOf(spec, 64, settingsWithoutKey(gatewayConfig(server.url)));
+    const before = server.requests;
+    const first = await runEnvprobeChunk(job!);
+    expect(server.requests - before).toBe(12);
+    expect(first.llm).toMatchObject({ calls: 12, failed: 0 });
+    const dirs = [0, 1, 2].map((seed) => join(log, `graphnav-low/envprobe-simple/s${seed}`));
+    const records = dirs.map((d) => logRecords(d).map(withoutMetaLine));
+    // A worker killed mid-chunk: s1 stopped after its second step's answer, s2 never started.
+    const segment = join(dirs[1]!, "log", readdirSync(join(dirs[1]!, "log"))[0]!);
+    const lines = readFileSync(segment, "utf8").split("\n");
+    const cut = lines.findIndex((l, i) => i > lines.findIndex((x) => x.includes('"llm.completed"')) && l.includes('"llm.completed"'));
+    writeFileSync(segment, lines.slice(0, cut + 1).join("\n") + "\n");
+    rmSync(dirs[2]!, { recursive: true });
+    const again = await runEnvprobeChunk(job!);
+    expect(server.requests - before).toBe(12 + 2 + 4);
+    expect(again.episodes).toEqual(first.episodes);
+    expect(dirs.map((d) => logRecords(d).map(withoutMetaLine))).toEqual(records);
   });
 
   const nats = natsForSuite();

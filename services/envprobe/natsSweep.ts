@@ -115,13 +115,15 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext): Promise
 /**
  * An LLM agent's chunk: its episodes through the sequencer, answered by a gateway to the job's
  * endpoint with this worker's API key (PROBETOWN_LLM_API_KEY / OPENAI_API_KEY), `concurrency` at once.
+ * A redelivered chunk resumes the logs its first run left, so the answers it paid for are not asked
+ * for again and every log ends as an uninterrupted run's.
  */
 async function runLlmChunk(id: string, spec: EnvprobeChunkSpec, settings: Readonly<Record<string, unknown>>): Promise<EnvprobeChunkResult> {
   const resolved = resolveLlmConfig({ configObject: { label: `job ${id}: llm`, value: settings }, roles: ["belief"] }).config;
   if (resolved === null) throw new Error(`job ${id}: llm: no endpoint in the job's settings`);
   const gateway = makeLlmGateway(resolved);
   const jobs = spec.seeds.map((seed) => ({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }));
-  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config, log: spec.log, lanes: resolved.concurrency ?? 4, llm: gateway.responder });
+  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config, log: spec.log, lanes: resolved.concurrency ?? 4, llm: gateway.responder, resume: true });
   return { episodes: episodes.sort((a, b) => a.seed - b.seed), llm: gateway.accounting().total };
 }
 

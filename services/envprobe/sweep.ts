@@ -216,10 +216,12 @@ async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number
  * Runs EnvProbe episodes through runEpisode, `lanes` at once, and returns each one's metrics (read
  * back from its log, in completion order). Logs go below `log`, or to a temporary folder removed
  * afterwards. Used for LLM agents: by the in-process grid and by workers running a NATS chunk.
+ * With `resume` an episode whose log is already there (a redelivered job) continues it: its logged
+ * model answers are served from the log, and a finished one only has its metrics read.
  */
 export async function runEpisodesThroughSequencer(
   jobs: readonly EnvprobeJob[],
-  o: { readonly config: Readonly<Record<string, unknown>>; readonly log: string | null; readonly lanes: number; readonly llm?: LlmResponder },
+  o: { readonly config: Readonly<Record<string, unknown>>; readonly log: string | null; readonly lanes: number; readonly llm?: LlmResponder; readonly resume?: boolean },
   progress?: (done: number) => void,
 ): Promise<EpisodeMetrics[]> {
   // Loaded here, not at the top: the sweep's worker threads import this file and need none of it.
@@ -235,7 +237,7 @@ export async function runEpisodesThroughSequencer(
           const dir = episodeDirOf(root, j);
           await runEpisode({
             world: "envprobe", seed: j.seed, condition: j.policy, config: { ...o.config, world: j.world, regime: j.regime },
-            dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(o.llm === undefined ? {} : { llm: o.llm }),
+            dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(o.llm === undefined ? {} : { llm: o.llm }), ...(o.resume === true ? { resume: true } : {}),
           });
           episodes.push(metricsOfLog(dir));
           progress?.(episodes.length);
