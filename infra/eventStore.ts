@@ -43,7 +43,6 @@ export interface ReadOptions {
   readonly validate?: boolean;
 }
 
-/** Another sequencer holds the episode (a live writer lock): a second writer is rejected. */
 /** A new episode's log was asked for where that episode already has one (run it under another id, or resume). */
 export class EpisodeExists extends Error {
   readonly episode: string;
@@ -54,6 +53,7 @@ export class EpisodeExists extends Error {
   }
 }
 
+/** Another sequencer holds the episode (a live writer lock): a second writer is rejected. */
 export class WriterLocked extends Error {
   readonly episode: string;
   constructor(episode: string, holder: string, where: string) {

@@ -1,7 +1,6 @@
 // `probetown ask <episode> --tick <n> --agent <name> "question" [--condition c] [--out dir] [--json]`:
 // the AURA controller answers a resident's question on a recorded (or running) AURATown episode's
 // state after tick n; prints the IntentFrame, each probe with its result, the budget and the answer.
-import { relative } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { askEpisode, type AskResult } from "../ask.ts";
 import { SCENE_CONDITIONS } from "../../actors/aura/world.ts";
@@ -16,10 +15,6 @@ interface AskFlags extends LlmCliFlags {
   out?: string;
   json?: boolean;
 }
-
-const rel = (p: string): string => shownPath(p);
-
-const short = compactJson;
 
 export function renderAsk(r: AskResult): string {
   const p = r.parent;
@@ -41,7 +36,7 @@ export function renderAsk(r: AskResult): string {
   for (const pr of r.probes) {
     const args = Object.entries(pr.args).map(([k, v]) => `${k}=${v}`).join(", ");
     out.push(`probe ${pr.call}: ${pr.tool}(${args}) → ${pr.to} · budget ${pr.budgetBefore}→${pr.budgetBefore - 1}`);
-    out.push(pr.outcome === "answered" ? `  answered (disclosure ${pr.disclosure}): ${short(pr.result)}` : `  denied: ${pr.reason}`);
+    out.push(pr.outcome === "answered" ? `  answered (disclosure ${pr.disclosure}): ${compactJson(pr.result)}` : `  denied: ${pr.reason}`);
   }
   out.push(`budget: ${r.budget.used} probe${r.budget.used === 1 ? "" : "s"} of ${r.budget.ceiling} · disclosure ${r.budget.disclosure}`);
   out.push(`answer: ${r.answer.text}`);
@@ -49,7 +44,7 @@ export function renderAsk(r: AskResult): string {
     const t = r.llm.usage.total;
     out.push(`backend: ${r.answer.backend}`, `llm: ${r.llm.baseURL} · ${t.calls} calls (${t.failed} failed) · ${t.promptTokens} prompt + ${t.completionTokens} completion tokens`);
   }
-  out.push(`log: ${rel(r.fork)} (verify it with: probetown verify ${rel(r.fork)})`);
+  out.push(`log: ${shownPath(r.fork)} (verify it with: probetown verify ${shownPath(r.fork)})`);
   return out.join("\n") + "\n";
 }
 

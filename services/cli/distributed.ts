@@ -62,7 +62,7 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
       let tick: number | null = null;
       // Read from the first record even with --from-seq: the header says which tick is the last.
       for await (const record of followJetStreamLog(nc, flags.namespace, episode, 0, { signal: stopped.signal })) {
-        if (lastTick === null && (record.type === "episode.started" || record.type === "episode.forked")) lastTick = headerOf([record], `jetstream:${flags.namespace}/${episode}`).ticks - 1;
+        if (lastTick === null && (record.type === "episode.started" || record.type === "episode.forked")) lastTick = headerOf([record], jetStreamWhere(flags.namespace)(episode).dir).ticks - 1;
         if (record.seq < (flags.fromSeq ?? 0)) continue;
         if (flags.json) process.stdout.write(`${JSON.stringify(record)}\n`);
         else {

@@ -1,7 +1,6 @@
 // `probetown experiment <spec.json|yaml> [--report-only] [--fresh] [--json]`: spec → job matrix →
 // episodes (cells with a finished log are served from it) → results JSONL → report. Progress is a
 // bar on a TTY and plain lines otherwise, on stderr; the summary goes to stdout.
-import { relative } from "node:path";
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { loadSpec, runExperiment } from "../experiment.ts";
@@ -14,8 +13,6 @@ interface ExperimentFlags {
   json?: boolean;
   quiet?: boolean;
 }
-
-const rel = (p: string): string => shownPath(p);
 
 async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (code: number) => void): Promise<void> {
   const spec = loadSpec(specFile);
@@ -44,12 +41,12 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
   } else {
     const b = result.report.analysis.benchmarks;
     const lines = [
-      `experiment ${spec.name} · ${spec.benchmark} (${rel(spec.queries)}) on ${spec.world} · seeds ${spec.seeds.join(",")} · ${spec.conditions.length} conditions · judges ${spec.judges.join(",")}`,
+      `experiment ${spec.name} · ${spec.benchmark} (${shownPath(spec.queries)}) on ${spec.world} · seeds ${spec.seeds.join(",")} · ${spec.conditions.length} conditions · judges ${spec.judges.join(",")}`,
       `cells: ${result.cells} (${result.ran} run now, ${result.served} served from their logs${flags.verify === true ? `, all replayed first; ${result.replaced} did not verify and were rerun` : ""})`,
       ...b.map((x) => `  ${x.benchmark}: ${x.rows} rows, ${x.arms.length} conditions${x.reference === null ? "" : `, reference ${x.reference}`}${x.metric === null ? "" : `, metric ${x.metric}`}`),
-      `results: ${rel(result.results)}`,
-      `report:  ${rel(result.report.report)}`,
-      `charts:  ${result.report.charts.map(rel).join(", ") || "none"}`,
+      `results: ${shownPath(result.results)}`,
+      `report:  ${shownPath(result.report.report)}`,
+      `charts:  ${result.report.charts.map((p) => shownPath(p)).join(", ") || "none"}`,
     ];
     process.stdout.write(lines.join("\n") + "\n");
   }

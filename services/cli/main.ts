@@ -3,7 +3,7 @@
 //   2 bad usage or input (flags, config, unknown world/condition) · 3 the log is damaged
 //   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
@@ -35,8 +35,6 @@ import { registerAsk } from "./ask.ts";
 import { shownPath } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
-
-const rel = (p: string): string => shownPath(p);
 
 function integer(flag: string, min = Number.MIN_SAFE_INTEGER) {
   return (value: string): number => {
@@ -143,9 +141,9 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
       }
     }
   }
-  process.stdout.write(`log:   ${rel(result.logDir)}\n`);
-  process.stdout.write(`trace: ${result.traceFile === null ? result.traceDescription : rel(result.traceFile)}\n`);
-  if (!flags.quiet) process.stdout.write(`check: npx probetown verify ${rel(result.dir)}    timeline: npx probetown inspect ${rel(result.dir)}\n`);
+  process.stdout.write(`log:   ${shownPath(result.logDir)}\n`);
+  process.stdout.write(`trace: ${result.traceFile === null ? result.traceDescription : shownPath(result.traceFile)}\n`);
+  if (!flags.quiet) process.stdout.write(`check: npx probetown verify ${shownPath(result.dir)}    timeline: npx probetown inspect ${shownPath(result.dir)}\n`);
 }
 
 /**
@@ -170,7 +168,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
       if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash }, null, 2) + "\n");
       else {
         if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n\n`);
-        process.stdout.write(`log:   ${result.dir}\ntrace: ${result.traceFile === null ? result.traceDescription : rel(result.traceFile)}\n`);
+        process.stdout.write(`log:   ${result.dir}\ntrace: ${result.traceFile === null ? result.traceDescription : shownPath(result.traceFile)}\n`);
         if (!flags.quiet) process.stdout.write(`check: ${check}\n`);
       }
       return EXIT.ok;
@@ -181,6 +179,9 @@ function episodeSession(flags: EpisodeFlags, label: string) {
   };
   return { options, finish };
 }
+
+/** The command that checks an episode written to JetStream (the line a run or fork ends with). */
+const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${url}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
 
 async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
@@ -207,7 +208,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const result = await withNats(flags.nats, "sequencer", (nc) =>
     Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats" })))),
   );
-  return session.finish(result, title(result.episode), `npx probetown verify ${result.episode} --nats ${flags.nats}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`);
+  return session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns));
 }
 
 async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { at: number; condition: string; ticks?: number; reuseLlm?: boolean }): Promise<number> {
@@ -227,7 +228,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
     return Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags, parentRecords), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns))));
   });
-  return session.finish(result, title(result), `npx probetown verify ${result.episode} --nats ${nats}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`);
+  return session.finish(result, title(result), verifyInNats(result.episode, nats, ns));
 }
 
 /** A folder that is not itself an episode (no log/, not a log path) but holds episodes below it. */
@@ -297,7 +298,7 @@ async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; 
 async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> {
   const snapshot = snapshotOfReplay(result);
   const key = await new FileSnapshotStore(layoutOf(dir).snapshots).put(snapshot);
-  return rel(join(layoutOf(dir).snapshots, `${key}.json`));
+  return shownPath(join(layoutOf(dir).snapshots, `${key}.json`));
 }
 
 async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean; nats?: string; namespace: string }): Promise<number> {
@@ -330,15 +331,15 @@ async function cmdRepair(log: string): Promise<number> {
   const dir = resolveEpisodeDir(log);
   const logDir = layoutOf(dir).log;
   const episode = scanLog(logDir, { validate: false }).records[0]?.episode;
-  if (episode === undefined) throw new UsageError(`${rel(logDir)}: no complete record to keep; nothing to repair`);
+  if (episode === undefined) throw new UsageError(`${shownPath(logDir)}: no complete record to keep; nothing to repair`);
   let cut: { torn: TornTail; kept: string } | null = null;
   const { store, records } = openFileEventStoreForAppend(logDir, { episode, onRecovered: (torn, kept) => (cut = { torn, kept }) });
   await store.close();
   const done = cut as { torn: TornTail; kept: string } | null;
   process.stdout.write(
     done === null
-      ? `${rel(logDir)}: intact, nothing to repair\n`
-      : `${done.torn.message}\ncut back to seq ${records.at(-1)?.seq}; the cut bytes are kept in ${rel(done.kept)}\n`,
+      ? `${shownPath(logDir)}: intact, nothing to repair\n`
+      : `${done.torn.message}\ncut back to seq ${records.at(-1)?.seq}; the cut bytes are kept in ${shownPath(done.kept)}\n`,
   );
   return EXIT.ok;
 }

@@ -1,13 +1,10 @@
 // `probetown report <results.jsonl> --out <dir>`: the experiment report from results rows alone
 // (no episode is rerun). Bad rows and unknown flags' values are usage errors (exit 2) naming the
 // file, line and field, or the flag.
-import { relative } from "node:path";
 import { ResultsInvalid } from "../results.ts";
 import { METRICS, ReportOptionInvalid, writeReport, type Metric } from "../report.ts";
 import { UsageError } from "../replay.ts";
 import { shownPath } from "../views/text.ts";
-
-const rel = (p: string): string => shownPath(p);
 
 export const REPORT_METRICS = METRICS;
 
@@ -49,6 +46,6 @@ export function cmdReport(rowsFile: string, flags: ReportFlags): number {
     const cmp = b.comparisons.length === 0 ? "no paired comparisons" : `${b.comparisons.length} paired comparison${b.comparisons.length === 1 ? "" : "s"} against ${b.reference}`;
     return `  ${b.benchmark}: ${b.rows} cells, ${b.arms.length} conditions, ${cmp}`;
   });
-  process.stdout.write(`${written.analysis.rows} rows from ${rel(rowsFile)}\n${lines.join("\n")}\nreport: ${rel(written.report)}\ndata:   ${rel(written.json)}\ncharts: ${written.charts.map(rel).join(", ") || "none"}\n`);
+  process.stdout.write(`${written.analysis.rows} rows from ${shownPath(rowsFile)}\n${lines.join("\n")}\nreport: ${shownPath(written.report)}\ndata:   ${shownPath(written.json)}\ncharts: ${written.charts.map((p) => shownPath(p)).join(", ") || "none"}\n`);
   return 0;
 }

@@ -55,7 +55,6 @@ export function runDirect(o: DirectRun): DirectResult {
   const agent = initialAgentContext(defs.find((d) => d.id === AGENT_ID)!.input as AgentInput);
   const env = initialEnvContext(defs.find((d) => d.id === ENV_ID)!.input as EnvInput);
   const actors = actorIndexOf([AGENT_ID, ENV_ID]);
-  const actorIds = actors.ids;
   const contexts: Record<string, unknown> = { [AGENT_ID]: agent, [ENV_ID]: env };
   const handlers: Record<string, Readonly<Record<string, RecordHandler<never>>>> = { [AGENT_ID]: agentHandlers as never, [ENV_ID]: envHandlers as never };
   const lines: string[] = [];
@@ -70,7 +69,7 @@ export function runDirect(o: DirectRun): DirectResult {
     return seq++;
   };
   append(
-    { type: "episode.started", from: SEQUENCER_ID, to: null, tick: 0, cause: null, payload: { world: world.name, seed: o.seed, condition: o.policy, config: base, actors: actorIds, ticks } },
+    { type: "episode.started", from: SEQUENCER_ID, to: null, tick: 0, cause: null, payload: { world: world.name, seed: o.seed, condition: o.policy, config: base, actors: actors.ids, ticks } },
     { probetown: PROBETOWN_VERSION },
   );
   let stateHash = "";
@@ -104,7 +103,7 @@ export function runDirect(o: DirectRun): DirectResult {
     }
     if (!idle || seq - before !== 1) {
       parts = {};
-      for (const id of actorIds) parts[id] = partDigest(world, id, { value: STATE_VALUE, context: contexts[id] });
+      for (const id of actors.ids) parts[id] = partDigest(world, id, { value: STATE_VALUE, context: contexts[id] });
     }
     stateHash = stateHashOf(tick, parts!);
     append({ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { parts, stateHash }, tick, cause: null });

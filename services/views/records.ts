@@ -5,8 +5,6 @@ import type { LogRecord } from "../../events/record.ts";
 import { compactJson } from "./text.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
 
-const compact = compactJson;
-
 const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
 
 export interface TimelineFilter {
@@ -17,7 +15,7 @@ export interface TimelineFilter {
 }
 
 /** A record on one line: seq, type, sender → recipients, payload (shortened). */
-export const recordLine = (r: LogRecord): string => `  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compact(r.payload, 160)}`;
+export const recordLine = (r: LogRecord): string => `  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compactJson(r.payload, 160)}`;
 
 /** One line per record (tick, seq, type, sender → recipients, payload), ticks headed. */
 export function renderRecordTimeline(records: readonly LogRecord[], filter: TimelineFilter = {}): string {
@@ -62,7 +60,7 @@ export function renderSceneSummary(records: readonly LogRecord[]): string {
       }
       case "probe.answered": {
         const a = r.payload as ProbeAnsweredPayload;
-        out.push(`    answered (disclosure ${a.disclosure}): ${compact(a.result, 120)}`);
+        out.push(`    answered (disclosure ${a.disclosure}): ${compactJson(a.result, 120)}`);
         break;
       }
       case "probe.denied":
