@@ -5,7 +5,7 @@ import { setup } from "xstate";
 import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { ProbeRequestedPayload } from "../../events/probes.ts";
 import { slugOf } from "./scene.ts";
-import { ALL_TOOLS, disclosureOf, policyDenies, type ProbePolicy } from "./tools.ts";
+import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
 
 export interface SceneAgentInput {
   readonly name: string;
@@ -22,7 +22,7 @@ export interface SceneAgentContext {
   denied: number;
 }
 
-function read(ctx: SceneAgentContext, tool: string, args: Readonly<Record<string, string>>): { ok: boolean; result: unknown } {
+function read(ctx: SceneAgentContext, tool: string, args: Readonly<Record<string, string>>): ProbeReading {
   const s = ctx.static;
   switch (tool) {
     case "get_agent_private_state":
@@ -45,16 +45,9 @@ function read(ctx: SceneAgentContext, tool: string, args: Readonly<Record<string
 
 function onProbe(ctx: SceneAgentContext, event: Delivered<ProbeRequestedPayload>): Emitted[] {
   const p = event.payload;
-  const base = { call: p.call, queryId: p.queryId, target: p.target, tool: p.tool };
   const spec = ALL_TOOLS[p.tool];
   const denied = spec === undefined || spec.owner !== "agent" ? `tool '${p.tool}' is not answered by an agent` : policyDenies(ctx.static.policy, p.tool, slugOf(ctx.static.name));
-  if (denied !== null) {
-    ctx.denied++;
-    return [{ type: "probe.denied", to: event.from, payload: { ...base, budgetAfter: p.budgetBefore - 1, reason: denied } }];
-  }
-  const { ok, result } = read(ctx, p.tool, p.args);
-  ctx.answered++;
-  return [{ type: "probe.answered", to: event.from, payload: { ...base, budgetAfter: p.budgetBefore - 1, disclosure: ok ? disclosureOf(p.tool) : 0, ok, result } }];
+  return answerProbe(ctx, event, denied, () => read(ctx, p.tool, p.args));
 }
 
 const handlers: Record<string, RecordHandler<SceneAgentContext>> = {

@@ -5,7 +5,7 @@ import { setup } from "xstate";
 import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { ProbeRequestedPayload } from "../../events/probes.ts";
 import { focusLocationOf, sceneTimeOf, type PublicRow, type Scene } from "./scene.ts";
-import { ALL_TOOLS, disclosureOf, policyDenies, type ProbePolicy } from "./tools.ts";
+import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
 
 export interface SceneEnvInput {
   readonly scene: Scene;
@@ -50,7 +50,7 @@ const at = (ctx: SceneEnvContext, location: string) =>
     .map(([name, r]) => ({ action: r.action, name }));
 
 /** Reads the public layer for one environment tool; only called after the policy allowed it. */
-function read(ctx: SceneEnvContext, tool: string, args: Readonly<Record<string, string>>): { ok: boolean; result: unknown } {
+function read(ctx: SceneEnvContext, tool: string, args: Readonly<Record<string, string>>): ProbeReading {
   const asker = args.asker ?? ctx.static.asker;
   const here = asker === null ? ctx.static.focus : (ctx.public[asker]?.location ?? ctx.static.focus);
   switch (tool) {
@@ -80,24 +80,15 @@ function read(ctx: SceneEnvContext, tool: string, args: Readonly<Record<string, 
 
 function onProbe(ctx: SceneEnvContext, event: Delivered<ProbeRequestedPayload>): Emitted[] {
   const p = event.payload;
-  const base = { call: p.call, queryId: p.queryId, target: p.target, tool: p.tool };
-  if (ALL_TOOLS[p.tool] === undefined) {
-    ctx.denied++;
-    return [{ type: "probe.denied", to: event.from, payload: { ...base, budgetAfter: p.budgetBefore - 1, reason: `unknown tool '${p.tool}'` } }];
-  }
-  // A known tool outside the offered registry, or an agent's tool naming nobody in the scene (the
-  // controller sends agent tools to their agent), is refused before anything is read.
-  const refused =
+  // An unknown tool, a known one outside the offered registry, or an agent's tool naming nobody in
+  // the scene (the controller sends agent tools to their agent) is refused before anything is read.
+  const spec = ALL_TOOLS[p.tool];
+  const denied =
+    spec === undefined ? `unknown tool '${p.tool}'` :
     ctx.tools !== null && !ctx.tools.includes(p.tool) ? `tool '${p.tool}' is not in this registry` :
-    ALL_TOOLS[p.tool]!.owner === "agent" ? `no agent '${p.target ?? ""}' in the scene answers '${p.tool}'` : null;
-  const denied = refused ?? policyDenies(ctx.policy, p.tool, null);
-  if (denied !== null) {
-    ctx.denied++;
-    return [{ type: "probe.denied", to: event.from, payload: { ...base, budgetAfter: p.budgetBefore - 1, reason: denied } }];
-  }
-  const { ok, result } = read(ctx, p.tool, p.args);
-  ctx.answered++;
-  return [{ type: "probe.answered", to: event.from, payload: { ...base, budgetAfter: p.budgetBefore - 1, disclosure: ok ? disclosureOf(p.tool) : 0, ok, result } }];
+    spec.owner === "agent" ? `no agent '${p.target ?? ""}' in the scene answers '${p.tool}'` :
+    policyDenies(ctx.policy, p.tool, null);
+  return answerProbe(ctx, event, denied, () => read(ctx, p.tool, p.args));
 }
 
 const handlers: Record<string, RecordHandler<SceneEnvContext>> = {

@@ -5,6 +5,9 @@
 // agent-state probes have none in the release, so we price them by what they reveal: private
 // state 3 (availability, emotion and goal of a person), beliefs 2, plans 1, public lists 0–1.
 
+import type { Delivered, Emitted } from "../actor.ts";
+import type { ProbeRequestedPayload } from "../../events/probes.ts";
+
 export type ToolOwner = "environment" | "agent";
 
 export interface ToolSpec {
@@ -77,4 +80,27 @@ export function policyDenies(policy: ProbePolicy, tool: string, targetSlug: stri
   if (policy.allow.length === 0) return null;
   if (policy.allow.some((a) => subjects.some((s) => matches(a, s)))) return null;
   return "not in the policy's allow list";
+}
+
+/** What an actor's tool read returns: `ok` false when the state holds nothing to report. */
+export interface ProbeReading {
+  readonly ok: boolean;
+  readonly result: unknown;
+}
+
+/**
+ * The reply to a probe, shared by the scene's actors: refused with its reason (nothing is read),
+ * else the reading with the tool's disclosure cost. Both spend one of the controller's probes and
+ * are counted in the answering actor's hashed state.
+ */
+export function answerProbe(ctx: { answered: number; denied: number }, event: Delivered<ProbeRequestedPayload>, denied: string | null, read: () => ProbeReading): Emitted[] {
+  const p = event.payload;
+  const base = { call: p.call, queryId: p.queryId, target: p.target, tool: p.tool, budgetAfter: p.budgetBefore - 1 };
+  if (denied !== null) {
+    ctx.denied++;
+    return [{ type: "probe.denied", to: event.from, payload: { ...base, reason: denied } }];
+  }
+  const { ok, result } = read();
+  ctx.answered++;
+  return [{ type: "probe.answered", to: event.from, payload: { ...base, disclosure: ok ? disclosureOf(p.tool) : 0, ok, result } }];
 }

@@ -220,63 +220,66 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
   exit(0);
 }
 
+/** An eval subcommand with the options every benchmark takes: its file, conditions, seeds and output folder. */
+function benchmarkCommand(group: Command, name: string, description: string, fileHelp: string, conditions: readonly string[]): Command {
+  return group
+    .command(name)
+    .description(description)
+    .requiredOption("--file <queries.json>", fileHelp)
+    .requiredOption("--condition <names>", `condition, or a comma-separated list (${conditions.join(", ")})`)
+    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
+    .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval");
+}
+
+/** The options every benchmark ends with: how its summary is printed, and the LLM endpoint. */
+const withSummaryOptions = (command: Command): Command =>
+  addLlmOptions(command.option("--json", "print the summary as JSON on stdout").option("-q, --quiet", "no progress on stderr"));
+
 /** Adds the `eval` command group to the program. */
 export function registerEval(program: Command, exit: (code: number) => void): void {
   const group = program.command("eval").description("run a benchmark (deterministic backends and the rule judge unless --llm / --judge llm) and print coverage, probes and violations");
-  group
-    .command("implicit")
-    .description(
-      "implicit-intent benchmark: each scene × seed × condition is an aura-scene episode (log under --out, verifiable);\n" +
-        "prints literal/implicit coverage, probes and disclosure per query, gold-tool recall and forbidden-tool violations,\n" +
-        "overall and per scene, subcategory and seed",
-    )
-    .requiredOption("--file <queries.json>", "benchmark file in the implicit-intent schema (scenes + queries)")
-    .requiredOption("--condition <names>", `condition, or a comma-separated list (${IMPLICIT_CONDITIONS.join(", ")})`)
-    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
-    .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval")
+  const implicit = benchmarkCommand(
+    group,
+    "implicit",
+    "implicit-intent benchmark: each scene × seed × condition is an aura-scene episode (log under --out, verifiable);\n" +
+      "prints literal/implicit coverage, probes and disclosure per query, gold-tool recall and forbidden-tool violations,\n" +
+      "overall and per scene, subcategory and seed",
+    "benchmark file in the implicit-intent schema (scenes + queries)",
+    IMPLICIT_CONDITIONS,
+  )
     .option("--max-steps <n>", "probe budget ceiling (the paper uses 3 for implicit intent)", nonNegative("--max-steps"))
     .option("--allow <globs>", "probe policy allow list (tool or tool:agent globs), enforced by the answering actor")
     .option("--deny <globs>", "probe policy deny list (deny wins), e.g. get_agent_private_state:wang-jun")
     .option("--scene <names>", "only these scenes of the file")
     .option("--fresh", "rerun episodes whose logs already exist under --out (default: judge the existing log when it is the same episode)")
     .option("--trace <exporter>", "trace each episode: none (default) | jsonl (a trace.jsonl beside each log) | console | otlp[:<url>]; spans include `probe <tool>`")
-    .option("--judge <judge>", JUDGE_HELP, parseJudge)
-    .option("--json", "print the summary as JSON on stdout")
-    .option("-q, --quiet", "no progress on stderr");
-  addLlmOptions(group.commands.at(-1)!).action(async (flags: ImplicitFlags) => cmdImplicit(flags, exit));
+    .option("--judge <judge>", JUDGE_HELP, parseJudge);
+  withSummaryOptions(implicit).action(async (flags: ImplicitFlags) => cmdImplicit(flags, exit));
 
-  group
-    .command("privacy")
-    .description(
-      "privacy-distractor slice on paired AURATown snapshots (the town runs --warmup ticks from each seed; the asker rotates over residents):\n" +
-        "prints probes and disclosure per query and forbidden-tool violations per condition and category",
-    )
-    .requiredOption("--file <queries.json>", "privacy slice file (queries with allowed_tools and forbidden_tools)")
-    .requiredOption("--condition <names>", `condition, or a comma-separated list (${FACTUAL_CONDITIONS.join(", ")})`)
-    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
-    .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval")
+  const privacy = benchmarkCommand(
+    group,
+    "privacy",
+    "privacy-distractor slice on paired AURATown snapshots (the town runs --warmup ticks from each seed; the asker rotates over residents):\n" +
+      "prints probes and disclosure per query and forbidden-tool violations per condition and category",
+    "privacy slice file (queries with allowed_tools and forbidden_tools)",
+    FACTUAL_CONDITIONS,
+  )
     .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
     .option("--warmup <ticks>", "AURATown ticks before the snapshot (default 12)", nonNegative("--warmup"))
-    .option("--judge <judge>", "rule (default) or llm / both: adds the paper's §7.1 factual-accuracy LLM judge on each answer (recorded in judge.jsonl beside each log, served from there on reruns)", parseJudge)
-    .option("--json", "print the summary as JSON on stdout")
-    .option("-q, --quiet", "no progress on stderr");
-  addLlmOptions(group.commands.at(-1)!).action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
+    .option("--judge <judge>", "rule (default) or llm / both: adds the paper's §7.1 factual-accuracy LLM judge on each answer (recorded in judge.jsonl beside each log, served from there on reruns)", parseJudge);
+  withSummaryOptions(privacy).action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
 
-  group
-    .command("factual")
-    .description(
-      "RQ2 factual grounding on paired AURATown snapshots (warm-up, then query i on the town after warm-up + i ticks, asked by resident i mod 5):\n" +
-        "every condition answers from the same snapshot; a rule judge scores accuracy = 0.7·precision + 0.3·completeness, StrictP, claim recall, hallucination",
-    )
-    .requiredOption("--file <queries.json>", "factual benchmark file (queries with id, category, query, requires)")
-    .requiredOption("--condition <names>", `condition, or a comma-separated list (${FACTUAL_CONDITIONS.join(", ")})`)
-    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
-    .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval")
+  const factual = benchmarkCommand(
+    group,
+    "factual",
+    "RQ2 factual grounding on paired AURATown snapshots (warm-up, then query i on the town after warm-up + i ticks, asked by resident i mod 5):\n" +
+      "every condition answers from the same snapshot; a rule judge scores accuracy = 0.7·precision + 0.3·completeness, StrictP, claim recall, hallucination",
+    "factual benchmark file (queries with id, category, query, requires)",
+    FACTUAL_CONDITIONS,
+  )
     .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
     .option("--warmup <ticks>", "AURATown ticks before query 0's snapshot (default 10)", nonNegative("--warmup"))
     .option("--fresh", "rerun cells whose logs already exist (default: judge an existing, intact log of the same cell)")
-    .option("--judge <judge>", JUDGE_HELP, parseJudge)
-    .option("--json", "print the summary as JSON on stdout")
-    .option("-q, --quiet", "no progress on stderr");
-  addLlmOptions(group.commands.at(-1)!).action(async (flags: FactualFlags) => cmdFactual(flags, exit));
+    .option("--judge <judge>", JUDGE_HELP, parseJudge);
+  withSummaryOptions(factual).action(async (flags: FactualFlags) => cmdFactual(flags, exit));
 }
