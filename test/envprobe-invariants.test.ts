@@ -10,7 +10,7 @@ import { KINDS, shortestPlan } from "../actors/envprobe/kinds.ts";
 import { envprobeWorld, worldSpecOf } from "../actors/envprobe/world.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import { metricsOfLog } from "../services/envprobe/metrics.ts";
-import { episodeDirOf, runSweep, sweepSpecOf } from "../services/envprobe/sweep.ts";
+import { episodeDirOf, MARKER, runSweep, sweepSpecOf } from "../services/envprobe/sweep.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { UsageError } from "../services/replay.ts";
 import { tempDir } from "./helpers.ts";
@@ -114,7 +114,7 @@ describe("envprobe invariants", () => {
     const result = await runSweep(spec);
     expect(result.episodes).toHaveLength(2 * 2 * 3 * 4);
     expect(result.cells).toHaveLength(12);
-    expect(readdirSync(log).sort()).toEqual(["graphnav-high", "graphnav-low", "tooldag-high", "tooldag-low"]);
+    expect(readdirSync(log).sort()).toEqual([MARKER, "graphnav-high", "graphnav-low", "tooldag-high", "tooldag-low"]);
     for (const e of result.episodes) {
       const dir = episodeDirOf(log, { world: e.world as "tooldag", regime: e.regime, policy: e.policy as "oracle", seed: e.seed });
       expect(metricsOfLog(dir)).toEqual(e);

@@ -341,6 +341,34 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     expect(dirs.map((d) => logRecords(d).map(withoutMetaLine))).toEqual(records);
   });
 
+  it("an interrupted LLM grid run again into its --log resumes it (only the missing answers are asked for; cells and records end as an uninterrupted run's); another grid into that --log is refused", async () => {
+    const work = tempDir("envprobe-llm-resume");
+    const log = join(work, "grid");
+    const args = ["sweep", "envprobe", "--worlds", "graphnav", "--regimes", "low", "--policies", "envprobe-simple", "--seeds", "0-2", "--horizon", "4", "--llm", server.url, "--model", MODEL, "--log", log, "--json"];
+    const before = server.requests;
+    const first = await cli(args);
+    expect(first.code, first.stderr).toBe(0);
+    expect(server.requests - before).toBe(12);
+    const dirs = [0, 1, 2].map((seed) => join(log, `graphnav-low/envprobe-simple/s${seed}`));
+    const records = dirs.map((d) => logRecords(d).map(withoutMetaLine));
+    // Interrupted: s1 stopped after its second step's answer, s2 never started.
+    const segment = join(dirs[1]!, "log", readdirSync(join(dirs[1]!, "log"))[0]!);
+    const lines = readFileSync(segment, "utf8").split("\n");
+    const cut = lines.findIndex((l, i) => i > lines.findIndex((x) => x.includes('"llm.completed"')) && l.includes('"llm.completed"'));
+    writeFileSync(segment, lines.slice(0, cut + 1).join("\n") + "\n");
+    rmSync(dirs[2]!, { recursive: true });
+    const again = await cli(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.requests - before).toBe(12 + 2 + 4);
+    const cellsOf = (out: string) => (JSON.parse(out) as { cells: unknown }).cells;
+    expect(cellsOf(again.stdout)).toEqual(cellsOf(first.stdout));
+    expect((JSON.parse(again.stdout) as { llm: { calls: number } }).llm.calls).toBe(6);
+    expect(dirs.map((d) => logRecords(d).map(withoutMetaLine))).toEqual(records);
+    const other = await cli(args.map((a) => (a === "0-2" ? "0-3" : a)));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/--log .*grid: not empty/);
+  });
+
   const nats = natsForSuite();
 
   it("sweep envprobe --nats with an LLM agent: workers call the model with their own key (the jobs carry none); cells and logs equal the in-process grid's", async () => {

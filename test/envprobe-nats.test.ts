@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
-import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, MARKER, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
-import { sweepSpecOf } from "../services/envprobe/sweep.ts";
+import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
+import { MARKER, sweepSpecOf } from "../services/envprobe/sweep.ts";
 import { tempDir, startCli } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 

@@ -5,8 +5,8 @@ import { resolve } from "node:path";
 import type { LogRecord } from "../../events/record.ts";
 import { scanLog } from "../../infra/fileEventStore.ts";
 import cliProgress from "cli-progress";
-import { episodeCount, HELD_OUT_REGIMES, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
-import { DEFAULT_CHUNK, isSameSweepLog, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
+import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
+import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
@@ -41,9 +41,10 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
   const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
-  // The whole spec is checked before anything is enqueued (or NATS is even contacted). A NATS
-  // sweep may be resubmitted into its own --log directory: its jobs are idempotent.
-  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) }, nats === undefined ? undefined : isSameSweepLog);
+  // The whole spec is checked before anything is enqueued (or NATS is even contacted). A sweep may
+  // be run again into its own --log directory: its episodes rewrite the same bytes, and an LLM
+  // agent's resume (their logged answers are not asked for again).
+  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) }, isSameSweepLog);
   const model = sweepBeliefModel(spec);
   const total = episodeCount(spec);
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY

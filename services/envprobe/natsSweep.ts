@@ -11,8 +11,6 @@
 // and returning every episode's metrics as the job's outcome. A worker killed mid-job leaves some of
 // the job's logs written; the redelivered job runs every episode again and rewrites the same bytes,
 // so the logs and the metrics end as an uninterrupted run's.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { Schema } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
@@ -21,7 +19,7 @@ import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
 import { spawnWorkers, withNats } from "../distributed.ts";
 import { runDirect } from "./direct.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
-import { episodeDirOf, episodeNameOf, inGridOrder, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
+import { episodeDirOf, episodeNameOf, inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
 import { makeLlmGateway, resolveLlmConfig, sumTotals, type UsageTotals } from "../llmGateway.ts";
 import type { Kind } from "../../actors/envprobe/kinds.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
@@ -127,17 +125,6 @@ async function runLlmChunk(id: string, spec: EnvprobeChunkSpec, settings: Readon
   return { episodes: episodes.sort((a, b) => a.seed - b.seed), llm: gateway.accounting().total };
 }
 
-/** What a --log directory of a NATS sweep holds besides the logs: the spec, so a resubmission into it is recognised. */
-export const MARKER = ".envprobe-sweep.json";
-const markerOf = (spec: SweepSpec): string => canonicalJson({ worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds: spec.seeds, ...(spec.heldOut === undefined ? {} : { heldOut: spec.heldOut }), config: spec.config ?? {} }) + "\n";
-
-/** Does `spec.log` hold this very sweep's logs (a resubmission), so its non-empty --log is fine? */
-export function isSameSweepLog(spec: SweepSpec): boolean {
-  if (spec.log === undefined) return false;
-  const marker = join(spec.log, MARKER);
-  return existsSync(marker) && readFileSync(marker, "utf8") === markerOf(spec);
-}
-
 export interface NatsSweepOptions {
   readonly url: string;
   readonly namespace: string;
@@ -169,10 +156,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   const queue = await JetStreamJobQueue.open(nc, options.namespace);
   const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace);
   try {
-    if (spec.log !== undefined) {
-      mkdirSync(spec.log, { recursive: true });
-      writeFileSync(join(spec.log, MARKER), markerOf(spec));
-    }
+    markSweepLog(spec);
     await queue.submit(jobs);
     options.onQueued?.(jobs.length);
     const episodes: EpisodeMetrics[] = [];

@@ -9,13 +9,14 @@
 // gateway's concurrency cap and split its token accounting; an LLM episode waits on H model calls
 // (seconds each), so runEpisode's ~7 ms of fixed cost does not matter there, and its sequencer is
 // the one that answers (and replay serves) `llm.requested`.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import { beliefModelOf, GRID_POLICIES, POLICY_NAMES, REGIMES, type EnvprobeConfig, type Policy } from "../../actors/envprobe/config.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
+import { canonicalJson } from "../../events/canonical.ts";
 import { parseSeeds } from "../jobs.ts";
 import { UsageError } from "../replay.ts";
 import type { LlmResponder } from "../sequencer.ts";
@@ -118,9 +119,28 @@ export function sweepSpecOf(
   // A non-empty --log is refused, except where `acceptLog` recognises it (a NATS sweep resubmitted
   // into the directory it started: its jobs are idempotent and rewrite the same bytes).
   if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0 && !(acceptLog?.(spec) ?? false)) {
-    throw new UsageError(`--log ${flags.log}: not empty; choose another directory or remove it`);
+    const other = existsSync(join(flags.log, MARKER)) ? ` (it holds another sweep's logs, whose spec is in ${MARKER}: only that same sweep may run again into it)` : "";
+    throw new UsageError(`--log ${flags.log}: not empty${other}; choose another directory or remove it`);
   }
   return spec;
+}
+
+/** What a sweep's --log directory holds besides the logs: the spec, so the same sweep run again into it is recognised. */
+export const MARKER = ".envprobe-sweep.json";
+const markerOf = (spec: SweepSpec): string => canonicalJson({ worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds: spec.seeds, ...(spec.heldOut === undefined ? {} : { heldOut: spec.heldOut }), config: spec.config ?? {} }) + "\n";
+
+/** Does `spec.log` hold this very sweep's logs (a rerun or resubmission), so its non-empty --log is fine? */
+export function isSameSweepLog(spec: SweepSpec): boolean {
+  if (spec.log === undefined) return false;
+  const marker = join(spec.log, MARKER);
+  return existsSync(marker) && readFileSync(marker, "utf8") === markerOf(spec);
+}
+
+/** Leaves the spec in --log before any episode is written, so an interrupted sweep can be run again into it. */
+export function markSweepLog(spec: SweepSpec): void {
+  if (spec.log === undefined) return;
+  mkdirSync(spec.log, { recursive: true });
+  writeFileSync(join(spec.log, MARKER), markerOf(spec));
 }
 
 export function jobsOf(spec: SweepSpec): EnvprobeJob[] {
@@ -153,6 +173,7 @@ export const sweepBeliefModel = (spec: SweepSpec): string | null => beliefModelO
  * every call fails with `no_backend` and each step falls back to the scripted update, logged).
  */
 export async function runSweep(spec: SweepSpec, progress?: (done: number, total: number) => void, llm?: LlmResponder): Promise<SweepResult> {
+  markSweepLog(spec);
   if (sweepBeliefModel(spec) !== null) return runSweepThroughEpisodes(spec, progress, llm);
   const jobs = jobsOf(spec);
   const started = performance.now();
@@ -206,7 +227,9 @@ async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number
   const jobs = jobsOf(spec);
   const started = performance.now();
   const lanes = Math.max(1, Math.min(spec.workers ?? 4, jobs.length));
-  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config ?? {}, log: spec.log ?? null, lanes, ...(llm === undefined ? {} : { llm }) }, (done) => progress?.(done, jobs.length));
+  // Run again into its own --log, an interrupted grid resumes: logged answers are served from the
+  // logs and only the rest are asked for.
+  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config ?? {}, log: spec.log ?? null, lanes, resume: spec.log !== undefined, ...(llm === undefined ? {} : { llm }) }, (done) => progress?.(done, jobs.length));
   const seconds = (performance.now() - started) / 1000;
   inGridOrder(spec, episodes);
   return { episodes, cells: cellsOf(episodes), seconds, workers: lanes, log: spec.log ?? null };
