@@ -275,7 +275,10 @@ export function restoreHost(world: WorldDefinition, snapshot: EpisodeSnapshot, c
     throw new Error(`snapshot ${snapshot.stateHash.slice(0, 12)}… does not hash to its key: it was altered`);
   }
   let actors = snapshot.actors;
-  if (condition !== snapshot.condition && world.reconfigure !== undefined) {
+  if (condition !== snapshot.condition) {
+    // Restored actors keep the parameters they were created with: a world that cannot hand them
+    // another condition's would run the parent's condition under the child's name.
+    if (world.reconfigure === undefined) throw new UsageError(`${world.name} cannot fork into another condition (its actors keep the parent's '${snapshot.condition}'); fork with --condition ${snapshot.condition}`);
     const changed: Record<string, unknown> = {};
     for (const [id, persisted] of Object.entries(actors)) {
       const s = persisted as { context: unknown };

@@ -11,7 +11,8 @@ import { auraSceneWorld, defaultSceneConfig } from "../actors/aura/world.ts";
 import type { ProbeRequestedPayload } from "../events/probes.ts";
 import { recordsByQuery, sceneConfig } from "../services/eval.ts";
 import { loadImplicitBenchmark } from "../services/benchmarks/implicit.ts";
-import { runEpisode } from "../services/episodes.ts";
+import { forkEpisode, runEpisode } from "../services/episodes.ts";
+import { verifyEpisode } from "../services/verify.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 import { join } from "node:path";
 
@@ -153,6 +154,33 @@ describe("controller", () => {
     expect(records.filter((r) => r.type === "probe.denied").length).toBeGreaterThan(0);
     expect(records.filter((r) => r.type === "probe.answered" && (r.payload as { tool: string }).tool === "get_agent_private_state")).toHaveLength(0);
     expect(auraSceneWorld.conditions["aura-intent"]).toBeDefined();
+  });
+});
+
+describe("forks of a scene", () => {
+  it("a fork into another condition runs that condition: its answers after the fork are a fresh run's of it, and the parent's own condition reproduces the parent", async () => {
+    const bench = loadImplicitBenchmark(SCENE_A);
+    const scene = bench.scenes.A_cafe_morning!;
+    const queries = bench.queries.filter((q) => q.scene === "A_cafe_morning").slice(0, 3);
+    const config = sceneConfig(bench, scene, queries, 5, 3, { allow: ["*"], deny: [] });
+    const work = tempDir("aura-fork");
+    const run = (condition: string) => runEpisode({ world: "aura-scene", seed: 5, condition, dir: join(work, condition), config, trace: { exporter: "none" } });
+    await run("aura-intent");
+    await run("literal");
+    const answers = (dir: string) => logRecords(dir).filter((r) => r.type === "answer.given" && r.tick > 0).map((r) => r.payload);
+    const probes = (dir: string) => logRecords(dir).filter((r) => r.type === "probe.requested" && r.tick > 0).length;
+    expect(probes(join(work, "aura-intent"))).toBeGreaterThan(0);
+    const child = join(work, "to-literal");
+    await forkEpisode({ parent: join(work, "aura-intent"), atTick: 0, condition: "literal", dir: child, trace: { exporter: "none" } });
+    expect(probes(child)).toBe(0);
+    expect(answers(child)).toEqual(answers(join(work, "literal")));
+    expect((await verifyEpisode(child)).ok).toBe(true);
+    const back = join(work, "back-to-intent");
+    await forkEpisode({ parent: join(work, "literal"), atTick: 0, condition: "aura-intent", dir: back, trace: { exporter: "none" } });
+    expect(probes(back)).toBeGreaterThan(0);
+    const same = join(work, "same");
+    await forkEpisode({ parent: join(work, "aura-intent"), atTick: 0, condition: "aura-intent", dir: same, trace: { exporter: "none" } });
+    expect(answers(same)).toEqual(answers(join(work, "aura-intent")));
   });
 });
 

@@ -11,6 +11,7 @@ import { sceneEnvMachine, type SceneEnvContext } from "./environment.ts";
 import { agentIdOf, canonicalScene, CONTROLLER_ID, focusLocationOf, planOf, rosterOf, SCENE_ENV_ID, sceneTimeOf, type Scene } from "./scene.ts";
 import type { StrategyConfig, StrategyKind } from "./strategies.ts";
 import { AGENT_STATE_TOOLS, ENVIRONMENT_TOOLS } from "./tools.ts";
+import { deriveStream } from "../rng.ts";
 
 const Str = Schema.String;
 const StrMap = Schema.Record(Str, Str);
@@ -142,20 +143,7 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
 
   actors(config, seed): ActorDefinition[] {
     const scene = canonicalScene(config.scene as Scene);
-    const kind = config.strategy.kind as StrategyKind;
-    const labelled = kind === "fixed-private" || kind === "oracle-intent";
-    const controller: ControllerInput = {
-      condition: conditionOf(config),
-      strategy: { ...config.strategy, kind },
-      scene: { summary: scene.summary, time: sceneTimeOf(scene), focus: focusLocationOf(scene), public: scene.public_state },
-      tools: Object.keys(config.registry === "environment" ? ENVIRONMENT_TOOLS : AGENT_STATE_TOOLS),
-      labels: labelled ? config.labels : {},
-      seed,
-      registry: config.registry,
-      askers: Object.fromEntries(config.queries.filter((q) => q.asker != null).map((q) => [q.id, q.asker!])),
-      places: config.town?.places ?? Object.fromEntries(Object.values(scene.public_state).map((r) => [r.location, ""])),
-      ...(config.llm === undefined ? {} : { llm: config.llm }),
-    };
+    const controller = controllerInputOf(config, scene, seed);
     const agents = rosterOf(scene).map((name) => ({
       id: agentIdOf(name),
       logic: sceneAgentMachine,
@@ -208,7 +196,34 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
     const c = context as SceneEnvContext | SceneAgentContext;
     return { answered: c.answered, denied: c.denied };
   },
+
+  // A fork to another condition: the controller takes the new condition's strategy and its own
+  // tie-break stream (fresh from the seed: no run of that condition reached the fork tick); what it
+  // has learnt (probe answers in memory, queries answered) stays. The scene's actors are unchanged.
+  reconfigure(actorId, context, config, seed) {
+    if (actorId !== CONTROLLER_ID) return context;
+    const input = controllerInputOf(config, canonicalScene(config.scene as Scene), seed);
+    return { ...(context as ControllerContext), static: input, rng: deriveStream(seed, `condition/${input.condition}/tiebreak`) };
+  },
 };
+
+/** The controller's input for a config: its strategy, the scene as perceived, the offered registry. */
+function controllerInputOf(config: SceneConfig, scene: Scene, seed: number): ControllerInput {
+  const kind = config.strategy.kind as StrategyKind;
+  const labelled = kind === "fixed-private" || kind === "oracle-intent";
+  return {
+    condition: conditionOf(config),
+    strategy: { ...config.strategy, kind },
+    scene: { summary: scene.summary, time: sceneTimeOf(scene), focus: focusLocationOf(scene), public: scene.public_state },
+    tools: Object.keys(config.registry === "environment" ? ENVIRONMENT_TOOLS : AGENT_STATE_TOOLS),
+    labels: labelled ? config.labels : {},
+    seed,
+    registry: config.registry,
+    askers: Object.fromEntries(config.queries.filter((q) => q.asker != null).map((q) => [q.id, q.asker!])),
+    places: config.town?.places ?? Object.fromEntries(Object.values(scene.public_state).map((r) => [r.location, ""])),
+    ...(config.llm === undefined ? {} : { llm: config.llm }),
+  };
+}
 
 /** The condition name a config was given (strategies are named after conditions). */
 function conditionOf(config: SceneConfig): string {
