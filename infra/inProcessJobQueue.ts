@@ -2,7 +2,7 @@
 // Same contract as the JetStream queue (test/contracts/jobQueue.ts): ids are deduplicated for the
 // queue's lifetime, a throwing handler is retried up to maxAttempts, an abandoned worker's running
 // jobs go back to the front of the queue with the next attempt number.
-import type { Job, JobHandler, JobOutcome, JobQueue, WorkOptions, WorkerHandle } from "./jobQueue.ts";
+import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
 
 export interface InProcessJobQueueOptions {
   /** Delay before a failed job is offered again (default 0). */
@@ -174,17 +174,17 @@ export class InProcessJobQueue implements JobQueue {
       .then(() => w.handler(entry.job, { attempt, worker: w.name }))
       .then(
         (result) => this.#settle(w, entry, token, { ok: true, result, attempt }),
-        (error: unknown) => this.#settle(w, entry, token, { ok: false, error: errorMessage(error), attempt }),
+        (error: unknown) => this.#settle(w, entry, token, { ok: false, error: errorMessage(error), attempt, final: !isRetryable(error) }),
       );
   }
 
-  #settle(w: Worker, entry: Entry, token: number, r: { ok: boolean; result?: unknown; error?: string; attempt: number }): void {
+  #settle(w: Worker, entry: Entry, token: number, r: { ok: boolean; result?: unknown; error?: string; attempt: number; final?: boolean }): void {
     if (entry.token !== token || entry.state !== "running" || w.abandoned) return;
     w.running.delete(entry.job.id);
     if (r.ok) {
       this.#finish(entry, { id: entry.job.id, ok: true, result: r.result, worker: w.name, attempt: r.attempt });
-    } else if (r.attempt >= w.maxAttempts) {
-      this.#finish(entry, { id: entry.job.id, ok: false, error: r.error, worker: w.name, attempt: r.attempt });
+    } else if (r.attempt >= w.maxAttempts || r.final === true) {
+      this.#finish(entry, { id: entry.job.id, ok: false, error: r.error, worker: w.name, attempt: r.attempt, ...(r.final === true ? { rejected: true as const } : {}) });
     } else {
       entry.lastError = r.error;
       entry.state = "queued";

@@ -24,7 +24,7 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
-import type { Job, JobHandler, JobOutcome, JobQueue, WorkOptions, WorkerHandle } from "./jobQueue.ts";
+import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
 import { natsName, subjects, subjectToken } from "./nats.ts";
 
 export interface JetStreamJobQueueOptions {
@@ -314,11 +314,11 @@ export class JetStreamJobQueue implements JobQueue {
           outcome = { id, ok: true, result, worker: state.name, attempt };
         } catch (error) {
           if (state.abandoned) return;
-          if (attempt < state.maxAttempts) {
+          if (attempt < state.maxAttempts && isRetryable(error)) {
             m.nak(this.#backoffMs);
             return;
           }
-          outcome = { id, ok: false, error: errorMessage(error), worker: state.name, attempt };
+          outcome = { id, ok: false, error: errorMessage(error), worker: state.name, attempt, ...(isRetryable(error) ? {} : { rejected: true as const }) };
         }
       }
       if (state.abandoned || outcome === null) return;

@@ -27,11 +27,24 @@ export interface JobOutcome<Result = unknown> {
   readonly result?: Result;
   /** The last failure's message when ok is false. */
   readonly error?: string;
+  /** The handler rejected the job (JobRejected): no delivery could run it, so it was not retried. */
+  readonly rejected?: true;
   readonly worker: string;
   readonly attempt: number;
 }
 
 export type JobHandler = (job: Job, context: JobContext) => Promise<unknown>;
+
+/**
+ * Thrown by a handler for a job that no delivery can run (a bad spec, a log that belongs to another
+ * episode): it fails at once instead of being retried up to maxAttempts.
+ */
+export class JobRejected extends Error {
+  override readonly name = "JobRejected";
+}
+
+/** Whether a handler's failure is worth another delivery. */
+export const isRetryable = (error: unknown): boolean => !(error instanceof JobRejected);
 
 export interface WorkOptions {
   /** Jobs this worker runs at once (default 1). */
@@ -50,7 +63,7 @@ export interface WorkerHandle {
 export interface JobQueue {
   /** Enqueues jobs; an id already queued, running or done is not enqueued again. */
   submit(jobs: readonly Job[]): Promise<void>;
-  /** Runs `handler` on queued jobs until stopped. A throw retries the job (up to maxAttempts). */
+  /** Runs `handler` on queued jobs until stopped. A throw retries the job (up to maxAttempts), a JobRejected fails it at once. */
   work(worker: string, handler: JobHandler, options?: WorkOptions): WorkerHandle;
   /**
    * Yields the final outcome of each of `ids` once, in completion order, then returns. Already

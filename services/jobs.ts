@@ -3,7 +3,7 @@
 // (its worker died) resumes the partial log instead of starting another.
 import { Effect, type Layer } from "effect";
 import { worldNamed } from "../actors/worlds.ts";
-import type { Job, JobHandler } from "../infra/jobQueue.ts";
+import { JobRejected, type Job, type JobHandler } from "../infra/jobQueue.ts";
 import type { EmbeddedServices } from "../infra/layers.ts";
 import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "./episodes.ts";
 import { UsageError } from "./replay.ts";
@@ -41,7 +41,14 @@ export interface Matrix {
 /** One job per (condition, seed), in that order; ids are episode ids. */
 export function jobsOf(m: Matrix): Job<EpisodeSpec>[] {
   const world = worldNamed(m.world);
+  if (m.conditions.length === 0) throw new UsageError(`--conditions: expected at least one condition (known: ${Object.keys(world.conditions).join(", ")})`);
   for (const c of m.conditions) if (world.conditions[c] === undefined) throw new UsageError(`--conditions: unknown condition '${c}' for ${m.world} (known: ${Object.keys(world.conditions).join(", ")})`);
+  // Checked once here, not by every job on every delivery.
+  try {
+    world.resolveConfig(m.config);
+  } catch (error) {
+    throw new UsageError(`--config: ${(error as Error).message}`);
+  }
   const jobs: Job<EpisodeSpec>[] = [];
   for (const condition of m.conditions) {
     for (const seed of m.seeds) {
@@ -57,6 +64,9 @@ export function jobsOf(m: Matrix): Job<EpisodeSpec>[] {
   return jobs;
 }
 
+/** More seeds than any sweep runs: a typo (`0-1000000000`) is refused rather than allocated. */
+const MAX_SEEDS = 1_000_000;
+
 /** `1-200`, `1,5,9` or a mix (`1-3,10`): the seeds of a sweep. */
 export function parseSeeds(text: string): number[] {
   const seeds: number[] = [];
@@ -66,6 +76,7 @@ export function parseSeeds(text: string): number[] {
     const from = Number(range[1]);
     const to = range[2] === undefined ? from : Number(range[2]);
     if (to < from) throw new UsageError(`--seeds: range '${part}' runs backwards`);
+    if (to - from >= MAX_SEEDS) throw new UsageError(`--seeds: range '${part}' has ${to - from + 1} seeds; at most ${MAX_SEEDS.toLocaleString("en-US")} per sweep`);
     for (let s = from; s <= to; s++) seeds.push(s);
   }
   return [...new Set(seeds)];
@@ -86,7 +97,7 @@ function specOf(job: Job): EpisodeSpec {
  * latest snapshot, so durability per tick would buy nothing but round trips.
  */
 export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync"> = {}): JobHandler {
-  return async (job) => {
+  const handler: JobHandler = async (job) => {
     const spec = specOf(job);
     if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new UsageError(`job ${job.id}: id must be the episode id ${episodeIdOf(spec.world, spec.seed, spec.condition)}`);
     const result: EpisodeResult = await Effect.runPromise(
@@ -105,4 +116,9 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
     };
     return outcome;
   };
+  // A bad spec, or a log left by another episode under this id, fails the same on every delivery.
+  return (job, context) =>
+    handler(job, context).catch((error: unknown) => {
+      throw error instanceof UsageError ? new JobRejected(error.message) : error;
+    });
 }

@@ -212,4 +212,23 @@ describe("probetown sweep, embedded", () => {
     expect(cli(["sweep", "auratown", "--seeds", "3-1"], cwd).err).toMatch(/--seeds: range '3-1' runs backwards/);
     expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", "nope"], cwd).err).toMatch(/--conditions: unknown condition 'nope'/);
   });
+
+  it("sweep: another sweep's episode under the same id fails at once (exit 2, the differing field named, --log suggested); --log puts the sweep elsewhere; bad input is refused before anything runs", () => {
+    const cwd = tempDir("cli-sweep-reuse");
+    expect(cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "3", "-q"], cwd).code).toBe(0);
+    const clash = cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "4"], cwd);
+    expect(clash.code).toBe(2);
+    expect(clash.out).toMatch(/FAILED auratown-s1-baseline after 1 attempt: .*another header \(ticks: 3 in the log, 4 asked for\)/);
+    expect(clash.out).toMatch(/pass --log <dir>/);
+    const elsewhere = cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "other", "-q"], cwd);
+    expect(elsewhere.code, elsewhere.out).toBe(0);
+    expect(cli(["verify", join(cwd, "other", "auratown-s2-baseline")]).code).toBe(0);
+    expect(logRecords(join(cwd, "other", "auratown-s1-baseline")).filter((r) => r.type === "tick.committed")).toHaveLength(4);
+    writeFileSync(join(cwd, "typo.json"), JSON.stringify({ sped: 2 }));
+    const typo = cli(["sweep", "auratown", "--seeds", "5", "--config", "typo.json"], cwd);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(/--config: invalid auratown config: .*sped/);
+    expect(cli(["sweep", "auratown", "--seeds", "0-1000000000"], cwd).err).toMatch(/at most 1,000,000 per sweep/);
+    expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", ","], cwd).err).toMatch(/--conditions: expected at least one condition/);
+  });
 });

@@ -269,6 +269,21 @@ export function configProblems(config: TownConfig): string[] {
   if (config.extraAgents < 0) problems.push(`extraAgents: expected 0 or more, got ${config.extraAgents}`);
   if (config.clock.endHour <= config.clock.startHour) problems.push("clock: endHour must be after startHour");
   if (config.perception.attention < 1) problems.push(`perception.attention: expected 1 or more, got ${config.perception.attention}`);
+  const { tickMinutes, startHour, endHour } = config.clock;
+  if (startHour < 0 || endHour > 24) problems.push(`clock: expected 0 ≤ startHour < endHour ≤ 24, got ${startHour}–${endHour}`);
+  if (tickMinutes <= 0 || ((endHour - startHour) * 60) % tickMinutes !== 0) problems.push(`clock.tickMinutes: expected a positive number of minutes that divides the day (${startHour}:00–${endHour}:00) evenly, got ${tickMinutes}`);
+  if (config.agents.length === 0) problems.push("agents: expected at least one resident");
+  if (config.memory.capacity < 1) problems.push(`memory.capacity: expected 1 or more items, got ${config.memory.capacity}`);
+  if (config.memory.reflectionThreshold < 1) problems.push(`memory.reflectionThreshold: expected 1 or more observations, got ${config.memory.reflectionThreshold}`);
+  if (!(config.memory.decay >= 0)) problems.push(`memory.decay: expected 0 or more per minute, got ${config.memory.decay}`);
+  for (const [name, w] of Object.entries(config.memory.weights)) if (!(w >= 0)) problems.push(`memory.weights.${name}: expected 0 or more, got ${w}`);
+  if (config.conversation.cooldownTicks < 0) problems.push(`conversation.cooldownTicks: expected 0 or more, got ${config.conversation.cooldownTicks}`);
+  const probability = (field: string, p: number) => {
+    if (!(p >= 0 && p <= 1)) problems.push(`${field}: expected a probability in [0, 1], got ${p}`);
+  };
+  probability("incidents.rate", config.incidents.rate);
+  probability("incidents.stressfulShare", config.incidents.stressfulShare);
+  probability("routineNoise.delayProbability", config.routineNoise.delayProbability);
   const dayStart = config.clock.startHour * 60;
   const dayEnd = config.clock.endHour * 60;
   config.agents.forEach((p, i) => {

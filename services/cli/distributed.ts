@@ -2,6 +2,7 @@
 // `verify`, `replay` and `inspect`). Each connects to NATS, states what it serves or runs, and always closes the connection.
 import { writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { Effect } from "effect";
 import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
@@ -150,6 +151,7 @@ interface SweepFlags {
   json?: boolean;
   out?: string;
   quiet?: boolean;
+  log?: string;
 }
 
 export async function cmdSweep(world: string, flags: SweepFlags): Promise<number> {
@@ -180,13 +182,16 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   let outcomes: JobOutcome[];
   if (flags.nats === undefined) {
     if (flags.workers > 1) throw new UsageError("--workers: more than one worker needs --nats (the embedded sweep runs in this process)");
+    const root = flags.log;
+    const where = root === undefined ? filesWhere(undefined, true) : (episode: string) => filesWhere(join(root, episode), true)(episode);
     const queue = new InProcessJobQueue();
-    const handle = queue.work("embedded", episodeJobHandler(Embedded, filesWhere(undefined, true)));
+    const handle = queue.work("embedded", episodeJobHandler(Embedded, where));
     outcomes = await gather(queue);
     await handle.stop();
     await queue.close();
   } else {
     const url = flags.nats;
+    if (flags.log !== undefined) throw new UsageError(`--log: a sweep over NATS keeps its logs in JetStream (namespace ${flags.namespace}), not in a directory`);
     outcomes = await withNats(url, "sweep", async (nc) => {
       const queue = await JetStreamJobQueue.open(nc, flags.namespace);
       const children = spawnWorkers(flags.workers, url, flags.namespace);
@@ -209,8 +214,12 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else {
     process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${(jobs.length / seconds).toFixed(1)} episodes/s)\n`);
-    for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempts: ${f.error ?? "(no message)"}\n`);
+    for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempt${f.attempt === 1 ? "" : "s"}: ${f.error ?? "(no message)"}\n`);
+    if (failed.some((f) => f.rejected === true && /another header/.test(f.error ?? ""))) {
+      process.stdout.write(`  an episode of another sweep has that id: ${flags.nats === undefined ? "pass --log <dir> to run this one elsewhere" : "use another --namespace"}\n`);
+    }
     if (flags.out !== undefined) process.stdout.write(`outcomes: ${flags.out}\n`);
   }
-  return failed.length === 0 ? 0 : 4;
+  // Every failure a rejected job (nothing could run it): the input is at fault, not the machinery.
+  return failed.length === 0 ? 0 : failed.every((f) => f.rejected === true) ? 2 : 4;
 }

@@ -193,7 +193,14 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const llm = llmForRun(worldName, config, flags);
   config = llm.config;
   const world = worlds[worldName]!;
-  const perDay = world.defaultTicks(world.resolveConfig(config));
+  let resolved: unknown;
+  try {
+    resolved = world.resolveConfig(config);
+  } catch (error) {
+    // Checked here, before anything runs, so the error can name the file it came from.
+    throw new UsageError(`${flags.config === undefined ? "" : `--config ${flags.config}: `}${(error as Error).message}`);
+  }
+  const perDay = world.defaultTicks(resolved);
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
   const session = episodeSession(flags, worldName);
   const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${episode}`;
@@ -476,7 +483,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
     .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")
     .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1))
-    .option("--log <dir>", "envprobe: keep every episode's log under this directory");
+    .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed); envprobe: keep every episode's log under this directory");
   addLlmOptions(program.commands.at(-1)!)
     .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & EnvprobeSweepFlags & { config?: string }) => {
       if (worlds[world] === undefined) throw new UsageError(`unknown world '${world}' (known: ${Object.keys(worlds).join(", ")})`);
@@ -487,7 +494,7 @@ export function buildProgram(exit: (code: number) => void): Command {
         if (flags.snapshotEvery !== undefined) throw new UsageError("sweep envprobe keeps logs only (no snapshots): --snapshot-every does not apply");
         return cmdEnvprobeSweep({ ...flags, ...(config === undefined ? {} : { config }) });
       }
-      const only = (["worlds", "regimes", "policies", "horizon", "log", "chunk", "heldOut"] as const).filter((k) => flags[k] !== undefined);
+      const only = (["worlds", "regimes", "policies", "horizon", "chunk", "heldOut"] as const).filter((k) => flags[k] !== undefined);
       if (only.length > 0) throw new UsageError(`--${only[0] === "heldOut" ? "held-out" : only[0]} is for \`sweep envprobe\` only`);
       return cmdSweep(world, { ...flags, ...(config === undefined ? {} : { config }) });
     }));
@@ -558,7 +565,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
   if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable) return EXIT.usage;
-  if (error instanceof Error && /^(unknown (world|condition)|invalid \w+ config|--)/.test(error.message)) return EXIT.usage;
+  if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
   return EXIT.internal;
 }
 

@@ -2,7 +2,7 @@
 // the same assertions. `open` returns a fresh, empty queue; the test closes it. For JetStream,
 // open it with a short ackWaitMs (about 1.5 s) so the abandon test's redelivery comes quickly.
 import { describe, expect, it } from "vitest";
-import type { Job, JobOutcome, JobQueue, WorkerHandle } from "../../infra/jobQueue.ts";
+import { JobRejected, type Job, type JobOutcome, type JobQueue, type WorkerHandle } from "../../infra/jobQueue.ts";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -104,9 +104,25 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueue>): v
         }, { maxAttempts: 3 }));
         const [outcome] = await collectOutcomes(queue, ["doomed"]);
         expect(outcome).toMatchObject({ id: "doomed", ok: false, error: "boom", attempt: 3 });
+        expect(outcome!.rejected).toBeUndefined();
         expect(outcome!.result).toBeUndefined();
         await sleep(300);
         expect(calls).toBe(3);
+      });
+    });
+
+    it("fails a job whose handler rejects it (JobRejected) at once, without retrying it", async () => {
+      await withQueue(async (queue, workers) => {
+        let calls = 0;
+        await queue.submit([{ id: "rejected", spec: null }]);
+        workers.push(queue.work("w1", async () => {
+          calls++;
+          throw new JobRejected("bad spec");
+        }, { maxAttempts: 3 }));
+        const [outcome] = await collectOutcomes(queue, ["rejected"]);
+        expect(outcome).toMatchObject({ id: "rejected", ok: false, error: "bad spec", attempt: 1, rejected: true });
+        await sleep(300);
+        expect(calls).toBe(1);
       });
     });
 
