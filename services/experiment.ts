@@ -390,6 +390,8 @@ export interface ExperimentResult {
   readonly replaced: number;
   readonly results: string;
   readonly report: WrittenReport;
+  /** With an LLM judge: the cells it was asked to score, how many it could not, and the first failure. */
+  readonly llmJudge: { readonly cells: number; readonly failed: number; readonly firstError: string | null } | null;
 }
 
 export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions = {}): Promise<ExperimentResult> {
@@ -420,7 +422,8 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
   }
   mkdirSync(spec.out, { recursive: true });
   const results = join(spec.out, "results.jsonl");
-  writeFileSync(results, (await judgedLines(spec, scan, o.reportOnly === true)).join(""));
+  const lines = await judgedLines(spec, scan, o.reportOnly === true);
+  writeFileSync(results, lines.join(""));
   const report = writeReport(results, join(spec.out, "report"), {
     ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
     ...(spec.report.metric === undefined ? {} : { metric: spec.report.metric }),
@@ -428,7 +431,14 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
     ...(spec.report.seed === undefined ? {} : { bootstrapSeed: spec.report.seed }),
     title: spec.report.title ?? `Experiment ${spec.name}`,
   });
-  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report };
+  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge: judgeMode(spec, lines) };
+}
+
+/** How the LLM judge fared on the results lines (null without one). */
+function judgeMode(spec: ExperimentSpec, lines: readonly string[]): ExperimentResult["llmJudge"] {
+  if (judgeModeOf(spec.judges) === "rule") return null;
+  const errors = lines.map((l) => (JSON.parse(l) as { llmJudgeError?: string }).llmJudgeError).filter((e): e is string => e !== undefined);
+  return { cells: lines.length, failed: errors.length, firstError: errors[0] ?? null };
 }
 
 /**

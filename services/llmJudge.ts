@@ -13,8 +13,10 @@
 // `llm.requested` (the judge's request, with its content hash) and one per answer, `llm.completed`
 // or `llm.failed` (the gateway's payloads, `cause` = the request's seq). Before calling the model a
 // judge looks the request hash up there and serves the recorded answer: a rerun, `experiment
-// --report-only` or a report regenerated later make zero HTTP requests, and a recorded failure
-// stays a failure. The episode log is never touched (the judge is not part of the episode: it reads
+// --report-only` or a report regenerated later make zero HTTP requests, and a recorded invalid
+// answer stays a failure. A recorded failure to reach the model (network, timeout, HTTP error, no
+// backend: the model never judged) is asked again whenever a gateway is given, and the new answer
+// recorded after it. The episode log is never touched (the judge is not part of the episode: it reads
 // the log's answer after the fact). New records are written in the order the calls were listed, so
 // the file does not depend on which HTTP answer came back first.
 //
@@ -232,6 +234,9 @@ export function readJudgeLog(file: string): { answers: Map<string, LlmAnswer>; l
   return { answers, lines: lines.length, torn: text.length > 0 && !text.endsWith("\n") };
 }
 
+/** A failure in which the model never judged: worth asking again (an invalid answer is the model's own). */
+const unreached = (answer: LlmAnswer): boolean => answer.type === "llm.failed" && answer.payload.error !== "invalid_output";
+
 export interface JudgeCall {
   /** The judge log (a cell's `judge.jsonl`). */
   readonly log: string;
@@ -254,7 +259,10 @@ export interface JudgeRun {
 export async function runJudgeCalls(calls: readonly JudgeCall[], gateway: LlmGatewayImpl | null): Promise<JudgeRun> {
   const logs = new Map<string, { answers: Map<string, LlmAnswer>; lines: number; torn: boolean }>();
   const logOf = (file: string) => logs.get(file) ?? logs.set(file, readJudgeLog(file)).get(file)!;
-  const recorded = calls.map((c) => logOf(c.log).answers.get(c.request.requestHash) ?? null);
+  const recorded = calls.map((c) => {
+    const answer = logOf(c.log).answers.get(c.request.requestHash) ?? null;
+    return answer !== null && gateway !== null && unreached(answer) ? null : answer;
+  });
   // Identical requests in one batch are asked once.
   const pending = new Map<string, Promise<LlmAnswer>>();
   const fresh = calls.map((c, i) => {
@@ -273,7 +281,8 @@ export async function runJudgeCalls(calls: readonly JudgeCall[], gateway: LlmGat
     const answer = got[i] ?? null;
     if (answer === null) return null;
     const log = logOf(c.log);
-    if (!log.answers.has(c.request.requestHash)) {
+    // Recorded once per request hash (identical calls share one answer), after any failure it replaces.
+    if (log.answers.get(c.request.requestHash) !== answer) {
       if (log.torn) {
         // An interrupted write: the unfinished line is dropped (its request is being asked again).
         const text = readFileSync(c.log, "utf8");

@@ -26,7 +26,7 @@ export const METRIC_LABEL: Record<Metric, string> = {
   implicit: "implicit coverage",
   literal: "literal coverage",
   correct: "accuracy (share correct)",
-  accuracy: "judge accuracy",
+  accuracy: "rule-judge accuracy",
   recall: "gold-tool recall",
   "llm-implicit": "LLM judge implicit score",
   "llm-literal": "LLM judge literal score",

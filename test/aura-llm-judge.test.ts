@@ -17,7 +17,7 @@ import { makeLlmGateway } from "../services/llmGateway.ts";
 import type { LlmConfig } from "../services/llmGateway.ts";
 import { analyze, renderReport } from "../services/report.ts";
 import { fakeServer, type ChatBody } from "./fakeLlmServer.ts";
-import { logRecords, tempDir } from "./helpers.ts";
+import { logRecords, runCli, tempDir } from "./helpers.ts";
 import { askEpisode } from "../services/ask.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
@@ -98,6 +98,31 @@ describe("the judge log", () => {
       expect(lines).toHaveLength(5);
       expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([0, 1, 2, 3, 4]);
       expect(readJudgeLog(log).answers.size).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a recorded failure to reach the model is asked again when a gateway is given (an invalid answer is not); without one it is served", async () => {
+    const log = join(tempDir("judge-unreached"), "judge.jsonl");
+    const req = (text: string) => llmRequest("judge", "fake-judge", [{ role: "user", content: text }], { temperature: 0.1, maxTokens: 200, json: true, output: "judge-implicit" }, null);
+    const calls = [{ log, request: req("a") }, { log, request: req("a") }];
+    const dead = await fakeServer(() => ({ content: "{}" }));
+    const deadUrl = dead.url;
+    await dead.close();
+    const down = await runJudgeCalls(calls, makeLlmGateway(judgeOnly(deadUrl, { maxAttempts: 1 }), { outputs: { "judge-implicit": () => null } }));
+    expect(down.answers[0]).toMatchObject({ type: "llm.failed", payload: { error: "network" } });
+    expect((await runJudgeCalls(calls, null)).answers[0]).toMatchObject({ type: "llm.failed" });
+    const server = await fakeServer(() => ({ content: '{"literal_score": 1, "implicit_score": 0}' }));
+    try {
+      const gateway = makeLlmGateway(judgeOnly(server.url), { outputs: { "judge-implicit": () => null } });
+      const up = await runJudgeCalls(calls, gateway);
+      expect(up).toMatchObject({ served: 0, asked: 1 });
+      expect(up.answers.map((a) => a?.type)).toEqual(["llm.completed", "llm.completed"]);
+      expect(readFileSync(log, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(["llm.requested", "llm.failed", "llm.requested", "llm.completed"]);
+      expect(readJudgeLog(log).answers.get(calls[0]!.request.requestHash)?.type).toBe("llm.completed");
+      expect(await runJudgeCalls(calls, gateway)).toMatchObject({ served: 2, asked: 0 });
+      expect(server.requests).toBe(1);
     } finally {
       await server.close();
     }
@@ -260,6 +285,32 @@ describe("experiment with an LLM judge", () => {
       expect(readFileSync(again.report.report, "utf8")).toBe(report);
     } finally {
       await server.close().catch(() => undefined);
+    }
+  });
+});
+
+describe("an LLM judge that cannot be reached", () => {
+  it("experiment: the rows say so, the CLI warns and exits 2 when no cell was scored; a rerun with the judge back scores them", async () => {
+    const dir = tempDir("judge-down");
+    smallFactual(dir);
+    const dead = await fakeServer(() => ({ content: "{}" }));
+    const deadUrl = dead.url;
+    await dead.close();
+    const specOf = (url: string) => ({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: url, models: { intent: null, planner: null, answer: null, judge: "fake-judge" }, backoffMs: 5, maxAttempts: 1 }, out: "out", report: { bootstrap: 200 } });
+    const specFile = join(dir, "spec.json");
+    writeFileSync(specFile, JSON.stringify(specOf(deadUrl)));
+    const cli = runCli(["experiment", specFile, "-q"]);
+    expect(cli.code).toBe(2);
+    expect(cli.err).toMatch(/the LLM judge scored no cell \(first error: network/);
+    expect(loadResults(join(dir, "out", "results.jsonl")).every((r) => r.llmJudgeError !== undefined)).toBe(true);
+    const server = await fakeServer(() => ({ content: JSON.stringify(FACTUAL_REPLY) }));
+    try {
+      writeFileSync(specFile, JSON.stringify(specOf(server.url)));
+      const again = await runExperiment(loadSpec(specFile));
+      expect(again.llmJudge).toEqual({ cells: 2, failed: 0, firstError: null });
+      expect(server.requests).toBe(2);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -50,6 +50,19 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
     ];
     process.stdout.write(lines.join("\n") + "\n");
   }
+  const judge = result.llmJudge;
+  if (judge !== null && judge.failed > 0) {
+    // Said on stderr even with --json: a report whose LLM-judge columns are empty must not pass unnoticed.
+    const all = judge.failed === judge.cells;
+    process.stderr.write(
+      `experiment ${spec.name}: ${all ? "the LLM judge scored no cell" : `the LLM judge could not score ${judge.failed} of ${judge.cells} cells`} (first error: ${judge.firstError}); ` +
+        `${all ? "its columns are empty and only the rule judge's figures are in the report" : "they are left out of its means"}. Rerun to retry them (recorded answers are reused).\n`,
+    );
+    if (all) {
+      exit(2);
+      return;
+    }
+  }
   exit(0);
 }
 
