@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
-import { WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
+import { EpisodeExists, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
 const LOCK = "writer.lock";
@@ -98,7 +98,12 @@ export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
       if (episode !== null && parsed.episode !== episode) {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `record belongs to episode '${parsed.episode}', log is '${episode}'` });
       }
-      if (previousHash === null) previousHash = chainStart(parsed);
+      if (previousHash === null) {
+        if (parsed.type !== "episode.started" && parsed.type !== "episode.forked") {
+          throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the log begins with '${parsed.type}', not with its header (episode.started or episode.forked): its first segment is missing or was cut, so nothing in it can be checked` });
+        }
+        previousHash = chainStart(parsed);
+      }
       const want = expectedHash(previousHash, parsed);
       if (want !== parsed.hash) {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
@@ -287,7 +292,7 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
     const files = segmentFiles(logDir);
     const segment = files.at(-1);
     if (last === undefined || segment === undefined) throw new Error(`${display(logDir)} holds no records to continue`);
-    if (last.episode !== options.episode) throw new Error(`${display(logDir)} belongs to episode ${last.episode}, not ${options.episode}`);
+    if (last.episode !== options.episode) throw new EpisodeExists(last.episode, `${display(logDir)} holds the log of episode ${last.episode}, not ${options.episode}: resume it with that episode's world, seed and condition, or choose another --log`);
     // A last record that is complete and valid but lacks its newline gets one before anything is
     // appended after it (scanLog accepted it, so the file ends exactly with that record).
     const content = readFileSync(segment, "utf8");

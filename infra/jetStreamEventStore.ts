@@ -957,7 +957,7 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
           const first = reader.records.length === 0;
           const records = reader.acceptMessage(text, streamSeq);
           if (first && records.length > 0 && records[0]!.episode !== options.episode) {
-            throw new Error(`${where} belongs to episode ${records[0]!.episode}, not ${options.episode}`);
+            throw new EpisodeExists(records[0]!.episode, `${where} holds the log of episode ${records[0]!.episode}, not ${options.episode}`);
           }
           return;
         } catch (error) {

@@ -111,6 +111,10 @@ export class FileSnapshotStore implements SnapshotStore {
   async latest(): Promise<string | null> {
     const pointer = join(this.location, LATEST);
     if (!existsSync(pointer)) return null;
-    return (JSON.parse(readFileSync(pointer, "utf8")) as { key: string }).key;
+    try {
+      return (JSON.parse(readFileSync(pointer, "utf8")) as { key: string }).key;
+    } catch (error) {
+      throw new Error(`${pointer}: the latest-snapshot pointer is not valid JSON (${(error as Error).message}); remove it and the run resumes from the log's start`);
+    }
   }
 }

@@ -49,7 +49,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
     const scanned = yield* Effect.result(stores.scan(layout.log));
     if (Result.isFailure(scanned)) {
       const error = scanned.failure;
-      if (error instanceof LogCorrupted) return fail("damaged", error.seq, error.message, ["records before this one are intact"], null, 0);
+      if (error instanceof LogCorrupted) return fail("damaged", error.seq, error.message, error.line === 1 && /first segment/.test(error.reason) ? [] : ["records before this one are intact"], null, 0);
       if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
       return yield* Effect.fail(error as Error);
     }
@@ -58,6 +58,8 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
       const torn: TornTail = scan.torn;
       return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${relative(process.cwd(), dir) || "."}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
     }
+    // A log folder without records lost its segments (or its run wrote nothing): nothing holds.
+    if (scan.records.length === 0) return fail("damaged", null, `${relative(process.cwd(), layout.log) || layout.log}: holds no records (its segments are missing, or the run never wrote one)`, [], null, 0);
     const header = headerOf(scan.records, relative(process.cwd(), layout.log));
     if (header.kind === "forked") {
       // A parent in files is named relative to the child's directory; one in JetStream as

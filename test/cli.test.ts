@@ -97,6 +97,11 @@ describe("probetown CLI", () => {
       [["run", "auratown", "--seed", "1", "--log", dir], /already holds an episode log/],
       [["fork", dir, "--at", "99", "--condition", "baseline", "--log", join(work, "x3")], /--at 99: the parent has no committed tick 99/],
       [["verify", join(work, "missing")], /no such episode directory/],
+      [["replay", dir, "--to-tick", "999"], /--to-tick 999: .* has no committed tick 999 \(committed ticks: 0–33\)/],
+      [["inspect", dir, "--agent", "nobody"], /--agent nobody: no actor of .* has that id or name \(actors: agent\/chen-mei/],
+      [["inspect", dir, "--from", "99"], /--from 99: .* has no tick 99/],
+      [["run", "auratown", "--seed", "2", "--log", dir, "--resume"], /holds the log of episode auratown-s42-baseline, not auratown-s2-baseline/],
+      [["run", "auratown", "--seed", "1", "--log", join(root, "package.json")], /EEXIST: .*package\.json/],
     ];
     for (const [args, message] of cases) {
       const r = cli(args);
@@ -115,6 +120,37 @@ describe("probetown CLI", () => {
     const r2 = cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x5")]);
     expect(r2.code).toBe(2);
     expect(r2.err).toMatch(/--config .*bad\.json: not valid JSON/);
+    for (const [config, message] of [
+      [{ incidents: { rate: 2 } }, /incidents\.rate: expected a probability in \[0, 1\], got 2/],
+      [{ clock: { tickMinutes: 7 } }, /clock\.tickMinutes: expected a positive number of minutes that divides the day/],
+      [{ agents: [] }, /agents: expected at least one resident/],
+    ] as const) {
+      writeFileSync(bad, JSON.stringify(config));
+      const r3 = cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x6")]);
+      expect(r3.code).toBe(2);
+      expect(r3.err).toMatch(/--config .*bad\.json: invalid auratown config/);
+      expect(r3.err).toMatch(message);
+    }
+    writeFileSync(bad, JSON.stringify({ maxSteps: -1 }));
+    const scene = cli(["run", "aura-scene", "--seed", "1", "--condition", "literal", "--config", bad, "--log", join(work, "x7")]);
+    expect(scene.code).toBe(2);
+    expect(scene.err).toMatch(/--config .*bad\.json: invalid aura-scene config:\n {2}- maxSteps: expected ≥ 0, got -1/);
+  });
+
+  it("verify calls a log folder without its segments, or without its first one, damaged (exit 3) and says which", () => {
+    const base = join(work, "segments");
+    expect(cli(["run", "auratown", "--seed", "3", "--ticks", "4", "--log", base, "--trace", "none", "-q"]).code).toBe(0);
+    const text = readFileSync(firstSegment(base), "utf8");
+    rmSync(firstSegment(base));
+    const empty = cli(["verify", base]);
+    expect(empty.code).toBe(3);
+    expect(empty.out + empty.err).toMatch(/holds no records \(its segments are missing/);
+    const lines = text.split("\n");
+    writeFileSync(join(base, "log", "000000000040.jsonl"), lines.slice(40).join("\n"));
+    const cut = cli(["verify", base]);
+    expect(cut.code).toBe(3);
+    expect(cut.out + cut.err).toMatch(/seq 40 \(line 1\): the log begins with '[a-z._]+', not with its header .* first segment is missing/);
+    expect(cut.out + cut.err).not.toMatch(/records before this one are intact/);
   });
 
   it("summarises a large town from its records", () => {

@@ -32,7 +32,7 @@ import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
-import { shownPath } from "../views/text.ts";
+import { namesActor, shownPath } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
 
@@ -274,6 +274,10 @@ const replayOf = (log: string, flags: { nats?: string; namespace: string }, opti
 
 async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
   const result = await replayOf(log, flags, flags.toTick === undefined ? {} : { toTick: flags.toTick });
+  if (flags.toTick !== undefined && (flags.toTick > result.lastTick || flags.toTick < result.header.firstTick - 1)) {
+    result.host.stop();
+    throw new UsageError(`--to-tick ${flags.toTick}: ${result.header.episode} has no committed tick ${flags.toTick} (committed ticks: ${result.header.firstTick}–${result.lastTick})`);
+  }
   const out = {
     episode: result.header.episode,
     world: result.header.world.name,
@@ -315,6 +319,12 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
   const result = await replayOf(log, flags, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))) });
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
+  const agent = flags.agent;
+  if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) {
+    const shown = result.host.ids.length > 12 ? `${result.host.ids.slice(0, 12).join(", ")}, … (${result.host.ids.length} in all)` : result.host.ids.join(", ");
+    throw new UsageError(`--agent ${agent}: no actor of ${result.header.episode} has that id or name (actors: ${shown})`);
+  }
+  if (flags.from !== undefined && flags.from > result.lastTick) throw new UsageError(`--from ${flags.from}: ${result.header.episode} has no tick ${flags.from} (committed ticks: ${result.header.firstTick}–${result.lastTick})`);
   if (result.header.world.name !== "auratown") {
     const picked = result.records.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
     if (flags.json) process.stdout.write(JSON.stringify({ episode: result.header.episode, world: result.header.world.name, records: picked }, null, 2) + "\n");
@@ -566,6 +576,8 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
   if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
+  // A path the user gave that is the wrong kind of thing (a file for a directory, …): Node names it.
+  if (error instanceof Error && ["EEXIST", "EISDIR", "ENOTDIR", "EACCES", "EPERM", "ENOENT"].includes((error as NodeJS.ErrnoException).code ?? "")) return EXIT.usage;
   return EXIT.internal;
 }
 

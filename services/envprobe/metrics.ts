@@ -173,7 +173,13 @@ export function metricsOfLog(dir: string): EpisodeMetrics {
       start = end + 1;
     }
   });
-  const metrics = acc.result();
+  if (texts.length === 0) throw damaged(logDir, 0, "no log segments (an EnvProbe episode's log is <dir>/log/000000000000.jsonl)");
+  let metrics: EpisodeMetrics;
+  try {
+    metrics = acc.result();
+  } catch (error) {
+    throw new Error(`${dir}: ${(error as Error).message}`);
+  }
   const lastTick = /"tick":(\d+),"to":[^,]*,"type":"tick\.committed"/.exec(lastLine)?.[1];
   if (lastTick === undefined || Number(lastTick) !== metrics.horizon - 1) {
     throw damaged(files.at(-1) ?? logDir, texts.reduce((n, t) => n + t.split("\n").length - 1, 0), `the episode did not finish (its log ends ${lastTick === undefined ? "inside a tick" : `at tick ${lastTick}`}, the horizon is ${metrics.horizon} ticks): its metrics would be partial`);

@@ -36,7 +36,15 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
   const dirs = episodeDirsUnder(path);
   if (dirs.length === 0) throw new UsageError(`${path}: no episode logs found (expected <world>-<regime>/<policy>/s<seed>/log)`);
   const n = Math.max(1, Math.min(workers, Math.ceil(dirs.length / 500)));
-  if (n === 1) return dirs.map((d) => metricsOfLog(d));
+  // A log that is not an EnvProbe episode's (another world, no scored step) is bad input, not damage.
+  const asInputError = (error: unknown): Error => (error instanceof LogCorrupted || !(error instanceof Error) ? (error as Error) : new UsageError(error.message));
+  if (n === 1) {
+    try {
+      return dirs.map((d) => metricsOfLog(d));
+    } catch (error) {
+      throw asInputError(error);
+    }
+  }
   const shares = Array.from({ length: n }, (_, i) => dirs.filter((_, j) => j % n === i));
   const parts = await Promise.all(
     shares.map(
@@ -46,7 +54,7 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
           worker.once("message", (m: { metrics?: EpisodeMetrics[]; damaged?: { file: string; line: number; reason: string } | null; message?: string }) => {
             void worker.terminate();
             if (m.metrics !== undefined) resolveShare(m.metrics);
-            else reject(m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : new Error(m.message));
+            else reject(m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : asInputError(new Error(m.message)));
           });
           worker.once("error", reject);
         }),

@@ -6,6 +6,7 @@ import type { PrivateState } from "../../actors/auratown/privateState.ts";
 import { hhmm, type Clock } from "../../actors/auratown/town.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../actorHost.ts";
+import { namesActor } from "./text.ts";
 
 export interface AgentRow {
   readonly id: string;
@@ -197,7 +198,7 @@ export function renderTimeline(records: readonly LogRecord[], rows: readonly Tic
   const names = new Map<string, string>();
   for (const row of rows) for (const a of row.agents) names.set(a.id, a.name);
   const nameOf = (id: string) => names.get(id) ?? id;
-  const wanted = (id: string) => filter.agent === undefined || id === filter.agent || id === `agent/${filter.agent}` || nameOf(id).toLowerCase() === filter.agent.toLowerCase();
+  const wanted = (id: string) => filter.agent === undefined || namesActor(id, filter.agent) || nameOf(id).toLowerCase() === filter.agent.toLowerCase();
   const byTick = new Map<number, LogRecord[]>();
   for (const r of records) {
     let list = byTick.get(r.tick);

@@ -2,7 +2,7 @@
 // episode's records (what `inspect` shows for aura-scene and EnvProbe logs), and the summary of an
 // aura-scene episode (each query with its IntentFrame, probes and answer).
 import type { LogRecord } from "../../events/record.ts";
-import { compactJson } from "./text.ts";
+import { compactJson, namesActor } from "./text.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
 
 const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
@@ -19,7 +19,7 @@ export const recordLine = (r: LogRecord): string => `  #${r.seq} ${r.type} ${r.f
 
 /** One line per record (tick, seq, type, sender → recipients, payload), ticks headed. */
 export function renderRecordTimeline(records: readonly LogRecord[], filter: TimelineFilter = {}): string {
-  const matches = (id: string | null | undefined) => id !== null && id !== undefined && (id === filter.agent || id.endsWith(`/${filter.agent}`));
+  const matches = (id: string | null | undefined) => id !== null && id !== undefined && namesActor(id, filter.agent!);
   const picked = records.filter(
     (r) =>
       (filter.from === undefined || r.tick >= filter.from) &&

@@ -12,3 +12,13 @@ export function compactJson(value: unknown, max = 160): string {
   const text = JSON.stringify(value) ?? "null";
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/**
+ * Whether an actor id is the one a user named: the id itself, or its last part by name, in any case
+ * and with spaces for dashes (`ben`, `Ben`, `Lin Wei` and `agent/lin-wei` all name `agent/lin-wei`).
+ */
+export function namesActor(id: string, wanted: string): boolean {
+  const w = wanted.trim().toLowerCase().replace(/\s+/g, "-");
+  const lower = id.toLowerCase();
+  return lower === w || lower.endsWith(`/${w}`);
+}
