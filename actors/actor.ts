@@ -66,6 +66,8 @@ export interface WorldDefinition<Config = unknown> {
   resolveConfig(raw: unknown): Config;
   readonly defaultConfig: Config;
   readonly conditions: Readonly<Record<string, ConditionInfo>>;
+  /** The condition a run gets when none is named. */
+  readonly defaultCondition: string;
   applyCondition(config: Config, condition: string): Config;
   defaultTicks(config: Config): number;
   actors(config: Config, seed: number): ActorDefinition[];

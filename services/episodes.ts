@@ -313,7 +313,7 @@ export const runEpisode = (o: RunOptions): Promise<EpisodeResult> => Effect.runP
 export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
   Effect.suspend(() => {
     const world = worldNamed(o.world);
-    const condition = o.condition ?? "baseline";
+    const condition = o.condition ?? world.defaultCondition;
     if (!Number.isSafeInteger(o.seed)) throw new UsageError(`--seed: expected an integer, got ${o.seed}`);
     const baseConfig = world.resolveConfig(o.config);
     const config = world.applyCondition(baseConfig, condition);

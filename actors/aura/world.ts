@@ -119,6 +119,7 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
   description: "AURA implicit-intent scene: one moment of a hand-written scene, one query per tick, answered by the AURA controller or a baseline (paper §5.2, A14)",
   defaultConfig: defaultSceneConfig,
   conditions: SCENE_CONDITIONS,
+  defaultCondition: "aura-intent",
 
   resolveConfig(raw) {
     const merged = { ...defaultSceneConfig, ...((raw ?? {}) as object) };

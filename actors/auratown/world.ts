@@ -54,6 +54,7 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
   description: "AURATown: 5 residents on a 60×60 map of 20 places, hidden private state, stale beliefs (paper §4, A3–A6)",
   defaultConfig: defaultTownConfig,
   conditions: townConditions,
+  defaultCondition: "baseline",
 
   /** A partial config is merged over the defaults, then checked field by field. */
   resolveConfig(raw: unknown): TownConfig {

@@ -56,6 +56,7 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   description: "EnvProbe: budgeted probing of a belief table in ObjectState / ToolDAG / GraphNav worlds (config `world`, `regime`; `llm.belief` for the LLM agent); conditions are probing policies",
   defaultConfig,
   conditions: Object.fromEntries(Object.entries(POLICIES).map(([k, description]) => [k, { description }])),
+  defaultCondition: "envprobe-simple",
 
   resolveConfig(raw) {
     const merged = { ...defaultConfig, ...((raw ?? {}) as object) } as Record<string, unknown>;

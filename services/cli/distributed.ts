@@ -3,6 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { worldNamed } from "../../actors/worlds.ts";
 import { Effect } from "effect";
 import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
@@ -141,7 +142,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
 
 interface SweepFlags {
   seeds: string;
-  conditions: string;
+  conditions?: string;
   ticks?: number;
   config?: unknown;
   snapshotEvery?: number;
@@ -158,7 +159,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   const jobs = jobsOf({
     world,
     seeds: parseSeeds(flags.seeds),
-    conditions: flags.conditions.split(",").map((c) => c.trim()).filter((c) => c.length > 0),
+    conditions: (flags.conditions ?? worldNamed(world).defaultCondition).split(",").map((c) => c.trim()).filter((c) => c.length > 0),
     ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }),
     ...(flags.config === undefined ? {} : { config: flags.config }),
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),

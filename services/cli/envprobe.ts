@@ -35,8 +35,9 @@ export interface EnvprobeSweepFlags extends LlmCliFlags {
 }
 
 export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<number> {
-  // --conditions is the generic spelling of --policies (its default 'baseline' means "not given").
-  const policies = flags.policies ?? (flags.conditions !== undefined && flags.conditions !== "baseline" ? flags.conditions : undefined);
+  // --conditions is the generic spelling of --policies.
+  if (flags.policies !== undefined && flags.conditions !== undefined) throw new UsageError("--conditions and --policies name the same thing for envprobe (its conditions are policies): give one of them");
+  const policies = flags.policies ?? flags.conditions;
   const nats = flags.nats;
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.

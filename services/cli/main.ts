@@ -183,7 +183,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
 /** The command that checks an episode written to JetStream (the line a run or fork ends with). */
 const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${url}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
 
-async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
+async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
   if (flags.agents !== undefined) {
@@ -202,12 +202,13 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   }
   const perDay = world.defaultTicks(resolved);
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
+  const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
-  const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${flags.condition} · episode ${episode}`;
-  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition: flags.condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
+  const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${condition} · episode ${episode}`;
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
   if (flags.nats === undefined) {
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
-    return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, flags.condition)));
+    return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, condition)));
   }
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
   const ns = flags.namespace;
@@ -364,7 +365,7 @@ async function cmdRepair(log: string): Promise<number> {
 function cmdWorlds(): number {
   for (const [name, world] of Object.entries(worlds)) {
     process.stdout.write(`${name}: ${world.description}\n  conditions:\n`);
-    for (const [c, info] of Object.entries(world.conditions)) process.stdout.write(`    ${c.padEnd(16)} ${info.description}\n`);
+    for (const [c, info] of Object.entries(world.conditions)) process.stdout.write(`    ${c.padEnd(16)} ${info.description}${c === world.defaultCondition ? " (default)" : ""}\n`);
   }
   return EXIT.ok;
 }
@@ -401,7 +402,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       .description("run an episode on the embedded default (file log, in-process actors) and print where the log went")
       .argument("<world>", `world to run (${Object.keys(worlds).join(", ")})`)
       .requiredOption("--seed <n>", "episode seed", integer("--seed"))
-      .option("--condition <name>", "named condition (see `probetown worlds`)", "baseline")
+      .option("--condition <name>", "named condition (default: the world's, marked in `probetown worlds`: auratown baseline, aura-scene aura-intent, envprobe envprobe-simple)")
       .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
       .option("--agents <n>", "town size: the 5 residents plus generated ones", integer("--agents", 1))
@@ -477,7 +478,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description("run a matrix of episodes (seeds × conditions): in this process, or queued for workers with --nats; prints a summary")
     .argument("<world>", `world to run (${Object.keys(worlds).join(", ")})`)
     .requiredOption("--seeds <list>", "seeds: ranges and lists like 1-200 or 1,5,9")
-    .option("--conditions <list>", "comma-separated conditions", "baseline")
+    .option("--conditions <list>", "comma-separated conditions (default: the world's, see `probetown worlds`)")
     .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
     .option("--config <file>", "JSON file with world config overrides")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks (a resumed job restarts from the latest)", integer("--snapshot-every", 0))
