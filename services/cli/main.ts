@@ -104,7 +104,8 @@ function traceFrom(flags: EpisodeFlags): TelemetryConfig | "default" {
 
 function countsLine(result: EpisodeResult): string {
   if (result.resumedAfterTick !== undefined) {
-    return `${result.ticks} ticks, ${result.actors} actors: resumed after tick ${result.resumedAfterTick}, ${result.records} records appended in ${result.seconds.toFixed(2)} s`;
+    const from = result.resumedAfterTick < 0 ? "resumed from its start (the logged records checked, not appended again)" : `resumed after tick ${result.resumedAfterTick}`;
+    return `${result.ticks} ticks, ${result.actors} actors: ${from}, ${result.records} records appended in ${result.seconds.toFixed(2)} s`;
   }
   return `${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s`;
 }
@@ -201,6 +202,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
     throw new UsageError(`${flags.config === undefined ? "" : `--config ${flags.config}: `}${(error as Error).message}`);
   }
   const perDay = world.defaultTicks(resolved);
+  if (flags.ticks !== undefined && flags.days !== undefined) throw new UsageError("--ticks and --days both say how long to run: give one of them");
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
   const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
