@@ -8,7 +8,7 @@ import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import type { LogRecord } from "../events/record.ts";
 import type { UserQueryPayload } from "../events/probes.ts";
-import { scanLog } from "../infra/fileEventStore.ts";
+import { readLog, scanLog } from "../infra/fileEventStore.ts";
 import { deriveStream, Draws } from "../actors/rng.ts";
 import { auraSceneWorld, FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
 import type { Scene } from "../actors/aura/scene.ts";
@@ -280,7 +280,8 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
 async function episodeRecords(dir: string, config: SceneConfig, seed: number, condition: string, o: { fresh?: boolean; trace?: TelemetryConfig | "default"; llm?: LlmResponder }): Promise<LogRecord[]> {
   const log = layoutOf(dir).log;
   if (existsSync(log)) {
-    const existing = scanLog(log).records;
+    // A damaged log is reported (exit 3, naming the file), never silently run over: `--fresh` reruns it.
+    const existing = o.fresh ? [] : readLog(log);
     const header = existing[0]?.payload as { config?: unknown; condition?: string; seed?: number } | undefined;
     const complete = existing.filter((r) => r.type === "tick.committed").length === config.order.length;
     if (!o.fresh && header !== undefined && header.condition === condition && header.seed === seed && canonicalJson(header.config) === canonicalJson(config) && complete) return existing;

@@ -405,6 +405,14 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
       rmSync(dir, { recursive: true, force: true });
       replaced++;
     }
+    // A cell whose log is there but unfinished or damaged is not served: it is checked too, and
+    // moved out of the way of its rerun rather than stopping the eval.
+    for (const dir of scan.missing) {
+      if (!existsSync(layoutOf(dir).log) || (await verifyEpisode(dir)).exitCode === 0) continue;
+      if (o.reportOnly === true) throw new UsageError(`${spec.file}: --report-only --verify: ${dir} does not verify (run \`probetown verify ${dir}\`)`);
+      rmSync(dir, { recursive: true, force: true });
+      replaced++;
+    }
     if (replaced > 0) scan = scanMatrix(spec);
   }
   const toRun = o.fresh === true ? scan.cells : scan.missing.length;

@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "no
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import type { LogRecord } from "../events/record.ts";
-import { scanLog } from "../infra/fileEventStore.ts";
+import { readLog, scanLog } from "../infra/fileEventStore.ts";
 import { auraSceneWorld, FACTUAL_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
 import { runEpisode } from "./episodes.ts";
 import { layoutOf, UsageError } from "./replay.ts";
@@ -201,12 +201,8 @@ export function cellSettingsMatch(records: readonly LogRecord[], seed: number, q
 export function existingCell(dir: string, seed: number, condition: string, queryId: string, config: SceneConfig | null): LogRecord[] | null {
   const log = layoutOf(dir).log;
   if (!existsSync(log)) return null;
-  let records: LogRecord[];
-  try {
-    records = scanLog(log).records;
-  } catch {
-    return null;
-  }
+  // A damaged log is reported (exit 3, naming the file), never silently run over: `--fresh` reruns it.
+  const records = readLog(log);
   const header = records[0]?.payload as { config?: SceneConfig; condition?: string; seed?: number } | undefined;
   if (header?.config === undefined || header.condition !== condition || header.seed !== seed) return null;
   if (header.config.order.length !== 1 || header.config.order[0] !== queryId) return null;

@@ -191,6 +191,15 @@ describe("factual benchmark on paired AURATown snapshots", () => {
     expect(again.ran).toBe(0);
     expect(again.reused).toBe(450);
     expect(readFileSync(again.results, "utf8")).toBe(before);
+
+    // A damaged cell log stops a rerun with its file named, and is left as it was (never run over).
+    const segment = join(cells[3]!.log, "log", "000000000000.jsonl");
+    const lines = readFileSync(segment, "utf8").split("\n");
+    lines[1] = lines[1]!.replace('{"clock":{},"tick":0}', '{"clock":{},"tick":5}');
+    writeFileSync(segment, lines.join("\n"));
+    const tampered = readFileSync(segment, "utf8");
+    await expect(runFactualEval({ file: FACTUAL, conditions: ["aura-gap-routed"], seeds: [42], out })).rejects.toThrow(/000000000000\.jsonl: seq 1 \(line 2\): hash mismatch/);
+    expect(readFileSync(segment, "utf8")).toBe(tampered);
   }, 120_000);
 
   it("generalises to phrasings written for the tests (held-out set): GapRouted answers most with few probes", async () => {
