@@ -42,6 +42,36 @@ export interface Telemetry {
   flush(): Promise<void>;
   /** Flushes, then shuts down. Idempotent: later calls return the first call's promise. */
   shutdown(): Promise<void>;
+  /** Spans the exporter could not deliver so far (an unreachable collector), with the first error; null when all went. */
+  undelivered(): { readonly spans: number; readonly error: string } | null;
+}
+
+/**
+ * Counts what an exporter failed to deliver: the SDK only hands such failures to its (silent)
+ * diagnostic logger, and a trace that never reached its collector must not pass for a sent one.
+ */
+class DeliveryReportingExporter implements SpanExporter {
+  spans = 0;
+  error: string | null = null;
+  private readonly inner: SpanExporter;
+  constructor(inner: SpanExporter) {
+    this.inner = inner;
+  }
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      if (result.code !== ExportResultCode.SUCCESS) {
+        this.spans += spans.length;
+        this.error ??= result.error?.message ?? "export failed";
+      }
+      resultCallback(result);
+    });
+  }
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
 }
 
 export const DEFAULT_OTLP_URL = "http://127.0.0.1:4318/v1/traces";
@@ -186,6 +216,7 @@ function disabledTelemetry(): Telemetry {
     description: "tracing off",
     flush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
+    undelivered: () => null,
   };
 }
 
@@ -200,6 +231,7 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
 
   let processor: SpanProcessor;
   let description: string;
+  let reporting: DeliveryReportingExporter | null = null;
   switch (config.exporter) {
     case "console":
       processor = new SimpleSpanProcessor(new ConsoleSpanExporter());
@@ -209,7 +241,7 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
       if (config.file === undefined || config.file === "") {
         throw new Error('telemetry: the "jsonl" exporter needs a file path');
       }
-      processor = new BatchSpanProcessor(new JsonlSpanExporter(config.file), {
+      processor = new BatchSpanProcessor((reporting = new DeliveryReportingExporter(new JsonlSpanExporter(config.file))), {
         maxQueueSize: MAX_QUEUE_SIZE,
         maxExportBatchSize: JSONL_BATCH_SIZE,
         scheduledDelayMillis: 1000,
@@ -220,8 +252,8 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
     case "otlp": {
       const url = config.otlpUrl ?? DEFAULT_OTLP_URL;
       // Only the URL is configured here: no headers are added by this module.
-      const exporter = new OTLPTraceExporter({ url, concurrencyLimit: OTLP_CONCURRENCY });
-      processor = new BatchSpanProcessor(exporter, {
+      reporting = new DeliveryReportingExporter(new OTLPTraceExporter({ url, concurrencyLimit: OTLP_CONCURRENCY }));
+      processor = new BatchSpanProcessor(reporting, {
         maxQueueSize: MAX_QUEUE_SIZE,
         maxExportBatchSize: OTLP_BATCH_SIZE,
       });
@@ -265,7 +297,8 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
     return shutdownPromise;
   };
 
-  return { enabled: true, tracer, description, flush, shutdown };
+  const undelivered = () => (reporting === null || reporting.spans === 0 ? null : { spans: reporting.spans, error: reporting.error ?? "export failed" });
+  return { enabled: true, tracer, description, flush, shutdown, undelivered };
 }
 
 /** The context a remote `traceparent` header continues (the active context when absent or malformed). */

@@ -74,6 +74,8 @@ export interface EpisodeResult {
   readonly dir: string;
   readonly logDir: string;
   readonly traceDescription: string;
+  /** Spans the trace exporter could not deliver (an unreachable collector), with its first error. */
+  readonly traceUndelivered?: { readonly spans: number; readonly error: string };
   readonly traceFile: string | null;
   readonly firstTick: number;
   readonly ticks: number;
@@ -194,7 +196,11 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     };
     const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: (e) => e as Error });
     local?.stop();
+    // The trace is flushed now (not only when the scope closes) so the result can say whether it was delivered.
+    yield* Effect.promise(() => telemetry.flush().catch(() => undefined));
+    const undelivered = telemetry.undelivered();
     return {
+      ...(undelivered === null ? {} : { traceUndelivered: undelivered }),
       episode: d.episode,
       dir: where.dir,
       logDir: where.log,

@@ -139,6 +139,7 @@ describe("otlp exporter", () => {
         telemetry.tracer.startSpan("burst", { attributes: { i } }).end();
       }
       await telemetry.shutdown();
+      expect(telemetry.undelivered()).toBeNull();
 
       expect(received.length).toBeGreaterThan(0);
       const contentType = String(received[0]?.headers["content-type"] ?? "");
@@ -174,6 +175,18 @@ describe("otlp exporter", () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  it("counts the spans an unreachable collector never got, with the error (the SDK would only tell its silent logger)", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const t = createTelemetry({ exporter: "otlp", otlpUrl: `http://127.0.0.1:${port}/v1/traces` });
+    for (let i = 0; i < 10; i++) t.tracer.startSpan("lost").end();
+    await expect(t.flush()).rejects.toThrow(/span export failed/);
+    expect(t.undelivered()).toMatchObject({ spans: 10, error: expect.stringMatching(/ECONNREFUSED/) });
+    await t.shutdown().catch(() => undefined);
   });
 
   it("does not print credentials or query strings of the URL", () => {

@@ -102,6 +102,15 @@ function traceFrom(flags: EpisodeFlags): TelemetryConfig | "default" {
   return config.exporter === "jsonl" && config.file === BESIDE_LOG ? "default" : config;
 }
 
+/** Where the trace went, and a warning on stderr when some of it never arrived. */
+function traceLine(result: EpisodeResult): string {
+  const where = result.traceFile === null ? result.traceDescription : shownPath(result.traceFile);
+  const lost = result.traceUndelivered;
+  if (lost === undefined) return where;
+  process.stderr.write(`probetown: warning: ${lost.spans} trace spans could not be delivered (${lost.error}); the log is complete, the trace is not\n`);
+  return `${where} (${lost.spans} spans NOT delivered: ${lost.error})`;
+}
+
 function countsLine(result: EpisodeResult): string {
   if (result.resumedAfterTick !== undefined) {
     const from = result.resumedAfterTick < 0 ? "resumed from its start (the logged records checked, not appended again)" : `resumed after tick ${result.resumedAfterTick}`;
@@ -143,7 +152,7 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
     }
   }
   process.stdout.write(`log:   ${shownPath(result.logDir)}\n`);
-  process.stdout.write(`trace: ${result.traceFile === null ? result.traceDescription : shownPath(result.traceFile)}\n`);
+  process.stdout.write(`trace: ${traceLine(result)}\n`);
   if (!flags.quiet) process.stdout.write(`check: npx probetown verify ${shownPath(result.dir)}    timeline: npx probetown inspect ${shownPath(result.dir)}\n`);
 }
 
@@ -169,7 +178,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
       if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash }, null, 2) + "\n");
       else {
         if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n\n`);
-        process.stdout.write(`log:   ${result.dir}\ntrace: ${result.traceFile === null ? result.traceDescription : shownPath(result.traceFile)}\n`);
+        process.stdout.write(`log:   ${result.dir}\ntrace: ${traceLine(result)}\n`);
         if (!flags.quiet) process.stdout.write(`check: ${check}\n`);
       }
       return EXIT.ok;
