@@ -99,8 +99,9 @@ export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `record belongs to episode '${parsed.episode}', log is '${episode}'` });
       }
       if (previousHash === null) {
-        if (parsed.type !== "episode.started" && parsed.type !== "episode.forked") {
-          throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the log begins with '${parsed.type}', not with its header (episode.started or episode.forked): its first segment is missing or was cut, so nothing in it can be checked` });
+        // A log starts at seq 0, or (a fork's) with the episode.forked record that chains it to its parent.
+        if (seq !== 0 && parsed.type !== "episode.forked") {
+          throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the log begins at seq ${seq} with '${parsed.type}', not at seq 0 or with a fork's header: its first segment is missing or was cut, so nothing in it can be checked` });
         }
         previousHash = chainStart(parsed);
       }

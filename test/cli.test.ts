@@ -149,7 +149,7 @@ describe("probetown CLI", () => {
     writeFileSync(join(base, "log", "000000000040.jsonl"), lines.slice(40).join("\n"));
     const cut = cli(["verify", base]);
     expect(cut.code).toBe(3);
-    expect(cut.out + cut.err).toMatch(/seq 40 \(line 1\): the log begins with '[a-z._]+', not with its header .* first segment is missing/);
+    expect(cut.out + cut.err).toMatch(/seq 40 \(line 1\): the log begins at seq 40 with '[a-z._]+', not at seq 0 or with a fork's header: its first segment is missing/);
     expect(cut.out + cut.err).not.toMatch(/records before this one are intact/);
   });
 
