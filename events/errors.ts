@@ -26,24 +26,29 @@ export class TornTail extends Schema.TaggedError<TornTail>()("TornTail", {
   }
 }
 
+/** `seq 12 (line 13)`, or `seq 12` where lines mean nothing (a record handed over in memory). */
+const at = (seq: number, line: number | undefined): string => (line === undefined ? `seq ${seq}` : `seq ${seq} (line ${line})`);
+
 export class UnknownEventType extends Schema.TaggedError<UnknownEventType>()("UnknownEventType", {
   file: Schema.String,
   seq: Schema.Number,
+  line: Schema.optional(Schema.Number),
   type: Schema.String,
 }) {
   override get message(): string {
-    return `${this.file}: seq ${this.seq}: unknown event type '${this.type}' (not in the event catalogue, events/catalogue.ts)`;
+    return `${this.file}: ${at(this.seq, this.line)}: unknown event type '${this.type}' (not in the event catalogue, events/catalogue.ts)`;
   }
 }
 
 export class InvalidPayload extends Schema.TaggedError<InvalidPayload>()("InvalidPayload", {
   file: Schema.String,
   seq: Schema.Number,
+  line: Schema.optional(Schema.Number),
   type: Schema.String,
   reason: Schema.String,
 }) {
   override get message(): string {
-    return `${this.file}: seq ${this.seq}: payload of '${this.type}' does not match its schema: ${this.reason}`;
+    return `${this.file}: ${at(this.seq, this.line)}: payload of '${this.type}' does not match its schema: ${this.reason}`;
   }
 }
 

@@ -110,9 +110,9 @@ export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
       }
       if (validate) {
-        if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: name, seq, type: parsed.type });
+        if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: name, seq, line: lineNo, type: parsed.type });
         const problem = catalogueProblem(parsed.type, parsed.payload);
-        if (problem !== null) throw new InvalidPayload({ file: name, seq, type: parsed.type, reason: problem });
+        if (problem !== null) throw new InvalidPayload({ file: name, seq, line: lineNo, type: parsed.type, reason: problem });
       }
       records.push(parsed);
       previousHash = parsed.hash;

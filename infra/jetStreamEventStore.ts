@@ -281,9 +281,9 @@ class ChainReader {
       throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
     }
     if (this.validate) {
-      if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: this.at(streamSeq), seq, type: parsed.type });
+      if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: this.at(streamSeq), seq, line, type: parsed.type });
       const problem = catalogueProblem(parsed.type, parsed.payload);
-      if (problem !== null) throw new InvalidPayload({ file: this.at(streamSeq), seq, type: parsed.type, reason: problem });
+      if (problem !== null) throw new InvalidPayload({ file: this.at(streamSeq), seq, line, type: parsed.type, reason: problem });
     }
     this.previousHash = parsed.hash;
     this.expectedSeq = seq + 1;

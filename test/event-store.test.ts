@@ -144,14 +144,14 @@ describe("file event store", () => {
     await store.append([phase(0, "a"), { type: "tick.phase", from: "episode", to: null, payload: { phase: 42 }, tick: 0, cause: null, v: 1 }], { expectedSeq: -1 });
     await store.close();
     expect(() => scanLog(dir)).toThrow(InvalidPayload);
-    expect(() => scanLog(dir)).toThrow(/seq 1: payload of 'tick.phase' does not match its schema/);
+    expect(() => scanLog(dir)).toThrow(/seq 1 \(line 2\): payload of 'tick.phase' does not match its schema/);
 
     const dir2 = join(tempDir("types2"), "log");
     const store2 = createFileEventStore(dir2, { episode: "ep" });
     await store2.append([phase(0, "a"), { type: "mystery.event", from: "x", to: null, payload: {}, tick: 0, cause: null, v: 1 }], { expectedSeq: -1 });
     await store2.close();
     expect(() => scanLog(dir2)).toThrow(UnknownEventType);
-    expect(() => scanLog(dir2)).toThrow(/seq 1: unknown event type 'mystery.event'/);
+    expect(() => scanLog(dir2)).toThrow(/seq 1 \(line 2\): unknown event type 'mystery.event'/);
     expect(scanLog(dir2, { validate: false }).records).toHaveLength(2);
   });
 

@@ -197,6 +197,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
   if (flags.agents !== undefined) {
+    if (worldName !== "auratown") throw new UsageError(`--agents: only auratown has a roster to grow (${worldName} sets its actors by its config)`);
     if (flags.agents < 5) throw new UsageError(`--agents: the town has 5 residents; expected 5 or more, got ${flags.agents}`);
     config = { ...(config as object | undefined), extraAgents: flags.agents - 5 };
   }
