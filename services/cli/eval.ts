@@ -150,7 +150,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
     process.stdout.write(JSON.stringify({ ...summary, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else {
     const lines = [`privacy slice · ${result.file} · seeds ${result.seeds.join(",")} · GapRouted maxSteps ${result.maxSteps} · rule judge`, ""];
-    const head = `${"".padEnd(26)} ${"cells".padStart(5)}  probes  disclo   viol  cells  allowed`;
+    const head = `${"".padEnd(26)} ${"cells".padStart(5)}  probes  disclo   viol  vcell  allowed`;
     for (const c of result.conditions) {
       lines.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, privacyRow("overall", c.overall));
       for (const [k, a] of Object.entries(c.perCategory)) lines.push(privacyRow(`  ${k}`, a));
@@ -162,7 +162,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
       }
       lines.push("");
     }
-    lines.push("viol: forbidden tools that read state · cells: query × seed cells with at least one · allowed: share of the query's allowed tools used", ...llmLine(result.llm), `results: ${result.results}`);
+    lines.push("viol: forbidden tools that read state · vcell: query × seed cells with at least one violation · allowed: share of the query's allowed tools used", ...llmLine(result.llm), `results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
   exit(0);
