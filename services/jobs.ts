@@ -7,6 +7,7 @@ import { JobRejected, type Job, type JobHandler } from "../infra/jobQueue.ts";
 import type { EmbeddedServices } from "../infra/layers.ts";
 import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "./episodes.ts";
 import { UsageError } from "./replay.ts";
+import { canonicalJson } from "../events/canonical.ts";
 
 export interface EpisodeSpec {
   readonly world: string;
@@ -27,6 +28,17 @@ export interface EpisodeOutcome {
   readonly records: number;
   readonly seconds: number;
   readonly resumedAfterTick?: number;
+  /** The spec the episode ran with: a resubmitted id whose settings differ is told apart by it. */
+  readonly spec?: EpisodeSpec;
+}
+
+/** What differs between the spec an outcome was run with and the one asked for now, field by field. */
+export function specDifferences(ran: EpisodeSpec | undefined, asked: EpisodeSpec): string[] {
+  if (ran === undefined) return ["its settings were not recorded (an earlier build ran it)"];
+  const keys = [...new Set([...Object.keys(ran), ...Object.keys(asked)])].sort() as (keyof EpisodeSpec)[];
+  return keys
+    .filter((k) => canonicalJson(ran[k] ?? null) !== canonicalJson(asked[k] ?? null))
+    .map((k) => `${k}: ${k === "config" ? "another config" : String(ran[k] ?? "default")} there, ${k === "config" ? "this one" : String(asked[k] ?? "default")} asked for`);
 }
 
 export interface Matrix {
@@ -113,6 +125,7 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
     const outcome: EpisodeOutcome = {
       episode: result.episode, location: result.dir, stateHash: result.stateHash, ticks: result.ticks, records: result.records, seconds: result.seconds,
       ...(result.resumedAfterTick === undefined ? {} : { resumedAfterTick: result.resumedAfterTick }),
+      spec,
     };
     return outcome;
   };

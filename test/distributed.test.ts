@@ -235,5 +235,11 @@ describe("distributed runs over NATS", () => {
       expect(records.filter((r) => r.type === "episode.started")).toHaveLength(1);
       expect(records.filter((r) => r.type === "tick.committed")).toHaveLength(4);
     }
+    // Other settings for the same ids: the recorded outcomes are not returned as this sweep's.
+    const other = await start(args.map((a) => (a === "4" ? "5" : a))).done;
+    expect(other.code).toBe(2);
+    const c = JSON.parse(other.out) as { ok: number; outcomes: { ok: boolean; error?: string }[] };
+    expect(c.ok).toBe(0);
+    expect(c.outcomes[0]!.error).toMatch(/an earlier sweep already ran episode auratown-s2\d-baseline here with other settings \(ticks: 4 there, 5 asked for\)/);
   }, 120_000);
 });

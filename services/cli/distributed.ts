@@ -20,7 +20,7 @@ import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
 import { filesWhere } from "../episodes.ts";
-import { episodeJobHandler, jobsOf, parseSeeds, type EpisodeOutcome } from "../jobs.ts";
+import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { recordLine } from "../views/records.ts";
 import { verifyEpisodeEffect, type VerifyReport } from "../verify.ts";
@@ -206,6 +206,14 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     });
   }
   const seconds = (performance.now() - started) / 1000;
+  // A finished id is never run again: an outcome recorded for other settings (an earlier sweep in
+  // this namespace) is not this sweep's, and saying so beats returning it as if it were.
+  const asked = new Map(jobs.map((j) => [j.id, j.spec]));
+  outcomes = outcomes.map((o) => {
+    if (!o.ok) return o;
+    const differ = specDifferences((o.result as EpisodeOutcome).spec, asked.get(o.id)!);
+    return differ.length === 0 ? o : { id: o.id, ok: false, rejected: true as const, worker: o.worker, attempt: o.attempt, error: `an earlier sweep already ran episode ${o.id} here with other settings (${differ.join("; ")}); its outcome is not this sweep's` };
+  });
   const failed = outcomes.filter((o) => !o.ok);
   const report = {
     world, episodes: jobs.length, ok: outcomes.length - failed.length, failed: failed.length, seconds,
@@ -216,7 +224,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   else {
     process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${(jobs.length / seconds).toFixed(1)} episodes/s)\n`);
     for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempt${f.attempt === 1 ? "" : "s"}: ${f.error ?? "(no message)"}\n`);
-    if (failed.some((f) => f.rejected === true && /another header/.test(f.error ?? ""))) {
+    if (failed.some((f) => f.rejected === true && /another header|other settings/.test(f.error ?? ""))) {
       process.stdout.write(`  an episode of another sweep has that id: ${flags.nats === undefined ? "pass --log <dir> to run this one elsewhere" : "use another --namespace"}\n`);
     }
     if (flags.out !== undefined) process.stdout.write(`outcomes: ${flags.out}\n`);
