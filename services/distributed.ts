@@ -36,6 +36,8 @@ const CLI = fileURLToPath(new URL("./cli/main.ts", import.meta.url));
 /** Starts `n` `probetown worker` processes on this machine; they run until killed. */
 export function spawnWorkers(n: number, url: string, namespace: string, extra: readonly string[] = []): ChildProcess[] {
   return Array.from({ length: n }, (_, i) =>
-    spawn(process.execPath, [CLI, "worker", "--nats", url, "--namespace", namespace, "--name", `local-${i + 1}`, "--quiet", ...extra], { stdio: ["ignore", "ignore", "inherit"] }),
+    // An IPC channel, unused but for its end: when the sweep dies however it dies (Ctrl-C, SIGKILL),
+    // the channel closes and the worker stops instead of lingering on the queue.
+    spawn(process.execPath, [CLI, "worker", "--nats", url, "--namespace", namespace, "--name", `local-${i + 1}`, "--quiet", ...extra], { stdio: ["ignore", "ignore", "inherit", "ipc"] }),
   );
 }

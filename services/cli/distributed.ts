@@ -133,7 +133,14 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
       { concurrency: flags.concurrency },
     );
     say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${flags.nats}); Ctrl-C stops after the running jobs`);
-    await new Promise<void>((resolve) => process.once("SIGINT", resolve).once("SIGTERM", resolve));
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve).once("SIGTERM", resolve);
+      // A sweep's own worker (started with an IPC channel) stops with its sweep.
+      if (process.channel !== undefined) {
+        process.channel.unref();
+        process.once("disconnect", resolve);
+      }
+    });
     await handle.stop();
     await queue.close();
     return 0;
