@@ -32,11 +32,15 @@ export function kvKey(value: string): string {
 }
 
 export class NatsUnavailable extends Error {
-  constructor(url: string, cause: unknown) {
-    super(`--nats ${url}: cannot connect to a NATS server (${(cause as Error)?.message ?? String(cause)}); is nats-server running with JetStream (-js)?`);
+  constructor(url: string, cause: unknown, what = "cannot connect to a NATS server") {
+    super(`--nats ${url}: ${what} (${(cause as Error)?.message ?? String(cause)}); is nats-server running with JetStream (-js)?`);
     this.name = "NatsUnavailable";
   }
 }
+
+/** The server answered but has JetStream off (nats.js names it JetStreamNotEnabled). */
+export const isJetStreamOff = (error: unknown): boolean =>
+  error instanceof Error && (error.name === "JetStreamNotEnabled" || /jetstream is not enabled/i.test(error.message));
 
 export interface ConnectOptions {
   /** Connection name shown by the server (process role). */

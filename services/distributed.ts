@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, subjects } from "../infra/nats.ts";
+import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NatsUnavailable, subjects } from "../infra/nats.ts";
 import type { Placement, Where } from "./episodes.ts";
 
 export { DEFAULT_NAMESPACE };
@@ -26,6 +26,8 @@ export async function withNats<A>(url: string, role: string, fn: (nc: NatsConnec
   const nc = await connectNats(url, { name: `probetown ${role} ${process.pid}` });
   try {
     return await fn(nc);
+  } catch (error) {
+    throw isJetStreamOff(error) ? new NatsUnavailable(url, error, "the server has no JetStream") : error;
   } finally {
     await nc.drain().catch(() => nc.close());
   }

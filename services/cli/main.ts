@@ -384,7 +384,12 @@ function cmdWorlds(): number {
 
 /** `--nats <url>` (what it does for this command) and its `--namespace <ns>`. */
 const natsOption = (help: string) => new Option("--nats <url>", help);
-const namespaceOption = () => new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE);
+const namespaceOption = () =>
+  new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE).argParser((value: string) => {
+    // It becomes a subject token and part of stream names (at most 255 characters with their prefixes).
+    if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) throw new InvalidArgumentError(`expected 1–200 letters, digits, '-' or '_' (it names NATS subjects and streams), got '${value}'`);
+    return value;
+  });
 
 function episodeOptions(cmd: Command): Command {
   return cmd
