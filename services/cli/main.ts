@@ -246,7 +246,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const where = jetStreamWhere(ns);
   const result = await withNats(nats, "fork", async (nc) => {
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
-    return Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags, parentRecords), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns))));
+    return Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags, parentRecords), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch((error: unknown) => {
+      // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
+      throw error instanceof EpisodeExists ? new UsageError(`${error.message.replace(/; continue it with --resume, or choose another --namespace$/, "")}: this fork was made before; inspect or verify it by that id, or fork into another --namespace`) : error;
+    });
   });
   return session.finish(result, title(result), verifyInNats(result.episode, nats, ns));
 }
