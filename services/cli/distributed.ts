@@ -65,13 +65,18 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
       // Read from the first record even with --from-seq: the header says which tick is the last.
       for await (const record of followJetStreamLog(nc, flags.namespace, episode, 0, { signal: stopped.signal })) {
         if (lastTick === null && (record.type === "episode.started" || record.type === "episode.forked")) lastTick = headerOf([record], jetStreamWhere(flags.namespace)(episode).dir).ticks - 1;
-        if (record.seq < (flags.fromSeq ?? 0)) continue;
+        const last = record.type === "tick.committed" && record.tick === lastTick;
+        if (record.seq < (flags.fromSeq ?? 0)) {
+          // The episode ended before --from-seq: nothing at or after it will ever come.
+          if (last) throw new UsageError(`--from-seq ${flags.fromSeq}: episode ${episode} is finished and its last record is seq ${record.seq}`);
+          continue;
+        }
         if (flags.json) process.stdout.write(`${JSON.stringify(record)}\n`);
         else {
           if (record.tick !== tick) process.stdout.write(`tick ${(tick = record.tick)}\n`);
           process.stdout.write(`${recordLine(record)}\n`);
         }
-        if (record.type === "tick.committed" && record.tick === lastTick) {
+        if (last) {
           say(flags.quiet, `follow: episode ${episode} committed its last tick (${lastTick}); done`);
           return 0;
         }
