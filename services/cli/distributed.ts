@@ -103,8 +103,12 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
           nc, transport, namespace: flags.namespace, episode, actors, signal: stopped.signal,
           ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
           onReady: (ids) => say(flags.quiet, `actor-host: serving ${ids.join(", ")}`),
+        }).catch((error: unknown) => {
+          if (stopped.signal.aborted) return null; // Ctrl-C while still waiting for the episode
+          throw error;
         });
-        say(flags.quiet, `actor-host: episode ${episode} finished after ${result.ticks} ticks; stopping`);
+        if (stopped.signal.aborted) say(flags.quiet, `actor-host: stopped${result === null ? " before episode " + episode + " began" : ` after ${result.ticks} ticks of episode ${episode}`} (its sequencer waits for these actors until it times out)`);
+        else say(flags.quiet, `actor-host: episode ${episode} finished after ${result!.ticks} ticks; stopping`);
         return 0;
       } finally {
         await transport.close();
