@@ -79,7 +79,10 @@ export interface EpisodeResult {
   readonly traceFile: string | null;
   readonly firstTick: number;
   readonly ticks: number;
+  /** Records this run appended (a resumed run appends only the rest). */
   readonly records: number;
+  /** Records the episode's log holds now, whoever appended them (a fork's from its first seq). */
+  readonly logRecords: number;
   readonly seconds: number;
   readonly stateHash: string;
   readonly actors: number;
@@ -209,6 +212,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
       firstTick: d.firstTick,
       ticks: d.lastTick - d.firstTick + 1,
       records: opened.store.head().seq - headBefore,
+      logRecords: opened.store.head().seq - d.firstSeq + 1,
       seconds: (performance.now() - started) / 1000,
       stateHash,
       actors: actorIds.length,

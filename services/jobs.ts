@@ -26,6 +26,8 @@ export interface EpisodeOutcome {
   readonly ticks: number;
   /** Records this attempt appended (a resumed job appends only the rest). */
   readonly records: number;
+  /** Records the episode's log holds (the same whether or not its job was resumed). */
+  readonly logRecords?: number;
   readonly seconds: number;
   readonly resumedAfterTick?: number;
   /** The spec the episode ran with: a resubmitted id whose settings differ is told apart by it. */
@@ -123,7 +125,7 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
       }).pipe(Effect.provide(layer)),
     );
     const outcome: EpisodeOutcome = {
-      episode: result.episode, location: result.dir, stateHash: result.stateHash, ticks: result.ticks, records: result.records, seconds: result.seconds,
+      episode: result.episode, location: result.dir, stateHash: result.stateHash, ticks: result.ticks, records: result.records, logRecords: result.logRecords, seconds: result.seconds,
       ...(result.resumedAfterTick === undefined ? {} : { resumedAfterTick: result.resumedAfterTick }),
       spec,
     };

@@ -173,7 +173,7 @@ describe("distributed runs over NATS", () => {
     }
   }
 
-  interface SweepReport { ok: number; failed: number; outcomes: { id: string; ok: boolean; attempt: number; worker: string; stateHash: string; resumedAfterTick?: number; error?: string }[] }
+  interface SweepReport { ok: number; failed: number; outcomes: { id: string; ok: boolean; attempt: number; worker: string; stateHash: string; resumedAfterTick?: number; logRecords?: number; error?: string }[] }
 
   it("a worker killed with SIGKILL mid-episode: its job is redelivered, resumes the partial log, and every log equals an undisturbed run", async () => {
     const ns = suite.nats.namespace("kill");
@@ -196,6 +196,8 @@ describe("distributed runs over NATS", () => {
     expect(partial).toBeLessThan((await embeddedLog(1, 34)).length);
     expect(redelivered.attempt).toBeGreaterThanOrEqual(2);
     expect(redelivered.resumedAfterTick).toBeGreaterThanOrEqual(3);
+    // The outcome counts the whole log, as an undisturbed run's does.
+    expect(redelivered.logRecords).toBe((await embeddedLog(1, 34)).length);
     await expectSweepLogsEqualEmbedded(ns, seeds, 34);
   }, 180_000);
 
