@@ -319,6 +319,15 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     expect(bad.stderr).toMatch(/sweep auratown` has no LLM roles/);
   });
 
+  /** An interrupted grid of three seeds: s1 stopped after its second step's answer, s2 never started. */
+  const interruptSeeds = (dirs: readonly string[]) => {
+    const segment = join(dirs[1]!, "log", readdirSync(join(dirs[1]!, "log"))[0]!);
+    const lines = readFileSync(segment, "utf8").split("\n");
+    const cut = lines.findIndex((l, i) => i > lines.findIndex((x) => x.includes('"llm.completed"')) && l.includes('"llm.completed"'));
+    writeFileSync(segment, lines.slice(0, cut + 1).join("\n") + "\n");
+    rmSync(dirs[2]!, { recursive: true });
+  };
+
   it("a redelivered LLM chunk resumes the logs its first run left: only the missing answers are asked for, and metrics and records end as an uninterrupted run's", async () => {
     const log = join(tempDir("envprobe-llm-chunk"), "grid");
     const spec = sweepSpecOf({ worlds: "graphnav", regimes: "low", policies: "envprobe-simple", seeds: "0-2", horizon: 4, log, config: { llm: { belief: MODEL } } });
@@ -329,12 +338,8 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     expect(first.llm).toMatchObject({ calls: 12, failed: 0 });
     const dirs = [0, 1, 2].map((seed) => join(log, `graphnav-low/envprobe-simple/s${seed}`));
     const records = dirs.map((d) => logRecords(d).map(withoutMetaLine));
-    // A worker killed mid-chunk: s1 stopped after its second step's answer, s2 never started.
-    const segment = join(dirs[1]!, "log", readdirSync(join(dirs[1]!, "log"))[0]!);
-    const lines = readFileSync(segment, "utf8").split("\n");
-    const cut = lines.findIndex((l, i) => i > lines.findIndex((x) => x.includes('"llm.completed"')) && l.includes('"llm.completed"'));
-    writeFileSync(segment, lines.slice(0, cut + 1).join("\n") + "\n");
-    rmSync(dirs[2]!, { recursive: true });
+    // A worker killed mid-chunk.
+    interruptSeeds(dirs);
     const again = await runEnvprobeChunk(job!);
     expect(server.requests - before).toBe(12 + 2 + 4);
     expect(again.episodes).toEqual(first.episodes);
@@ -351,12 +356,7 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     expect(server.requests - before).toBe(12);
     const dirs = [0, 1, 2].map((seed) => join(log, `graphnav-low/envprobe-simple/s${seed}`));
     const records = dirs.map((d) => logRecords(d).map(withoutMetaLine));
-    // Interrupted: s1 stopped after its second step's answer, s2 never started.
-    const segment = join(dirs[1]!, "log", readdirSync(join(dirs[1]!, "log"))[0]!);
-    const lines = readFileSync(segment, "utf8").split("\n");
-    const cut = lines.findIndex((l, i) => i > lines.findIndex((x) => x.includes('"llm.completed"')) && l.includes('"llm.completed"'));
-    writeFileSync(segment, lines.slice(0, cut + 1).join("\n") + "\n");
-    rmSync(dirs[2]!, { recursive: true });
+    interruptSeeds(dirs);
     const again = await cli(args);
     expect(again.code, again.stderr).toBe(0);
     expect(server.requests - before).toBe(12 + 2 + 4);

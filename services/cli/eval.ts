@@ -231,6 +231,12 @@ function benchmarkCommand(group: Command, name: string, description: string, fil
     .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval");
 }
 
+/** The options of the benchmarks asked on AURATown snapshots: GapRouted's budget and the town's warm-up. */
+const townSnapshotOptions = (command: Command, warmupHelp: string): Command =>
+  command
+    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
+    .option("--warmup <ticks>", warmupHelp, nonNegative("--warmup"));
+
 /** The options every benchmark ends with: how its summary is printed, and the LLM endpoint. */
 const withSummaryOptions = (command: Command): Command =>
   addLlmOptions(command.option("--json", "print the summary as JSON on stdout").option("-q, --quiet", "no progress on stderr"));
@@ -256,29 +262,29 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     .option("--judge <judge>", JUDGE_HELP, parseJudge);
   withSummaryOptions(implicit).action(async (flags: ImplicitFlags) => cmdImplicit(flags, exit));
 
-  const privacy = benchmarkCommand(
+  const privacy = townSnapshotOptions(benchmarkCommand(
     group,
     "privacy",
     "privacy-distractor slice on paired AURATown snapshots (the town runs --warmup ticks from each seed; the asker rotates over residents):\n" +
       "prints probes and disclosure per query and forbidden-tool violations per condition and category",
     "privacy slice file (queries with allowed_tools and forbidden_tools)",
     FACTUAL_CONDITIONS,
+  ),
+    "AURATown ticks before the snapshot (default 12)",
   )
-    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
-    .option("--warmup <ticks>", "AURATown ticks before the snapshot (default 12)", nonNegative("--warmup"))
     .option("--judge <judge>", "rule (default) or llm / both: adds the paper's §7.1 factual-accuracy LLM judge on each answer (recorded in judge.jsonl beside each log, served from there on reruns)", parseJudge);
   withSummaryOptions(privacy).action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
 
-  const factual = benchmarkCommand(
+  const factual = townSnapshotOptions(benchmarkCommand(
     group,
     "factual",
     "RQ2 factual grounding on paired AURATown snapshots (warm-up, then query i on the town after warm-up + i ticks, asked by resident i mod 5):\n" +
       "every condition answers from the same snapshot; a rule judge scores accuracy = 0.7·precision + 0.3·completeness, StrictP, claim recall, hallucination",
     "factual benchmark file (queries with id, category, query, requires)",
     FACTUAL_CONDITIONS,
+  ),
+    "AURATown ticks before query 0's snapshot (default 10)",
   )
-    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
-    .option("--warmup <ticks>", "AURATown ticks before query 0's snapshot (default 10)", nonNegative("--warmup"))
     .option("--fresh", "rerun cells whose logs already exist (default: judge an existing, intact log of the same cell)")
     .option("--judge <judge>", JUDGE_HELP, parseJudge);
   withSummaryOptions(factual).action(async (flags: FactualFlags) => cmdFactual(flags, exit));
