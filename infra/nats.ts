@@ -31,9 +31,12 @@ export function kvKey(value: string): string {
   return value.replace(/[^-/_.a-zA-Z0-9]/g, (c) => [...Buffer.from(c, "utf8")].map((b) => `=${b.toString(16).padStart(2, "0")}`).join(""));
 }
 
+/** A server URL as shown to people: credentials in it (`nats://user:pass@host`) are never printed. */
+export const shownNatsUrl = (url: string): string => url.replace(/^((?:nats:\/\/)?)[^@/]*@/, "$1…@");
+
 export class NatsUnavailable extends Error {
   constructor(url: string, cause: unknown, what = "cannot connect to a NATS server") {
-    super(`--nats ${url}: ${what} (${(cause as Error)?.message ?? String(cause)}); is nats-server running with JetStream (-js)?`);
+    super(`--nats ${shownNatsUrl(url)}: ${what} (${(cause as Error)?.message ?? String(cause)}); is nats-server running with JetStream (-js)?`);
     this.name = "NatsUnavailable";
   }
 }

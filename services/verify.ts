@@ -6,7 +6,7 @@ import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../eve
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
-import { Divergence, headerOf, layoutOf, replayRecordsEffect, resolveEpisodeDir } from "./replay.ts";
+import { Divergence, headerOf, layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 
 export interface VerifyReport {
   readonly ok: boolean;
@@ -59,7 +59,11 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
       return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${relative(process.cwd(), dir) || "."}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
     }
     // A log folder without records lost its segments (or its run wrote nothing): nothing holds.
-    if (scan.records.length === 0) return fail("damaged", null, `${relative(process.cwd(), layout.log) || layout.log}: holds no records (its segments are missing, or the run never wrote one)`, [], null, 0);
+    if (scan.records.length === 0) {
+      // In JetStream an id without records is most often a typo, or another --namespace.
+      if (where !== undefined) throw new UsageError(`${dir}: no records under that episode id in that namespace (check the id and --namespace)`);
+      return fail("damaged", null, `${relative(process.cwd(), layout.log) || layout.log}: holds no records (its segments are missing, or the run never wrote one)`, [], null, 0);
+    }
     const header = headerOf(scan.records, relative(process.cwd(), layout.log));
     if (header.kind === "forked") {
       // A parent in files is named relative to the child's directory; one in JetStream as

@@ -233,6 +233,19 @@ describe("distributed flags without a server", () => {
     expect(remote.err).toMatch(/--remote: actors in other processes need --nats <url>/);
     expect(cli(["worker"]).err).toMatch(/required option '--nats <url>'/);
     expect(cli(["sweep", "auratown", "--seeds", "1-2", "--workers", "2"]).err).toMatch(/--workers: more than one worker needs --nats/);
+    // Credentials in the URL are never printed; URLs nats.js would misread, and bad namespaces, are refused as read.
+    const secret = cli(["verify", "x", "--nats", "nats://bob:s3cret@127.0.0.1:9"]);
+    expect(secret.code).toBe(2);
+    expect(secret.err).toMatch(/--nats nats:\/\/…@127\.0\.0\.1:9: cannot connect/);
+    expect(secret.err).not.toMatch(/s3cret/);
+    for (const url of ["http://127.0.0.1:4222", "tls://127.0.0.1:4222", "nats://127.0.0.1:99999", ""]) {
+      const r = cli(["verify", "x", "--nats", url]);
+      expect(r.code, url).toBe(2);
+      expect(r.err, url).toMatch(/'--nats <url>' argument .* is invalid\. expected a NATS server URL like nats:\/\/127\.0\.0\.1:4222/);
+    }
+    const ns = cli(["verify", "x", "--nats", "nats://127.0.0.1:9", "--namespace", "a.b"]);
+    expect(ns.code).toBe(2);
+    expect(ns.err).toMatch(/'--namespace <ns>' argument 'a\.b' is invalid/);
   });
 });
 

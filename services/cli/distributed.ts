@@ -12,6 +12,7 @@ import type { JobOutcome, JobQueue } from "../../infra/jobQueue.ts";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
+import { shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
 import { followJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
@@ -59,7 +60,7 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   try {
     return await withNats(flags.nats, "follow", async (nc) => {
-      say(flags.quiet, `follow: episode ${episode} in namespace ${flags.namespace} (${flags.nats}); waiting for records, Ctrl-C stops`);
+      say(flags.quiet, `follow: episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); waiting for records, Ctrl-C stops`);
       let lastTick: number | null = null;
       let tick: number | null = null;
       // Read from the first record even with --from-seq: the header says which tick is the last.
@@ -97,7 +98,7 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
   try {
     return await withNats(flags.nats, "actor-host", async (nc) => {
       const transport = new NatsTransport(nc);
-      say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${flags.nats})`);
+      say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)})`);
       try {
         const result = await hostEpisodeActors({
           nc, transport, namespace: flags.namespace, episode, actors, signal: stopped.signal,
@@ -141,7 +142,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
       },
       { concurrency: flags.concurrency },
     );
-    say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${flags.nats}); Ctrl-C stops after the running jobs`);
+    say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve).once("SIGTERM", resolve);
       // A sweep's own worker (started with an IPC channel) stops with its sweep.
@@ -213,7 +214,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       const queue = await JetStreamJobQueue.open(nc, flags.namespace);
       const children = spawnWorkers(flags.workers, url, flags.namespace);
       try {
-        if (flags.workers === 0) say(flags.quiet || flags.json, `sweep: ${jobs.length} episodes queued in namespace ${flags.namespace}; start workers with \`probetown worker --nats ${url} --namespace ${flags.namespace}\``);
+        if (flags.workers === 0) say(flags.quiet || flags.json, `sweep: ${jobs.length} episodes queued in namespace ${flags.namespace}; start workers with \`probetown worker --nats ${shownNatsUrl(url)} --namespace ${flags.namespace}\``);
         return await gather(queue);
       } finally {
         for (const child of children) child.kill("SIGTERM");

@@ -8,6 +8,7 @@ import cliProgress from "cli-progress";
 import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
+import { shownNatsUrl } from "../../infra/nats.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
@@ -61,7 +62,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     result = await runSweepOverNats(spec, {
       url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK, ...(agent === null ? {} : { llm: agent.settings }),
       onQueued: (jobs) => {
-        if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker --nats ${nats} --namespace ${namespace}\`\n`);
+        if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker --nats ${shownNatsUrl(nats)} --namespace ${namespace}\`\n`);
         bar?.start(total, 0);
       },
     }, (done) => bar?.update(done));
@@ -75,7 +76,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     ...(spec.heldOut === undefined ? {} : { heldOut: { seeds: seedsLabel(spec.heldOut), seedCount: spec.heldOut.length, regimes: spec.regimes.filter((r) => HELD_OUT_REGIMES.includes(r)) } }),
     episodes: result.episodes.length, seconds: result.seconds, episodesPerSecond: result.episodes.length / result.seconds,
     workers: result.workers, log: result.log,
-    ...("jobs" in result ? { nats: { url: nats, namespace: flags.namespace ?? DEFAULT_NAMESPACE, jobs: result.jobs, chunk: result.chunk, redelivered: result.redelivered } } : {}),
+    ...("jobs" in result ? { nats: { url: shownNatsUrl(nats ?? ""), namespace: flags.namespace ?? DEFAULT_NAMESPACE, jobs: result.jobs, chunk: result.chunk, redelivered: result.redelivered } } : {}),
     cells: result.cells,
     ...(model === null ? {} : { agent: `llm:${model}`, llm: usage ?? null }),
   };

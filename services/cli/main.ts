@@ -15,7 +15,7 @@ import { Effect } from "effect";
 import { episodeIdOf, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
-import { NatsUnavailable } from "../../infra/nats.ts";
+import { NatsUnavailable, shownNatsUrl } from "../../infra/nats.ts";
 import { readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, replayFromNats, verifyFromNats } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
@@ -191,7 +191,7 @@ function episodeSession(flags: EpisodeFlags, label: string) {
 }
 
 /** The command that checks an episode written to JetStream (the line a run or fork ends with). */
-const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${url}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
+const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${shownNatsUrl(url)}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
 
 async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
@@ -386,7 +386,13 @@ function cmdWorlds(): number {
 }
 
 /** `--nats <url>` (what it does for this command) and its `--namespace <ns>`. */
-const natsOption = (help: string) => new Option("--nats <url>", help);
+const natsOption = (help: string) =>
+  new Option("--nats <url>", help).argParser((value: string) => {
+    // nats.js would take an http:// or a tls:// URL and fail later, or connect without TLS.
+    const m = /^(?:nats:\/\/)?(?:[^@/\s]+@)?([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?\/?$/.exec(value);
+    if (m === null || Number(m[2] ?? 4222) > 65535) throw new InvalidArgumentError(`expected a NATS server URL like nats://127.0.0.1:4222 (host and port; TLS is not configured by probetown), got '${value}'`);
+    return value;
+  });
 const namespaceOption = () =>
   new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE).argParser((value: string) => {
     // It becomes a subject token and part of stream names (at most 255 characters with their prefixes).
