@@ -16,7 +16,9 @@ export class RequestTimeout extends Error {
   readonly subject: string;
   readonly timeoutMs: number;
   constructor(subject: string, timeoutMs: number) {
-    super(`no reply on '${subject}' within ${timeoutMs} ms`);
+    // An actor's subject (pt.<ns>.actor.<episode>.<actor>): its host died or hangs.
+    const actor = /^pt\.[^.]+\.actor\.[^.]+\.(.+)$/.exec(subject)?.[1];
+    super(`no reply on '${subject}' within ${timeoutMs} ms${actor === undefined ? "" : ` (the actor host serving ${actor} stopped or hangs; the log so far is kept, and \`run --resume\` with every actor in one process continues it)`}`);
     this.name = "RequestTimeout";
     this.subject = subject;
     this.timeoutMs = timeoutMs;

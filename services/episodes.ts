@@ -282,7 +282,7 @@ async function waitForActors(transport: Transport, routing: Routing, ids: readon
     );
     if (missing.size === 0) return;
     if (Date.now() > deadline) {
-      throw new Error(`no actor host answered for ${[...missing].join(", ")} within ${Math.round(timeoutMs / 1000)} s (start them with \`probetown actor-host\`)`);
+      throw new UsageError(`--remote: no actor host answered for ${[...missing].join(", ")} within ${Math.round(timeoutMs / 1000)} s (start them with \`probetown actor-host\`)`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
