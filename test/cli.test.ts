@@ -246,6 +246,9 @@ describe("distributed flags without a server", () => {
     const ns = cli(["verify", "x", "--nats", "nats://127.0.0.1:9", "--namespace", "a.b"]);
     expect(ns.code).toBe(2);
     expect(ns.err).toMatch(/'--namespace <ns>' argument 'a\.b' is invalid/);
+    const filesOnly = cli(["run", "auratown", "--seed", "1", "--namespace", "lab"]);
+    expect(filesOnly.code).toBe(2);
+    expect(filesOnly.err).toMatch(/--namespace lab: a namespace applies with --nats <url>/);
   });
 });
 

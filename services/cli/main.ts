@@ -416,7 +416,13 @@ export function buildProgram(exit: (code: number) => void): Command {
     .name("probetown")
     .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log · 4 internal error")
     .showHelpAfterError("(run with --help for usage)")
-    .exitOverride();
+    .exitOverride()
+    .hook("preAction", (_program, command) => {
+      // A namespace only means something in JetStream: given without --nats it would be ignored.
+      if (command.getOptionValueSource("namespace") === "cli" && command.opts().nats === undefined) {
+        throw new UsageError(`--namespace ${String(command.opts().namespace)}: a namespace applies with --nats <url> (without it everything stays in files)`);
+      }
+    });
   const wrap =
     <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>
     async (...args: A) =>
