@@ -70,5 +70,15 @@ describe("EnvProbe report: the paper's findings", () => {
     expect(md.indexOf("## The paper's findings")).toBeGreaterThan(0);
     expect(md.indexOf("## The paper's findings")).toBeLessThan(md.indexOf("## Regime medium"));
     expect(md).toMatch(/\| Structural \(c\+d\) probing beats Periodic on procedural A_H \| medium \| procedural \| .* \| \*\*not reproduced\*\*: no difference the CI can tell from zero \|/);
+    expect(md).not.toMatch(/Incomplete grid/);
+  });
+
+  it("says when the grid is incomplete: the groups that lack a policy, whose seeds drop out of its pairs", () => {
+    const all = episodes("tooldag", { "envprobe-cd": { accuracy: 0.9, success: () => true }, periodic: { accuracy: 0.8, success: () => true } });
+    const missing = all.find((e) => e.policy === "periodic")!;
+    const dir = tempDir("findings-unpaired");
+    const report = writeReport(all.filter((e) => e !== missing), dir, { iterations: 200 });
+    expect(report.unpaired).toEqual({ groups: 1, examples: [`tooldag-${missing.regime} s${missing.seed} lacks periodic`] });
+    expect(readFileSync(join(dir, "report.md"), "utf8")).toMatch(/\*\*Incomplete grid:\*\* 1 \(world, regime, seed\) group lacks some policy \(tooldag-medium s\d+ lacks periodic\)/);
   });
 });

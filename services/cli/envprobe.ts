@@ -117,6 +117,7 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
   const seconds = (performance.now() - started) / 1000;
   if (flags.json) process.stdout.write(JSON.stringify({ out: flags.out, files: report.files, episodes: report.episodes, seconds, loadSeconds: loaded }, null, 2) + "\n");
   else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => `${flags.out}/${f}`).join(", ")}\n`);
+  if (report.unpaired.groups > 0) process.stderr.write(`report-envprobe: incomplete grid: ${report.unpaired.groups} (world, regime, seed) ${report.unpaired.groups === 1 ? "group lacks" : "groups lack"} some policy (${report.unpaired.examples.join("; ")}${report.unpaired.groups > 3 ? "; …" : ""}); their seeds drop out of those pairs\n`);
   return 0;
 }
 

@@ -230,6 +230,20 @@ export interface EnvprobeReport {
   readonly cells: readonly CellMetrics[];
   readonly confidentWrong: { readonly confident: number; readonly wrong: number; readonly p: number; readonly ci: readonly [number, number] };
   readonly files: readonly string[];
+  /** (world, regime, seed) groups that lack a policy others have: those seeds drop out of that policy's pairs. */
+  readonly unpaired: { readonly groups: number; readonly examples: readonly string[] };
+}
+
+/** Groups of the grid (world, regime, seed) missing some policy the grid has: their pairs are dropped. */
+function unpairedGroups(episodes: readonly EpisodeMetrics[]): EnvprobeReport["unpaired"] {
+  const policies = new Set(episodes.map((e) => e.policy));
+  const groups = new Map<string, Set<string>>();
+  for (const e of episodes) {
+    const key = `${e.world}-${e.regime} s${e.seed}`;
+    (groups.get(key) ?? groups.set(key, new Set()).get(key)!).add(e.policy);
+  }
+  const short = [...groups].filter(([, has]) => has.size < policies.size);
+  return { groups: short.length, examples: short.slice(0, 3).map(([key, has]) => `${key} lacks ${[...policies].filter((p) => !has.has(p)).join(", ")}`) };
 }
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? "—" : x.toFixed(3));
@@ -271,6 +285,10 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
   const table2: Record<string, Comparison[]> = {};
   const files: string[] = [];
   const md: string[] = [`# ${options.title ?? "EnvProbe report"}`, "", `${episodes.length} episodes; regimes ${regimes.join(", ")}. Paired on (world, seed); A_H is the terminal exact per-field accuracy (paper Eq. 1). Bootstrap: ${iterations.toLocaleString("en-US")} resamples per comparison, seed ${seed}, one named RNG stream per comparison.`, ""];
+  const unpaired = unpairedGroups(episodes);
+  if (unpaired.groups > 0) {
+    md.push(`**Incomplete grid:** ${unpaired.groups} (world, regime, seed) ${unpaired.groups === 1 ? "group lacks" : "groups lack"} some policy (${unpaired.examples.join("; ")}${unpaired.groups > 3 ? "; …" : ""}); a comparison pairs only the seeds both of its policies have (its n says how many).`, "");
+  }
   const findings = regimes.flatMap((regime) => paperFindings(episodes, regime, (m, r, s) => compare(episodes, regime, m, r, s, { iterations, seed })));
   md.push(
     "## The paper's findings, checked on these episodes",
@@ -347,7 +365,7 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
   const w = wilson(wrong, confident);
   md.push("## Confident-wrong audit", "", `Per belief and step, Pr(belief ≠ world | reported confidence ≥ 0.7), pooled over every episode: **p̂_cw = ${w.p.toFixed(3)}** [Wilson 95% ${w.lower.toFixed(3)}, ${w.upper.toFixed(3)}] (${wrong.toLocaleString("en-US")} of ${confident.toLocaleString("en-US")}). Per world and policy in the tables above; the "wrong" is the true mismatch (the referee's exact comparison), not the release's oracle cascade.`, "");
   writeFileSync(join(outDir, "report.md"), md.join("\n") + "\n");
-  const report: EnvprobeReport = { regimes, episodes: episodes.length, findings, table1, table2, cells, confidentWrong: { confident, wrong, p: w.p, ci: [w.lower, w.upper] }, files: ["report.md", "report.json", ...files] };
+  const report: EnvprobeReport = { regimes, episodes: episodes.length, findings, table1, table2, cells, confidentWrong: { confident, wrong, p: w.p, ci: [w.lower, w.upper] }, files: ["report.md", "report.json", ...files], unpaired };
   writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2) + "\n");
   return report;
 }
