@@ -36,6 +36,8 @@ export class InProcessJobQueue implements JobQueue {
   readonly #entries = new Map<string, Entry>();
   readonly #ready: string[] = [];
   readonly #finished: JobOutcome[] = [];
+  /** Failed outcomes of jobs submitted again: no longer the job's outcome. */
+  readonly #retired = new WeakSet<JobOutcome>();
   /** Workers taking jobs, in round-robin order. */
   readonly #workers: Worker[] = [];
   readonly #stopping = new Set<Promise<void>>();
@@ -52,6 +54,13 @@ export class InProcessJobQueue implements JobQueue {
   async submit(jobs: readonly Job[]): Promise<void> {
     if (this.#closed) throw new Error("job queue is closed");
     for (const job of jobs) {
+      const entry = this.#entries.get(job.id);
+      const failed = entry?.state === "done" ? this.#finished.find((o) => o.id === job.id && !o.ok && !this.#retired.has(o)) : undefined;
+      if (failed !== undefined) {
+        // A failed job runs again: its outcome is set aside (readers skip it) and it is queued anew.
+        this.#retired.add(failed);
+        this.#entries.delete(job.id);
+      }
       if (this.#entries.has(job.id)) continue;
       this.#entries.set(job.id, { job, state: "queued", deliveries: 0, token: 0 });
       this.#ready.push(job.id);
@@ -105,7 +114,7 @@ export class InProcessJobQueue implements JobQueue {
     while (wanted.size > 0) {
       while (cursor < this.#finished.length) {
         const outcome = this.#finished[cursor++]!;
-        if (wanted.delete(outcome.id)) {
+        if (!this.#retired.has(outcome) && wanted.delete(outcome.id)) {
           yield outcome;
           if (wanted.size === 0) return;
         }

@@ -200,12 +200,21 @@ export class JetStreamJobQueue implements JobQueue {
     const [done, queued] = await this.#retry(deadline, () =>
       Promise.all([subjectsHeld(jsm, this.#names.results, wildcardOf(fresh[0]!.result)), subjectsHeld(jsm, this.#names.jobs, wildcardOf(fresh[0]!.subject))]),
     );
-    const todo = fresh.filter((f) => !done.has(f.result) && !queued.has(f.subject));
+    // A job whose recorded outcome is a failure runs again: its outcome is dropped and it is queued
+    // anew (under a msg id of its own, past the dedupe of its first submission).
+    const retried = new Map<string, string>();
+    for (const f of fresh.filter((x) => done.has(x.result) && !queued.has(x.subject))) {
+      const last = await this.#retry(deadline, () => jsm.streams.getMessage(this.#names.results, { last_by_subj: f.result }));
+      if (last === null || (last.json<JobOutcome>()).ok) continue;
+      await this.#retry(deadline, () => jsm.streams.purge(this.#names.results, { filter: f.result }));
+      retried.set(f.job.id, `${f.job.id}@retry-${last.seq}`);
+    }
+    const todo = fresh.filter((f) => retried.has(f.job.id) || (!done.has(f.result) && !queued.has(f.subject)));
     let next = 0;
     const lane = async () => {
       while (next < todo.length) {
         const { job, subject } = todo[next++]!;
-        await this.#retry(deadline, () => this.#js.publish(subject, JSON.stringify({ id: job.id, spec: job.spec }), { msgID: job.id }));
+        await this.#retry(deadline, () => this.#js.publish(subject, JSON.stringify({ id: job.id, spec: job.spec }), { msgID: retried.get(job.id) ?? job.id }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(SUBMIT_PARALLEL, todo.length) }, lane));
@@ -322,7 +331,7 @@ export class JetStreamJobQueue implements JobQueue {
         }
       }
       if (state.abandoned || outcome === null) return;
-      if (!(await this.#publishResult(outcome, state))) return;
+      if (!(await this.#publishResult(outcome, state, m.seq))) return;
       // If this ack is lost, the redelivery finds the result and is acked then.
       await m.ackAck().catch(() => false);
     } finally {
@@ -339,13 +348,17 @@ export class JetStreamJobQueue implements JobQueue {
     }
   }
 
-  /** Publishes an outcome unless one exists (first writer wins); retries until done or abandoned. */
-  async #publishResult(outcome: JobOutcome, state: WorkerState): Promise<boolean> {
+  /**
+   * Publishes an outcome unless one exists (first writer wins); retries until done or abandoned. The
+   * msg id names the job message too, so the outcome of a resubmitted failed job is not taken for a
+   * duplicate of the failure it replaces.
+   */
+  async #publishResult(outcome: JobOutcome, state: WorkerState, jobSeq: number): Promise<boolean> {
     const subject = subjects.result(this.#ns, outcome.id);
     for (;;) {
       if (state.abandoned) return false;
       try {
-        await this.#js.publish(subject, JSON.stringify(outcome), { msgID: outcome.id, expect: { lastSubjectSequence: 0 } });
+        await this.#js.publish(subject, JSON.stringify(outcome), { msgID: `${outcome.id}@${jobSeq}`, expect: { lastSubjectSequence: 0 } });
         return true;
       } catch (error) {
         const code = apiCode(error);

@@ -61,7 +61,7 @@ export interface WorkerHandle {
 }
 
 export interface JobQueue {
-  /** Enqueues jobs; an id already queued, running or done is not enqueued again. */
+  /** Enqueues jobs; an id already queued, running or done is not enqueued again, unless it failed: a failed job runs again. */
   submit(jobs: readonly Job[]): Promise<void>;
   /** Runs `handler` on queued jobs until stopped. A throw retries the job (up to maxAttempts), a JobRejected fails it at once. */
   work(worker: string, handler: JobHandler, options?: WorkOptions): WorkerHandle;

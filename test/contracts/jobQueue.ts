@@ -126,6 +126,27 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueue>): v
       });
     });
 
+    it("runs a failed job again when it is submitted again (a done one is not)", async () => {
+      await withQueue(async (queue, workers) => {
+        let calls = 0;
+        await queue.submit([{ id: "flaky", spec: null }, { id: "fine", spec: null }]);
+        const handle = queue.work("w1", async (job) => {
+          if (job.id === "fine") return "ok";
+          calls++;
+          if (calls === 1) throw new JobRejected("not yet");
+          return "second time";
+        });
+        workers.push(handle);
+        const first = await collectOutcomes(queue, ["flaky", "fine"]);
+        expect(first.find((o) => o.id === "flaky")).toMatchObject({ ok: false, error: "not yet" });
+        await queue.submit([{ id: "flaky", spec: null }, { id: "fine", spec: null }]);
+        const again = await collectOutcomes(queue, ["flaky", "fine"]);
+        expect(again.find((o) => o.id === "flaky")).toMatchObject({ ok: true, result: "second time", attempt: 1 });
+        expect(again.find((o) => o.id === "fine")).toMatchObject({ ok: true, result: "ok" });
+        expect(calls).toBe(2);
+      });
+    });
+
     it("shares jobs between two workers with concurrency", async () => {
       await withQueue(async (queue, workers) => {
         const batch = jobs("s", 16);
