@@ -32,11 +32,11 @@ export function kvKey(value: string): string {
 }
 
 /** A server URL as shown to people: credentials in it (`nats://user:pass@host`) are never printed. */
-export const shownNatsUrl = (url: string): string => url.replace(/^((?:nats:\/\/)?)[^@/]*@/, "$1…@");
+export const shownNatsUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, "$1…@");
 
 export class NatsUnavailable extends Error {
-  constructor(url: string, cause: unknown, what = "cannot connect to a NATS server") {
-    super(`--nats ${shownNatsUrl(url)}: ${what} (${(cause as Error)?.message ?? String(cause)}); is nats-server running with JetStream (-js)?`);
+  constructor(url: string, cause: unknown, what = "cannot connect to a NATS server", hint = "is nats-server running with JetStream (-js)?") {
+    super(`--nats ${shownNatsUrl(url)}: ${what} (${(cause as Error)?.message ?? String(cause)}); ${hint}`);
     this.name = "NatsUnavailable";
   }
 }
@@ -56,10 +56,20 @@ export interface ConnectOptions {
  * Connects with reconnects that never give up: a restarted server must not end a sweep. The first
  * connect fails fast with an error that names the URL.
  */
+/** `nats://user:pass@host:port` as nats.js wants it: the server without credentials, and the credentials apart (it ignores them in the URL). */
+function serverAndCredentials(url: string): { readonly server: string; readonly user?: string; readonly pass?: string } {
+  const m = /^((?:nats:\/\/)?)([^@/]*)@(.*)$/.exec(url);
+  if (m === null) return { server: url };
+  const [user, ...rest] = m[2]!.split(":");
+  return { server: `${m[1]}${m[3]}`, user: decodeURIComponent(user ?? ""), ...(rest.length > 0 ? { pass: decodeURIComponent(rest.join(":")) } : {}) };
+}
+
 export async function connectNats(url: string, options: ConnectOptions = {}): Promise<NatsConnection> {
+  const { server, ...credentials } = serverAndCredentials(url);
   try {
     return await connect({
-      servers: url,
+      servers: server,
+      ...credentials,
       name: options.name ?? `probetown-${process.pid}`,
       timeout: options.timeoutMs ?? 5000,
       maxReconnectAttempts: -1,
@@ -69,6 +79,7 @@ export async function connectNats(url: string, options: ConnectOptions = {}): Pr
       noAsyncTraces: true,
     });
   } catch (error) {
+    if (/authori[sz]ation/i.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password in the URL");
     throw new NatsUnavailable(url, error);
   }
 }

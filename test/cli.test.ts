@@ -238,10 +238,11 @@ describe("distributed flags without a server", () => {
     expect(secret.code).toBe(2);
     expect(secret.err).toMatch(/--nats nats:\/\/…@127\.0\.0\.1:9: cannot connect/);
     expect(secret.err).not.toMatch(/s3cret/);
-    for (const url of ["http://127.0.0.1:4222", "tls://127.0.0.1:4222", "nats://127.0.0.1:99999", ""]) {
+    for (const url of ["http://127.0.0.1:4222", "tls://127.0.0.1:4222", "nats://127.0.0.1:99999", "", "http://bob:s3cret@127.0.0.1:4222"]) {
       const r = cli(["verify", "x", "--nats", url]);
       expect(r.code, url).toBe(2);
-      expect(r.err, url).toMatch(/'--nats <url>' argument .* is invalid\. expected a NATS server URL like nats:\/\/127\.0\.0\.1:4222/);
+      expect(r.err, url).not.toMatch(/s3cret/);
+      expect(r.err, url).toMatch(/--nats: expected a NATS server URL like nats:\/\/127\.0\.0\.1:4222/);
     }
     const ns = cli(["verify", "x", "--nats", "nats://127.0.0.1:9", "--namespace", "a.b"]);
     expect(ns.code).toBe(2);

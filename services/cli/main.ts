@@ -386,13 +386,14 @@ function cmdWorlds(): number {
 }
 
 /** `--nats <url>` (what it does for this command) and its `--namespace <ns>`. */
-const natsOption = (help: string) =>
-  new Option("--nats <url>", help).argParser((value: string) => {
-    // nats.js would take an http:// or a tls:// URL and fail later, or connect without TLS.
-    const m = /^(?:nats:\/\/)?(?:[^@/\s]+@)?([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?\/?$/.exec(value);
-    if (m === null || Number(m[2] ?? 4222) > 65535) throw new InvalidArgumentError(`expected a NATS server URL like nats://127.0.0.1:4222 (host and port; TLS is not configured by probetown), got '${value}'`);
-    return value;
-  });
+const natsOption = (help: string) => new Option("--nats <url>", help);
+
+/** Checks a --nats URL as it is read: nats.js would take an http:// or tls:// URL and fail later, or connect without TLS. */
+function checkNatsUrl(value: string): void {
+  const m = /^(?:nats:\/\/)?(?:[^@/\s]+@)?([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?\/?$/.exec(value);
+  // Said by us, not commander, whose message would repeat the value with any password in it.
+  if (m === null || Number(m[2] ?? 4222) > 65535) throw new UsageError(`--nats: expected a NATS server URL like nats://127.0.0.1:4222 (host and port; TLS is not configured by probetown), got '${shownNatsUrl(value)}'`);
+}
 const namespaceOption = () =>
   new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE).argParser((value: string) => {
     // It becomes a subject token and part of stream names (at most 255 characters with their prefixes).
@@ -418,6 +419,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .hook("preAction", (_program, command) => {
+      const nats = command.opts().nats as string | undefined;
+      if (nats !== undefined) checkNatsUrl(nats);
       // A namespace only means something in JetStream: given without --nats it would be ignored.
       if (command.getOptionValueSource("namespace") === "cli" && command.opts().nats === undefined) {
         throw new UsageError(`--namespace ${String(command.opts().namespace)}: a namespace applies with --nats <url> (without it everything stays in files)`);
