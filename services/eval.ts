@@ -22,7 +22,7 @@ import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } 
 import { makeLlmGateway, usageFromRecords, type Accounting, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
-import { judgeGateway, judgeModelOf, sceneModelsOf } from "./factualEval.ts";
+import { judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
 import { factualTruth } from "./benchmarks/factual.ts";
 
 export const DEFAULT_SEEDS = [42, 123, 456] as const;
@@ -372,7 +372,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   let done = 0;
   for (const seed of o.seeds) {
     const townDir = join(root, `town-s${seed}-t${warmup}`);
-    if (existsSync(townDir)) (await import("node:fs")).rmSync(townDir, { recursive: true, force: true });
+    replaceTown(townDir);
     const snap = await townSnapshot(seed, warmup, townDir);
     const askers = queries.map((_, i) => snap.residents[i % snap.residents.length]!);
     const config = auraSceneWorld.resolveConfig({

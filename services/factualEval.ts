@@ -198,6 +198,17 @@ export function cellSettingsMatch(records: readonly LogRecord[], seed: number, q
 }
 
 /** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
+/**
+ * Clears a town warm-up's folder for its rerun. The run writes the same log again, but a damaged one
+ * is reported (exit 3, naming the file) rather than run over: `--fresh` does not change that, a
+ * damaged log is removed by hand after a look.
+ */
+export function replaceTown(townDir: string): void {
+  const log = layoutOf(townDir).log;
+  if (existsSync(log)) readLog(log);
+  rmSync(townDir, { recursive: true, force: true });
+}
+
 export function existingCell(dir: string, seed: number, condition: string, queryId: string, config: SceneConfig | null): LogRecord[] | null {
   const log = layoutOf(dir).log;
   if (!existsSync(log)) return null;
@@ -247,7 +258,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
     let residents: readonly string[] = [];
     if (missing) {
       const townDir = join(root, `town-s${seed}-w${warmup}`);
-      rmSync(townDir, { recursive: true, force: true });
+      replaceTown(townDir);
       snaps = await townSnapshots(seed, queries.map((_, qi) => warmup + qi), townDir);
       residents = snaps[0]!.residents;
     }

@@ -4,7 +4,7 @@
 // per-query snapshots and rotating askers, cells that verify, reruns served from logs, the report,
 // and a held-out phrasing set written for these tests.
 import { describe, expect, it } from "vitest";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnswerFactPayload } from "../events/probes.ts";
 import type { LogRecord } from "../events/record.ts";
@@ -200,6 +200,14 @@ describe("factual benchmark on paired AURATown snapshots", () => {
     const tampered = readFileSync(segment, "utf8");
     await expect(runFactualEval({ file: FACTUAL, conditions: ["aura-gap-routed"], seeds: [42], out })).rejects.toThrow(/000000000000\.jsonl: seq 1 \(line 2\): hash mismatch/);
     expect(readFileSync(segment, "utf8")).toBe(tampered);
+    // So is a damaged town warm-up log, which a rerun with a cell to run would otherwise rewrite.
+    writeFileSync(segment, lines.join("\n").replace('{"clock":{},"tick":5}', '{"clock":{},"tick":0}'));
+    const town = join(out, "factual_queries", "town-s42-w10", "log", "000000000000.jsonl");
+    const townText = readFileSync(town, "utf8");
+    writeFileSync(town, townText.replace('"tick":3,', '"tick":4,'));
+    rmSync(cells[5]!.log, { recursive: true });
+    await expect(runFactualEval({ file: FACTUAL, conditions: ["aura-gap-routed"], seeds: [42], out })).rejects.toThrow(/town-s42-w10\/log\/000000000000\.jsonl: seq \d+ \(line \d+\): hash mismatch/);
+    expect(readFileSync(town, "utf8")).toBe(townText.replace('"tick":3,', '"tick":4,'));
   }, 120_000);
 
   it("generalises to phrasings written for the tests (held-out set): GapRouted answers most with few probes", async () => {
