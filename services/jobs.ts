@@ -37,7 +37,8 @@ export interface EpisodeOutcome {
 /** What differs between the spec an outcome was run with and the one asked for now, field by field. */
 export function specDifferences(ran: EpisodeSpec | undefined, asked: EpisodeSpec): string[] {
   if (ran === undefined) return ["its settings were not recorded (an earlier build ran it)"];
-  const keys = [...new Set([...Object.keys(ran), ...Object.keys(asked)])].sort() as (keyof EpisodeSpec)[];
+  // The snapshot cadence changes how a job resumes, not what it produces.
+  const keys = ([...new Set([...Object.keys(ran), ...Object.keys(asked)])].sort() as (keyof EpisodeSpec)[]).filter((k) => k !== "snapshotEvery");
   return keys
     .filter((k) => canonicalJson(ran[k] ?? null) !== canonicalJson(asked[k] ?? null))
     .map((k) => `${k}: ${k === "config" ? "another config" : String(ran[k] ?? "default")} there, ${k === "config" ? "this one" : String(asked[k] ?? "default")} asked for`);
@@ -131,9 +132,11 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
     };
     return outcome;
   };
-  // A bad spec, or a log left by another episode under this id, fails the same on every delivery.
+  // A bad spec, a log left by another episode under this id, or a path that cannot be a directory
+  // fails the same on every delivery.
   return (job, context) =>
     handler(job, context).catch((error: unknown) => {
-      throw error instanceof UsageError ? new JobRejected(error.message) : error;
+      const path = ["EEXIST", "ENOTDIR", "EISDIR", "EACCES"].includes((error as NodeJS.ErrnoException)?.code ?? "");
+      throw error instanceof UsageError || path ? new JobRejected((error as Error).message) : error;
     });
 }

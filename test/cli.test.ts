@@ -283,5 +283,7 @@ describe("probetown sweep, embedded", () => {
     expect(typo.err).toMatch(/--config: invalid auratown config: .*sped/);
     expect(cli(["sweep", "auratown", "--seeds", "0-1000000000"], cwd).err).toMatch(/at most 1,000,000 per sweep/);
     expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", ","], cwd).err).toMatch(/--conditions: expected at least one condition/);
+    expect(cli(["sweep", "auratown", "--seeds", "1", "--log", "typo.json"], cwd).err).toMatch(/--log typo\.json: is a file; expected a directory/);
+    expect(cli(["sweep", "auratown", "--seeds", "1", "--out", "other"], cwd).err).toMatch(/--out other: is a directory; expected a file/);
   });
 });

@@ -1,8 +1,8 @@
 // The distributed commands: `actor-host`, `worker`, `sweep` and `follow` (and the NATS branch of `run`,
 // `verify`, `replay` and `inspect`). Each connects to NATS, states what it serves or runs, and always closes the connection.
-import { writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { worldNamed } from "../../actors/worlds.ts";
 import { Effect } from "effect";
 import cliProgress from "cli-progress";
@@ -172,7 +172,16 @@ interface SweepFlags {
   log?: string;
 }
 
+/** A sweep's --out is checked before any episode runs: outcomes that cannot be written would be lost. */
+export function checkOutFile(out: string | undefined): void {
+  if (out === undefined) return;
+  if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out}: is a directory; expected a file for the outcomes JSON`);
+  if (!existsSync(dirname(resolve(out)))) throw new UsageError(`--out ${out}: its directory does not exist`);
+}
+
 export async function cmdSweep(world: string, flags: SweepFlags): Promise<number> {
+  checkOutFile(flags.out);
+  if (flags.log !== undefined && existsSync(flags.log) && !statSync(flags.log).isDirectory()) throw new UsageError(`--log ${flags.log}: is a file; expected a directory for the episodes`);
   const jobs = jobsOf({
     world,
     seeds: parseSeeds(flags.seeds),
@@ -242,7 +251,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${(jobs.length / seconds).toFixed(1)} episodes/s)\n`);
     for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempt${f.attempt === 1 ? "" : "s"}: ${f.error ?? "(no message)"}\n`);
     if (failed.some((f) => f.rejected === true && /another header|other settings/.test(f.error ?? ""))) {
-      process.stdout.write(`  an episode of another sweep has that id: ${flags.nats === undefined ? "pass --log <dir> to run this one elsewhere" : "use another --namespace"}\n`);
+      process.stdout.write(`  an episode of another sweep has that id: ${flags.nats !== undefined ? "use another --namespace" : flags.log === undefined ? "pass --log <dir> to run this one elsewhere" : "choose another --log"}\n`);
     }
     if (flags.out !== undefined) process.stdout.write(`outcomes: ${flags.out}\n`);
   }

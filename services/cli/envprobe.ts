@@ -9,6 +9,7 @@ import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, renderCells, runSweep, 
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
+import { checkOutFile } from "./distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
@@ -40,6 +41,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   if (flags.policies !== undefined && flags.conditions !== undefined) throw new UsageError("--conditions and --policies name the same thing for envprobe (its conditions are policies): give one of them");
   const policies = flags.policies ?? flags.conditions;
   const nats = flags.nats;
+  checkOutFile(flags.out);
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
   const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
