@@ -381,7 +381,13 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
       replay.host.stop();
     }
     const ticks = o.ticks ?? header.ticks;
-    if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) throw new UsageError(`--ticks: the child must run past tick ${o.atTick}, got ${ticks}`);
+    if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) {
+      throw new UsageError(
+        o.ticks === undefined
+          ? `--at ${o.atTick}: the parent runs ${ticks} ticks, so its child would have none left; fork earlier, or give the child --ticks n (n > ${o.atTick + 1})`
+          : `--ticks: the child must run past tick ${o.atTick}, got ${ticks}`,
+      );
+    }
     const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
     const where = (o.where ?? filesWhere(o.dir))(episode);
     const dir = where.dir;

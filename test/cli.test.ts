@@ -96,6 +96,7 @@ describe("probetown CLI", () => {
       [["run", "auratown", "--seed", "1", "--condition", "sunny", "--log", join(work, "x2")], /unknown condition 'sunny'/],
       [["run", "auratown", "--seed", "1", "--log", dir], /already holds an episode log/],
       [["fork", dir, "--at", "99", "--condition", "baseline", "--log", join(work, "x3")], /--at 99: the parent has no committed tick 99/],
+      [["fork", dir, "--at", "33", "--condition", "baseline", "--log", join(work, "x3b")], /--at 33: the parent runs 34 ticks, so its child would have none left/],
       [["verify", join(work, "missing")], /no such episode directory/],
       [["replay", dir, "--to-tick", "999"], /--to-tick 999: .* has no committed tick 999 \(committed ticks: 0–33\)/],
       [["inspect", dir, "--agent", "nobody"], /--agent nobody: no actor of .* has that id or name \(actors: agent\/chen-mei/],
@@ -131,6 +132,10 @@ describe("probetown CLI", () => {
       expect(r3.err).toMatch(/--config .*bad\.json: invalid auratown config/);
       expect(r3.err).toMatch(message);
     }
+    writeFileSync(bad, "[]");
+    expect(cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x8")]).err).toMatch(/--config .*bad\.json: expected a JSON object of config fields, got an array/);
+    writeFileSync(bad, JSON.stringify({ queries: [{ id: "1", text: "Is Ben around?" }, { id: "1", text: "Is Ana free?" }], order: ["1"] }));
+    expect(cli(["run", "aura-scene", "--seed", "1", "--config", bad, "--log", join(work, "x9")]).err).toMatch(/queries: the id '1' is used more than once/);
     writeFileSync(bad, JSON.stringify({ maxSteps: -1 }));
     const scene = cli(["run", "aura-scene", "--seed", "1", "--condition", "literal", "--config", bad, "--log", join(work, "x7")]);
     expect(scene.code).toBe(2);

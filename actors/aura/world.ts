@@ -106,6 +106,8 @@ const decode = Schema.decodeUnknownSync(SceneConfigSchema, { onExcessProperty: "
 function problems(c: SceneConfig): string[] {
   const out: string[] = [];
   const ids = new Set(c.queries.map((q) => q.id));
+  const twice = c.queries.map((q) => q.id).filter((id, i, all) => all.indexOf(id) !== i);
+  for (const id of new Set(twice)) out.push(`queries: the id '${id}' is used more than once (order names queries by id)`);
   if (c.order.length === 0) out.push("order: expected at least one query id (the scene asks one query per tick)");
   for (const id of c.order) if (!ids.has(id)) out.push(`order: no query with id '${id}'`);
   if (c.maxSteps < 0) out.push(`maxSteps: expected ≥ 0, got ${c.maxSteps}`);

@@ -56,7 +56,7 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
     const all = judge.failed === judge.cells;
     process.stderr.write(
       `experiment ${spec.name}: ${all ? "the LLM judge scored no cell" : `the LLM judge could not score ${judge.failed} of ${judge.cells} cells`} (first error: ${judge.firstError}); ` +
-        `${all ? "its columns are empty and only the rule judge's figures are in the report" : "they are left out of its means"}. Rerun to retry them (recorded answers are reused).\n`,
+        `${all ? `its columns are empty${spec.judges.includes("rule") ? " and only the rule judge's figures are in the report" : ": the report has no judge scores"}` : "they are left out of its means"}. Rerun to retry them (recorded answers are reused).\n`,
     );
     if (all) {
       exit(2);

@@ -52,11 +52,14 @@ function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new UsageError(`--config ${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`--config ${path}: not valid JSON (${(error as Error).message})`);
   }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--config ${path}: expected a JSON object of config fields, got ${Array.isArray(value) ? "an array" : String(value)}`);
+  return value;
 }
 
 function progressBar(enabled: boolean, label: string): { update: (done: number, total: number) => void; stop: () => void } {
