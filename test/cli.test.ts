@@ -142,6 +142,15 @@ describe("probetown CLI", () => {
     expect(scene.err).toMatch(/--config .*bad\.json: invalid aura-scene config:\n {2}- maxSteps: expected ≥ 0, got -1/);
   });
 
+  it("run --resume where there is no log yet says it starts the episode (a typo in --log would pass unnoticed)", () => {
+    const fresh = cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
+    expect(fresh.code).toBe(0);
+    expect(fresh.err).toMatch(/run --resume: no log at .*not-yet yet; starting the episode there/);
+    const again = cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
+    expect(again.err).not.toMatch(/no log at/);
+    expect(again.out).toMatch(/resumed after tick 1, 0 records appended/);
+  });
+
   it("verify calls a log folder without its segments, or without its first one, damaged (exit 3) and says which", () => {
     const base = join(work, "segments");
     expect(cli(["run", "auratown", "--seed", "3", "--ticks", "4", "--log", base, "--trace", "none", "-q"]).code).toBe(0);

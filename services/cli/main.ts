@@ -2,7 +2,7 @@
 //   0 success · 1 verification failed (the log is intact but replay diverges from it)
 //   2 bad usage or input (flags, config, unknown world/condition) · 3 the log is damaged
 //   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
@@ -223,6 +223,12 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
   if (flags.nats === undefined) {
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
+    if (flags.resume && !flags.quiet) {
+      // A typo in --log would otherwise start a fresh episode without a word.
+      const dir = resolve(flags.log ?? join("runs", episodeIdOf(worldName, flags.seed, condition)));
+      const log = layoutOf(dir).log;
+      if (!existsSync(log) || readdirSync(log).length === 0) process.stderr.write(`run --resume: no log at ${shownPath(dir)} yet; starting the episode there\n`);
+    }
     return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, condition)));
   }
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
