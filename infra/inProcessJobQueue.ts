@@ -17,6 +17,8 @@ interface Entry {
   /** Identifies the current delivery, so a settling handler from an abandoned delivery is ignored. */
   token: number;
   lastError?: string;
+  /** Its outcome, once done. */
+  outcome?: JobOutcome;
 }
 
 interface Worker {
@@ -54,9 +56,8 @@ export class InProcessJobQueue implements JobQueue {
   async submit(jobs: readonly Job[]): Promise<void> {
     if (this.#closed) throw new Error("job queue is closed");
     for (const job of jobs) {
-      const entry = this.#entries.get(job.id);
-      const failed = entry?.state === "done" ? this.#finished.find((o) => o.id === job.id && !o.ok && !this.#retired.has(o)) : undefined;
-      if (failed !== undefined) {
+      const failed = this.#entries.get(job.id)?.outcome;
+      if (failed !== undefined && !failed.ok) {
         // A failed job runs again: its outcome is set aside (readers skip it) and it is queued anew.
         this.#retired.add(failed);
         this.#entries.delete(job.id);
@@ -214,6 +215,7 @@ export class InProcessJobQueue implements JobQueue {
 
   #finish(entry: Entry, outcome: JobOutcome): void {
     entry.state = "done";
+    entry.outcome = outcome;
     this.#finished.push(outcome);
     this.#notify();
   }

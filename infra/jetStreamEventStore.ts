@@ -922,7 +922,7 @@ export async function createJetStreamEventStore(nc: NatsConnection, namespace: s
   const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, () => 0);
   try {
     if ((await subjectCount(ctx, subject)) !== 0) {
-      throw new EpisodeExists(location, `episode ${location} already has a log in JetStream stream ${ctx.stream} (subject ${subject}); continue it with --resume, or choose another --namespace`);
+      throw new EpisodeExists(location, `episode ${location} already has a log in JetStream stream ${ctx.stream} (subject ${subject})`);
     }
     const firstSeq = options.firstSeq ?? 0;
     return new JetStreamEventStore(ctx, location, options.episode, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, 0, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit");

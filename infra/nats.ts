@@ -31,8 +31,17 @@ export function kvKey(value: string): string {
   return value.replace(/[^-/_.a-zA-Z0-9]/g, (c) => [...Buffer.from(c, "utf8")].map((b) => `=${b.toString(16).padStart(2, "0")}`).join(""));
 }
 
+/** A server URL in its parts: `scheme://` (or ""), the `user:pass` before an `@` (or null), and the rest. */
+export function splitNatsUrl(url: string): { readonly scheme: string; readonly credentials: string | null; readonly rest: string } {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)?(?:([^@/]*)@)?(.*)$/i.exec(url)!;
+  return { scheme: m[1] ?? "", credentials: m[2] ?? null, rest: m[3]! };
+}
+
 /** A server URL as shown to people: credentials in it (`nats://user:pass@host`) are never printed. */
-export const shownNatsUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, "$1…@");
+export function shownNatsUrl(url: string): string {
+  const { scheme, credentials, rest } = splitNatsUrl(url);
+  return credentials === null ? url : `${scheme}…@${rest}`;
+}
 
 export class NatsUnavailable extends Error {
   constructor(url: string, cause: unknown, what = "cannot connect to a NATS server", hint = "is nats-server running with JetStream (-js)?") {
@@ -52,18 +61,18 @@ export interface ConnectOptions {
   readonly timeoutMs?: number;
 }
 
+/** `nats://user:pass@host:port` as nats.js wants it: the server without credentials, and the credentials apart (it ignores them in the URL). */
+function serverAndCredentials(url: string): { readonly server: string; readonly user?: string; readonly pass?: string } {
+  const { scheme, credentials, rest } = splitNatsUrl(url);
+  if (credentials === null) return { server: url };
+  const [user, ...pass] = credentials.split(":");
+  return { server: `${scheme}${rest}`, user: decodeURIComponent(user ?? ""), ...(pass.length > 0 ? { pass: decodeURIComponent(pass.join(":")) } : {}) };
+}
+
 /**
  * Connects with reconnects that never give up: a restarted server must not end a sweep. The first
  * connect fails fast with an error that names the URL.
  */
-/** `nats://user:pass@host:port` as nats.js wants it: the server without credentials, and the credentials apart (it ignores them in the URL). */
-function serverAndCredentials(url: string): { readonly server: string; readonly user?: string; readonly pass?: string } {
-  const m = /^((?:nats:\/\/)?)([^@/]*)@(.*)$/.exec(url);
-  if (m === null) return { server: url };
-  const [user, ...rest] = m[2]!.split(":");
-  return { server: `${m[1]}${m[3]}`, user: decodeURIComponent(user ?? ""), ...(rest.length > 0 ? { pass: decodeURIComponent(rest.join(":")) } : {}) };
-}
-
 export async function connectNats(url: string, options: ConnectOptions = {}): Promise<NatsConnection> {
   const { server, ...credentials } = serverAndCredentials(url);
   try {

@@ -15,7 +15,7 @@ import type { TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotOfReplay, UsageError } from "./replay.ts";
 import { Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
-import { compactJson } from "./views/text.ts";
+import { fieldDifferences } from "./views/text.ts";
 
 export interface EpisodeObserver {
   /** Called after every committed tick with the live host (read-only use). */
@@ -223,22 +223,6 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
 const lastStateHash = (records: readonly LogRecord[]): string =>
   (records.findLast((r) => r.type === "tick.committed")?.payload as { stateHash?: string } | undefined)?.stateHash ?? "";
 
-/** What differs between a logged header and the one this run would write, field by field (config by its top-level keys). */
-function headerDifferences(logged: unknown, wanted: unknown): string[] {
-  const a = (logged ?? {}) as Record<string, unknown>;
-  const b = (wanted ?? {}) as Record<string, unknown>;
-  const shown = (v: unknown) => (v === undefined ? "none" : compactJson(v, 40));
-  const out: string[] = [];
-  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (canonicalJson(a[key] ?? null) === canonicalJson(b[key] ?? null)) continue;
-    if (key === "config" && typeof a[key] === "object" && typeof b[key] === "object") {
-      const fields = headerDifferences(a[key], b[key]).map((d) => `config.${d}`);
-      out.push(...fields);
-    } else out.push(`${key}: ${shown(a[key])} in the log, ${shown(b[key])} asked for`);
-  }
-  return out;
-}
-
 /**
  * Decides where a run starts. A partial log (a worker died) restarts after its latest snapshot
  * whose tick is in the log (or from the beginning without one); the records after that point are
@@ -252,7 +236,7 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
   const logged = records[0]!;
   const h = d.header(d.definitions.map((def) => def.id).sort());
   if (logged.type !== h.type || canonicalJson(logged.payload) !== canonicalJson(h.payload)) {
-    const differ = headerDifferences(logged.payload, h.payload);
+    const differ = fieldDifferences(logged.payload, h.payload, "in the log");
     throw new UsageError(`episode ${d.episode}: the existing log was started with another header (${differ.length === 0 ? "it is not an episode.started record" : differ.join("; ")}); refusing to continue it`);
   }
   const key = await snapshots.latest();

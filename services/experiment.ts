@@ -398,16 +398,9 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
   let scan = scanMatrix(spec);
   let replaced = 0;
   if (o.verify === true) {
-    // Replay every served cell; one that does not verify is moved aside and run again.
-    for (const dir of scan.served) {
-      if ((await verifyEpisode(dir)).exitCode === 0) continue;
-      if (o.reportOnly === true) throw new UsageError(`${spec.file}: --report-only --verify: ${dir} does not verify (run \`probetown verify ${dir}\`)`);
-      rmSync(dir, { recursive: true, force: true });
-      replaced++;
-    }
-    // A cell whose log is there but unfinished or damaged is not served: it is checked too, and
-    // moved out of the way of its rerun rather than stopping the eval.
-    for (const dir of scan.missing) {
+    // Replay every served cell, and every cell whose log is there but unfinished or damaged (not
+    // served): one that does not verify is moved out of the way and run again.
+    for (const dir of [...scan.served, ...scan.missing]) {
       if (!existsSync(layoutOf(dir).log) || (await verifyEpisode(dir)).exitCode === 0) continue;
       if (o.reportOnly === true) throw new UsageError(`${spec.file}: --report-only --verify: ${dir} does not verify (run \`probetown verify ${dir}\`)`);
       rmSync(dir, { recursive: true, force: true });
@@ -430,7 +423,7 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
   }
   mkdirSync(spec.out, { recursive: true });
   const results = join(spec.out, "results.jsonl");
-  const lines = await judgedLines(spec, scan, o.reportOnly === true);
+  const { lines, llmJudge } = await judgedLines(spec, scan, o.reportOnly === true);
   writeFileSync(results, lines.join(""));
   const report = writeReport(results, join(spec.out, "report"), {
     ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
@@ -439,14 +432,7 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
     ...(spec.report.seed === undefined ? {} : { bootstrapSeed: spec.report.seed }),
     title: spec.report.title ?? `Experiment ${spec.name}`,
   });
-  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge: judgeMode(spec, lines) };
-}
-
-/** How the LLM judge fared on the results lines (null without one). */
-function judgeMode(spec: ExperimentSpec, lines: readonly string[]): ExperimentResult["llmJudge"] {
-  if (judgeModeOf(spec.judges) === "rule") return null;
-  const errors = lines.map((l) => (JSON.parse(l) as { llmJudgeError?: string }).llmJudgeError).filter((e): e is string => e !== undefined);
-  return { cells: lines.length, failed: errors.length, firstError: errors[0] ?? null };
+  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge };
 }
 
 /**
@@ -454,13 +440,20 @@ function judgeMode(spec: ExperimentSpec, lines: readonly string[]): ExperimentRe
  * its cell's judge.jsonl when recorded, else sent to the gateway and recorded (`--report-only`
  * refuses to call, naming the first cell without a record).
  */
-async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, reportOnly: boolean): Promise<readonly string[]> {
+async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, reportOnly: boolean): Promise<{ readonly lines: readonly string[]; readonly llmJudge: ExperimentResult["llmJudge"] }> {
   const mode = judgeModeOf(spec.judges);
-  if (mode === "rule" || scan.judgeCalls.length === 0) return scan.lines;
+  if (mode === "rule") return { lines: scan.lines, llmJudge: null };
+  if (scan.judgeCalls.length === 0) return { lines: scan.lines, llmJudge: { cells: 0, failed: 0, firstError: null } };
   const model = spec.llm!.models.judge!;
   const run = await runJudgeCalls(scan.judgeCalls, reportOnly || spec.llm === null ? null : judgeGateway(spec.llm));
   const missing = run.answers.findIndex((a) => a === null);
   if (missing >= 0) throw new UsageError(`${spec.file}: --report-only, but ${run.answers.filter((a) => a === null).length} LLM judge call(s) have no record (first: ${scan.judgeCalls[missing]!.log}); run the experiment without --report-only`);
   const fields = spec.benchmark === "implicit" ? implicitJudgeFields : factualJudgeFields;
-  return scan.lines.map((line, i) => resultLine(withJudge(JSON.parse(line) as Record<string, unknown>, mode, fields(model, run.answers[i]!)) as unknown as Parameters<typeof resultLine>[0]));
+  const judged = run.answers.map((answer) => fields(model, answer!));
+  const errors = judged.map((j) => j.llmJudgeError).filter((e): e is string => e !== undefined);
+  return {
+    lines: scan.lines.map((line, i) => resultLine(withJudge(JSON.parse(line) as Record<string, unknown>, mode, judged[i]!) as unknown as Parameters<typeof resultLine>[0])),
+    // How the judge fared: the cells it was asked to score, how many it could not, the first failure.
+    llmJudge: { cells: judged.length, failed: errors.length, firstError: errors[0] ?? null },
+  };
 }

@@ -6,8 +6,8 @@ import { worldNamed } from "../actors/worlds.ts";
 import { JobRejected, type Job, type JobHandler } from "../infra/jobQueue.ts";
 import type { EmbeddedServices } from "../infra/layers.ts";
 import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "./episodes.ts";
-import { UsageError } from "./replay.ts";
-import { canonicalJson } from "../events/canonical.ts";
+import { isPathError, UsageError } from "./replay.ts";
+import { fieldDifferences } from "./views/text.ts";
 
 export interface EpisodeSpec {
   readonly world: string;
@@ -38,10 +38,7 @@ export interface EpisodeOutcome {
 export function specDifferences(ran: EpisodeSpec | undefined, asked: EpisodeSpec): string[] {
   if (ran === undefined) return ["its settings were not recorded (an earlier build ran it)"];
   // The snapshot cadence changes how a job resumes, not what it produces.
-  const keys = ([...new Set([...Object.keys(ran), ...Object.keys(asked)])].sort() as (keyof EpisodeSpec)[]).filter((k) => k !== "snapshotEvery");
-  return keys
-    .filter((k) => canonicalJson(ran[k] ?? null) !== canonicalJson(asked[k] ?? null))
-    .map((k) => `${k}: ${k === "config" ? "another config" : String(ran[k] ?? "default")} there, ${k === "config" ? "this one" : String(asked[k] ?? "default")} asked for`);
+  return fieldDifferences(ran, asked, "there", ["snapshotEvery"]);
 }
 
 export interface Matrix {
@@ -136,7 +133,6 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
   // fails the same on every delivery.
   return (job, context) =>
     handler(job, context).catch((error: unknown) => {
-      const path = ["EEXIST", "ENOTDIR", "EISDIR", "EACCES"].includes((error as NodeJS.ErrnoException)?.code ?? "");
-      throw error instanceof UsageError || path ? new JobRejected((error as Error).message) : error;
+      throw error instanceof UsageError || isPathError(error) ? new JobRejected((error as Error).message) : error;
     });
 }

@@ -41,6 +41,10 @@ export class UsageError extends Error {
   }
 }
 
+/** A path the user gave that is the wrong kind of thing (a file for a directory, none at all, …): Node's message names it. */
+export const isPathError = (error: unknown): boolean =>
+  error instanceof Error && ["EEXIST", "EISDIR", "ENOTDIR", "EACCES", "EPERM", "ENOENT"].includes((error as NodeJS.ErrnoException).code ?? "");
+
 export class EndOfLog extends Error {
   readonly seq: number;
   constructor(seq: number) {

@@ -12,14 +12,14 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
-import { episodeIdOf, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
+import { episodeIdOf, filesWhere, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
-import { NatsUnavailable, shownNatsUrl } from "../../infra/nats.ts";
+import { NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, replayFromNats, verifyFromNats } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
-import { Divergence, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
+import { Divergence, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
@@ -193,6 +193,11 @@ function episodeSession(flags: EpisodeFlags, label: string) {
   return { options, finish };
 }
 
+/** Rethrows a store's "this episode already has a log" with what this command's user can do about it. */
+const hintIfExists = (hint: string) => (error: unknown): never => {
+  throw error instanceof EpisodeExists ? new EpisodeExists(error.episode, `${error.message}; ${hint}`) : error;
+};
+
 /** The command that checks an episode written to JetStream (the line a run or fork ends with). */
 const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${shownNatsUrl(url)}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
 
@@ -225,8 +230,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
     if (flags.resume && !flags.quiet) {
       // A typo in --log would otherwise start a fresh episode without a word.
-      const dir = resolve(flags.log ?? join("runs", episodeIdOf(worldName, flags.seed, condition)));
-      const log = layoutOf(dir).log;
+      const { dir, log } = filesWhere(flags.log, true)(episodeIdOf(worldName, flags.seed, condition));
       if (!existsSync(log) || readdirSync(log).length === 0) process.stderr.write(`run --resume: no log at ${shownPath(dir)} yet; starting the episode there\n`);
     }
     return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, condition)));
@@ -235,7 +239,9 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const ns = flags.namespace;
   const placement = flags.remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", flags.remote)) };
   const result = await withNats(flags.nats, "sequencer", (nc) =>
-    Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats" })))),
+    Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats" })))).catch(
+      hintIfExists("continue it with --resume, or choose another --namespace"),
+    ),
   );
   return session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns));
 }
@@ -255,10 +261,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const where = jetStreamWhere(ns);
   const result = await withNats(nats, "fork", async (nc) => {
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
-    return Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags, parentRecords), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch((error: unknown) => {
-      // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
-      throw error instanceof EpisodeExists ? new UsageError(`${error.message.replace(/; continue it with --resume, or choose another --namespace$/, "")}: this fork was made before; inspect or verify it by that id, or fork into another --namespace`) : error;
-    });
+    // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
+    return Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags, parentRecords), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch(
+      hintIfExists("this fork was made before; inspect or verify it by that id, or fork into another --namespace"),
+    );
   });
   return session.finish(result, title(result), verifyInNats(result.episode, nats, ns));
 }
@@ -399,9 +405,10 @@ const natsOption = (help: string) => new Option("--nats <url>", help);
 
 /** Checks a --nats URL as it is read: nats.js would take an http:// or tls:// URL and fail later, or connect without TLS. */
 function checkNatsUrl(value: string): void {
-  const m = /^(?:nats:\/\/)?(?:[^@/\s]+@)?([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?\/?$/.exec(value);
+  const { scheme, rest } = splitNatsUrl(value);
+  const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?\/?$/.exec(rest);
   // Said by us, not commander, whose message would repeat the value with any password in it.
-  if (m === null || Number(m[2] ?? 4222) > 65535) throw new UsageError(`--nats: expected a NATS server URL like nats://127.0.0.1:4222 (host and port; TLS is not configured by probetown), got '${shownNatsUrl(value)}'`);
+  if ((scheme !== "" && scheme.toLowerCase() !== "nats://") || m === null || Number(m[2] ?? 4222) > 65535) throw new UsageError(`--nats: expected a NATS server URL like nats://127.0.0.1:4222 (host and port; TLS is not configured by probetown), got '${shownNatsUrl(value)}'`);
 }
 const namespaceOption = () =>
   new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE).argParser((value: string) => {
@@ -621,8 +628,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
   if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
-  // A path the user gave that is the wrong kind of thing (a file for a directory, …): Node names it.
-  if (error instanceof Error && ["EEXIST", "EISDIR", "ENOTDIR", "EACCES", "EPERM", "ENOENT"].includes((error as NodeJS.ErrnoException).code ?? "")) return EXIT.usage;
+  if (isPathError(error)) return EXIT.usage;
   return EXIT.internal;
 }
 

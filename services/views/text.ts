@@ -1,5 +1,6 @@
 // Small text helpers every human view shares.
 import { relative } from "node:path";
+import { canonicalJson } from "../../events/canonical.ts";
 
 /** A path as a person reads it: relative to the working directory, absolute when that climbs out with ../ */
 export function shownPath(path: string, cwd: string = process.cwd()): string {
@@ -21,4 +22,21 @@ export function namesActor(id: string, wanted: string): boolean {
   const w = wanted.trim().toLowerCase().replace(/\s+/g, "-");
   const lower = id.toLowerCase();
   return lower === w || lower.endsWith(`/${w}`);
+}
+
+/**
+ * What differs between two records of settings, field by field (`config` by its own fields), as
+ * `ticks: 3 <where>, 5 asked for`. `skip` names fields that do not count.
+ */
+export function fieldDifferences(had: unknown, asked: unknown, where: string, skip: readonly string[] = []): string[] {
+  const a = (had ?? {}) as Record<string, unknown>;
+  const b = (asked ?? {}) as Record<string, unknown>;
+  const shown = (v: unknown) => (v === undefined ? "none" : compactJson(v, 40));
+  const out: string[] = [];
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    if (skip.includes(key) || canonicalJson(a[key] ?? null) === canonicalJson(b[key] ?? null)) continue;
+    if (key === "config" && typeof a[key] === "object" && typeof b[key] === "object") out.push(...fieldDifferences(a[key], b[key], where).map((d) => `config.${d}`));
+    else out.push(`${key}: ${shown(a[key])} ${where}, ${shown(b[key])} asked for`);
+  }
+  return out;
 }
