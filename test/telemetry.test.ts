@@ -189,6 +189,22 @@ describe("otlp exporter", () => {
     await t.shutdown().catch(() => undefined);
   });
 
+  it("gives up on an absent collector at once instead of retrying every batch with back-off", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const t = createTelemetry({ exporter: "otlp", otlpUrl: `http://127.0.0.1:${port}/v1/traces` });
+    for (let i = 0; i < 3000; i++) t.tracer.startSpan("lost").end(); // three batches
+    const started = Date.now();
+    await expect(t.flush()).rejects.toThrow(/ECONNREFUSED/);
+    // Not a speed figure: the exporter's own retry schedule waits at least 0.8 s (1 s ± 20% jitter)
+    // before its first retry, so any retry at all lands above this bound.
+    expect(Date.now() - started).toBeLessThan(750);
+    expect(t.undelivered()).toMatchObject({ spans: 3000 });
+    await t.shutdown().catch(() => undefined);
+  });
+
   it("does not print credentials or query strings of the URL", () => {
     const t = createTelemetry({ exporter: "otlp", otlpUrl: "http://user:secret@127.0.0.1:1/v1/traces?token=abc" });
     expect(t.description).not.toContain("secret");
