@@ -59,6 +59,11 @@ export interface JetStreamStoreOptions {
   readonly lockTtlMs?: number;
   /** A commit gives up waiting for a message's ack after this long, then retries it once. Default 5 s. */
   readonly ackTimeoutMs?: number;
+  /**
+   * Told once when a resume finds the episode's writer lock held and starts waiting (up to
+   * `waitMs`) for it to expire: the holder may be a killed writer, or a live one (then it fails).
+   */
+  readonly onLockWait?: (notice: { readonly episode: string; readonly holder: string; readonly waitMs: number }) => void;
 }
 
 export type JetStreamCreateOptions = CreateOptions & JetStreamStoreOptions;
@@ -573,12 +578,13 @@ class WriterLock {
 }
 
 /** Takes an episode's writer lock; while another holds it, retries for wait(bucket ttl) ms, then fails. */
-async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (ttlMs: number) => number): Promise<WriterLock> {
+async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (ttlMs: number) => number, onWait?: JetStreamStoreOptions["onLockWait"]): Promise<WriterLock> {
   const bucket = await lockBucket(ctx, ttlMs);
   const { kv } = bucket;
   const key = kvKey(episode);
   const value = JSON.stringify({ owner: `${hostname()}:${process.pid}`, since: new Date().toISOString() } satisfies LockValue);
   const deadline = Date.now() + wait(bucket.ttlMs);
+  let told = false;
   for (;;) {
     try {
       const revision = await kv.create(key, value);
@@ -595,6 +601,10 @@ async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (
     }
     if (Date.now() >= deadline) {
       throw new WriterLocked(episode, `${held.owner}, since ${held.since}`, whereOf(ctx.stream, subjects.log(ctx.namespace, episode)));
+    }
+    if (!told) {
+      told = true;
+      onWait?.({ episode, holder: `${held.owner}, since ${held.since}`, waitMs: Math.max(0, deadline - Date.now()) });
     }
     await sleep(Math.min(250, Math.max(10, deadline - Date.now())));
   }
@@ -943,7 +953,7 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
   const where = whereOf(ctx.stream, subject);
   await ensureLogStream(nc, namespace);
   // A killed writer's lock expires (nobody renews it): wait for that, up to the ttl + 2 s.
-  const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, (ttl) => ttl + 2000);
+  const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, (ttl) => ttl + 2000, options.onLockWait);
   try {
     const reader = new ChainReader(where, true, options.previousHash ?? GENESIS_HASH);
     let problem: LogCorrupted | null = null;

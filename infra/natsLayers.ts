@@ -2,7 +2,7 @@
 // the NATS transport (DESIGN §7). The connection belongs to the caller and outlives the layer.
 import { Effect, Layer } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetStreamEventStores } from "./jetStreamEventStore.ts";
+import { jetStreamEventStores, type JetStreamStoreOptions } from "./jetStreamEventStore.ts";
 import { jetStreamSnapshotStores } from "./jetStreamSnapshotStore.ts";
 import { Tracing, Transports, type EmbeddedServices } from "./layers.ts";
 import { NatsTransport } from "./natsTransport.ts";
@@ -18,11 +18,13 @@ export interface DistributedOptions {
    * (`--remote`), "in-process" (default) when all of them live beside it, as in a worker.
    */
   readonly actors?: "nats" | "in-process";
+  /** Told when resuming an episode waits for another writer's lock to expire. */
+  readonly onLockWait?: JetStreamStoreOptions["onLockWait"];
 }
 
 export const distributedLayer = (nc: NatsConnection, namespace: string, options: DistributedOptions = {}): Layer.Layer<EmbeddedServices> =>
   Layer.mergeAll(
-    jetStreamEventStores(nc, namespace, options.lockTtlMs === undefined ? {} : { lockTtlMs: options.lockTtlMs }),
+    jetStreamEventStores(nc, namespace, { ...(options.lockTtlMs === undefined ? {} : { lockTtlMs: options.lockTtlMs }), ...(options.onLockWait === undefined ? {} : { onLockWait: options.onLockWait }) }),
     jetStreamSnapshotStores(nc, namespace),
     options.actors === "nats" ? natsTransports(nc) : Transports.inProcess,
     Tracing.otel,

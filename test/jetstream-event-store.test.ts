@@ -152,8 +152,14 @@ describe("JetStream event store", () => {
     await live.commit();
     const other = await connectAnother();
     const started = Date.now();
-    const rejected = await rejection(resumeJetStreamEventStore(other, ns, episode, { episode, lockTtlMs }));
+    const notices: { episode: string; holder: string; waitMs: number }[] = [];
+    const rejected = await rejection(resumeJetStreamEventStore(other, ns, episode, { episode, lockTtlMs, onLockWait: (n) => notices.push(n) }));
     expect(rejected).toBeInstanceOf(WriterLocked);
+    // It said once, when it started, whose lock it was waiting for and for how long at most.
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ episode, holder: expect.stringMatching(/:\d+, since /) });
+    expect(notices[0]!.waitMs).toBeGreaterThan(lockTtlMs);
+    expect(notices[0]!.waitMs).toBeLessThanOrEqual(lockTtlMs + 2000);
     expect(rejected.message).toContain("a second writer is rejected");
     // It waited for ttl + 2 s, during which the live writer kept renewing its lock.
     expect(Date.now() - started).toBeGreaterThanOrEqual(lockTtlMs + 1900);

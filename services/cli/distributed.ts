@@ -29,6 +29,12 @@ import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
 
+/** What a resume says while it waits for another writer's lock (silent, it looked like a hang). */
+export const lockWaitNotice =
+  (quiet: boolean | undefined, who = "run") =>
+  ({ episode, holder, waitMs }: { episode: string; holder: string; waitMs: number }): void =>
+    say(quiet, `${who}: episode ${episode} is locked by another writer (${holder}); waiting up to ${Math.ceil(waitMs / 1000)} s for its lock to expire (a killed writer's lock does; a live one's does not)`);
+
 export function listFlag(flag: string, value: string): string[] | "all" {
   if (value.trim() === "all") return "all";
   const ids = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
@@ -125,7 +131,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
   return withNats(flags.nats, "worker", async (nc) => {
     const queue = await JetStreamJobQueue.open(nc, flags.namespace, { ackWaitMs: flags.ackWait });
-    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { lockTtlMs: flags.lockTtl }), jetStreamWhere(flags.namespace), flags.fsync === undefined ? {} : { fsync: flags.fsync });
+    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { lockTtlMs: flags.lockTtl, onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), flags.fsync === undefined ? {} : { fsync: flags.fsync });
     const handle = queue.work(
       worker,
       async (job, context) => {

@@ -17,7 +17,7 @@ import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "..
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
-import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, replayFromNats, verifyFromNats } from "./distributed.ts";
+import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, lockWaitNotice, replayFromNats, verifyFromNats } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
@@ -239,7 +239,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const ns = flags.namespace;
   const placement = flags.remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", flags.remote)) };
   const result = await withNats(flags.nats, "sequencer", (nc) =>
-    Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats" })))).catch(
+    Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
       hintIfExists("continue it with --resume, or choose another --namespace"),
     ),
   );
