@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NatsUnavailable, subjects } from "../infra/nats.ts";
+import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NatsUnavailable, shownNatsUrl, subjects } from "../infra/nats.ts";
 import type { Placement, Where } from "./episodes.ts";
 
 export { DEFAULT_NAMESPACE };
@@ -21,15 +21,34 @@ export const remotePlacement = (namespace: string, remote: readonly string[] | "
   subjectOf: (episode, actorId) => subjects.actor(namespace, episode, actorId),
 });
 
-/** Runs `fn` with a connection, closing it (after flushing) whatever happens. */
-export async function withNats<A>(url: string, role: string, fn: (nc: NatsConnection) => Promise<A>): Promise<A> {
+/**
+ * Runs `fn` with a connection, closing it (after flushing) whatever happens. Losing the server and
+ * getting it back are said on stderr (unless `quiet`): the client reconnects for ever, and a long
+ * command (follow, a worker, a sweep) would otherwise just go silent while the server is away.
+ */
+export async function withNats<A>(url: string, who: string | { readonly role: string; readonly quiet?: boolean | undefined }, fn: (nc: NatsConnection) => Promise<A>): Promise<A> {
+  const { role, quiet } = typeof who === "string" ? { role: who, quiet: false } : who;
   const nc = await connectNats(url, { name: `probetown ${role} ${process.pid}` });
+  if (quiet !== true) void reportConnection(nc, url, role);
   try {
     return await fn(nc);
   } catch (error) {
     throw isJetStreamOff(error) ? new NatsUnavailable(url, error, "the server has no JetStream") : error;
   } finally {
     await nc.drain().catch(() => nc.close());
+  }
+}
+
+async function reportConnection(nc: NatsConnection, url: string, role: string): Promise<void> {
+  let lostAt: number | null = null;
+  for await (const status of nc.status()) {
+    if (status.type === "disconnect" && lostAt === null) {
+      lostAt = performance.now();
+      process.stderr.write(`${role}: lost the NATS server at ${shownNatsUrl(url)}; reconnecting (nothing already logged is lost)\n`);
+    } else if (status.type === "reconnect" && lostAt !== null) {
+      process.stderr.write(`${role}: reconnected to ${shownNatsUrl(url)} after ${((performance.now() - lostAt) / 1000).toFixed(1)} s\n`);
+      lostAt = null;
+    }
   }
 }
 

@@ -216,6 +216,9 @@ describe("distributed runs over NATS", () => {
     const report = JSON.parse(s.out) as SweepReport;
     expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
     expect(report.ok).toBe(seeds.length);
+    // The sweep said the server went away and came back (it used to wait in silence).
+    expect(s.err).toMatch(/sweep: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
+    expect(s.err).toMatch(/sweep: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
     await expectSweepLogsEqualEmbedded(ns, seeds, 34);
   }, 180_000);
 

@@ -65,7 +65,7 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
   const onSignal = () => stopped.abort();
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   try {
-    return await withNats(flags.nats, "follow", async (nc) => {
+    return await withNats(flags.nats, { role: "follow", quiet: flags.quiet }, async (nc) => {
       say(flags.quiet, `follow: episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); waiting for records, Ctrl-C stops`);
       let lastTick: number | null = null;
       let tick: number | null = null;
@@ -102,7 +102,7 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
   const onSignal = () => stopped.abort();
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   try {
-    return await withNats(flags.nats, "actor-host", async (nc) => {
+    return await withNats(flags.nats, { role: "actor-host", quiet: flags.quiet }, async (nc) => {
       const transport = new NatsTransport(nc);
       say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)})`);
       try {
@@ -129,7 +129,7 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
 
 export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait: number; lockTtl: number; fsync?: FsyncPolicy; quiet?: boolean }): Promise<number> {
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
-  return withNats(flags.nats, "worker", async (nc) => {
+  return withNats(flags.nats, { role: "worker", quiet: flags.quiet }, async (nc) => {
     const queue = await JetStreamJobQueue.open(nc, flags.namespace, { ackWaitMs: flags.ackWait });
     const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { lockTtlMs: flags.lockTtl, onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), flags.fsync === undefined ? {} : { fsync: flags.fsync });
     const handle = queue.work(
@@ -225,7 +225,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   } else {
     const url = flags.nats;
     if (flags.log !== undefined) throw new UsageError(`--log: a sweep over NATS keeps its logs in JetStream (namespace ${flags.namespace}), not in a directory`);
-    outcomes = await withNats(url, "sweep", async (nc) => {
+    outcomes = await withNats(url, { role: "sweep", quiet: flags.quiet }, async (nc) => {
       const queue = await JetStreamJobQueue.open(nc, flags.namespace);
       const children = spawnWorkers(flags.workers, url, flags.namespace);
       try {

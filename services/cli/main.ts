@@ -238,7 +238,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
   const ns = flags.namespace;
   const placement = flags.remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", flags.remote)) };
-  const result = await withNats(flags.nats, "sequencer", (nc) =>
+  const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet }, (nc) =>
     Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
       hintIfExists("continue it with --resume, or choose another --namespace"),
     ),
@@ -259,7 +259,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the child's log goes to JetStream; drop --log");
   const ns = flags.namespace;
   const where = jetStreamWhere(ns);
-  const result = await withNats(nats, "fork", async (nc) => {
+  const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
     // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
     return Effect.runPromise(forkEpisodeEffect({ ...options, ...llmForFork(log, flags, parentRecords), parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch(
