@@ -29,10 +29,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, deadline: number): Promise<void> {
+async function waitReady(url: string, deadline: number, auth: { user: string; pass: string } | undefined): Promise<void> {
   for (;;) {
     try {
-      const nc = await connect({ servers: url, timeout: 500, reconnect: false });
+      const nc = await connect({ servers: url, timeout: 500, reconnect: false, ...auth });
       await nc.close();
       return;
     } catch (error) {
@@ -44,11 +44,13 @@ async function waitReady(url: string, deadline: number): Promise<void> {
 
 let counter = 0;
 
-export async function startTestNats(): Promise<TestNats> {
+/** `auth`: a server that requires this user and password (always a private one, even with NATS_URL set). */
+export async function startTestNats(options: { auth?: { user: string; pass: string } } = {}): Promise<TestNats> {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const namespace = (label: string) => `t${run}-${label}-${++counter}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const external = process.env.NATS_URL;
-  if (external !== undefined && external !== "") {
+  const auth = options.auth;
+  if (external !== undefined && external !== "" && auth === undefined) {
     return {
       url: external,
       namespace,
@@ -61,10 +63,11 @@ export async function startTestNats(): Promise<TestNats> {
   const url = `nats://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], { stdio: "ignore" });
+    const credentials = auth === undefined ? [] : ["--user", auth.user, "--pass", auth.pass];
+    child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store, ...credentials], { stdio: "ignore" });
     const started = child;
     const failed = new Promise<never>((_, reject) => started.once("error", (e) => reject(new Error(`cannot start nats-server from PATH: ${e.message}`))));
-    await Promise.race([waitReady(url, Date.now() + 10_000), failed]);
+    await Promise.race([waitReady(url, Date.now() + 10_000, auth), failed]);
   };
   const halt = async (signal: NodeJS.Signals) => {
     const c = child;

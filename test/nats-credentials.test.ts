@@ -1,0 +1,42 @@
+// A NATS server that requires a user and password: the credentials in `--nats` are used to log in,
+// and never printed (not on success, not when the server refuses them).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestNats, type TestNats } from "./natsServer.ts";
+import { startCli } from "./helpers.ts";
+
+const USER = "prober";
+const PASS = "s3cret-Pa55";
+let server: TestNats;
+
+beforeAll(async () => {
+  server = await startTestNats({ auth: { user: USER, pass: PASS } });
+}, 30_000);
+afterAll(() => server?.stop());
+
+const withCredentials = (user: string, pass: string) => server.url.replace("nats://", `nats://${user}:${pass}@`);
+
+describe("--nats with credentials", () => {
+  it("logs in with the URL's user and password, runs and verifies, and never prints the password", async () => {
+    const ns = server.namespace("auth");
+    const url = withCredentials(USER, PASS);
+    const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "3", "--nats", url, "--namespace", ns]).done;
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/log: +jetstream:/);
+    // The printed verify command names the server with its credentials elided.
+    expect(run.out).toContain("npx probetown verify auratown-s5-baseline --nats nats://…@127.0.0.1:");
+    const verify = await startCli(["verify", "auratown-s5-baseline", "--nats", url, "--namespace", ns]).done;
+    expect(verify.code).toBe(0);
+    for (const text of [run.out, run.err, verify.out, verify.err]) expect(text).not.toContain(PASS);
+  }, 60_000);
+
+  it("a refused password or a missing one is a clear usage error (exit 2) that does not echo the password", async () => {
+    const wrong = await startCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", withCredentials(USER, "not-the-password"), "--namespace", server.namespace("bad")]).done;
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toMatch(/refused the credentials/);
+    expect(wrong.err).not.toContain("not-the-password");
+    const none = await startCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", server.url, "--namespace", server.namespace("none")]).done;
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/authori[sz]ation|credentials/i);
+  }, 60_000);
+});
