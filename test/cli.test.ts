@@ -180,6 +180,12 @@ describe("probetown CLI", () => {
     for (const c of ["run", "replay", "verify", "fork", "inspect"]) expect(r.out).toContain(c);
     expect(r.out).toMatch(/Exit codes: 0 ok · 1 verification failed/);
   });
+
+  it("--version prints the package's version", () => {
+    const r = cli(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toBe((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version);
+  });
 });
 
 describe("a run killed mid-episode", () => {

@@ -12,7 +12,7 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
-import { episodeIdOf, filesWhere, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
+import { episodeIdOf, filesWhere, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
@@ -431,6 +431,7 @@ function episodeOptions(cmd: Command): Command {
 export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command()
     .name("probetown")
+    .version(PROBETOWN_VERSION, "-V, --version", "print probetown's version")
     .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log · 4 internal error")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
