@@ -111,6 +111,15 @@ interface Received {
   readonly body: Buffer;
 }
 
+/** An OTLP URL on a port where nothing listens (it was free a moment ago). */
+async function deadCollectorUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1/traces`;
+}
+
 describe("otlp exporter", () => {
   it("delivers every span of a 5,000-span burst to the collector", async () => {
     const received: Received[] = [];
@@ -178,11 +187,7 @@ describe("otlp exporter", () => {
   });
 
   it("counts the spans an unreachable collector never got, with the error (the SDK would only tell its silent logger)", async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    const t = createTelemetry({ exporter: "otlp", otlpUrl: `http://127.0.0.1:${port}/v1/traces` });
+    const t = createTelemetry({ exporter: "otlp", otlpUrl: await deadCollectorUrl() });
     for (let i = 0; i < 10; i++) t.tracer.startSpan("lost").end();
     await expect(t.flush()).rejects.toThrow(/span export failed/);
     expect(t.undelivered()).toMatchObject({ spans: 10, error: expect.stringMatching(/ECONNREFUSED/) });
@@ -190,11 +195,7 @@ describe("otlp exporter", () => {
   });
 
   it("gives up on an absent collector at once instead of retrying every batch with back-off", async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    const t = createTelemetry({ exporter: "otlp", otlpUrl: `http://127.0.0.1:${port}/v1/traces` });
+    const t = createTelemetry({ exporter: "otlp", otlpUrl: await deadCollectorUrl() });
     for (let i = 0; i < 3000; i++) t.tracer.startSpan("lost").end(); // three batches
     const started = Date.now();
     await expect(t.flush()).rejects.toThrow(/ECONNREFUSED/);
