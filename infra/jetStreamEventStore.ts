@@ -41,14 +41,19 @@ const WRONG_LAST_SEQUENCE = 10071;
 const WRONG_LAST_SEQUENCE_UNKNOWN = 10164;
 const STREAM_NOT_FOUND = 10059;
 const STREAM_NAME_IN_USE = 10058;
-/** Messages per pull while following. */
-const FOLLOW_BATCH = 2048;
 /** With no message for this long, a reader re-checks where the subject ends (a tail may have been cut). */
 const READ_IDLE_MS = 2000;
 /** A read gives up after this many idle periods in a row. */
 const READ_STALLS = 5;
-/** Messages asked for per pull while reading (two pulls in flight), and the refill step. */
+/** At most this many messages per pull while reading (two pulls in flight), and the refill step. */
 const PULL_BATCH = 1024;
+/**
+ * Bytes a reader lets the server send ahead of what it has handled. Pulls are sized by the largest
+ * message seen so far (a read starts with small pulls): asking for 2 × 1,024 messages of a large
+ * town's ticks (~350 KB each) overran the client's 64 MB pending limit, and the server cut the
+ * reader off as a slow consumer, so large logs could not be read back.
+ */
+const READ_WINDOW_BYTES = 8 * 1024 * 1024;
 const DEFAULT_ACK_TIMEOUT_MS = 5000;
 /** A commit's records go in messages of at most this many bytes (the server's max_payload is 1 MB). */
 const MAX_BODY = 512 * 1024;
@@ -67,6 +72,11 @@ export interface JetStreamStoreOptions {
 }
 
 export type JetStreamCreateOptions = CreateOptions & JetStreamStoreOptions;
+
+export interface JetStreamReadOptions extends ReadOptions {
+  /** Bytes a read lets the server send ahead (default 8 MB, against the server's 64 MB per-client limit); tests lower it. */
+  readonly windowBytes?: number;
+}
 
 /** Raised when this writer lost its lock or the server rejected its view of the log. */
 export class StaleWriter extends SequenceConflict {
@@ -341,7 +351,7 @@ async function subjectCount(ctx: Context, subject: string): Promise<number> {
  * and reply-subject split per message. Order is checked (the consumer's delivery sequence must
  * not skip).
  */
-async function readSubject(ctx: Context, subject: string, onMessage: (text: string, streamSeq: number, data: Uint8Array) => void): Promise<void> {
+async function readSubject(ctx: Context, subject: string, onMessage: (text: string, streamSeq: number, data: Uint8Array) => void, windowBytes = READ_WINDOW_BYTES): Promise<void> {
   const jsm = await managerOf(ctx);
   const name = `ptread_${nuid.next()}`;
   const inbox = createInbox();
@@ -360,6 +370,10 @@ async function readSubject(ctx: Context, subject: string, onMessage: (text: stri
   let count = Number.POSITIVE_INFINITY;
   let seen = 0;
   let sinceRefill = 0;
+  // Until a tick has been seen (the first message is the small header), assume the largest message.
+  const batchFor = (size: number) => Math.max(1, Math.min(PULL_BATCH, Math.floor(windowBytes / size)));
+  let batch = batchFor(MAX_BODY);
+  let largest = 1;
   const next = `${jsm.getOptions().apiPrefix ?? "$JS.API"}.CONSUMER.MSG.NEXT.${ctx.stream}.${name}`;
   const pull = (batch: number) => ctx.nc.publish(next, `{"batch":${batch},"expires":${READ_IDLE_MS * 10 * 1_000_000}}`, { reply: inbox });
   const sub = ctx.nc.subscribe(inbox, {
@@ -384,11 +398,13 @@ async function readSubject(ctx: Context, subject: string, onMessage: (text: stri
           throw new Error(`reading ${whereOf(ctx.stream, subject)}: message ${seen} of the read was not delivered (at stream seq ${streamSeq}); read again`);
         }
         const data = m.data;
+        if (data.length > largest) largest = data.length;
         onMessage(TEXT.decode(data), streamSeq, data);
         if (seen >= count || reply.charCodeAt(pendingAt + 1) === 48 /* pending "0" */) return stopWith();
-        if (++sinceRefill === PULL_BATCH) {
+        if (++sinceRefill >= batch) {
           sinceRefill = 0;
-          pull(PULL_BATCH);
+          batch = batchFor(seen >= 2 ? largest : Math.max(largest, MAX_BODY));
+          pull(batch);
         }
       } catch (error) {
         stopWith(error);
@@ -413,7 +429,7 @@ async function readSubject(ctx: Context, subject: string, onMessage: (text: stri
     subjectCount(ctx, subject).then(
       (now) => {
         if (now <= seen) stopWith();
-        else if (!finished) pull(2 * PULL_BATCH);
+        else if (!finished) pull(2 * batch);
       },
       (error: unknown) => stopWith(error),
     );
@@ -437,7 +453,7 @@ async function readSubject(ctx: Context, subject: string, onMessage: (text: stri
       count = 0;
     }
     if (count === 0) return;
-    pull(2 * PULL_BATCH);
+    pull(2 * batch);
     await done;
   } finally {
     clearInterval(idle);
@@ -447,20 +463,20 @@ async function readSubject(ctx: Context, subject: string, onMessage: (text: stri
 }
 
 /** Reads and checks a whole episode log (see scanLog): the ScanResult shape, never a torn tail. */
-export async function scanJetStreamLog(nc: NatsConnection, namespace: string, episode: string, options: ReadOptions = {}): Promise<ScanResult> {
+export async function scanJetStreamLog(nc: NatsConnection, namespace: string, episode: string, options: JetStreamReadOptions = {}): Promise<ScanResult> {
   const ctx = contextOf(nc, namespace);
   const subject = subjects.log(namespace, episode);
   const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
-  await readSubject(ctx, subject, (text, streamSeq) => { reader.acceptMessage(text, streamSeq); });
+  await readSubject(ctx, subject, (text, streamSeq) => { reader.acceptMessage(text, streamSeq); }, options.windowBytes);
   return { records: reader.records, torn: null, tornOffset: -1, lastFile: null };
 }
 
 /** Reads a log for replay/inspection; any damage is an error. A log with no records reads as []. */
-export async function readJetStreamLog(nc: NatsConnection, namespace: string, episode: string, options: ReadOptions = {}): Promise<LogRecord[]> {
+export async function readJetStreamLog(nc: NatsConnection, namespace: string, episode: string, options: JetStreamReadOptions = {}): Promise<LogRecord[]> {
   return (await scanJetStreamLog(nc, namespace, episode, options)).records;
 }
 
-export interface FollowOptions extends ReadOptions {
+export interface FollowOptions extends JetStreamReadOptions {
   /** Ends the iteration (normally, without an error) when aborted. */
   readonly signal?: AbortSignal;
 }
@@ -479,7 +495,9 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
   const subject = subjects.log(namespace, episode);
   const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
   const consumer = await ctx.js.consumers.get(ctx.stream, { filter_subjects: subject });
-  const messages = await consumer.consume({ max_messages: FOLLOW_BATCH });
+  // Pulls sized so the server never holds more than the read window for this client (see
+  // READ_WINDOW_BYTES); by message count, as a pull bounded by bytes stalls on a message larger than its bound.
+  const messages = await consumer.consume({ max_messages: Math.max(1, Math.floor((options.windowBytes ?? READ_WINDOW_BYTES) / MAX_BODY)) });
   const onAbort = () => messages.stop();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {

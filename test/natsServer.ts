@@ -2,7 +2,8 @@
 // When NATS_URL is set, tests use that server instead and `restart` is unavailable.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll } from "vitest";
 import { connectNats } from "../infra/nats.ts";
@@ -44,13 +45,16 @@ async function waitReady(url: string, deadline: number, auth: { user: string; pa
 
 let counter = 0;
 
-/** `auth`: a server that requires this user and password (always a private one, even with NATS_URL set). */
-export async function startTestNats(options: { auth?: { user: string; pass: string } } = {}): Promise<TestNats> {
+/**
+ * `auth`: a server that requires this user and password; `config`: extra server configuration
+ * (e.g. `max_pending: 1048576`). Either makes it a private server, even with NATS_URL set.
+ */
+export async function startTestNats(options: { auth?: { user: string; pass: string }; config?: string } = {}): Promise<TestNats> {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const namespace = (label: string) => `t${run}-${label}-${++counter}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const external = process.env.NATS_URL;
   const auth = options.auth;
-  if (external !== undefined && external !== "" && auth === undefined) {
+  if (external !== undefined && external !== "" && auth === undefined && options.config === undefined) {
     return {
       url: external,
       namespace,
@@ -61,10 +65,13 @@ export async function startTestNats(options: { auth?: { user: string; pass: stri
   const port = await freePort();
   const store = tempDir("nats");
   const url = `nats://127.0.0.1:${port}`;
+  const configFile = join(store, "..", `nats-${port}.conf`);
+  if (options.config !== undefined) writeFileSync(configFile, `${options.config}\n`);
   let child: ChildProcess | null = null;
   const start = async () => {
     const credentials = auth === undefined ? [] : ["--user", auth.user, "--pass", auth.pass];
-    child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store, ...credentials], { stdio: "ignore" });
+    const config = options.config === undefined ? [] : ["-c", configFile];
+    child = spawn("nats-server", [...config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store, ...credentials], { stdio: "ignore" });
     const started = child;
     const failed = new Promise<never>((_, reject) => started.once("error", (e) => reject(new Error(`cannot start nats-server from PATH: ${e.message}`))));
     await Promise.race([waitReady(url, Date.now() + 10_000, auth), failed]);
