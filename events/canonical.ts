@@ -6,19 +6,25 @@
 // ~1 µs per small record against an RFC 8785 library).
 import { hash } from "node:crypto";
 
-/** True when every object's keys are in sorted order and every number is finite. */
-function isCanonicalShape(value: unknown): boolean {
-  if (typeof value === "number") return Number.isFinite(value);
-  if (value === null || typeof value !== "object") return true;
+/**
+ * True when every object's keys (below `value`) are in sorted order and every number is finite.
+ * Leaves are tested inline rather than by a call each: most values are strings and numbers, and
+ * the per-leaf call was a third of the check on the per-tick hash views of a 1,000-agent town.
+ */
+function isCanonicalShape(value: object): boolean {
   if (Array.isArray(value)) {
-    for (const item of value) if (!isCanonicalShape(item)) return false;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === "object" ? item !== null && !isCanonicalShape(item) : typeof item === "number" && !Number.isFinite(item)) return false;
+    }
     return true;
   }
   let previous = "";
-  for (const key in value as Record<string, unknown>) {
+  for (const key in value) {
     if (key < previous) return false;
     previous = key;
-    if (!isCanonicalShape((value as Record<string, unknown>)[key])) return false;
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === "object" ? item !== null && !isCanonicalShape(item) : typeof item === "number" && !Number.isFinite(item)) return false;
   }
   return true;
 }
@@ -35,7 +41,8 @@ function sortedCopy(value: unknown): unknown {
 
 export function canonicalJson(value: unknown): string {
   if (value === undefined) throw new TypeError("canonicalJson: undefined is not JSON");
-  return JSON.stringify(isCanonicalShape(value) ? value : sortedCopy(value));
+  const canonical = typeof value === "object" ? value === null || isCanonicalShape(value) : typeof value !== "number" || Number.isFinite(value);
+  return JSON.stringify(canonical ? value : sortedCopy(value));
 }
 
 export function sha256Hex(text: string): string {

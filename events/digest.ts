@@ -23,6 +23,39 @@ function lanes(text: string): [number, number] {
   return [a >>> 0, b >>> 0];
 }
 
+/**
+ * `lanes(fields.join("|"))` without building the joined text: an entry made of several fields
+ * (a belief: agent, place, availability, emotion, tick) is hashed ~300,000 times in a 1,000-agent
+ * day, and concatenating then flattening each entry cost a third of its hashing.
+ */
+function joinedLanes(fields: readonly string[]): [number, number] {
+  const SEPARATOR = 124; // "|"
+  let length = fields.length - 1;
+  for (let f = 0; f < fields.length; f++) length += fields[f]!.length;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ length;
+  for (let f = 0; f < fields.length; f++) {
+    if (f > 0) {
+      a = Math.imul(a ^ SEPARATOR, 0x01000193);
+      b = Math.imul(b ^ SEPARATOR, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    const text = fields[f]!;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+  }
+  a ^= a >>> 13;
+  a = Math.imul(a, 0xc2b2ae35);
+  a ^= a >>> 16;
+  b = Math.imul(b ^ (b >>> 13), 0x27d4eb2f);
+  b ^= b >>> 16;
+  return [a >>> 0, b >>> 0];
+}
+
 export const EMPTY_DIGEST = "0000000000000000";
 
 function parse(digest: string): [number, number] {
@@ -59,6 +92,18 @@ export class DigestAccumulator {
   }
   remove(entry: string): void {
     const [ea, eb] = lanes(entry);
+    this.a = (this.a - ea) >>> 0;
+    this.b = (this.b - eb) >>> 0;
+  }
+  /** `add(fields.join("|"))`, without building the joined text. */
+  addJoined(fields: readonly string[]): void {
+    const [ea, eb] = joinedLanes(fields);
+    this.a = (this.a + ea) >>> 0;
+    this.b = (this.b + eb) >>> 0;
+  }
+  /** `remove(fields.join("|"))`, without building the joined text. */
+  removeJoined(fields: readonly string[]): void {
+    const [ea, eb] = joinedLanes(fields);
     this.a = (this.a - ea) >>> 0;
     this.b = (this.b - eb) >>> 0;
   }

@@ -4,7 +4,7 @@
 // draws on the highest-scoring memories rather than merely the newest.
 // The stream is mutated in place by its owning actor; its multiset digest is kept current so the
 // tick state hash never has to re-read all items.
-import { digestUpdate, EMPTY_DIGEST } from "../../events/digest.ts";
+import { DigestAccumulator, EMPTY_DIGEST } from "../../events/digest.ts";
 
 export type MemoryKind = "observation" | "conversation" | "reflection" | "plan";
 
@@ -33,7 +33,9 @@ export interface RetrievalWeights {
 
 export const emptyMemory = (): MemoryStream => ({ items: [], nextId: 0, sinceReflection: 0, digest: EMPTY_DIGEST });
 
-const entryOf = (m: MemoryItem): string => `${m.id}|${m.t}|${m.kind}|${m.importance}|${m.content}`;
+// An item's digest entry is `${id}|${t}|${kind}|${importance}|${content}`, hashed field by field
+// (`DigestAccumulator.addJoined`) so that a ~400-character observation is not copied into it.
+const entryFields = (m: MemoryItem): string[] => [String(m.id), String(m.t), m.kind, String(m.importance), m.content];
 
 /** Keyword importance heuristic of Appendix A23, used when no model scores importance. */
 export function importanceOf(text: string): number {
@@ -44,27 +46,30 @@ export function importanceOf(text: string): number {
 }
 
 export function remember(stream: MemoryStream, item: Omit<MemoryItem, "id">, capacity: number): MemoryItem {
-  const full: MemoryItem = { id: stream.nextId, ...item };
+  // Fields listed rather than spread: a spread after `id` took V8's slow object-building path.
+  const full: MemoryItem = { id: stream.nextId, t: item.t, kind: item.kind, content: item.content, importance: item.importance };
   stream.nextId++;
   stream.items.push(full);
-  stream.digest = digestUpdate(stream.digest, entryOf(full), 1);
+  const digest = new DigestAccumulator(stream.digest);
+  digest.addJoined(entryFields(full));
   stream.sinceReflection = item.kind === "reflection" ? 0 : stream.sinceReflection + 1;
   if (stream.items.length > capacity) {
     // Drop the least important, then oldest, items (the release's trimming order).
     const ranked = [...stream.items].sort((a, b) => a.importance - b.importance || a.t - b.t || a.id - b.id);
     const drop = new Set(ranked.slice(0, stream.items.length - capacity).map((m) => m.id));
-    for (const m of stream.items) if (drop.has(m.id)) stream.digest = digestUpdate(stream.digest, entryOf(m), -1);
+    for (const m of stream.items) if (drop.has(m.id)) digest.removeJoined(entryFields(m));
     const kept = stream.items.filter((m) => !drop.has(m.id));
     keepRelevance(stream.items, kept, (_, i) => !drop.has(stream.items[i]!.id));
     stream.items = kept;
   }
+  stream.digest = digest.digest;
   return full;
 }
 
 export function recomputeMemoryDigest(stream: MemoryStream): string {
-  let digest = EMPTY_DIGEST;
-  for (const m of stream.items) digest = digestUpdate(digest, entryOf(m), 1);
-  return digest;
+  const digest = new DigestAccumulator(EMPTY_DIGEST);
+  for (const m of stream.items) digest.addJoined(entryFields(m));
+  return digest.digest;
 }
 
 const queryWords = (text: string): string[] => [...new Set(text.toLowerCase().split(/\s+/).filter((w) => w.length > 0))];
@@ -76,7 +81,7 @@ const queryWords = (text: string): string[] => [...new Set(text.toLowerCase().sp
 // ~40% of retrieval in a 1,000-agent day. Never serialised, never hashed.
 interface RelevanceCache {
   query: string;
-  /** Each item's content lower-cased with single spaces and padded, so a token test is one substring search. */
+  /** Each item's content lower-cased with single spaces and no outer spaces (see `hasToken`). */
   readonly texts: string[];
   readonly relevance: number[];
 }
@@ -105,6 +110,20 @@ function normalised(content: string): string {
   return IRREGULAR_SPACE.test(lower) ? lower.replace(/\s+/g, " ").trim() : lower;
 }
 
+/**
+ * True when `word` (no whitespace) is one of the space-separated tokens of a normalised text: the
+ * same answer as searching the padded text for the padded word, but searching for the word itself
+ * lets the substring search skip ahead on its first letter instead of stopping at every space
+ * (2.5× faster on a 1,000-agent day's memories, and no padded copy of each text to keep).
+ */
+function hasToken(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (end === text.length || text.charCodeAt(end) === 32)) return true;
+  }
+  return false;
+}
+
 function relevanceOf(items: readonly MemoryItem[], query: string): readonly number[] {
   let cache = relevanceCaches.get(items);
   if (cache === undefined) relevanceCaches.set(items, (cache = { query, texts: [], relevance: [] }));
@@ -113,15 +132,15 @@ function relevanceOf(items: readonly MemoryItem[], query: string): readonly numb
     cache.relevance.length = 0;
   }
   const { texts, relevance } = cache;
-  for (let i = texts.length; i < items.length; i++) texts.push(` ${normalised(items[i]!.content)} `);
+  for (let i = texts.length; i < items.length; i++) texts.push(normalised(items[i]!.content));
   if (relevance.length < items.length) {
-    const needles = queryWords(query).map((w) => ` ${w} `);
+    const words = queryWords(query);
     for (let i = relevance.length; i < items.length; i++) {
       let value = 0.5;
-      if (needles.length > 0) {
+      if (words.length > 0) {
         let overlap = 0;
-        for (const needle of needles) if (texts[i]!.includes(needle)) overlap++;
-        value = Math.min(1, overlap / needles.length);
+        for (const word of words) if (hasToken(texts[i]!, word)) overlap++;
+        value = Math.min(1, overlap / words.length);
       }
       relevance.push(value);
     }
