@@ -558,7 +558,8 @@ describe("eval with --llm", () => {
     const before = server.requests;
     const fork = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "aura-intent", "--reuse-llm", "--log", join(root, "child"), "--trace", "none"], env);
     expect(fork.code, fork.stderr).toBe(0);
-    expect(fork.stderr).toMatch(/reusing 6 recorded LLM answer\(s\)/);
+    expect(fork.stderr).toMatch(/6 recorded LLM answer\(s\) of the parent can be served/);
+    expect(fork.stderr).toMatch(/the parent's recording answered 4 of the child's 4 model request\(s\)\n/);
     expect(server.requests).toBe(before);
     const child = logRecords(join(root, "child"));
     const completed = ofType<LlmCompletedPayload>(child, "llm.completed");
@@ -567,6 +568,14 @@ describe("eval with --llm", () => {
     const verify = await cli(["verify", join(root, "child")], env);
     expect(verify.code, verify.stdout).toBe(0);
     expect(server.requests).toBe(before);
+    // Under another condition the child asks other questions: the note says how few were answered.
+    const other = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "literal", "--reuse-llm", "--log", join(root, "other"), "--trace", "none"], env);
+    expect(other.code, other.stderr).toBe(0);
+    const otherLog = logRecords(join(root, "other"));
+    const misses = ofType(otherLog, "llm.failed").length;
+    expect(misses).toBeGreaterThan(0);
+    const served = ofType<LlmCompletedPayload>(otherLog, "llm.completed").filter((r) => r.payload.cached === true).length;
+    expect(other.stderr).toContain(`the parent's recording answered ${served} of the child's ${served + misses} model request(s); ${misses} had no identical recorded request and no endpoint, and fell back to the deterministic backend`);
     const bad = await cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--llm", server.url], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/the auratown world has no LLM roles yet/);
@@ -583,7 +592,7 @@ describe("eval with --llm", () => {
     const before = server.requests;
     const fork = await cli(["fork", "aura-scene-s9-aura-intent", "--at", "0", "--condition", "aura-intent", "--reuse-llm", ...nats, "--trace", "none", "--json"], env);
     expect(fork.code, fork.stderr).toBe(0);
-    expect(fork.stderr).toMatch(/reusing 6 recorded LLM answer\(s\)/);
+    expect(fork.stderr).toMatch(/the parent's recording answered 4 of the child's 4 model request\(s\)\n/);
     expect(server.requests).toBe(before);
     const child = await readJetStreamLog(suite.nc, ns, JSON.parse(fork.stdout).episode);
     const completed = ofType<LlmCompletedPayload>(child, "llm.completed");

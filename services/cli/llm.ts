@@ -71,11 +71,31 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
  * parent's recorded answers are served for identical requests with no HTTP; the rest go to the
  * endpoint when one is given, else fail with `no_backend` (and the actors fall back).
  */
-export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder } {
+export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder; reuseNote?: () => string | null } {
   const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork") : null;
   if (flags.reuseLlm !== true) return resolved === null ? {} : { llm: makeLlmGateway(resolved).responder };
   const cache = new LlmCache().addRecords(parentRecords ?? readLog(layoutOf(resolveEpisodeDir(parent)).log));
-  if (flags.quiet !== true) process.stderr.write(`fork: reusing ${cache.size} recorded LLM answer(s) of the parent for identical requests\n`);
-  if (resolved === null) return { llm: cachedOnlyResponder(cache) };
-  return { llm: makeLlmGateway({ ...resolved, reuse: true }, { cache }).responder };
+  if (flags.quiet !== true) process.stderr.write(`fork: ${cache.size} recorded LLM answer(s) of the parent can be served to identical requests\n`);
+  const inner = resolved === null ? cachedOnlyResponder(cache) : makeLlmGateway({ ...resolved, reuse: true }, { cache }).responder;
+  // How many requests the recording actually answered: a child under another condition often asks
+  // other questions, and "reusing 50 answers" then hid that none was.
+  let requests = 0;
+  let served = 0;
+  let failed = 0;
+  const llm: LlmResponder = {
+    respond: async (request, telemetry) => {
+      requests++;
+      const answer = await inner.respond(request, telemetry);
+      if (answer.type === "llm.completed" && (answer.payload as { cached?: boolean }).cached === true) served++;
+      if (answer.type === "llm.failed") failed++;
+      return answer;
+    },
+  };
+  const reuseNote = (): string | null => {
+    if (requests === 0) return null;
+    const rest = requests - served;
+    const elsewhere = resolved === null ? `${rest} had no identical recorded request and no endpoint, and fell back to the deterministic backend` : `${rest - failed} went to the endpoint${failed > 0 ? `, ${failed} failed and fell back` : ""}`;
+    return `fork: the parent's recording answered ${served} of the child's ${requests} model request(s)${rest === 0 ? "" : `; ${elsewhere}`}`;
+  };
+  return { llm, reuseNote };
 }
