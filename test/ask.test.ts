@@ -98,7 +98,7 @@ describe("probetown ask", () => {
     const cwd = tempDir("ask-cli");
     const run = spawnSync(process.execPath, [MAIN, "ask", dir, "--tick", "5", "--agent", "Liu Yang", "Is Wang Jun in a good mood?"], { encoding: "utf8", cwd });
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/IntentFrame \(deterministic\): gap [\d.]+ → B\(gap\) \d, ceiling \d/);
+    expect(run.stdout).toMatch(/IntentFrame \(deterministic\): gap [\d.]+ → B\(gap\) \d, budget \d/);
     expect(run.stdout).toMatch(/probe 1: get_agent_private_state\(agent_name=Wang Jun\) → agent\/wang-jun/);
     expect(run.stdout).toMatch(/budget: 1 probe of \d · disclosure 3/);
     expect(run.stdout).toMatch(/answer: .*Wang Jun/s);

@@ -25,7 +25,7 @@ export function renderAsk(r: AskResult): string {
   if (r.intent !== null) {
     const f = r.intent.frame;
     out.push(
-      `IntentFrame (${r.intent.backend}): gap ${f.gap.toFixed(2)} → B(gap) ${r.intent.budget}, ceiling ${r.intent.maxSteps}`,
+      `IntentFrame (${r.intent.backend}): gap ${f.gap.toFixed(2)} → B(gap) ${r.intent.budget}, budget ${r.intent.maxSteps}${r.intent.maxSteps < r.intent.budget ? " (B capped by the max steps)" : ""}`,
       `  literal need:  ${f.literal_need}`,
       `  implicit need: ${f.implicit_need.length === 0 ? "—" : f.implicit_need.join("; ")}`,
       `  recommended:   ${f.recommended_probes.join(", ") || "—"}`,
@@ -59,8 +59,8 @@ export function registerAsk(program: Command, exit: (code: number) => void): voi
   program
     .command("ask")
     .description(
-      "put a question to the AURA controller as a resident of a recorded (or running) AURATown episode, on its state after --tick:\n" +
-        "prints the IntentFrame, each probe and its result, the budget used and the answer; the fork's log goes to --out\n" +
+      "put a question to the AURA controller as a resident of a recorded (or running) AURATown episode, on its state after --tick: " +
+        "prints the IntentFrame, each probe and its result, the budget used and the answer; the fork's log goes to --out " +
         "(default runs/ask/…), the episode itself is only read",
     )
     .argument("<episode>", "AURATown episode directory (a running one: its committed ticks are read)")

@@ -1,7 +1,7 @@
 // `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts),
 // or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
 import { existsSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { LogRecord } from "../../events/record.ts";
 import { scanLog } from "../../infra/fileEventStore.ts";
 import cliProgress from "cli-progress";
@@ -14,6 +14,7 @@ import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
 import { envprobeLlm, type LlmCliFlags } from "./llm.ts";
+import { plural } from "../views/text.ts";
 
 export interface EnvprobeSweepFlags extends LlmCliFlags {
   readonly worlds?: string;
@@ -87,8 +88,8 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   else {
     if (!flags.quiet) process.stdout.write(renderCells(result.cells) + "\n\n");
     const how = "jobs" in result
-      ? `over NATS: ${result.jobs} jobs of up to ${result.chunk} episodes, ${result.workers} local worker processes${result.redelivered.length > 0 ? `, ${result.redelivered.length} jobs redelivered` : ""}`
-      : model === null ? `${result.workers} worker threads` : `${result.workers} episodes at a time`;
+      ? `over NATS: ${result.jobs} jobs of up to ${result.chunk} episodes, ${plural(result.workers, "local worker process", "local worker processes")}${result.redelivered.length > 0 ? `, ${result.redelivered.length} jobs redelivered` : ""}`
+      : model === null ? plural(result.workers, "worker thread", "worker threads") : plural(result.workers, "episode at a time", "episodes at a time");
     process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${summary.episodesPerSecond.toFixed(0)} episodes/s, ${how})${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
     if (model !== null) {
       process.stdout.write(
@@ -118,7 +119,7 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
   const report = writeReport(episodes, flags.out, { iterations: flags.bootstrap, seed: flags.seed, ...(flags.title === undefined ? {} : { title: flags.title }) });
   const seconds = (performance.now() - started) / 1000;
   if (flags.json) process.stdout.write(JSON.stringify({ out: flags.out, files: report.files, episodes: report.episodes, seconds, loadSeconds: loaded }, null, 2) + "\n");
-  else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => `${flags.out}/${f}`).join(", ")}\n`);
+  else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => join(flags.out, f)).join(", ")}\n`);
   if (report.unpaired.groups > 0) process.stderr.write(`report-envprobe: incomplete grid: ${report.unpaired.groups} (world, regime, seed) ${report.unpaired.groups === 1 ? "group lacks" : "groups lack"} some policy (${report.unpaired.examples.join("; ")}${report.unpaired.groups > 3 ? "; …" : ""}); their seeds drop out of those pairs\n`);
   return 0;
 }

@@ -247,8 +247,8 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
   const implicit = benchmarkCommand(
     group,
     "implicit",
-    "implicit-intent benchmark: each scene × seed × condition is an aura-scene episode (log under --out, verifiable);\n" +
-      "prints literal/implicit coverage, probes and disclosure per query, gold-tool recall and forbidden-tool violations,\n" +
+    "implicit-intent benchmark: each scene × seed × condition is an aura-scene episode (log under --out, verifiable); " +
+      "prints literal/implicit coverage, probes and disclosure per query, gold-tool recall and forbidden-tool violations, " +
       "overall and per scene, subcategory and seed",
     "benchmark file in the implicit-intent schema (scenes + queries)",
     IMPLICIT_CONDITIONS,
@@ -265,7 +265,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
   const privacy = townSnapshotOptions(benchmarkCommand(
     group,
     "privacy",
-    "privacy-distractor slice on paired AURATown snapshots (the town runs --warmup ticks from each seed; the asker rotates over residents):\n" +
+    "privacy-distractor slice on paired AURATown snapshots (the town runs --warmup ticks from each seed; the asker rotates over residents): " +
       "prints probes and disclosure per query and forbidden-tool violations per condition and category",
     "privacy slice file (queries with allowed_tools and forbidden_tools)",
     FACTUAL_CONDITIONS,
@@ -278,7 +278,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
   const factual = townSnapshotOptions(benchmarkCommand(
     group,
     "factual",
-    "RQ2 factual grounding on paired AURATown snapshots (warm-up, then query i on the town after warm-up + i ticks, asked by resident i mod 5):\n" +
+    "RQ2 factual grounding on paired AURATown snapshots (warm-up, then query i on the town after warm-up + i ticks, asked by resident i mod 5): " +
       "every condition answers from the same snapshot; a rule judge scores accuracy = 0.7·precision + 0.3·completeness, StrictP, claim recall, hallucination",
     "factual benchmark file (queries with id, category, query, requires)",
     FACTUAL_CONDITIONS,

@@ -70,8 +70,8 @@ export function registerExperiment(program: Command, exit: (code: number) => voi
   program
     .command("experiment")
     .description(
-      "run an experiment spec (JSON or YAML: world, benchmark + file, seeds, conditions, forks.warmup, judges [rule, llm], llm, maxSteps, policy, out, report):\n" +
-        "expands the job matrix, runs every cell without a finished log as an episode (others are served from their logs),\n" +
+      "run an experiment spec (JSON or YAML: world, benchmark + file, seeds, conditions, forks.warmup, judges [rule, llm], llm, maxSteps, policy, out, report): " +
+        "expands the job matrix, runs every cell without a finished log as an episode (others are served from their logs), " +
         "derives the results JSONL from the logs and writes the report; rerunning a finished experiment runs nothing",
     )
     .argument("<spec>", "experiment spec (.json, .yaml or .yml); relative paths in it are relative to the spec's directory")

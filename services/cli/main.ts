@@ -404,7 +404,8 @@ async function cmdRepair(log: string): Promise<number> {
 function cmdWorlds(): number {
   for (const [name, world] of Object.entries(worlds)) {
     process.stdout.write(`${name}: ${world.description}\n  conditions:\n`);
-    for (const [c, info] of Object.entries(world.conditions)) process.stdout.write(`    ${c.padEnd(16)} ${info.description}${c === world.defaultCondition ? " (default)" : ""}\n`);
+    const width = Math.max(...Object.keys(world.conditions).map((c) => c.length));
+    for (const [c, info] of Object.entries(world.conditions)) process.stdout.write(`    ${c.padEnd(width)}  ${info.description}${c === world.defaultCondition ? " (default)" : ""}\n`);
   }
   return EXIT.ok;
 }
@@ -462,7 +463,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       .command("run")
       .description("run an episode on the embedded default (file log, in-process actors) and print where the log went")
       .argument("<world>", `world to run (${Object.keys(worlds).join(", ")})`)
-      .requiredOption("--seed <n>", "episode seed", integer("--seed"))
+      .requiredOption("--seed <n>", "episode seed (required)", integer("--seed"))
       .option("--condition <name>", "named condition (default: the world's, marked in `probetown worlds`: auratown baseline, aura-scene aura-intent, envprobe envprobe-simple)")
       .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
@@ -618,7 +619,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .argument("<results>", "results JSONL, one row per query × seed × condition (schema: services/results.ts)")
     .requiredOption("--out <dir>", "directory for report.md, report.json and the charts")
     .option("--reference <condition>", "condition the others are compared with (default: the first in the file); comma-separate one per benchmark")
-    .addOption(new Option("--metric <name>", "score used for comparisons, blocks and charts (default: implicit, else accuracy, else correct)").choices([...REPORT_METRICS]))
+    .addOption(new Option("--metric <name>", "score used for comparisons, blocks and charts (default: the first the rows have of implicit, accuracy, correct, literal, recall; privacy rows: recall)").choices([...REPORT_METRICS]))
     .option("--bootstrap <n>", "bootstrap resamples", integer("--bootstrap", 100), 5000)
     .option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0)
     .option("--title <text>", "report title")

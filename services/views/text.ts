@@ -40,3 +40,6 @@ export function fieldDifferences(had: unknown, asked: unknown, where: string, sk
   }
   return out;
 }
+
+/** "1 worker thread", "2 worker threads". */
+export const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
