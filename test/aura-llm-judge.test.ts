@@ -469,7 +469,7 @@ describe("CLI", () => {
       const args = ["eval", "factual", "--file", file, "--condition", "fixed-probe", "--seeds", "42", "--warmup", "2", "--out", join(dir, "out"), "--judge", "llm", "--llm", server.url, "--model", "none", "--model", "judge=fake-judge"];
       const first = await cli(args);
       expect(first.code, first.stderr).toBe(0);
-      expect(first.stderr).toMatch(/intent=deterministic planner=deterministic answer=deterministic/);
+      expect(first.stderr).toMatch(/intent=deterministic planner=deterministic answer=deterministic judge=fake-judge;/);
       expect(first.stdout).toMatch(/LLM judge: accuracy 0\.825 .* 1 cells scored, 0 failed/);
       expect(server.requests).toBe(1);
       expect(server.bodies[0]!.model).toBe("fake-judge");

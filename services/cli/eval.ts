@@ -22,9 +22,10 @@ const parseJudge = (value: string): JudgeMode => {
 };
 const JUDGE_HELP = "rule (default: offline, on the structured facts), llm (the paper's LLM judge through the gateway, role judge; its calls are recorded in each cell's judge.jsonl and served from there on reruns) or both";
 
-/** The LLM config of `eval implicit` / `eval privacy`, with a one-line note on stderr. */
-function llmOption(flags: LlmCliFlags): { llm?: LlmConfig } {
-  const config = resolveLlmFlags(flags, "eval");
+/** The LLM config of an eval, with a one-line note on stderr (naming the judge's model when an LLM judges). */
+function llmOption(flags: LlmCliFlags & { judge?: JudgeMode }): { llm?: LlmConfig } {
+  const judged = flags.judge === "llm" || flags.judge === "both";
+  const config = resolveLlmFlags(flags, "eval", judged ? ["intent", "planner", "answer", "judge"] : undefined);
   return config === null ? {} : { llm: config };
 }
 
