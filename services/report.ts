@@ -25,7 +25,7 @@ export type Metric = (typeof METRICS)[number];
 export const METRIC_LABEL: Record<Metric, string> = {
   implicit: "implicit coverage",
   literal: "literal coverage",
-  correct: "accuracy (share correct)",
+  correct: "rule-judge share fully correct",
   accuracy: "rule-judge accuracy",
   recall: "gold-tool recall",
   "llm-implicit": "LLM judge implicit score",
