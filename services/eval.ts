@@ -279,17 +279,27 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
 /** Runs the episode, or reads an existing log of the same episode (same header) without rerunning. */
 async function episodeRecords(dir: string, config: SceneConfig, seed: number, condition: string, o: { fresh?: boolean; trace?: TelemetryConfig | "default"; llm?: LlmResponder }): Promise<LogRecord[]> {
   const log = layoutOf(dir).log;
+  let resume = false;
   if (existsSync(log)) {
-    // A damaged log is reported (exit 3, naming the file), never silently run over: `--fresh` reruns it.
-    const existing = o.fresh ? [] : readLog(log);
+    // Only a torn tail (a run killed mid-write) is tolerated here, as resuming cuts it; any other
+    // damage is reported (exit 3, naming the file), never silently run over: `--fresh` reruns it.
+    const scan = o.fresh ? null : scanLog(log);
+    const existing = scan?.records ?? [];
     const header = existing[0]?.payload as { config?: unknown; condition?: string; seed?: number } | undefined;
+    const same = header !== undefined && header.condition === condition && header.seed === seed && canonicalJson(header.config) === canonicalJson(config);
     const complete = existing.filter((r) => r.type === "tick.committed").length === config.order.length;
-    if (!o.fresh && header !== undefined && header.condition === condition && header.seed === seed && canonicalJson(header.config) === canonicalJson(config) && complete) return existing;
-    if (!o.fresh) throw new UsageError(`${dir}: holds a different or unfinished episode; pass --fresh to rerun it, or choose another --out`);
-    const { rmSync } = await import("node:fs");
-    rmSync(dir, { recursive: true, force: true });
+    if (same && complete && scan?.torn === null) return existing;
+    if (!o.fresh && !same) {
+      throw new UsageError(`${dir}: holds another episode (another condition, seed or scene config); pass --fresh to rerun it, or write to another output directory`);
+    }
+    // An interrupted cell is continued, not rerun: its logged model answers are served from the log.
+    if (same) resume = true;
+    else {
+      const { rmSync } = await import("node:fs");
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
-  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(o.llm === undefined ? {} : { llm: o.llm }) });
+  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(resume ? { resume: true } : {}), ...(o.llm === undefined ? {} : { llm: o.llm }) });
   return scanLog(log).records;
 }
 

@@ -209,6 +209,35 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
   });
 });
 
+describe("an interrupted implicit-intent cell", () => {
+  it("is continued by the rerun (log cut mid-episode, torn last line): rows and log equal an undisturbed run's", async () => {
+    const run = (out: string) => runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out });
+    const undisturbed = await run(tempDir("aura-eval-whole"));
+    const out = tempDir("aura-eval-cut");
+    const first = await run(out);
+    const cell = join(out, "implicit_intent_scene_a", "A_cafe_morning-s42-aura-intent");
+    const segment = join(cell, "log", "000000000000.jsonl");
+    const lines = readFileSync(segment, "utf8").split("\n").filter((l) => l.length > 0);
+    const committed = lines.map((l, i) => [l, i] as const).filter(([l]) => l.includes('"type":"tick.committed"'));
+    // Keep ten committed ticks and half of the next record: the state a kill mid-write leaves.
+    const cut = committed[9]![1] + 1;
+    writeFileSync(segment, lines.slice(0, cut).join("\n") + "\n" + lines[cut]!.slice(0, 40));
+    const again = await run(out);
+    const strip = (rows: readonly ResultRow[]) => rows.map(({ log: _log, ...rest }) => rest);
+    expect(strip(again.rows)).toEqual(strip(undisturbed.rows));
+    expect(strip(again.rows)).toEqual(strip(first.rows));
+    const withoutMeta = (l: string) => l.replace(/,"meta":\{[^}]*\}/, "");
+    expect(readFileSync(segment, "utf8").split("\n").map(withoutMeta)).toEqual(lines.concat([""]).map(withoutMeta));
+    expect((await verifyEpisode(cell)).ok).toBe(true);
+  });
+
+  it("of another episode is not run over without --fresh, and the message says what to do", async () => {
+    const out = tempDir("aura-eval-other");
+    await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 3 });
+    await expect(runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 2 })).rejects.toThrow(/holds another episode \(another condition, seed or scene config\); pass --fresh/);
+  });
+});
+
 describe("privacy slice (paired AURATown snapshots, seeds 42/123/456)", () => {
   it("AURA GapRouted fires no forbidden tool at ≤ 1.0 probes/query; Fixed-Probe and Plan-and-Solve do", async () => {
     const r = await runPrivacyEval({ file: join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), conditions: ["aura-gap-routed", "fixed-probe", "plan-and-solve", "aura-no-probe"], seeds: SEEDS, out: tempDir("aura-privacy") });

@@ -151,8 +151,10 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve).once("SIGTERM", resolve);
-      // A sweep's own worker (started with an IPC channel) stops with its sweep.
-      if (process.channel !== undefined) {
+      // A sweep's own worker (started with an IPC channel) stops with its sweep; the channel is
+      // null, not undefined, once the sweep has already gone (a Ctrl-C during the worker's start).
+      if (process.send !== undefined) {
+        if (process.channel == null || !process.connected) return resolve();
         process.channel.unref();
         process.once("disconnect", resolve);
       }
