@@ -268,18 +268,28 @@ export async function runJudgeCalls(calls: readonly JudgeCall[], gateway: LlmGat
   const fresh = calls.map((c, i) => {
     if (recorded[i] !== null || gateway === null) return null;
     const h = c.request.requestHash;
-    if (!pending.has(h)) pending.set(h, gateway.complete(c.request, JUDGE_ID));
+    if (!pending.has(h)) {
+      const asked = gateway.complete(c.request, JUDGE_ID);
+      asked.catch(() => undefined); // awaited below, in call order
+      pending.set(h, asked);
+    }
     return pending.get(h)!;
   });
-  const got = await Promise.all(fresh);
   let served = 0;
-  const answers = calls.map((c, i) => {
+  // Each answer is recorded as soon as it and the ones before it have come (the calls run
+  // concurrently): an interrupted pass keeps what it was paid for, and the judge log keeps the
+  // calls' order whatever order the answers arrived in.
+  const answers: (LlmAnswer | null)[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
     if (recorded[i] !== null) {
       served++;
-      return recorded[i]!;
+      answers.push(recorded[i]!);
+      continue;
     }
-    const answer = got[i] ?? null;
-    if (answer === null) return null;
+    const answer = fresh[i] === null ? null : await fresh[i]!;
+    answers.push(answer);
+    if (answer === null) continue;
     const log = logOf(c.log);
     // Recorded once per request hash (identical calls share one answer), after any failure it replaces.
     if (log.answers.get(c.request.requestHash) !== answer) {
@@ -299,8 +309,7 @@ export async function runJudgeCalls(calls: readonly JudgeCall[], gateway: LlmGat
       log.lines += 2;
       log.answers.set(c.request.requestHash, answer);
     }
-    return answer;
-  });
+  }
   return { answers, served, asked: pending.size };
 }
 

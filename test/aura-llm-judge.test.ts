@@ -103,6 +103,24 @@ describe("the judge log", () => {
     }
   });
 
+  it("records each answer as it comes (in call order), so a pass interrupted while a later call is out keeps the earlier ones", async () => {
+    // The third question is answered slowly: while it is out, the first two must already be on disk.
+    const server = await fakeServer((body) => ({ content: '{"literal_score": 1, "implicit_score": 0}', ...(JSON.stringify(body.messages).includes("slow") ? { delayMs: 1500 } : {}) }));
+    try {
+      const log = join(tempDir("judge-progress"), "judge.jsonl");
+      const req = (text: string) => llmRequest("judge", "fake-judge", [{ role: "user", content: text }], { temperature: 0.1, maxTokens: 200, json: true, output: "judge-implicit" }, null);
+      const gateway = makeLlmGateway(judgeOnly(server.url), { outputs: { "judge-implicit": () => null } });
+      const pass = runJudgeCalls([{ log, request: req("a") }, { log, request: req("b") }, { log, request: req("slow") }], gateway);
+      await new Promise((r) => setTimeout(r, 700));
+      expect(readJudgeLog(log).answers.size).toBe(2);
+      expect((await pass).asked).toBe(3);
+      const types = readFileSync(log, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { payload: { messages?: { content: string }[] } }).payload.messages?.[0]?.content);
+      expect(types).toEqual(["a", undefined, "b", undefined, "slow", undefined]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a recorded failure to reach the model is asked again when a gateway is given (an invalid answer is not); without one it is served", async () => {
     const log = join(tempDir("judge-unreached"), "judge.jsonl");
     const req = (text: string) => llmRequest("judge", "fake-judge", [{ role: "user", content: text }], { temperature: 0.1, maxTokens: 200, json: true, output: "judge-implicit" }, null);
