@@ -10,6 +10,7 @@ import { join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
+import { takePidLock } from "./pidLock.ts";
 import { EpisodeExists, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
@@ -231,24 +232,8 @@ class FileEventStore implements EventStore {
 }
 
 function acquireLock(logDir: string, episode: string): void {
-  const lock = join(logDir, LOCK);
-  try {
-    writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
-  } catch {
-    const owner = readFileSync(lock, "utf8").trim();
-    let alive = false;
-    try {
-      process.kill(Number(owner), 0);
-      alive = true;
-    } catch {
-      alive = false;
-    }
-    if (alive) {
-      throw new WriterLocked(episode, `process ${owner} holds ${LOCK}`, display(logDir));
-    }
-    // The previous writer died without closing; its lock is stale.
-    writeFileSync(lock, `${process.pid}\n`);
-  }
+  const lock = takePidLock(join(logDir, LOCK));
+  if ("heldBy" in lock) throw new WriterLocked(episode, `process ${lock.heldBy} holds ${LOCK}`, display(logDir));
 }
 
 /** Creates a new, empty log. Refuses to overwrite an existing one. */

@@ -11,6 +11,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { LogRecord } from "../events/record.ts";
 import { scanLog } from "../infra/fileEventStore.ts";
+import { takePidLock } from "../infra/pidLock.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
 import { parseSeeds } from "./jobs.ts";
 import { layoutOf, UsageError } from "./replay.ts";
@@ -395,6 +396,22 @@ export interface ExperimentResult {
 }
 
 export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions = {}): Promise<ExperimentResult> {
+  // One run per output directory: two at once raced on the same cells (crashes, a deleted log).
+  try {
+    mkdirSync(spec.out, { recursive: true });
+  } catch (error) {
+    throw new UsageError(`${spec.file}: out ${spec.out}: cannot be created as a directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const lock = takePidLock(join(spec.out, "experiment.lock"), { reentrant: true });
+  if ("heldBy" in lock) throw new UsageError(`${spec.file}: another run of this experiment (process ${lock.heldBy}) is writing ${spec.out}; wait for it to finish, or stop it`);
+  try {
+    return await runExperimentLocked(spec, o);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): Promise<ExperimentResult> {
   let scan = scanMatrix(spec);
   let replaced = 0;
   if (o.verify === true) {

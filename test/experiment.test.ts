@@ -4,8 +4,8 @@
 // the implicit and privacy benchmarks through the same path, and the CLI (plain progress lines
 // when stderr is not a TTY, exit 2 on a bad spec).
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSpec, runExperiment, scanMatrix, SpecInvalid } from "../services/experiment.ts";
 import { loadResults } from "../services/results.ts";
@@ -122,6 +122,25 @@ describe("experiment runs", () => {
     expect(await runExperiment(spec3)).toMatchObject({ ran: 20, served: 0 });
     expect(scanMatrix(spec).missing).toHaveLength(20);
   }, 120_000);
+
+  it("one run per output directory: another live run's lock is refused naming its pid; a dead run's lock is taken over", async () => {
+    const dir = tempDir("experiment-lock");
+    writeFileSync(join(dir, "i.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [42], conditions: ["literal"], out: "out" }));
+    const spec = loadSpec(join(dir, "i.json"));
+    mkdirSync(spec.out, { recursive: true });
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(spec.out, "experiment.lock"), `${other.pid}\n`);
+      await expect(runExperiment(spec)).rejects.toThrow(new RegExp(`another run of this experiment \\(process ${other.pid}\\) is writing`));
+      expect(existsSync(join(spec.out, "logs"))).toBe(false);
+    } finally {
+      other.kill("SIGKILL");
+      await new Promise((r) => other.once("exit", r));
+    }
+    // Its holder is gone now: the lock is stale, taken over, and released at the end.
+    expect(await runExperiment(spec)).toMatchObject({ cells: 1, ran: 1 });
+    expect(existsSync(join(spec.out, "experiment.lock"))).toBe(false);
+  }, 60_000);
 
   it("implicit and privacy benchmarks go through the same matrix, rows derived from the logs", async () => {
     const dir = tempDir("experiment-implicit");
