@@ -378,6 +378,8 @@ export interface ExperimentOptions {
   /** Replay every log before serving it (`verify`); a log that diverges is rerun. */
   readonly verify?: boolean;
   readonly progress?: (done: number, total: number, label: string) => void;
+  /** Told about benchmark problems that do not stop the run. */
+  readonly warn?: (message: string) => void;
 }
 
 export interface ExperimentResult {
@@ -434,7 +436,7 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null ? {} : { llm: spec.llm }) };
     if (spec.benchmark === "implicit") await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) });
     else if (spec.benchmark === "privacy") await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 });
-    else await runFactualEval({ ...common, warmup: spec.warmup ?? 10 });
+    else await runFactualEval({ ...common, warmup: spec.warmup ?? 10, ...(o.warn === undefined ? {} : { warn: o.warn }) });
     scan = scanMatrix(spec);
     if (scan.missing.length > 0) throw new Error(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
   }

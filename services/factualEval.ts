@@ -16,13 +16,15 @@ import { runEpisode } from "./episodes.ts";
 import { layoutOf, UsageError } from "./replay.ts";
 import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
 import { townSnapshots, type TownSnapshot } from "./benchmarks/privacy.ts";
-import { factualTruth, judgeFactual, loadFactualBenchmark, type FactualJudged, type FactualQuery } from "./benchmarks/factual.ts";
+import { factualTruth, judgeFactual, loadFactualBenchmark, unrecognisedTags, type FactualJudged, type FactualQuery } from "./benchmarks/factual.ts";
 import { makeLlmGateway, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, JUDGE_OUTPUTS, judgeLogOf, runJudgeCalls, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { AURA_LLM_OUTPUTS } from "../actors/aura/llm.ts";
 
 export interface FactualEvalOptions {
   readonly file: string;
+  /** Told about a benchmark problem that does not stop the run (e.g. a `requires` tag no word of which is understood). */
+  readonly warn?: (message: string) => void;
   readonly conditions: readonly string[];
   readonly seeds: readonly number[];
   /** Root directory for episode logs and results (default runs/eval). */
@@ -224,6 +226,9 @@ export function existingCell(dir: string, seed: number, condition: string, query
 
 export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEvalResult> {
   const queries = loadFactualBenchmark(o.file);
+  for (const { tag, queries: ids } of unrecognisedTags(queries)) {
+    o.warn?.(`${o.file}: requires tag '${tag}' (query ${ids.join(", ")}) names no kind of fact this scorer knows; it counts as an unsupported need (never fully met)`);
+  }
   const unknown = o.conditions.filter((c) => !(FACTUAL_CONDITIONS as readonly string[]).includes(c));
   if (unknown.length > 0) throw new UsageError(`--condition: unknown ${unknown.map((c) => `'${c}'`).join(", ")} (factual conditions: ${FACTUAL_CONDITIONS.join(", ")})`);
   if (o.conditions.length === 0) throw new UsageError("--condition: name at least one condition");

@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnswerFactPayload } from "../events/probes.ts";
 import type { LogRecord } from "../events/record.ts";
-import { factualTruth, judgeFactual, loadFactualBenchmark, needsOf, verdictOf, FactualBenchmarkInvalid, type FactualQuery, type FactualTruth } from "../services/benchmarks/factual.ts";
+import { factualTruth, judgeFactual, loadFactualBenchmark, needsOf, unrecognisedTags, verdictOf, FactualBenchmarkInvalid, type FactualQuery, type FactualTruth } from "../services/benchmarks/factual.ts";
 import { runFactualEval } from "../services/factualEval.ts";
 import { loadResults } from "../services/results.ts";
 import { analyze } from "../services/report.ts";
@@ -128,6 +128,13 @@ describe("factual rule judge", () => {
 });
 
 describe("factual loader", () => {
+  it("names requires tags it cannot read at all (a typo would silently count as an unsupported need); the paper's file has none", () => {
+    const queries = loadFactualBenchmark(join(import.meta.dirname, "..", "data/aura/factual_queries.json"));
+    expect(unrecognisedTags(queries)).toEqual([]);
+    const typo: FactualQuery[] = [{ ...queries[0]!, requires: ["agnet_locaton", "current_time"] }, { ...queries[1]!, id: "x", requires: ["agnet_locaton"] }];
+    expect(unrecognisedTags(typo)).toEqual([{ tag: "agnet_locaton", queries: [queries[0]!.id, "x"] }]);
+  });
+
   it("loads the 50 queries, ten per category", () => {
     const qs = loadFactualBenchmark(FACTUAL);
     expect(qs).toHaveLength(50);

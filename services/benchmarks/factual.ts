@@ -182,7 +182,7 @@ export type Need =
   | { readonly kind: "memories" }
   | { readonly kind: "plan" }
   | { readonly kind: "any"; readonly of: readonly Need[] }
-  | { readonly kind: "unsupported"; readonly why: string };
+  | { readonly kind: "unsupported"; readonly why: string; readonly unrecognised?: true };
 
 /** A place the words name: by (a distinctive word of) its name, or by its type ("a park"). */
 export function placeNamed(words: string, places: Readonly<Record<string, string>>): string | null {
@@ -237,7 +237,27 @@ export function needsOf(tag: string, query: string, t: FactualTruth): Need[] {
     if (any("spatial", "awareness")) return [{ kind: place === null ? "self-place" : "place", ...(place === null ? {} : { place }) } as Need];
     return [{ kind: "unsupported", why: `${tag}: no place named` }];
   }
-  return [{ kind: "unsupported", why: tag }];
+  // Known to ask for what no snapshot holds (the release's creative_suggestions): unsupported, on purpose.
+  if (any("creative")) return [{ kind: "unsupported", why: tag }];
+  return [{ kind: "unsupported", why: tag, unrecognised: true }];
+}
+
+const NO_TRUTH: FactualTruth = { time: null, asker: "", askerLocation: null, askerAction: null, nearby: [], agents: [], events: [], memories: [], plan: [], places: {} };
+
+/**
+ * `requires` tags none of whose words names a kind of fact (a typo, or a vocabulary this scorer
+ * does not know): scored as unsupported needs like the release's uncheckable tags, which silently
+ * lowered a query's score. Said before a run, with the query ids.
+ */
+export function unrecognisedTags(queries: readonly FactualQuery[]): { readonly tag: string; readonly queries: readonly string[] }[] {
+  const byTag = new Map<string, string[]>();
+  for (const q of queries) {
+    for (const tag of q.requires) {
+      if (!needsOf(tag, q.text, NO_TRUTH).some((n) => n.kind === "unsupported" && n.unrecognised === true)) continue;
+      byTag.set(tag, [...(byTag.get(tag) ?? []), q.id]);
+    }
+  }
+  return [...byTag].map(([tag, ids]) => ({ tag, queries: ids }));
 }
 
 /** Whether the answer's facts meet one need (unsupported needs are never fully met). */

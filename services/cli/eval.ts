@@ -196,6 +196,7 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
     ...(flags.fresh === true ? { fresh: true } : {}),
     progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+    warn: (m) => void process.stderr.write(`eval: warning: ${m}\n`),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });

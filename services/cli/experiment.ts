@@ -30,7 +30,7 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
   };
   let result;
   try {
-    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress });
+    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress, warn: (m: string) => void process.stderr.write(`experiment: warning: ${m}\n`) });
   } finally {
     (bar as cliProgress.SingleBar | null)?.stop();
   }
