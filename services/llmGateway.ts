@@ -166,8 +166,11 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
   const backoffMs = config.backoffMs ?? 500;
   const backend = config.backend ?? "openai-compatible";
   const unreachableAfter = config.unreachableAfter ?? 3;
-  // Calls in a row whose every attempt failed to connect; at `unreachableAfter` the endpoint is down.
+  // Calls in a row that got no answer at all (every attempt failed to connect or timed out); at
+  // `unreachableAfter` the endpoint is taken as down. A hanging server counts: waiting out every
+  // call's timeouts made a 25-query eval take hours.
   let unreachableStreak = 0;
+  let unreachableKind: "network" | "timeout" = "network";
   const total = emptyTotals();
   const byActor = new Map<string, UsageTotals>();
   const byQuery = new Map<string, UsageTotals>();
@@ -227,8 +230,8 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       return { answer: failed(request, "invalid_output", `no validator for output schema '${request.params.output}'`, 0), http: 0 };
     }
     if (unreachableAfter > 0 && unreachableStreak >= unreachableAfter) {
-      span?.setAttribute("error.type", "network");
-      return { answer: failed(request, "network", `endpoint unreachable: ${unreachableStreak} calls in a row could not connect to ${client.server.address}:${client.server.port}; not asked again in this run`, 0), http: 0 };
+      span?.setAttribute("error.type", unreachableKind);
+      return { answer: failed(request, unreachableKind, `endpoint unreachable: ${unreachableStreak} calls in a row got no answer (${unreachableKind === "network" ? "could not connect" : "timed out"}) from ${client.server.address}:${client.server.port}; not asked again in this run`, 0), http: 0 };
     }
     for (const phase of ["first", "repair"] as const) {
       let result;
@@ -236,7 +239,10 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         result = await callWithRetry(request, messages, counter);
       } catch (error) {
         const e = error as ChatError;
-        if (e.kind === "network") unreachableStreak++;
+        if (e.kind === "network" || e.kind === "timeout") {
+          unreachableStreak++;
+          unreachableKind = e.kind;
+        }
         span?.setAttribute("error.type", e.kind);
         return { answer: failed(request, e.kind, e.message, counter.attempts, usage), http: counter.attempts };
       }

@@ -248,12 +248,29 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     for (let i = 0; i < 5; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
     expect(answers.map((a) => [a.type, a.payload.attempts])).toEqual([["llm.failed", 2], ["llm.failed", 2], ["llm.failed", 2], ["llm.failed", 0], ["llm.failed", 0]]);
     expect(answers.every((a) => a.type === "llm.failed" && a.payload.error === "network")).toBe(true);
-    expect((answers[3]!.payload as LlmFailedPayload).message).toMatch(/endpoint unreachable: 3 calls in a row could not connect/);
+    expect((answers[3]!.payload as LlmFailedPayload).message).toMatch(/endpoint unreachable: 3 calls in a row got no answer \(could not connect\)/);
     expect(gateway.httpRequests).toBe(6);
     // 0 keeps trying every call.
     const stubborn = makeLlmGateway(config(url, { answer: "fake-answer" }, { maxAttempts: 1, unreachableAfter: 0 }));
     for (let i = 0; i < 5; i++) await stubborn.complete(ask(i), "agent/x");
     expect(stubborn.httpRequests).toBe(5);
+  });
+
+  it("a server that accepts but never answers: after `unreachableAfter` calls that timed out, later calls fail at once", async () => {
+    const hanging = await fakeServer(() => ({ content: "{}", delayMs: 60_000 }));
+    try {
+      const ask = (i: number) => llmRequest("answer", "fake-answer", [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 10, output: "answer", temperature: 0 }, String(i));
+      const gateway = makeLlmGateway(config(hanging.url, { answer: "fake-answer" }, { maxAttempts: 1, timeoutMs: 150 }));
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+      expect(answers.map((a) => [a.type, a.payload.attempts, (a.payload as LlmFailedPayload).error])).toEqual([
+        ["llm.failed", 1, "timeout"], ["llm.failed", 1, "timeout"], ["llm.failed", 1, "timeout"], ["llm.failed", 0, "timeout"], ["llm.failed", 0, "timeout"],
+      ]);
+      expect((answers[3]!.payload as LlmFailedPayload).message).toMatch(/3 calls in a row got no answer \(timed out\)/);
+      expect(hanging.requests).toBe(3);
+    } finally {
+      await hanging.close();
+    }
   });
 
   it("no gateway for a run that asks for models: every request fails with no_backend and the run still ends", async () => {
