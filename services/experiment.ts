@@ -6,7 +6,7 @@
 // The results JSONL is then derived from the logs alone — the same rows whether the cells ran now
 // or earlier — and the report (services/report.ts) from the rows. So a rerun is free and
 // `--report-only` regenerates the report without running anything.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { LogRecord } from "../events/record.ts";
@@ -111,6 +111,7 @@ export function loadSpec(path: string): ExperimentSpec {
   else {
     queries = at(r.file);
     if (!existsSync(queries)) bad("file", `no such file: ${queries}`);
+    else if (!statSync(queries).isFile()) bad("file", `${queries} is not a file (expected the benchmark's queries JSON)`);
   }
 
   let seeds: number[] = [];

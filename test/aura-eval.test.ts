@@ -9,6 +9,7 @@ import type { AnswerFactPayload } from "../events/probes.ts";
 import type { LogRecord } from "../events/record.ts";
 import { BenchmarkInvalid, loadImplicitBenchmark, parseImplicitBenchmark } from "../services/benchmarks/implicit.ts";
 import { judgeQuery } from "../services/benchmarks/judge.ts";
+import { loadPrivacyBenchmark } from "../services/benchmarks/privacy.ts";
 import { runImplicitEval, runPrivacyEval, type ResultRow } from "../services/eval.ts";
 import { loadResults } from "../services/results.ts";
 import { analyze } from "../services/report.ts";
@@ -235,6 +236,18 @@ describe("an interrupted implicit-intent cell", () => {
     const out = tempDir("aura-eval-other");
     await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 3 });
     await expect(runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 2 })).rejects.toThrow(/holds another episode \(another condition, seed or scene config\); pass --fresh/);
+  });
+});
+
+describe("privacy slice file", () => {
+  it("names the file and each problem: duplicate ids, empty queries, an empty list", () => {
+    const dir = tempDir("privacy-file");
+    const good = JSON.parse(readFileSync(join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), "utf8")) as { queries: { id: number; query: string }[] };
+    const file = join(dir, "p.json");
+    writeFileSync(file, JSON.stringify({ queries: [good.queries[0], { ...good.queries[1], id: good.queries[0]!.id }, { ...good.queries[2], query: " " }] }));
+    expect(() => loadPrivacyBenchmark(file)).toThrow(new RegExp(`^${file.replace(/[.]/g, "\\.")}: invalid privacy benchmark:\n  - query ${good.queries[0]!.id}: id: duplicate id '${good.queries[0]!.id}'\n  - query ${good.queries[2]!.id}: query: empty$`));
+    writeFileSync(file, JSON.stringify({ queries: [] }));
+    expect(() => loadPrivacyBenchmark(file)).toThrow(/invalid privacy benchmark:\n  - queries: empty/);
   });
 });
 

@@ -60,6 +60,7 @@ describe("experiment specs", () => {
     expect(specProblem(dir, { benchmark: "implicit", world: "auratown", file: "q.json", seeds: [1], conditions: ["literal"] })).toContain("field 'world': the implicit benchmark runs on 'aura-scene'");
     expect(specProblem(dir, { benchmark: "quiz", file: "q.json", seeds: [1], conditions: ["x"] })).toContain("field 'benchmark': expected one of implicit, privacy, factual");
     expect(specProblem(dir, { benchmark: "factual", file: "nowhere.json", seeds: [1], conditions: ["vanilla"] })).toContain("field 'file': no such file");
+    expect(specProblem(dir, { benchmark: "factual", file: ".", seeds: [1], conditions: ["vanilla"] })).toMatch(/field 'file': .* is not a file \(expected the benchmark's queries JSON\)/);
     expect(specProblem(dir, "benchmark: [unclosed", "spec.yaml")).toMatch(/spec\.yaml: not valid YAML/);
     const e = (() => {
       try {

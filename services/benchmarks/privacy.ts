@@ -43,20 +43,26 @@ export function loadPrivacyBenchmark(file: string): PrivacyQuery[] {
   } catch (e) {
     throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code === undefined ? `not valid JSON (${(e as Error).message})` : `cannot read (${(e as NodeJS.ErrnoException).code})`}`);
   }
-  if (!Array.isArray(raw.queries)) throw new BenchmarkInvalid(file, ["queries: expected an array of queries"]);
+  if (!Array.isArray(raw.queries)) throw new BenchmarkInvalid(file, ["queries: expected an array of queries"], "privacy");
   const problems: string[] = [];
   const out: PrivacyQuery[] = [];
+  const seen = new Set<string>();
   raw.queries.forEach((value, i) => {
     const label = `query ${String((value as { id?: unknown })?.id ?? `#${i}`)}`;
     try {
       const q = Schema.decodeUnknownSync(PrivacyQuerySchema)(value);
       for (const field of ["allowed_tools", "forbidden_tools"] as const) for (const t of q[field]) if (ENVIRONMENT_TOOLS[t] === undefined) problems.push(`${label}: ${field}: unknown tool '${t}'`);
+      // Checked here, where the file can be named (the scene config built from it would refuse them too).
+      if (seen.has(String(q.id))) problems.push(`${label}: id: duplicate id '${q.id}'`);
+      seen.add(String(q.id));
+      if (q.query.trim() === "") problems.push(`${label}: query: empty`);
       out.push({ id: String(q.id), category: q.category, text: q.query, allowed: q.allowed_tools, forbidden: q.forbidden_tools });
     } catch (e) {
       problems.push(`${label}: ${String((e as Error).message).replace(/\s*\n\s*/g, " ")}`);
     }
   });
-  if (problems.length > 0) throw new BenchmarkInvalid(file, problems);
+  if (out.length === 0 && problems.length === 0) problems.push("queries: empty (expected at least one query)");
+  if (problems.length > 0) throw new BenchmarkInvalid(file, problems, "privacy");
   return out;
 }
 
