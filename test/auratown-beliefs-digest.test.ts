@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { emptyBeliefsDigest, recomputeBeliefsDigest, refreshBeliefs } from "../actors/auratown/beliefs.ts";
 import type { Belief, Observed } from "../actors/auratown/beliefs.ts";
-import { digestOf, digestUpdate, EMPTY_DIGEST } from "../events/digest.ts";
+import { DigestAccumulator, digestOf, digestUpdate, EMPTY_DIGEST } from "../events/digest.ts";
 import type { AvailabilityType } from "../events/auratown.ts";
 
 /** Numerical Recipes LCG; deterministic test inputs without Math.random. */
@@ -102,5 +102,16 @@ describe("digestUpdate", () => {
     expect(backward).toBe(forward);
     expect(digestOf(entries)).toBe(forward);
     expect(digestOf(["a", "b", "c"])).not.toBe(forward);
+  });
+
+  it("hashing an entry's fields is hashing the fields joined by '|' (the hot paths never build the joined text)", () => {
+    const entries = [["agent/lin-wei", "Cafe", "busy", "tired-focused", "12"], ["", "x"], ["only"], ["a|b", "", "c"], ["ünïcödé ☕", "é"]];
+    for (const fields of entries) {
+      const joined = new DigestAccumulator(EMPTY_DIGEST);
+      joined.addJoined(fields);
+      expect(joined.digest).toBe(digestUpdate(EMPTY_DIGEST, fields.join("|"), 1));
+      joined.removeJoined(fields);
+      expect(joined.digest).toBe(EMPTY_DIGEST);
+    }
   });
 });
