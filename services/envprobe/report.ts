@@ -320,7 +320,8 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
       .map((c) => ({ ...c, pBonferroni: null }));
     if (ablations.length > 0) md.push("### Table 3: ablations vs EnvProbe-Simple (procedural)", "", ...comparisonTable(ablations, false), "");
     // Table 5: raw useful-probe rate, Simple vs Random, paired on episodes where both probed.
-    md.push("### Table 5: raw useful-probe rate, EnvProbe-Simple vs Random", "", "| stratum | n (both probed) | Simple | Random | Δ̂ pp | 95% CI pp | p | LCB ≥ 50%? |", "| --- | --- | --- | --- | --- | --- | --- | --- |");
+    md.push("### Table 5: raw useful-probe rate, EnvProbe-Simple vs Random", "");
+    const table5: string[] = [];
     for (const stratum of ["spatial", "all", "procedural"] as const) {
       const pick = (policy: string) => new Map(episodes.filter((e) => e.regime === regime && e.policy === policy && e.probes > 0 && WORLDS[stratum].includes(e.world)).map((e) => [`${e.world}|${e.seed}`, e.useful / e.probes]));
       const a = pick("envprobe-simple");
@@ -330,8 +331,10 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
       const boot = pairedBootstrap(keys.map((k) => a.get(k)! - b.get(k)!), { iterations, seed, name: `${regime}/${stratum}/upr/simple-vs-random` });
       const lcb = pairedBootstrap(keys.map((k) => a.get(k)!), { iterations, seed, name: `${regime}/${stratum}/upr/simple` }).ci[0];
       const mean = (m: Map<string, number>) => keys.reduce((sum, k) => sum + m.get(k)!, 0) / keys.length;
-      md.push(`| ${stratum} | ${keys.length} | ${f3(mean(a))} | ${f3(mean(b))} | ${pp(100 * boot.estimate)} | [${pp(100 * boot.ci[0])}, ${pp(100 * boot.ci[1])}] | ${pv(boot.p)} | ${lcb >= 0.5 ? "yes" : "no"} (${f3(lcb)}) |`);
+      table5.push(`| ${stratum} | ${keys.length} | ${f3(mean(a))} | ${f3(mean(b))} | ${pp(100 * boot.estimate)} | [${pp(100 * boot.ci[0])}, ${pp(100 * boot.ci[1])}] | ${pv(boot.p)} | ${lcb >= 0.5 ? "yes" : "no"} (${f3(lcb)}) |`);
     }
+    if (table5.length > 0) md.push("| stratum | n (both probed) | Simple | Random | Δ̂ pp | 95% CI pp | p | LCB ≥ 50%? |", "| --- | --- | --- | --- | --- | --- | --- | --- |", ...table5);
+    else md.push("Not run: needs episodes of both envprobe-simple and random that probed, on the same world and seed, in this regime.");
     md.push("");
     // Table 6: budget-normalised useful probes (#useful / B) per world and policy.
     const policies = [...new Set(cells.filter((x) => x.regime === regime).map((x) => x.policy))];
