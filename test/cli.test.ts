@@ -45,6 +45,11 @@ describe("probetown CLI", () => {
     const v = cli(["verify", child, "--json"]);
     expect(v.code).toBe(0);
     expect(JSON.parse(v.out)).toMatchObject({ ok: true, ticks: 23 });
+    // Its summary gives beliefs last seen before the fork point a clock time too, like the rest.
+    const summary = cli(["fork", dir, "--at", "10", "--condition", "baseline", "--log", join(work, "child-summary")]);
+    expect(summary.code).toBe(0);
+    expect(summary.out).toMatch(/\(seen \d\d:\d\d\)/);
+    expect(summary.out).not.toMatch(/\(seen t\d+\)/);
   });
 
   it("inspect shows a tick's events and each agent's private state and beliefs", () => {

@@ -3,7 +3,7 @@
 import type { AgentContext } from "../../actors/auratown/agent.ts";
 import type { Belief } from "../../actors/auratown/beliefs.ts";
 import type { PrivateState } from "../../actors/auratown/privateState.ts";
-import { hhmm, type Clock } from "../../actors/auratown/town.ts";
+import { clockAt, hhmm, type Clock, type ClockConfig } from "../../actors/auratown/town.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../actorHost.ts";
 import { namesActor } from "./text.ts";
@@ -39,9 +39,11 @@ export function collectRow(tick: number, host: ActorHost): TickRow {
 /** "08:00" on day 1, "d2 08:00" later (multi-day runs). */
 const clockText = (clock: Clock): string => (clock.day === 1 ? hhmm(clock) : `d${clock.day} ${hhmm(clock)}`);
 
-const when = (rows: ReadonlyMap<number, TickRow>, tick: number): string => {
+/** The clock of a tick: from its row, else (a fork's parent's ticks) from the town's clock config in the log's header. */
+const when = (rows: ReadonlyMap<number, TickRow>, tick: number, clock: ClockConfig | undefined): string => {
   const row = rows.get(tick);
-  return row === undefined ? `t${tick}` : clockText(row.clock);
+  if (row !== undefined) return clockText(row.clock);
+  return clock === undefined ? `t${tick}` : clockText(clockAt(tick, clock));
 };
 
 interface StaleRun {
@@ -101,6 +103,7 @@ export interface Summary {
 
 export function summarize(records: readonly LogRecord[], rows: readonly TickRow[]): Summary {
   const byTick = new Map(rows.map((r) => [r.tick, r]));
+  const clock = (records[0]?.payload as { config?: { clock?: ClockConfig } } | undefined)?.config?.clock;
   const itineraries: Summary["itineraries"] = {};
   const ruleTicks: Record<string, number> = {};
   const rulesByAgent: Record<string, Record<string, number>> = {};
@@ -118,11 +121,11 @@ export function summarize(records: readonly LogRecord[], rows: readonly TickRow[
     .filter((r) => r.type === "conversation.held")
     .map((r) => {
       const p = r.payload as { names: [string, string]; location: string; lines: { text: string }[] };
-      return { at: when(byTick, r.tick), a: p.names[0], b: p.names[1], location: p.location, opening: p.lines[0]?.text ?? "" };
+      return { at: when(byTick, r.tick, clock), a: p.names[0], b: p.names[1], location: p.location, opening: p.lines[0]?.text ?? "" };
     });
   const incidents = records
     .filter((r) => r.type === "world.incident")
-    .map((r) => ({ at: when(byTick, r.tick), description: (r.payload as { description: string }).description, stressful: (r.payload as { stressful: boolean }).stressful }));
+    .map((r) => ({ at: when(byTick, r.tick, clock), description: (r.payload as { description: string }).description, stressful: (r.payload as { stressful: boolean }).stressful }));
   const runs = staleRuns(rows);
   return {
     itineraries,
@@ -134,10 +137,10 @@ export function summarize(records: readonly LogRecord[], rows: readonly TickRow[
     staleBeliefs: runs.map((s) => ({
       observer: s.observer,
       target: s.target,
-      from: when(byTick, s.from),
-      to: when(byTick, s.to),
+      from: when(byTick, s.from, clock),
+      to: when(byTick, s.to, clock),
       ticks: s.to - s.from + 1,
-      believed: `${s.belief.location}, ${s.belief.availability}, ${s.belief.emotional_state} (seen ${when(byTick, s.belief.since)})`,
+      believed: `${s.belief.location}, ${s.belief.availability}, ${s.belief.emotional_state} (seen ${when(byTick, s.belief.since, clock)})`,
       actually: s.truth,
     })),
     staleBeliefTicks: runs.reduce((n, s) => n + s.to - s.from + 1, 0),
