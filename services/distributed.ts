@@ -29,7 +29,7 @@ export const remotePlacement = (namespace: string, remote: readonly string[] | "
 export async function withNats<A>(url: string, who: string | { readonly role: string; readonly quiet?: boolean | undefined }, fn: (nc: NatsConnection) => Promise<A>): Promise<A> {
   const { role, quiet } = typeof who === "string" ? { role: who, quiet: false } : who;
   const nc = await connectNats(url, { name: `probetown ${role} ${process.pid}` });
-  if (quiet !== true) void reportConnection(nc, url, role);
+  if (quiet !== true) reportConnection(nc, url, role).catch(() => undefined);
   try {
     return await fn(nc);
   } catch (error) {
