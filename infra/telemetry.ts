@@ -75,15 +75,22 @@ class DeliveryReportingExporter implements SpanExporter {
     void this.probe.then((refused) => {
       const known = this.unreachable ?? refused;
       if (known !== null) return fail(known);
-      this.inner.export(spans, (result) => {
-        if (result.code !== ExportResultCode.SUCCESS) {
-          const message = result.error?.message ?? "export failed";
-          if (NETWORK_FAILURE.test(message)) this.unreachable ??= message;
-          this.spans += spans.length;
-          this.error ??= message;
-        }
-        resultCallback(result);
-      });
+      try {
+        this.exportNow(spans, resultCallback);
+      } catch (error) {
+        fail((error as Error).message);
+      }
+    });
+  }
+  private exportNow(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      if (result.code !== ExportResultCode.SUCCESS) {
+        const message = result.error?.message ?? "export failed";
+        if (NETWORK_FAILURE.test(message)) this.unreachable ??= message;
+        this.spans += spans.length;
+        this.error ??= message;
+      }
+      resultCallback(result);
     });
   }
   shutdown(): Promise<void> {
