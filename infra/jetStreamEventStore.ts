@@ -573,12 +573,43 @@ class WriterLock {
         async (error: unknown) => {
           // A transient failure (disconnect, timeout) is retried at the next interval.
           if (!isApiError(error, WRONG_LAST_SEQUENCE, WRONG_LAST_SEQUENCE_UNKNOWN)) return;
-          const value = holderOf(await this.kv.get(this.key).catch(() => null));
-          this.lost = value === null ? "its writer lock expired before it was renewed" : `its writer lock was taken over by ${value.owner} (since ${value.since})`;
-          this.stop();
+          await this.recover();
         },
       )
       .finally(() => { this.renewing = null; });
+  }
+
+  /**
+   * The entry's revision is not the one we hold. Only another holder means the lock is lost: after
+   * a server restart it is usually our own renewal that landed with its reply lost (adopt its
+   * revision), or the entry expired while nobody could renew it (take it again: the server's fence
+   * on every append still refuses this writer if another one appended meanwhile). A read that fails
+   * is decided at the next interval, never taken for an expiry.
+   */
+  private async recover(): Promise<void> {
+    let entry: KvEntry | null;
+    try {
+      entry = await this.kv.get(this.key);
+    } catch {
+      return;
+    }
+    const holder = holderOf(entry);
+    if (holder !== null && entry !== null && entry.string() === this.value) {
+      this.revision = entry.revision;
+      return;
+    }
+    if (holder === null) {
+      try {
+        this.revision = await this.kv.create(this.key, this.value);
+        return;
+      } catch (error) {
+        if (!isApiError(error, WRONG_LAST_SEQUENCE, WRONG_LAST_SEQUENCE_UNKNOWN)) return;
+      }
+    }
+    const now = holder ?? holderOf(await this.kv.get(this.key).catch(() => null));
+    if (now === null) return; // gone again: decided at the next interval
+    this.lost = `its writer lock was taken over by ${now.owner} (since ${now.since})`;
+    this.stop();
   }
 
   stop(): void {

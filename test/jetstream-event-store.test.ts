@@ -228,6 +228,29 @@ describe("JetStream event store", () => {
     expect((await kv.get(kvKey(episode)))?.string()).toContain("thief:1");
   });
 
+  it("a writer keeps its lock when its own renewal landed unanswered, or when the lock expired unclaimed (a server restart)", async () => {
+    const ns = server.namespace("lock-kept");
+    const episode = freshEpisode();
+    const lockTtlMs = 1500;
+    const store = await createJetStreamEventStore(nc, ns, episode, { episode, lockTtlMs });
+    await store.append(phases(1), { expectedSeq: -1 });
+    const kv = await new Kvm(nc).open(natsName("pt_locks", ns));
+    const mine = (await kv.get(kvKey(episode)))!.string();
+    // The same value under a newer revision: what a renewal applied by the server, whose reply was
+    // lost in the restart, leaves behind.
+    await kv.put(kvKey(episode), mine);
+    await new Promise((r) => setTimeout(r, 700));
+    await store.append(phases(1, 1), { expectedSeq: 0 });
+    // The entry gone (it expired while the server was away) and nobody else took it.
+    await kv.delete(kvKey(episode));
+    await new Promise((r) => setTimeout(r, 700));
+    await store.append(phases(1, 2), { expectedSeq: 1 });
+    await store.commit();
+    expect((await kv.get(kvKey(episode)))?.string()).toBe(mine);
+    await store.close();
+    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2]);
+  });
+
   it("resume after a gap cuts the tail to the cut subject, keeps it, and continues the chain", async () => {
     const ns = server.namespace("gap");
     const stream = natsName("PT_LOG", ns);
