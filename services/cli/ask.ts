@@ -67,7 +67,7 @@ export function registerAsk(program: Command, exit: (code: number) => void): voi
     .argument("<question>", "the question, quoted")
     .requiredOption("--tick <n>", "a committed tick of the episode: the state after it is asked", integer("--tick"))
     .requiredOption("--agent <name>", "the resident asking (name or slug, e.g. 'Lin Wei' or lin-wei)")
-    .option("--condition <name>", `aura-intent (default; agent-state probes), aura-gap-routed (environment tools), or any of ${Object.keys(SCENE_CONDITIONS).join(", ")}`)
+    .option("--condition <name>", `aura-intent (default; agent-state probes), aura-gap-routed (environment tools), or any of ${Object.keys(SCENE_CONDITIONS).filter((c) => c !== "aura-intent" && c !== "aura-gap-routed").join(", ")}`)
     .option("--max-steps <n>", "probe budget ceiling (default 3 on the agent-state probes, 5 on the environment tools)", integer("--max-steps"))
     .option("--out <dir>", "where the fork's episode goes (default runs/ask/<episode>-t<tick>-<agent>-<condition>)")
     .option("--json", "print the result as JSON");

@@ -432,7 +432,7 @@ function episodeOptions(cmd: Command): Command {
     .option("--log <dir>", "episode directory to create (default: runs/<episode>, suffixed if taken)")
     .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: jsonl beside the log)")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors)", integer("--snapshot-every", 0))
-    .addOption(new Option("--fsync <policy>", "when the log is made durable: every append, every tick commit, at snapshots only (a crash loses the ticks since, which --resume re-runs), or never forced").choices(["always", "commit", "snapshot", "never"]).default("commit"))
+    .addOption(new Option("--fsync <policy>", "when the log is made durable: every append, every tick commit, at snapshots only (a crash loses the ticks since, which `run --resume` re-runs), or never forced").choices(["always", "commit", "snapshot", "never"]).default("commit"))
     .option("--no-summary", "skip the readable summary")
     .option("--json", "print a machine-readable result")
     .option("-q, --quiet", "print only where the log and trace went");
