@@ -67,23 +67,7 @@ class DeliveryReportingExporter implements SpanExporter {
     this.probe = probe;
   }
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    const fail = (message: string) => {
-      this.spans += spans.length;
-      this.error ??= message;
-      resultCallback({ code: ExportResultCode.FAILED, error: new Error(message) });
-    };
-    void this.probe.then((refused) => {
-      const known = this.unreachable ?? refused;
-      if (known !== null) return fail(known);
-      try {
-        this.exportNow(spans, resultCallback);
-      } catch (error) {
-        fail((error as Error).message);
-      }
-    });
-  }
-  private exportNow(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    this.inner.export(spans, (result) => {
+    const done = (result: ExportResult) => {
       if (result.code !== ExportResultCode.SUCCESS) {
         const message = result.error?.message ?? "export failed";
         if (NETWORK_FAILURE.test(message)) this.unreachable ??= message;
@@ -91,6 +75,16 @@ class DeliveryReportingExporter implements SpanExporter {
         this.error ??= message;
       }
       resultCallback(result);
+    };
+    const failed = (message: string) => done({ code: ExportResultCode.FAILED, error: new Error(message) });
+    void this.probe.then((refused) => {
+      const known = this.unreachable ?? refused;
+      if (known !== null) return failed(known);
+      try {
+        this.inner.export(spans, done);
+      } catch (error) {
+        failed((error as Error).message);
+      }
     });
   }
   shutdown(): Promise<void> {

@@ -3,7 +3,7 @@
 // log and the results go to JSONL, one line per query × seed × condition, for reports to consume.
 // The seed orders the queries (the same order for every condition: paired cells see the same
 // history) and seeds the controller's tie-break stream; both change real choices.
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import type { LogRecord } from "../events/record.ts";
@@ -294,10 +294,7 @@ async function episodeRecords(dir: string, config: SceneConfig, seed: number, co
     }
     // An interrupted cell is continued, not rerun: its logged model answers are served from the log.
     if (same) resume = true;
-    else {
-      const { rmSync } = await import("node:fs");
-      rmSync(dir, { recursive: true, force: true });
-    }
+    else rmSync(dir, { recursive: true, force: true });
   }
   await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(resume ? { resume: true } : {}), ...(o.llm === undefined ? {} : { llm: o.llm }) });
   return scanLog(log).records;

@@ -441,7 +441,6 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     scan = scanMatrix(spec);
     if (scan.missing.length > 0) throw new Error(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
   }
-  mkdirSync(spec.out, { recursive: true });
   const results = join(spec.out, "results.jsonl");
   const { lines, llmJudge } = await judgedLines(spec, scan, o.reportOnly === true);
   writeFileSync(results, lines.join(""));

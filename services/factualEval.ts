@@ -199,7 +199,6 @@ export function cellSettingsMatch(records: readonly LogRecord[], seed: number, q
   return config !== undefined && config.maxSteps === maxSteps && config.scene.name === `auratown-s${seed}-t${warmup + qi - 1}` && canonicalJson(config.llm ?? null) === canonicalJson(llm);
 }
 
-/** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
 /**
  * Clears a town warm-up's folder for its rerun. The run writes the same log again, but a damaged one
  * is reported (exit 3, naming the file) rather than run over: `--fresh` does not change that, a
@@ -211,6 +210,7 @@ export function replaceTown(townDir: string): void {
   rmSync(townDir, { recursive: true, force: true });
 }
 
+/** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
 export function existingCell(dir: string, seed: number, condition: string, queryId: string, config: SceneConfig | null): LogRecord[] | null {
   const log = layoutOf(dir).log;
   if (!existsSync(log)) return null;

@@ -161,6 +161,8 @@ export interface BenchmarkAnalysis {
   readonly metric: Metric | null;
   readonly reference: string | null;
   readonly notes: readonly string[];
+  /** Why there are no comparisons when a reason is known (a metric the rows lack, a missing reference). */
+  readonly noComparisons: string | null;
   readonly arms: readonly ArmSummary[];
   readonly bySubcategory: Block | null;
   readonly byScene: Block | null;
@@ -292,7 +294,11 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
   const armNames = arms.map((a) => a.arm);
   const metric = options.metric ?? defaultMetric(rows);
   const hasMetric = metric !== null && rows.some((r) => metricValue(r, metric) !== null);
-  if (metric !== null && !hasMetric) notes.push(`no ${METRIC_LABEL[metric]} values in this benchmark: no comparisons or charts`);
+  let noComparisons: string | null = null;
+  if (metric !== null && !hasMetric) {
+    noComparisons = `no ${METRIC_LABEL[metric]} values in this benchmark`;
+    notes.push(`${noComparisons}: no comparisons or charts`);
+  }
 
   const summaries: ArmSummary[] = arms.map(({ arm, condition, backend }) => {
     const these = rows.filter((r) => label(r) === arm);
@@ -321,7 +327,10 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
   let reference: string | null = null;
   let comparisons: Comparison[] = [];
   const resolved = resolveReference(referencesOf(options.reference), arms);
-  if (typeof resolved !== "string") notes.push(`reference '${resolved.missing}' is not in this benchmark: no paired comparisons`);
+  if (typeof resolved !== "string") {
+    noComparisons ??= `reference '${resolved.missing}' is not in this benchmark`;
+    notes.push(`reference '${resolved.missing}' is not in this benchmark: no paired comparisons`);
+  }
   else reference = resolved;
   if (reference !== null && hasMetric && arms.length > 1) {
     const raw = armNames.filter((a) => a !== reference).map((a) => compare(rows, label, a, reference!, metric!, { level, iterations, seed, benchmark }));
@@ -347,6 +356,7 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
     metric: hasMetric ? metric : null,
     reference,
     notes,
+    noComparisons,
     arms: summaries,
     bySubcategory: block("subcategory", rows, label, armNames, hasMetric ? metric : null),
     byScene: block("scene", rows, label, armNames, hasMetric ? metric : null),

@@ -71,7 +71,7 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
  * parent's recorded answers are served for identical requests with no HTTP; the rest go to the
  * endpoint when one is given, else fail with `no_backend` (and the actors fall back).
  */
-export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder; reuseNote?: () => string | null } {
+export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder; afterFork?: () => void } {
   const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork") : null;
   if (flags.reuseLlm !== true) return resolved === null ? {} : { llm: makeLlmGateway(resolved).responder };
   const cache = new LlmCache().addRecords(parentRecords ?? readLog(layoutOf(resolveEpisodeDir(parent)).log));
@@ -91,11 +91,12 @@ export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boo
       return answer;
     },
   };
-  const reuseNote = (): string | null => {
-    if (requests === 0) return null;
+  /** Said once the child has run. */
+  const afterFork = (): void => {
+    if (requests === 0 || flags.quiet === true) return;
     const rest = requests - served;
     const elsewhere = resolved === null ? `${rest} had no identical recorded request and no endpoint, and fell back to the deterministic backend` : `${rest - failed} went to the endpoint${failed > 0 ? `, ${failed} failed and fell back` : ""}`;
-    return `fork: the parent's recording answered ${served} of the child's ${requests} model request(s)${rest === 0 ? "" : `; ${elsewhere}`}`;
+    process.stderr.write(`fork: the parent's recording answered ${served} of the child's ${requests} model request(s)${rest === 0 ? "" : `; ${elsewhere}`}\n`);
   };
-  return { llm, reuseNote };
+  return { llm, afterFork };
 }

@@ -251,14 +251,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const title = (result: ForkResult) => `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`;
   const options: ForkOptions = { ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) };
   const nats = flags.nats;
-  const say = (note: (() => string | null) | undefined) => {
-    const line = note?.();
-    if (line != null && !flags.quiet) process.stderr.write(`${line}\n`);
-  };
   if (nats === undefined) {
-    const { reuseNote, ...llm } = llmForFork(log, flags);
+    const { afterFork, ...llm } = llmForFork(log, flags);
     const result = await forkEpisode({ ...options, ...llm });
-    say(reuseNote);
+    afterFork?.();
     return session.finish(result, title(result));
   }
   // Parent and child both in JetStream, in one namespace.
@@ -267,12 +263,12 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const where = jetStreamWhere(ns);
   const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
-    const { reuseNote, ...llm } = llmForFork(log, flags, parentRecords);
+    const { afterFork, ...llm } = llmForFork(log, flags, parentRecords);
     // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
     const forked = await Effect.runPromise(forkEpisodeEffect({ ...options, ...llm, parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch(
       hintIfExists("this fork was made before; inspect or verify it by that id, or fork into another --namespace"),
     );
-    say(reuseNote);
+    afterFork?.();
     return forked;
   });
   return session.finish(result, title(result), verifyInNats(result.episode, nats, ns));

@@ -43,9 +43,8 @@ export function cmdReport(rowsFile: string, flags: ReportFlags): number {
     return 0;
   }
   const lines = written.analysis.benchmarks.map((b) => {
-    // Without comparisons, say why here too (a metric the rows lack, a missing reference), not only in report.md.
-    const why = b.notes.find((n) => n.endsWith("no comparisons or charts") || n.endsWith("no paired comparisons"));
-    const cmp = b.comparisons.length === 0 ? (why === undefined ? "no paired comparisons" : `no paired comparisons (${why.replace(/: no (paired )?comparisons.*$/, "")})`) : `${b.comparisons.length} paired comparison${b.comparisons.length === 1 ? "" : "s"} against ${b.reference}`;
+    // Without comparisons, say why here too, not only in report.md.
+    const cmp = b.comparisons.length === 0 ? `no paired comparisons${b.noComparisons === null ? "" : ` (${b.noComparisons})`}` : `${b.comparisons.length} paired comparison${b.comparisons.length === 1 ? "" : "s"} against ${b.reference}`;
     return `  ${b.benchmark}: ${b.rows} cells, ${b.arms.length} conditions, ${cmp}`;
   });
   process.stdout.write(`${written.analysis.rows} rows from ${shownPath(rowsFile)}\n${lines.join("\n")}\nreport: ${shownPath(written.report)}\ndata:   ${shownPath(written.json)}\ncharts: ${written.charts.map((p) => shownPath(p)).join(", ") || "none"}\n`);
