@@ -24,6 +24,7 @@ import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
 import { factualTruth } from "./benchmarks/factual.ts";
+import { fieldDifferences } from "./views/text.ts";
 
 export const DEFAULT_SEEDS = [42, 123, 456] as const;
 
@@ -40,6 +41,7 @@ export interface ImplicitEvalOptions {
   /** Rerun episodes whose directory already exists (otherwise a matching log is judged as is). */
   readonly fresh?: boolean;
   readonly trace?: TelemetryConfig | "default";
+  /** Called with 0 done once the inputs are checked and the cells are about to run, then after each cell. */
   readonly progress?: (done: number, total: number, label: string) => void;
   /** LLM backends through the gateway (services/llmGateway.ts); absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
@@ -230,6 +232,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
   const pending: Array<{ row: ResultRow; line: Record<string, unknown>; call: JudgeCall | null }> = [];
   const total = sceneNames.length * o.seeds.length * o.conditions.length;
   let done = 0;
+  o.progress?.(0, total, "inputs checked");
   for (const condition of o.conditions) {
     for (const sceneName of sceneNames) {
       const scene = bench.scenes[sceneName]!;
@@ -290,7 +293,9 @@ async function episodeRecords(dir: string, config: SceneConfig, seed: number, co
     const complete = existing.filter((r) => r.type === "tick.committed").length === config.order.length;
     if (same && complete && scan?.torn === null) return existing;
     if (!o.fresh && !same) {
-      throw new UsageError(`${dir}: holds another episode (another condition, seed or scene config); pass --fresh to rerun it, or write to another output directory`);
+      const asked = { condition, seed, config };
+      const differ = header === undefined ? [] : fieldDifferences({ condition: header.condition, seed: header.seed, config: header.config }, asked, "in the log");
+      throw new UsageError(`${dir}: holds another episode (${differ.length === 0 ? "its log has no episode header" : differ.join("; ")}); pass --fresh to rerun it, or write to another output directory`);
     }
     // An interrupted cell is continued, not rerun: its logged model answers are served from the log.
     if (same) resume = true;
@@ -312,6 +317,7 @@ export interface PrivacyEvalOptions {
   /** AURATown warm-up ticks before the snapshot (default 12). */
   readonly warmup?: number;
   readonly fresh?: boolean;
+  /** Called with 0 done once the inputs are checked and the cells are about to run, then after each cell. */
   readonly progress?: (done: number, total: number, label: string) => void;
   /** LLM backends through the gateway; absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
@@ -377,6 +383,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   const answeredBy = new Map<string, Set<string>>();
   const total = o.seeds.length * o.conditions.length;
   let done = 0;
+  o.progress?.(0, total, "inputs checked");
   for (const seed of o.seeds) {
     const townDir = join(root, `town-s${seed}-t${warmup}`);
     replaceTown(townDir);

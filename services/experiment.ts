@@ -378,6 +378,7 @@ export interface ExperimentOptions {
   readonly fresh?: boolean;
   /** Replay every log before serving it (`verify`); a log that diverges is rerun. */
   readonly verify?: boolean;
+  /** Called with 0 done once the inputs are checked and the cells are about to run, then after each cell. */
   readonly progress?: (done: number, total: number, label: string) => void;
   /** Told about benchmark problems that do not stop the run. */
   readonly warn?: (message: string) => void;

@@ -37,6 +37,7 @@ export interface FactualEvalOptions {
   readonly fresh?: boolean;
   /** Results file (default `<out>/<benchmark>/results-<conditions>.jsonl`). */
   readonly results?: string;
+  /** Called with 0 done once the inputs are checked and the cells are about to run, then after each cell. */
   readonly progress?: (done: number, total: number, label: string) => void;
   /** Called once per cell with whether it ran or was served from its log. */
   readonly onCell?: (cell: { dir: string; ran: boolean }) => void;
@@ -249,6 +250,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   const tag = models === null ? "" : "-llm";
   const total = o.seeds.length * o.conditions.length;
   let done = 0;
+  o.progress?.(0, total, "inputs checked");
   let ran = 0;
   let reused = 0;
   for (const seed of o.seeds) {

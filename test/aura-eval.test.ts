@@ -207,6 +207,16 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
     const bad = spawnSync(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "eval", "implicit", "--file", SCENE_A, "--condition", "telepathy"], { encoding: "utf8" });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--condition: unknown 'telepathy'/);
+    // The kept-cells notice comes once the inputs are checked, never before a usage error.
+    expect(bad.stderr).not.toMatch(/every finished cell is kept/);
+    expect(cli.stderr).not.toMatch(/every finished cell is kept/);
+    const again = spawnSync(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "eval", "implicit", "--file", SCENE_A, "--condition", "aura-intent", "--seeds", "42,123", "--out", out], { encoding: "utf8" });
+    expect(again.status, again.stderr).toBe(0);
+    const lines = again.stderr.split("\n");
+    const notice = lines.indexOf("eval implicit: every finished cell is kept: after a Ctrl-C or a crash, the same command continues from them");
+    expect(notice).toBeGreaterThanOrEqual(0);
+    expect(notice).toBeLessThan(lines.findIndex((l) => l.startsWith("eval: [1/2]")));
+    expect(again.stderr).not.toMatch(/\[0\//);
   });
 });
 
@@ -235,7 +245,7 @@ describe("an interrupted implicit-intent cell", () => {
   it("of another episode is not run over without --fresh, and the message says what to do", async () => {
     const out = tempDir("aura-eval-other");
     await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 3 });
-    await expect(runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 2 })).rejects.toThrow(/holds another episode \(another condition, seed or scene config\); pass --fresh/);
+    await expect(runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 2 })).rejects.toThrow(/holds another episode \(config\.\S+: 3 in the log, 2 asked for\); pass --fresh/);
   });
 });
 

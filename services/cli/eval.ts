@@ -51,6 +51,29 @@ interface ImplicitFlags extends LlmCliFlags {
   quiet?: boolean;
 }
 
+/**
+ * Experiments and evals keep every finished cell: the first call (0 done, the inputs checked) says
+ * so, as a Ctrl-C ends them at once (a SIGINT handler would only run when the event loop turns,
+ * which a run of cells, chained promises over synchronous file writes, may not do for minutes).
+ */
+export function keptNotice(label: string, flags: { quiet?: boolean; json?: boolean }): () => void {
+  let told = flags.quiet === true || flags.json === true;
+  return () => {
+    if (told) return;
+    told = true;
+    process.stderr.write(`${label}: every finished cell is kept: after a Ctrl-C or a crash, the same command continues from them\n`);
+  };
+}
+
+/** An eval's per-cell progress lines on stderr (none with --quiet). */
+function cellProgress(label: string, flags: { quiet?: boolean; json?: boolean }): (done: number, total: number, cell: string) => void {
+  const notice = keptNotice(label, flags);
+  return (done, total, cell) => {
+    notice();
+    if (flags.quiet !== true && done > 0) process.stderr.write(`eval: [${done}/${total}] ${cell}\n`);
+  };
+}
+
 const globs = (flag: string, value: string | undefined): string[] | undefined => {
   if (value === undefined) return undefined;
   const list = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
@@ -89,7 +112,6 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
   const seeds = parseSeeds(flags.seeds);
   const allow = globs("--allow", flags.allow);
   const deny = globs("--deny", flags.deny);
-  const showProgress = flags.quiet !== true;
   const result = await runImplicitEval({
     file: flags.file,
     conditions,
@@ -100,7 +122,7 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
     ...(flags.scene === undefined ? {} : { scenes: flags.scene.split(",").map((s) => s.trim()) }),
     ...(flags.fresh === true ? { fresh: true } : {}),
     ...(flags.trace === undefined || flags.trace === "none" ? {} : { trace: flags.trace === "jsonl" ? ("default" as const) : parseTraceFlag(flags.trace, "trace.jsonl") }),
-    progress: (done, total, label) => void (showProgress && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+    progress: cellProgress("eval implicit", flags),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
@@ -142,7 +164,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
     ...(flags.out === undefined ? {} : { out: flags.out }),
     ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
-    progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+    progress: cellProgress("eval privacy", flags),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
@@ -195,7 +217,7 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
     ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
     ...(flags.fresh === true ? { fresh: true } : {}),
-    progress: (done, total, label) => void (flags.quiet !== true && process.stderr.write(`eval: [${done}/${total}] ${label}\n`)),
+    progress: cellProgress("eval factual", flags),
     warn: (m) => void process.stderr.write(`eval: warning: ${m}\n`),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),

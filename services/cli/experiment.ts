@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { loadSpec, runExperiment } from "../experiment.ts";
 import { shownPath } from "../views/text.ts";
+import { keptNotice } from "./eval.ts";
 
 interface ExperimentFlags {
   reportOnly?: boolean;
@@ -18,7 +19,9 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
   const spec = loadSpec(specFile);
   const tty = process.stderr.isTTY === true && flags.quiet !== true && flags.json !== true;
   let bar: cliProgress.SingleBar | null = null;
+  const notice = keptNotice("experiment", flags);
   const progress = (done: number, total: number, label: string) => {
+    notice();
     if (flags.quiet === true) return;
     if (tty) {
       if (bar === null) {
@@ -26,7 +29,7 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
         bar.start(total, 0, { label });
       }
       bar.update(done, { label });
-    } else process.stderr.write(`experiment ${spec.name}: [${done}/${total}] ${label}\n`);
+    } else if (done > 0) process.stderr.write(`experiment ${spec.name}: [${done}/${total}] ${label}\n`);
   };
   let result;
   try {

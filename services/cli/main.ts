@@ -448,13 +448,6 @@ export function buildProgram(exit: (code: number) => void): Command {
       if (command.getOptionValueSource("namespace") === "cli" && command.opts().nats === undefined) {
         throw new UsageError(`--namespace ${String(command.opts().namespace)}: a namespace applies with --nats <url> (without it everything stays in files)`);
       }
-      // Experiments and evals keep every finished cell; say so up front, as a Ctrl-C ends them at
-      // once (a SIGINT handler would only run when the event loop turns, which a run of cells,
-      // chained promises over synchronous file writes, may not do for minutes).
-      if ((command.name() === "experiment" || command.parent?.name() === "eval") && command.opts().quiet !== true && command.opts().json !== true) {
-        const label = command.parent?.name() === "eval" ? `eval ${command.name()}` : command.name();
-        process.stderr.write(`${label}: every finished cell is kept: after a Ctrl-C or a crash, the same command continues from them\n`);
-      }
     });
   const wrap =
     <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>
