@@ -598,6 +598,42 @@ describe("eval with --llm", () => {
     expect(bad.stderr).toMatch(/the auratown world has no LLM roles yet/);
   });
 
+  it("fork --reuse-llm without an endpoint: a request the parent logged only as a failure gets that failure, so the fork reproduces the parent", async () => {
+    // The answer model's endpoint refuses (HTTP 400, not retried): every answer request fails in the parent.
+    const refusing = await fakeServer((body) => (body.model === "fake-answer" ? { status: 400 } : smartReply(body)));
+    try {
+      const root = tempDir("llm-cli-failed");
+      writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
+      const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
+      const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "parent"), "--trace", "none", "--quiet", "--llm", refusing.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
+      expect(run.code, run.stderr).toBe(0);
+      const parent = logRecords(join(root, "parent"));
+      const parentFailed = ofType<LlmFailedPayload>(parent, "llm.failed");
+      expect(parentFailed.length).toBeGreaterThan(0);
+      expect(parentFailed.every((r) => r.payload.error === "http_error")).toBe(true);
+      const before = refusing.requests;
+      const fork = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "aura-intent", "--reuse-llm", "--log", join(root, "child"), "--trace", "none"], env);
+      expect(fork.code, fork.stderr).toBe(0);
+      expect(refusing.requests).toBe(before);
+      const child = logRecords(join(root, "child"));
+      const childFailed = ofType<LlmFailedPayload>(child, "llm.failed");
+      const forkedAt = parent.findIndex((r) => r.type === "tick.committed" && r.tick === 0);
+      const remainingFailed = parentFailed.filter((r) => r.seq > parent[forkedAt]!.seq);
+      expect(childFailed.map((r) => r.payload)).toEqual(remainingFailed.map((r) => r.payload));
+      expect(fork.stderr).toContain(`${childFailed.length} got the failure the parent logged for them (no endpoint to retry on) and fell back as the parent did`);
+      // Past its header the child is the parent's remaining log, record for record (a served
+      // completion says it was cached, with no HTTP attempt).
+      const served = (p: unknown) => {
+        const { attempts: _a, cached: _c, ...rest } = p as { attempts?: number; cached?: boolean };
+        return rest;
+      };
+      const body = (r: LogRecord) => ({ type: r.type, from: r.from, to: r.to, tick: r.tick, payload: r.type === "llm.completed" ? served(r.payload) : r.payload });
+      expect(child.slice(1).map(body)).toEqual(parent.slice(forkedAt + 1).map(body));
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it("fork --nats --reuse-llm: the parent's answers are read from JetStream and served with zero HTTP", async () => {
     const root = tempDir("llm-nats-fork");
     writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));

@@ -81,10 +81,14 @@ export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boo
   // other questions, and "reusing 50 answers" then hid that none was.
   let requests = 0;
   let served = 0;
+  let servedFailures = 0;
   let failed = 0;
   const llm: LlmResponder = {
     respond: async (request, telemetry) => {
       requests++;
+      const hash = request.payload.requestHash;
+      // Without an endpoint a request the parent logged only as a failure gets that failure again.
+      if (resolved === null && cache.get(hash) === undefined && cache.failure(hash) !== undefined) servedFailures++;
       const answer = await inner.respond(request, telemetry);
       if (answer.type === "llm.completed" && (answer.payload as { cached?: boolean }).cached === true) served++;
       if (answer.type === "llm.failed") failed++;
@@ -94,9 +98,11 @@ export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boo
   /** Said once the child has run. */
   const afterFork = (): void => {
     if (requests === 0 || flags.quiet === true) return;
-    const rest = requests - served;
-    const elsewhere = resolved === null ? `${rest} had no identical recorded request and no endpoint, and fell back to the deterministic backend` : `${rest - failed} went to the endpoint${failed > 0 ? `, ${failed} failed and fell back` : ""}`;
-    process.stderr.write(`fork: the parent's recording answered ${served} of the child's ${requests} model request(s)${rest === 0 ? "" : `; ${elsewhere}`}\n`);
+    const rest = requests - served - servedFailures;
+    const parts = [`the parent's recording answered ${served} of the child's ${requests} model request(s)`];
+    if (servedFailures > 0) parts.push(`${servedFailures} got the failure the parent logged for them (no endpoint to retry on) and fell back as the parent did`);
+    if (rest > 0) parts.push(resolved === null ? `${rest} had no identical recorded request and no endpoint, and fell back to the deterministic backend` : `${rest - failed} went to the endpoint${failed > 0 ? `, ${failed} failed and fell back` : ""}`);
+    process.stderr.write(`fork: ${parts.join("; ")}\n`);
   };
   return { llm, afterFork };
 }
