@@ -45,11 +45,11 @@ describe("probetown CLI", () => {
     const v = cli(["verify", child, "--json"]);
     expect(v.code).toBe(0);
     expect(JSON.parse(v.out)).toMatchObject({ ok: true, ticks: 23 });
-    // Its summary gives beliefs last seen before the fork point a clock time too, like the rest.
+    // Its summary gives beliefs held since before the fork point a clock time too, like the rest.
     const summary = cli(["fork", dir, "--at", "10", "--condition", "baseline", "--log", join(work, "child-summary")]);
     expect(summary.code).toBe(0);
-    expect(summary.out).toMatch(/\(seen \d\d:\d\d\)/);
-    expect(summary.out).not.toMatch(/\(seen t\d+\)/);
+    expect(summary.out).toMatch(/\(held since \d\d:\d\d\)/);
+    expect(summary.out).not.toMatch(/\(held since t\d+\)/);
   });
 
   it("inspect shows a tick's events and each agent's private state and beliefs", () => {
@@ -59,6 +59,16 @@ describe("probetown CLI", () => {
     expect(r.out).toMatch(/Lin Wei +@ Sunrise Cafe .*busy\/tired-focused \[workplace_loaded\]/);
     expect(r.out).toMatch(/believes .*Zhang Hao: .*\(STALE\)/);
     expect(r.out).not.toMatch(/Chen Mei +@/);
+    // --json keeps to the agent too: its ticks and its part of the summary.
+    const j = cli(["inspect", dir, "--agent", "Lin Wei", "--json"]);
+    expect(j.code).toBe(0);
+    const { ticks, summary } = JSON.parse(j.out) as { ticks: { agents: { id: string }[] }[]; summary: { itineraries: object; conversations: { a: string; b: string }[]; staleBeliefs: { observer: string; target: string }[] } };
+    expect(ticks.length).toBeGreaterThan(20);
+    expect(new Set(ticks.flatMap((t) => t.agents.map((a) => a.id)))).toEqual(new Set(["agent/lin-wei"]));
+    expect(Object.keys(summary.itineraries)).toEqual(["Lin Wei"]);
+    for (const c of summary.conversations) expect([c.a, c.b]).toContain("Lin Wei");
+    expect(summary.staleBeliefs.length).toBeGreaterThan(0);
+    for (const b of summary.staleBeliefs) expect([b.observer, b.target]).toContain("Lin Wei");
   });
 
   it("a reader that closes the pipe early (inspect | head) ends inspect quietly with exit 0", async () => {

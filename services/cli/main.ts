@@ -21,13 +21,13 @@ import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listF
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
-import { collectRow, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
+import { collectRow, forAgent, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeSummary, withParentPrefix, type EnvprobeSweepFlags } from "./envprobe.ts";
-import { renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
+import { pickRecords, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { registerExperiment } from "./experiment.ts";
@@ -362,8 +362,7 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
   }
   if (flags.from !== undefined && flags.from > result.lastTick) throw new UsageError(`--from ${flags.from}: ${result.header.episode} has no tick ${flags.from} (committed ticks: ${result.header.firstTick}–${result.lastTick})`);
   if (result.header.world.name !== "auratown") {
-    const picked = result.records.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
-    if (flags.json) process.stdout.write(JSON.stringify({ episode: result.header.episode, world: result.header.world.name, records: picked }, null, 2) + "\n");
+    if (flags.json) process.stdout.write(JSON.stringify({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }, null, 2) + "\n");
     else {
       process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
       process.stdout.write(renderRecordTimeline(result.records, filter) + "\n");
@@ -371,8 +370,11 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
     return EXIT.ok;
   }
   if (flags.json) {
-    const picked = rows.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
-    process.stdout.write(JSON.stringify({ episode: result.header.episode, ticks: picked, summary: summarize(result.records, rows) }, null, 2) + "\n");
+    const inRange = rows.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
+    const summary = summarize(result.records, rows);
+    // With --agent, the ticks and the summary are that agent's (the summary covers the whole episode).
+    const shown = agent === undefined ? { rows: inRange, summary } : forAgent(summary, inRange, agent);
+    process.stdout.write(JSON.stringify({ episode: result.header.episode, ticks: shown.rows, summary: shown.summary }, null, 2) + "\n");
   } else {
     process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
     process.stdout.write(renderTimeline(result.records, rows, filter) + "\n");

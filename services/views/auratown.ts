@@ -101,6 +101,32 @@ export interface Summary {
   readonly staleBeliefTicks: number;
 }
 
+/** Whether an agent is the one `--agent` names: its id (`lin-wei`, `agent/lin-wei`) or its name. */
+export const isAgent = (agent: { readonly id: string; readonly name: string }, wanted: string): boolean =>
+  namesActor(agent.id, wanted) || agent.name.toLowerCase() === wanted.trim().toLowerCase();
+
+/** The summary and tick rows of one agent (`inspect --agent … --json`): what it did, saw and believed. */
+export function forAgent(summary: Summary, rows: readonly TickRow[], wanted: string): { summary: Summary; rows: TickRow[] } {
+  const names = new Set(rows.flatMap((r) => r.agents.filter((a) => isAgent(a, wanted)).map((a) => a.name)));
+  const keep = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).filter(([name]) => names.has(name)));
+  const rulesByAgent = keep(summary.rulesByAgent);
+  const ruleTicks: Record<string, number> = {};
+  for (const rules of Object.values(rulesByAgent)) for (const [rule, n] of Object.entries(rules)) ruleTicks[rule] = (ruleTicks[rule] ?? 0) + n;
+  const staleBeliefs = summary.staleBeliefs.filter((b) => names.has(b.observer) || names.has(b.target));
+  return {
+    summary: {
+      ...summary,
+      itineraries: keep(summary.itineraries),
+      ruleTicks,
+      rulesByAgent,
+      conversations: summary.conversations.filter((c) => names.has(c.a) || names.has(c.b)),
+      staleBeliefs,
+      staleBeliefTicks: staleBeliefs.reduce((n, b) => n + b.ticks, 0),
+    },
+    rows: rows.map((r) => ({ ...r, agents: r.agents.filter((a) => names.has(a.name)) })),
+  };
+}
+
 export function summarize(records: readonly LogRecord[], rows: readonly TickRow[]): Summary {
   const byTick = new Map(rows.map((r) => [r.tick, r]));
   const clock = (records[0]?.payload as { config?: { clock?: ClockConfig } } | undefined)?.config?.clock;
@@ -140,7 +166,7 @@ export function summarize(records: readonly LogRecord[], rows: readonly TickRow[
       from: when(byTick, s.from, clock),
       to: when(byTick, s.to, clock),
       ticks: s.to - s.from + 1,
-      believed: `${s.belief.location}, ${s.belief.availability}, ${s.belief.emotional_state} (seen ${when(byTick, s.belief.since, clock)})`,
+      believed: `${s.belief.location}, ${s.belief.availability}, ${s.belief.emotional_state} (held since ${when(byTick, s.belief.since, clock)})`,
       actually: s.truth,
     })),
     staleBeliefTicks: runs.reduce((n, s) => n + s.to - s.from + 1, 0),
@@ -201,7 +227,7 @@ export function renderTimeline(records: readonly LogRecord[], rows: readonly Tic
   const names = new Map<string, string>();
   for (const row of rows) for (const a of row.agents) names.set(a.id, a.name);
   const nameOf = (id: string) => names.get(id) ?? id;
-  const wanted = (id: string) => filter.agent === undefined || namesActor(id, filter.agent) || nameOf(id).toLowerCase() === filter.agent.toLowerCase();
+  const wanted = (id: string) => filter.agent === undefined || isAgent({ id, name: nameOf(id) }, filter.agent);
   const byTick = new Map<number, LogRecord[]>();
   for (const r of records) {
     let list = byTick.get(r.tick);

@@ -17,15 +17,20 @@ export interface TimelineFilter {
 /** A record on one line: seq, type, sender → recipients, payload (shortened). */
 export const recordLine = (r: LogRecord): string => `  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compactJson(r.payload, 160)}`;
 
-/** One line per record (tick, seq, type, sender → recipients, payload), ticks headed. */
-export function renderRecordTimeline(records: readonly LogRecord[], filter: TimelineFilter = {}): string {
+/** The records a filter keeps (`inspect`'s timeline and its --json alike). */
+export function pickRecords(records: readonly LogRecord[], filter: TimelineFilter = {}): LogRecord[] {
   const matches = (id: string | null | undefined) => id !== null && id !== undefined && namesActor(id, filter.agent!);
-  const picked = records.filter(
+  return records.filter(
     (r) =>
       (filter.from === undefined || r.tick >= filter.from) &&
       (filter.to === undefined || r.tick <= filter.to) &&
       (filter.agent === undefined || matches(r.from) || (Array.isArray(r.to) ? r.to.some(matches) : matches(r.to as string | null))),
   );
+}
+
+/** One line per record (tick, seq, type, sender → recipients, payload), ticks headed. */
+export function renderRecordTimeline(records: readonly LogRecord[], filter: TimelineFilter = {}): string {
+  const picked = pickRecords(records, filter);
   const out: string[] = [];
   let tick: number | null = null;
   for (const r of picked) {
