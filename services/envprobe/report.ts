@@ -1,7 +1,8 @@
 // The EnvProbe paired report (paper Tables 1, 2, 5, 6, 7, Fig. 4/5), regenerated from episode
 // logs (or a sweep's metrics file) without rerunning anything: paired bootstrap CIs on A_H
 // differences (10,000 seeded resamples per comparison, pairs = (world, seed)), McNemar on task
-// success, Bonferroni over the 6-comparison family, the procedural Pareto frontier (task success
+// success, Bonferroni over the family's comparisons that ran (the paper's family has 6), the
+// procedural Pareto frontier (task success
 // against A_H) as SVG, the confident-wrong audit (p_cw with Wilson intervals), collapse and drift.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -88,7 +89,10 @@ export interface Comparison {
   readonly discordant: readonly [number, number];
 }
 
-/** The paper's Table 1 rows, plus No-Probe vs Self-Uncertainty (spatial): the 6-comparison Bonferroni family. */
+/**
+ * The paper's Table 1 rows, plus No-Probe vs Self-Uncertainty (spatial): the 6-comparison Bonferroni
+ * family. The paper gives its size (Table 4: 6) and shows five of its members; the sixth is ours.
+ */
 export const FAMILY: ReadonlyArray<readonly [string, string, Stratum]> = [
   ["envprobe-simple", "periodic", "procedural"],
   ["envprobe-simple", "periodic", "all"],
@@ -97,6 +101,16 @@ export const FAMILY: ReadonlyArray<readonly [string, string, Stratum]> = [
   ["envprobe-minus-u", "envprobe-simple", "procedural"],
   ["no-probe", "self-uncertainty", "spatial"],
 ];
+
+/**
+ * What Table 1's Bonferroni adjustment used in one regime: m, the family's comparisons these episodes
+ * allow (p is multiplied by m, not by the paper's 6, when some did not run), and the ones missing.
+ */
+export interface FamilyUsed {
+  readonly m: number;
+  readonly paperM: number;
+  readonly missing: ReadonlyArray<{ readonly label: string; readonly why: string }>;
+}
 
 /** Table 2: adjacent comparisons (reported with unadjusted p). */
 export const ADJACENT: ReadonlyArray<readonly [string, string, Stratum]> = [
@@ -226,6 +240,8 @@ export interface EnvprobeReport {
   readonly episodes: number;
   readonly findings: readonly Finding[];
   readonly table1: Readonly<Record<string, readonly Comparison[]>>;
+  /** Per regime: the m that Table 1's Bonferroni p-values were multiplied by, and the family's comparisons missing. */
+  readonly family: Readonly<Record<string, FamilyUsed>>;
   readonly table2: Readonly<Record<string, readonly Comparison[]>>;
   readonly cells: readonly CellMetrics[];
   readonly confidentWrong: { readonly confident: number; readonly wrong: number; readonly p: number; readonly ci: readonly [number, number] };
@@ -246,13 +262,23 @@ function unpairedGroups(episodes: readonly EpisodeMetrics[]): EnvprobeReport["un
   return { groups: short.length, examples: short.slice(0, 3).map(([key, has]) => `${key} lacks ${[...policies].filter((p) => !has.has(p)).join(", ")}`) };
 }
 
+/** Why a comparison of the family could not be made in a regime: a policy that did not run there, or no seed both ran. */
+function missingWhy(episodes: readonly EpisodeMetrics[], regime: string, method: string, reference: string, stratum: Stratum): string {
+  const worlds = WORLDS[stratum];
+  const absent = [method, reference].filter((policy) => !episodes.some((e) => e.regime === regime && e.policy === policy && worlds.includes(e.world)));
+  if (absent.length > 0) return `${absent.join(" and ")} not run on ${worlds.join(" or ")}`;
+  return "no seed both ran";
+}
+
 const f3 = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? "—" : x.toFixed(3));
 const pp = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`;
 const pv = (p: number | null) => (p === null || !Number.isFinite(p) ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3));
 
-function comparisonTable(rows: readonly Comparison[], adjusted: boolean): string[] {
+/** `m`: the Bonferroni family size the rows' adjusted p-values used (Table 1), or null for unadjusted rows. */
+function comparisonTable(rows: readonly Comparison[], m: number | null): string[] {
+  const adjusted = m !== null;
   const out = [
-    `| comparison | n | A (method) | A (ref) | Δ̂ pp | 95% CI pp | p${adjusted ? " | p (Bonferroni, m = 6)" : ""} | TS method | TS ref | McNemar p (b/c) |`,
+    `| comparison | n | A (method) | A (ref) | Δ̂ pp | 95% CI pp | p${adjusted ? ` | p (Bonferroni, m = ${m})` : ""} | TS method | TS ref | McNemar p (b/c) |`,
     `| --- | --- | --- | --- | --- | --- | ---${adjusted ? " | ---" : ""} | --- | --- | --- |`,
   ];
   for (const c of rows) {
@@ -282,6 +308,7 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
   });
   const cells = cellsOf(episodes);
   const table1: Record<string, Comparison[]> = {};
+  const family: Record<string, FamilyUsed> = {};
   const table2: Record<string, Comparison[]> = {};
   const files: string[] = [];
   const md: string[] = [`# ${options.title ?? "EnvProbe report"}`, "", `${episodes.length} episodes; regimes ${regimes.join(", ")}. Paired on (world, seed); A_H is the terminal exact per-field accuracy (paper Eq. 1). Bootstrap: ${iterations.toLocaleString("en-US")} resamples per comparison, seed ${seed}, one named RNG stream per comparison.`, ""];
@@ -301,13 +328,32 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
     "",
   );
   for (const regime of regimes) {
-    const fam = FAMILY.map(([m, r, s]) => compare(episodes, regime, m, r, s, { iterations, seed })).filter((c): c is Omit<Comparison, "pBonferroni"> => c !== null);
+    const members = FAMILY.map(([m, r, s]) => ({ method: m, reference: r, stratum: s, c: compare(episodes, regime, m, r, s, { iterations, seed }) }));
+    const fam = members.map((x) => x.c).filter((c): c is Omit<Comparison, "pBonferroni"> => c !== null);
+    // The adjustment is over the comparisons that ran (a partial sweep has fewer than the paper's
+    // 6): the label says that m, and report.json carries it beside the p-values it produced.
     const adjusted = bonferroni(fam.map((c) => c.p));
+    const used: FamilyUsed = {
+      m: fam.filter((c) => !Number.isNaN(c.p)).length,
+      paperM: FAMILY.length,
+      missing: members.filter((x) => x.c === null).map((x) => ({ label: `${x.method} vs ${x.reference} (${x.stratum})`, why: missingWhy(episodes, regime, x.method, x.reference, x.stratum) })),
+    };
+    family[regime] = used;
     table1[regime] = fam.map((c, i) => ({ ...c, pBonferroni: adjusted[i]! }));
     table2[regime] = ADJACENT.map(([m, r, s]) => compare(episodes, regime, m, r, s, { iterations, seed })).filter((c): c is Omit<Comparison, "pBonferroni"> => c !== null).map((c) => ({ ...c, pBonferroni: null }));
     const seeds = [...new Set(episodes.filter((e) => e.regime === regime).map((e) => e.seed))].sort((a, b) => a - b);
-    md.push(`## Regime ${regime} · seeds ${seedsLabel(seeds)}`, "", "### Table 1: A_H comparisons (the 6-comparison family)", "", ...comparisonTable(table1[regime]!, true), "");
-    md.push("### Table 2: adjacent comparisons", "", ...comparisonTable(table2[regime]!, false), "");
+    md.push(`## Regime ${regime} · seeds ${seedsLabel(seeds)}`, "");
+    if (used.m === used.paperM) md.push(`### Table 1: A_H comparisons (the ${used.paperM}-comparison family)`, "", ...comparisonTable(table1[regime]!, used.m), "");
+    else {
+      md.push(
+        `### Table 1: A_H comparisons (${used.m} of the paper's ${used.paperM}-comparison family)`,
+        "",
+        `The paper's Bonferroni family has ${used.paperM} comparisons (Table 4; its Table 1 shows five of them and it does not name the sixth, here no-probe vs self-uncertainty (spatial)). ${used.m === 0 ? "None of them" : `Only ${used.m}`} could be made on these episodes, so ${used.m === 0 ? "there is nothing to adjust" : `the Bonferroni p below is min(1, ${used.m}·p), not min(1, ${used.paperM}·p)`}. Missing: ${used.missing.map((x) => `${x.label} (${x.why})`).join("; ")}.`,
+        "",
+        ...(used.m === 0 ? [] : [...comparisonTable(table1[regime]!, used.m), ""]),
+      );
+    }
+    md.push("### Table 2: adjacent comparisons", "", ...comparisonTable(table2[regime]!, null), "");
     md.push("### Per world and policy", "", "| world | policy | n | A_H | proc | spat | success | probes | UPR raw | UPR / B | collapsed | τ_c | drift offset (mean, median) | drift-first | action-first | p_cw [Wilson 95%] |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const c of cells.filter((x) => x.regime === regime)) {
       md.push(`| ${c.world} | ${c.policy} | ${c.n} | ${f3(c.accuracy)} | ${f3(c.procedural)} | ${f3(c.spatial)} | ${(100 * c.success).toFixed(1)}% | ${c.probes.toFixed(2)} | ${c.usefulRate === null ? "—" : `${(100 * c.usefulRate).toFixed(1)}%`} | ${c.usefulPerBudget.toFixed(2)} | ${(100 * c.collapsed).toFixed(1)}% | ${c.collapseOnset === null ? "—" : c.collapseOnset.toFixed(2)} | ${c.drift.meanOffset === null ? "—" : `${c.drift.meanOffset.toFixed(2)}, ${c.drift.medianOffset!.toFixed(1)}`} (n ${c.drift.n}) | ${(100 * c.drift.driftFirst).toFixed(1)}% | ${(100 * c.drift.actionFirst).toFixed(1)}% | ${c.pcw.p === null ? "—" : `${c.pcw.p.toFixed(3)} [${c.pcw.ci![0].toFixed(3)}, ${c.pcw.ci![1].toFixed(3)}]`} |`);
@@ -318,7 +364,7 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
       .map((m) => compare(episodes, regime, m, "envprobe-simple", "procedural", { iterations, seed }))
       .filter((c): c is Omit<Comparison, "pBonferroni"> => c !== null)
       .map((c) => ({ ...c, pBonferroni: null }));
-    if (ablations.length > 0) md.push("### Table 3: ablations vs EnvProbe-Simple (procedural)", "", ...comparisonTable(ablations, false), "");
+    if (ablations.length > 0) md.push("### Table 3: ablations vs EnvProbe-Simple (procedural)", "", ...comparisonTable(ablations, null), "");
     // Table 5: raw useful-probe rate, Simple vs Random, paired on episodes where both probed.
     md.push("### Table 5: raw useful-probe rate, EnvProbe-Simple vs Random", "");
     const table5: string[] = [];
@@ -368,7 +414,7 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
   const w = wilson(wrong, confident);
   md.push("## Confident-wrong audit", "", `Per belief and step, Pr(belief ≠ world | reported confidence ≥ 0.7), pooled over every episode: **p̂_cw = ${w.p.toFixed(3)}** [Wilson 95% ${w.lower.toFixed(3)}, ${w.upper.toFixed(3)}] (${wrong.toLocaleString("en-US")} of ${confident.toLocaleString("en-US")}). Per world and policy in the tables above; the "wrong" is the true mismatch (the referee's exact comparison), not the release's oracle cascade.`, "");
   writeFileSync(join(outDir, "report.md"), md.join("\n") + "\n");
-  const report: EnvprobeReport = { regimes, episodes: episodes.length, findings, table1, table2, cells, confidentWrong: { confident, wrong, p: w.p, ci: [w.lower, w.upper] }, files: ["report.md", "report.json", ...files], unpaired };
+  const report: EnvprobeReport = { regimes, episodes: episodes.length, findings, table1, family, table2, cells, confidentWrong: { confident, wrong, p: w.p, ci: [w.lower, w.upper] }, files: ["report.md", "report.json", ...files], unpaired };
   writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2) + "\n");
   return report;
 }
