@@ -62,4 +62,15 @@ export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("Se
   }
 }
 
+/** A stored snapshot (or its pointer) that cannot be used as it is: unreadable, or not the state its key names. */
+export class SnapshotDamaged extends Schema.TaggedError<SnapshotDamaged>()("SnapshotDamaged", {
+  /** The file, or the KV entry / object, that holds it. */
+  where: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message(): string {
+    return `${this.where}: ${this.reason}`;
+  }
+}
+
 export type LogError = LogCorrupted | TornTail | UnknownEventType | InvalidPayload;

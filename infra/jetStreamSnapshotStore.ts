@@ -15,6 +15,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
+import { SnapshotDamaged } from "../events/errors.ts";
 import { kvKey, natsName } from "./nats.ts";
 import { SnapshotStores } from "./layers.ts";
 import { snapshotJson, type EpisodeSnapshot, type SnapshotStore } from "./snapshotStore.ts";
@@ -166,17 +167,17 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     try {
       value = entry.json<unknown>();
     } catch (error) {
-      throw new Error(`${entryWhere}: snapshot is not valid JSON (${(error as Error).message})`);
+      throw new SnapshotDamaged({ where: entryWhere, reason: `snapshot is not valid JSON (${(error as Error).message})` });
     }
     if (!isPointer(value)) return checked(value, key, entryWhere);
     const where = `object store '${bodiesName}', object '${value.object}'`;
     const body = await bodies.getBlob(value.object);
-    if (body === null) throw new Error(`${where}: missing, though '${indexName}' points to it for snapshot ${key}`);
+    if (body === null) throw new SnapshotDamaged({ where, reason: `missing, though '${indexName}' points to it for snapshot ${key}` });
     let snapshot: unknown;
     try {
       snapshot = JSON.parse(decoder.decode(body));
     } catch (error) {
-      throw new Error(`${where}: snapshot is not valid JSON (${(error as Error).message})`);
+      throw new SnapshotDamaged({ where, reason: `snapshot is not valid JSON (${(error as Error).message})` });
     }
     return checked(snapshot, key, where);
   }
@@ -201,7 +202,7 @@ function passes(current: LatestPointer, next: LatestPointer): boolean {
 
 function checked(snapshot: unknown, key: string, where: string): EpisodeSnapshot {
   if (snapshot === null || typeof snapshot !== "object" || (snapshot as EpisodeSnapshot).stateHash !== key) {
-    throw new Error(`${where}: holds the snapshot of state ${String((snapshot as { stateHash?: unknown } | null)?.stateHash)}, not ${key}`);
+    throw new SnapshotDamaged({ where, reason: `holds the snapshot of state ${String((snapshot as { stateHash?: unknown } | null)?.stateHash)}, not ${key}` });
   }
   return snapshot as EpisodeSnapshot;
 }

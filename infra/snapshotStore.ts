@@ -2,6 +2,7 @@
 // implementation writes atomically (temp file, then rename) so a crash never leaves half a snapshot.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SnapshotDamaged } from "../events/errors.ts";
 
 export interface EpisodeSnapshot {
   readonly world: string;
@@ -88,7 +89,7 @@ export class FileSnapshotStore implements SnapshotStore {
     try {
       return JSON.parse(readFileSync(path, "utf8")) as EpisodeSnapshot;
     } catch (error) {
-      throw new Error(`${path}: snapshot is not valid JSON (${(error as Error).message})`);
+      throw new SnapshotDamaged({ where: path, reason: `snapshot is not valid JSON (${(error as Error).message})` });
     }
   }
 
@@ -99,10 +100,9 @@ export class FileSnapshotStore implements SnapshotStore {
   /** The `latest` pointer file moves forward only (a re-put of an older tick leaves it alone). */
   private pointTo(snapshot: EpisodeSnapshot): void {
     const pointer = join(this.location, LATEST);
-    if (existsSync(pointer)) {
-      const current = JSON.parse(readFileSync(pointer, "utf8")) as { tick: number };
-      if (current.tick > snapshot.tick) return;
-    }
+    // An unreadable pointer is replaced: this snapshot is complete, and resuming needs a pointer.
+    const current = existsSync(pointer) ? readPointer(pointer) : null;
+    if (current !== null && current.tick > snapshot.tick) return;
     const temp = `${pointer}.tmp-${process.pid}`;
     writeFileSync(temp, JSON.stringify({ key: snapshot.stateHash, tick: snapshot.tick }));
     renameSync(temp, pointer);
@@ -111,10 +111,17 @@ export class FileSnapshotStore implements SnapshotStore {
   async latest(): Promise<string | null> {
     const pointer = join(this.location, LATEST);
     if (!existsSync(pointer)) return null;
-    try {
-      return (JSON.parse(readFileSync(pointer, "utf8")) as { key: string }).key;
-    } catch (error) {
-      throw new Error(`${pointer}: the latest-snapshot pointer is not valid JSON (${(error as Error).message}); remove it and the run resumes from the log's start`);
-    }
+    const current = readPointer(pointer);
+    if (current === null) throw new SnapshotDamaged({ where: pointer, reason: "the latest-snapshot pointer is not a {key, tick} JSON object; remove it and the run resumes from the log's start" });
+    return current.key;
+  }
+}
+
+function readPointer(pointer: string): { readonly key: string; readonly tick: number } | null {
+  try {
+    const value = JSON.parse(readFileSync(pointer, "utf8")) as { key?: unknown; tick?: unknown } | null;
+    return typeof value?.key === "string" && typeof value.tick === "number" ? { key: value.key, tick: value.tick } : null;
+  } catch {
+    return null;
   }
 }

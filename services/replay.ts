@@ -9,6 +9,7 @@ import type { WorldDefinition } from "../actors/actor.ts";
 import { worldNamed } from "../actors/worlds.ts";
 import { canonicalJson } from "../events/canonical.ts";
 import { GENESIS_HASH, type Draft, type LogRecord } from "../events/record.ts";
+import { SnapshotDamaged } from "../events/errors.ts";
 import type { AppendOptions, EventStore, Head } from "../infra/eventStore.ts";
 import { Effect } from "effect";
 import { Embedded, EventStores, SnapshotStores, Transports } from "../infra/layers.ts";
@@ -272,11 +273,11 @@ export function restoreHost(world: WorldDefinition, snapshot: EpisodeSnapshot, c
   for (const [id, persisted] of Object.entries(snapshot.actors)) {
     const s = persisted as { value: unknown; context: unknown };
     const problem = world.checkSnapshot?.(id, s.context) ?? null;
-    if (problem !== null) throw new Error(`snapshot ${snapshot.stateHash.slice(0, 12)}…: ${problem}`);
+    if (problem !== null) throw new SnapshotDamaged({ where: `snapshot ${snapshot.stateHash.slice(0, 12)}…`, reason: problem });
     parts[id] = partDigest(world, id, s);
   }
   if (stateHashOf(snapshot.tick, parts) !== snapshot.stateHash) {
-    throw new Error(`snapshot ${snapshot.stateHash.slice(0, 12)}… does not hash to its key: it was altered`);
+    throw new SnapshotDamaged({ where: `snapshot ${snapshot.stateHash.slice(0, 12)}…`, reason: "does not hash to its key: it was altered" });
   }
   let actors = snapshot.actors;
   if (condition !== snapshot.condition) {

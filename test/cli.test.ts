@@ -52,6 +52,30 @@ describe("probetown CLI", () => {
     expect(summary.out).not.toMatch(/\(held since t\d+\)/);
   });
 
+  it("a damaged snapshot is a damaged input (exit 3, naming it), never an internal error", () => {
+    const parent = join(work, "snapped");
+    expect(cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--quiet"]).code).toBe(0);
+    const snaps = join(parent, "snapshots");
+    const pointer = JSON.parse(readFileSync(join(snaps, "latest.json"), "utf8")) as { key: string };
+    const file = join(snaps, `${pointer.key}.json`);
+    const good = readFileSync(file, "utf8");
+    // Altered: a resident's hashed state changed by hand, the key left as it was.
+    expect(good).toMatch(/"nearbyCount":\d+/);
+    writeFileSync(file, good.replace(/"nearbyCount":(\d+)/, (_m, n: string) => `"nearbyCount":${Number(n) + 1}`));
+    const altered = cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork")]);
+    expect(altered.code, altered.err).toBe(3);
+    expect(altered.err).toMatch(/^probetown: damaged snapshot: snapshot [0-9a-f]{12}…: /);
+    writeFileSync(file, "{ not json");
+    const garbage = cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork2")]);
+    expect(garbage.code, garbage.err).toBe(3);
+    expect(garbage.err).toContain(`${file}: snapshot is not valid JSON`);
+    writeFileSync(file, good);
+    writeFileSync(join(snaps, "latest.json"), "garbage");
+    const resume = cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--resume", "--quiet"]);
+    expect(resume.code, resume.err).toBe(3);
+    expect(resume.err).toMatch(/latest\.json: the latest-snapshot pointer is not a \{key, tick\} JSON object; remove it/);
+  });
+
   it("inspect shows a tick's events and each agent's private state and beliefs", () => {
     const r = cli(["inspect", dir, "--from", "12", "--to", "12", "--agent", "lin-wei"]);
     expect(r.code).toBe(0);

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
-import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
+import { InvalidPayload, LogCorrupted, SnapshotDamaged, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
@@ -440,7 +440,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command()
     .name("probetown")
     .version(PROBETOWN_VERSION, "-V, --version", "print probetown's version")
-    .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log · 4 internal error")
+    .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log or snapshot · 4 internal error")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .hook("preAction", (_program, command) => {
@@ -634,7 +634,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
-  if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload) return EXIT.damaged;
+  if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged) return EXIT.damaged;
   if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
   if (isPathError(error)) return EXIT.usage;
@@ -652,7 +652,7 @@ async function main(argv: string[]): Promise<void> {
       code = e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help" ? EXIT.ok : EXIT.usage;
     } else {
       code = exitCodeFor(error);
-      const label = code === EXIT.damaged ? "damaged log" : code === EXIT.diverged ? "divergence" : "error";
+      const label = error instanceof SnapshotDamaged ? "damaged snapshot" : code === EXIT.damaged ? "damaged log" : code === EXIT.diverged ? "divergence" : "error";
       process.stderr.write(`probetown: ${label}: ${(error as Error).message}\n`);
       if (error instanceof Divergence) for (const line of error.details) process.stderr.write(`  ${line}\n`);
       if (code === EXIT.internal && process.env.PROBETOWN_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
