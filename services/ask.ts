@@ -95,7 +95,9 @@ export async function askEpisode(o: AskOptions): Promise<AskResult> {
   const at = committed.find((r) => r.tick === o.tick);
   if (at === undefined) {
     const ticks = committed.length === 0 ? "none yet" : `${committed[0]!.tick}–${committed.at(-1)!.tick}`;
-    throw new UsageError(`--tick ${o.tick}: not a committed tick of ${header.episode} (committed ticks: ${ticks})`);
+    const forkedAt = header.type === "episode.forked" ? (header.payload as { atTick?: number }).atTick : undefined;
+    const parent = forkedAt !== undefined && o.tick <= forkedAt ? `; it is a fork after its parent's tick ${forkedAt}: ask the parent about tick ${o.tick}` : "";
+    throw new UsageError(`--tick ${o.tick}: not a committed tick of ${header.episode} (committed ticks: ${ticks}${parent})`);
   }
   const cut = prefix.slice(0, prefix.indexOf(at) + 1);
   let captured: { env: EnvContext; agents: AgentContext[] } | null = null;

@@ -45,6 +45,14 @@ describe("probetown CLI", () => {
     const v = cli(["verify", child, "--json"]);
     expect(v.code).toBe(0);
     expect(JSON.parse(v.out)).toMatchObject({ ok: true, ticks: 23 });
+    // The child holds its parent's tick 10 (its start) and its own ticks 11–33: ranges say so.
+    expect(cli(["replay", child, "--to-tick", "10"]).code).toBe(0);
+    const early = cli(["replay", child, "--to-tick", "4"]);
+    expect(early.code).toBe(2);
+    expect(early.err).toMatch(/--to-tick 4: .* has no committed tick 4 \(a fork after its parent's tick 10: that tick's state, then its own committed ticks 11–33; earlier ticks are in the parent's log\)/);
+    const before = cli(["inspect", child, "--from", "2", "--to", "5"]);
+    expect(before.code).toBe(2);
+    expect(before.err).toMatch(/--to 5: .* has no tick 5 \(a fork after its parent's tick 10/);
     // Its summary gives beliefs held since before the fork point a clock time too, like the rest.
     const summary = cli(["fork", dir, "--at", "10", "--condition", "baseline", "--log", join(work, "child-summary")]);
     expect(summary.code).toBe(0);

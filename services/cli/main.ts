@@ -26,7 +26,7 @@ import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
-import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeSummary, withParentPrefix, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, logHeadOf, refuseEnvprobeForkTicks, refuseEnvprobeLength, type EnvprobeSweepFlags } from "./envprobe.ts";
 import { pickRecords, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
@@ -127,10 +127,7 @@ function worldSummary(dir: string, logged: LogRecord[], actors: number): string 
   const world = (logged[0]?.payload as { world?: string } | undefined)?.world;
   if (world === "auratown") return renderRecordSummary(logged, actors);
   if (world === "aura-scene") return renderSceneSummary(logged);
-  if (world === "envprobe") {
-    const whole = withParentPrefix(dir, logged);
-    return whole === null ? "(the parent log of this fork is not where its header says: no EnvProbe summary)" : envprobeSummary(whole);
-  }
+  if (world === "envprobe") return envprobeLogSummary(dir, logged);
   return null;
 }
 
@@ -203,6 +200,7 @@ const verifyInNats = (episode: string, url: string, ns: string): string => `npx 
 
 async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
+  if (worldName === "envprobe") refuseEnvprobeLength(flags);
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
   if (flags.agents !== undefined) {
     if (worldName !== "auratown") throw new UsageError(`--agents: only auratown has a roster to grow (${worldName} sets its actors by its config)`);
@@ -252,6 +250,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const options: ForkOptions = { ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) };
   const nats = flags.nats;
   if (nats === undefined) {
+    if (flags.ticks !== undefined) refuseEnvprobeForkTicks(flags.ticks, logHeadOf(log));
     const { afterFork, ...llm } = llmForFork(log, flags);
     const result = await forkEpisode({ ...options, ...llm });
     afterFork?.();
@@ -262,7 +261,8 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const ns = flags.namespace;
   const where = jetStreamWhere(ns);
   const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
-    const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
+    const parentRecords = flags.reuseLlm === true || flags.ticks !== undefined ? await readJetStreamLog(nc, ns, log) : undefined;
+    refuseEnvprobeForkTicks(flags.ticks, parentRecords?.[0]);
     const { afterFork, ...llm } = llmForFork(log, flags, parentRecords);
     // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
     const forked = await Effect.runPromise(forkEpisodeEffect({ ...options, ...llm, parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch(
@@ -308,11 +308,19 @@ async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean }
 const replayOf = (log: string, flags: { nats?: string; namespace: string }, options: ReplayOptions = {}): Promise<ReplayResult> =>
   flags.nats === undefined ? replayEpisode(log, options) : replayFromNats(log, flags.nats, flags.namespace, options);
 
+/** The ticks whose state a log holds, for range errors: a fork's also starts from its parent's tick. */
+function ticksHeld(result: ReplayResult): string {
+  const last = result.records.findLast((r) => r.type === "tick.committed")?.tick;
+  const first = result.header.firstTick;
+  if (first === 0) return last === undefined ? "no committed tick yet" : `committed ticks: 0–${last}`;
+  return `a fork after its parent's tick ${first - 1}: that tick's state${last === undefined ? "" : `, then its own committed ticks ${first}–${last}`}; earlier ticks are in the parent's log`;
+}
+
 async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
   const result = await replayOf(log, flags, flags.toTick === undefined ? {} : { toTick: flags.toTick });
   if (flags.toTick !== undefined && (flags.toTick > result.lastTick || flags.toTick < result.header.firstTick - 1)) {
     result.host.stop();
-    throw new UsageError(`--to-tick ${flags.toTick}: ${result.header.episode} has no committed tick ${flags.toTick} (committed ticks: ${result.header.firstTick}–${result.lastTick})`);
+    throw new UsageError(`--to-tick ${flags.toTick}: ${result.header.episode} has no committed tick ${flags.toTick} (${ticksHeld(result)})`);
   }
   const out = {
     episode: result.header.episode,
@@ -360,7 +368,8 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
     const shown = result.host.ids.length > 12 ? `${result.host.ids.slice(0, 12).join(", ")}, … (${result.host.ids.length} in all)` : result.host.ids.join(", ");
     throw new UsageError(`--agent ${agent}: no actor of ${result.header.episode} has that id or name (actors: ${shown})`);
   }
-  if (flags.from !== undefined && flags.from > result.lastTick) throw new UsageError(`--from ${flags.from}: ${result.header.episode} has no tick ${flags.from} (committed ticks: ${result.header.firstTick}–${result.lastTick})`);
+  if (flags.from !== undefined && flags.from > result.lastTick) throw new UsageError(`--from ${flags.from}: ${result.header.episode} has no tick ${flags.from} (${ticksHeld(result)})`);
+  if (flags.to !== undefined && flags.to < result.header.firstTick) throw new UsageError(`--to ${flags.to}: ${result.header.episode} has no tick ${flags.to} (${ticksHeld(result)})`);
   if (result.header.world.name !== "auratown") {
     if (flags.json) process.stdout.write(JSON.stringify({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }, null, 2) + "\n");
     else {
