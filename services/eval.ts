@@ -22,7 +22,7 @@ import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } 
 import { makeLlmGateway, usageFromRecords, type Accounting, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
-import { judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
+import { anotherEpisode, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
 import { factualTruth } from "./benchmarks/factual.ts";
 import { fieldDifferences } from "./views/text.ts";
 
@@ -295,7 +295,7 @@ async function episodeRecords(dir: string, config: SceneConfig, seed: number, co
     if (!o.fresh && !same) {
       const asked = { condition, seed, config };
       const differ = header === undefined ? [] : fieldDifferences({ condition: header.condition, seed: header.seed, config: header.config }, asked, "in the log");
-      throw new UsageError(`${dir}: holds another episode (${differ.length === 0 ? "its log has no episode header" : differ.join("; ")}); pass --fresh to rerun it, or write to another output directory`);
+      throw anotherEpisode(dir, differ);
     }
     // An interrupted cell is continued, not rerun: its logged model answers are served from the log.
     if (same) resume = true;
@@ -369,6 +369,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   if (o.seeds.length === 0) throw new UsageError("--seeds: give at least one seed");
   const maxSteps = o.maxSteps ?? 5;
   const warmup = o.warmup ?? 12;
+  if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError(`--warmup: expected an integer ≥ 1, got ${warmup}`);
   const stem = basename(o.file).replace(/\.json$/i, "");
   const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
   mkdirSync(root, { recursive: true });

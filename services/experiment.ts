@@ -2,11 +2,13 @@
 // conditions, fork points, judges, maxSteps, policy, out dir, report options) expands to a job
 // matrix; every cell is an episode (an `aura-scene` episode, on an AURATown snapshot for the
 // factual and privacy benchmarks). Cells whose log already exists and holds (hash chain intact,
-// the same world/seed/condition/queries, finished) are served from the log; only the others run.
+// the same world/seed/condition/queries, finished) are served from the log; only the others run,
+// and a log made with other settings is refused, not run over (`--fresh` reruns it). An out
+// directory belongs to one experiment (its name and benchmark, in OWNER); another's is refused.
 // The results JSONL is then derived from the logs alone — the same rows whether the cells ran now
 // or earlier — and the report (services/report.ts) from the rows. So a rerun is free and
 // `--report-only` regenerates the report without running anything.
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { LogRecord } from "../events/record.ts";
@@ -220,7 +222,8 @@ export function loadSpec(path: string): ExperimentSpec {
         else report.metric = o.metric as Metric;
       }
       if (o.bootstrap !== undefined) {
-        if (!Number.isSafeInteger(o.bootstrap) || (o.bootstrap as number) < 1) bad("report.bootstrap", `expected an integer ≥ 1 (bootstrap iterations), got ${shown(o.bootstrap)}`);
+        // As `report --bootstrap`: a 95% interval from fewer resamples is noise labelled as a CI.
+        if (!Number.isSafeInteger(o.bootstrap) || (o.bootstrap as number) < 100) bad("report.bootstrap", `expected an integer ≥ 100 (bootstrap resamples, as \`report --bootstrap\`), got ${shown(o.bootstrap)}`);
         else report.bootstrap = o.bootstrap as number;
       }
       if (o.seed !== undefined) {
@@ -374,7 +377,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
 export interface ExperimentOptions {
   /** Regenerate the results and report from the logs; refuse when a cell has none. */
   readonly reportOnly?: boolean;
-  /** Rerun every cell. */
+  /** Rerun every cell (also one whose log was made with other settings); not with `reportOnly`. */
   readonly fresh?: boolean;
   /** Replay every log before serving it (`verify`); a log that diverges is rerun. */
   readonly verify?: boolean;
@@ -399,7 +402,35 @@ export interface ExperimentResult {
   readonly llmJudge: { readonly cells: number; readonly failed: number; readonly firstError: string | null } | null;
 }
 
+/** What an experiment's out directory holds besides its outputs: whose they are, so another experiment's is recognised. */
+export const OWNER = ".experiment.json";
+
+/**
+ * Refuses an out directory that holds another experiment's outputs (its results.jsonl and report
+ * would be replaced, its charts left behind): another name or benchmark in OWNER, or, in one from
+ * before OWNER was written, logs of another benchmark file. The same experiment runs again into it.
+ */
+function checkOwner(spec: ExperimentSpec): void {
+  const owner = join(spec.out, OWNER);
+  if (existsSync(owner)) {
+    let had: { name?: unknown; benchmark?: unknown } = {};
+    try {
+      had = JSON.parse(readFileSync(owner, "utf8")) as typeof had;
+    } catch {
+      // Unreadable: no experiment it names is this one.
+    }
+    if (had.name === spec.name && had.benchmark === spec.benchmark) return;
+    throw new UsageError(`${spec.file}: out ${spec.out}: holds experiment '${String(had.name)}' (${String(had.benchmark)}), not '${spec.name}' (${spec.benchmark}) (recorded in ${OWNER}: only that same experiment may run again into it); choose another out directory or remove it`);
+  }
+  const logs = logsRoot(spec);
+  const other = existsSync(logs) ? readdirSync(logs, { withFileTypes: true }).find((d) => d.isDirectory() && d.name !== slug(stemOf(spec.queries)))?.name : undefined;
+  if (other !== undefined) throw new UsageError(`${spec.file}: out ${spec.out}: holds the logs of another benchmark file (logs/${other}) and no ${OWNER} naming its experiment (only that same experiment may run again into it); choose another out directory or remove it`);
+}
+
 export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions = {}): Promise<ExperimentResult> {
+  if (o.fresh === true && o.reportOnly === true) throw new UsageError("--fresh and --report-only cannot be combined: --fresh reruns every cell, --report-only runs none");
+  // Before anything is written there: another experiment's directory does not even get a lock file.
+  if (existsSync(spec.out)) checkOwner(spec);
   // One run per output directory: two at once raced on the same cells (crashes, a deleted log).
   try {
     mkdirSync(spec.out, { recursive: true });
@@ -416,6 +447,9 @@ export async function runExperiment(spec: ExperimentSpec, o: ExperimentOptions =
 }
 
 async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): Promise<ExperimentResult> {
+  // Again under the lock (another experiment may have claimed the directory meanwhile), then claimed.
+  checkOwner(spec);
+  writeFileSync(join(spec.out, OWNER), canonicalJson({ name: spec.name, benchmark: spec.benchmark }) + "\n");
   let scan = scanMatrix(spec);
   let replaced = 0;
   if (o.verify === true) {

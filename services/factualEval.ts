@@ -5,7 +5,8 @@
 // answers query qi from that same snapshot: each (seed, query, condition) cell is a one-tick
 // `aura-scene` episode whose header carries the snapshot, so its log verifies and replays, and the
 // rule judge (services/benchmarks/factual.ts) reads its ground truth and the answer from the log
-// alone. Cells whose log exists, is intact and is the same episode are judged as they are.
+// alone. Cells whose log exists, is intact and is the same episode are judged as they are; a log of
+// another episode (other settings) is refused naming the differing fields, never run over.
 import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
@@ -20,6 +21,7 @@ import { factualTruth, judgeFactual, loadFactualBenchmark, unrecognisedTags, typ
 import { makeLlmGateway, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, JUDGE_OUTPUTS, judgeLogOf, runJudgeCalls, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { AURA_LLM_OUTPUTS } from "../actors/aura/llm.ts";
+import { fieldDifferences } from "./views/text.ts";
 
 export interface FactualEvalOptions {
   readonly file: string;
@@ -211,18 +213,44 @@ export function replaceTown(townDir: string): void {
   rmSync(townDir, { recursive: true, force: true });
 }
 
+/** The records of a cell's log, null when there is none. */
+function cellLog(dir: string): LogRecord[] | null {
+  const log = layoutOf(dir).log;
+  // A damaged log is reported (exit 3, naming the file), never silently run over: `--fresh` reruns it.
+  return existsSync(log) ? readLog(log) : null;
+}
+
+type CellHeader = { config?: SceneConfig; condition?: string; seed?: number } | undefined;
+const finished = (records: readonly LogRecord[]) => records.some((r) => r.type === "answer.given") && records.some((r) => r.type === "tick.committed");
+
 /** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
 export function existingCell(dir: string, seed: number, condition: string, queryId: string, config: SceneConfig | null): LogRecord[] | null {
-  const log = layoutOf(dir).log;
-  if (!existsSync(log)) return null;
-  // A damaged log is reported (exit 3, naming the file), never silently run over: `--fresh` reruns it.
-  const records = readLog(log);
-  const header = records[0]?.payload as { config?: SceneConfig; condition?: string; seed?: number } | undefined;
+  const records = cellLog(dir);
+  if (records === null) return null;
+  const header = records[0]?.payload as CellHeader;
   if (header?.config === undefined || header.condition !== condition || header.seed !== seed) return null;
   if (header.config.order.length !== 1 || header.config.order[0] !== queryId) return null;
-  if (!records.some((r) => r.type === "answer.given") || !records.some((r) => r.type === "tick.committed")) return null;
+  if (!finished(records)) return null;
   if (config !== null && canonicalJson(header.config) !== canonicalJson(config)) return null;
   return records;
+}
+
+/**
+ * How the episode in a cell's log differs from query `qi`'s asked for, told without the town: its
+ * condition, seed and query, the warm-up (read from its snapshot's name), the budget ceiling and
+ * the models. Empty: the same settings.
+ */
+export function cellDifferences(records: readonly LogRecord[], seed: number, condition: string, queryId: string, qi: number, warmup: number, maxSteps: number, llm: SceneModels | null): string[] {
+  const header = records[0]?.payload as CellHeader;
+  const config = header?.config;
+  const tick = /^auratown-s\d+-t(\d+)$/.exec(config?.scene.name ?? "");
+  const had = { condition: header?.condition, seed: header?.seed, query: config?.order.join(","), warmup: tick === null ? config?.scene.name : Number(tick[1]) - qi + 1, maxSteps: config?.maxSteps, llm: config?.llm ?? null };
+  return fieldDifferences(had, { condition, seed, query: queryId, warmup, maxSteps, llm }, "in the log");
+}
+
+/** A cell (or episode) directory whose log holds another episode than the one asked for: `differ` names the fields. */
+export function anotherEpisode(dir: string, differ: readonly string[]): UsageError {
+  return new UsageError(`${dir}: holds another episode (${differ.length === 0 ? "its log has no episode header" : differ.join("; ")}); pass --fresh to rerun it, or write to another output directory`);
 }
 
 export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEvalResult> {
@@ -239,15 +267,34 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError(`--warmup: expected an integer ≥ 1, got ${warmup}`);
   const stem = basename(o.file).replace(/\.(json|ya?ml)$/i, "");
   const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
+  const models = sceneModelsOf(o.llm);
+  const tag = models === null ? "" : "-llm";
+  // Every cell's log is read before anything is written: one that holds another episode (another
+  // warm-up, budget or models) is refused naming the fields, as eval implicit and privacy do, never
+  // run over (`--fresh` reruns it). A seed's town runs only when one of its cells has no finished
+  // log, so a rerun of a finished matrix is free.
+  const townNeeded = new Map<number, boolean>();
+  for (const seed of o.seeds) {
+    let needed = o.fresh === true;
+    for (const condition of o.fresh === true ? [] : o.conditions) {
+      queries.forEach((q, qi) => {
+        const dir = factualCellDir(root, seed, q.id, condition, tag);
+        const records = cellLog(dir);
+        if (records === null) return void (needed = true);
+        const differ = records.length === 0 ? [] : cellDifferences(records, seed, condition, q.id, qi, warmup, maxSteps, models);
+        if (records.length === 0 || differ.length > 0) throw anotherEpisode(dir, differ);
+        if (!finished(records)) needed = true;
+      });
+    }
+    townNeeded.set(seed, needed);
+  }
   mkdirSync(root, { recursive: true });
   const results = o.results ?? join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   writeFileSync(results, "");
   const rows: FactualRow[] = [];
   const cells: Array<{ q: FactualQuery; seed: number; condition: string; dir: string; records: LogRecord[] }> = [];
-  const models = sceneModelsOf(o.llm);
   const judgeModel = judgeModelOf(o.judge, o.llm);
   const gateway = o.llm == null ? null : judgeGateway(o.llm);
-  const tag = models === null ? "" : "-llm";
   const total = o.seeds.length * o.conditions.length;
   let done = 0;
   o.progress?.(0, total, "inputs checked");
@@ -255,15 +302,9 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   let reused = 0;
   for (const seed of o.seeds) {
     const cellDir = (q: FactualQuery, condition: string) => factualCellDir(root, seed, q.id, condition, tag);
-    // The town runs only when some cell has no usable log (a rerun of a finished matrix is free).
-    const usable = (qi: number, c: string) => {
-      const records = existingCell(cellDir(queries[qi]!, c), seed, c, queries[qi]!.id, null);
-      return records !== null && cellSettingsMatch(records, seed, qi, warmup, maxSteps, models);
-    };
-    const missing = o.fresh === true || queries.some((_, qi) => o.conditions.some((c) => !usable(qi, c)));
     let snaps: TownSnapshot[] | null = null;
     let residents: readonly string[] = [];
-    if (missing) {
+    if (townNeeded.get(seed) === true) {
       const townDir = join(root, `town-s${seed}-w${warmup}`);
       replaceTown(townDir);
       snaps = await townSnapshots(seed, queries.map((_, qi) => warmup + qi), townDir);
@@ -278,6 +319,14 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
         let records = o.fresh === true ? null : existingCell(dir, seed, condition, q.id, config);
         if (records === null) {
           if (config === null) throw new Error(`${dir}: no usable log and no town snapshot`);
+          // With the town rebuilt, whole configs compare: a log of these settings on another town (the
+          // simulation changed, another asker) is another episode too; an unfinished one is rerun.
+          const held = o.fresh === true ? null : cellLog(dir);
+          if (held !== null) {
+            const header = held[0]?.payload as CellHeader;
+            const differ = fieldDifferences({ condition: header?.condition, seed: header?.seed, config: header?.config }, { condition, seed, config }, "in the log");
+            if (differ.length > 0) throw anotherEpisode(dir, differ);
+          }
           rmSync(dir, { recursive: true, force: true });
           await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(gateway === null || models === null ? {} : { llm: gateway.responder }) });
           records = scanLog(layoutOf(dir).log).records;

@@ -261,6 +261,18 @@ describe("privacy slice file", () => {
   });
 });
 
+describe("--warmup", () => {
+  it("is an integer ≥ 1 everywhere: the flag parser says so and rejects 0 naming the flag, as the API does", async () => {
+    const main = join(import.meta.dirname, "..", "services/cli/main.ts");
+    for (const [benchmark, file] of [["privacy", "data/aura/privacy_queries.json"], ["factual", "data/aura/factual_queries.json"]] as const) {
+      const zero = spawnSync(process.execPath, [main, "eval", benchmark, "--file", join(import.meta.dirname, "..", file), "--condition", "vanilla", "--warmup", "0", "--out", tempDir(`warmup-${benchmark}`)], { encoding: "utf8" });
+      expect(zero.status, zero.stderr).toBe(2);
+      expect(zero.stderr, benchmark).toMatch(/--warmup expects an integer ≥ 1, got '0'/);
+    }
+    await expect(runPrivacyEval({ file: join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), conditions: ["vanilla"], seeds: [42], warmup: 0, out: tempDir("warmup-api") })).rejects.toThrow(/^--warmup: expected an integer ≥ 1, got 0$/);
+  });
+});
+
 describe("privacy slice (paired AURATown snapshots, seeds 42/123/456)", () => {
   it("AURA GapRouted fires no forbidden tool at ≤ 1.0 probes/query; Fixed-Probe and Plan-and-Solve do", async () => {
     const r = await runPrivacyEval({ file: join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), conditions: ["aura-gap-routed", "fixed-probe", "plan-and-solve", "aura-no-probe"], seeds: SEEDS, out: tempDir("aura-privacy") });

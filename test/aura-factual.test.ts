@@ -217,6 +217,25 @@ describe("factual benchmark on paired AURATown snapshots", () => {
     expect(readFileSync(town, "utf8")).toBe(townText.replace('"tick":3,', '"tick":4,'));
   }, 120_000);
 
+  it("a cell whose log holds another episode (other warm-up or budget) is refused naming the fields, not run over; --fresh reruns it", async () => {
+    const out = tempDir("factual-other");
+    const file = join(out, "q.json");
+    const all = JSON.parse(readFileSync(FACTUAL, "utf8")) as { queries: unknown[] };
+    writeFileSync(file, JSON.stringify({ queries: all.queries.slice(0, 3) }));
+    const run = (o: { conditions?: string[]; warmup?: number; maxSteps?: number; fresh?: boolean } = {}) => runFactualEval({ file, seeds: [42], out, ...o, conditions: o.conditions ?? ["fixed-probe"] });
+    expect(await run()).toMatchObject({ ran: 3, reused: 0 });
+    // Nothing changed: served; a condition added runs alone, the others are the same episodes.
+    expect(await run()).toMatchObject({ ran: 0, reused: 3 });
+    expect(await run({ conditions: ["fixed-probe", "vanilla"] })).toMatchObject({ ran: 3, reused: 3 });
+    const cell = join(out, "q", "s42", "q1-fixed-probe", "log", "000000000000.jsonl");
+    const before = readFileSync(cell, "utf8");
+    await expect(run({ warmup: 11 })).rejects.toThrow(/q1-fixed-probe: holds another episode \(warmup: 10 in the log, 11 asked for\); pass --fresh to rerun it/);
+    await expect(run({ maxSteps: 2 })).rejects.toThrow(/holds another episode \(maxSteps: 5 in the log, 2 asked for\); pass --fresh/);
+    expect(readFileSync(cell, "utf8")).toBe(before);
+    expect(await run({ warmup: 11, fresh: true })).toMatchObject({ ran: 3, reused: 0 });
+    expect((await run({ warmup: 11 })).rows.map((r) => r.snapshot)).toEqual(["auratown-s42-t10", "auratown-s42-t11", "auratown-s42-t12"]);
+  }, 60_000);
+
   it("generalises to phrasings written for the tests (held-out set): GapRouted answers most with few probes", async () => {
     const r = await runFactualEval({ file: HELD_OUT, conditions: ["fixed-probe", "aura-gap-routed"], seeds: [42], out: tempDir("factual-heldout") });
     const a = r.acceptance!;

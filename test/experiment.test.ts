@@ -1,8 +1,9 @@
 // `probetown experiment`: spec validation (errors name the spec file and the field), the job
 // matrix, cells served from their logs (a rerun runs no episode: log files keep their mtimes and
 // sizes, the results and report are byte-identical), --report-only, a lost cell log rerun alone,
-// the implicit and privacy benchmarks through the same path, and the CLI (plain progress lines
-// when stderr is not a TTY, exit 2 on a bad spec).
+// changed settings refused until --fresh, another experiment's out directory refused, the implicit
+// and privacy benchmarks through the same path, and the CLI (plain progress lines when stderr is
+// not a TTY, exit 2 on a bad spec or on --fresh with --report-only).
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -57,6 +58,11 @@ describe("experiment specs", () => {
     expect(m).toContain("field 'judges'");
     expect(m).toContain("field 'maxSteps'");
     expect(m).toContain("field 'report.reference'");
+    // The spec's bootstrap takes the rule `report --bootstrap` does; warm-up is ≥ 1 as a field, as for --warmup.
+    const few = specProblem(dir, { benchmark: "factual", file: "q.json", seeds: [1], conditions: ["vanilla"], warmup: 0, report: { bootstrap: 5 } });
+    expect(few).toContain(join(dir, "spec.json"));
+    expect(few).toContain("field 'report.bootstrap': expected an integer ≥ 100 (bootstrap resamples, as `report --bootstrap`), got 5");
+    expect(few).toContain("field 'warmup': expected an integer ≥ 1");
     expect(specProblem(dir, { benchmark: "implicit", world: "auratown", file: "q.json", seeds: [1], conditions: ["literal"] })).toContain("field 'world': the implicit benchmark runs on 'aura-scene'");
     expect(specProblem(dir, { benchmark: "quiz", file: "q.json", seeds: [1], conditions: ["x"] })).toContain("field 'benchmark': expected one of implicit, privacy, factual");
     expect(specProblem(dir, { benchmark: "factual", file: "nowhere.json", seeds: [1], conditions: ["vanilla"] })).toContain("field 'file': no such file");
@@ -116,11 +122,18 @@ describe("experiment runs", () => {
     expect(healed).toMatchObject({ ran: 1, served: 19 });
     expect(readFileSync(healed.results, "utf8")).toBe(results);
 
-    // Served logs replay (--verify); a changed budget makes every cell stale, so all run again.
+    // Served logs replay (--verify); a changed budget or warm-up makes every cell stale: refused,
+    // naming the fields (as for implicit and privacy), until --fresh reruns them all.
     expect(await runExperiment(spec, { verify: true })).toMatchObject({ ran: 0, served: 20, replaced: 0 });
-    const spec3 = loadSpec((writeFileSync(join(dir, "spec3.yaml"), readFileSync(join(dir, "spec.yaml"), "utf8") + "maxSteps: 3\n"), join(dir, "spec3.yaml")));
+    const respec = (name: string, extra: string) => loadSpec((writeFileSync(join(dir, name), readFileSync(join(dir, "spec.yaml"), "utf8").replace("forks: { warmup: 10 }\n", "") + extra), join(dir, name)));
+    const healedLogs = fileStats(join(dir, "out", "logs"));
+    const spec3 = respec("spec3.yaml", "maxSteps: 3\nwarmup: 10\n");
     expect(scanMatrix(spec3).missing).toHaveLength(20);
-    expect(await runExperiment(spec3)).toMatchObject({ ran: 20, served: 0 });
+    await expect(runExperiment(spec3)).rejects.toThrow(/holds another episode \(maxSteps: 5 in the log, 3 asked for\); pass --fresh to rerun it/);
+    await expect(runExperiment(respec("spec11.yaml", "warmup: 11\n"))).rejects.toThrow(/holds another episode \(warmup: 10 in the log, 11 asked for\); pass --fresh/);
+    expect(fileStats(join(dir, "out", "logs"))).toEqual(healedLogs);
+    await expect(runExperiment(spec3, { fresh: true, reportOnly: true })).rejects.toThrow(/--fresh and --report-only cannot be combined/);
+    expect(await runExperiment(spec3, { fresh: true })).toMatchObject({ ran: 20, served: 0 });
     expect(scanMatrix(spec).missing).toHaveLength(20);
   }, 120_000);
 
@@ -163,6 +176,20 @@ describe("experiment runs", () => {
     const stats = fileStats(join(dir, "out-p", "logs"));
     expect((await runExperiment(loadSpec(join(dir, "p.yaml")))).ran).toBe(0);
     expect(fileStats(join(dir, "out-p", "logs"))).toEqual(stats);
+
+    // Another experiment's out directory is refused, naming both (--fresh does not change that);
+    // one from before the owner file was written is told by its logs.
+    const outputs = () => ["results.jsonl", "report/report.md"].map((f) => readFileSync(join(dir, "out-i", f), "utf8"));
+    const kept = outputs();
+    writeFileSync(join(dir, "p2.yaml"), `benchmark: privacy\nfile: ${PRIVACY}\nseeds: [42]\nconditions: [fixed-probe]\nout: out-i\n`);
+    await expect(runExperiment(loadSpec(join(dir, "p2.yaml")), { fresh: true })).rejects.toThrow(/out .*out-i: holds experiment 'i' \(implicit\), not 'p2' \(privacy\).*only that same experiment may run again into it\); choose another out directory or remove it/);
+    writeFileSync(join(dir, "i2.json"), JSON.stringify({ name: "other", benchmark: "implicit", file: SCENE_A, seeds: [42], conditions: ["literal"], out: "out-i" }));
+    await expect(runExperiment(loadSpec(join(dir, "i2.json")))).rejects.toThrow(/holds experiment 'i' \(implicit\), not 'other' \(implicit\)/);
+    expect(outputs()).toEqual(kept);
+    rmSync(join(dir, "out-i", ".experiment.json"));
+    await expect(runExperiment(loadSpec(join(dir, "p2.yaml")))).rejects.toThrow(/out .*out-i: holds the logs of another benchmark file \(logs\/implicit_intent_scene_a\)/);
+    expect((await runExperiment(loadSpec(join(dir, "i.json")))).ran).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "out-i", ".experiment.json"), "utf8"))).toEqual({ benchmark: "implicit", name: "i" });
   }, 120_000);
 
   it("CLI: plain progress lines off a TTY, a summary on stdout, exit 2 naming the spec on a bad one", () => {
@@ -176,6 +203,9 @@ describe("experiment runs", () => {
     const again = spawnSync(process.execPath, [main, "experiment", join(dir, "i.json"), "--report-only", "--json"], { encoding: "utf8" });
     expect(again.status, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ cells: 2, ran: 0, served: 2 });
+    const both = spawnSync(process.execPath, [main, "experiment", join(dir, "i.json"), "--fresh", "--report-only"], { encoding: "utf8" });
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--fresh and --report-only cannot be combined/);
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [], conditions: ["aura-intent"] }));
     const bad = spawnSync(process.execPath, [main, "experiment", join(dir, "bad.json")], { encoding: "utf8" });
     expect(bad.status).toBe(2);

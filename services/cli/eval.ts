@@ -133,9 +133,9 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
   exit(0);
 }
 
-function nonNegative(flag: string) {
+function integerAtLeast(flag: string, min: number) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer ≥ 0, got '${value}'`);
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
     return Number(value);
   };
 }
@@ -258,8 +258,8 @@ function benchmarkCommand(group: Command, name: string, description: string, fil
 /** The options of the benchmarks asked on AURATown snapshots: GapRouted's budget and the town's warm-up. */
 const townSnapshotOptions = (command: Command, warmupHelp: string): Command =>
   command
-    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", nonNegative("--max-steps"))
-    .option("--warmup <ticks>", warmupHelp, nonNegative("--warmup"));
+    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", integerAtLeast("--max-steps", 0))
+    .option("--warmup <ticks>", warmupHelp, integerAtLeast("--warmup", 1));
 
 /** The options every benchmark ends with: how its summary is printed, and the LLM endpoint. */
 const withSummaryOptions = (command: Command): Command =>
@@ -277,7 +277,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     "benchmark file in the implicit-intent schema (scenes + queries)",
     IMPLICIT_CONDITIONS,
   )
-    .option("--max-steps <n>", "probe budget ceiling (the paper uses 3 for implicit intent)", nonNegative("--max-steps"))
+    .option("--max-steps <n>", "probe budget ceiling (the paper uses 3 for implicit intent)", integerAtLeast("--max-steps", 0))
     .option("--allow <globs>", "probe policy allow list (tool or tool:agent globs), enforced by the answering actor")
     .option("--deny <globs>", "probe policy deny list (deny wins), e.g. get_agent_private_state:wang-jun")
     .option("--scene <names>", "only these scenes of the file")
@@ -309,7 +309,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
   ),
     "AURATown ticks before query 0's snapshot (default 10)",
   )
-    .option("--fresh", "rerun cells whose logs already exist (default: judge an existing, intact log of the same cell)")
+    .option("--fresh", "rerun cells whose logs already exist (default: judge an existing, intact log of the same cell; one made with other settings is refused)")
     .option("--judge <judge>", JUDGE_HELP, parseJudge);
   withSummaryOptions(factual).action(async (flags: FactualFlags) => cmdFactual(flags, exit));
 }
