@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir, runCli } from "./helpers.ts";
+import { logRecords, tempDir, runCli } from "./helpers.ts";
 import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
 import { jobsOf, sweepSpecOf } from "../services/envprobe/sweep.ts";
 
@@ -99,5 +99,67 @@ describe("sweep envprobe (CLI)", () => {
 
     writeFileSync(file, [...lines.slice(0, 5), "garbage", ...lines.slice(6)].join("\n"));
     expect(report().err).toContain(`${file}: line 6: not a log record`);
+  });
+});
+
+describe("run envprobe and fork (CLI)", () => {
+  const configFile = (work: string, config: object): string => {
+    const file = join(work, `cfg-${Object.values(config).join("-")}.json`);
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  };
+  const steps = (dir: string) => logRecords(dir).filter((r) => r.type === "envprobe.stepped").map((r) => ({ tick: r.tick, ...(r.payload as { kind: string; success: boolean }) }));
+
+  it("refuses --ticks and --days (exit 2, naming the flag and the horizon to set): an episode runs its horizon H", () => {
+    const work = tempDir("envprobe-run-ticks");
+    const high = configFile(work, { world: "tooldag", regime: "high" });
+    for (const [flag, value] of [["--ticks", "60"], ["--ticks", "20"], ["--days", "2"]] as const) {
+      const r = cli(["run", "envprobe", "--seed", "3", "--config", high, "--condition", "periodic", flag, value, "--log", join(work, "never"), "--trace", "none"]);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toContain(`${flag} ${value}: an envprobe episode runs its horizon H`);
+      expect(r.err).toContain(`--config <file> holding {"horizon": ${flag === "--ticks" ? value : "n"}}`);
+    }
+    expect(existsSync(join(work, "never"))).toBe(false);
+    // The horizon set in the config: H, the budget ⌊H/4⌋ and the ticks agree.
+    const long = cli(["run", "envprobe", "--seed", "3", "--config", configFile(work, { world: "tooldag", regime: "high", horizon: 60 }), "--condition", "periodic", "--log", join(work, "h60"), "--trace", "none"]);
+    expect(long.code, long.err).toBe(0);
+    expect(long.out).toMatch(/task not solved in 60 steps \(H = 60\)/);
+    expect(long.out).toMatch(/probes \d+ of 15/);
+    expect(steps(join(work, "h60"))).toHaveLength(60);
+  });
+
+  it("fork of an envprobe log refuses --ticks (its horizon is the parent's); its summary says which probes were the parent's and which the child's policy spent", () => {
+    const work = tempDir("envprobe-fork-cli");
+    const medium = configFile(work, { world: "tooldag", regime: "medium" });
+    const parent = join(work, "parent");
+    expect(cli(["run", "envprobe", "--seed", "2", "--config", medium, "--log", parent, "--trace", "none", "--quiet"]).code).toBe(0);
+    const parentSteps = steps(parent);
+    const probesBy = (tick: number) => parentSteps.filter((s) => s.kind === "probe" && s.tick <= tick).length;
+    expect(probesBy(5)).toBeGreaterThan(0);
+
+    const refused = cli(["fork", parent, "--at", "5", "--condition", "no-probe", "--ticks", "60", "--log", join(work, "never"), "--trace", "none"]);
+    expect(refused.code, refused.err).toBe(2);
+    expect(refused.err).toContain("--ticks 60: an envprobe fork runs to its parent's horizon H = 30");
+    expect(existsSync(join(work, "never"))).toBe(false);
+
+    const early = cli(["fork", parent, "--at", "5", "--condition", "no-probe", "--log", join(work, "early"), "--trace", "none"]);
+    expect(early.code, early.err).toBe(0);
+    expect(early.out).toContain("policy no-probe after the fork at tick 5 (envprobe-simple before)");
+    expect(early.out).toContain(`: ${probesBy(5)} before the fork (parent's policy envprobe-simple), 0 by no-probe;`);
+
+    // Forked after the parent had solved the task: every probe, and the success, are the parent's.
+    const solved = parentSteps.find((s) => s.success);
+    expect(solved).toBeDefined();
+    const at = solved!.tick + 2;
+    const late = cli(["fork", parent, "--at", String(at), "--condition", "no-probe", "--log", join(work, "late"), "--trace", "none"]);
+    expect(late.code, late.err).toBe(0);
+    expect(late.out).toContain(`probes ${probesBy(at)} of 7: ${probesBy(at)} before the fork (parent's policy envprobe-simple), 0 by no-probe;`);
+    expect(late.out).toContain(`task solved at step ${solved!.tick + 1} (H = 30), before the fork, by the parent's policy envprobe-simple: the episode was over when no-probe took over`);
+
+    // A fork of a fork: the probes before it were its ancestors'.
+    const grandchild = cli(["fork", join(work, "early"), "--at", "10", "--condition", "periodic", "--log", join(work, "grandchild"), "--trace", "none"]);
+    expect(grandchild.code, grandchild.err).toBe(0);
+    const own = steps(join(work, "grandchild")).filter((s) => s.kind === "probe").length;
+    expect(grandchild.out).toMatch(new RegExp(`: ${probesBy(5)} before the fork \\(parent's policies envprobe-simple, then no-probe\\), ${own} by periodic;`));
   });
 });

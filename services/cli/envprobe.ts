@@ -1,9 +1,9 @@
 // `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts),
 // or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
-import { existsSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { closeSync, existsSync, openSync, readSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { LogRecord } from "../../events/record.ts";
-import { scanLog } from "../../infra/fileEventStore.ts";
+import { scanLog, segmentFiles } from "../../infra/fileEventStore.ts";
 import cliProgress from "cli-progress";
 import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
@@ -12,7 +12,7 @@ import { shownNatsUrl } from "../../infra/nats.ts";
 import { checkOutFile } from "./distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
-import { UsageError } from "../replay.ts";
+import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
 import { envprobeLlm, type LlmCliFlags } from "./llm.ts";
 import { plural } from "../views/text.ts";
 
@@ -125,23 +125,97 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
 }
 
 /**
- * A fork's whole trajectory for its metrics: the parent's records up to the fork point (its header
- * relabelled with the fork's condition) and then the fork's own. Null when the parent log is gone.
- * Any other log is returned as it is.
+ * `run envprobe --ticks/--days`: an envprobe episode runs its horizon H, one tick a step, with the
+ * budget ⌊H/4⌋, and its metrics take the log's tick count for H; a tick count apart from H ran
+ * empty ticks past the horizon or cut the episode short, and the summary then misstated H and the
+ * budget. So the length is set where H is, in the config (`sweep envprobe` takes --horizon).
  */
-export function withParentPrefix(dir: string, records: readonly LogRecord[]): readonly LogRecord[] | null {
-  const head = records[0];
-  if (head?.type !== "episode.forked") return records;
-  const fork = head.payload as { parentLog: string; atSeq: number; condition: string };
-  const parentLog = resolve(dir, fork.parentLog);
-  if (!existsSync(parentLog)) return null;
-  const prefix = scanLog(parentLog, { validate: false }).records.filter((r) => r.seq <= fork.atSeq);
-  const relabelled = prefix.map((r) => (r.type === "episode.started" ? { ...r, payload: { ...(r.payload as object), condition: fork.condition } } : r));
-  return [...relabelled, ...records.slice(1)];
+export function refuseEnvprobeLength(flags: { readonly ticks?: number; readonly days?: number }): void {
+  const [flag, value] = flags.ticks !== undefined ? ["--ticks", flags.ticks] : flags.days !== undefined ? ["--days", flags.days] : [null, 0];
+  if (flag === null) return;
+  throw new UsageError(`${flag} ${value}: an envprobe episode runs its horizon H, one tick a step (budget ⌊H/4⌋), so its length is H; set the horizon in the config instead: --config <file> holding {"horizon": ${flag === "--ticks" ? value : "n"}}`);
 }
 
-/** A run's summary for an envprobe log (null for other worlds): outcome, A_H, probes. */
-export function envprobeSummary(records: ReadonlyArray<{ readonly type: string; readonly payload: unknown }>): string | null {
+/**
+ * `fork --ticks` of an envprobe log: refused as `run envprobe --ticks` is. A fork keeps its
+ * parent's config, so its horizon is the parent's.
+ */
+export function refuseEnvprobeForkTicks(ticks: number | undefined, parentHead: LogRecord | undefined): void {
+  const header = parentHead?.payload as { world?: string; ticks?: number } | undefined;
+  if (ticks === undefined || header?.world !== "envprobe") return;
+  throw new UsageError(`--ticks ${ticks}: an envprobe fork runs to its parent's horizon H = ${header.ticks} (one tick a step); a fork keeps its parent's config, so set the horizon where the parent runs (run envprobe --config <file> holding {"horizon": ${ticks}}) and fork that`);
+}
+
+/** The first record of an episode's log on disk (its header), read without the rest of the log; undefined for an empty log. */
+export function logHeadOf(episode: string): LogRecord | undefined {
+  const first = segmentFiles(layoutOf(resolveEpisodeDir(episode)).log)[0];
+  if (first === undefined) return undefined;
+  const fd = openSync(first, "r");
+  try {
+    const chunks: Buffer[] = [];
+    const chunk = Buffer.alloc(1 << 16);
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      const end = chunk.subarray(0, n).indexOf(0x0a);
+      chunks.push(Buffer.from(chunk.subarray(0, end === -1 ? n : end)));
+      if (end !== -1 || n === 0) break;
+    }
+    const line = Buffer.concat(chunks).toString("utf8");
+    try {
+      return JSON.parse(line) as LogRecord;
+    } catch {
+      return undefined; // a damaged header: forking it reports the damage
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** An episode's records with its ancestors' before each fork point, and who chose its steps. */
+interface Lineage {
+  readonly records: readonly LogRecord[];
+  /** The policies of the episode's ancestors (the root first), one an ancestor; empty for a run. */
+  readonly before: readonly string[];
+  /** The fork this episode starts with (null for a run): its records after `atSeq` are its own. */
+  readonly fork: { readonly atSeq: number; readonly atTick: number; readonly condition: string } | null;
+}
+
+/**
+ * A fork's whole trajectory for its metrics: its parent's (whole, for a fork of a fork) records up
+ * to the fork point (the header relabelled with the fork's condition) and then the fork's own.
+ * Null when a parent log is gone. A run's log is returned as it is.
+ */
+function lineageOf(dir: string, records: readonly LogRecord[]): Lineage | null {
+  const head = records[0];
+  if (head?.type !== "episode.forked") return { records, before: [], fork: null };
+  const fork = head.payload as { parentLog: string; atSeq: number; atTick: number; condition: string; parentCondition: string };
+  const parentLog = resolve(dir, fork.parentLog);
+  if (!existsSync(parentLog)) return null;
+  // The parent's own parentLog is relative to its episode directory, the one holding its log/.
+  const parent = lineageOf(dirname(parentLog), scanLog(parentLog, { validate: false }).records);
+  if (parent === null) return null;
+  const prefix = parent.records.filter((r) => r.seq <= fork.atSeq);
+  const relabelled = prefix.map((r) => (r.type === "episode.started" ? { ...r, payload: { ...(r.payload as object), condition: fork.condition } } : r));
+  const before = parent.before.at(-1) === fork.parentCondition ? parent.before : [...parent.before, fork.parentCondition];
+  return { records: [...relabelled, ...records.slice(1)], before, fork: { atSeq: fork.atSeq, atTick: fork.atTick, condition: fork.condition } };
+}
+
+/**
+ * `run`'s and `fork`'s summary of an envprobe log (null for other worlds). A fork's metrics cover
+ * the whole trajectory, its parent's steps included, so the summary says which probes (and which
+ * outcome) came before the fork, from the parent's policy, and which the child's policy spent.
+ */
+export function envprobeLogSummary(dir: string, records: readonly LogRecord[]): string | null {
+  const lineage = lineageOf(dir, records);
+  if (lineage === null) return "(the parent log of this fork is not where its header says: no EnvProbe summary)";
+  return envprobeSummary(lineage.records, lineage.fork === null ? undefined : { atSeq: lineage.fork.atSeq, atTick: lineage.fork.atTick, before: lineage.before });
+}
+
+/** A run's summary for an envprobe log (null for other worlds): outcome, A_H, probes; for a fork, split at the fork point. */
+export function envprobeSummary(
+  records: ReadonlyArray<{ readonly type: string; readonly payload: unknown; readonly seq?: number }>,
+  fork?: { readonly atSeq: number; readonly atTick: number; readonly before: readonly string[] },
+): string | null {
   if (!records.some((r) => r.type === "envprobe.scored")) return null;
   const acc = new EpisodeAccumulator();
   for (const r of records) acc.add(r.type, r.payload);
@@ -152,10 +226,23 @@ export function envprobeSummary(records: ReadonlyArray<{ readonly type: string; 
     const b = r.type === "envprobe.believed" ? (r.payload as { backend?: string }).backend : undefined;
     if (b !== undefined) backends.set(b, (backends.get(b) ?? 0) + 1);
   }
+  const outcome = m.success ? `task solved at step ${m.steps}` : `task not solved in ${m.steps} steps`;
+  let solvedBefore = "";
+  let probes = `probes ${m.probes} of ${m.budget}, ${m.useful} useful`;
+  let policy = `policy ${m.policy}`;
+  if (fork !== undefined) {
+    const parents = fork.before.length === 1 ? `parent's policy ${fork.before[0]}` : `parent's policies ${fork.before.join(", then ")}`;
+    const stepped = records.filter((r) => r.type === "envprobe.stepped" && (r.seq ?? 0) <= fork.atSeq).map((r) => r.payload as { kind: string; useful: boolean; success: boolean });
+    const probed = stepped.filter((p) => p.kind === "probe");
+    const usefulBefore = probed.filter((p) => p.useful).length;
+    policy = `policy ${m.policy} after the fork at tick ${fork.atTick} (${fork.before.join(", then ")} before)`;
+    if (stepped.some((p) => p.success)) solvedBefore = `, before the fork, by the ${parents}: the episode was over when ${m.policy} took over`;
+    probes = `probes ${m.probes} of ${m.budget}: ${probed.length} before the fork (${parents}), ${m.probes - probed.length} by ${m.policy}; ${m.useful} useful (${usefulBefore} before the fork, ${m.useful - usefulBefore} by ${m.policy})`;
+  }
   return [
     ...(backends.size === 0 ? [] : [`beliefs: ${[...backends].sort(([a], [b]) => (a < b ? -1 : 1)).map(([b, n]) => `${b} on ${n} step${n === 1 ? "" : "s"}`).join("; ")}`]),
-    `${m.world} · regime ${m.regime} · policy ${m.policy}: ${m.success ? `task solved at step ${m.steps}` : `task not solved in ${m.steps} steps`} (H = ${m.horizon})`,
-    `A_H ${m.accuracy.toFixed(3)} (procedural ${m.procedural === null ? "—" : m.procedural.toFixed(3)}, spatial ${m.spatial === null ? "—" : m.spatial.toFixed(3)}) · probes ${m.probes} of ${m.budget}, ${m.useful} useful · ${m.mutations} exogenous changes`,
+    `${m.world} · regime ${m.regime} · ${policy}: ${outcome} (H = ${m.horizon})${solvedBefore}`,
+    `A_H ${m.accuracy.toFixed(3)} (procedural ${m.procedural === null ? "—" : m.procedural.toFixed(3)}, spatial ${m.spatial === null ? "—" : m.spatial.toFixed(3)}) · ${probes} · ${m.mutations} exogenous changes`,
     `collapse onset τ_c ${m.collapse ?? "never"} · confident-wrong ${m.confidentWrong} of ${m.highConfidence} high-confidence belief-steps (${pct(m.highConfidence === 0 ? null : m.confidentWrong / m.highConfidence)})`,
   ].join("\n");
 }
