@@ -1,6 +1,6 @@
 // Running and forking episodes on the embedded default: file event store, in-process transport,
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { ActorDefinition, WorldDefinition } from "../actors/actor.ts";
 import { canonicalJson } from "../events/canonical.ts";
@@ -90,9 +90,15 @@ export interface EpisodeResult {
   readonly resumedAfterTick?: number;
 }
 
+function notAFile(explicit: string): string {
+  const dir = resolve(explicit);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--log ${explicit}: is a file; --log takes a directory (created when missing)`);
+  return dir;
+}
+
 function chooseDir(explicit: string | undefined, episode: string): string {
   if (explicit !== undefined) {
-    const dir = resolve(explicit);
+    const dir = notAFile(explicit);
     if (existsSync(join(dir, "log"))) throw new UsageError(`--log ${explicit}: already holds an episode log; choose another directory or remove it`);
     return dir;
   }
@@ -103,7 +109,7 @@ function chooseDir(explicit: string | undefined, episode: string): string {
 
 /** The embedded layout: an episode directory with log/, snapshots/ and trace.jsonl. */
 export const filesWhere = (explicit: string | undefined, resume = false) => (episode: string): Where => {
-  const dir = resume ? resolve(explicit ?? join("runs", episode)) : chooseDir(explicit, episode);
+  const dir = resume ? (explicit === undefined ? resolve("runs", episode) : notAFile(explicit)) : chooseDir(explicit, episode);
   const layout = layoutOf(dir);
   return { log: layout.log, snapshots: layout.snapshots, dir, trace: { exporter: "jsonl", file: layout.trace } };
 };

@@ -401,7 +401,10 @@ async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots
   const recorded = logged.payload as { stateHash: string; parts: Record<string, string> };
   const replayed = draft.payload as { stateHash: string; parts: Record<string, string> };
   const differing = Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts[id] !== replayed.parts[id]).sort();
-  const details: string[] = [`actors whose state differs: ${differing.join(", ") || "(none: the tick number or actor set differs)"}`];
+  // With every part equal, the recorded hash is not the hash of its own parts: it was written so.
+  const ownHash = stateHashOf(logged.tick, recorded.parts ?? {});
+  const none = ownHash !== recorded.stateHash ? `(none: the recorded stateHash is not the hash of the recorded parts, ${ownHash.slice(0, 12)}…: the record was altered and rehashed)` : "(none: the actor set differs)";
+  const details: string[] = [`actors whose state differs: ${differing.join(", ") || none}`];
   const snapshot = await snapshots.get(recorded.stateHash).catch(() => null);
   for (const id of differing) {
     const view = (ctx: unknown) => (header.world.diffView ?? header.world.hashView)(id, ctx);

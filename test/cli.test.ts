@@ -149,7 +149,9 @@ describe("probetown CLI", () => {
       [["inspect", dir, "--agent", "nobody"], /--agent nobody: no actor of .* has that id or name \(actors: agent\/chen-mei/],
       [["inspect", dir, "--from", "99"], /--from 99: .* has no tick 99/],
       [["run", "auratown", "--seed", "2", "--log", dir, "--resume"], /holds the log of episode auratown-s42-baseline, not auratown-s2-baseline/],
-      [["run", "auratown", "--seed", "1", "--log", join(root, "package.json")], /EEXIST: .*package\.json/],
+      [["run", "auratown", "--seed", "1", "--log", join(root, "package.json")], /--log .*package\.json: is a file; --log takes a directory/],
+      [["run", "auratown", "--seed", "1", "--log", join(root, "package.json"), "--resume"], /--log .*package\.json: is a file; --log takes a directory/],
+      [["run", "auratown", "--seed", "99999999999999999999"], /--seed expects an integer within ±9007199254740991, got '99999999999999999999'/],
     ];
     for (const [args, message] of cases) {
       const r = cli(args);

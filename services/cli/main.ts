@@ -40,7 +40,8 @@ function integer(flag: string, min = Number.MIN_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer, got '${value}'`);
     const n = Number(value);
-    if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
+    if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} expects an integer within ±${Number.MAX_SAFE_INTEGER}, got '${value}'`);
+    if (n < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
     return n;
   };
 }
