@@ -24,4 +24,15 @@ describe("world configs", () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/invalid auratown config: .*\["memory"\]\["capasity"\]/);
   });
+
+  it("an aura-scene factual condition on the agent-state registry is refused (it would probe nothing)", () => {
+    const scene = worldNamed("aura-scene");
+    const agentState = scene.resolveConfig({});
+    expect(() => scene.applyCondition(agentState, "fixed-probe")).toThrow(/condition 'fixed-probe': it probes the environment registry .* this config's registry is 'agent-state'/);
+    expect(() => scene.applyCondition(agentState, "plan-and-solve")).not.toThrow();
+    const dir = tempDir("scene-factual");
+    const r = runCli(["run", "aura-scene", "--seed", "1", "--condition", "aura-gap-routed", "--log", join(dir, "never")]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/invalid aura-scene config for condition 'aura-gap-routed'/);
+  });
 });

@@ -139,6 +139,11 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
   applyCondition(config, condition) {
     const c = SCENE_CONDITIONS[condition];
     if (c === undefined) throw new Error(`unknown condition '${condition}' for aura-scene (known: ${Object.keys(SCENE_CONDITIONS).join(", ")})`);
+    // The factual conditions choose among the environment tools: on the agent-state registry they
+    // would probe nothing and answer as if probing did not help.
+    if (config.registry !== "environment" && !(IMPLICIT_CONDITIONS as readonly string[]).includes(condition)) {
+      throw new Error(`invalid aura-scene config for condition '${condition}': it probes the environment registry (registry: "environment", as \`eval factual\` and \`eval privacy\` build from an AURATown snapshot), but this config's registry is '${config.registry}'; its conditions: ${IMPLICIT_CONDITIONS.join(", ")}`);
+    }
     const strategy: StrategyConfig = { kind: c.kind, maxSteps: c.steps ?? config.maxSteps, memory: c.memory, inferrer: "deterministic" };
     return { ...config, strategy };
   },
