@@ -6,7 +6,7 @@ import type { PrivateState } from "../../actors/auratown/privateState.ts";
 import { clockAt, hhmm, type Clock, type ClockConfig } from "../../actors/auratown/town.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../actorHost.ts";
-import { namesActor } from "./text.ts";
+import { namesActor, plural } from "./text.ts";
 
 export interface AgentRow {
   readonly id: string;
@@ -201,7 +201,7 @@ export function renderSummary(s: Summary, top = 8, maxAgents = 10): string {
   }
   out.push("", `Stale beliefs: ${s.staleBeliefs.length} runs, ${s.staleBeliefTicks} belief-ticks where a belief differed from the truth${s.staleBeliefs.length > top ? `; the ${top} longest:` : ""}`);
   for (const b of s.staleBeliefs.slice(0, top)) {
-    out.push(`  ${b.observer} about ${b.target}, ${b.from}–${b.to} (${b.ticks} ticks): believed ${b.believed}; actually ${b.actually}`);
+    out.push(`  ${b.observer} about ${b.target}, ${b.from}–${b.to} (${plural(b.ticks, "tick", "ticks")}): believed ${b.believed}; actually ${b.actually}`);
   }
   out.push("", `Reflections: ${s.reflections}`);
   return out.join("\n");
