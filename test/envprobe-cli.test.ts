@@ -117,11 +117,12 @@ describe("run envprobe and fork (CLI)", () => {
       const r = cli(["run", "envprobe", "--seed", "3", "--config", high, "--condition", "periodic", flag, value, "--log", join(work, "never"), "--trace", "none"]);
       expect(r.code, r.err).toBe(2);
       expect(r.err).toContain(`${flag} ${value}: an envprobe episode runs its horizon H`);
-      expect(r.err).toContain(`--config <file> holding {"horizon": ${flag === "--ticks" ? value : "n"}}`);
+      expect(r.err).toContain(`--config '{"horizon": ${flag === "--ticks" ? value : "n"}}' (or a file holding it)`);
     }
     expect(existsSync(join(work, "never"))).toBe(false);
     // The horizon set in the config: H, the budget ⌊H/4⌋ and the ticks agree.
-    const long = cli(["run", "envprobe", "--seed", "3", "--config", configFile(work, { world: "tooldag", regime: "high", horizon: 60 }), "--condition", "periodic", "--log", join(work, "h60"), "--trace", "none"]);
+    // (--config takes the object inline as well as a file.)
+    const long = cli(["run", "envprobe", "--seed", "3", "--config", JSON.stringify({ world: "tooldag", regime: "high", horizon: 60 }), "--condition", "periodic", "--log", join(work, "h60"), "--trace", "none"]);
     expect(long.code, long.err).toBe(0);
     expect(long.out).toMatch(/task not solved in 60 steps \(H = 60\)/);
     expect(long.out).toMatch(/probes \d+ of 15/);

@@ -133,7 +133,7 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
 export function refuseEnvprobeLength(flags: { readonly ticks?: number; readonly days?: number }): void {
   const [flag, value] = flags.ticks !== undefined ? ["--ticks", flags.ticks] : flags.days !== undefined ? ["--days", flags.days] : [null, 0];
   if (flag === null) return;
-  throw new UsageError(`${flag} ${value}: an envprobe episode runs its horizon H, one tick a step (budget ⌊H/4⌋), so its length is H; set the horizon in the config instead: --config <file> holding {"horizon": ${flag === "--ticks" ? value : "n"}}`);
+  throw new UsageError(`${flag} ${value}: an envprobe episode runs its horizon H, one tick a step (budget ⌊H/4⌋), so its length is H; set the horizon in the config instead: --config '{"horizon": ${flag === "--ticks" ? value : "n"}}' (or a file holding it)`);
 }
 
 /**
@@ -143,7 +143,7 @@ export function refuseEnvprobeLength(flags: { readonly ticks?: number; readonly 
 export function refuseEnvprobeForkTicks(ticks: number | undefined, parentHead: LogRecord | undefined): void {
   const header = parentHead?.payload as { world?: string; ticks?: number } | undefined;
   if (ticks === undefined || header?.world !== "envprobe") return;
-  throw new UsageError(`--ticks ${ticks}: an envprobe fork runs to its parent's horizon H = ${header.ticks} (one tick a step); a fork keeps its parent's config, so set the horizon where the parent runs (run envprobe --config <file> holding {"horizon": ${ticks}}) and fork that`);
+  throw new UsageError(`--ticks ${ticks}: an envprobe fork runs to its parent's horizon H = ${header.ticks} (one tick a step); a fork keeps its parent's config, so set the horizon where the parent runs (run envprobe --config '{"horizon": ${ticks}}') and fork that`);
 }
 
 /** The first record of an episode's log on disk (its header), read without the rest of the log; undefined for an empty log. */

@@ -46,12 +46,16 @@ function integer(flag: string, min = Number.MIN_SAFE_INTEGER) {
   };
 }
 
+/** `--config` is a JSON file, or the JSON object itself when it starts with `{` (quick overrides). */
 function readConfigFile(path: string): unknown {
   let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new UsageError(`--config ${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  if (path.trimStart().startsWith("{")) text = path;
+  else {
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      throw new UsageError(`--config ${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
   }
   let value: unknown;
   try {
@@ -476,7 +480,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
       .option("--agents <n>", "town size: the 5 residents plus generated ones", integer("--agents", 1))
-      .option("--config <file>", "JSON file with world config overrides (merged over the defaults)")
+      .option("--config <file|json>", "world config overrides, merged over the defaults: a JSON file, or the object inline ('{\"horizon\": 60}')")
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
       .addOption(namespaceOption())
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
@@ -550,7 +554,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .requiredOption("--seeds <list>", "seeds: ranges and lists like 1-200 or 1,5,9")
     .option("--conditions <list>", "comma-separated conditions (default: the world's, see `probetown worlds`)")
     .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
-    .option("--config <file>", "JSON file with world config overrides")
+    .option("--config <file|json>", "world config overrides: a JSON file, or the object inline")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks (a resumed job restarts from the latest)", integer("--snapshot-every", 0))
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)"))
     .addOption(namespaceOption())
