@@ -28,7 +28,7 @@ describe("views of aura-scene and EnvProbe episodes", () => {
     const parent = join(work, "grid", "tooldag-low", "periodic", "s3");
     const fork = runCli(["fork", parent, "--at", "2", "--condition", "envprobe-simple", "--log", join(work, "fork")]);
     expect(fork.code, fork.err).toBe(0);
-    expect(fork.out).toMatch(/tooldag · regime low · policy envprobe-simple: task (solved|not solved)/);
+    expect(fork.out).toMatch(/tooldag · regime low · policy envprobe-simple after the fork at tick 2 \(periodic before\): task (solved|not solved)/);
     expect(fork.out).toMatch(/A_H \d\.\d{3} \(procedural/);
     expect(fork.out).not.toMatch(/Town of/);
     const inspect = runCli(["inspect", parent, "--from", "3", "--to", "3"]);
