@@ -514,6 +514,16 @@ const HELDOUT = join(import.meta.dirname, "fixtures", "aura-heldout-scene.json")
 const PRIVACY = join(import.meta.dirname, "..", "data", "aura", "privacy_queries.json");
 
 /** Runs the CLI without blocking this process (the fake server lives here). */
+/** A parent for the fork tests: run aura-scene (seed 9, aura-intent) with the intent and answer roles at `url`. */
+async function parentRun(label: string, url: string): Promise<{ root: string; env: NodeJS.ProcessEnv; parent: LogRecord[] }> {
+  const root = tempDir(label);
+  writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
+  const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
+  const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "parent"), "--trace", "none", "--quiet", "--llm", url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
+  expect(run.code, run.stderr).toBe(0);
+  return { root, env, parent: logRecords(join(root, "parent")) };
+}
+
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), ...args], { env: { ...process.env, ...env } });
@@ -565,12 +575,7 @@ describe("eval with --llm", () => {
   });
 
   it("run aura-scene --llm, then fork --reuse-llm without an endpoint: the child reuses the parent's answers with zero HTTP and verifies", async () => {
-    const root = tempDir("llm-cli-run");
-    writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
-    const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
-    const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "parent"), "--trace", "none", "--quiet", "--llm", server.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
-    expect(run.code, run.stderr).toBe(0);
-    const parent = logRecords(join(root, "parent"));
+    const { root, env, parent } = await parentRun("llm-cli-run", server.url);
     expect(ofType<LlmCompletedPayload>(parent, "llm.completed")).toHaveLength(6);
     const before = server.requests;
     const fork = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "aura-intent", "--reuse-llm", "--log", join(root, "child"), "--trace", "none"], env);
@@ -602,12 +607,7 @@ describe("eval with --llm", () => {
     // The answer model's endpoint refuses (HTTP 400, not retried): every answer request fails in the parent.
     const refusing = await fakeServer((body) => (body.model === "fake-answer" ? { status: 400 } : smartReply(body)));
     try {
-      const root = tempDir("llm-cli-failed");
-      writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
-      const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
-      const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "parent"), "--trace", "none", "--quiet", "--llm", refusing.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
-      expect(run.code, run.stderr).toBe(0);
-      const parent = logRecords(join(root, "parent"));
+      const { root, env, parent } = await parentRun("llm-cli-failed", refusing.url);
       const parentFailed = ofType<LlmFailedPayload>(parent, "llm.failed");
       expect(parentFailed.length).toBeGreaterThan(0);
       expect(parentFailed.every((r) => r.payload.error === "http_error")).toBe(true);
