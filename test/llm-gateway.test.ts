@@ -600,7 +600,10 @@ describe("eval with --llm", () => {
     expect(other.stderr).toContain(`the parent's recording answered ${served} of the child's ${served + misses} model request(s); ${misses} had no identical recorded request and no endpoint, and fell back to the deterministic backend`);
     const bad = await cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--llm", server.url], env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/the auratown world has no LLM roles yet/);
+    expect(bad.stderr).toMatch(/--llm: the auratown world has no LLM roles yet/);
+    const modelOnly = await cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--model", "gpt-4o-mini"], env);
+    expect(modelOnly.code).toBe(2);
+    expect(modelOnly.stderr).toMatch(/--model: the auratown world has no LLM roles yet/);
   });
 
   it("fork --reuse-llm without an endpoint: a request the parent logged only as a failure gets that failure, so the fork reproduces the parent", async () => {

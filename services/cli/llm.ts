@@ -60,7 +60,11 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
     const agent = envprobeLlm(config, flags, "run");
     return agent === null ? { config } : { config: agent.config, llm: agent.gateway.responder };
   }
-  if (world !== "aura-scene") throw new UsageError(`--llm: the ${world} world has no LLM roles yet (aura-scene has: intent, planner, answer; envprobe has: belief)`);
+  if (world !== "aura-scene") {
+    // Name the flag that was given (PROBETOWN_LLM_BASE_URL asks too).
+    const flag = flags.llm !== undefined ? "--llm" : flags.llmConfig !== undefined ? "--llm-config" : (flags.model?.length ?? 0) > 0 ? "--model" : "PROBETOWN_LLM_BASE_URL";
+    throw new UsageError(`${flag}: the ${world} world has no LLM roles yet (aura-scene has: intent, planner, answer; envprobe has: belief)`);
+  }
   const resolved = resolveLlmFlags(flags, "run");
   if (resolved === null) return { config };
   return { config: { ...(config as object | undefined), llm: sceneModels(resolved) }, llm: makeLlmGateway(resolved).responder };
