@@ -9,7 +9,7 @@ import type { WorldDefinition } from "../actors/actor.ts";
 import { worldNamed } from "../actors/worlds.ts";
 import { canonicalJson } from "../events/canonical.ts";
 import { GENESIS_HASH, type Draft, type LogRecord } from "../events/record.ts";
-import { SnapshotDamaged } from "../events/errors.ts";
+import { LogCorrupted, SnapshotDamaged } from "../events/errors.ts";
 import type { AppendOptions, EventStore, Head } from "../infra/eventStore.ts";
 import { Effect } from "effect";
 import { Embedded, EventStores, SnapshotStores, Transports } from "../infra/layers.ts";
@@ -229,6 +229,8 @@ export function headerOf(records: readonly LogRecord[], file: string): EpisodeHe
   if (first === undefined) {
     // A JetStream episode id with no records is most often a typo, or another --namespace.
     const hint = file.startsWith("jetstream:") ? " (no records under that episode id in that namespace: check the id and --namespace)" : "";
+    // A log folder with no record is damaged (as `verify` says); an empty JetStream id is a typo.
+    if (hint === "") throw new LogCorrupted({ file, line: 1, seq: null, reason: "holds no records (its segments are missing, or the run never wrote one)" });
     throw new UsageError(`${file}: the log is empty${hint}`);
   }
   if (first.type !== "episode.started" && first.type !== "episode.forked") {

@@ -1,12 +1,13 @@
 // `verify`: the hash chain and catalogue check (file, line, seq of the first damage), the link of
 // a fork to its parent, then a full replay that recomputes every record and tick state hash.
 import { existsSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
+import { shownPath } from "./views/text.ts";
 
 export interface VerifyReport {
   readonly ok: boolean;
@@ -56,15 +57,15 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
     const scan = scanned.success;
     if (scan.torn !== null) {
       const torn: TornTail = scan.torn;
-      return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${relative(process.cwd(), dir) || "."}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
+      return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${shownPath(dir)}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
     }
     // A log folder without records lost its segments (or its run wrote nothing): nothing holds.
     if (scan.records.length === 0) {
       // In JetStream an id without records is most often a typo, or another --namespace.
       if (where !== undefined) throw new UsageError(`${dir}: no records under that episode id in that namespace (check the id and --namespace)`);
-      return fail("damaged", null, `${relative(process.cwd(), layout.log) || layout.log}: holds no records (its segments are missing, or the run never wrote one)`, [], null, 0);
+      return fail("damaged", null, `${shownPath(layout.log)}: holds no records (its segments are missing, or the run never wrote one)`, [], null, 0);
     }
-    const header = headerOf(scan.records, relative(process.cwd(), layout.log));
+    const header = headerOf(scan.records, shownPath(layout.log));
     if (header.kind === "forked") {
       // A parent in files is named relative to the child's directory; one in JetStream as
       // `jetstream:<namespace>/<episode>`, readable here when the child is in the same namespace.
@@ -75,7 +76,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
         const parent = (yield* stores.scan(parentLog)).records;
         const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
         if (at === undefined || at.hash !== header.payload.parentHash) {
-          return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${sameStream ? named : relative(process.cwd(), parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
+          return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${sameStream ? named : shownPath(parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
         }
       } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
     }
