@@ -30,6 +30,7 @@ describe("world configs", () => {
     const agentState = scene.resolveConfig({});
     expect(() => scene.applyCondition(agentState, "fixed-probe")).toThrow(/condition 'fixed-probe': it probes the environment registry .* this config's registry is 'agent-state'/);
     expect(() => scene.applyCondition(agentState, "plan-and-solve")).not.toThrow();
+    expect(() => scene.resolveConfig({ queries: [{ id: "1", text: "Is Ben around?", asker: "Nobody" }] })).toThrow(/query '1' is asked by 'Nobody', who is not in the scene \(residents: Ana, Ben\)/);
     const dir = tempDir("scene-factual");
     const r = runCli(["run", "aura-scene", "--seed", "1", "--condition", "aura-gap-routed", "--log", join(dir, "never")]);
     expect(r.code).toBe(2);

@@ -113,6 +113,9 @@ function problems(c: SceneConfig): string[] {
   if (c.maxSteps < 0) out.push(`maxSteps: expected ≥ 0, got ${c.maxSteps}`);
   const roster = rosterOf(c.scene);
   for (const n of roster) if (c.scene.private_state[n] === undefined) out.push(`scene.private_state: no entry for '${n}'`);
+  for (const q of c.queries) {
+    if (q.asker != null && !roster.includes(q.asker)) out.push(`queries: query '${q.id}' is asked by '${q.asker}', who is not in the scene (residents: ${roster.join(", ")})`);
+  }
   return out;
 }
 
