@@ -14,7 +14,8 @@
 // - Reading never modifies a log; it checks what scanLog checks (JSON, seq, episode, hash chain,
 //   catalogue) for every line of every message and names the stream, subject, stream seq and
 //   record seq of any damage. A read uses a private ephemeral pull consumer driven over one
-//   subscription; follow uses an ordered consumer.
+//   subscription; follow uses an ordered consumer, replaced from the next stream seq when it
+//   stalls (a server restart can leave nats.js's own one waiting for ever).
 // - Resuming cuts a damaged tail (gap, duplicate, broken chain, bad JSON) from the first damaged
 //   message on (a message is kept whole or cut whole): the cut messages are republished verbatim
 //   to pt.<ns>.cut.<episode>, then deleted from the log subject (nothing is thrown away).
@@ -23,7 +24,7 @@
 //   fencing expectation is taken from what the server itself reports (see serverLastSeq).
 import { hostname } from "node:os";
 import { Effect, Layer } from "effect";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type ApiError, type JetStreamClient, type JetStreamManager, type PubAck } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type ApiError, type Consumer, type JetStreamClient, type JetStreamManager, type PubAck } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { createInbox, headers, nuid, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType, type LogError } from "../events/errors.ts";
@@ -43,6 +44,8 @@ const STREAM_NOT_FOUND = 10059;
 const STREAM_NAME_IN_USE = 10058;
 /** With no message for this long, a reader re-checks where the subject ends (a tail may have been cut). */
 const READ_IDLE_MS = 2000;
+/** Following: how often a waiting follow checks the subject for messages its consumer has not delivered. */
+const FOLLOW_STALL_MS = READ_IDLE_MS;
 /** A read gives up after this many idle periods in a row. */
 const READ_STALLS = 5;
 /** At most this many messages per pull while reading (two pulls in flight), and the refill step. */
@@ -485,6 +488,12 @@ export interface FollowOptions extends JetStreamReadOptions {
  * Follows a log live: yields every record with seq ≥ fromSeq, in order, then keeps yielding new
  * ones as they are appended until the caller stops iterating (or the signal aborts). Damage is
  * thrown as a LogError.
+ *
+ * It reads with an ordered consumer, and replaces it when it stalls: after a server restart its
+ * ephemeral consumer is gone, and nats.js's own recreation (3.4) can deliver one message and then
+ * pull nothing more, for ever. Whenever the subject holds a message past the last one handled and
+ * none has arrived for two checks in a row (FOLLOW_STALL_MS apart), a new ordered consumer starts
+ * at the stream seq after that last message: no gap, no duplicate.
  */
 export async function* followJetStreamLog(nc: NatsConnection, namespace: string, episode: string, fromSeq: number, options: FollowOptions = {}): AsyncIterable<LogRecord> {
   const { signal } = options;
@@ -494,24 +503,85 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
   await ensureLogStream(nc, namespace);
   const subject = subjects.log(namespace, episode);
   const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
-  const consumer = await ctx.js.consumers.get(ctx.stream, { filter_subjects: subject });
   // Pulls sized so the server never holds more than the read window for this client (see
   // READ_WINDOW_BYTES); by message count, as a pull bounded by bytes stalls on a message larger than its bound.
-  const messages = await consumer.consume({ max_messages: Math.max(1, Math.floor((options.windowBytes ?? READ_WINDOW_BYTES) / MAX_BODY)) });
-  const onAbort = () => messages.stop();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    if (aborted()) return;
-    for await (const m of messages) {
-      for (const record of reader.acceptMessage(m.string(), m.seq)) {
-        if (record.seq >= fromSeq) yield record;
-        if (aborted()) return;
+  const maxMessages = Math.max(1, Math.floor((options.windowBytes ?? READ_WINDOW_BYTES) / MAX_BODY));
+  // Stream seq of the last message handled: a replacement consumer starts right after it.
+  let handled = 0;
+  for (let replacing = false; ; replacing = true) {
+    const consumer = await orderedConsumerAfter(ctx, subject, handled, replacing, signal);
+    if (consumer === null) return; // aborted while the server was away
+    const messages = await consumer.consume({ max_messages: maxMessages });
+    const onAbort = () => messages.stop();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    // Since when the loop has been waiting for a message (null while the caller has one): a
+    // caller busy with records is not a stall.
+    let waitingSince: number | null = null;
+    let behindAt = -1;
+    let checking = false;
+    let stalled = false;
+    const watchdog = setInterval(() => {
+      if (checking || waitingSince === null || Date.now() - waitingSince < FOLLOW_STALL_MS) return;
+      checking = true;
+      const at = handled;
+      serverLastSeq(ctx, subject).then(
+        (last) => {
+          if (waitingSince === null || handled !== at || last <= at) behindAt = -1;
+          else if (behindAt !== at) behindAt = at; // maybe just published: look once more
+          else {
+            stalled = true;
+            messages.stop();
+          }
+        },
+        () => undefined, // the server is away; look again at the next check
+      ).finally(() => { checking = false; });
+    }, FOLLOW_STALL_MS);
+    try {
+      if (aborted()) return;
+      const iterator = messages[Symbol.asyncIterator]();
+      for (;;) {
+        waitingSince = Date.now();
+        const next = await iterator.next();
+        waitingSince = null;
+        if (next.done === true) break;
+        const m = next.value;
+        if (m.seq <= handled) continue; // delivered again by a consumer nats.js recreated itself
+        handled = m.seq;
+        for (const record of reader.acceptMessage(m.string(), m.seq)) {
+          if (record.seq >= fromSeq) yield record;
+          if (aborted()) return;
+        }
       }
+    } finally {
+      clearInterval(watchdog);
+      signal?.removeEventListener("abort", onAbort);
+      messages.stop();
+      consumer.delete().catch(() => undefined);
     }
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    messages.stop();
-    consumer.delete().catch(() => undefined);
+    // Ended without a stall: aborted, or the connection closed.
+    if (!stalled || aborted()) return;
+  }
+}
+
+/**
+ * An ordered consumer on `subject` from the stream seq after `handled`. A replacement is asked
+ * for until it is made (the server may still be starting up after a restart) or the signal aborts
+ * (then null); a missing stream, or the first consumer's failure, is an error.
+ */
+async function orderedConsumerAfter(ctx: Context, subject: string, handled: number, replacing: boolean, signal: AbortSignal | undefined): Promise<Consumer | null> {
+  for (;;) {
+    try {
+      return await ctx.js.consumers.get(ctx.stream, { filter_subjects: subject, opt_start_seq: handled + 1 });
+    } catch (error) {
+      if (!replacing || isApiError(error, STREAM_NOT_FOUND)) throw error;
+    }
+    const aborted = await new Promise<boolean>((resolve) => {
+      if (signal?.aborted === true) return resolve(true);
+      const onAbort = () => { clearTimeout(timer); resolve(true); };
+      const timer = setTimeout(() => { signal?.removeEventListener("abort", onAbort); resolve(false); }, FOLLOW_STALL_MS);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    if (aborted) return null;
   }
 }
 

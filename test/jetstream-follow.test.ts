@@ -1,0 +1,115 @@
+// Following a JetStream log across a NATS server restart (killed, started again on the same
+// store): the ordered consumer behind follow is gone with the server, and nats.js's own recovery
+// could stall after one message; follow must go on from the record after the last one it
+// yielded — no gap, no duplicate — and `probetown follow` must still end after the last tick.
+import { afterAll, describe, expect, it } from "vitest";
+import { Effect } from "effect";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Draft, LogRecord } from "../events/record.ts";
+import { EventStores } from "../infra/layers.ts";
+import { createJetStreamEventStore, followJetStreamLog } from "../infra/jetStreamEventStore.ts";
+import { connectNats } from "../infra/nats.ts";
+import { distributedLayer } from "../infra/natsLayers.ts";
+import { startCli, withoutMetaLine } from "./helpers.ts";
+import { startTestNats, type TestNats } from "./natsServer.ts";
+
+const servers: TestNats[] = [];
+const connections: NatsConnection[] = [];
+afterAll(async () => {
+  for (const c of connections) await c.close().catch(() => undefined);
+  for (const s of servers) await s.stop();
+}, 30_000);
+
+/** A private server (each test restarts its own) and a connection to it. */
+async function privateNats(): Promise<{ server: TestNats; nc: NatsConnection }> {
+  const server = await startTestNats();
+  servers.push(server);
+  const nc = await connectNats(server.url, { name: "jetstream-follow-test" });
+  connections.push(nc);
+  return { server, nc };
+}
+
+const phase = (tick: number): Draft => ({ type: "tick.phase", from: "episode", to: "env/x", payload: { phase: `p${tick}` }, tick, cause: null });
+
+/** Follows until seq `last` (or until `ms` pass: then it aborts and returns what it saw). */
+function followUntil(nc: NatsConnection, ns: string, episode: string, last: number, ms: number): Promise<number[]> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  return (async () => {
+    const seen: number[] = [];
+    try {
+      for await (const record of followJetStreamLog(nc, ns, episode, 0, { signal: controller.signal })) {
+        seen.push(record.seq);
+        if (record.seq === last) break;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    return seen;
+  })();
+}
+
+const upTo = (n: number) => Array.from({ length: n + 1 }, (_, i) => i);
+
+describe("follow across a NATS server restart", () => {
+  it("started before the episode, with the server killed before its first record: yields every record once, in order", async () => {
+    const { server, nc } = await privateNats();
+    const ns = server.namespace("before");
+    const following = followUntil(nc, ns, "ep", 39, 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    await server.restart({ hard: true, downMs: 1000 });
+    // The writer comes later, as a run started after the restart does, on its own connection.
+    const writer = await connectNats(server.url, { name: "jetstream-follow-test-writer" });
+    connections.push(writer);
+    const store = await createJetStreamEventStore(writer, ns, "ep", { episode: "ep" });
+    for (let tick = 0; tick < 40; tick++) {
+      await store.append([phase(tick)], { expectedSeq: tick - 1 });
+      await store.commit();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await store.close();
+    expect(await following).toEqual(upTo(39));
+  }, 60_000);
+
+  it("mid-episode, with commits before and after the restart: goes on after the last record it yielded", async () => {
+    const { server, nc } = await privateNats();
+    const ns = server.namespace("during");
+    const store = await createJetStreamEventStore(nc, ns, "ep", { episode: "ep", ackTimeoutMs: 1500 });
+    let seq = -1;
+    const commitTicks = async (from: number, to: number) => {
+      for (let tick = from; tick < to; tick++) {
+        seq = (await store.append([phase(tick), phase(tick)], { expectedSeq: seq })).at(-1)!.seq;
+        await store.commit();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    await commitTicks(0, 10);
+    const following = followUntil(nc, ns, "ep", 79, 30_000);
+    await commitTicks(10, 20);
+    await new Promise((r) => setTimeout(r, 200));
+    await server.restart({ hard: true, downMs: 1000 });
+    await commitTicks(20, 40);
+    await store.close();
+    expect(await following).toEqual(upTo(79));
+  }, 60_000);
+
+  it("probetown follow, started before a run, prints the whole episode and ends after its last tick when the server restarted in between", async () => {
+    const { server, nc } = await privateNats();
+    const ns = server.namespace("cli");
+    const episode = "auratown-s23-baseline";
+    const follower = startCli(["follow", episode, "--nats", server.url, "--namespace", ns, "--json"]);
+    await new Promise((r) => setTimeout(r, 1500));
+    await server.restart({ hard: true, downMs: 1000 });
+    const run = await startCli(["run", "auratown", "--seed", "23", "--ticks", "6", "--nats", server.url, "--namespace", ns, "--fsync", "commit", "-q"]).done;
+    expect(run.code).toBe(0);
+    const stop = setTimeout(() => follower.child.kill("SIGINT"), 30_000);
+    const followed = await follower.done;
+    clearTimeout(stop);
+    expect(followed.err).toMatch(/follow: reconnected to nats:\/\/127\.0\.0\.1:\d+ after/);
+    expect(followed.err).toMatch(/committed its last tick \(5\); done/);
+    expect(followed.code).toBe(0);
+    const logged = await Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(nc, ns))));
+    const printed = followed.out.trim().split("\n").map((l) => JSON.parse(l) as LogRecord);
+    expect(printed.map(withoutMetaLine)).toEqual(logged.map(withoutMetaLine));
+  }, 90_000);
+});
