@@ -22,9 +22,11 @@ export interface Transport {
 }
 
 export class NoResponder extends Error {
+  readonly subject: string;
   constructor(subject: string) {
     super(`no actor host answers on '${subject}'`);
     this.name = "NoResponder";
+    this.subject = subject;
   }
 }
 

@@ -13,6 +13,12 @@ export type HostRequest =
   /** Each actor's persisted snapshot as JSON text (serialised once, at the tick it is taken). */
   | { readonly kind: "snapshot"; readonly ids?: readonly string[] }
   | { readonly kind: "ping" }
+  /**
+   * Start the actors over from the state a run continues from: as the episode begins (`snapshot`
+   * null) or as in that episode snapshot (its key). A resumed run's remote hosts may hold any state
+   * (fresh, or where a failed run left them); the sequencer sets it before the first tick.
+   */
+  | { readonly kind: "restore"; readonly snapshot: string | null; readonly ids?: readonly string[] }
   /** The episode is over: a host serving only this episode may stop. */
   | { readonly kind: "release" };
 
@@ -42,8 +48,16 @@ export interface HostOptions {
   readonly only?: readonly string[];
 }
 
+export interface ServeOptions {
+  readonly tracer?: Tracer;
+  readonly onRelease?: () => void;
+  readonly onRequest?: (request: HostRequest) => void;
+  readonly load?: (snapshot: string) => Promise<Readonly<Record<string, unknown>>>;
+}
+
 export class ActorHost {
   private readonly hosted = new Map<string, Hosted>();
+  private readonly definitions = new Map<string, ActorDefinition>();
   private readonly world: WorldDefinition;
   readonly ids: readonly string[];
 
@@ -51,17 +65,32 @@ export class ActorHost {
     this.world = world;
     const chosen = definitions.filter((d) => options.only === undefined || options.only.includes(d.id));
     for (const def of chosen) {
-      const outbox: Emitted[] = [];
-      const snapshot = options.restore?.[def.id];
-      if (options.restore !== undefined && snapshot === undefined) throw new Error(`snapshot has no state for actor ${def.id}`);
-      const ref = createActor(def.logic, snapshot === undefined ? { input: def.input } : { input: def.input, snapshot: snapshot as never });
-      const entry: Hosted = { ref, outbox, failure: undefined };
-      ref.on("*", (event: Emitted) => outbox.push(event));
-      ref.subscribe({ error: (err: unknown) => (entry.failure = err) });
-      ref.start();
-      this.hosted.set(def.id, entry);
+      this.definitions.set(def.id, def);
+      this.start(def, options.restore);
     }
     this.ids = [...this.hosted.keys()].sort();
+  }
+
+  private start(def: ActorDefinition, restore: Readonly<Record<string, unknown>> | undefined): void {
+    const outbox: Emitted[] = [];
+    const snapshot = restore?.[def.id];
+    if (restore !== undefined && snapshot === undefined) throw new Error(`snapshot has no state for actor ${def.id}`);
+    const ref = createActor(def.logic, snapshot === undefined ? { input: def.input } : { input: def.input, snapshot: snapshot as never });
+    const entry: Hosted = { ref, outbox, failure: undefined };
+    ref.on("*", (event: Emitted) => outbox.push(event));
+    ref.subscribe({ error: (err: unknown) => (entry.failure = err) });
+    ref.start();
+    this.hosted.set(def.id, entry);
+  }
+
+  /** Starts these actors over: fresh from their definitions, or from persisted snapshots (by actor id). */
+  restart(ids: readonly string[], restore?: Readonly<Record<string, unknown>>): void {
+    for (const id of ids) {
+      const def = this.definitions.get(id);
+      if (def === undefined) throw new Error(`actor ${id} is not hosted here`);
+      this.entry(id).ref.stop();
+      this.start(def, restore);
+    }
   }
 
   deliver(record: Delivered, recipients: readonly string[]): (readonly Emitted[])[] {
@@ -119,6 +148,11 @@ export class ActorHost {
         return this.digests(request.ids);
       case "snapshot":
         return this.snapshotTexts(request.ids);
+      case "restore":
+        // A snapshot is loaded by whoever serves this host (serveEach's `load`): the host has no store.
+        if (request.snapshot !== null) throw new Error(`cannot restore snapshot ${request.snapshot.slice(0, 12)}…: this host has no snapshot store`);
+        this.restart(request.ids ?? this.ids);
+        return { actors: request.ids ?? this.ids };
       case "ping":
       case "release":
         return { actors: this.ids };
@@ -132,13 +166,25 @@ export class ActorHost {
 
   /**
    * Serves each hosted actor on its own subject (the distributed layout), each delivery inside a
-   * consumer span that continues the sequencer's trace from the `traceparent` header.
+   * consumer span that continues the sequencer's trace from the `traceparent` header. `load` gives
+   * a snapshot's persisted actors (checked) for `restore` requests naming one; `onRequest` is told
+   * of every request (an actor host notices a sequencer that has gone quiet).
    */
-  serveEach(transport: Transport, subjectOf: (actorId: string) => string, options: { tracer?: Tracer; onRelease?: () => void } = {}): () => void {
+  serveEach(transport: Transport, subjectOf: (actorId: string) => string, options: ServeOptions = {}): () => void {
     const tracer = options.tracer;
     const stops = this.ids.map((id) =>
       transport.serve<HostRequest, unknown>(subjectOf(id), (request, headers) => {
+        options.onRequest?.(request);
         if (request.kind === "release") queueMicrotask(() => options.onRelease?.());
+        if (request.kind === "restore") {
+          const ids = request.ids ?? [id];
+          const load = options.load;
+          if (request.snapshot === null || load === undefined) return this.handle({ ...request, ids });
+          return load(request.snapshot).then((actors) => {
+            this.restart(ids, actors);
+            return { actors: ids };
+          });
+        }
         if (tracer === undefined || request.kind !== "deliver") return this.handle(request);
         const parent = contextOfTraceparent(headers.traceparent);
         const span = tracer.startSpan(

@@ -16,9 +16,10 @@ export const jetStreamWhere = (namespace: string) => (episode: string): Where =>
   trace: { exporter: "none" },
 });
 
-export const remotePlacement = (namespace: string, remote: readonly string[] | "all"): Placement => ({
+export const remotePlacement = (namespace: string, remote: readonly string[] | "all", onWait?: Placement["onWait"]): Placement => ({
   remote,
   subjectOf: (episode, actorId) => subjects.actor(namespace, episode, actorId),
+  ...(onWait === undefined ? {} : { onWait }),
 });
 
 /**

@@ -13,7 +13,8 @@ import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type Embedd
 import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import type { TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotOfReplay, UsageError } from "./replay.ts";
+import { NoResponder } from "../infra/transport.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotOfReplay, UsageError } from "./replay.ts";
 import { Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences } from "./views/text.ts";
 
@@ -58,6 +59,23 @@ export interface Placement {
   readonly subjectOf: (episode: string, actorId: string) => string;
   /** How long to wait for the remote actor hosts to answer (default 30 s). */
   readonly readyTimeoutMs?: number;
+  /** Told once when some remote actors do not answer at once and the run starts waiting for them. */
+  readonly onWait?: (notice: { readonly episode: string; readonly actors: readonly string[]; readonly timeoutMs: number }) => void;
+}
+
+/**
+ * A remote actor's host stopped answering mid-run (killed, hung, its machine gone). Not an
+ * internal error: the log so far is intact, and a resumed run with a host for the actor continues it.
+ */
+export class ActorHostLost extends Error {
+  readonly episode: string;
+  readonly actorId: string;
+  constructor(episode: string, actorId: string, detail: string) {
+    super(`episode ${episode}: the actor host serving ${actorId} stopped answering (${detail}); the log so far is kept: start an actor host for ${actorId} again and continue the episode with \`run --resume\` and the same flags (its hosts are set back to the state the log continues from)`);
+    this.name = "ActorHostLost";
+    this.episode = episode;
+    this.actorId = actorId;
+  }
 }
 
 export interface RunOptions extends CommonOptions {
@@ -146,6 +164,8 @@ interface Start {
   /** Records already in the log, and the index of the first one the run must reproduce. */
   readonly logged: readonly LogRecord[];
   readonly from: number;
+  /** The key of the snapshot the run continues from (null: the episode's start). */
+  readonly snapshot: string | null;
 }
 
 /** Runs an episode's ticks on whatever stores, transport and tracing the layer provides. */
@@ -158,7 +178,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     const remote = o.placement === undefined ? [] : o.placement.remote === "all" ? actorIds : [...o.placement.remote];
     const unknown = remote.filter((id) => !actorIds.includes(id));
     if (unknown.length > 0) throw new UsageError(`--remote: no actor ${unknown.join(", ")} in this episode (actors: ${actorIds.join(", ")})`);
-    if (o.resume === true && remote.length > 0) throw new UsageError("--resume needs every actor in this process (remote actor hosts cannot be restored from a snapshot)");
+    if (remote.length > 0 && d.base !== undefined) throw new UsageError("--remote: a fork runs with all its actors in one process");
     // Acquired in this order, released in reverse when the scope closes (also on failure):
     // the trace is flushed last, after the log is closed.
     const telemetry = yield* (yield* Tracing).open(traceConfig);
@@ -197,13 +217,19 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
         await store.commit();
         if (d.base !== undefined) await snapshots.put(d.base);
       }
-      if (remote.length > 0) await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000);
+      if (remote.length > 0) {
+        await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000, (actors, timeoutMs) => o.placement?.onWait?.({ episode: d.episode, actors, timeoutMs }));
+        // The hosts may hold any state (built fresh from the header, or left by a run that failed):
+        // each starts its actors over from where this run starts, so the log cannot depend on it.
+        await restoreRemote(transport, routing, remote, start.snapshot);
+      }
       const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
       // Remote hosts serve this episode only; tell them it is over.
       await Promise.all([...new Set(remote.map((id) => routing.subjectOf(id)))].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
       return last;
     };
-    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: (e) => e as Error });
+    const lost = hostLost(d.episode, new Map(remote.map((id) => [routing.subjectOf(id), id])));
+    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: lost });
     local?.stop();
     // The trace is flushed now (not only when the scope closes) so the result can say whether it was delivered.
     yield* Effect.promise(() => telemetry.flush().catch(() => undefined));
@@ -226,6 +252,17 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     };
   }).pipe(Effect.scoped);
 
+/** A request to a remote actor that found no host, or got no reply in time, is that host lost; other errors pass. */
+const hostLost = (episode: string, remoteBySubject: ReadonlyMap<string, string>) => (error: unknown): Error => {
+  const e = error as { name?: unknown; subject?: unknown; timeoutMs?: unknown };
+  const actor = typeof e.subject === "string" ? remoteBySubject.get(e.subject) : undefined;
+  if (actor === undefined) return error as Error;
+  // RequestTimeout belongs to the NATS transport, which this module does not load: known by name.
+  if (error instanceof NoResponder) return new ActorHostLost(episode, actor, "no process serves it any more");
+  if (e.name === "RequestTimeout") return new ActorHostLost(episode, actor, `no reply within ${String(e.timeoutMs)} ms`);
+  return error as Error;
+};
+
 const lastStateHash = (records: readonly LogRecord[]): string =>
   (records.findLast((r) => r.type === "tick.committed")?.payload as { stateHash?: string } | undefined)?.stateHash ?? "";
 
@@ -238,7 +275,7 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
   const localDefinitions = d.definitions.filter((def) => !remote.includes(def.id));
   const fresh = (): ActorHost | null =>
     localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, d.baseActors === undefined ? {} : { restore: pick(d.baseActors, localDefinitions) });
-  if (records.length === 0) return { host: fresh(), firstTick: d.firstTick, logged: [], from: 0 };
+  if (records.length === 0) return { host: fresh(), firstTick: d.firstTick, logged: [], from: 0, snapshot: null };
   const logged = records[0]!;
   const h = d.header(d.definitions.map((def) => def.id).sort());
   if (logged.type !== h.type || canonicalJson(logged.payload) !== canonicalJson(h.payload)) {
@@ -248,17 +285,27 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
   const key = await snapshots.latest();
   const snapshot = key === null ? null : await snapshots.get(key);
   const at = snapshot === null ? -1 : records.findIndex((r) => r.seq === snapshot.seq && r.type === "tick.committed" && (r.payload as { stateHash: string }).stateHash === snapshot.stateHash);
-  if (snapshot === null || at < 0 || snapshot.episode !== d.episode) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1 };
-  const host = restoreHost(d.world, snapshot, d.config, d.seed, d.condition);
-  return { host, firstTick: snapshot.tick + 1, logged: records, from: at + 1 };
+  if (key === null || snapshot === null || at < 0 || snapshot.episode !== d.episode) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };
+  // Checked here whoever hosts the actors; the remote ones are restored by their hosts (restoreRemote).
+  const actors = snapshotActors(d.world, snapshot, d.config, d.seed, d.condition);
+  const host = localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, { restore: pick(actors, localDefinitions) });
+  return { host, firstTick: snapshot.tick + 1, logged: records, from: at + 1, snapshot: key };
 }
 
 const pick = (actors: Readonly<Record<string, unknown>>, definitions: readonly ActorDefinition[]) => Object.fromEntries(definitions.map((def) => [def.id, actors[def.id]]));
 
-/** Waits until every remote actor answers on its subject; names the missing ones on timeout. */
-async function waitForActors(transport: Transport, routing: Routing, ids: readonly string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** Hosts started beside the sequencer answer within a second or two: only a longer wait is told. */
+const WAIT_NOTICE_MS = 5000;
+
+/**
+ * Waits until every remote actor answers on its subject; says once which ones it still waits for
+ * after a few seconds (a silent 30 s looked like a hang), and names the missing ones on timeout.
+ */
+async function waitForActors(transport: Transport, routing: Routing, ids: readonly string[], timeoutMs: number, onWait: (missing: readonly string[], timeoutMs: number) => void): Promise<void> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   const missing = new Set(ids);
+  let told = false;
   while (missing.size > 0) {
     await Promise.all(
       [...missing].map(async (id) => {
@@ -272,10 +319,22 @@ async function waitForActors(transport: Transport, routing: Routing, ids: readon
     );
     if (missing.size === 0) return;
     if (Date.now() > deadline) {
-      throw new UsageError(`--remote: no actor host answered for ${[...missing].join(", ")} within ${Math.round(timeoutMs / 1000)} s (start them with \`probetown actor-host\`)`);
+      throw new UsageError(`--remote: no actor host answered for ${[...missing].join(", ")} within ${Math.round(timeoutMs / 1000)} s (start them with \`probetown actor-host\`; the log so far is kept: then continue the episode with \`run --resume\` and the same flags)`);
+    }
+    if (!told && Date.now() - started >= Math.min(WAIT_NOTICE_MS, timeoutMs / 2)) {
+      told = true;
+      onWait([...missing].sort(), timeoutMs);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Sets the remote actors to the state this run starts from: the episode's start, or a snapshot their hosts load. */
+async function restoreRemote(transport: Transport, routing: Routing, ids: readonly string[], snapshot: string | null): Promise<void> {
+  const bySubject = new Map<string, string[]>();
+  for (const id of ids) bySubject.set(routing.subjectOf(id), [...(bySubject.get(routing.subjectOf(id)) ?? []), id]);
+  // A large town's snapshot is loaded from the Object Store and checked by each host: allow for it.
+  await Promise.all([...bySubject].map(([subject, group]) => transport.request<HostRequest, unknown>(subject, { kind: "restore", snapshot, ids: group } satisfies HostRequest, { timeoutMs: 120_000 })));
 }
 
 async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null): Promise<string> {

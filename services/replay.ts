@@ -270,7 +270,14 @@ export async function hostForHeader(header: EpisodeHeader, snapshots: SnapshotSt
  * condition's parameters when it differs from the snapshot's.
  */
 export function restoreHost(world: WorldDefinition, snapshot: EpisodeSnapshot, config: unknown, seed: number, condition: string): ActorHost {
-  const definitions = world.actors(config, seed);
+  return new ActorHost(world, world.actors(config, seed), { restore: snapshotActors(world, snapshot, config, seed, condition) });
+}
+
+/**
+ * A snapshot's persisted actors, checked (each actor's state, and the whole against its state
+ * hash) and given `condition`: what a host restores, all of them or its own share (a remote host).
+ */
+export function snapshotActors(world: WorldDefinition, snapshot: EpisodeSnapshot, config: unknown, seed: number, condition: string): Readonly<Record<string, unknown>> {
   const parts: Record<string, string> = {};
   for (const [id, persisted] of Object.entries(snapshot.actors)) {
     const s = persisted as { value: unknown; context: unknown };
@@ -293,7 +300,7 @@ export function restoreHost(world: WorldDefinition, snapshot: EpisodeSnapshot, c
     }
     actors = changed;
   }
-  return new ActorHost(world, definitions, { restore: actors });
+  return actors;
 }
 
 export interface ReplayOptions {

@@ -18,7 +18,7 @@ import { followJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
-import { hostEpisodeActors } from "../actorHostService.ts";
+import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
 import { filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
@@ -95,9 +95,10 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
   }
 }
 
-export async function cmdActorHost(episode: string, flags: { nats: string; namespace: string; actors: string; trace?: string; quiet?: boolean }): Promise<number> {
+export async function cmdActorHost(episode: string, flags: { nats: string; namespace: string; actors: string; idleTimeout?: number; trace?: string; quiet?: boolean }): Promise<number> {
   const actors = listFlag("--actors", flags.actors);
   const telemetry = createTelemetry({ ...parseTraceFlag(flags.trace ?? "none", `actor-host-${process.pid}.trace.jsonl`), serviceName: "probetown-actor-host" });
+  const idleMs = (flags.idleTimeout ?? DEFAULT_IDLE_MS / 1000) * 1000;
   const stopped = new AbortController();
   const onSignal = () => stopped.abort();
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
@@ -106,17 +107,33 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
       const transport = new NatsTransport(nc);
       say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)})`);
       try {
-        const result = await hostEpisodeActors({
-          nc, transport, namespace: flags.namespace, episode, actors, signal: stopped.signal,
+        const r = await hostEpisodeActors({
+          nc, transport, namespace: flags.namespace, episode, actors, idleMs, signal: stopped.signal,
           ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
           onReady: (ids) => say(flags.quiet, `actor-host: serving ${ids.join(", ")}`),
-        }).catch((error: unknown) => {
-          if (stopped.signal.aborted) return null; // Ctrl-C while still waiting for the episode
-          throw error;
         });
-        if (stopped.signal.aborted) say(flags.quiet, `actor-host: stopped${result === null ? " before episode " + episode + " began" : ` after ${result.ticks} ticks of episode ${episode}`} (its sequencer waits for these actors until it times out)`);
-        else say(flags.quiet, `actor-host: episode ${episode} finished after ${result!.ticks} ticks; stopping`);
-        return 0;
+        const progress = `${r.ticks} of ${r.totalTicks} ticks committed`;
+        const resume = "continue it with `probetown run … --resume` (with --remote, start actor hosts for it again)";
+        switch (r.end) {
+          case "released":
+            // No tick count: the followed log may not have shown the last commits yet.
+            say(flags.quiet, `actor-host: episode ${episode} finished; its sequencer released these actors; stopping`);
+            return 0;
+          case "finished":
+            say(flags.quiet, `actor-host: episode ${episode} finished (${progress}; its last tick was committed${r.requests === 0 ? " by a sequencer that never asked for these actors" : ""}); stopping`);
+            return 0;
+          case "already-finished":
+            say(flags.quiet, `actor-host: episode ${episode} is already finished (${progress}); nothing to serve`);
+            return 0;
+          case "idle":
+            say(flags.quiet, `actor-host: ${r.requests === 0 ? "no sequencer asked for these actors" : "the sequencer of episode " + episode + " has asked nothing"} for ${Math.round(r.idleMs / 1000)} s (--idle-timeout); stopping with the episode unfinished (${progress}): ${resume}`);
+            return 2;
+          case "signal":
+            if (!r.began) say(flags.quiet, `actor-host: stopped before episode ${episode} began`);
+            else if (r.requests === 0) say(flags.quiet, `actor-host: stopped while serving episode ${episode} (${progress}); no sequencer had asked for these actors`);
+            else say(flags.quiet, `actor-host: stopped while serving episode ${episode}, unfinished (${progress}); its sequencer, if still running, fails naming these actors when it next asks for them: ${resume}`);
+            return 0;
+        }
       } finally {
         await transport.close();
       }

@@ -12,7 +12,7 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
-import { episodeIdOf, filesWhere, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
+import { ActorHostLost, episodeIdOf, filesWhere, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
@@ -240,7 +240,14 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   }
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
   const ns = flags.namespace;
-  const placement = flags.remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", flags.remote)) };
+  const remote = flags.remote;
+  const url = flags.nats;
+  const namespaceFlag = ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`;
+  // Hosts are often started after the sequencer: say what it waits for, and how to start them.
+  const onWait = ({ episode, actors, timeoutMs }: { episode: string; actors: readonly string[]; timeoutMs: number }): void => {
+    if (!flags.quiet) process.stderr.write(`run: waiting for actor hosts serving ${actors.join(", ")} of episode ${episode}, up to ${Math.round(timeoutMs / 1000)} s in all (start them with \`probetown actor-host ${episode} --nats ${shownNatsUrl(url)}${namespaceFlag} --actors ${actors.join(",")}\`)\n`);
+  };
+  const placement = remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", remote), onWait) };
   const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet }, (nc) =>
     Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
       hintIfExists("continue it with --resume, or choose another --namespace"),
@@ -484,7 +491,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
       .addOption(namespaceOption())
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
-      .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot, check the logged tail, append the rest"),
+      .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot, check the logged tail, append the rest (with --remote, the actor hosts restore it too)"),
   );
   addLlmOptions(program.commands.at(-1)!).action(wrap(cmdRun));
 
@@ -514,11 +521,12 @@ export function buildProgram(exit: (code: number) => void): Command {
 
   program
     .command("actor-host")
-    .description("host some actors of an episode in this process, for a sequencer run with --nats --remote; exits when the episode ends")
+    .description("host some actors of an episode in this process, for a sequencer run with --nats --remote; exits when the episode ends (its sequencer releases them, or its last tick is committed; at once for a finished episode), or with exit 2 when its sequencer has gone quiet (--idle-timeout)")
     .argument("<episode>", "episode id (e.g. auratown-s42-baseline)")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(namespaceOption())
     .requiredOption("--actors <ids>", "comma-separated actor ids (e.g. agent/chen-mei,env/auratown) or 'all'")
+    .option("--idle-timeout <seconds>", "while serving, stop (exit 2) when the sequencer has asked nothing for this long: it has gone (default 300)", integer("--idle-timeout", 1))
     .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none)")
     .option("-q, --quiet", "print nothing")
     .action(wrap(cmdActorHost));
@@ -649,7 +657,8 @@ export function buildProgram(exit: (code: number) => void): Command {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged) return EXIT.damaged;
-  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable) return EXIT.usage;
+  // A lost actor host is the NATS side's trouble, not the program's: the log is kept for a resume.
+  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || error instanceof ActorHostLost) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
   if (isPathError(error)) return EXIT.usage;
   return EXIT.internal;
