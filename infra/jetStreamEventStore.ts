@@ -34,7 +34,7 @@ import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "..
 import { EpisodeExists, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 import type { CreateOptions, ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
-import { kvKey, natsName, subjects } from "./nats.ts";
+import { kvKey, natsName, NatsWriteLost, subjects } from "./nats.ts";
 
 const DEFAULT_LOCK_TTL_MS = 10_000;
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
@@ -988,7 +988,10 @@ class JetStreamEventStore implements EventStore {
     const ack = result.ack;
     if (ack === null) {
       if (isApiError(result.error, WRONG_LAST_SEQUENCE)) throw await this.fenced(out, result.error as JetStreamApiError);
-      throw this.breakWith(`the publish of ${records} failed twice (${messageOf(result.error)})`);
+      if (result.error instanceof JetStreamApiError) throw this.breakWith(`the publish of ${records} failed twice (${messageOf(result.error)})`);
+      // No answer twice: the server stayed away longer than a commit waits (the command names it).
+      this.broken = new NatsWriteLost(this.episode, `the log records of ${records} (${whereOf(this.ctx.stream, this.subject)})`, result.error);
+      throw this.broken;
     }
     if (ack.duplicate === true && !retried) {
       throw this.breakWith(`JetStream already held a message with the id of ${records} (${msgId}, stream seq ${ack.seq}): it is not this writer's`);

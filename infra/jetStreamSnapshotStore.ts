@@ -10,13 +10,17 @@
 // per short episode, and the object path was a third of a worker's NATS round trips.
 // A snapshot exists once its KV entry does: an object body is written before its pointer, so a
 // crash in between leaves an unreferenced object that the next put of the same state overwrites.
+// A put survives a server restart as a log publish does: it is retried, whole, until the server
+// answers again or the outage outlasts OUTAGE_MS (then a NatsWriteLost). Repeating it is harmless:
+// the entry is content-addressed, and a `latest` update that landed with its reply lost makes the
+// retry's compare-and-set conflict, read the entry and find it already there.
 import { Layer } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { SnapshotDamaged } from "../events/errors.ts";
-import { kvKey, natsName } from "./nats.ts";
+import { kvKey, natsName, NatsWriteLost } from "./nats.ts";
 import { SnapshotStores } from "./layers.ts";
 import { snapshotJson, type EpisodeSnapshot, type SnapshotStore } from "./snapshotStore.ts";
 
@@ -69,6 +73,22 @@ function checkKey(key: string): string {
 const isConflict = (error: unknown): boolean =>
   error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 
+/**
+ * A failure a server restart explains: no answer (a timeout, a request lost with the connection) or
+ * no JetStream yet (no responders while the server starts). An answer that refuses is not one.
+ */
+const isOutage = (error: unknown): boolean =>
+  error instanceof Error && ["TimeoutError", "RequestError", "NoResponders", "JetStreamNotEnabled", "ConnectionError", "JetStreamStatusError"].includes(error.name);
+
+/**
+ * How long a put keeps retrying while the server does not answer: about as long as a log publish
+ * does (an ack timeout, a wait for the stream, another ack timeout), so an outage the log survives
+ * does not end the run at its next snapshot.
+ */
+const OUTAGE_MS = 15_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 const decoder = new TextDecoder();
 
 /** Bodies up to this size go inline in the KV entry (bounded by half the server's max_payload). */
@@ -83,16 +103,20 @@ export class JetStreamSnapshotStore implements SnapshotStore {
   private readonly buckets: () => Promise<SnapshotBuckets>;
   private readonly prefix: string;
   private readonly inlineMax: number;
+  private readonly nc: NatsConnection;
+  private readonly outageMs: number;
   /** The `latest` entry as this store last wrote or read it: a put tries a compare-and-set on it first. */
   private latestSeen: { readonly pointer: LatestPointer; readonly revision: number } | null = null;
 
   /**
    * `buckets` is shared by the stores of one namespace (see jetStreamSnapshotStores); by default
-   * this store opens its own.
+   * this store opens its own. `outageMs`: how long a put retries while the server does not answer.
    */
-  constructor(nc: NatsConnection, namespace: string, episode: string, buckets?: () => Promise<SnapshotBuckets>) {
+  constructor(nc: NatsConnection, namespace: string, episode: string, buckets?: () => Promise<SnapshotBuckets>, outageMs = OUTAGE_MS) {
     if (episode.length === 0) throw new Error("snapshot store: the episode id is empty");
     this.location = episode;
+    this.nc = nc;
+    this.outageMs = outageMs;
     this.prefix = kvKey(episode);
     this.buckets = buckets ?? lazyBuckets(nc, namespace);
     this.inlineMax = Math.min(INLINE_MAX, Math.floor((nc.info?.max_payload ?? 1024 * 1024) / 2));
@@ -108,6 +132,20 @@ export class JetStreamSnapshotStore implements SnapshotStore {
 
   async put(snapshot: EpisodeSnapshot): Promise<string> {
     const key = checkKey(snapshot.stateHash);
+    const deadline = Date.now() + this.outageMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.putOnce(snapshot, key);
+      } catch (error) {
+        // A closed connection never answers again; anything but an outage is not retried.
+        if (!isOutage(error) || this.nc.isClosed()) throw error;
+        if (Date.now() >= deadline) throw new NatsWriteLost(this.location, `the snapshot of tick ${snapshot.tick} (state ${key})`, error);
+        await sleep(Math.min(1000, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async putOnce(snapshot: EpisodeSnapshot, key: string): Promise<string> {
     const { bodies, index } = await this.buckets();
     const text = snapshotJson(snapshot);
     if (Buffer.byteLength(text, "utf8") <= this.inlineMax) {

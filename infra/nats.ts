@@ -3,6 +3,8 @@
 // pt.<ns>.cut.<episode> (records cut from a damaged log tail, kept), pt.<ns>.jobs.<jobId> (work
 // queue) and pt.<ns>.results.<jobId>. The episode sits in the actor subject because many episodes
 // of one sweep run at once on the same server.
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import type { Socket } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 
 export const DEFAULT_NAMESPACE = "default";
@@ -50,6 +52,22 @@ export class NatsUnavailable extends Error {
   }
 }
 
+/**
+ * A write that the server did not answer while it stayed away longer than its writer waits (the
+ * stores retry across a restart, not for ever). It names the episode and what was being written;
+ * `withNats` adds the URL and how to go on (a `NatsUnavailable`).
+ */
+export class NatsWriteLost extends Error {
+  readonly episode: string;
+  readonly what: string;
+  constructor(episode: string, what: string, cause: unknown) {
+    super(`episode ${episode}: ${what} did not reach JetStream (${(cause as Error)?.message ?? String(cause)}); reopen the episode (resume) once the server is back`, { cause });
+    this.name = "NatsWriteLost";
+    this.episode = episode;
+    this.what = what;
+  }
+}
+
 /** The server answered but has JetStream off (nats.js names it JetStreamNotEnabled). */
 export const isJetStreamOff = (error: unknown): boolean =>
   error instanceof Error && (error.name === "JetStreamNotEnabled" || /jetstream is not enabled/i.test(error.message));
@@ -75,6 +93,12 @@ function serverAndCredentials(url: string): { readonly server: string; readonly 
  */
 export async function connectNats(url: string, options: ConnectOptions = {}): Promise<NatsConnection> {
   const { server, ...credentials } = serverAndCredentials(url);
+  // nats.js leaves the socket of a first connect open when it times out waiting for the server's
+  // INFO (a port that accepts TCP but does not speak NATS), and that socket keeps the process alive
+  // after the error is printed. The sockets made meanwhile are watched, so a failure can close them.
+  const made: Socket[] = [];
+  const watch = (message: unknown) => void made.push((message as { socket: Socket }).socket);
+  subscribe("net.client.socket", watch);
   try {
     return await connect({
       servers: server,
@@ -88,7 +112,11 @@ export async function connectNats(url: string, options: ConnectOptions = {}): Pr
       noAsyncTraces: true,
     });
   } catch (error) {
+    const port = Number(/:(\d+)\/?$/.exec(splitNatsUrl(server).rest)?.[1] ?? 4222);
+    for (const socket of made) if (socket.remotePort === port) socket.destroy();
     if (/authori[sz]ation/i.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password in the URL");
     throw new NatsUnavailable(url, error);
+  } finally {
+    unsubscribe("net.client.socket", watch);
   }
 }

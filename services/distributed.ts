@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NatsUnavailable, shownNatsUrl, subjects } from "../infra/nats.ts";
+import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
 import type { Placement, Where } from "./episodes.ts";
 
 export { DEFAULT_NAMESPACE };
@@ -26,6 +26,8 @@ export const remotePlacement = (namespace: string, remote: readonly string[] | "
  * Runs `fn` with a connection, closing it (after flushing) whatever happens. Losing the server and
  * getting it back are said on stderr (unless `quiet`): the client reconnects for ever, and a long
  * command (follow, a worker, a sweep) would otherwise just go silent while the server is away.
+ * A write the server left unanswered for longer than its store waits (`NatsWriteLost`) is a
+ * `NatsUnavailable` naming the URL, the episode, what was being written and how to go on.
  */
 export async function withNats<A>(url: string, who: string | { readonly role: string; readonly quiet?: boolean | undefined }, fn: (nc: NatsConnection) => Promise<A>): Promise<A> {
   const { role, quiet } = typeof who === "string" ? { role: who, quiet: false } : who;
@@ -34,11 +36,26 @@ export async function withNats<A>(url: string, who: string | { readonly role: st
   try {
     return await fn(nc);
   } catch (error) {
+    if (error instanceof NatsWriteLost) throw new NatsUnavailable(url, error.cause, `the server stayed away while ${role} was writing ${error.what} of episode ${error.episode}`, afterOutage(role, error.episode));
     throw isJetStreamOff(error) ? new NatsUnavailable(url, error, "the server has no JetStream") : error;
   } finally {
-    await nc.drain().catch(() => nc.close());
+    // A drain waits for the server: one that stays away would keep the command from ever ending.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), DRAIN_MS)));
+    const drained = await Promise.race([nc.drain().catch(() => nc.close()), late]);
+    clearTimeout(timer);
+    if (drained === "late") await nc.close().catch(() => undefined);
   }
 }
+
+/** How long closing a connection waits for its pending messages to reach the server. */
+const DRAIN_MS = 5000;
+
+/** What to do once the server is back: a run continues its episode; anything else is run again. */
+const afterOutage = (role: string, episode: string): string =>
+  role === "run"
+    ? `nothing logged is lost: once the server is back, \`probetown run … --resume\` (the same command with --resume) continues episode ${episode}`
+    : `nothing logged is lost: run the command again once the server is back`;
 
 async function reportConnection(nc: NatsConnection, url: string, role: string): Promise<void> {
   let lostAt: number | null = null;

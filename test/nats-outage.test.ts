@@ -1,0 +1,183 @@
+// A NATS server that goes away: snapshot puts are retried across a restart as log publishes are
+// (idempotently), a server that stays away ends a run with an error naming the URL, the episode and
+// what was being written (exit 2, like any unreachable server), and a port that accepts TCP without
+// speaking NATS ends every command at once after its message (nats.js left that socket open).
+import { createServer, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errors, type NatsConnection } from "@nats-io/transport-node";
+import type { KV } from "@nats-io/kv";
+import { JetStreamSnapshotStore, openSnapshotBuckets, type SnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
+import { connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
+import { withNats } from "../services/distributed.ts";
+import { snapshotFixture } from "./contracts/snapshotStores.ts";
+import { startCli } from "./helpers.ts";
+import { startTestNats, type TestNats } from "./natsServer.ts";
+
+let nats: TestNats;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  nc = await connectNats(nats.url, { name: "nats-outage" });
+}, 30_000);
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+}, 30_000);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The snapshot of `label` at `tick`, as episode `episode` stores it. */
+const snapshotOf = (episode: string, label: string, tick: number) => ({ ...snapshotFixture(label, tick), episode });
+
+/** A namespace's buckets whose KV index runs `wrap` around the real one. */
+const bucketsWith = (ns: string, wrap: (index: KV) => KV) => async (): Promise<SnapshotBuckets> => {
+  const buckets = await openSnapshotBuckets(nc, ns);
+  return { ...buckets, index: wrap(buckets.index) };
+};
+
+describe("snapshot puts across a NATS outage", () => {
+  it("a put made while the server is down (SIGKILL, back later than a request waits) lands once it is back, and `latest` moves to it", async () => {
+    const ns = nats.namespace("put-down");
+    const store = new JetStreamSnapshotStore(nc, ns, "ep-down");
+    await store.put(snapshotOf("ep-down", "down", 1));
+    const restarted = nats.restart({ hard: true, downMs: 6500 });
+    await sleep(300);
+    const next = snapshotOf("ep-down", "down", 2);
+    await expect(store.put(next)).resolves.toBe(next.stateHash);
+    await restarted;
+    expect(await store.latest()).toBe(next.stateHash);
+    expect((await new JetStreamSnapshotStore(nc, ns, "ep-down").get(next.stateHash))?.tick).toBe(2);
+  }, 60_000);
+
+  it("a content put and a `latest` update that landed with their replies lost are retried, and the retry finds them there", async () => {
+    const ns = nats.namespace("reply-lost");
+    const lost: string[] = [];
+    // The first put, create and update each land on the server, then lose their reply (a timeout, as across a restart).
+    const replyLost = (index: KV): KV =>
+      new Proxy(index, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (typeof prop !== "string" || !["put", "create", "update"].includes(prop) || typeof value !== "function") return value;
+          return async (...args: unknown[]) => {
+            const result = (await (value as (...a: unknown[]) => Promise<number>).apply(target, args)) as number;
+            if (!lost.includes(prop)) {
+              lost.push(prop);
+              throw new errors.TimeoutError();
+            }
+            return result;
+          };
+        },
+      });
+    const store = new JetStreamSnapshotStore(nc, ns, "ep-lost", bucketsWith(ns, replyLost));
+    const first = snapshotOf("ep-lost", "lost", 1);
+    const second = snapshotOf("ep-lost", "lost", 2);
+    await store.put(first); // the content put loses its reply, then the retry's `latest` create does
+    await store.put(second); // the `latest` update (compare-and-set on the revision it wrote) loses its reply
+    expect(lost).toEqual(["put", "create", "update"]);
+    const plain = new JetStreamSnapshotStore(nc, ns, "ep-lost");
+    expect(await plain.latest()).toBe(second.stateHash);
+    expect((await plain.get(first.stateHash))?.tick).toBe(1);
+    // The store's view of `latest` is right after the retries: the next put moves it in one step.
+    const third = snapshotOf("ep-lost", "lost", 3);
+    await store.put(third);
+    expect(await plain.latest()).toBe(third.stateHash);
+  }, 30_000);
+
+  it("a server that stays away past the put's limit: the put fails naming the episode and the snapshot, and a command names the URL and --resume", async () => {
+    const ns = nats.namespace("put-gone");
+    const store = new JetStreamSnapshotStore(nc, ns, "ep-gone", undefined, 1000);
+    await store.put(snapshotOf("ep-gone", "gone", 1));
+    const restarted = nats.restart({ hard: true, downMs: 9000 });
+    await sleep(300);
+    const error = await store.put(snapshotOf("ep-gone", "gone", 2)).then(() => null, (e: unknown) => e);
+    await restarted;
+    expect(error).toBeInstanceOf(NatsWriteLost);
+    expect((error as Error).message).toMatch(/^episode ep-gone: the snapshot of tick 2 \(state [0-9a-f]+\) did not reach JetStream \(timeout\); reopen the episode \(resume\)/);
+    const command = await withNats(nats.url, { role: "run", quiet: true }, () => Promise.reject(error)).then(() => null, (e: unknown) => e);
+    expect(command).toBeInstanceOf(NatsUnavailable);
+    expect((command as Error).message).toMatch(/^--nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing the snapshot of tick 2 .* of episode ep-gone \(timeout\); .*`probetown run … --resume`/);
+  }, 60_000);
+});
+
+describe("the CLI across a NATS outage", () => {
+  /** Waits until the episode's `latest` snapshot exists: the run is under way. */
+  async function waitForSnapshots(ns: string, episode: string): Promise<void> {
+    const store = new JetStreamSnapshotStore(nc, ns, episode);
+    const deadline = Date.now() + 60_000;
+    while ((await store.latest().catch(() => null)) === null) {
+      if (Date.now() > deadline) throw new Error(`episode ${episode} stored no snapshot`);
+      await sleep(20);
+    }
+  }
+
+  it("run survives a SIGKILLed server restarted on its store mid-run (snapshots every tick), and its log verifies", async () => {
+    const ns = nats.namespace("run-restart");
+    const run = startCli(["run", "auratown", "--seed", "17", "--days", "20", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary"]);
+    await waitForSnapshots(ns, "auratown-s17-baseline");
+    await sleep(1500);
+    await nats.restart({ hard: true, downMs: 2000 });
+    const r = await run.done;
+    if (r.code !== 0) console.error(r.err);
+    expect(r.err).toMatch(/run: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
+    expect(r.err).toMatch(/run: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
+    expect(r.code).toBe(0);
+    const v = await startCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]).done;
+    expect(v.out).toMatch(/^OK: auratown-s17-baseline: \d+ records, hash chain intact, 680 tick state hashes recomputed/);
+    expect(v.code).toBe(0);
+  }, 120_000);
+
+  // Last: it leaves the server down for half a minute.
+  it("run whose server stays away: exit 2 naming the URL, the episode, what was being written and --resume; --resume then finishes it", async () => {
+    const ns = nats.namespace("run-gone");
+    const args = ["run", "auratown", "--seed", "17", "--days", "20", "--agents", "20", "--nats", nats.url, "--namespace", ns, "-q"];
+    const run = startCli(args);
+    await waitForSnapshots(ns, "auratown-s17-baseline");
+    const restarted = nats.restart({ hard: true, downMs: 40_000 });
+    const r = await run.done;
+    expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing (the snapshot of tick \d+|the log records of seqs? [\d–]+) .*of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run … --resume`/);
+    expect(r.code).toBe(2);
+    await restarted;
+    const resumed = await startCli([...args, "--resume"]).done;
+    expect(resumed.code).toBe(0);
+    const v = await startCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]).done;
+    expect(v.code).toBe(0);
+  }, 150_000);
+});
+
+describe("a port that accepts TCP but does not speak NATS", () => {
+  let server: Server;
+  let port = 0;
+  const held = new Set<Socket>();
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      held.add(socket);
+      socket.on("close", () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("verify, run, worker, follow and sweep say they cannot connect and exit 2 at once", async () => {
+    const url = `nats://127.0.0.1:${port}`;
+    const commands = [["verify", "x"], ["run", "auratown", "--seed", "1"], ["worker"], ["follow", "x"], ["sweep", "auratown", "--seeds", "1-2"]];
+    const results = await Promise.all(
+      commands.map(async (command) => {
+        const cli = startCli([...command, "--nats", url]);
+        // Before the fix the message came after ~6 s, and then the process never exited.
+        const killer = setTimeout(() => cli.child.kill("SIGKILL"), 20_000);
+        const r = await cli.done;
+        clearTimeout(killer);
+        return { command: command[0], ...r };
+      }),
+    );
+    for (const r of results) {
+      expect(r.err, r.command).toMatch(new RegExp(`--nats nats://127\\.0\\.0\\.1:${port}: cannot connect to a NATS server \\(timeout\\)`));
+      expect(r.code, r.command).toBe(2);
+    }
+  }, 60_000);
+});
