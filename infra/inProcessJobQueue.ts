@@ -2,7 +2,7 @@
 // Same contract as the JetStream queue (test/contracts/jobQueue.ts): ids are deduplicated for the
 // queue's lifetime, a throwing handler is retried up to maxAttempts, an abandoned worker's running
 // jobs go back to the front of the queue with the next attempt number.
-import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
+import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type Submitted, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
 
 export interface InProcessJobQueueOptions {
   /** Delay before a failed job is offered again (default 0). */
@@ -53,20 +53,30 @@ export class InProcessJobQueue implements JobQueue {
     this.#backoffMs = Math.max(0, options.backoffMs ?? 0);
   }
 
-  async submit(jobs: readonly Job[]): Promise<void> {
+  async submit(jobs: readonly Job[]): Promise<Submitted> {
     if (this.#closed) throw new Error("job queue is closed");
+    const submitted = { queued: [] as string[], pending: [] as string[], finished: [] as string[] };
+    const seen = new Set<string>();
     for (const job of jobs) {
+      if (seen.has(job.id)) continue;
+      seen.add(job.id);
       const failed = this.#entries.get(job.id)?.outcome;
       if (failed !== undefined && !failed.ok) {
         // A failed job runs again: its outcome is set aside (readers skip it) and it is queued anew.
         this.#retired.add(failed);
         this.#entries.delete(job.id);
       }
-      if (this.#entries.has(job.id)) continue;
+      const entry = this.#entries.get(job.id);
+      if (entry !== undefined) {
+        (entry.state === "done" ? submitted.finished : submitted.pending).push(job.id);
+        continue;
+      }
       this.#entries.set(job.id, { job, state: "queued", deliveries: 0, token: 0 });
       this.#ready.push(job.id);
+      submitted.queued.push(job.id);
     }
     this.#pump();
+    return submitted;
   }
 
   work(worker: string, handler: JobHandler, options: WorkOptions = {}): WorkerHandle {

@@ -170,7 +170,7 @@ export function ensureLogStream(nc: NatsConnection, namespace: string): Promise<
 
 interface LockBucket {
   readonly kv: KV;
-  /** The bucket's max_age: the first creator's ttl wins, an existing bucket is used as it is. */
+  /** The bucket's max_age: the first creator's ttl wins, an existing bucket is used as it is (only `setLockTtl` raises it). */
   readonly ttlMs: number;
 }
 
@@ -187,6 +187,38 @@ function lockBucket(ctx: Context, ttlMs: number): Promise<LockBucket> {
     bucket = pending;
   }
   return bucket;
+}
+
+/** What `setLockTtl` found and left: the bucket's ttl before (null: created now) and the one in force. */
+export interface LockTtl {
+  readonly bucket: string;
+  readonly beforeMs: number | null;
+  readonly ttlMs: number;
+}
+
+/**
+ * A writer-lock ttl asked for explicitly (`worker --lock-ttl`). A missing bucket is created with
+ * it; an existing one is raised to it (held locks, renewed every old ttl/3, only outlive a dead
+ * writer longer) but never lowered: a writer that opened the bucket earlier renews every old
+ * ttl/3, so a shorter max_age would let its held lock expire between renewals and a second
+ * sequencer take its episode. The caller says which happened.
+ */
+export async function setLockTtl(nc: NatsConnection, namespace: string, ttlMs: number): Promise<LockTtl> {
+  const ctx = contextOf(nc, namespace);
+  const bucket = natsName("pt_locks", namespace);
+  const jsm = await managerOf(ctx);
+  const stream = `KV_${bucket}`; // the KV bucket's stream
+  let beforeMs: number;
+  try {
+    beforeMs = (await jsm.streams.info(stream)).config.max_age / 1_000_000;
+  } catch (error) {
+    if (!isApiError(error, STREAM_NOT_FOUND)) throw error;
+    return { bucket, beforeMs: null, ttlMs: (await lockBucket(ctx, ttlMs)).ttlMs };
+  }
+  if (beforeMs <= 0 || beforeMs >= ttlMs) return { bucket, beforeMs, ttlMs: beforeMs };
+  await jsm.streams.update(stream, { max_age: ttlMs * 1_000_000 });
+  ctx.locks.clear(); // buckets opened before know the old ttl
+  return { bucket, beforeMs, ttlMs };
 }
 
 const whereOf = (stream: string, subject: string) => `jetstream:${stream}/${subject}`;

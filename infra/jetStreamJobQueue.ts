@@ -24,19 +24,34 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
-import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
+import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type Submitted, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
 import { natsName, subjects, subjectToken } from "./nats.ts";
 
 export interface JetStreamJobQueueOptions {
   /**
    * Redelivery delay for a job whose worker stopped answering (default 30000). Applies when this
-   * queue creates the `workers` consumer; an existing consumer keeps its own, which is then used.
+   * queue creates the `workers` consumer; an existing consumer keeps its own, which is then used,
+   * unless `setAckWait`.
    */
   readonly ackWaitMs?: number;
+  /**
+   * `ackWaitMs` was asked for explicitly (`worker --ack-wait`): an existing consumer whose ack wait
+   * differs is updated to it, and `ackWaitChange` says from what. Left unset, a namespace's queue
+   * keeps what it was created with, so a default never undoes an explicit choice.
+   */
+  readonly setAckWait?: boolean;
   /** Delay before a failed job is redelivered (nak delay, default 1000). */
   readonly backoffMs?: number;
   /** How long a submitted id is remembered by the jobs stream's dedupe (default 1 hour, at least 10 minutes). */
   readonly duplicateWindowMs?: number;
+}
+
+/** An existing consumer's ack wait that `setAckWait` changed. */
+export interface AckWaitChange {
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** Jobs taken and not yet acked when it changed (running, or their workers died). */
+  readonly inFlight: number;
 }
 
 /** Stream and consumer names for a namespace. */
@@ -96,6 +111,8 @@ export class JetStreamJobQueue implements JobQueue {
   readonly #backoffMs: number;
   readonly #duplicateWindowMs: number;
   #ackWaitMs: number;
+  readonly #setAckWait: boolean;
+  #ackWaitChange: AckWaitChange | null = null;
   #jsm: JetStreamManager | null = null;
   #ready: Promise<void> | null = null;
   #closed = false;
@@ -109,6 +126,7 @@ export class JetStreamJobQueue implements JobQueue {
     this.#js = jetstream(nc);
     this.#names = jobQueueNames(namespace);
     this.#ackWaitMs = Math.max(100, options.ackWaitMs ?? 30_000);
+    this.#setAckWait = options.setAckWait === true && options.ackWaitMs !== undefined;
     this.#backoffMs = Math.max(0, options.backoffMs ?? 1000);
     this.#duplicateWindowMs = Math.max(10 * 60_000, options.duplicateWindowMs ?? 60 * 60_000);
   }
@@ -123,6 +141,11 @@ export class JetStreamJobQueue implements JobQueue {
   /** The ack wait in force on the `workers` consumer (known after `ready`). */
   get ackWaitMs(): number {
     return this.#ackWaitMs;
+  }
+
+  /** How `setAckWait` changed an existing consumer's ack wait (known after `ready`); null when it did not. */
+  get ackWaitChange(): AckWaitChange | null {
+    return this.#ackWaitChange;
   }
 
   /**
@@ -164,7 +187,13 @@ export class JetStreamJobQueue implements JobQueue {
       }),
       () => jsm.consumers.info(jobs, WORKERS),
     );
-    if (consumer.config.ack_wait) this.#ackWaitMs = Math.max(100, consumer.config.ack_wait / 1_000_000);
+    const inForce = consumer.config.ack_wait ? Math.max(100, consumer.config.ack_wait / 1_000_000) : this.#ackWaitMs;
+    if (this.#setAckWait && inForce !== this.#ackWaitMs) {
+      // The server applies an updated ack_wait to the jobs already taken too: their workers, if
+      // started with a longer one, heartbeat too rarely for it (the caller says so, with inFlight).
+      await jsm.consumers.update(jobs, WORKERS, { ack_wait: toNanos(this.#ackWaitMs) });
+      this.#ackWaitChange = { fromMs: inForce, toMs: this.#ackWaitMs, inFlight: consumer.num_ack_pending };
+    } else this.#ackWaitMs = inForce;
     await ensure(
       () => jsm.streams.add({
         name: results,
@@ -179,7 +208,7 @@ export class JetStreamJobQueue implements JobQueue {
     );
   }
 
-  async submit(jobs: readonly Job[]): Promise<void> {
+  async submit(jobs: readonly Job[]): Promise<Submitted> {
     if (this.#closed) throw new Error("job queue is closed");
     const seen = new Set<string>();
     const fresh: Array<{ job: Job; subject: string; result: string }> = [];
@@ -189,7 +218,7 @@ export class JetStreamJobQueue implements JobQueue {
       seen.add(job.id);
       fresh.push({ job, subject, result: subjects.result(this.#ns, job.id) });
     }
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return { queued: [], pending: [], finished: [] };
     await this.ready();
     const jsm = this.#jsm!;
     const deadline = Date.now() + SUBMIT_DEADLINE_MS;
@@ -210,6 +239,11 @@ export class JetStreamJobQueue implements JobQueue {
       retried.set(f.job.id, `${f.job.id}@retry-${last.seq}`);
     }
     const todo = fresh.filter((f) => retried.has(f.job.id) || (!done.has(f.result) && !queued.has(f.subject)));
+    const submitted: Submitted = {
+      queued: todo.map((f) => f.job.id),
+      pending: fresh.filter((f) => queued.has(f.subject)).map((f) => f.job.id),
+      finished: fresh.filter((f) => done.has(f.result) && !queued.has(f.subject) && !retried.has(f.job.id)).map((f) => f.job.id),
+    };
     let next = 0;
     const lane = async () => {
       while (next < todo.length) {
@@ -218,6 +252,7 @@ export class JetStreamJobQueue implements JobQueue {
       }
     };
     await Promise.all(Array.from({ length: Math.min(SUBMIT_PARALLEL, todo.length) }, lane));
+    return submitted;
   }
 
   work(worker: string, handler: JobHandler, options: WorkOptions = {}): WorkerHandle {

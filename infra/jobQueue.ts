@@ -60,9 +60,22 @@ export interface WorkerHandle {
   abandon(): Promise<void>;
 }
 
+/**
+ * What a submit did with each id (every id once, in submission order): a caller that says "queued"
+ * or reports a rate must not count the ids whose recorded outcome is simply served.
+ */
+export interface Submitted {
+  /** Enqueued now: new ids, and failed ones queued again. */
+  readonly queued: readonly string[];
+  /** Already queued or running from an earlier submit: not enqueued again. */
+  readonly pending: readonly string[];
+  /** Already finished successfully: nothing runs, their recorded outcome is the outcome. */
+  readonly finished: readonly string[];
+}
+
 export interface JobQueue {
   /** Enqueues jobs; an id already queued, running or done is not enqueued again, unless it failed: a failed job runs again. */
-  submit(jobs: readonly Job[]): Promise<void>;
+  submit(jobs: readonly Job[]): Promise<Submitted>;
   /** Runs `handler` on queued jobs until stopped. A throw retries the job (up to maxAttempts), a JobRejected fails it at once. */
   work(worker: string, handler: JobHandler, options?: WorkOptions): WorkerHandle;
   /**

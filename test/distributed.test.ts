@@ -9,6 +9,8 @@ import type { LogRecord } from "../events/record.ts";
 import { EventStores } from "../infra/layers.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
 import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
+import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { runEpisode } from "../services/episodes.ts";
 import { logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
@@ -232,7 +234,14 @@ describe("distributed runs over NATS", () => {
     // No workers this time: the outcomes are already recorded, so the sweep completes at once.
     const again = await start(args).done;
     expect(again.code).toBe(0);
-    const b = JSON.parse(again.out) as typeof a;
+    const b = JSON.parse(again.out) as typeof a & { alreadyFinished: number };
+    expect(b.alreadyFinished).toBe(4);
+    // Said as served, not as queued and run (it said "4 episodes queued … start workers" and a rate).
+    const told = await start(args.filter((a) => a !== "--json")).done;
+    expect(told.code).toBe(0);
+    expect(told.err).toContain(`sweep: 4 episodes in namespace ${ns}: 4 already finished (served from their recorded outcomes), none queued`);
+    expect(told.err).not.toMatch(/queued in namespace|start workers/);
+    expect(told.out).toMatch(/^4 episodes: 4 ok, 0 failed in \d+\.\d s \(all 4 already finished; none ran now\)\n/);
     const byId = (r: typeof a) => Object.fromEntries(r.outcomes.map((o) => [o.id, [o.worker, o.stateHash]]));
     expect(byId(b)).toEqual(byId(a));
     for (const seed of [21, 22, 23, 24]) {
@@ -247,4 +256,59 @@ describe("distributed runs over NATS", () => {
     expect(c.ok).toBe(0);
     expect(c.outcomes[0]!.error).toMatch(/an earlier sweep already ran episode auratown-s2\d-baseline here with other settings \(ticks: 4 there, 5 asked for\)/);
   }, 120_000);
+
+  it("a sweep episode whose id a `run` already used is refused, and the hint does not blame another sweep", async () => {
+    const ns = suite.nats.namespace("collide");
+    expect((await start(["run", "auratown", "--seed", "5", "--ticks", "3", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done).code).toBe(0);
+    const sweep = await start(["sweep", "auratown", "--seeds", "5-6", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "--workers", "1", "-q"]).done;
+    expect(sweep.code).toBe(2);
+    expect(sweep.out).toMatch(/FAILED auratown-s5-baseline after 1 attempt: .*another header \(ticks/);
+    expect(sweep.out).toContain("another episode (from `run` or another sweep) has that id: use another --namespace");
+    expect(sweep.out).not.toContain("an episode of another sweep");
+  }, 60_000);
+
+  /** Resolves once `p` has said `pattern` on stderr (the data so far is checked too). */
+  const said = (p: ReturnType<typeof start>, pattern: RegExp): Promise<string> =>
+    new Promise((resolve, reject) => {
+      let err = "";
+      const timer = setTimeout(() => reject(new Error(`never said ${pattern}: ${err}`)), 30_000);
+      p.child.stderr!.on("data", (d: Buffer) => {
+        err += d.toString();
+        if (pattern.test(err)) {
+          clearTimeout(timer);
+          resolve(err);
+        }
+      });
+    });
+
+  it("worker --ack-wait and --lock-ttl given on an existing namespace take effect or say why not; left unset they change nothing", async () => {
+    const ns = suite.nats.namespace("flags");
+    // A run creates the namespace's lock bucket (10 s), a sweep's queue opening its consumer (30 s).
+    expect((await start(["run", "auratown", "--seed", "3", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done).code).toBe(0);
+    const queue = await JetStreamJobQueue.open(suite.nc, ns);
+    await queue.close();
+    const jsm = await jetstreamManager(suite.nc);
+    const ackWait = async () => ((await jsm.consumers.info(jobQueueNames(ns).jobs, "workers")).config.ack_wait ?? 0) / 1e6;
+    const lockTtl = async () => (await jsm.streams.info(`KV_pt_locks_${ns}`)).config.max_age / 1e6;
+    const ready = /taking episode and envprobe sweep jobs/;
+    const worker = async (...flags: string[]) => {
+      const w = start(["worker", "--nats", suite.nats.url, "--namespace", ns, ...flags]);
+      const err = await said(w, ready);
+      w.child.kill("SIGTERM");
+      await w.done;
+      return err;
+    };
+    const plain = await worker();
+    expect(plain).not.toMatch(/ack wait|lock/);
+    expect([await ackWait(), await lockTtl()]).toEqual([30_000, 10_000]);
+    const lower = await worker("--ack-wait", "3000", "--lock-ttl", "2000");
+    expect(lower).toContain("worker: the queue's ack wait was 30000 ms; set to 3000 ms for this namespace");
+    // Lowering the lock ttl under running writers could expire their locks: said, not done.
+    expect(lower).toMatch(new RegExp(`worker: --lock-ttl 2000 not applied: namespace ${ns} keeps its writer locks 10000 ms after their writer dies .*nats kv del pt_locks_${ns}`));
+    expect([await ackWait(), await lockTtl()]).toEqual([3000, 10_000]);
+    const higher = await worker("--lock-ttl", "15000");
+    expect(higher).toContain(`worker: the writer-lock ttl was 10000 ms; set to 15000 ms for namespace ${ns}`);
+    expect(higher).not.toMatch(/ack wait/);
+    expect([await ackWait(), await lockTtl()]).toEqual([3000, 15_000]);
+  }, 60_000);
 });

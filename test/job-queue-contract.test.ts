@@ -83,6 +83,57 @@ describe("JetStreamJobQueue", () => {
   });
 });
 
+describe("JetStreamJobQueue: an explicit ack wait", () => {
+  let nats: TestNats;
+  beforeAll(async () => {
+    nats = await startTestNats();
+  });
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  it("updates an existing queue's consumer and says what it was; one left unset keeps the namespace's", async () => {
+    const nc = await connectNats(nats.url);
+    try {
+      const ns = nats.namespace("ackwait");
+      const first = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 9000 });
+      const kept = await JetStreamJobQueue.open(nc, ns);
+      expect(kept.ackWaitMs).toBe(9000);
+      expect(kept.ackWaitChange).toBeNull();
+      const same = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 9000, setAckWait: true });
+      expect(same.ackWaitChange).toBeNull();
+      const set = await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 1500, setAckWait: true, backoffMs: 100 });
+      expect(set.ackWaitMs).toBe(1500);
+      expect(set.ackWaitChange).toEqual({ fromMs: 9000, toMs: 1500, inFlight: 0 });
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.consumers.info(jobQueueNames(ns).jobs, "workers")).config.ack_wait).toBe(1500 * 1e6);
+      // A job whose worker went silent comes back after the new ack wait, not the old 9 s.
+      await set.submit([{ id: "silent", spec: null }]);
+      let taken!: () => void;
+      const takenNow = new Promise<void>((r) => (taken = r));
+      let release!: () => void;
+      const hung = new Promise<void>((r) => (release = r));
+      const silent = set.work("silent", async () => {
+        taken();
+        await hung;
+        return "never";
+      });
+      await takenNow;
+      const silentSince = Date.now();
+      await silent.abandon();
+      const rescuer = set.work("rescuer", async (job) => job.id);
+      const [outcome] = await collectOutcomes(set, ["silent"]);
+      expect(outcome).toMatchObject({ ok: true, worker: "rescuer", attempt: 2 });
+      expect(Date.now() - silentSince).toBeLessThan(6000);
+      release();
+      await rescuer.stop();
+      await Promise.all([first.close(), kept.close(), same.close(), set.close()]);
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
 describe("JetStreamJobQueue across a server restart", () => {
   let nats: TestNats;
   beforeAll(async () => {

@@ -8,13 +8,14 @@ import { Effect } from "effect";
 import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
-import type { JobOutcome, JobQueue } from "../../infra/jobQueue.ts";
+import type { JobOutcome, JobQueue, Submitted } from "../../infra/jobQueue.ts";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
-import { followJetStreamLog } from "../../infra/jetStreamEventStore.ts";
+import { followJetStreamLog, setLockTtl } from "../../infra/jetStreamEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
@@ -144,11 +145,42 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
   }
 }
 
-export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait: number; lockTtl: number; fsync?: FsyncPolicy; quiet?: boolean }): Promise<number> {
+/**
+ * `worker --ack-wait` / `--lock-ttl` given on a namespace whose queue or lock bucket exists: the ack
+ * wait is updated, the lock ttl raised (never lowered under running writers), and either is said —
+ * they were silently ignored ("first creator wins"). Left unset, the namespace keeps its own.
+ */
+async function applyWorkerSettings(nc: NatsConnection, flags: { namespace: string; ackWait?: number; lockTtl?: number; quiet?: boolean }): Promise<{ queue: JetStreamJobQueue; lockTtlMs?: number }> {
+  const ns = flags.namespace;
+  const queue = await JetStreamJobQueue.open(nc, ns, flags.ackWait === undefined ? {} : { ackWaitMs: flags.ackWait, setAckWait: true });
+  const change = queue.ackWaitChange;
+  if (change !== null) {
+    // A shorter ack wait also applies to jobs taken under the old one: their workers heartbeat every third of it.
+    const stale = change.toMs < change.fromMs && change.inFlight > 0
+      ? `; ${change.inFlight} job${change.inFlight === 1 ? " is" : "s are"} taken: a worker started before this one keeps them alive only every ${Math.round(change.fromMs / 3)} ms, so restart such workers (they take the new ack wait) or their jobs are redelivered while they run`
+      : "";
+    say(flags.quiet, `worker: the queue's ack wait was ${change.fromMs} ms; set to ${change.toMs} ms for this namespace${stale}`);
+  }
+  if (flags.lockTtl === undefined) return { queue };
+  const lock = await setLockTtl(nc, ns, flags.lockTtl);
+  const takenOver = `a killed writer's episode is taken over after up to ${Math.ceil((lock.ttlMs + 2000) / 1000)} s`;
+  if (lock.beforeMs !== null && lock.beforeMs !== lock.ttlMs) say(flags.quiet, `worker: the writer-lock ttl was ${lock.beforeMs} ms; set to ${lock.ttlMs} ms for namespace ${ns} (${takenOver})`);
+  else if (lock.ttlMs !== flags.lockTtl) {
+    // Not applied: said even with --quiet, a flag given must not just vanish.
+    process.stderr.write(
+      `worker: --lock-ttl ${flags.lockTtl} not applied: namespace ${ns} keeps its writer locks ${lock.ttlMs} ms after their writer dies (${takenOver}); ` +
+        `its lock bucket is never lowered, as writers that opened it earlier renew their locks only every ${Math.round(lock.ttlMs / 3)} ms and a shorter ttl could hand their episodes to a second sequencer. ` +
+        `To lower it, stop every worker and run in namespace ${ns} and delete the bucket (\`nats kv del ${lock.bucket}\`), or use a new --namespace\n`,
+    );
+  }
+  return { queue, lockTtlMs: lock.ttlMs };
+}
+
+export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait?: number; lockTtl?: number; fsync?: FsyncPolicy; quiet?: boolean }): Promise<number> {
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
   return withNats(flags.nats, { role: "worker", quiet: flags.quiet }, async (nc) => {
-    const queue = await JetStreamJobQueue.open(nc, flags.namespace, { ackWaitMs: flags.ackWait });
-    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { lockTtlMs: flags.lockTtl, onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), flags.fsync === undefined ? {} : { fsync: flags.fsync });
+    const { queue, lockTtlMs } = await applyWorkerSettings(nc, flags);
+    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), flags.fsync === undefined ? {} : { fsync: flags.fsync });
     const handle = queue.work(
       worker,
       async (job, context) => {
@@ -216,8 +248,9 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
   });
   const started = performance.now();
-  const gather = async (queue: JobQueue): Promise<JobOutcome[]> => {
-    await queue.submit(jobs);
+  const gather = async (queue: JobQueue, announce?: (s: Submitted) => void): Promise<{ submitted: Submitted; outcomes: JobOutcome[] }> => {
+    const submitted = await queue.submit(jobs);
+    announce?.(submitted);
     const bar = !flags.json && !flags.quiet && process.stderr.isTTY
       ? new cliProgress.SingleBar({ format: `sweep [{bar}] {value}/{total} episodes · {failed} failed · {eta_formatted} left`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
       : null;
@@ -229,27 +262,41 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       if (bar === null && !flags.quiet && !flags.json && (outcomes.length % 20 === 0 || outcomes.length === jobs.length)) say(false, `sweep: ${outcomes.length}/${jobs.length} episodes`);
     }
     bar?.stop();
-    return outcomes;
+    return { submitted, outcomes };
   };
-  let outcomes: JobOutcome[];
+  let gathered: { submitted: Submitted; outcomes: JobOutcome[] };
   if (flags.nats === undefined) {
     if (flags.workers > 1) throw new UsageError("--workers: more than one worker needs --nats (the embedded sweep runs in this process)");
     const root = flags.log;
     const where = root === undefined ? filesWhere(undefined, true) : (episode: string) => filesWhere(join(root, episode), true)(episode);
     const queue = new InProcessJobQueue();
     const handle = queue.work("embedded", episodeJobHandler(Embedded, where));
-    outcomes = await gather(queue);
+    gathered = await gather(queue);
     await handle.stop();
     await queue.close();
   } else {
     const url = flags.nats;
     if (flags.log !== undefined) throw new UsageError(`--log: a sweep over NATS keeps its logs in JetStream (namespace ${flags.namespace}), not in a directory`);
-    outcomes = await withNats(url, { role: "sweep", quiet: flags.quiet }, async (nc) => {
+    gathered = await withNats(url, { role: "sweep", quiet: flags.quiet }, async (nc) => {
       const queue = await JetStreamJobQueue.open(nc, flags.namespace);
       const children = spawnWorkers(flags.workers, url, flags.namespace);
+      const startWorkers = `start workers with \`probetown worker --nats ${shownNatsUrl(url)} --namespace ${flags.namespace}\``;
+      // Said after the submit, which knows what it queued: a finished episode is served, not queued again.
+      const announce = ({ queued, pending, finished }: Submitted) => {
+        const waiting = queued.length + pending.length > 0 && flags.workers === 0 ? `; ${startWorkers}` : "";
+        if (finished.length === 0 && pending.length === 0) {
+          if (flags.workers === 0) say(flags.quiet || flags.json, `sweep: ${jobs.length} episodes queued in namespace ${flags.namespace}; ${startWorkers}`);
+          return;
+        }
+        const parts = [
+          ...(finished.length > 0 ? [`${finished.length} already finished (served from their recorded outcomes)`] : []),
+          ...(pending.length > 0 ? [`${pending.length} already queued or running`] : []),
+          queued.length === 0 ? "none queued" : `${queued.length} queued`,
+        ];
+        say(flags.quiet || flags.json, `sweep: ${jobs.length} episodes in namespace ${flags.namespace}: ${parts.join(", ")}${waiting}`);
+      };
       try {
-        if (flags.workers === 0) say(flags.quiet || flags.json, `sweep: ${jobs.length} episodes queued in namespace ${flags.namespace}; start workers with \`probetown worker --nats ${shownNatsUrl(url)} --namespace ${flags.namespace}\``);
-        return await gather(queue);
+        return await gather(queue, announce);
       } finally {
         for (const child of children) child.kill("SIGTERM");
         await queue.close();
@@ -260,23 +307,27 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   // A finished id is never run again: an outcome recorded for other settings (an earlier sweep in
   // this namespace) is not this sweep's, and saying so beats returning it as if it were.
   const asked = new Map(jobs.map((j) => [j.id, j.spec]));
-  outcomes = outcomes.map((o) => {
+  const outcomes = gathered.outcomes.map((o): JobOutcome => {
     if (!o.ok) return o;
     const differ = specDifferences((o.result as EpisodeOutcome).spec, asked.get(o.id)!);
     return differ.length === 0 ? o : { id: o.id, ok: false, rejected: true as const, worker: o.worker, attempt: o.attempt, error: `an earlier sweep already ran episode ${o.id} here with other settings (${differ.join("; ")}); its outcome is not this sweep's` };
   });
   const failed = outcomes.filter((o) => !o.ok);
+  // Only the episodes run now make the rate: finished ones are their recorded outcomes, read back.
+  const served = gathered.submitted.finished.length;
+  const ranNow = jobs.length - served;
   const report = {
-    world, episodes: jobs.length, ok: outcomes.length - failed.length, failed: failed.length, seconds,
+    world, episodes: jobs.length, ok: outcomes.length - failed.length, failed: failed.length, alreadyFinished: served, seconds,
     outcomes: outcomes.map((o) => ({ id: o.id, ok: o.ok, worker: o.worker, attempt: o.attempt, ...(o.ok ? (o.result as EpisodeOutcome) : { error: o.error }) })),
   };
   if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify(report, null, 2) + "\n");
   if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else {
-    process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${(jobs.length / seconds).toFixed(1)} episodes/s)\n`);
+    const rate = served === 0 ? `${(jobs.length / seconds).toFixed(1)} episodes/s` : ranNow === 0 ? `all ${served} already finished; none ran now` : `${served} already finished; ${ranNow} ran now: ${(ranNow / seconds).toFixed(1)} episodes/s`;
+    process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${rate})\n`);
     for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempt${f.attempt === 1 ? "" : "s"}: ${f.error ?? "(no message)"}\n`);
     if (failed.some((f) => f.rejected === true && /another header|other settings/.test(f.error ?? ""))) {
-      process.stdout.write(`  an episode of another sweep has that id: ${flags.nats !== undefined ? "use another --namespace" : flags.log === undefined ? "pass --log <dir> to run this one elsewhere" : "choose another --log"}\n`);
+      process.stdout.write(`  another episode (from \`run\` or another sweep) has that id: ${flags.nats !== undefined ? "use another --namespace" : flags.log === undefined ? "pass --log <dir> to run this one elsewhere" : "choose another --log"}\n`);
     }
     if (flags.out !== undefined) process.stdout.write(`outcomes: ${flags.out}\n`);
   }

@@ -538,8 +538,9 @@ export function buildProgram(exit: (code: number) => void): Command {
     .addOption(namespaceOption())
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
     .option("--name <name>", "worker name shown in outcomes")
-    .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long", integer("--ack-wait", 1000), 30_000)
-    .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died", integer("--lock-ttl", 1000), 10_000)
+    // No commander defaults: only a flag actually given changes a namespace that already has a queue or lock bucket.
+    .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long (default: 30000 for a new namespace, else the namespace's; given, it updates the namespace's queue)", integer("--ack-wait", 1000))
+    .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died (default: 10000 for a new namespace, else the namespace's; given, it raises the namespace's, never lowers it)", integer("--lock-ttl", 1000))
     .addOption(new Option("--fsync <policy>", "when an episode's log is published: every tick commit, or at snapshots and the end (a redelivered job re-runs the ticks since)").choices(["commit", "snapshot"]).default("snapshot"))
     .option("-q, --quiet", "print nothing")
     .action(wrap(cmdWorker));

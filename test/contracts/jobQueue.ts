@@ -60,8 +60,8 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueue>): v
     it("runs an id submitted twice only once (while queued, and after it is done)", async () => {
       await withQueue(async (queue, workers) => {
         const runs = new Map<string, number>();
-        await queue.submit([{ id: "dup", spec: 1 }, { id: "dup", spec: 2 }]);
-        await queue.submit([{ id: "dup", spec: 3 }, { id: "other", spec: 4 }]);
+        expect(await queue.submit([{ id: "dup", spec: 1 }, { id: "dup", spec: 2 }])).toEqual({ queued: ["dup"], pending: [], finished: [] });
+        expect(await queue.submit([{ id: "dup", spec: 3 }, { id: "other", spec: 4 }])).toEqual({ queued: ["other"], pending: ["dup"], finished: [] });
         workers.push(queue.work("w1", async (job) => {
           runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
           return job.spec;
@@ -69,7 +69,8 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueue>): v
         const first = await collectOutcomes(queue, ["dup", "other"]);
         expect(first.map((o) => o.id).sort()).toEqual(["dup", "other"]);
         expect(first.find((o) => o.id === "dup")!.result).toBe(1);
-        await queue.submit([{ id: "dup", spec: 5 }]);
+        // What a resubmission says it did: nothing queued, the finished id served from its outcome.
+        expect(await queue.submit([{ id: "dup", spec: 5 }])).toEqual({ queued: [], pending: [], finished: ["dup"] });
         await sleep(500);
         expect(runs.get("dup")).toBe(1);
         expect(runs.get("other")).toBe(1);
@@ -139,7 +140,7 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueue>): v
         workers.push(handle);
         const first = await collectOutcomes(queue, ["flaky", "fine"]);
         expect(first.find((o) => o.id === "flaky")).toMatchObject({ ok: false, error: "not yet" });
-        await queue.submit([{ id: "flaky", spec: null }, { id: "fine", spec: null }]);
+        expect(await queue.submit([{ id: "flaky", spec: null }, { id: "fine", spec: null }])).toEqual({ queued: ["flaky"], pending: [], finished: ["fine"] });
         const again = await collectOutcomes(queue, ["flaky", "fine"]);
         expect(again.find((o) => o.id === "flaky")).toMatchObject({ ok: true, result: "second time", attempt: 1 });
         expect(again.find((o) => o.id === "fine")).toMatchObject({ ok: true, result: "ok" });
