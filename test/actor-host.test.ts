@@ -68,6 +68,18 @@ async function headerOnlyLog(ns: string, seed: number, ticks: number): Promise<v
   expect((await readLog(ns, `auratown-s${seed}-baseline`)).map((r) => r.type)).toEqual(["episode.started"]);
 }
 
+/** A `run --resume` that must finish with these hosts, each released by its sequencer at the end. */
+async function resumeWith(sequencer: Watched, hosts: readonly Watched[]): Promise<{ code: number | null | "timeout"; out: string; err: string }> {
+  const resumed = await sequencer.within(90_000);
+  if (resumed.code !== 0) console.error(resumed.err);
+  expect(resumed.code).toBe(0);
+  for (const h of await Promise.all(hosts.map((host) => host.within(10_000)))) {
+    expect(h.code).toBe(0);
+    expect(h.err).toMatch(/its sequencer released these actors; stopping/);
+  }
+  return resumed;
+}
+
 /** Waits until the episode's log holds more than `n` records. */
 async function partialLog(ns: string, episode: string, n: number): Promise<number> {
   const deadline = Date.now() + 60_000;
@@ -129,15 +141,8 @@ describe("actor hosts and remote runs that fail", () => {
       expect(h.err).toMatch(new RegExp(`actor-host: the sequencer of episode ${episode} has asked nothing for 3 s \\(--idle-timeout\\); stopping with the episode unfinished \\(\\d+ of 34 ticks committed\\): continue it with \`probetown run … --resume\``));
     }
 
-    const [a2, b2] = [host(AGENTS_A), host(AGENTS_B)];
-    const resumed = await run("--resume").within(90_000);
-    if (resumed.code !== 0) console.error(resumed.err);
-    expect(resumed.code).toBe(0);
+    const resumed = await resumeWith(run("--resume"), [host(AGENTS_A), host(AGENTS_B)]);
     expect(resumed.out).toMatch(/resumed after tick \d+/);
-    for (const h of await Promise.all([a2.within(10_000), b2.within(10_000)])) {
-      expect(h.code).toBe(0);
-      expect(h.err).toMatch(/its sequencer released these actors; stopping/);
-    }
     await expectLogEqualsEmbedded(ns, 32, 34);
   }, 180_000);
 
@@ -155,14 +160,7 @@ describe("actor hosts and remote runs that fail", () => {
     expect(failed.code).toBe(2);
     expect(failed.err).toMatch(new RegExp(`error: episode ${episode}: the actor host serving (agent/liu-yang|agent/wang-jun|env/auratown) stopped answering \\(.*\\); the log so far is kept: start an actor host for \\1 again and continue the episode with \`run --resume\``));
 
-    const b2 = host(AGENTS_B);
-    const resumed = await run("--resume").within(90_000);
-    if (resumed.code !== 0) console.error(resumed.err);
-    expect(resumed.code).toBe(0);
-    for (const h of await Promise.all([a.within(10_000), b2.within(10_000)])) {
-      expect(h.code).toBe(0);
-      expect(h.err).toMatch(/its sequencer released these actors; stopping/);
-    }
+    await resumeWith(run("--resume"), [a, host(AGENTS_B)]);
     await expectLogEqualsEmbedded(ns, 33, 34);
   }, 180_000);
 
