@@ -8,6 +8,7 @@ import type { Transport } from "../infra/transport.ts";
 import { worldNamed } from "../actors/worlds.ts";
 import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
+import type { TornTail } from "../events/errors.ts";
 import type { EventStore, FsyncPolicy } from "../infra/eventStore.ts";
 import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../infra/layers.ts";
 import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
@@ -41,6 +42,8 @@ export interface CommonOptions {
   readonly progress?: (done: number, total: number) => void;
   /** Who answers the actors' `llm.requested` (the LLM gateway); without one every request fails with `no_backend` and actors fall back. */
   readonly llm?: LlmResponder;
+  /** Told when resuming had to cut a damaged tail off the log, and where the cut bytes were kept. */
+  readonly onRecovered?: (torn: TornTail, keptAt: string) => void;
 }
 
 /** Where an episode's pieces live, as locations of the EventStores and SnapshotStores services. */
@@ -183,7 +186,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     // the trace is flushed last, after the log is closed.
     const telemetry = yield* (yield* Tracing).open(traceConfig);
     const previous = d.previousHash === undefined ? {} : { previousHash: d.previousHash };
-    const createOptions = { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous } as const;
+    const createOptions = { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous, ...(o.onRecovered === undefined ? {} : { onRecovered: o.onRecovered }) } as const;
     const stores = yield* EventStores;
     const opened = o.resume === true ? yield* stores.resume(where.log, createOptions) : { store: yield* stores.create(where.log, createOptions), records: [] as LogRecord[] };
     const headBefore = opened.store.head().seq;

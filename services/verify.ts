@@ -50,7 +50,11 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
     const scanned = yield* Effect.result(stores.scan(layout.log));
     if (Result.isFailure(scanned)) {
       const error = scanned.failure;
-      if (error instanceof LogCorrupted) return fail("damaged", error.seq, error.message, error.line === 1 && /first segment/.test(error.reason) ? [] : ["records before this one are intact"], null, 0);
+      if (error instanceof LogCorrupted) {
+        // In JetStream, a resume is what cuts a damaged tail (`repair` is for files).
+        const remedy = error.file.startsWith("jetstream:") ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
+        return fail("damaged", error.seq, error.message, error.line === 1 && /first segment/.test(error.reason) ? [] : [`records before this one are intact${remedy}`], null, 0);
+      }
       if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
       return yield* Effect.fail(error as Error);
     }

@@ -198,6 +198,13 @@ describe("probetown CLI", () => {
     const again = cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
     expect(again.err).not.toMatch(/no log at/);
     expect(again.out).toMatch(/resumed after tick 1, 0 records appended/);
+    // A torn tail is cut by the resume, which says so and where the bytes went.
+    const segment = firstSegment(join(work, "not-yet"));
+    writeFileSync(segment, readFileSync(segment, "utf8").slice(0, -30));
+    const torn = cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
+    expect(torn.code, torn.err).toBe(0);
+    expect(torn.err).toMatch(/run --resume: .*000000000000\.jsonl: line \d+: torn final record .*\ncut back to the last good record; the cut bytes are kept in .*\.torn-\d+/);
+    expect(cli(["verify", join(work, "not-yet")]).code).toBe(0);
   });
 
   it("verify calls a log folder without its segments, or without its first one, damaged (exit 3) and says which", () => {

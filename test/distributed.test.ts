@@ -10,7 +10,7 @@ import { EventStores } from "../infra/layers.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
 import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { runEpisode } from "../services/episodes.ts";
 import { logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
@@ -113,6 +113,20 @@ describe("distributed runs over NATS", () => {
     const withLog = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "--log", "x"]).done;
     expect(withLog.code).toBe(2);
     expect(withLog.err).toMatch(/--log: with --nats the child's log goes to JetStream/);
+  }, 60_000);
+
+  it("a damaged JetStream tail: verify names the way out (a resume), and `run --resume` says what it cut and where it kept it", async () => {
+    const ns = suite.nats.namespace("damaged");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    expect((await start(["run", "auratown", "--seed", "4", "--ticks", "4", ...nats, "-q"]).done).code).toBe(0);
+    await jetstream(suite.nc).publish(`pt.${ns}.log.auratown-s4-baseline`, "not json at all\n");
+    const damaged = await start(["verify", "auratown-s4-baseline", ...nats]).done;
+    expect(damaged.code).toBe(3);
+    expect(damaged.out).toMatch(/not valid JSON .*\n {2}records before this one are intact; `probetown run … --resume --nats …` .* cuts the damaged messages off, keeping them on its cut subject/);
+    const resumed = await start(["run", "auratown", "--seed", "4", "--ticks", "4", ...nats, "--resume"]).done;
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.err).toContain(`cut back to the last good record; the cut bytes are kept in the subject pt.${ns}.cut.auratown-s4-baseline`);
+    expect((await start(["verify", "auratown-s4-baseline", ...nats]).done).code).toBe(0);
   }, 60_000);
 
   it("follow, started before the episode, prints its records live in log order and stops by itself after the last tick", async () => {

@@ -228,7 +228,9 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
   const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${condition} · episode ${episode}`;
-  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
+  // A resume that cuts a damaged tail says what it cut and where the bytes were kept.
+  const onRecovered = (torn: TornTail, keptAt: string): void => void process.stderr.write(`run --resume: ${torn.message}\ncut back to the last good record; the cut bytes are kept in ${flags.nats === undefined ? shownPath(keptAt) : `the subject ${keptAt}`}\n`);
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true, onRecovered } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
   if (flags.nats === undefined) {
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
     if (flags.resume && !flags.quiet) {
