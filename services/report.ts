@@ -374,6 +374,13 @@ export function analyze(rows: readonly ResultRow[], options: ReportOptions = {})
   const seed = options.bootstrapSeed ?? 0;
   const benchmarks = distinct(rows.map((r) => r.benchmark)).sort(byString);
   const analyses = benchmarks.map((b) => analyzeBenchmark(b, rows.filter((r) => r.benchmark === b), options, level, iterations, seed));
+  // A metric no row has is a usage error, as an unknown reference is (one benchmark of several
+  // lacking it is only noted in that benchmark's section).
+  const metric = options.metric;
+  if (metric !== undefined && !rows.some((r) => metricValue(r, metric) !== null)) {
+    const present = METRICS.filter((m) => rows.some((r) => metricValue(r, m) !== null));
+    throw new ReportOptionInvalid({ flag: "--metric", reason: `no row has ${METRIC_LABEL[metric]} values (${benchmarks.join(", ")}; metrics present: ${present.join(", ") || "none"})` });
+  }
   const requested = referencesOf(options.reference);
   if (requested.length > 0 && analyses.every((a) => a.reference === null)) {
     const known = distinct(rows.map((r) => r.condition));

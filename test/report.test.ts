@@ -268,5 +268,9 @@ describe("probetown report (CLI)", () => {
     const metric = cli([file, "--out", join(dir, "x"), "--metric", "f1"]);
     expect(metric.code).toBe(2);
     expect(metric.err).toContain("--metric");
+    // A known metric that no row carries (accuracy of implicit-intent rows) is refused too.
+    const absent = cli([file, "--out", join(dir, "x"), "--metric", "accuracy"]);
+    expect(absent.code).toBe(2);
+    expect(absent.err).toMatch(/--metric: no row has .* values \(.*; metrics present: implicit/);
   });
 });
