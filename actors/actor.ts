@@ -70,6 +70,12 @@ export interface WorldDefinition<Config = unknown> {
   readonly defaultCondition: string;
   applyCondition(config: Config, condition: string): Config;
   defaultTicks(config: Config): number;
+  /**
+   * Set when the config alone fixes an episode's length (`defaultTicks`), so a run or fork given a
+   * length is refused: why, and what to set instead (`n`: the length asked for; `parentTicks`: a
+   * fork's parent's length, which its child keeps with its config).
+   */
+  readonly lengthFixedBy?: (n: number | "n", parentTicks?: number) => string;
   actors(config: Config, seed: number): ActorDefinition[];
   /** The phase records of tick `tick`, in order; the first is the tick's `tick.started`. */
   tickPlan(config: Config, tick: number): PhaseStep[];

@@ -362,6 +362,24 @@ async function serverLastSeq(ctx: Context, subject: string): Promise<number> {
   }
 }
 
+/**
+ * The last record of an episode's log as stored (the last line of the last message on its subject),
+ * unchecked, or null for none: one request, where a read would fetch the whole log.
+ */
+export async function lastJetStreamRecord(nc: NatsConnection, namespace: string, episode: string): Promise<LogRecord | null> {
+  const ctx = contextOf(nc, namespace);
+  const jsm = await managerOf(ctx);
+  try {
+    const last = await jsm.streams.getMessage(ctx.stream, { last_by_subj: subjects.log(namespace, episode) });
+    if (last === null) return null;
+    const text = last.string().trimEnd();
+    return JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as LogRecord;
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) return null;
+    throw error;
+  }
+}
+
 /** How many messages a subject holds (0 when the stream is missing). */
 async function subjectCount(ctx: Context, subject: string): Promise<number> {
   const jsm = await managerOf(ctx);

@@ -6,12 +6,11 @@
 // sequencer, e.g. a local `run --resume`, finished it; or the episode was finished before it came);
 // when its sequencer has asked nothing for `idleMs` (it died); or on a signal.
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager } from "@nats-io/jetstream";
 import type { Tracer } from "@opentelemetry/api";
 import type { LogRecord } from "../events/record.ts";
-import { followJetStreamLog } from "../infra/jetStreamEventStore.ts";
+import { followJetStreamLog, lastJetStreamRecord } from "../infra/jetStreamEventStore.ts";
 import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
-import { natsName, subjects } from "../infra/nats.ts";
+import { subjects } from "../infra/nats.ts";
 import type { Transport } from "../infra/transport.ts";
 import { ActorHost } from "./actorHost.ts";
 import { headerOf, snapshotActors, UsageError, type EpisodeHeader } from "./replay.ts";
@@ -149,17 +148,11 @@ export async function hostEpisodeActors(o: ActorHostServiceOptions): Promise<Act
   return result(end ?? "finished", (host as ActorHost).ids);
 }
 
-/**
- * Whether the episode's log ends with its last tick's commit: one look at the last message on its
- * subject (the commit that ends a log is the last line of its last message), not a read of the log.
- */
+/** Whether the episode's log ends with its last tick's commit (one look at its last record, not a read of the log). */
 async function isFinished(nc: NatsConnection, namespace: string, episode: string, lastTick: number): Promise<boolean> {
   try {
-    const jsm = await jetstreamManager(nc);
-    const message = await jsm.streams.getMessage(natsName("PT_LOG", namespace), { last_by_subj: subjects.log(namespace, episode) });
-    const text = message?.string().trimEnd() ?? "";
-    const last = JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as Partial<LogRecord>;
-    return last.type === "tick.committed" && last.tick === lastTick;
+    const last = await lastJetStreamRecord(nc, namespace, episode);
+    return last?.type === "tick.committed" && last.tick === lastTick;
   } catch {
     return false; // cannot tell: serve, and the follow tells when the episode ends
   }

@@ -432,6 +432,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
       base = snapshotOfReplay(replay);
       replay.host.stop();
     }
+    if (o.ticks !== undefined && world.lengthFixedBy !== undefined) throw new UsageError(`--ticks ${o.ticks}: ${world.lengthFixedBy(o.ticks, header.ticks)}`);
     const ticks = o.ticks ?? header.ticks;
     if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) {
       throw new UsageError(

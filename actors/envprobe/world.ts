@@ -78,6 +78,12 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   },
 
   defaultTicks: (config) => horizonOf(config),
+  // The metrics take the log's tick count for H, and the budget is ⌊H/4⌋: a tick count apart from H
+  // ran empty ticks past the horizon or cut the episode short, and the summary misstated both.
+  lengthFixedBy: (n, parentTicks) =>
+    parentTicks === undefined
+      ? `an envprobe episode runs its horizon H, one tick a step (budget ⌊H/4⌋), so its length is H; set the horizon in the config instead: --config '{"horizon": ${n}}' (or a file holding it)`
+      : `an envprobe fork runs to its parent's horizon H = ${parentTicks} (one tick a step); a fork keeps its parent's config, so set the horizon where the parent runs (run envprobe --config '{"horizon": ${n}}') and fork that`,
 
   actors(config, seed): ActorDefinition[] {
     const { agent, env } = inputsOf(config, seed);

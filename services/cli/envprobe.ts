@@ -1,9 +1,9 @@
 // `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts),
 // or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
-import { closeSync, existsSync, openSync, readSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { LogRecord } from "../../events/record.ts";
-import { scanLog, segmentFiles } from "../../infra/fileEventStore.ts";
+import { scanLog } from "../../infra/fileEventStore.ts";
 import cliProgress from "cli-progress";
 import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
@@ -12,7 +12,7 @@ import { shownNatsUrl } from "../../infra/nats.ts";
 import { checkOutFile } from "./distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
-import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
+import { UsageError } from "../replay.ts";
 import { envprobeLlm, type LlmCliFlags } from "./llm.ts";
 import { plural } from "../views/text.ts";
 
@@ -122,53 +122,6 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
   else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => join(flags.out, f)).join(", ")}\n`);
   if (report.unpaired.groups > 0) process.stderr.write(`report-envprobe: incomplete grid: ${report.unpaired.groups} (world, regime, seed) ${report.unpaired.groups === 1 ? "group lacks" : "groups lack"} some policy (${report.unpaired.examples.join("; ")}${report.unpaired.groups > 3 ? "; …" : ""}); their seeds drop out of those pairs\n`);
   return 0;
-}
-
-/**
- * `run envprobe --ticks/--days`: an envprobe episode runs its horizon H, one tick a step, with the
- * budget ⌊H/4⌋, and its metrics take the log's tick count for H; a tick count apart from H ran
- * empty ticks past the horizon or cut the episode short, and the summary then misstated H and the
- * budget. So the length is set where H is, in the config (`sweep envprobe` takes --horizon).
- */
-export function refuseEnvprobeLength(flags: { readonly ticks?: number; readonly days?: number }): void {
-  const [flag, value] = flags.ticks !== undefined ? ["--ticks", flags.ticks] : flags.days !== undefined ? ["--days", flags.days] : [null, 0];
-  if (flag === null) return;
-  throw new UsageError(`${flag} ${value}: an envprobe episode runs its horizon H, one tick a step (budget ⌊H/4⌋), so its length is H; set the horizon in the config instead: --config '{"horizon": ${flag === "--ticks" ? value : "n"}}' (or a file holding it)`);
-}
-
-/**
- * `fork --ticks` of an envprobe log: refused as `run envprobe --ticks` is. A fork keeps its
- * parent's config, so its horizon is the parent's.
- */
-export function refuseEnvprobeForkTicks(ticks: number | undefined, parentHead: LogRecord | undefined): void {
-  const header = parentHead?.payload as { world?: string; ticks?: number } | undefined;
-  if (ticks === undefined || header?.world !== "envprobe") return;
-  throw new UsageError(`--ticks ${ticks}: an envprobe fork runs to its parent's horizon H = ${header.ticks} (one tick a step); a fork keeps its parent's config, so set the horizon where the parent runs (run envprobe --config '{"horizon": ${ticks}}') and fork that`);
-}
-
-/** The first record of an episode's log on disk (its header), read without the rest of the log; undefined for an empty log. */
-export function logHeadOf(episode: string): LogRecord | undefined {
-  const first = segmentFiles(layoutOf(resolveEpisodeDir(episode)).log)[0];
-  if (first === undefined) return undefined;
-  const fd = openSync(first, "r");
-  try {
-    const chunks: Buffer[] = [];
-    const chunk = Buffer.alloc(1 << 16);
-    for (;;) {
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      const end = chunk.subarray(0, n).indexOf(0x0a);
-      chunks.push(Buffer.from(chunk.subarray(0, end === -1 ? n : end)));
-      if (end !== -1 || n === 0) break;
-    }
-    const line = Buffer.concat(chunks).toString("utf8");
-    try {
-      return JSON.parse(line) as LogRecord;
-    } catch {
-      return undefined; // a damaged header: forking it reports the damage
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** An episode's records with its ancestors' before each fork point, and who chose its steps. */

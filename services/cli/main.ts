@@ -26,7 +26,7 @@ import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
-import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, logHeadOf, refuseEnvprobeForkTicks, refuseEnvprobeLength, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
 import { pickRecords, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
@@ -205,7 +205,10 @@ const verifyInNats = (episode: string, url: string, ns: string): string => `npx 
 
 async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
-  if (worldName === "envprobe") refuseEnvprobeLength(flags);
+  const fixedBy = worlds[worldName]!.lengthFixedBy;
+  if (fixedBy !== undefined && (flags.ticks !== undefined || flags.days !== undefined)) {
+    throw new UsageError(flags.ticks !== undefined ? `--ticks ${flags.ticks}: ${fixedBy(flags.ticks)}` : `--days ${flags.days}: ${fixedBy("n")}`);
+  }
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
   if (flags.agents !== undefined) {
     if (worldName !== "auratown") throw new UsageError(`--agents: only auratown has a roster to grow (${worldName} sets its actors by its config)`);
@@ -264,7 +267,6 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const options: ForkOptions = { ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) };
   const nats = flags.nats;
   if (nats === undefined) {
-    if (flags.ticks !== undefined) refuseEnvprobeForkTicks(flags.ticks, logHeadOf(log));
     const { afterFork, ...llm } = llmForFork(log, flags);
     const result = await forkEpisode({ ...options, ...llm });
     afterFork?.();
@@ -275,8 +277,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const ns = flags.namespace;
   const where = jetStreamWhere(ns);
   const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
-    const parentRecords = flags.reuseLlm === true || flags.ticks !== undefined ? await readJetStreamLog(nc, ns, log) : undefined;
-    refuseEnvprobeForkTicks(flags.ticks, parentRecords?.[0]);
+    const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
     const { afterFork, ...llm } = llmForFork(log, flags, parentRecords);
     // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
     const forked = await Effect.runPromise(forkEpisodeEffect({ ...options, ...llm, parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch(
