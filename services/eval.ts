@@ -22,9 +22,8 @@ import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } 
 import { makeLlmGateway, usageFromRecords, type Accounting, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
-import { anotherEpisode, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
+import { anotherEpisode, headerDifferences, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
 import { factualTruth } from "./benchmarks/factual.ts";
-import { fieldDifferences } from "./views/text.ts";
 
 export const DEFAULT_SEEDS = [42, 123, 456] as const;
 
@@ -293,9 +292,7 @@ async function episodeRecords(dir: string, config: SceneConfig, seed: number, co
     const complete = existing.filter((r) => r.type === "tick.committed").length === config.order.length;
     if (same && complete && scan?.torn === null) return existing;
     if (!o.fresh && !same) {
-      const asked = { condition, seed, config };
-      const differ = header === undefined ? [] : fieldDifferences({ condition: header.condition, seed: header.seed, config: header.config }, asked, "in the log");
-      throw anotherEpisode(dir, differ);
+      throw anotherEpisode(dir, headerDifferences(header, { condition, seed, config }));
     }
     // An interrupted cell is continued, not rerun: its logged model answers are served from the log.
     if (same) resume = true;

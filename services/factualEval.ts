@@ -248,6 +248,11 @@ export function cellDifferences(records: readonly LogRecord[], seed: number, con
   return fieldDifferences(had, { condition, seed, query: queryId, warmup, maxSteps, llm }, "in the log");
 }
 
+/** How an episode header's condition, seed and config differ from those asked for (none for no header). */
+export function headerDifferences(header: { readonly condition?: string; readonly seed?: number; readonly config?: unknown } | undefined, asked: { readonly condition: string; readonly seed: number; readonly config: unknown }): string[] {
+  return header === undefined ? [] : fieldDifferences({ condition: header.condition, seed: header.seed, config: header.config }, asked, "in the log");
+}
+
 /** A cell (or episode) directory whose log holds another episode than the one asked for: `differ` names the fields. */
 export function anotherEpisode(dir: string, differ: readonly string[]): UsageError {
   return new UsageError(`${dir}: holds another episode (${differ.length === 0 ? "its log has no episode header" : differ.join("; ")}); pass --fresh to rerun it, or write to another output directory`);
@@ -323,8 +328,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
           // simulation changed, another asker) is another episode too; an unfinished one is rerun.
           const held = o.fresh === true ? null : cellLog(dir);
           if (held !== null) {
-            const header = held[0]?.payload as CellHeader;
-            const differ = fieldDifferences({ condition: header?.condition, seed: header?.seed, config: header?.config }, { condition, seed, config }, "in the log");
+            const differ = headerDifferences(held[0]?.payload as CellHeader, { condition, seed, config });
             if (differ.length > 0) throw anotherEpisode(dir, differ);
           }
           rmSync(dir, { recursive: true, force: true });
