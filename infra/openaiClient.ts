@@ -79,6 +79,17 @@ export function classify(error: unknown, apiKey: string | null): ChatError {
 }
 
 /**
+ * A token count as the server reported it, when it is one: a whole number ≥ 0 that stays exact
+ * when summed. Anything else (a string, a negative or fractional number, Infinity from `1e999`,
+ * an absurd 1e300) counts as 0: the counts go into logged payloads whose schema wants integers
+ * and into canonical JSON, which refuses non-finite numbers — a server's bad arithmetic crashed
+ * the run (exit 4) or wrote a record its own verify called damaged (exit 3).
+ */
+export function tokenCount(value: unknown): number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 2 ** 40 ? value : 0;
+}
+
+/**
  * A client for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio …). Local servers
  * usually need no key; the `openai` package insists on one, so a placeholder is sent then.
  */
@@ -105,7 +116,7 @@ export function openAiChatClient(options: { readonly baseURL: string; readonly a
         return {
           content: typeof content === "string" ? content : "",
           model: typeof response.model === "string" && response.model.length > 0 ? response.model : call.model,
-          usage: { promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 },
+          usage: { promptTokens: tokenCount(response.usage?.prompt_tokens), completionTokens: tokenCount(response.usage?.completion_tokens) },
         };
       } catch (error) {
         throw classify(error, apiKey);

@@ -10,7 +10,8 @@ export interface ChatBody {
   response_format?: { type: string };
 }
 
-export type Reply = { status?: number; content?: string; delayMs?: number; headers?: Record<string, string> };
+/** `usage` replaces the completion's usage object; `body` (with `contentType`) replaces the whole 200 body, as sent. */
+export type Reply = { status?: number; content?: string; delayMs?: number; headers?: Record<string, string>; usage?: unknown; body?: string; contentType?: string };
 
 /** A fake OpenAI-compatible server: `reply` decides each answer; every request is counted. */
 export async function fakeServer(reply: (body: ChatBody, n: number) => Reply) {
@@ -31,12 +32,17 @@ export async function fakeServer(reply: (body: ChatBody, n: number) => Reply) {
           res.end(JSON.stringify({ error: { message: `fake error ${r.status}`, type: "fake" } }));
           return;
         }
+        if (r.body !== undefined) {
+          res.writeHead(200, { "content-type": r.contentType ?? "application/json" });
+          res.end(r.body);
+          return;
+        }
         const content = r.content ?? "";
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({
           id: `chatcmpl-${bodies.length}`, object: "chat.completion", created: 0, model: `${body.model}-served`,
           choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+          usage: "usage" in r ? r.usage : { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
         }));
       };
       if (r.delayMs !== undefined) setTimeout(send, r.delayMs);

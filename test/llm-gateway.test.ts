@@ -160,6 +160,26 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
+  it("usage figures a server gets wrong (1e300, a string, negative, 1e999) count as 0: the run ends and its log verifies", async () => {
+    const answer = JSON.stringify({ answer: "Ben is at the square." });
+    const completion = (content: string, usage: string) => `{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(content)}},"finish_reason":"stop"}],"usage":${usage}}`;
+    const usages = ['{"prompt_tokens":1e300,"completion_tokens":"lots"}', '{"prompt_tokens":-5,"completion_tokens":1e999}'];
+    const server = await fakeServer((b, n) => ({ body: completion(b.messages[0]!.content.includes("Gap rubric") ? JSON.stringify(FRAME) : answer, usages[(n - 1) % usages.length]!) }));
+    try {
+      const { records, dir, gateway } = await runScene("bad-usage", "aura-intent", config(server.url, { intent: "fake-intent", answer: "fake-answer" }));
+      // Before: the 1e300 went into the log (a record verify calls damaged, exit 3) and the string or
+      // 1e999 crashed the run in canonical JSON (exit 4).
+      expect(server.requests).toBe(2);
+      const completed = ofType<LlmCompletedPayload>(records, "llm.completed");
+      expect(completed).toHaveLength(2);
+      expect(completed.every((r) => r.payload.usage.promptTokens === 0 && r.payload.usage.completionTokens === 0)).toBe(true);
+      expect(gateway.accounting().total).toMatchObject({ calls: 2, promptTokens: 0, completionTokens: 0, costUsd: 0 });
+      expect((await verifyEpisode(dir)).ok).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("timeout: each attempt is cut at timeoutMs, then llm.failed (timeout) and the deterministic frame", async () => {
     const server = await fakeServer(() => ({ content: JSON.stringify(FRAME), delayMs: 1500 }));
     try {
