@@ -65,6 +65,10 @@ function retryAfter(headers: Headers | undefined): number | null {
 
 export function classify(error: unknown, apiKey: string | null): ChatError {
   if (error instanceof ChatError) return error;
+  // The `openai` client parses a JSON-typed body with JSON.parse: a SyntaxError means the server
+  // answered, with something that is not JSON (a proxy's error page, a truncated body). Not a
+  // connection failure: it must not count towards taking the endpoint as unreachable.
+  if (error instanceof SyntaxError) return new ChatError("server_error", scrub(`the server answered with a body that is not JSON (${error.message})`, apiKey), null);
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new ChatError("timeout", "the request timed out", null);
   if (error instanceof OpenAI.APIConnectionError) return new ChatError("network", scrub(`connection failed: ${error.message}`, apiKey), null);
   if (error instanceof OpenAI.APIError) {
@@ -112,7 +116,14 @@ export function openAiChatClient(options: { readonly baseURL: string; readonly a
           },
           { timeout: call.timeoutMs, maxRetries: 0 },
         );
-        const content = response.choices?.[0]?.message?.content ?? "";
+        // A body that is not a chat completion (an HTML page served with 200, an empty body, an
+        // object without `choices`) is the server's fault, not an empty reply of the model.
+        const body: unknown = response;
+        if (body === null || typeof body !== "object" || !Array.isArray((body as { choices?: unknown }).choices)) {
+          const shown = typeof body === "string" ? JSON.stringify(body.slice(0, 120)) : body === undefined || body === null ? "an empty body" : `an object without 'choices': ${JSON.stringify(body).slice(0, 120)}`;
+          throw new ChatError("server_error", scrub(`the server's answer is not a chat completion: ${shown}`, apiKey), null);
+        }
+        const content = response.choices[0]?.message?.content ?? "";
         return {
           content: typeof content === "string" ? content : "",
           model: typeof response.model === "string" && response.model.length > 0 ? response.model : call.model,

@@ -180,6 +180,34 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
+  it("a 200 whose body is not a chat completion (not JSON, an HTML page, no choices) is a server_error naming what came, and does not make the endpoint 'unreachable'", async () => {
+    const bodies: Reply[] = [
+      { body: "this is not json {" },
+      { body: "<html><body>Bad Gateway</body></html>", contentType: "text/html" },
+      { body: '{"id":"x","object":"chat.completion"}' },
+      { body: "" },
+    ];
+    const server = await fakeServer((_b, n) => (n <= 8 ? bodies[Math.floor((n - 1) / 2)]! : { content: JSON.stringify({ answer: "fine" }) }));
+    try {
+      const ask = (i: number) => llmRequest("answer", "fake-answer", [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 10, output: "answer", temperature: 0 }, String(i));
+      const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }, { maxAttempts: 2 }));
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+      const failures = answers.slice(0, 4).map((a) => a.payload as LlmFailedPayload);
+      expect(failures.map((f) => [f.error, f.attempts])).toEqual([["server_error", 2], ["server_error", 2], ["server_error", 2], ["server_error", 2]]);
+      expect(failures[0]!.message).toMatch(/^the server answered with a body that is not JSON/);
+      expect(failures[1]!.message).toBe('the server\'s answer is not a chat completion: "<html><body>Bad Gateway</body></html>"');
+      expect(failures[2]!.message).toMatch(/not a chat completion: an object without 'choices'/);
+      expect(failures[3]!.message).toMatch(/not a chat completion: an empty body/);
+      // The server answered every time: it is not taken as down (before, these were 'network'
+      // failures, and after three the endpoint was 'unreachable … could not connect').
+      expect(answers[4]!.type).toBe("llm.completed");
+      expect(server.requests).toBe(9);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("timeout: each attempt is cut at timeoutMs, then llm.failed (timeout) and the deterministic frame", async () => {
     const server = await fakeServer(() => ({ content: JSON.stringify(FRAME), delayMs: 1500 }));
     try {
