@@ -10,6 +10,12 @@ export { RemoteError } from "./transport.ts";
 
 /** Reply header carrying a handler's error as JSON `{name, message}` (the body is then empty). */
 export const ERROR_HEADER = "pt-error";
+/**
+ * Request header of a liveness check: the serving process answers it at once from its subscription,
+ * ahead of its queue, so a requester waiting on a slow reply learns whether anyone still serves the
+ * subject (a killed actor host leaves no subscriber: NATS answers "no responders").
+ */
+export const LIVENESS_HEADER = "pt-alive";
 const MAX_ERROR_MESSAGE = 16_384;
 
 export class RequestTimeout extends Error {
@@ -28,6 +34,13 @@ export class RequestTimeout extends Error {
 export interface NatsTransportOptions {
   /** Reply timeout when a request names none (ms). Default 30000. */
   readonly defaultTimeoutMs?: number;
+  /**
+   * While a reply is awaited, check this often (ms) that the subject is still served. Default 1000.
+   * The request fails with NoResponder once nobody has served it for `lostAfterMs` (default 3000:
+   * a server restart drops every subscription until its clients reconnect, which takes a second or two).
+   */
+  readonly livenessEveryMs?: number;
+  readonly lostAfterMs?: number;
   /** Where an exception thrown by a subscribe() handler goes. Default: stderr. */
   readonly onSubscriberError?: (error: unknown, subject: string) => void;
 }
@@ -93,6 +106,8 @@ export class NatsTransport implements Transport {
   private readonly nc: NatsConnection;
   private readonly defaultTimeoutMs: number;
   private readonly onSubscriberError: (error: unknown, subject: string) => void;
+  private readonly livenessEveryMs: number;
+  private readonly lostAfterMs: number;
   private readonly served = new Map<string, Served>();
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
@@ -100,6 +115,8 @@ export class NatsTransport implements Transport {
   constructor(nc: NatsConnection, options: NatsTransportOptions = {}) {
     this.nc = nc;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.livenessEveryMs = options.livenessEveryMs ?? 1000;
+    this.lostAfterMs = options.lostAfterMs ?? 3000;
     this.onSubscriberError = options.onSubscriberError ?? ((error, subject) => process.stderr.write(`probetown: subscriber on '${subject}' failed: ${(error as Error)?.stack ?? String(error)}\n`));
   }
 
@@ -108,18 +125,62 @@ export class NatsTransport implements Transport {
     const timeout = options?.timeoutMs ?? this.defaultTimeoutMs;
     const h = toNatsHeaders(options?.headers);
     let reply: Msg;
+    const watch = this.watchResponders(subject);
     try {
-      reply = await this.nc.request(subject, encode(message), h === undefined ? { timeout } : { timeout, headers: h });
+      reply = await Promise.race([this.nc.request(subject, encode(message), h === undefined ? { timeout } : { timeout, headers: h }), watch.lost]);
     } catch (error) {
       if ((error instanceof RequestError && error.isNoResponders()) || error instanceof NoRespondersError) throw new NoResponder(subject);
+      if (error instanceof NoResponder) throw error;
       if (error instanceof TimeoutError) throw new RequestTimeout(subject, timeout);
       throw new Error(`request on '${subject}' failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    } finally {
+      watch.stop();
     }
     if (reply.headers !== undefined) {
       const failed = reply.headers.get(ERROR_HEADER);
       if (failed !== "") throw remoteError(subject, failed);
     }
     return decode(reply) as Res;
+  }
+
+  /**
+   * Rejects `lost` with NoResponder once the subject has had no subscriber for `lostAfterMs`, checked
+   * every `livenessEveryMs` while a reply is awaited (a fast reply never checks). A check that times
+   * out says nothing: the server is away, or the serving process is busy; the request's own timeout
+   * decides then.
+   */
+  private watchResponders(subject: string): { readonly lost: Promise<never>; stop(): void } {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    let unservedSince: number | null = null;
+    let reject: (error: unknown) => void = () => {};
+    const lost = new Promise<never>((_resolve, rejectLost) => (reject = rejectLost));
+    lost.catch(() => undefined); // raced, or never settled
+    const check = (): void => {
+      if (stopped || this.nc.isClosed()) return;
+      this.nc
+        .request(subject, "", { timeout: this.livenessEveryMs, headers: toNatsHeaders({ [LIVENESS_HEADER]: "1" })! })
+        .then(
+          () => (unservedSince = null),
+          (error: unknown) => {
+            if (!((error instanceof RequestError && error.isNoResponders()) || error instanceof NoRespondersError)) return;
+            const now = performance.now();
+            unservedSince ??= now;
+            if (now - unservedSince >= this.lostAfterMs) reject(new NoResponder(subject));
+          },
+        )
+        .finally(() => {
+          if (!stopped) timer = setTimeout(check, this.livenessEveryMs);
+        });
+    };
+    timer = setTimeout(check, this.livenessEveryMs);
+    return {
+      lost,
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
   }
 
   serve<Req, Res>(subject: string, handler: Handler<Req, Res>): () => void {
@@ -129,6 +190,10 @@ export class NatsTransport implements Transport {
       sub: this.nc.subscribe(subject, {
         callback: (error, msg) => {
           if (error !== null) return; // the subscription is closing (e.g. a permissions error); nothing to answer
+          if (msg.headers?.get(LIVENESS_HEADER) === "1") {
+            respondAlive(msg);
+            return;
+          }
           if (served.busy) served.queue.push(msg);
           else run(msg);
         },
@@ -144,6 +209,13 @@ export class NatsTransport implements Transport {
       if (msg.reply === undefined) return;
       try {
         msg.respond(undefined, { headers: errorHeaders(error) });
+      } catch {
+        // closed
+      }
+    };
+    const respondAlive = (msg: Msg): void => {
+      try {
+        msg.respond();
       } catch {
         // closed
       }

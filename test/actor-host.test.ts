@@ -155,9 +155,12 @@ describe("actor hosts and remote runs that fail", () => {
     const sequencer = run();
     await partialLog(ns, episode, 150);
     b.child.kill("SIGKILL");
+    const killedAt = performance.now();
     await b.done;
     const failed = await sequencer.within(60_000);
     expect(failed.code).toBe(2);
+    // Killed mid-request or between two: told within seconds, not at the 30 s request timeout.
+    expect(performance.now() - killedAt).toBeLessThan(10_000);
     expect(failed.err).toMatch(new RegExp(`error: episode ${episode}: the actor host serving (agent/liu-yang|agent/wang-jun|env/auratown) stopped answering \\(.*\\); the log so far is kept: start an actor host for \\1 again and continue the episode with \`run --resume\``));
 
     await resumeWith(run("--resume"), [a, host(AGENTS_B)]);

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats } from "../infra/nats.ts";
 import { NatsTransport, RemoteError, RequestTimeout } from "../infra/natsTransport.ts";
+import { NoResponder } from "../infra/transport.ts";
 import { InProcessTransport } from "../infra/transport.ts";
 import { transportContract } from "./contracts/transport.ts";
 import { startTestNats } from "./natsServer.ts";
@@ -15,7 +16,7 @@ afterAll(async () => {
   await nats.stop();
 }, 30_000);
 
-async function natsPair(options?: { defaultTimeoutMs?: number }) {
+async function natsPair(options?: { defaultTimeoutMs?: number; livenessEveryMs?: number; lostAfterMs?: number }) {
   const [ncA, ncB] = await Promise.all([connectNats(nats.url, { name: "contract-a" }), connectNats(nats.url, { name: "contract-b" })]);
   connections.push(ncA, ncB);
   const a = new NatsTransport(ncA, options);
@@ -85,6 +86,35 @@ describe("NatsTransport specifics", () => {
       expect(Date.now() - started).toBeLessThan(900);
       stop();
     } finally {
+      await close();
+    }
+  }, 30_000);
+
+  it("a request whose server process dies while it waits fails with NoResponder soon after, not at its timeout; a slow live server is waited for", async () => {
+    const { a, b, ncA, settle, close } = await natsPair({ livenessEveryMs: 100, lostAfterMs: 300 });
+    let hang = (): void => {};
+    try {
+      let calls = 0;
+      a.serve("pt.specific.alive", () => {
+        calls++;
+        return new Promise((r) => setTimeout(() => r("late but here"), 800));
+      });
+      await settle();
+      // Alive but slow: liveness checks are answered beside the handler, which runs once.
+      await expect(b.request("pt.specific.alive", {}, { timeoutMs: 5000 })).resolves.toBe("late but here");
+      expect(calls).toBe(1);
+
+      a.serve("pt.specific.dies", () => new Promise<void>((r) => (hang = r))); // answers only after the test
+      await settle();
+      const started = performance.now();
+      const waiting = b.request("pt.specific.dies", {}, { timeoutMs: 20_000 }).then(() => null, (e: unknown) => e);
+      setTimeout(() => void ncA.close(), 200); // the serving process is gone: its subscriptions with it
+      const error = await waiting;
+      expect(error).toBeInstanceOf(NoResponder);
+      expect((error as Error).message).toContain("pt.specific.dies");
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      hang();
       await close();
     }
   }, 30_000);
