@@ -5,7 +5,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { connect } from "node:net";
 import { dirname } from "node:path";
-import { ProxyTracerProvider, SpanKind, SpanStatusCode, context as otelContext, isSpanContextValid, trace } from "@opentelemetry/api";
+import { ProxyTracerProvider, SpanKind, SpanStatusCode, TraceFlags, context as otelContext, isSpanContextValid, trace } from "@opentelemetry/api";
 import type { Attributes, Context, HrTime, Span, Tracer } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
 import type { ExportResult } from "@opentelemetry/core";
@@ -43,7 +43,7 @@ export interface Telemetry {
   flush(): Promise<void>;
   /** Flushes, then shuts down. Idempotent: later calls return the first call's promise. */
   shutdown(): Promise<void>;
-  /** Spans the exporter could not deliver so far (an unreachable collector), with the first error; null when all went. */
+  /** After flush() or shutdown(): spans that never reached the exporter's destination (an unreachable collector, a full queue), with the first error; null when all went. */
   undelivered(): { readonly spans: number; readonly error: string } | null;
 }
 
@@ -52,28 +52,40 @@ export interface Telemetry {
  * diagnostic logger, and a trace that never reached its collector must not pass for a sent one.
  *
  * Once the collector is known to be unreachable (the probe at start, or an export that failed on
- * the network), later batches fail at once instead of each retrying with back-off: an absent
- * collector used to add ~9 s to every run's end.
+ * the network or timed out), later batches fail at once instead of each retrying with back-off or
+ * waiting out its timeout: an absent collector used to add ~9 s to every run's end, and one that
+ * accepts connections but never answers cost 5 s per batch.
+ *
+ * Exports in flight are kept so `settled()` can wait for them: the batch processor's forceFlush
+ * only exports what is still queued, not the batch its timer already handed over, and a count read
+ * before that batch failed left it out.
  */
 class DeliveryReportingExporter implements SpanExporter {
-  spans = 0;
+  /** Spans handed over that the exporter delivered. */
+  delivered = 0;
   error: string | null = null;
   private readonly inner: SpanExporter;
   /** Settles with null when the collector answered the probe, or the reason it did not. */
   private readonly probe: Promise<string | null>;
   private unreachable: string | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
   constructor(inner: SpanExporter, probe: Promise<string | null> = Promise.resolve(null)) {
     this.inner = inner;
     this.probe = probe;
   }
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    let settle!: () => void;
+    const exported = new Promise<void>((resolve) => (settle = resolve));
+    this.inFlight.add(exported);
     const done = (result: ExportResult) => {
-      if (result.code !== ExportResultCode.SUCCESS) {
+      if (result.code === ExportResultCode.SUCCESS) this.delivered += spans.length;
+      else {
         const message = result.error?.message ?? "export failed";
         if (NETWORK_FAILURE.test(message)) this.unreachable ??= message;
-        this.spans += spans.length;
         this.error ??= message;
       }
+      this.inFlight.delete(exported);
+      settle();
       resultCallback(result);
     };
     const failed = (message: string) => done({ code: ExportResultCode.FAILED, error: new Error(message) });
@@ -87,6 +99,10 @@ class DeliveryReportingExporter implements SpanExporter {
       }
     });
   }
+  /** Resolves when every export handed over so far has succeeded or failed. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
   shutdown(): Promise<void> {
     return this.inner.shutdown();
   }
@@ -95,8 +111,28 @@ class DeliveryReportingExporter implements SpanExporter {
   }
 }
 
+/**
+ * Counts the sampled spans that ended, ahead of the batch processor: the processor drops spans
+ * silently when its queue is full (a collector slower than the run), so what was not delivered is
+ * what ended less what the exporter delivered, not only what it saw fail.
+ */
+class EndedSpanCounter implements SpanProcessor {
+  ended = 0;
+  onStart(): void {}
+  onEnd(span: ReadableSpan): void {
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0) this.ended++;
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /** Errors that mean nothing answers at the collector's address (not a rejected batch). */
-const NETWORK_FAILURE = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ECONNRESET|ETIMEDOUT|timeout/i;
+// "Request timed out" is the OTLP exporter's own timeout: the collector took the connection and never answered.
+const NETWORK_FAILURE = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ECONNRESET|ETIMEDOUT|timeout|timed out/i;
 
 /** Opens (and closes) a TCP connection to the collector: null when it answers, else why not. */
 function probeCollector(url: string, timeoutMs = 1000): Promise<string | null> {
@@ -114,7 +150,10 @@ function probeCollector(url: string, timeoutMs = 1000): Promise<string | null> {
       socket.destroy();
       resolve(result);
     };
-    socket.setTimeout(timeoutMs, () => done(`no answer from ${host}:${port} within ${timeoutMs} ms`));
+    // The verdict waits one turn of the event loop: a run that kept the loop busy past the timeout
+    // (building a large town) sees the timer before the connect that completed meanwhile, and a
+    // collector that answered at once was declared unreachable, every span of the run undelivered.
+    socket.setTimeout(timeoutMs, () => setImmediate(() => done(`no answer from ${host}:${port} within ${timeoutMs} ms`)));
     socket.once("connect", () => done(null));
     socket.once("error", (error) => done(error.message));
   });
@@ -315,21 +354,26 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
     }
   }
 
+  const counter = new EndedSpanCounter();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ "service.name": config.serviceName ?? DEFAULT_SERVICE_NAME }),
     // Explicit, so OTEL_TRACES_SAMPLER cannot silently switch tracing off when it was asked for.
     sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-    spanProcessors: [processor],
+    spanProcessors: [counter, processor],
   });
   const tracer = provider.getTracer(TRACER_NAME);
+  // Every batch handed to the exporter has come back (forceFlush alone leaves the timer's batch out).
+  const settled = () => reporting?.settled() ?? Promise.resolve();
 
   let shutdownPromise: Promise<void> | undefined;
   const flush = async (): Promise<void> => {
-    if (shutdownPromise !== undefined) return;
+    if (shutdownPromise !== undefined) return shutdownPromise.catch(() => undefined);
     try {
       await provider.forceFlush();
     } catch (errors) {
       throw flushError(errors);
+    } finally {
+      await settled();
     }
   };
   const shutdown = (): Promise<void> => {
@@ -341,12 +385,17 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
         flushFailure = flushError(errors);
       }
       await provider.shutdown();
+      await settled();
       if (flushFailure !== undefined) throw flushFailure;
     })();
     return shutdownPromise;
   };
 
-  const undelivered = () => (reporting === null || reporting.spans === 0 ? null : { spans: reporting.spans, error: reporting.error ?? "export failed" });
+  const undelivered = () => {
+    if (reporting === null) return null;
+    const lost = counter.ended - reporting.delivered;
+    return lost <= 0 ? null : { spans: lost, error: reporting.error ?? "the export queue was full and spans were dropped" };
+  };
   return { enabled: true, tracer, description, flush, shutdown, undelivered };
 }
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,6 +120,23 @@ async function deadCollectorUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/v1/traces`;
 }
 
+/** A local OTLP/HTTP endpoint whose answer `respond` decides; `spans()` counts the spans of the JSON bodies it received. */
+async function recordingCollector(respond: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string; spans: () => number }> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const doc = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { resourceSpans?: { scopeSpans?: { spans?: unknown[] }[] }[] };
+      for (const rs of doc.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) count += ss.spans?.length ?? 0;
+      respond(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/v1/traces`, spans: () => count };
+}
+
 describe("otlp exporter", () => {
   it("delivers every span of a 5,000-span burst to the collector", async () => {
     const received: Received[] = [];
@@ -205,6 +222,46 @@ describe("otlp exporter", () => {
     expect(t.undelivered()).toMatchObject({ spans: 3000 });
     await t.shutdown().catch(() => undefined);
   });
+
+  it("delivers to a collector that answered while the run kept the event loop busy past the probe's timeout", async () => {
+    const { server, url, spans } = await recordingCollector((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    try {
+      const t = createTelemetry({ exporter: "otlp", otlpUrl: url });
+      // A large town is built synchronously: the probe's 1 s timer and its completed connect are
+      // both due when the loop comes back; the collector answered and must get the spans.
+      const until = performance.now() + 1500;
+      while (performance.now() < until);
+      for (let i = 0; i < 10; i++) t.tracer.startSpan("busy").end();
+      await t.shutdown();
+      expect(t.undelivered()).toBeNull();
+      expect(spans()).toBe(10);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("counts every span a collector that never answers did not get, and waits for it once only", async () => {
+    // Takes the connection and the request, never replies.
+    const { server, url } = await recordingCollector(() => undefined);
+    try {
+      const t = createTelemetry({ exporter: "otlp", otlpUrl: url });
+      // The first batch goes out on the processor's own (timer or size) path while the run goes on,
+      // the rest at the end: all of them count, the one in flight included.
+      for (let i = 0; i < 1500; i++) t.tracer.startSpan("early").end();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 2500; i++) t.tracer.startSpan("late").end();
+      const started = Date.now();
+      await t.flush().catch(() => undefined);
+      expect(t.undelivered()).toMatchObject({ spans: 4000, error: expect.stringMatching(/timed out/i) });
+      // One export timeout (5 s), not one per batch.
+      expect(Date.now() - started).toBeLessThan(8000);
+      await t.shutdown().catch(() => undefined);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 20_000);
 
   it("does not print credentials or query strings of the URL", () => {
     const t = createTelemetry({ exporter: "otlp", otlpUrl: "http://user:secret@127.0.0.1:1/v1/traces?token=abc" });
