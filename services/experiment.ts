@@ -252,6 +252,8 @@ export interface MatrixScan {
   readonly cells: number;
   /** Cell directories with no usable log (none, unfinished, damaged, or made with another config). */
   readonly missing: readonly string[];
+  /** Why a cell in `missing` is not served, as a message says it ("no log", "a log made with other settings", …). */
+  readonly unserved: ReadonlyMap<string, string>;
   /** Cell directories served from their logs. */
   readonly served: readonly string[];
   /** Result lines, in matrix order, derived from the logs that exist (the rule judge's). */
@@ -264,17 +266,28 @@ export interface MatrixScan {
  * The records of a finished log of (seed, condition) with `ticks` committed ticks whose config the
  * spec would give (`same`), else null: a changed maxSteps, policy or warm-up makes a cell stale.
  */
-function finishedLog(dir: string, seed: number, condition: string, ticks: number, same: (config: SceneConfig) => boolean): LogRecord[] | null {
+function finishedLog(dir: string, seed: number, condition: string, ticks: number, same: (config: SceneConfig) => boolean, unserved: Map<string, string>): LogRecord[] | null {
   const log = layoutOf(dir).log;
-  if (!existsSync(log)) return null;
+  if (!existsSync(log)) return unservedAs(unserved, dir, NO_LOG);
   try {
     const records = scanLog(log).records;
     const header = records[0]?.payload as { condition?: string; seed?: number; config?: SceneConfig } | undefined;
-    if (header?.condition !== condition || header.seed !== seed || header.config === undefined || !same(header.config)) return null;
-    return records.filter((r) => r.type === "tick.committed").length === ticks ? records : null;
+    if (header?.condition !== condition || header.seed !== seed || header.config === undefined) return unservedAs(unserved, dir, ANOTHER_EPISODE);
+    if (!same(header.config)) return unservedAs(unserved, dir, OTHER_SETTINGS);
+    return records.filter((r) => r.type === "tick.committed").length === ticks ? records : unservedAs(unserved, dir, UNFINISHED);
   } catch {
-    return null;
+    return unservedAs(unserved, dir, `a damaged log (\`probetown verify ${dir}\` names the damage)`);
   }
+}
+
+const NO_LOG = "no log";
+const UNFINISHED = "an unfinished log (a run without --report-only continues it)";
+const OTHER_SETTINGS = "a log made with other settings than this spec's (a run without --report-only names the fields that differ; --fresh reruns it)";
+const ANOTHER_EPISODE = "another episode's log (a run without --report-only names it; --fresh reruns it)";
+
+function unservedAs(unserved: Map<string, string>, dir: string, why: string): null {
+  unserved.set(dir, why);
+  return null;
 }
 
 /** Derives the results lines from the cells' logs (no episode runs); lists the cells without one. */
@@ -282,6 +295,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
   const root = join(logsRoot(spec), slug(stemOf(spec.queries)));
   const stem = stemOf(spec.queries);
   const missing: string[] = [];
+  const unserved = new Map<string, string>();
   const served: string[] = [];
   const lines: string[] = [];
   const judgeCalls: JudgeCall[] = [];
@@ -303,7 +317,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
           const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}${tag}`);
           const base = sceneConfig(bench, scene, queries, seed, spec.maxSteps, spec.policy);
           const expected = canonicalJson(models === null ? base : { ...base, llm: models });
-          const records = finishedLog(dir, seed, condition, queries.length, (c) => canonicalJson(c) === expected);
+          const records = finishedLog(dir, seed, condition, queries.length, (c) => canonicalJson(c) === expected, unserved);
           if (records === null) {
             missing.push(dir);
             continue;
@@ -329,7 +343,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
         cells++;
         const dir = join(root, `s${seed}-${slug(condition)}${tag}`);
         // The snapshot is the town after `warmup` ticks (scene auratown-s<seed>-t<warmup − 1>).
-        const records = finishedLog(dir, seed, condition, queries.length, (c) => c.maxSteps === spec.maxSteps && c.scene.name === `auratown-s${seed}-t${(spec.warmup ?? 12) - 1}` && canonicalJson(c.llm ?? null) === canonicalJson(models));
+        const records = finishedLog(dir, seed, condition, queries.length, (c) => c.maxSteps === spec.maxSteps && c.scene.name === `auratown-s${seed}-t${(spec.warmup ?? 12) - 1}` && canonicalJson(c.llm ?? null) === canonicalJson(models), unserved);
         if (records === null) {
           missing.push(dir);
           continue;
@@ -359,8 +373,10 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
           const dir = factualCellDir(root, seed, q.id, condition, tag);
           const records = existingCell(dir, seed, condition, q.id, null);
           // Query i is asked on the town after warm-up + i ticks (scene auratown-s<seed>-t<warmup + i − 1>).
-          if (records === null || !cellSettingsMatch(records, seed, qi, spec.warmup ?? 10, spec.maxSteps, models)) missing.push(dir);
-          else {
+          if (records === null || !cellSettingsMatch(records, seed, qi, spec.warmup ?? 10, spec.maxSteps, models)) {
+            missing.push(dir);
+            unserved.set(dir, records !== null ? OTHER_SETTINGS : existsSync(layoutOf(dir).log) ? "an unfinished log, or another episode's (a run without --report-only continues it, or names what differs)" : NO_LOG);
+          } else {
             served.push(dir);
             lines.push(factualCell(stem, q, seed, condition, dir, records).line);
             if (judgeModel !== null) judgeCalls.push({ log: judgeLogOf(dir), request: factualJudgeRequest(judgeModel, q.text, factualTruth((records[0]!.payload as { config: SceneConfig }).config, q.id), answerTextOf(records), q.id) });
@@ -369,7 +385,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
       }
     }
   }
-  return { cells, missing, served, lines, judgeCalls };
+  return { cells, missing, unserved, served, lines, judgeCalls };
 }
 
 // ---- Running ---------------------------------------------------------------------------------
@@ -466,7 +482,8 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
   const toRun = o.fresh === true ? scan.cells : scan.missing.length;
   if (toRun > 0) {
     if (o.reportOnly === true) {
-      throw new UsageError(`${spec.file}: --report-only, but ${scan.missing.length} of ${scan.cells} cells have no finished log under ${logsRoot(spec)} (first: ${scan.missing[0]}); run the experiment without --report-only`);
+      const first = scan.missing[0]!;
+      throw new UsageError(`${spec.file}: --report-only, but ${scan.missing.length} of ${scan.cells} cells have no finished log of this spec under ${logsRoot(spec)} (first: ${first}, which holds ${scan.unserved.get(first) ?? NO_LOG}); run the experiment without --report-only`);
     }
     // The cells run with the controller's models (the judge runs below, from the logs).
     const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null ? {} : { llm: spec.llm }) };

@@ -117,7 +117,7 @@ describe("experiment runs", () => {
 
     // A lost cell: --report-only names it; a rerun runs that cell alone and gives the same rows.
     rmSync(join(dir, "out", "logs", "q", "s123", "q21-aura-gap-routed"), { recursive: true });
-    await expect(runExperiment(spec, { reportOnly: true })).rejects.toThrow(/1 of 20 cells have no finished log .*q21-aura-gap-routed/);
+    await expect(runExperiment(spec, { reportOnly: true })).rejects.toThrow(/1 of 20 cells have no finished log of this spec .*q21-aura-gap-routed, which holds no log\)/);
     const healed = await runExperiment(spec);
     expect(healed).toMatchObject({ ran: 1, served: 19 });
     expect(readFileSync(healed.results, "utf8")).toBe(results);
@@ -129,6 +129,7 @@ describe("experiment runs", () => {
     const healedLogs = fileStats(join(dir, "out", "logs"));
     const spec3 = respec("spec3.yaml", "maxSteps: 3\nwarmup: 10\n");
     expect(scanMatrix(spec3).missing).toHaveLength(20);
+    await expect(runExperiment(spec3, { reportOnly: true })).rejects.toThrow(/20 of 20 cells have no finished log of this spec .*, which holds a log made with other settings than this spec's \(a run without --report-only names the fields/);
     await expect(runExperiment(spec3)).rejects.toThrow(/holds another episode \(maxSteps: 5 in the log, 3 asked for\); pass --fresh to rerun it/);
     await expect(runExperiment(respec("spec11.yaml", "warmup: 11\n"))).rejects.toThrow(/holds another episode \(warmup: 10 in the log, 11 asked for\); pass --fresh/);
     expect(fileStats(join(dir, "out", "logs"))).toEqual(healedLogs);
