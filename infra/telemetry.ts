@@ -1,6 +1,6 @@
 // Tracing setup (DESIGN: telemetry is infra, never part of replayed state). One TracerProvider per
 // Telemetry instance, never registered globally: tests and forks may run several in one process.
-// Exporters: none (the @opentelemetry/api no-op tracer), console, jsonl (own exporter, one span per
+// Exporters: none (the @opentelemetry/api no-op tracer), console (JSON lines on stderr), jsonl (own exporter, one span per
 // line) and otlp (OTLP/HTTP JSON). Batching processors use a large queue so bursts don't drop spans.
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { connect } from "node:net";
@@ -14,7 +14,6 @@ import {
   AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
-  ConsoleSpanExporter,
   ParentBasedSampler,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
@@ -287,6 +286,25 @@ export class JsonlSpanExporter implements SpanExporter {
   }
 }
 
+/**
+ * The console exporter: one JSON line per span (the JSONL file's shape) on stderr. The SDK's
+ * ConsoleSpanExporter writes to stdout, where it broke the output of `--json` for scripts.
+ */
+export class StderrSpanExporter implements SpanExporter {
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    let text = "";
+    for (const span of spans) text += JSON.stringify(spanToJsonl(span)) + "\n";
+    process.stderr.write(text);
+    resultCallback({ code: ExportResultCode.SUCCESS });
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /** The URL without credentials, query or fragment: safe to print. */
 function redactUrl(url: string): string {
   try {
@@ -294,6 +312,21 @@ function redactUrl(url: string): string {
     return `${u.protocol}//${u.host}${u.pathname}`;
   } catch {
     return "<invalid url>";
+  }
+}
+
+/**
+ * The JSONL exporter, or an error that names the trace file and the way out: the bare `EEXIST:
+ * file already exists, mkdir …` of a parent that is a file said neither. The error's code is kept
+ * (a path error: bad input, exit 2).
+ */
+function openJsonlExporter(file: string): JsonlSpanExporter {
+  try {
+    return new JsonlSpanExporter(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "EEXIST" || code === "ENOTDIR" ? "a parent of it is a file" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
+    throw Object.assign(new Error(`trace file ${file}: cannot open it for writing (${why}); give another with --trace jsonl:<file>, or --trace none`, { cause: error }), { code });
   }
 }
 
@@ -322,14 +355,14 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
   let reporting: DeliveryReportingExporter | null = null;
   switch (config.exporter) {
     case "console":
-      processor = new SimpleSpanProcessor(new ConsoleSpanExporter());
-      description = "traces → console";
+      processor = new SimpleSpanProcessor(new StderrSpanExporter());
+      description = "traces → console (stderr)";
       break;
     case "jsonl": {
       if (config.file === undefined || config.file === "") {
         throw new Error('telemetry: the "jsonl" exporter needs a file path');
       }
-      processor = new BatchSpanProcessor((reporting = new DeliveryReportingExporter(new JsonlSpanExporter(config.file))), {
+      processor = new BatchSpanProcessor((reporting = new DeliveryReportingExporter(openJsonlExporter(config.file))), {
         maxQueueSize: MAX_QUEUE_SIZE,
         maxExportBatchSize: JSONL_BATCH_SIZE,
         scheduledDelayMillis: 1000,
