@@ -90,6 +90,23 @@ describe("distributed runs over NATS", () => {
     }
   }, 120_000);
 
+  it("an actor host says where its trace goes and warns when its collector got none of it; a bare --trace jsonl for a JetStream log is refused (it went nowhere)", async () => {
+    const ns = suite.nats.namespace("hosttrace");
+    const episode = "auratown-s12-baseline";
+    const collector = "http://127.0.0.1:9/v1/traces"; // nothing listens on the discard port
+    const host = start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "all", "--trace", `otlp:${collector}`]);
+    const run = await start(["run", "auratown", "--seed", "12", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "-q"]).done;
+    expect(run.code).toBe(0);
+    const h = await host.done;
+    expect(h.code).toBe(0);
+    expect(h.err).toContain(`traces → OTLP ${collector}`);
+    expect(h.err).toMatch(/actor-host: warning: \d+ trace spans could not be delivered \(connect ECONNREFUSED 127\.0\.0\.1:9\)/);
+
+    const bare = await start(["run", "auratown", "--seed", "13", "--ticks", "1", "--nats", suite.nats.url, "--namespace", ns, "--trace", "jsonl"]).done;
+    expect(bare.code).toBe(2);
+    expect(bare.err).toMatch(/--trace jsonl: a log in JetStream has no directory .*--trace jsonl:<file>/);
+  }, 60_000);
+
   it("fork --nats: a child of a JetStream parent, in JetStream, continues the parent's records exactly under its condition; verify checks it against the parent there", async () => {
     const ns = suite.nats.namespace("fork");
     const parentRun = await start(["run", "auratown", "--seed", "9", "--ticks", "12", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;

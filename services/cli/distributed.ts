@@ -106,7 +106,7 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
   try {
     return await withNats(flags.nats, { role: "actor-host", quiet: flags.quiet }, async (nc) => {
       const transport = new NatsTransport(nc);
-      say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)})`);
+      say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)})${telemetry.enabled ? `; ${telemetry.description}` : ""}`);
       try {
         const r = await hostEpisodeActors({
           nc, transport, namespace: flags.namespace, episode, actors, idleMs, signal: stopped.signal,
@@ -141,7 +141,10 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
     });
   } finally {
     process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
-    await telemetry.shutdown();
+    await telemetry.shutdown().catch(() => undefined);
+    // Said even with --quiet, as `run` does: the consumer half of the episode's trace is missing.
+    const lost = telemetry.undelivered();
+    if (lost !== null) process.stderr.write(`actor-host: warning: ${lost.spans} trace spans could not be delivered (${lost.error}); the episode's log is complete, its trace is not\n`);
   }
 }
 

@@ -104,10 +104,13 @@ interface EpisodeFlags {
 const BESIDE_LOG = "\0beside-log";
 
 /** `--trace`: absent or a bare `jsonl` means a JSONL file beside the log. */
-function traceFrom(flags: EpisodeFlags): TelemetryConfig | "default" {
+function traceFrom(flags: EpisodeFlags & { nats?: string }): TelemetryConfig | "default" {
   if (flags.trace === undefined) return "default";
   const config = parseTraceFlag(flags.trace, BESIDE_LOG);
-  return config.exporter === "jsonl" && config.file === BESIDE_LOG ? "default" : config;
+  if (config.exporter !== "jsonl" || config.file !== BESIDE_LOG) return config;
+  // A log in JetStream has no directory, and its default trace is none: a bare jsonl went nowhere, said "tracing off".
+  if (flags.nats !== undefined) throw new UsageError("--trace jsonl: a log in JetStream has no directory to put its trace beside; name the file: --trace jsonl:<file>");
+  return "default";
 }
 
 /** Where the trace went, and a warning on stderr when some of it never arrived. */
@@ -165,7 +168,7 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
  * What `run` and `fork` share: options from the flags, a progress bar, and per-tick rows for the
  * summary (collected while the episode runs, small towns only); `finish` prints the result.
  */
-function episodeSession(flags: EpisodeFlags, label: string) {
+function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) {
   const bar = progressBar(!flags.json && !flags.quiet, label);
   const rows: TickRow[] = [];
   const options: CommonOptions = {
@@ -530,7 +533,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .addOption(namespaceOption())
     .requiredOption("--actors <ids>", "comma-separated actor ids (e.g. agent/chen-mei,env/auratown) or 'all'")
     .option("--idle-timeout <seconds>", "while serving, stop (exit 2) when the sequencer has asked nothing for this long: it has gone (default 300)", integer("--idle-timeout", 1))
-    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none)")
+    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none; a bare jsonl writes actor-host-<pid>.trace.jsonl in the current directory)")
     .option("-q, --quiet", "print nothing")
     .action(wrap(cmdActorHost));
 
