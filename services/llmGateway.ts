@@ -190,6 +190,9 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
   const byQuery = new Map<string, UsageTotals>();
   let httpRequests = 0;
 
+  const apiKey = config.apiKey;
+  const withoutKey = (text: string): string => (apiKey !== null && apiKey.length >= 4 && text.includes(apiKey) ? text.split(apiKey).join("[redacted]") : text);
+
   const costOf = (model: string, usage: { promptTokens: number; completionTokens: number }): number | null => {
     const price = config.prices?.[model];
     return price === undefined ? null : round6((usage.promptTokens * price.input + usage.completionTokens * price.output) / 1e6);
@@ -264,27 +267,30 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       span?.setAttribute("gen_ai.response.model", result.model);
-      const problem = result.content.trim().length === 0 ? "the reply was empty" : validate(result.content, request);
+      // A server that echoes the Authorization header into its reply (a misconfigured proxy, a
+      // model shown the key) must not carry the key into the log, the trace or a printed answer.
+      const content = withoutKey(result.content);
+      const problem = content.trim().length === 0 ? "the reply was empty" : validate(content, request);
       if (problem === null) {
         const cost = costOf(request.model, usage);
         const payload: LlmCompletedPayload = {
           attempts: counter.attempts,
           backend,
-          content: result.content,
+          content,
           model: result.model,
           requestHash: request.requestHash,
           usage: { ...usage },
           ...(phase === "repair" ? { repaired: true } : {}),
           ...(cost === null ? {} : { costUsd: cost }),
         };
-        if (config.captureContent === true) span?.setAttribute("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: result.content }] }]));
+        if (config.captureContent === true) span?.setAttribute("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content }] }]));
         return { answer: { type: "llm.completed", payload }, http: counter.attempts };
       }
       if (phase === "repair") {
         span?.setAttribute("error.type", "invalid_output");
-        return { answer: failed(request, "invalid_output", `invalid output after a repair attempt: ${problem}`.slice(0, 300), counter.attempts, usage, result.content), http: counter.attempts };
+        return { answer: failed(request, "invalid_output", `invalid output after a repair attempt: ${problem}`.slice(0, 300), counter.attempts, usage, content), http: counter.attempts };
       }
-      messages = [...messages, { role: "assistant", content: result.content }, { role: "user", content: repairMessage(problem) }];
+      messages = [...messages, { role: "assistant", content }, { role: "user", content: repairMessage(problem) }];
     }
     throw new Error("unreachable");
   }

@@ -513,6 +513,28 @@ describe("chat spans, forks that reuse recorded answers, resume", () => {
     }
   });
 
+  it("a server that echoes the key into its reply: the key is cut from the content before the log, the trace and the answer see it", async () => {
+    // The intent call gets prose with the key (invalid twice: logged as llm.failed content), the
+    // answer call a valid answer quoting it (logged as llm.completed content, shown as the answer).
+    const echo = await fakeServer((b) => {
+      return { content: b.messages[0]!.content.includes("Gap rubric") ? `Sorry, the key ${SECRET} is not valid here` : JSON.stringify({ answer: `Your key is ${SECRET}.` }) };
+    });
+    try {
+      const dir = join(tempDir("llm-echo"), "ep");
+      const trace = join(dir, "..", "trace.jsonl");
+      await runEpisode({ world: "aura-scene", seed: 1, condition: "aura-intent", dir, trace: { exporter: "jsonl", file: trace }, config: { llm: { intent: "fake-intent", planner: null, answer: "fake-answer" } }, llm: makeLlmGateway(config(echo.url, models, { captureContent: true })).responder });
+      const records = logRecords(dir);
+      expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload.content).toBe("Sorry, the key [redacted] is not valid here");
+      expect(ofType<AnswerGivenPayload>(records, "answer.given")[0]!.payload.text).toContain("Your key is [redacted].");
+      expect(readFileSync(join(dir, "log", "000000000000.jsonl"), "utf8")).not.toContain(SECRET);
+      expect(readFileSync(trace, "utf8")).toContain("[redacted]");
+      expect(readFileSync(trace, "utf8")).not.toContain(SECRET);
+      expect((await verifyEpisode(dir)).ok).toBe(true);
+    } finally {
+      await echo.close();
+    }
+  });
+
   it("a fork asked to reuse recorded answers makes zero HTTP requests for requests its parent logged", async () => {
     const dir = join(tempDir("llm-fork"), "parent");
     await runEpisode({ world: "aura-scene", seed: 3, condition: "aura-intent", dir, trace: { exporter: "none" }, config: { ...IMPLICIT_CONFIG, llm: models }, llm: makeLlmGateway(config(server.url, models)).responder });
