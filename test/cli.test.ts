@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { firstSegment, logRecords, tempDir, runCli, startCli } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -296,6 +297,23 @@ describe("run --resume after kill -9", () => {
     expect(partial).toBeLessThan(records.length);
     expect(records.map(strip)).toEqual(logRecords(full).map(strip));
     expect(cli(["verify", dir]).code).toBe(0);
+  });
+});
+
+describe("docker-compose.yml", () => {
+  it("the sweeps go to the workers' namespace, apart from the day `up` runs (whose episode id the sweep's seed 42 would take)", () => {
+    const compose = parseYaml(readFileSync(join(import.meta.dirname, "..", "docker-compose.yml"), "utf8")) as { services: Record<string, { command?: string[] }> };
+    const namespaceOf = (service: string): string => {
+      const command = compose.services[service]?.command ?? [];
+      const at = command.indexOf("--namespace");
+      return at === -1 ? "default" : command[at + 1]!;
+    };
+    const workers = namespaceOf("worker");
+    expect(namespaceOf("sweep")).toBe(workers);
+    expect(namespaceOf("sweep-envprobe")).toBe(workers);
+    expect(namespaceOf("sequencer")).not.toBe(workers);
+    expect(namespaceOf("actor-host-a")).toBe(namespaceOf("sequencer"));
+    expect(namespaceOf("actor-host-b")).toBe(namespaceOf("sequencer"));
   });
 });
 
