@@ -79,12 +79,17 @@ export interface ConnectOptions {
   readonly timeoutMs?: number;
 }
 
-/** `nats://user:pass@host:port` as nats.js wants it: the server without credentials, and the credentials apart (it ignores them in the URL). */
-function serverAndCredentials(url: string): { readonly server: string; readonly user?: string; readonly pass?: string } {
+/**
+ * `nats://user:pass@host:port` or `nats://token@host:port` as nats.js wants it: the server without
+ * credentials, and the credentials apart (it ignores them in the URL). A name without a password is
+ * a token, as in the NATS CLI and the Go client: sent as a user, a token server refused it.
+ */
+function serverAndCredentials(url: string): { readonly server: string; readonly user?: string; readonly pass?: string; readonly token?: string } {
   const { scheme, credentials, rest } = splitNatsUrl(url);
   if (credentials === null) return { server: url };
   const [user, ...pass] = credentials.split(":");
-  return { server: `${scheme}${rest}`, user: decodeURIComponent(user ?? ""), ...(pass.length > 0 ? { pass: decodeURIComponent(pass.join(":")) } : {}) };
+  if (pass.length === 0) return { server: `${scheme}${rest}`, token: decodeURIComponent(user ?? "") };
+  return { server: `${scheme}${rest}`, user: decodeURIComponent(user ?? ""), pass: decodeURIComponent(pass.join(":")) };
 }
 
 /**
@@ -114,7 +119,7 @@ export async function connectNats(url: string, options: ConnectOptions = {}): Pr
   } catch (error) {
     const port = Number(/:(\d+)\/?$/.exec(splitNatsUrl(server).rest)?.[1] ?? 4222);
     for (const socket of made) if (socket.remotePort === port) socket.destroy();
-    if (/authori[sz]ation/i.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password in the URL");
+    if (/authori[sz]ation/i.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password (nats://user:pass@host) or the token (nats://token@host) in the URL");
     throw new NatsUnavailable(url, error);
   } finally {
     unsubscribe("net.client.socket", watch);

@@ -40,3 +40,29 @@ describe("--nats with credentials", () => {
     expect(none.err).toMatch(/authori[sz]ation|credentials/i);
   }, 60_000);
 });
+
+describe("--nats with a token (nats://<token>@host, as the NATS CLI takes it)", () => {
+  const TOKEN = "t0ken-S3CRET";
+  let tokenServer: TestNats;
+  beforeAll(async () => {
+    tokenServer = await startTestNats({ auth: { token: TOKEN } });
+  }, 30_000);
+  afterAll(() => tokenServer?.stop());
+
+  it("logs in with the token and never prints it; a wrong token is refused without echoing it", async () => {
+    const ns = tokenServer.namespace("token");
+    const url = tokenServer.url.replace("nats://", `nats://${TOKEN}@`);
+    const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]).done;
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    const verify = await startCli(["verify", "auratown-s5-baseline", "--nats", url, "--namespace", ns]).done;
+    expect(verify.code).toBe(0);
+    const wrong = await startCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", tokenServer.url.replace("nats://", "nats://not-the-token@"), "--namespace", tokenServer.namespace("bad")]).done;
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toMatch(/refused the credentials.*nats:\/\/token@host/);
+    for (const text of [run.out, run.err, verify.out, verify.err, wrong.out, wrong.err]) {
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain("not-the-token");
+    }
+  }, 60_000);
+});

@@ -30,7 +30,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, deadline: number, auth: { user: string; pass: string } | undefined): Promise<void> {
+async function waitReady(url: string, deadline: number, auth: NatsAuth | undefined): Promise<void> {
   for (;;) {
     try {
       const nc = await connect({ servers: url, timeout: 500, reconnect: false, ...auth });
@@ -46,10 +46,12 @@ async function waitReady(url: string, deadline: number, auth: { user: string; pa
 let counter = 0;
 
 /**
- * `auth`: a server that requires this user and password; `config`: extra server configuration
+ * `auth`: a server that requires this user and password, or this token; `config`: extra server configuration
  * (e.g. `max_pending: 1048576`). Either makes it a private server, even with NATS_URL set.
  */
-export async function startTestNats(options: { auth?: { user: string; pass: string }; config?: string } = {}): Promise<TestNats> {
+export type NatsAuth = { user: string; pass: string } | { token: string };
+
+export async function startTestNats(options: { auth?: NatsAuth; config?: string } = {}): Promise<TestNats> {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const namespace = (label: string) => `t${run}-${label}-${++counter}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const external = process.env.NATS_URL;
@@ -69,7 +71,7 @@ export async function startTestNats(options: { auth?: { user: string; pass: stri
   if (options.config !== undefined) writeFileSync(configFile, `${options.config}\n`);
   let child: ChildProcess | null = null;
   const start = async () => {
-    const credentials = auth === undefined ? [] : ["--user", auth.user, "--pass", auth.pass];
+    const credentials = auth === undefined ? [] : "token" in auth ? ["--auth", auth.token] : ["--user", auth.user, "--pass", auth.pass];
     const config = options.config === undefined ? [] : ["-c", configFile];
     child = spawn("nats-server", [...config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store, ...credentials], { stdio: "ignore" });
     const started = child;
