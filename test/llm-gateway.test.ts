@@ -652,6 +652,8 @@ describe("eval with --llm", () => {
     expect(fork.code, fork.stderr).toBe(0);
     expect(fork.stderr).toMatch(/6 recorded LLM answer\(s\) of the parent can be served/);
     expect(fork.stderr).toMatch(/the parent's recording answered 4 of the child's 4 model request\(s\)\n/);
+    // The summary's model-call line: the recorded answers' tokens were spent by the parent.
+    expect(fork.stdout).toContain("\nllm: 4 model calls, none failed · 4 served from a recording · 0 HTTP requests, 0 prompt + 0 completion tokens\n");
     expect(server.requests).toBe(before);
     const child = logRecords(join(root, "child"));
     const completed = ofType<LlmCompletedPayload>(child, "llm.completed");
@@ -668,6 +670,17 @@ describe("eval with --llm", () => {
     expect(misses).toBeGreaterThan(0);
     const served = ofType<LlmCompletedPayload>(otherLog, "llm.completed").filter((r) => r.payload.cached === true).length;
     expect(other.stderr).toContain(`the parent's recording answered ${served} of the child's ${served + misses} model request(s); ${misses} had no identical recorded request and no endpoint, and fell back to the deterministic backend`);
+    // A key the endpoint refuses: every call falls back, and the summary says why (it showed only
+    // 'fallback from llm:…: http_error' on each answer).
+    const refusing = await fakeServer(() => ({ status: 401 }));
+    try {
+      const refused = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "refused"), "--trace", "none", "--llm", refusing.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
+      expect(refused.code, refused.stderr).toBe(0);
+      expect(refused.stdout).toContain("\nllm: 6 model calls, 6 failed and fell back (http_error ×6: HTTP 401: 401 fake error 401) · 6 HTTP requests, 0 prompt + 0 completion tokens\n");
+      expect(refused.stdout + refused.stderr).not.toContain(SECRET);
+    } finally {
+      await refusing.close();
+    }
     const bad = await cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--llm", server.url], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--llm: the auratown world has no LLM roles yet/);
@@ -719,6 +732,8 @@ describe("eval with --llm", () => {
     const fork = await cli(["fork", "aura-scene-s9-aura-intent", "--at", "0", "--condition", "aura-intent", "--reuse-llm", ...nats, "--trace", "none", "--json"], env);
     expect(fork.code, fork.stderr).toBe(0);
     expect(fork.stderr).toMatch(/the parent's recording answered 4 of the child's 4 model request\(s\)\n/);
+    // The summary's model-call line: the recorded answers' tokens were spent by the parent.
+    expect(fork.stdout).toContain("\nllm: 4 model calls, none failed · 4 served from a recording · 0 HTTP requests, 0 prompt + 0 completion tokens\n");
     expect(server.requests).toBe(before);
     const child = await readJetStreamLog(suite.nc, ns, JSON.parse(fork.stdout).episode);
     const completed = ofType<LlmCompletedPayload>(child, "llm.completed");

@@ -27,7 +27,7 @@ import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
-import { pickRecords, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
+import { pickRecords, renderLlmUsage, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { registerExperiment } from "./experiment.ts";
@@ -134,8 +134,10 @@ function countsLine(result: EpisodeResult): string {
 function worldSummary(dir: string, logged: LogRecord[], actors: number): string | null {
   const world = (logged[0]?.payload as { world?: string } | undefined)?.world;
   if (world === "auratown") return renderRecordSummary(logged, actors);
-  if (world === "aura-scene") return renderSceneSummary(logged);
-  if (world === "envprobe") return envprobeLogSummary(dir, logged);
+  const llm = renderLlmUsage(logged);
+  const withLlm = (text: string | null) => (text === null ? llm : llm === null ? text : `${text}\n${llm}`);
+  if (world === "aura-scene") return withLlm(renderSceneSummary(logged));
+  if (world === "envprobe") return withLlm(envprobeLogSummary(dir, logged));
   return null;
 }
 

@@ -4,6 +4,7 @@
 import type { LogRecord } from "../../events/record.ts";
 import { compactJson, namesActor } from "./text.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
+import type { LlmCompletedPayload, LlmFailedPayload } from "../../events/llm.ts";
 
 const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
 
@@ -79,4 +80,48 @@ export function renderSceneSummary(records: readonly LogRecord[]): string {
     }
   }
   return out.length === 0 ? "no queries in this episode" : out.join("\n");
+}
+
+/**
+ * One line on an episode's model calls, read from its log (null when it made none): calls,
+ * failures by kind with the first message of each (a bad key or a dead endpoint shows as the
+ * reason, not only as `fallback from …: http_error` on every answer), answers served from a
+ * recording, HTTP requests, and the tokens and cost this run spent (a recorded answer's were spent
+ * by the run that recorded it). `run` and `fork` print it under their summary.
+ */
+export function renderLlmUsage(records: readonly LogRecord[]): string | null {
+  if (!records.some((r) => r.type === "llm.requested")) return null;
+  let calls = 0;
+  let failed = 0;
+  let cached = 0;
+  let http = 0;
+  let prompt = 0;
+  let completion = 0;
+  let cost = 0;
+  const kinds = new Map<string, { n: number; message: string }>();
+  for (const r of records) {
+    if (r.type !== "llm.completed" && r.type !== "llm.failed") continue;
+    const p = r.payload as Partial<LlmCompletedPayload & LlmFailedPayload>;
+    calls++;
+    http += p.attempts ?? 0;
+    if (p.cached === true) {
+      cached++;
+      continue;
+    }
+    prompt += p.usage?.promptTokens ?? 0;
+    completion += p.usage?.completionTokens ?? 0;
+    cost += p.costUsd ?? 0;
+    if (r.type !== "llm.failed") continue;
+    failed++;
+    const f = r.payload as LlmFailedPayload;
+    const seen = kinds.get(f.error);
+    if (seen === undefined) kinds.set(f.error, { n: 1, message: f.message });
+    else seen.n++;
+  }
+  const failures = [...kinds].map(([kind, { n, message }]) => `${kind} ×${n}: ${message.length > 140 ? `${message.slice(0, 139)}…` : message}`);
+  return [
+    `llm: ${calls} model call${calls === 1 ? "" : "s"}, ${failed === 0 ? "none failed" : `${failed} failed and fell back (${failures.join("; ")})`}`,
+    ...(cached === 0 ? [] : [`${cached} served from a recording`]),
+    `${http} HTTP request${http === 1 ? "" : "s"}, ${prompt} prompt + ${completion} completion tokens${cost > 0 ? `, $${cost.toFixed(4)}` : ""}`,
+  ].join(" · ");
 }
