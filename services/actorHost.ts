@@ -188,7 +188,7 @@ export class ActorHost {
         if (tracer === undefined || request.kind !== "deliver") return this.handle(request);
         const parent = contextOfTraceparent(headers.traceparent);
         const span = tracer.startSpan(
-          `handle ${request.record.type}`,
+          `deliver ${request.record.type}`,
           { kind: SpanKind.CONSUMER, attributes: { "probetown.actor": id, "probetown.event.type": request.record.type, "probetown.seq": request.record.seq, "probetown.tick": request.record.tick, ...(headers["pt-event"] === undefined ? {} : { "probetown.event.id": headers["pt-event"] }) } },
           parent,
         );

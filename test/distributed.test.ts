@@ -82,9 +82,11 @@ describe("distributed runs over NATS", () => {
     const producers = new Map(seqSpans.filter((x) => x.name.startsWith("deliver ")).map((x) => [x.spanId, x]));
     const traceIds = new Set(seqSpans.map((x) => x.traceId));
     expect(traceIds.size).toBe(1);
-    const consumers = [...spans(join(work, "a.jsonl")), ...spans(join(work, "b.jsonl"))].filter((x) => x.name.startsWith("handle "));
+    const consumers = [...spans(join(work, "a.jsonl")), ...spans(join(work, "b.jsonl"))].filter((x) => x.name.startsWith("deliver "));
     expect(consumers.length).toBeGreaterThan(100);
     for (const c of consumers) {
+      // DESIGN §8: the same `deliver <type>` name on both sides, the host's as the consumer.
+      expect(c.kind).toBe("CONSUMER");
       expect(traceIds.has(c.traceId)).toBe(true);
       expect(producers.has(c.parentSpanId ?? "")).toBe(true);
     }
