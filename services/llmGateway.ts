@@ -198,9 +198,12 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
     return price === undefined ? null : round6((usage.promptTokens * price.input + usage.completionTokens * price.output) / 1e6);
   };
 
+  // What this gateway spent: an answer served from the cache carries the usage and cost of the
+  // call that recorded it, which were spent then (a fork's parent), not now.
   const account = (from: string, queryId: string | null, answer: LlmAnswer, http: number) => {
-    const usage = answer.payload.usage ?? { promptTokens: 0, completionTokens: 0 };
-    const cost = answer.type === "llm.completed" ? (answer.payload.costUsd ?? 0) : 0;
+    const served = answer.type === "llm.completed" && answer.payload.cached === true;
+    const usage = served ? { promptTokens: 0, completionTokens: 0 } : (answer.payload.usage ?? { promptTokens: 0, completionTokens: 0 });
+    const cost = answer.type === "llm.completed" && !served ? (answer.payload.costUsd ?? 0) : 0;
     const buckets = [total, byActor.get(from) ?? byActor.set(from, emptyTotals()).get(from)!];
     if (queryId !== null) buckets.push(byQuery.get(queryId) ?? byQuery.set(queryId, emptyTotals()).get(queryId)!);
     for (const b of buckets) {

@@ -547,7 +547,8 @@ describe("chat spans, forks that reuse recorded answers, resume", () => {
     const completions = ofType<LlmCompletedPayload>(logRecords(child.dir), "llm.completed");
     expect(completions.length).toBeGreaterThan(0);
     expect(completions.every((r) => r.payload.cached === true && r.payload.attempts === 0)).toBe(true);
-    expect(reuse.accounting().total).toMatchObject({ cached: completions.length, httpRequests: 0 });
+    // Nothing was spent: the recorded answers' tokens and cost were the parent's (they were counted again).
+    expect(reuse.accounting().total).toMatchObject({ cached: completions.length, httpRequests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 });
     // The answers equal the parent's (the same recorded contents).
     const text = (rs: readonly LogRecord[]) => ofType<AnswerGivenPayload>(rs, "answer.given").filter((r) => r.tick > 0).map((r) => r.payload.text);
     expect(text(logRecords(child.dir))).toEqual(text(parent));
