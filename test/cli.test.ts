@@ -315,6 +315,12 @@ describe("docker-compose.yml", () => {
     expect(namespaceOf("actor-host-a")).toBe(namespaceOf("sequencer"));
     expect(namespaceOf("actor-host-b")).toBe(namespaceOf("sequencer"));
   });
+
+  it("the image runs the Node the project pins (the CLI runs .ts directly: a floating tag could lack it)", () => {
+    const root = join(import.meta.dirname, "..");
+    const pinned = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies.node;
+    expect(readFileSync(join(root, "Dockerfile"), "utf8")).toMatch(new RegExp(`^FROM node:${pinned!.replace(/\./g, "\\.")}-bookworm-slim$`, "m"));
+  });
 });
 
 describe("distributed flags without a server", () => {
