@@ -200,10 +200,12 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
 
   // What this gateway spent: an answer served from the cache carries the usage and cost of the
   // call that recorded it, which were spent then (a fork's parent), not now.
-  const account = (from: string, queryId: string | null, answer: LlmAnswer, http: number) => {
+  // A failed call can have cost too: invalid output twice is two answered requests, billed.
+  const account = (from: string, request: LlmRequestedPayload, answer: LlmAnswer, http: number) => {
+    const queryId = request.queryId;
     const served = answer.type === "llm.completed" && answer.payload.cached === true;
     const usage = served ? { promptTokens: 0, completionTokens: 0 } : (answer.payload.usage ?? { promptTokens: 0, completionTokens: 0 });
-    const cost = answer.type === "llm.completed" && !served ? (answer.payload.costUsd ?? 0) : 0;
+    const cost = served ? 0 : answer.type === "llm.completed" ? (answer.payload.costUsd ?? 0) : (costOf(request.model, usage) ?? 0);
     const buckets = [total, byActor.get(from) ?? byActor.set(from, emptyTotals()).get(from)!];
     if (queryId !== null) buckets.push(byQuery.get(queryId) ?? byQuery.set(queryId, emptyTotals()).get(queryId)!);
     for (const b of buckets) {
@@ -316,7 +318,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       const recorded = cache.get(request.requestHash);
       if (recorded !== undefined) {
         const answer: LlmAnswer = { type: "llm.completed", payload: { ...recorded, attempts: 0, cached: true } };
-        account(from, request.queryId, answer, 0);
+        account(from, request, answer, 0);
         return answer;
       }
     }
@@ -348,7 +350,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
     try {
       const { answer, http } = await run(request, span);
       if (answer.type === "llm.completed") cache.put(answer.payload);
-      account(from, request.queryId, answer, http);
+      account(from, request, answer, http);
       if (span !== undefined) {
         const usage = answer.payload.usage;
         if (usage !== undefined) {

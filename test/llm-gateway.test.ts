@@ -99,8 +99,10 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
   it("malformed twice: llm.failed (invalid_output) is logged and the deterministic inferrer produces the frame, labelled as a fallback", async () => {
     const server = await fakeServer(() => ({ content: '{"literal_need": "x", "gap": "very"}' }));
     try {
-      const { records } = await runScene("fallback", "aura-intent", config(server.url, { intent: "fake-intent" }));
+      const { records, gateway } = await runScene("fallback", "aura-intent", config(server.url, { intent: "fake-intent" }));
       expect(server.requests).toBe(2);
+      // Both answered requests were billed: the spend counts them (it said $0 for a failed call).
+      expect(gateway.accounting().total).toMatchObject({ calls: 1, failed: 1, promptTokens: 200, completionTokens: 40, costUsd: 0.000054 });
       const failed = ofType<LlmFailedPayload>(records, "llm.failed");
       expect(failed).toHaveLength(1);
       expect(failed[0]!.payload).toMatchObject({ error: "invalid_output", attempts: 2, fallback: "deterministic", content: '{"literal_need": "x", "gap": "very"}' });
