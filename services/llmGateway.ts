@@ -553,11 +553,16 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
   const apiKey = apiKeyFromEnv(env);
   const baseURL = flags.llm ?? file.baseURL ?? nonEmpty(env.PROBETOWN_LLM_BASE_URL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? (apiKey !== null ? OPENAI_BASE_URL : null);
   if (baseURL === null) return { config: null, note: "backends: deterministic (no LLM endpoint and no API key: give --llm <baseURL> or set PROBETOWN_LLM_API_KEY / OPENAI_API_KEY)" };
+  // Named by where it came from. A scheme-less `localhost:8000/v1` parses as a URL whose scheme is
+  // `localhost:`: it ran, and every call failed with 'Connection error.'.
+  const source = flags.llm !== undefined ? "--llm" : file.baseURL !== undefined ? `${flags.llmConfig !== undefined ? `--llm-config ${flags.llmConfig}` : flags.configObject!.label}: baseURL` : nonEmpty(env.PROBETOWN_LLM_BASE_URL) !== undefined ? "PROBETOWN_LLM_BASE_URL" : "OPENAI_BASE_URL";
+  let protocol: string;
   try {
-    new URL(baseURL);
+    protocol = new URL(baseURL).protocol;
   } catch {
-    throw new UsageError(`--llm: not a URL: '${baseURL}' (e.g. http://127.0.0.1:11434/v1)`);
+    throw new UsageError(`${source}: not a URL: '${baseURL}' (e.g. http://127.0.0.1:11434/v1)`);
   }
+  if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`${source}: expected an http:// or https:// URL, got '${baseURL}' (e.g. http://127.0.0.1:11434/v1)`);
   // A bare `none` (flag or file `model`) keeps every role not named deterministic.
   const named = defaultModel ?? (file as { model?: string }).model ?? DEFAULT_MODEL;
   const fallbackModel = named === "none" ? null : named;

@@ -470,6 +470,14 @@ describe("LLM configuration", () => {
     expect(keyOnly.config?.baseURL).toBe("https://api.openai.com/v1");
   });
 
+  it("refuses an endpoint that is not an http(s) URL, naming where it came from (a scheme-less localhost:8000/v1 ran with every call failing)", () => {
+    expect(() => resolveLlmConfig({ llm: "localhost:8000/v1" }, {})).toThrow("--llm: expected an http:// or https:// URL, got 'localhost:8000/v1' (e.g. http://127.0.0.1:11434/v1)");
+    expect(() => resolveLlmConfig({ llm: "127.0.0.1:8000/v1" }, {})).toThrow("--llm: not a URL: '127.0.0.1:8000/v1'");
+    expect(() => resolveLlmConfig({ model: "m" }, { PROBETOWN_LLM_BASE_URL: "ollama:11434" })).toThrow(/^PROBETOWN_LLM_BASE_URL: expected an http/);
+    expect(() => resolveLlmConfig({ configObject: { label: "spec.json: llm", value: { baseURL: "ftp://x/v1" } } }, {})).toThrow(/^spec\.json: llm: baseURL: expected an http/);
+    expect(resolveLlmConfig({ llm: "HTTPS://example.org/v1" }, {}).config?.baseURL).toBe("HTTPS://example.org/v1");
+  });
+
   it("reads --llm-config files and refuses keys in them", () => {
     const dir = tempDir("llm-config");
     writeFileSync(join(dir, "ok.json"), JSON.stringify({ baseURL: "http://localhost:8000/v1", models: { intent: "m1", answer: null }, timeoutMs: 5000, concurrency: 2 }));
