@@ -7,6 +7,10 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 
+/** `--nats env` reads the server URL (credentials included) from this variable instead of the command line. */
+export const NATS_URL_ENV = "PROBETOWN_NATS_URL";
+export const NATS_URL_FROM_ENV = "env";
+
 export const DEFAULT_NAMESPACE = "default";
 
 /** Tokens must not contain what NATS treats as separators or wildcards. */

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
+import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
 import type { Placement, Where } from "./episodes.ts";
 
 export { DEFAULT_NAMESPACE };
@@ -77,6 +77,7 @@ export function spawnWorkers(n: number, url: string, namespace: string, extra: r
   return Array.from({ length: n }, (_, i) =>
     // An IPC channel, unused but for its end: when the sweep dies however it dies (Ctrl-C, SIGKILL),
     // the channel closes and the worker stops instead of lingering on the queue.
-    spawn(process.execPath, [CLI, "worker", "--nats", url, "--namespace", namespace, "--name", `local-${i + 1}`, "--quiet", ...extra], { stdio: ["ignore", "ignore", "inherit", "ipc"] }),
+    // The URL goes in the environment, not the command line, where `ps` would show its credentials.
+    spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, "--quiet", ...extra], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, [NATS_URL_ENV]: url } }),
   );
 }

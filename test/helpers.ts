@@ -37,8 +37,8 @@ export interface CliProcess {
 }
 
 /** `probetown …` started in the background (workers, actor hosts), its output collected. */
-export function startCli(args: string[]): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: repoRoot, env: { ...process.env, NO_COLOR: "1" } });
+export function startCli(args: string[], env: Readonly<Record<string, string>> = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: repoRoot, env: { ...process.env, NO_COLOR: "1", ...env } });
   let out = "";
   let err = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));

@@ -1,5 +1,6 @@
 // A NATS server that requires a user and password: the credentials in `--nats` are used to log in,
 // and never printed (not on success, not when the server refuses them).
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 import { startCli } from "./helpers.ts";
@@ -28,6 +29,37 @@ describe("--nats with credentials", () => {
     const verify = await startCli(["verify", "auratown-s5-baseline", "--nats", url, "--namespace", ns]).done;
     expect(verify.code).toBe(0);
     for (const text of [run.out, run.err, verify.out, verify.err]) expect(text).not.toContain(PASS);
+  }, 60_000);
+
+  it("`--nats env` reads the URL from PROBETOWN_NATS_URL: a sweep and its local workers log in with no password on any command line", async () => {
+    const ns = server.namespace("env");
+    const sweep = startCli(["sweep", "auratown", "--seeds", "1-6", "--ticks", "3", "--nats", "env", "--namespace", ns, "--workers", "2"], { PROBETOWN_NATS_URL: withCredentials(USER, PASS) });
+    // While it runs, read every process's command line, as `ps` shows them.
+    const commandLines = new Set<string>();
+    let running = true;
+    const watching = (async () => {
+      while (running) {
+        for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+          try {
+            commandLines.add(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" "));
+          } catch {
+            // gone meanwhile
+          }
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const result = await sweep.done;
+    running = false;
+    await watching;
+    expect(result.err).not.toContain(PASS);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/6 episodes: 6 ok/);
+    expect([...commandLines].some((c) => c.includes("worker --nats env"))).toBe(true);
+    expect([...commandLines].filter((c) => c.includes("cli/main.ts") && c.includes(PASS))).toEqual([]);
+    const unset = await startCli(["verify", "x", "--nats", "env"], { PROBETOWN_NATS_URL: "" }).done;
+    expect(unset.code).toBe(2);
+    expect(unset.err).toMatch(/--nats env: reads the server URL from PROBETOWN_NATS_URL, which is not set/);
   }, 60_000);
 
   it("a refused password or a missing one is a clear usage error (exit 2) that does not echo the password", async () => {

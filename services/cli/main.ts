@@ -15,7 +15,7 @@ import { Effect } from "effect";
 import { ActorHostLost, episodeIdOf, filesWhere, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
-import { NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
+import { NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, lockWaitNotice, replayFromNats, verifyFromNats } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
@@ -438,7 +438,17 @@ function cmdWorlds(): number {
 }
 
 /** `--nats <url>` (what it does for this command) and its `--namespace <ns>`. */
-const natsOption = (help: string) => new Option("--nats <url>", help);
+const natsOption = (help: string) => new Option("--nats <url>", `${help}; \`--nats ${NATS_URL_FROM_ENV}\` reads the URL from ${NATS_URL_ENV} (credentials stay out of ps)`);
+
+/**
+ * `--nats env`: the URL (with any credentials) comes from PROBETOWN_NATS_URL, so it stays out of
+ * `ps`, shell history and the command lines of the workers `sweep --workers` starts.
+ */
+function natsUrlFromEnv(): string {
+  const url = process.env[NATS_URL_ENV];
+  if (url === undefined || url.trim() === "") throw new UsageError(`--nats env: reads the server URL from ${NATS_URL_ENV}, which is not set`);
+  return url.trim();
+}
 
 /** Checks a --nats URL as it is read: nats.js would take an http:// or tls:// URL and fail later, or connect without TLS. */
 function checkNatsUrl(value: string): void {
@@ -473,7 +483,9 @@ export function buildProgram(exit: (code: number) => void): Command {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .hook("preAction", (_program, command) => {
-      const nats = command.opts().nats as string | undefined;
+      const given = command.opts().nats as string | undefined;
+      const nats = given === NATS_URL_FROM_ENV ? natsUrlFromEnv() : given;
+      if (nats !== given) command.setOptionValue("nats", nats);
       if (nats !== undefined) checkNatsUrl(nats);
       // A namespace only means something in JetStream: given without --nats it would be ignored.
       if (command.getOptionValueSource("namespace") === "cli" && command.opts().nats === undefined) {
