@@ -63,6 +63,22 @@ function retryAfter(headers: Headers | undefined): number | null {
   return null;
 }
 
+/**
+ * The innermost message of an error's `cause` chain: the `openai` client says only "Connection
+ * error." and fetch "fetch failed"; what a user can act on (ECONNREFUSED 127.0.0.1:8000, ENOTFOUND
+ * host, a certificate problem) is below them.
+ */
+function rootCause(error: Error): string {
+  let deepest: unknown = error;
+  for (let depth = 0; depth < 5; depth++) {
+    const cause = (deepest as { cause?: unknown }).cause;
+    if (cause === undefined || cause === null) break;
+    deepest = cause;
+  }
+  const message = deepest instanceof Error ? deepest.message : String(deepest);
+  return deepest === error || message.length === 0 ? error.message : message;
+}
+
 export function classify(error: unknown, apiKey: string | null): ChatError {
   if (error instanceof ChatError) return error;
   // The `openai` client parses a JSON-typed body with JSON.parse: a SyntaxError means the server
@@ -70,7 +86,7 @@ export function classify(error: unknown, apiKey: string | null): ChatError {
   // connection failure: it must not count towards taking the endpoint as unreachable.
   if (error instanceof SyntaxError) return new ChatError("server_error", scrub(`the server answered with a body that is not JSON (${error.message})`, apiKey), null);
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new ChatError("timeout", "the request timed out", null);
-  if (error instanceof OpenAI.APIConnectionError) return new ChatError("network", scrub(`connection failed: ${error.message}`, apiKey), null);
+  if (error instanceof OpenAI.APIConnectionError) return new ChatError("network", scrub(`connection failed: ${rootCause(error)}`, apiKey), null);
   if (error instanceof OpenAI.APIError) {
     const status = typeof error.status === "number" ? error.status : null;
     const message = scrub(`HTTP ${status ?? "?"}: ${error.message}`, apiKey);

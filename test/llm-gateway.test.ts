@@ -299,6 +299,8 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     expect(answers.map((a) => [a.type, a.payload.attempts])).toEqual([["llm.failed", 2], ["llm.failed", 2], ["llm.failed", 2], ["llm.failed", 0], ["llm.failed", 0]]);
     expect(answers.every((a) => a.type === "llm.failed" && a.payload.error === "network")).toBe(true);
     expect((answers[3]!.payload as LlmFailedPayload).message).toMatch(/endpoint unreachable: 3 calls in a row got no answer \(could not connect\)/);
+    // Why it could not connect (it said only 'connection failed: Connection error.').
+    expect((answers[0]!.payload as LlmFailedPayload).message).toBe(`connection failed: connect ECONNREFUSED ${new URL(url).host}`);
     expect(gateway.httpRequests).toBe(6);
     // 0 keeps trying every call.
     const stubborn = makeLlmGateway(config(url, { answer: "fake-answer" }, { maxAttempts: 1, unreachableAfter: 0 }));
