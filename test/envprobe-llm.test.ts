@@ -317,6 +317,9 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     const bad = await cli(["sweep", "auratown", "--seeds", "1", "--llm", server.url]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/sweep auratown` has no LLM roles/);
+    // --help says what --workers means for an LLM grid (it spoke only of worker threads, 0 = every core).
+    const help = await cli(["sweep", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("or with an LLM agent episodes at a time (0: 4;");
   });
 
   /** An interrupted grid of three seeds: s1 stopped after its second step's answer, s2 never started. */

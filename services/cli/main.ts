@@ -587,7 +587,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--snapshot-every <n>", "keep a snapshot every n ticks (a resumed job restarts from the latest)", integer("--snapshot-every", 0))
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)"))
     .addOption(namespaceOption())
-    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); envprobe without --nats: worker threads (0: every core)", integer("--workers", 0), 0)
+    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); envprobe without --nats: worker threads (0: every core), or with an LLM agent episodes at a time (0: 4; the gateway's concurrency caps the calls in flight)", integer("--workers", 0), 0)
     .option("--held-out <list>", "envprobe: the paper's disjoint held-out seeds for the low and high regimes (medium keeps --seeds), e.g. --seeds 0-219 --held-out 1000-1219")
     .option("--chunk <n>", `envprobe with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1))
     .option("--out <file>", "write every outcome as JSON")
