@@ -2,7 +2,7 @@
 // naming the flag before anything runs; a small grid prints per-cell metrics and the wall time as
 // JSON, writes one log per episode, and the report is rebuilt from those logs.
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { logRecords, tempDir, runCli } from "./helpers.ts";
 import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
@@ -99,6 +99,27 @@ describe("sweep envprobe (CLI)", () => {
 
     writeFileSync(file, [...lines.slice(0, 5), "garbage", ...lines.slice(6)].join("\n"));
     expect(report().err).toContain(`${file}: line 6: not a log record`);
+
+    // A record whose payload is not what its type says (the report reads payloads without their
+    // schema): a count that is a string would concatenate into p_cw ("NaN", digits run together).
+    const scored = lines.findIndex((l) => l.includes('"type":"envprobe.scored"'));
+    writeFileSync(file, lines.map((l, i) => (i === scored ? l.replace(/"hc":\d+/, '"hc":"x"') : l)).join("\n"));
+    const altered = report();
+    expect(altered.code).toBe(3);
+    expect(altered.err).toContain(`${file}: line ${scored + 1}: unreadable envprobe.scored record: envprobe.scored hc: expected an integer ≥ 0, got "x"`);
+    expect(altered.err).not.toContain("NaN");
+  });
+
+  it("report-envprobe counts each (world, regime, policy, seed) once: a copy of an episode under the folder is refused, naming both", () => {
+    const work = tempDir("envprobe-duplicate");
+    const log = join(work, "grid");
+    expect(cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe,periodic", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--quiet"]).code).toBe(0);
+    const episode = join(log, "graphnav-medium", "periodic", "s1");
+    cpSync(episode, join(log, "backup", "s1"), { recursive: true });
+    const r = cli(["report-envprobe", log, "--out", join(work, "report")]);
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toContain(`two episodes of graphnav-medium periodic seed 1: ${join(log, "backup", "s1")} and ${episode}`);
+    expect(existsSync(join(work, "report", "report.md"))).toBe(false);
   });
 });
 

@@ -2,10 +2,11 @@
 // multiplied by, which is the number of the family's comparisons the episodes allow (a partial
 // sweep has fewer than the paper's 6, and says which are missing); report.json carries the same m.
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EpisodeMetrics } from "../services/envprobe/metrics.ts";
-import { writeReport, type EnvprobeReport } from "../services/envprobe/report.ts";
+import { loadEpisodes, writeReport, type EnvprobeReport } from "../services/envprobe/report.ts";
+import { UsageError } from "../services/replay.ts";
 import { tempDir } from "./helpers.ts";
 
 /** Synthetic metrics: each policy's A_H differs a little by seed, so every p is finite and not 1. */
@@ -73,5 +74,34 @@ describe("report-envprobe: Table 1's Bonferroni family", () => {
     expect(json.table1.medium).toEqual([]);
     expect(md).toContain("None of them could be made on these episodes, so there is nothing to adjust.");
     expect(md).not.toContain("p (Bonferroni");
+  });
+});
+
+describe("report-envprobe: a metrics file's entries are checked before they are counted", () => {
+  const file = (entries: unknown[]): string => {
+    const path = join(tempDir("envprobe-metrics-file"), "grid.json");
+    writeFileSync(path, JSON.stringify({ cells: [], episodeMetrics: entries }));
+    return path;
+  };
+  const good = episodes(["tooldag"], ["envprobe-simple", "periodic"], 3);
+
+  it("reads a well-formed file", async () => {
+    expect(await loadEpisodes(file(good))).toEqual(good);
+  });
+
+  it("refuses a hand-edited, truncated, repeated or empty entry list (usage error naming the entry and field) instead of averaging NaN or 'undefined' into the tables", async () => {
+    const cases: [unknown[], RegExp][] = [
+      [[{ ...good[0], accuracy: "0.9" }, ...good.slice(1)], /episodeMetrics\[0\] is not an episode's metrics: Expected number at \["accuracy"\]/],
+      [[...good.slice(0, 2), (({ world: _w, ...rest }) => rest)(good[2]!)], /episodeMetrics\[2\] is not an episode's metrics: Missing key at \["world"\]/],
+      [[null, ...good], /episodeMetrics\[0\] is not an episode's metrics: Expected object/],
+      [[{ ...good[0], highConfidence: -3 }], /episodeMetrics\[0\] is not an episode's metrics: .*highConfidence/],
+      [[...good, good[4]], /two episodes of tooldag-medium periodic seed 1: .*episodeMetrics\[4\] and .*episodeMetrics\[6\]; a report counts each \(world, regime, policy, seed\) once/],
+      [[], /episodeMetrics is empty: no episodes to report on/],
+    ];
+    for (const [entries, message] of cases) {
+      const error = await loadEpisodes(file(entries)).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(message);
+    }
   });
 });

@@ -5,7 +5,10 @@
 // counts behind p_cw (Wilson interval at the cell level).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Schema } from "effect";
 import { LogCorrupted } from "../../events/errors.ts";
+import { KINDS } from "../../actors/envprobe/kinds.ts";
+import { POLICY_NAMES, REGIMES } from "../../actors/envprobe/config.ts";
 import { wilson } from "../stats.ts";
 
 export interface EpisodeMetrics {
@@ -33,6 +36,42 @@ export interface EpisodeMetrics {
   readonly mutations: number;
 }
 
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
+const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
+const Step = Schema.NullOr(Count);
+
+/**
+ * One episode's metrics as a `sweep envprobe --out` file holds them: report-envprobe decodes every
+ * entry of a metrics file with this, so a hand-edited or truncated entry is refused naming its index
+ * and field rather than averaged into the tables as NaN or "undefined".
+ */
+export const EpisodeMetricsSchema = Schema.Struct({
+  world: Schema.Literals(KINDS),
+  regime: Schema.Literals(Object.keys(REGIMES)),
+  policy: Schema.Literals(POLICY_NAMES),
+  seed: Schema.Int,
+  horizon: Count,
+  budget: Count,
+  steps: Count,
+  success: Schema.Boolean,
+  accuracy: Unit,
+  procedural: Schema.NullOr(Unit),
+  spatial: Schema.NullOr(Unit),
+  probes: Count,
+  useful: Count,
+  collapse: Step,
+  actionCollapse: Step,
+  highConfidence: Count,
+  confidentWrong: Count,
+  mutations: Count,
+});
+
+/** A count a log record's payload must hold (metrics add them up: a string would concatenate). */
+function count(type: string, field: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw new Error(`${type} ${field}: expected an integer ≥ 0, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 export const COLLAPSE = 0.6;
 const WINDOW = 5;
 
@@ -55,11 +94,19 @@ export class EpisodeAccumulator {
     switch (type) {
       case "episode.started": {
         const p = payload as { seed: number; condition: string; config: { world: string; regime: string }; ticks: number };
+        if (!Number.isSafeInteger(p.seed)) throw new Error(`${type} seed: expected an integer, got ${JSON.stringify(p.seed)}`);
+        if (count(type, "ticks", p.ticks) === 0) throw new Error(`${type} ticks: expected at least 1, got 0`);
+        for (const [field, value] of [["condition", p.condition], ["config.world", p.config?.world], ["config.regime", p.config?.regime]] as const) {
+          if (typeof value !== "string") throw new Error(`${type} ${field}: expected a name, got ${JSON.stringify(value)}`);
+        }
         this.header = { world: p.config.world, regime: p.config.regime, policy: p.condition, seed: p.seed, horizon: p.ticks };
         break;
       }
       case "envprobe.stepped": {
         const p = payload as { t: number; kind: string; valid: boolean; useful: boolean; success: boolean };
+        count(type, "t", p.t);
+        if (p.kind !== "act" && p.kind !== "probe") throw new Error(`${type} kind: expected "act" or "probe", got ${JSON.stringify(p.kind)}`);
+        for (const field of ["valid", "useful", "success"] as const) if (typeof p[field] !== "boolean") throw new Error(`${type} ${field}: expected true or false, got ${JSON.stringify(p[field])}`);
         this.steps = p.t;
         this.success = p.success;
         if (p.kind === "probe") {
@@ -72,11 +119,21 @@ export class EpisodeAccumulator {
         }
         break;
       }
-      case "envprobe.mutated":
-        this.mutations += (payload as { changes: readonly unknown[] }).changes.length;
+      case "envprobe.mutated": {
+        const changes = (payload as { changes?: unknown }).changes;
+        if (!Array.isArray(changes)) throw new Error(`envprobe.mutated changes: expected a list, got ${JSON.stringify(changes)}`);
+        this.mutations += changes.length;
         break;
+      }
       case "envprobe.scored": {
         const p = payload as { t: number; w: readonly number[]; n: readonly number[]; hc: number; cw: number };
+        // The payload is read without its schema (speed); the numbers metrics add up are checked.
+        for (const field of ["t", "hc", "cw"] as const) count(type, field, p[field]);
+        for (const field of ["w", "n"] as const) {
+          if (!Array.isArray(p[field]) || p[field].length !== 2) throw new Error(`${type} ${field}: expected [procedural, spatial], got ${JSON.stringify(p[field])}`);
+          p[field].forEach((x, i) => count(type, `${field}[${i}]`, x));
+        }
+        if (p.n[0]! + p.n[1]! === 0 || p.w[0]! > p.n[0]! || p.w[1]! > p.n[1]!) throw new Error(`${type}: wrong fields ${JSON.stringify(p.w)} do not fit the field counts ${JSON.stringify(p.n)}`);
         this.last = p;
         const acc = 1 - (p.w[0]! + p.w[1]!) / (p.n[0]! + p.n[1]!);
         if (this.collapse === null && acc < COLLAPSE) this.collapse = p.t;

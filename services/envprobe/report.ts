@@ -5,6 +5,7 @@
 // procedural Pareto frontier (task success
 // against A_H) as SVG, the confident-wrong audit (p_cw with Wilson intervals), collapse and drift.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { Schema } from "effect";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -15,7 +16,7 @@ import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import { paretoChart } from "../reportCharts.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
-import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
+import { cellsOf, EpisodeMetricsSchema, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import { seedsLabel } from "./sweep.ts";
 
 /**
@@ -25,43 +26,78 @@ import { seedsLabel } from "./sweep.ts";
 export async function loadEpisodes(path: string, workers = availableParallelism()): Promise<EpisodeMetrics[]> {
   if (!existsSync(path)) throw new UsageError(`${path}: no such file or directory`);
   if (statSync(path).isFile()) {
-    let data: { episodeMetrics?: EpisodeMetrics[] };
+    let data: { episodeMetrics?: unknown };
     try {
       data = JSON.parse(readFileSync(path, "utf8")) as typeof data;
     } catch (error) {
       throw new UsageError(`${path}: not a sweep metrics file (not valid JSON: ${(error as Error).message.split("\n")[0]})`);
     }
-    if (!Array.isArray(data.episodeMetrics)) throw new UsageError(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);
-    return data.episodeMetrics;
+    if (data === null || typeof data !== "object" || !Array.isArray(data.episodeMetrics)) throw new UsageError(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);
+    if (data.episodeMetrics.length === 0) throw new UsageError(`${path}: episodeMetrics is empty: no episodes to report on`);
+    const episodes = data.episodeMetrics.map((entry, i) => {
+      try {
+        return decodeMetrics(entry) as EpisodeMetrics;
+      } catch (error) {
+        throw new UsageError(`${path}: episodeMetrics[${i}] is not an episode's metrics: ${String((error as Error).message).replace(/\s+/g, " ")}`);
+      }
+    });
+    refuseDuplicates(episodes, (i) => `${path} episodeMetrics[${i}]`);
+    return episodes;
   }
   const dirs = episodeDirsUnder(path);
   if (dirs.length === 0) throw new UsageError(`${path}: no episode logs found (expected <world>-<regime>/<policy>/s<seed>/log)`);
   const n = Math.max(1, Math.min(workers, Math.ceil(dirs.length / 500)));
   // A log that is not an EnvProbe episode's (another world, no scored step) is bad input, not damage.
   const asInputError = (error: unknown): Error => (error instanceof LogCorrupted || !(error instanceof Error) ? (error as Error) : new UsageError(error.message));
+  let episodes: EpisodeMetrics[];
+  let where: string[];
   if (n === 1) {
     try {
-      return dirs.map((d) => metricsOfLog(d));
+      episodes = dirs.map((d) => metricsOfLog(d));
+      where = dirs;
     } catch (error) {
       throw asInputError(error);
     }
+  } else {
+    const shares = Array.from({ length: n }, (_, i) => dirs.filter((_, j) => j % n === i));
+    const parts = await Promise.all(
+      shares.map(
+        (share) =>
+          new Promise<EpisodeMetrics[]>((resolveShare, reject) => {
+            const worker = new Worker(new URL("./loadWorker.ts", import.meta.url), { workerData: { dirs: share } });
+            worker.once("message", (m: { metrics?: EpisodeMetrics[]; damaged?: { file: string; line: number; reason: string } | null; message?: string }) => {
+              void worker.terminate();
+              if (m.metrics !== undefined) resolveShare(m.metrics);
+              else reject(m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : asInputError(new Error(m.message)));
+            });
+            worker.once("error", reject);
+          }),
+      ),
+    );
+    episodes = parts.flat();
+    where = shares.flat();
   }
-  const shares = Array.from({ length: n }, (_, i) => dirs.filter((_, j) => j % n === i));
-  const parts = await Promise.all(
-    shares.map(
-      (share) =>
-        new Promise<EpisodeMetrics[]>((resolveShare, reject) => {
-          const worker = new Worker(new URL("./loadWorker.ts", import.meta.url), { workerData: { dirs: share } });
-          worker.once("message", (m: { metrics?: EpisodeMetrics[]; damaged?: { file: string; line: number; reason: string } | null; message?: string }) => {
-            void worker.terminate();
-            if (m.metrics !== undefined) resolveShare(m.metrics);
-            else reject(m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : asInputError(new Error(m.message)));
-          });
-          worker.once("error", reject);
-        }),
-    ),
-  );
-  return parts.flat();
+  refuseDuplicates(episodes, (i) => where[i]!);
+  return episodes;
+}
+
+const decodeMetrics = Schema.decodeUnknownSync(EpisodeMetricsSchema, { onExcessProperty: "error" });
+
+/**
+ * Each (world, regime, policy, seed) may be counted once: two copies (a backup or a second sweep
+ * under the folder given, an entry repeated in a metrics file) would weigh that seed twice in a
+ * cell while the pairs keep one of them. Refused, naming both.
+ */
+function refuseDuplicates(episodes: readonly EpisodeMetrics[], where: (i: number) => string): void {
+  const seen = new Map<string, number>();
+  episodes.forEach((e, i) => {
+    const key = `${e.world}|${e.regime}|${e.policy}|${e.seed}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw new UsageError(`two episodes of ${e.world}-${e.regime} ${e.policy} seed ${e.seed}: ${where(first)} and ${where(i)}; a report counts each (world, regime, policy, seed) once: give it one sweep's --log directory or --out file`);
+    }
+    seen.set(key, i);
+  });
 }
 
 const REGIME_ORDER = Object.keys(REGIMES);
