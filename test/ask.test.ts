@@ -14,6 +14,8 @@ import { runEpisode } from "../services/episodes.ts";
 import { replayEpisode, UsageError } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { firstSegment, logRecords, tempDir } from "./helpers.ts";
+import { fakeServer } from "./fakeLlmServer.ts";
+import { renderAsk } from "../services/cli/ask.ts";
 
 const MAIN = join(import.meta.dirname, "..", "services/cli/main.ts");
 
@@ -37,6 +39,24 @@ async function town(ticks = 12): Promise<string> {
 }
 
 describe("probetown ask", () => {
+  it("with an LLM: the controller's calls go to the endpoint, the printout counts tokens and cost, never the key", async () => {
+    const dir = await town(6);
+    const key = "sk-ask-test-KEY-0123456789";
+    const server = await fakeServer((b) => ({ content: b.messages[0]!.content.includes("Gap rubric") ? JSON.stringify({ literal_need: "mood", implicit_need: ["approachable"], gap: 0.5, recommended_probes: ["get_agent_private_state"], confidence: 0.7, rationale: "r" }) : JSON.stringify({ answer: "Wang Jun seems fine." }) }));
+    try {
+      const r = await askEpisode({ episode: dir, tick: 5, agent: "Liu Yang", question: "Is Wang Jun in a good mood?", out: join(dir, "..", "ask-llm"), llm: { baseURL: server.url, apiKey: key, models: { intent: "m", planner: null, answer: "m" }, prices: { m: { input: 150, output: 600 } } } });
+      expect(server.requests).toBe(2);
+      expect(r.answer.backend).toBe("llm:m");
+      const text = renderAsk(r);
+      // 2 calls of 100 + 20 tokens at $150 / $600 per million: 2 × (0.015 + 0.012).
+      expect(text).toContain(`llm: ${server.url} · 2 calls (0 failed) · 200 prompt + 40 completion tokens · $0.0540\n`);
+      expect(text).not.toContain(key);
+      expect((await verifyEpisode(r.fork)).ok).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("answers as a resident on the state after tick n; the fork verifies and the episode is untouched", async () => {
     const dir = await town();
     const before = digest(dir);

@@ -42,7 +42,8 @@ export function renderAsk(r: AskResult): string {
   out.push(`answer: ${r.answer.text}`);
   if (r.llm !== undefined) {
     const t = r.llm.usage.total;
-    out.push(`backend: ${r.answer.backend}`, `llm: ${r.llm.baseURL} · ${t.calls} calls (${t.failed} failed) · ${t.promptTokens} prompt + ${t.completionTokens} completion tokens`);
+    // As eval's line: the cost too when the config prices the model (it was left out).
+    out.push(`backend: ${r.answer.backend}`, `llm: ${r.llm.baseURL} · ${t.calls} calls (${t.failed} failed) · ${t.promptTokens} prompt + ${t.completionTokens} completion tokens${t.costUsd > 0 ? ` · $${t.costUsd.toFixed(4)}` : ""}`);
   }
   out.push(`log: ${shownPath(r.fork)} (verify it with: probetown verify ${shownPath(r.fork)})`);
   return out.join("\n") + "\n";
