@@ -155,6 +155,16 @@ class Semaphore {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/**
+ * The longest reply taken for a request: ~40 characters per asked token, at least 20,000. A server
+ * that ignores max_tokens and sends megabytes (a runaway generation, a proxy's dump) would put them
+ * into the log and every snapshot of the answer; it gets the repair attempt instead, and a failure
+ * keeps its first 2,000 characters.
+ */
+const replyLimit = (request: LlmRequestedPayload): number => Math.max(20_000, request.params.maxTokens * 40);
+/** How much of an unusable reply the repair attempt sends back. */
+const REPAIR_ECHO_CHARS = 4000;
+
 export const repairMessage = (problem: string): string =>
   `Your previous reply could not be used: ${problem}. Reply again with only the JSON object in the required format, nothing else.`;
 
@@ -275,7 +285,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       // A server that echoes the Authorization header into its reply (a misconfigured proxy, a
       // model shown the key) must not carry the key into the log, the trace or a printed answer.
       const content = withoutKey(result.content);
-      const problem = content.trim().length === 0 ? "the reply was empty" : validate(content, request);
+      const problem = content.trim().length === 0 ? "the reply was empty" : content.length > replyLimit(request) ? `the reply is ${content.length} characters, far more than max_tokens ${request.params.maxTokens} allows` : validate(content, request);
       if (problem === null) {
         const cost = costOf(request.model, usage);
         const payload: LlmCompletedPayload = {
@@ -295,7 +305,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         span?.setAttribute("error.type", "invalid_output");
         return { answer: failed(request, "invalid_output", `invalid output after a repair attempt: ${problem}`.slice(0, 300), counter.attempts, usage, content), http: counter.attempts };
       }
-      messages = [...messages, { role: "assistant", content }, { role: "user", content: repairMessage(problem) }];
+      messages = [...messages, { role: "assistant", content: content.slice(0, REPAIR_ECHO_CHARS) }, { role: "user", content: repairMessage(problem) }];
     }
     throw new Error("unreachable");
   }

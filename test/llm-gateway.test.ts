@@ -210,6 +210,22 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
+  it("a reply of megabytes (max_tokens ignored) gets the repair attempt with only its start sent back, and never reaches the log", async () => {
+    const huge = JSON.stringify({ ...FRAME, rationale: "x".repeat(1_000_000) });
+    const server = await fakeServer((_b, n) => ({ content: n === 1 ? huge : JSON.stringify(FRAME) }));
+    try {
+      const { records, dir } = await runScene("huge", "aura-intent", config(server.url, { intent: "fake-intent" }));
+      expect(server.requests).toBe(2);
+      expect(server.bodies[1]!.messages.at(-2)!.content).toHaveLength(4000);
+      expect(server.bodies[1]!.messages.at(-1)!.content).toMatch(/the reply is 1000\d{3} characters, far more than max_tokens 512 allows/);
+      expect(ofType<LlmCompletedPayload>(records, "llm.completed")[0]!.payload).toMatchObject({ repaired: true, attempts: 2 });
+      // Before, the megabyte went into llm.completed (and the frame's rationale was cut at 400).
+      expect(readFileSync(join(dir, "log", "000000000000.jsonl"), "utf8").length).toBeLessThan(100_000);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("timeout: each attempt is cut at timeoutMs, then llm.failed (timeout) and the deterministic frame", async () => {
     const server = await fakeServer(() => ({ content: JSON.stringify(FRAME), delayMs: 1500 }));
     try {
