@@ -76,6 +76,11 @@ export interface WorldDefinition<Config = unknown> {
    * fork's parent's length, which its child keeps with its config).
    */
   readonly lengthFixedBy?: (n: number | "n", parentTicks?: number) => string;
+  /**
+   * The config key `applyCondition` overwrites with the condition (envprobe: `policy`), so a run's
+   * --config that sets it is refused (it would be ignored): the condition is chosen by --condition.
+   */
+  readonly conditionConfigKey?: string;
   actors(config: Config, seed: number): ActorDefinition[];
   /** The phase records of tick `tick`, in order; the first is the tick's `tick.started`. */
   tickPlan(config: Config, tick: number): PhaseStep[];

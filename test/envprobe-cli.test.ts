@@ -20,6 +20,10 @@ describe("sweep envprobe (CLI)", () => {
       [["--horizon", "0", "--seeds", "0-1"], /--horizon expects an integer ≥ 1/],
       [["--seeds", "9-3"], /--seeds: range '9-3' runs backwards/],
       [["--seeds", "x"], /--seeds: expected integers and ranges/],
+      // The flags choose each episode's world, regime and policy: the same keys in --config were ignored.
+      [["--config", '{"world":"graphnav"}', "--seeds", "0-1"], /--config: "world" is chosen by --worlds in a sweep \(the config's "graphnav" would be overridden in every episode\); use --worlds graphnav instead/],
+      [["--config", '{"regime":"high"}', "--seeds", "0-1"], /--config: "regime" is chosen by --regimes in a sweep/],
+      [["--config", '{"policy":"oracle"}', "--seeds", "0-1"], /--config: "policy" is chosen by --policies in a sweep/],
     ];
     for (const [args, message] of cases) {
       const r = cli(["sweep", "envprobe", ...args, "--log", join(work, "never")]);
@@ -130,6 +134,16 @@ describe("run envprobe and fork (CLI)", () => {
     return file;
   };
   const steps = (dir: string) => logRecords(dir).filter((r) => r.type === "envprobe.stepped").map((r) => ({ tick: r.tick, ...(r.payload as { kind: string; success: boolean }) }));
+
+  it("refuses a --config that sets the policy (exit 2, naming --condition): the condition overrode it without a word", () => {
+    const work = tempDir("envprobe-run-policy");
+    for (const [extra, overriddenBy] of [[[], "the default condition envprobe-simple"], [["--condition", "periodic"], "--condition periodic"]] as const) {
+      const r = cli(["run", "envprobe", "--seed", "1", "--config", '{"world":"tooldag","policy":"oracle"}', ...extra, "--log", join(work, "never"), "--trace", "none"]);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toContain(`"policy" is the envprobe condition, chosen by --condition, not the config (the config's "oracle" would be overridden by ${overriddenBy}); use --condition oracle instead`);
+    }
+    expect(existsSync(join(work, "never"))).toBe(false);
+  });
 
   it("refuses --ticks and --days (exit 2, naming the flag and the horizon to set): an episode runs its horizon H", () => {
     const work = tempDir("envprobe-run-ticks");

@@ -85,6 +85,8 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
       ? `an envprobe episode runs its horizon H, one tick a step (budget ⌊H/4⌋), so its length is H; set the horizon in the config instead: --config '{"horizon": ${n}}' (or a file holding it)`
       : `an envprobe fork runs to its parent's horizon H = ${parentTicks} (one tick a step); a fork keeps its parent's config, so set the horizon where the parent runs (run envprobe --config '{"horizon": ${n}}') and fork that`,
 
+  conditionConfigKey: "policy",
+
   actors(config, seed): ActorDefinition[] {
     const { agent, env } = inputsOf(config, seed);
     return [

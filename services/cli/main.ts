@@ -215,6 +215,11 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
     throw new UsageError(flags.ticks !== undefined ? `--ticks ${flags.ticks}: ${fixedBy(flags.ticks)}` : `--days ${flags.days}: ${fixedBy("n")}`);
   }
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
+  const conditionKey = worlds[worldName]!.conditionConfigKey;
+  if (conditionKey !== undefined && config !== undefined && conditionKey in (config as object)) {
+    const named = (config as Record<string, unknown>)[conditionKey];
+    throw new UsageError(`--config ${flags.config}: "${conditionKey}" is the ${worldName} condition, chosen by --condition, not the config (the config's ${JSON.stringify(named)} would be overridden by ${flags.condition === undefined ? `the default condition ${worlds[worldName]!.defaultCondition}` : `--condition ${flags.condition}`}); use --condition ${typeof named === "string" ? named : "<name>"} instead`);
+  }
   if (flags.agents !== undefined) {
     if (worldName !== "auratown") throw new UsageError(`--agents: only auratown has a roster to grow (${worldName} sets its actors by its config)`);
     if (flags.agents < 5) throw new UsageError(`--agents: the town has 5 residents; expected 5 or more, got ${flags.agents}`);

@@ -104,7 +104,12 @@ export function sweepSpecOf(
   }
   if (flags.horizon !== undefined && (!Number.isSafeInteger(flags.horizon) || flags.horizon <= 0)) throw new UsageError(`--horizon: expected a positive integer, got ${flags.horizon}`);
   if (flags.workers !== undefined && (!Number.isSafeInteger(flags.workers) || flags.workers < 0)) throw new UsageError(`--workers: expected an integer ≥ 0, got ${flags.workers}`);
-  const config = { ...((flags.config ?? {}) as Record<string, unknown>), ...(flags.horizon === undefined ? {} : { horizon: flags.horizon }) };
+  const config: Record<string, unknown> = { ...((flags.config ?? {}) as Record<string, unknown>), ...(flags.horizon === undefined ? {} : { horizon: flags.horizon }) };
+  // Each episode's world, regime and policy come from these flags and overwrite the config's: set
+  // in --config they would be ignored in every episode (and logged in each header all the same).
+  for (const [key, flag] of [["world", "--worlds"], ["regime", "--regimes"], ["policy", "--policies"]] as const) {
+    if (key in config) throw new UsageError(`--config: "${key}" is chosen by ${flag} in a sweep (the config's ${JSON.stringify(config[key])} would be overridden in every episode); use ${flag} ${typeof config[key] === "string" ? config[key] : "<list>"} instead`);
+  }
   // The config overrides are checked here for every world and regime, not in the workers.
   for (const world of worlds) {
     for (const regime of regimes) {
