@@ -19,6 +19,8 @@ export interface VerifyReport {
   readonly eventsPerSecond: number;
   readonly problem: { readonly kind: "damaged" | "diverged"; readonly seq: number | null; readonly message: string; readonly details: readonly string[] } | null;
   readonly notes: readonly string[];
+  /** Set when a log that holds stops before its planned last tick (an interrupted run): why, as in `notes`. */
+  readonly unfinished?: string;
   readonly text: string;
 }
 
@@ -99,9 +101,11 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
     const result = replayed.success;
     result.host.stop();
     const ticks = result.lastTick - header.firstTick + 1;
-    if (result.incompleteTick) notes.push(`the log ends part-way through tick ${result.lastTick + 1} (an interrupted run); everything before it verified`);
     const planned = header.ticks - header.firstTick;
-    if (!result.incompleteTick && ticks < planned) notes.push(`${ticks} of ${planned} planned ticks are in the log`);
+    let unfinished: string | undefined;
+    if (result.incompleteTick) unfinished = `the log ends part-way through tick ${result.lastTick + 1} (an interrupted run); everything before it verified`;
+    else if (ticks < planned) unfinished = `${ticks} of ${planned} planned ticks are in the log`;
+    if (unfinished !== undefined) notes.push(unfinished);
     const seconds = elapsed();
     const eventsPerSecond = scan.records.length / seconds;
     const report: VerifyReport = {
@@ -114,6 +118,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
       eventsPerSecond,
       problem: null,
       notes,
+      ...(unfinished === undefined ? {} : { unfinished }),
       text: [
         `OK: ${header.episode}: ${scan.records.length} records, hash chain intact, ${ticks} tick state hashes recomputed and equal (${seconds.toFixed(3)} s, ${Math.round(eventsPerSecond).toLocaleString("en-US")} events/s)`,
         ...notes.map((n) => `note: ${n}`),

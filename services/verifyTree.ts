@@ -12,6 +12,8 @@ export interface TreeEntry {
   readonly exitCode: 0 | 1 | 3 | 4;
   /** The verify report's text for a failure (first divergence or damage); null when the log holds. */
   readonly problem: string | null;
+  /** A log that holds but stops before its planned last tick (an interrupted run): why; else null. */
+  readonly unfinished: string | null;
   readonly records: number;
 }
 
@@ -25,6 +27,11 @@ export interface TreeReport {
   readonly records: number;
   readonly seconds: number;
   readonly failures: readonly TreeEntry[];
+  /**
+   * Logs that hold but stop before their last tick: counted in `ok` (what is there is intact), and
+   * named, since a folder of them is an interrupted sweep, not a finished one.
+   */
+  readonly unfinished: readonly TreeEntry[];
   /** 0 when every log holds; otherwise the worst code: 4 (internal) > 3 (damaged) > 1 (diverged). */
   readonly exitCode: 0 | 1 | 3 | 4;
 }
@@ -87,6 +94,7 @@ export async function verifyTree(root: string, options: { readonly threads?: num
     records: entries.reduce((sum, e) => sum + e.records, 0),
     seconds: (performance.now() - started) / 1000,
     failures,
+    unfinished: entries.filter((e) => e.exitCode === 0 && e.unfinished !== null).sort((a, b) => (a.dir < b.dir ? -1 : 1)),
     exitCode: worst,
   };
 }
@@ -96,8 +104,11 @@ export function treeReportText(report: TreeReport, cwd: string = process.cwd()):
   const where = shown(report.root);
   if (report.episodes === 0) return `FAILED: no episode directories (folders with a log/ inside) under ${where}`;
   const lines = [
-    `${report.exitCode === 0 ? "OK" : "FAILED"}: ${report.episodes} episodes under ${where} (${report.records.toLocaleString("en-US")} records) in ${report.seconds.toFixed(1)} s — ${report.ok} hold, ${report.diverged} diverged, ${report.damaged} damaged${report.errors > 0 ? `, ${report.errors} could not be checked` : ""}`,
+    `${report.exitCode === 0 ? "OK" : "FAILED"}: ${report.episodes} episodes under ${where} (${report.records.toLocaleString("en-US")} records) in ${report.seconds.toFixed(1)} s — ${report.ok} hold${report.unfinished.length > 0 ? ` (${report.unfinished.length} of them unfinished)` : ""}, ${report.diverged} diverged, ${report.damaged} damaged${report.errors > 0 ? `, ${report.errors} could not be checked` : ""}`,
   ];
   for (const f of report.failures) lines.push(`  ${shown(f.dir)}: ${(f.problem ?? "").replace(/^FAILED: /, "").split("\n").join("\n    ")}`);
+  // An interrupted run's log holds, but its episode is not all there (a sweep stopped part-way).
+  for (const f of report.unfinished.slice(0, 5)) lines.push(`  unfinished: ${shown(f.dir)}: ${f.unfinished}`);
+  if (report.unfinished.length > 5) lines.push(`  unfinished: … and ${report.unfinished.length - 5} more`);
   return lines.join("\n");
 }

@@ -40,6 +40,25 @@ describe("verify on a folder of episodes", () => {
     expect(report.ok).toBe(5);
   });
 
+  it("names the logs that hold but stop before their last tick (an interrupted sweep), instead of a plain OK", async () => {
+    const log = join(tempDir("verify-tree-unfinished"), "grid");
+    expect(cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--quiet"]).code).toBe(0);
+    const victim = episodeDirsUnder(log).find((d) => d.endsWith("s1"))!;
+    const file = firstSegment(victim);
+    // Cut at a record boundary inside tick 5: every line left is intact.
+    const lines = readFileSync(file, "utf8").split("\n");
+    const cut = lines.findIndex((l) => /"tick":5,/.test(l) && l.includes('"type":"envprobe.decided"'));
+    writeFileSync(file, lines.slice(0, cut + 1).join("\n") + "\n");
+
+    const r = cli(["verify", log]);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toMatch(/^OK: 2 episodes under .* — 2 hold \(1 of them unfinished\), 0 diverged, 0 damaged/);
+    expect(r.out).toContain(`unfinished: ${victim}: the log ends part-way through tick 5 (an interrupted run)`);
+    const report = await verifyTree(log, { threads: 1 });
+    expect(report.unfinished.map((e) => e.dir)).toEqual([victim]);
+    expect(report.ok).toBe(2);
+  });
+
   it("a folder with no episodes below it is a usage error", () => {
     const empty = join(tempDir("verify-tree-empty"), "nothing");
     mkdirSync(empty);
