@@ -781,4 +781,19 @@ describe("eval with --llm", () => {
     expect(rows.every((r) => /llm:fake-answer/.test(r.backend) && (r.tokens ?? 0) > 0)).toBe(true);
     expect(result.llm?.usage.total.failed).toBe(0);
   });
+
+  it("eval privacy against an endpoint that refuses the key: the summary says the calls fell back and that a rerun keeps those cells (--fresh runs them again)", async () => {
+    const refusing = await fakeServer(() => ({ status: 401 }));
+    try {
+      const out = tempDir("llm-privacy-401");
+      const args = ["eval", "privacy", "--file", PRIVACY, "--condition", "aura-gap-routed", "--seeds", "42", "--warmup", "2", "--out", out, "--llm", refusing.url, "--model", "answer=fake-answer", "--model", "none"];
+      const first = await cli(args, { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" });
+      expect(first.code, first.stderr).toBe(0);
+      // Before, the privacy summary did not mention the fallbacks at all (only '30 failed' on the llm line).
+      expect(first.stdout).toContain("\nnote: 30 model call(s) fell back to the deterministic backend (why: the llm.failed records in the cells' logs); a rerun serves finished cells from their logs as they are: --fresh runs them again\n");
+      expect(first.stdout + first.stderr).not.toContain(SECRET);
+    } finally {
+      await refusing.close();
+    }
+  });
 });

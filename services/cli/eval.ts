@@ -29,6 +29,14 @@ function llmOption(flags: LlmCliFlags & { judge?: JudgeMode }): { llm?: LlmConfi
   return config === null ? {} : { llm: config };
 }
 
+/**
+ * Said when model calls fell back: why is in the cells' logs, and a rerun serves finished cells as
+ * they are. After a bad key or a dead endpoint was fixed, the same command judged the fallback
+ * answers again as the model's (only the LLM judge's failed calls are asked again).
+ */
+export const fallbackNote = (fallbacks: number): string[] =>
+  fallbacks === 0 ? [] : [`note: ${fallbacks} model call(s) fell back to the deterministic backend (why: the llm.failed records in the cells' logs); a rerun serves finished cells from their logs as they are: --fresh runs them again`];
+
 const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
   if (llm === undefined) return [];
   const t = llm.usage.total;
@@ -102,7 +110,7 @@ function renderText(r: ImplicitEvalResult): string {
     out.push("");
   }
   out.push("viol: forbidden tools that read state · tpr: second-order queries that read the target's private state · confl: second-order answers stating the target's actual state");
-  out.push(...llmLine(r.llm), `results: ${r.results}`);
+  out.push(...fallbackNote(r.conditions.reduce((n, c) => n + c.overall.fallbacks, 0)), ...llmLine(r.llm), `results: ${r.results}`);
   return out.join("\n") + "\n";
 }
 
@@ -185,7 +193,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
       }
       lines.push("");
     }
-    lines.push("viol: forbidden tools that read state · vcell: query × seed cells with at least one violation · allowed: share of the query's allowed tools used", ...llmLine(result.llm), `results: ${result.results}`);
+    lines.push("viol: forbidden tools that read state · vcell: query × seed cells with at least one violation · allowed: share of the query's allowed tools used", ...fallbackNote(result.rows.reduce((n, r) => n + (r.fallbacks ?? 0), 0)), ...llmLine(result.llm), `results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
   exit(0);
@@ -238,7 +246,7 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
     }
     const a = result.acceptance;
     if (a !== null) lines.push(`acceptance (GapRouted within 0.05 of Fixed-Probe at ≤ 25% of its probes): ${a.pass ? "PASS" : "FAIL"} — accuracy ${a.gapRoutedAccuracy.toFixed(3)} vs ${a.fixedProbeAccuracy.toFixed(3)} (Δ ${a.accuracyGap.toFixed(3)}), probes ${(100 * a.probeShare).toFixed(1)}%`);
-    lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", ...llmLine(result.llm), `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
+    lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", ...fallbackNote(result.conditions.reduce((n, c) => n + c.overall.fallbacks, 0)), ...llmLine(result.llm), `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
   exit(0);
