@@ -20,6 +20,8 @@ describe("sweep envprobe (CLI)", () => {
       [["--horizon", "0", "--seeds", "0-1"], /--horizon expects an integer ≥ 1/],
       [["--seeds", "9-3"], /--seeds: range '9-3' runs backwards/],
       [["--seeds", "x"], /--seeds: expected integers and ranges/],
+      [["--worlds", "", "--seeds", "0-1"], /--worlds: empty list; name some \(known: objectstate, tooldag, graphnav\), say 'all', or omit --worlds for the default/],
+      [["--policies", " , ", "--seeds", "0-1"], /--policies: empty list/],
       // The flags choose each episode's world, regime and policy: the same keys in --config were ignored.
       [["--config", '{"world":"graphnav"}', "--seeds", "0-1"], /--config: "world" is chosen by --worlds in a sweep \(the config's "graphnav" would be overridden in every episode\); use --worlds graphnav instead/],
       [["--config", '{"regime":"high"}', "--seeds", "0-1"], /--config: "regime" is chosen by --regimes in a sweep/],

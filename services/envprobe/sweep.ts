@@ -57,8 +57,10 @@ export interface SweepResult {
 }
 
 function list<T extends string>(flag: string, text: string | undefined, known: readonly T[], all: readonly T[]): T[] {
-  if (text === undefined || text.trim() === "" || text.trim() === "all") return [...all];
+  if (text === undefined || text.trim() === "all") return [...all];
   const items = text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  // An empty value (often an unset shell variable) is not "the default": that is omitting the flag.
+  if (items.length === 0) throw new UsageError(`${flag}: empty list; name some (known: ${known.join(", ")}), say 'all', or omit ${flag} for the default`);
   const unknown = items.filter((s) => !known.includes(s as T));
   if (unknown.length > 0) throw new UsageError(`${flag}: unknown ${unknown.map((u) => `'${u}'`).join(", ")} (known: ${known.join(", ")})`);
   return [...new Set(items)] as T[];
