@@ -497,6 +497,17 @@ describe("CLI", () => {
       const bad = await cli(["eval", "factual", "--file", file, "--condition", "fixed-probe", "--judge", "gpt"]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--judge expects one of rule, llm, both, got 'gpt'/);
+      // A judge that scores nothing (the endpoint refuses the key): exit 2 and why, as experiment
+      // does (it exited 0 with '0 cells scored' in the table).
+      const refusing = await fakeServer(() => ({ status: 401 }));
+      try {
+        const refused = await cli(["eval", "factual", "--file", file, "--condition", "fixed-probe", "--seeds", "42", "--warmup", "2", "--out", join(dir, "refused"), "--judge", "llm", "--llm", refusing.url, "--model", "none", "--model", "judge=fake-judge", "--json"]);
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr).toContain("eval factual: the LLM judge scored no cell (first error: http_error: HTTP 401: 401 fake error 401); there are no LLM-judge scores.");
+        expect(JSON.parse(refused.stdout).results).toMatch(/results-fixed-probe\.jsonl$/);
+      } finally {
+        await refusing.close();
+      }
       // experiment --json with a key in the environment: the spec is printed, the key never.
       const SECRET = "sk-test-EXPERIMENTKEY987654321";
       writeFileSync(join(dir, "spec.json"), JSON.stringify({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: server.url, model: "none", models: { judge: "fake-judge" } }, out: "exp" }));

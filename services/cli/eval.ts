@@ -14,7 +14,7 @@ import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
 import type { LlmConfig } from "../llmGateway.ts";
 import type { EvalLlmSummary } from "../eval.ts";
 import { addLlmOptions, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
-import { JUDGES, type JudgeMode } from "../llmJudge.ts";
+import { JUDGES, type JudgeMode, type LlmJudgeFields } from "../llmJudge.ts";
 
 const parseJudge = (value: string): JudgeMode => {
   if (!(JUDGES as readonly string[]).includes(value)) throw new InvalidArgumentError(`--judge expects one of ${JUDGES.join(", ")}, got '${value}'`);
@@ -36,6 +36,23 @@ function llmOption(flags: LlmCliFlags & { judge?: JudgeMode }): { llm?: LlmConfi
  */
 export const fallbackNote = (fallbacks: number): string[] =>
   fallbacks === 0 ? [] : [`note: ${fallbacks} model call(s) fell back to the deterministic backend (why: the llm.failed records in the cells' logs); a rerun serves finished cells from their logs as they are: --fresh runs them again`];
+
+/**
+ * The exit code of an eval whose LLM judge was asked for: 2 when it scored no cell (the scores the
+ * eval was run for are missing: every call refused, say), as `experiment` does; unscored cells are
+ * said on stderr either way, with --json too. It exited 0 with only '0 cells scored' in the table.
+ */
+function judgeExit(label: string, rows: ReadonlyArray<{ readonly llmJudge?: LlmJudgeFields }>): number {
+  const judged = rows.map((r) => r.llmJudge).filter((j): j is LlmJudgeFields => j !== undefined);
+  const failed = judged.filter((j) => j.llmJudgeError !== undefined);
+  if (failed.length === 0) return 0;
+  const all = failed.length === judged.length;
+  process.stderr.write(
+    `${label}: ${all ? "the LLM judge scored no cell" : `the LLM judge could not score ${failed.length} of ${judged.length} cells`} (first error: ${failed[0]!.llmJudgeError}); ` +
+      `${all ? "there are no LLM-judge scores" : "they are left out of its means"}. A rerun asks again for the calls that never reached the model; recorded answers, invalid ones too, are served as they are.\n`,
+  );
+  return all ? 2 : 0;
+}
 
 const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
   if (llm === undefined) return [];
@@ -138,7 +155,7 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
     const { rows: _rows, ...summary } = result;
     process.stdout.write(JSON.stringify({ ...summary, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else process.stdout.write(renderText(result));
-  exit(0);
+  exit(judgeExit("eval implicit", result.rows));
 }
 
 function integerAtLeast(flag: string, min: number) {
@@ -196,7 +213,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
     lines.push("viol: forbidden tools that read state · vcell: query × seed cells with at least one violation · allowed: share of the query's allowed tools used", ...fallbackNote(result.rows.reduce((n, r) => n + (r.fallbacks ?? 0), 0)), ...llmLine(result.llm), `results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
-  exit(0);
+  exit(judgeExit("eval privacy", result.rows));
 }
 
 interface FactualFlags extends LlmCliFlags {
@@ -249,7 +266,7 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
     lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", ...fallbackNote(result.conditions.reduce((n, c) => n + c.overall.fallbacks, 0)), ...llmLine(result.llm), `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
-  exit(0);
+  exit(judgeExit("eval factual", result.rows));
 }
 
 /** An eval subcommand with the options every benchmark takes: its file, conditions, seeds and output folder. */
