@@ -90,6 +90,9 @@ export function classify(error: unknown, apiKey: string | null): ChatError {
   if (error instanceof OpenAI.APIError) {
     const status = typeof error.status === "number" ? error.status : null;
     const message = scrub(`HTTP ${status ?? "?"}: ${error.message}`, apiKey);
+    // OpenAI answers an exhausted quota or billing limit with 429 too: no retry helps, so it fails
+    // at once (as a 401 does) instead of every call waiting out its backoff.
+    if (status === 429 && (error.code === "insufficient_quota" || error.type === "insufficient_quota")) return new ChatError("http_error", message, status);
     if (status === 429) return new ChatError("rate_limit", message, status, retryAfter(error.headers));
     if (status === 408) return new ChatError("timeout", message, status);
     if (status !== null && status >= 500) return new ChatError("server_error", message, status, retryAfter(error.headers));

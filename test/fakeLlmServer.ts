@@ -10,8 +10,8 @@ export interface ChatBody {
   response_format?: { type: string };
 }
 
-/** `usage` replaces the completion's usage object; `body` (with `contentType`) replaces the whole 200 body, as sent. */
-export type Reply = { status?: number; content?: string; delayMs?: number; headers?: Record<string, string>; usage?: unknown; body?: string; contentType?: string };
+/** `usage` replaces the completion's usage object; `body` (with `contentType`) replaces the whole 200 body, as sent; `error` the error object of a non-200. */
+export type Reply = { status?: number; content?: string; delayMs?: number; headers?: Record<string, string>; usage?: unknown; body?: string; contentType?: string; error?: unknown };
 
 /** A fake OpenAI-compatible server: `reply` decides each answer; every request is counted. */
 export async function fakeServer(reply: (body: ChatBody, n: number) => Reply) {
@@ -29,7 +29,7 @@ export async function fakeServer(reply: (body: ChatBody, n: number) => Reply) {
         if (res.destroyed) return;
         if ((r.status ?? 200) !== 200) {
           res.writeHead(r.status!, { "content-type": "application/json", ...r.headers });
-          res.end(JSON.stringify({ error: { message: `fake error ${r.status}`, type: "fake" } }));
+          res.end(JSON.stringify({ error: r.error ?? { message: `fake error ${r.status}`, type: "fake" } }));
           return;
         }
         if (r.body !== undefined) {

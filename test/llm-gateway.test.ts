@@ -129,6 +129,17 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
+  it("429 insufficient_quota (OpenAI's exhausted quota) fails at once as an http_error, not retried as a rate limit", async () => {
+    const server = await fakeServer(() => ({ status: 429, error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", code: "insufficient_quota" } }));
+    try {
+      const { records } = await runScene("quota", "aura-intent", config(server.url, { intent: "fake-intent" }, { maxAttempts: 3 }));
+      expect(server.requests).toBe(1);
+      expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload).toMatchObject({ error: "http_error", attempts: 1, message: "HTTP 429: 429 You exceeded your current quota, please check your plan and billing details." });
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a server that refuses JSON mode (400) is asked once more without it; other 4xx fail at once", async () => {
     const server = await fakeServer((body) => (body.response_format !== undefined ? { status: 400 } : { content: JSON.stringify(FRAME) }));
     try {
