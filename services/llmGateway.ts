@@ -477,7 +477,7 @@ const LlmConfigFile = Schema.Struct({
   maxAttempts: Schema.optionalKey(PositiveInt),
   backoffMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   concurrency: Schema.optionalKey(PositiveInt),
-  prices: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({ input: Schema.Finite, output: Schema.Finite }))),
+  prices: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({ input: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), output: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)) }))),
   captureContent: Schema.optionalKey(Schema.Boolean),
   reuse: Schema.optionalKey(Schema.Boolean),
   backend: Schema.optionalKey(Schema.String),

@@ -519,6 +519,9 @@ describe("LLM configuration", () => {
     expect(() => resolveLlmConfig({ llmConfig: join(dir, "typo.json") }, {})).toThrow(/typo\.json: Expected no excess property at \["timeout"\]/);
     writeFileSync(join(dir, "type.json"), JSON.stringify({ baseURL: "http://x/v1", concurrency: "many" }));
     expect(() => resolveLlmConfig({ llmConfig: join(dir, "type.json") }, {})).toThrow(/\["concurrency"\]/);
+    // A negative price made negative costs (and hid them: only a cost > 0 is printed).
+    writeFileSync(join(dir, "price.json"), JSON.stringify({ baseURL: "http://x/v1", prices: { m: { input: -1, output: 0.6 } } }));
+    expect(() => resolveLlmConfig({ llmConfig: join(dir, "price.json") }, {})).toThrow(/price\.json: Expected a value greater than or equal to 0 at \["prices"\]\["m"\]\["input"\]/);
   });
 });
 
