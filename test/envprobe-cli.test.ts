@@ -2,7 +2,7 @@
 // naming the flag before anything runs; a small grid prints per-cell metrics and the wall time as
 // JSON, writes one log per episode, and the report is rebuilt from those logs.
 import { describe, expect, it } from "vitest";
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { logRecords, tempDir, runCli } from "./helpers.ts";
 import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
@@ -94,6 +94,16 @@ describe("sweep envprobe (CLI)", () => {
     const lines = readFileSync(file, "utf8").split("\n");
     const report = () => cli(["report-envprobe", log, "--out", join(work, "report")]);
     expect(report().code).toBe(0);
+    expect(report().err).toBe("");
+
+    // An interrupted sweep's folder (an episode never started): reported, saying what is missing.
+    const kept = join(work, "s1-kept");
+    renameSync(join(log, "graphnav-medium", "no-probe", "s1"), kept);
+    const partial = cli(["report-envprobe", log, "--out", join(work, "report"), "--json"]);
+    expect(partial.code, partial.err).toBe(0);
+    expect(partial.err).toContain(`report-envprobe: ${log} holds 1 of the 2 episodes its sweep asked for (.envprobe-sweep.json): 1 missing (first: graphnav-medium/no-probe/s1); the report covers the episodes present; run the same \`sweep envprobe\` command again to finish the sweep`);
+    expect(JSON.parse(partial.out)).toMatchObject({ episodes: 1, sweepEpisodes: 2, missing: ["graphnav-medium/no-probe/s1"] });
+    renameSync(kept, join(log, "graphnav-medium", "no-probe", "s1"));
 
     writeFileSync(file, lines.slice(0, 12).join("\n") + "\n"); // a run that stopped after 12 records
     const unfinished = report();

@@ -1,11 +1,11 @@
 // `probetown sweep envprobe …`: the EnvProbe grid embedded on all cores (services/envprobe/sweep.ts),
 // or with --nats queued for `probetown worker` processes (services/envprobe/natsSweep.ts).
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { LogRecord } from "../../events/record.ts";
 import { scanLog } from "../../infra/fileEventStore.ts";
 import cliProgress from "cli-progress";
-import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
+import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, MARKER, missingFromSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepKeyOf, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
@@ -116,9 +116,17 @@ export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFla
   const started = performance.now();
   const episodes = await loadEpisodes(source);
   const loaded = (performance.now() - started) / 1000;
+  // An interrupted sweep's folder: the report would quietly cover only what finished.
+  const sweep = statSync(source).isDirectory() ? missingFromSweepLog(source, new Set(episodes.map(sweepKeyOf))) : null;
+  if (sweep !== null && sweep.missing.length > 0) {
+    process.stderr.write(
+      `report-envprobe: ${source} holds ${sweep.expected - sweep.missing.length} of the ${sweep.expected} episodes its sweep asked for (${MARKER}): ${sweep.missing.length} missing (first: ${sweep.missing.slice(0, 3).join(", ")}${sweep.missing.length > 3 ? ", …" : ""}); ` +
+        "the report covers the episodes present; run the same `sweep envprobe` command again to finish the sweep\n",
+    );
+  }
   const report = writeReport(episodes, flags.out, { iterations: flags.bootstrap, seed: flags.seed, ...(flags.title === undefined ? {} : { title: flags.title }) });
   const seconds = (performance.now() - started) / 1000;
-  if (flags.json) process.stdout.write(JSON.stringify({ out: flags.out, files: report.files, episodes: report.episodes, seconds, loadSeconds: loaded }, null, 2) + "\n");
+  if (flags.json) process.stdout.write(JSON.stringify({ out: flags.out, files: report.files, episodes: report.episodes, ...(sweep === null ? {} : { sweepEpisodes: sweep.expected, missing: sweep.missing }), seconds, loadSeconds: loaded }, null, 2) + "\n");
   else process.stdout.write(`${report.episodes} episodes read in ${loaded.toFixed(1)} s; report in ${seconds.toFixed(1)} s: ${report.files.map((f) => join(flags.out, f)).join(", ")}\n`);
   if (report.unpaired.groups > 0) process.stderr.write(`report-envprobe: incomplete grid: ${report.unpaired.groups} (world, regime, seed) ${report.unpaired.groups === 1 ? "group lacks" : "groups lack"} some policy (${report.unpaired.examples.join("; ")}${report.unpaired.groups > 3 ? "; …" : ""}); their seeds drop out of those pairs\n`);
   return 0;

@@ -143,6 +143,26 @@ export function isSameSweepLog(spec: SweepSpec): boolean {
   return existsSync(marker) && readFileSync(marker, "utf8") === markerOf(spec);
 }
 
+/**
+ * The episodes a sweep's --log directory should hold, by its spec in MARKER that are not among
+ * `present` (keys `world-regime/policy/sSEED`, as the directories are named): an interrupted sweep's
+ * report covers fewer episodes than its sweep asked for. Null when the directory has no readable spec.
+ */
+export function missingFromSweepLog(log: string, present: ReadonlySet<string>): { readonly expected: number; readonly missing: readonly string[] } | null {
+  let spec: SweepSpec;
+  try {
+    spec = JSON.parse(readFileSync(join(log, MARKER), "utf8")) as SweepSpec;
+    if (![spec.worlds, spec.regimes, spec.policies, spec.seeds].every(Array.isArray)) return null;
+  } catch {
+    return null;
+  }
+  const expected = jobsOf(spec).map(sweepKeyOf);
+  return { expected: expected.length, missing: expected.filter((key) => !present.has(key)) };
+}
+
+/** An episode's place in a sweep's --log, as its directory is named. */
+export const sweepKeyOf = (j: { readonly world: string; readonly regime: string; readonly policy: string; readonly seed: number }): string => `${j.world}-${j.regime}/${j.policy}/s${j.seed}`;
+
 /** Leaves the spec in --log before any episode is written, so an interrupted sweep can be run again into it. */
 export function markSweepLog(spec: SweepSpec): void {
   if (spec.log === undefined) return;
@@ -166,7 +186,7 @@ export function jobsOf(spec: SweepSpec): EnvprobeJob[] {
   return jobs;
 }
 
-export const episodeDirOf = (log: string, j: EnvprobeJob): string => `${log}/${j.world}-${j.regime}/${j.policy}/s${j.seed}`;
+export const episodeDirOf = (log: string, j: EnvprobeJob): string => `${log}/${sweepKeyOf(j)}`;
 export const episodeNameOf = (j: EnvprobeJob): string => `envprobe-${j.world}-${j.regime}-s${j.seed}-${j.policy}`;
 
 const CHUNK = 64;
