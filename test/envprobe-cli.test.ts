@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { logRecords, tempDir, runCli } from "./helpers.ts";
+import { logRecords, tempDir, runCli, startCli } from "./helpers.ts";
 import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
 import { jobsOf, sweepSpecOf } from "../services/envprobe/sweep.ts";
 
@@ -125,6 +125,17 @@ describe("sweep envprobe (CLI)", () => {
     expect(altered.err).toContain(`${file}: line ${scored + 1}: unreadable envprobe.scored record: envprobe.scored hc: expected an integer ≥ 0, got "x"`);
     expect(altered.err).not.toContain("NaN");
   });
+
+  it("a Ctrl-C says how far the sweep got and that the same command runs it again (exit 130)", async () => {
+    const log = join(tempDir("envprobe-sigint"), "grid");
+    const sweep = startCli(["sweep", "envprobe", "--seeds", "0-999", "--log", log, "--quiet"]);
+    // Interrupted once episodes are being written.
+    while (!existsSync(join(log, "objectstate-low"))) await new Promise((r) => setTimeout(r, 50));
+    sweep.child.kill("SIGINT");
+    const r = await sweep.done;
+    expect(r.code).toBe(130);
+    expect(r.err).toMatch(new RegExp(`^sweep envprobe: interrupted after \\d+ of 99000 episodes; the same command runs the sweep again into ${log.replace(/[/.-]/g, "\\$&")}, rewriting every episode's log`));
+  }, 60_000);
 
   it("report-envprobe counts each (world, regime, policy, seed) once: a copy of an episode under the folder is refused, naming both", () => {
     const work = tempDir("envprobe-duplicate");

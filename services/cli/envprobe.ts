@@ -58,7 +58,26 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   let result: SweepResult | NatsSweepResult;
   if (nats === undefined) {
     bar?.start(total, 0);
-    result = await runSweep(spec, (done) => bar?.update(done), agent?.gateway.responder);
+    // The main thread only collects results here, so a Ctrl-C is seen at once: say where the sweep stands.
+    let finished = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      bar?.stop();
+      process.stderr.write(`sweep envprobe: interrupted after ${finished} of ${total} episodes; the same command runs the sweep again${spec.log === undefined ? "" : ` into ${spec.log}, rewriting every episode's log (one cut short by the interrupt too)`}\n`);
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    };
+    process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+    try {
+      result = await runSweep(
+        spec,
+        (done) => {
+          finished = done;
+          bar?.update(done);
+        },
+        agent?.gateway.responder,
+      );
+    } finally {
+      process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    }
   } else {
     const namespace = flags.namespace ?? DEFAULT_NAMESPACE;
     const workers = flags.workers ?? 0;
