@@ -515,8 +515,12 @@ export interface ResolvedLlm {
   readonly note: string;
 }
 
-/** The API key from the environment (never from a flag, so it stays out of shell history and logs). */
-export const apiKeyFromEnv = (env: NodeJS.ProcessEnv): string | null => nonEmpty(env.PROBETOWN_LLM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY) ?? null;
+/**
+ * The API key from the environment (never from a flag, so it stays out of shell history and logs),
+ * without surrounding whitespace: a key read from a CRLF .env file ends in '\r', and was sent so
+ * (a 401 naming a key that looks right).
+ */
+export const apiKeyFromEnv = (env: NodeJS.ProcessEnv): string | null => (nonEmpty(env.PROBETOWN_LLM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY))?.trim() ?? null;
 
 const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s);
 

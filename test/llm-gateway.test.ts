@@ -497,6 +497,8 @@ describe("LLM configuration", () => {
     expect(r.note).not.toContain(SECRET);
     const keyOnly = resolveLlmConfig({ model: "gpt-4o-mini" }, { OPENAI_API_KEY: SECRET });
     expect(keyOnly.config?.baseURL).toBe("https://api.openai.com/v1");
+    // A key from a CRLF .env file, or pasted with a space: sent without them.
+    expect(resolveLlmConfig({ llm: "http://127.0.0.1:11434/v1" }, { PROBETOWN_LLM_API_KEY: ` ${SECRET}\r` }).config?.apiKey).toBe(SECRET);
   });
 
   it("refuses an endpoint that is not an http(s) URL, naming where it came from (a scheme-less localhost:8000/v1 ran with every call failing)", () => {
