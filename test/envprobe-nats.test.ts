@@ -85,7 +85,7 @@ describe("sweep envprobe over NATS", () => {
     const a = JSON.parse(embedded.out) as SweepJson;
     const b = JSON.parse(distributed.out) as SweepJson;
     expect(b.episodes).toBe(12);
-    expect(b.nats).toMatchObject({ namespace: ns, jobs: 4, chunk: 4, redelivered: [] });
+    expect(b.nats).toMatchObject({ namespace: ns, jobs: 4, chunk: 4, redelivered: [], alreadyFinished: 0 });
     expect(b.cells).toEqual(a.cells);
     const metrics = (f: string) => (JSON.parse(readFileSync(join(work, f), "utf8")) as { episodeMetrics: unknown[]; cells: unknown[] });
     expect(metrics("nats.json").episodeMetrics).toEqual(metrics("embedded.json").episodeMetrics);
@@ -101,7 +101,13 @@ describe("sweep envprobe over NATS", () => {
     // it completes at once with the same cells (and writes nothing new).
     const again = await start(natsArgs.map((x) => (x.endsWith("nats.json") ? join(work, "again.json") : x))).done;
     expect(again.code, again.err).toBe(0);
-    expect((JSON.parse(again.out) as SweepJson).cells).toEqual(a.cells);
+    const resubmitted = JSON.parse(again.out) as SweepJson & { episodesPerSecond: number };
+    expect(resubmitted.cells).toEqual(a.cells);
+    // Its rate counts only episodes run now: none (it reported thousands a second).
+    expect(resubmitted.nats).toMatchObject({ alreadyFinished: 12 });
+    expect(resubmitted.episodesPerSecond).toBe(0);
+    const told = await start(natsArgs.filter((x) => x !== "--json").map((x) => (x.endsWith("nats.json") ? join(work, "told.json") : x))).done;
+    expect(told.out).toMatch(/12 episodes in [\d.]+ s \(all 12 already finished; none ran now, over NATS/);
     expect(files(join(work, "nats"))).toEqual(embeddedLogs);
   }, 120_000);
 

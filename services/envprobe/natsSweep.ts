@@ -143,6 +143,8 @@ export interface NatsSweepResult extends SweepResult {
   readonly chunk: number;
   /** Jobs whose outcome came from a later delivery (a worker died or failed mid-job). */
   readonly redelivered: readonly string[];
+  /** Episodes of jobs that had finished before this submit (a resubmitted sweep): their recorded outcomes, not run now. */
+  readonly alreadyFinished: number;
   /** An LLM agent's grid: the model calls of every job's last (successful) run, summed. */
   readonly llm?: UsageTotals;
 }
@@ -157,7 +159,9 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace);
   try {
     markSweepLog(spec);
-    await queue.submit(jobs);
+    const submitted = await queue.submit(jobs);
+    const finishedBefore = new Set(submitted.finished);
+    const alreadyFinished = jobs.reduce((n, j) => n + (finishedBefore.has(j.id) ? j.spec.seeds.length : 0), 0);
     options.onQueued?.(jobs.length);
     const episodes: EpisodeMetrics[] = [];
     const failures: { id: string; attempt: number; error: string }[] = [];
@@ -178,7 +182,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     if (failures.length > 0) throw new EnvprobeSweepFailed({ failures, jobs: jobs.length });
     const seconds = (performance.now() - started) / 1000;
     inGridOrder(spec, episodes);
-    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, jobs: jobs.length, chunk, redelivered: redelivered.sort(), ...(options.llm === undefined ? {} : { llm: sumTotals(usage) }) };
+    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm: sumTotals(usage) }) };
   } finally {
     for (const child of children) child.kill("SIGTERM");
     await queue.close();
