@@ -184,6 +184,7 @@ describe("probetown CLI", () => {
     }
     writeFileSync(bad, "[]");
     expect(cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x8")]).err).toMatch(/--config .*bad\.json: expected a JSON object of config fields, got an array/);
+    expect(cli(["run", "auratown", "--seed", "1", "--config", "[1,2]", "--log", join(work, "x8")]).err).toMatch(/--config \[1,2\]: expected a JSON object of config fields, got an array/);
     writeFileSync(bad, JSON.stringify({ queries: [{ id: "1", text: "Is Ben around?" }, { id: "1", text: "Is Ana free?" }], order: ["1"] }));
     expect(cli(["run", "aura-scene", "--seed", "1", "--config", bad, "--log", join(work, "x9")]).err).toMatch(/queries: the id '1' is used more than once/);
     writeFileSync(bad, JSON.stringify({ maxSteps: -1 }));

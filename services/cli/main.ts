@@ -49,7 +49,8 @@ function integer(flag: string, min = Number.MIN_SAFE_INTEGER) {
 /** `--config` is a JSON file, or the JSON object itself when it starts with `{` (quick overrides). */
 function readConfigFile(path: string): unknown {
   let text: string;
-  if (path.trimStart().startsWith("{")) text = path;
+  // `[…]` too, so an inline array is told it is not an object rather than that no such file exists.
+  if (/^\s*[{[]/.test(path)) text = path;
   else {
     try {
       text = readFileSync(path, "utf8");
@@ -532,7 +533,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1))
       .option("--reuse-llm", "serve the parent's recorded LLM answers for identical requests (no HTTP); others go to --llm, or fall back"),
   );
-  addLlmOptions(program.commands.at(-1)!).action(wrap(cmdFork));
+  addLlmOptions(program.commands.at(-1)!, { fork: true }).action(wrap(cmdFork));
 
   program
     .command("verify")
