@@ -504,7 +504,7 @@ export interface LlmFlags {
   readonly llmConfig?: string;
   /** The same settings as an object already read (an experiment spec's `llm` section), named by `label`. */
   readonly configObject?: { readonly label: string; readonly value: unknown };
-  /** The roles the one-line note names (default: the AURA controller's intent, planner, answer). */
+  /** The roles the one-line note names (default: the AURA controller's intent, planner, answer; none: the episode's own models, for a fork). */
   readonly roles?: readonly LlmRole[];
 }
 
@@ -583,6 +583,7 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
   for (const role of LLM_ROLES) if (!(role in models)) models[role] = fallbackModel;
   const { models: _m, ...rest } = file;
   const config: LlmConfig = { ...rest, baseURL, apiKey, models };
-  const roles = (flags.roles ?? (["intent", "planner", "answer"] as const)).map((r) => `${r}=${models[r] ?? "deterministic"}`).join(" ");
+  // No roles named (a fork): the models are the episode's own, whatever the defaults say.
+  const roles = flags.roles !== undefined && flags.roles.length === 0 ? "the models of the episode's config" : (flags.roles ?? (["intent", "planner", "answer"] as const)).map((r) => `${r}=${models[r] ?? "deterministic"}`).join(" ");
   return { config, note: `backends: LLM at ${baseURL} (${roles}; key ${apiKey === null ? "none" : "from the environment"})` };
 }

@@ -715,6 +715,15 @@ describe("eval with --llm", () => {
     expect(misses).toBeGreaterThan(0);
     const served = ofType<LlmCompletedPayload>(otherLog, "llm.completed").filter((r) => r.payload.cached === true).length;
     expect(other.stderr).toContain(`the parent's recording answered ${served} of the child's ${served + misses} model request(s); ${misses} had no identical recorded request and no endpoint, and fell back to the deterministic backend`);
+    // A fork keeps its parent's models: --model was silently not applied (and the note named
+    // gpt-4o-mini for every role); with --llm the note says whose models are asked.
+    const remodel = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "aura-intent", "--llm", server.url, "--model", "gpt-4o", "--log", join(root, "remodel"), "--trace", "none"], env);
+    expect(remodel.code).toBe(2);
+    expect(remodel.stderr).toContain("--model gpt-4o: a fork keeps its parent's models (they are part of the episode's config); give the endpoint with --llm, or run a new episode with other models");
+    const asked = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "aura-intent", "--llm", server.url, "--log", join(root, "asked"), "--trace", "none"], env);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stderr).toContain(`fork: backends: LLM at ${server.url} (the models of the episode's config; key from the environment)`);
+    expect(new Set(ofType<LlmRequestedPayload>(logRecords(join(root, "asked")), "llm.requested").map((r) => r.payload.model))).toEqual(new Set(["fake-intent", "fake-answer"]));
     // A key the endpoint refuses: every call falls back, and the summary says why (it showed only
     // 'fallback from llm:…: http_error' on each answer).
     const refusing = await fakeServer(() => ({ status: 401 }));

@@ -1,7 +1,7 @@
 // The LLM flags shared by `run`, `fork` and `eval`: `--llm <baseURL>`, `--model [role=]model`
 // (repeatable), `--llm-config <file.json>`; the API key only from the environment. Each command
 // prints one line on stderr saying which backends run (deterministic without an endpoint or key).
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { readLog } from "../../infra/fileEventStore.ts";
 import type { LlmRole } from "../../events/llm.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -16,11 +16,15 @@ export interface LlmCliFlags {
   quiet?: boolean;
 }
 
-export const addLlmOptions = (command: Command): Command =>
-  command
-    .option("--llm <baseURL>", "LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)")
-    .option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable", (v: string, acc: string[] = []) => [...acc, v])
-    .option("--llm-config <file.json>", "LLM settings: {baseURL, model, models: {intent, planner, answer, judge, belief}, timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, prices, reuse, captureContent}");
+/** `fork`: the child keeps its parent's models, so --model is not listed (given, it is refused with the reason). */
+export const addLlmOptions = (command: Command, options: { readonly fork?: boolean } = {}): Command => {
+  const fork = options.fork === true;
+  const model = new Option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable").argParser((v: string, acc: string[] = []) => [...acc, v]);
+  return command
+    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}`)
+    .addOption(fork ? model.hideHelp() : model)
+    .option("--llm-config <file.json>", `LLM settings: {baseURL, ${fork ? "" : "model, models: {intent, planner, answer, judge, belief}, "}timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, prices, reuse, captureContent}`);
+};
 
 /** Resolves the flags (and environment) and says in one line on stderr which backends run (`roles`: the roles the note names). */
 export function resolveLlmFlags(flags: LlmCliFlags, prefix: string, roles?: readonly LlmRole[]): LlmConfig | null {
@@ -76,7 +80,10 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
  * endpoint when one is given, else fail with `no_backend` (and the actors fall back).
  */
 export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder; afterFork?: () => void } {
-  const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork") : null;
+  // The child's requests carry the parent's models (its config is the parent's): a --model here
+  // was silently not applied, and the note named the default model for every role.
+  if ((flags.model?.length ?? 0) > 0) throw new UsageError(`--model ${flags.model!.join(" ")}: a fork keeps its parent's models (they are part of the episode's config); give the endpoint with --llm, or run a new episode with other models`);
+  const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork", []) : null;
   if (flags.reuseLlm !== true) return resolved === null ? {} : { llm: makeLlmGateway(resolved).responder };
   const cache = new LlmCache().addRecords(parentRecords ?? readLog(layoutOf(resolveEpisodeDir(parent)).log));
   if (flags.quiet !== true) process.stderr.write(`fork: ${cache.size} recorded LLM answer(s) of the parent can be served to identical requests\n`);
