@@ -231,18 +231,26 @@ export class JetStreamJobQueue implements JobQueue {
     );
     // A job whose recorded outcome is a failure runs again: its outcome is dropped and it is queued
     // anew (under a msg id of its own, past the dedupe of its first submission).
+    // A worker records a job's outcome, then acks its message: a job seen in both streams has just
+    // finished (its ack is on the way), and its outcome says which way. A failed one is queued anew
+    // either way (its old message is acked by the worker that recorded the failure).
     const retried = new Map<string, string>();
-    for (const f of fresh.filter((x) => done.has(x.result) && !queued.has(x.subject))) {
+    const succeeded = new Set<string>();
+    for (const f of fresh.filter((x) => done.has(x.result))) {
       const last = await this.#retry(deadline, () => jsm.streams.getMessage(this.#names.results, { last_by_subj: f.result }));
-      if (last === null || (last.json<JobOutcome>()).ok) continue;
+      if (last === null) continue;
+      if (last.json<JobOutcome>().ok) {
+        succeeded.add(f.job.id);
+        continue;
+      }
       await this.#retry(deadline, () => jsm.streams.purge(this.#names.results, { filter: f.result }));
       retried.set(f.job.id, `${f.job.id}@retry-${last.seq}`);
     }
     const todo = fresh.filter((f) => retried.has(f.job.id) || (!done.has(f.result) && !queued.has(f.subject)));
     const submitted: Submitted = {
       queued: todo.map((f) => f.job.id),
-      pending: fresh.filter((f) => queued.has(f.subject)).map((f) => f.job.id),
-      finished: fresh.filter((f) => done.has(f.result) && !queued.has(f.subject) && !retried.has(f.job.id)).map((f) => f.job.id),
+      pending: fresh.filter((f) => queued.has(f.subject) && !succeeded.has(f.job.id) && !retried.has(f.job.id)).map((f) => f.job.id),
+      finished: fresh.filter((f) => succeeded.has(f.job.id) || (done.has(f.result) && !queued.has(f.subject) && !retried.has(f.job.id))).map((f) => f.job.id),
     };
     let next = 0;
     const lane = async () => {

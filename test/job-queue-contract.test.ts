@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { Job, JobQueue } from "../infra/jobQueue.ts";
 import { InProcessJobQueue } from "../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue, jobQueueNames, type JetStreamJobQueueOptions } from "../infra/jetStreamJobQueue.ts";
-import { connectNats } from "../infra/nats.ts";
+import { connectNats, subjects } from "../infra/nats.ts";
 import { collectOutcomes, jobQueueContract } from "./contracts/jobQueue.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
@@ -55,6 +55,21 @@ describe("JetStreamJobQueue", () => {
       expect(outcome).toMatchObject({ id: "slow", ok: true, attempt: 1 });
       await Promise.all(workers.map((w) => w.stop()));
       expect(runs).toHaveLength(1);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it("a job whose outcome is recorded while its message is not yet acked is finished for a resubmit (a success), queued anew (a failure)", async () => {
+    const { queue, nc, ns } = await openJetStream(nats, "acking");
+    try {
+      // No worker: both messages stay in the queue; the outcomes are written as a worker writes
+      // them just before its ack (the window a resubmit can fall into).
+      expect(await queue.submit([{ id: "done", spec: null }, { id: "failed", spec: null }])).toEqual({ queued: ["done", "failed"], pending: [], finished: [] });
+      const js = jetstream(nc);
+      await js.publish(subjects.result(ns, "done"), JSON.stringify({ id: "done", ok: true, result: 1, worker: "w", attempt: 1 }));
+      await js.publish(subjects.result(ns, "failed"), JSON.stringify({ id: "failed", ok: false, error: "boom", worker: "w", attempt: 5 }));
+      expect(await queue.submit([{ id: "done", spec: null }, { id: "failed", spec: null }])).toEqual({ queued: ["failed"], pending: [], finished: ["done"] });
     } finally {
       await queue.close();
     }
