@@ -230,10 +230,9 @@ export class JetStreamJobQueue implements JobQueue {
       Promise.all([subjectsHeld(jsm, this.#names.results, wildcardOf(fresh[0]!.result)), subjectsHeld(jsm, this.#names.jobs, wildcardOf(fresh[0]!.subject))]),
     );
     // A job whose recorded outcome is a failure runs again: its outcome is dropped and it is queued
-    // anew (under a msg id of its own, past the dedupe of its first submission).
-    // A worker records a job's outcome, then acks its message: a job seen in both streams has just
-    // finished (its ack is on the way), and its outcome says which way. A failed one is queued anew
-    // either way (its old message is acked by the worker that recorded the failure).
+    // anew (under a msg id of its own, past the dedupe of its first submission). A worker records an
+    // outcome, then acks the message, so a job seen in both streams has just finished: its outcome
+    // says which way (a failed one's old message is acked by the worker that recorded the failure).
     const retried = new Map<string, string>();
     const succeeded = new Set<string>();
     for (const f of fresh.filter((x) => done.has(x.result))) {
@@ -247,10 +246,12 @@ export class JetStreamJobQueue implements JobQueue {
       retried.set(f.job.id, `${f.job.id}@retry-${last.seq}`);
     }
     const todo = fresh.filter((f) => retried.has(f.job.id) || (!done.has(f.result) && !queued.has(f.subject)));
+    // Finished: a success, or an outcome whose message is gone (purged meanwhile: nothing to go on).
+    const isFinished = (f: (typeof fresh)[number]) => !retried.has(f.job.id) && (succeeded.has(f.job.id) || (done.has(f.result) && !queued.has(f.subject)));
     const submitted: Submitted = {
       queued: todo.map((f) => f.job.id),
-      pending: fresh.filter((f) => queued.has(f.subject) && !succeeded.has(f.job.id) && !retried.has(f.job.id)).map((f) => f.job.id),
-      finished: fresh.filter((f) => succeeded.has(f.job.id) || (done.has(f.result) && !queued.has(f.subject) && !retried.has(f.job.id))).map((f) => f.job.id),
+      pending: fresh.filter((f) => queued.has(f.subject) && !retried.has(f.job.id) && !isFinished(f)).map((f) => f.job.id),
+      finished: fresh.filter(isFinished).map((f) => f.job.id),
     };
     let next = 0;
     const lane = async () => {

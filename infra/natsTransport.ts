@@ -47,6 +47,9 @@ export interface NatsTransportOptions {
 
 const NO_HEADERS: Headers = Object.freeze({});
 
+/** NATS answered that nobody serves the subject (nats.js says so in two ways). */
+const isNoResponders = (error: unknown): boolean => (error instanceof RequestError && error.isNoResponders()) || error instanceof NoRespondersError;
+
 function toNatsHeaders(record: Headers | undefined): MsgHdrs | undefined {
   if (record === undefined) return undefined;
   let h: MsgHdrs | undefined;
@@ -129,7 +132,7 @@ export class NatsTransport implements Transport {
     try {
       reply = await Promise.race([this.nc.request(subject, encode(message), h === undefined ? { timeout } : { timeout, headers: h }), watch.lost]);
     } catch (error) {
-      if ((error instanceof RequestError && error.isNoResponders()) || error instanceof NoRespondersError) throw new NoResponder(subject);
+      if (isNoResponders(error)) throw new NoResponder(subject);
       if (error instanceof NoResponder) throw error;
       if (error instanceof TimeoutError) throw new RequestTimeout(subject, timeout);
       throw new Error(`request on '${subject}' failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
@@ -163,7 +166,7 @@ export class NatsTransport implements Transport {
         .then(
           () => (unservedSince = null),
           (error: unknown) => {
-            if (!((error instanceof RequestError && error.isNoResponders()) || error instanceof NoRespondersError)) return;
+            if (!isNoResponders(error)) return;
             const now = performance.now();
             unservedSince ??= now;
             if (now - unservedSince >= this.lostAfterMs) reject(new NoResponder(subject));

@@ -16,7 +16,7 @@ import type { TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
 import { NoResponder } from "../infra/transport.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotOfReplay, UsageError } from "./replay.ts";
-import { Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
+import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences } from "./views/text.ts";
 
 export interface EpisodeObserver {
@@ -228,7 +228,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
       }
       const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
       // Remote hosts serve this episode only; tell them it is over.
-      await Promise.all([...new Set(remote.map((id) => routing.subjectOf(id)))].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
+      await Promise.all([...bySubject(routing, remote).keys()].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
       return last;
     };
     const lost = hostLost(d.episode, new Map(remote.map((id) => [routing.subjectOf(id), id])));
@@ -334,10 +334,8 @@ async function waitForActors(transport: Transport, routing: Routing, ids: readon
 
 /** Sets the remote actors to the state this run starts from: the episode's start, or a snapshot their hosts load. */
 async function restoreRemote(transport: Transport, routing: Routing, ids: readonly string[], snapshot: string | null): Promise<void> {
-  const bySubject = new Map<string, string[]>();
-  for (const id of ids) bySubject.set(routing.subjectOf(id), [...(bySubject.get(routing.subjectOf(id)) ?? []), id]);
   // A large town's snapshot is loaded from the Object Store and checked by each host: allow for it.
-  await Promise.all([...bySubject].map(([subject, group]) => transport.request<HostRequest, unknown>(subject, { kind: "restore", snapshot, ids: group } satisfies HostRequest, { timeoutMs: 120_000 })));
+  await Promise.all([...bySubject(routing, ids)].map(([subject, group]) => transport.request<HostRequest, unknown>(subject, { kind: "restore", snapshot, ids: group } satisfies HostRequest, { timeoutMs: 120_000 })));
 }
 
 async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null): Promise<string> {

@@ -224,13 +224,16 @@ export interface EpisodeHeader {
   readonly payload: Record<string, unknown>;
 }
 
+/** Why a log folder without a record is damaged (`verify`, `replay`, `inspect` say the same). */
+export const NO_RECORDS = "holds no records (its segments are missing, or the run never wrote one)";
+
 export function headerOf(records: readonly LogRecord[], file: string): EpisodeHeader {
   const first = records[0];
   if (first === undefined) {
     // A JetStream episode id with no records is most often a typo, or another --namespace.
     const hint = file.startsWith("jetstream:") ? " (no records under that episode id in that namespace: check the id and --namespace)" : "";
     // A log folder with no record is damaged (as `verify` says); an empty JetStream id is a typo.
-    if (hint === "") throw new LogCorrupted({ file, line: 1, seq: null, reason: "holds no records (its segments are missing, or the run never wrote one)" });
+    if (hint === "") throw new LogCorrupted({ file, line: 1, seq: null, reason: NO_RECORDS });
     throw new UsageError(`${file}: the log is empty${hint}`);
   }
   if (first.type !== "episode.started" && first.type !== "episode.forked") {

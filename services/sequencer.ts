@@ -23,6 +23,18 @@ export interface Routing {
 
 export const singleHost = (subject: string): Routing => ({ subjectOf: () => subject });
 
+/** Actor ids grouped by the subject that serves them, each group in the order of `ids`. */
+export function bySubject(routing: Routing, ids: readonly string[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const id of ids) {
+    const subject = routing.subjectOf(id);
+    const group = groups.get(subject);
+    if (group === undefined) groups.set(subject, [id]);
+    else group.push(id);
+  }
+  return groups;
+}
+
 export const SEQUENCER_ID = "episode";
 
 /**
@@ -78,13 +90,7 @@ export class Sequencer {
   constructor(options: SequencerOptions) {
     this.o = options;
     this.actors = actorIndexOf(options.actorIds);
-    const groups = new Map<string, string[]>();
-    for (const id of this.actors.ids) {
-      const subject = options.routing.subjectOf(id);
-      const group = groups.get(subject);
-      if (group === undefined) groups.set(subject, [id]);
-      else group.push(id);
-    }
+    const groups = bySubject(options.routing, this.actors.ids);
     this.hostGroups = [...groups.entries()];
     this.single = groups.size <= 1;
   }
@@ -172,15 +178,8 @@ export class Sequencer {
       const subject = this.o.routing.subjectOf(recipients[0]!);
       return (await this.o.transport.request<HostRequest, DeliverReply>(subject, { kind: "deliver", record, recipients }, { headers })).replies;
     }
-    const bySubject = new Map<string, string[]>();
-    for (const id of recipients) {
-      const subject = this.o.routing.subjectOf(id);
-      const group = bySubject.get(subject);
-      if (group === undefined) bySubject.set(subject, [id]);
-      else group.push(id);
-    }
     const answered = await Promise.all(
-      [...bySubject].map(async ([subject, ids]) => {
+      [...bySubject(this.o.routing, recipients)].map(async ([subject, ids]) => {
         const reply = await this.o.transport.request<HostRequest, DeliverReply>(subject, { kind: "deliver", record, recipients: ids }, { headers });
         return ids.map((id, i) => [id, reply.replies[i] ?? []] as const);
       }),

@@ -6,7 +6,7 @@ import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../eve
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
-import { Divergence, headerOf, layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
+import { Divergence, headerOf, layoutOf, NO_RECORDS, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { shownPath } from "./views/text.ts";
 
 export interface VerifyReport {
@@ -69,7 +69,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
     if (scan.records.length === 0) {
       // In JetStream an id without records is most often a typo, or another --namespace.
       if (where !== undefined) throw new UsageError(`${dir}: no records under that episode id in that namespace (check the id and --namespace)`);
-      return fail("damaged", null, `${shownPath(layout.log)}: holds no records (its segments are missing, or the run never wrote one)`, [], null, 0);
+      return fail("damaged", null, `${shownPath(layout.log)}: ${NO_RECORDS}`, [], null, 0);
     }
     const header = headerOf(scan.records, shownPath(layout.log));
     if (header.kind === "forked") {

@@ -179,6 +179,16 @@ async function applyWorkerSettings(nc: NatsConnection, flags: { namespace: strin
   return { queue, lockTtlMs: lock.ttlMs };
 }
 
+/**
+ * A sweep's rate for people: only the episodes run now make it, a resubmitted sweep's finished ones
+ * (`served`) being their recorded outcomes, read back (10,000 episodes/s of nothing run).
+ */
+export function sweepRate(episodes: number, served: number, seconds: number, digits: number): string {
+  const ranNow = episodes - served;
+  if (served === 0) return `${(episodes / seconds).toFixed(digits)} episodes/s`;
+  return ranNow === 0 ? `all ${served} already finished; none ran now` : `${served} already finished; ${ranNow} ran now: ${(ranNow / seconds).toFixed(digits)} episodes/s`;
+}
+
 export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait?: number; lockTtl?: number; fsync?: FsyncPolicy; quiet?: boolean }): Promise<number> {
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
   return withNats(flags.nats, { role: "worker", quiet: flags.quiet }, async (nc) => {
@@ -316,9 +326,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     return differ.length === 0 ? o : { id: o.id, ok: false, rejected: true as const, worker: o.worker, attempt: o.attempt, error: `an earlier sweep already ran episode ${o.id} here with other settings (${differ.join("; ")}); its outcome is not this sweep's` };
   });
   const failed = outcomes.filter((o) => !o.ok);
-  // Only the episodes run now make the rate: finished ones are their recorded outcomes, read back.
   const served = gathered.submitted.finished.length;
-  const ranNow = jobs.length - served;
   const report = {
     world, episodes: jobs.length, ok: outcomes.length - failed.length, failed: failed.length, alreadyFinished: served, seconds,
     outcomes: outcomes.map((o) => ({ id: o.id, ok: o.ok, worker: o.worker, attempt: o.attempt, ...(o.ok ? (o.result as EpisodeOutcome) : { error: o.error }) })),
@@ -326,8 +334,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify(report, null, 2) + "\n");
   if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else {
-    const rate = served === 0 ? `${(jobs.length / seconds).toFixed(1)} episodes/s` : ranNow === 0 ? `all ${served} already finished; none ran now` : `${served} already finished; ${ranNow} ran now: ${(ranNow / seconds).toFixed(1)} episodes/s`;
-    process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${rate})\n`);
+    process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${sweepRate(jobs.length, served, seconds, 1)})\n`);
     for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempt${f.attempt === 1 ? "" : "s"}: ${f.error ?? "(no message)"}\n`);
     if (failed.some((f) => f.rejected === true && /another header|other settings/.test(f.error ?? ""))) {
       process.stdout.write(`  another episode (from \`run\` or another sweep) has that id: ${flags.nats !== undefined ? "use another --namespace" : flags.log === undefined ? "pass --log <dir> to run this one elsewhere" : "choose another --log"}\n`);

@@ -9,7 +9,7 @@ import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, MARKER, missingFromSwee
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
-import { checkOutFile } from "./distributed.ts";
+import { checkOutFile, sweepRate } from "./distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
@@ -93,12 +93,12 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   // Over NATS the workers called the model (with their own key) and reported their usage per job.
   const usage = "jobs" in result ? result.llm : agent?.gateway.accounting().total;
   const seeds = seedsLabel(spec.seeds);
+  // A resubmitted NATS sweep's finished jobs are their recorded outcomes, read back: not in the rate.
+  const served = "jobs" in result ? result.alreadyFinished : 0;
   const summary = {
     worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,
     ...(spec.heldOut === undefined ? {} : { heldOut: { seeds: seedsLabel(spec.heldOut), seedCount: spec.heldOut.length, regimes: spec.regimes.filter((r) => HELD_OUT_REGIMES.includes(r)) } }),
-    episodes: result.episodes.length, seconds: result.seconds,
-    // Only the episodes run now make the rate (a resubmitted sweep's finished jobs are read back).
-    episodesPerSecond: (result.episodes.length - ("jobs" in result ? result.alreadyFinished : 0)) / result.seconds,
+    episodes: result.episodes.length, seconds: result.seconds, episodesPerSecond: (result.episodes.length - served) / result.seconds,
     workers: result.workers, log: result.log,
     ...("jobs" in result ? { nats: { url: shownNatsUrl(nats ?? ""), namespace: flags.namespace ?? DEFAULT_NAMESPACE, jobs: result.jobs, chunk: result.chunk, redelivered: result.redelivered, alreadyFinished: result.alreadyFinished } } : {}),
     cells: result.cells,
@@ -111,10 +111,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     const how = "jobs" in result
       ? `over NATS: ${result.jobs} jobs of up to ${result.chunk} episodes, ${plural(result.workers, "local worker process", "local worker processes")}${result.redelivered.length > 0 ? `, ${result.redelivered.length} jobs redelivered` : ""}`
       : model === null ? plural(result.workers, "worker thread", "worker threads") : plural(result.workers, "episode at a time", "episodes at a time");
-    // A resubmitted sweep's finished jobs are their recorded outcomes, read back: not in the rate.
-    const served = "jobs" in result ? result.alreadyFinished : 0;
-    const rate = served === 0 ? `${summary.episodesPerSecond.toFixed(0)} episodes/s` : served === result.episodes.length ? `all ${served} already finished; none ran now` : `${served} already finished; ${result.episodes.length - served} ran now: ${summary.episodesPerSecond.toFixed(0)} episodes/s`;
-    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${rate}, ${how})${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
+    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${sweepRate(result.episodes.length, served, result.seconds, 0)}, ${how})${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
     if (model !== null) {
       process.stdout.write(
         usage === undefined

@@ -17,7 +17,7 @@ import { paretoChart } from "../reportCharts.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
 import { cellsOf, EpisodeMetricsSchema, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
-import { seedsLabel } from "./sweep.ts";
+import { seedsLabel, sweepKeyOf } from "./sweep.ts";
 
 /**
  * Every episode's metrics under a sweep's --log directory, read from the logs on every core, or
@@ -91,7 +91,7 @@ const decodeMetrics = Schema.decodeUnknownSync(EpisodeMetricsSchema, { onExcessP
 function refuseDuplicates(episodes: readonly EpisodeMetrics[], where: (i: number) => string): void {
   const seen = new Map<string, number>();
   episodes.forEach((e, i) => {
-    const key = `${e.world}|${e.regime}|${e.policy}|${e.seed}`;
+    const key = sweepKeyOf(e);
     const first = seen.get(key);
     if (first !== undefined) {
       throw new UsageError(`two episodes of ${e.world}-${e.regime} ${e.policy} seed ${e.seed}: ${where(first)} and ${where(i)}; a report counts each (world, regime, policy, seed) once: give it one sweep's --log directory or --out file`);
