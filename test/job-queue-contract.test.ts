@@ -96,18 +96,8 @@ describe("JetStreamJobQueue", () => {
       await nc.close();
     }
   });
-});
 
-describe("JetStreamJobQueue: an explicit ack wait", () => {
-  let nats: TestNats;
-  beforeAll(async () => {
-    nats = await startTestNats();
-  });
-  afterAll(async () => {
-    await nats?.stop();
-  });
-
-  it("updates an existing queue's consumer and says what it was; one left unset keeps the namespace's", async () => {
+  it("an explicit ack wait updates an existing queue's consumer and says what it was; one left unset keeps the namespace's", async () => {
     const nc = await connectNats(nats.url);
     try {
       const ns = nats.namespace("ackwait");
