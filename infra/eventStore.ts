@@ -22,6 +22,29 @@ export interface AppendOptions {
   readonly meta?: (draft: Draft, index: number) => RecordMeta | undefined;
 }
 
+/**
+ * The log's storage refused a write or a sync (disk full, over quota, file too large, read-only,
+ * I/O error). Names the file and what was kept: the store cuts a partial write back, so the log
+ * still ends on its last good record (`lastSeq`) and a resume continues from there.
+ */
+export class StorageFailed extends Error {
+  readonly where: string;
+  readonly lastSeq: number;
+  constructor(where: string, reason: string, lastSeq: number, kept: boolean) {
+    super(
+      `${where}: ${reason}; ${kept ? `the log still ends on its last good record (seq ${lastSeq})` : `the log may end in a torn record after seq ${lastSeq} (\`probetown repair\` cuts it)`}: free space (or fix the disk), then the same command with --resume continues it`,
+    );
+    this.name = "StorageFailed";
+    this.where = where;
+    this.lastSeq = lastSeq;
+  }
+}
+
+/** Errno codes of a disk that cannot take more (as opposed to a path that is wrong). */
+export const STORAGE_ERRNOS: readonly string[] = ["ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO"];
+
+export const isStorageError = (error: unknown): boolean => error instanceof StorageFailed || (error instanceof Error && STORAGE_ERRNOS.includes((error as NodeJS.ErrnoException).code ?? ""));
+
 export interface EventStore {
   readonly episode: string;
   readonly location: string;

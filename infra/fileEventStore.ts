@@ -11,7 +11,7 @@ import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventT
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
 import { takePidLock } from "./pidLock.ts";
-import { EpisodeExists, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
+import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
 const LOCK = "writer.lock";
@@ -188,10 +188,27 @@ class FileEventStore implements EventStore {
     }
     if (text.length > 0) {
       if (this.segmentSize > 0 && this.segmentSize + text.length > this.segmentBytes) this.rollSegment(this.lastSeq + 1);
-      // Written as a string (no intermediate Buffer); a short write would leave a torn record.
-      const written = writeSync(this.fd, text);
+      // Written as a string (no intermediate Buffer).
       const expected = Buffer.byteLength(text, "utf8");
-      if (written !== expected) throw new Error(`${display(this.segmentPath)}: short write (${written} of ${expected} bytes); the log ends in a torn record`);
+      let written = 0;
+      let failure: string | null = null;
+      try {
+        written = writeSync(this.fd, text);
+        if (written !== expected) failure = `short write (${written} of ${expected} bytes)`;
+      } catch (error) {
+        failure = (error as Error).message;
+      }
+      if (failure !== null) {
+        // A full disk writes part of the batch: cut it back, so the log ends on its last good
+        // record rather than a torn one, and nothing of the batch counts as appended.
+        let kept = true;
+        try {
+          ftruncateSync(this.fd, this.segmentSize);
+        } catch {
+          kept = false;
+        }
+        throw new StorageFailed(display(this.segmentPath), `${failure} appending seq ${this.lastSeq + 1}–${seq}`, this.lastSeq, kept);
+      }
       this.segmentSize += written;
       this.dirty = true;
       if (this.fsync === "always") this.sync();
@@ -210,7 +227,11 @@ class FileEventStore implements EventStore {
   }
 
   private sync(): void {
-    fsyncSync(this.fd);
+    try {
+      fsyncSync(this.fd);
+    } catch (error) {
+      throw new StorageFailed(display(this.segmentPath), `could not make the log durable (${(error as Error).message})`, this.lastSeq, false);
+    }
     this.dirty = false;
   }
 

@@ -1,6 +1,6 @@
 // Snapshot store (DESIGN §6): episode snapshots stored by key (the tick's state hash). The file
 // implementation writes atomically (temp file, then rename) so a crash never leaves half a snapshot.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SnapshotDamaged } from "../events/errors.ts";
 
@@ -77,8 +77,19 @@ export class FileSnapshotStore implements SnapshotStore {
     if (existsSync(path)) return key;
     mkdirSync(this.location, { recursive: true });
     const temp = `${path}.tmp-${process.pid}`;
-    writeFileSync(temp, snapshotJson(snapshot));
-    renameSync(temp, path);
+    try {
+      writeFileSync(temp, snapshotJson(snapshot));
+      renameSync(temp, path);
+    } catch (error) {
+      // A full disk leaves a partial temp file behind: remove it, keep the errno for the exit code.
+      try {
+        rmSync(temp, { force: true });
+      } catch {
+        // what is left is named by the error below
+      }
+      const e = error as NodeJS.ErrnoException;
+      throw Object.assign(new Error(`${path}: could not store the snapshot of tick ${snapshot.tick} (${e.message}); the log is not affected`), { code: e.code });
+    }
     this.pointTo(snapshot);
     return key;
   }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { seal, GENESIS_HASH, type Draft } from "../events/record.ts";
 import { createFileEventStore, openFileEventStoreForAppend, readLog, scanLog } from "../infra/fileEventStore.ts";
-import { tempDir } from "./helpers.ts";
+import { CLI, firstSegment, logRecords, repoRoot, runCli, tempDir, withoutMetaLine } from "./helpers.ts";
 
 const phase = (tick: number, phase: string): Draft => ({ type: "tick.phase", from: "episode", to: "env/x", payload: { phase }, tick, cause: null });
 
@@ -162,5 +163,44 @@ describe("file event store", () => {
     await store.close();
     expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length).toBeGreaterThan(2);
     expect(readLog(dir).map((r) => r.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+});
+
+// `ulimit -f` caps the size of files the child may write (the kernel answers EFBIG, Node ignores
+// SIGXFSZ): a disk that fills up part-way through a run, without needing a small filesystem.
+describe("a disk that fills up mid-run", () => {
+  const limited = (kib: number, args: string[]) =>
+    spawnSync("bash", ["-c", `ulimit -f ${kib}; exec "$0" "$@"`, process.execPath, CLI, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+
+  it("stops with exit 2 naming the file and the last good record, cuts the partial batch, and a resume finishes the same log", () => {
+    const dir = tempDir("diskfull");
+    const full = limited(40, ["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet"]);
+    expect(full.status).toBe(2);
+    const lastGood = Number(/last good record \(seq (\d+)\)/.exec(full.stderr)?.[1]);
+    expect(full.stderr).toContain("000000000000.jsonl");
+    expect(full.stderr).toContain("--resume");
+    const text = readFileSync(firstSegment(dir), "utf8");
+    expect(text.endsWith("\n")).toBe(true); // no torn record left behind
+    const records = text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as { seq: number });
+    expect(records.at(-1)!.seq).toBe(lastGood);
+    expect(readdirSync(join(dir, "snapshots")).filter((f) => f.includes(".tmp-"))).toEqual([]);
+    expect(runCli(["verify", dir]).code).toBe(0);
+
+    const resumed = runCli(["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet", "--resume"]);
+    expect(resumed.code).toBe(0);
+    const whole = tempDir("diskfull-whole");
+    expect(runCli(["run", "auratown", "--seed", "42", "--log", whole, "--trace", "none", "--quiet"]).code).toBe(0);
+    expect(logRecords(dir).map(withoutMetaLine)).toEqual(logRecords(whole).map(withoutMetaLine));
+  });
+
+  it("a snapshot the disk cannot take leaves no partial file and names the snapshot", () => {
+    const dir = tempDir("diskfull-snap");
+    const script = `import { FileSnapshotStore } from ${JSON.stringify(join(repoRoot, "infra/snapshotStore.ts"))};
+const store = new FileSnapshotStore(${JSON.stringify(dir)});
+await store.put({ world: "w", episode: "e", seed: 1, condition: "c", config: {}, tick: 3, seq: 9, headHash: "0".repeat(64), stateHash: "a".repeat(64), parts: {}, actors: { big: "x".repeat(200000) } });`;
+    const r = spawnSync("bash", ["-c", `ulimit -f 16; exec "$0" --input-type=module -e "$1"`, process.execPath, script], { encoding: "utf8" });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`could not store the snapshot of tick 3`);
+    expect(readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([]);
   });
 });

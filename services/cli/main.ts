@@ -10,7 +10,7 @@ import { worlds } from "../../actors/worlds.ts";
 import { InvalidPayload, LogCorrupted, SnapshotDamaged, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
-import { EpisodeExists, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
+import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
 import { ActorHostLost, episodeIdOf, filesWhere, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
@@ -687,7 +687,8 @@ export function exitCodeFor(error: unknown): number {
   // A lost actor host is the NATS side's trouble, not the program's: the log is kept for a resume.
   if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || error instanceof ActorHostLost) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
-  if (isPathError(error)) return EXIT.usage;
+  // A full or failing disk is the machine's trouble, not the program's; what was logged is kept.
+  if (isPathError(error) || isStorageError(error)) return EXIT.usage;
   return EXIT.internal;
 }
 
