@@ -43,7 +43,8 @@ export class StorageFailed extends Error {
 /** Errno codes of a disk that cannot take more (as opposed to a path that is wrong). */
 export const STORAGE_ERRNOS: readonly string[] = ["ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO"];
 
-export const isStorageError = (error: unknown): boolean => error instanceof StorageFailed || (error instanceof Error && STORAGE_ERRNOS.includes((error as NodeJS.ErrnoException).code ?? ""));
+export const isStorageError = (error: unknown): boolean =>
+  error instanceof StorageFailed || (error instanceof Error && (STORAGE_ERRNOS.includes((error as NodeJS.ErrnoException).code ?? "") || (error.cause !== undefined && isStorageError(error.cause))));
 
 export interface EventStore {
   readonly episode: string;

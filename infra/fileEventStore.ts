@@ -298,6 +298,11 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
     const last = scan.records.at(-1);
     const files = segmentFiles(logDir);
     const segment = files.at(-1);
+    // A run stopped before its first record was whole (killed, or a full disk) leaves an empty
+    // first segment: the episode starts there from the beginning.
+    if (last === undefined && files.length === 1 && segment === join(logDir, `${"0".repeat(12)}.jsonl`) && statSync(segment).size === 0) {
+      return { store: new FileEventStore(options.episode, logDir, segment, { seq: -1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024), records: [] };
+    }
     if (last === undefined || segment === undefined) throw new Error(`${display(logDir)} holds no records to continue`);
     if (last.episode !== options.episode) throw new EpisodeExists(last.episode, `${display(logDir)} holds the log of episode ${last.episode}, not ${options.episode}: resume it with that episode's world, seed and condition, or choose another --log`);
     // A last record that is complete and valid but lacks its newline gets one before anything is

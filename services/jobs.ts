@@ -4,6 +4,7 @@
 import { Effect, type Layer } from "effect";
 import { worldNamed } from "../actors/worlds.ts";
 import { JobRejected, type Job, type JobHandler } from "../infra/jobQueue.ts";
+import { isStorageError } from "../infra/eventStore.ts";
 import type { EmbeddedServices } from "../infra/layers.ts";
 import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "./episodes.ts";
 import { isPathError, UsageError } from "./replay.ts";
@@ -129,10 +130,10 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
     };
     return outcome;
   };
-  // A bad spec, a log left by another episode under this id, or a path that cannot be a directory
-  // fails the same on every delivery.
+  // A bad spec, a log left by another episode under this id, a path that cannot be a directory, or
+  // a disk that is full fails the same on every delivery.
   return (job, context) =>
     handler(job, context).catch((error: unknown) => {
-      throw error instanceof UsageError || isPathError(error) ? new JobRejected((error as Error).message) : error;
+      throw error instanceof UsageError || isPathError(error) || isStorageError(error) ? new JobRejected((error as Error).message, { cause: error }) : error;
     });
 }

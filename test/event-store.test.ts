@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
@@ -191,6 +191,28 @@ describe("a disk that fills up mid-run", () => {
     const whole = tempDir("diskfull-whole");
     expect(runCli(["run", "auratown", "--seed", "42", "--log", whole, "--trace", "none", "--quiet"]).code).toBe(0);
     expect(logRecords(dir).map(withoutMetaLine)).toEqual(logRecords(whole).map(withoutMetaLine));
+  });
+
+  it("a sweep stops at the first episode the disk refuses, and the same command runs the rest later", () => {
+    const dir = tempDir("diskfull-sweep");
+    const full = limited(40, ["sweep", "auratown", "--seeds", "1-3", "--log", dir, "--quiet"]);
+    expect(full.status).toBe(2);
+    expect(full.stderr).toContain("sweep stopped after 0 of 3 episodes finished");
+    expect(full.stderr).toContain("auratown-s1-baseline");
+    // one failure, not one per episode, each retried
+    expect(readdirSync(dir)).toEqual(["auratown-s1-baseline"]);
+    const rerun = runCli(["sweep", "auratown", "--seeds", "1-3", "--log", dir, "--json"]);
+    expect(rerun.code).toBe(0);
+    expect((JSON.parse(rerun.out) as { ok: number }).ok).toBe(3);
+    expect(runCli(["verify", dir]).code).toBe(0);
+  });
+
+  it("a run stopped before its first record was whole resumes from the start", () => {
+    const dir = tempDir("empty-segment");
+    mkdirSync(join(dir, "log"));
+    writeFileSync(join(dir, "log", "000000000000.jsonl"), "");
+    expect(runCli(["run", "auratown", "--seed", "42", "--ticks", "3", "--log", dir, "--trace", "none", "--quiet", "--resume"]).code).toBe(0);
+    expect(runCli(["verify", dir]).code).toBe(0);
   });
 
   it("a snapshot the disk cannot take leaves no partial file and names the snapshot", () => {

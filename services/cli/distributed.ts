@@ -8,7 +8,7 @@ import { Effect } from "effect";
 import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
-import type { JobOutcome, JobQueue, Submitted } from "../../infra/jobQueue.ts";
+import { JobRejected, type JobOutcome, type JobQueue, type Submitted } from "../../infra/jobQueue.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
@@ -18,7 +18,7 @@ import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
 import { followJetStreamLog, setLockTtl } from "../../infra/jetStreamEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
-import type { FsyncPolicy } from "../../infra/eventStore.ts";
+import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
 import { filesWhere } from "../episodes.ts";
@@ -261,7 +261,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
   });
   const started = performance.now();
-  const gather = async (queue: JobQueue, announce?: (s: Submitted) => void): Promise<{ submitted: Submitted; outcomes: JobOutcome[] }> => {
+  const gather = async (queue: JobQueue, announce?: (s: Submitted) => void, stopped?: () => boolean): Promise<{ submitted: Submitted; outcomes: JobOutcome[] }> => {
     const submitted = await queue.submit(jobs);
     announce?.(submitted);
     const bar = !flags.json && !flags.quiet && process.stderr.isTTY
@@ -273,6 +273,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       outcomes.push(outcome);
       bar?.update(outcomes.length, { failed: outcomes.filter((o) => !o.ok).length });
       if (bar === null && !flags.quiet && !flags.json && (outcomes.length % 20 === 0 || outcomes.length === jobs.length)) say(false, `sweep: ${outcomes.length}/${jobs.length} episodes`);
+      if (stopped?.() === true) break;
     }
     bar?.stop();
     return { submitted, outcomes };
@@ -283,10 +284,23 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     const root = flags.log;
     const where = root === undefined ? filesWhere(undefined, true) : (episode: string) => filesWhere(join(root, episode), true)(episode);
     const queue = new InProcessJobQueue();
-    const handle = queue.work("embedded", episodeJobHandler(Embedded, where));
-    gathered = await gather(queue);
+    // A full disk fails every episode after it the same way: the sweep stops at the first one.
+    let diskFailure: Error | null = null;
+    const run = episodeJobHandler(Embedded, where);
+    const handle = queue.work("embedded", (job, context) => {
+      if (diskFailure !== null) return Promise.reject(new JobRejected("not run: the sweep stopped on a disk failure"));
+      return run(job, context).catch((error: unknown) => {
+        if (isStorageError(error)) diskFailure ??= error as Error;
+        throw error;
+      });
+    });
+    gathered = await gather(queue, undefined, () => diskFailure !== null);
     await handle.stop();
     await queue.close();
+    if (diskFailure !== null) {
+      const done = gathered.outcomes.filter((o) => o.ok).length;
+      throw new Error(`sweep stopped after ${done} of ${jobs.length} episodes finished: ${(diskFailure as Error).message}; the finished episodes are kept, and the same sweep command, once there is space, runs the rest (an interrupted episode resumes)`, { cause: diskFailure });
+    }
   } else {
     const url = flags.nats;
     if (flags.log !== undefined) throw new UsageError(`--log: a sweep over NATS keeps its logs in JetStream (namespace ${flags.namespace}), not in a directory`);
