@@ -51,6 +51,19 @@ export interface PhaseStep {
   readonly payload: unknown;
 }
 
+/** A logged record as a world's span hook sees it. */
+export interface SpanSource {
+  readonly type: string;
+  readonly payload: unknown;
+  readonly from: string;
+}
+
+/** A span a world adds for one of its records (attribute values as OpenTelemetry takes them). */
+export interface ExtraSpan {
+  readonly name: string;
+  readonly attributes: Readonly<Record<string, string | number | boolean | readonly string[]>>;
+}
+
 export interface ConditionInfo {
   readonly description: string;
 }
@@ -94,10 +107,13 @@ export interface WorldDefinition<Config = unknown> {
   /** Recomputes incremental digests from content (checked when a snapshot is restored). */
   checkSnapshot?(actorId: string, context: unknown): string | null;
   /**
-   * An extra span for a logged record, as a child of its `deliver` span (DESIGN §8: `probe <tool>`
-   * for each probe answer). Telemetry only: never affects the log.
+   * Extra spans for a traced episode's records, each a child of its record's `deliver` span (DESIGN
+   * §8: `probe <tool>` for each probe answer). Called once per episode with its effective config and
+   * seed (so a world can name what records hold as indices); the function it returns gets each record
+   * and the record that caused it (the probe's request for its answer), null when there is none.
+   * Telemetry only: never affects the log.
    */
-  spanOf?(record: { readonly type: string; readonly payload: unknown; readonly from: string }): { readonly name: string; readonly attributes: Readonly<Record<string, string | number | boolean>> } | null;
+  spansOf?(config: Config, seed: number): (record: SpanSource, cause: SpanSource | null) => ExtraSpan | null;
   /** Gives a restored actor the parameters of another condition (for forks). */
   reconfigure?(actorId: string, context: unknown, config: Config, seed: number): unknown;
 }

@@ -6,7 +6,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { connect } from "node:net";
 import { dirname } from "node:path";
 import { ProxyTracerProvider, SpanKind, SpanStatusCode, TraceFlags, context as otelContext, isSpanContextValid, trace } from "@opentelemetry/api";
-import type { Attributes, Context, HrTime, Span, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, HrTime, Link, Span, SpanContext, Tracer } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
 import type { ExportResult } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -432,11 +432,22 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
   return { enabled: true, tracer, description, flush, shutdown, undelivered };
 }
 
+/** The remote span a W3C `traceparent` names, or null when absent or malformed. */
+function spanContextOfTraceparent(traceparent: string | undefined): SpanContext | null {
+  const match = traceparent === undefined ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceparent);
+  return match === null ? null : { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true };
+}
+
 /** The context a remote `traceparent` header continues (the active context when absent or malformed). */
 export function contextOfTraceparent(traceparent: string | undefined): Context {
-  const match = traceparent === undefined ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceparent);
-  if (match === null) return otelContext.active();
-  return trace.setSpanContext(otelContext.active(), { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true });
+  const remote = spanContextOfTraceparent(traceparent);
+  return remote === null ? otelContext.active() : trace.setSpanContext(otelContext.active(), remote);
+}
+
+/** A span link to the span a `traceparent` names (e.g. a fork's parent record), or undefined when malformed. */
+export function linkOfTraceparent(traceparent: string): Link | undefined {
+  const remote = spanContextOfTraceparent(traceparent);
+  return remote === null ? undefined : { context: remote };
 }
 
 /** W3C traceparent header value of a span ("00-<traceId>-<spanId>-<flags>"), or undefined for a non-recording span. */

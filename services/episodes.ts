@@ -12,7 +12,7 @@ import type { TornTail } from "../events/errors.ts";
 import type { EventStore, FsyncPolicy } from "../infra/eventStore.ts";
 import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../infra/layers.ts";
 import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
-import type { TelemetryConfig } from "../infra/telemetry.ts";
+import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
 import { NoResponder } from "../infra/transport.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotOfReplay, UsageError } from "./replay.ts";
@@ -158,6 +158,8 @@ interface Drive {
   readonly base?: EpisodeSnapshot;
   /** The base's actors, checked and given the child's condition: what the child's actors start from. */
   readonly baseActors?: Readonly<Record<string, unknown>>;
+  /** A fork's parent record it starts after (its `tick.committed`): its traceparent, linked from the child's episode span. */
+  readonly parentTraceparent?: string;
 }
 
 /** Where a run starts: fresh (or a fork's base), or after the latest snapshot of a partial log. */
@@ -205,6 +207,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     const sequencer = new Sequencer({
       world: d.world,
       config: d.config,
+      seed: d.seed,
       store,
       transport,
       routing,
@@ -214,22 +217,35 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
       ...(start.logged.length > 0 ? { llm: loggedLlm(start.logged, o.llm) } : o.llm === undefined ? {} : { llm: o.llm }),
     });
     const run = async () => {
-      if (start.logged.length === 0) {
-        const h = d.header(actorIds);
-        await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }], undefined, { probetown: PROBETOWN_VERSION });
-        await store.commit();
-        if (d.base !== undefined) await snapshots.put(d.base);
+      // The header carries the episode span's traceparent, so the log's first record leads to the
+      // episode's trace; a resumed run continues the trace its header names (one trace per episode).
+      const resumedFrom = start.logged[0]?.meta?.traceparent;
+      const forkedFrom = d.parentTraceparent === undefined ? undefined : linkOfTraceparent(d.parentTraceparent);
+      sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition }, {
+        ...(resumedFrom === undefined ? {} : { parent: contextOfTraceparent(resumedFrom) }),
+        ...(forkedFrom === undefined ? {} : { links: [forkedFrom] }),
+      });
+      try {
+        if (start.logged.length === 0) {
+          const h = d.header(actorIds);
+          await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }], [sequencer.traceSpan], { probetown: PROBETOWN_VERSION });
+          await store.commit();
+          if (d.base !== undefined) await snapshots.put(d.base);
+        }
+        if (remote.length > 0) {
+          await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000, (actors, timeoutMs) => o.placement?.onWait?.({ episode: d.episode, actors, timeoutMs }));
+          // The hosts may hold any state (built fresh from the header, or left by a run that failed):
+          // each starts its actors over from where this run starts, so the log cannot depend on it.
+          await restoreRemote(transport, routing, remote, start.snapshot);
+        }
+        const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
+        // Remote hosts serve this episode only; tell them it is over.
+        await Promise.all([...bySubject(routing, remote).keys()].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
+        return last;
+      } finally {
+        // Also when the run fails: its spans are exported under an ended episode span.
+        sequencer.endTrace();
       }
-      if (remote.length > 0) {
-        await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000, (actors, timeoutMs) => o.placement?.onWait?.({ episode: d.episode, actors, timeoutMs }));
-        // The hosts may hold any state (built fresh from the header, or left by a run that failed):
-        // each starts its actors over from where this run starts, so the log cannot depend on it.
-        await restoreRemote(transport, routing, remote, start.snapshot);
-      }
-      const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
-      // Remote hosts serve this episode only; tell them it is over.
-      await Promise.all([...bySubject(routing, remote).keys()].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
-      return last;
     };
     const lost = hostLost(d.episode, new Map(remote.map((id) => [routing.subjectOf(id), id])));
     const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: lost });
@@ -341,7 +357,6 @@ async function restoreRemote(transport: Transport, routing: Routing, ids: readon
 async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null): Promise<string> {
   const every = o.snapshotEvery ?? (actors <= 64 ? 1 : 0);
   let stateHash = "";
-  sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition });
   const total = d.lastTick - d.firstTick + 1;
   // A snapshot is stored while the next ticks run (its actors are copied at its tick); at most one
   // is in flight, and the last is stored before the run ends.
@@ -363,7 +378,6 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
     o.progress?.(tick - d.firstTick + 1, total);
   }
   await storing;
-  sequencer.endTrace();
   return stateHash;
 }
 
@@ -449,6 +463,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     const result = yield* drive(
       {
         world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, definitions: world.actors(config, header.seed), base, baseActors,
+        ...(committed.meta?.traceparent === undefined ? {} : { parentTraceparent: committed.meta.traceparent }),
         firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
         header: (actors) => ({
           type: "episode.forked",

@@ -375,7 +375,7 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
   const host = await hostForHeader(header, snapshots);
   const store = new ReplayStore(records, 1, dir);
   host.serve(transport, HOST_SUBJECT);
-  const sequencer = new Sequencer({ world: header.world, config: header.config, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
+  const sequencer = new Sequencer({ world: header.world, config: header.config, seed: header.seed, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
   let tick = header.firstTick;
   let lastTick = header.firstTick - 1;
   let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;

@@ -2,8 +2,8 @@
 // message before delivering it, delivers in log order, and appends the replies of a delivery in
 // canonical recipient order, so the log is the same whatever process or transport ran an actor.
 // Each tick is the world's phase records pumped to quiescence, then `tick.committed`.
-import { context as otelContext, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
-import type { Delivered, WorldDefinition } from "../actors/actor.ts";
+import { context as otelContext, SpanKind, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
+import type { Delivered, ExtraSpan, SpanSource, WorldDefinition } from "../actors/actor.ts";
 import { actorIndexOf, recipientsOf, type ActorIndex, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
 import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../events/llm.ts";
 import type { EventStore } from "../infra/eventStore.ts";
@@ -58,6 +58,8 @@ export interface SequencerOptions {
   readonly world: WorldDefinition;
   /** The effective config (condition applied). */
   readonly config: unknown;
+  /** The episode's seed (the world's extra spans may need what it generates). */
+  readonly seed: number;
   readonly store: EventStore;
   readonly transport: Transport;
   /** Where the actors are served (embedded: one host subject for all). */
@@ -85,6 +87,8 @@ export class Sequencer {
   private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
   private readonly single: boolean;
   private episodeSpan: Span | undefined;
+  /** The world's extra spans of this episode's records (traced runs of worlds that have some). */
+  private readonly extraSpans: ((record: SpanSource, cause: SpanSource | null) => ExtraSpan | null) | undefined;
   recordsAppended = 0;
 
   constructor(options: SequencerOptions) {
@@ -93,10 +97,20 @@ export class Sequencer {
     const groups = bySubject(options.routing, this.actors.ids);
     this.hostGroups = [...groups.entries()];
     this.single = groups.size <= 1;
+    this.extraSpans = options.tracer === undefined ? undefined : options.world.spansOf?.(options.config, options.seed);
   }
 
-  startTrace(episode: string, attributes: Record<string, string | number>): void {
-    this.episodeSpan = this.o.tracer?.startSpan(`episode ${episode}`, { attributes: { "probetown.episode": episode, ...attributes } });
+  /**
+   * Starts the episode's span. `parent`: the trace a resumed run continues (its header's
+   * `traceparent`), so an episode stays one trace; `links`: spans it comes from (a fork's parent).
+   */
+  startTrace(episode: string, attributes: Record<string, string | number>, options: { readonly parent?: Context; readonly links?: readonly Link[] } = {}): void {
+    this.episodeSpan = this.o.tracer?.startSpan(`episode ${episode}`, { attributes: { "probetown.episode": episode, ...attributes }, ...(options.links === undefined ? {} : { links: [...options.links] }) }, options.parent);
+  }
+
+  /** The episode's span once started (its header record carries its traceparent). */
+  get traceSpan(): Span | undefined {
+    return this.episodeSpan;
   }
 
   endTrace(): void {
@@ -131,6 +145,8 @@ export class Sequencer {
   private async pump(first: readonly Draft[], tick: number, tickSpan: Span | undefined): Promise<number> {
     let round = first;
     let count = 0;
+    // The previous round's records: every cause of this round's records is one of them.
+    let previous: readonly LogRecord[] = [];
     while (round.length > 0) {
       const spans = this.o.tracer === undefined ? undefined : round.map((d) => this.deliverSpan(d, tickSpan));
       const records = await this.append(round, spans);
@@ -148,7 +164,7 @@ export class Sequencer {
       }
       for (let r = 0; r < records.length; r++) {
         const record = records[r]!;
-        if (spans !== undefined && this.o.world.spanOf !== undefined) this.extraSpan(record, spans[r]);
+        if (this.extraSpans !== undefined) this.extraSpan(record, previous, spans?.[r]);
         const recipients = recipientsOf(record.to, record.from, this.actors);
         if (recipients.length > 0) {
           const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
@@ -165,6 +181,7 @@ export class Sequencer {
         }
         spans?.[r]?.end();
       }
+      previous = records;
       round = next;
     }
     return count;
@@ -214,11 +231,14 @@ export class Sequencer {
   }
 
   /** The world's own span for a record (e.g. `probe <tool>`), under the record's deliver span. */
-  private extraSpan(record: LogRecord, parent: Span | undefined): void {
-    const extra = this.o.world.spanOf!(record);
+  private extraSpan(record: LogRecord, previous: readonly LogRecord[], parent: Span | undefined): void {
+    // A round's records have consecutive seqs.
+    const cause = record.cause === null || previous.length === 0 ? null : (previous[record.cause - previous[0]!.seq] ?? null);
+    const extra = this.extraSpans!(record, cause?.seq === record.cause ? cause : null);
     if (extra === null || this.o.tracer === undefined) return;
     const ctx = parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), parent);
-    this.o.tracer.startSpan(extra.name, { kind: SpanKind.INTERNAL, attributes: { ...extra.attributes, "probetown.seq": record.seq } }, ctx).end();
+    // A world's attribute lists are read-only arrays; the API's type wants mutable ones it never changes.
+    this.o.tracer.startSpan(extra.name, { kind: SpanKind.INTERNAL, attributes: { ...(extra.attributes as Attributes), "probetown.seq": record.seq } }, ctx).end();
   }
 
   private deliverSpan(draft: Draft, parent: Span | undefined): Span | undefined {

@@ -12,6 +12,7 @@ import { agentIdOf, canonicalScene, CONTROLLER_ID, focusLocationOf, planOf, rost
 import type { StrategyConfig, StrategyKind } from "./strategies.ts";
 import { AGENT_STATE_TOOLS, ENVIRONMENT_TOOLS } from "./tools.ts";
 import { deriveStream } from "../rng.ts";
+import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
 
 const Str = Schema.String;
 const StrMap = Schema.Record(Str, Str);
@@ -178,19 +179,27 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
     ];
   },
 
-  // DESIGN §8: a `probe <tool>` span per probe answer or refusal (the record that ends the probe).
-  spanOf(record) {
+  // DESIGN §8: a `probe <tool>` span per probe answer or refusal (the record that ends the probe),
+  // with what its request named: the field read and the tool's arguments (the answer repeats only
+  // the target).
+  spansOf: () => (record, cause) => {
     if (record.type !== "probe.answered" && record.type !== "probe.denied") return null;
-    const p = record.payload as { tool: string; target: string | null; budgetAfter: number; queryId: string; ok?: boolean; disclosure?: number; reason?: string };
+    // An answer or a refusal: what they share, and what only one of them has.
+    const p = record.payload as Pick<ProbeAnsweredPayload, "tool" | "target" | "budgetAfter" | "queryId" | "call"> & Partial<Pick<ProbeAnsweredPayload, "ok" | "disclosure"> & Pick<ProbeDeniedPayload, "reason">>;
+    const request = cause?.type === "probe.requested" ? (cause.payload as ProbeRequestedPayload) : null;
     const allowed = record.type === "probe.answered";
+    const args = Object.entries(request?.args ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
     return {
       name: `probe ${p.tool}`,
       attributes: {
         "probetown.probe.tool": p.tool,
         "probetown.probe.target": p.target ?? "",
+        ...(request?.field == null ? {} : { "probetown.probe.field": request.field }),
+        ...Object.fromEntries(args.map(([k, v]) => [`probetown.probe.arg.${k}`, v])),
+        "probetown.probe.call": p.call,
         "probetown.probe.answered_by": record.from,
         "probetown.probe.allowed": allowed,
-        "probetown.probe.budget_before": p.budgetAfter + 1,
+        "probetown.probe.budget_before": request?.budgetBefore ?? p.budgetAfter + 1,
         "probetown.probe.budget_after": p.budgetAfter,
         "probetown.probe.useful": allowed && p.ok === true,
         "probetown.probe.disclosure": p.disclosure ?? 0,

@@ -10,7 +10,8 @@ import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentMachine, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
 import { beliefModelOf, budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
 import { envMachine, type EnvContext, type EnvInput } from "./environment.ts";
-import { generate, observe, type WorldSpec } from "./kinds.ts";
+import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
+import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
 
 const decode = Schema.decodeUnknownSync(ConfigSchema, { onExcessProperty: "error" });
 
@@ -117,12 +118,40 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
     return { actor: actorId, ...rest };
   },
 
-  spanOf(record) {
-    if (record.type !== "envprobe.stepped") return null;
-    const p = record.payload as { kind: string; action: string; useful: boolean; probesUsed: number; valid: boolean };
-    if (p.kind !== "probe") return null;
-    const tool = p.action.split("(")[0] ?? p.action;
-    return { name: `probe ${tool}`, attributes: { "probetown.probe.tool": tool, "probetown.probe.target": p.action, "probetown.probe.useful": p.useful, "probetown.probe.allowed": p.valid, "probetown.probe.budget_after": p.probesUsed } };
+  // DESIGN §8: a `probe <tool>` span per probe step, with what its decision named: the field the
+  // policy probed (by name, from the layout the seed generates; the records hold indices), the
+  // entity the probe asks about, and the fields its answer wrote back.
+  spansOf(config, seed) {
+    let fields: readonly string[] | undefined;
+    const nameOf = (i: number): string => (fields ??= worldSpecOf(config, seed).layout.fields.map((f) => f.name))[i] ?? String(i);
+    const budget = budgetOf(horizonOf(config));
+    return (record, cause) => {
+      if (record.type !== "envprobe.stepped") return null;
+      const p = record.payload as EnvprobeSteppedPayload;
+      if (p.kind !== "probe") return null;
+      const decided = cause?.type === "envprobe.decided" ? (cause.payload as EnvprobeDecidedPayload) : null;
+      const parsed = parseAction(p.action);
+      const tool = parsed?.verb ?? p.action.split("(")[0] ?? p.action;
+      // A probe refused for an exhausted budget spent none of it.
+      const spent = p.reason === "budget_exhausted" ? 0 : 1;
+      return {
+        name: `probe ${tool}`,
+        attributes: {
+          "probetown.probe.tool": tool,
+          "probetown.probe.target": parsed?.args.join(",") ?? "",
+          "probetown.probe.action": p.action,
+          ...(decided === null || decided.field < 0 ? {} : { "probetown.probe.field": nameOf(decided.field), "probetown.probe.field_index": decided.field, "probetown.probe.why": decided.why }),
+          "probetown.probe.answered_fields": p.answer.map(([i]) => nameOf(i)),
+          "probetown.probe.useful": p.useful,
+          "probetown.probe.allowed": p.valid,
+          ...(p.reason === "ok" ? {} : { "probetown.probe.reason": p.reason }),
+          "probetown.probe.budget_before": budget - p.probesUsed + spent,
+          "probetown.probe.budget_after": budget - p.probesUsed,
+          "probetown.probe.used": p.probesUsed,
+          "probetown.step": p.t,
+        },
+      };
+    };
   },
 
   reconfigure(actorId, context, config, seed) {
