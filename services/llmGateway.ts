@@ -165,6 +165,13 @@ const replyLimit = (request: LlmRequestedPayload): number => Math.max(20_000, re
 /** How much of an unusable reply the repair attempt sends back. */
 const REPAIR_ECHO_CHARS = 4000;
 
+/**
+ * A reply as the GenAI `gen_ai.output.messages` attribute (captureContent only). A reply past the
+ * longest one taken for its request (a runaway generation, invalid for that) is cut there, marked.
+ */
+const outputMessages = (content: string, limit: number): string =>
+  JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: content.length <= limit ? content : `${content.slice(0, limit)}… [${content.length - limit} more characters not captured]` }] }]);
+
 export const repairMessage = (problem: string): string =>
   `Your previous reply could not be used: ${problem}. Reply again with only the JSON object in the required format, nothing else.`;
 
@@ -286,6 +293,8 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       // model shown the key) must not carry the key into the log, the trace or a printed answer.
       const content = withoutKey(result.content);
       const problem = content.trim().length === 0 ? "the reply was empty" : content.length > replyLimit(request) ? `the reply is ${content.length} characters, far more than max_tokens ${request.params.maxTokens} allows` : validate(content, request);
+      // The reply as the model gave it, valid or not: an invalid one is what a user debugging a prompt needs.
+      if (config.captureContent === true) span?.setAttribute("gen_ai.output.messages", outputMessages(content, replyLimit(request)));
       if (problem === null) {
         const cost = costOf(request.model, usage);
         const payload: LlmCompletedPayload = {
@@ -298,9 +307,14 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
           ...(phase === "repair" ? { repaired: true } : {}),
           ...(cost === null ? {} : { costUsd: cost }),
         };
-        if (config.captureContent === true) span?.setAttribute("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content }] }]));
         return { answer: { type: "llm.completed", payload }, http: counter.attempts };
       }
+      // Each reply that failed validation is an event on the span (the attribute keeps only the last
+      // reply); why it failed can quote the reply, so only with captureContent.
+      span?.addEvent("probetown.llm.invalid_output", {
+        "probetown.llm.phase": phase,
+        ...(config.captureContent === true ? { "probetown.llm.problem": problem, "gen_ai.output.messages": outputMessages(content, replyLimit(request)) } : {}),
+      });
       if (phase === "repair") {
         span?.setAttribute("error.type", "invalid_output");
         return { answer: failed(request, "invalid_output", `invalid output after a repair attempt: ${problem}`.slice(0, 300), counter.attempts, usage, content), http: counter.attempts };

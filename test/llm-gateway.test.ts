@@ -579,6 +579,46 @@ describe("chat spans, forks that reuse recorded answers, resume", () => {
     }
   });
 
+  it("captureContent: a reply that failed validation is on its chat span (the last as gen_ai.output.messages, each as an event with why), key redacted, a runaway one cut; without it, no content", async () => {
+    type Event = { name: string; attributes: Record<string, unknown> };
+    const chatsOf = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { name: string; attributes: Record<string, unknown>; events: Event[] }).filter((x) => x.name.startsWith("chat "));
+    const outputOf = (value: unknown): string => (JSON.parse(String(value)) as Array<{ parts: Array<{ content: string }> }>)[0]!.parts[0]!.content;
+    // Intent calls: prose quoting the key, then a runaway reply (both invalid: the call falls back).
+    const huge = "y".repeat(1_000_000);
+    const bad = await fakeServer((b, n) => (b.model !== "fake-intent" ? { content: JSON.stringify({ answer: "ok" }) } : { content: n % 2 === 1 ? `I think Ben is around (key ${SECRET})` : huge }));
+    try {
+      for (const captureContent of [true, false]) {
+        const dir = join(tempDir("llm-invalid-trace"), "ep");
+        const trace = join(dir, "..", "trace.jsonl");
+        await runEpisode({ world: "aura-scene", seed: 1, condition: "aura-intent", dir, trace: { exporter: "jsonl", file: trace }, config: { llm: { intent: "fake-intent", planner: null, answer: "fake-answer" } }, llm: makeLlmGateway(config(bad.url, models, { captureContent })).responder });
+        const failed = ofType<LlmFailedPayload>(logRecords(dir), "llm.failed");
+        expect(failed.length).toBeGreaterThan(0);
+        expect(failed.every((r) => r.payload.error === "invalid_output")).toBe(true);
+        const raw = readFileSync(trace, "utf8");
+        expect(raw).not.toContain(SECRET);
+        const intent = chatsOf(trace).find((c) => c.name === "chat fake-intent")!;
+        const events = intent.events.filter((e) => e.name === "probetown.llm.invalid_output");
+        expect(events.map((e) => e.attributes["probetown.llm.phase"])).toEqual(["first", "repair"]);
+        if (!captureContent) {
+          expect(raw).not.toContain("I think Ben");
+          expect(intent.attributes).not.toHaveProperty("gen_ai.output.messages");
+          expect(events.every((e) => !("probetown.llm.problem" in e.attributes))).toBe(true);
+          continue;
+        }
+        expect(outputOf(events[0]!.attributes["gen_ai.output.messages"])).toBe("I think Ben is around (key [redacted])");
+        expect(events[0]!.attributes["probetown.llm.problem"]).toMatch(/^not valid JSON/);
+        // The runaway reply: cut at the longest reply taken for the request (max(20,000, 40 × max_tokens 512)).
+        const last = outputOf(intent.attributes["gen_ai.output.messages"]);
+        expect(last).toBe(`${"y".repeat(20_480)}… [${1_000_000 - 20_480} more characters not captured]`);
+        expect(outputOf(events[1]!.attributes["gen_ai.output.messages"])).toBe(last);
+        expect(events[1]!.attributes["probetown.llm.problem"]).toMatch(/the reply is 1000000 characters/);
+        expect(raw.length).toBeLessThan(200_000);
+      }
+    } finally {
+      await bad.close();
+    }
+  });
+
   it("a fork asked to reuse recorded answers makes zero HTTP requests for requests its parent logged", async () => {
     const dir = join(tempDir("llm-fork"), "parent");
     await runEpisode({ world: "aura-scene", seed: 3, condition: "aura-intent", dir, trace: { exporter: "none" }, config: { ...IMPLICIT_CONFIG, llm: models }, llm: makeLlmGateway(config(server.url, models)).responder });
