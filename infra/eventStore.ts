@@ -30,9 +30,9 @@ export interface AppendOptions {
 export class StorageFailed extends Error {
   readonly where: string;
   readonly lastSeq: number;
-  constructor(where: string, reason: string, lastSeq: number, kept: boolean) {
+  constructor(where: string, reason: string, lastSeq: number, kept: boolean, fix = "free space (or fix the disk)") {
     super(
-      `${where}: ${reason}; ${kept ? `the log still ends on its last good record (seq ${lastSeq})` : `the log may end in a torn record after seq ${lastSeq} (\`probetown repair\` cuts it)`}: free space (or fix the disk), then the same command with --resume continues it`,
+      `${where}: ${reason}; ${kept ? `the log still ends on its last good record (seq ${lastSeq})` : `the log may end in a torn record after seq ${lastSeq} (\`probetown repair\` cuts it)`}: ${fix}, then the same command with --resume continues it`,
     );
     this.name = "StorageFailed";
     this.where = where;

@@ -31,10 +31,10 @@ import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventT
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
-import { EpisodeExists, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
+import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 import type { CreateOptions, ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
-import { kvKey, natsName, NatsWriteLost, subjects } from "./nats.ts";
+import { isJetStreamStorageFull, kvKey, natsName, NatsWriteLost, subjects } from "./nats.ts";
 
 const DEFAULT_LOCK_TTL_MS = 10_000;
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
@@ -1038,6 +1038,10 @@ class JetStreamEventStore implements EventStore {
     const ack = result.ack;
     if (ack === null) {
       if (isApiError(result.error, WRONG_LAST_SEQUENCE)) throw await this.fenced(out, result.error as JetStreamApiError);
+      if (isJetStreamStorageFull(result.error)) {
+        this.broken = new StorageFailed(`episode ${this.episode}: ${whereOf(this.ctx.stream, this.subject)}`, `JetStream refused ${records}: ${messageOf(result.error)}`, out.firstSeq - 1, true, "free the server's JetStream storage or raise its limits (max_file_store, the stream's max_bytes)");
+        throw this.broken;
+      }
       if (result.error instanceof JetStreamApiError) throw this.breakWith(`the publish of ${records} failed twice (${messageOf(result.error)})`);
       // No answer twice: the server stayed away longer than a commit waits (the command names it).
       this.broken = new NatsWriteLost(this.episode, `the log records of ${records} (${whereOf(this.ctx.stream, this.subject)})`, result.error);

@@ -76,6 +76,10 @@ export class NatsWriteLost extends Error {
 export const isJetStreamOff = (error: unknown): boolean =>
   error instanceof Error && (error.name === "JetStreamNotEnabled" || /jetstream is not enabled/i.test(error.message));
 
+/** The server's JetStream storage, or a stream's limits, cannot take a message: retrying will not help. */
+export const isJetStreamStorageFull = (error: unknown): boolean =>
+  error instanceof Error && error.name === "JetStreamApiError" && /insufficient (storage|resources)|resources exceeded|maximum (bytes|messages) exceeded/i.test(error.message);
+
 export interface ConnectOptions {
   /** Connection name shown by the server (process role). */
   readonly name?: string;

@@ -3,7 +3,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
+import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
+import { StorageFailed } from "../infra/eventStore.ts";
 import type { Placement, Where } from "./episodes.ts";
 
 export { DEFAULT_NAMESPACE };
@@ -37,6 +38,7 @@ export async function withNats<A>(url: string, who: string | { readonly role: st
     return await fn(nc);
   } catch (error) {
     if (error instanceof NatsWriteLost) throw new NatsUnavailable(url, error.cause, `the server stayed away while ${role} was writing ${error.what} of episode ${error.episode}`, afterOutage(role, error.episode));
+    if (isJetStreamStorageFull(error) && !(error instanceof StorageFailed)) throw new NatsUnavailable(url, error, "the server's JetStream storage is full", `free its store_dir or raise max_file_store; ${role === "run" ? "nothing logged is lost: then the same command with --resume continues the episode" : "nothing logged is lost: then run the command again"}`);
     throw isJetStreamOff(error) ? new NatsUnavailable(url, error, "the server has no JetStream") : error;
   } finally {
     // A drain waits for the server: one that stays away would keep the command from ever ending.

@@ -181,3 +181,25 @@ describe("a port that accepts TCP but does not speak NATS", () => {
     }
   }, 60_000);
 });
+
+describe("a server whose JetStream storage is full", () => {
+  let small: TestNats;
+  beforeAll(async () => {
+    small = await startTestNats({ config: "jetstream { max_file_store: 307200 }" });
+  }, 30_000);
+  afterAll(async () => {
+    await small?.stop();
+  }, 30_000);
+
+  it("run stops with exit 2 naming the refused records and the last good one, and the logged prefix verifies; a new run is told the storage is full", async () => {
+    const ns = small.namespace("full");
+    const r = await startCli(["run", "auratown", "--seed", "42", "--nats", small.url, "--namespace", ns, "-q"]).done;
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/JetStream refused seqs? [\d–]+: insufficient resources; the log still ends on its last good record \(seq (\d+)\): free the server's JetStream storage or raise its limits .* --resume/);
+    const v = await startCli(["verify", "auratown-s42-baseline", "--nats", small.url, "--namespace", ns]).done;
+    expect(v.code).toBe(0);
+    const next = await startCli(["run", "auratown", "--seed", "43", "--nats", small.url, "--namespace", ns, "-q"]).done;
+    expect(next.code).toBe(2);
+    expect(next.err).toMatch(/the server's JetStream storage is full \(insufficient resources\); free its store_dir or raise max_file_store/);
+  }, 120_000);
+});
