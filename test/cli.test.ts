@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { firstSegment, logRecords, tempDir, runCli, startCli } from "./helpers.ts";
@@ -230,6 +231,17 @@ describe("probetown CLI", () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Town of 70 agents: \d+ conversations, \d+ incidents, \d+ reflections, \d+ decisions/);
     expect(r.out).toMatch(/Private-state changes by the rule that fired: sleep \d+ · workplace_loaded \d+/);
+  });
+
+  it("refuses a town too large for the heap before building it, naming the flag, the need and the limit", () => {
+    const huge = cli(["run", "auratown", "--seed", "1", "--agents", "100000000", "--log", join(work, "huge")]);
+    expect(huge.code).toBe(2);
+    expect(huge.err).toMatch(/--agents 100000000: a town of 100,000,000 residents needs about [\d.]+ GiB of heap .* more than this machine's [\d.]+ GiB of memory; use fewer/);
+    // within the machine but above Node's default heap: how to raise it
+    const big = spawnSync(process.execPath, ["--max-old-space-size=512", join(root, "services/cli/main.ts"), "run", "auratown", "--seed", "1", "--config", '{"extraAgents": 4000}', "--log", join(work, "big4k")], { encoding: "utf8" });
+    expect(big.status).toBe(2);
+    expect(big.stderr).toMatch(/--config \{"extraAgents": 4000\}: extraAgents: a town of 4,005 residents needs about 1\.1 GiB of heap .* limit of 0\.\d GiB; use fewer, or raise the limit with NODE_OPTIONS=--max-old-space-size=\d+/);
+    expect(existsSync(join(work, "huge")) || existsSync(join(work, "big4k"))).toBe(false);
   });
 
   it("--help lists the commands and exit codes", () => {

@@ -12,6 +12,9 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
+import { totalmem } from "node:os";
+import { getHeapStatistics } from "node:v8";
+import type { TownConfig } from "../../actors/auratown/config.ts";
 import { ActorHostLost, episodeIdOf, filesWhere, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
@@ -209,6 +212,24 @@ const hintIfExists = (hint: string) => (error: unknown): never => {
 /** The command that checks an episode written to JetStream (the line a run or fork ends with). */
 const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${shownNatsUrl(url)}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
 
+/** Heap a town resident takes over a day (measured: 5,000 residents, 1.36 GB). */
+const HEAP_PER_RESIDENT = 300 * 1024;
+
+/** A town too large for this Node's heap would die in V8's out-of-memory abort, hours in: say so first. */
+function checkTownFits(config: TownConfig, flag: string): void {
+  const residents = config.agents.length + config.extraAgents;
+  const limit = getHeapStatistics().heap_size_limit;
+  const needs = residents * HEAP_PER_RESIDENT;
+  if (needs <= limit) return;
+  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+  throw new UsageError(
+    `${flag}: a town of ${residents.toLocaleString("en-US")} residents needs about ${gib(needs)} of heap (~300 KiB each), more than ` +
+      (needs * 1.25 > totalmem()
+        ? `this machine's ${gib(totalmem())} of memory; use fewer`
+        : `this Node's limit of ${gib(limit)}; use fewer, or raise the limit with NODE_OPTIONS=--max-old-space-size=${Math.ceil((needs * 1.25) / 2 ** 20)} (MiB; this machine has ${gib(totalmem())})`),
+  );
+}
+
 async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
   const fixedBy = worlds[worldName]!.lengthFixedBy;
@@ -236,6 +257,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
     // Checked here, before anything runs, so the error can name the file it came from.
     throw new UsageError(`${flags.config === undefined ? "" : `--config ${flags.config}: `}${(error as Error).message}`);
   }
+  if (worldName === "auratown") checkTownFits(resolved as TownConfig, flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`);
   const perDay = world.defaultTicks(resolved);
   if (flags.ticks !== undefined && flags.days !== undefined) throw new UsageError("--ticks and --days both say how long to run: give one of them");
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
