@@ -32,7 +32,7 @@ export class StorageFailed extends Error {
   readonly lastSeq: number;
   constructor(where: string, reason: string, lastSeq: number, kept: boolean, fix = "free space (or fix the disk)") {
     super(
-      `${where}: ${reason}; ${kept ? `the log still ends on its last good record (seq ${lastSeq})` : `the log may end in a torn record after seq ${lastSeq} (\`probetown repair\` cuts it)`}: ${fix}, then the same command with --resume continues it`,
+      `${where}: ${reason}; ${lastSeq < 0 && kept ? "nothing of the episode was logged" : kept ? `the log still ends on its last good record (seq ${lastSeq})` : `the log may end in a torn record after seq ${lastSeq} (\`probetown repair\` cuts it)`}: ${fix}, then the same command continues it (\`run\` with --resume)`,
     );
     this.name = "StorageFailed";
     this.where = where;

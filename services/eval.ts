@@ -291,7 +291,9 @@ async function episodeRecords(dir: string, config: SceneConfig, seed: number, co
     const same = header !== undefined && header.condition === condition && header.seed === seed && canonicalJson(header.config) === canonicalJson(config);
     const complete = existing.filter((r) => r.type === "tick.committed").length === config.order.length;
     if (same && complete && scan?.torn === null) return existing;
-    if (!o.fresh && !same) {
+    // A log without a single whole record (a run stopped on a full disk, or killed, before its
+    // header was written) is an episode that never started: it is run anew.
+    if (!o.fresh && !same && existing.length > 0) {
       throw anotherEpisode(dir, headerDifferences(header, { condition, seed, config }));
     }
     // An interrupted cell is continued, not rerun: its logged model answers are served from the log.

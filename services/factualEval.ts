@@ -285,9 +285,10 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
       queries.forEach((q, qi) => {
         const dir = factualCellDir(root, seed, q.id, condition, tag);
         const records = cellLog(dir);
-        if (records === null) return void (needed = true);
-        const differ = records.length === 0 ? [] : cellDifferences(records, seed, condition, q.id, qi, warmup, maxSteps, models);
-        if (records.length === 0 || differ.length > 0) throw anotherEpisode(dir, differ);
+        // No log, or one without a single whole record (stopped before its header): not started.
+        if (records === null || records.length === 0) return void (needed = true);
+        const differ = cellDifferences(records, seed, condition, q.id, qi, warmup, maxSteps, models);
+        if (differ.length > 0) throw anotherEpisode(dir, differ);
         if (!finished(records)) needed = true;
       });
     }

@@ -242,6 +242,17 @@ describe("an interrupted implicit-intent cell", () => {
     expect((await verifyEpisode(cell)).ok).toBe(true);
   });
 
+  it("with a log that holds not one whole record (stopped on a full disk before its header) is run anew, not called another episode", async () => {
+    const out = tempDir("aura-eval-empty");
+    const first = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out });
+    const cell = join(out, "implicit_intent_scene_a", "A_cafe_morning-s42-aura-intent");
+    writeFileSync(join(cell, "log", "000000000000.jsonl"), "");
+    const again = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out });
+    const strip = (rows: readonly ResultRow[]) => rows.map(({ log: _log, ...rest }) => rest);
+    expect(strip(again.rows)).toEqual(strip(first.rows));
+    expect((await verifyEpisode(cell)).ok).toBe(true);
+  });
+
   it("of another episode is not run over without --fresh, and the message says what to do", async () => {
     const out = tempDir("aura-eval-other");
     await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 3 });

@@ -232,6 +232,10 @@ describe("factual benchmark on paired AURATown snapshots", () => {
     await expect(run({ warmup: 11 })).rejects.toThrow(/q1-fixed-probe: holds another episode \(warmup: 10 in the log, 11 asked for\); pass --fresh to rerun it/);
     await expect(run({ maxSteps: 2 })).rejects.toThrow(/holds another episode \(maxSteps: 5 in the log, 2 asked for\); pass --fresh/);
     expect(readFileSync(cell, "utf8")).toBe(before);
+    // A log without one whole record (a full disk before its header) is a cell never started.
+    writeFileSync(cell, "");
+    expect(await run()).toMatchObject({ ran: 1, reused: 2 });
+    expect(readFileSync(cell, "utf8").replace(/,"meta":\{[^}]*\}/g, "")).toBe(before.replace(/,"meta":\{[^}]*\}/g, ""));
     expect(await run({ warmup: 11, fresh: true })).toMatchObject({ ran: 3, reused: 0 });
     expect((await run({ warmup: 11 })).rows.map((r) => r.snapshot)).toEqual(["auratown-s42-t10", "auratown-s42-t11", "auratown-s42-t12"]);
   }, 60_000);
