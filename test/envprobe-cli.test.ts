@@ -2,11 +2,11 @@
 // naming the flag before anything runs; a small grid prints per-cell metrics and the wall time as
 // JSON, writes one log per episode, and the report is rebuilt from those logs.
 import { describe, expect, it } from "vitest";
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { logRecords, tempDir, runCli, startCli } from "./helpers.ts";
 import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
-import { jobsOf, sweepSpecOf } from "../services/envprobe/sweep.ts";
+import { jobsOf, sweepKeyOf, sweepSpecOf } from "../services/envprobe/sweep.ts";
 
 const cli = runCli;
 
@@ -18,6 +18,9 @@ describe("sweep envprobe (CLI)", () => {
       [["--policies", "psychic", "--seeds", "0-1"], /--policies: unknown 'psychic'/],
       [["--regimes", "extreme", "--seeds", "0-1"], /--regimes: unknown 'extreme'/],
       [["--horizon", "0", "--seeds", "0-1"], /--horizon expects an integer ≥ 1/],
+      // No upper bound ran an episode of H = 1e9 ticks, for days, holding its log in memory.
+      [["--horizon", "1001", "--seeds", "0-1"], /--horizon expects an integer ≤ 1000 \(the paper's horizons are 20, 30 and 40\), got '1001'/],
+      [["--config", '{"horizon": 1e9}', "--seeds", "0-1"], /--config: .*horizon: at most 1000 ticks \(the paper's horizons are 20, 30 and 40\), got 1000000000/s],
       [["--seeds", "9-3"], /--seeds: range '9-3' runs backwards/],
       [["--seeds", "x"], /--seeds: expected integers and ranges/],
       [["--worlds", "", "--seeds", "0-1"], /--worlds: empty list; name some \(known: objectstate, tooldag, graphnav\), say 'all', or omit --worlds for the default/],
@@ -134,8 +137,61 @@ describe("sweep envprobe (CLI)", () => {
     sweep.child.kill("SIGINT");
     const r = await sweep.done;
     expect(r.code).toBe(130);
-    expect(r.err).toMatch(new RegExp(`^sweep envprobe: interrupted after \\d+ of 99000 episodes; the same command runs the sweep again into ${log.replace(/[/.-]/g, "\\$&")}, rewriting every episode's log`));
+    expect(r.err).toMatch(new RegExp(`^sweep envprobe: interrupted after \\d+ of 99000 episodes; the same command runs the sweep again into ${log.replace(/[/.-]/g, "\\$&")}, keeping every episode whose log is finished and running the rest`));
   }, 60_000);
+
+  it("run again into its --log, a sweep keeps every episode whose log is complete and intact and reruns the rest: the JSON, the report and every log equal an uninterrupted sweep's", () => {
+    const work = tempDir("envprobe-rerun");
+    const grid = ["sweep", "envprobe", "--worlds", "tooldag,graphnav", "--policies", "no-probe,envprobe-simple", "--regimes", "medium,high", "--seeds", "0-3"];
+    const whole = join(work, "whole");
+    const cut = join(work, "cut");
+    const first = cli([...grid, "--log", whole, "--json"]);
+    expect(first.code, first.err).toBe(0);
+    expect(JSON.parse(first.out)).toMatchObject({ episodes: 32, kept: 0, ran: 32 });
+    expect(cli([...grid, "--log", cut, "--quiet"]).code).toBe(0);
+    const segment = (key: string) => join(cut, key, "log", "000000000000.jsonl");
+    // What an interrupted sweep leaves, and what a cheap check must not take for a finished episode:
+    rmSync(join(cut, "tooldag-medium", "no-probe", "s3"), { recursive: true }); // never started
+    const short = readFileSync(segment("graphnav-high/envprobe-simple/s2"), "utf8");
+    writeFileSync(segment("graphnav-high/envprobe-simple/s2"), short.slice(0, 5000)); // torn mid-record
+    const lines = readFileSync(segment("tooldag-high/no-probe/s1"), "utf8").split("\n");
+    writeFileSync(segment("tooldag-high/no-probe/s1"), lines.slice(0, 40).join("\n") + "\n"); // stopped between records
+    const tail = readFileSync(segment("graphnav-medium/no-probe/s0"), "utf8");
+    writeFileSync(segment("graphnav-medium/no-probe/s0"), tail.replace(/"stateHash":"[0-9a-f]{4}(?=[0-9a-f]{60}"\},"seq":\d+,"tick":29,)/, '"stateHash":"0000')); // its last record altered
+    cpSync(segment("tooldag-medium/envprobe-simple/s1"), segment("tooldag-medium/envprobe-simple/s0")); // another seed's log
+    writeFileSync(join(cut, "graphnav-medium", "envprobe-simple", "s3", "log", "000000000001.jsonl"), "{}\n"); // a stray second segment
+    expect(readFileSync(segment("graphnav-medium/no-probe/s0"), "utf8")).not.toBe(tail);
+
+    const again = cli([...grid, "--log", cut, "--json"]);
+    expect(again.code, again.err).toBe(0);
+    const a = JSON.parse(first.out) as { cells: unknown; episodes: number };
+    const b = JSON.parse(again.out) as { cells: unknown; episodes: number; kept: number; ran: number };
+    expect(b).toMatchObject({ episodes: 32, kept: 26, ran: 6 });
+    expect(b.cells).toEqual(a.cells);
+    const text = cli([...grid, "--log", cut]);
+    expect(text.out).toMatch(new RegExp(`32 episodes in [\\d.]+ s: 32 kept \\(their logs finished by an earlier run\\), 0 run now \\(1 worker thread\\); logs in ${cut.replace(/[/.-]/g, "\\$&")}`));
+    // Every log is the uninterrupted sweep's, byte for byte (the stray segment gone), and so is the report.
+    for (const key of jobsOf(sweepSpecOf({ worlds: "tooldag,graphnav", policies: "no-probe,envprobe-simple", regimes: "medium,high", seeds: "0-3" })).map(sweepKeyOf)) {
+      expect(readdirSync(join(cut, key, "log")), key).toEqual(["000000000000.jsonl"]);
+      expect(readFileSync(segment(key), "utf8"), key).toBe(readFileSync(join(whole, key, "log", "000000000000.jsonl"), "utf8"));
+    }
+    const report = (log: string) => {
+      const r = cli(["report-envprobe", log, "--out", join(work, `report-${log === whole ? "whole" : "cut"}`), "--bootstrap", "300", "--json"]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toBe("");
+      return JSON.parse(readFileSync(join(work, `report-${log === whole ? "whole" : "cut"}`, "report.json"), "utf8")) as unknown;
+    };
+    expect(report(cut)).toEqual(report(whole));
+
+    // Another grid into the same --log: refused before anything runs, naming each difference.
+    const other = cli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,envprobe-simple", "--regimes", "medium,high", "--seeds", "0-5", "--horizon", "12", "--log", cut]);
+    expect(other.code).toBe(2);
+    expect(other.err).toContain(`--log ${cut}: holds another sweep's logs (its spec is in .envprobe-sweep.json), which differs from this one in --worlds (tooldag here, tooldag,graphnav there); --seeds (0-5 here, 0-3 there); --horizon/--config "horizon" (12 here, unset there)`);
+    // The same grid with its lists in another order is the same sweep.
+    const reordered = cli(["sweep", "envprobe", "--worlds", "graphnav,tooldag", "--policies", "envprobe-simple,no-probe", "--regimes", "high,medium", "--seeds", "3,2,1,0", "--log", cut, "--json"]);
+    expect(reordered.code, reordered.err).toBe(0);
+    expect(JSON.parse(reordered.out)).toMatchObject({ episodes: 32, kept: 32, ran: 0 });
+  });
 
   it("report-envprobe counts each (world, regime, policy, seed) once: a copy of an episode under the folder is refused, naming both", () => {
     const work = tempDir("envprobe-duplicate");
@@ -177,6 +233,10 @@ describe("run envprobe and fork (CLI)", () => {
       expect(r.err).toContain(`${flag} ${value}: an envprobe episode runs its horizon H`);
       expect(r.err).toContain(`--config '{"horizon": ${flag === "--ticks" ? value : "n"}}' (or a file holding it)`);
     }
+    expect(existsSync(join(work, "never"))).toBe(false);
+    const endless = cli(["run", "envprobe", "--seed", "3", "--config", '{"horizon": 1e9}', "--log", join(work, "never"), "--trace", "none"]);
+    expect(endless.code, endless.err).toBe(2);
+    expect(endless.err).toContain("horizon: at most 1000 ticks (the paper's horizons are 20, 30 and 40), got 1000000000");
     expect(existsSync(join(work, "never"))).toBe(false);
     // The horizon set in the config: H, the budget ⌊H/4⌋ and the ticks agree.
     // (--config takes the object inline as well as a file.)

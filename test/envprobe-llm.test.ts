@@ -366,10 +366,12 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     const cellsOf = (out: string) => (JSON.parse(out) as { cells: unknown }).cells;
     expect(cellsOf(again.stdout)).toEqual(cellsOf(first.stdout));
     expect((JSON.parse(again.stdout) as { llm: { calls: number } }).llm.calls).toBe(6);
+    // Seed 0 had finished: its log is kept (nothing appended), the other two resumed or run.
+    expect(JSON.parse(again.stdout)).toMatchObject({ episodes: 3, kept: 1, ran: 2 });
     expect(dirs.map((d) => logRecords(d).map(withoutMetaLine))).toEqual(records);
     const other = await cli(args.map((a) => (a === "0-2" ? "0-3" : a)));
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/--log .*grid: not empty/);
+    expect(other.stderr).toMatch(/--log .*grid: holds another sweep's logs \(its spec is in \.envprobe-sweep\.json\), which differs from this one in --seeds \(0-3 here, 0-2 there\)/);
   });
 
   const nats = natsForSuite();

@@ -4,7 +4,7 @@
 // job redelivered and the result is still complete and identical; bad specs and a dead URL are
 // refused before anything is enqueued.
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
@@ -109,6 +109,19 @@ describe("sweep envprobe over NATS", () => {
     const told = await start(natsArgs.filter((x) => x !== "--json").map((x) => (x.endsWith("nats.json") ? join(work, "told.json") : x))).done;
     expect(told.out).toMatch(/12 episodes in [\d.]+ s \(all 12 already finished; none ran now, over NATS/);
     expect(files(join(work, "nats"))).toEqual(embeddedLogs);
+
+    // The queue lost (a fresh namespace) and two logs cut short: the workers keep the ten finished
+    // logs, as the embedded sweep run again does, and run the two others.
+    const segment = (seed: number) => join(work, "nats", "tooldag-medium", "envprobe-simple", `s${seed}`, "log", "000000000000.jsonl");
+    writeFileSync(segment(1), readFileSync(segment(1), "utf8").slice(0, 3000));
+    rmSync(join(work, "nats", "tooldag-medium", "envprobe-simple", "s4"), { recursive: true });
+    const fresh = natsArgs.map((x) => (x === ns ? suite.nats.namespace("envprobe-fresh") : x.endsWith("nats.json") ? join(work, "fresh.json") : x));
+    const rerun = await start([...fresh, "--workers", "1"]).done;
+    expect(rerun.code, rerun.err).toBe(0);
+    const rerunJson = JSON.parse(rerun.out) as SweepJson & { kept: number; ran: number };
+    expect(rerunJson).toMatchObject({ episodes: 12, kept: 10, ran: 2, nats: { alreadyFinished: 0 } });
+    expect(rerunJson.cells).toEqual(a.cells);
+    expect(files(join(work, "nats"))).toEqual(embeddedLogs);
   }, 120_000);
 
   it("bad specs are refused before anything is enqueued; a dead NATS URL is named, exit 2, nothing written", async () => {
@@ -147,9 +160,10 @@ describe("sweep envprobe over NATS", () => {
     const sweep = start(["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--chunk", "100", "--log", log, "--json"]);
     const worker = (name: string) => start(["worker", "--nats", suite.nats.url, "--namespace", ns, "--name", name]);
     const doomed = worker("doomed");
-    // Its first job has begun once a log appears; 100 episodes take far longer than this poll.
+    // Killed once its first job has finished an episode (100 take far longer than this poll).
     const deadline = Date.now() + 60_000;
-    while (!existsSync(join(log, "tooldag-medium"))) {
+    const finishedOne = () => ["no-probe", "envprobe-simple"].some((p) => existsSync(join(log, "tooldag-medium", p, "s0", "log")));
+    while (!finishedOne()) {
       if (Date.now() > deadline) throw new Error("the first worker never started a job");
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -164,6 +178,8 @@ describe("sweep envprobe over NATS", () => {
     expect(b.episodes).toBe(400);
     expect(b.nats!.jobs).toBe(4);
     expect(b.nats!.redelivered.length).toBeGreaterThanOrEqual(1);
+    // The redelivered job kept what the killed worker had finished (it ran every episode again).
+    expect((b as SweepJson & { kept: number }).kept).toBeGreaterThanOrEqual(1);
     expect(r.err).toMatch(/rescuer@.*: envprobe-tooldag-medium-.* done \(attempt 2, 100 envprobe episodes/);
 
     const embedded = await start(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--json"]).done;

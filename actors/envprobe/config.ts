@@ -117,12 +117,21 @@ export const defaultConfig: EnvprobeConfig = {
 };
 
 export const horizonOf = (c: EnvprobeConfig): number => c.horizon ?? REGIMES[c.regime]!.horizon;
+
+/**
+ * The longest horizon a config may set: 25× the paper's longest (20/30/40 for low/medium/high).
+ * An episode runs every tick of its horizon, solved or not, and a run holds its log in memory
+ * (≈ 750 bytes a tick once solved): H = 1,000 takes about a second and writes under 1 MB, while
+ * `"horizon": 1e9` would run for days and exhaust memory long before.
+ */
+export const MAX_HORIZON = 1000;
 export const budgetOf = (horizon: number): number => Math.max(1, Math.floor(horizon / 4));
 
 export function configProblems(c: EnvprobeConfig): string[] {
   const out: string[] = [];
   if (REGIMES[c.regime] === undefined) out.push(`regime: unknown '${c.regime}' (known: ${Object.keys(REGIMES).join(", ")})`);
   if (c.horizon !== undefined && c.horizon <= 0) out.push(`horizon: expected a positive integer, got ${c.horizon}`);
+  if (c.horizon !== undefined && c.horizon > MAX_HORIZON) out.push(`horizon: at most ${MAX_HORIZON} ticks (the paper's horizons are 20, 30 and 40), got ${c.horizon}`);
   if (!(c.policy in POLICIES)) out.push(`policy: unknown '${c.policy}' (known: ${POLICY_NAMES.join(", ")})`);
   for (const [k, v] of Object.entries(c.calibration)) if (!(v >= 0 && v <= 1) && k !== "stalenessScale") out.push(`calibration.${k}: expected 0..1, got ${v}`);
   if (!(c.calibration.stalenessScale >= 0)) out.push(`calibration.stalenessScale: expected ≥ 0`);

@@ -47,31 +47,31 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
   const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
   // The whole spec is checked before anything is enqueued (or NATS is even contacted). A sweep may
-  // be run again into its own --log directory: its episodes rewrite the same bytes, and an LLM
-  // agent's resume (their logged answers are not asked for again).
+  // be run again into its own --log directory: it keeps the episodes whose logs are finished and runs
+  // the rest, and an LLM agent's resume (their logged answers are not asked for again).
   const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) }, isSameSweepLog);
   const model = sweepBeliefModel(spec);
   const total = episodeCount(spec);
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
-    ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.SingleBar({ format: "envprobe sweep [{bar}] {value}/{total} episodes{kept} · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : null;
   let result: SweepResult | NatsSweepResult;
   if (nats === undefined) {
-    bar?.start(total, 0);
+    bar?.start(total, 0, { kept: "" });
     // The main thread only collects results here, so a Ctrl-C is seen at once: say where the sweep stands.
     let finished = 0;
     const onSignal = (signal: NodeJS.Signals): void => {
       bar?.stop();
-      process.stderr.write(`sweep envprobe: interrupted after ${finished} of ${total} episodes; the same command runs the sweep again${spec.log === undefined ? "" : ` into ${spec.log}, rewriting every episode's log (one cut short by the interrupt too)`}\n`);
+      process.stderr.write(`sweep envprobe: interrupted after ${finished} of ${total} episodes; the same command runs the sweep again${spec.log === undefined ? "" : ` into ${spec.log}, keeping every episode whose log is finished and running the rest (one cut short by the interrupt too)`}\n`);
       process.exit(signal === "SIGINT" ? 130 : 143);
     };
     process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
     try {
       result = await runSweep(
         spec,
-        (done) => {
+        (done, _total, kept) => {
           finished = done;
-          bar?.update(done);
+          bar?.update(done, { kept: keptLabel(kept) });
         },
         agent?.gateway.responder,
       );
@@ -85,20 +85,22 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
       url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK, ...(agent === null ? {} : { llm: agent.settings }),
       onQueued: (jobs) => {
         if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker --nats ${shownNatsUrl(nats)} --namespace ${namespace}\`\n`);
-        bar?.start(total, 0);
+        bar?.start(total, 0, { kept: "" });
       },
-    }, (done) => bar?.update(done));
+    }, (done, _total, kept) => bar?.update(done, { kept: keptLabel(kept) }));
   }
   bar?.stop();
   // Over NATS the workers called the model (with their own key) and reported their usage per job.
   const usage = "jobs" in result ? result.llm : agent?.gateway.accounting().total;
   const seeds = seedsLabel(spec.seeds);
-  // A resubmitted NATS sweep's finished jobs are their recorded outcomes, read back: not in the rate.
+  // A resubmitted NATS sweep's finished jobs are their recorded outcomes, read back, and kept
+  // episodes are their finished logs, read back: neither is in the rate.
   const served = "jobs" in result ? result.alreadyFinished : 0;
+  const ranNow = result.episodes.length - served - result.kept;
   const summary = {
     worlds: spec.worlds, regimes: spec.regimes, policies: spec.policies, seeds, seedCount: spec.seeds.length,
     ...(spec.heldOut === undefined ? {} : { heldOut: { seeds: seedsLabel(spec.heldOut), seedCount: spec.heldOut.length, regimes: spec.regimes.filter((r) => HELD_OUT_REGIMES.includes(r)) } }),
-    episodes: result.episodes.length, seconds: result.seconds, episodesPerSecond: (result.episodes.length - served) / result.seconds,
+    episodes: result.episodes.length, kept: result.kept, ran: ranNow, seconds: result.seconds, episodesPerSecond: ranNow / result.seconds,
     workers: result.workers, log: result.log,
     ...("jobs" in result ? { nats: { url: shownNatsUrl(nats ?? ""), namespace: flags.namespace ?? DEFAULT_NAMESPACE, jobs: result.jobs, chunk: result.chunk, redelivered: result.redelivered, alreadyFinished: result.alreadyFinished } } : {}),
     cells: result.cells,
@@ -111,7 +113,13 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     const how = "jobs" in result
       ? `over NATS: ${result.jobs} jobs of up to ${result.chunk} episodes, ${plural(result.workers, "local worker process", "local worker processes")}${result.redelivered.length > 0 ? `, ${result.redelivered.length} jobs redelivered` : ""}`
       : model === null ? plural(result.workers, "worker thread", "worker threads") : plural(result.workers, "episode at a time", "episodes at a time");
-    process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${sweepRate(result.episodes.length, served, result.seconds, 0)}, ${how})${result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`}\n`);
+    const where = result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`;
+    if (result.kept === 0) process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${sweepRate(result.episodes.length, served, result.seconds, 0)}, ${how})${where}\n`);
+    else {
+      // A sweep run again into its --log: what it kept, what it ran, and the rate of the latter only.
+      const rate = ranNow === 0 ? how : `${(ranNow / result.seconds).toFixed(0)} episodes/s, ${how}`;
+      process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s: ${served > 0 ? `${served} already finished (recorded outcomes), ` : ""}${result.kept} kept (their logs finished by an earlier run), ${ranNow} run now (${rate})${where}\n`);
+    }
     if (model !== null) {
       process.stdout.write(
         usage === undefined
@@ -123,6 +131,9 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   }
   return 0;
 }
+
+/** The progress bar's note of episodes kept from an earlier run (none: nothing shown). */
+const keptLabel = (kept: number): string => (kept === 0 ? "" : ` (${kept} kept)`);
 
 export interface EnvprobeReportFlags {
   readonly out: string;

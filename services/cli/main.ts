@@ -33,18 +33,20 @@ import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeS
 import { pickRecords, renderLlmUsage, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
+import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
 import { namesActor, shownPath } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
 
-function integer(flag: string, min = Number.MIN_SAFE_INTEGER) {
+function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, why = "") {
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer, got '${value}'`);
     const n = Number(value);
     if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} expects an integer within ±${Number.MAX_SAFE_INTEGER}, got '${value}'`);
     if (n < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
+    if (n > max) throw new InvalidArgumentError(`${flag} expects an integer ≤ ${max}${why}, got '${value}'`);
     return n;
   };
 }
@@ -624,7 +626,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--worlds <list>", "envprobe: objectstate,tooldag,graphnav (default: all)")
     .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
     .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")
-    .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1))
+    .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1, MAX_HORIZON, " (the paper's horizons are 20, 30 and 40)"))
     .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed); envprobe: keep every episode's log under this directory");
   addLlmOptions(program.commands.at(-1)!)
     .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & EnvprobeSweepFlags & { config?: string }) => {

@@ -6,7 +6,7 @@
 // `runEpisode` writes (except `meta`, which is never hashed); a test checks this, and `verify`
 // replays its logs through the real actors. What it leaves out is per-episode overhead: no Effect
 // layers, transport, XState interpreter, telemetry or snapshot store (about 7 ms an episode).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Delivered, Emitted, RecordHandler } from "../../actors/actor.ts";
 import { AGENT_ID, agentHandlers, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "../../actors/envprobe/agent.ts";
@@ -108,16 +108,30 @@ export function runDirect(o: DirectRun): DirectResult {
     stateHash = stateHashOf(tick, parts!);
     append({ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { parts, stateHash }, tick, cause: null });
   }
-  if (o.dir !== undefined) {
-    const logDir = join(o.dir, "log");
-    try {
-      mkdirSync(logDir);
-    } catch {
-      mkdirSync(logDir, { recursive: true });
-    }
-    writeFileSync(join(logDir, "000000000000.jsonl"), lines.join(""));
-  }
+  if (o.dir !== undefined) writeLogWhole(o.dir, lines.join(""));
   return { episode, records: seq, stateHash, metrics: metrics.result(), lines };
 }
+
+/**
+ * Writes an episode's whole log at `<dir>/log/000000000000.jsonl`, replacing any log there. It is
+ * written beside `log/` first and renamed into it, so a process killed mid-write leaves no torn log
+ * (at most a `.log.partial` file, which no reader takes for an episode), and a log it replaces (an
+ * interrupted earlier run's) is either all the old one or all the new one: never a mix of both.
+ */
+export function writeLogWhole(dir: string, text: string): void {
+  const partial = join(dir, ".log.partial");
+  const logDir = join(dir, "log");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(partial, text);
+  // mkdirSync says undefined when log/ was there already: whatever else it holds (another segment,
+  // a stray file) is not this log's and goes, before the one segment is put in place.
+  if (mkdirSync(logDir, { recursive: true }) === undefined) {
+    for (const name of readdirSync(logDir)) if (name !== SEGMENT) rmSync(join(logDir, name), { recursive: true, force: true });
+  }
+  renameSync(partial, join(logDir, SEGMENT));
+}
+
+/** The direct driver's one log segment (a file store rolls to a second only past 64 MB). */
+export const SEGMENT = "000000000000.jsonl";
 
 export type { AgentContext, EnvContext };

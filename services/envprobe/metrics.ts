@@ -183,7 +183,6 @@ const WANTED = /"type":"(episode\.started|envprobe\.(stepped|scored|mutated))"/;
 /** Metrics of one episode directory, read from its log (only the lines metrics need are parsed). */
 export function metricsOfLog(dir: string): EpisodeMetrics {
   const logDir = join(dir, "log");
-  const acc = new EpisodeAccumulator();
   // A log's first segment is 000000000000.jsonl; a store rolls to a new segment only past 64 MB,
   // so a smaller first segment is the whole log (no directory listing per episode).
   const first = join(logDir, "000000000000.jsonl");
@@ -193,6 +192,13 @@ export function metricsOfLog(dir: string): EpisodeMetrics {
     files = readdirSync(logDir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => join(logDir, f));
     texts = files.map((f) => readFileSync(f, "utf8"));
   }
+  return metricsOfSegments(dir, files, texts);
+}
+
+/** Metrics of one episode from its log segments' text (already read: a sweep keeping a log checks it first). */
+export function metricsOfSegments(dir: string, files: readonly string[], texts: readonly string[]): EpisodeMetrics {
+  const logDir = join(dir, "log");
+  const acc = new EpisodeAccumulator();
   // Only payloads are read here (the chain is `verify`'s job), but a damaged or unfinished log must
   // not become a partial episode in a report: a line that is no record, a torn last line, or a log
   // that stops before the horizon's last tick is refused, naming the file and line.

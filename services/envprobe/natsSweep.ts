@@ -9,17 +9,19 @@
 // exactly as the embedded sweep's threads do, writing each log to `<log>/<world>-<regime>/<policy>/
 // s<seed>/log` when the sweep has `--log` (a directory every worker can reach: a shared filesystem)
 // and returning every episode's metrics as the job's outcome. A worker killed mid-job leaves some of
-// the job's logs written; the redelivered job runs every episode again and rewrites the same bytes,
-// so the logs and the metrics end as an uninterrupted run's.
+// the job's logs written; the redelivered job keeps every one that is complete and intact
+// (services/envprobe/keep.ts, as the embedded sweep does) and runs the rest, replacing a partial
+// log whole, so the logs and the metrics end as an uninterrupted run's. The same holds for the
+// sweep resubmitted in a fresh namespace into the same --log.
 import { Schema } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
 import { spawnWorkers, withNats } from "../distributed.ts";
-import { runDirect } from "./direct.ts";
+import { keepOrRun } from "./keep.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
-import { episodeDirOf, episodeNameOf, inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
+import { inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
 import { makeLlmGateway, resolveLlmConfig, sumTotals, type UsageTotals } from "../llmGateway.ts";
 import type { Kind } from "../../actors/envprobe/kinds.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
@@ -46,6 +48,8 @@ const decodeChunk = Schema.decodeUnknownSync(EnvprobeChunkSpec);
 /** A job's outcome: the metrics of each of its episodes, in seed order. */
 export interface EnvprobeChunkResult {
   readonly episodes: readonly EpisodeMetrics[];
+  /** Of those, episodes whose log in the sweep's --log was already finished: kept, not run (absent in outcomes recorded before this was counted). */
+  readonly kept?: number;
   /** An LLM agent's chunk: the model calls this worker made for it. */
   readonly llm?: UsageTotals;
 }
@@ -95,19 +99,15 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext): Promise
   const spec = decodeChunk(job.spec);
   if (spec.llm !== undefined) return runLlmChunk(job.id, spec, spec.llm);
   const episodes: EpisodeMetrics[] = [];
+  let kept = 0;
   for (const seed of spec.seeds) {
-    const j = { world: spec.world as never, regime: spec.regime, policy: spec.policy as never, seed };
-    const r = runDirect({
-      config: { ...spec.config, world: spec.world, regime: spec.regime },
-      policy: spec.policy,
-      seed,
-      episode: episodeNameOf(j),
-      ...(spec.log === null ? {} : { dir: episodeDirOf(spec.log, j) }),
-    });
+    // As on the embedded sweep's threads: a log this sweep already finished is kept, the rest run.
+    const r = keepOrRun({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }, spec.log, spec.config);
     episodes.push(r.metrics);
+    if (r.kept) kept++;
     await nextTurn();
   }
-  return { episodes };
+  return { episodes, kept };
 }
 
 /**
@@ -121,8 +121,8 @@ async function runLlmChunk(id: string, spec: EnvprobeChunkSpec, settings: Readon
   if (resolved === null) throw new Error(`job ${id}: llm: no endpoint in the job's settings`);
   const gateway = makeLlmGateway(resolved);
   const jobs = spec.seeds.map((seed) => ({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }));
-  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config, log: spec.log, lanes: resolved.concurrency ?? 4, llm: gateway.responder, resume: true });
-  return { episodes: episodes.sort((a, b) => a.seed - b.seed), llm: gateway.accounting().total };
+  const { episodes, kept } = await runEpisodesThroughSequencer(jobs, { config: spec.config, log: spec.log, lanes: resolved.concurrency ?? 4, llm: gateway.responder, resume: true });
+  return { episodes: episodes.sort((a, b) => a.seed - b.seed), kept, llm: gateway.accounting().total };
 }
 
 export interface NatsSweepOptions {
@@ -150,7 +150,7 @@ export interface NatsSweepResult extends SweepResult {
 }
 
 /** Queues the grid on `nc`'s work queue and gathers every job's outcome. */
-export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, options: Omit<NatsSweepOptions, "url"> & { readonly url?: string }, progress?: (done: number, total: number) => void): Promise<NatsSweepResult> {
+export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, options: Omit<NatsSweepOptions, "url"> & { readonly url?: string }, progress?: (done: number, total: number, kept: number) => void): Promise<NatsSweepResult> {
   const chunk = options.chunk ?? DEFAULT_CHUNK;
   const jobs = envprobeJobsOf(spec, chunk, options.llm);
   const total = jobs.reduce((n, j) => n + j.spec.seeds.length, 0);
@@ -167,6 +167,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     const failures: { id: string; attempt: number; error: string }[] = [];
     const redelivered: string[] = [];
     const usage: UsageTotals[] = [];
+    let kept = 0;
     const expected = new Map(jobs.map((j) => [j.id, j.spec.seeds.length]));
     for await (const outcome of queue.outcomes(jobs.map((j) => j.id)) as AsyncIterable<JobOutcome<EnvprobeChunkResult>>) {
       if (outcome.attempt > 1) redelivered.push(outcome.id);
@@ -176,13 +177,15 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
         continue;
       }
       episodes.push(...got);
+      // A job served from its recorded outcome ran nothing now: its kept count was that earlier run's.
+      if (!finishedBefore.has(outcome.id)) kept += outcome.result?.kept ?? 0;
       if (outcome.result?.llm !== undefined) usage.push(outcome.result.llm);
-      progress?.(episodes.length, total);
+      progress?.(episodes.length, total, kept);
     }
     if (failures.length > 0) throw new EnvprobeSweepFailed({ failures, jobs: jobs.length });
     const seconds = (performance.now() - started) / 1000;
     inGridOrder(spec, episodes);
-    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm: sumTotals(usage) }) };
+    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm: sumTotals(usage) }) };
   } finally {
     for (const child of children) child.kill("SIGTERM");
     await queue.close();
@@ -190,6 +193,6 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
 }
 
 /** Connects to `options.url` (a dead URL is a `NatsUnavailable` naming it) and runs the sweep there. */
-export function runSweepOverNats(spec: SweepSpec, options: NatsSweepOptions, progress?: (done: number, total: number) => void): Promise<NatsSweepResult> {
+export function runSweepOverNats(spec: SweepSpec, options: NatsSweepOptions, progress?: (done: number, total: number, kept: number) => void): Promise<NatsSweepResult> {
   return withNats(options.url, "sweep", (nc) => gatherEnvprobeSweep(nc, spec, options, progress));
 }

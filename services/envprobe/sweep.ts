@@ -54,6 +54,11 @@ export interface SweepResult {
   readonly seconds: number;
   readonly workers: number;
   readonly log: string | null;
+  /**
+   * Episodes whose log a run of this sweep into the same --log had finished: kept, their metrics read
+   * from the log, not run again (services/envprobe/keep.ts). `episodes` holds them too.
+   */
+  readonly kept: number;
 }
 
 function list<T extends string>(flag: string, text: string | undefined, known: readonly T[], all: readonly T[]): T[] {
@@ -123,11 +128,17 @@ export function sweepSpecOf(
     }
   }
   const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
-  // A non-empty --log is refused, except where `acceptLog` recognises it (a NATS sweep resubmitted
-  // into the directory it started: its jobs are idempotent and rewrite the same bytes).
+  // A non-empty --log is refused, except where `acceptLog` recognises it (the same sweep run again
+  // into its own --log: it keeps the finished episodes and runs the rest).
   if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0 && !(acceptLog?.(spec) ?? false)) {
-    const other = existsSync(join(flags.log, MARKER)) ? ` (it holds another sweep's logs, whose spec is in ${MARKER}: only that same sweep may run again into it)` : "";
-    throw new UsageError(`--log ${flags.log}: not empty${other}; choose another directory or remove it`);
+    const differences = sweepLogDifferences(spec);
+    if (differences !== null && differences.length > 0) {
+      throw new UsageError(
+        `--log ${flags.log}: holds another sweep's logs (its spec is in ${MARKER}), which differs from this one in ${differences.join("; ")}; ` +
+          "only the same sweep may run again into it (to finish it: the flags it was run with); choose another --log for this one",
+      );
+    }
+    throw new UsageError(`--log ${flags.log}: not empty${existsSync(join(flags.log, MARKER)) ? ` (its ${MARKER} is not a sweep's spec)` : ""}; choose another directory or remove it`);
   }
   return spec;
 }
@@ -138,9 +149,42 @@ const markerOf = (spec: SweepSpec): string => canonicalJson({ worlds: spec.world
 
 /** Does `spec.log` hold this very sweep's logs (a rerun or resubmission), so its non-empty --log is fine? */
 export function isSameSweepLog(spec: SweepSpec): boolean {
-  if (spec.log === undefined) return false;
-  const marker = join(spec.log, MARKER);
-  return existsSync(marker) && readFileSync(marker, "utf8") === markerOf(spec);
+  return sweepLogDifferences(spec)?.length === 0;
+}
+
+/**
+ * How the sweep whose spec is in `spec.log`'s MARKER differs from `spec`, each difference naming its
+ * flag and both values (empty: the same grid, whatever the order of its lists); null when there is
+ * no readable spec there. The order of --worlds, --regimes, --policies and --seeds only orders the
+ * output, not the episodes: it is no difference.
+ */
+export function sweepLogDifferences(spec: SweepSpec): string[] | null {
+  if (spec.log === undefined) return null;
+  let there: Partial<Record<"worlds" | "regimes" | "policies" | "seeds" | "heldOut", unknown[]>> & { config?: unknown };
+  try {
+    there = JSON.parse(readFileSync(join(spec.log, MARKER), "utf8")) as typeof there;
+    if (there === null || typeof there !== "object" || ![there.worlds, there.regimes, there.policies, there.seeds].every(Array.isArray)) return null;
+  } catch {
+    return null;
+  }
+  const out: string[] = [];
+  const asSet = (xs: readonly unknown[]) => canonicalJson([...xs].map(String).sort());
+  const seedList = (xs: readonly unknown[] | undefined) => (xs === undefined || xs.length === 0 ? "none" : seedsLabel([...(xs as number[])].sort((a, b) => a - b)));
+  for (const [key, flag] of [["worlds", "--worlds"], ["regimes", "--regimes"], ["policies", "--policies"]] as const) {
+    if (asSet(spec[key]) !== asSet(there[key]!)) out.push(`${flag} (${spec[key].join(",")} here, ${there[key]!.join(",")} there)`);
+  }
+  for (const [key, flag] of [["seeds", "--seeds"], ["heldOut", "--held-out"]] as const) {
+    const here = seedList(spec[key]);
+    const then = seedList(there[key]);
+    if (asSet(spec[key] ?? []) !== asSet(there[key] ?? [])) out.push(`${flag} (${here} here, ${then} there)`);
+  }
+  const config = (spec.config ?? {}) as Record<string, unknown>;
+  const thenConfig = (there.config !== null && typeof there.config === "object" ? there.config : {}) as Record<string, unknown>;
+  const shown = (v: unknown) => (v === undefined ? "unset" : canonicalJson(v));
+  for (const key of [...new Set([...Object.keys(config), ...Object.keys(thenConfig)])].sort()) {
+    if (shown(config[key]) !== shown(thenConfig[key])) out.push(`${key === "horizon" ? "--horizon/--config" : key === "llm" ? "--model belief/--config" : "--config"} "${key}" (${shown(config[key])} here, ${shown(thenConfig[key])} there)`);
+  }
+  return out;
 }
 
 /**
@@ -199,13 +243,14 @@ export const sweepBeliefModel = (spec: SweepSpec): string | null => beliefModelO
  * agent's grid runs through runEpisode instead, with `llm` answering its model calls (without one
  * every call fails with `no_backend` and each step falls back to the scripted update, logged).
  */
-export async function runSweep(spec: SweepSpec, progress?: (done: number, total: number) => void, llm?: LlmResponder): Promise<SweepResult> {
+export async function runSweep(spec: SweepSpec, progress?: (done: number, total: number, kept: number) => void, llm?: LlmResponder): Promise<SweepResult> {
   markSweepLog(spec);
   if (sweepBeliefModel(spec) !== null) return runSweepThroughEpisodes(spec, progress, llm);
   const jobs = jobsOf(spec);
   const started = performance.now();
   const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), Math.ceil(jobs.length / CHUNK)));
   const episodes: EpisodeMetrics[] = [];
+  let kept = 0;
   let next = 0;
   await Promise.all(
     Array.from({ length: workers }, () =>
@@ -221,7 +266,7 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
           next += chunk.length;
           worker.postMessage(chunk);
         };
-        worker.on("message", (m: { ready?: true; done?: EpisodeMetrics[]; error?: string }) => {
+        worker.on("message", (m: { ready?: true; done?: EpisodeMetrics[]; kept?: number; error?: string }) => {
           if (m.error !== undefined) {
             void worker.terminate();
             reject(new Error(m.error));
@@ -229,7 +274,8 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
           }
           if (m.done !== undefined) {
             episodes.push(...m.done);
-            progress?.(episodes.length, jobs.length);
+            kept += m.kept ?? 0;
+            progress?.(episodes.length, jobs.length, kept);
           }
           feed();
         });
@@ -239,7 +285,7 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
   );
   const seconds = (performance.now() - started) / 1000;
   inGridOrder(spec, episodes);
-  return { episodes, cells: cellsOf(episodes), seconds, workers, log: spec.log ?? null };
+  return { episodes, cells: cellsOf(episodes), seconds, workers, log: spec.log ?? null, kept };
 }
 
 /** Sorts a grid's episode metrics in place (world, regime, policy as in the spec, then seed): the
@@ -250,16 +296,16 @@ export function inGridOrder(spec: SweepSpec, episodes: EpisodeMetrics[]): Episod
 }
 
 /** An LLM agent's grid: each episode through runEpisode (the sequencer answers its model calls), `workers` at once. */
-async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number, total: number) => void, llm?: LlmResponder): Promise<SweepResult> {
+async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number, total: number, kept: number) => void, llm?: LlmResponder): Promise<SweepResult> {
   const jobs = jobsOf(spec);
   const started = performance.now();
   const lanes = Math.max(1, Math.min(spec.workers ?? 4, jobs.length));
   // Run again into its own --log, an interrupted grid resumes: logged answers are served from the
   // logs and only the rest are asked for.
-  const episodes = await runEpisodesThroughSequencer(jobs, { config: spec.config ?? {}, log: spec.log ?? null, lanes, resume: spec.log !== undefined, ...(llm === undefined ? {} : { llm }) }, (done) => progress?.(done, jobs.length));
+  const { episodes, kept } = await runEpisodesThroughSequencer(jobs, { config: spec.config ?? {}, log: spec.log ?? null, lanes, resume: spec.log !== undefined, ...(llm === undefined ? {} : { llm }) }, (done, kept) => progress?.(done, jobs.length, kept));
   const seconds = (performance.now() - started) / 1000;
   inGridOrder(spec, episodes);
-  return { episodes, cells: cellsOf(episodes), seconds, workers: lanes, log: spec.log ?? null };
+  return { episodes, cells: cellsOf(episodes), seconds, workers: lanes, log: spec.log ?? null, kept };
 }
 
 /**
@@ -267,17 +313,19 @@ async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number
  * back from its log, in completion order). Logs go below `log`, or to a temporary folder removed
  * afterwards. Used for LLM agents: by the in-process grid and by workers running a NATS chunk.
  * With `resume` an episode whose log is already there (a redelivered job) continues it: its logged
- * model answers are served from the log, and a finished one only has its metrics read.
+ * model answers are served from the log, and a finished one (its log checked by replaying it, no
+ * record appended) is counted as `kept`.
  */
 export async function runEpisodesThroughSequencer(
   jobs: readonly EnvprobeJob[],
   o: { readonly config: Readonly<Record<string, unknown>>; readonly log: string | null; readonly lanes: number; readonly llm?: LlmResponder; readonly resume?: boolean },
-  progress?: (done: number) => void,
-): Promise<EpisodeMetrics[]> {
+  progress?: (done: number, kept: number) => void,
+): Promise<{ episodes: EpisodeMetrics[]; kept: number }> {
   // Loaded here, not at the top: the sweep's worker threads import this file and need none of it.
   const { runEpisode } = await import("../episodes.ts");
   const root = o.log ?? mkdtempSync(join(tmpdir(), "probetown-envprobe-llm-"));
   const episodes: EpisodeMetrics[] = [];
+  let kept = 0;
   let next = 0;
   try {
     await Promise.all(
@@ -285,19 +333,20 @@ export async function runEpisodesThroughSequencer(
         while (next < jobs.length) {
           const j = jobs[next++]!;
           const dir = episodeDirOf(root, j);
-          await runEpisode({
+          const run = await runEpisode({
             world: "envprobe", seed: j.seed, condition: j.policy, config: { ...o.config, world: j.world, regime: j.regime },
             dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(o.llm === undefined ? {} : { llm: o.llm }), ...(o.resume === true ? { resume: true } : {}),
           });
+          if (run.records === 0) kept++;
           episodes.push(metricsOfLog(dir));
-          progress?.(episodes.length);
+          progress?.(episodes.length, kept);
         }
       }),
     );
   } finally {
     if (o.log === null) rmSync(root, { recursive: true, force: true });
   }
-  return episodes;
+  return { episodes, kept };
 }
 
 const pct = (x: number | null) => (x === null ? "  —  " : `${(100 * x).toFixed(1).padStart(5)}`);
