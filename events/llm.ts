@@ -59,7 +59,13 @@ export const LlmCompleted = Schema.Struct({
   cached: Schema.optional(Schema.Boolean),
 });
 
-export const LLM_ERROR_KINDS = ["timeout", "rate_limit", "server_error", "http_error", "network", "invalid_output", "no_backend"] as const;
+/**
+ * Why a call failed. `auth` (the endpoint refused the key: 401/403), `model_not_found` (it does not
+ * serve the model) and `endpoint_not_found` (no chat-completions API at the URL: 404) are
+ * configuration errors: the gateway asks that endpoint (or model) no more in the run, and the CLI
+ * exits 5. Kinds are only ever added: old logs must still decode.
+ */
+export const LLM_ERROR_KINDS = ["timeout", "rate_limit", "server_error", "http_error", "network", "invalid_output", "no_backend", "auth", "model_not_found", "endpoint_not_found"] as const;
 export type LlmErrorKind = (typeof LLM_ERROR_KINDS)[number];
 
 export const LlmFailed = Schema.Struct({

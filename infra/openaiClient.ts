@@ -24,7 +24,14 @@ export interface ChatResult {
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
 }
 
-export type ChatErrorKind = "timeout" | "rate_limit" | "server_error" | "http_error" | "network";
+/**
+ * `auth` (401/403), `model_not_found` (404 naming the model, or a 400 saying it does not exist) and
+ * `endpoint_not_found` (any other 404: no chat-completions API at that URL) are configuration
+ * errors: no retry helps, and the gateway asks no more (services/llmGateway.ts).
+ */
+export type ChatErrorKind = "timeout" | "rate_limit" | "server_error" | "http_error" | "network" | "auth" | "model_not_found" | "endpoint_not_found";
+
+const RETRYABLE: ReadonlySet<ChatErrorKind> = new Set(["timeout", "rate_limit", "server_error", "network"]);
 
 export class ChatError extends Error {
   readonly kind: ChatErrorKind;
@@ -37,7 +44,7 @@ export class ChatError extends Error {
     this.name = "ChatError";
     this.kind = kind;
     this.status = status;
-    this.retryable = kind !== "http_error";
+    this.retryable = RETRYABLE.has(kind);
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -79,6 +86,13 @@ function rootCause(error: Error): string {
   return deepest === error || message.length === 0 ? error.message : message;
 }
 
+/** A 404 about the model (OpenAI's `model_not_found`, Ollama's 'model "x" not found', vLLM's 'The model `x` does not exist'), not about the URL. */
+const saysModel = (error: InstanceType<typeof OpenAI.APIError>): boolean => error.code === "model_not_found" || /\bmodel\b/i.test(error.message);
+
+/** A 400 whose error says the model does not exist (some servers answer an unknown model so), not one about JSON mode or a parameter. */
+const saysNoSuchModel = (error: InstanceType<typeof OpenAI.APIError>): boolean =>
+  error.code === "model_not_found" || /\bmodel\b[^.]*?\b(does not exist|doesn't exist|not found|no such|is not available|unknown)\b|\b(unknown|invalid|no such) model\b/i.test(error.message);
+
 export function classify(error: unknown, apiKey: string | null): ChatError {
   if (error instanceof ChatError) return error;
   // The `openai` client parses a JSON-typed body with JSON.parse: a SyntaxError means the server
@@ -89,7 +103,12 @@ export function classify(error: unknown, apiKey: string | null): ChatError {
   if (error instanceof OpenAI.APIConnectionError) return new ChatError("network", scrub(`connection failed: ${rootCause(error)}`, apiKey), null);
   if (error instanceof OpenAI.APIError) {
     const status = typeof error.status === "number" ? error.status : null;
-    const message = scrub(`HTTP ${status ?? "?"}: ${error.message}`, apiKey);
+    // The client's message starts with the status again ("401 Incorrect API key …").
+    const said = status === null ? error.message : error.message.replace(new RegExp(`^${status} `), "");
+    const message = scrub(`HTTP ${status ?? "?"}: ${said}`, apiKey);
+    if (status === 401 || status === 403) return new ChatError("auth", message, status);
+    if (status === 404) return new ChatError(saysModel(error) ? "model_not_found" : "endpoint_not_found", message, status);
+    if (status === 400 && saysNoSuchModel(error)) return new ChatError("model_not_found", message, status);
     // OpenAI answers an exhausted quota or billing limit with 429 too: no retry helps, so it fails
     // at once (as a 401 does) instead of every call waiting out its backoff.
     if (status === 429 && (error.code === "insufficient_quota" || error.type === "insufficient_quota")) return new ChatError("http_error", message, status);

@@ -20,7 +20,7 @@ import { auraSceneWorld, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig
 import { runEpisode } from "./episodes.ts";
 import { layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { sceneOfTown } from "./benchmarks/privacy.ts";
-import { makeLlmGateway, type Accounting, type LlmConfig } from "./llmGateway.ts";
+import { makeLlmGateway, type Accounting, type EndpointProblem, type LlmConfig } from "./llmGateway.ts";
 import { sceneModelsOf } from "./factualEval.ts";
 
 export interface AskOptions {
@@ -64,7 +64,8 @@ export interface AskResult {
   readonly budget: { readonly ceiling: number; readonly used: number; readonly disclosure: number };
   readonly answer: AnswerGivenPayload;
   /** What the question asked of the LLM gateway, when the controller ran on a model. */
-  readonly llm?: { readonly baseURL: string; readonly models: Readonly<Record<string, string | null>>; readonly usage: Accounting };
+  /** `endpointProblems`: why calls fell back for the configuration's sake (the CLI exits 5 on any). */
+  readonly llm?: { readonly baseURL: string; readonly models: Readonly<Record<string, string | null>>; readonly usage: Accounting; readonly endpointProblems: readonly EndpointProblem[] };
 }
 
 /** The log's committed prefix: every record up to the last `tick.committed` (none of a tick in progress). */
@@ -141,7 +142,7 @@ export async function askEpisode(o: AskOptions): Promise<AskResult> {
   await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir: fork, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "commit", ...(gateway === null ? {} : { llm: gateway.responder }) });
   const parent = { dir, episode: header.episode, tick: o.tick, stateHash, seq: at.seq, committedTicks: committed.length, uncommittedTail: scan.torn !== null || prefix.length < scan.records.length };
   writeFileSync(join(fork, "ask.json"), JSON.stringify({ parent, asker, question: o.question, condition }, null, 2) + "\n");
-  return { ...readAsk(scanLog(layoutOf(fork).log).records), parent, asker, question: o.question, condition, registry, fork, ...(gateway === null ? {} : { llm: { baseURL: o.llm!.baseURL, models: { ...o.llm!.models }, usage: gateway.accounting() } }) };
+  return { ...readAsk(scanLog(layoutOf(fork).log).records), parent, asker, question: o.question, condition, registry, fork, ...(gateway === null ? {} : { llm: { baseURL: o.llm!.baseURL, models: { ...o.llm!.models }, usage: gateway.accounting(), endpointProblems: gateway.problems() } }) };
 }
 
 /** The controller's trace of one question, read back from the fork's log. */

@@ -19,7 +19,7 @@ import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } fro
 import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
 import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } from "./benchmarks/privacy.ts";
-import { makeLlmGateway, usageFromRecords, type Accounting, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
+import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, usageFromRecords, type Accounting, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { anotherEpisode, headerDifferences, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
@@ -53,6 +53,12 @@ export interface EvalLlmSummary {
   readonly baseURL: string;
   readonly models: Readonly<Record<string, string | null>>;
   readonly usage: Accounting;
+  /**
+   * Why model calls fell back for the configuration's sake (a refused key, model or URL; an
+   * unreachable endpoint): met now, or recorded in the logs of cells served as they are. The CLI
+   * exits 5 on any.
+   */
+  readonly endpointProblems: readonly EndpointProblem[];
 }
 
 /** The gateway of an eval run, the controller's models, and the directory suffix that keeps LLM logs apart. */
@@ -63,7 +69,7 @@ function llmFor(config: LlmConfig | null | undefined): { gateway: LlmGatewayImpl
   return { gateway: judgeGateway(config), models, tag: models === null ? "" : "-llm" };
 }
 
-const llmSummary = (config: LlmConfig, gateway: LlmGatewayImpl): EvalLlmSummary => ({ baseURL: config.baseURL, models: { ...config.models }, usage: gateway.accounting() });
+const llmSummary = (config: LlmConfig, gateway: LlmGatewayImpl, recorded: RecordedEndpointProblems): EvalLlmSummary => ({ baseURL: config.baseURL, models: { ...config.models }, usage: gateway.accounting(), endpointProblems: mergeProblems(gateway.problems(), recorded.problems()) });
 
 /** Tokens of a query's model calls (prompt + completion), when it made any. */
 function tokensOf(records: readonly LogRecord[]): { tokens?: number } {
@@ -226,6 +232,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
   writeFileSync(results, "");
   const rows: ResultRow[] = [];
   const llm = llmFor(o.llm);
+  const recorded = new RecordedEndpointProblems();
   const mode = o.judge ?? "rule";
   const judgeModel = judgeModelOf(mode, o.llm);
   const pending: Array<{ row: ResultRow; line: Record<string, unknown>; call: JudgeCall | null }> = [];
@@ -240,6 +247,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
         const config = llm?.models == null ? sceneConfig(bench, scene, queries, seed, maxSteps, policy) : { ...sceneConfig(bench, scene, queries, seed, maxSteps, policy), llm: llm.models };
         const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
         const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(o.trace === undefined ? {} : { trace: o.trace }), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }) });
+        recorded.add(records);
         const byQuery = recordsByQuery(records);
         const episode = records[0]?.episode ?? episodeIdOf(auraSceneWorld.name, seed, condition);
         for (const q of queries) {
@@ -275,7 +283,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
       perSubcategory: groupBy(rs, (r) => r.subcategory),
     };
   });
-  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, judge: mode, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway) }) };
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, judge: mode, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway, recorded) }) };
 }
 
 /** Runs the episode, or reads an existing log of the same episode (same header) without rerunning. */
@@ -376,6 +384,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   writeFileSync(results, "");
   const rows: PrivacyRow[] = [];
   const llm = llmFor(o.llm);
+  const recorded = new RecordedEndpointProblems();
   const mode = o.judge ?? "rule";
   const judgeModel = judgeModelOf(mode, o.llm);
   const pending: Array<{ row: PrivacyRow; line: Record<string, unknown>; call: JudgeCall | null }> = [];
@@ -403,6 +412,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
     for (const condition of o.conditions) {
       const dir = join(root, `s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
       const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }) });
+      recorded.add(records);
       const byQuery = recordsByQuery(records);
       queries.forEach((q, i) => {
         const got = byQuery.get(q.id);
@@ -441,5 +451,5 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
       perSeed: group(rs, (r) => String(r.seed)),
     };
   });
-  return { file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway) }) };
+  return { file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway, recorded) }) };
 }

@@ -27,7 +27,7 @@ import { loadImplicitBenchmark } from "./benchmarks/implicit.ts";
 import { judgeQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark } from "./benchmarks/privacy.ts";
 import { factualTruth, loadFactualBenchmark } from "./benchmarks/factual.ts";
-import { resolveLlmConfig, type LlmConfig } from "./llmGateway.ts";
+import { mergeProblems, RecordedEndpointProblems, resolveLlmConfig, type EndpointProblem, type LlmConfig } from "./llmGateway.ts";
 import { judgeGateway, sceneModelsOf } from "./factualEval.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, judgeModeOf, runJudgeCalls, withJudge, type JudgeCall } from "./llmJudge.ts";
 
@@ -260,6 +260,8 @@ export interface MatrixScan {
   readonly lines: readonly string[];
   /** With an LLM judge: its call for each line (same order), answered from the cells' judge.jsonl or the gateway. */
   readonly judgeCalls: readonly JudgeCall[];
+  /** Refusals (key, model, URL) and unreachable endpoints recorded in the served cells' model calls. */
+  readonly recorded: RecordedEndpointProblems;
 }
 
 /**
@@ -299,6 +301,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
   const served: string[] = [];
   const lines: string[] = [];
   const judgeCalls: JudgeCall[] = [];
+  const recorded = new RecordedEndpointProblems();
   const judgeModel = judgeModeOf(spec.judges) === "rule" ? null : (spec.llm?.models.judge ?? null);
   // LLM cells (the controller on a model) live beside the deterministic ones, suffixed -llm.
   const models = sceneModelsOf(spec.llm);
@@ -323,6 +326,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
             continue;
           }
           served.push(dir);
+          recorded.add(records);
           const byQuery = recordsByQuery(records);
           for (const q of queries) {
             const got = byQuery.get(q.id);
@@ -349,6 +353,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
           continue;
         }
         served.push(dir);
+        recorded.add(records);
         const config = (records[0]!.payload as { config: SceneConfig }).config;
         const byQuery = recordsByQuery(records);
         const kind = SCENE_CONDITIONS[condition]!.kind;
@@ -378,6 +383,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
             unserved.set(dir, records !== null ? OTHER_SETTINGS : existsSync(layoutOf(dir).log) ? "an unfinished log, or another episode's (a run without --report-only continues it, or names what differs)" : NO_LOG);
           } else {
             served.push(dir);
+            recorded.add(records);
             lines.push(factualCell(stem, q, seed, condition, dir, records).line);
             if (judgeModel !== null) judgeCalls.push({ log: judgeLogOf(dir), request: factualJudgeRequest(judgeModel, q.text, factualTruth((records[0]!.payload as { config: SceneConfig }).config, q.id), answerTextOf(records), q.id) });
           }
@@ -385,7 +391,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
       }
     }
   }
-  return { cells, missing, unserved, served, lines, judgeCalls };
+  return { cells, missing, unserved, served, lines, judgeCalls, recorded };
 }
 
 // ---- Running ---------------------------------------------------------------------------------
@@ -416,6 +422,14 @@ export interface ExperimentResult {
   readonly report: WrittenReport;
   /** With an LLM judge: the cells it was asked to score, how many it could not, and the first failure. */
   readonly llmJudge: { readonly cells: number; readonly failed: number; readonly firstError: string | null } | null;
+  /**
+   * Why model calls fell back for the configuration's sake (a refused key, model or URL; an
+   * unreachable endpoint), met by this run's cells or judge, or recorded in served cells' logs. The
+   * CLI exits 5 on any.
+   */
+  readonly endpointProblems: readonly EndpointProblem[];
+  /** Model calls of the cells (their results rows) that failed and fell back. */
+  readonly fallbacks: number;
 }
 
 /** What an experiment's out directory holds besides its outputs: whose they are, so another experiment's is recognised. */
@@ -480,6 +494,8 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     if (replaced > 0) scan = scanMatrix(spec);
   }
   const toRun = o.fresh === true ? scan.cells : scan.missing.length;
+  // Problems met now carry the endpoint's host:port; the served logs' say only what was recorded.
+  const live: EndpointProblem[] = [];
   if (toRun > 0) {
     if (o.reportOnly === true) {
       const first = scan.missing[0]!;
@@ -487,14 +503,17 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     }
     // The cells run with the controller's models (the judge runs below, from the logs).
     const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null ? {} : { llm: spec.llm }) };
-    if (spec.benchmark === "implicit") await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) });
-    else if (spec.benchmark === "privacy") await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 });
-    else await runFactualEval({ ...common, warmup: spec.warmup ?? 10, ...(o.warn === undefined ? {} : { warn: o.warn }) });
+    const ran = spec.benchmark === "implicit"
+      ? await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) })
+      : spec.benchmark === "privacy"
+        ? await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 })
+        : await runFactualEval({ ...common, warmup: spec.warmup ?? 10, ...(o.warn === undefined ? {} : { warn: o.warn }) });
+    live.push(...(ran.llm?.endpointProblems ?? []));
     scan = scanMatrix(spec);
     if (scan.missing.length > 0) throw new Error(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
   }
   const results = join(spec.out, "results.jsonl");
-  const { lines, llmJudge } = await judgedLines(spec, scan, o.reportOnly === true);
+  const { lines, llmJudge, judgeProblems } = await judgedLines(spec, scan, o.reportOnly === true);
   writeFileSync(results, lines.join(""));
   const report = writeReport(results, join(spec.out, "report"), {
     ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
@@ -503,7 +522,8 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     ...(spec.report.seed === undefined ? {} : { bootstrapSeed: spec.report.seed }),
     title: spec.report.title ?? `Experiment ${spec.name}`,
   });
-  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge };
+  const fallbacks = lines.reduce((n, line) => n + ((JSON.parse(line) as { fallbacks?: number }).fallbacks ?? 0), 0);
+  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge, endpointProblems: mergeProblems(live, judgeProblems, scan.recorded.problems()), fallbacks };
 }
 
 /**
@@ -511,12 +531,13 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
  * its cell's judge.jsonl when recorded, else sent to the gateway and recorded (`--report-only`
  * refuses to call, naming the first cell without a record).
  */
-async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, reportOnly: boolean): Promise<{ readonly lines: readonly string[]; readonly llmJudge: ExperimentResult["llmJudge"] }> {
+async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, reportOnly: boolean): Promise<{ readonly lines: readonly string[]; readonly llmJudge: ExperimentResult["llmJudge"]; readonly judgeProblems: readonly EndpointProblem[] }> {
   const mode = judgeModeOf(spec.judges);
-  if (mode === "rule") return { lines: scan.lines, llmJudge: null };
-  if (scan.judgeCalls.length === 0) return { lines: scan.lines, llmJudge: { cells: 0, failed: 0, firstError: null } };
+  if (mode === "rule") return { lines: scan.lines, llmJudge: null, judgeProblems: [] };
+  if (scan.judgeCalls.length === 0) return { lines: scan.lines, llmJudge: { cells: 0, failed: 0, firstError: null }, judgeProblems: [] };
   const model = spec.llm!.models.judge!;
-  const run = await runJudgeCalls(scan.judgeCalls, reportOnly || spec.llm === null ? null : judgeGateway(spec.llm));
+  const gateway = reportOnly || spec.llm === null ? null : judgeGateway(spec.llm);
+  const run = await runJudgeCalls(scan.judgeCalls, gateway);
   const missing = run.answers.findIndex((a) => a === null);
   if (missing >= 0) throw new UsageError(`${spec.file}: --report-only, but ${run.answers.filter((a) => a === null).length} LLM judge call(s) have no record (first: ${scan.judgeCalls[missing]!.log}); run the experiment without --report-only`);
   const fields = spec.benchmark === "implicit" ? implicitJudgeFields : factualJudgeFields;
@@ -526,5 +547,6 @@ async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, reportOnly: b
     lines: scan.lines.map((line, i) => resultLine(withJudge(JSON.parse(line) as Record<string, unknown>, mode, judged[i]!) as unknown as Parameters<typeof resultLine>[0])),
     // How the judge fared: the cells it was asked to score, how many it could not, the first failure.
     llmJudge: { cells: judged.length, failed: errors.length, firstError: errors[0] ?? null },
+    judgeProblems: gateway?.problems() ?? [],
   };
 }

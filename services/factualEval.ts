@@ -18,7 +18,7 @@ import { layoutOf, UsageError } from "./replay.ts";
 import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
 import { townSnapshots, type TownSnapshot } from "./benchmarks/privacy.ts";
 import { factualTruth, judgeFactual, loadFactualBenchmark, unrecognisedTags, type FactualJudged, type FactualQuery } from "./benchmarks/factual.ts";
-import { makeLlmGateway, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
+import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, JUDGE_OUTPUTS, judgeLogOf, runJudgeCalls, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { AURA_LLM_OUTPUTS } from "../actors/aura/llm.ts";
 import { fieldDifferences } from "./views/text.ts";
@@ -133,7 +133,7 @@ export interface FactualEvalResult {
   readonly rows: readonly FactualRow[];
   readonly judge: JudgeMode;
   /** What the run asked of the gateway (controller and judge), when it had one. */
-  readonly llm?: { readonly baseURL: string; readonly models: Readonly<Record<string, string | null>>; readonly usage: ReturnType<LlmGatewayImpl["accounting"]> };
+  readonly llm?: { readonly baseURL: string; readonly models: Readonly<Record<string, string | null>>; readonly usage: ReturnType<LlmGatewayImpl["accounting"]>; readonly endpointProblems: readonly EndpointProblem[] };
 }
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -301,6 +301,8 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   const cells: Array<{ q: FactualQuery; seed: number; condition: string; dir: string; records: LogRecord[] }> = [];
   const judgeModel = judgeModelOf(o.judge, o.llm);
   const gateway = o.llm == null ? null : judgeGateway(o.llm);
+  // Refusals recorded in the cells (served ones too): their answers are the deterministic backends'.
+  const recorded = new RecordedEndpointProblems();
   const total = o.seeds.length * o.conditions.length;
   let done = 0;
   o.progress?.(0, total, "inputs checked");
@@ -342,6 +344,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
           o.onCell?.({ dir, ran: false });
         }
         cells.push({ q, seed, condition, dir, records });
+        recorded.add(records);
       }
       o.progress?.(++done, total, `${condition} s${seed}`);
     }
@@ -363,7 +366,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
       perSeed: group(rs, (r) => String(r.seed)),
     };
   });
-  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, warmup, results, conditions, acceptance: acceptanceOf(conditions), ran, reused, rows, judge: o.judge ?? "rule", ...(gateway === null ? {} : { llm: { baseURL: o.llm!.baseURL, models: { ...o.llm!.models }, usage: gateway.accounting() } }) };
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, warmup, results, conditions, acceptance: acceptanceOf(conditions), ran, reused, rows, judge: o.judge ?? "rule", ...(gateway === null ? {} : { llm: { baseURL: o.llm!.baseURL, models: { ...o.llm!.models }, usage: gateway.accounting(), endpointProblems: mergeProblems(gateway.problems(), recorded.problems()) } }) };
 }
 
 /** The §7.1 LLM judge on each cell's answer (served from the cell's judge.jsonl when recorded). */

@@ -7,6 +7,9 @@
 //     requester falls back to its deterministic backend; the log says which backend produced what;
 //   - 429 and 5xx (and timeouts, connection errors) are retried with exponential backoff, each
 //     request has a timeout, and at most `concurrency` calls are in flight;
+//   - a refused key (401/403), an unknown model or URL (404) is a configuration error: asked once,
+//     then that endpoint (or model) fails at once for the rest of the run, as a dead one does after
+//     `unreachableAfter` calls; `problems()` says what to fix (the CLI exits 5 on it);
 //   - tokens and cost are accounted per requesting actor and per query;
 //   - a content-addressed cache (request hash → recorded completion) serves recorded answers with
 //     no HTTP when asked to (`reuse`), e.g. for a fork of an LLM run;
@@ -58,6 +61,88 @@ export interface LlmConfig {
    */
   readonly unreachableAfter?: number;
 }
+
+/**
+ * Why a run's model calls fell back because of its configuration rather than by chance: the key was
+ * refused (`auth`), the endpoint does not serve the model (`model_not_found`) or has no
+ * chat-completions API at the URL (`endpoint_not_found`), or it could not be reached
+ * (`unreachable`: taken as down after `unreachableAfter` calls, or no call ever got an answer).
+ * What the CLI's exit 5 reports.
+ */
+export type EndpointProblemKind = "auth" | "model_not_found" | "endpoint_not_found" | "unreachable";
+export interface EndpointProblem {
+  readonly kind: EndpointProblemKind;
+  /** The HTTP status of the refusal; null when nothing answered. */
+  readonly status: number | null;
+  /** The first failure's message, scrubbed of key-shaped strings (`HTTP 401: Incorrect API key provided: …`). */
+  readonly message: string;
+  /** host:port of the endpoint; null when read from a log, which does not record it. */
+  readonly server: string | null;
+  /** The model asked when it was refused. */
+  readonly model: string | null;
+  /** Met by this run's calls (false: only in logs served as they were recorded). */
+  readonly live: boolean;
+}
+
+/** The failure kinds that condemn an endpoint (or a model) for the rest of a run. */
+const CONFIG_KINDS: ReadonlySet<string> = new Set<EndpointProblemKind>(["auth", "model_not_found", "endpoint_not_found"]);
+const isConfigKind = (kind: string): kind is "auth" | "model_not_found" | "endpoint_not_found" => CONFIG_KINDS.has(kind);
+const statusOf = (message: string): number | null => {
+  const m = /HTTP (\d{3})/.exec(message);
+  return m === null ? null : Number(m[1]);
+};
+/** One problem per kind (per model for `model_not_found`). */
+const problemKey = (p: Pick<EndpointProblem, "kind" | "model">): string => (p.kind === "model_not_found" ? `${p.kind} ${p.model ?? ""}` : p.kind);
+
+/** The problems of several sources, one per kind (and model): the first source's wins, and it is live when any source's is. */
+export function mergeProblems(...lists: ReadonlyArray<readonly EndpointProblem[]>): EndpointProblem[] {
+  const merged = new Map<string, EndpointProblem>();
+  for (const p of lists.flat()) {
+    const seen = merged.get(problemKey(p));
+    if (seen === undefined) merged.set(problemKey(p), p);
+    else if (p.live && !seen.live) merged.set(problemKey(p), { ...seen, live: true });
+  }
+  return [...merged.values()];
+}
+
+/**
+ * The endpoint problems recorded in logs (e.g. the cells an eval serves as they are): the
+ * configuration kinds of `llm.failed`, calls given up at once as unreachable (`network`/`timeout`
+ * with no attempt), and logs whose model calls never got an answer at all.
+ */
+export class RecordedEndpointProblems {
+  private readonly found = new Map<string, EndpointProblem>();
+  private unreachable: EndpointProblem | null = null;
+  private answered = false;
+  add(records: readonly LogRecord[]): this {
+    const models = new Map<string, string>();
+    for (const r of records) {
+      if (r.type === "llm.requested") models.set((r.payload as LlmRequestedPayload).requestHash, (r.payload as LlmRequestedPayload).model);
+      else if (r.type === "llm.completed") this.answered = true;
+      if (r.type !== "llm.failed") continue;
+      const f = r.payload as LlmFailedPayload;
+      const model = models.get(f.requestHash) ?? null;
+      if (isConfigKind(f.error)) {
+        const problem: EndpointProblem = { kind: f.error, status: statusOf(f.message), message: f.message, server: null, model, live: false };
+        const seen = this.found.get(problemKey(problem));
+        // The refused call's own message, rather than a later call's 'not asked: …'.
+        if (seen === undefined || (seen.message.startsWith(NOT_ASKED) && !f.message.startsWith(NOT_ASKED))) this.found.set(problemKey(problem), problem);
+      } else if (f.error === "network" || f.error === "timeout") {
+        const problem: EndpointProblem = { kind: "unreachable", status: null, message: f.message, server: null, model: null, live: false };
+        if (this.unreachable === null || (f.attempts === 0 && !this.unreachable.message.startsWith(GAVE_UP))) this.unreachable = problem;
+      }
+    }
+    return this;
+  }
+  problems(): EndpointProblem[] {
+    const given = this.unreachable !== null && (this.unreachable.message.startsWith(GAVE_UP) || !this.answered);
+    return [...this.found.values(), ...(given ? [this.unreachable!] : [])];
+  }
+}
+
+/** How the messages of calls failed at once start (so a log's reader tells them from the refusal itself). */
+const NOT_ASKED = "not asked: ";
+const GAVE_UP = "endpoint unreachable: ";
 
 /** Validates a model's output for a named schema: null when valid, else the reason. The request is there for schemas that depend on it (EnvProbe's belief fields). */
 export type OutputValidator = (content: string, request: LlmRequestedPayload) => string | null;
@@ -185,6 +270,8 @@ export interface LlmGatewayImpl {
   accounting(): Accounting;
   /** HTTP requests sent so far. */
   readonly httpRequests: number;
+  /** What made calls fall back for the configuration's sake so far (a refused key, model or URL; an unreachable endpoint); empty when none did. */
+  problems(): EndpointProblem[];
 }
 
 export function makeLlmGateway(config: LlmConfig, options: { readonly client?: ChatClient; readonly outputs?: Readonly<Record<string, OutputValidator>>; readonly cache?: LlmCache } = {}): LlmGatewayImpl {
@@ -202,6 +289,33 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
   // call's timeouts made a 25-query eval take hours.
   let unreachableStreak = 0;
   let unreachableKind: "network" | "timeout" = "network";
+  // The first connection failure (what `problems()` names), and whether anything ever answered.
+  let firstNoAnswer: string | null = null;
+  let answered = false;
+  const server = `${client.server.address}:${client.server.port}`;
+  // A refused key or URL condemns the endpoint, an unknown model that model, for the rest of the run.
+  let endpointRefusal: EndpointProblem | null = null;
+  const modelRefusals = new Map<string, EndpointProblem>();
+  // Until the endpoint has been tried once, one call at a time: a wrong key or model is then
+  // refused once (the calls that waited fail at once), not once per call in flight.
+  let gateOpen = false;
+  let gate: Promise<void> | null = null;
+  let releaseGate = (): void => {};
+  const openGate = (): void => {
+    if (gateOpen) return;
+    gateOpen = true;
+    releaseGate();
+  };
+  /** Waits for the first call's first attempt; true for the call that makes it. */
+  const passGate = async (): Promise<boolean> => {
+    if (gateOpen) return false;
+    if (gate !== null) {
+      await gate;
+      return false;
+    }
+    gate = new Promise<void>((resolve) => (releaseGate = resolve));
+    return true;
+  };
   const total = emptyTotals();
   const byActor = new Map<string, UsageTotals>();
   const byQuery = new Map<string, UsageTotals>();
@@ -246,6 +360,8 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         return await client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs });
       } catch (error) {
         const e = error instanceof ChatError ? error : new ChatError("network", String(error), null);
+        // A refusal is final: the calls waiting at the gate must see it, not ask again.
+        if (!e.retryable) recordRefusal(e, request.model);
         // A server that refuses JSON mode (400) is asked once more without it, as the release does;
         // the output is still validated against the schema.
         if (e.kind === "http_error" && e.status === 400 && json) {
@@ -256,11 +372,35 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         if (!e.retryable || attempt >= maxAttempts) throw e;
         const wait = Math.min(30_000, Math.max(Math.min(8000, backoffMs * 2 ** (attempt - 1)), e.retryAfterMs ?? 0));
         await sleep(wait);
+      } finally {
+        openGate();
       }
     }
   }
 
+  /** Keeps the first refusal of the endpoint (a key, a URL) or of a model. */
+  function recordRefusal(e: ChatError, model: string): void {
+    if (e.kind !== "auth" && e.kind !== "model_not_found" && e.kind !== "endpoint_not_found") return;
+    const problem: EndpointProblem = { kind: e.kind, status: e.status, message: e.message, server, model, live: true };
+    if (e.kind === "model_not_found") {
+      if (!modelRefusals.has(model)) modelRefusals.set(model, problem);
+    } else endpointRefusal ??= problem;
+  }
+
+  /** The message of a call not asked because of an earlier refusal. */
+  const refusedBefore = (p: EndpointProblem): string =>
+    `${NOT_ASKED}${p.kind === "auth" ? `${server} refused an earlier call (${p.message}): check the API key` : p.kind === "model_not_found" ? `${server} does not serve model '${p.model}' (${p.message})` : `${server} has no chat-completions API at ${config.baseURL} (${p.message})`}; not asked again in this run`;
+
   async function run(request: LlmRequestedPayload, span: Span | undefined): Promise<{ answer: LlmAnswer; http: number }> {
+    const opener = await passGate();
+    try {
+      return await ask(request, span);
+    } finally {
+      if (opener) openGate();
+    }
+  }
+
+  async function ask(request: LlmRequestedPayload, span: Span | undefined): Promise<{ answer: LlmAnswer; http: number }> {
     const counter = { attempts: 0 };
     const usage = { promptTokens: 0, completionTokens: 0 };
     let messages: readonly ChatMessage[] = request.messages;
@@ -268,9 +408,14 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
     if (validate === undefined) {
       return { answer: failed(request, "invalid_output", `no validator for output schema '${request.params.output}'`, 0), http: 0 };
     }
+    const refused = endpointRefusal ?? modelRefusals.get(request.model);
+    if (refused !== undefined) {
+      span?.setAttribute("error.type", refused.kind);
+      return { answer: failed(request, refused.kind as LlmErrorKind, refusedBefore(refused), 0), http: 0 };
+    }
     if (unreachableAfter > 0 && unreachableStreak >= unreachableAfter) {
       span?.setAttribute("error.type", unreachableKind);
-      return { answer: failed(request, unreachableKind, `endpoint unreachable: ${unreachableStreak} calls in a row got no answer (${unreachableKind === "network" ? "could not connect" : "timed out"}) from ${client.server.address}:${client.server.port}; not asked again in this run`, 0), http: 0 };
+      return { answer: failed(request, unreachableKind, `${GAVE_UP}${unreachableStreak} calls in a row got no answer (${unreachableKind === "network" ? "could not connect" : "timed out"}) from ${client.server.address}:${client.server.port}; not asked again in this run`, 0), http: 0 };
     }
     for (const phase of ["first", "repair"] as const) {
       let result;
@@ -281,11 +426,13 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         if (e.kind === "network" || e.kind === "timeout") {
           unreachableStreak++;
           unreachableKind = e.kind;
-        }
+          firstNoAnswer ??= e.message;
+        } else answered = true;
         span?.setAttribute("error.type", e.kind);
         return { answer: failed(request, e.kind, e.message, counter.attempts, usage), http: counter.attempts };
       }
       unreachableStreak = 0;
+      answered = true;
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       span?.setAttribute("gen_ai.response.model", result.model);
@@ -404,6 +551,14 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
     }),
     get httpRequests() {
       return httpRequests;
+    },
+    problems: () => {
+      const down = (unreachableAfter > 0 && unreachableStreak >= unreachableAfter) || (!answered && firstNoAnswer !== null);
+      return [
+        ...(endpointRefusal === null ? [] : [endpointRefusal]),
+        ...modelRefusals.values(),
+        ...(down ? [{ kind: "unreachable" as const, status: null, message: firstNoAnswer ?? "no answer", server, model: null, live: true }] : []),
+      ];
     },
   };
   return gateway;
@@ -535,6 +690,10 @@ export interface ResolvedLlm {
  * (a 401 naming a key that looks right).
  */
 export const apiKeyFromEnv = (env: NodeJS.ProcessEnv): string | null => (nonEmpty(env.PROBETOWN_LLM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY))?.trim() ?? null;
+
+/** The variable `apiKeyFromEnv` reads the key from (what a refused key's message names); null: none is set. */
+export const apiKeyVariable = (env: NodeJS.ProcessEnv): "PROBETOWN_LLM_API_KEY" | "OPENAI_API_KEY" | null =>
+  nonEmpty(env.PROBETOWN_LLM_API_KEY) !== undefined ? "PROBETOWN_LLM_API_KEY" : nonEmpty(env.OPENAI_API_KEY) !== undefined ? "OPENAI_API_KEY" : null;
 
 const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s);
 

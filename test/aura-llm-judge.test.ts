@@ -308,7 +308,7 @@ describe("experiment with an LLM judge", () => {
 });
 
 describe("an LLM judge that cannot be reached", () => {
-  it("experiment: the rows say so, the CLI warns and exits 2 when no cell was scored; a rerun with the judge back scores them", async () => {
+  it("experiment: the rows say so, the CLI warns and exits 5 (the endpoint could not be reached) when no cell was scored; a rerun with the judge back scores them", async () => {
     const dir = tempDir("judge-down");
     smallFactual(dir);
     const dead = await fakeServer(() => ({ content: "{}" }));
@@ -318,8 +318,9 @@ describe("an LLM judge that cannot be reached", () => {
     const specFile = join(dir, "spec.json");
     writeFileSync(specFile, JSON.stringify(specOf(deadUrl)));
     const cli = runCli(["experiment", specFile, "-q"]);
-    expect(cli.code).toBe(2);
+    expect(cli.code).toBe(5);
     expect(cli.err).toMatch(/the LLM judge scored no cell \(first error: network/);
+    expect(cli.err).toContain(`finished, but the model endpoint could not be reached: its model calls failed; the cells' logs are complete and valid, but not a model run (exit 5)\n  unreachable: no answer from ${new URL(deadUrl).host} (connection failed: connect ECONNREFUSED ${new URL(deadUrl).host}); is the server running? check ${specFile}: llm.baseURL ${deadUrl}\n`);
     expect(loadResults(join(dir, "out", "results.jsonl")).every((r) => r.llmJudgeError !== undefined)).toBe(true);
     const server = await fakeServer(() => ({ content: JSON.stringify(FACTUAL_REPLY) }));
     try {
@@ -497,13 +498,15 @@ describe("CLI", () => {
       const bad = await cli(["eval", "factual", "--file", file, "--condition", "fixed-probe", "--judge", "gpt"]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--judge expects one of rule, llm, both, got 'gpt'/);
-      // A judge that scores nothing (the endpoint refuses the key): exit 2 and why, as experiment
-      // does (it exited 0 with '0 cells scored' in the table).
+      // A judge that scores nothing (the endpoint refuses the key) says so (it exited 0 with '0
+      // cells scored' in the table); the refusal is what to fix, so exit 5 (not the judge's 2).
       const refusing = await fakeServer(() => ({ status: 401 }));
       try {
         const refused = await cli(["eval", "factual", "--file", file, "--condition", "fixed-probe", "--seeds", "42", "--warmup", "2", "--out", join(dir, "refused"), "--judge", "llm", "--llm", refusing.url, "--model", "none", "--model", "judge=fake-judge", "--json"]);
-        expect(refused.code, refused.stderr).toBe(2);
-        expect(refused.stderr).toContain("eval factual: the LLM judge scored no cell (first error: http_error: HTTP 401: 401 fake error 401); there are no LLM-judge scores.");
+        expect(refused.code, refused.stderr).toBe(5);
+        expect(refused.stderr).toContain("eval factual: the LLM judge scored no cell (first error: auth: HTTP 401: fake error 401); there are no LLM-judge scores.");
+        expect(refused.stderr).toContain("eval factual: finished, but the model endpoint refused: its model calls failed; the cells' logs are complete and valid, but not a model run (exit 5)\n");
+        expect(refusing.requests).toBe(1);
         expect(JSON.parse(refused.stdout).results).toMatch(/results-fixed-probe\.jsonl$/);
       } finally {
         await refusing.close();

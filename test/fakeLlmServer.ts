@@ -10,7 +10,7 @@ export interface ChatBody {
   response_format?: { type: string };
 }
 
-/** `usage` replaces the completion's usage object; `body` (with `contentType`) replaces the whole 200 body, as sent; `error` the error object of a non-200. */
+/** `usage` replaces the completion's usage object; `body` (with `contentType`) replaces the whole body, as sent (a non-200's too: a proxy's page); `error` the error object of a non-200. */
 export type Reply = { status?: number; content?: string; delayMs?: number; headers?: Record<string, string>; usage?: unknown; body?: string; contentType?: string; error?: unknown };
 
 /** A fake OpenAI-compatible server: `reply` decides each answer; every request is counted. */
@@ -27,6 +27,11 @@ export async function fakeServer(reply: (body: ChatBody, n: number) => Reply) {
       const r = reply(body, bodies.length);
       const send = () => {
         if (res.destroyed) return;
+        if ((r.status ?? 200) !== 200 && r.body !== undefined) {
+          res.writeHead(r.status!, { "content-type": r.contentType ?? "text/plain", ...r.headers });
+          res.end(r.body);
+          return;
+        }
         if ((r.status ?? 200) !== 200) {
           res.writeHead(r.status!, { "content-type": "application/json", ...r.headers });
           res.end(JSON.stringify({ error: r.error ?? { message: `fake error ${r.status}`, type: "fake" } }));

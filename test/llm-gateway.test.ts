@@ -134,13 +134,13 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     try {
       const { records } = await runScene("quota", "aura-intent", config(server.url, { intent: "fake-intent" }, { maxAttempts: 3 }));
       expect(server.requests).toBe(1);
-      expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload).toMatchObject({ error: "http_error", attempts: 1, message: "HTTP 429: 429 You exceeded your current quota, please check your plan and billing details." });
+      expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload).toMatchObject({ error: "http_error", attempts: 1, message: "HTTP 429: You exceeded your current quota, please check your plan and billing details." });
     } finally {
       await server.close();
     }
   });
 
-  it("a server that refuses JSON mode (400) is asked once more without it; other 4xx fail at once", async () => {
+  it("a server that refuses JSON mode (400) is asked once more without it; other 4xx fail at once, a 401 as `auth`", async () => {
     const server = await fakeServer((body) => (body.response_format !== undefined ? { status: 400 } : { content: JSON.stringify(FRAME) }));
     try {
       const { records } = await runScene("400", "aura-intent", config(server.url, { intent: "fake-intent" }));
@@ -154,8 +154,7 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
       const { records } = await runScene("401", "aura-intent", config(denied.url, { intent: "fake-intent" }));
       expect(denied.requests).toBe(1);
       const failed = ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload;
-      expect(failed).toMatchObject({ error: "http_error", attempts: 1 });
-      expect(failed.message).toMatch(/^HTTP 401/);
+      expect(failed).toMatchObject({ error: "auth", attempts: 1, message: "HTTP 401: fake error 401" });
       expect(failed.message).not.toContain(SECRET);
     } finally {
       await denied.close();
@@ -349,6 +348,92 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
       expect(hanging.requests).toBe(3);
     } finally {
       await hanging.close();
+    }
+  });
+
+  const ask = (i: number, model = "fake-answer") => llmRequest("answer", model, [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 10, output: "answer", temperature: 0 }, String(i));
+  const ANSWER = JSON.stringify({ answer: "fine" });
+
+  it("a refused key (401, 403) is asked once, however many calls are in flight: the rest fail at once as `auth`, naming the refusal; problems() says so", async () => {
+    for (const status of [401, 403]) {
+      const server = await fakeServer(() => ({ status, delayMs: 50, error: { message: `Incorrect API key provided: ${SECRET.slice(0, 8)}…${SECRET.slice(-4)}; also ${SECRET}`, type: "invalid_request_error", code: "invalid_api_key" } }));
+      try {
+        const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }, { concurrency: 4 }));
+        // Eight calls at once (four in flight): only the first reaches the server.
+        const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => gateway.complete(ask(i), "agent/x")));
+        expect(server.requests).toBe(1);
+        const failures = answers.map((a) => a.payload as LlmFailedPayload);
+        expect(failures.every((f) => f.error === "auth")).toBe(true);
+        expect(failures.map((f) => f.attempts).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+        const first = failures.find((f) => f.attempts === 1)!;
+        expect(first.message).toMatch(new RegExp(`^HTTP ${status}: Incorrect API key provided: `));
+        const host = new URL(server.url).host;
+        expect(failures.find((f) => f.attempts === 0)!.message).toBe(`not asked: ${host} refused an earlier call (${first.message}): check the API key; not asked again in this run`);
+        expect(JSON.stringify(failures)).not.toContain(SECRET);
+        // Later calls, and another model's, are not asked either.
+        expect((await gateway.complete(ask(9, "fake-other"), "agent/x")).payload).toMatchObject({ error: "auth", attempts: 0 });
+        expect(server.requests).toBe(1);
+        expect(gateway.problems()).toEqual([{ kind: "auth", status, message: first.message, server: host, model: "fake-answer", live: true }]);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it("an unknown model (404 naming it, or a 400 saying it does not exist) fails that model at once from then on; other models are still asked", async () => {
+    const server = await fakeServer((body) =>
+      body.model === "gone" ? { status: 404, error: { message: "The model `gone` does not exist or you do not have access to it.", type: "invalid_request_error", code: "model_not_found" } }
+      : body.model === "gone-400" ? { status: 400, error: { message: "Invalid model: no such model 'gone-400'" } }
+      : { content: ANSWER });
+    try {
+      const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }));
+      const gone = [];
+      for (let i = 0; i < 3; i++) gone.push(await gateway.complete(ask(i, "gone"), "agent/x"));
+      expect(gone.map((a) => [a.type, (a.payload as LlmFailedPayload).error, a.payload.attempts])).toEqual([["llm.failed", "model_not_found", 1], ["llm.failed", "model_not_found", 0], ["llm.failed", "model_not_found", 0]]);
+      expect((gone[1]!.payload as LlmFailedPayload).message).toContain(`does not serve model 'gone' (HTTP 404: The model \`gone\` does not exist`);
+      // A 400 about the model is not mistaken for a server refusing JSON mode (asked once, not twice).
+      const before = server.requests;
+      expect((await gateway.complete(ask(0, "gone-400"), "agent/x")).payload).toMatchObject({ error: "model_not_found", attempts: 1 });
+      expect(server.requests).toBe(before + 1);
+      expect((await gateway.complete(ask(1, "fake-answer"), "agent/x")).type).toBe("llm.completed");
+      expect(server.bodies.filter((b) => b.model === "gone")).toHaveLength(1);
+      expect(gateway.problems().map((p) => [p.kind, p.status, p.model])).toEqual([["model_not_found", 404, "gone"], ["model_not_found", 400, "gone-400"]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a 404 that is not about a model (a base URL without /v1: a page, or no body) is `endpoint_not_found`, and the endpoint is not asked again", async () => {
+    for (const reply of [{ status: 404, body: "404 page not found" }, { status: 404, body: JSON.stringify({ detail: "Not Found" }), contentType: "application/json" }] as Reply[]) {
+      const server = await fakeServer(() => reply);
+      try {
+        const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }));
+        const answers = [];
+        for (let i = 0; i < 3; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+        expect(answers.map((a) => [(a.payload as LlmFailedPayload).error, a.payload.attempts])).toEqual([["endpoint_not_found", 1], ["endpoint_not_found", 0], ["endpoint_not_found", 0]]);
+        expect(server.requests).toBe(1);
+        expect(gateway.problems()).toMatchObject([{ kind: "endpoint_not_found", status: 404 }]);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it("problems(): an endpoint that never answered is unreachable even before `unreachableAfter` calls; one that timed out once and then answered is not", async () => {
+    const closed = await fakeServer(() => ({ status: 500 }));
+    await closed.close();
+    const dead = makeLlmGateway(config(closed.url, { answer: "fake-answer" }, { maxAttempts: 1 }));
+    await dead.complete(ask(0), "agent/x");
+    expect(dead.problems()).toEqual([{ kind: "unreachable", status: null, message: `connection failed: connect ECONNREFUSED ${new URL(closed.url).host}`, server: new URL(closed.url).host, model: null, live: true }]);
+    const flaky = await fakeServer((_body, n) => (n === 1 ? { content: ANSWER, delayMs: 2000 } : n === 2 ? { status: 503 } : { content: ANSWER }));
+    try {
+      const gateway = makeLlmGateway(config(flaky.url, { answer: "fake-answer" }, { maxAttempts: 1, timeoutMs: 200 }));
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+      expect(answers.map((a) => (a.type === "llm.failed" ? a.payload.error : "ok"))).toEqual(["timeout", "server_error", "ok", "ok"]);
+      expect(gateway.problems()).toEqual([]);
+    } finally {
+      await flaky.close();
     }
   });
 
@@ -765,12 +850,12 @@ describe("eval with --llm", () => {
     expect(asked.stderr).toContain(`fork: backends: LLM at ${server.url} (the models of the episode's config; key from the environment)`);
     expect(new Set(ofType<LlmRequestedPayload>(logRecords(join(root, "asked")), "llm.requested").map((r) => r.payload.model))).toEqual(new Set(["fake-intent", "fake-answer"]));
     // A key the endpoint refuses: every call falls back, and the summary says why (it showed only
-    // 'fallback from llm:…: http_error' on each answer).
+    // 'fallback from llm:…: http_error' on each answer); the key was asked once, and the run exits 5.
     const refusing = await fakeServer(() => ({ status: 401 }));
     try {
       const refused = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "refused"), "--trace", "none", "--llm", refusing.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
-      expect(refused.code, refused.stderr).toBe(0);
-      expect(refused.stdout).toContain("\nllm: 6 model calls, 6 failed and fell back (http_error ×6: HTTP 401: 401 fake error 401) · 6 HTTP requests, 0 prompt + 0 completion tokens\n");
+      expect(refused.code, refused.stderr).toBe(5);
+      expect(refused.stdout).toContain("\nllm: 6 model calls, 6 failed and fell back (auth ×6: HTTP 401: fake error 401) · 1 HTTP request, 0 prompt + 0 completion tokens\n");
       expect(refused.stdout + refused.stderr).not.toContain(SECRET);
     } finally {
       await refusing.close();
@@ -847,18 +932,137 @@ describe("eval with --llm", () => {
     expect(result.llm?.usage.total.failed).toBe(0);
   });
 
-  it("eval privacy against an endpoint that refuses the key: the summary says the calls fell back and that a rerun keeps those cells (--fresh runs them again)", async () => {
+  it("eval privacy against an endpoint that refuses the key: the summary says the calls fell back and that a rerun keeps those cells (--fresh runs them again); exit 5", async () => {
     const refusing = await fakeServer(() => ({ status: 401 }));
     try {
       const out = tempDir("llm-privacy-401");
       const args = ["eval", "privacy", "--file", PRIVACY, "--condition", "aura-gap-routed", "--seeds", "42", "--warmup", "2", "--out", out, "--llm", refusing.url, "--model", "answer=fake-answer", "--model", "none"];
       const first = await cli(args, { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" });
-      expect(first.code, first.stderr).toBe(0);
+      expect(first.code, first.stderr).toBe(5);
+      expect(first.stderr).toContain("eval privacy: finished, but the model endpoint refused: 30 model call(s) fell back to the deterministic backends;");
+      expect(refusing.requests).toBe(1);
       // Before, the privacy summary did not mention the fallbacks at all (only '30 failed' on the llm line).
       expect(first.stdout).toContain("\nnote: 30 model call(s) fell back to the deterministic backend (why: the llm.failed records in the cells' logs); a rerun serves finished cells from their logs as they are: --fresh runs them again\n");
       expect(first.stdout + first.stderr).not.toContain(SECRET);
     } finally {
       await refusing.close();
+    }
+  });
+});
+
+describe("a model endpoint that refuses the run, or cannot be reached: exit 5 naming what to fix; the logs verify", () => {
+  const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
+  /** A port nobody listens on (it was free a moment ago). */
+  const deadUrl = async (): Promise<string> => {
+    const closed = await fakeServer(() => ({ status: 500 }));
+    await closed.close();
+    return closed.url;
+  };
+  const scene = (root: string, url: string, extra: string[] = []) =>
+    ["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "run"), "--trace", "none", "--quiet", "--llm", url, "--model", "intent=fake-intent", "--model", "answer=fake-answer", ...extra];
+  const implicit = (out: string, url: string, extra: string[] = []) =>
+    ["eval", "implicit", "--file", HELDOUT, "--condition", "aura-intent", "--seeds", "42", "--out", out, "--llm", url, "--model", "intent=fake-intent", "--model", "answer=fake-answer", "--model", "planner=none", "--json", ...extra];
+  const verified = async (dir: string) => {
+    const v = await cli(["verify", dir], env);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+  };
+  const setup = (label: string) => {
+    const root = tempDir(label);
+    writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
+    // Fast retries for the dead endpoint (its calls wait out their backoff).
+    writeFileSync(join(root, "llm.json"), JSON.stringify({ backoffMs: 5 }));
+    return root;
+  };
+
+  it("a refused key (401): run aura-scene and eval implicit ask it once, exit 5 naming the status, the server's message (scrubbed), the endpoint and the key's variable", async () => {
+    const refusing = await fakeServer(() => ({ status: 401, error: { message: `Incorrect API key provided: ${SECRET}.`, type: "invalid_request_error", code: "invalid_api_key" } }));
+    try {
+      const root = setup("refused-401");
+      const host = new URL(refusing.url).host;
+      const run = await cli(scene(root, refusing.url), env);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stderr).toContain("run: finished, but the model endpoint refused: 6 of 6 model call(s) fell back to the deterministic backends; the log is complete and valid, but not a model run (exit 5)\n");
+      expect(run.stderr).toContain(`  key refused by ${host}: HTTP 401: Incorrect API key provided: [redacted].; check the API key variable PROBETOWN_LLM_API_KEY\n`);
+      expect(run.stdout + run.stderr).not.toContain(SECRET);
+      expect(refusing.requests).toBe(1);
+      expect(ofType<LlmFailedPayload>(logRecords(join(root, "run")), "llm.failed").map((r) => r.payload.error)).toEqual(Array(6).fill("auth"));
+      await verified(join(root, "run"));
+      // The key from OPENAI_API_KEY is named as such.
+      const openai = await cli(scene(root, refusing.url, ["--log", join(root, "run-openai")]), { ...env, PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: SECRET });
+      expect(openai.code).toBe(5);
+      expect(openai.stderr).toContain("; check the API key variable OPENAI_API_KEY\n");
+
+      const out = join(root, "eval");
+      const before = refusing.requests;
+      const evaluated = await cli(implicit(out, refusing.url), env);
+      expect(evaluated.code, evaluated.stderr).toBe(5);
+      expect(refusing.requests).toBe(before + 1);
+      expect(evaluated.stderr).toMatch(/eval implicit: finished, but the model endpoint refused: \d+ model call\(s\) fell back to the deterministic backends; the cells' logs are complete and valid, but not a model run \(exit 5\)\n/);
+      expect(evaluated.stderr).toContain(`  key refused by ${host}: HTTP 401: Incorrect API key provided: [redacted].; check the API key variable PROBETOWN_LLM_API_KEY\n`);
+      const summary = JSON.parse(evaluated.stdout) as { llm: { endpointProblems: Array<{ kind: string; status: number; live: boolean }> } };
+      expect(summary.llm.endpointProblems).toMatchObject([{ kind: "auth", status: 401, live: true }]);
+      await verified(out);
+      // A rerun serves the cells as they were recorded: still not a model run, and it says how to run them again.
+      const again = await cli(implicit(out, refusing.url), env);
+      expect(again.code, again.stderr).toBe(5);
+      expect(refusing.requests).toBe(before + 1);
+      expect(again.stderr).toContain("  key refused by the endpoint: HTTP 401: Incorrect API key provided: [redacted].; check the API key variable PROBETOWN_LLM_API_KEY [recorded in logs served as they are: --fresh runs them again]\n");
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it("an unknown model (404): exit 5 naming the model and --model; the other model's calls still answered", async () => {
+    const server = await fakeServer((body) => (body.model === "fake-intent" ? { status: 404, error: { message: `model "${body.model}" not found, try pulling it first`, type: "api_error" } } : smartReply(body)));
+    try {
+      const root = setup("refused-404");
+      const host = new URL(server.url).host;
+      const run = await cli(scene(root, server.url), env);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stderr).toContain("run: finished, but the model endpoint refused: 3 of 6 model call(s) fell back to the deterministic backends;");
+      expect(run.stderr).toContain(`  model not found: ${host} does not serve model 'fake-intent' (HTTP 404: model "fake-intent" not found, try pulling it first); check --model (GET ${server.url}/models lists the models it serves)\n`);
+      expect(server.bodies.filter((b) => b.model === "fake-intent")).toHaveLength(1);
+      expect(ofType<LlmCompletedPayload>(logRecords(join(root, "run")), "llm.completed")).toHaveLength(3);
+      await verified(join(root, "run"));
+      const out = join(root, "eval");
+      const evaluated = await cli(implicit(out, server.url), env);
+      expect(evaluated.code, evaluated.stderr).toBe(5);
+      expect(evaluated.stderr).toContain(`  model not found: ${host} does not serve model 'fake-intent'`);
+      expect(server.bodies.filter((b) => b.model === "fake-intent")).toHaveLength(2);
+      await verified(out);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a dead endpoint: exit 5 'could not be reached', naming the host and why", async () => {
+    const url = await deadUrl();
+    const host = new URL(url).host;
+    const root = setup("refused-dead");
+    const run = await cli(scene(root, url, ["--llm-config", join(root, "llm.json")]), env);
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toContain("run: finished, but the model endpoint could not be reached: 6 of 6 model call(s) fell back to the deterministic backends; the log is complete and valid, but not a model run (exit 5)\n");
+    expect(run.stderr).toContain(`  unreachable: no answer from ${host} (connection failed: connect ECONNREFUSED ${host}); is the server running? check --llm ${url}\n`);
+    await verified(join(root, "run"));
+    const out = join(root, "eval");
+    const evaluated = await cli(implicit(out, url, ["--llm-config", join(root, "llm.json")]), env);
+    expect(evaluated.code, evaluated.stderr).toBe(5);
+    expect(evaluated.stderr).toContain(`  unreachable: no answer from ${host} (connection failed: connect ECONNREFUSED ${host})`);
+    await verified(out);
+  });
+
+  it("one transient failure (a timeout, a 503) among answered calls: exit 0, the summary counts it", async () => {
+    const server = await fakeServer((body, n) => (n === 1 ? { ...smartReply(body), delayMs: 3000 } : n === 2 ? { status: 503 } : smartReply(body)));
+    try {
+      const root = setup("transient");
+      writeFileSync(join(root, "llm.json"), JSON.stringify({ backoffMs: 5, maxAttempts: 1, timeoutMs: 500 }));
+      const run = await cli(scene(root, server.url, ["--llm-config", join(root, "llm.json")]).filter((a) => a !== "--quiet"), env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/\nllm: 6 model calls, 2 failed and fell back \(timeout ×1: the request timed out; server_error ×1: HTTP 503: fake error 503\)/);
+      expect(run.stderr).not.toContain("finished, but");
+      await verified(join(root, "run"));
+    } finally {
+      await server.close();
     }
   });
 });

@@ -4,7 +4,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { askEpisode, type AskResult } from "../ask.ts";
 import { SCENE_CONDITIONS } from "../../actors/aura/world.ts";
-import { addLlmOptions, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
+import { addLlmOptions, endpointExit, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
 import { compactJson, shownPath } from "../views/text.ts";
 
 interface AskFlags extends LlmCliFlags {
@@ -84,6 +84,7 @@ export function registerAsk(program: Command, exit: (code: number) => void): voi
         ...(flags.out === undefined ? {} : { out: flags.out }),
       });
       process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + "\n" : renderAsk(result));
-      exit(0);
+      const t = result.llm?.usage.total;
+      exit(result.llm === undefined ? 0 : endpointExit("ask", result.llm.endpointProblems, { baseURL: result.llm.baseURL, calls: t!.calls, failed: t!.failed, logsAre: "the fork's log is" }));
     });
 }

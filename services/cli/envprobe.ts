@@ -13,7 +13,7 @@ import { checkOutFile, sweepRate } from "./distributed.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
-import { envprobeLlm, type LlmCliFlags } from "./llm.ts";
+import { endpointExit, envprobeLlm, type LlmCliFlags } from "./llm.ts";
 import { plural } from "../views/text.ts";
 
 export interface EnvprobeSweepFlags extends LlmCliFlags {
@@ -129,7 +129,13 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     }
     if (flags.out !== undefined) process.stdout.write(`metrics: ${flags.out}\n`);
   }
-  return 0;
+  if (agent === null || usage === undefined) return 0;
+  // Over NATS the workers met the endpoint, with the key from their own environment.
+  const problems = "jobs" in result ? (result.endpointProblems ?? []) : agent.gateway.problems();
+  return endpointExit("sweep envprobe", problems, {
+    baseURL: agent.baseURL, calls: usage.calls, failed: usage.failed, logsAre: result.log === null ? "the metrics are" : "the logs are",
+    modelFrom: "--model belief=…", ...("jobs" in result ? { keyFrom: "PROBETOWN_LLM_API_KEY or OPENAI_API_KEY in the workers' environment" } : {}),
+  });
 }
 
 /** The progress bar's note of episodes kept from an earlier run (none: nothing shown). */

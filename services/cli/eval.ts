@@ -13,7 +13,7 @@ import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/world
 import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
 import type { LlmConfig } from "../llmGateway.ts";
 import type { EvalLlmSummary } from "../eval.ts";
-import { addLlmOptions, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
+import { addLlmOptions, endpointExit, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
 import { JUDGES, type JudgeMode, type LlmJudgeFields } from "../llmJudge.ts";
 
 const parseJudge = (value: string): JudgeMode => {
@@ -52,6 +52,18 @@ function judgeExit(label: string, rows: ReadonlyArray<{ readonly llmJudge?: LlmJ
       `${all ? "there are no LLM-judge scores" : "they are left out of its means"}. A rerun asks again for the calls that never reached the model; recorded answers, invalid ones too, are served as they are.\n`,
   );
   return all ? 2 : 0;
+}
+
+/**
+ * The exit code of an eval: 5 (what to fix on stderr) when model calls fell back because the
+ * endpoint refused the key, model or URL or could not be reached — now, or in cells served from
+ * logs recorded so —, else the LLM judge's (judgeExit). Both are said.
+ */
+function evalExit(label: string, llm: { readonly baseURL: string; readonly endpointProblems: EvalLlmSummary["endpointProblems"] } | undefined, rows: ReadonlyArray<{ readonly llmJudge?: LlmJudgeFields; readonly fallbacks?: number }>): number {
+  const judged = judgeExit(label, rows);
+  const fellBack = rows.reduce((n, r) => n + (r.fallbacks ?? 0), 0);
+  const endpoint = llm === undefined ? 0 : endpointExit(label, llm.endpointProblems, { baseURL: llm.baseURL, ...(fellBack > 0 ? { failed: fellBack } : {}), logsAre: "the cells' logs are" });
+  return endpoint !== 0 ? endpoint : judged;
 }
 
 const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
@@ -155,7 +167,7 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
     const { rows: _rows, ...summary } = result;
     process.stdout.write(JSON.stringify({ ...summary, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else process.stdout.write(renderText(result));
-  exit(judgeExit("eval implicit", result.rows));
+  exit(evalExit("eval implicit", result.llm, result.rows));
 }
 
 function integerAtLeast(flag: string, min: number) {
@@ -213,7 +225,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
     lines.push("viol: forbidden tools that read state · vcell: query × seed cells with at least one violation · allowed: share of the query's allowed tools used", ...fallbackNote(result.rows.reduce((n, r) => n + (r.fallbacks ?? 0), 0)), ...llmLine(result.llm), `results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
-  exit(judgeExit("eval privacy", result.rows));
+  exit(evalExit("eval privacy", result.llm, result.rows));
 }
 
 interface FactualFlags extends LlmCliFlags {
@@ -266,7 +278,7 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
     lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", ...fallbackNote(result.conditions.reduce((n, c) => n + c.overall.fallbacks, 0)), ...llmLine(result.llm), `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
-  exit(judgeExit("eval factual", result.rows));
+  exit(evalExit("eval factual", result.llm, result.rows));
 }
 
 /** An eval subcommand with the options every benchmark takes: its file, conditions, seeds and output folder. */

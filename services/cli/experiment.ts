@@ -6,6 +6,7 @@ import cliProgress from "cli-progress";
 import { loadSpec, runExperiment } from "../experiment.ts";
 import { shownPath } from "../views/text.ts";
 import { keptNotice } from "./eval.ts";
+import { endpointExit } from "./llm.ts";
 
 interface ExperimentFlags {
   reportOnly?: boolean;
@@ -53,6 +54,8 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
     ];
     process.stdout.write(lines.join("\n") + "\n");
   }
+  // Exit 5 before the judge's 2: the refusal is what to fix (a judge refused the key scored nothing too).
+  const endpoint = result.spec.llm === null ? 0 : endpointExit(`experiment ${spec.name}`, result.endpointProblems, { baseURL: result.spec.llm.baseURL, ...(result.fallbacks > 0 ? { failed: result.fallbacks } : {}), logsAre: "the cells' logs are", modelFrom: `${spec.file}: llm.model / llm.models`, endpointFrom: `${spec.file}: llm.baseURL` });
   const judge = result.llmJudge;
   if (judge !== null && judge.failed > 0) {
     // Said on stderr even with --json: a report whose LLM-judge columns are empty must not pass unnoticed.
@@ -61,12 +64,12 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
       `experiment ${spec.name}: ${all ? "the LLM judge scored no cell" : `the LLM judge could not score ${judge.failed} of ${judge.cells} cells`} (first error: ${judge.firstError}); ` +
         `${all ? `its columns are empty${spec.judges.includes("rule") ? " and only the rule judge's figures are in the report" : ": the report has no judge scores"}` : "they are left out of its means"}. Rerun to retry them (recorded answers are reused).\n`,
     );
-    if (all) {
+    if (all && endpoint === 0) {
       exit(2);
       return;
     }
   }
-  exit(0);
+  exit(endpoint);
 }
 
 export function registerExperiment(program: Command, exit: (code: number) => void): void {

@@ -5,7 +5,7 @@ import { Option, type Command } from "commander";
 import { readLog } from "../../infra/fileEventStore.ts";
 import type { LlmRole } from "../../events/llm.ts";
 import type { LogRecord } from "../../events/record.ts";
-import { cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, settingsWithoutKey, type LlmConfig, type LlmGatewayImpl } from "../llmGateway.ts";
+import { apiKeyVariable, cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, settingsWithoutKey, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "../llmGateway.ts";
 import type { LlmResponder } from "../sequencer.ts";
 import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
 
@@ -21,7 +21,7 @@ export const addLlmOptions = (command: Command, options: { readonly fork?: boole
   const fork = options.fork === true;
   const model = new Option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable").argParser((v: string, acc: string[] = []) => [...acc, v]);
   return command
-    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}`)
+    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}; exit ${EXIT_ENDPOINT} when it refused the key, model or URL, or could not be reached (the calls fell back; the log is complete and valid)`)
     .addOption(fork ? model.hideHelp() : model)
     .option("--llm-config <file.json>", `LLM settings: {baseURL, ${fork ? "" : "model, models: {intent, planner, answer, judge, belief}, "}timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, prices, reuse, captureContent}`);
 };
@@ -31,6 +31,76 @@ export function resolveLlmFlags(flags: LlmCliFlags, prefix: string, roles?: read
   const resolved = resolveLlmConfig({ ...(flags.llm === undefined ? {} : { llm: flags.llm }), ...(flags.model === undefined ? {} : { model: flags.model }), ...(flags.llmConfig === undefined ? {} : { llmConfig: flags.llmConfig }), ...(roles === undefined ? {} : { roles }) });
   if (flags.quiet !== true) process.stderr.write(`${prefix}: ${resolved.note}\n`);
   return resolved.config;
+}
+
+/**
+ * The exit code of a command that finished, but whose model calls fell back because the endpoint
+ * refused it (key, model, URL) or could not be reached: its results are the deterministic
+ * backends' under a model's label. The log is complete and valid.
+ */
+export const EXIT_ENDPOINT = 5;
+
+export interface EndpointContext {
+  /** The endpoint asked (its host:port names problems read from logs). */
+  readonly baseURL: string;
+  /** Model calls, and how many of them fell back (any reason), when known. */
+  readonly calls?: number;
+  readonly failed?: number;
+  /** Where the key comes from, for `auth` (default: this process's variable, or the two it reads). */
+  readonly keyFrom?: string;
+  /** Where the models and the endpoint were given (default `--model`, `--llm`). */
+  readonly modelFrom?: string;
+  readonly endpointFrom?: string;
+  /** What was written, with its verb: "the log is" (default), "the cells' logs are" … */
+  readonly logsAre?: string;
+}
+
+const hostOf = (baseURL: string): string => {
+  try {
+    const url = new URL(baseURL);
+    return `${url.hostname}:${url.port === "" ? (url.protocol === "https:" ? 443 : 80) : url.port}`;
+  } catch {
+    return baseURL;
+  }
+};
+
+/** What to fix, in one line per problem. */
+function problemLine(p: EndpointProblem, c: EndpointContext): string {
+  // Recorded problems name no server: the endpoint now configured may not be the one that refused.
+  const where = p.server ?? (p.live ? hostOf(c.baseURL) : "the endpoint");
+  const said = p.message.replace(/^not asked: /, "");
+  const recorded = p.live ? "" : " [recorded in logs served as they are: --fresh runs them again]";
+  const endpointFrom = c.endpointFrom ?? "--llm";
+  switch (p.kind) {
+    case "auth": {
+      const variable = c.keyFrom ?? apiKeyVariable(process.env);
+      const fix = variable === null ? "no API key was sent: set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY" : `check the API key variable ${variable}`;
+      return `  key refused by ${where}: ${said}; ${fix}${recorded}`;
+    }
+    case "model_not_found":
+      return `  model not found: ${where} does not serve model '${p.model ?? "?"}' (${said}); check ${c.modelFrom ?? "--model"} (GET ${c.baseURL.replace(/\/+$/, "")}/models lists the models it serves)${recorded}`;
+    case "endpoint_not_found":
+      return `  no chat-completions API at ${c.baseURL} (${where} answered ${said}); check ${endpointFrom} (an OpenAI-compatible base URL usually ends in /v1)${recorded}`;
+    case "unreachable":
+      return `  unreachable: no answer from ${where} (${said}); is the server running? check ${endpointFrom} ${c.baseURL}${recorded}`;
+  }
+}
+
+/**
+ * Says on stderr (with --quiet and --json too) what made the model calls fall back when it was the
+ * configuration — a refused key, model or URL, an endpoint that never answered — and returns
+ * EXIT_ENDPOINT; 0 when there was no such problem (isolated failures keep the summary's counts).
+ */
+export function endpointExit(prefix: string, problems: readonly EndpointProblem[], c: EndpointContext): number {
+  if (problems.length === 0) return 0;
+  const refused = problems.some((p) => p.kind !== "unreachable");
+  const counts = c.failed === undefined ? "its model calls failed" : `${c.failed}${c.calls === undefined ? "" : ` of ${c.calls}`} model call(s) fell back to the deterministic backends`;
+  const lines = [
+    `${prefix}: finished, but the model endpoint ${refused ? "refused" : "could not be reached"}: ${counts}; ${c.logsAre ?? "the log is"} complete and valid, but not a model run (exit ${EXIT_ENDPOINT})`,
+    ...problems.map((p) => problemLine(p, c)),
+  ];
+  process.stderr.write(lines.join("\n") + "\n");
+  return EXIT_ENDPOINT;
 }
 
 export const llmAsked = (flags: LlmCliFlags): boolean => asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "";
@@ -45,12 +115,12 @@ const sceneModels = (c: LlmConfig) => ({ intent: c.models.intent ?? null, planne
  * episode header, so replay knows it) and the gateway. null: no LLM asked for, no endpoint, or
  * `--model belief=none` — the scripted agent, whose logs are exactly as before.
  */
-export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string): { config: unknown; gateway: LlmGatewayImpl; model: string; settings: Omit<LlmConfig, "apiKey"> } | null {
+export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string): { config: unknown; gateway: LlmGatewayImpl; model: string; settings: Omit<LlmConfig, "apiKey">; baseURL: string } | null {
   if (!llmAsked(flags)) return null;
   const resolved = resolveLlmFlags(flags, prefix, ["belief"]);
   const model = resolved?.models.belief ?? null;
   if (resolved === null || model === null) return null;
-  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved), model, settings: settingsWithoutKey(resolved) };
+  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved), model, settings: settingsWithoutKey(resolved), baseURL: resolved.baseURL };
 }
 
 /**
@@ -58,11 +128,11 @@ export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string)
  * so replay knows them) and the gateway that answers. aura-scene has intent, planner and answer;
  * envprobe has belief (the LLM agent).
  */
-export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): { config: unknown; llm?: LlmResponder } {
+export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): { config: unknown; llm?: LlmResponder; gateway?: LlmGatewayImpl } {
   if (!llmAsked(flags)) return { config };
   if (world === "envprobe") {
     const agent = envprobeLlm(config, flags, "run");
-    return agent === null ? { config } : { config: agent.config, llm: agent.gateway.responder };
+    return agent === null ? { config } : { config: agent.config, llm: agent.gateway.responder, gateway: agent.gateway };
   }
   if (world !== "aura-scene") {
     // Name the flag that was given (PROBETOWN_LLM_BASE_URL asks too).
@@ -71,7 +141,15 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
   }
   const resolved = resolveLlmFlags(flags, "run");
   if (resolved === null) return { config };
-  return { config: { ...(config as object | undefined), llm: sceneModels(resolved) }, llm: makeLlmGateway(resolved).responder };
+  const gateway = makeLlmGateway(resolved);
+  return { config: { ...(config as object | undefined), llm: sceneModels(resolved) }, llm: gateway.responder, gateway };
+}
+
+/** `run` and `fork`: exit 5 with what to fix when the gateway's endpoint refused or was unreachable. */
+export function gatewayExit(prefix: string, gateway: LlmGatewayImpl | undefined): number {
+  if (gateway === undefined) return 0;
+  const t = gateway.accounting().total;
+  return endpointExit(prefix, gateway.problems(), { baseURL: gateway.config.baseURL, calls: t.calls, failed: t.failed });
 }
 
 /**
@@ -79,15 +157,20 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
  * parent's recorded answers are served for identical requests with no HTTP; the rest go to the
  * endpoint when one is given, else fail with `no_backend` (and the actors fall back).
  */
-export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder; afterFork?: () => void } {
+export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boolean }, parentRecords?: readonly LogRecord[]): { llm?: LlmResponder; afterFork?: () => void; gateway?: LlmGatewayImpl } {
   // The child's requests carry the parent's models (its config is the parent's): a --model here
   // was silently not applied, and the note named the default model for every role.
   if ((flags.model?.length ?? 0) > 0) throw new UsageError(`--model ${flags.model!.join(" ")}: a fork keeps its parent's models (they are part of the episode's config); give the endpoint with --llm, or run a new episode with other models`);
   const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork", []) : null;
-  if (flags.reuseLlm !== true) return resolved === null ? {} : { llm: makeLlmGateway(resolved).responder };
+  if (flags.reuseLlm !== true) {
+    if (resolved === null) return {};
+    const gateway = makeLlmGateway(resolved);
+    return { llm: gateway.responder, gateway };
+  }
   const cache = new LlmCache().addRecords(parentRecords ?? readLog(layoutOf(resolveEpisodeDir(parent)).log));
   if (flags.quiet !== true) process.stderr.write(`fork: ${cache.size} recorded LLM answer(s) of the parent can be served to identical requests\n`);
-  const inner = resolved === null ? cachedOnlyResponder(cache) : makeLlmGateway({ ...resolved, reuse: true }, { cache }).responder;
+  const gateway = resolved === null ? undefined : makeLlmGateway({ ...resolved, reuse: true }, { cache });
+  const inner = gateway === undefined ? cachedOnlyResponder(cache) : gateway.responder;
   // How many requests the recording actually answered: a child under another condition often asks
   // other questions, and "reusing 50 answers" then hid that none was.
   let requests = 0;
@@ -115,5 +198,5 @@ export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boo
     if (rest > 0) parts.push(resolved === null ? `${rest} had no identical recorded request and no endpoint, and fell back to the deterministic backend` : `${rest - failed} went to the endpoint${failed > 0 ? `, ${failed} failed and fell back` : ""}`);
     process.stderr.write(`fork: ${parts.join("; ")}\n`);
   };
-  return { llm, afterFork };
+  return { llm, afterFork, ...(gateway === undefined ? {} : { gateway }) };
 }

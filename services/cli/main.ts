@@ -2,6 +2,8 @@
 //   0 success · 1 verification failed (the log is intact but replay diverges from it)
 //   2 bad usage or input (flags, config, unknown world/condition) · 3 the log is damaged
 //   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
+//   5 finished, but the model endpoint refused (key, model, URL) or could not be reached, so its
+//   calls fell back to the deterministic backends (the log is complete and valid)
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -28,7 +30,7 @@ import { collectRow, forAgent, renderRecordSummary, renderSummary, renderTimelin
 import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
-import { addLlmOptions, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
+import { addLlmOptions, EXIT_ENDPOINT, gatewayExit, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
 import { pickRecords, renderLlmUsage, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -38,7 +40,7 @@ import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
 import { namesActor, shownPath } from "../views/text.ts";
 
-export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4 } as const;
+export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4, endpoint: EXIT_ENDPOINT } as const;
 
 function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, why = "") {
   return (value: string): number => {
@@ -276,7 +278,8 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
       const { dir, log } = filesWhere(flags.log, true)(episodeIdOf(worldName, flags.seed, condition));
       if (!existsSync(log) || readdirSync(log).length === 0) process.stderr.write(`run --resume: no log at ${shownPath(dir)} yet; starting the episode there\n`);
     }
-    return session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, condition)));
+    const code = session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, condition)));
+    return code === EXIT.ok ? gatewayExit("run", llm.gateway) : code;
   }
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
   const ns = flags.namespace;
@@ -293,7 +296,8 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
       hintIfExists("continue it with --resume, or choose another --namespace"),
     ),
   );
-  return session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns));
+  const code = session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns));
+  return code === EXIT.ok ? gatewayExit("run", llm.gateway) : code;
 }
 
 async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { at: number; condition: string; ticks?: number; reuseLlm?: boolean }): Promise<number> {
@@ -302,18 +306,21 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const options: ForkOptions = { ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) };
   const nats = flags.nats;
   if (nats === undefined) {
-    const { afterFork, ...llm } = llmForFork(log, flags);
+    const { afterFork, gateway, ...llm } = llmForFork(log, flags);
     const result = await forkEpisode({ ...options, ...llm });
     afterFork?.();
-    return session.finish(result, title(result));
+    const code = session.finish(result, title(result));
+    return code === EXIT.ok ? gatewayExit("fork", gateway) : code;
   }
   // Parent and child both in JetStream, in one namespace.
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the child's log goes to JetStream; drop --log");
   const ns = flags.namespace;
   const where = jetStreamWhere(ns);
+  let gateway: ReturnType<typeof llmForFork>["gateway"];
   const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
-    const { afterFork, ...llm } = llmForFork(log, flags, parentRecords);
+    const { afterFork, gateway: forkGateway, ...llm } = llmForFork(log, flags, parentRecords);
+    gateway = forkGateway;
     // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
     const forked = await Effect.runPromise(forkEpisodeEffect({ ...options, ...llm, parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch(
       hintIfExists("this fork was made before; inspect or verify it by that id, or fork into another --namespace"),
@@ -321,7 +328,8 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
     afterFork?.();
     return forked;
   });
-  return session.finish(result, title(result), verifyInNats(result.episode, nats, ns));
+  const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns));
+  return code === EXIT.ok ? gatewayExit("fork", gateway) : code;
 }
 
 /** A folder that is not itself an episode (no log/, not a log path) but holds episodes below it. */
@@ -509,7 +517,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command()
     .name("probetown")
     .version(PROBETOWN_VERSION, "-V, --version", "print probetown's version")
-    .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log or snapshot · 4 internal error")
+    .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log or snapshot · 4 internal error · 5 finished, but the model endpoint refused (key, model, URL) or could not be reached: its calls fell back to the deterministic backends (the log is complete and valid)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .hook("preAction", (_program, command) => {

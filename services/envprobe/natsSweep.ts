@@ -22,7 +22,7 @@ import { spawnWorkers, withNats } from "../distributed.ts";
 import { keepOrRun } from "./keep.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
 import { inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
-import { makeLlmGateway, resolveLlmConfig, sumTotals, type UsageTotals } from "../llmGateway.ts";
+import { makeLlmGateway, mergeProblems, resolveLlmConfig, sumTotals, type EndpointProblem, type UsageTotals } from "../llmGateway.ts";
 import type { Kind } from "../../actors/envprobe/kinds.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
 
@@ -52,6 +52,8 @@ export interface EnvprobeChunkResult {
   readonly kept?: number;
   /** An LLM agent's chunk: the model calls this worker made for it. */
   readonly llm?: UsageTotals;
+  /** An LLM agent's chunk: why its calls fell back for the configuration's sake (a refused key, model or URL; an unreachable endpoint). */
+  readonly endpointProblems?: readonly EndpointProblem[];
 }
 
 /** One or more jobs of a NATS sweep ended without an outcome (each failed `maxAttempts` times). */
@@ -122,7 +124,7 @@ async function runLlmChunk(id: string, spec: EnvprobeChunkSpec, settings: Readon
   const gateway = makeLlmGateway(resolved);
   const jobs = spec.seeds.map((seed) => ({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }));
   const { episodes, kept } = await runEpisodesThroughSequencer(jobs, { config: spec.config, log: spec.log, lanes: resolved.concurrency ?? 4, llm: gateway.responder, resume: true });
-  return { episodes: episodes.sort((a, b) => a.seed - b.seed), kept, llm: gateway.accounting().total };
+  return { episodes: episodes.sort((a, b) => a.seed - b.seed), kept, llm: gateway.accounting().total, endpointProblems: gateway.problems() };
 }
 
 export interface NatsSweepOptions {
@@ -147,6 +149,8 @@ export interface NatsSweepResult extends SweepResult {
   readonly alreadyFinished: number;
   /** An LLM agent's grid: the model calls of every job's last (successful) run, summed. */
   readonly llm?: UsageTotals;
+  /** An LLM agent's grid: the workers' endpoint problems, one per kind (each job's gateway meets them anew). */
+  readonly endpointProblems?: readonly EndpointProblem[];
 }
 
 /** Queues the grid on `nc`'s work queue and gathers every job's outcome. */
@@ -167,6 +171,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     const failures: { id: string; attempt: number; error: string }[] = [];
     const redelivered: string[] = [];
     const usage: UsageTotals[] = [];
+    const problems: Array<readonly EndpointProblem[]> = [];
     let kept = 0;
     const expected = new Map(jobs.map((j) => [j.id, j.spec.seeds.length]));
     for await (const outcome of queue.outcomes(jobs.map((j) => j.id)) as AsyncIterable<JobOutcome<EnvprobeChunkResult>>) {
@@ -180,12 +185,13 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
       // A job served from its recorded outcome ran nothing now: its kept count was that earlier run's.
       if (!finishedBefore.has(outcome.id)) kept += outcome.result?.kept ?? 0;
       if (outcome.result?.llm !== undefined) usage.push(outcome.result.llm);
+      if (outcome.result?.endpointProblems !== undefined) problems.push(outcome.result.endpointProblems);
       progress?.(episodes.length, total, kept);
     }
     if (failures.length > 0) throw new EnvprobeSweepFailed({ failures, jobs: jobs.length });
     const seconds = (performance.now() - started) / 1000;
     inGridOrder(spec, episodes);
-    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm: sumTotals(usage) }) };
+    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm: sumTotals(usage), endpointProblems: mergeProblems(...problems) }) };
   } finally {
     for (const child of children) child.kill("SIGTERM");
     await queue.close();
