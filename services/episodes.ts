@@ -92,6 +92,8 @@ export interface RunOptions extends CommonOptions {
 
 export interface EpisodeResult {
   readonly episode: string;
+  /** The world's name (what reads the log back needs it). */
+  readonly world: string;
   readonly dir: string;
   readonly logDir: string;
   readonly traceDescription: string;
@@ -256,6 +258,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     return {
       ...(undelivered === null ? {} : { traceUndelivered: undelivered }),
       episode: d.episode,
+      world: d.world.name,
       dir: where.dir,
       logDir: where.log,
       traceDescription: telemetry.description,

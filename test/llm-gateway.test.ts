@@ -23,6 +23,7 @@ import { logRecords, tempDir } from "./helpers.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
 import { natsForSuite } from "./natsServer.ts";
 import { readJetStreamLog } from "../infra/jetStreamEventStore.ts";
+import { jetstream } from "@nats-io/jetstream";
 
 const FRAME = { literal_need: "where Ben is", implicit_need: ["whether Ben can be approached"], gap: 0.55, recommended_probes: ["get_agent_private_state", "invented_tool"], should_alert: true, confidence: 0.66, rationale: "fake" };
 
@@ -918,6 +919,49 @@ describe("eval with --llm", () => {
     expect(completed.every((r) => r.payload.cached === true)).toBe(true);
     const verify = await cli(["verify", JSON.parse(fork.stdout).episode, ...nats], env);
     expect(verify.code, verify.stdout).toBe(0);
+  });
+
+  it("run/fork --json give the model usage the summary prints (from the log); on --nats the llm line and `llm` count the episode's whole log, a resumed run's earlier calls too", async () => {
+    const { root, env, parent } = await parentRun("llm-usage-json", server.url);
+    const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "again"), "--trace", "none", "--json", "--llm", server.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
+    expect(run.code, run.stderr).toBe(0);
+    const whole = { calls: 6, failed: 0, cached: 0, httpRequests: 6, promptTokens: 600, completionTokens: 120, costUsd: 0, failures: [] };
+    expect(JSON.parse(run.stdout).llm).toEqual(whole);
+    // A resumed run (here with nothing left to do) says the episode's usage too, read from its log.
+    const resumedFile = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "again"), "--trace", "none", "--resume", "--llm", server.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
+    expect(resumedFile.code, resumedFile.stderr).toBe(0);
+    expect(resumedFile.stdout).toContain("\nllm: 6 model calls, none failed · 6 HTTP requests, 600 prompt + 120 completion tokens\n");
+    expect(ofType(parent, "llm.completed")).toHaveLength(6);
+    const fork = await cli(["fork", join(root, "parent"), "--at", "0", "--condition", "aura-intent", "--reuse-llm", "--log", join(root, "child"), "--trace", "none", "--json"], env);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(JSON.parse(fork.stdout).llm).toEqual({ calls: 4, failed: 0, cached: 4, httpRequests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, failures: [] });
+    const deterministic = await cli(["run", "aura-scene", "--seed", "9", "--config", join(root, "scene.json"), "--log", join(root, "none"), "--trace", "none", "--json"], env);
+    expect(JSON.parse(deterministic.stdout).llm).toBeNull();
+
+    // The same episode in JetStream, cut in tick 1 just after a completion (the run died there):
+    // the resumed run asks only for the rest, and says the episode's usage, not only its own.
+    const ns = suite.nats.namespace("usage");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    const args = ["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), ...nats, "--trace", "none", "--llm", server.url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"];
+    // Another episode first, so the namespace's stream exists.
+    expect((await cli(["run", "aura-scene", "--seed", "8", "--config", join(root, "scene.json"), ...nats, "--trace", "none", "--quiet"], env)).code).toBe(0);
+    const lines = readFileSync(join(root, "parent", "log", "000000000000.jsonl"), "utf8").trimEnd().split("\n");
+    const cut = lines.findIndex((l) => l.includes('"tick":1,') && l.includes('"type":"llm.completed"'));
+    expect(cut).toBeGreaterThan(0);
+    await jetstream(suite.nc).publish(`pt.${ns}.log.aura-scene-s9-aura-intent`, lines.slice(0, cut + 1).join("\n"));
+    const before = server.requests;
+    const resumed = await cli([...args, "--resume"], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const logged = lines.slice(0, cut + 1).filter((l) => l.includes('"type":"llm.completed"')).length;
+    expect(server.requests - before).toBe(6 - logged);
+    expect(resumed.stdout).toContain("\nllm: 6 model calls, none failed · 6 HTTP requests, 600 prompt + 120 completion tokens\n");
+    const again = await cli([...args, "--resume", "--json"], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ records: 0, llm: whole });
+    expect(server.requests - before).toBe(6 - logged);
+    const natsFork = await cli(["fork", "aura-scene-s9-aura-intent", "--at", "0", "--condition", "aura-intent", "--reuse-llm", ...nats, "--trace", "none", "--json"], env);
+    expect(natsFork.code, natsFork.stderr).toBe(0);
+    expect(JSON.parse(natsFork.stdout).llm).toEqual(JSON.parse(fork.stdout).llm);
   });
 
   it("eval privacy with an LLM config: answers and rows say which backend answered", async () => {

@@ -32,7 +32,7 @@ import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, EXIT_ENDPOINT, gatewayExit, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
-import { pickRecords, renderLlmUsage, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
+import { llmUsageLine, llmUsageOf, pickRecords, renderLlmUsage, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
@@ -149,12 +149,21 @@ function worldSummary(dir: string, logged: LogRecord[], actors: number): string 
   return null;
 }
 
+/**
+ * Worlds whose episodes can call models: their logs are read back for the model usage (the summary's
+ * `llm:` line, `llm` in --json), which counts every call the episode's log holds, a resumed run's
+ * earlier ones too.
+ */
+const MODEL_WORLDS: ReadonlySet<string> = new Set(["aura-scene", "envprobe"]);
+
 function report(result: EpisodeResult, rows: TickRow[], records: Parameters<typeof summarize>[0], flags: EpisodeFlags, title: string): void {
   const lines = [title, countsLine(result)];
+  const logged = MODEL_WORLDS.has(result.world) ? scanLog(result.logDir).records : null;
   if (flags.json) {
     const summary = rows.length > 0 ? summarize(records, rows) : null;
+    const llm = logged === null ? null : llmUsageOf(logged);
     process.stdout.write(
-      JSON.stringify({ episode: result.episode, dir: result.dir, log: result.logDir, trace: result.traceFile, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, summary }, null, 2) + "\n",
+      JSON.stringify({ episode: result.episode, dir: result.dir, log: result.logDir, trace: result.traceFile, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, summary, llm }, null, 2) + "\n",
     );
     return;
   }
@@ -163,10 +172,13 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
     if (flags.summary !== false && result.resumedAfterTick === undefined) {
       if (rows.length > 0) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
       else {
-        const logged = scanLog(result.logDir).records;
-        const text = worldSummary(result.dir, logged, result.actors);
+        const text = worldSummary(result.dir, logged ?? scanLog(result.logDir).records, result.actors);
         if (text !== null) process.stdout.write(text + "\n\n");
       }
+    } else if (flags.summary !== false && logged !== null) {
+      // A resumed run's summary is not drawn, but its model usage is the episode's, from the whole log.
+      const llm = renderLlmUsage(logged);
+      if (llm !== null) process.stdout.write(llm + "\n\n");
     }
   }
   process.stdout.write(`log:   ${shownPath(result.logDir)}\n`);
@@ -189,13 +201,17 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     observer: { onTick: (result, host) => void (host.ids.length <= 64 && host.ids.includes("env/auratown") && rows.push(collectRow(result.tick, host))) },
     progress: bar.update,
   };
-  /** `check` replaces the verify hint (and the summary, which reads the log file) for logs kept elsewhere. */
-  const finish = (result: EpisodeResult, title: string, check?: string): number => {
+  /**
+   * `check` replaces the verify hint (and the summary, which reads the log file) for logs kept
+   * elsewhere; `logged` is such a log read back (a model world's), for its model usage.
+   */
+  const finish = (result: EpisodeResult, title: string, check?: string, logged?: readonly LogRecord[] | null): number => {
     bar.stop();
     if (check !== undefined) {
-      if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash }, null, 2) + "\n");
+      const usage = logged === undefined || logged === null ? null : llmUsageOf(logged);
+      if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, llm: usage }, null, 2) + "\n");
       else {
-        if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n\n`);
+        if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n${usage === null ? "" : `${llmUsageLine(usage)}\n`}\n`);
         process.stdout.write(`log:   ${result.dir}\ntrace: ${traceLine(result)}\n`);
         if (!flags.quiet) process.stdout.write(`check: ${check}\n`);
       }
@@ -291,12 +307,16 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
     if (!flags.quiet) process.stderr.write(`run: waiting for actor hosts serving ${actors.join(", ")} of episode ${episode}, up to ${Math.round(timeoutMs / 1000)} s in all (start them with \`probetown actor-host ${episode} --nats ${shownNatsUrl(url)}${namespaceFlag} --actors ${actors.join(",")}\`)\n`);
   };
   const placement = remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", remote), onWait) };
-  const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet }, (nc) =>
-    Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
+  // The model usage is counted from the episode's whole log, read back (a resumed run's earlier calls too).
+  let logged = null as LogRecord[] | null;
+  const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet }, async (nc) => {
+    const ran = await Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
       hintIfExists("continue it with --resume, or choose another --namespace"),
-    ),
-  );
-  const code = session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns));
+    );
+    if (MODEL_WORLDS.has(ran.world)) logged = await readJetStreamLog(nc, ns, ran.episode);
+    return ran;
+  });
+  const code = session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns), logged);
   return code === EXIT.ok ? gatewayExit("run", llm.gateway) : code;
 }
 
@@ -316,6 +336,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the child's log goes to JetStream; drop --log");
   const ns = flags.namespace;
   const where = jetStreamWhere(ns);
+  let logged = null as LogRecord[] | null;
   let gateway: ReturnType<typeof llmForFork>["gateway"];
   const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
@@ -326,9 +347,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
       hintIfExists("this fork was made before; inspect or verify it by that id, or fork into another --namespace"),
     );
     afterFork?.();
+    if (MODEL_WORLDS.has(forked.world)) logged = await readJetStreamLog(nc, ns, forked.episode);
     return forked;
   });
-  const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns));
+  const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns), logged);
   return code === EXIT.ok ? gatewayExit("fork", gateway) : code;
 }
 

@@ -82,46 +82,78 @@ export function renderSceneSummary(records: readonly LogRecord[]): string {
   return out.length === 0 ? "no queries in this episode" : out.join("\n");
 }
 
+/** An episode's model calls as read from its log: what `run` and `fork` print, and give in `--json` as `llm`. */
+export interface LlmUsage {
+  readonly calls: number;
+  /** Calls that failed and fell back (to the deterministic backend, or the scripted update). */
+  readonly failed: number;
+  /** Answers served from a recording (a fork's `--reuse-llm`): their tokens and cost were spent by the run that recorded them. */
+  readonly cached: number;
+  readonly httpRequests: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** USD, for the models `prices` gave a price; 0 otherwise. */
+  readonly costUsd: number;
+  /** The failures by kind, each with how many and the first one's message. */
+  readonly failures: readonly { readonly error: string; readonly calls: number; readonly message: string }[];
+}
+
 /**
- * One line on an episode's model calls, read from its log (null when it made none): calls,
- * failures by kind with the first message of each (a bad key or a dead endpoint shows as the
- * reason, not only as `fallback from …: http_error` on every answer), answers served from a
- * recording, HTTP requests, and the tokens and cost this run spent (a recorded answer's were spent
- * by the run that recorded it). `run` and `fork` print it under their summary.
+ * The model calls of an episode's log (null when it asked none): every `llm.completed` / `llm.failed`
+ * in it, so a resumed run counts the calls of the runs before it too. Tokens and cost are those of
+ * the calls made for this log, not of recorded answers served to it.
  */
-export function renderLlmUsage(records: readonly LogRecord[]): string | null {
+export function llmUsageOf(records: readonly LogRecord[]): LlmUsage | null {
   if (!records.some((r) => r.type === "llm.requested")) return null;
   let calls = 0;
   let failed = 0;
   let cached = 0;
-  let http = 0;
-  let prompt = 0;
-  let completion = 0;
+  let httpRequests = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
   let cost = 0;
-  const kinds = new Map<string, { n: number; message: string }>();
+  const kinds = new Map<string, { calls: number; message: string }>();
   for (const r of records) {
     if (r.type !== "llm.completed" && r.type !== "llm.failed") continue;
     const p = r.payload as Partial<LlmCompletedPayload & LlmFailedPayload>;
     calls++;
-    http += p.attempts ?? 0;
+    httpRequests += p.attempts ?? 0;
     if (p.cached === true) {
       cached++;
       continue;
     }
-    prompt += p.usage?.promptTokens ?? 0;
-    completion += p.usage?.completionTokens ?? 0;
+    promptTokens += p.usage?.promptTokens ?? 0;
+    completionTokens += p.usage?.completionTokens ?? 0;
     cost += p.costUsd ?? 0;
     if (r.type !== "llm.failed") continue;
     failed++;
     const f = r.payload as LlmFailedPayload;
     const seen = kinds.get(f.error);
-    if (seen === undefined) kinds.set(f.error, { n: 1, message: f.message });
-    else seen.n++;
+    if (seen === undefined) kinds.set(f.error, { calls: 1, message: f.message });
+    else seen.calls++;
   }
-  const failures = [...kinds].map(([kind, { n, message }]) => `${kind} ×${n}: ${message.length > 140 ? `${message.slice(0, 139)}…` : message}`);
+  const failures = [...kinds].map(([error, { calls, message }]) => ({ error, calls, message }));
+  return { calls, failed, cached, httpRequests, promptTokens, completionTokens, costUsd: Math.round(cost * 1e6) / 1e6, failures };
+}
+
+/**
+ * One line on an episode's model calls, read from its log (null when it made none): calls,
+ * failures by kind with the first message of each (a bad key or a dead endpoint shows as the
+ * reason, not only as `fallback from …: http_error` on every answer), answers served from a
+ * recording, HTTP requests, and the tokens and cost spent for this log (a recorded answer's were
+ * spent by the run that recorded it). `run` and `fork` print it under their summary.
+ */
+export function renderLlmUsage(records: readonly LogRecord[]): string | null {
+  const u = llmUsageOf(records);
+  return u === null ? null : llmUsageLine(u);
+}
+
+/** The `llm:` line of a usage (see renderLlmUsage). */
+export function llmUsageLine(u: LlmUsage): string {
+  const failures = u.failures.map(({ error, calls, message }) => `${error} ×${calls}: ${message.length > 140 ? `${message.slice(0, 139)}…` : message}`);
   return [
-    `llm: ${calls} model call${calls === 1 ? "" : "s"}, ${failed === 0 ? "none failed" : `${failed} failed and fell back (${failures.join("; ")})`}`,
-    ...(cached === 0 ? [] : [`${cached} served from a recording`]),
-    `${http} HTTP request${http === 1 ? "" : "s"}, ${prompt} prompt + ${completion} completion tokens${cost > 0 ? `, $${cost.toFixed(4)}` : ""}`,
+    `llm: ${u.calls} model call${u.calls === 1 ? "" : "s"}, ${u.failed === 0 ? "none failed" : `${u.failed} failed and fell back (${failures.join("; ")})`}`,
+    ...(u.cached === 0 ? [] : [`${u.cached} served from a recording`]),
+    `${u.httpRequests} HTTP request${u.httpRequests === 1 ? "" : "s"}, ${u.promptTokens} prompt + ${u.completionTokens} completion tokens${u.costUsd > 0 ? `, $${u.costUsd.toFixed(4)}` : ""}`,
   ].join(" · ");
 }
