@@ -29,7 +29,7 @@ export interface ChatResult {
  * `endpoint_not_found` (any other 404: no chat-completions API at that URL) are configuration
  * errors: no retry helps, and the gateway asks no more (services/llmGateway.ts).
  */
-export type ChatErrorKind = "timeout" | "rate_limit" | "server_error" | "http_error" | "network" | "auth" | "model_not_found" | "endpoint_not_found";
+export type ChatErrorKind = "timeout" | "rate_limit" | "server_error" | "http_error" | "network" | "auth" | "model_not_found" | "endpoint_not_found" | "quota";
 
 const RETRYABLE: ReadonlySet<ChatErrorKind> = new Set(["timeout", "rate_limit", "server_error", "network"]);
 
@@ -111,7 +111,7 @@ export function classify(error: unknown, apiKey: string | null): ChatError {
     if (status === 400 && saysNoSuchModel(error)) return new ChatError("model_not_found", message, status);
     // OpenAI answers an exhausted quota or billing limit with 429 too: no retry helps, so it fails
     // at once (as a 401 does) instead of every call waiting out its backoff.
-    if (status === 429 && (error.code === "insufficient_quota" || error.type === "insufficient_quota")) return new ChatError("http_error", message, status);
+    if (status === 429 && (error.code === "insufficient_quota" || error.type === "insufficient_quota")) return new ChatError("quota", message, status);
     if (status === 429) return new ChatError("rate_limit", message, status, retryAfter(error.headers));
     if (status === 408) return new ChatError("timeout", message, status);
     if (status !== null && status >= 500) return new ChatError("server_error", message, status, retryAfter(error.headers));

@@ -69,7 +69,7 @@ export interface LlmConfig {
  * (`unreachable`: taken as down after `unreachableAfter` calls, or no call ever got an answer).
  * What the CLI's exit 5 reports.
  */
-export type EndpointProblemKind = "auth" | "model_not_found" | "endpoint_not_found" | "unreachable";
+export type EndpointProblemKind = "auth" | "model_not_found" | "endpoint_not_found" | "quota" | "unreachable";
 export interface EndpointProblem {
   readonly kind: EndpointProblemKind;
   /** The HTTP status of the refusal; null when nothing answered. */
@@ -85,8 +85,8 @@ export interface EndpointProblem {
 }
 
 /** The failure kinds that condemn an endpoint (or a model) for the rest of a run. */
-const CONFIG_KINDS: ReadonlySet<string> = new Set<EndpointProblemKind>(["auth", "model_not_found", "endpoint_not_found"]);
-const isConfigKind = (kind: string): kind is "auth" | "model_not_found" | "endpoint_not_found" => CONFIG_KINDS.has(kind);
+const CONFIG_KINDS: ReadonlySet<string> = new Set<EndpointProblemKind>(["auth", "model_not_found", "endpoint_not_found", "quota"]);
+const isConfigKind = (kind: string): kind is "auth" | "model_not_found" | "endpoint_not_found" | "quota" => CONFIG_KINDS.has(kind);
 const statusOf = (message: string): number | null => {
   const m = /HTTP (\d{3})/.exec(message);
   return m === null ? null : Number(m[1]);
@@ -380,7 +380,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
 
   /** Keeps the first refusal of the endpoint (a key, a URL) or of a model. */
   function recordRefusal(e: ChatError, model: string): void {
-    if (e.kind !== "auth" && e.kind !== "model_not_found" && e.kind !== "endpoint_not_found") return;
+    if (!isConfigKind(e.kind)) return;
     const problem: EndpointProblem = { kind: e.kind, status: e.status, message: e.message, server, model, live: true };
     if (e.kind === "model_not_found") {
       if (!modelRefusals.has(model)) modelRefusals.set(model, problem);
@@ -389,7 +389,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
 
   /** The message of a call not asked because of an earlier refusal. */
   const refusedBefore = (p: EndpointProblem): string =>
-    `${NOT_ASKED}${p.kind === "auth" ? `${server} refused an earlier call (${p.message}): check the API key` : p.kind === "model_not_found" ? `${server} does not serve model '${p.model}' (${p.message})` : `${server} has no chat-completions API at ${config.baseURL} (${p.message})`}; not asked again in this run`;
+    `${NOT_ASKED}${p.kind === "auth" ? `${server} refused an earlier call (${p.message}): check the API key` : p.kind === "quota" ? `${server} refused an earlier call for quota (${p.message}): check the account's plan and billing` : p.kind === "model_not_found" ? `${server} does not serve model '${p.model}' (${p.message})` : `${server} has no chat-completions API at ${config.baseURL} (${p.message})`}; not asked again in this run`;
 
   async function run(request: LlmRequestedPayload, span: Span | undefined): Promise<{ answer: LlmAnswer; http: number }> {
     const opener = await passGate();

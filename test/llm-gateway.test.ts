@@ -130,12 +130,12 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
-  it("429 insufficient_quota (OpenAI's exhausted quota) fails at once as an http_error, not retried as a rate limit", async () => {
+  it("429 insufficient_quota (OpenAI's exhausted quota) fails at once as quota, not retried as a rate limit", async () => {
     const server = await fakeServer(() => ({ status: 429, error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", code: "insufficient_quota" } }));
     try {
       const { records } = await runScene("quota", "aura-intent", config(server.url, { intent: "fake-intent" }, { maxAttempts: 3 }));
       expect(server.requests).toBe(1);
-      expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload).toMatchObject({ error: "http_error", attempts: 1, message: "HTTP 429: You exceeded your current quota, please check your plan and billing details." });
+      expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload).toMatchObject({ error: "quota", attempts: 1, message: "HTTP 429: You exceeded your current quota, please check your plan and billing details." });
     } finally {
       await server.close();
     }
@@ -399,6 +399,21 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
       expect((await gateway.complete(ask(1, "fake-answer"), "agent/x")).type).toBe("llm.completed");
       expect(server.bodies.filter((b) => b.model === "gone")).toHaveLength(1);
       expect(gateway.problems().map((p) => [p.kind, p.status, p.model])).toEqual([["model_not_found", 404, "gone"], ["model_not_found", 400, "gone-400"]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an exhausted quota (429 insufficient_quota) is asked once: later calls fail at once as `quota`, and problems() says so", async () => {
+    const server = await fakeServer(() => ({ status: 429, error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", code: "insufficient_quota" } }));
+    try {
+      const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }));
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+      expect(answers.map((a) => [(a.payload as LlmFailedPayload).error, a.payload.attempts])).toEqual([["quota", 1], ["quota", 0], ["quota", 0]]);
+      expect((answers[1]!.payload as LlmFailedPayload).message).toMatch(/refused an earlier call for quota \(HTTP 429: You exceeded your current quota.*\): check the account's plan and billing/);
+      expect(server.requests).toBe(1);
+      expect(gateway.problems()).toMatchObject([{ kind: "quota", status: 429 }]);
     } finally {
       await server.close();
     }

@@ -81,6 +81,8 @@ function problemLine(p: EndpointProblem, c: EndpointContext): string {
       return `  model not found: ${where} does not serve model '${p.model ?? "?"}' (${said}); check ${c.modelFrom ?? "--model"} (GET ${c.baseURL.replace(/\/+$/, "")}/models lists the models it serves)${recorded}`;
     case "endpoint_not_found":
       return `  no chat-completions API at ${c.baseURL} (${where} answered ${said}); check ${endpointFrom} (an OpenAI-compatible base URL usually ends in /v1)${recorded}`;
+    case "quota":
+      return `  quota exhausted at ${where}: ${said}; check the account's plan and billing (or point ${endpointFrom} elsewhere)${recorded}`;
     case "unreachable":
       return `  unreachable: no answer from ${where} (${said}); is the server running? check ${endpointFrom} ${c.baseURL}${recorded}`;
   }
