@@ -618,11 +618,14 @@ export function usageFromRecords(records: readonly LogRecord[]): Accounting {
       buckets.push(byActor.get(request.from) ?? byActor.set(request.from, emptyTotals()).get(request.from)!);
       if (request.payload.queryId !== null) buckets.push(byQuery.get(request.payload.queryId) ?? byQuery.set(request.payload.queryId, emptyTotals()).get(request.payload.queryId)!);
     }
+    // As the gateway accounts: a served recording's tokens and cost were spent by the run that recorded it.
+    const served = p.cached === true;
     for (const b of buckets) {
       b.calls++;
       if (r.type === "llm.failed") b.failed++;
-      if (p.cached === true) b.cached++;
+      if (served) b.cached++;
       b.httpRequests += p.attempts ?? 0;
+      if (served) continue;
       b.promptTokens += p.usage?.promptTokens ?? 0;
       b.completionTokens += p.usage?.completionTokens ?? 0;
       b.costUsd = round6(b.costUsd + (p.costUsd ?? 0));

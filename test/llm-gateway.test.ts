@@ -734,6 +734,9 @@ describe("chat spans, forks that reuse recorded answers, resume", () => {
     expect(completions.every((r) => r.payload.cached === true && r.payload.attempts === 0)).toBe(true);
     // Nothing was spent: the recorded answers' tokens and cost were the parent's (they were counted again).
     expect(reuse.accounting().total).toMatchObject({ cached: completions.length, httpRequests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 });
+    // The log, recounted, says the same of the child's own records (the eval rows' tokens are read this way).
+    const own = logRecords(child.dir).filter((r) => r.seq > child.atSeq);
+    expect(usageFromRecords(own).total).toMatchObject({ cached: completions.length, httpRequests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 });
     // The answers equal the parent's (the same recorded contents).
     const text = (rs: readonly LogRecord[]) => ofType<AnswerGivenPayload>(rs, "answer.given").filter((r) => r.tick > 0).map((r) => r.payload.text);
     expect(text(logRecords(child.dir))).toEqual(text(parent));

@@ -4,7 +4,8 @@
 import type { LogRecord } from "../../events/record.ts";
 import { compactJson, namesActor } from "./text.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
-import type { LlmCompletedPayload, LlmFailedPayload } from "../../events/llm.ts";
+import type { LlmFailedPayload } from "../../events/llm.ts";
+import { usageFromRecords } from "../llmGateway.ts";
 
 const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
 
@@ -105,35 +106,17 @@ export interface LlmUsage {
  */
 export function llmUsageOf(records: readonly LogRecord[]): LlmUsage | null {
   if (!records.some((r) => r.type === "llm.requested")) return null;
-  let calls = 0;
-  let failed = 0;
-  let cached = 0;
-  let httpRequests = 0;
-  let promptTokens = 0;
-  let completionTokens = 0;
-  let cost = 0;
   const kinds = new Map<string, { calls: number; message: string }>();
   for (const r of records) {
-    if (r.type !== "llm.completed" && r.type !== "llm.failed") continue;
-    const p = r.payload as Partial<LlmCompletedPayload & LlmFailedPayload>;
-    calls++;
-    httpRequests += p.attempts ?? 0;
-    if (p.cached === true) {
-      cached++;
-      continue;
-    }
-    promptTokens += p.usage?.promptTokens ?? 0;
-    completionTokens += p.usage?.completionTokens ?? 0;
-    cost += p.costUsd ?? 0;
     if (r.type !== "llm.failed") continue;
-    failed++;
     const f = r.payload as LlmFailedPayload;
     const seen = kinds.get(f.error);
     if (seen === undefined) kinds.set(f.error, { calls: 1, message: f.message });
     else seen.calls++;
   }
+  const { calls, failed, cached, httpRequests, promptTokens, completionTokens, costUsd } = usageFromRecords(records).total;
   const failures = [...kinds].map(([error, { calls, message }]) => ({ error, calls, message }));
-  return { calls, failed, cached, httpRequests, promptTokens, completionTokens, costUsd: Math.round(cost * 1e6) / 1e6, failures };
+  return { calls, failed, cached, httpRequests, promptTokens, completionTokens, costUsd, failures };
 }
 
 /**
