@@ -5,7 +5,7 @@
 //   good one, and keeps the cut bytes beside the segment (nothing is ever thrown away).
 // - Any other damage (bad JSON mid-file, altered or reordered records, unknown types) is reported
 //   with file, line and seq, and the store refuses to append after it.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
 import { join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
@@ -22,6 +22,42 @@ export function segmentFiles(logDir: string): string[] {
     .filter((name) => SEGMENT_PATTERN.test(name))
     .sort()
     .map((name) => join(logDir, name));
+}
+
+/**
+ * A file log's first record and its last whole line's tick, read from the two ends of its segments
+ * only (kilobytes, however long the log): a command checks its flags against them before it replays
+ * a large log. A field is null when it cannot be read that way; the full read reports why.
+ */
+export function peekLog(logDir: string): { readonly first: LogRecord | null; readonly lastTick: number | null } {
+  const files = segmentFiles(logDir);
+  if (files.length === 0) return { first: null, lastTick: null };
+  const read = (file: string, from: number, length: number): string => {
+    const fd = openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(length);
+      return buffer.subarray(0, readSync(fd, buffer, 0, length, from)).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const parse = (line: string): LogRecord | null => {
+    try {
+      return JSON.parse(line) as LogRecord;
+    } catch {
+      return null;
+    }
+  };
+  // A header holds every actor id (a 1,000-agent town's is about 36 KB); 4 MB bounds the look.
+  const head = read(files[0]!, 0, Math.min(statSync(files[0]!).size, 4 * 2 ** 20));
+  const first = head.includes("\n") ? parse(head.slice(0, head.indexOf("\n"))) : null;
+  const last = files.at(-1)!;
+  const size = statSync(last).size;
+  const tail = read(last, Math.max(0, size - 2 ** 20), Math.min(size, 2 ** 20));
+  const end = tail.lastIndexOf("\n");
+  const start = end < 0 ? -1 : tail.lastIndexOf("\n", end - 1);
+  const record = end < 0 || (start < 0 && size > tail.length) ? null : parse(tail.slice(start + 1, end));
+  return { first, lastTick: typeof record?.tick === "number" ? record.tick : null };
 }
 
 function display(file: string): string {

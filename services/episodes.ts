@@ -17,7 +17,7 @@ import { ActorHost, type HostRequest } from "./actorHost.ts";
 import { NoResponder } from "../infra/transport.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotOfReplay, UsageError } from "./replay.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
-import { fieldDifferences } from "./views/text.ts";
+import { fieldDifferences, shownPath } from "./views/text.ts";
 
 export interface EpisodeObserver {
   /** Called after every committed tick with the live host (read-only use). */
@@ -434,7 +434,12 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
     if (committed === undefined) {
       const ticks = records.filter((r) => r.type === "tick.committed").map((r) => r.tick);
-      throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})`);
+      // A fork's own log starts after its fork point: the ticks up to it are in its parent's log.
+      const forked = records[0]?.type === "episode.forked" ? (records[0].payload as { parent: string; parentLog?: string; atTick: number }) : null;
+      const earlier = forked !== null && o.atTick <= forked.atTick
+        ? `; it is a fork of ${forked.parent} after tick ${forked.atTick}, whose log holds the ticks up to ${forked.atTick}: fork ${inFiles && forked.parentLog !== undefined ? shownPath(resolve(parentDir, forked.parentLog, "..")) : forked.parent} --at ${o.atTick} instead`
+        : "";
+      throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})${earlier}`);
     }
     const world = header.world;
     const config = world.applyCondition(header.baseConfig, o.condition);

@@ -310,6 +310,8 @@ export interface ReplayOptions {
   /** Stop after this tick is committed (default: the end of the log). */
   readonly toTick?: number;
   readonly onTick?: (tick: number, host: ActorHost) => void;
+  /** After each tick: ticks replayed so far and how many the replay will take (to --to-tick, or the episode's end). */
+  readonly onProgress?: (done: number, total: number) => void;
   /** SnapshotStores location (default: the episode directory's snapshots/). */
   readonly snapshots?: string;
 }
@@ -393,6 +395,7 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
       throw error;
     }
     options.onTick?.(tick, host);
+    options.onProgress?.(tick - header.firstTick + 1, Math.max(tick, Math.min(options.toTick ?? Infinity, header.ticks - 1)) - header.firstTick + 1);
     lastTick = tick;
     tick++;
   }

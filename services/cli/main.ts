@@ -11,7 +11,7 @@ import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
 import { InvalidPayload, LogCorrupted, SnapshotDamaged, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
-import { openFileEventStoreForAppend, scanLog } from "../../infra/fileEventStore.ts";
+import { openFileEventStoreForAppend, peekLog, scanLog } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
 import { totalmem } from "node:os";
@@ -26,7 +26,7 @@ import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listF
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
-import { collectRow, forAgent, renderRecordSummary, renderSummary, renderTimeline, summarize, type TickRow } from "../views/auratown.ts";
+import { collectRow, DETAILED_TOWN_ACTORS, forAgent, renderRecordSummary, renderSummary, summarize, timelinePieces, type TickRow } from "../views/auratown.ts";
 import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
@@ -38,7 +38,7 @@ import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
-import { namesActor, shownPath } from "../views/text.ts";
+import { namesActor, prettyJsonPieces, shownPath, writePieces } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4, endpoint: EXIT_ENDPOINT } as const;
 
@@ -397,7 +397,8 @@ function ticksHeld(result: ReplayResult): string {
 }
 
 async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
-  const result = await replayOf(log, flags, flags.toTick === undefined ? {} : { toTick: flags.toTick });
+  const bar = progressBar(!flags.json, "replay");
+  const result = await replayOf(log, flags, { ...(flags.toTick === undefined ? {} : { toTick: flags.toTick }), onProgress: bar.update }).finally(bar.stop);
   if (flags.toTick !== undefined && (flags.toTick > result.lastTick || flags.toTick < result.header.firstTick - 1)) {
     result.host.stop();
     throw new UsageError(`--to-tick ${flags.toTick}: ${result.header.episode} has no committed tick ${flags.toTick} (${ticksHeld(result)})`);
@@ -436,22 +437,34 @@ async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> 
   return shownPath(join(layoutOf(dir).snapshots, `${key}.json`));
 }
 
-async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; json?: boolean; nats?: string; namespace: string }): Promise<number> {
+async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; all?: boolean; json?: boolean; nats?: string; namespace: string }): Promise<number> {
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+  const agent = flags.agent;
+  const unknownAgent = (episode: string, ids: readonly string[]): UsageError => {
+    const shown = ids.length > 12 ? `${ids.slice(0, 12).join(", ")}, … (${ids.length} in all)` : ids.join(", ");
+    return new UsageError(`--agent ${agent}: no actor of ${episode} has that id or name (actors: ${shown})`);
+  };
+  // Flags a log's two ends can refute are checked before the replay, which for a large town takes
+  // seconds to minutes (a typo in --agent waited out the whole replay).
+  if (flags.nats === undefined) {
+    const { first, lastTick } = peekLog(layoutOf(resolveEpisodeDir(log)).log);
+    const actors = (first?.payload as { actors?: unknown } | undefined)?.actors;
+    if (agent !== undefined && Array.isArray(actors) && actors.every((id) => typeof id === "string") && !actors.some((id: string) => namesActor(id, agent))) throw unknownAgent(first!.episode, actors as string[]);
+    if (flags.from !== undefined && lastTick !== null && flags.from > lastTick) throw new UsageError(`--from ${flags.from}: ${first?.episode ?? log} has no tick ${flags.from} (its log ends at tick ${lastTick})`);
+  }
   const rows: TickRow[] = [];
   // The town's timeline is drawn from every actor's state per tick; other worlds read their records.
-  const result = await replayOf(log, flags, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))) });
+  const bar = progressBar(!flags.json, "inspect: replaying");
+  const result = await replayOf(log, flags, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))), onProgress: bar.update }).finally(bar.stop);
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
-  const agent = flags.agent;
-  if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) {
-    const shown = result.host.ids.length > 12 ? `${result.host.ids.slice(0, 12).join(", ")}, … (${result.host.ids.length} in all)` : result.host.ids.join(", ");
-    throw new UsageError(`--agent ${agent}: no actor of ${result.header.episode} has that id or name (actors: ${shown})`);
-  }
+  if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) throw unknownAgent(result.header.episode, result.host.ids);
   if (flags.from !== undefined && flags.from > result.lastTick) throw new UsageError(`--from ${flags.from}: ${result.header.episode} has no tick ${flags.from} (${ticksHeld(result)})`);
   if (flags.to !== undefined && flags.to < result.header.firstTick) throw new UsageError(`--to ${flags.to}: ${result.header.episode} has no tick ${flags.to} (${ticksHeld(result)})`);
+  // Written in pieces: a large town's timeline or JSON can exceed what one string holds.
+  const write = (chunk: string): void => void process.stdout.write(chunk);
   if (result.header.world.name !== "auratown") {
-    if (flags.json) process.stdout.write(JSON.stringify({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }, null, 2) + "\n");
+    if (flags.json) writePieces(interleave(prettyJsonPieces({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }), "", "\n"), write);
     else {
       process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
       process.stdout.write(renderRecordTimeline(result.records, filter) + "\n");
@@ -463,12 +476,27 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
     const summary = summarize(result.records, rows);
     // With --agent, the ticks and the summary are that agent's (the summary covers the whole episode).
     const shown = agent === undefined ? { rows: inRange, summary } : forAgent(summary, inRange, agent);
-    process.stdout.write(JSON.stringify({ episode: result.header.episode, ticks: shown.rows, summary: shown.summary }, null, 2) + "\n");
+    writePieces(interleave(prettyJsonPieces({ episode: result.header.episode, ticks: shown.rows, summary: shown.summary }), "", "\n"), write);
   } else {
     process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
-    process.stdout.write(renderTimeline(result.records, rows, filter) + "\n");
+    // A large town's ticks are summarised unless one agent (--agent) or every one (--all) is asked for.
+    const digest = agent === undefined && flags.all !== true && result.host.ids.length > DETAILED_TOWN_ACTORS;
+    const agents = result.host.ids.filter((id) => id.startsWith("agent/")).length;
+    if (digest) process.stdout.write(`(${agents} agents: each tick is summarised for towns of more than ${DETAILED_TOWN_ACTORS} actors; --agent <id or name> shows one agent's events, state and beliefs, --all every agent's)\n`);
+    writePieces(interleave(timelinePieces(result.records, rows, filter, { digest }), "\n", "\n"), write);
   }
   return EXIT.ok;
+}
+
+/** The pieces with `separator` between them and `end` after the last (as `join` would, without one string). */
+function* interleave(pieces: Iterable<string>, separator: string, end: string): Generator<string> {
+  let first = true;
+  for (const piece of pieces) {
+    if (!first) yield separator;
+    first = false;
+    yield piece;
+  }
+  yield end;
 }
 
 async function cmdRepair(log: string): Promise<number> {
@@ -703,6 +731,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--from <tick>", "first tick to show", integer("--from", 0))
     .option("--to <tick>", "last tick to show", integer("--to", 0))
     .option("--agent <id>", "only this agent (id like lin-wei, or name)")
+    .option("--all", `every agent's events, state and beliefs by tick, also in a town of more than ${DETAILED_TOWN_ACTORS} actors (summarised per tick without it)`)
     .option("--json", "per-tick state as JSON")
     .addOption(natsOption("inspect a log kept in JetStream"))
     .addOption(namespaceOption())

@@ -224,6 +224,19 @@ export function renderRecordSummary(records: readonly LogRecord[], actors: numbe
 
 /** The `inspect` timeline: each tick's events, then every agent's place, action, private state and beliefs. */
 export function renderTimeline(records: readonly LogRecord[], rows: readonly TickRow[], filter: { from?: number; to?: number; agent?: string } = {}): string {
+  return [...timelinePieces(records, rows, filter)].join("\n");
+}
+
+/** Towns larger than this (in actors, the town itself included) get a digest per tick from `inspect`, as `run` summarises them. */
+export const DETAILED_TOWN_ACTORS = 64;
+
+/**
+ * The `inspect` timeline one tick at a time (each piece a tick's lines; join them with newlines).
+ * With `digest` (a large town, no --agent) a tick is summarised: its incidents, how many agents
+ * decided, arrived, talked, changed private state (by rule) and reflected, the busiest places, and
+ * how many beliefs were stale. A 1,000-agent town's full timeline is 75 MB a day.
+ */
+export function* timelinePieces(records: readonly LogRecord[], rows: readonly TickRow[], filter: { from?: number; to?: number; agent?: string } = {}, options: { readonly digest?: boolean } = {}): Generator<string> {
   const names = new Map<string, string>();
   for (const row of rows) for (const a of row.agents) names.set(a.id, a.name);
   const nameOf = (id: string) => names.get(id) ?? id;
@@ -234,11 +247,16 @@ export function renderTimeline(records: readonly LogRecord[], rows: readonly Tic
     if (list === undefined) byTick.set(r.tick, (list = []));
     list.push(r);
   }
-  const out: string[] = [];
+  const digest = options.digest === true && filter.agent === undefined;
   for (const row of rows) {
     if (filter.from !== undefined && row.tick < filter.from) continue;
     if (filter.to !== undefined && row.tick > filter.to) continue;
-    out.push(`── tick ${row.tick} · Day ${row.clock.day} ${hhmm(row.clock)} ${"─".repeat(40)}`);
+    const out: string[] = [`── tick ${row.tick} · Day ${row.clock.day} ${hhmm(row.clock)} ${"─".repeat(40)}`];
+    if (digest) {
+      out.push(...tickDigest(byTick.get(row.tick) ?? [], row));
+      yield out.join("\n");
+      continue;
+    }
     for (const r of byTick.get(row.tick) ?? []) {
       const p = r.payload as Record<string, any>;
       switch (r.type) {
@@ -271,11 +289,54 @@ export function renderTimeline(records: readonly LogRecord[], rows: readonly Tic
       out.push(`    ${a.name.padEnd(10)} @ ${(a.location ?? "on the road").padEnd(22)} ${a.action.padEnd(38)} ${a.private.availability}/${a.private.emotional_state} [${a.private.rule}]`);
       const beliefs = Object.entries(a.beliefs).map(([id, b]) => {
         const t = truth.get(id);
-        const stale = t !== undefined && (b.location !== (t.location ?? "on the road") || b.availability !== t.private.availability || b.emotional_state !== t.private.emotional_state);
+        const stale = t !== undefined && isStale(b, t);
         return `${nameOf(id)}: ${b.location}/${b.availability}/${b.emotional_state}${stale ? " (STALE)" : ""}`;
       });
       if (beliefs.length > 0) out.push(`      believes ${beliefs.join("; ")}`);
     }
+    yield out.join("\n");
   }
-  return out.join("\n");
+}
+
+const isStale = (b: Belief, t: AgentRow): boolean => b.location !== (t.location ?? "on the road") || b.availability !== t.private.availability || b.emotional_state !== t.private.emotional_state;
+
+/** A tick of a large town in a few lines (`inspect` without --agent): counts, not one line per agent. */
+function tickDigest(records: readonly LogRecord[], row: TickRow): string[] {
+  const out: string[] = [];
+  let decided = 0;
+  let arrived = 0;
+  let talks = 0;
+  let reflected = 0;
+  const rules = new Map<string, number>();
+  for (const r of records) {
+    const p = r.payload as Record<string, any>;
+    if (r.type === "world.incident") out.push(`  [${r.seq}] incident: ${p.description}`);
+    else if (r.type === "agent.decided") decided++;
+    else if (r.type === "location.occupancy") arrived += (p.occupants as { arrived: boolean }[]).filter((o) => o.arrived).length;
+    else if (r.type === "conversation.held") talks++;
+    else if (r.type === "agent.reflected") reflected++;
+    else if (r.type === "private_state.changed") rules.set(p.rule as string, (rules.get(p.rule as string) ?? 0) + 1);
+  }
+  const changed = [...rules.values()].reduce((n, k) => n + k, 0);
+  out.push(
+    `  ${row.agents.length} agents: ${plural(decided, "decision", "decisions")}, ${plural(arrived, "arrival", "arrivals")}, ${plural(talks, "conversation", "conversations")}, ` +
+      `${plural(changed, "private-state change", "private-state changes")}${changed === 0 ? "" : ` (${[...rules].sort(([a], [b]) => RULES.indexOf(a) - RULES.indexOf(b)).map(([rule, n]) => `${rule} ${n}`).join(" · ")})`}, ${plural(reflected, "reflection", "reflections")}`,
+  );
+  const places = new Map<string, number>();
+  for (const a of row.agents) places.set(a.location ?? "on the road", (places.get(a.location ?? "on the road") ?? 0) + 1);
+  const busiest = [...places].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+  out.push(`  where: ${busiest.slice(0, 5).map(([place, n]) => `${place} ${n}`).join(" · ")}${busiest.length > 5 ? ` · ${plural(busiest.length - 5, "more place", "more places")}` : ""}`);
+  const truth = new Map(row.agents.map((a) => [a.id, a]));
+  let beliefs = 0;
+  let stale = 0;
+  for (const a of row.agents) {
+    for (const [id, b] of Object.entries(a.beliefs)) {
+      const t = truth.get(id);
+      if (t === undefined) continue;
+      beliefs++;
+      if (isStale(b, t)) stale++;
+    }
+  }
+  out.push(`  beliefs about others: ${stale} of ${beliefs} stale${beliefs === 0 ? "" : ` (${((100 * stale) / beliefs).toFixed(0)}%)`}`);
+  return out;
 }

@@ -17,11 +17,61 @@ export function compactJson(value: unknown, max = 160): string {
 /**
  * Whether an actor id is the one a user named: the id itself, or its last part by name, in any case
  * and with spaces for dashes (`ben`, `Ben`, `Lin Wei` and `agent/lin-wei` all name `agent/lin-wei`).
+ * Numbers match without their leading zeros: a generated resident's id is zero-padded
+ * (`agent/resident-0500`) while its name is `Resident 500`, which is what views show.
  */
 export function namesActor(id: string, wanted: string): boolean {
-  const w = wanted.trim().toLowerCase().replace(/\s+/g, "-");
-  const lower = id.toLowerCase();
+  const w = unpadded(wanted.trim().toLowerCase().replace(/\s+/g, "-"));
+  const lower = unpadded(id.toLowerCase());
   return lower === w || lower.endsWith(`/${w}`);
+}
+
+const unpadded = (text: string): string => text.replace(/\d+/g, (digits) => digits.replace(/^0+(?=\d)/, ""));
+
+/**
+ * `JSON.stringify(value, null, 2)` in pieces: the items of the top-level object and of the arrays and
+ * objects directly in it one at a time, deeper values whole. A document larger than one string can
+ * hold (about 512 MB in V8: `inspect --json` of a 1,000-agent town over three days) is written all
+ * the same, and never held in memory at once.
+ */
+export function* prettyJsonPieces(value: unknown, depth = 0, splitDepth = 2): Generator<string> {
+  const pad = (d: number) => "  ".repeat(d);
+  if (depth >= splitDepth || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    yield (JSON.stringify(value, null, 2) ?? "null").replaceAll("\n", `\n${pad(depth)}`);
+    return;
+  }
+  const isArray = Array.isArray(value);
+  const entries: [string | null, unknown][] = isArray
+    ? value.map((v): [null, unknown] => [null, v === undefined || typeof v === "function" || typeof v === "symbol" ? null : v])
+    : Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== "function" && typeof v !== "symbol");
+  if (entries.length === 0) {
+    yield isArray ? "[]" : "{}";
+    return;
+  }
+  yield isArray ? "[\n" : "{\n";
+  for (let i = 0; i < entries.length; i++) {
+    const [key, v] = entries[i]!;
+    yield `${pad(depth + 1)}${key === null ? "" : `${JSON.stringify(key)}: `}`;
+    yield* prettyJsonPieces(v, depth + 1, splitDepth);
+    yield i < entries.length - 1 ? ",\n" : "\n";
+  }
+  yield `${pad(depth)}${isArray ? "]" : "}"}`;
+}
+
+/** Writes pieces of text through `write` in chunks of about 1 MB (not a system call per piece). */
+export function writePieces(pieces: Iterable<string>, write: (chunk: string) => void): void {
+  let buffer: string[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    buffer.push(piece);
+    size += piece.length;
+    if (size >= 2 ** 20) {
+      write(buffer.join(""));
+      buffer = [];
+      size = 0;
+    }
+  }
+  if (size > 0) write(buffer.join(""));
 }
 
 /**

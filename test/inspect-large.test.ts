@@ -1,0 +1,136 @@
+// `inspect`, `replay` and `fork` on large and odd episodes, as a researcher meets them: a town of
+// more than 64 actors is summarised per tick (a 1,000-agent day was 75 MB of text) unless --agent or
+// --all asks for agents' lines; a JSON document larger than one string holds is still written; a
+// generated resident is found by the name the views show; flags a log's ends refute are refused
+// before the replay; a fork of a fork asked for a tick before its fork point names the log that has
+// it; replays report their progress.
+import { beforeAll, describe, expect, it } from "vitest";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { firstSegment, runCli, tempDir } from "./helpers.ts";
+import { namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
+import { replayEpisode } from "../services/replay.ts";
+
+const cli = runCli;
+
+describe("inspect of a large town", () => {
+  const work = tempDir("inspect-large");
+  const town = join(work, "town");
+  // 70 agents: 71 actors with the town, past the 64 that `run` and `inspect` detail.
+  let ran: ReturnType<typeof cli>;
+  beforeAll(() => {
+    ran = cli(["run", "auratown", "--seed", "3", "--agents", "70", "--ticks", "4", "--log", town, "--trace", "none", "--quiet"]);
+  });
+
+  it("is summarised per tick without --agent (counts, busiest places, stale beliefs), in full with --all", () => {
+    expect(ran.code, ran.err).toBe(0);
+    const digest = cli(["inspect", town]);
+    expect(digest.code, digest.err).toBe(0);
+    expect(digest.out).toContain("(70 agents: each tick is summarised for towns of more than 64 actors; --agent <id or name> shows one agent's events, state and beliefs, --all every agent's)");
+    expect(digest.out).toMatch(/── tick 2 · Day 1 07:00 ─+\n {2}70 agents: \d+ decisions?, \d+ arrivals?, \d+ conversations?, \d+ private-state changes?( \([a-z_]+ \d+( · [a-z_]+ \d+)*\))?, \d+ reflections?\n {2}where: [^\n]+\n {2}beliefs about others: \d+ of \d+ stale/);
+    expect(digest.out).not.toContain("believes ");
+    expect(digest.out.split("\n").length).toBeLessThan(30);
+    const all = cli(["inspect", town, "--all"]);
+    expect(all.code, all.err).toBe(0);
+    expect(all.out).toContain("believes ");
+    expect(all.out).not.toContain("each tick is summarised");
+    expect(all.out.length).toBeGreaterThan(10 * digest.out.length);
+    // The JSON is whole whatever the town's size (it is for programs).
+    const json = JSON.parse(cli(["inspect", town, "--json"]).out) as { ticks: { agents: unknown[] }[] };
+    expect(json.ticks).toHaveLength(4);
+    expect(json.ticks[0]!.agents).toHaveLength(70);
+  });
+
+  it("finds a generated resident by the name the views show (its id is zero-padded)", () => {
+    expect(ran.code, ran.err).toBe(0);
+    const all = cli(["inspect", town, "--all", "--from", "1", "--to", "1"]).out;
+    expect(all).toMatch(/Resident 50 @ /);
+    const byName = cli(["inspect", town, "--agent", "Resident 50"]);
+    expect(byName.code, byName.err).toBe(0);
+    expect(byName.out).toMatch(/Resident 50 @ /);
+    expect(byName.out).not.toMatch(/Resident 51 @ /);
+    for (const spelling of ["resident-50", "resident-0050", "agent/resident-0050"]) expect(cli(["inspect", town, "--agent", spelling]).out).toBe(byName.out);
+    expect(namesActor("agent/resident-0500", "Resident 500")).toBe(true);
+    expect(namesActor("agent/resident-0500", "resident-50")).toBe(false);
+    expect(namesActor("agent/lin-wei", "Lin Wei")).toBe(true);
+  });
+
+  it("refuses --agent and --from that the log's ends refute before replaying it", () => {
+    expect(ran.code, ran.err).toBe(0);
+    // A record in the middle altered: a replay stops there (exit 3), so an answer naming the flag
+    // shows the flags were checked first (they waited out the whole replay of a large town).
+    const copy = join(work, "damaged");
+    const lines = readFileSync(firstSegment(town), "utf8").split("\n");
+    mkdirSync(join(copy, "log"), { recursive: true });
+    writeFileSync(join(copy, "log", "000000000000.jsonl"), lines.map((l, i) => (i === 40 ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
+    expect(cli(["inspect", copy]).code).toBe(3);
+    const agent = cli(["inspect", copy, "--agent", "nobody"]);
+    expect(agent.code).toBe(2);
+    expect(agent.err).toMatch(/--agent nobody: no actor of auratown-s3-baseline has that id or name \(actors: agent\/chen-mei, .*, … \(71 in all\)\)/);
+    const from = cli(["inspect", copy, "--from", "50"]);
+    expect(from.code).toBe(2);
+    expect(from.err).toContain("--from 50: auratown-s3-baseline has no tick 50 (its log ends at tick 3)");
+  });
+});
+
+describe("JSON in pieces", () => {
+  it("writes exactly JSON.stringify(value, null, 2)", () => {
+    const values: unknown[] = [
+      { episode: "e", ticks: [{ tick: 0, agents: [{ id: "a", beliefs: {} }], skip: undefined }, { tick: 1, nested: { deep: [1, [2, { x: "line\nbreak" }]] } }], summary: { empty: [], none: null } },
+      [1, undefined, "two", { a: undefined }],
+      {},
+      [],
+      "text",
+      7,
+      null,
+    ];
+    for (const value of values) {
+      let text = "";
+      writePieces(prettyJsonPieces(value), (chunk) => (text += chunk));
+      expect(text).toBe(JSON.stringify(value, null, 2));
+    }
+  });
+
+  it("writes a document larger than one string can hold (inspect --json of a 1,000-agent town over three days crashed with exit 4)", () => {
+    const row = { tick: 0, text: "x".repeat(2 ** 20) };
+    const value = { episode: "big", ticks: Array.from({ length: 560 }, () => row) };
+    expect(() => JSON.stringify(value, null, 2)).toThrow(RangeError);
+    let bytes = 0;
+    let chunks = 0;
+    writePieces(prettyJsonPieces(value), (chunk) => {
+      bytes += chunk.length;
+      chunks++;
+    });
+    expect(bytes).toBeGreaterThan(2 ** 29);
+    expect(chunks).toBeGreaterThan(500);
+  }, 60_000);
+});
+
+describe("fork and replay on odd episodes", () => {
+  it("a fork of a fork at a tick before its fork point names the log that holds it", () => {
+    const work = tempDir("fork-of-fork");
+    const parent = join(work, "parent");
+    expect(cli(["run", "auratown", "--seed", "2", "--ticks", "8", "--log", parent, "--trace", "none", "--quiet"]).code).toBe(0);
+    const child = join(work, "child");
+    expect(cli(["fork", parent, "--at", "4", "--condition", "no-conversation", "--log", child, "--trace", "none", "--quiet"]).code).toBe(0);
+    const early = cli(["fork", child, "--at", "2", "--condition", "baseline", "--log", join(work, "never"), "--trace", "none"]);
+    expect(early.code).toBe(2);
+    expect(early.err).toContain(`--at 2: the parent has no committed tick 2 (committed ticks: 5–7); it is a fork of auratown-s2-baseline after tick 4, whose log holds the ticks up to 4: fork ${parent} --at 2 instead`);
+    const grandchild = cli(["fork", child, "--at", "5", "--condition", "baseline", "--log", join(work, "grandchild"), "--trace", "none", "--quiet"]);
+    expect(grandchild.code, grandchild.err).toBe(0);
+  });
+
+  it("a replay reports its progress tick by tick, to --to-tick or the end", async () => {
+    const work = tempDir("replay-progress");
+    const dir = join(work, "ep");
+    expect(cli(["run", "auratown", "--seed", "4", "--ticks", "6", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    const seen: [number, number][] = [];
+    const whole = await replayEpisode(dir, { onProgress: (done, total) => void seen.push([done, total]) });
+    whole.host.stop();
+    expect(seen).toEqual([[1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 6]]);
+    seen.length = 0;
+    const part = await replayEpisode(dir, { toTick: 2, onProgress: (done, total) => void seen.push([done, total]) });
+    part.host.stop();
+    expect(seen).toEqual([[1, 3], [2, 3], [3, 3]]);
+  });
+});
