@@ -7,7 +7,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { firstSegment, runCli, tempDir } from "./helpers.ts";
+import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
+import { GENESIS_HASH, seal } from "../events/record.ts";
 import { namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
 import { replayEpisode } from "../services/replay.ts";
 
@@ -55,6 +56,25 @@ describe("inspect of a large town", () => {
     expect(namesActor("agent/lin-wei", "Lin Wei")).toBe(true);
   });
 
+  it("replay --state --agent prints one actor's state (all 71 of them were every line), named as inspect names them", () => {
+    expect(ran.code, ran.err).toBe(0);
+    const all = cli(["replay", town, "--to-tick", "2", "--state", "--json"]);
+    expect(all.code, all.err).toBe(0);
+    const state = (JSON.parse(all.out) as { state: Record<string, unknown> }).state;
+    expect(Object.keys(state)).toHaveLength(71);
+    const one = cli(["replay", town, "--to-tick", "2", "--state", "--agent", "Resident 50", "--json"]);
+    expect(one.code, one.err).toBe(0);
+    expect((JSON.parse(one.out) as { state: unknown }).state).toEqual({ "agent/resident-0050": state["agent/resident-0050"] });
+    const text = cli(["replay", town, "--to-tick", "2", "--state"]);
+    expect(text.err).toContain("replay: the state of all 71 actors follows; --agent <id or name> prints one actor's");
+    const bad = cli(["replay", town, "--state", "--agent", "nobody"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--agent nobody: no actor of auratown-s3-baseline has that id or name/);
+    const noState = cli(["replay", town, "--agent", "lin-wei"]);
+    expect(noState.code).toBe(2);
+    expect(noState.err).toContain("--agent: chooses whose state --state prints; give --state too");
+  });
+
   it("refuses --agent and --from that the log's ends refute before replaying it", () => {
     expect(ran.code, ran.err).toBe(0);
     // A record in the middle altered: a replay stops there (exit 3), so an answer naming the flag
@@ -70,6 +90,49 @@ describe("inspect of a large town", () => {
     const from = cli(["inspect", copy, "--from", "50"]);
     expect(from.code).toBe(2);
     expect(from.err).toContain("--from 50: auratown-s3-baseline has no tick 50 (its log ends at tick 3)");
+  });
+});
+
+describe("inspect and replay on odd logs", () => {
+  it("inspect --to stops the replay there: a log that diverges later still shows its earlier ticks", () => {
+    const work = tempDir("inspect-to");
+    const dir = join(work, "ep");
+    expect(cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    // Tick 4's committed state hash altered and the chain re-sealed: the log is intact, its replay diverges at tick 4.
+    let previous = GENESIS_HASH;
+    const lines = logRecords(dir).map((r) => {
+      const payload = r.type === "tick.committed" && r.tick === 4 ? { ...(r.payload as object), stateHash: "0".repeat(64) } : r.payload;
+      const sealed = seal(previous, r.episode, r.seq, { type: r.type, from: r.from, to: r.to, payload, tick: r.tick, cause: r.cause }, r.v, r.meta);
+      previous = sealed.record.hash;
+      return sealed.line;
+    });
+    writeFileSync(firstSegment(dir), lines.join(""));
+    expect(cli(["inspect", dir]).code).toBe(1);
+    const early = cli(["inspect", dir, "--from", "1", "--to", "3"]);
+    expect(early.code, early.err).toBe(0);
+    expect(early.out).toContain("── tick 3 ·");
+    expect(early.out).not.toContain("── tick 4 ·");
+  });
+
+  it("a torn log (a crash mid-write) is refused with how to get past it: repair, or resume a run", () => {
+    const work = tempDir("inspect-torn");
+    const dir = join(work, "ep");
+    expect(cli(["run", "auratown", "--seed", "6", "--ticks", "3", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    const child = join(work, "child");
+    expect(cli(["fork", dir, "--at", "0", "--condition", "no-conversation", "--log", child, "--trace", "none", "--quiet"]).code).toBe(0);
+    for (const episode of [dir, child]) {
+      const text = readFileSync(firstSegment(episode), "utf8");
+      writeFileSync(firstSegment(episode), text.slice(0, text.length - 50));
+    }
+    const torn = cli(["inspect", dir]);
+    expect(torn.code).toBe(3);
+    expect(torn.err).toContain(`\`probetown repair ${dir}\` cuts the log back to its last good record (the cut bytes are kept beside it); \`probetown run … --log ${dir} --resume\` continues the episode`);
+    // A fork is not resumed: only the repair.
+    const tornFork = cli(["replay", child]);
+    expect(tornFork.code).toBe(3);
+    expect(tornFork.err).toContain(`\`probetown repair ${child}\` cuts the log back to its last good record (the cut bytes are kept beside it)\n`);
+    expect(cli(["repair", dir]).code).toBe(0);
+    expect(cli(["inspect", dir]).code).toBe(0);
   });
 });
 

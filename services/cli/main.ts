@@ -396,13 +396,23 @@ function ticksHeld(result: ReplayResult): string {
   return `a fork after its parent's tick ${first - 1}: that tick's state${last === undefined ? "" : `, then its own committed ticks ${first}–${last}`}; earlier ticks are in the parent's log`;
 }
 
-async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
+async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; agent?: string; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
+  const agent = flags.agent;
+  if (agent !== undefined && flags.state !== true) throw new UsageError("--agent: chooses whose state --state prints; give --state too");
+  if (agent !== undefined && flags.nats === undefined) checkAgentInHeader(log, agent);
   const bar = progressBar(!flags.json, "replay");
   const result = await replayOf(log, flags, { ...(flags.toTick === undefined ? {} : { toTick: flags.toTick }), onProgress: bar.update }).finally(bar.stop);
   if (flags.toTick !== undefined && (flags.toTick > result.lastTick || flags.toTick < result.header.firstTick - 1)) {
     result.host.stop();
     throw new UsageError(`--to-tick ${flags.toTick}: ${result.header.episode} has no committed tick ${flags.toTick} (${ticksHeld(result)})`);
   }
+  // A 1,000-agent town's state is 300,000 lines: --agent prints one actor's.
+  const stateIds = agent === undefined ? result.host.ids : result.host.ids.filter((id) => namesActor(id, agent));
+  if (agent !== undefined && stateIds.length === 0) {
+    result.host.stop();
+    throw unknownAgent(agent, result.header.episode, result.host.ids);
+  }
+  if (flags.state && agent === undefined && !flags.json && stateIds.length > DETAILED_TOWN_ACTORS) process.stderr.write(`replay: the state of all ${stateIds.length} actors follows; --agent <id or name> prints one actor's\n`);
   const out = {
     episode: result.header.episode,
     world: result.header.world.name,
@@ -415,7 +425,7 @@ async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; 
     incompleteTick: result.incompleteTick,
     seconds: result.seconds,
     ...(flags.snapshot ? { snapshot: flags.nats === undefined ? await keepSnapshot(resolveEpisodeDir(log), result) : `${await keepSnapshotInNats(snapshotOfReplay(result), flags.nats, flags.namespace)} (JetStream namespace ${flags.namespace})` } : {}),
-    ...(flags.state ? { state: Object.fromEntries(result.host.ids.map((id) => [id, (result.header.world.diffView ?? result.header.world.hashView)(id, result.host.contextOf(id))])) } : {}),
+    ...(flags.state ? { state: Object.fromEntries(stateIds.map((id) => [id, (result.header.world.diffView ?? result.header.world.hashView)(id, result.host.contextOf(id))])) } : {}),
   };
   if (flags.json) process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   else {
@@ -440,25 +450,21 @@ async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> 
 async function cmdInspect(log: string, flags: { from?: number; to?: number; agent?: string; all?: boolean; json?: boolean; nats?: string; namespace: string }): Promise<number> {
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
   const agent = flags.agent;
-  const unknownAgent = (episode: string, ids: readonly string[]): UsageError => {
-    const shown = ids.length > 12 ? `${ids.slice(0, 12).join(", ")}, … (${ids.length} in all)` : ids.join(", ");
-    return new UsageError(`--agent ${agent}: no actor of ${episode} has that id or name (actors: ${shown})`);
-  };
   // Flags a log's two ends can refute are checked before the replay, which for a large town takes
   // seconds to minutes (a typo in --agent waited out the whole replay).
   if (flags.nats === undefined) {
-    const { first, lastTick } = peekLog(layoutOf(resolveEpisodeDir(log)).log);
-    const actors = (first?.payload as { actors?: unknown } | undefined)?.actors;
-    if (agent !== undefined && Array.isArray(actors) && actors.every((id) => typeof id === "string") && !actors.some((id: string) => namesActor(id, agent))) throw unknownAgent(first!.episode, actors as string[]);
+    const { first, lastTick } = agent === undefined ? peekLog(layoutOf(resolveEpisodeDir(log)).log) : checkAgentInHeader(log, agent);
     if (flags.from !== undefined && lastTick !== null && flags.from > lastTick) throw new UsageError(`--from ${flags.from}: ${first?.episode ?? log} has no tick ${flags.from} (its log ends at tick ${lastTick})`);
   }
   const rows: TickRow[] = [];
   // The town's timeline is drawn from every actor's state per tick; other worlds read their records.
   const bar = progressBar(!flags.json, "inspect: replaying");
-  const result = await replayOf(log, flags, { onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))), onProgress: bar.update }).finally(bar.stop);
+  // The text timeline ends at --to, so the replay does too (the JSON's summary covers the whole episode).
+  const toTick = flags.json || flags.to === undefined ? {} : { toTick: flags.to };
+  const result = await replayOf(log, flags, { ...toTick, onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))), onProgress: bar.update }).finally(bar.stop);
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
-  if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) throw unknownAgent(result.header.episode, result.host.ids);
+  if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) throw unknownAgent(agent, result.header.episode, result.host.ids);
   if (flags.from !== undefined && flags.from > result.lastTick) throw new UsageError(`--from ${flags.from}: ${result.header.episode} has no tick ${flags.from} (${ticksHeld(result)})`);
   if (flags.to !== undefined && flags.to < result.header.firstTick) throw new UsageError(`--to ${flags.to}: ${result.header.episode} has no tick ${flags.to} (${ticksHeld(result)})`);
   // Written in pieces: a large town's timeline or JSON can exceed what one string holds.
@@ -486,6 +492,19 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
     writePieces(interleave(timelinePieces(result.records, rows, filter, { digest }), "\n", "\n"), write);
   }
   return EXIT.ok;
+}
+
+const unknownAgent = (agent: string, episode: string, ids: readonly string[]): UsageError => {
+  const shown = ids.length > 12 ? `${ids.slice(0, 12).join(", ")}, … (${ids.length} in all)` : ids.join(", ");
+  return new UsageError(`--agent ${agent}: no actor of ${episode} has that id or name (actors: ${shown})`);
+};
+
+/** Refuses an --agent that no actor of the file log's header answers to (read from the log's first line, before any replay). */
+function checkAgentInHeader(log: string, agent: string): ReturnType<typeof peekLog> {
+  const peeked = peekLog(layoutOf(resolveEpisodeDir(log)).log);
+  const actors = (peeked.first?.payload as { actors?: unknown } | undefined)?.actors;
+  if (Array.isArray(actors) && actors.every((id) => typeof id === "string") && !actors.some((id: string) => namesActor(id, agent))) throw unknownAgent(agent, peeked.first!.episode, actors as string[]);
+  return peeked;
 }
 
 /** The pieces with `separator` between them and `end` after the last (as `join` would, without one string). */
@@ -718,6 +737,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .argument("<log>", "episode directory (with --nats: the episode id)")
     .option("--to-tick <t>", "stop after this tick", integer("--to-tick", 0))
     .option("--state", "print every actor's state at that tick")
+    .option("--agent <id>", "with --state: only this actor's state (id like lin-wei, or name)")
     .option("--snapshot", "keep a snapshot of that tick in the episode's snapshots/, or with --nats in its JetStream snapshot store (any committed tick)")
     .option("--json", "machine-readable result")
     .addOption(natsOption("replay a log kept in JetStream"))
@@ -789,6 +809,12 @@ async function main(argv: string[]): Promise<void> {
       const label = error instanceof SnapshotDamaged ? "damaged snapshot" : code === EXIT.damaged ? "damaged log" : code === EXIT.diverged ? "divergence" : "error";
       process.stderr.write(`probetown: ${label}: ${(error as Error).message}\n`);
       if (error instanceof Divergence) for (const line of error.details) process.stderr.write(`  ${line}\n`);
+      // A torn tail is what a crash mid-write leaves: say how to get past it (commands that read a log refuse it as it is).
+      if (error instanceof TornTail && error.file.endsWith(".jsonl")) {
+        const dir = shownPath(resolve(error.file, "..", ".."));
+        const fork = peekLog(resolve(error.file, "..")).first?.type === "episode.forked";
+        process.stderr.write(`  \`probetown repair ${dir}\` cuts the log back to its last good record (the cut bytes are kept beside it)${fork ? "" : `; \`probetown run … --log ${dir} --resume\` continues the episode`}\n`);
+      }
       if (code === EXIT.internal && process.env.PROBETOWN_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
     }
   }
