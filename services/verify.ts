@@ -25,10 +25,15 @@ export interface VerifyReport {
 }
 
 /** Verifies an episode directory on the embedded default. */
-export const verifyEpisode = (path: string): Promise<VerifyReport> => Effect.runPromise(verifyEpisodeEffect(path).pipe(Effect.provide(Embedded)));
+export const verifyEpisode = (path: string, options: VerifyOptions = {}): Promise<VerifyReport> => Effect.runPromise(verifyEpisodeEffect(path, undefined, options).pipe(Effect.provide(Embedded)));
+
+export interface VerifyOptions {
+  /** After each replayed tick: ticks done and the episode's total (a large town takes minutes). */
+  readonly onProgress?: (done: number, total: number) => void;
+}
 
 /** `where` locates the episode in other stores (JetStream); by default `path` is an episode directory. */
-export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<VerifyReport, Error, EmbeddedServices> =>
+export const verifyEpisodeEffect = (path: string, where?: Where, options: VerifyOptions = {}): Effect.Effect<VerifyReport, Error, EmbeddedServices> =>
   Effect.gen(function* () {
     const started = performance.now();
     const dir = where?.dir ?? resolveEpisodeDir(path);
@@ -86,7 +91,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where): Effect.Effect<
         }
       } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
     }
-    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records, { snapshots: layout.snapshots }));
+    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records, { snapshots: layout.snapshots, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) }));
     if (Result.isFailure(replayed)) {
       const error = replayed.failure;
       if (error instanceof Divergence) {

@@ -11,6 +11,7 @@ import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 import { GENESIS_HASH, seal } from "../events/record.ts";
 import { namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
 import { replayEpisode } from "../services/replay.ts";
+import { verifyEpisode } from "../services/verify.ts";
 
 const cli = runCli;
 
@@ -195,5 +196,9 @@ describe("fork and replay on odd episodes", () => {
     const part = await replayEpisode(dir, { toTick: 2, onProgress: (done, total) => void seen.push([done, total]) });
     part.host.stop();
     expect(seen).toEqual([[1, 3], [2, 3], [3, 3]]);
+    // verify replays the whole episode, and says so as it goes (10 s for a 1,000-agent three-day town).
+    seen.length = 0;
+    expect((await verifyEpisode(dir, { onProgress: (done, total) => void seen.push([done, total]) })).exitCode).toBe(0);
+    expect(seen).toEqual([[1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 6]]);
   });
 });

@@ -378,7 +378,8 @@ async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: bool
 
 async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean } & NatsFlags): Promise<number> {
   if (flags.nats === undefined && isEpisodeTree(log)) return cmdVerifyTree(log, flags);
-  const report = flags.nats === undefined ? await verifyEpisode(log) : await verifyFromNats(log, flags.nats, flags.namespace);
+  const bar = progressBar(!flags.json && !flags.quiet, "verify");
+  const report = flags.nats === undefined ? await verifyEpisode(log, { onProgress: bar.update }).finally(bar.stop) : await verifyFromNats(log, flags.nats, flags.namespace);
   if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else process.stdout.write(report.text + "\n");
   return report.exitCode;
@@ -641,7 +642,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description("check the hash chain, replay every actor and recompute every tick's state hash; exit 0 when the log holds")
     .argument("<log>", "episode directory (with --nats: the episode id), or a folder of episodes (a sweep's --log, an eval's --out): every episode below it is verified, on every core")
     .option("--json", "machine-readable report")
-    .option("-q, --quiet", "no progress bar for a folder of episodes")
+    .option("-q, --quiet", "no progress bar (shown on a terminal, for one episode or a folder of them)")
     .addOption(natsOption("verify a log kept in JetStream"))
     .addOption(namespaceOption())
     .action(wrap(cmdVerify));
