@@ -94,6 +94,12 @@ export interface WorldDefinition<Config = unknown> {
    * --config that sets it is refused (it would be ignored): the condition is chosen by --condition.
    */
   readonly conditionConfigKey?: string;
+  /**
+   * Limits on what a new episode may ask for (a resolved config), beyond what makes a config valid:
+   * checked when an episode starts, never when a log is read, so logs written before a limit stay
+   * readable. Each entry names the field.
+   */
+  newEpisodeProblems?(config: Config): string[];
   actors(config: Config, seed: number): ActorDefinition[];
   /** The phase records of tick `tick`, in order; the first is the tick's `tick.started`. */
   tickPlan(config: Config, tick: number): PhaseStep[];

@@ -393,6 +393,8 @@ export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Er
     const condition = o.condition ?? world.defaultCondition;
     if (!Number.isSafeInteger(o.seed)) throw new UsageError(`--seed: expected an integer, got ${o.seed}`);
     const baseConfig = world.resolveConfig(o.config);
+    const limits = world.newEpisodeProblems?.(baseConfig) ?? [];
+    if (limits.length > 0) throw new UsageError(`invalid ${world.name} config:\n  - ${limits.join("\n  - ")}`);
     const config = world.applyCondition(baseConfig, condition);
     const ticks = o.ticks ?? world.defaultTicks(config);
     if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { logRecords, tempDir, runCli, startCli } from "./helpers.ts";
 import { envprobeJobsOf } from "../services/envprobe/natsSweep.ts";
 import { jobsOf, sweepKeyOf, sweepSpecOf } from "../services/envprobe/sweep.ts";
+import { runDirect } from "../services/envprobe/direct.ts";
 
 const cli = runCli;
 
@@ -238,6 +239,11 @@ describe("run envprobe and fork (CLI)", () => {
     expect(endless.code, endless.err).toBe(2);
     expect(endless.err).toContain("horizon: at most 1000 ticks (the paper's horizons are 20, 30 and 40), got 1000000000");
     expect(existsSync(join(work, "never"))).toBe(false);
+    // The limit is on new episodes: a log written with a longer horizon (before the limit) still
+    // verifies, replays and is inspected.
+    const old = join(work, "h1001");
+    runDirect({ config: { horizon: 1001 }, policy: "envprobe-simple", seed: 3, dir: old });
+    for (const command of [["verify", old], ["replay", old], ["inspect", old, "--from", "999"]]) expect(cli(command).code, command.join(" ")).toBe(0);
     // The horizon set in the config: H, the budget ⌊H/4⌋ and the ticks agree.
     // (--config takes the object inline as well as a file.)
     const long = cli(["run", "envprobe", "--seed", "3", "--config", JSON.stringify({ world: "tooldag", regime: "high", horizon: 60 }), "--condition", "periodic", "--log", join(work, "h60"), "--trace", "none"]);

@@ -127,11 +127,14 @@ export const horizonOf = (c: EnvprobeConfig): number => c.horizon ?? REGIMES[c.r
 export const MAX_HORIZON = 1000;
 export const budgetOf = (horizon: number): number => Math.max(1, Math.floor(horizon / 4));
 
+/** Limits on what a new episode may ask for, not applied to logs already written (they stay readable). */
+export const newEpisodeProblems = (c: EnvprobeConfig): string[] =>
+  c.horizon !== undefined && c.horizon > MAX_HORIZON ? [`horizon: at most ${MAX_HORIZON} ticks (the paper's horizons are 20, 30 and 40), got ${c.horizon}`] : [];
+
 export function configProblems(c: EnvprobeConfig): string[] {
   const out: string[] = [];
   if (REGIMES[c.regime] === undefined) out.push(`regime: unknown '${c.regime}' (known: ${Object.keys(REGIMES).join(", ")})`);
   if (c.horizon !== undefined && c.horizon <= 0) out.push(`horizon: expected a positive integer, got ${c.horizon}`);
-  if (c.horizon !== undefined && c.horizon > MAX_HORIZON) out.push(`horizon: at most ${MAX_HORIZON} ticks (the paper's horizons are 20, 30 and 40), got ${c.horizon}`);
   if (!(c.policy in POLICIES)) out.push(`policy: unknown '${c.policy}' (known: ${POLICY_NAMES.join(", ")})`);
   for (const [k, v] of Object.entries(c.calibration)) if (!(v >= 0 && v <= 1) && k !== "stalenessScale") out.push(`calibration.${k}: expected 0..1, got ${v}`);
   if (!(c.calibration.stalenessScale >= 0)) out.push(`calibration.stalenessScale: expected ≥ 0`);

@@ -8,7 +8,7 @@ import { Schema } from "effect";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentMachine, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
-import { beliefModelOf, budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
+import { beliefModelOf, budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
 import { envMachine, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
@@ -87,6 +87,7 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
       : `an envprobe fork runs to its parent's horizon H = ${parentTicks} (one tick a step); a fork keeps its parent's config, so set the horizon where the parent runs (run envprobe --config '{"horizon": ${n}}') and fork that`,
 
   conditionConfigKey: "policy",
+  newEpisodeProblems,
 
   actors(config, seed): ActorDefinition[] {
     const { agent, env } = inputsOf(config, seed);

@@ -198,7 +198,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     ...(flags.log === undefined ? {} : { dir: flags.log }),
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
     ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
-    observer: { onTick: (result, host) => void (host.ids.length <= 64 && host.ids.includes("env/auratown") && rows.push(collectRow(result.tick, host))) },
+    observer: { onTick: (result, host) => void (host.ids.length <= DETAILED_TOWN_ACTORS && host.ids.includes("env/auratown") && rows.push(collectRow(result.tick, host))) },
     progress: bar.update,
   };
   /**
@@ -273,6 +273,8 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   let resolved: unknown;
   try {
     resolved = world.resolveConfig(config);
+    const limits = world.newEpisodeProblems?.(resolved) ?? [];
+    if (limits.length > 0) throw new Error(`invalid ${worldName} config:\n  - ${limits.join("\n  - ")}`);
   } catch (error) {
     // Checked here, before anything runs, so the error can name the file it came from.
     throw new UsageError(`${flags.config === undefined ? "" : `--config ${flags.config}: `}${(error as Error).message}`);

@@ -121,7 +121,8 @@ export function sweepSpecOf(
   for (const world of worlds) {
     for (const regime of regimes) {
       try {
-        envprobeWorld.resolveConfig({ ...config, world, regime });
+        const limits = envprobeWorld.newEpisodeProblems!(envprobeWorld.resolveConfig({ ...config, world, regime }));
+        if (limits.length > 0) throw new Error(limits.join("; "));
       } catch (error) {
         throw new UsageError(`--config: ${(error as Error).message}`);
       }
