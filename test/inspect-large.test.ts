@@ -15,6 +15,16 @@ import { verifyEpisode } from "../services/verify.ts";
 
 const cli = runCli;
 
+
+/** A short AURATown run and its no-conversation fork after tick `at`. */
+function runAndFork(label: string, seed: number, ticks: number, at: number): { work: string; parent: string; child: string } {
+  const work = tempDir(label);
+  const parent = join(work, "parent");
+  expect(cli(["run", "auratown", "--seed", String(seed), "--ticks", String(ticks), "--log", parent, "--trace", "none", "--quiet"]).code).toBe(0);
+  const child = join(work, "child");
+  expect(cli(["fork", parent, "--at", String(at), "--condition", "no-conversation", "--log", child, "--trace", "none", "--quiet"]).code).toBe(0);
+  return { work, parent, child };
+}
 describe("inspect of a large town", () => {
   const work = tempDir("inspect-large");
   const town = join(work, "town");
@@ -116,11 +126,7 @@ describe("inspect and replay on odd logs", () => {
   });
 
   it("a torn log (a crash mid-write) is refused with how to get past it: repair, or resume a run", () => {
-    const work = tempDir("inspect-torn");
-    const dir = join(work, "ep");
-    expect(cli(["run", "auratown", "--seed", "6", "--ticks", "3", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
-    const child = join(work, "child");
-    expect(cli(["fork", dir, "--at", "0", "--condition", "no-conversation", "--log", child, "--trace", "none", "--quiet"]).code).toBe(0);
+    const { work, parent: dir, child } = runAndFork("inspect-torn", 6, 3, 0);
     for (const episode of [dir, child]) {
       const text = readFileSync(firstSegment(episode), "utf8");
       writeFileSync(firstSegment(episode), text.slice(0, text.length - 50));
@@ -172,11 +178,7 @@ describe("JSON in pieces", () => {
 
 describe("fork and replay on odd episodes", () => {
   it("a fork of a fork at a tick before its fork point names the log that holds it", () => {
-    const work = tempDir("fork-of-fork");
-    const parent = join(work, "parent");
-    expect(cli(["run", "auratown", "--seed", "2", "--ticks", "8", "--log", parent, "--trace", "none", "--quiet"]).code).toBe(0);
-    const child = join(work, "child");
-    expect(cli(["fork", parent, "--at", "4", "--condition", "no-conversation", "--log", child, "--trace", "none", "--quiet"]).code).toBe(0);
+    const { work, parent, child } = runAndFork("fork-of-fork", 2, 8, 4);
     const early = cli(["fork", child, "--at", "2", "--condition", "baseline", "--log", join(work, "never"), "--trace", "none"]);
     expect(early.code).toBe(2);
     expect(early.err).toContain(`--at 2: the parent has no committed tick 2 (committed ticks: 5–7); it is a fork of auratown-s2-baseline after tick 4, whose log holds the ticks up to 4: fork ${parent} --at 2 instead`);
