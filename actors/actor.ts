@@ -38,6 +38,17 @@ export const handleRecords = <Context extends MachineContext>(handlers: Readonly
     for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as EmittedEvent);
   });
 
+/**
+ * A config for a new episode: resolved (defaults filled in, validated) and within the world's
+ * limits on new episodes (`newEpisodeProblems`). Throws an Error naming each bad field.
+ */
+export function resolveNewEpisodeConfig<Config>(world: WorldDefinition<Config>, raw: unknown): Config {
+  const config = world.resolveConfig(raw);
+  const limits = world.newEpisodeProblems?.(config) ?? [];
+  if (limits.length > 0) throw new Error(`invalid ${world.name} config:\n  - ${limits.join("\n  - ")}`);
+  return config;
+}
+
 export interface ActorDefinition {
   readonly id: string;
   readonly logic: AnyStateMachine;

@@ -24,6 +24,15 @@ export function segmentFiles(logDir: string): string[] {
     .map((name) => join(logDir, name));
 }
 
+/** A log line as a record, or null when it is not JSON (the callers' full read reports why). */
+export const recordOrNull = (line: string): LogRecord | null => {
+  try {
+    return JSON.parse(line) as LogRecord;
+  } catch {
+    return null;
+  }
+};
+
 /**
  * A file log's first record and its last whole line's tick, read from the two ends of its segments
  * only (kilobytes, however long the log): a command checks its flags against them before it replays
@@ -41,22 +50,15 @@ export function peekLog(logDir: string): { readonly first: LogRecord | null; rea
       closeSync(fd);
     }
   };
-  const parse = (line: string): LogRecord | null => {
-    try {
-      return JSON.parse(line) as LogRecord;
-    } catch {
-      return null;
-    }
-  };
-  // A header holds every actor id (a 1,000-agent town's is about 36 KB); 4 MB bounds the look.
+    // A header holds every actor id (a 1,000-agent town's is about 36 KB); 4 MB bounds the look.
   const head = read(files[0]!, 0, Math.min(statSync(files[0]!).size, 4 * 2 ** 20));
-  const first = head.includes("\n") ? parse(head.slice(0, head.indexOf("\n"))) : null;
+  const first = head.includes("\n") ? recordOrNull(head.slice(0, head.indexOf("\n"))) : null;
   const last = files.at(-1)!;
   const size = statSync(last).size;
   const tail = read(last, Math.max(0, size - 2 ** 20), Math.min(size, 2 ** 20));
   const end = tail.lastIndexOf("\n");
   const start = end < 0 ? -1 : tail.lastIndexOf("\n", end - 1);
-  const record = end < 0 || (start < 0 && size > tail.length) ? null : parse(tail.slice(start + 1, end));
+  const record = end < 0 || (start < 0 && size > tail.length) ? null : recordOrNull(tail.slice(start + 1, end));
   return { first, lastTick: typeof record?.tick === "number" ? record.tick : null };
 }
 

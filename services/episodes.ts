@@ -2,7 +2,7 @@
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import type { ActorDefinition, WorldDefinition } from "../actors/actor.ts";
+import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../actors/actor.ts";
 import { canonicalJson } from "../events/canonical.ts";
 import type { Transport } from "../infra/transport.ts";
 import { worldNamed } from "../actors/worlds.ts";
@@ -392,9 +392,7 @@ export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Er
     const world = worldNamed(o.world);
     const condition = o.condition ?? world.defaultCondition;
     if (!Number.isSafeInteger(o.seed)) throw new UsageError(`--seed: expected an integer, got ${o.seed}`);
-    const baseConfig = world.resolveConfig(o.config);
-    const limits = world.newEpisodeProblems?.(baseConfig) ?? [];
-    if (limits.length > 0) throw new UsageError(`invalid ${world.name} config:\n  - ${limits.join("\n  - ")}`);
+    const baseConfig = resolveNewEpisodeConfig(world, o.config);
     const config = world.applyCondition(baseConfig, condition);
     const ticks = o.ticks ?? world.defaultTicks(config);
     if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);

@@ -415,7 +415,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
     }
     if (unreachableAfter > 0 && unreachableStreak >= unreachableAfter) {
       span?.setAttribute("error.type", unreachableKind);
-      return { answer: failed(request, unreachableKind, `${GAVE_UP}${unreachableStreak} calls in a row got no answer (${unreachableKind === "network" ? "could not connect" : "timed out"}) from ${client.server.address}:${client.server.port}; not asked again in this run`, 0), http: 0 };
+      return { answer: failed(request, unreachableKind, `${GAVE_UP}${unreachableStreak} calls in a row got no answer (${unreachableKind === "network" ? "could not connect" : "timed out"}) from ${server}; not asked again in this run`, 0), http: 0 };
     }
     for (const phase of ["first", "repair"] as const) {
       let result;

@@ -163,7 +163,7 @@ export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boo
   // The child's requests carry the parent's models (its config is the parent's): a --model here
   // was silently not applied, and the note named the default model for every role.
   if ((flags.model?.length ?? 0) > 0) throw new UsageError(`--model ${flags.model!.join(" ")}: a fork keeps its parent's models (they are part of the episode's config); give the endpoint with --llm, or run a new episode with other models`);
-  const resolved = asked(flags) || (process.env.PROBETOWN_LLM_BASE_URL ?? "").trim() !== "" ? resolveLlmFlags(flags, "fork", []) : null;
+  const resolved = llmAsked(flags) ? resolveLlmFlags(flags, "fork", []) : null;
   if (flags.reuseLlm !== true) {
     if (resolved === null) return {};
     const gateway = makeLlmGateway(resolved);

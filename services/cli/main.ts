@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
+import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
 import { InvalidPayload, LogCorrupted, SnapshotDamaged, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, peekLog, scanLog } from "../../infra/fileEventStore.ts";
@@ -272,9 +273,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const world = worlds[worldName]!;
   let resolved: unknown;
   try {
-    resolved = world.resolveConfig(config);
-    const limits = world.newEpisodeProblems?.(resolved) ?? [];
-    if (limits.length > 0) throw new Error(`invalid ${worldName} config:\n  - ${limits.join("\n  - ")}`);
+    resolved = resolveNewEpisodeConfig(world, config);
   } catch (error) {
     // Checked here, before anything runs, so the error can name the file it came from.
     throw new UsageError(`${flags.config === undefined ? "" : `--config ${flags.config}: `}${(error as Error).message}`);

@@ -15,7 +15,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { canonicalJson } from "../../events/canonical.ts";
-import { expectedHash, GENESIS_HASH, type LogRecord } from "../../events/record.ts";
+import { recordOrNull } from "../../infra/fileEventStore.ts";
+import { expectedHash, GENESIS_HASH } from "../../events/record.ts";
 import { runDirect, SEGMENT } from "./direct.ts";
 import { metricsOfSegments, type EpisodeMetrics } from "./metrics.ts";
 import { episodeDirOf, episodeNameOf, type EnvprobeJob } from "./sweep.ts";
@@ -29,13 +30,6 @@ export interface KeepExpected {
   readonly config: string;
 }
 
-const parse = (line: string): LogRecord | null => {
-  try {
-    return JSON.parse(line) as LogRecord;
-  } catch {
-    return null;
-  }
-};
 
 /** The metrics of the episode logged in `dir` when its log is complete and intact (above), else null. */
 export function keptMetrics(dir: string, expected: KeepExpected): EpisodeMetrics | null {
@@ -50,9 +44,9 @@ export function keptMetrics(dir: string, expected: KeepExpected): EpisodeMetrics
   const lastStart = text.lastIndexOf("\n", text.length - 2) + 1;
   const prevStart = text.lastIndexOf("\n", lastStart - 2) + 1;
   if (lastStart === 0 || prevStart >= lastStart) return null;
-  const header = parse(text.slice(0, firstEnd));
-  const prev = parse(text.slice(prevStart, lastStart - 1));
-  const last = parse(text.slice(lastStart, text.length - 1));
+  const header = recordOrNull(text.slice(0, firstEnd));
+  const prev = recordOrNull(text.slice(prevStart, lastStart - 1));
+  const last = recordOrNull(text.slice(lastStart, text.length - 1));
   if (header === null || prev === null || last === null) return null;
   const p = header.payload as { seed?: unknown; condition?: unknown; config?: unknown } | null;
   if (header.type !== "episode.started" || header.seq !== 0 || header.episode !== expected.episode || p === null || typeof p !== "object") return null;

@@ -16,6 +16,7 @@ import { Worker } from "node:worker_threads";
 import { beliefModelOf, GRID_POLICIES, POLICY_NAMES, REGIMES, type EnvprobeConfig, type Policy } from "../../actors/envprobe/config.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
+import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
 import { canonicalJson } from "../../events/canonical.ts";
 import { parseSeeds } from "../jobs.ts";
 import { UsageError } from "../replay.ts";
@@ -121,8 +122,7 @@ export function sweepSpecOf(
   for (const world of worlds) {
     for (const regime of regimes) {
       try {
-        const limits = envprobeWorld.newEpisodeProblems!(envprobeWorld.resolveConfig({ ...config, world, regime }));
-        if (limits.length > 0) throw new Error(limits.join("; "));
+        resolveNewEpisodeConfig(envprobeWorld, { ...config, world, regime });
       } catch (error) {
         throw new UsageError(`--config: ${(error as Error).message}`);
       }
@@ -161,13 +161,8 @@ export function isSameSweepLog(spec: SweepSpec): boolean {
  */
 export function sweepLogDifferences(spec: SweepSpec): string[] | null {
   if (spec.log === undefined) return null;
-  let there: Partial<Record<"worlds" | "regimes" | "policies" | "seeds" | "heldOut", unknown[]>> & { config?: unknown };
-  try {
-    there = JSON.parse(readFileSync(join(spec.log, MARKER), "utf8")) as typeof there;
-    if (there === null || typeof there !== "object" || ![there.worlds, there.regimes, there.policies, there.seeds].every(Array.isArray)) return null;
-  } catch {
-    return null;
-  }
+  const there = readMarker(spec.log);
+  if (there === null) return null;
   const out: string[] = [];
   const asSet = (xs: readonly unknown[]) => canonicalJson([...xs].map(String).sort());
   const seedList = (xs: readonly unknown[] | undefined) => (xs === undefined || xs.length === 0 ? "none" : seedsLabel([...(xs as number[])].sort((a, b) => a - b)));
@@ -194,19 +189,24 @@ export function sweepLogDifferences(spec: SweepSpec): string[] | null {
  * report covers fewer episodes than its sweep asked for. Null when the directory has no readable spec.
  */
 export function missingFromSweepLog(log: string, present: ReadonlySet<string>): { readonly expected: number; readonly missing: readonly string[] } | null {
-  let spec: SweepSpec;
-  try {
-    spec = JSON.parse(readFileSync(join(log, MARKER), "utf8")) as SweepSpec;
-    if (![spec.worlds, spec.regimes, spec.policies, spec.seeds].every(Array.isArray)) return null;
-  } catch {
-    return null;
-  }
+  const spec = readMarker(log);
+  if (spec === null) return null;
   const expected = jobsOf(spec).map(sweepKeyOf);
   return { expected: expected.length, missing: expected.filter((key) => !present.has(key)) };
 }
 
 /** An episode's place in a sweep's --log, as its directory is named. */
 export const sweepKeyOf = (j: { readonly world: string; readonly regime: string; readonly policy: string; readonly seed: number }): string => `${j.world}-${j.regime}/${j.policy}/s${j.seed}`;
+
+/** The spec a sweep left in its --log (MARKER), or null when there is none that reads as one. */
+function readMarker(log: string): SweepSpec | null {
+  try {
+    const spec = JSON.parse(readFileSync(join(log, MARKER), "utf8")) as SweepSpec | null;
+    return spec !== null && typeof spec === "object" && [spec.worlds, spec.regimes, spec.policies, spec.seeds].every(Array.isArray) ? spec : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Leaves the spec in --log before any episode is written, so an interrupted sweep can be run again into it. */
 export function markSweepLog(spec: SweepSpec): void {
