@@ -2,7 +2,7 @@
 // An actor is an XState v5 machine. It receives logged records as events, and answers only by
 // emitting events (XState `emit`), which the sequencer appends to the log before delivering them.
 // Actors never see the log, the transport or the wall clock.
-import { enqueueActions, type AnyStateMachine, type EventObject, type MachineContext } from "xstate";
+import { enqueueActions, type ActorLogic, type ActorSystem, type AnyActorLogic, type EventObject, type MachineContext, type Snapshot } from "xstate";
 import type { Address } from "../events/record.ts";
 
 /** A record as an actor receives it. */
@@ -38,6 +38,45 @@ export const handleRecords = <Context extends MachineContext>(handlers: Readonly
     for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as EmittedEvent);
   });
 
+/** The snapshot of a record-handler actor: its context and a state value derived from it. */
+export type RecordActorSnapshot<Context> = Snapshot<undefined> & { readonly context: Context; readonly value: string };
+
+export type RecordActorLogic<Context, Input> = ActorLogic<RecordActorSnapshot<Context>, RecordEvent, Input, ActorSystem<any>, EmittedEvent>;
+
+/**
+ * XState actor logic for an actor that is its record handlers and nothing more: each delivered
+ * record goes to its type's handler, which updates the context in place and returns the events to
+ * emit; the state value is a function of the context (an AURATown agent is `asleep` or `awake` by
+ * its action). Such an actor is written as transition logic rather than a state machine because a
+ * machine's interpreter costs ~15× more per event (measured: 1.8–2.0 µs against 0.13 µs per
+ * `send` on 1,000 actors), and a 1,000-agent AURATown day delivers ~170,000 records. Snapshots
+ * (`getPersistedSnapshot`) hold `{status, context, value}`; a machine's persisted snapshot with the
+ * same context and value restores to the same state, so snapshots written before still load.
+ */
+export function recordActorLogic<Context, Input>(o: {
+  readonly context: (input: Input) => Context;
+  readonly handlers: Readonly<Record<string, RecordHandler<Context>>>;
+  readonly valueOf: (context: Context) => string;
+}): RecordActorLogic<Context, Input> {
+  const snapshotOf = (context: Context): RecordActorSnapshot<Context> => ({ status: "active", output: undefined, error: undefined, context, value: o.valueOf(context) });
+  return {
+    transition(snapshot, event, scope) {
+      const handler = o.handlers[event.type];
+      if (handler === undefined) return snapshot;
+      for (const e of handler(snapshot.context, event as Delivered<never>)) scope.emit(e as EmittedEvent);
+      const value = o.valueOf(snapshot.context);
+      return value === snapshot.value ? snapshot : { ...snapshot, value };
+    },
+    getInitialSnapshot: (_scope, input) => snapshotOf(o.context(input)),
+    getPersistedSnapshot: (snapshot) => snapshot,
+    // The value is taken as stored: the snapshot's state hash covers it (checked before restoring).
+    restoreSnapshot: (persisted) => {
+      const { context, value } = persisted as unknown as { context: Context; value: string };
+      return { status: "active", output: undefined, error: undefined, context, value };
+    },
+  };
+}
+
 /**
  * A config for a new episode: resolved (defaults filled in, validated) and within the world's
  * limits on new episodes (`newEpisodeProblems`). Throws an Error naming each bad field.
@@ -51,7 +90,7 @@ export function resolveNewEpisodeConfig<Config>(world: WorldDefinition<Config>, 
 
 export interface ActorDefinition {
   readonly id: string;
-  readonly logic: AnyStateMachine;
+  readonly logic: AnyActorLogic;
   readonly input: unknown;
 }
 

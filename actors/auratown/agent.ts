@@ -5,8 +5,7 @@
 // The agent learns about the world only from records: `tick.started` (time), `location.occupancy`
 // (where it stands and who is there), `conversation.held`, `town.feed` (recent public events; the
 // private-state phase), `location.observed` (others' visible state; the beliefs phase).
-import { not, setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
+import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { ConversationHeldPayload, LocationObservedPayload, LocationOccupancyPayload, PlanItemType } from "../../events/auratown.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { refreshBeliefs, emptyBeliefsDigest, type Belief } from "./beliefs.ts";
@@ -237,39 +236,11 @@ const handlers: Record<string, Handler> = {
 
 export const isSleepAction = (action: string): boolean => /\bsleep/.test(action.toLowerCase());
 
-export const agentMachine = setup({
-  types: {
-    context: {} as AgentContext,
-    input: {} as AgentInput,
-    events: {} as Delivered & { type: string },
-    emitted: {} as Emitted & { type: string },
-  },
-  actions: {
-    // The context's collections are updated in place (copying a 1,000-entry belief map on every
-    // event would dominate a large town's tick); snapshots are serialised the moment they are taken.
-    handle: handleRecords(handlers),
-  },
-  guards: {
-    sleeping: ({ context }) => isSleepAction(context.action),
-  },
-}).createMachine({
-  id: "auratown-agent",
-  context: ({ input }) => initialAgentContext(input),
-  initial: "asleep",
-  on: {
-    "location.occupancy": { actions: "handle" },
-    "conversation.held": { actions: "handle" },
-    "town.feed": { actions: "handle" },
-    "location.observed": { actions: "handle" },
-  },
-  states: {
-    asleep: {
-      on: { "tick.started": { actions: "handle" } },
-      always: { guard: not("sleeping"), target: "awake" },
-    },
-    awake: {
-      on: { "tick.started": { actions: "handle" } },
-      always: { guard: "sleeping", target: "asleep" },
-    },
-  },
+// The agent's logic is its record handlers (updating the context in place: copying a 1,000-entry
+// belief map on every event would dominate a large town's tick); it is `asleep` while its action
+// is a sleep and `awake` otherwise.
+export const agentLogic = recordActorLogic<AgentContext, AgentInput>({
+  context: initialAgentContext,
+  handlers,
+  valueOf: (context) => (isSleepAction(context.action) ? "asleep" : "awake"),
 });

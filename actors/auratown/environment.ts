@@ -2,8 +2,7 @@
 // exogenous incidents, and brokers conversations. It is also the medium through which agents see
 // each other: occupancy after moving (who is here), and visible state in the beliefs phase.
 // Phases arrive as `tick.phase` records from the sequencer (DESIGN §3.2).
-import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
+import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { AgentDecidedPayload, AvailabilityType, PrivateStateChangedPayload } from "../../events/auratown.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import type { Profile, TownConfig } from "./config.ts";
@@ -255,29 +254,8 @@ const handlers: Record<string, Handler> = {
   "agent.reflected": onReflected as Handler,
 };
 
-export const environmentMachine = setup({
-  types: {
-    context: {} as EnvContext,
-    input: {} as EnvInput,
-    events: {} as Delivered & { type: string },
-    emitted: {} as Emitted & { type: string },
-  },
-  actions: {
-    handle: handleRecords(handlers),
-  },
-}).createMachine({
-  id: "auratown-environment",
-  context: ({ input }) => initialEnvContext(input),
-  initial: "running",
-  states: {
-    running: {
-      on: {
-        "tick.started": { actions: "handle" },
-        "tick.phase": { actions: "handle" },
-        "agent.decided": { actions: "handle" },
-        "private_state.changed": { actions: "handle" },
-        "agent.reflected": { actions: "handle" },
-      },
-    },
-  },
+export const environmentLogic = recordActorLogic<EnvContext, EnvInput>({
+  context: initialEnvContext,
+  handlers,
+  valueOf: () => "running",
 });

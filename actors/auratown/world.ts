@@ -2,10 +2,10 @@
 import { Schema } from "effect";
 import { hashOf } from "../../events/canonical.ts";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
-import { agentActorId, agentMachine, type AgentContext, type AgentInput } from "./agent.ts";
+import { agentActorId, agentLogic, type AgentContext, type AgentInput } from "./agent.ts";
 import { recomputeBeliefsDigest } from "./beliefs.ts";
 import { configProblems, defaultTownConfig, rosterOf, townConditions, TownConfigSchema, type TownConfig } from "./config.ts";
-import { ENVIRONMENT_ID, environmentMachine, type EnvContext, type EnvInput } from "./environment.ts";
+import { ENVIRONMENT_ID, environmentLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { recomputeMemoryDigest } from "./memory.ts";
 import { centerOf, clockAt, locationNamed, ticksPerDay } from "./town.ts";
 
@@ -82,14 +82,14 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
 
   actors(config, seed): ActorDefinition[] {
     const roster = rosterOf(config);
-    const agents = roster.map((profile) => ({ id: agentActorId(profile.id), logic: agentMachine, input: agentInput(config, profile, seed) }));
+    const agents = roster.map((profile) => ({ id: agentActorId(profile.id), logic: agentLogic, input: agentInput(config, profile, seed) }));
     const envInput: EnvInput = {
       map: config.map,
       residents: agents.map((a) => ({ actorId: a.id, profile: (a.input as AgentInput).profile, start: (a.input as AgentInput).start })),
       params: envParams(config),
       seed,
     };
-    return [...agents, { id: ENVIRONMENT_ID, logic: environmentMachine, input: envInput }].sort((a, b) => (a.id < b.id ? -1 : 1));
+    return [...agents, { id: ENVIRONMENT_ID, logic: environmentLogic, input: envInput }].sort((a, b) => (a.id < b.id ? -1 : 1));
   },
 
   tickPlan(config, tick): PhaseStep[] {
