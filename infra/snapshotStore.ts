@@ -1,6 +1,6 @@
 // Snapshot store (DESIGN §6): episode snapshots stored by key (the tick's state hash). The file
 // implementation writes atomically (temp file, then rename) so a crash never leaves half a snapshot.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { SnapshotDamaged } from "../events/errors.ts";
 
@@ -48,16 +48,49 @@ export class SerializedActor {
   }
 }
 
-/** The JSON text of a snapshot, with already serialised actors spliced in (same text as JSON.stringify). */
-export function snapshotJson(snapshot: EpisodeSnapshot): string {
+/**
+ * The JSON text of a snapshot in pieces, with already serialised actors spliced in: joined, the
+ * same text as JSON.stringify of the whole.
+ */
+function* snapshotJsonPieces(snapshot: EpisodeSnapshot): Generator<string> {
   const { actors, ...envelope } = snapshot;
   const head = JSON.stringify(envelope);
-  const parts: string[] = [];
+  yield `${head.slice(0, -1)}${head === "{}" ? "" : ","}"actors":{`;
+  let first = true;
   for (const [id, actor] of Object.entries(actors)) {
     const json = actor instanceof SerializedActor ? actor.json : JSON.stringify(actor);
-    if (json !== undefined) parts.push(`${JSON.stringify(id)}:${json}`);
+    if (json === undefined) continue;
+    yield `${first ? "" : ","}${JSON.stringify(id)}:${json}`;
+    first = false;
   }
-  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"actors":{${parts.join(",")}}}`;
+  yield "}}";
+}
+
+/** The JSON text of a snapshot, with already serialised actors spliced in (same text as JSON.stringify). */
+export function snapshotJson(snapshot: EpisodeSnapshot): string {
+  return [...snapshotJsonPieces(snapshot)].join("");
+}
+
+/**
+ * Writes `snapshotJson(snapshot)` to a new file a few hundred KB at a time: a 1,000-agent town's
+ * snapshot is ~24 MB of text, and joining it into one string (two-byte as soon as one memory
+ * holds a non-Latin-1 character) and encoding that whole was ~100 MB of garbage at each snapshot.
+ */
+function writeSnapshotFile(path: string, snapshot: EpisodeSnapshot): void {
+  const fd = openSync(path, "w");
+  try {
+    let pending = "";
+    for (const piece of snapshotJsonPieces(snapshot)) {
+      pending += piece;
+      if (pending.length >= 256 * 1024) {
+        writeSync(fd, pending);
+        pending = "";
+      }
+    }
+    if (pending.length > 0) writeSync(fd, pending);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class FileSnapshotStore implements SnapshotStore {
@@ -78,7 +111,7 @@ export class FileSnapshotStore implements SnapshotStore {
     mkdirSync(this.location, { recursive: true });
     const temp = `${path}.tmp-${process.pid}`;
     try {
-      writeFileSync(temp, snapshotJson(snapshot));
+      writeSnapshotFile(temp, snapshot);
       renameSync(temp, path);
     } catch (error) {
       // A full disk leaves a partial temp file behind: remove it, keep the errno for the exit code.
