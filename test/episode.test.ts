@@ -115,6 +115,30 @@ describe("forks", () => {
     }
   });
 
+  it("a snapshot written when the agents were XState machines (persisted machine snapshots) still forks to the parent's log", async () => {
+    const parent = await run(42, { ticks: 12 });
+    const snapDir = join(parent.dir, "snapshots");
+    const childAt = 8;
+    const key = readdirSync(snapDir)
+      .filter((f) => /^[0-9a-f]+\.json$/.test(f))
+      .map((f) => JSON.parse(readFileSync(join(snapDir, f), "utf8")) as EpisodeSnapshot)
+      .find((s) => s.tick === childAt)!.stateHash;
+    const file = join(snapDir, `${key}.json`);
+    const snap = JSON.parse(readFileSync(file, "utf8")) as EpisodeSnapshot & { actors: Record<string, { status: string; value: string; context: unknown }> };
+    const values = new Set<string>();
+    for (const [id, a] of Object.entries(snap.actors)) {
+      values.add(a.value);
+      // What a machine's getPersistedSnapshot() wrote before: its own fields around the same context and value.
+      snap.actors[id] = { status: a.status, value: a.value, historyValue: {}, context: a.context, children: {} } as never;
+    }
+    expect(values.has("running") && (values.has("asleep") || values.has("awake"))).toBe(true);
+    writeFileSync(file, JSON.stringify(snap));
+    const child = await forkEpisode({ parent: parent.dir, atTick: childAt, condition: "baseline", dir: join(tempDir("fork"), "machine-snap"), ...quiet });
+    const strip = (r: LogRecord) => ({ seq: r.seq, tick: r.tick, type: r.type, from: r.from, to: r.to, payload: r.payload, cause: r.cause });
+    expect(logRecords(child.dir).slice(1).map(strip)).toEqual(logRecords(parent.dir).filter((r) => r.seq > child.atSeq).map(strip));
+    expect(child.stateHash).toBe(parent.stateHash);
+  });
+
   it("forking under another condition changes only what that condition touches", async () => {
     const parent = await run(42);
     const child = await forkEpisode({ parent: parent.dir, atTick: 10, condition: "no-reflection", dir: join(tempDir("fork"), "nr"), ...quiet });
