@@ -13,8 +13,7 @@
 // `model`) with the model's staleness and confidence as the fields' reports; otherwise the scripted
 // update is applied with its calibrated reports. `envprobe.believed` then says which backend
 // produced the step's beliefs. Planning and the probing policy are the scripted agent's, unchanged.
-import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
+import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { EnvprobeScoredPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
 import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from "../../events/llm.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
@@ -398,18 +397,9 @@ export const agentHandlers: Record<string, RecordHandler<AgentContext>> = {
   "llm.failed": onLlm as RecordHandler<AgentContext>,
 };
 
-export const agentMachine = setup({
-  types: {
-    context: {} as AgentContext,
-    input: {} as AgentInput,
-    events: {} as Delivered & { type: string },
-    emitted: {} as Emitted & { type: string },
-  },
-  actions: { handle: handleRecords(agentHandlers) },
-}).createMachine({
-  id: "envprobe-agent",
-  context: ({ input }) => initialAgentContext(input),
-  initial: "running",
-  states: { running: { on: { "*": { actions: "handle" } } } },
+export const agentLogic = recordActorLogic<AgentContext, AgentInput>({
+  context: initialAgentContext,
+  handlers: agentHandlers,
+  valueOf: () => "running",
 });
 

@@ -5,8 +5,7 @@
 // agent's reported belief changes and scores every step (exact per-field match, paper Eq. 1),
 // so every metric is in the log. Mutation and noise draw from exogenous streams named without
 // the condition: all policies on one seed face the same draws (common random numbers).
-import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
+import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
 import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload } from "../../events/envprobe.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { reportedConfidence, reportedStaleness, SOURCE, type Calibration } from "./config.ts";
@@ -147,17 +146,8 @@ export const envHandlers: Record<string, RecordHandler<EnvContext>> = {
   "envprobe.believed": onBelieved as RecordHandler<EnvContext>,
 };
 
-export const envMachine = setup({
-  types: {
-    context: {} as EnvContext,
-    input: {} as EnvInput,
-    events: {} as Delivered & { type: string },
-    emitted: {} as Emitted & { type: string },
-  },
-  actions: { handle: handleRecords(envHandlers) },
-}).createMachine({
-  id: "envprobe-environment",
-  context: ({ input }) => initialEnvContext(input),
-  initial: "running",
-  states: { running: { on: { "*": { actions: "handle" } } } },
+export const envLogic = recordActorLogic<EnvContext, EnvInput>({
+  context: initialEnvContext,
+  handlers: envHandlers,
+  valueOf: () => "running",
 });

@@ -7,9 +7,9 @@
 import { Schema } from "effect";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { deriveStream, Draws } from "../rng.ts";
-import { AGENT_ID, agentMachine, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
+import { AGENT_ID, agentLogic, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
 import { beliefModelOf, budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
-import { envMachine, type EnvContext, type EnvInput } from "./environment.ts";
+import { envLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
 
@@ -92,8 +92,8 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   actors(config, seed): ActorDefinition[] {
     const { agent, env } = inputsOf(config, seed);
     return [
-      { id: AGENT_ID, logic: agentMachine, input: agent },
-      { id: ENV_ID, logic: envMachine, input: env },
+      { id: AGENT_ID, logic: agentLogic, input: agent },
+      { id: ENV_ID, logic: envLogic, input: env },
     ];
   },
 
