@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import fc from "fast-check";
 import { emptyMemory, importanceOf, recent, recomputeMemoryDigest, remember, retrieve } from "../actors/auratown/memory.ts";
 import type { MemoryItem, MemoryKind, MemoryStream } from "../actors/auratown/memory.ts";
 import { EMPTY_DIGEST } from "../events/digest.ts";
@@ -6,6 +7,8 @@ import { EMPTY_DIGEST } from "../events/digest.ts";
 const WEIGHTS = { recency: 0.3, importance: 0.4, relevance: 0.3 } as const;
 const DECAY = 0.01;
 const BIG = 1000;
+// Words that occur inside each other ("a" in "at", "the" in "there"), the costly case for token search.
+const VOCABULARY = ["a", "at", "the", "there", "cafe", "Cafe", "walk", "walked", "to", "town", "square", "x"];
 
 const item = (t: number, content: string, importance: number, kind: MemoryKind = "observation"): Omit<MemoryItem, "id"> => ({ t, kind, content, importance });
 
@@ -125,6 +128,35 @@ describe("retrieve", () => {
     expect(result.map((r) => r.item.id)).toEqual([1, 2, 0]);
     // The limit keeps the best.
     expect(retrieve(stream(), "Coffee at the PARK", now, 1, WEIGHTS, DECAY).map((r) => r.item.id)).toEqual([1]);
+  });
+
+  it("retrieval with the stream's caches (relevance, query words, trimming) equals retrieval over a fresh copy of the stream", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant("remember" as const), words: fc.array(fc.constantFrom(...VOCABULARY), { minLength: 1, maxLength: 8 }), importance: fc.integer({ min: 1, max: 9 }) }),
+            fc.record({ op: fc.constant("retrieve" as const), words: fc.array(fc.constantFrom(...VOCABULARY, "  "), { maxLength: 5 }), importance: fc.constant(0) }),
+          ),
+          { minLength: 30, maxLength: 80 },
+        ),
+        (ops) => {
+          const s = emptyMemory();
+          let t = 0;
+          for (const o of ops) {
+            t += 30;
+            if (o.op === "remember") remember(s, item(t, o.words.join(" "), o.importance), 8);
+            else {
+              const query = o.words.join(" ");
+              const fresh: MemoryStream = { ...s, items: [...s.items] };
+              const cached = retrieve(s, query, t, 5, WEIGHTS, DECAY).map((r) => [r.item.id, r.score]);
+              expect(cached).toEqual(retrieve(fresh, query, t, 5, WEIGHTS, DECAY).map((r) => [r.item.id, r.score]));
+            }
+          }
+        },
+      ),
+      { numRuns: 200, seed: 20261125 },
+    );
   });
 
   it("uses relevance 0.5 for an empty query and orders by score", () => {
