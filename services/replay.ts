@@ -105,6 +105,11 @@ export class ReplayStore implements EventStore {
     return this.records.length - this.pos;
   }
 
+  /** Index in the records of the next one a draft is checked against (those before it are replayed). */
+  get position(): number {
+    return this.pos;
+  }
+
   head(): Head {
     return this.last;
   }
@@ -309,7 +314,13 @@ export function snapshotActors(world: WorldDefinition, snapshot: EpisodeSnapshot
 export interface ReplayOptions {
   /** Stop after this tick is committed (default: the end of the log). */
   readonly toTick?: number;
-  readonly onTick?: (tick: number, host: ActorHost) => void;
+  /**
+   * After each committed tick: the host, and the log's records that tick replayed (so a view can be
+   * drawn tick by tick, keeping nothing: `inspect` of a 1,000-agent town over days).
+   */
+  readonly onTick?: (tick: number, host: ActorHost, records: readonly LogRecord[]) => void;
+  /** Once the log's header is read and its actors are built, before the first tick. */
+  readonly onHeader?: (header: EpisodeHeader, host: ActorHost) => void;
   /** After each tick: ticks replayed so far and how many the replay will take (to --to-tick, or the episode's end). */
   readonly onProgress?: (done: number, total: number) => void;
   /** SnapshotStores location (default: the episode directory's snapshots/). */
@@ -377,11 +388,13 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
   const host = await hostForHeader(header, snapshots);
   const store = new ReplayStore(records, 1, dir);
   host.serve(transport, HOST_SUBJECT);
+  options.onHeader?.(header, host);
   const sequencer = new Sequencer({ world: header.world, config: header.config, seed: header.seed, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
   let tick = header.firstTick;
   let lastTick = header.firstTick - 1;
   let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;
   let incompleteTick = false;
+  let replayed = store.position;
   while (!store.exhausted && (options.toTick === undefined || tick <= options.toTick)) {
     try {
       const result = await sequencer.runTick(tick);
@@ -394,7 +407,10 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
       if (error instanceof StateMismatch) throw await stateDivergence(header, host, snapshots, error.logged, error.draft);
       throw error;
     }
-    options.onTick?.(tick, host);
+    if (options.onTick !== undefined) {
+      options.onTick(tick, host, records.slice(replayed, store.position));
+      replayed = store.position;
+    }
     options.onProgress?.(tick - header.firstTick + 1, Math.max(tick, Math.min(options.toTick ?? Infinity, header.ticks - 1)) - header.firstTick + 1);
     lastTick = tick;
     tick++;

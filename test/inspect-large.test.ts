@@ -9,8 +9,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 import { GENESIS_HASH, seal } from "../events/record.ts";
-import { namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
+import { jsonArrayPieces, namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
 import { replayEpisode } from "../services/replay.ts";
+import { townInspection } from "../services/cli/inspect.ts";
+import { collectRow, renderTimeline, summarize, type TickRow } from "../services/views/auratown.ts";
 import { verifyEpisode } from "../services/verify.ts";
 
 const cli = runCli;
@@ -161,6 +163,16 @@ describe("JSON in pieces", () => {
     }
   });
 
+  it("writes an array whose items come one at a time as JSON.stringify writes it", () => {
+    for (const items of [[], [1], [{ a: [1, { b: "x\ny" }] }, null, "s"]]) {
+      for (const depth of [0, 1, 2]) {
+        let text = "";
+        writePieces(jsonArrayPieces(items.values(), depth), (chunk) => (text += chunk));
+        expect(text).toBe(JSON.stringify(items, null, 2).replaceAll("\n", `\n${"  ".repeat(depth)}`));
+      }
+    }
+  });
+
   it("writes a document larger than one string can hold (inspect --json of a 1,000-agent town over three days crashed with exit 4)", () => {
     const row = { tick: 0, text: "x".repeat(2 ** 20) };
     const value = { episode: "big", ticks: Array.from({ length: 560 }, () => row) };
@@ -174,6 +186,54 @@ describe("JSON in pieces", () => {
     expect(bytes).toBeGreaterThan(2 ** 29);
     expect(chunks).toBeGreaterThan(500);
   }, 60_000);
+});
+
+describe("inspect of a town is written tick by tick", () => {
+  it("writes each tick as the replay makes it, keeping no tick's rows, the same text as drawn from every row at the end", async () => {
+    // 100 agents, --all: about 200 KB a tick, so its 1 MB chunks go out while the replay runs.
+    const dir = join(tempDir("inspect-stream"), "town");
+    expect(cli(["run", "auratown", "--seed", "5", "--agents", "100", "--ticks", "12", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    let ticksDone = 0;
+    const writtenAt: number[] = [];
+    let text = "";
+    const inspection = townInspection({ all: true }, (chunk) => {
+      writtenAt.push(ticksDone);
+      text += chunk;
+    });
+    const result = await replayEpisode(dir, { ...inspection.options, onProgress: (done) => void (ticksDone = done) });
+    result.host.stop();
+    expect(inspection.active()).toBe(true);
+    inspection.finish(result);
+    // Written while the replay was still going: the first chunk went out ticks before the last tick.
+    expect(writtenAt.length).toBeGreaterThan(1);
+    expect(writtenAt[0]).toBeLessThan(10);
+    // The bytes of the timeline drawn at the end from every tick's row, as inspect did.
+    const rows: TickRow[] = [];
+    const again = await replayEpisode(dir, { onTick: (tick, host) => void rows.push(collectRow(tick, host)) });
+    again.host.stop();
+    expect(text).toBe(`auratown-s5-baseline · auratown · seed 5 · condition baseline\n${renderTimeline(again.records, rows)}\n`);
+  });
+
+  it("--json is JSON.stringify of every tick and the summary, an interrupted run's part-written last tick included", async () => {
+    const dir = join(tempDir("inspect-stream-json"), "town");
+    expect(cli(["run", "auratown", "--seed", "9", "--ticks", "30", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    // Cut the log at a record boundary part-way through a tick, after a conversation the summary lists.
+    const file = firstSegment(dir);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const counted = lines.findLastIndex((l) => l.includes('"type":"conversation.held"'));
+    expect(counted).toBeGreaterThan(0);
+    writeFileSync(file, lines.slice(0, counted + 1).join("\n") + "\n");
+    const rows: TickRow[] = [];
+    const replayed = await replayEpisode(dir, { onTick: (tick, host) => void rows.push(collectRow(tick, host)) });
+    replayed.host.stop();
+    expect(replayed.incompleteTick).toBe(true);
+    const records = logRecords(dir);
+    const out = cli(["inspect", dir, "--json"]);
+    expect(out.code, out.err).toBe(0);
+    expect(out.out).toBe(JSON.stringify({ episode: "auratown-s9-baseline", ticks: rows, summary: summarize(records, rows) }, null, 2) + "\n");
+    const ranged = cli(["inspect", dir, "--json", "--from", "3", "--to", "5"]);
+    expect(ranged.out).toBe(JSON.stringify({ episode: "auratown-s9-baseline", ticks: rows.slice(3, 6), summary: summarize(records, rows) }, null, 2) + "\n");
+  });
 });
 
 describe("fork and replay on odd episodes", () => {

@@ -27,7 +27,8 @@ import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listF
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
-import { collectRow, DETAILED_TOWN_ACTORS, forAgent, renderRecordSummary, renderSummary, summarize, timelinePieces, type TickRow } from "../views/auratown.ts";
+import { collectRow, DETAILED_TOWN_ACTORS, renderRecordSummary, renderSummary, summarize, type TickRow } from "../views/auratown.ts";
+import { townInspection } from "./inspect.ts";
 import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
@@ -458,40 +459,34 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
     const { first, lastTick } = agent === undefined ? peekLog(layoutOf(resolveEpisodeDir(log)).log) : checkAgentInHeader(log, agent);
     if (flags.from !== undefined && lastTick !== null && flags.from > lastTick) throw new UsageError(`--from ${flags.from}: ${first?.episode ?? log} has no tick ${flags.from} (its log ends at tick ${lastTick})`);
   }
-  const rows: TickRow[] = [];
-  // The town's timeline is drawn from every actor's state per tick; other worlds read their records.
+  // The town's timeline is drawn from every actor's state per tick, written as each tick is
+  // replayed; other worlds read their records.
   const bar = progressBar(!flags.json, "inspect: replaying");
+  // A progress bar on the terminal the timeline goes to stops when the timeline starts.
+  let barShown = true;
+  const town = townInspection(flags, (chunk) => void process.stdout.write(chunk), () => {
+    if (!process.stdout.isTTY) return;
+    barShown = false;
+    bar.stop();
+  });
   // The text timeline ends at --to, so the replay does too (the JSON's summary covers the whole episode).
   const toTick = flags.json || flags.to === undefined ? {} : { toTick: flags.to };
-  const result = await replayOf(log, flags, { ...toTick, onTick: (tick, host) => void (host.ids.includes("env/auratown") && rows.push(collectRow(tick, host))), onProgress: bar.update }).finally(bar.stop);
+  const result = await replayOf(log, flags, { ...toTick, ...town.options, onProgress: (done, total) => barShown && bar.update(done, total) }).finally(bar.stop);
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
   if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) throw unknownAgent(agent, result.header.episode, result.host.ids);
   if (flags.from !== undefined && flags.from > result.lastTick) throw new UsageError(`--from ${flags.from}: ${result.header.episode} has no tick ${flags.from} (${ticksHeld(result)})`);
   if (flags.to !== undefined && flags.to < result.header.firstTick) throw new UsageError(`--to ${flags.to}: ${result.header.episode} has no tick ${flags.to} (${ticksHeld(result)})`);
-  // Written in pieces: a large town's timeline or JSON can exceed what one string holds.
-  const write = (chunk: string): void => void process.stdout.write(chunk);
-  if (result.header.world.name !== "auratown") {
-    if (flags.json) writePieces(interleave(prettyJsonPieces({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }), "", "\n"), write);
-    else {
-      process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
-      process.stdout.write(renderRecordTimeline(result.records, filter) + "\n");
-    }
+  if (town.active()) {
+    town.finish(result);
     return EXIT.ok;
   }
-  if (flags.json) {
-    const inRange = rows.filter((r) => (filter.from === undefined || r.tick >= filter.from) && (filter.to === undefined || r.tick <= filter.to));
-    const summary = summarize(result.records, rows);
-    // With --agent, the ticks and the summary are that agent's (the summary covers the whole episode).
-    const shown = agent === undefined ? { rows: inRange, summary } : forAgent(summary, inRange, agent);
-    writePieces(interleave(prettyJsonPieces({ episode: result.header.episode, ticks: shown.rows, summary: shown.summary }), "", "\n"), write);
-  } else {
+  // Written in pieces: a large log's JSON can exceed what one string holds.
+  const write = (chunk: string): void => void process.stdout.write(chunk);
+  if (flags.json) writePieces(interleave(prettyJsonPieces({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }), "", "\n"), write);
+  else {
     process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
-    // A large town's ticks are summarised unless one agent (--agent) or every one (--all) is asked for.
-    const digest = agent === undefined && flags.all !== true && result.host.ids.length > DETAILED_TOWN_ACTORS;
-    const agents = result.host.ids.filter((id) => id.startsWith("agent/")).length;
-    if (digest) process.stdout.write(`(${agents} agents: each tick is summarised for towns of more than ${DETAILED_TOWN_ACTORS} actors; --agent <id or name> shows one agent's events, state and beliefs, --all every agent's)\n`);
-    writePieces(interleave(timelinePieces(result.records, rows, filter, { digest }), "\n", "\n"), write);
+    process.stdout.write(renderRecordTimeline(result.records, filter) + "\n");
   }
   return EXIT.ok;
 }

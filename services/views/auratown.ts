@@ -6,7 +6,7 @@ import type { PrivateState } from "../../actors/auratown/privateState.ts";
 import { clockAt, hhmm, type Clock, type ClockConfig } from "../../actors/auratown/town.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../actorHost.ts";
-import { namesActor, plural } from "./text.ts";
+import { jsonArrayPieces, namesActor, plural, prettyJsonPieces } from "./text.ts";
 
 export interface AgentRow {
   readonly id: string;
@@ -23,15 +23,19 @@ export interface TickRow {
   readonly agents: readonly AgentRow[];
 }
 
-/** Reads every agent's state after a tick (the host is the live or replayed one). */
-export function collectRow(tick: number, host: ActorHost): TickRow {
+/**
+ * Reads every agent's state after a tick (the host is the live or replayed one). The beliefs are
+ * copied (the actors update them in place) unless `copy` is false: a row read and dropped before
+ * the next tick (`inspect` of a large town) need not pay for 60,000 beliefs a tick.
+ */
+export function collectRow(tick: number, host: ActorHost, copy = true): TickRow {
   const agents: AgentRow[] = [];
   let clock: Clock = { day: 1, hour: 0, minute: 0 };
   for (const id of host.ids) {
     if (!id.startsWith("agent/")) continue;
     const c = host.contextOf(id) as AgentContext;
     if (c.clock !== null) clock = c.clock;
-    agents.push({ id, name: c.profile.name, location: c.location, action: c.action, private: c.private, beliefs: { ...c.beliefs } });
+    agents.push({ id, name: c.profile.name, location: c.location, action: c.action, private: c.private, beliefs: copy ? { ...c.beliefs } : c.beliefs });
   }
   return { tick, clock, agents };
 }
@@ -52,42 +56,85 @@ interface StaleRun {
   readonly from: number;
   readonly to: number;
   readonly belief: Belief;
+  /** What the target was, as of `to`. */
   readonly truth: string;
 }
 
-/** Runs of consecutive ticks in which a belief differed from its target's true state. */
-export function staleRuns(rows: readonly TickRow[]): StaleRun[] {
-  const open = new Map<string, StaleRun>();
-  const done: StaleRun[] = [];
-  for (const row of rows) {
+/** A run being followed: extended in place while the belief stays and stays wrong. */
+interface OpenRun {
+  readonly observer: string;
+  readonly target: string;
+  readonly from: number;
+  to: number;
+  readonly belief: Belief;
+  location: string;
+  private: PrivateState;
+}
+
+/**
+ * Runs of consecutive ticks in which a belief differed from its target's true state, followed one
+ * tick at a time: `inspect --json` of a large town keeps no tick's rows, only the runs (350,000
+ * in a 1,000-agent town's three days, 60,000 open at a time).
+ */
+export class StaleRunTracker {
+  private readonly open = new Map<string, OpenRun>();
+  private readonly done: OpenRun[] = [];
+
+  add(row: TickRow): void {
+    const { open, done } = this;
     const truth = new Map(row.agents.map((a) => [a.id, a]));
-    const seen = new Set<string>();
     for (const a of row.agents) {
       for (const [target, belief] of Object.entries(a.beliefs)) {
         const t = truth.get(target);
         if (t === undefined) continue;
+        const location = t.location ?? "on the road";
+        if (belief.location === location && belief.availability === t.private.availability && belief.emotional_state === t.private.emotional_state) continue;
         const key = `${a.id}→${target}`;
-        const differs = belief.location !== (t.location ?? "on the road") || belief.availability !== t.private.availability || belief.emotional_state !== t.private.emotional_state;
         const current = open.get(key);
-        if (differs) {
-          seen.add(key);
-          const truthText = `${t.location ?? "on the road"}, ${t.private.availability}, ${t.private.emotional_state}`;
-          if (current === undefined || current.belief !== belief) {
-            if (current !== undefined) done.push(current);
-            open.set(key, { observer: a.name, target: t.name, from: row.tick, to: row.tick, belief, truth: truthText });
-          } else open.set(key, { ...current, to: row.tick, truth: truthText });
+        if (current === undefined || current.belief !== belief) {
+          if (current !== undefined) done.push(current);
+          // Set on a key already there keeps its place in the map (the order ties are listed in).
+          open.set(key, { observer: a.name, target: t.name, from: row.tick, to: row.tick, belief, location, private: t.private });
+        } else {
+          current.to = row.tick;
+          current.location = location;
+          current.private = t.private;
         }
       }
     }
+    // A run not extended by this tick ended with the one before.
     for (const [key, run] of open) {
-      if (!seen.has(key)) {
+      if (run.to !== row.tick) {
         done.push(run);
         open.delete(key);
       }
     }
   }
-  done.push(...open.values());
-  return done.sort((x, y) => y.to - y.from - (x.to - x.from) || x.from - y.from);
+
+  /** Every run, the longest first (the runs still open end at the last tick added). */
+  finish(): StaleRun[] {
+    // One push per run: a large town has more open runs than a spread's arguments may number.
+    for (const run of this.open.values()) this.done.push(run);
+    this.open.clear();
+    return this.done
+      .sort((x, y) => y.to - y.from - (x.to - x.from) || x.from - y.from)
+      .map((r) => ({
+        observer: r.observer,
+        target: r.target,
+        from: r.from,
+        to: r.to,
+        belief: r.belief,
+        get truth() {
+          return `${r.location}, ${r.private.availability}, ${r.private.emotional_state}`;
+        },
+      }));
+  }
+}
+
+export function staleRuns(rows: readonly TickRow[]): StaleRun[] {
+  const tracker = new StaleRunTracker();
+  for (const row of rows) tracker.add(row);
+  return tracker.finish();
 }
 
 export interface Summary {
@@ -105,72 +152,127 @@ export interface Summary {
 export const isAgent = (agent: { readonly id: string; readonly name: string }, wanted: string): boolean =>
   namesActor(agent.id, wanted) || agent.name.toLowerCase() === wanted.trim().toLowerCase();
 
-/** The summary and tick rows of one agent (`inspect --agent … --json`): what it did, saw and believed. */
-export function forAgent(summary: Summary, rows: readonly TickRow[], wanted: string): { summary: Summary; rows: TickRow[] } {
-  const names = new Set(rows.flatMap((r) => r.agents.filter((a) => isAgent(a, wanted)).map((a) => a.name)));
-  const keep = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).filter(([name]) => names.has(name)));
-  const rulesByAgent = keep(summary.rulesByAgent);
-  const ruleTicks: Record<string, number> = {};
-  for (const rules of Object.values(rulesByAgent)) for (const [rule, n] of Object.entries(rules)) ruleTicks[rule] = (ruleTicks[rule] ?? 0) + n;
-  const staleBeliefs = summary.staleBeliefs.filter((b) => names.has(b.observer) || names.has(b.target));
-  return {
-    summary: {
-      ...summary,
-      itineraries: keep(summary.itineraries),
-      ruleTicks,
-      rulesByAgent,
-      conversations: summary.conversations.filter((c) => names.has(c.a) || names.has(c.b)),
-      staleBeliefs,
-      staleBeliefTicks: staleBeliefs.reduce((n, b) => n + b.ticks, 0),
-    },
-    rows: rows.map((r) => ({ ...r, agents: r.agents.filter((a) => names.has(a.name)) })),
-  };
-}
+/** The names of the agents `--agent` names in a tick's row (every row has every agent). */
+export const agentNames = (row: TickRow, wanted: string): Set<string> => new Set(row.agents.filter((a) => isAgent(a, wanted)).map((a) => a.name));
 
-export function summarize(records: readonly LogRecord[], rows: readonly TickRow[]): Summary {
-  const byTick = new Map(rows.map((r) => [r.tick, r]));
-  const clock = (records[0]?.payload as { config?: { clock?: ClockConfig } } | undefined)?.config?.clock;
-  const itineraries: Summary["itineraries"] = {};
-  const ruleTicks: Record<string, number> = {};
-  const rulesByAgent: Record<string, Record<string, number>> = {};
-  for (const row of rows) {
+/** A tick's row with only the named agents (`inspect --agent … --json`). */
+export const rowOf = (row: TickRow, names: ReadonlySet<string>): TickRow => ({ ...row, agents: row.agents.filter((a) => names.has(a.name)) });
+
+/**
+ * The summary built one tick at a time: `add` each tick's row (and its records), `addRecords` the
+ * records no row covers (a fork's header, an interrupted run's last tick), in log order. It keeps
+ * no row: `inspect --json` of a 1,000-agent town over three days held 2.6 GB of rows for it.
+ */
+export class TownSummary {
+  private readonly clocks = new Map<number, Clock>();
+  private readonly itineraries: Summary["itineraries"] = {};
+  private readonly ruleTicks: Record<string, number> = {};
+  private readonly rulesByAgent: Record<string, Record<string, number>> = {};
+  private readonly conversations: { tick: number; a: string; b: string; location: string; opening: string }[] = [];
+  private readonly incidents: { tick: number; description: string; stressful: boolean }[] = [];
+  private reflections = 0;
+  private readonly stale = new StaleRunTracker();
+
+  add(row: TickRow, records: readonly LogRecord[] = []): void {
+    this.clocks.set(row.tick, row.clock);
     for (const a of row.agents) {
-      const trail = (itineraries[a.name] ??= []);
+      const trail = (this.itineraries[a.name] ??= []);
       const place = a.location ?? "on the road";
       if (place !== "on the road" && trail.at(-1)?.place !== place) trail.push({ at: clockText(row.clock), place });
-      ruleTicks[a.private.rule] = (ruleTicks[a.private.rule] ?? 0) + 1;
-      const mine = (rulesByAgent[a.name] ??= {});
+      this.ruleTicks[a.private.rule] = (this.ruleTicks[a.private.rule] ?? 0) + 1;
+      const mine = (this.rulesByAgent[a.name] ??= {});
       mine[a.private.rule] = (mine[a.private.rule] ?? 0) + 1;
     }
+    this.stale.add(row);
+    this.addRecords(records);
   }
-  const conversations = records
-    .filter((r) => r.type === "conversation.held")
-    .map((r) => {
-      const p = r.payload as { names: [string, string]; location: string; lines: { text: string }[] };
-      return { at: when(byTick, r.tick, clock), a: p.names[0], b: p.names[1], location: p.location, opening: p.lines[0]?.text ?? "" };
-    });
-  const incidents = records
-    .filter((r) => r.type === "world.incident")
-    .map((r) => ({ at: when(byTick, r.tick, clock), description: (r.payload as { description: string }).description, stressful: (r.payload as { stressful: boolean }).stressful }));
-  const runs = staleRuns(rows);
-  return {
-    itineraries,
-    ruleTicks,
-    rulesByAgent,
-    conversations,
-    incidents,
-    reflections: records.filter((r) => r.type === "agent.reflected").length,
-    staleBeliefs: runs.map((s) => ({
-      observer: s.observer,
-      target: s.target,
-      from: when(byTick, s.from, clock),
-      to: when(byTick, s.to, clock),
-      ticks: s.to - s.from + 1,
-      believed: `${s.belief.location}, ${s.belief.availability}, ${s.belief.emotional_state} (held since ${when(byTick, s.belief.since, clock)})`,
-      actually: s.truth,
-    })),
-    staleBeliefTicks: runs.reduce((n, s) => n + s.to - s.from + 1, 0),
-  };
+
+  addRecords(records: readonly LogRecord[]): void {
+    for (const r of records) {
+      if (r.type === "conversation.held") {
+        const p = r.payload as { names: [string, string]; location: string; lines: { text: string }[] };
+        this.conversations.push({ tick: r.tick, a: p.names[0], b: p.names[1], location: p.location, opening: p.lines[0]?.text ?? "" });
+      } else if (r.type === "world.incident") this.incidents.push({ tick: r.tick, description: (r.payload as { description: string }).description, stressful: (r.payload as { stressful: boolean }).stressful });
+      else if (r.type === "agent.reflected") this.reflections++;
+    }
+  }
+
+  /**
+   * The summary, its stale beliefs made one at a time as they are read (`names`: only what concerns
+   * those agents, for `--agent`). `header` is the log's first record: the clock of ticks no row
+   * covers (a fork's parent's) comes from its config. Call once.
+   */
+  finish(header: LogRecord | undefined, names?: ReadonlySet<string>): LazySummary {
+    const clock = (header?.payload as { config?: { clock?: ClockConfig } } | undefined)?.config?.clock;
+    const at = (tick: number): string => {
+      const c = this.clocks.get(tick);
+      return c !== undefined ? clockText(c) : clock === undefined ? `t${tick}` : clockText(clockAt(tick, clock));
+    };
+    const mine = names === undefined ? () => true : (name: string) => names.has(name);
+    const keep = <T>(record: Record<string, T>): Record<string, T> => (names === undefined ? record : Object.fromEntries(Object.entries(record).filter(([name]) => mine(name))));
+    const rulesByAgent = keep(this.rulesByAgent);
+    let ruleTicks = this.ruleTicks;
+    if (names !== undefined) {
+      ruleTicks = {};
+      for (const rules of Object.values(rulesByAgent)) for (const [rule, n] of Object.entries(rules)) ruleTicks[rule] = (ruleTicks[rule] ?? 0) + n;
+    }
+    const runs = this.stale.finish().filter((s) => mine(s.observer) || mine(s.target));
+    return {
+      itineraries: keep(this.itineraries),
+      ruleTicks,
+      rulesByAgent,
+      conversations: this.conversations.filter((c) => mine(c.a) || mine(c.b)).map(({ tick, ...c }) => ({ at: at(tick), ...c })),
+      incidents: this.incidents.map(({ tick, ...i }) => ({ at: at(tick), ...i })),
+      reflections: this.reflections,
+      staleBeliefs: {
+        length: runs.length,
+        *[Symbol.iterator]() {
+          for (const s of runs) {
+            yield {
+              observer: s.observer,
+              target: s.target,
+              from: at(s.from),
+              to: at(s.to),
+              ticks: s.to - s.from + 1,
+              believed: `${s.belief.location}, ${s.belief.availability}, ${s.belief.emotional_state} (held since ${at(s.belief.since)})`,
+              actually: s.truth,
+            };
+          }
+        },
+      },
+      staleBeliefTicks: runs.reduce((n, s) => n + s.to - s.from + 1, 0),
+    };
+  }
+}
+
+type StaleBelief = Summary["staleBeliefs"][number];
+
+/** A summary whose stale beliefs (a large town has hundreds of thousands) are made as they are read. */
+export type LazySummary = Omit<Summary, "staleBeliefs"> & { readonly staleBeliefs: Iterable<StaleBelief> & { readonly length: number } };
+
+export function summarize(records: readonly LogRecord[], rows: readonly TickRow[]): Summary {
+  const summary = new TownSummary();
+  for (const row of rows) summary.add(row);
+  summary.addRecords(records);
+  const lazy = summary.finish(records[0]);
+  return { ...lazy, staleBeliefs: [...lazy.staleBeliefs] };
+}
+
+/**
+ * `JSON.stringify(summary, null, 2)` at `depth` in pieces, as `prettyJsonPieces` writes it, its stale
+ * beliefs one at a time (a 1,000-agent town's three days have 350,000: 100 MB of text).
+ */
+export function* summaryJsonPieces(summary: LazySummary, depth: number): Generator<string> {
+  const entries = Object.entries(summary);
+  yield "{\n";
+  for (let i = 0; i < entries.length; i++) {
+    const [key, value] = entries[i]!;
+    yield `${"  ".repeat(depth + 1)}${JSON.stringify(key)}: `;
+    if (key === "staleBeliefs") yield* jsonArrayPieces(value as Iterable<unknown>, depth + 1);
+    else yield* prettyJsonPieces(value, depth + 1, depth + 1);
+    yield i < entries.length - 1 ? ",\n" : "\n";
+  }
+  yield `${"  ".repeat(depth)}}`;
 }
 
 const RULES = ["sleep", "workplace_loaded", "deep_focus", "workplace_empty", "relaxed", "recent_stress", "default"];
@@ -223,7 +325,7 @@ export function renderRecordSummary(records: readonly LogRecord[], actors: numbe
 }
 
 /** The `inspect` timeline: each tick's events, then every agent's place, action, private state and beliefs. */
-export function renderTimeline(records: readonly LogRecord[], rows: readonly TickRow[], filter: { from?: number; to?: number; agent?: string } = {}): string {
+export function renderTimeline(records: readonly LogRecord[], rows: readonly TickRow[], filter: TimelineFilter = {}): string {
   return [...timelinePieces(records, rows, filter)].join("\n");
 }
 
@@ -236,28 +338,57 @@ export const DETAILED_TOWN_ACTORS = 64;
  * decided, arrived, talked, changed private state (by rule) and reflected, the busiest places, and
  * how many beliefs were stale. A 1,000-agent town's full timeline is 75 MB a day.
  */
-export function* timelinePieces(records: readonly LogRecord[], rows: readonly TickRow[], filter: { from?: number; to?: number; agent?: string } = {}, options: { readonly digest?: boolean } = {}): Generator<string> {
-  const names = new Map<string, string>();
-  for (const row of rows) for (const a of row.agents) names.set(a.id, a.name);
-  const nameOf = (id: string) => names.get(id) ?? id;
-  const wanted = (id: string) => filter.agent === undefined || isAgent({ id, name: nameOf(id) }, filter.agent);
+export function* timelinePieces(records: readonly LogRecord[], rows: readonly TickRow[], filter: TimelineFilter = {}, options: { readonly digest?: boolean } = {}): Generator<string> {
   const byTick = new Map<number, LogRecord[]>();
   for (const r of records) {
     let list = byTick.get(r.tick);
     if (list === undefined) byTick.set(r.tick, (list = []));
     list.push(r);
   }
-  const digest = options.digest === true && filter.agent === undefined;
+  const timeline = new TownTimeline(filter, options);
   for (const row of rows) {
-    if (filter.from !== undefined && row.tick < filter.from) continue;
-    if (filter.to !== undefined && row.tick > filter.to) continue;
+    const piece = timeline.tick(row, byTick.get(row.tick) ?? []);
+    if (piece !== null) yield piece;
+  }
+}
+
+export interface TimelineFilter {
+  readonly from?: number;
+  readonly to?: number;
+  readonly agent?: string;
+}
+
+/** The timeline's text of each tick as the tick comes (`inspect` draws a replay's ticks as they are replayed, keeping none). */
+export class TownTimeline {
+  private readonly filter: TimelineFilter;
+  private readonly digest: boolean;
+  private names: Map<string, string> | null = null;
+
+  constructor(filter: TimelineFilter = {}, options: { readonly digest?: boolean } = {}) {
+    this.filter = filter;
+    this.digest = options.digest === true && filter.agent === undefined;
+  }
+
+  /** Whether the timeline shows this tick (within --from and --to). */
+  shows(tick: number): boolean {
+    return (this.filter.from === undefined || tick >= this.filter.from) && (this.filter.to === undefined || tick <= this.filter.to);
+  }
+
+  /** A tick's lines from its row and its records, or null for a tick outside --from/--to. */
+  tick(row: TickRow, records: readonly LogRecord[]): string | null {
+    if (!this.shows(row.tick)) return null;
+    const { filter } = this;
+    // Every row holds every agent, and a name never changes: the first row names them all.
+    const names = (this.names ??= new Map(row.agents.map((a) => [a.id, a.name])));
+    const nameOf = (id: string) => names.get(id) ?? id;
+    const wanted = (id: string) => filter.agent === undefined || isAgent({ id, name: nameOf(id) }, filter.agent);
     const out: string[] = [`── tick ${row.tick} · Day ${row.clock.day} ${hhmm(row.clock)} ${"─".repeat(40)}`];
-    if (digest) {
-      out.push(...tickDigest(byTick.get(row.tick) ?? [], row));
-      yield out.join("\n");
-      continue;
+    if (this.digest) {
+      out.push(...tickDigest(records.filter((r) => r.tick === row.tick), row));
+      return out.join("\n");
     }
-    for (const r of byTick.get(row.tick) ?? []) {
+    for (const r of records) {
+      if (r.tick !== row.tick) continue;
       const p = r.payload as Record<string, any>;
       switch (r.type) {
         case "world.incident":
@@ -294,7 +425,7 @@ export function* timelinePieces(records: readonly LogRecord[], rows: readonly Ti
       });
       if (beliefs.length > 0) out.push(`      believes ${beliefs.join("; ")}`);
     }
-    yield out.join("\n");
+    return out.join("\n");
   }
 }
 

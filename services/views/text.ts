@@ -58,6 +58,20 @@ export function* prettyJsonPieces(value: unknown, depth = 0, splitDepth = 2): Ge
   yield `${pad(depth)}${isArray ? "]" : "}"}`;
 }
 
+/**
+ * `prettyJsonPieces` of an array at `depth` whose items come one at a time (ticks as a replay makes
+ * them): the same text, each item whole, and no item kept once written.
+ */
+export function* jsonArrayPieces(items: Iterable<unknown>, depth: number): Generator<string> {
+  let first = true;
+  for (const item of items) {
+    yield `${first ? "[" : ","}\n${"  ".repeat(depth + 1)}`;
+    first = false;
+    yield* prettyJsonPieces(item === undefined || typeof item === "function" || typeof item === "symbol" ? null : item, depth + 1, depth + 1);
+  }
+  yield first ? "[]" : `\n${"  ".repeat(depth)}]`;
+}
+
 /** Writes pieces of text through `write` in chunks of about 1 MB (not a system call per piece). */
 export function writePieces(pieces: Iterable<string>, write: (chunk: string) => void): void {
   let buffer: string[] = [];
