@@ -3,8 +3,10 @@
 // every record the actors would produce is compared with the one in the log, so a divergence is
 // caught at the first differing record, and every `tick.committed` state hash is recomputed.
 // Nothing calls a model: whatever a model said is itself a logged record.
-import { join, relative, resolve } from "node:path";
-import { existsSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { segmentFiles } from "../infra/fileEventStore.ts";
+import { shownPath } from "./views/text.ts";
 import type { WorldDefinition } from "../actors/actor.ts";
 import { worldNamed } from "../actors/worlds.ts";
 import { canonicalJson } from "../events/canonical.ts";
@@ -229,8 +231,36 @@ export interface EpisodeHeader {
   readonly payload: Record<string, unknown>;
 }
 
-/** Why a log folder without a record is damaged (`verify`, `replay`, `inspect` say the same). */
+/** Why a log folder without a record, and not an episode never started (`notStarted`), is damaged. */
 export const NO_RECORDS = "holds no records (its segments are missing, or the run never wrote one)";
+
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * An episode directory whose log holds no record because its episode never started, or null.
+ * A run (a sweep's or an experiment's too) stopped before its first record was whole (killed, or
+ * a full disk: the store cuts the part-written batch back) leaves its first segment empty, or no
+ * segment when the disk refused even that; `run --resume` and the same sweep or experiment start
+ * it anew. It is not damage: nothing was written to lose. A log folder whose segments are gone
+ * while the episode's snapshots remain is damaged (NO_RECORDS). Answers `{ why, how }`: what the
+ * folder holds, and how to run the episode.
+ */
+export function notStarted(dir: string): { readonly why: string; readonly how: string } | null {
+  const { log, snapshots } = layoutOf(dir);
+  const segments = segmentFiles(log);
+  if (segments.some((file) => statSync(file).size > 0)) return null;
+  if (segments.length === 0 && existsSync(snapshots) && readdirSync(snapshots).length > 0) return null;
+  const why =
+    segments.length === 0
+      ? "its log/ folder holds no segment: its run stopped before the episode's first record (killed, or a full disk), or the segment files were removed"
+      : "its log holds no record yet: its run stopped before the episode's first record (killed, or a full disk)";
+  // A fork's log starts at its parent's seq; a fork is not resumed, it is made again.
+  const fork = segments.length > 0 && basename(segments[0]!) !== `${"0".repeat(12)}.jsonl`;
+  const how = fork
+    ? `a fork's, which is not resumed: remove ${shownPath(dir)} and fork again`
+    : `the command that made it starts it from the beginning: \`probetown run … --resume --log ${shownPath(dir)}\` with that run's flags, or the same sweep or experiment again`;
+  return { why, how };
+}
 
 export function headerOf(records: readonly LogRecord[], file: string): EpisodeHeader {
   const first = records[0];
@@ -357,6 +387,9 @@ export const replayEpisode = (path: string, options: ReplayOptions = {}): Promis
   Effect.runPromise(
     Effect.suspend(() => {
       const dir = resolveEpisodeDir(path);
+      // Not damage (`verify` says the same, exit 0): there is simply nothing to replay yet.
+      const unstarted = notStarted(dir);
+      if (unstarted !== null) throw new UsageError(`${shownPath(dir)}: not started: ${unstarted.why}; there is nothing to replay or inspect. ${capitalised(unstarted.how)}`);
       return replayWhereEffect(layoutOf(dir), options);
     }).pipe(Effect.provide(Embedded)),
   );

@@ -6,7 +6,7 @@ import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../eve
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
-import { Divergence, headerOf, layoutOf, NO_RECORDS, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
+import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { shownPath } from "./views/text.ts";
 
 export interface VerifyReport {
@@ -21,6 +21,8 @@ export interface VerifyReport {
   readonly notes: readonly string[];
   /** Set when a log that holds stops before its planned last tick (an interrupted run): why, as in `notes`. */
   readonly unfinished?: string;
+  /** Set when the log holds no record because its episode never started (`notStarted`): why; `notes` say how to start it. */
+  readonly notStarted?: string;
   readonly text: string;
 }
 
@@ -74,7 +76,24 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
     if (scan.records.length === 0) {
       // In JetStream an id without records is most often a typo, or another --namespace.
       if (where !== undefined) throw new UsageError(`${dir}: no records under that episode id in that namespace (check the id and --namespace)`);
-      return fail("damaged", null, `${shownPath(layout.log)}: ${NO_RECORDS}`, [], null, 0);
+      // An episode whose run stopped before its first record is not damaged, as a run stopped
+      // mid-tick is not: it verifies (exit 0), saying it was not started and how to start it.
+      const unstarted = notStarted(dir);
+      if (unstarted === null) return fail("damaged", null, `${shownPath(layout.log)}: ${NO_RECORDS}`, [], null, 0);
+      notes.push(unstarted.how);
+      return {
+        ok: true,
+        exitCode: 0,
+        episode: null,
+        records: 0,
+        ticks: 0,
+        seconds: elapsed(),
+        eventsPerSecond: 0,
+        problem: null,
+        notes,
+        notStarted: unstarted.why,
+        text: [`NOT STARTED: ${shownPath(dir)}: ${unstarted.why}; nothing to verify`, ...notes.map((n) => `note: ${n}`)].join("\n"),
+      };
     }
     const header = headerOf(scan.records, shownPath(layout.log));
     if (header.kind === "forked") {

@@ -14,6 +14,8 @@ export interface TreeEntry {
   readonly problem: string | null;
   /** A log that holds but stops before its planned last tick (an interrupted run): why; else null. */
   readonly unfinished: string | null;
+  /** An episode whose log holds no record yet (its run stopped before the first): why; else null. */
+  readonly notStarted: string | null;
   readonly records: number;
 }
 
@@ -32,6 +34,11 @@ export interface TreeReport {
    * named, since a folder of them is an interrupted sweep, not a finished one.
    */
   readonly unfinished: readonly TreeEntry[];
+  /**
+   * Episodes never started (a sweep stopped before their first record): not damaged, not counted in
+   * `ok` (no log holds for them), and named, with how to start them.
+   */
+  readonly notStarted: readonly TreeEntry[];
   /** 0 when every log holds; otherwise the worst code: 4 (internal) > 3 (damaged) > 1 (diverged). */
   readonly exitCode: 0 | 1 | 3 | 4;
 }
@@ -87,7 +94,7 @@ export async function verifyTree(root: string, options: { readonly threads?: num
   return {
     root,
     episodes: dirs.length,
-    ok: count(0),
+    ok: entries.filter((e) => e.exitCode === 0 && e.notStarted === null).length,
     diverged: count(1),
     damaged: count(3),
     errors: count(4),
@@ -95,6 +102,7 @@ export async function verifyTree(root: string, options: { readonly threads?: num
     seconds: (performance.now() - started) / 1000,
     failures,
     unfinished: entries.filter((e) => e.exitCode === 0 && e.unfinished !== null).sort((a, b) => (a.dir < b.dir ? -1 : 1)),
+    notStarted: entries.filter((e) => e.exitCode === 0 && e.notStarted !== null).sort((a, b) => (a.dir < b.dir ? -1 : 1)),
     exitCode: worst,
   };
 }
@@ -104,11 +112,15 @@ export function treeReportText(report: TreeReport, cwd: string = process.cwd()):
   const where = shown(report.root);
   if (report.episodes === 0) return `FAILED: no episode directories (folders with a log/ inside) under ${where}`;
   const lines = [
-    `${report.exitCode === 0 ? "OK" : "FAILED"}: ${report.episodes} episodes under ${where} (${report.records.toLocaleString("en-US")} records) in ${report.seconds.toFixed(1)} s — ${report.ok} hold${report.unfinished.length > 0 ? ` (${report.unfinished.length} of them unfinished)` : ""}, ${report.diverged} diverged, ${report.damaged} damaged${report.errors > 0 ? `, ${report.errors} could not be checked` : ""}`,
+    `${report.exitCode === 0 ? "OK" : "FAILED"}: ${report.episodes} episodes under ${where} (${report.records.toLocaleString("en-US")} records) in ${report.seconds.toFixed(1)} s — ${report.ok} hold${report.unfinished.length > 0 ? ` (${report.unfinished.length} of them unfinished)` : ""}${report.notStarted.length > 0 ? `, ${report.notStarted.length} not started` : ""}, ${report.diverged} diverged, ${report.damaged} damaged${report.errors > 0 ? `, ${report.errors} could not be checked` : ""}`,
   ];
   for (const f of report.failures) lines.push(`  ${shown(f.dir)}: ${(f.problem ?? "").replace(/^FAILED: /, "").split("\n").join("\n    ")}`);
   // An interrupted run's log holds, but its episode is not all there (a sweep stopped part-way).
   for (const f of report.unfinished.slice(0, 5)) lines.push(`  unfinished: ${shown(f.dir)}: ${f.unfinished}`);
   if (report.unfinished.length > 5) lines.push(`  unfinished: … and ${report.unfinished.length - 5} more`);
+  // Nothing of these was written (a sweep stopped before them): the same sweep runs them.
+  for (const f of report.notStarted.slice(0, 5)) lines.push(`  not started: ${shown(f.dir)}: ${f.notStarted}`);
+  if (report.notStarted.length > 5) lines.push(`  not started: … and ${report.notStarted.length - 5} more`);
+  if (report.notStarted.length > 0) lines.push(`  (an episode not started runs from its beginning when the command that made it runs again: the same sweep or experiment, or \`probetown run … --resume --log <episode>\` with its flags)`);
   return lines.join("\n");
 }

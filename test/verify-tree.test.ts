@@ -1,7 +1,7 @@
 // `probetown verify <folder>`: every episode below a sweep's --log is verified in one command; one
 // damaged log fails the whole folder with exit 3 and is named, the others still counted as holding.
 import { describe, expect, it } from "vitest";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSegment, tempDir, runCli } from "./helpers.ts";
 import { episodeDirsUnder, verifyTree } from "../services/verifyTree.ts";
@@ -57,6 +57,56 @@ describe("verify on a folder of episodes", () => {
     const report = await verifyTree(log, { threads: 1 });
     expect(report.unfinished.map((e) => e.dir)).toEqual([victim]);
     expect(report.ok).toBe(2);
+  });
+
+  it("an episode whose run stopped before its first record is not started, not damaged: named, with how to run it, exit 0 as an interrupted run", async () => {
+    const log = join(tempDir("verify-tree-not-started"), "grid");
+    const args = ["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-2", "--log", log, "--quiet"];
+    expect(cli(args).code).toBe(0);
+    const [, s1, s2] = episodeDirsUnder(log);
+    // What a sweep stopped before an episode's first record leaves: an empty first segment (the
+    // store cuts a part-written batch back), or no segment when the disk refused even that.
+    writeFileSync(firstSegment(s1!), "");
+    rmSync(firstSegment(s2!));
+
+    const tree = cli(["verify", log]);
+    expect(tree.code, tree.out + tree.err).toBe(0);
+    expect(tree.out).toMatch(/^OK: 3 episodes under .* — 1 hold, 2 not started, 0 diverged, 0 damaged/);
+    expect(tree.out).toContain(`not started: ${s1}: its log holds no record yet: its run stopped before the episode's first record (killed, or a full disk)`);
+    expect(tree.out).toContain(`not started: ${s2}: its log/ folder holds no segment`);
+    expect(tree.out).toMatch(/runs from its beginning when the command that made it runs again: the same sweep/);
+    const report = await verifyTree(log, { threads: 1 });
+    expect(report.notStarted.map((e) => e.dir)).toEqual([s1, s2]);
+    expect([report.ok, report.damaged, report.exitCode]).toEqual([1, 0, 0]);
+
+    // The episode alone says the same; replay and inspect have nothing to show (exit 2), not damage.
+    const one = cli(["verify", s1!]);
+    expect(one.code, one.out + one.err).toBe(0);
+    expect(one.out).toContain(`NOT STARTED: ${s1}: its log holds no record yet`);
+    expect(one.out).toContain(`note: the command that made it starts it from the beginning: \`probetown run … --resume --log ${s1}\` with that run's flags, or the same sweep or experiment again`);
+    const inspect = cli(["inspect", s1!]);
+    expect(inspect.code).toBe(2);
+    expect(inspect.err).toMatch(/not started: .*there is nothing to replay or inspect/);
+
+    // As the note says, the same sweep runs them.
+    expect(cli(args).code).toBe(0);
+    expect(cli(["verify", log]).out).toMatch(/^OK: 3 episodes under .* — 3 hold, 0 diverged, 0 damaged/);
+  });
+
+  it("a fork never started is made again, not resumed; a log whose segments are gone while its snapshots remain is damaged", () => {
+    const work = tempDir("verify-not-started-fork");
+    const fork = join(work, "fork");
+    mkdirSync(join(fork, "log"), { recursive: true });
+    writeFileSync(join(fork, "log", "000000000040.jsonl"), "");
+    const r = cli(["verify", fork]);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toContain(`note: a fork's, which is not resumed: remove ${fork} and fork again`);
+    mkdirSync(join(fork, "snapshots"));
+    writeFileSync(join(fork, "snapshots", "x.json"), "{}");
+    rmSync(join(fork, "log", "000000000040.jsonl"));
+    const gone = cli(["verify", fork]);
+    expect(gone.code).toBe(3);
+    expect(gone.out).toMatch(/holds no records \(its segments are missing/);
   });
 
   it("a folder with no episodes below it is a usage error", () => {
