@@ -37,20 +37,13 @@ export const emptyMemory = (): MemoryStream => ({ items: [], nextId: 0, sinceRef
 // (`DigestAccumulator.addJoined`) so that a ~400-character observation is not copied into it.
 const entryFields = (m: MemoryItem): string[] => [String(m.id), String(m.t), m.kind, String(m.importance), m.content];
 
-// The release's /fight|love|…/ tests, as substring searches: the same answers, and V8 searches each
-// word far faster than it tries the alternation at every position (~4% of a 1,000-agent day).
-const HIGH_IMPORTANCE = ["fight", "love", "death", "secret", "surprise", "important", "emergency"];
-const LOW_IMPORTANCE = ["walk", "sit", "stand", "routine", "usual"];
-const containsAny = (text: string, words: readonly string[]): boolean => words.some((w) => text.includes(w));
-
 /** Keyword importance heuristic of Appendix A23, used when no model scores importance. */
 export function importanceOf(text: string): number {
   const lower = text.toLowerCase();
-  if (containsAny(lower, HIGH_IMPORTANCE)) return 7;
-  if (containsAny(lower, LOW_IMPORTANCE)) return 3;
+  if (/fight|love|death|secret|surprise|important|emergency/.test(lower)) return 7;
+  if (/walk|sit|stand|routine|usual/.test(lower)) return 3;
   return 5;
 }
-
 
 export function remember(stream: MemoryStream, item: Omit<MemoryItem, "id">, capacity: number): MemoryItem {
   // Fields listed rather than spread: a spread after `id` took V8's slow object-building path.
@@ -91,16 +84,7 @@ interface RelevanceCache {
   /** Each item's content lower-cased with single spaces and no outer spaces (see `hasToken`). */
   readonly texts: string[];
   readonly relevance: number[];
-  /**
-   * Per query word, whether each item (a prefix of them) has it as a token. An agent's actions
-   * share their short words ("the", "a", "at", "to"), which are the costly ones to look for (they
-   * occur inside many other words), so a new query mostly reuses what earlier ones found.
-   */
-  readonly tokens: Map<string, boolean[]>;
 }
-
-/** Distinct words remembered per stream; past it the word table starts over (free-text actions). */
-const MAX_CACHED_WORDS = 256;
 const relevanceCaches = new WeakMap<readonly MemoryItem[], RelevanceCache>();
 
 /** Carries the cached entries of the items that survive a trim over to the trimmed array. */
@@ -109,19 +93,13 @@ function keepRelevance(before: readonly MemoryItem[], after: readonly MemoryItem
   if (cache === undefined) return;
   const texts: string[] = [];
   const relevance: number[] = [];
-  const tokens = new Map<string, boolean[]>();
-  for (const word of cache.tokens.keys()) tokens.set(word, []);
   for (let i = 0; i < cache.texts.length; i++) {
     if (!keep(before[i]!, i)) continue;
     texts.push(cache.texts[i]!);
-    // Entries exist for a prefix of the texts; keep only a prefix.
+    // A relevance entry exists for a prefix of the texts; keep only a prefix.
     if (i < cache.relevance.length && relevance.length === texts.length - 1) relevance.push(cache.relevance[i]!);
-    for (const [word, has] of cache.tokens) {
-      const kept = tokens.get(word)!;
-      if (i < has.length && kept.length === texts.length - 1) kept.push(has[i]!);
-    }
   }
-  relevanceCaches.set(after, { query: cache.query, texts, relevance, tokens });
+  relevanceCaches.set(after, { query: cache.query, texts, relevance });
 }
 
 // Whitespace other than single inner spaces. Generated memories have none, and testing for it is
@@ -148,32 +126,23 @@ function hasToken(text: string, word: string): boolean {
 
 function relevanceOf(items: readonly MemoryItem[], query: string): readonly number[] {
   let cache = relevanceCaches.get(items);
-  if (cache === undefined) relevanceCaches.set(items, (cache = { query, texts: [], relevance: [], tokens: new Map() }));
+  if (cache === undefined) relevanceCaches.set(items, (cache = { query, texts: [], relevance: [] }));
   if (cache.query !== query) {
     cache.query = query;
     cache.relevance.length = 0;
   }
-  const { texts, relevance, tokens } = cache;
+  const { texts, relevance } = cache;
   for (let i = texts.length; i < items.length; i++) texts.push(normalised(items[i]!.content));
   if (relevance.length < items.length) {
     const words = queryWords(query);
-    if (words.length === 0) {
-      for (let i = relevance.length; i < items.length; i++) relevance.push(0.5);
-      return relevance;
-    }
-    const found = words.map((word) => {
-      let has = tokens.get(word);
-      if (has === undefined) {
-        if (tokens.size >= MAX_CACHED_WORDS) tokens.clear();
-        tokens.set(word, (has = []));
-      }
-      for (let i = has.length; i < items.length; i++) has.push(hasToken(texts[i]!, word));
-      return has;
-    });
     for (let i = relevance.length; i < items.length; i++) {
-      let overlap = 0;
-      for (const has of found) if (has[i]) overlap++;
-      relevance.push(Math.min(1, overlap / words.length));
+      let value = 0.5;
+      if (words.length > 0) {
+        let overlap = 0;
+        for (const word of words) if (hasToken(texts[i]!, word)) overlap++;
+        value = Math.min(1, overlap / words.length);
+      }
+      relevance.push(value);
     }
   }
   return relevance;
