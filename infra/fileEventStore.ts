@@ -38,9 +38,16 @@ export const recordOrNull = (line: string): LogRecord | null => {
  * only (kilobytes, however long the log): a command checks its flags against them before it replays
  * a large log. A field is null when it cannot be read that way; the full read reports why.
  */
-export function peekLog(logDir: string): { readonly first: LogRecord | null; readonly lastTick: number | null } {
+export interface LogEnds {
+  readonly first: LogRecord | null;
+  /** The last whole record (a `tick.committed` when the log ends on a finished tick), and its tick. */
+  readonly last: LogRecord | null;
+  readonly lastTick: number | null;
+}
+
+export function peekLog(logDir: string): LogEnds {
   const files = segmentFiles(logDir);
-  if (files.length === 0) return { first: null, lastTick: null };
+  if (files.length === 0) return { first: null, last: null, lastTick: null };
   const read = (file: string, from: number, length: number): string => {
     const fd = openSync(file, "r");
     try {
@@ -59,7 +66,7 @@ export function peekLog(logDir: string): { readonly first: LogRecord | null; rea
   const end = tail.lastIndexOf("\n");
   const start = end < 0 ? -1 : tail.lastIndexOf("\n", end - 1);
   const record = end < 0 || (start < 0 && size > tail.length) ? null : recordOrNull(tail.slice(start + 1, end));
-  return { first, lastTick: typeof record?.tick === "number" ? record.tick : null };
+  return { first, last: record, lastTick: typeof record?.tick === "number" ? record.tick : null };
 }
 
 function display(file: string): string {

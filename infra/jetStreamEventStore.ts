@@ -32,7 +32,7 @@ import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalog
 import { sha256Chain } from "../events/canonical.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
 import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
-import type { CreateOptions, ScanResult } from "./fileEventStore.ts";
+import { recordOrNull, type CreateOptions, type LogEnds, type ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
 import { isJetStreamStorageFull, kvKey, natsName, NatsWriteLost, subjects } from "./nats.ts";
 
@@ -376,6 +376,45 @@ export async function lastJetStreamRecord(nc: NatsConnection, namespace: string,
     return JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as LogRecord;
   } catch (error) {
     if (isApiError(error, STREAM_NOT_FOUND)) return null;
+    throw error;
+  }
+}
+
+/**
+ * A JetStream log's two ends, as `peekLog` reads a file log's: the first line of its first message
+ * and the last line of its last, unchecked (null where there is none, or it is not JSON). Two
+ * requests however long the log, so a command checks its flags before it reads and replays it all.
+ */
+export async function peekJetStreamLog(nc: NatsConnection, namespace: string, episode: string): Promise<LogEnds> {
+  const ctx = contextOf(nc, namespace);
+  const jsm = await managerOf(ctx);
+  const subject = subjects.log(namespace, episode);
+  try {
+    // next_by_subj from seq 0: the subject's first message (nats-server 2.9 has it; nats.js's type does not).
+    const head = await jsm.streams.getMessage(ctx.stream, { seq: 0, next_by_subj: subject } as unknown as { seq: number });
+    if (head === null) return { first: null, last: null, lastTick: null };
+    const tail = await jsm.streams.getMessage(ctx.stream, { last_by_subj: subject });
+    const headText = head.string();
+    const tailText = (tail ?? head).string().trimEnd();
+    const first = recordOrNull(headText.includes("\n") ? headText.slice(0, headText.indexOf("\n")) : headText);
+    const last = recordOrNull(tailText.slice(tailText.lastIndexOf("\n") + 1));
+    return { first, last, lastTick: typeof last?.tick === "number" ? last.tick : null };
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) return { first: null, last: null, lastTick: null };
+    throw error;
+  }
+}
+
+/** The ids of the episodes whose logs a namespace holds (none when it has no log stream). */
+export async function jetStreamEpisodes(nc: NatsConnection, namespace: string): Promise<string[]> {
+  const ctx = contextOf(nc, namespace);
+  const jsm = await managerOf(ctx);
+  const prefix = subjects.log(namespace, "_").slice(0, -1); // pt.<ns>.log.
+  try {
+    const info = await jsm.streams.info(ctx.stream, { subjects_filter: `${prefix}>` });
+    return Object.keys(info.state.subjects ?? {}).map((s) => s.slice(prefix.length)).sort();
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) return [];
     throw error;
   }
 }

@@ -13,9 +13,12 @@ export const NATS_URL_FROM_ENV = "env";
 
 export const DEFAULT_NAMESPACE = "default";
 
+/** A name (an episode id, a namespace) that cannot be part of a NATS subject: bad input, not a fault (exit 2). */
+export class InvalidSubjectToken extends Error {}
+
 /** Tokens must not contain what NATS treats as separators or wildcards. */
 export function subjectToken(value: string, what: string): string {
-  if (value.length === 0 || /[\s.*>]/.test(value)) throw new Error(`${what} '${value}' cannot be used in a NATS subject (no spaces, '.', '*' or '>')`);
+  if (value.length === 0 || /[\s.*>]/.test(value)) throw new InvalidSubjectToken(`${what} '${value}' cannot be used in a NATS subject (no spaces, '.', '*' or '>')`);
   return value;
 }
 

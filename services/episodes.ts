@@ -15,7 +15,7 @@ import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
 import { NoResponder } from "../infra/transport.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotOfReplay, UsageError } from "./replay.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotOfReplay, UsageError, type EpisodeHeader } from "./replay.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "./views/text.ts";
 
@@ -420,6 +420,24 @@ export interface ForkOptions extends CommonOptions {
 
 export type ForkResult = EpisodeResult & { parent: string; atSeq: number };
 
+/**
+ * The child's total ticks (`--ticks`, or the parent's), refused when the world fixes its length or
+ * the child would have no tick left after `atTick` (the CLI checks it from the log's header too,
+ * before reading the whole log).
+ */
+export function forkTicks(header: Pick<EpisodeHeader, "world" | "ticks">, atTick: number, asked: number | undefined): number {
+  if (asked !== undefined && header.world.lengthFixedBy !== undefined) throw new UsageError(`--ticks ${asked}: ${header.world.lengthFixedBy(asked, header.ticks)}`);
+  const ticks = asked ?? header.ticks;
+  if (!Number.isSafeInteger(ticks) || ticks <= atTick + 1) {
+    throw new UsageError(
+      asked === undefined
+        ? `--at ${atTick}: the parent runs ${ticks} ticks, so its child would have none left; fork earlier, or give the child --ticks n (n > ${atTick + 1})`
+        : `--ticks: the child must run past tick ${atTick}, got ${ticks}`,
+    );
+  }
+  return ticks;
+}
+
 /** Forks an episode on the embedded default. */
 export const forkEpisode = (o: ForkOptions): Promise<ForkResult> => Effect.runPromise(forkEpisodeEffect(o).pipe(Effect.provide(Embedded)));
 
@@ -443,6 +461,8 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     }
     const world = header.world;
     const config = world.applyCondition(header.baseConfig, o.condition);
+    // Before the replay below, which for a large town takes a while.
+    const ticks = forkTicks(header, o.atTick, o.ticks);
     const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
     // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
     const snapshotsAt = (yield* SnapshotStores).at;
@@ -451,15 +471,6 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
       const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick, snapshots: parentLayout.snapshots });
       base = snapshotOfReplay(replay);
       replay.host.stop();
-    }
-    if (o.ticks !== undefined && world.lengthFixedBy !== undefined) throw new UsageError(`--ticks ${o.ticks}: ${world.lengthFixedBy(o.ticks, header.ticks)}`);
-    const ticks = o.ticks ?? header.ticks;
-    if (!Number.isSafeInteger(ticks) || ticks <= o.atTick + 1) {
-      throw new UsageError(
-        o.ticks === undefined
-          ? `--at ${o.atTick}: the parent runs ${ticks} ticks, so its child would have none left; fork earlier, or give the child --ticks n (n > ${o.atTick + 1})`
-          : `--ticks: the child must run past tick ${o.atTick}, got ${ticks}`,
-      );
     }
     const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
     const where = (o.where ?? filesWhere(o.dir))(episode);

@@ -12,7 +12,9 @@ import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { runEpisode } from "../services/episodes.ts";
-import { logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
+import { firstSegment, logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
+import { ensureLogStream } from "../infra/jetStreamEventStore.ts";
+import { verifyFromNats } from "../services/cli/distributed.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 
@@ -71,7 +73,7 @@ describe("distributed runs over NATS", () => {
     expect(inspect.out).toMatch(/tick 12 · Day 1 12:00[\s\S]*Lin Wei +@ /);
     const typo = await start(["replay", "auratown-s43-baseline", "--nats", suite.nats.url, "--namespace", ns]).done;
     expect(typo.code).toBe(2);
-    expect(typo.err).toMatch(/auratown-s43-baseline: the log is empty \(no records under that episode id/);
+    expect(typo.err).toMatch(/no episode auratown-s43-baseline in namespace \S+ at nats:\/\/\S+: it holds .*auratown-s42-baseline.* \(check the id and --namespace\)/);
     // Running the finished episode again into the same namespace is refused as a usage error.
     const again = await start(["run", "auratown", "--seed", "42", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
     expect(again.code).toBe(2);
@@ -132,6 +134,44 @@ describe("distributed runs over NATS", () => {
     const withLog = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "--log", "x"]).done;
     expect(withLog.code).toBe(2);
     expect(withLog.err).toMatch(/--log: with --nats the child's log goes to JetStream/);
+  }, 60_000);
+
+  it("replay, inspect and fork --nats refuse the flags a log's two ends refute before reading it, as for a file log; an unknown episode id names what the namespace holds; verify --nats reports progress", async () => {
+    const ns = suite.nats.namespace("early");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    const episode = "auratown-s7-baseline";
+    // The records of a 6-tick run, one message each, with one in the middle altered: reading or
+    // replaying the log stops there (exit 3), so an answer naming the flag shows it was checked first.
+    const lines = readFileSync(firstSegment((await runEpisode({ world: "auratown", seed: 7, ticks: 6, dir: join(tempDir("early"), "ep"), trace: { exporter: "none" } })).dir), "utf8").trimEnd().split("\n");
+    await ensureLogStream(suite.nc, ns);
+    const js = jetstream(suite.nc);
+    for (const [i, line] of lines.entries()) await js.publish(`pt.${ns}.log.${episode}`, i === 40 ? line.replace('"tick":', '"tick":9') : line);
+    expect((await start(["inspect", episode, ...nats]).done).code).toBe(3);
+    const cases: [string[], string][] = [
+      [["inspect", episode, "--agent", "nobody"], `--agent nobody: no actor of ${episode} has that id or name (actors: agent/chen-mei, agent/lin-wei, agent/liu-yang, agent/wang-jun, agent/zhang-hao, env/auratown)`],
+      [["inspect", episode, "--from", "50"], `--from 50: ${episode} has no tick 50 (its log ends at tick 5)`],
+      [["replay", episode, "--state", "--agent", "nobody"], `--agent nobody: no actor of ${episode}`],
+      [["replay", episode, "--to-tick", "50"], `--to-tick 50: ${episode} has no committed tick 50 (committed ticks: 0–5)`],
+      [["fork", episode, "--at", "50", "--condition", "baseline"], "--at 50: the parent has no committed tick 50 (committed ticks: 0–5)"],
+      [["fork", episode, "--at", "2", "--condition", "sunny"], "unknown condition 'sunny' for auratown"],
+      [["fork", episode, "--at", "2", "--condition", "baseline", "--ticks", "3"], "--ticks: the child must run past tick 2, got 3"],
+      [["fork", episode, "--at", "5", "--condition", "baseline"], "--at 5: the parent runs 6 ticks, so its child would have none left"],
+      [["verify", "auratown-s8-baseline"], `no episode auratown-s8-baseline in namespace ${ns} at ${suite.nats.url}: it holds ${episode} (check the id and --namespace)`],
+      [["replay", "auratown-s7.baseline"], "episode id 'auratown-s7.baseline' cannot be used in a NATS subject"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await start([...args, ...nats]).done;
+      expect(r.err, args.join(" ")).toContain(message);
+      expect(r.code, args.join(" ")).toBe(2);
+    }
+    const empty = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", suite.nats.namespace("empty")]).done;
+    expect(empty.err).toMatch(/no episode auratown-s7-baseline in namespace \S+ at \S+: the namespace holds no episodes at all \(check --namespace\)/);
+    // verify --nats reports its progress tick by tick (drawn as a bar on a terminal), as for a file log.
+    const intact = suite.nats.namespace("progress");
+    expect((await start(["run", "auratown", "--seed", "7", "--ticks", "3", "--nats", suite.nats.url, "--namespace", intact, "-q"]).done).code).toBe(0);
+    const seen: [number, number][] = [];
+    expect((await verifyFromNats(episode, suite.nats.url, intact, { onProgress: (done, total) => void seen.push([done, total]) })).exitCode).toBe(0);
+    expect(seen).toEqual([[1, 3], [2, 3], [3, 3]]);
   }, 60_000);
 
   it("a damaged JetStream tail: verify names the way out (a resume), and `run --resume` says what it cut and where it kept it", async () => {

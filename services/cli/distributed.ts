@@ -1,5 +1,5 @@
 // The distributed commands: `actor-host`, `worker`, `sweep` and `follow` (and the NATS branch of `run`,
-// `verify`, `replay` and `inspect`). Each connects to NATS, states what it serves or runs, and always closes the connection.
+// `verify`, `replay`, `inspect` and `fork`). Each connects to NATS, states what it serves or runs, and always closes the connection.
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -15,7 +15,8 @@ import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
-import { followJetStreamLog, setLockTtl } from "../../infra/jetStreamEventStore.ts";
+import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, setLockTtl } from "../../infra/jetStreamEventStore.ts";
+import type { LogEnds } from "../../infra/fileEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
@@ -25,7 +26,7 @@ import { filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { recordLine } from "../views/records.ts";
-import { verifyEpisodeEffect, type VerifyReport } from "../verify.ts";
+import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../verify.ts";
 import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
@@ -43,13 +44,47 @@ export function listFlag(flag: string, value: string): string[] | "all" {
   return ids;
 }
 
-export async function verifyFromNats(episode: string, url: string, namespace: string): Promise<VerifyReport> {
-  return withNats(url, "verify", (nc) => Effect.runPromise(verifyEpisodeEffect(episode, jetStreamWhere(namespace)(episode)).pipe(Effect.provide(distributedLayer(nc, namespace)))));
+/** Checks a command's flags against a log's two ends, before the log is read whole and replayed. */
+export type EndsCheck = (ends: LogEnds) => void;
+
+/**
+ * A JetStream log's two ends (`peekJetStreamLog`), for the checks a file log's `peekLog` serves; an
+ * episode id without records is refused here, naming the namespace, the server and, when the
+ * namespace holds few, the episodes it does hold (a typo, or another --namespace).
+ */
+export async function peekInNats(nc: NatsConnection, url: string, namespace: string, episode: string): Promise<LogEnds> {
+  const ends = await peekJetStreamLog(nc, namespace, episode);
+  if (ends.first !== null || ends.last !== null) return ends;
+  const held = await jetStreamEpisodes(nc, namespace);
+  const missing = `no episode ${episode} in namespace ${namespace} at ${shownNatsUrl(url)}`;
+  if (held.length === 0) throw new UsageError(`${missing}: the namespace holds no episodes at all (check --namespace)`);
+  // The nearest ids first (the longest common prefix): a typo's intended id is usually among them.
+  const common = (id: string): number => {
+    let n = 0;
+    while (n < id.length && id[n] === episode[n]) n++;
+    return n;
+  };
+  const nearest = held.length <= 8 ? held : [...held].sort((a, b) => common(b) - common(a)).slice(0, 5);
+  throw new UsageError(`${missing}: it holds ${held.length <= 8 ? nearest.join(", ") : `${held.length} episodes, among them ${nearest.join(", ")}`} (check the id and --namespace)`);
 }
 
-/** Replays an episode whose log is in JetStream (actors in this process, no model calls). */
-export async function replayFromNats(episode: string, url: string, namespace: string, options: ReplayOptions = {}): Promise<ReplayResult> {
-  return withNats(url, "replay", (nc) => Effect.runPromise(replayWhereEffect(jetStreamWhere(namespace)(episode), options).pipe(Effect.provide(distributedLayer(nc, namespace)))));
+/** Verifies an episode whose log is in JetStream; `options.onProgress` drives a progress bar as for a file log. */
+export async function verifyFromNats(episode: string, url: string, namespace: string, options: VerifyOptions = {}): Promise<VerifyReport> {
+  return withNats(url, "verify", async (nc) => {
+    await peekInNats(nc, url, namespace, episode);
+    return Effect.runPromise(verifyEpisodeEffect(episode, jetStreamWhere(namespace)(episode), options).pipe(Effect.provide(distributedLayer(nc, namespace))));
+  });
+}
+
+/**
+ * Replays an episode whose log is in JetStream (actors in this process, no model calls), after
+ * `check` has seen the log's two ends (the flags they refute fail before the replay).
+ */
+export async function replayFromNats(episode: string, url: string, namespace: string, options: ReplayOptions = {}, check?: EndsCheck, role = "replay"): Promise<ReplayResult> {
+  return withNats(url, role, async (nc) => {
+    check?.(await peekInNats(nc, url, namespace, episode));
+    return Effect.runPromise(replayWhereEffect(jetStreamWhere(namespace)(episode), options).pipe(Effect.provide(distributedLayer(nc, namespace))));
+  });
 }
 
 /** Keeps a replayed tick's snapshot in the episode's JetStream snapshot store; returns its key. */

@@ -12,20 +12,20 @@ import { worlds } from "../../actors/worlds.ts";
 import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
 import { InvalidPayload, LogCorrupted, SnapshotDamaged, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
-import { openFileEventStoreForAppend, peekLog, scanLog } from "../../infra/fileEventStore.ts";
+import { openFileEventStoreForAppend, peekLog, scanLog, type LogEnds } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
 import { totalmem } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import type { TownConfig } from "../../actors/auratown/config.ts";
-import { ActorHostLost, episodeIdOf, filesWhere, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
+import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
-import { NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
+import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
-import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, lockWaitNotice, replayFromNats, verifyFromNats } from "./distributed.ts";
+import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, lockWaitNotice, peekInNats, replayFromNats, verifyFromNats, type EndsCheck } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
-import { Divergence, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
+import { Divergence, headerOf, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, DETAILED_TOWN_ACTORS, renderRecordSummary, renderSummary, summarize, type TickRow } from "../views/auratown.ts";
 import { townInspection } from "./inspect.ts";
@@ -327,8 +327,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const title = (result: ForkResult) => `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`;
   const options: ForkOptions = { ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) };
   const nats = flags.nats;
+  const check: EndsCheck = (ends) => checkEnds(ends, log, { at: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
   if (nats === undefined) {
     const { afterFork, gateway, ...llm } = llmForFork(log, flags);
+    check(peekLog(layoutOf(resolveEpisodeDir(log)).log));
     const result = await forkEpisode({ ...options, ...llm });
     afterFork?.();
     const code = session.finish(result, title(result));
@@ -341,6 +343,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   let logged = null as LogRecord[] | null;
   let gateway: ReturnType<typeof llmForFork>["gateway"];
   const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
+    check(await peekInNats(nc, nats, ns, log));
     const parentRecords = flags.reuseLlm === true ? await readJetStreamLog(nc, ns, log) : undefined;
     const { afterFork, gateway: forkGateway, ...llm } = llmForFork(log, flags, parentRecords);
     gateway = forkGateway;
@@ -381,30 +384,82 @@ async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: bool
 async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean } & NatsFlags): Promise<number> {
   if (flags.nats === undefined && isEpisodeTree(log)) return cmdVerifyTree(log, flags);
   const bar = progressBar(!flags.json && !flags.quiet, "verify");
-  const report = flags.nats === undefined ? await verifyEpisode(log, { onProgress: bar.update }).finally(bar.stop) : await verifyFromNats(log, flags.nats, flags.namespace);
+  const options = { onProgress: bar.update };
+  const report = await (flags.nats === undefined ? verifyEpisode(log, options) : verifyFromNats(log, flags.nats, flags.namespace, options)).finally(bar.stop);
   if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else process.stdout.write(report.text + "\n");
   return report.exitCode;
 }
 
-/** A replay of the episode directory `log`, or with --nats of the JetStream episode `log`. */
-const replayOf = (log: string, flags: { nats?: string; namespace: string }, options: ReplayOptions = {}): Promise<ReplayResult> =>
-  flags.nats === undefined ? replayEpisode(log, options) : replayFromNats(log, flags.nats, flags.namespace, options);
+/**
+ * A replay of the episode directory `log`, or with --nats of the JetStream episode `log`; `check`
+ * sees the log's two ends first, either way, so the flags they refute fail before the replay.
+ */
+async function replayOf(log: string, flags: { nats?: string; namespace: string }, options: ReplayOptions, check: EndsCheck, role: string): Promise<ReplayResult> {
+  if (flags.nats !== undefined) return replayFromNats(log, flags.nats, flags.namespace, options, check, role);
+  check(peekLog(layoutOf(resolveEpisodeDir(log)).log));
+  return replayEpisode(log, options);
+}
 
 /** The ticks whose state a log holds, for range errors: a fork's also starts from its parent's tick. */
-function ticksHeld(result: ReplayResult): string {
-  const last = result.records.findLast((r) => r.type === "tick.committed")?.tick;
-  const first = result.header.firstTick;
+function ticksHeldText(first: number, last: number | undefined): string {
   if (first === 0) return last === undefined ? "no committed tick yet" : `committed ticks: 0–${last}`;
   return `a fork after its parent's tick ${first - 1}: that tick's state${last === undefined ? "" : `, then its own committed ticks ${first}–${last}`}; earlier ticks are in the parent's log`;
+}
+
+const ticksHeld = (result: ReplayResult): string => ticksHeldText(result.header.firstTick, result.records.findLast((r) => r.type === "tick.committed")?.tick);
+
+/** The flags of `replay`, `inspect` and `fork` that a log's two ends can refute. */
+interface EndsFlags {
+  readonly agent?: string;
+  readonly toTick?: number;
+  readonly from?: number;
+  readonly to?: number;
+  readonly at?: number;
+  readonly condition?: string;
+  readonly ticks?: number;
+}
+
+/**
+ * Refuses the flags a log's two ends refute — its header's actors, world and length, its last
+ * tick — with the message the replay would end with, before the log is read whole and replayed
+ * (for a large town seconds to minutes, which a typo waited out). The same for a file log
+ * (`peekLog`) and a JetStream one (`peekInNats`). Ends that cannot be read that way check nothing:
+ * the full read says what is wrong with the log.
+ */
+function checkEnds(ends: LogEnds, log: string, flags: EndsFlags): void {
+  if (ends.first === null) return;
+  let header: EpisodeHeader;
+  try {
+    header = headerOf([ends.first], log);
+  } catch {
+    return;
+  }
+  const { agent } = flags;
+  const actors = header.payload.actors;
+  if (agent !== undefined && Array.isArray(actors) && actors.every((id) => typeof id === "string") && !actors.some((id: string) => namesActor(id, agent))) throw unknownAgent(agent, header.episode, actors as string[]);
+  if (ends.last === null || ends.lastTick === null) return;
+  if (flags.from !== undefined && flags.from > ends.lastTick) throw new UsageError(`--from ${flags.from}: ${header.episode} has no tick ${flags.from} (its log ends at tick ${ends.lastTick})`);
+  // The last committed tick: the last record's, or the one before when the log ends mid-tick.
+  const committed = ends.last.type === "tick.committed" ? ends.lastTick : ends.lastTick - 1;
+  const last = committed >= header.firstTick ? committed : undefined;
+  const stateAt = last ?? header.firstTick - 1;
+  if (flags.toTick !== undefined && (flags.toTick > stateAt || flags.toTick < header.firstTick - 1)) throw new UsageError(`--to-tick ${flags.toTick}: ${header.episode} has no committed tick ${flags.toTick} (${ticksHeldText(header.firstTick, last)})`);
+  if (flags.to !== undefined && flags.to < header.firstTick) throw new UsageError(`--to ${flags.to}: ${header.episode} has no tick ${flags.to} (${ticksHeldText(header.firstTick, last)})`);
+  if (flags.at !== undefined) {
+    // As the fork says once it has read the parent (an --at before a fork's own ticks is left to it: it names the log to fork instead).
+    if (flags.at > stateAt) throw new UsageError(`--at ${flags.at}: the parent has no committed tick ${flags.at} (committed ticks: ${last === undefined ? "none" : `${header.firstTick}–${last}`})`);
+    if (flags.condition !== undefined) header.world.applyCondition(header.baseConfig, flags.condition);
+    forkTicks(header, flags.at, flags.ticks);
+  }
 }
 
 async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; agent?: string; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
   const agent = flags.agent;
   if (agent !== undefined && flags.state !== true) throw new UsageError("--agent: chooses whose state --state prints; give --state too");
-  if (agent !== undefined && flags.nats === undefined) checkAgentInHeader(log, agent);
   const bar = progressBar(!flags.json, "replay");
-  const result = await replayOf(log, flags, { ...(flags.toTick === undefined ? {} : { toTick: flags.toTick }), onProgress: bar.update }).finally(bar.stop);
+  const check: EndsCheck = (ends) => checkEnds(ends, log, { ...(agent === undefined ? {} : { agent }), ...(flags.toTick === undefined ? {} : { toTick: flags.toTick }) });
+  const result = await replayOf(log, flags, { ...(flags.toTick === undefined ? {} : { toTick: flags.toTick }), onProgress: bar.update }, check, "replay").finally(bar.stop);
   if (flags.toTick !== undefined && (flags.toTick > result.lastTick || flags.toTick < result.header.firstTick - 1)) {
     result.host.stop();
     throw new UsageError(`--to-tick ${flags.toTick}: ${result.header.episode} has no committed tick ${flags.toTick} (${ticksHeld(result)})`);
@@ -455,10 +510,7 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
   const agent = flags.agent;
   // Flags a log's two ends can refute are checked before the replay, which for a large town takes
   // seconds to minutes (a typo in --agent waited out the whole replay).
-  if (flags.nats === undefined) {
-    const { first, lastTick } = agent === undefined ? peekLog(layoutOf(resolveEpisodeDir(log)).log) : checkAgentInHeader(log, agent);
-    if (flags.from !== undefined && lastTick !== null && flags.from > lastTick) throw new UsageError(`--from ${flags.from}: ${first?.episode ?? log} has no tick ${flags.from} (its log ends at tick ${lastTick})`);
-  }
+  const check: EndsCheck = (ends) => checkEnds(ends, log, { ...(agent === undefined ? {} : { agent }), ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }) });
   // The town's timeline is drawn from every actor's state per tick, written as each tick is
   // replayed; other worlds read their records.
   const bar = progressBar(!flags.json, "inspect: replaying");
@@ -471,7 +523,7 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
   });
   // The text timeline ends at --to, so the replay does too (the JSON's summary covers the whole episode).
   const toTick = flags.json || flags.to === undefined ? {} : { toTick: flags.to };
-  const result = await replayOf(log, flags, { ...toTick, ...town.options, onProgress: (done, total) => barShown && bar.update(done, total) }).finally(bar.stop);
+  const result = await replayOf(log, flags, { ...toTick, ...town.options, onProgress: (done, total) => barShown && bar.update(done, total) }, check, "inspect").finally(bar.stop);
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
   if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) throw unknownAgent(agent, result.header.episode, result.host.ids);
@@ -495,14 +547,6 @@ const unknownAgent = (agent: string, episode: string, ids: readonly string[]): U
   const shown = ids.length > 12 ? `${ids.slice(0, 12).join(", ")}, … (${ids.length} in all)` : ids.join(", ");
   return new UsageError(`--agent ${agent}: no actor of ${episode} has that id or name (actors: ${shown})`);
 };
-
-/** Refuses an --agent that no actor of the file log's header answers to (read from the log's first line, before any replay). */
-function checkAgentInHeader(log: string, agent: string): ReturnType<typeof peekLog> {
-  const peeked = peekLog(layoutOf(resolveEpisodeDir(log)).log);
-  const actors = (peeked.first?.payload as { actors?: unknown } | undefined)?.actors;
-  if (Array.isArray(actors) && actors.every((id) => typeof id === "string") && !actors.some((id: string) => namesActor(id, agent))) throw unknownAgent(agent, peeked.first!.episode, actors as string[]);
-  return peeked;
-}
 
 /** The pieces with `separator` between them and `end` after the last (as `join` would, without one string). */
 function* interleave(pieces: Iterable<string>, separator: string, end: string): Generator<string> {
@@ -785,7 +829,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged) return EXIT.damaged;
   // A lost actor host is the NATS side's trouble, not the program's: the log is kept for a resume.
-  if (error instanceof UsageError || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || error instanceof ActorHostLost) return EXIT.usage;
+  if (error instanceof UsageError || error instanceof InvalidSubjectToken || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || error instanceof ActorHostLost) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
   // A full or failing disk is the machine's trouble, not the program's; what was logged is kept.
   if (isPathError(error) || isStorageError(error)) return EXIT.usage;
