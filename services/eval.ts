@@ -44,6 +44,11 @@ export interface ImplicitEvalOptions {
   readonly progress?: (done: number, total: number, label: string) => void;
   /** LLM backends through the gateway (services/llmGateway.ts); absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
+  /**
+   * The gateway for \`llm\`: one the caller shares (an experiment's cells and its LLM judge), so an
+   * endpoint that refuses the key is asked once per command, not once per gateway; default: a new one.
+   */
+  readonly gateway?: LlmGatewayImpl;
   /** rule (default), llm (the §7.3 LLM judge through the gateway, recorded in judge.jsonl beside each log) or both. */
   readonly judge?: JudgeMode;
 }
@@ -62,11 +67,11 @@ export interface EvalLlmSummary {
 }
 
 /** The gateway of an eval run, the controller's models, and the directory suffix that keeps LLM logs apart. */
-function llmFor(config: LlmConfig | null | undefined): { gateway: LlmGatewayImpl; models: { intent: string | null; planner: string | null; answer: string | null } | null; tag: string } | null {
+function llmFor(config: LlmConfig | null | undefined, shared: LlmGatewayImpl | undefined): { gateway: LlmGatewayImpl; models: { intent: string | null; planner: string | null; answer: string | null } | null; tag: string } | null {
   if (config === null || config === undefined) return null;
   // A run whose controller roles are all deterministic (only the judge on a model) shares the deterministic cells.
   const models = sceneModelsOf(config);
-  return { gateway: judgeGateway(config), models, tag: models === null ? "" : "-llm" };
+  return { gateway: shared ?? judgeGateway(config), models, tag: models === null ? "" : "-llm" };
 }
 
 const llmSummary = (config: LlmConfig, gateway: LlmGatewayImpl, recorded: RecordedEndpointProblems): EvalLlmSummary => ({ baseURL: config.baseURL, models: { ...config.models }, usage: gateway.accounting(), endpointProblems: mergeProblems(gateway.problems(), recorded.problems()) });
@@ -231,7 +236,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   writeFileSync(results, "");
   const rows: ResultRow[] = [];
-  const llm = llmFor(o.llm);
+  const llm = llmFor(o.llm, o.gateway);
   const recorded = new RecordedEndpointProblems();
   const mode = o.judge ?? "rule";
   const judgeModel = judgeModelOf(mode, o.llm);
@@ -328,6 +333,11 @@ export interface PrivacyEvalOptions {
   readonly progress?: (done: number, total: number, label: string) => void;
   /** LLM backends through the gateway; absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
+  /**
+   * The gateway for \`llm\`: one the caller shares (an experiment's cells and its LLM judge), so an
+   * endpoint that refuses the key is asked once per command, not once per gateway; default: a new one.
+   */
+  readonly gateway?: LlmGatewayImpl;
   /** rule (default), llm (the §7.1 factual-accuracy judge on each answer, against its snapshot) or both. */
   readonly judge?: JudgeMode;
 }
@@ -383,7 +393,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   writeFileSync(results, "");
   const rows: PrivacyRow[] = [];
-  const llm = llmFor(o.llm);
+  const llm = llmFor(o.llm, o.gateway);
   const recorded = new RecordedEndpointProblems();
   const mode = o.judge ?? "rule";
   const judgeModel = judgeModelOf(mode, o.llm);

@@ -27,7 +27,7 @@ import { loadImplicitBenchmark } from "./benchmarks/implicit.ts";
 import { judgeQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark } from "./benchmarks/privacy.ts";
 import { factualTruth, loadFactualBenchmark } from "./benchmarks/factual.ts";
-import { mergeProblems, RecordedEndpointProblems, resolveLlmConfig, type EndpointProblem, type LlmConfig } from "./llmGateway.ts";
+import { mergeProblems, RecordedEndpointProblems, resolveLlmConfig, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import { judgeGateway, sceneModelsOf } from "./factualEval.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, judgeModeOf, runJudgeCalls, withJudge, type JudgeCall } from "./llmJudge.ts";
 
@@ -494,6 +494,9 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     if (replaced > 0) scan = scanMatrix(spec);
   }
   const toRun = o.fresh === true ? scan.cells : scan.missing.length;
+  // One gateway for the cells and the LLM judge: an endpoint that refuses the key (or the model, or
+  // has no such URL) is then asked once per command; two gateways asked it once each.
+  const gateway = o.reportOnly === true || spec.llm === null ? null : judgeGateway(spec.llm);
   // Problems met now carry the endpoint's host:port; the served logs' say only what was recorded.
   const live: EndpointProblem[] = [];
   if (toRun > 0) {
@@ -502,7 +505,7 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
       throw new UsageError(`${spec.file}: --report-only, but ${scan.missing.length} of ${scan.cells} cells have no finished log of this spec under ${logsRoot(spec)} (first: ${first}, which holds ${scan.unserved.get(first) ?? NO_LOG}); run the experiment without --report-only`);
     }
     // The cells run with the controller's models (the judge runs below, from the logs).
-    const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null ? {} : { llm: spec.llm }) };
+    const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null || gateway === null ? {} : { llm: spec.llm, gateway }) };
     const ran = spec.benchmark === "implicit"
       ? await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) })
       : spec.benchmark === "privacy"
@@ -513,7 +516,7 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     if (scan.missing.length > 0) throw new Error(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
   }
   const results = join(spec.out, "results.jsonl");
-  const { lines, llmJudge, judgeProblems } = await judgedLines(spec, scan, o.reportOnly === true);
+  const { lines, llmJudge, judgeProblems } = await judgedLines(spec, scan, gateway);
   writeFileSync(results, lines.join(""));
   const report = writeReport(results, join(spec.out, "report"), {
     ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
@@ -528,15 +531,14 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
 
 /**
  * The results lines with the LLM judge's fields when the spec asks for it: each call is served from
- * its cell's judge.jsonl when recorded, else sent to the gateway and recorded (`--report-only`
- * refuses to call, naming the first cell without a record).
+ * its cell's judge.jsonl when recorded, else sent to the gateway (the one the cells ran with) and
+ * recorded; no gateway (`--report-only`) refuses to call, naming the first cell without a record.
  */
-async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, reportOnly: boolean): Promise<{ readonly lines: readonly string[]; readonly llmJudge: ExperimentResult["llmJudge"]; readonly judgeProblems: readonly EndpointProblem[] }> {
+async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, gateway: LlmGatewayImpl | null): Promise<{ readonly lines: readonly string[]; readonly llmJudge: ExperimentResult["llmJudge"]; readonly judgeProblems: readonly EndpointProblem[] }> {
   const mode = judgeModeOf(spec.judges);
   if (mode === "rule") return { lines: scan.lines, llmJudge: null, judgeProblems: [] };
   if (scan.judgeCalls.length === 0) return { lines: scan.lines, llmJudge: { cells: 0, failed: 0, firstError: null }, judgeProblems: [] };
   const model = spec.llm!.models.judge!;
-  const gateway = reportOnly || spec.llm === null ? null : judgeGateway(spec.llm);
   const run = await runJudgeCalls(scan.judgeCalls, gateway);
   const missing = run.answers.findIndex((a) => a === null);
   if (missing >= 0) throw new UsageError(`${spec.file}: --report-only, but ${run.answers.filter((a) => a === null).length} LLM judge call(s) have no record (first: ${scan.judgeCalls[missing]!.log}); run the experiment without --report-only`);

@@ -45,6 +45,11 @@ export interface FactualEvalOptions {
   readonly onCell?: (cell: { dir: string; ran: boolean }) => void;
   /** LLM backends of the controller and the LLM judge's model (services/llmGateway.ts); absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
+  /**
+   * The gateway for \`llm\`: one the caller shares (an experiment's cells and its LLM judge), so an
+   * endpoint that refuses the key is asked once per command, not once per gateway; default: a new one.
+   */
+  readonly gateway?: LlmGatewayImpl;
   /** rule (default), llm (the §7.1 LLM judge through the gateway, recorded in each cell's judge.jsonl) or both. */
   readonly judge?: JudgeMode;
 }
@@ -300,7 +305,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   const rows: FactualRow[] = [];
   const cells: Array<{ q: FactualQuery; seed: number; condition: string; dir: string; records: LogRecord[] }> = [];
   const judgeModel = judgeModelOf(o.judge, o.llm);
-  const gateway = o.llm == null ? null : judgeGateway(o.llm);
+  const gateway = o.llm == null ? null : (o.gateway ?? judgeGateway(o.llm));
   // Refusals recorded in the cells (served ones too): their answers are the deterministic backends'.
   const recorded = new RecordedEndpointProblems();
   const total = o.seeds.length * o.conditions.length;

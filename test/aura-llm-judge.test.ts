@@ -511,6 +511,19 @@ describe("CLI", () => {
       } finally {
         await refusing.close();
       }
+      // An experiment whose cells and judge are both on a model that refuses the key asks it once
+      // for the whole command: the cells and the judge share one gateway (each had its own: twice).
+      const refusingAll = await fakeServer(() => ({ status: 401 }));
+      try {
+        writeFileSync(join(dir, "refused-spec.json"), JSON.stringify({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe", "aura-gap-routed"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: refusingAll.url, model: "fake-model" }, out: "refused-exp" }));
+        const refused = await cli(["experiment", join(dir, "refused-spec.json"), "-q"]);
+        expect(refused.code, refused.stderr).toBe(5);
+        expect(refused.stderr).toContain(`key refused by ${new URL(refusingAll.url).host}: HTTP 401: fake error 401`);
+        expect(refused.stderr).toMatch(/the LLM judge scored no cell \(first error: auth: not asked: .* refused an earlier call/);
+        expect(refusingAll.requests).toBe(1);
+      } finally {
+        await refusingAll.close();
+      }
       // experiment --json with a key in the environment: the spec is printed, the key never.
       const SECRET = "sk-test-EXPERIMENTKEY987654321";
       writeFileSync(join(dir, "spec.json"), JSON.stringify({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: server.url, model: "none", models: { judge: "fake-judge" } }, out: "exp" }));
