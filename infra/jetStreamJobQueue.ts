@@ -376,8 +376,9 @@ export class JetStreamJobQueue implements JobQueue {
       }
       if (state.abandoned || outcome === null) return;
       if (!(await this.#publishResult(outcome, state, m.seq))) return;
-      // If this ack is lost, the redelivery finds the result and is acked then.
-      await m.ackAck().catch(() => false);
+      // If this ack is lost, the redelivery finds the result and is acked then: so it is not
+      // awaited (no reply to wait for), and goes out with the next pull, one request less per job.
+      m.ack();
     } finally {
       clearInterval(heartbeat);
       state.heartbeats.delete(heartbeat);

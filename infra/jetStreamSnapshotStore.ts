@@ -169,15 +169,19 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     const value = JSON.stringify(next);
     // The usual case, one writer per episode: the entry is as this store left it, so the
     // compare-and-set needs no read first. A conflict means someone else moved it: read and retry.
+    // A store's first put (a new episode, most of a sweep's) tries to create the entry instead of
+    // reading it first: one request less per episode. It conflicts only when the entry exists.
     const seen = this.latestSeen;
-    if (seen !== null) {
-      if (passes(seen.pointer, next)) return;
-      try {
-        this.latestSeen = { pointer: next, revision: await index.update(latestKey, value, seen.revision) };
+    try {
+      if (seen === null) {
+        this.latestSeen = { pointer: next, revision: await index.create(latestKey, value) };
         return;
-      } catch (error) {
-        if (!isConflict(error)) throw error;
       }
+      if (passes(seen.pointer, next)) return;
+      this.latestSeen = { pointer: next, revision: await index.update(latestKey, value, seen.revision) };
+      return;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
     }
     for (let attempt = 0; ; attempt++) {
       const entry = await index.get(latestKey);
