@@ -4,6 +4,10 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { firstSegment, logRecords, tempDir, runCli, startCli } from "./helpers.ts";
+import { checkTownRunFits, townRunHeap } from "../services/cli/limits.ts";
+import { resolveNewEpisodeConfig } from "../actors/actor.ts";
+import { worlds } from "../actors/worlds.ts";
+import type { TownConfig } from "../actors/auratown/config.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -242,6 +246,49 @@ describe("probetown CLI", () => {
     expect(big.status).toBe(2);
     expect(big.stderr).toMatch(/--config \{"extraAgents": 4000\}: extraAgents: a town of 4,005 residents needs about 1\.1 GiB of heap .* limit of 0\.\d GiB; use fewer, or raise the limit with NODE_OPTIONS=--max-old-space-size=\d+/);
     expect(existsSync(join(work, "huge")) || existsSync(join(work, "big4k"))).toBe(false);
+  });
+
+  it("refuses a run too long for the heap up front (run --days and --ticks, run --resume, fork --ticks, sweep --ticks), naming the flag, the need and the days that fit", () => {
+    const refusal = /: 5 residents over [\d,.]+ days need about [\d.]+ GiB of heap \(~300 KiB a resident for the first day and ~100 KiB a resident for each further one: .*\), more than this machine's [\d.]+ GiB of memory: at most [\d,]+ days \([\d,]+ ticks\) of this town fit; run fewer/;
+    const endless = cli(["run", "auratown", "--seed", "1", "--days", "1000000", "--log", join(work, "endless")]);
+    expect(endless.code).toBe(2);
+    expect(endless.err).toMatch(new RegExp(`--days 1000000${refusal.source}`));
+    const resumed = cli(["run", "auratown", "--seed", "1", "--ticks", "9007199254740991", "--log", join(work, "endless"), "--resume"]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.err).toMatch(new RegExp(`--ticks 9007199254740991${refusal.source}`));
+    const sweep = cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "90000000", "--log", join(work, "endless-sweep")]);
+    expect(sweep.code).toBe(2);
+    expect(sweep.err).toMatch(new RegExp(`--ticks 90000000${refusal.source}`));
+    const parent = join(work, "short-parent");
+    expect(cli(["run", "auratown", "--seed", "1", "--ticks", "3", "--log", parent, "--trace", "none", "--quiet"]).code).toBe(0);
+    const fork = cli(["fork", parent, "--at", "1", "--condition", "baseline", "--ticks", "100000000", "--log", join(work, "endless-fork")]);
+    expect(fork.code).toBe(2);
+    expect(fork.err).toMatch(new RegExp(`--ticks 100000000${refusal.source}`));
+    expect(["endless", "endless-sweep", "endless-fork"].some((d) => existsSync(join(work, d)))).toBe(false);
+    // Within the machine but above this Node's heap: the most days that fit, and how to raise it.
+    const month = spawnSync(process.execPath, ["--max-old-space-size=1024", join(root, "services/cli/main.ts"), "run", "auratown", "--seed", "1", "--agents", "1000", "--days", "30", "--log", join(work, "month")], { encoding: "utf8" });
+    expect(month.status).toBe(2);
+    expect(month.stderr).toMatch(/--days 30: 1,000 residents over 30 days need about 3\.1 GiB of heap .* more than this Node's limit of 1\.\d GiB: at most \d+ days \(\d+ ticks\) of this town fit; run fewer, or raise the limit with NODE_OPTIONS=--max-old-space-size=\d+/);
+  });
+
+  it("holds sensible town runs within the heap: 1,000 residents for 3 days, 5 for 30, and exactly the days it names", () => {
+    const town = (agents: number) => resolveNewEpisodeConfig(worlds.auratown!, { extraAgents: agents - 5 }) as TownConfig;
+    const flags = { town: "--agents", length: "--days" };
+    expect(() => checkTownRunFits(town(1000), 3 * 34, flags, 2 ** 30)).not.toThrow();
+    expect(() => checkTownRunFits(town(5), 30 * 34, flags, 2 ** 28)).not.toThrow();
+    // The days a refusal says fit do, and one more does not.
+    const limit = 2 ** 30;
+    let said = "";
+    try {
+      checkTownRunFits(town(1000), 100 * 34, flags, limit);
+    } catch (error) {
+      said = (error as Error).message;
+    }
+    const days = Number(/at most (\d+) days/.exec(said)?.[1]);
+    expect(days).toBe(8);
+    expect(() => checkTownRunFits(town(1000), days * 34, flags, limit)).not.toThrow();
+    expect(() => checkTownRunFits(town(1000), (days + 1) * 34, flags, limit)).toThrow(/--days: 1,000 residents over 9 days/);
+    expect(townRunHeap(1000, 3 * 34, 34)).toBe(1000 * (300 + 2 * 100) * 1024);
   });
 
   it("--help lists the commands and exit codes", () => {

@@ -15,8 +15,6 @@ import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, peekLog, scanLog, type LogEnds } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
-import { totalmem } from "node:os";
-import { getHeapStatistics } from "node:v8";
 import type { TownConfig } from "../../actors/auratown/config.ts";
 import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
@@ -40,6 +38,7 @@ import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
+import { checkTownRunFits } from "./limits.ts";
 import { namesActor, prettyJsonPieces, shownPath, writePieces } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4, endpoint: EXIT_ENDPOINT } as const;
@@ -226,6 +225,19 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
   return { options, finish };
 }
 
+/** A fork of a town runs its parent's town for the child's ticks (--ticks, or the parent's): refused as a run would be when the heap cannot hold it. */
+function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined): void {
+  if (ends.first === null) return;
+  let header: EpisodeHeader;
+  try {
+    header = headerOf([ends.first], log);
+  } catch {
+    return;
+  }
+  if (header.world.name !== "auratown") return;
+  checkTownRunFits(header.config as TownConfig, ticks ?? header.ticks, { town: `${log}: the parent's town`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` });
+}
+
 /** Rethrows a store's "this episode already has a log" with what this command's user can do about it. */
 const hintIfExists = (hint: string) => (error: unknown): never => {
   throw error instanceof EpisodeExists ? new EpisodeExists(error.episode, `${error.message}; ${hint}`) : error;
@@ -233,24 +245,6 @@ const hintIfExists = (hint: string) => (error: unknown): never => {
 
 /** The command that checks an episode written to JetStream (the line a run or fork ends with). */
 const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${shownNatsUrl(url)}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
-
-/** Heap a town resident takes over a day (measured: 5,000 residents, 1.36 GB). */
-const HEAP_PER_RESIDENT = 300 * 1024;
-
-/** A town too large for this Node's heap would die in V8's out-of-memory abort, hours in: say so first. */
-function checkTownFits(config: TownConfig, flag: string): void {
-  const residents = config.agents.length + config.extraAgents;
-  const limit = getHeapStatistics().heap_size_limit;
-  const needs = residents * HEAP_PER_RESIDENT;
-  if (needs <= limit) return;
-  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
-  throw new UsageError(
-    `${flag}: a town of ${residents.toLocaleString("en-US")} residents needs about ${gib(needs)} of heap (~300 KiB each), more than ` +
-      (needs * 1.25 > totalmem()
-        ? `this machine's ${gib(totalmem())} of memory; use fewer`
-        : `this Node's limit of ${gib(limit)}; use fewer, or raise the limit with NODE_OPTIONS=--max-old-space-size=${Math.ceil((needs * 1.25) / 2 ** 20)} (MiB; this machine has ${gib(totalmem())})`),
-  );
-}
 
 async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
@@ -279,10 +273,14 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
     // Checked here, before anything runs, so the error can name the file it came from.
     throw new UsageError(`${flags.config === undefined ? "" : `--config ${flags.config}: `}${(error as Error).message}`);
   }
-  if (worldName === "auratown") checkTownFits(resolved as TownConfig, flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`);
   const perDay = world.defaultTicks(resolved);
   if (flags.ticks !== undefined && flags.days !== undefined) throw new UsageError("--ticks and --days both say how long to run: give one of them");
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
+  // The town and its length, before anything is built (a resumed run is checked as it was started).
+  if (worldName === "auratown") {
+    const length = flags.days !== undefined ? { length: `--days ${flags.days}` } : flags.ticks !== undefined ? { length: `--ticks ${flags.ticks}` } : {};
+    checkTownRunFits(resolved as TownConfig, ticks ?? perDay, { town: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length });
+  }
   const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
   const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${condition} · episode ${episode}`;
@@ -327,7 +325,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const title = (result: ForkResult) => `fork of ${result.parent} after tick ${flags.at} (seq ${result.atSeq}) · condition ${flags.condition} · episode ${result.episode}`;
   const options: ForkOptions = { ...session.options, parent: log, atTick: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) };
   const nats = flags.nats;
-  const check: EndsCheck = (ends) => checkEnds(ends, log, { at: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
+  const check: EndsCheck = (ends) => {
+    checkEnds(ends, log, { at: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
+    checkForkFits(ends, log, flags.ticks);
+  };
   if (nats === undefined) {
     const { afterFork, gateway, ...llm } = llmForFork(log, flags);
     check(peekLog(layoutOf(resolveEpisodeDir(log)).log));
@@ -758,6 +759,16 @@ export function buildProgram(exit: (code: number) => void): Command {
       }
       const only = (["worlds", "regimes", "policies", "horizon", "chunk", "heldOut"] as const).filter((k) => flags[k] !== undefined);
       if (only.length > 0) throw new UsageError(`--${only[0] === "heldOut" ? "held-out" : only[0]} is for \`sweep envprobe\` only`);
+      // Each episode of an embedded sweep (or of its local --workers) runs a town on this machine.
+      if (world === "auratown" && (flags.nats === undefined || flags.workers > 0)) {
+        let resolved: TownConfig | null = null;
+        try {
+          resolved = resolveNewEpisodeConfig(worlds[world]!, config) as TownConfig;
+        } catch {
+          // A bad config is the sweep's to name.
+        }
+        if (resolved !== null) checkTownRunFits(resolved, flags.ticks ?? worlds[world]!.defaultTicks(resolved), { town: `--config ${flags.config}: extraAgents`, ...(flags.ticks === undefined ? {} : { length: `--ticks ${flags.ticks}` }) });
+      }
       return cmdSweep(world, { ...flags, ...(config === undefined ? {} : { config }) });
     }));
 
