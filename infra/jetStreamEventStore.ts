@@ -37,6 +37,13 @@ import { EventStores } from "./layers.ts";
 import { isJetStreamStorageFull, kvKey, natsName, NatsWriteLost, subjects } from "./nats.ts";
 
 const DEFAULT_LOCK_TTL_MS = 10_000;
+/**
+ * The shortest writer-lock ttl a namespace may be given. Writers renew their locks every third of
+ * it, whatever their bucket's ttl, so a bucket's ttl can be lowered (down to this) under writers
+ * that hold locks: renewing at a third of the ttl each read when it opened the bucket, a lock
+ * could expire between renewals once the ttl was lowered, and a second sequencer take its episode.
+ */
+export const MIN_LOCK_TTL_MS = 1000;
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
 const WRONG_LAST_SEQUENCE = 10071;
 const WRONG_LAST_SEQUENCE_UNKNOWN = 10164;
@@ -170,7 +177,7 @@ export function ensureLogStream(nc: NatsConnection, namespace: string): Promise<
 
 interface LockBucket {
   readonly kv: KV;
-  /** The bucket's max_age: the first creator's ttl wins, an existing bucket is used as it is (only `setLockTtl` raises it). */
+  /** The bucket's max_age: the first creator's ttl wins, an existing bucket is used as it is (only `setLockTtl` changes it). */
   readonly ttlMs: number;
 }
 
@@ -198,25 +205,29 @@ export interface LockTtl {
 
 /**
  * A writer-lock ttl asked for explicitly (`worker --lock-ttl`). A missing bucket is created with
- * it; an existing one is raised to it (held locks, renewed every old ttl/3, only outlive a dead
- * writer longer) but never lowered: a writer that opened the bucket earlier renews every old
- * ttl/3, so a shorter max_age would let its held lock expire between renewals and a second
- * sequencer take its episode. The caller says which happened.
+ * it; an existing one is set to it, raised or lowered: held locks are renewed every
+ * MIN_LOCK_TTL_MS / 3 whatever the ttl, so they outlive a lowered one too. The caller says which
+ * happened.
  */
 export async function setLockTtl(nc: NatsConnection, namespace: string, ttlMs: number): Promise<LockTtl> {
+  if (!(ttlMs >= MIN_LOCK_TTL_MS)) throw new RangeError(`a writer-lock ttl is at least ${MIN_LOCK_TTL_MS} ms, got ${ttlMs}`);
   const ctx = contextOf(nc, namespace);
   const bucket = natsName("pt_locks", namespace);
   const jsm = await managerOf(ctx);
   const stream = `KV_${bucket}`; // the KV bucket's stream
   let beforeMs: number;
+  let duplicateWindow: number;
   try {
-    beforeMs = (await jsm.streams.info(stream)).config.max_age / 1_000_000;
+    const { config } = (await jsm.streams.info(stream));
+    beforeMs = config.max_age / 1_000_000;
+    duplicateWindow = config.duplicate_window;
   } catch (error) {
     if (!isApiError(error, STREAM_NOT_FOUND)) throw error;
     return { bucket, beforeMs: null, ttlMs: (await lockBucket(ctx, ttlMs)).ttlMs };
   }
-  if (beforeMs <= 0 || beforeMs >= ttlMs) return { bucket, beforeMs, ttlMs: beforeMs };
-  await jsm.streams.update(stream, { max_age: ttlMs * 1_000_000 });
+  if (beforeMs === ttlMs) return { bucket, beforeMs, ttlMs };
+  // The server refuses a duplicate window longer than max_age (a lower ttl shortens it too).
+  await jsm.streams.update(stream, { max_age: ttlMs * 1_000_000, duplicate_window: Math.min(duplicateWindow, ttlMs * 1_000_000) });
   ctx.locks.clear(); // buckets opened before know the old ttl
   return { bucket, beforeMs, ttlMs };
 }
@@ -713,7 +724,9 @@ class WriterLock {
     this.value = value;
     this.epoch = revision;
     this.revision = revision;
-    this.timer = setInterval(() => this.renew(), Math.max(50, Math.floor(ttlMs / 3)));
+    // Every third of the shortest ttl a bucket may be given, not of this one's: a lowered ttl
+    // (`setLockTtl`) must not let a held lock expire between renewals.
+    this.timer = setInterval(() => this.renew(), Math.max(50, Math.floor(Math.min(ttlMs, MIN_LOCK_TTL_MS) / 3)));
     this.timer.unref();
   }
 
@@ -791,7 +804,8 @@ async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (
   const { kv } = bucket;
   const key = kvKey(episode);
   const value = JSON.stringify({ owner: `${hostname()}:${process.pid}`, since: new Date().toISOString() } satisfies LockValue);
-  const deadline = Date.now() + wait(bucket.ttlMs);
+  const started = Date.now();
+  let deadline = started + wait(bucket.ttlMs);
   let told = false;
   for (;;) {
     try {
@@ -812,6 +826,9 @@ async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (
     }
     if (!told) {
       told = true;
+      // Waiting out a holder: by the bucket's ttl now, which `setLockTtl` may have changed since it was opened.
+      const ttl = await kv.status().then((st) => st.ttl, () => bucket.ttlMs);
+      deadline = started + wait(ttl > 0 ? ttl : bucket.ttlMs);
       onWait?.({ episode, holder: `${held.owner}, since ${held.since}`, waitMs: Math.max(0, deadline - Date.now()) });
     }
     await sleep(Math.min(250, Math.max(10, deadline - Date.now())));

@@ -19,6 +19,8 @@ import {
   readJetStreamLog,
   resumeJetStreamEventStore,
   scanJetStreamLog,
+  setLockTtl,
+  MIN_LOCK_TTL_MS,
 } from "../infra/jetStreamEventStore.ts";
 import { connectNats, kvKey, natsName, NatsUnavailable, subjects } from "../infra/nats.ts";
 import { catalogueProblem, payloadProblem } from "../events/catalogue.ts";
@@ -178,6 +180,28 @@ describe("JetStream event store", () => {
     await resumed.store.append(phases(1, 4), { expectedSeq: 3 });
     await resumed.store.close();
     expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+  }, 30_000);
+
+  it("a lock ttl lowered under a writer that holds its lock (worker --lock-ttl): the lock is still renewed in time, and a resume waits by the lowered ttl", async () => {
+    const ns = server.namespace("lock-lower");
+    const episode = freshEpisode();
+    const live = await createJetStreamEventStore(nc, ns, episode, { episode, lockTtlMs: 10_000 });
+    await live.append(phases(2), { expectedSeq: -1 });
+    await live.commit();
+    expect(await setLockTtl(nc, ns, MIN_LOCK_TTL_MS)).toMatchObject({ beforeMs: 10_000, ttlMs: MIN_LOCK_TTL_MS });
+    // Renewed every third of the ttl it opened the bucket with (3.3 s), the lock expired after 1 s
+    // and a second writer took the episode; and the resume waited by the old ttl (12 s).
+    const other = await connectAnother();
+    const started = Date.now();
+    const notices: { waitMs: number }[] = [];
+    const rejected = await rejection(resumeJetStreamEventStore(other, ns, episode, { episode, lockTtlMs: 10_000, onLockWait: (n) => notices.push(n) }));
+    expect(rejected).toBeInstanceOf(WriterLocked);
+    expect(notices[0]!.waitMs).toBeLessThanOrEqual(MIN_LOCK_TTL_MS + 2000);
+    expect(Date.now() - started).toBeLessThan(6000);
+    await live.append(phases(1, 2), { expectedSeq: 1 });
+    await live.commit();
+    await live.close();
+    await expect(setLockTtl(nc, ns, 500)).rejects.toThrow(/at least 1000 ms, got 500/);
   }, 30_000);
 
   it("a writer whose view is stale is fenced by the server, and the log keeps only well-formed records", async () => {

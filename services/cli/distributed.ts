@@ -55,18 +55,27 @@ export type EndsCheck = (ends: LogEnds) => void;
 export async function peekInNats(nc: NatsConnection, url: string, namespace: string, episode: string): Promise<LogEnds> {
   const ends = await peekJetStreamLog(nc, namespace, episode);
   if (ends.first !== null || ends.last !== null) return ends;
+  throw new UsageError(`no episode ${episode} in namespace ${namespace} at ${shownNatsUrl(url)}: ${await heldInstead(nc, namespace, episode)}`);
+}
+
+/**
+ * What a namespace holds, said when `episode` is not there: its episodes (the nearest ids first,
+ * by the longest common prefix: a typo's intended id is usually among them), or none at all.
+ */
+async function heldInstead(nc: NatsConnection, namespace: string, episode: string): Promise<string> {
   const held = await jetStreamEpisodes(nc, namespace);
-  const missing = `no episode ${episode} in namespace ${namespace} at ${shownNatsUrl(url)}`;
-  if (held.length === 0) throw new UsageError(`${missing}: the namespace holds no episodes at all (check --namespace)`);
-  // The nearest ids first (the longest common prefix): a typo's intended id is usually among them.
+  if (held.length === 0) return "the namespace holds no episodes at all (check --namespace)";
   const common = (id: string): number => {
     let n = 0;
     while (n < id.length && id[n] === episode[n]) n++;
     return n;
   };
   const nearest = held.length <= 8 ? held : [...held].sort((a, b) => common(b) - common(a)).slice(0, 5);
-  throw new UsageError(`${missing}: it holds ${held.length <= 8 ? nearest.join(", ") : `${held.length} episodes, among them ${nearest.join(", ")}`} (check the id and --namespace)`);
+  return `it holds ${held.length <= 8 ? nearest.join(", ") : `${held.length} episodes, among them ${nearest.join(", ")}`} (check the id and --namespace)`;
 }
+
+/** How long `follow` waits for an episode's first record before it says what the namespace holds instead. */
+export const FOLLOW_HINT_MS = 5000;
 
 /** Verifies an episode whose log is in JetStream; `options.onProgress` drives a progress bar as for a file log. */
 export async function verifyFromNats(episode: string, url: string, namespace: string, options: VerifyOptions = {}): Promise<VerifyReport> {
@@ -105,26 +114,42 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
       say(flags.quiet, `follow: episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); waiting for records, Ctrl-C stops`);
       let lastTick: number | null = null;
       let tick: number | null = null;
-      // Read from the first record even with --from-seq: the header says which tick is the last.
-      for await (const record of followJetStreamLog(nc, flags.namespace, episode, 0, { signal: stopped.signal })) {
-        if (lastTick === null && (record.type === "episode.started" || record.type === "episode.forked")) lastTick = headerOf([record], jetStreamWhere(flags.namespace)(episode).dir).ticks - 1;
-        const last = record.type === "tick.committed" && record.tick === lastTick;
-        if (record.seq < (flags.fromSeq ?? 0)) {
-          // The episode ended before --from-seq: nothing at or after it will ever come.
-          if (last) throw new UsageError(`--from-seq ${flags.fromSeq}: episode ${episode} is finished and its last record is seq ${record.seq}`);
-          continue;
+      // An episode that has not started may be a typo, or in another namespace: say what is there
+      // instead, once, and go on waiting (it may start yet).
+      let started = false;
+      const hint = setTimeout(() => {
+        heldInstead(nc, flags.namespace, episode).then(
+          (instead) => !started && say(flags.quiet, `follow: no record of episode ${episode} yet; ${instead}; still waiting, Ctrl-C stops`),
+          () => undefined,
+        );
+      }, FOLLOW_HINT_MS);
+      hint.unref();
+      try {
+        // Read from the first record even with --from-seq: the header says which tick is the last.
+        for await (const record of followJetStreamLog(nc, flags.namespace, episode, 0, { signal: stopped.signal })) {
+          started = true;
+          clearTimeout(hint);
+          if (lastTick === null && (record.type === "episode.started" || record.type === "episode.forked")) lastTick = headerOf([record], jetStreamWhere(flags.namespace)(episode).dir).ticks - 1;
+          const last = record.type === "tick.committed" && record.tick === lastTick;
+          if (record.seq < (flags.fromSeq ?? 0)) {
+            // The episode ended before --from-seq: nothing at or after it will ever come.
+            if (last) throw new UsageError(`--from-seq ${flags.fromSeq}: episode ${episode} is finished and its last record is seq ${record.seq}`);
+            continue;
+          }
+          if (flags.json) process.stdout.write(`${JSON.stringify(record)}\n`);
+          else {
+            if (record.tick !== tick) process.stdout.write(`tick ${(tick = record.tick)}\n`);
+            process.stdout.write(`${recordLine(record)}\n`);
+          }
+          if (last) {
+            say(flags.quiet, `follow: episode ${episode} committed its last tick (${lastTick}); done`);
+            return 0;
+          }
         }
-        if (flags.json) process.stdout.write(`${JSON.stringify(record)}\n`);
-        else {
-          if (record.tick !== tick) process.stdout.write(`tick ${(tick = record.tick)}\n`);
-          process.stdout.write(`${recordLine(record)}\n`);
-        }
-        if (last) {
-          say(flags.quiet, `follow: episode ${episode} committed its last tick (${lastTick}); done`);
-          return 0;
-        }
+        return 0; // Ctrl-C
+      } finally {
+        clearTimeout(hint);
       }
-      return 0; // Ctrl-C
     });
   } finally {
     process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
@@ -185,8 +210,9 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
 
 /**
  * `worker --ack-wait` / `--lock-ttl` given on a namespace whose queue or lock bucket exists: the ack
- * wait is updated, the lock ttl raised (never lowered under running writers), and either is said —
- * they were silently ignored ("first creator wins"). Left unset, the namespace keeps its own.
+ * wait is updated, the lock ttl set (raised or lowered: writers renew their locks often enough for
+ * any ttl the flag accepts), and either is said — they were silently ignored ("first creator
+ * wins"). Left unset, the namespace keeps its own.
  */
 async function applyWorkerSettings(nc: NatsConnection, flags: { namespace: string; ackWait?: number; lockTtl?: number; quiet?: boolean }): Promise<{ queue: JetStreamJobQueue; lockTtlMs?: number }> {
   const ns = flags.namespace;
@@ -201,15 +227,8 @@ async function applyWorkerSettings(nc: NatsConnection, flags: { namespace: strin
   }
   if (flags.lockTtl === undefined) return { queue };
   const lock = await setLockTtl(nc, ns, flags.lockTtl);
-  const takenOver = `a killed writer's episode is taken over after up to ${Math.ceil((lock.ttlMs + 2000) / 1000)} s`;
-  if (lock.beforeMs !== null && lock.beforeMs !== lock.ttlMs) say(flags.quiet, `worker: the writer-lock ttl was ${lock.beforeMs} ms; set to ${lock.ttlMs} ms for namespace ${ns} (${takenOver})`);
-  else if (lock.ttlMs !== flags.lockTtl) {
-    // Not applied: said even with --quiet, a flag given must not just vanish.
-    process.stderr.write(
-      `worker: --lock-ttl ${flags.lockTtl} not applied: namespace ${ns} keeps its writer locks ${lock.ttlMs} ms after their writer dies (${takenOver}); ` +
-        `its lock bucket is never lowered, as writers that opened it earlier renew their locks only every ${Math.round(lock.ttlMs / 3)} ms and a shorter ttl could hand their episodes to a second sequencer. ` +
-        `To lower it, stop every worker and run in namespace ${ns} and delete the bucket (\`nats kv del ${lock.bucket}\`), or use a new --namespace\n`,
-    );
+  if (lock.beforeMs !== null && lock.beforeMs !== lock.ttlMs) {
+    say(flags.quiet, `worker: the writer-lock ttl was ${lock.beforeMs} ms; set to ${lock.ttlMs} ms for namespace ${ns} (a killed writer's episode is taken over after up to ${Math.ceil((lock.ttlMs + 2000) / 1000)} s)`);
   }
   return { queue, lockTtlMs: lock.ttlMs };
 }

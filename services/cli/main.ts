@@ -20,7 +20,7 @@ import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, PROBETOWN_VERSION, f
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
-import { readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
+import { MIN_LOCK_TTL_MS, readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, lockWaitNotice, peekInNats, replayFromNats, verifyFromNats, type EndsCheck } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, headerOf, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../replay.ts";
@@ -709,7 +709,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--name <name>", "worker name shown in outcomes")
     // No commander defaults: only a flag actually given changes a namespace that already has a queue or lock bucket.
     .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long (default: 30000 for a new namespace, else the namespace's; given, it updates the namespace's queue)", integer("--ack-wait", 1000))
-    .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died (default: 10000 for a new namespace, else the namespace's; given, it raises the namespace's, never lowers it)", integer("--lock-ttl", 1000))
+    .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died (default: 10000 for a new namespace, else the namespace's; given, it sets the namespace's, higher or lower)", integer("--lock-ttl", MIN_LOCK_TTL_MS))
     .addOption(new Option("--fsync <policy>", "when an episode's log is published: every tick commit, or at snapshots and the end (a redelivered job re-runs the ticks since)").choices(["commit", "snapshot"]).default("snapshot"))
     .option("-q, --quiet", "print nothing")
     .action(wrap(cmdWorker));
