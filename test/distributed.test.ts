@@ -113,8 +113,13 @@ describe("distributed runs over NATS", () => {
 
   it("fork --nats: a child of a JetStream parent, in JetStream, continues the parent's records exactly under its condition; verify checks it against the parent there", async () => {
     const ns = suite.nats.namespace("fork");
-    const parentRun = await start(["run", "auratown", "--seed", "9", "--ticks", "12", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
+    const parentRun = await start(["run", "auratown", "--seed", "9", "--ticks", "12", "--nats", suite.nats.url, "--namespace", ns]).done;
     expect(parentRun.code).toBe(0);
+    // The readable summary a file run prints (it printed none with --nats): the same records, the same summary.
+    const fileRun = await start(["run", "auratown", "--seed", "9", "--ticks", "12", "--log", join(tempDir("summary"), "ep")]).done;
+    const summaryOf = (out: string) => out.slice(out.indexOf("Where everyone went"), out.indexOf("\nlog:"));
+    expect(summaryOf(parentRun.out)).toMatch(/^Where everyone went\n[\s\S]*Stale beliefs: /);
+    expect(summaryOf(parentRun.out)).toBe(summaryOf(fileRun.out));
     const parent = await readLogFromNats(ns, "auratown-s9-baseline");
     const fork = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
     expect(fork.err).toBe("");

@@ -38,7 +38,7 @@ import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
-import { checkTownRunFits } from "./limits.ts";
+import { checkTownRunDisk, checkTownRunFits, type TownRunDisk } from "./limits.ts";
 import { namesActor, prettyJsonPieces, shownPath, writePieces } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4, endpoint: EXIT_ENDPOINT } as const;
@@ -139,11 +139,14 @@ function countsLine(result: EpisodeResult): string {
   return `${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s`;
 }
 
-/** The summary of a log read back, by its world (the town's own view is drawn from ticks instead, when kept). */
-function worldSummary(dir: string, logged: LogRecord[], actors: number): string | null {
+/**
+ * The summary of a log read back, by its world (the town's own view is drawn from ticks instead, when
+ * kept); `usage: false` leaves out the model usage (a caller that prints it on its own).
+ */
+function worldSummary(dir: string, logged: readonly LogRecord[], actors: number, usage = true): string | null {
   const world = (logged[0]?.payload as { world?: string } | undefined)?.world;
   if (world === "auratown") return renderRecordSummary(logged, actors);
-  const llm = renderLlmUsage(logged);
+  const llm = usage ? renderLlmUsage(logged) : null;
   const withLlm = (text: string | null) => (text === null ? llm : llm === null ? text : `${text}\n${llm}`);
   if (world === "aura-scene") return withLlm(renderSceneSummary(logged));
   if (world === "envprobe") return withLlm(envprobeLogSummary(dir, logged));
@@ -194,6 +197,8 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
 function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) {
   const bar = progressBar(!flags.json && !flags.quiet, label);
   const rows: TickRow[] = [];
+  /** Whether the readable summary is printed (not for a resumed run: its ticks were partly run before). */
+  const wantsSummary = (result: EpisodeResult): boolean => !flags.json && !flags.quiet && flags.summary !== false && result.resumedAfterTick === undefined;
   const options: CommonOptions = {
     trace: traceFrom(flags),
     ...(flags.log === undefined ? {} : { dir: flags.log }),
@@ -203,16 +208,21 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     progress: bar.update,
   };
   /**
-   * `check` replaces the verify hint (and the summary, which reads the log file) for logs kept
-   * elsewhere; `logged` is such a log read back (a model world's), for its model usage.
+   * `check` replaces the verify hint for logs kept elsewhere (JetStream); `logged` is such a log
+   * read back, for its model usage (a model world's) and the summary the file path prints (a
+   * fork's only from its kept rows: the records before it are in its parent's log).
    */
-  const finish = (result: EpisodeResult, title: string, check?: string, logged?: readonly LogRecord[] | null): number => {
+  const finish = (result: EpisodeResult, title: string, check?: string, logged?: readonly LogRecord[] | null, fork = false): number => {
     bar.stop();
     if (check !== undefined) {
-      const usage = logged === undefined || logged === null ? null : llmUsageOf(logged);
+      const usage = logged === undefined || logged === null || !MODEL_WORLDS.has(result.world) ? null : llmUsageOf(logged);
       if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, llm: usage }, null, 2) + "\n");
       else {
         if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n${usage === null ? "" : `${llmUsageLine(usage)}\n`}\n`);
+        if (!flags.quiet && wantsSummary(result) && logged != null) {
+          const text = rows.length > 0 ? renderSummary(summarize(logged, rows)) : fork ? null : worldSummary(result.dir, logged, result.actors, false);
+          if (text !== null) process.stdout.write(text + "\n\n");
+        }
         process.stdout.write(`log:   ${result.dir}\ntrace: ${traceLine(result)}\n`);
         if (!flags.quiet) process.stdout.write(`check: ${check}\n`);
       }
@@ -222,11 +232,11 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     report(result, rows, records, flags, title);
     return EXIT.ok;
   };
-  return { options, finish };
+  return { options, finish, wantsSummary };
 }
 
 /** A fork of a town runs its parent's town for the child's ticks (--ticks, or the parent's): refused as a run would be when the heap cannot hold it. */
-function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined): void {
+function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined, child: { at: number; disk: TownRunDisk | null }): void {
   if (ends.first === null) return;
   let header: EpisodeHeader;
   try {
@@ -235,7 +245,16 @@ function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined): v
     return;
   }
   if (header.world.name !== "auratown") return;
-  checkTownRunFits(header.config as TownConfig, ticks ?? header.ticks, { town: `${log}: the parent's town`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` });
+  const named = { town: `${log}: the parent's town`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` };
+  checkTownRunFits(header.config as TownConfig, ticks ?? header.ticks, named);
+  // The child writes the ticks after the fork point.
+  if (child.disk !== null) checkTownRunDisk(header.config as TownConfig, (ticks ?? header.ticks) - child.at - 1, named, child.disk);
+}
+
+/** Where a new episode's files go and what of them grows with its length (`--snapshot-every`, a JSONL trace). */
+function diskOf(flags: EpisodeFlags): TownRunDisk {
+  const trace = traceFrom(flags);
+  return { dir: flags.log ?? "runs", trace: trace === "default" || trace.exporter === "jsonl", ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }) };
 }
 
 /** Rethrows a store's "this episode already has a log" with what this command's user can do about it. */
@@ -279,7 +298,10 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   // The town and its length, before anything is built (a resumed run is checked as it was started).
   if (worldName === "auratown") {
     const length = flags.days !== undefined ? { length: `--days ${flags.days}` } : flags.ticks !== undefined ? { length: `--ticks ${flags.ticks}` } : {};
-    checkTownRunFits(resolved as TownConfig, ticks ?? perDay, { town: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length });
+    const named = { town: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length };
+    checkTownRunFits(resolved as TownConfig, ticks ?? perDay, named);
+    // A resumed run's log is already there; a full disk stops it, and --resume continues it.
+    if (flags.nats === undefined && flags.resume !== true) checkTownRunDisk(resolved as TownConfig, ticks ?? perDay, named, diskOf(flags));
   }
   const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
@@ -313,7 +335,8 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
     const ran = await Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
       hintIfExists("continue it with --resume, or choose another --namespace"),
     );
-    if (MODEL_WORLDS.has(ran.world)) logged = await readJetStreamLog(nc, ns, ran.episode);
+    // Read back for the model usage, and the summary (as the file path reads its log file).
+    if (MODEL_WORLDS.has(ran.world) || session.wantsSummary(ran)) logged = await readJetStreamLog(nc, ns, ran.episode);
     return ran;
   });
   const code = session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns), logged);
@@ -327,7 +350,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const nats = flags.nats;
   const check: EndsCheck = (ends) => {
     checkEnds(ends, log, { at: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
-    checkForkFits(ends, log, flags.ticks);
+    checkForkFits(ends, log, flags.ticks, { at: flags.at, disk: nats === undefined ? diskOf(flags) : null });
   };
   if (nats === undefined) {
     const { afterFork, gateway, ...llm } = llmForFork(log, flags);
@@ -353,10 +376,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
       hintIfExists("this fork was made before; inspect or verify it by that id, or fork into another --namespace"),
     );
     afterFork?.();
-    if (MODEL_WORLDS.has(forked.world)) logged = await readJetStreamLog(nc, ns, forked.episode);
+    if (MODEL_WORLDS.has(forked.world) || session.wantsSummary(forked)) logged = await readJetStreamLog(nc, ns, forked.episode);
     return forked;
   });
-  const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns), logged);
+  const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns), logged, true);
   return code === EXIT.ok ? gatewayExit("fork", gateway) : code;
 }
 
