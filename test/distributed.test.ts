@@ -176,6 +176,10 @@ describe("distributed runs over NATS", () => {
     expect((await typo.done).code).toBe(0);
     const empty = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", suite.nats.namespace("empty")]).done;
     expect(empty.err).toMatch(/no episode auratown-s7-baseline in namespace \S+ at \S+: the namespace holds no episodes at all \(check --namespace\)/);
+    // run --resume of an episode the namespace does not hold says it starts it (as for a file log).
+    const fresh = await start(["run", "auratown", "--seed", "7", "--ticks", "2", "--resume", "--no-summary", "--nats", suite.nats.url, "--namespace", suite.nats.namespace("resume-new")]).done;
+    expect(fresh.code).toBe(0);
+    expect(fresh.err).toMatch(/^run --resume: no log of episode auratown-s7-baseline in namespace \S+ yet; starting the episode there\n/);
     // verify --nats reports its progress tick by tick (drawn as a bar on a terminal), as for a file log.
     const intact = suite.nats.namespace("progress");
     expect((await start(["run", "auratown", "--seed", "7", "--ticks", "3", "--nats", suite.nats.url, "--namespace", intact, "-q"]).done).code).toBe(0);

@@ -20,7 +20,7 @@ import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, PROBETOWN_VERSION, f
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
-import { MIN_LOCK_TTL_MS, readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
+import { MIN_LOCK_TTL_MS, peekJetStreamLog, readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, lockWaitNotice, peekInNats, replayFromNats, verifyFromNats, type EndsCheck } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, headerOf, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../replay.ts";
@@ -320,6 +320,12 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   // The model usage is counted from the episode's whole log, read back (a resumed run's earlier calls too).
   let logged = null as LogRecord[] | null;
   const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet }, async (nc) => {
+    if (flags.resume && !flags.quiet) {
+      // As for a file log: a typo in --namespace would otherwise start a fresh episode without a word.
+      const episode = episodeIdOf(worldName, flags.seed, condition);
+      const ends = await peekJetStreamLog(nc, ns, episode);
+      if (ends.first === null && ends.last === null) process.stderr.write(`run --resume: no log of episode ${episode} in namespace ${ns} yet; starting the episode there\n`);
+    }
     const ran = await Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
       hintIfExists("continue it with --resume, or choose another --namespace"),
     );
