@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { firstSegment, logRecords, tempDir, runCli, startCli } from "./helpers.ts";
-import { checkTownRunFits, townRunHeap } from "../services/cli/limits.ts";
+import { checkTownRunDisk, checkTownRunFits, townRunDisk, townRunHeap } from "../services/cli/limits.ts";
 import { resolveNewEpisodeConfig } from "../actors/actor.ts";
 import { worlds } from "../actors/worlds.ts";
 import type { TownConfig } from "../actors/auratown/config.ts";
@@ -289,6 +289,22 @@ describe("probetown CLI", () => {
     expect(() => checkTownRunFits(town(1000), days * 34, flags, limit)).not.toThrow();
     expect(() => checkTownRunFits(town(1000), (days + 1) * 34, flags, limit)).toThrow(/--days: 1,000 residents over 9 days/);
     expect(townRunHeap(1000, 3 * 34, 34)).toBe(1000 * (300 + 2 * 100) * 1024);
+  });
+
+  it("refuses a new town run that would fill its disk (five residents keep a snapshot every tick: --days 1000000 asked 6.8 TB), naming how to write less", () => {
+    const town = resolveNewEpisodeConfig(worlds.auratown!, {}) as TownConfig;
+    const flags = { town: "--agents 5", length: "--days 3000" };
+    const disk = { dir: "runs", trace: true };
+    // 3,000 days: 102,000 ticks, a snapshot each, of five residents: ~21 GiB.
+    expect(townRunDisk(5, 3000 * 34, disk)).toBe(5 * 3000 * 34 * (3 * 1024 + 40 * 1024));
+    expect(() => checkTownRunDisk(town, 3000 * 34, flags, disk, 10 * 2 ** 30)).toThrow(
+      /^--days 3000: 5 residents over 3,000 days write about 20\.9 GiB \(~1\.5 KB a resident-tick of log and as much of trace, ~40 KB a resident a snapshot, a snapshot every tick\), more than the 10\.0 GiB free where runs goes; run fewer, keep fewer snapshots \(--snapshot-every n, or 0 for the last tick only\), or trace elsewhere \(--trace none\)$/,
+    );
+    // The last tick's snapshot only, and no trace: it fits.
+    expect(() => checkTownRunDisk(town, 3000 * 34, flags, { dir: "runs", trace: false, snapshotEvery: 0 }, 10 * 2 ** 30)).not.toThrow();
+    // A month of the five residents, and three days of 1,000, fit in a few gigabytes.
+    expect(townRunDisk(5, 30 * 34, disk)).toBeLessThan(2 ** 28);
+    expect(townRunDisk(1000, 3 * 34, disk)).toBeLessThan(2 ** 29);
   });
 
   it("--help lists the commands and exit codes", () => {

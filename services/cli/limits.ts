@@ -2,7 +2,9 @@
 // cannot hold died in V8's out-of-memory abort (exit 134) after minutes or hours of running
 // (`--agents 100000000` at once, `--days 1000000` of five residents about an hour in), instead of
 // being refused up front, naming the flag, what it needs and the limit (exit 2).
+import { existsSync, statfsSync } from "node:fs";
 import { totalmem } from "node:os";
+import { dirname, resolve } from "node:path";
 import { getHeapStatistics } from "node:v8";
 import type { TownConfig } from "../../actors/auratown/config.ts";
 import { ticksPerDay } from "../../actors/auratown/town.ts";
@@ -59,5 +61,60 @@ export function checkTownRunFits(config: TownConfig, ticks: number, flags: TownR
     `${flags.length ?? `${count(ticks)} ticks`}: ${count(residents)} residents over ${count(ticks / perDay, 1)} days need about ${gib(needs)} of heap ` +
       `(~300 KiB a resident for the first day and ~100 KiB a resident for each further one: memories, beliefs, and the log the summary reads back), ` +
       `more than ${remedy(needs)}: at most ${count(days)} days (${count(days * perDay)} ticks) of this town fit; run fewer${raise(needs)}`,
+  );
+}
+
+/**
+ * Disk a town run writes, measured on five- and 1,000-resident towns: its log (~1.5 KB a
+ * resident-tick), a JSONL trace (~1.5 KB a resident-tick), and each snapshot (~40 KB a resident).
+ * A town of up to 64 actors keeps a snapshot every tick by default: five residents write ~45 MB/s
+ * of snapshots, so `--days 1000000` filled the disk (6.8 TB asked) long before it ran out of heap.
+ */
+export const DISK_PER_RESIDENT_TICK = 1536;
+export const TRACE_PER_RESIDENT_TICK = 1536;
+export const DISK_PER_RESIDENT_SNAPSHOT = 40 * 1024;
+
+export interface TownRunDisk {
+  /** Where the episode directory goes (it, or the nearest folder above it that exists, is measured). */
+  readonly dir: string;
+  /** `--snapshot-every` (0: the last tick only); absent, the default: every tick for towns of up to 64 actors. */
+  readonly snapshotEvery?: number;
+  /** Whether a JSONL trace goes beside the log. */
+  readonly trace: boolean;
+}
+
+/** Bytes a run of `residents` over `ticks` writes. */
+export function townRunDisk(residents: number, ticks: number, o: Pick<TownRunDisk, "snapshotEvery" | "trace">): number {
+  const every = o.snapshotEvery ?? (residents + 1 <= 64 ? 1 : 0);
+  const snapshots = every === 0 ? 1 : Math.ceil(ticks / every);
+  return residents * (ticks * (DISK_PER_RESIDENT_TICK + (o.trace ? TRACE_PER_RESIDENT_TICK : 0)) + snapshots * DISK_PER_RESIDENT_SNAPSHOT);
+}
+
+/** Free bytes where `dir` would be made (the nearest folder that exists), or null when that cannot be read. */
+function freeBytes(dir: string): number | null {
+  let at = resolve(dir);
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    const fs = statfsSync(at);
+    return fs.bavail * fs.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses a new town run that would fill the disk it writes to (a full disk stops a run, which
+ * `--resume` continues once space is freed: this says so before it starts, naming the length flag).
+ */
+export function checkTownRunDisk(config: TownConfig, ticks: number, flags: TownRunFlags, o: TownRunDisk, free: number | null = freeBytes(o.dir)): void {
+  const residents = config.agents.length + config.extraAgents;
+  const needs = townRunDisk(residents, ticks, o);
+  if (free === null || needs <= free) return;
+  const perDay = ticksPerDay(config.clock);
+  const snapshots = (o.snapshotEvery ?? (residents + 1 <= 64 ? 1 : 0)) !== 0;
+  throw new UsageError(
+    `${flags.length ?? `${count(ticks)} ticks`}: ${count(residents)} residents over ${count(ticks / perDay, 1)} days write about ${gib(needs)} ` +
+      `(~1.5 KB a resident-tick of log${o.trace ? " and as much of trace" : ""}, ~40 KB a resident a snapshot${snapshots ? `, a snapshot every ${(o.snapshotEvery ?? 1) === 1 ? "tick" : `${o.snapshotEvery} ticks`}` : ""}), ` +
+      `more than the ${gib(free)} free where ${o.dir} goes; run fewer${snapshots ? ", keep fewer snapshots (--snapshot-every n, or 0 for the last tick only)" : ""}${o.trace ? ", or trace elsewhere (--trace none)" : ""}`,
   );
 }

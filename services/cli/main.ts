@@ -38,7 +38,7 @@ import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
-import { checkTownRunFits } from "./limits.ts";
+import { checkTownRunDisk, checkTownRunFits, type TownRunDisk } from "./limits.ts";
 import { namesActor, prettyJsonPieces, shownPath, writePieces } from "../views/text.ts";
 
 export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4, endpoint: EXIT_ENDPOINT } as const;
@@ -236,7 +236,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
 }
 
 /** A fork of a town runs its parent's town for the child's ticks (--ticks, or the parent's): refused as a run would be when the heap cannot hold it. */
-function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined): void {
+function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined, child: { at: number; disk: TownRunDisk | null }): void {
   if (ends.first === null) return;
   let header: EpisodeHeader;
   try {
@@ -245,7 +245,16 @@ function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined): v
     return;
   }
   if (header.world.name !== "auratown") return;
-  checkTownRunFits(header.config as TownConfig, ticks ?? header.ticks, { town: `${log}: the parent's town`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` });
+  const named = { town: `${log}: the parent's town`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` };
+  checkTownRunFits(header.config as TownConfig, ticks ?? header.ticks, named);
+  // The child writes the ticks after the fork point.
+  if (child.disk !== null) checkTownRunDisk(header.config as TownConfig, (ticks ?? header.ticks) - child.at - 1, named, child.disk);
+}
+
+/** Where a new episode's files go and what of them grows with its length (`--snapshot-every`, a JSONL trace). */
+function diskOf(flags: EpisodeFlags): TownRunDisk {
+  const trace = traceFrom(flags);
+  return { dir: flags.log ?? "runs", trace: trace === "default" || trace.exporter === "jsonl", ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }) };
 }
 
 /** Rethrows a store's "this episode already has a log" with what this command's user can do about it. */
@@ -289,7 +298,10 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   // The town and its length, before anything is built (a resumed run is checked as it was started).
   if (worldName === "auratown") {
     const length = flags.days !== undefined ? { length: `--days ${flags.days}` } : flags.ticks !== undefined ? { length: `--ticks ${flags.ticks}` } : {};
-    checkTownRunFits(resolved as TownConfig, ticks ?? perDay, { town: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length });
+    const named = { town: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length };
+    checkTownRunFits(resolved as TownConfig, ticks ?? perDay, named);
+    // A resumed run's log is already there; a full disk stops it, and --resume continues it.
+    if (flags.nats === undefined && flags.resume !== true) checkTownRunDisk(resolved as TownConfig, ticks ?? perDay, named, diskOf(flags));
   }
   const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
@@ -344,7 +356,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const nats = flags.nats;
   const check: EndsCheck = (ends) => {
     checkEnds(ends, log, { at: flags.at, condition: flags.condition, ...(flags.ticks === undefined ? {} : { ticks: flags.ticks }) });
-    checkForkFits(ends, log, flags.ticks);
+    checkForkFits(ends, log, flags.ticks, { at: flags.at, disk: nats === undefined ? diskOf(flags) : null });
   };
   if (nats === undefined) {
     const { afterFork, gateway, ...llm } = llmForFork(log, flags);
