@@ -120,7 +120,12 @@ describe("inspect and replay on odd logs", () => {
       return sealed.line;
     });
     writeFileSync(firstSegment(dir), lines.join(""));
-    expect(cli(["inspect", dir]).code).toBe(1);
+    // Written as the replay goes: the ticks before the divergence, then the divergence (exit 1).
+    const whole = cli(["inspect", dir]);
+    expect(whole.code).toBe(1);
+    expect(whole.out).toContain("── tick 3 ·");
+    expect(whole.out).not.toContain("── tick 4 ·");
+    expect(whole.err).toMatch(/divergence at seq \d+ \(tick 4\)/);
     const early = cli(["inspect", dir, "--from", "1", "--to", "3"]);
     expect(early.code, early.err).toBe(0);
     expect(early.out).toContain("── tick 3 ·");

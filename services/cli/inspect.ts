@@ -23,6 +23,8 @@ export interface TownInspection {
   readonly active: () => boolean;
   /** After the replay, once its flags are checked: the ticks left, the summary, the end. */
   readonly finish: (result: ReplayResult) => void;
+  /** When the replay fails part-way (a divergence, damage): writes out the ticks drawn before it. */
+  readonly flush: () => void;
 }
 
 /**
@@ -109,6 +111,7 @@ export function townInspection(flags: TownInspectFlags, write: (chunk: string) =
   };
 
   return {
+    flush,
     options: { onHeader, onTick },
     active: () => timeline !== null,
     finish(result) {

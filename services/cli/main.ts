@@ -553,7 +553,14 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
   });
   // The text timeline ends at --to, so the replay does too (the JSON's summary covers the whole episode).
   const toTick = flags.json || flags.to === undefined ? {} : { toTick: flags.to };
-  const result = await replayOf(log, flags, { ...toTick, ...town.options, onProgress: (done, total) => barShown && bar.update(done, total) }, check, "inspect").finally(bar.stop);
+  const result = await replayOf(log, flags, { ...toTick, ...town.options, onProgress: (done, total) => barShown && bar.update(done, total) }, check, "inspect")
+    .catch((error: unknown) => {
+      // The ticks before a divergence or damage are shown, then the error.
+      bar.stop();
+      town.flush();
+      throw error;
+    })
+    .finally(bar.stop);
   result.host.stop();
   const filter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
   if (agent !== undefined && !result.host.ids.some((id) => namesActor(id, agent))) throw unknownAgent(agent, result.header.episode, result.host.ids);
