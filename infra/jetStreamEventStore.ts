@@ -34,7 +34,7 @@ import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "..
 import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 import { recordOrNull, type CreateOptions, type LogEnds, type ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
-import { isJetStreamStorageFull, kvKey, natsName, NatsWriteLost, subjects } from "./nats.ts";
+import { isJetStreamStorageFull, kvKey, natsName, NatsReadStalled, NatsWriteLost, subjects } from "./nats.ts";
 
 const DEFAULT_LOCK_TTL_MS = 10_000;
 /**
@@ -526,7 +526,7 @@ async function readSubject(ctx: Context, subject: string, onMessage: (text: stri
       return;
     }
     if (++stalls > READ_STALLS) {
-      stopWith(new Error(`reading ${whereOf(ctx.stream, subject)}: no message for ${(READ_STALLS * READ_IDLE_MS) / 1000} s after ${seen} of ${count} (is the server up?)`));
+      stopWith(new NatsReadStalled(`reading ${whereOf(ctx.stream, subject)}: no message for ${(READ_STALLS * READ_IDLE_MS) / 1000} s after ${seen} of ${count} (is the server up?)`));
       return;
     }
     subjectCount(ctx, subject).then(

@@ -75,6 +75,17 @@ export class NatsWriteLost extends Error {
   }
 }
 
+/** A read of a log that got no message for a while: the server stopped answering (hung, cut off). */
+export class NatsReadStalled extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NatsReadStalled";
+  }
+}
+
+/** A request the server left unanswered (nats.js's TimeoutError), or a read it stopped feeding: not a fault of ours (exit 2). */
+export const isNatsTimeout = (error: unknown): boolean => error instanceof NatsReadStalled || (error instanceof Error && error.name === "TimeoutError");
+
 /** The server answered but has JetStream off (nats.js names it JetStreamNotEnabled). */
 export const isJetStreamOff = (error: unknown): boolean =>
   error instanceof Error && (error.name === "JetStreamNotEnabled" || /jetstream is not enabled/i.test(error.message));

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
+import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
 import { StorageFailed } from "../infra/eventStore.ts";
 import type { Placement, Where } from "./episodes.ts";
 
@@ -39,6 +39,8 @@ export async function withNats<A>(url: string, who: string | { readonly role: st
   } catch (error) {
     if (error instanceof NatsWriteLost) throw new NatsUnavailable(url, error.cause, `the server stayed away while ${role} was writing ${error.what} of episode ${error.episode}`, afterOutage(role, error.episode));
     if (isJetStreamStorageFull(error) && !(error instanceof StorageFailed)) throw new NatsUnavailable(url, error, "the server's JetStream storage is full", `free its store_dir or raise max_file_store; ${role === "run" ? "nothing logged is lost: then the same command with --resume continues the episode" : "nothing logged is lost: then run the command again"}`);
+    // A server that is up but does not answer (stopped, overloaded, cut off): its trouble, not ours (exit 2, not 4).
+    if (isNatsTimeout(error)) throw new NatsUnavailable(url, error, `the server stopped answering ${role}`, role === "run" ? "nothing logged is lost: once it answers, the same command with --resume continues the episode" : "nothing logged is lost: run the command again once it answers");
     throw isJetStreamOff(error) ? new NatsUnavailable(url, error, "the server has no JetStream") : error;
   } finally {
     // A drain waits for the server: one that stays away would keep the command from ever ending.

@@ -15,6 +15,8 @@ import { runEpisode } from "../services/episodes.ts";
 import { firstSegment, logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
 import { ensureLogStream } from "../infra/jetStreamEventStore.ts";
 import { verifyFromNats } from "../services/cli/distributed.ts";
+import { withNats } from "../services/distributed.ts";
+import { NatsReadStalled, NatsUnavailable } from "../infra/nats.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 
@@ -187,6 +189,20 @@ describe("distributed runs over NATS", () => {
     expect((await verifyFromNats(episode, suite.nats.url, intact, { onProgress: (done, total) => void seen.push([done, total]) })).exitCode).toBe(0);
     expect(seen).toEqual([[1, 3], [2, 3], [3, 3]]);
   }, 60_000);
+
+  it("a server that stops answering mid-command (a request times out, a log read stalls) is named with its URL, exit 2, not an internal error", async () => {
+    const silent = withNats(suite.nats.url, "verify", async (nc) => {
+      nc.subscribe("probetown.test.silent"); // takes the request, never answers
+      return nc.request("probetown.test.silent", "", { timeout: 100 });
+    });
+    const timedOut = await silent.then(() => null, (error: unknown) => error as Error);
+    expect(timedOut).toBeInstanceOf(NatsUnavailable);
+    expect(timedOut!.message).toMatch(/^--nats nats:\/\/\S+: the server stopped answering verify \(timeout\); nothing logged is lost: run the command again once it answers$/);
+    const stalled = await withNats(suite.nats.url, "replay", () => Promise.reject(new NatsReadStalled("reading jetstream:PT_LOG_x/pt.x.log.e: no message for 10 s after 3 of 9 (is the server up?)"))).catch((error: unknown) => error as Error);
+    // NatsUnavailable is exit 2 (the README's table: with --nats, no server).
+    expect(stalled).toBeInstanceOf(NatsUnavailable);
+    expect(stalled.message).toContain("the server stopped answering replay (reading jetstream:PT_LOG_x/pt.x.log.e: no message for 10 s");
+  });
 
   it("a damaged JetStream tail: verify names the way out (a resume), and `run --resume` says what it cut and where it kept it", async () => {
     const ns = suite.nats.namespace("damaged");
