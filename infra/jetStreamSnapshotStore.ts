@@ -8,6 +8,8 @@
 // Inline is the common case (an AURATown snapshot is ~50 KB): one KV put instead of an object's
 // info lookup, chunk and meta publishes and a client-side sha256 — a sweep takes several snapshots
 // per short episode, and the object path was a third of a worker's NATS round trips.
+// Its entry and the `latest` write then go out in one round trip (see putInline): every request
+// wakes the server up, and on 2 cores its CPU is the workers' loss.
 // A snapshot exists once its KV entry does: an object body is written before its pointer, so a
 // crash in between leaves an unreferenced object that the next put of the same state overwrites.
 // A put survives a server restart as a log publish does: it is retried, whole, until the server
@@ -15,8 +17,8 @@
 // the entry is content-addressed, and a `latest` update that landed with its reply lost makes the
 // retry's compare-and-set conflict, read the entry and find it already there.
 import { Layer } from "effect";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { nuid, type NatsConnection } from "@nats-io/transport-node";
+import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { SnapshotDamaged } from "../events/errors.ts";
@@ -41,6 +43,8 @@ export interface SnapshotBuckets {
   readonly bodiesName: string;
   readonly index: KV;
   readonly indexName: string;
+  /** Writes to the index that need headers KV's API does not set (an entry and `latest` sent together). */
+  readonly js: JetStreamClient;
 }
 
 /** Opens (creating when missing) a namespace's snapshot buckets; safe against a concurrent creator. */
@@ -51,7 +55,7 @@ export async function openSnapshotBuckets(nc: NatsConnection, namespace: string)
     createTolerant(() => new Objm(nc).create(bodiesName, { description: "probetown snapshot bodies" })),
     createTolerant(() => new Kvm(nc).create(indexName, { history: 1, description: "probetown snapshot pointers" })),
   ]);
-  return { bodies, bodiesName, index, indexName };
+  return { bodies, bodiesName, index, indexName, js: jetstream(nc) };
 }
 
 /** Create-or-open looks the stream up, then adds it: a concurrent creator can win in between. */
@@ -72,6 +76,10 @@ function checkKey(key: string): string {
 
 const isConflict = (error: unknown): boolean =>
   error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+
+/** The server's "wrong last msg ID": the stream's last message is not the one a write expected. */
+const WRONG_LAST_MSG_ID = 10070;
+const isNotRightBehind = (error: unknown): boolean => error instanceof JetStreamApiError && error.code === WRONG_LAST_MSG_ID;
 
 /**
  * A failure a server restart explains: no answer (a timeout, a request lost with the connection) or
@@ -146,11 +154,12 @@ export class JetStreamSnapshotStore implements SnapshotStore {
   }
 
   private async putOnce(snapshot: EpisodeSnapshot, key: string): Promise<string> {
-    const { bodies, index } = await this.buckets();
+    const { bodies, index, indexName, js } = await this.buckets();
     const text = snapshotJson(snapshot);
+    const next: LatestPointer = { key, tick: snapshot.tick };
     if (Buffer.byteLength(text, "utf8") <= this.inlineMax) {
       // Content-addressed: writing the same state again writes the same bytes.
-      await index.put(this.pointerKey(key), text);
+      if (await this.putInline(js, indexName, key, text, next)) return key;
     } else if ((await index.get(this.pointerKey(key)))?.operation !== "PUT") {
       const object = this.objectOf(key);
       const body = Buffer.from(text, "utf8");
@@ -159,8 +168,38 @@ export class JetStreamSnapshotStore implements SnapshotStore {
       await index.put(this.pointerKey(key), JSON.stringify(pointer));
     }
     // Also on a re-put: a crash between the snapshot and `latest` must not leave `latest` behind.
-    await this.pointTo(index, { key, tick: snapshot.tick });
+    await this.pointTo(index, next);
     return key;
+  }
+
+  /**
+   * Puts an inline snapshot's entry and, in the same round trip, moves `latest` to it: the `latest`
+   * write goes right behind the entry's and expects both `latest` at the revision this store last
+   * saw (none: it creates it) and the entry to be the bucket's last message (its msg id). So it
+   * lands only when the entry landed just before it, as if it had waited for the entry's ack; a
+   * sweep's episode takes a few snapshots, and each round trip costs the server a wake-up.
+   * Returns false when `latest` is still to be moved (another write came in between, another
+   * store moved it, or it is deleted): the caller does it the usual way, the entry being stored.
+   */
+  private async putInline(js: JetStreamClient, indexName: string, key: string, text: string, next: LatestPointer): Promise<boolean> {
+    const entry = `$KV.${indexName}.${this.pointerKey(key)}`;
+    const seen = this.latestSeen;
+    if (seen !== null && passes(seen.pointer, next)) {
+      await js.publish(entry, text);
+      return true;
+    }
+    const msgID = nuid.next();
+    const [stored, moved] = await Promise.allSettled([
+      js.publish(entry, text, { msgID }),
+      js.publish(`$KV.${indexName}.${this.prefix}.latest`, JSON.stringify(next), { expect: { lastMsgID: msgID, lastSubjectSequence: seen?.revision ?? 0 } }),
+    ]);
+    if (stored.status === "rejected") throw stored.reason;
+    if (moved.status === "fulfilled") {
+      this.latestSeen = { pointer: next, revision: moved.value.seq };
+      return true;
+    }
+    if (isConflict(moved.reason) || isNotRightBehind(moved.reason)) return false;
+    throw moved.reason;
   }
 
   /** Moves `latest` to this snapshot unless it already points at a later tick (compare-and-set). */

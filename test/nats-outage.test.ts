@@ -4,7 +4,8 @@
 // speaking NATS ends every command at once after its message (nats.js left that socket open).
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errors, type NatsConnection } from "@nats-io/transport-node";
+import { errors, type NatsConnection, type Payload } from "@nats-io/transport-node";
+import type { JetStreamClient, JetStreamPublishOptions } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { JetStreamSnapshotStore, openSnapshotBuckets, type SnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
@@ -31,9 +32,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const snapshotOf = (episode: string, label: string, tick: number) => ({ ...snapshotFixture(label, tick), episode });
 
 /** A namespace's buckets whose KV index runs `wrap` around the real one. */
-const bucketsWith = (ns: string, wrap: (index: KV) => KV) => async (): Promise<SnapshotBuckets> => {
+const bucketsWith = (ns: string, wrap: (index: KV) => KV, wrapJs: (js: JetStreamClient) => JetStreamClient = (js) => js) => async (): Promise<SnapshotBuckets> => {
   const buckets = await openSnapshotBuckets(nc, ns);
-  return { ...buckets, index: wrap(buckets.index) };
+  return { ...buckets, index: wrap(buckets.index), js: wrapJs(buckets.js) };
 };
 
 describe("snapshot puts across a NATS outage", () => {
@@ -53,26 +54,40 @@ describe("snapshot puts across a NATS outage", () => {
   it("a content put and a `latest` update that landed with their replies lost are retried, and the retry finds them there", async () => {
     const ns = nats.namespace("reply-lost");
     const lost: string[] = [];
-    // The first put, create and update each land on the server, then lose their reply (a timeout, as across a restart).
+    // The first put, create and update each land on the server, then lose their reply (a timeout,
+    // as across a restart): through KV's API, and as the raw publishes that send a snapshot's entry
+    // and its `latest` write together.
+    const once = async <T>(kind: string, write: () => Promise<T>): Promise<T> => {
+      const result = await write();
+      if (!lost.includes(kind)) {
+        lost.push(kind);
+        throw new errors.TimeoutError();
+      }
+      return result;
+    };
+    const publishLost = (js: JetStreamClient): JetStreamClient =>
+      new Proxy(js, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (prop !== "publish" || typeof value !== "function") return value;
+          return (subject: string, data?: Payload, options?: Partial<JetStreamPublishOptions>) => {
+            const kind = !subject.endsWith(".latest") ? "put" : options?.expect?.lastSubjectSequence === 0 ? "create" : "update";
+            return once(kind, () => (value as JetStreamClient["publish"]).call(target, subject, data, options));
+          };
+        },
+      });
     const replyLost = (index: KV): KV =>
       new Proxy(index, {
         get(target, prop, receiver) {
           const value = Reflect.get(target, prop, receiver) as unknown;
           if (typeof prop !== "string" || !["put", "create", "update"].includes(prop) || typeof value !== "function") return value;
-          return async (...args: unknown[]) => {
-            const result = (await (value as (...a: unknown[]) => Promise<number>).apply(target, args)) as number;
-            if (!lost.includes(prop)) {
-              lost.push(prop);
-              throw new errors.TimeoutError();
-            }
-            return result;
-          };
+          return (...args: unknown[]) => once(prop, () => (value as (...a: unknown[]) => Promise<number>).apply(target, args));
         },
       });
-    const store = new JetStreamSnapshotStore(nc, ns, "ep-lost", bucketsWith(ns, replyLost));
+    const store = new JetStreamSnapshotStore(nc, ns, "ep-lost", bucketsWith(ns, replyLost, publishLost));
     const first = snapshotOf("ep-lost", "lost", 1);
     const second = snapshotOf("ep-lost", "lost", 2);
-    await store.put(first); // the content put loses its reply, then the retry's `latest` create does
+    await store.put(first); // the content put and the `latest` create sent with it lose their replies
     await store.put(second); // the `latest` update (compare-and-set on the revision it wrote) loses its reply
     expect(lost).toEqual(["put", "create", "update"]);
     const plain = new JetStreamSnapshotStore(nc, ns, "ep-lost");

@@ -3,10 +3,11 @@
 // with a second connection subscribed to everything, the requests a worker makes per episode, so a
 // round trip added on this path is noticed (exact counts, not timings).
 import { describe, expect, it } from "vitest";
+import type { JetStreamClient, JetStreamPublishOptions, PubAck } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { connect, type NatsConnection, type Payload } from "@nats-io/transport-node";
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
-import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
+import { JetStreamSnapshotStore, openSnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { natsName } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
 import { jetStreamWhere } from "../services/distributed.ts";
@@ -34,7 +35,7 @@ async function countWhile(url: string, ns: string, run: () => Promise<void>): Pr
         if (!(stream.startsWith("PT_RESULTS_") && verb.startsWith("CONSUMER.")) && !(verb === "STREAM.INFO" && !stream.startsWith("PT_LOG_"))) add(`api ${verb} ${stream.replace(ns, "<ns>")}`);
       }
       else if (s.startsWith("$JS.ACK.")) add(m.reply === undefined || m.reply === "" ? "ack" : "ack awaiting a reply");
-      else if (s.startsWith("$KV.")) add(`kv ${s.split(".")[1]!.replace(ns, "<ns>")}${s.endsWith(".latest") ? " latest" : ""}`);
+      else if (s.startsWith("$KV.")) add(`kv ${s.split(".")[1]!.replace(ns, "<ns>")}${s.endsWith(".latest") ? ` latest${m.headers?.get("Nats-Expected-Last-Msg-Id") ? " sent with its entry" : ""}` : ""}`);
       else if (s.startsWith(`pt.${ns}.`) && m.reply !== undefined && !m.reply.startsWith("$JS.ACK.")) add(`publish ${s.split(".")[2]}`);
     },
   });
@@ -53,7 +54,7 @@ async function countWhile(url: string, ns: string, run: () => Promise<void>): Pr
 const perEpisode = (counts: Map<string, number>, episodes: number) => Object.fromEntries([...counts].map(([k, n]) => [k, n / episodes]).sort());
 
 describe("requests per sweep episode", () => {
-  it("a new AURATown morning (12 ticks, snapshot every 4) costs the worker 15 round trips, none to learn that its log or latest pointer is empty", async () => {
+  it("a new AURATown morning (12 ticks, snapshot every 4) costs the worker 12 round trips, none to learn that its log or latest pointer is empty", async () => {
     const { nc, nats } = suite;
     const ns = nats.namespace("budget");
     const queue = await JetStreamJobQueue.open(nc, ns);
@@ -75,7 +76,7 @@ describe("requests per sweep episode", () => {
         "api STREAM.INFO PT_LOG_<ns>": 1, // is the log empty? (no consumer is made to find out)
         "publish log": 3, // one message per snapshot (fsync "snapshot")
         "kv pt_snapidx_<ns>": 3, // the snapshots
-        "kv pt_snapidx_<ns> latest": 3, // the latest pointer, created at the first, no read before it
+        "kv pt_snapidx_<ns> latest sent with its entry": 3, // the latest pointer: no read before the first, no round trip of its own
         "publish results": 1, // the outcome
         ack: 1, // the job's ack, not awaited: it goes out with the next pull
       });
@@ -103,5 +104,36 @@ describe("requests per sweep episode", () => {
     const fresh = new JetStreamSnapshotStore(nc, ns, "ep-first");
     await fresh.put(t4!);
     expect(await fresh.latest()).toBe(t4!.stateHash);
+  }, 60_000);
+
+  it("a `latest` write sent with its entry lands only right behind it: another write in between makes the store move it after the entry's ack", async () => {
+    const { nc, nats } = suite;
+    const ns = nats.namespace("latest-behind");
+    const buckets = await openSnapshotBuckets(nc, ns);
+    // Another episode's snapshot reaches the bucket between this store's entry and its latest write.
+    let entry: Promise<PubAck> | null = null;
+    let refused = 0;
+    let armed = false;
+    const js = {
+      publish: (subject: string, data?: Payload, options?: Partial<JetStreamPublishOptions>) => {
+        if (!armed) return buckets.js.publish(subject, data, options);
+        if (options?.msgID !== undefined) return (entry = buckets.js.publish(subject, data, options));
+        if (entry === null) return buckets.js.publish(subject, data, options);
+        const behind = entry;
+        entry = null;
+        return behind
+          .then(() => buckets.js.publish(`$KV.${buckets.indexName}.other.${t7!.stateHash}`, "{}"))
+          .then(() => buckets.js.publish(subject, data, options))
+          .catch((error: unknown) => { refused++; throw error; });
+      },
+    } as JetStreamClient;
+    const store = new JetStreamSnapshotStore(nc, ns, "ep-behind", async () => ({ ...buckets, js }));
+    const [t3, t7] = [3, 7].map((t) => snapshotFixture("behind", t));
+    await store.put(t3!);
+    armed = true;
+    await store.put(t7!);
+    expect(refused).toBe(1);
+    expect(await store.latest()).toBe(t7!.stateHash);
+    expect((await store.get(t7!.stateHash))?.tick).toBe(7);
   }, 60_000);
 });
