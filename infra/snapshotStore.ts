@@ -78,16 +78,22 @@ export function snapshotJson(snapshot: EpisodeSnapshot): string {
  */
 function writeSnapshotFile(path: string, snapshot: EpisodeSnapshot): void {
   const fd = openSync(path, "w");
+  // A write may take only part of a chunk (a file size limit, a nearly full disk): write the rest,
+  // so the refusal comes as an error rather than a short, silently truncated file.
+  const writeAll = (text: string): void => {
+    const bytes = Buffer.from(text, "utf8");
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+  };
   try {
     let pending = "";
     for (const piece of snapshotJsonPieces(snapshot)) {
       pending += piece;
       if (pending.length >= 256 * 1024) {
-        writeSync(fd, pending);
+        writeAll(pending);
         pending = "";
       }
     }
-    if (pending.length > 0) writeSync(fd, pending);
+    if (pending.length > 0) writeAll(pending);
   } finally {
     closeSync(fd);
   }
