@@ -235,16 +235,20 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
   return { options, finish, wantsSummary };
 }
 
+/** The episode header at a log's first end; null when there is none or it does not read (the full read says why). */
+function headerAtEnds(ends: LogEnds, log: string): EpisodeHeader | null {
+  if (ends.first === null) return null;
+  try {
+    return headerOf([ends.first], log);
+  } catch {
+    return null;
+  }
+}
+
 /** A fork of a town runs its parent's town for the child's ticks (--ticks, or the parent's): refused as a run would be when the heap cannot hold it. */
 function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined, child: { at: number; disk: TownRunDisk | null }): void {
-  if (ends.first === null) return;
-  let header: EpisodeHeader;
-  try {
-    header = headerOf([ends.first], log);
-  } catch {
-    return;
-  }
-  if (header.world.name !== "auratown") return;
+  const header = headerAtEnds(ends, log);
+  if (header === null || header.world.name !== "auratown") return;
   const named = { town: `${log}: the parent's town`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` };
   checkTownRunFits(header.config as TownConfig, ticks ?? header.ticks, named);
   // The child writes the ticks after the fork point.
@@ -458,13 +462,8 @@ interface EndsFlags {
  * the full read says what is wrong with the log.
  */
 function checkEnds(ends: LogEnds, log: string, flags: EndsFlags): void {
-  if (ends.first === null) return;
-  let header: EpisodeHeader;
-  try {
-    header = headerOf([ends.first], log);
-  } catch {
-    return;
-  }
+  const header = headerAtEnds(ends, log);
+  if (header === null) return;
   const { agent } = flags;
   const actors = header.payload.actors;
   if (agent !== undefined && Array.isArray(actors) && actors.every((id) => typeof id === "string") && !actors.some((id: string) => namesActor(id, agent))) throw unknownAgent(agent, header.episode, actors as string[]);
