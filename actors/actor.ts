@@ -1,6 +1,7 @@
 // The contract between the sequencer and the actors it drives (DESIGN §3).
-// An actor is an XState v5 machine. It receives logged records as events, and answers only by
-// emitting events (XState `emit`), which the sequencer appends to the log before delivering them.
+// An actor is an XState v5 actor: a state machine, or record-handler transition logic
+// (`recordActorLogic`). It receives logged records as events, and answers only by emitting events
+// (XState `emit`), which the sequencer appends to the log before delivering them.
 // Actors never see the log, the transport or the wall clock.
 import { enqueueActions, type ActorLogic, type ActorSystem, type AnyActorLogic, type EventObject, type MachineContext, type Snapshot } from "xstate";
 import type { Address } from "../events/record.ts";

@@ -1,6 +1,6 @@
 // Snapshot store (DESIGN §6): episode snapshots stored by key (the tick's state hash). The file
 // implementation writes atomically (temp file, then rename) so a crash never leaves half a snapshot.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SnapshotDamaged } from "../events/errors.ts";
 
@@ -78,12 +78,10 @@ export function snapshotJson(snapshot: EpisodeSnapshot): string {
  */
 function writeSnapshotFile(path: string, snapshot: EpisodeSnapshot): void {
   const fd = openSync(path, "w");
-  // A write may take only part of a chunk (a file size limit, a nearly full disk): write the rest,
-  // so the refusal comes as an error rather than a short, silently truncated file.
-  const writeAll = (text: string): void => {
-    const bytes = Buffer.from(text, "utf8");
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-  };
+  // writeFileSync on the descriptor writes all of each chunk (a lone writeSync may take only part
+  // of it on a nearly full disk or under a file size limit, and the rest was dropped), so the
+  // refusal comes as an error rather than a short, silently truncated file.
+  const writeAll = (text: string): void => writeFileSync(fd, text);
   try {
     let pending = "";
     for (const piece of snapshotJsonPieces(snapshot)) {
