@@ -357,8 +357,11 @@ async function restoreRemote(transport: Transport, routing: Routing, ids: readon
   await Promise.all([...bySubject(routing, ids)].map(([subject, group]) => transport.request<HostRequest, unknown>(subject, { kind: "restore", snapshot, ids: group } satisfies HostRequest, { timeoutMs: 120_000 })));
 }
 
+/** Snapshots every n ticks when a run names none: every tick for up to 64 actors, else the last tick only (0). */
+export const defaultSnapshotEvery = (actors: number): number => (actors <= 64 ? 1 : 0);
+
 async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null): Promise<string> {
-  const every = o.snapshotEvery ?? (actors <= 64 ? 1 : 0);
+  const every = o.snapshotEvery ?? defaultSnapshotEvery(actors);
   let stateHash = "";
   const total = d.lastTick - d.firstTick + 1;
   // A snapshot is stored while the next ticks run (its actors are copied at its tick); at most one

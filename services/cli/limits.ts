@@ -8,6 +8,7 @@ import { dirname, resolve } from "node:path";
 import { getHeapStatistics } from "node:v8";
 import type { TownConfig } from "../../actors/auratown/config.ts";
 import { ticksPerDay } from "../../actors/auratown/town.ts";
+import { defaultSnapshotEvery } from "../episodes.ts";
 import { UsageError } from "../replay.ts";
 
 /** Heap a town resident takes over its first day (measured: 5,000 residents, 1.36 GB). */
@@ -85,7 +86,7 @@ export interface TownRunDisk {
 
 /** Bytes a run of `residents` over `ticks` writes. */
 export function townRunDisk(residents: number, ticks: number, o: Pick<TownRunDisk, "snapshotEvery" | "trace">): number {
-  const every = o.snapshotEvery ?? (residents + 1 <= 64 ? 1 : 0);
+  const every = o.snapshotEvery ?? defaultSnapshotEvery(residents + 1);
   const snapshots = every === 0 ? 1 : Math.ceil(ticks / every);
   return residents * (ticks * (DISK_PER_RESIDENT_TICK + (o.trace ? TRACE_PER_RESIDENT_TICK : 0)) + snapshots * DISK_PER_RESIDENT_SNAPSHOT);
 }
@@ -111,7 +112,7 @@ export function checkTownRunDisk(config: TownConfig, ticks: number, flags: TownR
   const needs = townRunDisk(residents, ticks, o);
   if (free === null || needs <= free) return;
   const perDay = ticksPerDay(config.clock);
-  const snapshots = (o.snapshotEvery ?? (residents + 1 <= 64 ? 1 : 0)) !== 0;
+  const snapshots = (o.snapshotEvery ?? defaultSnapshotEvery(residents + 1)) !== 0;
   throw new UsageError(
     `${flags.length ?? `${count(ticks)} ticks`}: ${count(residents)} residents over ${count(ticks / perDay, 1)} days write about ${gib(needs)} ` +
       `(~1.5 KB a resident-tick of log${o.trace ? " and as much of trace" : ""}, ~40 KB a resident a snapshot${snapshots ? `, a snapshot every ${(o.snapshotEvery ?? 1) === 1 ? "tick" : `${o.snapshotEvery} ticks`}` : ""}), ` +

@@ -571,8 +571,10 @@ async function cmdInspect(log: string, flags: { from?: number; to?: number; agen
   }
   // Written in pieces: a large log's JSON can exceed what one string holds.
   const write = (chunk: string): void => void process.stdout.write(chunk);
-  if (flags.json) writePieces(interleave(prettyJsonPieces({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }), "", "\n"), write);
-  else {
+  if (flags.json) {
+    writePieces(prettyJsonPieces({ episode: result.header.episode, world: result.header.world.name, records: pickRecords(result.records, filter) }), write);
+    write("\n");
+  } else {
     process.stdout.write(`${result.header.episode} · ${result.header.world.name} · seed ${result.header.seed} · condition ${result.header.condition}\n`);
     process.stdout.write(renderRecordTimeline(result.records, filter) + "\n");
   }
@@ -583,17 +585,6 @@ const unknownAgent = (agent: string, episode: string, ids: readonly string[]): U
   const shown = ids.length > 12 ? `${ids.slice(0, 12).join(", ")}, … (${ids.length} in all)` : ids.join(", ");
   return new UsageError(`--agent ${agent}: no actor of ${episode} has that id or name (actors: ${shown})`);
 };
-
-/** The pieces with `separator` between them and `end` after the last (as `join` would, without one string). */
-function* interleave(pieces: Iterable<string>, separator: string, end: string): Generator<string> {
-  let first = true;
-  for (const piece of pieces) {
-    if (!first) yield separator;
-    first = false;
-    yield piece;
-  }
-  yield end;
-}
 
 async function cmdRepair(log: string): Promise<number> {
   const dir = resolveEpisodeDir(log);
