@@ -497,8 +497,6 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
   // One gateway for the cells and the LLM judge: an endpoint that refuses the key (or the model, or
   // has no such URL) is then asked once per command; two gateways asked it once each.
   const gateway = o.reportOnly === true || spec.llm === null ? null : judgeGateway(spec.llm);
-  // Problems met now carry the endpoint's host:port; the served logs' say only what was recorded.
-  const live: EndpointProblem[] = [];
   if (toRun > 0) {
     if (o.reportOnly === true) {
       const first = scan.missing[0]!;
@@ -506,17 +504,14 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     }
     // The cells run with the controller's models (the judge runs below, from the logs).
     const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null || gateway === null ? {} : { llm: spec.llm, gateway }) };
-    const ran = spec.benchmark === "implicit"
-      ? await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) })
-      : spec.benchmark === "privacy"
-        ? await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 })
-        : await runFactualEval({ ...common, warmup: spec.warmup ?? 10, ...(o.warn === undefined ? {} : { warn: o.warn }) });
-    live.push(...(ran.llm?.endpointProblems ?? []));
+    if (spec.benchmark === "implicit") await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) });
+    else if (spec.benchmark === "privacy") await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 });
+    else await runFactualEval({ ...common, warmup: spec.warmup ?? 10, ...(o.warn === undefined ? {} : { warn: o.warn }) });
     scan = scanMatrix(spec);
     if (scan.missing.length > 0) throw new Error(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
   }
   const results = join(spec.out, "results.jsonl");
-  const { lines, llmJudge, judgeProblems } = await judgedLines(spec, scan, gateway);
+  const { lines, llmJudge } = await judgedLines(spec, scan, gateway);
   writeFileSync(results, lines.join(""));
   const report = writeReport(results, join(spec.out, "report"), {
     ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
@@ -526,7 +521,9 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     title: spec.report.title ?? `Experiment ${spec.name}`,
   });
   const fallbacks = lines.reduce((n, line) => n + ((JSON.parse(line) as { fallbacks?: number }).fallbacks ?? 0), 0);
-  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge, endpointProblems: mergeProblems(live, judgeProblems, scan.recorded.problems()), fallbacks };
+  return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge, // Problems met now (the one gateway: cells and judge) carry the endpoint's host:port; every cell's
+  // log, served or just written, says what was recorded.
+  endpointProblems: mergeProblems(gateway?.problems() ?? [], scan.recorded.problems()), fallbacks };
 }
 
 /**
@@ -534,10 +531,10 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
  * its cell's judge.jsonl when recorded, else sent to the gateway (the one the cells ran with) and
  * recorded; no gateway (`--report-only`) refuses to call, naming the first cell without a record.
  */
-async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, gateway: LlmGatewayImpl | null): Promise<{ readonly lines: readonly string[]; readonly llmJudge: ExperimentResult["llmJudge"]; readonly judgeProblems: readonly EndpointProblem[] }> {
+async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, gateway: LlmGatewayImpl | null): Promise<{ readonly lines: readonly string[]; readonly llmJudge: ExperimentResult["llmJudge"] }> {
   const mode = judgeModeOf(spec.judges);
-  if (mode === "rule") return { lines: scan.lines, llmJudge: null, judgeProblems: [] };
-  if (scan.judgeCalls.length === 0) return { lines: scan.lines, llmJudge: { cells: 0, failed: 0, firstError: null }, judgeProblems: [] };
+  if (mode === "rule") return { lines: scan.lines, llmJudge: null };
+  if (scan.judgeCalls.length === 0) return { lines: scan.lines, llmJudge: { cells: 0, failed: 0, firstError: null } };
   const model = spec.llm!.models.judge!;
   const run = await runJudgeCalls(scan.judgeCalls, gateway);
   const missing = run.answers.findIndex((a) => a === null);
@@ -549,6 +546,5 @@ async function judgedLines(spec: ExperimentSpec, scan: MatrixScan, gateway: LlmG
     lines: scan.lines.map((line, i) => resultLine(withJudge(JSON.parse(line) as Record<string, unknown>, mode, judged[i]!) as unknown as Parameters<typeof resultLine>[0])),
     // How the judge fared: the cells it was asked to score, how many it could not, the first failure.
     llmJudge: { cells: judged.length, failed: errors.length, firstError: errors[0] ?? null },
-    judgeProblems: gateway?.problems() ?? [],
   };
 }
