@@ -1,7 +1,7 @@
 // Running and forking episodes on the embedded default: file event store, in-process transport,
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../actors/actor.ts";
 import { canonicalJson } from "../events/canonical.ts";
 import type { Transport } from "../infra/transport.ts";
@@ -10,6 +10,7 @@ import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
 import type { TornTail } from "../events/errors.ts";
 import type { EventStore, FsyncPolicy } from "../infra/eventStore.ts";
+import { segmentFiles } from "../infra/fileEventStore.ts";
 import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../infra/layers.ts";
 import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../infra/telemetry.ts";
@@ -113,15 +114,36 @@ export interface EpisodeResult {
   readonly resumedAfterTick?: number;
 }
 
-function notAFile(explicit: string): string {
+/**
+ * The episode directory whose log/ or snapshots/ folder `dir` is or lies in, or null: what is there
+ * is that episode's stores' (a run given `--log runs/day2/log` put its own log/, snapshots/ and
+ * trace in day2's log folder, and `verify runs/day2/log` then checked the newcomer, not day2).
+ */
+export function episodeFolderAround(dir: string): { readonly episode: string; readonly folder: string } | null {
+  for (let d = resolve(dir), up = dirname(d); up !== d; d = up, up = dirname(d)) {
+    const name = basename(d);
+    if ((name === "log" || name === "snapshots") && segmentFiles(join(up, "log")).length > 0) return { episode: up, folder: d };
+  }
+  return null;
+}
+
+/** An explicit `--log` (of `run`, `fork`, `sweep`): a directory, created when missing, that is no episode's log or snapshot folder. */
+export function explicitLogDir(explicit: string, resume = false): string {
   const dir = resolve(explicit);
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--log ${explicit}: is a file; --log takes a directory (created when missing)`);
+  const owner = episodeFolderAround(dir);
+  if (owner !== null) {
+    const kind = basename(owner.folder) === "log" ? "log" : "snapshot";
+    const remedy = resume && owner.folder === dir && kind === "log" ? `--log names the episode directory: --log ${shownPath(owner.episode)}` : "its files would be mixed with that episode's: choose a directory outside it";
+    const where = owner.folder === dir ? `is the ${kind} folder` : `lies in ${shownPath(owner.folder)}, the ${kind} folder`;
+    throw new UsageError(`--log ${explicit}: ${where} of the episode in ${shownPath(owner.episode)}; ${remedy}`);
+  }
   return dir;
 }
 
 function chooseDir(explicit: string | undefined, episode: string): string {
   if (explicit !== undefined) {
-    const dir = notAFile(explicit);
+    const dir = explicitLogDir(explicit);
     if (existsSync(join(dir, "log"))) throw new UsageError(`--log ${explicit}: already holds an episode log; choose another directory or remove it`);
     return dir;
   }
@@ -132,7 +154,7 @@ function chooseDir(explicit: string | undefined, episode: string): string {
 
 /** The embedded layout: an episode directory with log/, snapshots/ and trace.jsonl. */
 export const filesWhere = (explicit: string | undefined, resume = false) => (episode: string): Where => {
-  const dir = resume ? (explicit === undefined ? resolve("runs", episode) : notAFile(explicit)) : chooseDir(explicit, episode);
+  const dir = resume ? (explicit === undefined ? resolve("runs", episode) : explicitLogDir(explicit, true)) : chooseDir(explicit, episode);
   const layout = layoutOf(dir);
   return { log: layout.log, snapshots: layout.snapshots, dir, trace: { exporter: "jsonl", file: layout.trace } };
 };
@@ -435,7 +457,7 @@ export function forkTicks(header: Pick<EpisodeHeader, "world" | "ticks">, atTick
     throw new UsageError(
       asked === undefined
         ? `--at ${atTick}: the parent runs ${ticks} ticks, so its child would have none left; fork earlier, or give the child --ticks n (n > ${atTick + 1})`
-        : `--ticks: the child must run past tick ${atTick}, got ${ticks}`,
+        : `--ticks ${ticks}: the child's total ticks, counted from tick 0 as its parent's, so it would end at tick ${ticks - 1}; forked after tick ${atTick}, it must run past it: give --ticks ${atTick + 2} or more`,
     );
   }
   return ticks;

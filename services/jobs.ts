@@ -63,7 +63,8 @@ export function jobsOf(m: Matrix): Job<EpisodeSpec>[] {
     throw new UsageError(`--config: ${(error as Error).message}`);
   }
   const jobs: Job<EpisodeSpec>[] = [];
-  for (const condition of m.conditions) {
+  // A condition named twice is one episode id: its second job would wait for an outcome already counted.
+  for (const condition of new Set(m.conditions)) {
     for (const seed of m.seeds) {
       const spec: EpisodeSpec = {
         world: m.world, seed, condition,

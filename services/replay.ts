@@ -355,6 +355,11 @@ export interface ReplayOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** SnapshotStores location (default: the episode directory's snapshots/). */
   readonly snapshots?: string;
+  /**
+   * Replays the records of a tick the log ends part-way through too (`verify` checks them). The
+   * actors are then past the last committed tick: their state is no tick's, to show or snapshot.
+   */
+  readonly partialTick?: boolean;
 }
 
 export interface ReplayResult {
@@ -428,7 +433,13 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
   let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;
   let incompleteTick = false;
   let replayed = store.position;
-  while (!store.exhausted && (options.toTick === undefined || tick <= options.toTick)) {
+  // A log that ends part-way through a tick (an interrupted run) is replayed to its last committed
+  // tick: replaying the rest would leave the actors in a state between two ticks, which `--state`
+  // printed as the committed tick's and `--snapshot` kept under its hash (a snapshot that fails its
+  // check, and as the latest one stopped `run --resume` and `fork`).
+  const lastCommitted = records.findLast((r) => r.type === "tick.committed")?.tick ?? header.firstTick - 1;
+  const until = options.partialTick === true ? (options.toTick ?? Infinity) : Math.min(options.toTick ?? Infinity, lastCommitted);
+  while (!store.exhausted && tick <= until) {
     try {
       const result = await sequencer.runTick(tick);
       stateHash = result.stateHash;
@@ -448,6 +459,7 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
     lastTick = tick;
     tick++;
   }
+  if (!store.exhausted && (options.toTick === undefined || options.toTick > lastTick) && options.partialTick !== true) incompleteTick = true;
   return {
     header,
     records,

@@ -110,7 +110,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
         }
       } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
     }
-    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records, { snapshots: layout.snapshots, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) }));
+    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records, { snapshots: layout.snapshots, partialTick: true, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) }));
     if (Result.isFailure(replayed)) {
       const error = replayed.failure;
       if (error instanceof Divergence) {

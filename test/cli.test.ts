@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { firstSegment, logRecords, tempDir, runCli, startCli } from "./helpers.ts";
+import { firstSegment, logRecords, tempDir, runCli, startCli, withoutMetaLine } from "./helpers.ts";
 import { checkTownRunDisk, checkTownRunFits, townRunDisk, townRunHeap } from "../services/cli/limits.ts";
 import { resolveNewEpisodeConfig } from "../actors/actor.ts";
 import { worlds } from "../actors/worlds.ts";
@@ -142,6 +142,31 @@ describe("probetown CLI", () => {
     expect(out.state["agent/lin-wei"].private).toMatchObject({ availability: expect.any(String), rule: expect.any(String) });
   });
 
+  it("replay of a log that ends part-way through a tick gives its last committed tick's state: --state is that tick's, and a --snapshot of it restores (a resume continues from it)", () => {
+    const full = join(work, "cut-full");
+    const cut = join(work, "cut");
+    const args = ["run", "auratown", "--seed", "11", "--ticks", "8", "--snapshot-every", "0", "--trace", "none", "--quiet"];
+    expect(cli([...args, "--log", full]).code).toBe(0);
+    expect(cli([...args, "--log", cut]).code).toBe(0);
+    // Killed a few records into tick 6, before its only snapshot (the last tick's) was kept.
+    const lines = readFileSync(firstSegment(cut), "utf8").split("\n");
+    const committed5 = lines.findIndex((l) => l.includes('"type":"tick.committed"') && l.includes('"tick":5,'));
+    writeFileSync(firstSegment(cut), lines.slice(0, committed5 + 6).join("\n") + "\n");
+    rmSync(join(cut, "snapshots"), { recursive: true });
+    const state = (episode: string, extra: string[]) => JSON.parse(cli(["replay", episode, "--state", "--json", ...extra]).out) as { lastTick: number; incompleteTick: boolean; stateHash: string; state: unknown };
+    const atCut = state(cut, []);
+    const at5 = state(full, ["--to-tick", "5"]);
+    expect(atCut).toMatchObject({ lastTick: 5, incompleteTick: true, stateHash: at5.stateHash });
+    expect(atCut.state).toEqual(at5.state);
+    const kept = cli(["replay", cut, "--snapshot"]);
+    expect(kept.code, kept.err).toBe(0);
+    expect(kept.out).toContain(`snapshots/${at5.stateHash}.json`);
+    const resumed = cli([...args, "--log", cut, "--resume"]);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.out + resumed.err).not.toMatch(/damaged/);
+    expect(logRecords(cut).map(withoutMetaLine)).toEqual(logRecords(full).map(withoutMetaLine));
+  });
+
   it("rejects bad input with exit 2 and a message naming the flag or value", () => {
     const cases: [string[], RegExp][] = [
       [["run", "atlantis", "--seed", "1", "--log", join(work, "x1")], /unknown world 'atlantis' \(known: auratown, aura-scene, envprobe\)/],
@@ -150,6 +175,7 @@ describe("probetown CLI", () => {
       [["run", "auratown", "--seed", "1", "--log", dir], /already holds an episode log/],
       [["fork", dir, "--at", "99", "--condition", "baseline", "--log", join(work, "x3")], /--at 99: the parent has no committed tick 99/],
       [["fork", dir, "--at", "33", "--condition", "baseline", "--log", join(work, "x3b")], /--at 33: the parent runs 34 ticks, so its child would have none left/],
+      [["fork", dir, "--at", "5", "--ticks", "6", "--condition", "baseline", "--log", join(work, "x3c")], /--ticks 6: the child's total ticks, counted from tick 0 as its parent's, so it would end at tick 5; forked after tick 5, it must run past it: give --ticks 7 or more/],
       [["verify", join(work, "missing")], /no such episode directory/],
       [["replay", dir, "--to-tick", "999"], /--to-tick 999: .* has no committed tick 999 \(committed ticks: 0–33\)/],
       [["inspect", dir, "--agent", "nobody"], /--agent nobody: no actor of .* has that id or name \(actors: agent\/chen-mei/],
@@ -158,12 +184,19 @@ describe("probetown CLI", () => {
       [["run", "auratown", "--seed", "1", "--log", join(root, "package.json")], /--log .*package\.json: is a file; --log takes a directory/],
       [["run", "auratown", "--seed", "1", "--log", join(root, "package.json"), "--resume"], /--log .*package\.json: is a file; --log takes a directory/],
       [["run", "auratown", "--seed", "99999999999999999999"], /--seed expects an integer within ±9007199254740991, got '99999999999999999999'/],
+      // Another episode's log or snapshot folder is its stores': a run there mixed its files in (and `verify <dir>/log` then checked the newcomer).
+      [["run", "auratown", "--seed", "1", "--ticks", "2", "--log", join(dir, "log")], /--log .*day\/log: is the log folder of the episode in .*day; its files would be mixed with that episode's: choose a directory outside it/],
+      [["run", "auratown", "--seed", "42", "--log", join(dir, "log"), "--resume"], /--log .*day\/log: is the log folder of the episode in .*day; --log names the episode directory: --log .*day$/m],
+      [["fork", dir, "--at", "3", "--condition", "baseline", "--log", join(dir, "snapshots", "f")], /--log .*day\/snapshots\/f: lies in .*day\/snapshots, the snapshot folder of the episode in .*day/],
+      [["sweep", "auratown", "--seeds", "1", "--ticks", "2", "--log", join(dir, "log", "sweep")], /--log .*day\/log\/sweep: lies in .*day\/log, the log folder of the episode in .*day/],
     ];
     for (const [args, message] of cases) {
       const r = cli(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.err, args.join(" ")).toMatch(message);
     }
+    expect(readdirSync(join(dir, "log")).filter((f) => !/^\d{12}\.jsonl/.test(f))).toEqual([]);
+    expect(existsSync(join(dir, "snapshots", "f"))).toBe(false);
   });
 
   it("rejects a malformed config file naming the file and field", () => {
@@ -438,6 +471,10 @@ describe("probetown sweep, embedded", () => {
     const report = JSON.parse(readFileSync(join(cwd, "outcomes.json"), "utf8")) as { outcomes: { id: string; ok: boolean; stateHash: string }[] };
     expect(report.outcomes.map((o) => o.id).sort()).toEqual(["auratown-s1-baseline", "auratown-s1-no-reflection", "auratown-s2-baseline", "auratown-s2-no-reflection"]);
     expect(cli(["verify", join(cwd, "runs", "auratown-s2-no-reflection")]).code).toBe(0);
+    // A seed or condition named twice is one episode.
+    const twice = cli(["sweep", "auratown", "--seeds", "1,1-2", "--conditions", "baseline,no-reflection,baseline", "--ticks", "3"], cwd);
+    expect(twice.code, twice.err).toBe(0);
+    expect(twice.out).toMatch(/^4 episodes: 4 ok, 0 failed in [\d.]+ s/);
     expect(cli(["sweep", "auratown", "--seeds", "3-1"], cwd).err).toMatch(/--seeds: range '3-1' runs backwards/);
     expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", "nope"], cwd).err).toMatch(/--conditions: unknown condition 'nope'/);
   });

@@ -161,7 +161,7 @@ describe("distributed runs over NATS", () => {
       [["replay", episode, "--to-tick", "50"], `--to-tick 50: ${episode} has no committed tick 50 (committed ticks: 0–5)`],
       [["fork", episode, "--at", "50", "--condition", "baseline"], "--at 50: the parent has no committed tick 50 (committed ticks: 0–5)"],
       [["fork", episode, "--at", "2", "--condition", "sunny"], "unknown condition 'sunny' for auratown"],
-      [["fork", episode, "--at", "2", "--condition", "baseline", "--ticks", "3"], "--ticks: the child must run past tick 2, got 3"],
+      [["fork", episode, "--at", "2", "--condition", "baseline", "--ticks", "3"], "--ticks 3: the child's total ticks, counted from tick 0 as its parent's, so it would end at tick 2; forked after tick 2, it must run past it: give --ticks 4 or more"],
       [["fork", episode, "--at", "5", "--condition", "baseline"], "--at 5: the parent runs 6 ticks, so its child would have none left"],
       [["verify", "auratown-s8-baseline"], `no episode auratown-s8-baseline in namespace ${ns} at ${suite.nats.url}: it holds ${episode} (check the id and --namespace)`],
       [["replay", "auratown-s7.baseline"], "episode id 'auratown-s7.baseline' cannot be used in a NATS subject"],

@@ -22,7 +22,7 @@ import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
-import { filesWhere } from "../episodes.ts";
+import { explicitLogDir, filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { recordLine } from "../views/records.ts";
@@ -306,6 +306,7 @@ export function checkOutFile(out: string | undefined): void {
 export async function cmdSweep(world: string, flags: SweepFlags): Promise<number> {
   checkOutFile(flags.out);
   if (flags.log !== undefined && existsSync(flags.log) && !statSync(flags.log).isDirectory()) throw new UsageError(`--log ${flags.log}: is a file; expected a directory for the episodes`);
+  if (flags.log !== undefined) explicitLogDir(flags.log);
   const jobs = jobsOf({
     world,
     seeds: parseSeeds(flags.seeds),
