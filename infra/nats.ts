@@ -3,7 +3,8 @@
 // pt.<ns>.cut.<episode> (records cut from a damaged log tail, kept), pt.<ns>.jobs.<jobId> (work
 // queue) and pt.<ns>.results.<jobId>. The episode sits in the actor subject because many episodes
 // of one sweep run at once on the same server.
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { subscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 
@@ -115,35 +116,66 @@ function serverAndCredentials(url: string): { readonly server: string; readonly 
 }
 
 /**
+ * The sockets each connection's client made, its reconnects' too. nats.js closes only a socket whose
+ * server has answered: a dial still waiting for a hung server (stopped, SIGSTOP: the kernel accepts
+ * the TCP connection, or leaves the SYN pending, and nothing answers) is left open when the
+ * connection is closed, and keeps the process alive after the command has ended — for ever while
+ * the server stays hung. The sockets are known by the async context of the connect that made them
+ * (a reconnect runs in it too), so a process's other connections and sockets are not touched.
+ */
+const dialing = new AsyncLocalStorage<Set<Socket>>();
+const madeBy = new WeakMap<NatsConnection, { readonly sockets: Set<Socket>; readonly port: number }>();
+subscribe("net.client.socket", (message) => {
+  const sockets = dialing.getStore();
+  if (sockets === undefined) return;
+  const { socket } = message as { socket: Socket };
+  sockets.add(socket);
+  socket.once("close", () => sockets.delete(socket));
+});
+
+/** Destroys what is left of the sockets to the server: still dialling, or open to its port. */
+function destroySockets(sockets: Set<Socket>, port: number): void {
+  for (const socket of sockets) if (socket.connecting || socket.remotePort === port) socket.destroy();
+}
+
+/**
+ * After `nc` is closed: ends the sockets its client left open (a reconnect still dialling a hung
+ * server), which would keep the process from exiting.
+ */
+export function discardNatsSockets(nc: NatsConnection): void {
+  const made = madeBy.get(nc);
+  if (made !== undefined) destroySockets(made.sockets, made.port);
+}
+
+/**
  * Connects with reconnects that never give up: a restarted server must not end a sweep. The first
  * connect fails fast with an error that names the URL.
  */
 export async function connectNats(url: string, options: ConnectOptions = {}): Promise<NatsConnection> {
   const { server, ...credentials } = serverAndCredentials(url);
-  // nats.js leaves the socket of a first connect open when it times out waiting for the server's
-  // INFO (a port that accepts TCP but does not speak NATS), and that socket keeps the process alive
-  // after the error is printed. The sockets made meanwhile are watched, so a failure can close them.
-  const made: Socket[] = [];
-  const watch = (message: unknown) => void made.push((message as { socket: Socket }).socket);
-  subscribe("net.client.socket", watch);
+  const port = Number(/:(\d+)\/?$/.exec(splitNatsUrl(server).rest)?.[1] ?? 4222);
+  const sockets = new Set<Socket>();
   try {
-    return await connect({
-      servers: server,
-      ...credentials,
-      name: options.name ?? `probetown-${process.pid}`,
-      timeout: options.timeoutMs ?? 5000,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-      pingInterval: 5000,
-      // An Error (with a stack) per request costs more than the request itself on the hot path.
-      noAsyncTraces: true,
-    });
+    const nc = await dialing.run(sockets, () =>
+      connect({
+        servers: server,
+        ...credentials,
+        name: options.name ?? `probetown-${process.pid}`,
+        timeout: options.timeoutMs ?? 5000,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        pingInterval: 5000,
+        // An Error (with a stack) per request costs more than the request itself on the hot path.
+        noAsyncTraces: true,
+      }),
+    );
+    madeBy.set(nc, { sockets, port });
+    return nc;
   } catch (error) {
-    const port = Number(/:(\d+)\/?$/.exec(splitNatsUrl(server).rest)?.[1] ?? 4222);
-    for (const socket of made) if (socket.remotePort === port) socket.destroy();
+    // nats.js leaves the socket of a first connect open when it times out waiting for the server's
+    // INFO (a port that accepts TCP but does not speak NATS, a hung server).
+    destroySockets(sockets, port);
     if (/authori[sz]ation/i.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password (nats://user:pass@host) or the token (nats://token@host) in the URL");
     throw new NatsUnavailable(url, error);
-  } finally {
-    unsubscribe("net.client.socket", watch);
   }
 }

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
+import { connectNats, DEFAULT_NAMESPACE, discardNatsSockets, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
 import { StorageFailed } from "../infra/eventStore.ts";
 import type { Placement, Where } from "./episodes.ts";
 
@@ -49,6 +49,7 @@ export async function withNats<A>(url: string, who: string | { readonly role: st
     const drained = await Promise.race([nc.drain().catch(() => nc.close()), late]);
     clearTimeout(timer);
     if (drained === "late") await nc.close().catch(() => undefined);
+    discardNatsSockets(nc);
   }
 }
 

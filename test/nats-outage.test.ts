@@ -142,6 +142,25 @@ describe("the CLI across a NATS outage", () => {
     expect(v.code).toBe(0);
   }, 120_000);
 
+  it("run whose server hangs (SIGSTOP) and stays hung: exit 2 naming what was being written, and the process ends", async () => {
+    const ns = nats.namespace("run-hung");
+    const run = startCli(["run", "auratown", "--seed", "17", "--days", "20", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary"]);
+    await waitForSnapshots(ns, "auratown-s17-baseline");
+    nats.pause();
+    try {
+      // Before the fix the message came after ~25 s and then the process never exited: closing the
+      // connection left the socket of a reconnect still waiting for the hung server's INFO open.
+      const killer = setTimeout(() => run.child.kill("SIGKILL"), 60_000);
+      const r = await run.done;
+      clearTimeout(killer);
+      expect(r.err).toMatch(/run: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
+      expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing .* of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run … --resume`/);
+      expect(r.code).toBe(2);
+    } finally {
+      nats.resume();
+    }
+  }, 120_000);
+
   // Last: it leaves the server down for half a minute.
   it("run whose server stays away: exit 2 naming the URL, the episode, what was being written and --resume; --resume then finishes it", async () => {
     const ns = nats.namespace("run-gone");

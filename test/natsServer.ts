@@ -15,6 +15,10 @@ export interface TestNats {
   namespace(label: string): string;
   /** Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and store. */
   restart(options?: { hard?: boolean; downMs?: number }): Promise<void>;
+  /** Freezes the server (SIGSTOP): it keeps its port and connections but answers nothing, as a hung server. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -61,6 +65,8 @@ export async function startTestNats(options: { auth?: NatsAuth; config?: string 
       url: external,
       namespace,
       restart: async () => { throw new Error("restart needs a test-owned nats-server; unset NATS_URL"); },
+      pause: () => { throw new Error("pause needs a test-owned nats-server; unset NATS_URL"); },
+      resume: () => { throw new Error("resume needs a test-owned nats-server; unset NATS_URL"); },
       stop: async () => {},
     };
   }
@@ -95,7 +101,15 @@ export async function startTestNats(options: { auth?: NatsAuth; config?: string 
       await new Promise((r) => setTimeout(r, options.downMs ?? 300));
       await start();
     },
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
+    },
     async stop() {
+      // A paused server does not act on SIGTERM until it goes on.
+      child?.kill("SIGCONT");
       await halt("SIGTERM");
       rmSync(store, { recursive: true, force: true });
     },
