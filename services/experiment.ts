@@ -156,6 +156,22 @@ export function loadSpec(path: string): ExperimentSpec {
     else scenes = r.scenes as string[];
   }
 
+  // The query file is read now: one that is not the benchmark's (or lacks a scene the spec names)
+  // is a problem of this spec's field, found before anything is written. Found later, the out
+  // directory had been claimed for the experiment, and the corrected spec was refused as another's.
+  if (known && queries !== "" && !problems.some((p) => p.startsWith("field 'file'"))) {
+    try {
+      if (benchmark === "implicit") {
+        const bench = loadImplicitBenchmark(queries);
+        for (const s of scenes ?? []) if (bench.scenes[s] === undefined) bad("scenes", `no scene '${s}' in ${queries} (scenes: ${Object.keys(bench.scenes).join(", ")})`);
+      } else if (benchmark === "privacy") loadPrivacyBenchmark(queries);
+      else loadFactualBenchmark(queries);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      bad("file", e.message.replace(/^--file /, "").replace(/\n {2}- /g, "\n      - "));
+    }
+  }
+
   // The `llm` section: the settings of an --llm-config file (baseURL, model, models by role, …; the key from the environment).
   let llm: LlmConfig | null = null;
   if (r.llm !== undefined) {

@@ -78,6 +78,23 @@ describe("experiment specs", () => {
     expect(e).toBeInstanceOf(SpecInvalid);
   });
 
+  it("reads the query file with the spec: one not of its benchmark, not JSON, or without a named scene is its field's problem, and no out directory is claimed", async () => {
+    const dir = tempDir("spec-file");
+    writeFileSync(join(dir, "q.json"), readFileSync(FACTUAL));
+    writeFileSync(join(dir, "broken.json"), "not json");
+    const other = specProblem(dir, { name: "k", benchmark: "implicit", file: "q.json", seeds: [1], conditions: ["literal"], out: "out" });
+    expect(other).toContain(join(dir, "spec.json"));
+    expect(other).toMatch(/field 'file': .*q\.json: invalid implicit-intent benchmark:\n {6}- top level: Missing key at \["scenes"\]/);
+    // It was found only once the experiment had claimed `out` for 'k' (implicit): the corrected spec was then refused as another experiment's.
+    expect(existsSync(join(dir, "out"))).toBe(false);
+    writeFileSync(join(dir, "fixed.json"), JSON.stringify({ name: "k", benchmark: "factual", file: "q.json", seeds: [1], conditions: ["vanilla"], out: "out" }));
+    expect(() => loadSpec(join(dir, "fixed.json"))).not.toThrow();
+    const broken = specProblem(dir, { benchmark: "factual", file: "broken.json", seeds: [1], conditions: ["vanilla"] });
+    expect(broken).toMatch(/field 'file': .*broken\.json: not valid JSON/);
+    expect(broken).not.toContain("--file");
+    expect(specProblem(dir, { benchmark: "implicit", file: SCENE_A, seeds: [1], conditions: ["literal"], scenes: ["nope"] })).toContain("field 'scenes': no scene 'nope' in");
+  });
+
   it("reads YAML, resolves paths against the spec's directory and fills defaults", () => {
     const dir = tempDir("spec-yaml");
     writeFileSync(join(dir, "q.json"), readFileSync(FACTUAL));
