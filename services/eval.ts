@@ -3,7 +3,7 @@
 // log and the results go to JSONL, one line per query × seed × condition, for reports to consume.
 // The seed orders the queries (the same order for every condition: paired cells see the same
 // history) and seeds the controller's tie-break stream; both change real choices.
-import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import type { LogRecord } from "../events/record.ts";
@@ -16,14 +16,15 @@ import type { TelemetryConfig } from "../infra/telemetry.ts";
 import { episodeIdOf, runEpisode } from "./episodes.ts";
 import { layoutOf, UsageError } from "./replay.ts";
 import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } from "./benchmarks/implicit.ts";
-import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
+import { RESULT_ROW_VERSION, resultLine, writeResults } from "./results.ts";
 import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } from "./benchmarks/privacy.ts";
 import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, usageFromRecords, type Accounting, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
-import { anotherEpisode, headerDifferences, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf } from "./factualEval.ts";
+import { anotherEpisode, headerDifferences, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf, type SceneModels } from "./factualEval.ts";
 import { factualTruth } from "./benchmarks/factual.ts";
+import { fieldDifferences } from "./views/text.ts";
 
 export const DEFAULT_SEEDS = [42, 123, 456] as const;
 
@@ -234,7 +235,6 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
   const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
   mkdirSync(root, { recursive: true });
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
-  writeFileSync(results, "");
   const rows: ResultRow[] = [];
   const llm = llmFor(o.llm, o.gateway);
   const recorded = new RecordedEndpointProblems();
@@ -270,12 +270,13 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
     }
   }
   const judged = judgeModel === null ? null : (await runJudgeCalls(pending.map((p) => p.call!), llm?.gateway ?? null)).answers;
-  pending.forEach((p, i) => {
+  const lines = pending.map((p, i) => {
     const llmFields = judged === null ? undefined : implicitJudgeFields(judgeModel!, judged[i]!);
     const row: ResultRow = llmFields === undefined ? p.row : { ...p.row, llmJudge: llmFields };
     rows.push(row);
-    appendFileSync(results, resultLine({ ...row, v: RESULT_ROW_VERSION, query: row.queryId, correct: null, ...p.line, ...judgeColumns(mode, llmFields) } as Parameters<typeof resultLine>[0]));
+    return resultLine({ ...row, v: RESULT_ROW_VERSION, query: row.queryId, correct: null, ...p.line, ...judgeColumns(mode, llmFields) } as Parameters<typeof resultLine>[0]);
   });
+  writeResults(results, lines);
   const conditions = o.conditions.map((condition): ConditionSummary => {
     const rs = rows.filter((r) => r.condition === condition);
     return {
@@ -379,6 +380,30 @@ function backendOf(condition: string): string {
   return kind === "aura-gap-routed" || kind === "aura-no-probe" ? "deterministic" : "deterministic-policy";
 }
 
+/**
+ * Refuses, before anything runs (the towns included), a privacy cell whose log holds another
+ * episode, naming the settings that differ: the warm-up (read from its snapshot's name), the
+ * budget, the queries, the models. Found when its turn came, it was told as the whole snapshot
+ * scene and town that differ, after the towns and the cells before it had run. `--fresh` reruns it.
+ */
+function checkPrivacyCells(root: string, queries: readonly string[], seeds: readonly number[], conditions: readonly string[], warmup: number, maxSteps: number, models: SceneModels | null): void {
+  for (const seed of seeds) {
+    for (const condition of conditions) {
+      const dir = join(root, `s${seed}-${slug(condition)}${models === null ? "" : "-llm"}`);
+      const log = layoutOf(dir).log;
+      if (!existsSync(log)) continue;
+      const header = scanLog(log).records[0]?.payload as { condition?: string; seed?: number; config?: SceneConfig } | undefined;
+      // A log without a single whole record never started: it is run anew.
+      if (header === undefined) continue;
+      const config = header.config;
+      const tick = /^auratown-s\d+-t(\d+)$/.exec(config?.scene.name ?? "");
+      const had = { condition: header.condition, seed: header.seed, queries: config?.order.join(","), warmup: tick === null ? config?.scene.name : Number(tick[1]) + 1, maxSteps: config?.maxSteps, llm: config?.llm ?? null };
+      const differ = fieldDifferences(had, { condition, seed, queries: queries.join(","), warmup, maxSteps, llm: models }, "in the log");
+      if (differ.length > 0) throw anotherEpisode(dir, differ);
+    }
+  }
+}
+
 export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: string; seeds: readonly number[]; maxSteps: number; results: string; conditions: Array<{ condition: string; description: string; backend: string; overall: PrivacyAggregate; perCategory: Record<string, PrivacyAggregate>; perSeed: Record<string, PrivacyAggregate> }>; rows: PrivacyRow[]; llm?: EvalLlmSummary }> {
   const queries = loadPrivacyBenchmark(o.file);
   const unknown = o.conditions.filter((c) => !(FACTUAL_CONDITIONS as readonly string[]).includes(c));
@@ -389,9 +414,9 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError(`--warmup: expected an integer ≥ 1, got ${warmup}`);
   const stem = basename(o.file).replace(/\.json$/i, "");
   const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
+  if (o.fresh !== true) checkPrivacyCells(root, queries.map((q) => q.id), o.seeds, o.conditions, warmup, maxSteps, sceneModelsOf(o.llm));
   mkdirSync(root, { recursive: true });
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
-  writeFileSync(results, "");
   const rows: PrivacyRow[] = [];
   const llm = llmFor(o.llm, o.gateway);
   const recorded = new RecordedEndpointProblems();
@@ -439,12 +464,13 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
     }
   }
   const judged = judgeModel === null ? null : (await runJudgeCalls(pending.map((p) => p.call!), llm?.gateway ?? null)).answers;
-  pending.forEach((p, i) => {
+  const lines = pending.map((p, i) => {
     const llmFields = judged === null ? undefined : factualJudgeFields(judgeModel!, judged[i]!);
     const row: PrivacyRow = llmFields === undefined ? p.row : { ...p.row, llmJudge: llmFields };
     rows.push(row);
-    appendFileSync(results, resultLine({ ...row, ...p.line, ...(mode === "rule" ? {} : { judge: mode, ...llmFields }) } as unknown as Parameters<typeof resultLine>[0]));
+    return resultLine({ ...row, ...p.line, ...(mode === "rule" ? {} : { judge: mode, ...llmFields }) } as unknown as Parameters<typeof resultLine>[0]);
   });
+  writeResults(results, lines);
   const group = (rs: readonly PrivacyRow[], key: (r: PrivacyRow) => string) => {
     const m = new Map<string, PrivacyRow[]>();
     for (const r of rs) (m.get(key(r)) ?? m.set(key(r), []).get(key(r))!).push(r);

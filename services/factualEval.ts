@@ -7,7 +7,7 @@
 // rule judge (services/benchmarks/factual.ts) reads its ground truth and the answer from the log
 // alone. Cells whose log exists, is intact and is the same episode are judged as they are; a log of
 // another episode (other settings) is refused naming the differing fields, never run over.
-import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import type { LogRecord } from "../events/record.ts";
@@ -15,7 +15,7 @@ import { readLog, scanLog } from "../infra/fileEventStore.ts";
 import { auraSceneWorld, FACTUAL_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
 import { runEpisode } from "./episodes.ts";
 import { layoutOf, UsageError } from "./replay.ts";
-import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
+import { RESULT_ROW_VERSION, resultLine, writeResults } from "./results.ts";
 import { townSnapshots, type TownSnapshot } from "./benchmarks/privacy.ts";
 import { factualTruth, judgeFactual, loadFactualBenchmark, unrecognisedTags, type FactualJudged, type FactualQuery } from "./benchmarks/factual.ts";
 import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
@@ -301,7 +301,6 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   }
   mkdirSync(root, { recursive: true });
   const results = o.results ?? join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
-  writeFileSync(results, "");
   const rows: FactualRow[] = [];
   const cells: Array<{ q: FactualQuery; seed: number; condition: string; dir: string; records: LogRecord[] }> = [];
   const judgeModel = judgeModelOf(o.judge, o.llm);
@@ -355,11 +354,11 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
     }
   }
   const judged = judgeModel === null ? null : await judgeFactualCells(cells, judgeModel, gateway);
-  cells.forEach((c, i) => {
+  writeResults(results, cells.map((c, i) => {
     const { row, line } = factualCell(stem, c.q, c.seed, c.condition, c.dir, c.records, { mode: o.judge ?? "rule", ...(judged === null ? {} : { llm: judged[i]! }) });
     rows.push(row);
-    appendFileSync(results, line);
-  });
+    return line;
+  }));
   const conditions = o.conditions.map((condition): FactualConditionSummary => {
     const rs = rows.filter((r) => r.condition === condition);
     return {

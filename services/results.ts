@@ -5,7 +5,7 @@
 //
 // The schema is the contract between whoever writes rows (the experiment runner) and the report:
 // writers should build rows with `resultLine`, which validates before serialising.
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Schema, SchemaIssue } from "effect";
 
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
@@ -186,4 +186,14 @@ export function resultLine(row: ResultRow): string {
   const problems = rowProblems(row);
   if (problems.length > 0) throw new ResultsInvalid({ file: "(result row)", problems });
   return `${JSON.stringify(row)}\n`;
+}
+
+/**
+ * Writes an eval's results file whole, once every row is known (beside it, then renamed over it).
+ * It was emptied when the eval started, so an eval refused part-way (a cell holding another
+ * episode) or stopped (Ctrl-C) left the previous run's complete results empty.
+ */
+export function writeResults(file: string, lines: readonly string[]): void {
+  writeFileSync(`${file}.partial`, lines.join(""));
+  renameSync(`${file}.partial`, file);
 }

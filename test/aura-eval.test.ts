@@ -3,7 +3,7 @@
 // held-out scene written for these tests, and eval logs that verify and run from the CLI.
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnswerFactPayload } from "../events/probes.ts";
 import type { LogRecord } from "../events/record.ts";
@@ -255,8 +255,32 @@ describe("an interrupted implicit-intent cell", () => {
 
   it("of another episode is not run over without --fresh, and the message says what to do", async () => {
     const out = tempDir("aura-eval-other");
-    await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 3 });
+    const first = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 3 });
+    const results = readFileSync(first.results, "utf8");
     await expect(runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, maxSteps: 2 })).rejects.toThrow(/holds another episode \(config\.\S+: 3 in the log, 2 asked for\); pass --fresh/);
+    // The refused eval leaves the last run's results as they were (it emptied them before its first cell).
+    expect(readFileSync(first.results, "utf8")).toBe(results);
+  });
+});
+
+describe("a privacy cell of another episode", () => {
+  it("is refused before any town runs, naming the warm-up; the results stay; eval privacy --fresh reruns it", () => {
+    const main = join(import.meta.dirname, "..", "services/cli/main.ts");
+    const out = tempDir("privacy-other");
+    const privacy = (...more: string[]) => spawnSync(process.execPath, [main, "eval", "privacy", "--file", join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), "--condition", "aura-gap-routed", "--seeds", "42", "--out", out, "-q", ...more], { encoding: "utf8" });
+    const first = privacy();
+    expect(first.status, first.stderr).toBe(0);
+    const root = join(out, "privacy_queries");
+    const results = readFileSync(join(root, "results-aura-gap-routed.jsonl"), "utf8");
+    const other = privacy("--warmup", "13");
+    expect(other.status).toBe(2);
+    // It named the whole snapshot scene and town that differ, after the town had run; and the flag it told of did not exist.
+    expect(other.stderr).toMatch(/s42-aura-gap-routed: holds another episode \(warmup: 12 in the log, 13 asked for\); pass --fresh to rerun it/);
+    expect(existsSync(join(root, "town-s42-t13"))).toBe(false);
+    expect(readFileSync(join(root, "results-aura-gap-routed.jsonl"), "utf8")).toBe(results);
+    const fresh = privacy("--warmup", "13", "--fresh");
+    expect(fresh.status, fresh.stderr).toBe(0);
+    expect(readFileSync(join(root, "s42-aura-gap-routed", "log", "000000000000.jsonl"), "utf8")).toContain('"name":"auratown-s42-t12"');
   });
 });
 
@@ -281,6 +305,23 @@ describe("--warmup", () => {
       expect(zero.stderr, benchmark).toMatch(/--warmup expects an integer ≥ 1, got '0'/);
     }
     await expect(runPrivacyEval({ file: join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), conditions: ["vanilla"], seeds: [42], warmup: 0, out: tempDir("warmup-api") })).rejects.toThrow(/^--warmup: expected an integer ≥ 1, got 0$/);
+  });
+
+  it("too long for the heap is refused up front, naming the flag (or the spec's field), as run --days is: it ran until the heap or the disk gave out", () => {
+    const main = join(import.meta.dirname, "..", "services/cli/main.ts");
+    for (const [benchmark, file] of [["privacy", "data/aura/privacy_queries.json"], ["factual", "data/aura/factual_queries.json"]] as const) {
+      const out = tempDir(`warmup-long-${benchmark}`);
+      const long = spawnSync(process.execPath, [main, "eval", benchmark, "--file", join(import.meta.dirname, "..", file), "--condition", "vanilla", "--seeds", "1", "--warmup", "100000000", "--out", out], { encoding: "utf8", timeout: 30_000 });
+      expect(long.status, long.stderr).toBe(2);
+      expect(long.stderr, benchmark).toMatch(/--warmup 100000000: 5 residents over [\d,.]+ days need about [\d.]+ GiB of heap .* at most [\d,]+ days \([\d,]+ ticks\) of this town fit; run fewer/);
+      expect(readdirSync(out), benchmark).toEqual([]);
+    }
+    const dir = tempDir("warmup-long-spec");
+    writeFileSync(join(dir, "w.yaml"), `benchmark: privacy\nfile: ${join(import.meta.dirname, "..", "data/aura/privacy_queries.json")}\nseeds: [1]\nconditions: [vanilla]\nforks: { warmup: 100000000 }\nout: out\n`);
+    const spec = spawnSync(process.execPath, [main, "experiment", join(dir, "w.yaml")], { encoding: "utf8", timeout: 30_000 });
+    expect(spec.status, spec.stderr).toBe(2);
+    expect(spec.stderr).toMatch(/w\.yaml: field 'forks\.warmup' 100000000: 5 residents over/);
+    expect(existsSync(join(dir, "out"))).toBe(false);
   });
 });
 

@@ -14,6 +14,8 @@ import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
 import type { LlmConfig } from "../llmGateway.ts";
 import type { EvalLlmSummary } from "../eval.ts";
 import { addLlmOptions, endpointExit, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
+import { checkTownWarmupFits } from "./limits.ts";
+import { loadFactualBenchmark } from "../benchmarks/factual.ts";
 import { JUDGES, type JudgeMode, type LlmJudgeFields } from "../llmJudge.ts";
 
 const parseJudge = (value: string): JudgeMode => {
@@ -185,6 +187,7 @@ interface PrivacyFlags extends LlmCliFlags {
   out?: string;
   maxSteps?: number;
   warmup?: number;
+  fresh?: boolean;
   json?: boolean;
   quiet?: boolean;
 }
@@ -196,11 +199,13 @@ function privacyRow(label: string, a: PrivacyAggregate): string {
 async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Promise<void> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  if (flags.warmup !== undefined) checkTownWarmupFits(flags.warmup, `--warmup ${flags.warmup}`, flags.out ?? "runs/eval");
   const result = await runPrivacyEval({
     file: flags.file, conditions, seeds: parseSeeds(flags.seeds),
     ...(flags.out === undefined ? {} : { out: flags.out }),
     ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
+    ...(flags.fresh === true ? { fresh: true } : {}),
     progress: cellProgress("eval privacy", flags),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),
@@ -245,9 +250,13 @@ function factualRow(label: string, a: FactualAggregate): string {
   return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${a.accuracy.toFixed(3)}  ${a.precision.toFixed(3)}  ${a.completeness.toFixed(3)}  ${f3(a.strictPrecision)}  ${f3(a.claimRecall)}  ${a.hallucinationRate.toFixed(3)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}`;
 }
 
+/** The ticks the factual benchmark's town runs: the warm-up, then one a query (query i sees warm-up + i). */
+export const factualTownTicks = (warmup: number, file: string): number => warmup + loadFactualBenchmark(file).length - 1;
+
 async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Promise<void> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  if (flags.warmup !== undefined) checkTownWarmupFits(factualTownTicks(flags.warmup, flags.file), `--warmup ${flags.warmup}`, flags.out ?? "runs/eval");
   const result = await runFactualEval({
     file: flags.file, conditions, seeds: parseSeeds(flags.seeds),
     ...(flags.out === undefined ? {} : { out: flags.out }),
@@ -333,6 +342,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
   ),
     "AURATown ticks before the snapshot (default 12)",
   )
+    .option("--fresh", "rerun cells whose logs already exist (default: judge an existing, intact log of the same cell; one made with other settings is refused)")
     .option("--judge <judge>", "rule (default) or llm / both: adds the paper's §7.1 factual-accuracy LLM judge on each answer (recorded in judge.jsonl beside each log, served from there on reruns)", parseJudge);
   withSummaryOptions(privacy).action(async (flags: PrivacyFlags) => cmdPrivacy(flags, exit));
 

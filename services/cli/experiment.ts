@@ -5,7 +5,8 @@ import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { loadSpec, runExperiment } from "../experiment.ts";
 import { shownPath } from "../views/text.ts";
-import { keptNotice } from "./eval.ts";
+import { factualTownTicks, keptNotice } from "./eval.ts";
+import { checkTownWarmupFits } from "./limits.ts";
 import { endpointExit } from "./llm.ts";
 
 interface ExperimentFlags {
@@ -18,6 +19,7 @@ interface ExperimentFlags {
 
 async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (code: number) => void): Promise<void> {
   const spec = loadSpec(specFile);
+  if (spec.warmup !== null) checkTownWarmupFits(spec.benchmark === "factual" ? factualTownTicks(spec.warmup, spec.queries) : spec.warmup, `${specFile}: field 'forks.warmup' ${spec.warmup}`, spec.out);
   const tty = process.stderr.isTTY === true && flags.quiet !== true && flags.json !== true;
   let bar: cliProgress.SingleBar | null = null;
   const notice = keptNotice("experiment", flags);

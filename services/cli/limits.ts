@@ -6,7 +6,7 @@ import { existsSync, statfsSync } from "node:fs";
 import { totalmem } from "node:os";
 import { dirname, resolve } from "node:path";
 import { getHeapStatistics } from "node:v8";
-import type { TownConfig } from "../../actors/auratown/config.ts";
+import { defaultTownConfig, type TownConfig } from "../../actors/auratown/config.ts";
 import { ticksPerDay } from "../../actors/auratown/town.ts";
 import { defaultSnapshotEvery } from "../episodes.ts";
 import { UsageError } from "../replay.ts";
@@ -118,4 +118,15 @@ export function checkTownRunDisk(config: TownConfig, ticks: number, flags: TownR
       `(~1.5 KB a resident-tick of log${o.trace ? " and as much of trace" : ""}, ~40 KB a resident a snapshot${snapshots ? `, a snapshot every ${(o.snapshotEvery ?? 1) === 1 ? "tick" : `${o.snapshotEvery} ticks`}` : ""}), ` +
       `more than the ${gib(free)} free where ${o.dir} goes; run fewer${snapshots ? ", keep fewer snapshots (--snapshot-every n, or 0 for the last tick only)" : ""}${o.trace ? ", or trace elsewhere (--trace none)" : ""}`,
   );
+}
+
+/**
+ * Refuses an AURATown warm-up (`eval privacy|factual --warmup`, an experiment's `forks.warmup`)
+ * the heap or the disk cannot hold, naming `label`: the default town runs `ticks` ticks (the
+ * warm-up, and one a query for the factual benchmark) before its snapshots are taken, its log kept
+ * under `dir` (no trace, one snapshot). `--warmup 100000000` ran until the heap or the disk gave out.
+ */
+export function checkTownWarmupFits(ticks: number, label: string, dir: string): void {
+  checkTownRunFits(defaultTownConfig, ticks, { town: label, length: label });
+  checkTownRunDisk(defaultTownConfig, ticks, { town: label, length: label }, { dir, snapshotEvery: 0, trace: false });
 }
