@@ -77,6 +77,45 @@ async function reportConnection(nc: NatsConnection, url: string, role: string): 
 
 const CLI = fileURLToPath(new URL("./cli/main.ts", import.meta.url));
 
+/** The local workers of a sweep all exited before it ended: nothing it knows of takes its jobs any more. */
+export class LocalWorkersGone extends Error {
+  /** A worker ended with an internal error (exit 4): the sweep says so with the same code. */
+  readonly internal: boolean;
+  constructor(message: string, internal: boolean) {
+    super(message);
+    this.name = "LocalWorkersGone";
+    this.internal = internal;
+  }
+}
+
+/**
+ * Watches a sweep's local workers (`spawnWorkers`). One that exits while the sweep waits is said on
+ * stderr (unless `quiet`); when none is left, `onGone` gets a `LocalWorkersGone` saying how they
+ * ended: a worker that could not connect (the server hung as it started) or crashed left its sweep
+ * waiting for ever, silently, for outcomes nobody was going to produce. The returned function stops
+ * watching: call it before stopping the workers on purpose.
+ */
+export function watchWorkers(children: readonly ChildProcess[], quiet: boolean | undefined, onGone: (gone: LocalWorkersGone) => void): () => void {
+  const ends: string[] = [];
+  let internal = false;
+  let watching = true;
+  const exited = (child: ChildProcess, i: number) => (code: number | null, signal: NodeJS.Signals | null) => {
+    if (!watching) return;
+    const how = code !== null ? `exit ${code}` : `killed by ${signal}`;
+    ends.push(how);
+    internal ||= code === 4;
+    const left = children.length - ends.length;
+    if (quiet !== true) process.stderr.write(`sweep: local worker local-${i + 1} (pid ${child.pid}) ended (${how}); ${left === 0 ? "no local worker left" : `${left} of ${children.length} left`}\n`);
+    if (left === 0) {
+      watching = false;
+      const workers = children.length === 1 ? "its local worker" : `all ${children.length} of its local workers`;
+      onGone(new LocalWorkersGone(`${workers} ended (${ends.join(", ")}) before the sweep finished`, internal));
+    }
+  };
+  children.forEach((child, i) => child.once("exit", exited(child, i)));
+  return () => void (watching = false);
+}
+
 /** Starts `n` `probetown worker` processes on this machine; they run until killed. */
 export function spawnWorkers(n: number, url: string, namespace: string, extra: readonly string[] = []): ChildProcess[] {
   return Array.from({ length: n }, (_, i) =>

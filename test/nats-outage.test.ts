@@ -2,7 +2,9 @@
 // (idempotently), a server that stays away ends a run with an error naming the URL, the episode and
 // what was being written (exit 2, like any unreachable server), and a port that accepts TCP without
 // speaking NATS ends every command at once after its message (nats.js left that socket open).
+import { execFileSync } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errors, type NatsConnection, type Payload } from "@nats-io/transport-node";
 import type { JetStreamClient, JetStreamPublishOptions } from "@nats-io/jetstream";
@@ -11,7 +13,7 @@ import { JetStreamSnapshotStore, openSnapshotBuckets, type SnapshotBuckets } fro
 import { connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
 import { withNats } from "../services/distributed.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
-import { startCli } from "./helpers.ts";
+import { startCli, tempDir } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
 let nats: TestNats;
@@ -27,6 +29,15 @@ afterAll(async () => {
 }, 30_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The pid of a child process of `pid`, or "" while it has none (ps exits 1 then). */
+const childOf = (pid: number): string => {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)]).toString().trim().split("\n")[0]!.trim();
+  } catch {
+    return "";
+  }
+};
 
 /** The snapshot of `label` at `tick`, as episode `episode` stores it. */
 const snapshotOf = (episode: string, label: string, tick: number) => ({ ...snapshotFixture(label, tick), episode });
@@ -160,6 +171,34 @@ describe("the CLI across a NATS outage", () => {
       nats.resume();
     }
   }, 120_000);
+
+  it("a sweep whose local workers all end (killed, or none could connect) stops with exit 2, saying what is left queued", async () => {
+    const ns = nats.namespace("workers-gone");
+    const nsEnvprobe = nats.namespace("workers-gone-envprobe");
+    const sweeps = [
+      startCli(["sweep", "auratown", "--seeds", "1-4", "--ticks", "300", "--nats", nats.url, "--namespace", ns, "--workers", "1"]),
+      startCli(["sweep", "envprobe", "--regimes", "medium", "--seeds", "0-2000", "--nats", nats.url, "--namespace", nsEnvprobe, "--workers", "1", "--log", join(tempDir("workers-gone"), "grid")]),
+    ];
+    const results = await Promise.all(
+      sweeps.map(async (sweep) => {
+        let worker = "";
+        while ((worker = childOf(sweep.child.pid!)) === "") await sleep(100);
+        await sleep(2000);
+        process.kill(Number(worker), "SIGKILL");
+        // Before the fix the sweep waited for ever for outcomes that nobody was going to produce.
+        const killer = setTimeout(() => sweep.child.kill("SIGKILL"), 30_000);
+        const r = await sweep.done;
+        clearTimeout(killer);
+        return { ...r, worker };
+      }),
+    );
+    const [auratown, envprobe] = results as [(typeof results)[number], (typeof results)[number]];
+    expect(auratown.err).toContain(`sweep: local worker local-1 (pid ${auratown.worker}) ended (killed by SIGKILL); no local worker left`);
+    expect(auratown.err).toMatch(new RegExp(`probetown: error: sweep: its local worker ended \\(killed by SIGKILL\\) before the sweep finished; \\d of 4 episodes finished, the other \\d stay queued in namespace ${ns}: the same sweep command runs them .*, or start workers with \`probetown worker --nats nats://127\\.0\\.0\\.1:\\d+ --namespace ${ns}\``));
+    expect(auratown.code).toBe(2);
+    expect(envprobe.err).toMatch(new RegExp(`probetown: error: sweep envprobe: its local worker ended \\(killed by SIGKILL\\) before the sweep finished; \\d+ of 66033 episodes finished, the other \\d+ stay queued in namespace ${nsEnvprobe}`));
+    expect(envprobe.code).toBe(2);
+  }, 90_000);
 
   // Last: it leaves the server down for half a minute.
   it("run whose server stays away: exit 2 naming the URL, the episode, what was being written and --resume; --resume then finishes it", async () => {

@@ -21,7 +21,7 @@ import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
-import { jetStreamWhere, spawnWorkers, withNats } from "../distributed.ts";
+import { jetStreamWhere, LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
 import { explicitLogDir, filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
@@ -316,6 +316,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
   });
   const started = performance.now();
+  let gatheredSoFar = 0;
   const gather = async (queue: JobQueue, announce?: (s: Submitted) => void, stopped?: () => boolean): Promise<{ submitted: Submitted; outcomes: JobOutcome[] }> => {
     const submitted = await queue.submit(jobs);
     announce?.(submitted);
@@ -326,6 +327,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     const outcomes: JobOutcome[] = [];
     for await (const outcome of queue.outcomes(jobs.map((j) => j.id))) {
       outcomes.push(outcome);
+      gatheredSoFar = outcomes.length;
       bar?.update(outcomes.length, { failed: outcomes.filter((o) => !o.ok).length });
       if (bar === null && !flags.quiet && !flags.json && (outcomes.length % 20 === 0 || outcomes.length === jobs.length)) say(false, `sweep: ${outcomes.length}/${jobs.length} episodes`);
       if (stopped?.() === true) break;
@@ -377,9 +379,20 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
         ];
         say(flags.quiet || flags.json, `sweep: ${jobs.length} episodes in namespace ${flags.namespace}: ${parts.join(", ")}${waiting}`);
       };
+      // Workers that all end (none could connect, or they crashed) take no more jobs: stop waiting.
+      let gone: LocalWorkersGone | null = null;
+      const unwatch = watchWorkers(children, flags.quiet || flags.json, (g) => {
+        gone = g;
+        void queue.close();
+      });
       try {
         return await gather(queue, announce);
+      } catch (error) {
+        if (gone === null) throw error;
+        const left = jobs.length - gatheredSoFar;
+        throw new LocalWorkersGone(`sweep: ${(gone as LocalWorkersGone).message}; ${gatheredSoFar} of ${jobs.length} episodes finished, the other ${left} stay queued in namespace ${flags.namespace}: the same sweep command runs them (the finished ones are served from their outcomes), or ${startWorkers}`, (gone as LocalWorkersGone).internal);
       } finally {
+        unwatch();
         for (const child of children) child.kill("SIGTERM");
         await queue.close();
       }

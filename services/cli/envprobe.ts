@@ -82,7 +82,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     const namespace = flags.namespace ?? DEFAULT_NAMESPACE;
     const workers = flags.workers ?? 0;
     result = await runSweepOverNats(spec, {
-      url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK, ...(agent === null ? {} : { llm: agent.settings }),
+      url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK, quiet: flags.quiet === true || flags.json === true, ...(agent === null ? {} : { llm: agent.settings }),
       onQueued: (jobs) => {
         if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker --nats ${shownNatsUrl(nats)} --namespace ${namespace}\`\n`);
         bar?.start(total, 0, { kept: "" });

@@ -17,7 +17,7 @@ import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from ".
 import { Effect } from "effect";
 import type { TownConfig } from "../../actors/auratown/config.ts";
 import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
-import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../distributed.ts";
+import { DEFAULT_NAMESPACE, jetStreamWhere, LocalWorkersGone, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { MIN_LOCK_TTL_MS, peekJetStreamLog, readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
@@ -864,6 +864,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
+  if (error instanceof LocalWorkersGone) return error.internal ? EXIT.internal : EXIT.usage;
   if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged) return EXIT.damaged;
   // A lost actor host is the NATS side's trouble, not the program's: the log is kept for a resume.
   if (error instanceof UsageError || error instanceof InvalidSubjectToken || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || error instanceof ActorHostLost) return EXIT.usage;

@@ -18,7 +18,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
-import { spawnWorkers, withNats } from "../distributed.ts";
+import { LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
+import { shownNatsUrl } from "../../infra/nats.ts";
 import { keepOrRun } from "./keep.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
 import { inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
@@ -138,6 +139,8 @@ export interface NatsSweepOptions {
   readonly onQueued?: (jobs: number) => void;
   /** An LLM agent's grid: the endpoint settings each job carries (never the key). */
   readonly llm?: Readonly<Record<string, unknown>>;
+  /** Nothing on stderr about local workers that end. */
+  readonly quiet?: boolean;
 }
 
 export interface NatsSweepResult extends SweepResult {
@@ -161,6 +164,13 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   const started = performance.now();
   const queue = await JetStreamJobQueue.open(nc, options.namespace);
   const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace);
+  // Workers that all end (none could connect, or they crashed) take no more jobs: stop waiting.
+  let gone: LocalWorkersGone | null = null;
+  const unwatch = watchWorkers(children, options.quiet, (g) => {
+    gone = g;
+    void queue.close();
+  });
+  let episodesSoFar = 0;
   try {
     markSweepLog(spec);
     const submitted = await queue.submit(jobs);
@@ -182,6 +192,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
         continue;
       }
       episodes.push(...got);
+      episodesSoFar = episodes.length;
       // A job served from its recorded outcome ran nothing now: its kept count was that earlier run's.
       if (!finishedBefore.has(outcome.id)) kept += outcome.result?.kept ?? 0;
       if (outcome.result?.llm !== undefined) usage.push(outcome.result.llm);
@@ -192,7 +203,12 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     const seconds = (performance.now() - started) / 1000;
     inGridOrder(spec, episodes);
     return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm: sumTotals(usage), endpointProblems: mergeProblems(...problems) }) };
+  } catch (error) {
+    if (gone === null) throw error;
+    const g = gone as LocalWorkersGone;
+    throw new LocalWorkersGone(`sweep envprobe: ${g.message}; ${episodesSoFar} of ${total} episodes finished, the other ${total - episodesSoFar} stay queued in namespace ${options.namespace}: the same sweep command runs them (the finished ones are served from their outcomes), or start workers with \`probetown worker --nats ${options.url === undefined ? "<url>" : shownNatsUrl(options.url)} --namespace ${options.namespace}\``, g.internal);
   } finally {
+    unwatch();
     for (const child of children) child.kill("SIGTERM");
     await queue.close();
   }
