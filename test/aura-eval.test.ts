@@ -57,6 +57,17 @@ describe("implicit-intent loader", () => {
     expect(message).toMatch(/query 101: id: duplicate id/);
   });
 
+  it("refuses requires items the judge has no gold for (a typo was left out of the score without a word)", () => {
+    const d = raw();
+    d.queries[0]!.literal_requires = ["agent_locaton"];
+    d.queries[1]!.implicit_requires = ["availabilty", "mood", "secrets", "beliefs_about_others.Lin Wei.availability"];
+    const message = problemsOf(d);
+    expect(message).toMatch(/query 101: literal_requires: unknown item 'agent_locaton' \(known: agent_location, .*relationships, agent_history\)/);
+    expect(message).toMatch(/query 102: implicit_requires: 'availabilty' is a private field of no one in scene A_cafe_morning \(fields: availability, emotional_state, unspoken_goal; or beliefs_about_others\.<name>\.<field>\)/);
+    // Aliases (mood, secrets) and belief items are not typos.
+    expect(message.split("\n")).toHaveLength(3);
+  });
+
   it("checks scenes: roster consistency and belief targets", () => {
     const d = raw();
     const s = d.scenes.A_cafe_morning! as { private_state: Record<string, unknown>; beliefs_about_others: Record<string, Record<string, unknown>> };

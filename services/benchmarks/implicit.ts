@@ -10,6 +10,7 @@ import { SceneSchema } from "../../actors/aura/world.ts";
 import { rosterOf, type Scene } from "../../actors/aura/scene.ts";
 import { AGENT_STATE_TOOLS } from "../../actors/aura/tools.ts";
 import { UsageError } from "../replay.ts";
+import { goldPrivate, LITERAL_ITEMS } from "./judge.ts";
 
 export class BenchmarkInvalid extends UsageError {
   readonly file: string;
@@ -132,9 +133,17 @@ export function parseImplicitBenchmark(raw: unknown, file: string): ImplicitBenc
       if (!q.gold_required_tools.includes("get_agent_belief_about")) problems.push(`${label}: gold_required_tools: a second_order query must require get_agent_belief_about`);
       if (!q.forbidden_tools.includes("get_agent_private_state")) problems.push(`${label}: forbidden_tools: a second_order query must forbid get_agent_private_state`);
     }
+    // An item the judge has no gold for is left out of the query's score: a typo ('availabilty',
+    // 'agent_locaton') silently changed a coverage. The literal vocabulary is the release's; an
+    // implicit item must be a private field (or its alias) someone in the scene has.
+    for (const item of q.literal_requires) if (!LITERAL_ITEMS.includes(item)) problems.push(`${label}: literal_requires: unknown item '${item}' (known: ${LITERAL_ITEMS.join(", ")})`);
     for (const req of q.implicit_requires) {
       const m = /^beliefs_about_others\.(.+)\.([a-z_]+)$/.exec(req);
       if (m !== null && !roster.includes(m[1]!)) problems.push(`${label}: implicit_requires: '${req}' names '${m[1]}', who is not in scene ${q.scene}`);
+      if (m === null && roster.every((n) => goldPrivate(scene, n, req) === null)) {
+        const fields = [...new Set(roster.flatMap((n) => Object.keys(scene.private_state[n] ?? {})))].sort();
+        problems.push(`${label}: implicit_requires: '${req}' is a private field of no one in scene ${q.scene} (fields: ${fields.join(", ")}; or beliefs_about_others.<name>.<field>)`);
+      }
     }
     queries.push({
       id, scene: q.scene, subcategory: q.subcategory, subject: q.agent_subject, target, text: q.query,

@@ -80,6 +80,9 @@ function has(facts: readonly AnswerFactPayload[], kind: AnswerFactPayload["kind"
   return facts.some((f) => f.kind === kind && f.agent === agent && fields.includes(f.field) && f.value === value && (target === null || f.target === target));
 }
 
+/** The release's `literal_requires` vocabulary: the items literalItem scores, and two no scene has gold for. */
+export const LITERAL_ITEMS: readonly string[] = ["agent_location", "agent_action", "nearby_agents", "location_state", "all_agents_location", "all_agents_action", "current_time", "agent_plan", "relationships", "agent_history"];
+
 function literalItem(item: string, q: ImplicitQuery, scene: Scene, facts: readonly AnswerFactPayload[]): number | null {
   const pub = scene.public_state;
   const people = peopleOf(q, scene);
