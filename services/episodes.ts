@@ -1,6 +1,6 @@
 // Running and forking episodes on the embedded default: file event store, in-process transport,
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../actors/actor.ts";
 import { canonicalJson } from "../events/canonical.ts";
@@ -45,6 +45,8 @@ export interface CommonOptions {
   readonly llm?: LlmResponder;
   /** Told when resuming had to cut a damaged tail off the log, and where the cut bytes were kept. */
   readonly onRecovered?: (torn: TornTail, keptAt: string) => void;
+  /** Once aborted, the run stops after the tick in progress is committed, failing with Interrupted. */
+  readonly stop?: AbortSignal;
 }
 
 /** Where an episode's pieces live, as locations of the EventStores and SnapshotStores services. */
@@ -79,6 +81,27 @@ export class ActorHostLost extends Error {
     this.name = "ActorHostLost";
     this.episode = episode;
     this.actorId = actorId;
+  }
+}
+
+/** A run or fork stopped on request (`CommonOptions.stop`: Ctrl-C) after a committed tick: its log ends on that tick's commit. */
+export class Interrupted extends Error {
+  readonly episode: string;
+  /** The last tick committed, and the episode's last. */
+  readonly afterTick: number;
+  readonly lastTick: number;
+  /** What asked the run to stop (the signal's name). */
+  readonly reason: string;
+  /** The episode directory (set once known). */
+  readonly dir: string;
+  constructor(episode: string, afterTick: number, lastTick: number, reason: string, dir = "") {
+    super(`episode ${episode}: stopped by ${reason} after tick ${afterTick} of ${lastTick}`);
+    this.name = "Interrupted";
+    this.episode = episode;
+    this.afterTick = afterTick;
+    this.lastTick = lastTick;
+    this.reason = reason;
+    this.dir = dir;
   }
 }
 
@@ -152,9 +175,32 @@ function chooseDir(explicit: string | undefined, episode: string): string {
   for (let n = 2; ; n++) if (!existsSync(`${base}-${n}`)) return `${base}-${n}`;
 }
 
+/**
+ * Refuses up front an episode directory this process cannot write (Node's EACCES named a mkdir or
+ * a lock file, and a trace beside the log was blamed first, with `--trace none` as the remedy):
+ * the nearest folder that exists, and a resumed log's folder and last segment.
+ */
+export function checkWritable(dir: string, explicit: string | undefined, resume: boolean): void {
+  const log = join(dir, "log");
+  const segment = segmentFiles(log).at(-1);
+  let folder = dir;
+  while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+  const needed = resume && existsSync(log) ? [log, ...(segment === undefined ? [] : [segment])] : [folder];
+  for (const path of needed) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      const why = `cannot write to ${shownPath(path)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      if (resume && existsSync(log)) throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; the log is left as it is: make it writable to continue it`);
+      throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; ${explicit === undefined ? "give --log a directory you can write to, or run from one" : "choose a directory you can write to"}`);
+    }
+  }
+}
+
 /** The embedded layout: an episode directory with log/, snapshots/ and trace.jsonl. */
 export const filesWhere = (explicit: string | undefined, resume = false) => (episode: string): Where => {
   const dir = resume ? (explicit === undefined ? resolve("runs", episode) : explicitLogDir(explicit, true)) : chooseDir(explicit, episode);
+  checkWritable(dir, explicit, resume);
   const layout = layoutOf(dir);
   return { log: layout.log, snapshots: layout.snapshots, dir, trace: { exporter: "jsonl", file: layout.trace } };
 };
@@ -272,7 +318,8 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
       }
     };
     const lost = hostLost(d.episode, new Map(remote.map((id) => [routing.subjectOf(id), id])));
-    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: lost });
+    const stopped = (error: unknown): Error => (error instanceof Interrupted ? new Interrupted(error.episode, error.afterTick, error.lastTick, error.reason, where.dir) : lost(error));
+    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: stopped });
     local?.stop();
     // The trace is flushed now (not only when the scope closes) so the result can say whether it was delivered.
     yield* Effect.promise(() => telemetry.flush().catch(() => undefined));
@@ -404,6 +451,15 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
     }
     if (local !== null) o.observer?.onTick?.(result, local);
     o.progress?.(tick - d.firstTick + 1, total);
+    if (o.stop !== undefined && tick < d.lastTick) {
+      // A signal handler runs only when the event loop turns, which a run's chain of promises
+      // never lets it do: without this turn a Ctrl-C was seen after the last tick, or never.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (o.stop.aborted) {
+        await storing;
+        throw new Interrupted(d.episode, tick, d.lastTick, String(o.stop.reason));
+      }
+    }
   }
   await storing;
   return stateHash;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -406,6 +406,83 @@ describe("run --resume after kill -9", () => {
     expect(partial).toBeLessThan(records.length);
     expect(records.map(strip)).toEqual(logRecords(full).map(strip));
     expect(cli(["verify", dir]).code).toBe(0);
+  });
+});
+
+describe("run and fork stopped by Ctrl-C", () => {
+  it("stop after the tick in progress, with the log ending on its commit and its lock released, and say how to continue (exit 130; SIGTERM 143)", async () => {
+    const work = tempDir("sigint");
+    // Without --log: the run goes to runs/<episode>-2 beside one that took runs/<episode>, which a --resume without --log would not find.
+    expect(cli(["run", "auratown", "--seed", "4", "--ticks", "2", "--quiet", "--trace", "none"], work).code).toBe(0);
+    const args = ["run", "auratown", "--seed", "4", "--days", "30", "--no-summary", "--trace", "none"];
+    const { spawn } = await import("node:child_process");
+    const stopped = async (cliArgs: string[], dir: string, signal: NodeJS.Signals) => {
+      const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), ...cliArgs], { cwd: work });
+      const exited = new Promise((r) => child.on("exit", r));
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      // A fork's first segment is named by its parent's seq at the fork point.
+      const written = () => existsSync(join(dir, "log")) && readdirSync(join(dir, "log")).some((f) => f.endsWith(".jsonl") && readFileSync(join(dir, "log", f)).length > 200_000);
+      for (let i = 0; i < 400 && !written(); i++) await new Promise((r) => setTimeout(r, 10));
+      child.kill(signal);
+      return { code: await exited, err };
+    };
+    const dir = join(work, "runs", "auratown-s4-baseline-2");
+    const run = await stopped(args, dir, "SIGINT");
+    expect(run.code, run.err).toBe(130);
+    const said = /run: stopped by SIGINT after tick (\d+) of 1019; the log in (\S+) holds every tick up to \1; continue it with `probetown (.*)`\n/.exec(run.err);
+    expect(said, run.err).not.toBeNull();
+    expect(said![2]).toBe(join("runs", "auratown-s4-baseline-2"));
+    expect(said![3]).toBe(`${args.join(" ")} --log runs/auratown-s4-baseline-2 --resume`);
+    const last = logRecords(dir).at(-1)!;
+    expect(last).toMatchObject({ type: "tick.committed", tick: Number(said![1]) });
+    expect(existsSync(join(dir, "log", "writer.lock"))).toBe(false);
+    const verified = cli(["verify", dir]);
+    expect(verified.code).toBe(0);
+    expect(verified.out).not.toMatch(/part-way/);
+    // The command it names continues the episode to its end.
+    const resumed = cli(said![3]!.split(" "), work);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.out).toMatch(new RegExp(`resumed after tick ${said![1]}`));
+    // A fork is stopped the same way; it is not resumed, so it says to fork again.
+    const child = join(work, "child");
+    const fork = await stopped(["fork", dir, "--at", "3", "--condition", "no-reflection", "--log", child, "--no-summary", "--trace", "none"], child, "SIGTERM");
+    expect(fork.code, fork.err).toBe(143);
+    expect(fork.err).toMatch(/fork: stopped by SIGTERM after tick \d+ of 1019; the log in child holds every tick up to \d+; a fork is not resumed: remove child and fork again\n/);
+    expect(logRecords(child).at(-1)!.type).toBe("tick.committed");
+  });
+});
+
+describe("a place the log cannot be written", () => {
+  it("is refused up front naming it (the trace beside the log was blamed, with --trace none as the remedy); repair of a read-only log that is intact says so", () => {
+    const work = tempDir("readonly");
+    const episode = join(work, "ep");
+    expect(cli(["run", "auratown", "--seed", "2", "--ticks", "3", "--quiet", "--log", episode]).code).toBe(0);
+    const locked = join(work, "locked");
+    mkdirSync(locked);
+    // Root writes anywhere: the command runs as nobody then, for whom 0555 is read-only as for anyone else.
+    chmodSync(work, 0o755);
+    for (const path of [locked, episode, join(episode, "log"), join(episode, "snapshots")]) chmodSync(path, 0o555);
+    const asSomeone = (args: string[]) => {
+      const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd: work, encoding: "utf8", ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}) });
+      return { code: r.status, out: r.stdout, err: r.stderr };
+    };
+    const fresh = asSomeone(["run", "auratown", "--seed", "2", "--ticks", "3", "--log", join("locked", "x")]);
+    expect(fresh.code, fresh.err).toBe(2);
+    expect(fresh.err).toBe("probetown: error: --log locked/x: cannot write to locked (EACCES); choose a directory you can write to\n");
+    const resumed = asSomeone(["run", "auratown", "--seed", "2", "--ticks", "3", "--log", "ep", "--resume"]);
+    expect(resumed.code, resumed.err).toBe(2);
+    expect(resumed.err).toBe("probetown: error: --log ep: cannot write to ep/log (EACCES); the log is left as it is: make it writable to continue it\n");
+    const intact = asSomeone(["repair", "ep"]);
+    expect(intact.code, intact.err).toBe(0);
+    expect(intact.out).toBe("ep/log: intact, nothing to repair\n");
+    chmodSync(join(episode, "log"), 0o755);
+    writeFileSync(firstSegment(episode), readFileSync(firstSegment(episode), "utf8").slice(0, -30));
+    chmodSync(join(episode, "log"), 0o555);
+    const torn = asSomeone(["repair", "ep"]);
+    expect(torn.code, torn.err).toBe(2);
+    expect(torn.err).toMatch(/torn final record .*; cannot cut it: ep\/log cannot be written \(EACCES\); the log is left as it is: make it writable and repair again\n$/);
+    expect(existsSync(join(episode, "log", "writer.lock"))).toBe(false);
   });
 });
 

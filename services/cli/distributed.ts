@@ -15,17 +15,19 @@ import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
-import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, setLockTtl } from "../../infra/jetStreamEventStore.ts";
+import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, readJetStreamLog, setLockTtl } from "../../infra/jetStreamEventStore.ts";
 import type { LogEnds } from "../../infra/fileEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
-import { explicitLogDir, filesWhere } from "../episodes.ts";
+import { checkWritable, explicitLogDir, filesWhere } from "../episodes.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { recordLine } from "../views/records.ts";
+import type { LogRecord } from "../../events/record.ts";
+import type { ParentLogs } from "./envprobe.ts";
 import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../verify.ts";
 import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
@@ -72,6 +74,28 @@ async function heldInstead(nc: NatsConnection, namespace: string, episode: strin
   };
   const nearest = held.length <= 8 ? held : [...held].sort((a, b) => common(b) - common(a)).slice(0, 5);
   return `it holds ${held.length <= 8 ? nearest.join(", ") : `${held.length} episodes, among them ${nearest.join(", ")}`} (check the id and --namespace)`;
+}
+
+/**
+ * The logs of a JetStream fork's ancestors (its parent, the parent's parent, …), read here for what
+ * needs a fork's whole trajectory (an EnvProbe fork's summary), as a file fork's are read from disk.
+ * A fork's header names its parent as `jetstream:<namespace>/<episode>`.
+ */
+export async function jetStreamParents(nc: NatsConnection, records: readonly LogRecord[]): Promise<ParentLogs> {
+  const read = new Map<string, readonly LogRecord[]>();
+  let head = records[0];
+  while (head?.type === "episode.forked") {
+    const parentLog = (head.payload as { parentLog: string }).parentLog;
+    const named = /^jetstream:([^/]+)\/(.+)$/.exec(parentLog);
+    if (named === null || read.has(parentLog)) break;
+    const parent = await readJetStreamLog(nc, named[1]!, named[2]!);
+    read.set(parentLog, parent);
+    head = parent[0];
+  }
+  return (parentLog) => {
+    const parent = read.get(parentLog);
+    return parent === undefined ? null : { dir: parentLog, records: parent };
+  };
 }
 
 /** How long `follow` waits for an episode's first record before it says what the namespace holds instead. */
@@ -306,7 +330,7 @@ export function checkOutFile(out: string | undefined): void {
 export async function cmdSweep(world: string, flags: SweepFlags): Promise<number> {
   checkOutFile(flags.out);
   if (flags.log !== undefined && existsSync(flags.log) && !statSync(flags.log).isDirectory()) throw new UsageError(`--log ${flags.log}: is a file; expected a directory for the episodes`);
-  if (flags.log !== undefined) explicitLogDir(flags.log);
+  if (flags.log !== undefined) checkWritable(explicitLogDir(flags.log), flags.log, false);
   const jobs = jobsOf({
     world,
     seeds: parseSeeds(flags.seeds),

@@ -4,7 +4,7 @@
 //   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
 //   5 finished, but the model endpoint refused (key, model, URL) or could not be reached, so its
 //   calls fell back to the deterministic backends (the log is complete and valid)
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
@@ -16,7 +16,7 @@ import { openFileEventStoreForAppend, peekLog, scanLog, type LogEnds } from "../
 import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
 import type { TownConfig } from "../../actors/auratown/config.ts";
-import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
+import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, Interrupted, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, LocalWorkersGone, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
@@ -197,6 +197,29 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
 function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) {
   const bar = progressBar(!flags.json && !flags.quiet, label);
   const rows: TickRow[] = [];
+  // Ctrl-C (or SIGTERM) stops a file run after the tick in progress: its log ends on a committed
+  // tick, its writer lock released, and `interrupted` says where it stands (Node died mid-tick,
+  // silently, exit 130). A second one stops at once.
+  const command = label === "fork" ? "fork" : "run";
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
+    bar.stop();
+    stop.abort(signal);
+    process.stderr.write(`${command}: ${signal}: stopping after the tick in progress (once more stops at once)\n`);
+  };
+  if (flags.nats === undefined) process.on("SIGINT", onSignal).on("SIGTERM", onSignal);
+  /**
+   * The exit code and what to say when the episode stopped on a signal (`how` continues it), else
+   * rethrows: the log holds every tick up to the one it stopped after.
+   */
+  const interrupted = (error: unknown, how: (dir: string) => string): number => {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    if (!(error instanceof Interrupted)) throw error;
+    bar.stop();
+    process.stderr.write(`${command}: stopped by ${error.reason} after tick ${error.afterTick} of ${error.lastTick}; the log in ${shownPath(error.dir)} holds every tick up to ${error.afterTick}; ${how(error.dir)}\n`);
+    return error.reason === "SIGTERM" ? 143 : 130;
+  };
   /** Whether the readable summary is printed (not for a resumed run: its ticks were partly run before). */
   const wantsSummary = (result: EpisodeResult): boolean => !flags.json && !flags.quiet && flags.summary !== false && result.resumedAfterTick === undefined;
   const options: CommonOptions = {
@@ -206,6 +229,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
     observer: { onTick: (result, host) => void (host.ids.length <= DETAILED_TOWN_ACTORS && host.ids.includes("env/auratown") && rows.push(collectRow(result.tick, host))) },
     progress: bar.update,
+    ...(flags.nats === undefined ? { stop: stop.signal } : {}),
   };
   /**
    * `check` replaces the verify hint for logs kept elsewhere (JetStream); `logged` is such a log
@@ -214,6 +238,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
    */
   const finish = (result: EpisodeResult, title: string, check?: string, logged?: readonly LogRecord[] | null, fork = false): number => {
     bar.stop();
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
     if (check !== undefined) {
       const usage = logged === undefined || logged === null || !MODEL_WORLDS.has(result.world) ? null : llmUsageOf(logged);
       if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, llm: usage }, null, 2) + "\n");
@@ -232,7 +257,18 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     report(result, rows, records, flags, title);
     return EXIT.ok;
   };
-  return { options, finish, wantsSummary };
+  return { options, finish, wantsSummary, interrupted };
+}
+
+/**
+ * This command line with `--resume` (and the episode directory, when it was chosen for the run:
+ * `run` without `--log` goes to runs/<episode>-2 when runs/<episode> is taken, which a `--resume`
+ * without `--log` would not find), quoted for a POSIX shell.
+ */
+function resumeCommand(dir: string, addLog: boolean): string {
+  const args = process.argv.slice(2).filter((a) => a !== "--resume");
+  const quoted = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+  return [...args, ...(addLog ? ["--log", shownPath(dir)] : []), "--resume"].map(quoted).join(" ");
 }
 
 /** The episode header at a log's first end; null when there is none or it does not read (the full read says why). */
@@ -320,7 +356,13 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
       const { dir, log } = filesWhere(flags.log, true)(episodeIdOf(worldName, flags.seed, condition));
       if (!existsSync(log) || readdirSync(log).length === 0) process.stderr.write(`run --resume: no log at ${shownPath(dir)} yet; starting the episode there\n`);
     }
-    const code = session.finish(await runEpisode(options), title(episodeIdOf(worldName, flags.seed, condition)));
+    let result: EpisodeResult;
+    try {
+      result = await runEpisode(options);
+    } catch (error) {
+      return session.interrupted(error, (dir) => `continue it with \`probetown ${resumeCommand(dir, flags.log === undefined)}\``);
+    }
+    const code = session.finish(result, title(episodeIdOf(worldName, flags.seed, condition)));
     return code === EXIT.ok ? gatewayExit("run", llm.gateway) : code;
   }
   if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
@@ -365,7 +407,13 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   if (nats === undefined) {
     const { afterFork, gateway, ...llm } = llmForFork(log, flags);
     check(peekLog(layoutOf(resolveEpisodeDir(log)).log));
-    const result = await forkEpisode({ ...options, ...llm });
+    let result: ForkResult;
+    try {
+      result = await forkEpisode({ ...options, ...llm });
+    } catch (error) {
+      // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
+      return session.interrupted(error, (dir) => `a fork is not resumed: remove ${shownPath(dir)} and fork again`);
+    }
     afterFork?.();
     const code = session.finish(result, title(result));
     return code === EXIT.ok ? gatewayExit("fork", gateway) : code;
@@ -589,8 +637,21 @@ const unknownAgent = (agent: string, episode: string, ids: readonly string[]): U
 async function cmdRepair(log: string): Promise<number> {
   const dir = resolveEpisodeDir(log);
   const logDir = layoutOf(dir).log;
-  const episode = scanLog(logDir, { validate: false }).records[0]?.episode;
+  // Damage before the end is reported as the append would (exit 3); an intact log needs no write,
+  // nor its writer lock (a read-only one failed with EACCES on the lock file).
+  const scan = scanLog(logDir);
+  const episode = scan.records[0]?.episode;
   if (episode === undefined) throw new UsageError(`${shownPath(logDir)}: no complete record to keep; nothing to repair`);
+  if (scan.torn === null) {
+    process.stdout.write(`${shownPath(logDir)}: intact, nothing to repair\n`);
+    return EXIT.ok;
+  }
+  try {
+    accessSync(logDir, constants.W_OK);
+    accessSync(scan.lastFile ?? logDir, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`${scan.torn.message}; cannot cut it: ${shownPath(logDir)} cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the log is left as it is: make it writable and repair again`);
+  }
   let cut: { torn: TornTail; kept: string } | null = null;
   const { store, records } = openFileEventStoreForAppend(logDir, { episode, onRecovered: (torn, kept) => (cut = { torn, kept }) });
   await store.close();
