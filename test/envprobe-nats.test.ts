@@ -190,3 +190,31 @@ describe("sweep envprobe over NATS", () => {
     expect(files(log)).toEqual(embeddedLogs);
   }, 180_000);
 });
+
+describe("fork --nats of an EnvProbe or aura-scene episode", () => {
+  it("prints the summary a file fork prints: an EnvProbe fork's over its whole trajectory, its ancestors read from JetStream (a fork of a fork too); a scene fork's queries", async () => {
+    const ns = suite.nats.namespace("fork-summary");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    const work = tempDir("fork-summary");
+    const parent = "envprobe-s3-envprobe-simple";
+    expect((await start(["run", "envprobe", "--seed", "3", ...nats, "-q"]).done).code).toBe(0);
+    expect((await start(["run", "envprobe", "--seed", "3", "--log", join(work, "p"), "-q"]).done).code).toBe(0);
+    // What a summary says between the counts and where the log went (the NATS one adds the state hash).
+    const summaryOf = (out: string) => out.slice(out.indexOf("objectstate · regime"), out.indexOf("\nlog:"));
+    const forks = [
+      [["fork", parent, "--at", "5", "--condition", "periodic", ...nats], ["fork", join(work, "p"), "--at", "5", "--condition", "periodic", "--log", join(work, "f")]],
+      [["fork", `${parent}~t5-periodic`, "--at", "9", "--condition", "no-probe", ...nats], ["fork", join(work, "f"), "--at", "9", "--condition", "no-probe", "--log", join(work, "ff")]],
+    ];
+    for (const [inNats, inFiles] of forks) {
+      const [n, f] = await Promise.all([start(inNats!).done, start(inFiles!).done]);
+      expect(n.code, n.err).toBe(0);
+      expect(f.code, f.err).toBe(0);
+      expect(summaryOf(f.out)).toMatch(/^objectstate · regime medium · policy \S+ after the fork at tick \d \(.* before\): .*\nA_H .* before the fork \(parent's polic/);
+      expect(summaryOf(n.out)).toBe(summaryOf(f.out));
+    }
+    expect((await start(["run", "aura-scene", "--seed", "1", "--condition", "aura-intent", "--config", "examples/scene.json", ...nats, "-q"]).done).code).toBe(0);
+    const scene = await start(["fork", "aura-scene-s1-aura-intent", "--at", "0", "--condition", "aura-intent-nomemory", ...nats]).done;
+    expect(scene.code, scene.err).toBe(0);
+    expect(scene.out).toMatch(/\n\nquery 2 \(demo\): .*\n  IntentFrame [\s\S]*\nquery 3 \(demo\): [\s\S]*\n\nlog:   jetstream:/);
+  }, 60_000);
+});

@@ -180,18 +180,31 @@ interface Lineage {
 }
 
 /**
+ * A parent's log by the `parentLog` its child's header names (`childDir`: the child's episode
+ * directory): its records and the directory its own `parentLog` is relative to; null when it is
+ * not there. Files by default; a JetStream fork's ancestors are read beforehand (`jetStreamParents`).
+ */
+export type ParentLogs = (parentLog: string, childDir: string) => { readonly dir: string; readonly records: readonly LogRecord[] } | null;
+
+const parentFiles: ParentLogs = (parentLog, childDir) => {
+  const log = resolve(childDir, parentLog);
+  if (!existsSync(log)) return null;
+  // The parent's own parentLog is relative to its episode directory, the one holding its log/.
+  return { dir: dirname(log), records: scanLog(log, { validate: false }).records };
+};
+
+/**
  * A fork's whole trajectory for its metrics: its parent's (whole, for a fork of a fork) records up
  * to the fork point (the header relabelled with the fork's condition) and then the fork's own.
  * Null when a parent log is gone. A run's log is returned as it is.
  */
-function lineageOf(dir: string, records: readonly LogRecord[]): Lineage | null {
+function lineageOf(dir: string, records: readonly LogRecord[], parents: ParentLogs): Lineage | null {
   const head = records[0];
   if (head?.type !== "episode.forked") return { records, before: [], fork: null };
   const fork = head.payload as { parentLog: string; atSeq: number; atTick: number; condition: string; parentCondition: string };
-  const parentLog = resolve(dir, fork.parentLog);
-  if (!existsSync(parentLog)) return null;
-  // The parent's own parentLog is relative to its episode directory, the one holding its log/.
-  const parent = lineageOf(dirname(parentLog), scanLog(parentLog, { validate: false }).records);
+  const parentLog = parents(fork.parentLog, dir);
+  if (parentLog === null) return null;
+  const parent = lineageOf(parentLog.dir, parentLog.records, parents);
   if (parent === null) return null;
   const prefix = parent.records.filter((r) => r.seq <= fork.atSeq);
   const relabelled = prefix.map((r) => (r.type === "episode.started" ? { ...r, payload: { ...(r.payload as object), condition: fork.condition } } : r));
@@ -204,8 +217,8 @@ function lineageOf(dir: string, records: readonly LogRecord[]): Lineage | null {
  * the whole trajectory, its parent's steps included, so the summary says which probes (and which
  * outcome) came before the fork, from the parent's policy, and which the child's policy spent.
  */
-export function envprobeLogSummary(dir: string, records: readonly LogRecord[]): string | null {
-  const lineage = lineageOf(dir, records);
+export function envprobeLogSummary(dir: string, records: readonly LogRecord[], parents: ParentLogs = parentFiles): string | null {
+  const lineage = lineageOf(dir, records, parents);
   if (lineage === null) return "(the parent log of this fork is not where its header says: no EnvProbe summary)";
   return envprobeSummary(lineage.records, lineage.fork === null ? undefined : { atSeq: lineage.fork.atSeq, atTick: lineage.fork.atTick, before: lineage.before });
 }

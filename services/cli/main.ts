@@ -21,7 +21,7 @@ import { DEFAULT_NAMESPACE, jetStreamWhere, LocalWorkersGone, remotePlacement, w
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { MIN_LOCK_TTL_MS, peekJetStreamLog, readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
-import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, keepSnapshotInNats, listFlag, lockWaitNotice, peekInNats, replayFromNats, verifyFromNats, type EndsCheck } from "./distributed.ts";
+import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, jetStreamParents, keepSnapshotInNats, listFlag, lockWaitNotice, peekInNats, replayFromNats, verifyFromNats, type EndsCheck } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
 import { Divergence, headerOf, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
@@ -31,7 +31,7 @@ import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
 import { addLlmOptions, EXIT_ENDPOINT, gatewayExit, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
-import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags } from "./envprobe.ts";
+import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags, type ParentLogs } from "./envprobe.ts";
 import { llmUsageLine, llmUsageOf, pickRecords, renderLlmUsage, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
@@ -143,13 +143,13 @@ function countsLine(result: EpisodeResult): string {
  * The summary of a log read back, by its world (the town's own view is drawn from ticks instead, when
  * kept); `usage: false` leaves out the model usage (a caller that prints it on its own).
  */
-function worldSummary(dir: string, logged: readonly LogRecord[], actors: number, usage = true): string | null {
+function worldSummary(dir: string, logged: readonly LogRecord[], actors: number, usage = true, parents?: ParentLogs): string | null {
   const world = (logged[0]?.payload as { world?: string } | undefined)?.world;
   if (world === "auratown") return renderRecordSummary(logged, actors);
   const llm = usage ? renderLlmUsage(logged) : null;
   const withLlm = (text: string | null) => (text === null ? llm : llm === null ? text : `${text}\n${llm}`);
   if (world === "aura-scene") return withLlm(renderSceneSummary(logged));
-  if (world === "envprobe") return withLlm(envprobeLogSummary(dir, logged));
+  if (world === "envprobe") return withLlm(envprobeLogSummary(dir, logged, parents));
   return null;
 }
 
@@ -233,10 +233,11 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
   };
   /**
    * `check` replaces the verify hint for logs kept elsewhere (JetStream); `logged` is such a log
-   * read back, for its model usage (a model world's) and the summary the file path prints (a
-   * fork's only from its kept rows: the records before it are in its parent's log).
+   * read back, for its model usage (a model world's) and the summary the file path prints;
+   * `parents`: a fork's ancestors' logs, read back too (an EnvProbe fork's summary covers its whole
+   * trajectory).
    */
-  const finish = (result: EpisodeResult, title: string, check?: string, logged?: readonly LogRecord[] | null, fork = false): number => {
+  const finish = (result: EpisodeResult, title: string, check?: string, logged?: readonly LogRecord[] | null, parents?: ParentLogs): number => {
     bar.stop();
     process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
     if (check !== undefined) {
@@ -245,7 +246,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
       else {
         if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n${usage === null ? "" : `${llmUsageLine(usage)}\n`}\n`);
         if (!flags.quiet && wantsSummary(result) && logged != null) {
-          const text = rows.length > 0 ? renderSummary(summarize(logged, rows)) : fork ? null : worldSummary(result.dir, logged, result.actors, false);
+          const text = rows.length > 0 ? renderSummary(summarize(logged, rows)) : worldSummary(result.dir, logged, result.actors, false, parents);
           if (text !== null) process.stdout.write(text + "\n\n");
         }
         process.stdout.write(`log:   ${result.dir}\ntrace: ${traceLine(result)}\n`);
@@ -423,6 +424,7 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
   const ns = flags.namespace;
   const where = jetStreamWhere(ns);
   let logged = null as LogRecord[] | null;
+  let parents: ParentLogs | undefined;
   let gateway: ReturnType<typeof llmForFork>["gateway"];
   const result = await withNats(nats, { role: "fork", quiet: flags.quiet }, async (nc) => {
     check(await peekInNats(nc, nats, ns, log));
@@ -435,9 +437,10 @@ async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlag
     );
     afterFork?.();
     if (MODEL_WORLDS.has(forked.world) || session.wantsSummary(forked)) logged = await readJetStreamLog(nc, ns, forked.episode);
+    if (forked.world === "envprobe" && session.wantsSummary(forked) && logged !== null) parents = await jetStreamParents(nc, logged);
     return forked;
   });
-  const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns), logged, true);
+  const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns), logged, parents);
   return code === EXIT.ok ? gatewayExit("fork", gateway) : code;
 }
 
