@@ -701,6 +701,13 @@ export const apiKeyVariable = (env: NodeJS.ProcessEnv): "PROBETOWN_LLM_API_KEY" 
 const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s);
 
 /**
+ * The fetch standard's blocked ("bad") ports, which Node's fetch — the `openai` client's HTTP —
+ * refuses without connecting. A model served on one (6000, 6666, …) was reported unreachable
+ * ("connection failed: bad port; is the server running?") after every call's retries.
+ */
+const BLOCKED_PORTS: ReadonlySet<number> = new Set([1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
+
+/**
  * Resolves the LLM configuration: `--llm-config` file, then `--llm` and `--model` flags over it,
  * then the environment (`PROBETOWN_LLM_BASE_URL`, `OPENAI_BASE_URL`, `PROBETOWN_LLM_API_KEY`,
  * `OPENAI_API_KEY`). The LLM is used only when asked for (a flag, a config file or
@@ -753,6 +760,8 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
     throw new UsageError(`${source}: not a URL: '${baseURL}' (e.g. http://127.0.0.1:11434/v1)`);
   }
   if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`${source}: expected an http:// or https:// URL, got '${baseURL}' (e.g. http://127.0.0.1:11434/v1)`);
+  const port = new URL(baseURL).port;
+  if (BLOCKED_PORTS.has(Number(port))) throw new UsageError(`${source}: port ${port} is one Node's fetch (the model client's HTTP) never connects to, whatever listens there (a blocked port of the fetch standard: https://fetch.spec.whatwg.org/#port-blocking); serve the model on another port, e.g. 8000`);
   // A bare `none` (flag or file `model`) keeps every role not named deterministic.
   const named = defaultModel ?? (file as { model?: string }).model ?? DEFAULT_MODEL;
   const fallbackModel = named === "none" ? null : named;

@@ -610,6 +610,15 @@ describe("LLM configuration", () => {
     expect(resolveLlmConfig({ llm: "HTTPS://example.org/v1" }, {}).config?.baseURL).toBe("HTTPS://example.org/v1");
   });
 
+  it("refuses a port Node's fetch never connects to, naming it (a server running on 6000 was reported unreachable after every call's retries)", async () => {
+    // The premise, in this Node: fetch refuses the port without connecting, whatever listens there.
+    const refused = await fetch("http://127.0.0.1:6000/v1/chat/completions").then(() => null, (e: Error) => String((e.cause as Error | undefined)?.message ?? e.message));
+    expect(refused).toBe("bad port");
+    expect(() => resolveLlmConfig({ llm: "http://127.0.0.1:6000/v1" }, {})).toThrow(/^--llm: port 6000 is one Node's fetch \(the model client's HTTP\) never connects to, whatever listens there .*; serve the model on another port/);
+    expect(() => resolveLlmConfig({ configObject: { label: "spec.json: field 'llm'", value: { baseURL: "http://localhost:6666/v1" } } }, {})).toThrow(/^spec\.json: field 'llm': baseURL: port 6666 is one/);
+    expect(resolveLlmConfig({ llm: "http://127.0.0.1:8000/v1" }, {}).config?.baseURL).toBe("http://127.0.0.1:8000/v1");
+  });
+
   it("reads --llm-config files and refuses keys in them", () => {
     const dir = tempDir("llm-config");
     writeFileSync(join(dir, "ok.json"), JSON.stringify({ baseURL: "http://localhost:8000/v1", models: { intent: "m1", answer: null }, timeoutMs: 5000, concurrency: 2 }));
