@@ -41,9 +41,13 @@ export function kvKey(value: string): string {
   return value.replace(/[^-/_.a-zA-Z0-9]/g, (c) => [...Buffer.from(c, "utf8")].map((b) => `=${b.toString(16).padStart(2, "0")}`).join(""));
 }
 
-/** A server URL in its parts: `scheme://` (or ""), the `user:pass` before an `@` (or null), and the rest. */
+/**
+ * A server URL in its parts: `scheme://` (or ""), the `user:pass` before the last `@` (or null),
+ * and the rest. The last: a host has no `@`, and a password typed as it is may hold one, or a `/`
+ * (`nats://u:p@ss@host`, `nats://u:pa/ss@host`), all of it to be kept out of sight.
+ */
 export function splitNatsUrl(url: string): { readonly scheme: string; readonly credentials: string | null; readonly rest: string } {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)?(?:([^@/]*)@)?(.*)$/i.exec(url)!;
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)?(?:(.*)@)?([^@]*)$/is.exec(url)!;
   return { scheme: m[1] ?? "", credentials: m[2] ?? null, rest: m[3]! };
 }
 
@@ -111,8 +115,17 @@ function serverAndCredentials(url: string): { readonly server: string; readonly 
   const { scheme, credentials, rest } = splitNatsUrl(url);
   if (credentials === null) return { server: url };
   const [user, ...pass] = credentials.split(":");
-  if (pass.length === 0) return { server: `${scheme}${rest}`, token: decodeURIComponent(user ?? "") };
-  return { server: `${scheme}${rest}`, user: decodeURIComponent(user ?? ""), pass: decodeURIComponent(pass.join(":")) };
+  if (pass.length === 0) return { server: `${scheme}${rest}`, token: decoded(user ?? "") };
+  return { server: `${scheme}${rest}`, user: decoded(user ?? ""), pass: decoded(pass.join(":")) };
+}
+
+/** A URL's percent-escapes decoded; a `%` that starts none (a password typed as it is, `50%off`) is itself. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /**

@@ -98,3 +98,32 @@ describe("--nats with a token (nats://<token>@host, as the NATS CLI takes it)", 
     }
   }, 60_000);
 });
+
+describe("--nats with a password typed as it is ('@', '/' and '%' unescaped)", () => {
+  const ODD = "p@ss/w%rd";
+  let oddServer: TestNats;
+  beforeAll(async () => {
+    oddServer = await startTestNats({ auth: { user: USER, pass: ODD } });
+  }, 30_000);
+  afterAll(() => oddServer?.stop());
+
+  it("logs in with it and never prints any of it; a list of servers is refused without echoing a password in it", async () => {
+    const ns = oddServer.namespace("odd");
+    // Before, the URL was split at its first '@' and refused, printing 'nats://…@ss/w%rd@…'; with a
+    // '/' before the '@' nothing was taken for credentials and the whole URL was printed.
+    const url = oddServer.url.replace("nats://", `nats://${USER}:${ODD}@`);
+    const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]).done;
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.out).toContain("npx probetown verify auratown-s5-baseline --nats nats://…@127.0.0.1:");
+    const slash = await startCli(["verify", "x", "--nats", oddServer.url.replace("nats://", `nats://${USER}:pa/ss@`)]).done;
+    expect(slash.code).toBe(2);
+    expect(slash.err).toMatch(/refused the credentials/);
+    const list = await startCli(["verify", "x", "--nats", `${oddServer.url},nats://${USER}:${ODD}@127.0.0.1:1`]).done;
+    expect(list.code).toBe(2);
+    expect(list.err).toMatch(/--nats: expected a NATS server URL like nats:\/\/127\.0\.0\.1:4222 .*, got 'nats:\/\/…@127\.0\.0\.1:1'/);
+    for (const text of [run.out, run.err, slash.out, slash.err, list.out, list.err]) {
+      for (const part of ["ss/w", "w%rd", "pa/ss", "pa/"]) expect(text).not.toContain(part);
+    }
+  }, 60_000);
+});

@@ -691,10 +691,11 @@ function natsUrlFromEnv(): string {
 
 /** Checks a --nats URL as it is read: nats.js would take an http:// or tls:// URL and fail later, or connect without TLS. */
 function checkNatsUrl(value: string): void {
-  const { scheme, rest } = splitNatsUrl(value);
+  const { scheme, credentials, rest } = splitNatsUrl(value);
   const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?\/?$/.exec(rest);
-  // Said by us, not commander, whose message would repeat the value with any password in it.
-  if ((scheme !== "" && scheme.toLowerCase() !== "nats://") || m === null || Number(m[2] ?? 4222) > 65535) throw new UsageError(`--nats: expected a NATS server URL like nats://127.0.0.1:4222 (host and port; TLS is not configured by probetown), got '${shownNatsUrl(value)}'`);
+  // Said by us, not commander, whose message would repeat the value with any password in it. A
+  // list of servers (`nats://a:4222,nats://b:4222`) is not taken either.
+  if ((scheme !== "" && scheme.toLowerCase() !== "nats://") || m === null || Number(m[2] ?? 4222) > 65535 || credentials?.includes("://") === true) throw new UsageError(`--nats: expected a NATS server URL like nats://127.0.0.1:4222 (host and port; TLS is not configured by probetown), got '${shownNatsUrl(value)}'`);
 }
 const namespaceOption = () =>
   new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE).argParser((value: string) => {
