@@ -453,9 +453,9 @@ describe("--llm on eval factual, experiment specs and ask", () => {
     };
     expect(problem({ judges: ["llm"] })).toMatch(/field 'judges': the llm judge needs an `llm` section/);
     expect(problem({ judges: ["gpt"] })).toMatch(/field 'judges': unknown judge 'gpt'/);
-    expect(problem({ llm: { baseURL: "http://127.0.0.1:9/v1", colour: 1 } })).toMatch(/field 'llm': .*colour/);
-    expect(problem({ llm: { baseURL: "http://127.0.0.1:9/v1", apiKey: "x" } })).toMatch(/field 'llm': do not put the API key/);
-    expect(problem({ judges: ["rule", "llm"], llm: { baseURL: "http://127.0.0.1:9/v1", model: "m" } })).toBe("");
+    expect(problem({ llm: { baseURL: "http://127.0.0.1:8000/v1", colour: 1 } })).toMatch(/field 'llm': .*colour/);
+    expect(problem({ llm: { baseURL: "http://127.0.0.1:8000/v1", apiKey: "x" } })).toMatch(/field 'llm': do not put the API key/);
+    expect(problem({ judges: ["rule", "llm"], llm: { baseURL: "http://127.0.0.1:8000/v1", model: "m" } })).toBe("");
   });
 
   it("ask: the controller's roles on the model; the fork's log records the calls and verifies with zero HTTP", async () => {
