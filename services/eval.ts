@@ -18,7 +18,7 @@ import { layoutOf, UsageError } from "./replay.ts";
 import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } from "./benchmarks/implicit.ts";
 import { RESULT_ROW_VERSION, resultLine, writeResults } from "./results.ts";
 import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
-import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged } from "./benchmarks/privacy.ts";
+import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged, type PrivacyQuery } from "./benchmarks/privacy.ts";
 import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, usageFromRecords, type Accounting, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
@@ -386,7 +386,7 @@ function backendOf(condition: string): string {
  * budget, the queries, the models. Found when its turn came, it was told as the whole snapshot
  * scene and town that differ, after the towns and the cells before it had run. `--fresh` reruns it.
  */
-function checkPrivacyCells(root: string, queries: readonly string[], seeds: readonly number[], conditions: readonly string[], warmup: number, maxSteps: number, models: SceneModels | null): void {
+function checkPrivacyCells(root: string, queries: readonly PrivacyQuery[], seeds: readonly number[], conditions: readonly string[], warmup: number, maxSteps: number, models: SceneModels | null): void {
   for (const seed of seeds) {
     for (const condition of conditions) {
       const dir = join(root, `s${seed}-${slug(condition)}${models === null ? "" : "-llm"}`);
@@ -397,8 +397,12 @@ function checkPrivacyCells(root: string, queries: readonly string[], seeds: read
       if (header === undefined) continue;
       const config = header.config;
       const tick = /^auratown-s\d+-t(\d+)$/.exec(config?.scene.name ?? "");
-      const had = { condition: header.condition, seed: header.seed, queries: config?.order.join(","), warmup: tick === null ? config?.scene.name : Number(tick[1]) + 1, maxSteps: config?.maxSteps, llm: config?.llm ?? null };
-      const differ = fieldDifferences(had, { condition, seed, queries: queries.join(","), warmup, maxSteps, llm: models }, "in the log");
+      // A question whose wording was edited in the file (same id) is named with both wordings.
+      const logged = new Map((config?.queries ?? []).map((q) => [q.id, q.text]));
+      const edited = queries.find((q) => logged.has(q.id) && logged.get(q.id) !== q.text);
+      const wording = (text: string | undefined) => (edited === undefined ? {} : { [`query ${edited.id}`]: text });
+      const had = { condition: header.condition, seed: header.seed, queries: config?.order.join(","), warmup: tick === null ? config?.scene.name : Number(tick[1]) + 1, maxSteps: config?.maxSteps, llm: config?.llm ?? null, ...wording(logged.get(edited?.id ?? "")) };
+      const differ = fieldDifferences(had, { condition, seed, queries: queries.map((q) => q.id).join(","), warmup, maxSteps, llm: models, ...wording(edited?.text) }, "in the log");
       if (differ.length > 0) throw anotherEpisode(dir, differ);
     }
   }
@@ -414,7 +418,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError(`--warmup: expected an integer ≥ 1, got ${warmup}`);
   const stem = basename(o.file).replace(/\.json$/i, "");
   const root = resolve(o.out ?? join("runs", "eval"), slug(stem));
-  if (o.fresh !== true) checkPrivacyCells(root, queries.map((q) => q.id), o.seeds, o.conditions, warmup, maxSteps, sceneModelsOf(o.llm));
+  if (o.fresh !== true) checkPrivacyCells(root, queries, o.seeds, o.conditions, warmup, maxSteps, sceneModelsOf(o.llm));
   mkdirSync(root, { recursive: true });
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   const rows: PrivacyRow[] = [];

@@ -363,7 +363,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
         cells++;
         const dir = join(root, `s${seed}-${slug(condition)}${tag}`);
         // The snapshot is the town after `warmup` ticks (scene auratown-s<seed>-t<warmup − 1>).
-        const records = finishedLog(dir, seed, condition, queries.length, (c) => c.maxSteps === spec.maxSteps && c.scene.name === `auratown-s${seed}-t${(spec.warmup ?? 12) - 1}` && canonicalJson(c.llm ?? null) === canonicalJson(models), unserved);
+        const records = finishedLog(dir, seed, condition, queries.length, (c) => c.maxSteps === spec.maxSteps && c.scene.name === `auratown-s${seed}-t${(spec.warmup ?? 12) - 1}` && canonicalJson(c.llm ?? null) === canonicalJson(models) && canonicalJson(c.queries.map((x) => [x.id, x.text])) === canonicalJson(queries.map((x) => [x.id, x.text])), unserved);
         if (records === null) {
           missing.push(dir);
           continue;
@@ -394,7 +394,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
           const dir = factualCellDir(root, seed, q.id, condition, tag);
           const records = existingCell(dir, seed, condition, q.id, null);
           // Query i is asked on the town after warm-up + i ticks (scene auratown-s<seed>-t<warmup + i − 1>).
-          if (records === null || !cellSettingsMatch(records, seed, qi, spec.warmup ?? 10, spec.maxSteps, models)) {
+          if (records === null || !cellSettingsMatch(records, seed, qi, spec.warmup ?? 10, spec.maxSteps, models, q.text)) {
             missing.push(dir);
             unserved.set(dir, records !== null ? OTHER_SETTINGS : existsSync(layoutOf(dir).log) ? "an unfinished log, or another episode's (a run without --report-only continues it, or names what differs)" : NO_LOG);
           } else {

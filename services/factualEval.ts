@@ -200,11 +200,12 @@ export function factualCellConfig(snap: TownSnapshot, q: FactualQuery, asker: st
 
 /**
  * Whether a cell's log was made with these settings, when the town is not rebuilt to compare whole
- * configs: the budget ceiling, and the snapshot (query i on the town after warm-up + i ticks).
+ * configs: the question, the budget ceiling, and the snapshot (query i on the town after warm-up +
+ * i ticks). A query whose wording was edited in the file (same id) was served its old answer.
  */
-export function cellSettingsMatch(records: readonly LogRecord[], seed: number, qi: number, warmup: number, maxSteps: number, llm: SceneModels | null = null): boolean {
+export function cellSettingsMatch(records: readonly LogRecord[], seed: number, qi: number, warmup: number, maxSteps: number, llm: SceneModels | null, question: string): boolean {
   const config = (records[0]?.payload as { config?: SceneConfig } | undefined)?.config;
-  return config !== undefined && config.maxSteps === maxSteps && config.scene.name === `auratown-s${seed}-t${warmup + qi - 1}` && canonicalJson(config.llm ?? null) === canonicalJson(llm);
+  return config !== undefined && config.queries[0]?.text === question && config.maxSteps === maxSteps && config.scene.name === `auratown-s${seed}-t${warmup + qi - 1}` && canonicalJson(config.llm ?? null) === canonicalJson(llm);
 }
 
 /**
@@ -242,15 +243,15 @@ export function existingCell(dir: string, seed: number, condition: string, query
 
 /**
  * How the episode in a cell's log differs from query `qi`'s asked for, told without the town: its
- * condition, seed and query, the warm-up (read from its snapshot's name), the budget ceiling and
- * the models. Empty: the same settings.
+ * condition, seed, query and question, the warm-up (read from its snapshot's name), the budget
+ * ceiling and the models. Empty: the same settings.
  */
-export function cellDifferences(records: readonly LogRecord[], seed: number, condition: string, queryId: string, qi: number, warmup: number, maxSteps: number, llm: SceneModels | null): string[] {
+export function cellDifferences(records: readonly LogRecord[], seed: number, condition: string, q: FactualQuery, qi: number, warmup: number, maxSteps: number, llm: SceneModels | null): string[] {
   const header = records[0]?.payload as CellHeader;
   const config = header?.config;
   const tick = /^auratown-s\d+-t(\d+)$/.exec(config?.scene.name ?? "");
-  const had = { condition: header?.condition, seed: header?.seed, query: config?.order.join(","), warmup: tick === null ? config?.scene.name : Number(tick[1]) - qi + 1, maxSteps: config?.maxSteps, llm: config?.llm ?? null };
-  return fieldDifferences(had, { condition, seed, query: queryId, warmup, maxSteps, llm }, "in the log");
+  const had = { condition: header?.condition, seed: header?.seed, query: config?.order.join(","), question: config?.queries[0]?.text, warmup: tick === null ? config?.scene.name : Number(tick[1]) - qi + 1, maxSteps: config?.maxSteps, llm: config?.llm ?? null };
+  return fieldDifferences(had, { condition, seed, query: q.id, question: q.text, warmup, maxSteps, llm }, "in the log");
 }
 
 /** How an episode header's condition, seed and config differ from those asked for (none for no header). */
@@ -292,7 +293,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
         const records = cellLog(dir);
         // No log, or one without a single whole record (stopped before its header): not started.
         if (records === null || records.length === 0) return void (needed = true);
-        const differ = cellDifferences(records, seed, condition, q.id, qi, warmup, maxSteps, models);
+        const differ = cellDifferences(records, seed, condition, q, qi, warmup, maxSteps, models);
         if (differ.length > 0) throw anotherEpisode(dir, differ);
         if (!finished(records)) needed = true;
       });

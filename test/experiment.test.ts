@@ -155,6 +155,28 @@ describe("experiment runs", () => {
     expect(scanMatrix(spec).missing).toHaveLength(20);
   }, 120_000);
 
+  it("a question edited in the query file (same id) is not served its old answer: factual and privacy cells are refused naming both wordings", async () => {
+    const dir = tempDir("experiment-edited");
+    const factual = JSON.parse(readFileSync(FACTUAL, "utf8")) as { queries: Array<{ query: string }> };
+    const privacy = JSON.parse(readFileSync(PRIVACY, "utf8")) as { queries: Array<{ query: string }> };
+    writeFileSync(join(dir, "f.json"), JSON.stringify({ queries: factual.queries.slice(0, 2) }));
+    writeFileSync(join(dir, "p.json"), JSON.stringify({ ...privacy, queries: privacy.queries.slice(0, 2) }));
+    writeFileSync(join(dir, "f.yaml"), "benchmark: factual\nfile: f.json\nseeds: [1]\nconditions: [aura-gap-routed]\nout: out-f\nreport: { bootstrap: 100 }\n");
+    writeFileSync(join(dir, "p.yaml"), "benchmark: privacy\nfile: p.json\nseeds: [1]\nconditions: [aura-gap-routed]\nout: out-p\nreport: { bootstrap: 100 }\n");
+    expect(await runExperiment(loadSpec(join(dir, "f.yaml")))).toMatchObject({ ran: 2 });
+    expect(await runExperiment(loadSpec(join(dir, "p.yaml")))).toMatchObject({ ran: 1 });
+    const was = [factual.queries[1]!.query, privacy.queries[1]!.query];
+    factual.queries[1]!.query = privacy.queries[1]!.query = "Who else is here with me?";
+    writeFileSync(join(dir, "f.json"), JSON.stringify({ queries: factual.queries.slice(0, 2) }));
+    writeFileSync(join(dir, "p.json"), JSON.stringify({ ...privacy, queries: privacy.queries.slice(0, 2) }));
+    // Both were served from their logs: the rows were the old question's answers.
+    await expect(runExperiment(loadSpec(join(dir, "f.yaml")))).rejects.toThrow(`q2-aura-gap-routed: holds another episode (question: "${was[0]}" in the log, "Who else is here with me?" asked for); pass --fresh`);
+    await expect(runExperiment(loadSpec(join(dir, "p.yaml")))).rejects.toThrow(/s1-aura-gap-routed: holds another episode \(query 202: "Is it morning.* in the log, "Who else is here with me\?" asked for\); pass --fresh/);
+    await expect(runExperiment(loadSpec(join(dir, "p.yaml")), { reportOnly: true })).rejects.toThrow(/which holds a log made with other settings than this spec's/);
+    expect(await runExperiment(loadSpec(join(dir, "f.yaml")), { fresh: true })).toMatchObject({ ran: 2 });
+    expect(await runExperiment(loadSpec(join(dir, "f.yaml")))).toMatchObject({ ran: 0, served: 2 });
+  });
+
   it("one run per output directory: another live run's lock is refused naming its pid; a dead run's lock is taken over", async () => {
     const dir = tempDir("experiment-lock");
     writeFileSync(join(dir, "i.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [42], conditions: ["literal"], out: "out" }));
