@@ -704,6 +704,20 @@ function holderOf(entry: KvEntry | null): LockValue | null {
   }
 }
 
+/**
+ * Who holds an episode's writer lock now, or null: nobody is writing it (its writer finished,
+ * or died and its lock expired; or none ever wrote in this namespace).
+ */
+export async function writerOf(nc: NatsConnection, namespace: string, episode: string): Promise<LockValue | null> {
+  const kv = await new Kvm(nc).open(natsName("pt_locks", namespace));
+  try {
+    return holderOf(await kv.get(kvKey(episode)));
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) return null;
+    throw error;
+  }
+}
+
 class WriterLock {
   /** The revision the lock was acquired at: unique per acquisition (msg ids carry it). */
   readonly epoch: number;

@@ -113,3 +113,30 @@ describe("follow across a NATS server restart", () => {
     expect(printed.map(withoutMetaLine)).toEqual(logged.map(withoutMetaLine));
   }, 90_000);
 });
+
+describe("probetown follow of an episode whose writer stopped", () => {
+  it("says so once it has been quiet with nobody holding its writer lock, not while its writer holds it, and goes on waiting", async () => {
+    const { server, nc } = await privateNats();
+    const ns = server.namespace("stopped");
+    const store = await createJetStreamEventStore(nc, ns, "ep", { episode: "ep" });
+    for (let tick = 0; tick < 3; tick++) {
+      await store.append([phase(tick)], { expectedSeq: tick - 1 });
+      await store.commit();
+    }
+    const follower = startCli(["follow", "ep", "--nats", server.url, "--namespace", ns]);
+    let err = "";
+    follower.child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    const stopped = /follow: episode ep has had no new record for \d+ s and nobody holds its writer lock: its writer stopped before its first tick was committed \(`probetown run … --resume`, or its sweep's redelivered job, continues it\); still waiting/;
+    // Quiet, but its writer is alive and holds the lock: nothing said (before, nothing was said either way).
+    await new Promise((r) => setTimeout(r, 8000));
+    expect(err).toContain("waiting for records");
+    expect(err).not.toMatch(stopped);
+    await store.close(); // the lock is released: nobody writes the episode any more
+    const deadline = Date.now() + 15_000;
+    while (!stopped.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(err).toMatch(stopped);
+    expect(follower.child.exitCode).toBeNull(); // still waiting
+    follower.child.kill("SIGINT");
+    expect((await follower.done).code).toBe(0);
+  }, 60_000);
+});

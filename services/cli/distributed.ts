@@ -15,7 +15,7 @@ import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
-import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, readJetStreamLog, setLockTtl } from "../../infra/jetStreamEventStore.ts";
+import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, readJetStreamLog, setLockTtl, writerOf } from "../../infra/jetStreamEventStore.ts";
 import type { LogEnds } from "../../infra/fileEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
@@ -138,6 +138,7 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
       say(flags.quiet, `follow: episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); waiting for records, Ctrl-C stops`);
       let lastTick: number | null = null;
       let tick: number | null = null;
+      let committed: number | null = null;
       // An episode that has not started may be a typo, or in another namespace: say what is there
       // instead, once, and go on waiting (it may start yet).
       let started = false;
@@ -148,11 +149,34 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
         );
       }, FOLLOW_HINT_MS);
       hint.unref();
+      // An episode whose writer died (killed, its machine gone) gets no more records until it is
+      // resumed: say so once it has been quiet a while with nobody holding its lock, and go on
+      // waiting (a resume may yet continue it). Said again if it goes quiet again.
+      let lastRecordAt = performance.now();
+      let toldStopped = false;
+      let checking = false;
+      const stoppedWatch = setInterval(() => {
+        if (!started || toldStopped || checking || performance.now() - lastRecordAt < FOLLOW_HINT_MS) return;
+        checking = true;
+        writerOf(nc, flags.namespace, episode).then(
+          (writer) => {
+            if (writer !== null || toldStopped || performance.now() - lastRecordAt < FOLLOW_HINT_MS) return;
+            toldStopped = true;
+            const at = committed === null ? "before its first tick was committed" : `after tick ${committed}${lastTick === null ? "" : ` of ${lastTick}`}`;
+            say(flags.quiet, `follow: episode ${episode} has had no new record for ${Math.round((performance.now() - lastRecordAt) / 1000)} s and nobody holds its writer lock: its writer stopped ${at} (\`probetown run … --resume\`, or its sweep's redelivered job, continues it); still waiting, Ctrl-C stops`);
+          },
+          () => undefined, // the server is away: looked at again at the next check
+        ).finally(() => { checking = false; });
+      }, FOLLOW_HINT_MS / 5);
+      stoppedWatch.unref();
       try {
         // Read from the first record even with --from-seq: the header says which tick is the last.
         for await (const record of followJetStreamLog(nc, flags.namespace, episode, 0, { signal: stopped.signal })) {
           started = true;
           clearTimeout(hint);
+          lastRecordAt = performance.now();
+          toldStopped = false;
+          if (record.type === "tick.committed") committed = record.tick;
           if (lastTick === null && (record.type === "episode.started" || record.type === "episode.forked")) lastTick = headerOf([record], jetStreamWhere(flags.namespace)(episode).dir).ticks - 1;
           const last = record.type === "tick.committed" && record.tick === lastTick;
           if (record.seq < (flags.fromSeq ?? 0)) {
@@ -173,6 +197,7 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
         return 0; // Ctrl-C
       } finally {
         clearTimeout(hint);
+        clearInterval(stoppedWatch);
       }
     });
   } finally {
