@@ -349,7 +349,12 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
       return { store: new FileEventStore(options.episode, logDir, segment, { seq: -1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024), records: [] };
     }
     if (last === undefined || segment === undefined) throw new Error(`${display(logDir)} holds no records to continue`);
-    if (last.episode !== options.episode) throw new EpisodeExists(last.episode, `${display(logDir)} holds the log of episode ${last.episode}, not ${options.episode}: resume it with that episode's world, seed and condition, or choose another --log`);
+    if (last.episode !== options.episode) {
+      // A fork is not resumed (its id is its parent's, tick and condition): say so rather than how to resume it.
+      const fork = scan.records[0]?.type === "episode.forked";
+      const what = fork ? `the fork ${last.episode}, not ${options.episode} (a fork is not resumed: fork its parent again into another --log for more of it); choose another --log` : `episode ${last.episode}, not ${options.episode}: resume it with that episode's world, seed and condition, or choose another --log`;
+      throw new EpisodeExists(last.episode, `${display(logDir)} holds the log of ${what}`);
+    }
     // A last record that is complete and valid but lacks its newline gets one before anything is
     // appended after it (scanLog accepted it, so the file ends exactly with that record).
     const content = readFileSync(segment, "utf8");

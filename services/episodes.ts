@@ -16,7 +16,7 @@ import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
 import { NoResponder } from "../infra/transport.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotOfReplay, UsageError, type EpisodeHeader } from "./replay.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, snapshotOfReplay, UsageError, type EpisodeHeader } from "./replay.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "./views/text.ts";
 
@@ -378,7 +378,7 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
   const at = snapshot === null ? -1 : records.findIndex((r) => r.seq === snapshot.seq && r.type === "tick.committed" && (r.payload as { stateHash: string }).stateHash === snapshot.stateHash);
   if (key === null || snapshot === null || at < 0 || snapshot.episode !== d.episode) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };
   // Checked here whoever hosts the actors; the remote ones are restored by their hosts (restoreRemote).
-  const actors = snapshotActors(d.world, snapshot, d.config, d.seed, d.condition);
+  const actors = snapshotActors(d.world, snapshot, d.config, d.seed, d.condition, snapshotNamed(snapshots, key, "remove it, and `run --resume` continues from an earlier snapshot or the episode's start (the log is not affected)"));
   const host = localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, { restore: pick(actors, localDefinitions) });
   return { host, firstTick: snapshot.tick + 1, logged: records, from: at + 1, snapshot: key };
 }
@@ -546,8 +546,9 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     const ticks = forkTicks(header, o.atTick, o.ticks);
     const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
     // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
-    const snapshotsAt = (yield* SnapshotStores).at;
-    let base = yield* Effect.promise(() => snapshotsAt(parentLayout.snapshots).get(parentStateHash));
+    const parentSnapshots = (yield* SnapshotStores).at(parentLayout.snapshots);
+    let base = yield* Effect.promise(() => parentSnapshots.get(parentStateHash));
+    const stored = base === null ? undefined : snapshotNamed(parentSnapshots, parentStateHash, `remove it, and the fork replays the parent to tick ${o.atTick} instead (the parent's log is not affected)`);
     if (base === null) {
       const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick, snapshots: parentLayout.snapshots });
       base = snapshotOfReplay(replay);
@@ -557,7 +558,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     const where = (o.where ?? filesWhere(o.dir))(episode);
     const dir = where.dir;
     // Checked and given the child's condition here, so the child starts from exactly this state.
-    const host = restoreHost(world, base, config, header.seed, o.condition);
+    const host = restoreHost(world, base, config, header.seed, o.condition, stored);
     const baseActors = host.snapshots();
     host.stop();
     const result = yield* drive(

@@ -15,7 +15,7 @@ import { LogCorrupted, SnapshotDamaged } from "../events/errors.ts";
 import type { AppendOptions, EventStore, Head } from "../infra/eventStore.ts";
 import { Effect } from "effect";
 import { Embedded, EventStores, SnapshotStores, Transports } from "../infra/layers.ts";
-import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
+import { FileSnapshotStore, type EpisodeSnapshot, type SnapshotStore } from "../infra/snapshotStore.ts";
 import type { Transport } from "../infra/transport.ts";
 import { ActorHost, partDigest, stateHashOf } from "./actorHost.ts";
 import { diffValues } from "./diff.ts";
@@ -300,32 +300,44 @@ export async function hostForHeader(header: EpisodeHeader, snapshots: SnapshotSt
   const key = String(header.payload.parentStateHash);
   const snapshot = await snapshots.get(key);
   if (snapshot === null) throw new UsageError(`${relative(process.cwd(), snapshots.location)}: the fork's base snapshot ${key.slice(0, 12)}… is missing`);
-  return restoreHost(header.world, snapshot, header.config, header.seed, header.condition);
+  return restoreHost(header.world, snapshot, header.config, header.seed, header.condition, snapshotNamed(snapshots, key));
 }
+
+/** Where a stored snapshot is, for a damaged one's message, and what to do about it. */
+export interface SnapshotNamed {
+  readonly where: string;
+  readonly remedy?: string;
+}
+
+/**
+ * A snapshot of `store` by its file (README: a damaged snapshot's file is named) and what to do
+ * about it (`remedy`: removing the file); in other stores by its key, as before.
+ */
+export const snapshotNamed = (store: SnapshotStore, key: string, remedy?: string): SnapshotNamed =>
+  store instanceof FileSnapshotStore ? { where: shownPath(join(store.location, `${key}.json`)), ...(remedy === undefined ? {} : { remedy }) } : { where: `snapshot ${key.slice(0, 12)}…` };
 
 /**
  * Restores a snapshot, checking it against its state hash, then gives the actors the given
  * condition's parameters when it differs from the snapshot's.
  */
-export function restoreHost(world: WorldDefinition, snapshot: EpisodeSnapshot, config: unknown, seed: number, condition: string): ActorHost {
-  return new ActorHost(world, world.actors(config, seed), { restore: snapshotActors(world, snapshot, config, seed, condition) });
+export function restoreHost(world: WorldDefinition, snapshot: EpisodeSnapshot, config: unknown, seed: number, condition: string, named?: SnapshotNamed): ActorHost {
+  return new ActorHost(world, world.actors(config, seed), { restore: snapshotActors(world, snapshot, config, seed, condition, named) });
 }
 
 /**
  * A snapshot's persisted actors, checked (each actor's state, and the whole against its state
  * hash) and given `condition`: what a host restores, all of them or its own share (a remote host).
  */
-export function snapshotActors(world: WorldDefinition, snapshot: EpisodeSnapshot, config: unknown, seed: number, condition: string): Readonly<Record<string, unknown>> {
+export function snapshotActors(world: WorldDefinition, snapshot: EpisodeSnapshot, config: unknown, seed: number, condition: string, named?: SnapshotNamed): Readonly<Record<string, unknown>> {
+  const damaged = (reason: string) => new SnapshotDamaged({ where: named?.where ?? `snapshot ${snapshot.stateHash.slice(0, 12)}…`, reason: named?.remedy === undefined ? reason : `${reason}; ${named.remedy}` });
   const parts: Record<string, string> = {};
   for (const [id, persisted] of Object.entries(snapshot.actors)) {
     const s = persisted as { value: unknown; context: unknown };
     const problem = world.checkSnapshot?.(id, s.context) ?? null;
-    if (problem !== null) throw new SnapshotDamaged({ where: `snapshot ${snapshot.stateHash.slice(0, 12)}…`, reason: problem });
+    if (problem !== null) throw damaged(problem);
     parts[id] = partDigest(world, id, s);
   }
-  if (stateHashOf(snapshot.tick, parts) !== snapshot.stateHash) {
-    throw new SnapshotDamaged({ where: `snapshot ${snapshot.stateHash.slice(0, 12)}…`, reason: "does not hash to its key: it was altered" });
-  }
+  if (stateHashOf(snapshot.tick, parts) !== snapshot.stateHash) throw damaged("does not hash to its key: it was altered");
   let actors = snapshot.actors;
   if (condition !== snapshot.condition) {
     // Restored actors keep the parameters they were created with: a world that cannot hand them

@@ -129,7 +129,11 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
     let unfinished: string | undefined;
     if (result.incompleteTick) unfinished = `the log ends part-way through tick ${result.lastTick + 1} (an interrupted run); everything before it verified`;
     else if (ticks < planned) unfinished = `${ticks} of ${planned} planned ticks are in the log`;
-    if (unfinished !== undefined) notes.push(unfinished);
+    if (unfinished !== undefined) {
+      notes.push(unfinished);
+      // As for an episode not started: what continues it (a log in JetStream: its run with --nats and --resume).
+      if (where === undefined) notes.push(header.kind === "forked" ? `a fork is not resumed: remove ${shownPath(dir)} and fork again for all of it` : `\`probetown run … --log ${shownPath(dir)} --resume\`, with the flags that started it, continues it`);
+    }
     const seconds = elapsed();
     const eventsPerSecond = scan.records.length / seconds;
     const report: VerifyReport = {

@@ -78,7 +78,11 @@ describe("probetown CLI", () => {
     writeFileSync(file, good.replace(/"nearbyCount":(\d+)/, (_m, n: string) => `"nearbyCount":${Number(n) + 1}`));
     const altered = cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork")]);
     expect(altered.code, altered.err).toBe(3);
-    expect(altered.err).toMatch(/^probetown: damaged snapshot: snapshot [0-9a-f]{12}…: /);
+    // Named by its file, with what to do (the README's exit table promises the file).
+    expect(altered.err).toBe(`probetown: damaged snapshot: ${file}: does not hash to its key: it was altered; remove it, and the fork replays the parent to tick 5 instead (the parent's log is not affected)\n`);
+    const resumedOnIt = cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--resume", "--quiet"]);
+    expect(resumedOnIt.code, resumedOnIt.err).toBe(3);
+    expect(resumedOnIt.err).toBe(`probetown: damaged snapshot: ${file}: does not hash to its key: it was altered; remove it, and \`run --resume\` continues from an earlier snapshot or the episode's start (the log is not affected)\n`);
     writeFileSync(file, "{ not json");
     const garbage = cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork2")]);
     expect(garbage.code, garbage.err).toBe(3);
@@ -181,6 +185,8 @@ describe("probetown CLI", () => {
       [["inspect", dir, "--agent", "nobody"], /--agent nobody: no actor of .* has that id or name \(actors: agent\/chen-mei/],
       [["inspect", dir, "--from", "99"], /--from 99: .* has no tick 99/],
       [["run", "auratown", "--seed", "2", "--log", dir, "--resume"], /holds the log of episode auratown-s42-baseline, not auratown-s2-baseline/],
+      // It said to resume the fork "with that episode's world, seed and condition", which no run can.
+      [["run", "auratown", "--seed", "42", "--log", join(work, "child"), "--resume"], /child\/log holds the log of the fork auratown-s42-baseline~t10-no-conversation, not auratown-s42-baseline \(a fork is not resumed: fork its parent again into another --log for more of it\); choose another --log$/m],
       [["run", "auratown", "--seed", "1", "--log", join(root, "package.json")], /--log .*package\.json: is a file; --log takes a directory/],
       [["run", "auratown", "--seed", "1", "--log", join(root, "package.json"), "--resume"], /--log .*package\.json: is a file; --log takes a directory/],
       [["run", "auratown", "--seed", "99999999999999999999"], /--seed expects an integer within ±9007199254740991, got '99999999999999999999'/],
@@ -380,6 +386,7 @@ describe("a run killed mid-episode", () => {
     expect(report.ticks).toBeGreaterThan(0);
     expect(report.records).toBeGreaterThan(100);
     expect(report.notes.join(" ")).toMatch(/of 1020 planned ticks are in the log|part-way through tick/);
+    expect(report.notes).toContain(`\`probetown run … --log ${dir} --resume\`, with the flags that started it, continues it`);
   });
 });
 
@@ -450,6 +457,7 @@ describe("run and fork stopped by Ctrl-C", () => {
     expect(fork.code, fork.err).toBe(143);
     expect(fork.err).toMatch(/fork: stopped by SIGTERM after tick \d+ of 1019; the log in child holds every tick up to \d+; a fork is not resumed: remove child and fork again\n/);
     expect(logRecords(child).at(-1)!.type).toBe("tick.committed");
+    expect(cli(["verify", child], work).out).toMatch(/\nnote: a fork is not resumed: remove child and fork again for all of it$/m);
   });
 });
 
