@@ -152,6 +152,8 @@ export function episodeFolderAround(dir: string): { readonly episode: string; re
 
 /** An explicit `--log` (of `run`, `fork`, `sweep`): a directory, created when missing, that is no episode's log or snapshot folder. */
 export function explicitLogDir(explicit: string, resume = false): string {
+  // resolve("") is the current directory: `--log ""` (an unset shell variable) wrote log/ and trace.jsonl there.
+  if (explicit.trim() === "") throw new UsageError(`--log: expected a directory, got '${explicit}'`);
   const dir = resolve(explicit);
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--log ${explicit}: is a file; --log takes a directory (created when missing)`);
   const owner = episodeFolderAround(dir);

@@ -202,6 +202,18 @@ describe("probetown CLI", () => {
       expect(r.err, args.join(" ")).toMatch(message);
     }
     expect(readdirSync(join(dir, "log")).filter((f) => !/^\d{12}\.jsonl/.test(f))).toEqual([]);
+    // Two town sizes: --agents won over the config's extraAgents without a word.
+    const sizes = cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--agents", "6", "--config", '{"extraAgents": 5}', "--log", join(work, "x4")]);
+    expect(sizes.code).toBe(2);
+    expect(sizes.err).toBe('probetown: error: --agents 6 and --config {"extraAgents": 5}: "extraAgents": 5 both say how large the town is (6 residents, or 5 + 5): give one of them\n');
+    // An empty --log (an unset shell variable) was the current directory: log/ and trace.jsonl went there.
+    const here = tempDir("empty-log");
+    for (const args of [["run", "auratown", "--seed", "1", "--ticks", "1", "--log", ""], ["sweep", "auratown", "--seeds", "1", "--ticks", "1", "--log", ""]]) {
+      const empty = cli(args, here);
+      expect(empty.code, args.join(" ")).toBe(2);
+      expect(empty.err).toBe("probetown: error: --log: expected a directory, got ''\n");
+    }
+    expect(readdirSync(here)).toEqual([]);
     expect(existsSync(join(dir, "snapshots", "f"))).toBe(false);
   });
 

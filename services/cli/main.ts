@@ -321,6 +321,9 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   if (flags.agents !== undefined) {
     if (worldName !== "auratown") throw new UsageError(`--agents: only auratown has a roster to grow (${worldName} sets its actors by its config)`);
     if (flags.agents < 5) throw new UsageError(`--agents: the town has 5 residents; expected 5 or more, got ${flags.agents}`);
+    // As --ticks with --days: two sizes, one of them silently dropped (--agents won).
+    const extra = (config as { extraAgents?: unknown } | undefined)?.extraAgents;
+    if (extra !== undefined && extra !== flags.agents - 5) throw new UsageError(`--agents ${flags.agents} and --config ${flags.config}: "extraAgents": ${JSON.stringify(extra)} both say how large the town is (${flags.agents} residents, or 5 + ${JSON.stringify(extra)}): give one of them`);
     config = { ...(config as object | undefined), extraAgents: flags.agents - 5 };
   }
   const llm = llmForRun(worldName, config, flags);
