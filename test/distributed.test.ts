@@ -176,6 +176,11 @@ describe("distributed runs over NATS", () => {
     await said(typo, /follow: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting, Ctrl-C stops/);
     typo.child.kill("SIGINT");
     expect((await typo.done).code).toBe(0);
+    // So does an actor host (it waited silently for ever).
+    const host = start(["actor-host", "auratown-s70-baseline", ...nats, "--actors", "all"]);
+    await said(host, /actor-host: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting for its run \(`probetown run … --remote`\), Ctrl-C stops/);
+    host.child.kill("SIGINT");
+    expect((await host.done).code).toBe(0);
     const empty = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", suite.nats.namespace("empty")]).done;
     expect(empty.err).toMatch(/no episode auratown-s7-baseline in namespace \S+ at \S+: the namespace holds no episodes at all \(check --namespace\)/);
     // run --resume of an episode the namespace does not hold says it starts it (as for a file log).

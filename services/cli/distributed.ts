@@ -216,11 +216,25 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
     return await withNats(flags.nats, { role: "actor-host", quiet: flags.quiet }, async (nc) => {
       const transport = new NatsTransport(nc);
       say(flags.quiet, `actor-host: waiting for episode ${episode} in namespace ${flags.namespace} (${shownNatsUrl(flags.nats)})${telemetry.enabled ? `; ${telemetry.description}` : ""}`);
+      // As follow does: an episode that has not started may be a typo, or in another namespace (the
+      // host waited silently for ever). Said once; it goes on waiting, its run may start yet.
+      let ready = false;
+      const hint = setTimeout(() => {
+        heldInstead(nc, flags.namespace, episode).then(
+          (instead) => !ready && say(flags.quiet, `actor-host: no record of episode ${episode} yet; ${instead}; still waiting for its run (\`probetown run … --remote\`), Ctrl-C stops`),
+          () => undefined,
+        );
+      }, FOLLOW_HINT_MS);
+      hint.unref();
       try {
         const r = await hostEpisodeActors({
           nc, transport, namespace: flags.namespace, episode, actors, idleMs, signal: stopped.signal,
           ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
-          onReady: (ids) => say(flags.quiet, `actor-host: serving ${ids.join(", ")}`),
+          onReady: (ids) => {
+            ready = true;
+            clearTimeout(hint);
+            say(flags.quiet, `actor-host: serving ${ids.join(", ")}`);
+          },
         });
         const progress = `${r.ticks} of ${r.totalTicks} ticks committed`;
         const resume = "continue it with `probetown run … --resume` (with --remote, start actor hosts for it again)";
@@ -245,6 +259,7 @@ export async function cmdActorHost(episode: string, flags: { nats: string; names
             return 0;
         }
       } finally {
+        clearTimeout(hint);
         await transport.close();
       }
     });
