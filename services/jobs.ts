@@ -110,7 +110,7 @@ function specOf(job: Job): EpisodeSpec {
  * job's snapshots and its end unless `fsync` says otherwise: a redelivered job resumes from its
  * latest snapshot, so durability per tick would buy nothing but round trips.
  */
-export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync"> = {}): JobHandler {
+export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync" | "stop"> = {}): JobHandler {
   const handler: JobHandler = async (job) => {
     const spec = specOf(job);
     if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new UsageError(`job ${job.id}: id must be the episode id ${episodeIdOf(spec.world, spec.seed, spec.condition)}`);
@@ -122,6 +122,7 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
         ...(spec.config === undefined ? {} : { config: spec.config }),
         ...(spec.snapshotEvery === undefined ? {} : { snapshotEvery: spec.snapshotEvery }),
         fsync: options.fsync ?? "snapshot",
+        ...(options.stop === undefined ? {} : { stop: options.stop }),
       }).pipe(Effect.provide(layer)),
     );
     const outcome: EpisodeOutcome = {

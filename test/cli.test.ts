@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { firstSegment, logRecords, tempDir, runCli, startCli, withoutMetaLine } from "./helpers.ts";
@@ -434,7 +434,6 @@ describe("run and fork stopped by Ctrl-C", () => {
     // Without --log: the run goes to runs/<episode>-2 beside one that took runs/<episode>, which a --resume without --log would not find.
     expect(cli(["run", "auratown", "--seed", "4", "--ticks", "2", "--quiet", "--trace", "none"], work).code).toBe(0);
     const args = ["run", "auratown", "--seed", "4", "--days", "30", "--no-summary", "--trace", "none"];
-    const { spawn } = await import("node:child_process");
     const stopped = async (cliArgs: string[], dir: string, signal: NodeJS.Signals) => {
       const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), ...cliArgs], { cwd: work });
       const exited = new Promise((r) => child.on("exit", r));
@@ -574,6 +573,26 @@ describe("probetown sweep, embedded", () => {
     expect(twice.out).toMatch(/^4 episodes: 4 ok, 0 failed in [\d.]+ s/);
     expect(cli(["sweep", "auratown", "--seeds", "3-1"], cwd).err).toMatch(/--seeds: range '3-1' runs backwards/);
     expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", "nope"], cwd).err).toMatch(/--conditions: unknown condition 'nope'/);
+  });
+
+  it("sweep stopped by Ctrl-C says where it stands, its logs ending on committed ticks, and the same command runs the rest (it died without a word)", async () => {
+    const cwd = tempDir("sweep-sigint");
+    const args = ["sweep", "auratown", "--seeds", "1-12", "--ticks", "200", "--log", "sw"];
+    const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), ...args], { cwd });
+    const exited = new Promise((r) => child.on("exit", r));
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    for (let i = 0; i < 800 && !(existsSync(join(cwd, "sw")) && readdirSync(join(cwd, "sw")).length >= 3); i++) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGINT");
+    expect(await exited, err).toBe(130);
+    expect(err).toMatch(/sweep: stopped by SIGINT after \d+ of 12 episodes finished; the same sweep command \(--log sw\) runs the rest, continuing the one cut short from its last committed tick\n$/);
+    for (const episode of readdirSync(join(cwd, "sw"))) {
+      expect(existsSync(join(cwd, "sw", episode, "log", "writer.lock")), episode).toBe(false);
+      expect(logRecords(join(cwd, "sw", episode)).at(-1)!.type, episode).toBe("tick.committed");
+    }
+    const rest = cli([...args, "-q"], cwd);
+    expect(rest.code, rest.err).toBe(0);
+    expect(rest.out).toMatch(/^12 episodes: 12 ok, 0 failed/);
   });
 
   it("sweep: another sweep's episode under the same id fails at once (exit 2, the differing field named, --log suggested); --log puts the sweep elsewhere; bad input is refused before anything runs", () => {

@@ -407,17 +407,36 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     const queue = new InProcessJobQueue();
     // A full disk fails every episode after it the same way: the sweep stops at the first one.
     let diskFailure: Error | null = null;
-    const run = episodeJobHandler(Embedded, where);
+    // Ctrl-C (or SIGTERM) stops the running episode after its tick in progress and says where the
+    // sweep stands, as `run` does (it died without a word); a second one stops at once.
+    const stop = new AbortController();
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
+      stop.abort(signal);
+      say(false, `sweep: ${signal}: stopping after the tick in progress (once more stops at once)`);
+    };
+    process.on("SIGINT", onSignal).on("SIGTERM", onSignal);
+    const run = episodeJobHandler(Embedded, where, { stop: stop.signal });
     const handle = queue.work("embedded", (job, context) => {
       if (diskFailure !== null) return Promise.reject(new JobRejected("not run: the sweep stopped on a disk failure"));
+      if (stop.signal.aborted) return Promise.reject(new JobRejected(`not run: the sweep was stopped by ${String(stop.signal.reason)}`));
       return run(job, context).catch((error: unknown) => {
         if (isStorageError(error)) diskFailure ??= error as Error;
         throw error;
       });
     });
-    gathered = await gather(queue, undefined, () => diskFailure !== null);
-    await handle.stop();
-    await queue.close();
+    try {
+      gathered = await gather(queue, undefined, () => diskFailure !== null || stop.signal.aborted);
+      await handle.stop();
+      await queue.close();
+    } finally {
+      process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    }
+    if (stop.signal.aborted) {
+      const done = gathered.outcomes.filter((o) => o.ok).length;
+      say(false, `sweep: stopped by ${String(stop.signal.reason)} after ${done} of ${jobs.length} episodes finished; the same sweep command${root === undefined ? "" : ` (--log ${root})`} runs the rest, continuing the one cut short from its last committed tick`);
+      return stop.signal.reason === "SIGTERM" ? 143 : 130;
+    }
     if (diskFailure !== null) {
       const done = gathered.outcomes.filter((o) => o.ok).length;
       throw new Error(`sweep stopped after ${done} of ${jobs.length} episodes finished: ${(diskFailure as Error).message}; the finished episodes are kept, and the same sweep command, once there is space, runs the rest (an interrupted episode resumes)`, { cause: diskFailure });
