@@ -1,7 +1,7 @@
 // Running and forking episodes on the embedded default: file event store, in-process transport,
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../actors/actor.ts";
 import { canonicalJson } from "../events/canonical.ts";
 import type { Transport } from "../infra/transport.ts";
@@ -199,6 +199,20 @@ export function checkWritable(dir: string, explicit: string | undefined, resume:
   }
 }
 
+/**
+ * A JSONL trace file in a log or snapshot folder, this episode's or another's, is refused: its spans
+ * were appended to another episode's log segment (damaging it: exit 3 from then on), and one in this
+ * episode's log/ was created before the log, which then found its folder taken (exit 4).
+ */
+function checkTraceFile(file: string, where: Where): void {
+  const path = resolve(file);
+  const own = [where.log, where.snapshots].find((folder) => path.startsWith(resolve(folder) + sep));
+  const owner = own === undefined ? episodeFolderAround(dirname(path)) : { episode: where.dir, folder: resolve(own) };
+  if (owner === null) return;
+  const whose = owner.episode === where.dir ? "this episode" : `the episode in ${shownPath(owner.episode)}`;
+  throw new UsageError(`--trace jsonl:${file}: lies in ${shownPath(owner.folder)}, the ${basename(owner.folder) === "log" ? "log" : "snapshot"} folder of ${whose}: a trace there is written among ${owner.episode === where.dir ? "its" : "that episode's"} files; name a file outside it`);
+}
+
 /** The embedded layout: an episode directory with log/, snapshots/ and trace.jsonl. */
 export const filesWhere = (explicit: string | undefined, resume = false) => (episode: string): Where => {
   const dir = resume ? (explicit === undefined ? resolve("runs", episode) : explicitLogDir(explicit, true)) : chooseDir(explicit, episode);
@@ -251,6 +265,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     const started = performance.now();
     const where = (o.where ?? filesWhere(o.dir, o.resume))(d.episode);
     const traceConfig: TelemetryConfig = o.trace === undefined || o.trace === "default" ? where.trace : o.trace;
+    if (traceConfig.exporter === "jsonl" && traceConfig.file !== undefined) checkTraceFile(traceConfig.file, where);
     const actorIds = d.definitions.map((def) => def.id).sort();
     const remote = o.placement === undefined ? [] : o.placement.remote === "all" ? actorIds : [...o.placement.remote];
     const unknown = remote.filter((id) => !actorIds.includes(id));

@@ -195,6 +195,9 @@ describe("probetown CLI", () => {
       [["run", "auratown", "--seed", "42", "--log", join(dir, "log"), "--resume"], /--log .*day\/log: is the log folder of the episode in .*day; --log names the episode directory: --log .*day$/m],
       [["fork", dir, "--at", "3", "--condition", "baseline", "--log", join(dir, "snapshots", "f")], /--log .*day\/snapshots\/f: lies in .*day\/snapshots, the snapshot folder of the episode in .*day/],
       [["sweep", "auratown", "--seeds", "1", "--ticks", "2", "--log", join(dir, "log", "sweep")], /--log .*day\/log\/sweep: lies in .*day\/log, the log folder of the episode in .*day/],
+      // A JSONL trace there was appended to that episode's log segment (damaged: exit 3 from then on); one in the run's own log/ made the log find its folder taken (exit 4).
+      [["run", "auratown", "--seed", "1", "--ticks", "2", "--log", join(work, "x5"), "--trace", `jsonl:${firstSegment(dir)}`], /--trace jsonl:.*day\/log\/000000000000\.jsonl: lies in .*day\/log, the log folder of the episode in .*day: a trace there is written among that episode's files; name a file outside it/],
+      [["run", "auratown", "--seed", "1", "--ticks", "2", "--log", join(work, "x6"), "--trace", `jsonl:${join(work, "x6", "log", "000000000000.jsonl")}`], /--trace jsonl:.*x6\/log\/000000000000\.jsonl: lies in .*x6\/log, the log folder of this episode: a trace there is written among its files; name a file outside it/],
     ];
     for (const [args, message] of cases) {
       const r = cli(args);
