@@ -331,7 +331,11 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
   try {
     const scan = scanLog(logDir);
     if (scan.torn !== null && scan.lastFile !== null) {
-      const kept = `${scan.lastFile}.torn-${scan.tornOffset}`;
+      // A resumed run killed again mid-way through the same record tears the log at the same
+      // offset: the bytes cut the first time are kept beside these, not overwritten.
+      const base = `${scan.lastFile}.torn-${scan.tornOffset}`;
+      let kept = base;
+      for (let n = 2; existsSync(kept); n++) kept = `${base}-${n}`;
       const text = readFileSync(scan.lastFile);
       writeFileSync(kept, text.subarray(scan.tornOffset));
       const fd = openSync(scan.lastFile, "r+");

@@ -98,6 +98,16 @@ describe("file event store", () => {
     await store.append([phase(6, "after")], { expectedSeq: 5 });
     await store.close();
     expect(readLog(dir).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // Torn again at the same offset (a resumed run killed mid-way through the same record): the first cut bytes are kept too.
+    const first = recovered;
+    const offset = Number(/\.torn-(\d+)$/.exec(first)![1]);
+    const again = '{"cause":null,"episode":"ep","from":"episode","pay';
+    writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, offset), Buffer.from(again)]));
+    const reopened = openFileEventStoreForAppend(dir, { episode: "ep", onRecovered: (_t, kept) => (recovered = kept) });
+    await reopened.store.close();
+    expect(recovered).toBe(`${first}-2`);
+    expect(readFileSync(recovered, "utf8")).toBe(again);
+    expect(readFileSync(first, "utf8")).toBe(tail);
   });
 
   it("reports a malformed record mid-file with file and seq and keeps every record before it", async () => {
