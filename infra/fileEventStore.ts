@@ -95,7 +95,7 @@ export interface ScanResult {
  * Reads and checks a whole log. Throws LogCorrupted / UnknownEventType / InvalidPayload for damage
  * before the end; returns a torn tail separately so callers can decide (verify fails, append cuts).
  */
-export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
+export function scanLog(logDir: string, options: ReadOptions & { readonly untilSeq?: number } = {}): ScanResult {
   const validate = options.validate ?? true;
   const files = segmentFiles(logDir);
   const records: LogRecord[] = [];
@@ -164,6 +164,8 @@ export function scanLog(logDir: string, options: ReadOptions = {}): ScanResult {
       previousHash = parsed.hash;
       expectedSeq = seq + 1;
       episode = parsed.episode;
+      // Read as far as a caller needs (a fork's link to its parent): damage after it is not its concern.
+      if (options.untilSeq !== undefined && seq >= options.untilSeq) return { records, torn: null, tornOffset: 0, lastFile: file };
     }
   }
   return { records, torn: null, tornOffset: 0, lastFile: files.at(-1) ?? null };

@@ -5,9 +5,11 @@ import { resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
+import { scanLog } from "../infra/fileEventStore.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { shownPath } from "./views/text.ts";
+import type { LogRecord } from "../events/record.ts";
 
 export interface VerifyReport {
   readonly ok: boolean;
@@ -103,7 +105,15 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
       const sameStream = where !== undefined && named.startsWith("jetstream:") && named.slice(0, named.lastIndexOf("/")) === dir.slice(0, dir.lastIndexOf("/"));
       const parentLog = sameStream ? String(header.payload.parent) : resolve(dir, named);
       if (sameStream || existsSync(parentLog)) {
-        const parent = (yield* stores.scan(parentLog)).records;
+        // A parent in files is read up to the fork point only: damage after it (a parent altered or
+        // torn later) failed this fork's verify with the parent's error, no report, exit 3.
+        let parent: readonly LogRecord[];
+        try {
+          parent = sameStream ? (yield* stores.scan(parentLog)).records : scanLog(parentLog, { untilSeq: Number(header.payload.atSeq) }).records;
+        } catch (error) {
+          if (!(error instanceof LogCorrupted || error instanceof UnknownEventType || error instanceof InvalidPayload)) throw error;
+          return fail("damaged", header.record.seq, `the fork's parent log is damaged before the fork point (seq ${String(header.payload.atSeq)}), so the fork's link to it cannot be checked: ${error.message}`, [], header.episode, scan.records.length);
+        }
         const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
         if (at === undefined || at.hash !== header.payload.parentHash) {
           return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${sameStream ? named : shownPath(parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);

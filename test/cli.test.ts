@@ -66,6 +66,26 @@ describe("probetown CLI", () => {
     expect(summary.out).not.toMatch(/\(held since t\d+\)/);
   });
 
+  it("verify of a fork checks its parent's log up to the fork point only: damage after it is not the fork's, damage before it is reported (exit 3)", () => {
+    const parent = join(work, "forked-parent");
+    const child = join(work, "forked-child");
+    expect(cli(["run", "auratown", "--seed", "6", "--ticks", "8", "--trace", "none", "--quiet", "--log", parent]).code).toBe(0);
+    expect(cli(["fork", parent, "--at", "2", "--condition", "no-reflection", "--trace", "none", "--quiet", "--log", child]).code).toBe(0);
+    const good = readFileSync(firstSegment(parent), "utf8");
+    const lines = good.split("\n");
+    const atSeq = logRecords(child)[0]!.seq;
+    const alter = (index: number) => writeFileSync(firstSegment(parent), lines.map((l, i) => (i === index ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
+    alter(atSeq + 20);
+    const after = cli(["verify", child]);
+    expect(after.code, after.out + after.err).toBe(0);
+    expect(after.out).toMatch(/^OK: /);
+    alter(atSeq - 20);
+    const before = cli(["verify", child, "--json"]);
+    expect(before.code, before.err).toBe(3);
+    expect(JSON.parse(before.out).problem.message).toMatch(new RegExp(`^the fork's parent log is damaged before the fork point \\(seq ${atSeq}\\), so the fork's link to it cannot be checked: .*000000000000\\.jsonl: seq ${atSeq - 20} \\(line ${atSeq - 19}\\): hash mismatch`));
+    writeFileSync(firstSegment(parent), good);
+  });
+
   it("a damaged snapshot is a damaged input (exit 3, naming it), never an internal error", () => {
     const parent = join(work, "snapped");
     expect(cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--quiet"]).code).toBe(0);
