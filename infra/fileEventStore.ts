@@ -95,10 +95,20 @@ export interface ScanResult {
  * Reads and checks a whole log. Throws LogCorrupted / UnknownEventType / InvalidPayload for damage
  * before the end; returns a torn tail separately so callers can decide (verify fails, append cuts).
  */
-export function scanLog(logDir: string, options: ReadOptions & { readonly untilSeq?: number } = {}): ScanResult {
+export function scanLog(logDir: string, options: ReadOptions & { readonly untilSeq?: number; readonly onDamage?: (intact: readonly LogRecord[]) => void } = {}): ScanResult {
+  const records: LogRecord[] = [];
+  try {
+    return scanInto(logDir, options, records);
+  } catch (error) {
+    // The records before the damage, every one checked (`inspect` shows their ticks, then the error).
+    options.onDamage?.(records);
+    throw error;
+  }
+}
+
+function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: number }, records: LogRecord[]): ScanResult {
   const validate = options.validate ?? true;
   const files = segmentFiles(logDir);
-  const records: LogRecord[] = [];
   let previousHash: string | null = null;
   let expectedSeq: number | null = null;
   let episode: string | null = null;

@@ -148,6 +148,23 @@ describe("inspect and replay on odd logs", () => {
     expect(cli(["repair", dir]).code).toBe(0);
     expect(cli(["inspect", dir]).code).toBe(0);
   });
+
+  it("inspect of a town whose log is damaged part-way writes the ticks before the damage, then the error (it wrote none: the log is read whole first)", () => {
+    const { parent: dir } = runAndFork("inspect-damaged", 9, 8, 0);
+    const lines = readFileSync(firstSegment(dir), "utf8").split("\n");
+    const at = lines.findIndex((l) => l.includes('"type":"tick.started"') && l.includes('"tick":5,'));
+    writeFileSync(firstSegment(dir), lines.map((l, i) => (i === at + 2 ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
+    const damaged = cli(["inspect", dir]);
+    expect(damaged.code).toBe(3);
+    expect(damaged.err).toMatch(new RegExp(`^probetown: damaged log: .*000000000000\\.jsonl: seq ${at + 2} \\(line ${at + 3}\\): hash mismatch`));
+    expect([...damaged.out.matchAll(/── tick (\d+) /g)].map((m) => Number(m[1]))).toEqual([0, 1, 2, 3, 4]);
+    // A torn tail too, and with --to the ticks it asks for.
+    writeFileSync(firstSegment(dir), lines.slice(0, at + 3).join("\n").slice(0, -20));
+    const torn = cli(["inspect", dir, "--to", "2"]);
+    expect(torn.code).toBe(3);
+    expect(torn.err).toMatch(/torn final record/);
+    expect([...torn.out.matchAll(/── tick (\d+) /g)].map((m) => Number(m[1]))).toEqual([0, 1, 2]);
+  });
 });
 
 describe("JSON in pieces", () => {

@@ -19,11 +19,12 @@ import type { TownConfig } from "../../actors/auratown/config.ts";
 import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, Interrupted, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, LocalWorkersGone, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
+import { Embedded } from "../../infra/layers.ts";
 import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { MIN_LOCK_TTL_MS, peekJetStreamLog, readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, jetStreamParents, keepSnapshotInNats, listFlag, lockWaitNotice, peekInNats, replayFromNats, verifyFromNats, type EndsCheck } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
-import { Divergence, headerOf, isPathError, layoutOf, replayEpisode, resolveEpisodeDir, snapshotOfReplay, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../replay.ts";
+import { Divergence, headerOf, isPathError, layoutOf, replayEpisode, replayRecordsEffect, resolveEpisodeDir, snapshotOfReplay, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { FileSnapshotStore } from "../../infra/snapshotStore.ts";
 import { collectRow, DETAILED_TOWN_ACTORS, renderRecordSummary, renderSummary, summarize, type TickRow } from "../views/auratown.ts";
 import { townInspection } from "./inspect.ts";
@@ -485,8 +486,28 @@ async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean }
  */
 async function replayOf(log: string, flags: { nats?: string; namespace: string }, options: ReplayOptions, check: EndsCheck, role: string): Promise<ReplayResult> {
   if (flags.nats !== undefined) return replayFromNats(log, flags.nats, flags.namespace, options, check, role);
-  check(peekLog(layoutOf(resolveEpisodeDir(log)).log));
-  return replayEpisode(log, options);
+  const logDir = layoutOf(resolveEpisodeDir(log)).log;
+  check(peekLog(logDir));
+  return replayEpisode(log, options).catch(async (error: unknown) => {
+    // A view drawn tick by tick (inspect of a town) gets the ticks before damage too, as before a
+    // divergence (README): the log is read whole before any replay, so it showed nothing.
+    if (options.onTick === undefined || !(error instanceof LogCorrupted || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof TornTail)) throw error;
+    let intact: readonly LogRecord[] = [];
+    try {
+      const scan = scanLog(logDir, { onDamage: (records) => (intact = records) });
+      intact = scan.records;
+    } catch {
+      // the records before the damage were handed over
+    }
+    if (intact.length > 1) {
+      const dir = resolveEpisodeDir(log);
+      await Effect.runPromise(replayRecordsEffect(dir, intact, { snapshots: layoutOf(dir).snapshots, ...options }).pipe(Effect.provide(Embedded))).then(
+        (partial) => partial.host.stop(),
+        () => undefined,
+      );
+    }
+    throw error;
+  });
 }
 
 /** The ticks whose state a log holds, for range errors: a fork's also starts from its parent's tick. */
