@@ -8,8 +8,8 @@ export interface PidLock {
   release(): void;
 }
 
-/** The pid in `path` when that process is alive, else null. */
-function liveHolder(path: string): number | null {
+/** The pid in `path` when that process is alive, else null (no lock, or a stale one). */
+export function liveHolder(path: string): number | null {
   let owner: number;
   try {
     owner = Number(readFileSync(path, "utf8").trim());

@@ -1,11 +1,12 @@
 // `verify`: the hash chain and catalogue check (file, line, seq of the first damage), the link of
 // a fork to its parent, then a full replay that recomputes every record and tick state hash.
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
 import { scanLog } from "../infra/fileEventStore.ts";
+import { liveHolder } from "../infra/pidLock.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { shownPath } from "./views/text.ts";
@@ -70,7 +71,11 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
       return yield* Effect.fail(error as Error);
     }
     const scan = scanned.success;
-    if (scan.torn !== null) {
+    // A log its run is still writing (its lock names a live process) may be read mid-record or
+    // mid-tick: that is neither damage nor an interrupted run to resume.
+    const writer = where === undefined ? liveHolder(join(layout.log, "writer.lock")) : null;
+    if (writer !== null) notes.push(`process ${writer} is writing this log (its run is going on): verified as far as it had written`);
+    if (scan.torn !== null && writer === null) {
       const torn: TornTail = scan.torn;
       return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${shownPath(dir)}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
     }
@@ -137,12 +142,12 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
     const ticks = result.lastTick - header.firstTick + 1;
     const planned = header.ticks - header.firstTick;
     let unfinished: string | undefined;
-    if (result.incompleteTick) unfinished = `the log ends part-way through tick ${result.lastTick + 1} (an interrupted run); everything before it verified`;
+    if (result.incompleteTick) unfinished = `the log ends part-way through tick ${result.lastTick + 1} (${writer === null ? "an interrupted run" : "being written"}); everything before it verified`;
     else if (ticks < planned) unfinished = `${ticks} of ${planned} planned ticks are in the log`;
     if (unfinished !== undefined) {
       notes.push(unfinished);
       // As for an episode not started: what continues it (a log in JetStream: its run with --nats and --resume).
-      if (where === undefined) notes.push(header.kind === "forked" ? `a fork is not resumed: remove ${shownPath(dir)} and fork again for all of it` : `\`probetown run … --log ${shownPath(dir)} --resume\`, with the flags that started it, continues it`);
+      if (where === undefined && writer === null) notes.push(header.kind === "forked" ? `a fork is not resumed: remove ${shownPath(dir)} and fork again for all of it` : `\`probetown run … --log ${shownPath(dir)} --resume\`, with the flags that started it, continues it`);
     }
     const seconds = elapsed();
     const eventsPerSecond = scan.records.length / seconds;

@@ -425,6 +425,25 @@ describe("a run killed mid-episode", () => {
   });
 });
 
+describe("verify of a log its run is still writing", () => {
+  it("is no damage when read mid-record, nor an interrupted run to resume when read mid-tick: it says a process is writing it", () => {
+    const dir = join(tempDir("live"), "ep");
+    expect(cli(["run", "auratown", "--seed", "3", "--ticks", "4", "--quiet", "--trace", "none", "--log", dir]).code).toBe(0);
+    const lines = readFileSync(firstSegment(dir), "utf8").split("\n");
+    const tick3 = lines.findIndex((l) => l.includes('"type":"tick.started"') && l.includes('"tick":3,'));
+    // Caught mid-tick and mid-record, as a reader sees a run's log between two of its writes.
+    writeFileSync(firstSegment(dir), lines.slice(0, tick3 + 3).join("\n") + "\n" + lines[tick3 + 3]!.slice(0, 40));
+    expect(cli(["verify", dir]).code).toBe(3);
+    // This test's process stands for the run: it is alive, and the lock names it.
+    writeFileSync(join(dir, "log", "writer.lock"), `${process.pid}\n`);
+    const live = cli(["verify", dir]);
+    expect(live.code, live.out).toBe(0);
+    expect(live.out).toContain(`note: process ${process.pid} is writing this log (its run is going on): verified as far as it had written`);
+    expect(live.out).toContain("note: the log ends part-way through tick 3 (being written); everything before it verified");
+    expect(live.out).not.toMatch(/--resume|interrupted/);
+  });
+});
+
 describe("run --resume after kill -9", () => {
   it("continues the interrupted episode and ends with the log an uninterrupted run writes", async () => {
     const work = tempDir("resume-cli");
