@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
 import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
-import { takePidLock } from "./pidLock.ts";
+import { liveHolder, takePidLock } from "./pidLock.ts";
 import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
@@ -181,10 +181,14 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
   return { records, torn: null, tornOffset: 0, lastFile: files.at(-1) ?? null };
 }
 
-/** Reads a log for replay/inspection: any damage, including a torn tail, is an error. */
+/**
+ * Reads a log for replay/inspection: any damage, including a torn tail, is an error; except that a
+ * log its run is still writing (its lock names a live process) is read between two of its writes:
+ * its last line is not torn, only not written whole yet (`inspect` of a running town failed, exit 3).
+ */
 export function readLog(logDir: string, options: ReadOptions = {}): LogRecord[] {
   const scan = scanLog(logDir, options);
-  if (scan.torn !== null) throw scan.torn;
+  if (scan.torn !== null && liveHolder(join(logDir, LOCK)) === null) throw scan.torn;
   return scan.records;
 }
 

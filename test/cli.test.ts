@@ -441,6 +441,11 @@ describe("verify of a log its run is still writing", () => {
     expect(live.out).toContain(`note: process ${process.pid} is writing this log (its run is going on): verified as far as it had written`);
     expect(live.out).toContain("note: the log ends part-way through tick 3 (being written); everything before it verified");
     expect(live.out).not.toMatch(/--resume|interrupted/);
+    // inspect and replay of it show what is written (they failed on the part-written record, exit 3).
+    const inspected = cli(["inspect", dir]);
+    expect(inspected.code, inspected.err).toBe(0);
+    expect([...inspected.out.matchAll(/── tick (\d+) /g)].map((m) => Number(m[1]))).toEqual([0, 1, 2]);
+    expect(cli(["replay", dir]).out).toMatch(/^replayed auratown-s3-baseline to tick 2 /);
   });
 });
 
