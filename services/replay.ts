@@ -5,7 +5,7 @@
 // Nothing calls a model: whatever a model said is itself a logged record.
 import { basename, join, relative, resolve } from "node:path";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { segmentFiles } from "../infra/fileEventStore.ts";
+import { scanLog, segmentFiles } from "../infra/fileEventStore.ts";
 import { shownPath } from "./views/text.ts";
 import type { WorldDefinition } from "../actors/actor.ts";
 import { worldNamed } from "../actors/worlds.ts";
@@ -294,13 +294,31 @@ export function headerOf(records: readonly LogRecord[], file: string): EpisodeHe
 }
 
 /** Builds the actor host an episode starts from: fresh actors, or a fork's base snapshot. */
-export async function hostForHeader(header: EpisodeHeader, snapshots: SnapshotStore): Promise<ActorHost> {
+export async function hostForHeader(header: EpisodeHeader, snapshots: SnapshotStore, dir?: string): Promise<ActorHost> {
   const definitions = header.world.actors(header.config, header.seed);
   if (header.kind === "started") return new ActorHost(header.world, definitions);
   const key = String(header.payload.parentStateHash);
-  const snapshot = await snapshots.get(key);
-  if (snapshot === null) throw new UsageError(`${relative(process.cwd(), snapshots.location)}: the fork's base snapshot ${key.slice(0, 12)}… is missing`);
+  const snapshot = (await snapshots.get(key)) ?? (dir === undefined ? null : await baseFromParent(header, dir));
+  if (snapshot === null) throw new UsageError(`${shownPath(snapshots.location)}: the fork's base snapshot ${key.slice(0, 12)}… is missing${dir === undefined ? "" : `, and its parent's log (${String(header.payload.parentLog)}) is not there to rebuild it from`}`);
   return restoreHost(header.world, snapshot, header.config, header.seed, header.condition, snapshotNamed(snapshots, key));
+}
+
+/**
+ * A fork's base rebuilt from its parent's log in files (a replay to the fork point), when its
+ * snapshots/ folder lost it: snapshots look like a cache, and a fork without its base could not be
+ * replayed, verified, inspected or forked. Null when the parent's log is not there.
+ */
+async function baseFromParent(header: EpisodeHeader, dir: string): Promise<EpisodeSnapshot | null> {
+  const parentLog = String(header.payload.parentLog);
+  if (parentLog.startsWith("jetstream:")) return null;
+  const log = resolve(dir, parentLog);
+  if (segmentFiles(log).length === 0) return null;
+  const parentDir = resolve(log, "..");
+  const records = scanLog(log, { untilSeq: Number(header.payload.atSeq) }).records;
+  const replay = await Effect.runPromise(replayRecordsEffect(parentDir, records, { toTick: Number(header.payload.atTick), snapshots: layoutOf(parentDir).snapshots }).pipe(Effect.provide(Embedded)));
+  replay.host.stop();
+  const base = snapshotOfReplay(replay);
+  return base.stateHash === header.payload.parentStateHash ? base : null;
 }
 
 /** Where a stored snapshot is, for a damaged one's message, and what to do about it. */
@@ -435,7 +453,7 @@ export const replayRecordsEffect = (dir: string, records: readonly LogRecord[], 
 async function replayWith(dir: string, records: readonly LogRecord[], options: ReplayOptions, snapshots: SnapshotStore, transport: Transport): Promise<ReplayResult> {
   const started = performance.now();
   const header = headerOf(records, records[0]?.episode ?? dir);
-  const host = await hostForHeader(header, snapshots);
+  const host = await hostForHeader(header, snapshots, dir);
   const store = new ReplayStore(records, 1, dir);
   host.serve(transport, HOST_SUBJECT);
   options.onHeader?.(header, host);

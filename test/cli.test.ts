@@ -86,6 +86,30 @@ describe("probetown CLI", () => {
     writeFileSync(firstSegment(parent), good);
   });
 
+  it("a fork whose snapshots/ folder is gone rebuilds its base from its parent's log (fork of a fork too); without the parent it says what is missing", () => {
+    const parent = join(work, "base-parent");
+    const child = join(work, "base-child");
+    const grandchild = join(work, "base-grandchild");
+    expect(cli(["run", "auratown", "--seed", "12", "--ticks", "8", "--trace", "none", "--quiet", "--log", parent]).code).toBe(0);
+    expect(cli(["fork", parent, "--at", "2", "--condition", "no-reflection", "--trace", "none", "--quiet", "--log", child]).code).toBe(0);
+    expect(cli(["fork", child, "--at", "4", "--condition", "baseline", "--trace", "none", "--quiet", "--log", grandchild]).code).toBe(0);
+    const hashes = (dir: string) => JSON.parse(cli(["replay", dir, "--json"]).out).stateHash as string;
+    const before = [hashes(child), hashes(grandchild)];
+    rmSync(join(child, "snapshots"), { recursive: true });
+    rmSync(join(grandchild, "snapshots"), { recursive: true });
+    for (const dir of [child, grandchild]) {
+      const v = cli(["verify", dir]);
+      expect(v.code, v.err).toBe(0);
+      expect(cli(["inspect", dir, "--to", "6"]).code).toBe(0);
+    }
+    expect([hashes(child), hashes(grandchild)]).toEqual(before);
+    expect(cli(["fork", grandchild, "--at", "6", "--condition", "no-conversation", "--trace", "none", "--quiet", "--log", join(work, "base-great")]).code).toBe(0);
+    rmSync(parent, { recursive: true });
+    const orphan = cli(["verify", child]);
+    expect(orphan.code).toBe(2);
+    expect(orphan.err).toMatch(/base-child\/snapshots: the fork's base snapshot [0-9a-f]{12}… is missing, and its parent's log \(\.\.\/base-parent\/log\) is not there to rebuild it from\n$/);
+  });
+
   it("a damaged snapshot is a damaged input (exit 3, naming it), never an internal error", () => {
     const parent = join(work, "snapped");
     expect(cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--quiet"]).code).toBe(0);
