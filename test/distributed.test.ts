@@ -178,8 +178,11 @@ describe("distributed runs over NATS", () => {
     expect((await typo.done).code).toBe(0);
     // So does an actor host (it waited silently for ever).
     const host = start(["actor-host", "auratown-s70-baseline", ...nats, "--actors", "all"]);
-    await said(host, /actor-host: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting for its run \(`probetown run … --remote`\), Ctrl-C stops/);
-    host.child.kill("SIGINT");
+    try {
+      await said(host, /actor-host: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting for its run \(`probetown run … --remote`\), Ctrl-C stops/);
+    } finally {
+      host.child.kill("SIGINT");
+    }
     expect((await host.done).code).toBe(0);
     const empty = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", suite.nats.namespace("empty")]).done;
     expect(empty.err).toMatch(/no episode auratown-s7-baseline in namespace \S+ at \S+: the namespace holds no episodes at all \(check --namespace\)/);

@@ -127,16 +127,19 @@ describe("probetown follow of an episode whose writer stopped", () => {
     let err = "";
     follower.child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     const stopped = /follow: episode ep has had no new record for \d+ s and nobody holds its writer lock: its writer stopped before its first tick was committed \(`probetown run … --resume`, or its sweep's redelivered job, continues it\); still waiting/;
-    // Quiet, but its writer is alive and holds the lock: nothing said (before, nothing was said either way).
-    await new Promise((r) => setTimeout(r, 8000));
-    expect(err).toContain("waiting for records");
-    expect(err).not.toMatch(stopped);
-    await store.close(); // the lock is released: nobody writes the episode any more
-    const deadline = Date.now() + 15_000;
-    while (!stopped.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(err).toMatch(stopped);
-    expect(follower.child.exitCode).toBeNull(); // still waiting
-    follower.child.kill("SIGINT");
+    try {
+      // Quiet, but its writer is alive and holds the lock: nothing said (before, nothing was said either way).
+      await new Promise((r) => setTimeout(r, 8000));
+      expect(err).toContain("waiting for records");
+      expect(err).not.toMatch(stopped);
+      await store.close(); // the lock is released: nobody writes the episode any more
+      const deadline = Date.now() + 15_000;
+      while (!stopped.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(err).toMatch(stopped);
+      expect(follower.child.exitCode).toBeNull(); // still waiting
+    } finally {
+      follower.child.kill("SIGINT");
+    }
     expect((await follower.done).code).toBe(0);
   }, 60_000);
 });
