@@ -666,6 +666,21 @@ describe("probetown sweep, embedded", () => {
     expect(rest.out).toMatch(/^12 episodes: 12 ok, 0 failed/);
   });
 
+  it("sweep run again over an episode whose log is damaged fails it at once and exits 3, as verify does (tried 5 times, exit 4: an internal error)", () => {
+    const cwd = tempDir("sweep-damaged");
+    const args = ["sweep", "auratown", "--seeds", "1-3", "--ticks", "4", "--log", "sw"];
+    expect(cli([...args, "-q"], cwd).code).toBe(0);
+    const victim = join(cwd, "sw", "auratown-s2-baseline");
+    const lines = readFileSync(firstSegment(victim), "utf8").split("\n");
+    writeFileSync(firstSegment(victim), lines.map((l, i) => (i === 10 ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
+    const again = cli(args, cwd);
+    expect(again.code, again.out + again.err).toBe(3);
+    expect(again.out).toMatch(/^3 episodes: 2 ok, 1 failed/);
+    expect(again.out).toMatch(/FAILED auratown-s2-baseline after 1 attempt: sw\/auratown-s2-baseline\/log\/000000000000\.jsonl: seq 10 \(line 11\): hash mismatch: .* \(the episode's log or snapshot is damaged: `probetown verify` it; removed, the same sweep runs it anew\)\n/);
+    rmSync(victim, { recursive: true });
+    expect(cli([...args, "-q"], cwd).code).toBe(0);
+  });
+
   it("sweep: another sweep's episode under the same id fails at once (exit 2, the differing field named, --log suggested); --log puts the sweep elsewhere; bad input is refused before anything runs", () => {
     const cwd = tempDir("cli-sweep-reuse");
     expect(cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "3", "-q"], cwd).code).toBe(0);

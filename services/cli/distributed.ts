@@ -9,6 +9,7 @@ import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import { JobRejected, type JobOutcome, type JobQueue, type Submitted } from "../../infra/jobQueue.ts";
+import { InvalidPayload, LogCorrupted, SnapshotDamaged, UnknownEventType } from "../../events/errors.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
@@ -400,6 +401,8 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     return { submitted, outcomes };
   };
   let gathered: { submitted: Submitted; outcomes: JobOutcome[] };
+  /** Episodes whose log or snapshot was found damaged (the sweep then exits 3). */
+  const damaged = new Set<string>();
   if (flags.nats === undefined) {
     if (flags.workers > 1) throw new UsageError("--workers: more than one worker needs --nats (the embedded sweep runs in this process)");
     const root = flags.log;
@@ -422,6 +425,12 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       if (stop.signal.aborted) return Promise.reject(new JobRejected(`not run: the sweep was stopped by ${String(stop.signal.reason)}`));
       return run(job, context).catch((error: unknown) => {
         if (isStorageError(error)) diskFailure ??= error as Error;
+        // A damaged log (or snapshot) fails the same on every delivery: it was tried five times
+        // and the sweep exited 4, an internal error; it exits 3, as verify does.
+        if (error instanceof LogCorrupted || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged) {
+          damaged.add(job.id);
+          throw new JobRejected(`${error.message} (the episode's log or snapshot is damaged: \`probetown verify\` it; removed, the same sweep runs it anew)`, { cause: error });
+        }
         throw error;
       });
     });
@@ -507,5 +516,5 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     if (flags.out !== undefined) process.stdout.write(`outcomes: ${flags.out}\n`);
   }
   // Every failure a rejected job (nothing could run it): the input is at fault, not the machinery.
-  return failed.length === 0 ? 0 : failed.every((f) => f.rejected === true) ? 2 : 4;
+  return failed.length === 0 ? 0 : failed.every((f) => f.rejected === true) ? (failed.some((f) => damaged.has(f.id)) ? 3 : 2) : 4;
 }
