@@ -16,6 +16,15 @@ import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type Ev
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
 const LOCK = "writer.lock";
 
+/** A segment's file name: its first record's seq, zero-padded so names sort in log order. */
+export const segmentName = (firstSeq: number): string => `${String(firstSeq).padStart(12, "0")}.jsonl`;
+
+/** The first segment's name; a store rolls to the next only past `SEGMENT_BYTES`, so most logs are this file alone. */
+export const FIRST_SEGMENT = segmentName(0);
+
+/** A segment's size before the store rolls to a new one. */
+export const SEGMENT_BYTES = 64 * 1024 * 1024;
+
 export function segmentFiles(logDir: string): string[] {
   if (!existsSync(logDir)) return [];
   return readdirSync(logDir)
@@ -282,7 +291,7 @@ class FileEventStore implements EventStore {
   private rollSegment(firstSeq: number): void {
     this.sync();
     closeSync(this.fd);
-    this.segmentPath = join(this.location, `${String(firstSeq).padStart(12, "0")}.jsonl`);
+    this.segmentPath = join(this.location, segmentName(firstSeq));
     this.fd = openSync(this.segmentPath, "a");
     this.segmentSize = 0;
   }
@@ -333,9 +342,9 @@ export function createFileEventStore(logDir: string, options: CreateOptions): Ev
   mkdirSync(logDir, { recursive: true });
   acquireLock(logDir, options.episode);
   const firstSeq = options.firstSeq ?? 0;
-  const segment = join(logDir, `${String(firstSeq).padStart(12, "0")}.jsonl`);
+  const segment = join(logDir, segmentName(firstSeq));
   writeFileSync(segment, "");
-  return new FileEventStore(options.episode, logDir, segment, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024);
+  return new FileEventStore(options.episode, logDir, segment, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES);
 }
 
 /**
@@ -365,8 +374,8 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
     const segment = files.at(-1);
     // A run stopped before its first record was whole (killed, or a full disk) leaves an empty
     // first segment: the episode starts there from the beginning.
-    if (last === undefined && files.length === 1 && segment === join(logDir, `${"0".repeat(12)}.jsonl`) && statSync(segment).size === 0) {
-      return { store: new FileEventStore(options.episode, logDir, segment, { seq: -1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024), records: [] };
+    if (last === undefined && files.length === 1 && segment === join(logDir, FIRST_SEGMENT) && statSync(segment).size === 0) {
+      return { store: new FileEventStore(options.episode, logDir, segment, { seq: -1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES), records: [] };
     }
     if (last === undefined || segment === undefined) throw new Error(`${display(logDir)} holds no records to continue`);
     if (last.episode !== options.episode) {
@@ -383,7 +392,7 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
       if ((JSON.parse(lastLine) as LogRecord).hash !== last.hash) throw new Error(`${display(segment)}: refusing to append: the file does not end with the last good record`);
       writeFileSync(segment, "\n", { flag: "a" });
     }
-    const store = new FileEventStore(options.episode, logDir, segment, { seq: last.seq, hash: last.hash }, options.fsync ?? "commit", options.segmentBytes ?? 64 * 1024 * 1024);
+    const store = new FileEventStore(options.episode, logDir, segment, { seq: last.seq, hash: last.hash }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES);
     return { store, records: scan.records };
   } catch (error) {
     rmSync(join(logDir, LOCK), { force: true });

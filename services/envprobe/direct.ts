@@ -14,6 +14,7 @@ import { initialEnvContext, envHandlers, type EnvContext, type EnvInput } from "
 import { beliefModelOf, horizonOf, type EnvprobeConfig } from "../../actors/envprobe/config.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { versionOf } from "../../events/catalogue.ts";
+import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
 import { actorIndexOf, GENESIS_HASH, recipientsOf, seal, type Draft } from "../../events/record.ts";
 import { partDigest, stateHashOf } from "../actorHost.ts";
 import { episodeIdOf, PROBETOWN_VERSION } from "../episodes.ts";
@@ -126,12 +127,10 @@ export function writeLogWhole(dir: string, text: string): void {
   // mkdirSync says undefined when log/ was there already: whatever else it holds (another segment,
   // a stray file) is not this log's and goes, before the one segment is put in place.
   if (mkdirSync(logDir, { recursive: true }) === undefined) {
-    for (const name of readdirSync(logDir)) if (name !== SEGMENT) rmSync(join(logDir, name), { recursive: true, force: true });
+    for (const name of readdirSync(logDir)) if (name !== FIRST_SEGMENT) rmSync(join(logDir, name), { recursive: true, force: true });
   }
-  renameSync(partial, join(logDir, SEGMENT));
+  renameSync(partial, join(logDir, FIRST_SEGMENT));
 }
 
-/** The direct driver's one log segment (a file store rolls to a second only past 64 MB). */
-export const SEGMENT = "000000000000.jsonl";
 
 export type { AgentContext, EnvContext };

@@ -15,9 +15,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { canonicalJson } from "../../events/canonical.ts";
-import { recordOrNull } from "../../infra/fileEventStore.ts";
+import { FIRST_SEGMENT, recordOrNull } from "../../infra/fileEventStore.ts";
 import { expectedHash, GENESIS_HASH } from "../../events/record.ts";
-import { runDirect, SEGMENT } from "./direct.ts";
+import { runDirect } from "./direct.ts";
 import { metricsOfSegments, type EpisodeMetrics } from "./metrics.ts";
 import { episodeDirOf, episodeNameOf, type EnvprobeJob } from "./sweep.ts";
 
@@ -36,8 +36,8 @@ export function keptMetrics(dir: string, expected: KeepExpected): EpisodeMetrics
   const logDir = join(dir, "log");
   if (!existsSync(logDir)) return null;
   const names = readdirSync(logDir);
-  if (names.length !== 1 || names[0] !== SEGMENT) return null;
-  const file = join(logDir, SEGMENT);
+  if (names.length !== 1 || names[0] !== FIRST_SEGMENT) return null;
+  const file = join(logDir, FIRST_SEGMENT);
   const text = readFileSync(file, "utf8");
   if (!text.endsWith("\n")) return null;
   const firstEnd = text.indexOf("\n");

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Schema } from "effect";
 import { LogCorrupted } from "../../events/errors.ts";
+import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
 import { KINDS } from "../../actors/envprobe/kinds.ts";
 import { POLICY_NAMES, REGIMES } from "../../actors/envprobe/config.ts";
 import { wilson } from "../stats.ts";
@@ -183,9 +184,9 @@ const WANTED = /"type":"(episode\.started|envprobe\.(stepped|scored|mutated))"/;
 /** Metrics of one episode directory, read from its log (only the lines metrics need are parsed). */
 export function metricsOfLog(dir: string): EpisodeMetrics {
   const logDir = join(dir, "log");
-  // A log's first segment is 000000000000.jsonl; a store rolls to a new segment only past 64 MB,
-  // so a smaller first segment is the whole log (no directory listing per episode).
-  const first = join(logDir, "000000000000.jsonl");
+  // A store rolls to a new segment only past SEGMENT_BYTES, so a smaller first segment is the
+  // whole log (no directory listing per episode).
+  const first = join(logDir, FIRST_SEGMENT);
   let files: string[] = existsSync(first) ? [first] : [];
   let texts: string[] = files.map((f) => readFileSync(f, "utf8"));
   if (texts.length === 0 || texts[0]!.length > 32 * 2 ** 20) {
