@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 import { GENESIS_HASH, seal } from "../events/record.ts";
-import { jsonArrayPieces, namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
+import { namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
 import { replayEpisode } from "../services/replay.ts";
 import { townInspection } from "../services/cli/inspect.ts";
 import { collectRow, renderTimeline, summarize, type TickRow } from "../services/views/auratown.ts";
@@ -185,13 +185,28 @@ describe("JSON in pieces", () => {
     }
   });
 
-  it("writes an array whose items come one at a time as JSON.stringify writes it", () => {
-    for (const items of [[], [1], [{ a: [1, { b: "x\ny" }] }, null, "s"]]) {
+  it("writes a list whose items come one at a time (an iterable, not an array) as JSON.stringify writes the array", () => {
+    for (const items of [[], [1], [{ a: [1, { b: "x\ny" }] }, null, "s", undefined]]) {
       for (const depth of [0, 1, 2]) {
         let text = "";
-        writePieces(jsonArrayPieces(items.values(), depth), (chunk) => (text += chunk));
+        writePieces(prettyJsonPieces(items.values(), depth, depth + 1), (chunk) => (text += chunk));
         expect(text).toBe(JSON.stringify(items, null, 2).replaceAll("\n", `\n${"  ".repeat(depth)}`));
       }
+      // Inside split objects too, and taken one item at a time: nothing draws the list before it is written.
+      let drawn = 0;
+      const lazily = (function* () {
+        for (const item of items) {
+          drawn++;
+          yield item;
+        }
+      })();
+      let text = "";
+      const pieces = prettyJsonPieces({ summary: { beliefs: lazily, n: items.length } }, 0, 2);
+      for (const piece of pieces) {
+        if (text === "") expect(drawn).toBe(0);
+        text += piece;
+      }
+      expect(text).toBe(JSON.stringify({ summary: { beliefs: items, n: items.length } }, null, 2));
     }
   });
 

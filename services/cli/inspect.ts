@@ -5,8 +5,8 @@
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../actorHost.ts";
 import type { EpisodeHeader, ReplayOptions, ReplayResult } from "../replay.ts";
-import { agentNames, collectRow, DETAILED_TOWN_ACTORS, rowOf, summaryJsonPieces, TownSummary, TownTimeline, type TimelineFilter } from "../views/auratown.ts";
-import { namesActor, prettyJsonPieces } from "../views/text.ts";
+import { agentNames, collectRow, DETAILED_TOWN_ACTORS, rowOf, TownSummary, TownTimeline, type TimelineFilter } from "../views/auratown.ts";
+import { chunkedWriter, namesActor, prettyJsonPieces } from "../views/text.ts";
 
 export interface TownInspectFlags {
   readonly from?: number;
@@ -48,18 +48,7 @@ export function townInspection(flags: TownInspectFlags, write: (chunk: string) =
   let ticksShown = 0;
   let replayed = 0;
 
-  let buffer: string[] = [];
-  let size = 0;
-  const push = (piece: string): void => {
-    buffer.push(piece);
-    size += piece.length;
-    if (size >= 2 ** 20) flush();
-  };
-  const flush = (): void => {
-    if (size > 0) write(buffer.join(""));
-    buffer = [];
-    size = 0;
-  };
+  const { push, flush } = chunkedWriter(write);
   const pushAll = (pieces: Iterable<string>): void => {
     for (const piece of pieces) push(piece);
   };
@@ -122,7 +111,7 @@ export function townInspection(flags: TownInspectFlags, write: (chunk: string) =
         push(ticksShown === 0 ? "[]" : "\n  ]");
         push(",\n  \"summary\": ");
         // With --agent, the ticks and the summary are that agent's (the summary covers the whole episode).
-        pushAll(summaryJsonPieces(summary.finish(result.records[0], flags.agent === undefined ? undefined : (names ?? new Set())), 1));
+        pushAll(prettyJsonPieces(summary.finish(result.records[0], flags.agent === undefined ? undefined : (names ?? new Set())), 1, 2));
         push("\n}\n");
       } else push("\n");
       flush();

@@ -6,7 +6,7 @@ import type { PrivateState } from "../../actors/auratown/privateState.ts";
 import { clockAt, hhmm, type Clock, type ClockConfig } from "../../actors/auratown/town.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../actorHost.ts";
-import { jsonArrayPieces, namesActor, plural, prettyJsonPieces } from "./text.ts";
+import { namesActor, plural } from "./text.ts";
 
 export interface AgentRow {
   readonly id: string;
@@ -256,23 +256,6 @@ export function summarize(records: readonly LogRecord[], rows: readonly TickRow[
   summary.addRecords(records);
   const lazy = summary.finish(records[0]);
   return { ...lazy, staleBeliefs: [...lazy.staleBeliefs] };
-}
-
-/**
- * `JSON.stringify(summary, null, 2)` at `depth` in pieces, as `prettyJsonPieces` writes it, its stale
- * beliefs one at a time (a 1,000-agent town's three days have 350,000: 100 MB of text).
- */
-export function* summaryJsonPieces(summary: LazySummary, depth: number): Generator<string> {
-  const entries = Object.entries(summary);
-  yield "{\n";
-  for (let i = 0; i < entries.length; i++) {
-    const [key, value] = entries[i]!;
-    yield `${"  ".repeat(depth + 1)}${JSON.stringify(key)}: `;
-    if (key === "staleBeliefs") yield* jsonArrayPieces(value as Iterable<unknown>, depth + 1);
-    else yield* prettyJsonPieces(value, depth + 1, depth + 1);
-    yield i < entries.length - 1 ? ",\n" : "\n";
-  }
-  yield `${"  ".repeat(depth)}}`;
 }
 
 const RULES = ["sleep", "workplace_loaded", "deep_focus", "workplace_empty", "relaxed", "recent_stress", "default"];

@@ -32,60 +32,56 @@ const unpadded = (text: string): string => text.replace(/\d+/g, (digits) => digi
  * `JSON.stringify(value, null, 2)` in pieces: the items of the top-level object and of the arrays and
  * objects directly in it one at a time, deeper values whole. A document larger than one string can
  * hold (about 512 MB in V8: `inspect --json` of a 1,000-agent town over three days) is written all
- * the same, and never held in memory at once.
+ * the same, and never held in memory at once. An iterable that is not an array (a list made lazily,
+ * such as a summary's stale beliefs) is written as an array, an item at a time and none kept once
+ * written, when it is the value or an item of an object or array that is split (above `splitDepth`).
  */
 export function* prettyJsonPieces(value: unknown, depth = 0, splitDepth = 2): Generator<string> {
   const pad = (d: number) => "  ".repeat(d);
-  if (depth >= splitDepth || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+  const lazy = typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as Partial<Iterable<unknown>>)[Symbol.iterator] === "function";
+  if (!lazy && (depth >= splitDepth || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function")) {
     yield (JSON.stringify(value, null, 2) ?? "null").replaceAll("\n", `\n${pad(depth)}`);
     return;
   }
-  const isArray = Array.isArray(value);
-  const entries: [string | null, unknown][] = isArray
-    ? value.map((v): [null, unknown] => [null, v === undefined || typeof v === "function" || typeof v === "symbol" ? null : v])
-    : Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== "function" && typeof v !== "symbol");
-  if (entries.length === 0) {
-    yield isArray ? "[]" : "{}";
-    return;
+  const isArray = lazy || Array.isArray(value);
+  const entries: Iterable<[string | null, unknown]> = lazy
+    ? (function* () {
+        for (const v of value as Iterable<unknown>) yield [null, v];
+      })()
+    : Array.isArray(value)
+      ? value.map((v): [null, unknown] => [null, v])
+      : Object.entries(value as object).filter(([, v]) => v !== undefined && typeof v !== "function" && typeof v !== "symbol");
+  let first = true;
+  for (const [key, v] of entries) {
+    yield `${first ? (isArray ? "[" : "{") : ","}\n${pad(depth + 1)}${key === null ? "" : `${JSON.stringify(key)}: `}`;
+    first = false;
+    yield* prettyJsonPieces(v === undefined || typeof v === "function" || typeof v === "symbol" ? null : v, depth + 1, splitDepth);
   }
-  yield isArray ? "[\n" : "{\n";
-  for (let i = 0; i < entries.length; i++) {
-    const [key, v] = entries[i]!;
-    yield `${pad(depth + 1)}${key === null ? "" : `${JSON.stringify(key)}: `}`;
-    yield* prettyJsonPieces(v, depth + 1, splitDepth);
-    yield i < entries.length - 1 ? ",\n" : "\n";
-  }
-  yield `${pad(depth)}${isArray ? "]" : "}"}`;
+  yield first ? (isArray ? "[]" : "{}") : `\n${pad(depth)}${isArray ? "]" : "}"}`;
 }
 
-/**
- * `prettyJsonPieces` of an array at `depth` whose items come one at a time (ticks as a replay makes
- * them): the same text, each item whole, and no item kept once written.
- */
-export function* jsonArrayPieces(items: Iterable<unknown>, depth: number): Generator<string> {
-  let first = true;
-  for (const item of items) {
-    yield `${first ? "[" : ","}\n${"  ".repeat(depth + 1)}`;
-    first = false;
-    yield* prettyJsonPieces(item === undefined || typeof item === "function" || typeof item === "symbol" ? null : item, depth + 1, depth + 1);
-  }
-  yield first ? "[]" : `\n${"  ".repeat(depth)}]`;
+/** Writes pieces of text through `write` in chunks of about 1 MB (not a system call per piece); `flush` writes what is held. */
+export function chunkedWriter(write: (chunk: string) => void): { readonly push: (piece: string) => void; readonly flush: () => void } {
+  let buffer: string[] = [];
+  let size = 0;
+  const flush = (): void => {
+    if (size > 0) write(buffer.join(""));
+    buffer = [];
+    size = 0;
+  };
+  const push = (piece: string): void => {
+    buffer.push(piece);
+    size += piece.length;
+    if (size >= 2 ** 20) flush();
+  };
+  return { push, flush };
 }
 
 /** Writes pieces of text through `write` in chunks of about 1 MB (not a system call per piece). */
 export function writePieces(pieces: Iterable<string>, write: (chunk: string) => void): void {
-  let buffer: string[] = [];
-  let size = 0;
-  for (const piece of pieces) {
-    buffer.push(piece);
-    size += piece.length;
-    if (size >= 2 ** 20) {
-      write(buffer.join(""));
-      buffer = [];
-      size = 0;
-    }
-  }
-  if (size > 0) write(buffer.join(""));
+  const writer = chunkedWriter(write);
+  for (const piece of pieces) writer.push(piece);
+  writer.flush();
 }
 
 /**
