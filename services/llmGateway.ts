@@ -9,7 +9,8 @@
 //     request has a timeout, and at most `concurrency` calls are in flight;
 //   - a refused key (401/403), an unknown model or URL (404) is a configuration error: asked once,
 //     then that endpoint (or model) fails at once for the rest of the run, as a dead one does after
-//     `unreachableAfter` calls; `problems()` says what to fix (the CLI exits 5 on it);
+//     `unreachableAfter` calls; `problems()` says what to fix (the CLI exits 5 on it), also for an
+//     endpoint that answered every call with an HTTP error (5xx, 429) after the retries;
 //   - tokens and cost are accounted per requesting actor and per query;
 //   - a content-addressed cache (request hash → recorded completion) serves recorded answers with
 //     no HTTP when asked to (`reuse`), e.g. for a fork of an LLM run;
@@ -66,10 +67,12 @@ export interface LlmConfig {
  * Why a run's model calls fell back because of its configuration rather than by chance: the key was
  * refused (`auth`), the endpoint does not serve the model (`model_not_found`) or has no
  * chat-completions API at the URL (`endpoint_not_found`), or it could not be reached
- * (`unreachable`: taken as down after `unreachableAfter` calls, or no call ever got an answer).
+ * (`unreachable`: taken as down after `unreachableAfter` calls, or no call ever got an answer), or
+ * it answered but never with a completion (`errors_only`: no call of the run completed, and calls
+ * failed with HTTP errors — 5xx, 429 — after their retries; among completed calls they are chance).
  * What the CLI's exit 5 reports.
  */
-export type EndpointProblemKind = "auth" | "model_not_found" | "endpoint_not_found" | "quota" | "unreachable";
+export type EndpointProblemKind = "auth" | "model_not_found" | "endpoint_not_found" | "quota" | "unreachable" | "errors_only";
 export interface EndpointProblem {
   readonly kind: EndpointProblemKind;
   /** The HTTP status of the refusal; null when nothing answered. */
@@ -87,6 +90,8 @@ export interface EndpointProblem {
 /** The failure kinds that condemn an endpoint (or a model) for the rest of a run. */
 const CONFIG_KINDS: ReadonlySet<string> = new Set<EndpointProblemKind>(["auth", "model_not_found", "endpoint_not_found", "quota"]);
 const isConfigKind = (kind: string): kind is "auth" | "model_not_found" | "endpoint_not_found" | "quota" => CONFIG_KINDS.has(kind);
+/** The failure kinds of an endpoint that answered, with an HTTP error, after the retries (`errors_only` when no call completed). */
+const HTTP_ERROR_KINDS: ReadonlySet<string> = new Set<LlmErrorKind>(["server_error", "rate_limit", "http_error"]);
 const statusOf = (message: string): number | null => {
   const m = /HTTP (\d{3})/.exec(message);
   return m === null ? null : Number(m[1]);
@@ -108,11 +113,13 @@ export function mergeProblems(...lists: ReadonlyArray<readonly EndpointProblem[]
 /**
  * The endpoint problems recorded in logs (e.g. the cells an eval serves as they are): the
  * configuration kinds of `llm.failed`, calls given up at once as unreachable (`network`/`timeout`
- * with no attempt), and logs whose model calls never got an answer at all.
+ * with no attempt), logs whose model calls never got an answer at all, and logs with no
+ * `llm.completed` whose calls failed with HTTP errors (`errors_only`).
  */
 export class RecordedEndpointProblems {
   private readonly found = new Map<string, EndpointProblem>();
   private unreachable: EndpointProblem | null = null;
+  private httpError: EndpointProblem | null = null;
   private answered = false;
   add(records: readonly LogRecord[]): this {
     const models = new Map<string, string>();
@@ -130,13 +137,13 @@ export class RecordedEndpointProblems {
       } else if (f.error === "network" || f.error === "timeout") {
         const problem: EndpointProblem = { kind: "unreachable", status: null, message: f.message, server: null, model: null, live: false };
         if (this.unreachable === null || (f.attempts === 0 && !this.unreachable.message.startsWith(GAVE_UP))) this.unreachable = problem;
-      }
+      } else if (HTTP_ERROR_KINDS.has(f.error)) this.httpError ??= { kind: "errors_only", status: statusOf(f.message), message: f.message, server: null, model, live: false };
     }
     return this;
   }
   problems(): EndpointProblem[] {
     const given = this.unreachable !== null && (this.unreachable.message.startsWith(GAVE_UP) || !this.answered);
-    return [...this.found.values(), ...(given ? [this.unreachable!] : [])];
+    return [...this.found.values(), ...(given ? [this.unreachable!] : []), ...(this.httpError !== null && !this.answered ? [this.httpError] : [])];
   }
 }
 
@@ -270,7 +277,7 @@ export interface LlmGatewayImpl {
   accounting(): Accounting;
   /** HTTP requests sent so far. */
   readonly httpRequests: number;
-  /** What made calls fall back for the configuration's sake so far (a refused key, model or URL; an unreachable endpoint); empty when none did. */
+  /** What made calls fall back for the configuration's sake so far (a refused key, model or URL; an unreachable endpoint; one that answered no call but with HTTP errors); empty when none did. */
   problems(): EndpointProblem[];
 }
 
@@ -292,6 +299,10 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
   // The first connection failure (what `problems()` names), and whether anything ever answered.
   let firstNoAnswer: string | null = null;
   let answered = false;
+  // The first HTTP error a call ended on (5xx, 429 after the retries), and whether any call got a
+  // usable answer: every call failing so is an endpoint that is not serving (`errors_only`), not chance.
+  let firstHttpError: EndpointProblem | null = null;
+  let completed = false;
   const server = `${client.server.address}:${client.server.port}`;
   // A refused key or URL condemns the endpoint, an unknown model that model, for the rest of the run.
   let endpointRefusal: EndpointProblem | null = null;
@@ -428,6 +439,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
           unreachableKind = e.kind;
           firstNoAnswer ??= e.message;
         } else answered = true;
+        if (HTTP_ERROR_KINDS.has(e.kind)) firstHttpError ??= { kind: "errors_only", status: e.status, message: e.message, server, model: request.model, live: true };
         span?.setAttribute("error.type", e.kind);
         return { answer: failed(request, e.kind, e.message, counter.attempts, usage), http: counter.attempts };
       }
@@ -443,6 +455,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       // The reply as the model gave it, valid or not: an invalid one is what a user debugging a prompt needs.
       if (config.captureContent === true) span?.setAttribute("gen_ai.output.messages", outputMessages(content, replyLimit(request)));
       if (problem === null) {
+        completed = true;
         const cost = costOf(request.model, usage);
         const payload: LlmCompletedPayload = {
           attempts: counter.attempts,
@@ -489,6 +502,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       const recorded = cache.get(request.requestHash);
       if (recorded !== undefined) {
         const answer: LlmAnswer = { type: "llm.completed", payload: { ...recorded, attempts: 0, cached: true } };
+        completed = true;
         account(from, request, answer, 0);
         return answer;
       }
@@ -558,6 +572,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         ...(endpointRefusal === null ? [] : [endpointRefusal]),
         ...modelRefusals.values(),
         ...(down ? [{ kind: "unreachable" as const, status: null, message: firstNoAnswer ?? "no answer", server, model: null, live: true }] : []),
+        ...(firstHttpError !== null && !completed ? [firstHttpError] : []),
       ];
     },
   };

@@ -439,6 +439,23 @@ describe("--llm on eval factual, experiment specs and ask", () => {
     }
   });
 
+  it("experiment against an endpoint that answers every call with HTTP 500: endpointProblems says `errors_only` (live, then recorded when served again)", async () => {
+    const server = await fakeServer(() => ({ status: 500 }));
+    try {
+      const dir = tempDir("exp-llm-500");
+      const specFile = join(dir, "implicit.json");
+      writeFileSync(specFile, JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [42], conditions: ["aura-intent"], judges: ["rule"], llm: { baseURL: server.url, model: "fake-m", backoffMs: 5, maxAttempts: 2 }, out: "out", report: { bootstrap: 100 } }));
+      const first = await runExperiment(loadSpec(specFile));
+      expect(first.fallbacks).toBeGreaterThan(0);
+      expect(first.endpointProblems).toEqual([{ kind: "errors_only", status: 500, message: "HTTP 500: fake error 500", server: new URL(server.url).host, model: "fake-m", live: true }]);
+      const again = await runExperiment(loadSpec(specFile));
+      expect(again.ran).toBe(0);
+      expect(again.endpointProblems).toMatchObject([{ kind: "errors_only", status: 500, server: null, live: false }]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a spec's llm section and judges are checked", () => {
     const dir = tempDir("exp-llm-bad");
     smallFactual(dir, 1);

@@ -405,4 +405,22 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     const verified = await cli(["verify", join(work, "queued"), "--json"]);
     expect(verified.code, verified.stdout).toBe(0);
   });
+
+  it("sweep envprobe --nats: jobs whose calls all met HTTP 500 while another job's calls were answered are chance, not an endpoint that never serves: exit 0", async () => {
+    // The first job's calls answered, then 500 for every call (as a server that fell over mid-sweep).
+    const failing = await fakeServer((body, n) => (n <= 6 ? observer(body) : { status: 500 }));
+    const work = tempDir("envprobe-llm-nats-500");
+    const ns = nats.nats.namespace("llm500");
+    writeFileSync(join(work, "llm.json"), JSON.stringify({ maxAttempts: 1 }));
+    const worker = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "worker", "--nats", nats.nats.url, "--namespace", ns, "-q"], { env: { ...process.env, PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "" } });
+    try {
+      const queued = await cli(["sweep", "envprobe", "--worlds", "graphnav", "--regimes", "low", "--policies", "no-probe,envprobe-simple", "--seeds", "0-2", "--horizon", "3", "--llm", failing.url, "--model", `belief=${MODEL}`, "--llm-config", join(work, "llm.json"), "--json", "--log", join(work, "queued"), "--nats", nats.nats.url, "--namespace", ns, "--chunk", "2"]);
+      expect(queued.code, queued.stderr).toBe(0);
+      expect(JSON.parse(queued.stdout)).toMatchObject({ llm: { calls: 18, failed: 12 } });
+      expect(queued.stderr).not.toContain("finished, but");
+    } finally {
+      worker.kill("SIGTERM");
+      await failing.close();
+    }
+  });
 });

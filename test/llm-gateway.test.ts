@@ -11,7 +11,7 @@ import type { LogRecord } from "../events/record.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeDeniedPayload } from "../events/probes.ts";
 import { forkEpisode, runEpisode } from "../services/episodes.ts";
-import { LlmCache, LlmGateway } from "../services/llmGateway.ts";
+import { LlmCache, LlmGateway, RecordedEndpointProblems } from "../services/llmGateway.ts";
 import { llmRequest } from "../events/llm.ts";
 import { Effect } from "effect";
 import { replayEpisode } from "../services/replay.ts";
@@ -451,6 +451,38 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     } finally {
       await flaky.close();
     }
+  });
+
+  it("problems(): an endpoint that answered every call with an HTTP error (500, 429) after the retries is `errors_only`, scrubbed, live and recorded; one completed call among them makes it chance", async () => {
+    for (const status of [500, 429]) {
+      const failing = await fakeServer(() => ({ status, error: { message: `overloaded (key ${SECRET})`, type: "server_error" } }));
+      try {
+        const gateway = makeLlmGateway(config(failing.url, { answer: "fake-answer" }, { maxAttempts: 2 }));
+        for (let i = 0; i < 3; i++) await gateway.complete(ask(i), "agent/x");
+        expect(failing.requests).toBe(6);
+        const problem = { kind: "errors_only", status, message: `HTTP ${status}: overloaded (key [redacted])`, server: new URL(failing.url).host, model: "fake-answer", live: true };
+        expect(gateway.problems()).toEqual([problem]);
+      } finally {
+        await failing.close();
+      }
+    }
+    const halfFailing = await fakeServer((_body, n) => (n % 2 === 1 ? { status: 500 } : { content: ANSWER }));
+    try {
+      const gateway = makeLlmGateway(config(halfFailing.url, { answer: "fake-answer" }, { maxAttempts: 1 }));
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+      expect(answers.map((a) => (a.type === "llm.failed" ? a.payload.error : "ok"))).toEqual(["server_error", "ok", "server_error", "ok"]);
+      expect(gateway.problems()).toEqual([]);
+    } finally {
+      await halfFailing.close();
+    }
+    // From logs served as recorded: only when they hold no llm.completed at all.
+    const requested = (seq: number, i: number) => ({ seq, type: "llm.requested", payload: ask(i) }) as unknown as LogRecord;
+    const failedRecord = (seq: number, i: number) => ({ seq, type: "llm.failed", payload: { requestHash: ask(i).requestHash, error: "server_error", message: "HTTP 503: fake error 503", attempts: 3, fallback: "deterministic" } }) as unknown as LogRecord;
+    const completedRecord = (seq: number, i: number) => ({ seq, type: "llm.completed", payload: { requestHash: ask(i).requestHash, content: ANSWER, model: "fake-answer", backend: "openai-compatible", attempts: 1 } }) as unknown as LogRecord;
+    const failedLog = [requested(1, 0), failedRecord(2, 0), requested(3, 1), failedRecord(4, 1)];
+    expect(new RecordedEndpointProblems().add(failedLog).problems()).toEqual([{ kind: "errors_only", status: 503, message: "HTTP 503: fake error 503", server: null, model: "fake-answer", live: false }]);
+    expect(new RecordedEndpointProblems().add(failedLog).add([requested(1, 2), completedRecord(2, 2)]).problems()).toEqual([]);
   });
 
   it("no gateway for a run that asks for models: every request fails with no_backend and the run still ends", async () => {
@@ -1120,6 +1152,47 @@ describe("a model endpoint that refuses the run, or cannot be reached: exit 5 na
     expect(evaluated.code, evaluated.stderr).toBe(5);
     expect(evaluated.stderr).toContain(`  unreachable: no answer from ${host} (connection failed: connect ECONNREFUSED ${host})`);
     await verified(out);
+  });
+
+  it("an endpoint that answers every call with HTTP 500 after the retries: run aura-scene and eval implicit exit 5 saying so (status, scrubbed message, endpoint, model); 500s among answered calls keep exit 0", async () => {
+    const failing = await fakeServer(() => ({ status: 500, error: { message: `CUDA out of memory (request by ${SECRET})`, type: "server_error" } }));
+    try {
+      const root = setup("errors-only");
+      const host = new URL(failing.url).host;
+      const line = `  errors only: ${host} answered no call with a completion, only errors after the retries (first: HTTP 500: CUDA out of memory (request by [redacted]), model 'fake-intent'); check the server's own log (is the model loaded? out of memory?), then run again`;
+      const run = await cli(scene(root, failing.url, ["--llm-config", join(root, "llm.json")]), env);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stderr).toContain("run: finished, but the model endpoint answered every call with an error: 6 of 6 model call(s) fell back to the deterministic backends; the log is complete and valid, but not a model run (exit 5)\n");
+      expect(run.stderr).toContain(`${line}\n`);
+      expect(run.stdout + run.stderr).not.toContain(SECRET);
+      expect(failing.requests).toBe(18);
+      await verified(join(root, "run"));
+      const out = join(root, "eval");
+      const evaluated = await cli(implicit(out, failing.url, ["--llm-config", join(root, "llm.json")]), env);
+      expect(evaluated.code, evaluated.stderr).toBe(5);
+      expect(evaluated.stderr).toMatch(/eval implicit: finished, but the model endpoint answered every call with an error: \d+ model call\(s\) fell back/);
+      expect(evaluated.stderr).toContain(line);
+      const summary = JSON.parse(evaluated.stdout) as { llm: { endpointProblems: unknown[] } };
+      expect(summary.llm.endpointProblems).toMatchObject([{ kind: "errors_only", status: 500, live: true }]);
+      // Served as recorded, the cells are still not a model run.
+      const again = await cli(implicit(out, failing.url, ["--llm-config", join(root, "llm.json")]), env);
+      expect(again.code, again.stderr).toBe(5);
+      expect(again.stderr).toContain("  errors only: the endpoint answered no call with a completion, only errors after the retries (first: HTTP 500: CUDA out of memory (request by [redacted]), model 'fake-intent'); check the server's own log (is the model loaded? out of memory?), then run again [recorded in logs served as they are: --fresh runs them again]\n");
+    } finally {
+      await failing.close();
+    }
+    // Every other request answered 500 (no retry): half the calls fell back, the rest are the model's.
+    const flaky = await fakeServer((body, n) => (n % 2 === 1 ? { status: 500 } : smartReply(body)));
+    try {
+      const root = setup("some-500");
+      writeFileSync(join(root, "llm.json"), JSON.stringify({ backoffMs: 5, maxAttempts: 1 }));
+      const run = await cli(scene(root, flaky.url, ["--llm-config", join(root, "llm.json")]).filter((a) => a !== "--quiet"), env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/\nllm: 6 model calls, 3 failed and fell back \(server_error ×3: HTTP 500: fake error 500\)/);
+      expect(run.stderr).not.toContain("finished, but");
+    } finally {
+      await flaky.close();
+    }
   });
 
   it("one transient failure (a timeout, a 503) among answered calls: exit 0, the summary counts it", async () => {

@@ -58,8 +58,9 @@ function judgeExit(label: string, rows: ReadonlyArray<{ readonly llmJudge?: LlmJ
 
 /**
  * The exit code of an eval: 5 (what to fix on stderr) when model calls fell back because the
- * endpoint refused the key, model or URL or could not be reached — now, or in cells served from
- * logs recorded so —, else the LLM judge's (judgeExit). Both are said.
+ * endpoint refused the key, model or URL, could not be reached or answered every call with an
+ * error — now, or in cells served from logs recorded so —, else the LLM judge's (judgeExit).
+ * Both are said.
  */
 function evalExit(label: string, llm: { readonly baseURL: string; readonly endpointProblems: EvalLlmSummary["endpointProblems"] } | undefined, rows: ReadonlyArray<{ readonly llmJudge?: LlmJudgeFields; readonly fallbacks?: number }>): number {
   const judged = judgeExit(label, rows);

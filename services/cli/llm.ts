@@ -21,7 +21,7 @@ export const addLlmOptions = (command: Command, options: { readonly fork?: boole
   const fork = options.fork === true;
   const model = new Option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable").argParser((v: string, acc: string[] = []) => [...acc, v]);
   return command
-    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}; exit ${EXIT_ENDPOINT} when it refused the key, model or URL, or could not be reached (the calls fell back; the log is complete and valid)`)
+    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}; exit ${EXIT_ENDPOINT} when it refused the key, model or URL, could not be reached, or answered every call with an error (the calls fell back; the log is complete and valid)`)
     .addOption(fork ? model.hideHelp() : model)
     .option("--llm-config <file.json>", `LLM settings: {baseURL, ${fork ? "" : "model, models: {intent, planner, answer, judge, belief}, "}timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, prices, reuse, captureContent}`);
 };
@@ -35,8 +35,8 @@ export function resolveLlmFlags(flags: LlmCliFlags, prefix: string, roles?: read
 
 /**
  * The exit code of a command that finished, but whose model calls fell back because the endpoint
- * refused it (key, model, URL) or could not be reached: its results are the deterministic
- * backends' under a model's label. The log is complete and valid.
+ * refused it (key, model, URL), could not be reached or answered every call with an error: its
+ * results are the deterministic backends' under a model's label. The log is complete and valid.
  */
 export const EXIT_ENDPOINT = 5;
 
@@ -85,20 +85,25 @@ function problemLine(p: EndpointProblem, c: EndpointContext): string {
       return `  quota exhausted at ${where}: ${said}; check the account's plan and billing (or point ${endpointFrom} elsewhere)${recorded}`;
     case "unreachable":
       return `  unreachable: no answer from ${where} (${said}); is the server running? check ${endpointFrom} ${c.baseURL}${recorded}`;
+    case "errors_only":
+      // A 429 on every call is a rate limit the run never got under; a 5xx, a server that is up but not serving the model.
+      return `  errors only: ${where} answered no call with a completion, only errors after the retries (first: ${said}${p.model === null ? "" : `, model '${p.model}'`}); ${p.status === 429 ? "lower concurrency (--llm-config) or check the account's rate limits" : "check the server's own log (is the model loaded? out of memory?)"}, then run again${recorded}`;
   }
 }
 
 /**
  * Says on stderr (with --quiet and --json too) what made the model calls fall back when it was the
- * configuration — a refused key, model or URL, an endpoint that never answered — and returns
- * EXIT_ENDPOINT; 0 when there was no such problem (isolated failures keep the summary's counts).
+ * configuration — a refused key, model or URL, an endpoint that never answered, or answered every
+ * call with an error — and returns EXIT_ENDPOINT; 0 when there was no such problem (isolated
+ * failures keep the summary's counts).
  */
 export function endpointExit(prefix: string, problems: readonly EndpointProblem[], c: EndpointContext): number {
   if (problems.length === 0) return 0;
-  const refused = problems.some((p) => p.kind !== "unreachable");
+  const refused = problems.some((p) => p.kind !== "unreachable" && p.kind !== "errors_only");
+  const what = refused ? "refused" : problems.some((p) => p.kind === "errors_only") ? "answered every call with an error" : "could not be reached";
   const counts = c.failed === undefined ? "its model calls failed" : `${c.failed}${c.calls === undefined ? "" : ` of ${c.calls}`} model call(s) fell back to the deterministic backends`;
   const lines = [
-    `${prefix}: finished, but the model endpoint ${refused ? "refused" : "could not be reached"}: ${counts}; ${c.logsAre ?? "the log is"} complete and valid, but not a model run (exit ${EXIT_ENDPOINT})`,
+    `${prefix}: finished, but the model endpoint ${what}: ${counts}; ${c.logsAre ?? "the log is"} complete and valid, but not a model run (exit ${EXIT_ENDPOINT})`,
     ...problems.map((p) => problemLine(p, c)),
   ];
   process.stderr.write(lines.join("\n") + "\n");

@@ -202,7 +202,10 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     if (failures.length > 0) throw new EnvprobeSweepFailed({ failures, jobs: jobs.length });
     const seconds = (performance.now() - started) / 1000;
     inGridOrder(spec, episodes);
-    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm: sumTotals(usage), endpointProblems: mergeProblems(...problems) }) };
+    const llm = sumTotals(usage);
+    // A job whose calls all met HTTP errors while other jobs' calls completed met a passing outage, not an endpoint that never serves.
+    const endpointProblems = mergeProblems(...problems).filter((p) => p.kind !== "errors_only" || llm.calls === llm.failed);
+    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm, endpointProblems }) };
   } catch (error) {
     if (gone === null) throw error;
     const g = gone as LocalWorkersGone;
