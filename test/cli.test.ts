@@ -576,6 +576,33 @@ describe("a place the log cannot be written", () => {
   });
 });
 
+describe("an output directory that is a file", () => {
+  it("is refused up front naming the flag or spec field, for every command that writes one (Node's ENOTDIR/EEXIST came after the work, naming neither)", () => {
+    const work = tempDir("out-file");
+    const file = join(work, "taken");
+    writeFileSync(file, "not a folder\n");
+    const rows = join(work, "rows.jsonl");
+    writeFileSync(rows, '{"x":1}\n');
+    const spec = join(work, "spec.json");
+    writeFileSync(spec, JSON.stringify({ ...JSON.parse(readFileSync(join(root, "experiments/implicit-scene-a.json"), "utf8")), file: join(root, "data/aura/implicit_intent_scene_a.json"), out: join(file, "exp") }));
+    const scene = join(root, "data/aura/implicit_intent_scene_a.json");
+    const cases: [string[], string][] = [
+      [["eval", "implicit", "--file", scene, "--condition", "literal", "--out", file], `--out ${file}: is a file; expected a directory for the episode logs and results`],
+      [["eval", "implicit", "--file", scene, "--condition", "literal", "--out", join(file, "sub")], `--out ${join(file, "sub")}: ${file} is a file, not a folder; expected a directory`],
+      [["report", rows, "--out", file], `--out ${file}: is a file; expected a directory for the report`],
+      [["report-envprobe", work, "--out", file], `--out ${file}: is a file; expected a directory for the report`],
+      [["sweep", "envprobe", "--worlds", "objectstate", "--policies", "random", "--regimes", "low", "--seeds", "1-2", "--log", file], `--log ${file}: is a file; expected a directory for the episodes' logs`],
+      [["experiment", spec], `${spec}: field 'out' ${join(file, "exp")}: ${file} is a file, not a folder; expected a directory`],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli(args, work);
+      expect(r.code, `${args.join(" ")}: ${r.err}`).toBe(2);
+      expect(r.err).toContain(`probetown: error: ${message}`);
+    }
+    expect(readFileSync(file, "utf8")).toBe("not a folder\n");
+  });
+});
+
 describe("docker-compose.yml", () => {
   it("the sweeps go to the workers' namespace, apart from the day `up` runs (whose episode id the sweep's seed 42 would take)", () => {
     const compose = parseYaml(readFileSync(join(import.meta.dirname, "..", "docker-compose.yml"), "utf8")) as { services: Record<string, { command?: string[] }> };

@@ -24,6 +24,7 @@ import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
 import { checkWritable, explicitLogDir, filesWhere } from "../episodes.ts";
+import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { recordLine } from "../views/records.ts";
@@ -362,15 +363,9 @@ interface SweepFlags {
 }
 
 /** A sweep's --out is checked before any episode runs: outcomes that cannot be written would be lost. */
-export function checkOutFile(out: string | undefined): void {
-  if (out === undefined) return;
-  if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out}: is a directory; expected a file for the outcomes JSON`);
-  if (!existsSync(dirname(resolve(out)))) throw new UsageError(`--out ${out}: its directory does not exist`);
-}
-
 export async function cmdSweep(world: string, flags: SweepFlags): Promise<number> {
   checkOutFile(flags.out);
-  if (flags.log !== undefined && existsSync(flags.log) && !statSync(flags.log).isDirectory()) throw new UsageError(`--log ${flags.log}: is a file; expected a directory for the episodes`);
+  if (flags.log !== undefined) checkOutDir(flags.log, `--log ${flags.log}`, "the episodes");
   if (flags.log !== undefined) checkWritable(explicitLogDir(flags.log), flags.log, false);
   const jobs = jobsOf({
     world,

@@ -9,7 +9,8 @@ import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, MARKER, missingFromSwee
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
-import { checkOutFile, sweepRate } from "./distributed.ts";
+import { sweepRate } from "./distributed.ts";
+import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
@@ -43,6 +44,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   const policies = flags.policies ?? flags.conditions;
   const nats = flags.nats;
   checkOutFile(flags.out);
+  if (flags.log !== undefined) checkOutDir(flags.log, `--log ${flags.log}`, "the episodes' logs");
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
   const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
@@ -151,6 +153,7 @@ export interface EnvprobeReportFlags {
 
 /** `probetown report-envprobe <logs|metrics.json> --out <dir>`: the paired report, from logs. */
 export async function cmdEnvprobeReport(source: string, flags: EnvprobeReportFlags): Promise<number> {
+  checkOutDir(flags.out, `--out ${flags.out}`, "the report");
   const started = performance.now();
   const episodes = await loadEpisodes(source);
   const loaded = (performance.now() - started) / 1000;

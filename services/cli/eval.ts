@@ -15,6 +15,7 @@ import type { LlmConfig } from "../llmGateway.ts";
 import type { EvalLlmSummary } from "../eval.ts";
 import { addLlmOptions, endpointExit, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
 import { checkTownWarmupFits } from "./limits.ts";
+import { checkOutDir } from "./outputs.ts";
 import { loadFactualBenchmark } from "../benchmarks/factual.ts";
 import { JUDGES, type JudgeMode, type LlmJudgeFields } from "../llmJudge.ts";
 
@@ -149,6 +150,7 @@ function renderText(r: ImplicitEvalResult): string {
 async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): Promise<void> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  if (flags.out !== undefined) checkOutDir(flags.out, `--out ${flags.out}`, "the episode logs and results");
   const seeds = parseSeeds(flags.seeds);
   const allow = globs("--allow", flags.allow);
   const deny = globs("--deny", flags.deny);
@@ -200,6 +202,7 @@ function privacyRow(label: string, a: PrivacyAggregate): string {
 async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Promise<void> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  if (flags.out !== undefined) checkOutDir(flags.out, `--out ${flags.out}`, "the episode logs and results");
   if (flags.warmup !== undefined) checkTownWarmupFits(flags.warmup, `--warmup ${flags.warmup}`, flags.out ?? "runs/eval");
   const result = await runPrivacyEval({
     file: flags.file, conditions, seeds: parseSeeds(flags.seeds),
@@ -257,6 +260,7 @@ export const factualTownTicks = (warmup: number, file: string): number => warmup
 async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Promise<void> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
+  if (flags.out !== undefined) checkOutDir(flags.out, `--out ${flags.out}`, "the episode logs and results");
   if (flags.warmup !== undefined) checkTownWarmupFits(factualTownTicks(flags.warmup, flags.file), `--warmup ${flags.warmup}`, flags.out ?? "runs/eval");
   const result = await runFactualEval({
     file: flags.file, conditions, seeds: parseSeeds(flags.seeds),

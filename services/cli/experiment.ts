@@ -7,6 +7,7 @@ import { loadSpec, runExperiment } from "../experiment.ts";
 import { shownPath } from "../views/text.ts";
 import { factualTownTicks, keptNotice } from "./eval.ts";
 import { checkTownWarmupFits } from "./limits.ts";
+import { checkOutDir } from "./outputs.ts";
 import { endpointExit } from "./llm.ts";
 
 interface ExperimentFlags {
@@ -19,6 +20,7 @@ interface ExperimentFlags {
 
 async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (code: number) => void): Promise<void> {
   const spec = loadSpec(specFile);
+  checkOutDir(spec.out, `${specFile}: field 'out' ${spec.out}`, "the experiment's episodes, results and report");
   if (spec.warmup !== null) checkTownWarmupFits(spec.benchmark === "factual" ? factualTownTicks(spec.warmup, spec.queries) : spec.warmup, `${specFile}: field 'forks.warmup' ${spec.warmup}`, spec.out);
   const tty = process.stderr.isTTY === true && flags.quiet !== true && flags.json !== true;
   let bar: cliProgress.SingleBar | null = null;

@@ -4,6 +4,7 @@
 import { ResultsInvalid } from "../results.ts";
 import { METRICS, ReportOptionInvalid, writeReport, type Metric } from "../report.ts";
 import { UsageError } from "../replay.ts";
+import { checkOutDir } from "./outputs.ts";
 import { shownPath } from "../views/text.ts";
 
 export const REPORT_METRICS = METRICS;
@@ -19,6 +20,7 @@ export interface ReportFlags {
 }
 
 export function cmdReport(rowsFile: string, flags: ReportFlags): number {
+  checkOutDir(flags.out, `--out ${flags.out}`, "the report");
   if (flags.metric !== undefined && !(METRICS as readonly string[]).includes(flags.metric)) {
     throw new UsageError(`--metric: expected one of ${METRICS.join(", ")}, got '${flags.metric}'`);
   }
