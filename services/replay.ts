@@ -5,7 +5,7 @@
 // Nothing calls a model: whatever a model said is itself a logged record.
 import { basename, join, relative, resolve } from "node:path";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { scanLog, segmentFiles } from "../infra/fileEventStore.ts";
+import { FIRST_SEGMENT, scanLog, segmentFiles } from "../infra/fileEventStore.ts";
 import { shownPath } from "./views/text.ts";
 import type { WorldDefinition } from "../actors/actor.ts";
 import { worldNamed } from "../actors/worlds.ts";
@@ -255,7 +255,7 @@ export function notStarted(dir: string): { readonly why: string; readonly how: s
       ? "its log/ folder holds no segment: its run stopped before the episode's first record (killed, or a full disk), or the segment files were removed"
       : "its log holds no record yet: its run stopped before the episode's first record (killed, or a full disk)";
   // A fork's log starts at its parent's seq; a fork is not resumed, it is made again.
-  const fork = segments.length > 0 && basename(segments[0]!) !== `${"0".repeat(12)}.jsonl`;
+  const fork = segments.length > 0 && basename(segments[0]!) !== FIRST_SEGMENT;
   const how = fork
     ? `a fork's, which is not resumed: remove ${shownPath(dir)} and fork again`
     : `the command that made it starts it from the beginning: \`probetown run … --resume --log ${shownPath(dir)}\` with that run's flags, or the same sweep or experiment again`;
@@ -407,7 +407,13 @@ export interface ReplayResult {
 /** The episode snapshot of a replay's last committed tick (for `fork` and `replay --snapshot`). */
 export function snapshotOfReplay(result: ReplayResult): EpisodeSnapshot {
   const committed = result.records.find((r) => r.type === "tick.committed" && r.tick === result.lastTick);
-  if (committed === undefined) throw new UsageError(`no committed tick ${result.lastTick} in the log of ${result.header.episode}`);
+  if (committed === undefined) {
+    const h = result.header;
+    // A fork's log starts after its base: the state after its fork tick is its parent's (`replay
+    // --snapshot` of a file fork serves the base snapshot kept with it, when it is there).
+    const base = h.kind === "forked" && result.lastTick === h.firstTick - 1 ? `: tick ${result.lastTick} is the fork's base, the state of its parent ${String(h.payload.parent)} after tick ${result.lastTick}: replay the parent with --to-tick ${result.lastTick} --snapshot` : "";
+    throw new UsageError(`no committed tick ${result.lastTick} in the log of ${h.episode}${base}`);
+  }
   const payload = committed.payload as { stateHash: string; parts: Record<string, string> };
   const h = result.header;
   return {

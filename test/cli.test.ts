@@ -53,6 +53,12 @@ describe("probetown CLI", () => {
     expect(JSON.parse(v.out)).toMatchObject({ ok: true, ticks: 23 });
     // The child holds its parent's tick 10 (its start) and its own ticks 11–33: ranges say so.
     expect(cli(["replay", child, "--to-tick", "10"]).code).toBe(0);
+    // --snapshot of that start is the fork's base snapshot, kept with it (it was exit 2, "no committed tick 10").
+    const start = cli(["replay", child, "--to-tick", "10", "--snapshot", "--json"]);
+    expect(start.code, start.err).toBe(0);
+    const kept = JSON.parse(start.out) as { stateHash: string; snapshot: string };
+    expect(kept.snapshot).toBe(join(child, "snapshots", `${kept.stateHash}.json`));
+    expect(JSON.parse(readFileSync(kept.snapshot, "utf8"))).toMatchObject({ tick: 10, stateHash: kept.stateHash });
     const early = cli(["replay", child, "--to-tick", "4"]);
     expect(early.code).toBe(2);
     expect(early.err).toMatch(/--to-tick 4: .* has no committed tick 4 \(a fork after its parent's tick 10: that tick's state, then its own committed ticks 11–33; earlier ticks are in the parent's log\)/);

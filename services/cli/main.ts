@@ -604,6 +604,12 @@ async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; 
 
 /** Stores the replayed tick's snapshot beside the log (so forks from it need no replay). */
 async function keepSnapshot(dir: string, result: ReplayResult): Promise<string> {
+  const h = result.header;
+  if (h.kind === "forked" && result.lastTick === h.firstTick - 1) {
+    // The fork's base (its parent's state after the fork tick) is kept with the fork already.
+    const base = join(layoutOf(dir).snapshots, `${String(h.payload.parentStateHash)}.json`);
+    if (existsSync(base)) return shownPath(base);
+  }
   const snapshot = snapshotOfReplay(result);
   const key = await new FileSnapshotStore(layoutOf(dir).snapshots).put(snapshot);
   return shownPath(join(layoutOf(dir).snapshots, `${key}.json`));
