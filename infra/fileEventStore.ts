@@ -190,6 +190,9 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
   return { records, torn: null, tornOffset: 0, lastFile: files.at(-1) ?? null };
 }
 
+/** The pid of the live process writing this log (its writer lock's), or null: none, or a stale lock. */
+export const logWriter = (logDir: string): number | null => liveHolder(join(logDir, LOCK));
+
 /**
  * Reads a log for replay/inspection: any damage, including a torn tail, is an error; except that a
  * log its run is still writing (its lock names a live process) is read between two of its writes:
@@ -197,7 +200,7 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
  */
 export function readLog(logDir: string, options: ReadOptions = {}): LogRecord[] {
   const scan = scanLog(logDir, options);
-  if (scan.torn !== null && liveHolder(join(logDir, LOCK)) === null) throw scan.torn;
+  if (scan.torn !== null && logWriter(logDir) === null) throw scan.torn;
   return scan.records;
 }
 

@@ -1,12 +1,11 @@
 // `verify`: the hash chain and catalogue check (file, line, seq of the first damage), the link of
 // a fork to its parent, then a full replay that recomputes every record and tick state hash.
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
-import { scanLog } from "../infra/fileEventStore.ts";
-import { liveHolder } from "../infra/pidLock.ts";
+import { logWriter, scanLog } from "../infra/fileEventStore.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { shownPath } from "./views/text.ts";
@@ -73,7 +72,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
     const scan = scanned.success;
     // A log its run is still writing (its lock names a live process) may be read mid-record or
     // mid-tick: that is neither damage nor an interrupted run to resume.
-    const writer = where === undefined ? liveHolder(join(layout.log, "writer.lock")) : null;
+    const writer = where === undefined ? logWriter(layout.log) : null;
     if (writer !== null) notes.push(`process ${writer} is writing this log (its run is going on): verified as far as it had written`);
     if (scan.torn !== null && writer === null) {
       const torn: TornTail = scan.torn;

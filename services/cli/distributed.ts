@@ -25,6 +25,7 @@ import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
 import { checkWritable, explicitLogDir, filesWhere } from "../episodes.ts";
 import { checkOutDir, checkOutFile } from "./outputs.ts";
+import { signalExitCode, stopAfterTickOnSignals } from "./signals.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { recordLine } from "../views/records.ts";
@@ -405,15 +406,9 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     const queue = new InProcessJobQueue();
     // A full disk fails every episode after it the same way: the sweep stops at the first one.
     let diskFailure: Error | null = null;
-    // Ctrl-C (or SIGTERM) stops the running episode after its tick in progress and says where the
-    // sweep stands, as `run` does (it died without a word); a second one stops at once.
-    const stop = new AbortController();
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
-      stop.abort(signal);
-      say(false, `sweep: ${signal}: stopping after the tick in progress (once more stops at once)`);
-    };
-    process.on("SIGINT", onSignal).on("SIGTERM", onSignal);
+    // Ctrl-C stops the running episode after its tick in progress and says where the sweep stands,
+    // as `run` does (it died without a word).
+    const stop = stopAfterTickOnSignals("sweep");
     const run = episodeJobHandler(Embedded, where, { stop: stop.signal });
     const handle = queue.work("embedded", (job, context) => {
       if (diskFailure !== null) return Promise.reject(new JobRejected("not run: the sweep stopped on a disk failure"));
@@ -434,12 +429,12 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       await handle.stop();
       await queue.close();
     } finally {
-      process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+      stop.release();
     }
     if (stop.signal.aborted) {
       const done = gathered.outcomes.filter((o) => o.ok).length;
       say(false, `sweep: stopped by ${String(stop.signal.reason)} after ${done} of ${jobs.length} episodes finished; the same sweep command${root === undefined ? "" : ` (--log ${root})`} runs the rest, continuing the one cut short from its last committed tick`);
-      return stop.signal.reason === "SIGTERM" ? 143 : 130;
+      return signalExitCode(stop.signal.reason);
     }
     if (diskFailure !== null) {
       const done = gathered.outcomes.filter((o) => o.ok).length;

@@ -31,6 +31,7 @@ import { townInspection } from "./inspect.ts";
 import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
+import { signalExitCode, stopAfterTickOnSignals } from "./signals.ts";
 import { addLlmOptions, EXIT_ENDPOINT, gatewayExit, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags, type ParentLogs } from "./envprobe.ts";
 import { llmUsageLine, llmUsageOf, pickRecords, renderLlmUsage, renderRecordTimeline, renderSceneSummary } from "../views/records.ts";
@@ -198,28 +199,19 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
 function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) {
   const bar = progressBar(!flags.json && !flags.quiet, label);
   const rows: TickRow[] = [];
-  // Ctrl-C (or SIGTERM) stops a file run after the tick in progress: its log ends on a committed
-  // tick, its writer lock released, and `interrupted` says where it stands (Node died mid-tick,
-  // silently, exit 130). A second one stops at once.
+  // A file run stops on Ctrl-C after the tick in progress, and `interrupted` says where it stands.
   const command = label === "fork" ? "fork" : "run";
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
-    bar.stop();
-    stop.abort(signal);
-    process.stderr.write(`${command}: ${signal}: stopping after the tick in progress (once more stops at once)\n`);
-  };
-  if (flags.nats === undefined) process.on("SIGINT", onSignal).on("SIGTERM", onSignal);
+  const stop = flags.nats === undefined ? stopAfterTickOnSignals(command, () => bar.stop()) : null;
   /**
    * The exit code and what to say when the episode stopped on a signal (`how` continues it), else
    * rethrows: the log holds every tick up to the one it stopped after.
    */
   const interrupted = (error: unknown, how: (dir: string) => string): number => {
-    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    stop?.release();
     if (!(error instanceof Interrupted)) throw error;
     bar.stop();
     process.stderr.write(`${command}: stopped by ${error.reason} after tick ${error.afterTick} of ${error.lastTick}; the log in ${shownPath(error.dir)} holds every tick up to ${error.afterTick}; ${how(error.dir)}\n`);
-    return error.reason === "SIGTERM" ? 143 : 130;
+    return signalExitCode(error.reason);
   };
   /** Whether the readable summary is printed (not for a resumed run: its ticks were partly run before). */
   const wantsSummary = (result: EpisodeResult): boolean => !flags.json && !flags.quiet && flags.summary !== false && result.resumedAfterTick === undefined;
@@ -230,7 +222,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
     observer: { onTick: (result, host) => void (host.ids.length <= DETAILED_TOWN_ACTORS && host.ids.includes("env/auratown") && rows.push(collectRow(result.tick, host))) },
     progress: bar.update,
-    ...(flags.nats === undefined ? { stop: stop.signal } : {}),
+    ...(stop === null ? {} : { stop: stop.signal }),
   };
   /**
    * `check` replaces the verify hint for logs kept elsewhere (JetStream); `logged` is such a log
@@ -240,7 +232,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
    */
   const finish = (result: EpisodeResult, title: string, check?: string, logged?: readonly LogRecord[] | null, parents?: ParentLogs): number => {
     bar.stop();
-    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    stop?.release();
     if (check !== undefined) {
       const usage = logged === undefined || logged === null || !MODEL_WORLDS.has(result.world) ? null : llmUsageOf(logged);
       if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, llm: usage }, null, 2) + "\n");
