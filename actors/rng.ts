@@ -8,6 +8,15 @@ import { sha256Hex } from "../events/canonical.ts";
 
 export type StreamState = readonly [number, number, number, number];
 
+/**
+ * What a seed is, wherever one is given (`run --seed`, `sweep`/`eval --seeds`, experiment specs):
+ * an integer from 0 to 2^53 - 1. A stream is derived from the seed's decimal text, which any
+ * integer has, but seed lists read `1-200` as a range and episode and scene ids (`<world>-s<seed>-…`)
+ * are read back as `s\d+`: a negative seed ran, but could not be swept, evaluated or asked about.
+ */
+export const isSeed = (seed: number): boolean => Number.isSafeInteger(seed) && seed >= 0;
+export const SEED_RULE = `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`;
+
 export function deriveStream(seed: number, name: string): StreamState {
   const digest = sha256Hex(`probetown/rng/v1/${seed}/${name}`);
   const word = (i: number) => parseInt(digest.slice(i * 8, i * 8 + 8), 16) | 0;

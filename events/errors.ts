@@ -74,3 +74,7 @@ export class SnapshotDamaged extends Schema.TaggedError<SnapshotDamaged>()("Snap
 }
 
 export type LogError = LogCorrupted | TornTail | UnknownEventType | InvalidPayload;
+
+/** A log or a stored snapshot is damaged (exit 3): reading it again gives the same error, so retrying cannot help. */
+export const isDamage = (error: unknown): error is LogError | SnapshotDamaged =>
+  error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged;

@@ -80,6 +80,11 @@ export const LlmFailed = Schema.Struct({
   /** The last invalid output (invalid_output), cut to 2,000 characters. */
   content: Schema.optional(Schema.String),
   usage: Schema.optional(LlmUsage),
+  /**
+   * True when a fork with no endpoint served the failure its parent recorded for the request
+   * (`attempts` then 0): its HTTP requests and tokens were spent by the parent, not by this log.
+   */
+  cached: Schema.optional(Schema.Boolean),
 });
 
 export const llmEvents = {

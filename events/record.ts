@@ -102,6 +102,15 @@ export function expectedHash(previousHash: string, r: LogRecord): string {
   return sha256Chain(previousHash, recordBody(r));
 }
 
+/**
+ * The JSONL line (without its newline) `seal` wrote for a record read back, given the record's
+ * `recordBody`: the body's fields, then hash, then meta. A line that parses to the same record but
+ * is not this text was rewritten after it was sealed (reformatted, re-escaped, its meta respaced).
+ */
+export function sealedLine(r: LogRecord, body: string): string {
+  return `${body.slice(0, -1)},"hash":"${r.hash}"${r.meta === undefined ? "" : `,"meta":${JSON.stringify(r.meta)}`}}`;
+}
+
 /** An episode's actors: their ids in canonical order, and a set for lookups (a large town has 1,001). */
 export interface ActorIndex {
   readonly ids: readonly string[];

@@ -6,10 +6,11 @@
 // - Any other damage (bad JSON mid-file, altered or reordered records, unknown types) is reported
 //   with file, line and seq, and the store refuses to append after it.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
-import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "../events/record.ts";
+import { sha256Chain } from "../events/canonical.ts";
+import { GENESIS_HASH, recordBody, seal, sealedLine, type Draft, type LogRecord } from "../events/record.ts";
 import { liveHolder, takePidLock } from "./pidLock.ts";
 import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
@@ -31,6 +32,15 @@ export function segmentFiles(logDir: string): string[] {
     .filter((name) => SEGMENT_PATTERN.test(name))
     .sort()
     .map((name) => join(logDir, name));
+}
+
+/**
+ * `.jsonl` files in a log folder whose names are not segments' (`segmentName`): nothing reads them,
+ * so a last segment renamed by hand made its log look interrupted, and verify said nothing of it.
+ */
+export function strayLogFiles(logDir: string): string[] {
+  if (!existsSync(logDir)) return [];
+  return readdirSync(logDir).filter((name) => name.endsWith(".jsonl") && !SEGMENT_PATTERN.test(name)).sort();
 }
 
 /** A log line as a record, or null when it is not JSON (the callers' full read reports why). */
@@ -69,7 +79,8 @@ export function peekLog(logDir: string): LogEnds {
     // A header holds every actor id (a 1,000-agent town's is about 36 KB); 4 MB bounds the look.
   const head = read(files[0]!, 0, Math.min(statSync(files[0]!).size, 4 * 2 ** 20));
   const first = head.includes("\n") ? recordOrNull(head.slice(0, head.indexOf("\n"))) : null;
-  const last = files.at(-1)!;
+  // The last segment is empty after a crash right after a roll (scanLog): the records end in the one before.
+  const last = files.findLast((file) => statSync(file).size > 0) ?? files.at(-1)!;
   const size = statSync(last).size;
   const tail = read(last, Math.max(0, size - 2 ** 20), Math.min(size, 2 ** 20));
   const end = tail.lastIndexOf("\n");
@@ -115,21 +126,43 @@ export function scanLog(logDir: string, options: ReadOptions & { readonly untilS
   }
 }
 
+/** What a segment holds, as every store writes it (`seal`): said when a file holds anything else. */
+const AS_WRITTEN = "expected one record per line, LF-terminated, each line exactly as it was sealed";
+
+/** Why a line that parses to a good record is not the line its store wrote (`sealedLine`). */
+function rewritten(line: string): string {
+  if (line.endsWith("\r")) return `the line ends with a carriage return (a CRLF line ending): ${AS_WRITTEN}; no store writes a CR, so the file was converted or edited (its records are intact: with LF line endings again it verifies)`;
+  if (line.trim() !== line) return `whitespace before or after the record: ${AS_WRITTEN}; no store writes it, so the file was edited (the record itself is intact)`;
+  return `the line is not the text its record was sealed as (its content and hash hold, but its JSON was rewritten after it was written: spacing, escapes, key order or its meta): ${AS_WRITTEN}`;
+}
+
 function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: number }, records: LogRecord[]): ScanResult {
   const validate = options.validate ?? true;
   const files = segmentFiles(logDir);
   let previousHash: string | null = null;
   let expectedSeq: number | null = null;
   let episode: string | null = null;
+  const after = (): string => (expectedSeq === null ? "before the first record" : `after seq ${expectedSeq - 1}`);
   for (let f = 0; f < files.length; f++) {
     const file = files[f]!;
     const name = display(file);
+    // A segment is named by its first record's seq (`segmentName`).
+    const namedSeq = Number(basename(file).slice(0, 12));
     // Lines are decoded one by one from the bytes: a single non-ASCII character (an emoji in the
     // header) makes a whole-file string two-byte, which halved the speed of reading and parsing
     // a 25 MB log; ASCII lines decode to one-byte strings. A newline byte never occurs inside a
     // multi-byte UTF-8 sequence, so each line decodes exactly as it would in the whole text.
     const bytes = readFileSync(file);
     const isLastFile = f === files.length - 1;
+    if (bytes.length === 0) {
+      // A store rolls over by creating the next segment, named by the seq to come, then writing
+      // into it: a crash in between (or `repair` cutting a torn first record) leaves the last
+      // segment empty, and appending continues there. An empty segment anywhere else, or named
+      // for another seq, was not left by a store.
+      if (!isLastFile) throw new LogCorrupted({ file: name, line: 1, seq: null, reason: `an empty segment ${after()}, before ${display(files[f + 1]!)}: a store creates a segment only to write the next record into it, so only the last one can be empty (a crash right after it was created)` });
+      if (expectedSeq !== null && namedSeq !== expectedSeq) throw new LogCorrupted({ file: name, line: 1, seq: null, reason: `an empty last segment named for seq ${namedSeq}, ${after()}: a store names a new segment by the seq it writes next, ${expectedSeq}` });
+      continue;
+    }
     let lineStart = 0;
     let lineNo = 0;
     while (lineStart < bytes.length) {
@@ -140,7 +173,7 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
       const line = bytes.toString("utf8", lineStart, lineEnd);
       const offset = lineStart;
       lineStart = lineEnd + 1;
-      if (line.trim() === "") continue;
+      if (line.trim() === "") throw new LogCorrupted({ file: name, line: lineNo, seq: null, reason: `a blank line ${after()}: ${AS_WRITTEN}; no store writes a blank line, so the file was edited (removing the line restores it)` });
       let parsed: LogRecord;
       try {
         parsed = JSON.parse(line) as LogRecord;
@@ -160,6 +193,9 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
         const why = seq < expectedSeq ? "records are reordered or duplicated" : "records are missing or reordered";
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `expected seq ${expectedSeq}, found ${seq}: ${why}` });
       }
+      if (lineNo === 1 && seq !== namedSeq) {
+        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the segment's name says its first record is seq ${namedSeq}, but it begins with seq ${seq}: segments are named by their first record's seq, so it was renamed, or its records were moved` });
+      }
       if (episode !== null && parsed.episode !== episode) {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `record belongs to episode '${parsed.episode}', log is '${episode}'` });
       }
@@ -170,7 +206,8 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
         }
         previousHash = chainStart(parsed);
       }
-      const want = expectedHash(previousHash, parsed);
+      const body = recordBody(parsed);
+      const want = sha256Chain(previousHash, body);
       if (want !== parsed.hash) {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
       }
@@ -178,6 +215,13 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
         if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: name, seq, line: lineNo, type: parsed.type });
         const problem = catalogueProblem(parsed.type, parsed.payload);
         if (problem !== null) throw new InvalidPayload({ file: name, seq, line: lineNo, type: parsed.type, reason: problem });
+      }
+      // The hash covers the record's content, not its text: a line respaced, re-escaped or given a
+      // CRLF ending parses to the same record. The bytes are checked too, so a log edited by hand
+      // is not reported as written.
+      if (line !== sealedLine(parsed, body)) throw new LogCorrupted({ file: name, line: lineNo, seq, reason: rewritten(line) });
+      if (!complete && !isLastFile) {
+        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the segment ends without a newline after this record, and ${display(files[f + 1]!)} follows: ${AS_WRITTEN}` });
       }
       records.push(parsed);
       previousHash = parsed.hash;

@@ -23,7 +23,7 @@
 //   deleted (until the next publish): emptiness is judged by the subject's message count, and the
 //   fencing expectation is taken from what the server itself reports (see serverLastSeq).
 import { hostname } from "node:os";
-import { Effect, Layer } from "effect";
+import { Cause, Effect, Exit, Layer } from "effect";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type ApiError, type Consumer, type JetStreamClient, type JetStreamManager, type PubAck } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { createInbox, headers, nuid, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
@@ -34,7 +34,7 @@ import { expectedHash, GENESIS_HASH, seal, type Draft, type LogRecord } from "..
 import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 import { recordOrNull, type CreateOptions, type LogEnds, type ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
-import { isJetStreamStorageFull, kvKey, natsName, NatsReadStalled, NatsWriteLost, subjects } from "./nats.ts";
+import { isJetStreamStorageFull, isNatsTimeout, kvKey, natsName, NatsReadStalled, NatsWriteLost, subjects } from "./nats.ts";
 
 const DEFAULT_LOCK_TTL_MS = 10_000;
 /**
@@ -803,12 +803,18 @@ class WriterLock {
     this.timer = null;
   }
 
-  async release(): Promise<void> {
+  /**
+   * Deletes the entry if it is still ours. `awaited` false: the delete is sent, not waited for — the
+   * server stopped answering this writer, and waiting for its answer only delayed the command's
+   * exit; a delete that never lands leaves a lock that expires after the ttl.
+   */
+  async release(awaited = true): Promise<void> {
     this.stop();
-    await this.renewing;
+    if (awaited) await this.renewing;
     if (this.lost !== null) return;
     // Only if still ours: a lock taken over meanwhile has another revision.
-    await this.kv.delete(this.key, { previousSeq: this.revision }).catch(() => undefined);
+    const deleted = this.kv.delete(this.key, { previousSeq: this.revision }).catch(() => undefined);
+    if (awaited) await deleted;
   }
 }
 
@@ -1153,16 +1159,24 @@ class JetStreamEventStore implements EventStore {
     return error;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Publishes what is pending and releases the lock. `serverAway`: the run failed because the server
+   * stopped answering (this store's publish or another write), and nothing more is waited for:
+   * pending records stay unpublished (never acknowledged: a resume runs their tick again) and the
+   * lock's release is sent, not awaited (one that never lands expires after the ttl). Waiting for
+   * each answer again kept a failed command 5 s or more from saying why.
+   */
+  async close(options: { readonly serverAway?: boolean } = {}): Promise<void> {
     if (this.closed) return;
-    const alreadyBroken = this.broken !== null;
+    const away = options.serverAway === true || this.broken instanceof NatsWriteLost;
+    const alreadyBroken = this.broken !== null || away;
     try {
       if (!alreadyBroken) await this.flush();
     } catch (error) {
       if (!alreadyBroken) throw error;
     } finally {
       this.closed = true;
-      await this.lock.release();
+      await this.lock.release(!away);
     }
   }
 }
@@ -1247,6 +1261,16 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
   }
 }
 
+/**
+ * A run that failed because the server stopped answering (a log publish or a snapshot put it left
+ * unanswered): closing its log does not wait for the server either.
+ */
+function serverAwayIn(exit: Exit.Exit<unknown, unknown>): boolean {
+  if (!Exit.isFailure(exit)) return false;
+  const error = Cause.squash(exit.cause);
+  return error instanceof NatsWriteLost || isNatsTimeout(error);
+}
+
 /** The EventStores service over JetStream; `location` is the episode id. */
 export function jetStreamEventStores(nc: NatsConnection, namespace: string, options: JetStreamStoreOptions = {}): Layer.Layer<EventStores> {
   const withTtl = (o: CreateOptions): JetStreamCreateOptions => ({ ...o, ...options });
@@ -1256,12 +1280,12 @@ export function jetStreamEventStores(nc: NatsConnection, namespace: string, opti
       create: (location, o) =>
         Effect.acquireRelease(
           Effect.tryPromise({ try: () => createJetStreamEventStore(nc, namespace, location, withTtl(o)), catch: (e) => e as Error }),
-          (store) => Effect.promise(() => store.close()),
+          (store, exit) => Effect.promise(() => (store as JetStreamEventStore).close({ serverAway: serverAwayIn(exit) })),
         ),
       resume: (location, o) =>
         Effect.acquireRelease(
           Effect.tryPromise({ try: () => resumeJetStreamEventStore(nc, namespace, location, withTtl(o)), catch: (e) => e as Error }),
-          ({ store }) => Effect.promise(() => store.close()),
+          ({ store }, exit) => Effect.promise(() => (store as JetStreamEventStore).close({ serverAway: serverAwayIn(exit) })),
         ),
       scan: (location) => Effect.tryPromise({ try: () => scanJetStreamLog(nc, namespace, location), catch: (e) => e as LogError }),
       read: (location) => Effect.tryPromise({ try: () => readJetStreamLog(nc, namespace, location), catch: (e) => e as LogError }),

@@ -19,23 +19,18 @@
 import { Layer } from "effect";
 import { nuid, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
+import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { SnapshotDamaged } from "../events/errors.ts";
 import { kvKey, natsName, NatsWriteLost } from "./nats.ts";
 import { SnapshotStores } from "./layers.ts";
-import { snapshotJson, type EpisodeSnapshot, type SnapshotStore } from "./snapshotStore.ts";
+import { DAMAGED_POINTER, pointerOf, SNAPSHOT_KEY, snapshotJson, type EpisodeSnapshot, type LatestPointer, type SnapshotStore } from "./snapshotStore.ts";
 
 export interface SnapshotPointer {
   readonly object: string;
   readonly tick: number;
   readonly seq: number;
   readonly bytes: number;
-}
-
-interface LatestPointer {
-  readonly key: string;
-  readonly tick: number;
 }
 
 export interface SnapshotBuckets {
@@ -66,8 +61,6 @@ async function createTolerant<T>(create: () => Promise<T>): Promise<T> {
     return await create();
   }
 }
-
-const SNAPSHOT_KEY = /^[0-9a-f]{16,64}$/;
 
 function checkKey(key: string): string {
   if (!SNAPSHOT_KEY.test(key)) throw new Error(`snapshot key must be a hex hash, got '${key}'`);
@@ -224,7 +217,8 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     }
     for (let attempt = 0; ; attempt++) {
       const entry = await index.get(latestKey);
-      const current = entry?.operation === "PUT" ? entry.json<LatestPointer>() : null;
+      // A damaged entry is replaced, as the file store replaces an unreadable pointer: this snapshot is complete.
+      const current = entry?.operation === "PUT" ? latestOf(entry) : null;
       if (current !== null && entry !== null) this.latestSeen = { pointer: current, revision: entry.revision };
       if (current !== null && passes(current, next)) return;
       try {
@@ -272,7 +266,20 @@ export class JetStreamSnapshotStore implements SnapshotStore {
   async latest(): Promise<string | null> {
     const { index } = await this.buckets();
     const entry = await index.get(`${this.prefix}.latest`);
-    return entry?.operation === "PUT" ? entry.json<LatestPointer>().key : null;
+    if (entry?.operation !== "PUT") return null;
+    const current = latestOf(entry);
+    // Named as the file store names its pointer file: resume falls back to the log's committed ticks.
+    if (current === null) throw new SnapshotDamaged({ where: `KV bucket '${(await this.buckets()).indexName}', key '${this.prefix}.latest'`, reason: DAMAGED_POINTER });
+    return current.key;
+  }
+}
+
+/** A `latest` entry's pointer, or null when it is not a {key, tick} object with a hash for its key. */
+function latestOf(entry: KvEntry): LatestPointer | null {
+  try {
+    return pointerOf(entry.json<unknown>());
+  } catch {
+    return null;
   }
 }
 

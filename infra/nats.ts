@@ -57,6 +57,24 @@ export function shownNatsUrl(url: string): string {
   return credentials === null ? url : `${scheme}…@${rest}`;
 }
 
+/**
+ * `--nats …` for a command printed as a hint (start workers with …, check: npx probetown verify …),
+ * runnable as it is printed. A URL without credentials is itself. One with credentials is never
+ * printed, and the URL shown instead (`nats://…@host`) would not log in: the hint says `--nats env`,
+ * which reads the URL from PROBETOWN_NATS_URL (the way credentials stay out of `ps` and shell
+ * history), and `after` (to follow the command) says what to export there, the server's URL with
+ * placeholders for its credentials — nothing when the variable holds this URL already (the command
+ * was given `--nats env`).
+ */
+export function natsFlagHint(url: string): { readonly flag: string; readonly after: string } {
+  const { scheme, credentials, rest } = splitNatsUrl(url);
+  if (credentials === null) return { flag: `--nats ${url}`, after: "" };
+  const flag = `--nats ${NATS_URL_FROM_ENV}`;
+  if (process.env[NATS_URL_ENV]?.trim() === url) return { flag, after: "" };
+  const [placeholder, what] = credentials.includes(":") ? ["<user>:<password>", "user and password"] : ["<token>", "token"];
+  return { flag, after: ` (first \`export ${NATS_URL_ENV}='${scheme}${placeholder}@${rest}'\`, the server's ${what} in place of ${placeholder})` };
+}
+
 export class NatsUnavailable extends Error {
   constructor(url: string, cause: unknown, what = "cannot connect to a NATS server", hint = "is nats-server running with JetStream (-js)?") {
     super(`--nats ${shownNatsUrl(url)}: ${what} (${(cause as Error)?.message ?? String(cause)}); ${hint}`);
@@ -160,6 +178,42 @@ export function discardNatsSockets(nc: NatsConnection): void {
   if (made !== undefined) destroySockets(made.sockets, made.port);
 }
 
+/** How long closing a connection waits at most for its client's last messages to reach the server. */
+const DRAIN_MS = 5000;
+/** Closing gives up on the drain when the server has sent nothing for this long: it is hung or gone. */
+const DRAIN_SILENT_MS = 1000;
+
+/**
+ * Closes a connection: first drains it (what its client still holds goes out, and the server has
+ * it: a job's ack, a host's last reply, messages nobody awaits), then ends the sockets its client
+ * left open. A drain waits for the server's answer, so it is not waited for when `serverAway` (the
+ * command failed because the server did not answer) or once the server has sent nothing for
+ * DRAIN_SILENT_MS (a live server answers a drain in a round trip): a hung server kept every
+ * command DRAIN_MS longer before it could say why it failed and exit. Everything a command reported
+ * as done was acknowledged already; what a drain given up on loses is only unawaited messages,
+ * which the protocols tolerate (an ack lost is a redelivery that finds the job's outcome).
+ */
+export async function closeNats(nc: NatsConnection, options: { readonly serverAway?: boolean } = {}): Promise<void> {
+  if (options.serverAway !== true && !nc.isClosed()) {
+    const drained = nc.drain().then(() => true, () => false);
+    const started = performance.now();
+    let heard = nc.stats().inMsgs;
+    let heardAt = started;
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const done = await Promise.race([drained, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 100)))]);
+      clearTimeout(timer);
+      if (done || nc.isClosed()) break;
+      const now = performance.now();
+      const inMsgs = nc.stats().inMsgs;
+      if (inMsgs !== heard) [heard, heardAt] = [inMsgs, now];
+      if (now - started >= DRAIN_MS || now - heardAt >= DRAIN_SILENT_MS) break;
+    }
+  }
+  await nc.close().catch(() => undefined);
+  discardNatsSockets(nc);
+}
+
 /**
  * Connects with reconnects that never give up: a restarted server must not end a sweep. The first
  * connect fails fast with an error that names the URL.
@@ -189,6 +243,8 @@ export async function connectNats(url: string, options: ConnectOptions = {}): Pr
     // INFO (a port that accepts TCP but does not speak NATS, a hung server).
     destroySockets(sockets, port);
     if (/authori[sz]ation/i.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password (nats://user:pass@host) or the token (nats://token@host) in the URL");
+    // A host name that does not resolve: no server to start, a URL to correct.
+    if (/\b(ENOTFOUND|EAI_AGAIN|EAI_NONAME)\b/.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "cannot resolve the server's host name", "check the host in the URL (e.g. nats://127.0.0.1:4222)");
     throw new NatsUnavailable(url, error);
   }
 }

@@ -111,7 +111,12 @@ export class FileSnapshotStore implements SnapshotStore {
   async put(snapshot: EpisodeSnapshot): Promise<string> {
     const key = snapshot.stateHash;
     const path = this.pathOf(key);
-    if (existsSync(path)) return key;
+    if (existsSync(path)) {
+      // Also on a re-put (a resumed run reaching a tick it had stored): a crash between the file
+      // and `latest` must not leave `latest` behind, as the JetStream store does too.
+      this.pointTo(snapshot);
+      return key;
+    }
     mkdirSync(this.location, { recursive: true });
     const temp = `${path}.tmp-${process.pid}`;
     try {
@@ -160,16 +165,42 @@ export class FileSnapshotStore implements SnapshotStore {
     const pointer = join(this.location, LATEST);
     if (!existsSync(pointer)) return null;
     const current = readPointer(pointer);
-    if (current === null) throw new SnapshotDamaged({ where: pointer, reason: "the latest-snapshot pointer is not a {key, tick} JSON object; remove it and the run resumes from the log's start" });
+    if (current === null) throw new SnapshotDamaged({ where: pointer, reason: DAMAGED_POINTER });
     return current.key;
   }
 }
 
-function readPointer(pointer: string): { readonly key: string; readonly tick: number } | null {
+/** The latest-snapshot pointer of a snapshots/ folder (its key and tick, without reading the snapshot), or null when there is none or it does not read. */
+export const latestPointer = (dir: string): LatestPointer | null => {
+  const pointer = join(dir, LATEST);
+  return existsSync(pointer) ? readPointer(pointer) : null;
+};
+
+function readPointer(pointer: string): LatestPointer | null {
   try {
-    const value = JSON.parse(readFileSync(pointer, "utf8")) as { key?: unknown; tick?: unknown } | null;
-    return typeof value?.key === "string" && typeof value.tick === "number" ? { key: value.key, tick: value.tick } : null;
+    return pointerOf(JSON.parse(readFileSync(pointer, "utf8")));
   } catch {
     return null;
   }
+}
+
+/** The newest snapshot a store holds: its key (the tick's state hash) and tick. */
+export interface LatestPointer {
+  readonly key: string;
+  readonly tick: number;
+}
+
+/** A snapshot's key: its tick's state hash, in hex. */
+export const SNAPSHOT_KEY = /^[0-9a-f]{16,64}$/;
+
+/** Why a `latest` pointer (a file, a KV entry) that `pointerOf` refuses is damaged. */
+export const DAMAGED_POINTER = "not a {key, tick} JSON object whose key is a state hash";
+
+/**
+ * A parsed `latest` pointer, or null when it is not a {key, tick} object whose key is a hash: a key
+ * that is not one names no snapshot (read as a file path or an object name it was an internal error).
+ */
+export function pointerOf(value: unknown): LatestPointer | null {
+  const v = value as { key?: unknown; tick?: unknown } | null;
+  return typeof v?.key === "string" && SNAPSHOT_KEY.test(v.key) && typeof v.tick === "number" ? { key: v.key, tick: v.tick } : null;
 }

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, DEFAULT_NAMESPACE, discardNatsSockets, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
+import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
 import { StorageFailed } from "../infra/eventStore.ts";
 import type { Placement, Where } from "./episodes.ts";
 
@@ -34,27 +34,21 @@ export async function withNats<A>(url: string, who: string | { readonly role: st
   const { role, quiet } = typeof who === "string" ? { role: who, quiet: false } : who;
   const nc = await connectNats(url, { name: `probetown ${role} ${process.pid}` });
   if (quiet !== true) reportConnection(nc, url, role).catch(() => undefined);
+  // A failure because the server did not answer: closing does not wait for it either.
+  let serverAway = false;
   try {
     return await fn(nc);
   } catch (error) {
+    serverAway = error instanceof NatsWriteLost || isNatsTimeout(error);
     if (error instanceof NatsWriteLost) throw new NatsUnavailable(url, error.cause, `the server stayed away while ${role} was writing ${error.what} of episode ${error.episode}`, afterOutage(role, error.episode));
     if (isJetStreamStorageFull(error) && !(error instanceof StorageFailed)) throw new NatsUnavailable(url, error, "the server's JetStream storage is full", `free its store_dir or raise max_file_store; ${role === "run" ? "nothing logged is lost: then the same command with --resume continues the episode" : "nothing logged is lost: then run the command again"}`);
     // A server that is up but does not answer (stopped, overloaded, cut off): its trouble, not ours (exit 2, not 4).
     if (isNatsTimeout(error)) throw new NatsUnavailable(url, error, `the server stopped answering ${role}`, role === "run" ? "nothing logged is lost: once it answers, the same command with --resume continues the episode" : "nothing logged is lost: run the command again once it answers");
     throw isJetStreamOff(error) ? new NatsUnavailable(url, error, "the server has no JetStream") : error;
   } finally {
-    // A drain waits for the server: one that stays away would keep the command from ever ending.
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), DRAIN_MS)));
-    const drained = await Promise.race([nc.drain().catch(() => nc.close()), late]);
-    clearTimeout(timer);
-    if (drained === "late") await nc.close().catch(() => undefined);
-    discardNatsSockets(nc);
+    await closeNats(nc, { serverAway });
   }
 }
-
-/** How long closing a connection waits for its pending messages to reach the server. */
-const DRAIN_MS = 5000;
 
 /** What to do once the server is back: a run continues its episode; anything else is run again. */
 const afterOutage = (role: string, episode: string): string =>
@@ -95,7 +89,7 @@ export class LocalWorkersGone extends Error {
  * waiting for ever, silently, for outcomes nobody was going to produce. The returned function stops
  * watching: call it before stopping the workers on purpose.
  */
-export function watchWorkers(children: readonly ChildProcess[], quiet: boolean | undefined, onGone: (gone: LocalWorkersGone) => void): () => void {
+export function watchWorkers(children: readonly ChildProcess[], quiet: boolean | undefined, onGone: (gone: LocalWorkersGone) => void, ackWaitMs?: number): () => void {
   const ends: string[] = [];
   let internal = false;
   let watching = true;
@@ -105,7 +99,9 @@ export function watchWorkers(children: readonly ChildProcess[], quiet: boolean |
     ends.push(how);
     internal ||= code === 4;
     const left = children.length - ends.length;
-    if (quiet !== true) process.stderr.write(`sweep: local worker local-${i + 1} (pid ${child.pid}) ended (${how}); ${left === 0 ? "no local worker left" : `${left} of ${children.length} left`}\n`);
+    // Said, as the sweep then goes quiet until the queue hands a job the worker held to another one.
+    const redelivered = ackWaitMs === undefined ? "" : `; a job it was running goes to the workers left after the queue's ack wait (${Math.round(ackWaitMs / 1000)} s) and continues from its log`;
+    if (quiet !== true) process.stderr.write(`sweep: local worker local-${i + 1} (pid ${child.pid}) ended (${how}); ${left === 0 ? "no local worker left" : `${left} of ${children.length} left${redelivered}`}\n`);
     if (left === 0) {
       watching = false;
       const workers = children.length === 1 ? "its local worker" : `all ${children.length} of its local workers`;

@@ -6,9 +6,10 @@ import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } f
 import { canonicalJson } from "../events/canonical.ts";
 import type { Transport } from "../infra/transport.ts";
 import { worldNamed } from "../actors/worlds.ts";
+import { isSeed, SEED_RULE } from "../actors/rng.ts";
 import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
-import type { TornTail } from "../events/errors.ts";
+import { SnapshotDamaged, type TornTail } from "../events/errors.ts";
 import type { EventStore, FsyncPolicy } from "../infra/eventStore.ts";
 import { segmentFiles } from "../infra/fileEventStore.ts";
 import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../infra/layers.ts";
@@ -16,7 +17,7 @@ import type { EpisodeSnapshot, SnapshotStore } from "../infra/snapshotStore.ts";
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "./actorHost.ts";
 import { NoResponder } from "../infra/transport.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayRecordsEffect, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, snapshotOfReplay, UsageError, type EpisodeHeader } from "./replay.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, UsageError, type EpisodeHeader } from "./replay.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "./views/text.ts";
 
@@ -45,6 +46,8 @@ export interface CommonOptions {
   readonly llm?: LlmResponder;
   /** Told when resuming had to cut a damaged tail off the log, and where the cut bytes were kept. */
   readonly onRecovered?: (torn: TornTail, keptAt: string) => void;
+  /** Told when a resume does not continue from the latest snapshot (one past the log's end, after a cut): which one it used, and why. */
+  readonly onResumeNote?: (note: string) => void;
   /** Once aborted, the run stops after the tick in progress is committed, failing with Interrupted. */
   readonly stop?: AbortSignal;
 }
@@ -281,7 +284,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     const headBefore = opened.store.head().seq;
     const snapshots = (yield* SnapshotStores).at(where.snapshots);
     const transport = yield* (yield* Transports).open();
-    const start = yield* Effect.tryPromise({ try: () => startOf(d, opened.records, snapshots, remote), catch: (e) => e as Error });
+    const start = yield* Effect.tryPromise({ try: () => startOf(d, opened.records, snapshots, remote, o.onResumeNote ?? (() => undefined)), catch: (e) => e as Error });
     const store = start.logged.length === 0 ? opened.store : new ResumeStore(opened.store, start.logged, start.from);
     const local = start.host;
     let routing = singleHost(HOST_SUBJECT);
@@ -375,11 +378,11 @@ const lastStateHash = (records: readonly LogRecord[]): string =>
   (records.findLast((r) => r.type === "tick.committed")?.payload as { stateHash?: string } | undefined)?.stateHash ?? "";
 
 /**
- * Decides where a run starts. A partial log (a worker died) restarts after its latest snapshot
- * whose tick is in the log (or from the beginning without one); the records after that point are
+ * Decides where a run starts. A partial log (a worker died) restarts after its newest snapshot
+ * whose tick is in the log (`resumePoint`; or from the beginning without one); the records after that point are
  * reproduced and checked rather than appended again, so the finished log equals an uninterrupted run's.
  */
-async function startOf(d: Drive, records: readonly LogRecord[], snapshots: SnapshotStore, remote: readonly string[]): Promise<Start> {
+async function startOf(d: Drive, records: readonly LogRecord[], snapshots: SnapshotStore, remote: readonly string[], note: (text: string) => void): Promise<Start> {
   const localDefinitions = d.definitions.filter((def) => !remote.includes(def.id));
   const fresh = (): ActorHost | null =>
     localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, d.baseActors === undefined ? {} : { restore: pick(d.baseActors, localDefinitions) });
@@ -390,14 +393,71 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
     const differ = fieldDifferences(logged.payload, h.payload, "in the log");
     throw new UsageError(`episode ${d.episode}: the existing log was started with another header (${differ.length === 0 ? "it is not an episode.started record" : differ.join("; ")}); refusing to continue it`);
   }
-  const key = await snapshots.latest();
-  const snapshot = key === null ? null : await snapshots.get(key);
-  const at = snapshot === null ? -1 : records.findIndex((r) => r.seq === snapshot.seq && r.type === "tick.committed" && (r.payload as { stateHash: string }).stateHash === snapshot.stateHash);
-  if (key === null || snapshot === null || at < 0 || snapshot.episode !== d.episode) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };
+  const point = await resumePoint(records, snapshots, d.episode, note);
+  if (point === null) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };
+  const { key, snapshot, at } = point;
   // Checked here whoever hosts the actors; the remote ones are restored by their hosts (restoreRemote).
   const actors = snapshotActors(d.world, snapshot, d.config, d.seed, d.condition, snapshotNamed(snapshots, key, "remove it, and `run --resume` continues from an earlier snapshot or the episode's start (the log is not affected)"));
   const host = localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, { restore: pick(actors, localDefinitions) });
   return { host, firstTick: snapshot.tick + 1, logged: records, from: at + 1, snapshot: key };
+}
+
+/**
+ * The snapshot a partial log continues from, with the index of its `tick.committed` in `records`:
+ * the latest one when the log holds its record (same seq, tick, head hash and state hash), else the
+ * newest snapshot whose record the log holds. A log cut back (`repair` of a torn tail, a crash that
+ * lost its last ticks) can end before snapshots that outlived it: the latest pointer then names a
+ * state the log does not reach, which was ignored, and the run started over from the episode's start
+ * (minutes for a large town). Such a snapshot is never used nor removed (it may be evidence of what
+ * was lost): `note` says which one was used instead, and why. Null: start from the episode's start.
+ */
+async function resumePoint(records: readonly LogRecord[], snapshots: SnapshotStore, episode: string, note: (text: string) => void): Promise<{ key: string; snapshot: EpisodeSnapshot; at: number } | null> {
+  const first = records[0]!.seq;
+  const lastCommitted = records.findLast((r) => r.type === "tick.committed");
+  /** Index of the snapshot's own `tick.committed` in the log, or -1. */
+  const recordOf = (s: EpisodeSnapshot): number => {
+    const at = s.seq - first;
+    const r = records[at];
+    return r !== undefined && s.episode === episode && r.seq === s.seq && r.type === "tick.committed" && r.tick === s.tick && r.hash === s.headHash && (r.payload as { stateHash?: unknown }).stateHash === s.stateHash ? at : -1;
+  };
+  // A damaged pointer (a file or KV entry that does not read as {key, tick}) is not needed to
+  // resume: the log's committed ticks name the snapshots to look for. It stopped the run (exit 3);
+  // it is left as it is (evidence) until the next snapshot put replaces it.
+  const pointer = await snapshots.latest().then(
+    (key) => ({ key, damaged: null }),
+    (error: unknown) => {
+      if (error instanceof SnapshotDamaged) return { key: null, damaged: error };
+      throw error;
+    },
+  );
+  const latest = pointer.key;
+  // No pointer: no snapshot was kept (or the pointer was removed, which README says starts over).
+  if (latest === null && pointer.damaged === null) return null;
+  const snapshot = latest === null ? null : await snapshots.get(latest);
+  if (snapshot !== null && recordOf(snapshot) >= 0) return { key: latest!, snapshot, at: recordOf(snapshot) };
+  const where = (key: string): string => snapshotNamed(snapshots, key).where;
+  const end = lastCommitted === undefined ? "the log holds no committed tick" : `its last committed tick is ${lastCommitted.tick}, seq ${lastCommitted.seq}`;
+  const why =
+    latest === null
+      ? `the latest-snapshot pointer (${shownPath(pointer.damaged!.where)}) is damaged: ${pointer.damaged!.reason}; it is kept as it is until the next snapshot replaces it`
+      : snapshot === null
+        ? `the latest-snapshot pointer names ${where(latest)}, which is not stored`
+        : lastCommitted === undefined || snapshot.seq > lastCommitted.seq
+          ? `the latest snapshot, of tick ${snapshot.tick} (seq ${snapshot.seq}, ${where(latest)}), is past the log's end (${end}: the log was cut back after the snapshot was taken, by \`repair\` or a crash that lost its last ticks); it is kept, not used`
+          : `the latest snapshot, of tick ${snapshot.tick} (${where(latest)}), does not match the log's record at seq ${snapshot.seq} (its tick, head hash or state hash differ); it is kept, not used`;
+  // The newest snapshot the log holds the record of: snapshots are keyed by their tick's state hash.
+  for (let at = records.length - 1; at >= 0; at--) {
+    const r = records[at]!;
+    if (r.type !== "tick.committed") continue;
+    const key = (r.payload as { stateHash: string }).stateHash;
+    if (key === latest || !(await snapshots.has(key))) continue;
+    const candidate = await snapshots.get(key);
+    if (candidate === null || recordOf(candidate) !== at) continue;
+    note(`${why}; continuing after tick ${candidate.tick} from ${where(key)}`);
+    return { key, snapshot: candidate, at };
+  }
+  note(`${why}; no snapshot of a tick the log holds is stored: continuing from the episode's start, checking the logged records`);
+  return null;
 }
 
 const pick = (actors: Readonly<Record<string, unknown>>, definitions: readonly ActorDefinition[]) => Object.fromEntries(definitions.map((def) => [def.id, actors[def.id]]));
@@ -489,7 +549,7 @@ export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Er
   Effect.suspend(() => {
     const world = worldNamed(o.world);
     const condition = o.condition ?? world.defaultCondition;
-    if (!Number.isSafeInteger(o.seed)) throw new UsageError(`--seed: expected an integer, got ${o.seed}`);
+    if (!isSeed(o.seed)) throw new UsageError(`--seed: expected ${SEED_RULE}, got ${o.seed}`);
     const baseConfig = resolveNewEpisodeConfig(world, o.config);
     const config = world.applyCondition(baseConfig, condition);
     const ticks = o.ticks ?? world.defaultTicks(config);
@@ -566,11 +626,7 @@ export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Err
     const parentSnapshots = (yield* SnapshotStores).at(parentLayout.snapshots);
     let base = yield* Effect.promise(() => parentSnapshots.get(parentStateHash));
     const stored = base === null ? undefined : snapshotNamed(parentSnapshots, parentStateHash, `remove it, and the fork replays the parent to tick ${o.atTick} instead (the parent's log is not affected)`);
-    if (base === null) {
-      const replay = yield* replayRecordsEffect(parentDir, records, { toTick: o.atTick, snapshots: parentLayout.snapshots });
-      base = snapshotOfReplay(replay);
-      replay.host.stop();
-    }
+    if (base === null) base = yield* replayedSnapshot(parentDir, records, o.atTick, parentLayout.snapshots);
     const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
     const where = (o.where ?? filesWhere(o.dir))(episode);
     const dir = where.dir;

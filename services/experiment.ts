@@ -16,6 +16,7 @@ import { scanLog } from "../infra/fileEventStore.ts";
 import { takePidLock } from "../infra/pidLock.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
 import { parseSeeds } from "./jobs.ts";
+import { isSeed } from "../actors/rng.ts";
 import { layoutOf, UsageError } from "./replay.ts";
 import { METRICS, writeReport, type Metric, type WrittenReport } from "./report.ts";
 import { RESULT_ROW_VERSION, resultLine } from "./results.ts";
@@ -91,7 +92,9 @@ export function loadSpec(path: string): ExperimentSpec {
   try {
     raw = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${path}: not valid ${/\.ya?ml$/i.test(file) ? "YAML" : "JSON"} (${(e as Error).message.split("\n")[0]})`);
+    const yaml = /\.ya?ml$/i.test(file);
+    // A spec is JSON unless its name says YAML: a YAML spec named otherwise (or a README) was "not valid JSON" and no more.
+    throw new UsageError(`${path}: not valid ${yaml ? "YAML" : "JSON"} (${(e as Error).message.split("\n")[0]})${yaml || /\.json$/i.test(file) ? "" : "; an experiment spec is read as JSON unless its name ends in .yaml or .yml"}`);
   }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new SpecInvalid(path, [`expected an object with fields ${KNOWN_FIELDS.join(", ")}, got ${shown(raw)}`]);
   const r = raw as Record<string, unknown>;
@@ -123,7 +126,7 @@ export function loadSpec(path: string): ExperimentSpec {
     } catch (e) {
       bad("seeds", (e as Error).message.replace(/^--seeds: /, ""));
     }
-  } else if (Array.isArray(r.seeds) && r.seeds.length > 0 && r.seeds.every((s) => Number.isSafeInteger(s) && (s as number) >= 0)) seeds = [...new Set(r.seeds as number[])];
+  } else if (Array.isArray(r.seeds) && r.seeds.length > 0 && r.seeds.every((s) => typeof s === "number" && isSeed(s))) seeds = [...new Set(r.seeds as number[])];
   else bad("seeds", `expected a non-empty list of integers ≥ 0 or a string like "42,123,456" / "1-10", got ${shown(r.seeds)}`);
 
   let conditions: string[] = [];

@@ -3,6 +3,7 @@
 // (its worker died) resumes the partial log instead of starting another.
 import { Effect, type Layer } from "effect";
 import { worldNamed } from "../actors/worlds.ts";
+import { isSeed, SEED_RULE } from "../actors/rng.ts";
 import { JobRejected, type Job, type JobHandler } from "../infra/jobQueue.ts";
 import { isStorageError } from "../infra/eventStore.ts";
 import type { EmbeddedServices } from "../infra/layers.ts";
@@ -86,9 +87,11 @@ export function parseSeeds(text: string): number[] {
   const seeds: number[] = [];
   for (const part of text.split(",")) {
     const range = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
-    if (range === null) throw new UsageError(`--seeds: expected integers and ranges like 1-200 or 1,5,9, got '${part}'`);
+    if (range === null) throw new UsageError(`--seeds: expected integers and ranges like 1-200 or 1,5,9 (each seed ${SEED_RULE}), got '${part}'`);
     const from = Number(range[1]);
     const to = range[2] === undefined ? from : Number(range[2]);
+    // Past 2^53 - 1 two seeds typed apart are one number (and the run refused it, failing every episode).
+    if (!isSeed(from) || !isSeed(to)) throw new UsageError(`--seeds: '${part.trim()}': a seed is ${SEED_RULE}`);
     if (to < from) throw new UsageError(`--seeds: range '${part}' runs backwards`);
     if (to - from >= MAX_SEEDS) throw new UsageError(`--seeds: range '${part}' has ${to - from + 1} seeds; at most ${MAX_SEEDS.toLocaleString("en-US")} per sweep`);
     for (let s = from; s <= to; s++) seeds.push(s);
@@ -104,13 +107,18 @@ function specOf(job: Job): EpisodeSpec {
   return s as EpisodeSpec;
 }
 
+export interface JobNotes {
+  /** Told, with the episode, when a resumed job does not continue from the latest snapshot (see CommonOptions.onResumeNote). */
+  readonly onResumeNote?: (episode: string, note: string) => void;
+}
+
 /**
  * A job handler that runs (or resumes) the job's episode on the stores of `layer`. The episode
  * id must equal the job id: that is what makes a job idempotent. The log is made durable at the
  * job's snapshots and its end unless `fsync` says otherwise: a redelivered job resumes from its
  * latest snapshot, so durability per tick would buy nothing but round trips.
  */
-export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync" | "stop"> = {}): JobHandler {
+export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync" | "stop"> & JobNotes = {}): JobHandler {
   const handler: JobHandler = async (job) => {
     const spec = specOf(job);
     if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new UsageError(`job ${job.id}: id must be the episode id ${episodeIdOf(spec.world, spec.seed, spec.condition)}`);
@@ -123,6 +131,7 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
         ...(spec.snapshotEvery === undefined ? {} : { snapshotEvery: spec.snapshotEvery }),
         fsync: options.fsync ?? "snapshot",
         ...(options.stop === undefined ? {} : { stop: options.stop }),
+        ...(options.onResumeNote === undefined ? {} : { onResumeNote: (note: string) => options.onResumeNote!(job.id, note) }),
       }).pipe(Effect.provide(layer)),
     );
     const outcome: EpisodeOutcome = {

@@ -20,6 +20,7 @@
 import { readFileSync } from "node:fs";
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { Context, Effect, Layer, Schema } from "effect";
+import { schemaProblem } from "../actors/configDecoder.ts";
 import { LLM_ROLES, type LlmCompletedPayload, type LlmErrorKind, type LlmFailedPayload, type LlmRequestedPayload, type LlmRole } from "../events/llm.ts";
 import type { LogRecord } from "../events/record.ts";
 import { ChatError, openAiChatClient, type ChatClient, type ChatMessage } from "../infra/openaiClient.ts";
@@ -68,8 +69,10 @@ export interface LlmConfig {
  * refused (`auth`), the endpoint does not serve the model (`model_not_found`) or has no
  * chat-completions API at the URL (`endpoint_not_found`), or it could not be reached
  * (`unreachable`: taken as down after `unreachableAfter` calls, or no call ever got an answer), or
- * it answered but never with a completion (`errors_only`: no call of the run completed, and calls
- * failed with HTTP errors — 5xx, 429 — after their retries; among completed calls they are chance).
+ * it answered a model but never with a completion (`errors_only`, per model: no call of the run to that
+ * model completed, and its calls failed with HTTP errors — 5xx, 429 — after their retries; among the
+ * model's completed calls they are chance; a judge model the server cannot run is named even when
+ * the answer model's calls complete).
  * What the CLI's exit 5 reports.
  */
 export type EndpointProblemKind = "auth" | "model_not_found" | "endpoint_not_found" | "quota" | "unreachable" | "errors_only";
@@ -90,14 +93,14 @@ export interface EndpointProblem {
 /** The failure kinds that condemn an endpoint (or a model) for the rest of a run. */
 const CONFIG_KINDS: ReadonlySet<string> = new Set<EndpointProblemKind>(["auth", "model_not_found", "endpoint_not_found", "quota"]);
 const isConfigKind = (kind: string): kind is "auth" | "model_not_found" | "endpoint_not_found" | "quota" => CONFIG_KINDS.has(kind);
-/** The failure kinds of an endpoint that answered, with an HTTP error, after the retries (`errors_only` when no call completed). */
+/** The failure kinds of an endpoint that answered, with an HTTP error, after the retries (`errors_only` when no call to that model completed). */
 const HTTP_ERROR_KINDS: ReadonlySet<string> = new Set<LlmErrorKind>(["server_error", "rate_limit", "http_error"]);
 const statusOf = (message: string): number | null => {
   const m = /HTTP (\d{3})/.exec(message);
   return m === null ? null : Number(m[1]);
 };
-/** One problem per kind (per model for `model_not_found`). */
-const problemKey = (p: Pick<EndpointProblem, "kind" | "model">): string => (p.kind === "model_not_found" ? `${p.kind} ${p.model ?? ""}` : p.kind);
+/** One problem per kind (per model for `model_not_found` and `errors_only`). */
+const problemKey = (p: Pick<EndpointProblem, "kind" | "model">): string => (p.kind === "model_not_found" || p.kind === "errors_only" ? `${p.kind} ${p.model ?? ""}` : p.kind);
 
 /** The problems of several sources, one per kind (and model): the first source's wins, and it is live when any source's is. */
 export function mergeProblems(...lists: ReadonlyArray<readonly EndpointProblem[]>): EndpointProblem[] {
@@ -113,19 +116,23 @@ export function mergeProblems(...lists: ReadonlyArray<readonly EndpointProblem[]
 /**
  * The endpoint problems recorded in logs (e.g. the cells an eval serves as they are): the
  * configuration kinds of `llm.failed`, calls given up at once as unreachable (`network`/`timeout`
- * with no attempt), logs whose model calls never got an answer at all, and logs with no
+ * with no attempt), logs whose model calls never got an answer at all, and models with no
  * `llm.completed` whose calls failed with HTTP errors (`errors_only`).
  */
 export class RecordedEndpointProblems {
   private readonly found = new Map<string, EndpointProblem>();
   private unreachable: EndpointProblem | null = null;
-  private httpError: EndpointProblem | null = null;
+  private readonly httpErrors = new Map<string | null, EndpointProblem>();
+  private readonly completedModels = new Set<string | null>();
   private answered = false;
   add(records: readonly LogRecord[]): this {
     const models = new Map<string, string>();
     for (const r of records) {
       if (r.type === "llm.requested") models.set((r.payload as LlmRequestedPayload).requestHash, (r.payload as LlmRequestedPayload).model);
-      else if (r.type === "llm.completed") this.answered = true;
+      else if (r.type === "llm.completed") {
+        this.answered = true;
+        this.completedModels.add(models.get((r.payload as LlmCompletedPayload).requestHash) ?? null);
+      }
       if (r.type !== "llm.failed") continue;
       const f = r.payload as LlmFailedPayload;
       const model = models.get(f.requestHash) ?? null;
@@ -137,13 +144,13 @@ export class RecordedEndpointProblems {
       } else if (f.error === "network" || f.error === "timeout") {
         const problem: EndpointProblem = { kind: "unreachable", status: null, message: f.message, server: null, model: null, live: false };
         if (this.unreachable === null || (f.attempts === 0 && !this.unreachable.message.startsWith(GAVE_UP))) this.unreachable = problem;
-      } else if (HTTP_ERROR_KINDS.has(f.error)) this.httpError ??= { kind: "errors_only", status: statusOf(f.message), message: f.message, server: null, model, live: false };
+      } else if (HTTP_ERROR_KINDS.has(f.error) && !this.httpErrors.has(model)) this.httpErrors.set(model, { kind: "errors_only", status: statusOf(f.message), message: f.message, server: null, model, live: false });
     }
     return this;
   }
   problems(): EndpointProblem[] {
     const given = this.unreachable !== null && (this.unreachable.message.startsWith(GAVE_UP) || !this.answered);
-    return [...this.found.values(), ...(given ? [this.unreachable!] : []), ...(this.httpError !== null && !this.answered ? [this.httpError] : [])];
+    return [...this.found.values(), ...(given ? [this.unreachable!] : []), ...[...this.httpErrors].filter(([model]) => !this.completedModels.has(model)).map(([, p]) => p)];
   }
 }
 
@@ -299,10 +306,11 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
   // The first connection failure (what `problems()` names), and whether anything ever answered.
   let firstNoAnswer: string | null = null;
   let answered = false;
-  // The first HTTP error a call ended on (5xx, 429 after the retries), and whether any call got a
-  // usable answer: every call failing so is an endpoint that is not serving (`errors_only`), not chance.
-  let firstHttpError: EndpointProblem | null = null;
-  let completed = false;
+  // Per model: the first HTTP error a call ended on (5xx, 429 after the retries), and whether any call
+  // got a usable answer: every call to a model failing so is a model the endpoint is not serving
+  // (`errors_only`), not chance, even while another model's calls complete.
+  const firstHttpErrors = new Map<string, EndpointProblem>();
+  const completedModels = new Set<string>();
   const server = `${client.server.address}:${client.server.port}`;
   // A refused key or URL condemns the endpoint, an unknown model that model, for the rest of the run.
   let endpointRefusal: EndpointProblem | null = null;
@@ -439,7 +447,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
           unreachableKind = e.kind;
           firstNoAnswer ??= e.message;
         } else answered = true;
-        if (HTTP_ERROR_KINDS.has(e.kind)) firstHttpError ??= { kind: "errors_only", status: e.status, message: e.message, server, model: request.model, live: true };
+        if (HTTP_ERROR_KINDS.has(e.kind) && !firstHttpErrors.has(request.model)) firstHttpErrors.set(request.model, { kind: "errors_only", status: e.status, message: e.message, server, model: request.model, live: true });
         span?.setAttribute("error.type", e.kind);
         return { answer: failed(request, e.kind, e.message, counter.attempts, usage), http: counter.attempts };
       }
@@ -455,7 +463,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       // The reply as the model gave it, valid or not: an invalid one is what a user debugging a prompt needs.
       if (config.captureContent === true) span?.setAttribute("gen_ai.output.messages", outputMessages(content, replyLimit(request)));
       if (problem === null) {
-        completed = true;
+        completedModels.add(request.model);
         const cost = costOf(request.model, usage);
         const payload: LlmCompletedPayload = {
           attempts: counter.attempts,
@@ -502,7 +510,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       const recorded = cache.get(request.requestHash);
       if (recorded !== undefined) {
         const answer: LlmAnswer = { type: "llm.completed", payload: { ...recorded, attempts: 0, cached: true } };
-        completed = true;
+        completedModels.add(request.model);
         account(from, request, answer, 0);
         return answer;
       }
@@ -572,7 +580,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         ...(endpointRefusal === null ? [] : [endpointRefusal]),
         ...modelRefusals.values(),
         ...(down ? [{ kind: "unreachable" as const, status: null, message: firstNoAnswer ?? "no answer", server, model: null, live: true }] : []),
-        ...(firstHttpError !== null && !completed ? [firstHttpError] : []),
+        ...[...firstHttpErrors].filter(([model]) => !completedModels.has(model)).map(([, p]) => p),
       ];
     },
   };
@@ -602,8 +610,8 @@ export const serviceOf = (g: LlmGatewayImpl) => ({
 /**
  * Serves recorded answers only (a fork with `--reuse-llm` and no endpoint): a request whose hash is
  * in the cache gets its recorded completion (`cached`), one recorded only as a failure gets that
- * failure as logged (with no endpoint there is nothing to retry it on), any other fails with
- * `no_backend`.
+ * failure as logged, `cached` too (with no endpoint there is nothing to retry it on), any other
+ * fails with `no_backend`.
  */
 export function cachedOnlyResponder(cache: LlmCache): LlmResponder {
   return {
@@ -611,7 +619,8 @@ export function cachedOnlyResponder(cache: LlmCache): LlmResponder {
       const recorded = cache.get(record.payload.requestHash);
       if (recorded !== undefined) return { type: "llm.completed", payload: { ...recorded, attempts: 0, cached: true } };
       const failed = cache.failure(record.payload.requestHash);
-      if (failed !== undefined) return { type: "llm.failed", payload: failed };
+      // As a served completion says: cached, no HTTP attempt (the parent's attempts and tokens were its own).
+      if (failed !== undefined) return { type: "llm.failed", payload: { ...failed, attempts: 0, cached: true } };
       return { type: "llm.failed", payload: { attempts: 0, error: "no_backend", fallback: "deterministic", message: "no recorded answer for this request and no LLM endpoint configured", requestHash: record.payload.requestHash } };
     },
   };
@@ -670,16 +679,11 @@ const LlmConfigFile = Schema.Struct({
   backend: Schema.optionalKey(Schema.String),
   unreachableAfter: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
 });
-const decodeConfigFile = Schema.decodeUnknownSync(LlmConfigFile, { onExcessProperty: "error" });
+const configFileProblem = schemaProblem(LlmConfigFile);
 
 /** null when an `--llm-config` file is well-formed, else one line naming the field. */
 function llmConfigFileProblem(file: unknown): string | null {
-  try {
-    decodeConfigFile(file);
-    return null;
-  } catch (error) {
-    return String((error as Error).message).replace(/\s+/g, " ").trim().slice(0, 300);
-  }
+  return configFileProblem(file)?.slice(0, 500) ?? null;
 }
 
 export interface LlmFlags {

@@ -3,7 +3,7 @@
 // every record the actors would produce is compared with the one in the log, so a divergence is
 // caught at the first differing record, and every `tick.committed` state hash is recomputed.
 // Nothing calls a model: whatever a model said is itself a logged record.
-import { basename, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { FIRST_SEGMENT, scanLog, segmentFiles } from "../infra/fileEventStore.ts";
 import { shownPath } from "./views/text.ts";
@@ -32,7 +32,13 @@ export function resolveEpisodeDir(path: string): string {
   const abs = resolve(path);
   if (existsSync(join(abs, "log"))) return abs;
   if (abs.endsWith("/log") || abs.endsWith("\\log")) return resolve(abs, "..");
-  if (abs.endsWith(".jsonl")) return resolve(abs, "..", "..");
+  // Only a file in a log/ folder is a segment: a trace.jsonl or a results JSONL given here was
+  // taken for one, its grandparent for the episode (verify said "not started", exit 0; fork "damaged", exit 3).
+  if (abs.endsWith(".jsonl") && basename(resolve(abs, "..")) === "log") return resolve(abs, "..", "..");
+  if (abs.endsWith(".jsonl") && existsSync(abs)) {
+    const beside = existsSync(join(abs, "..", "log")) ? ` (${dirname(path)} for the episode this file lies in)` : "";
+    throw new UsageError(`${path}: not an episode log (a log segment lies in an episode's log/ folder; a trace or results file is not one): give the episode directory, the folder holding log/${beside}`);
+  }
   if (!existsSync(abs)) throw new UsageError(`${path}: no such episode directory`);
   throw new UsageError(`${path}: not an episode directory (expected a log/ folder inside)`);
 }
@@ -299,27 +305,46 @@ export async function hostForHeader(header: EpisodeHeader, snapshots: SnapshotSt
   if (header.kind === "started") return new ActorHost(header.world, definitions);
   const key = String(header.payload.parentStateHash);
   const snapshot = (await snapshots.get(key)) ?? (dir === undefined ? null : await baseFromParent(header, dir));
-  if (snapshot === null) throw new UsageError(`${shownPath(snapshots.location)}: the fork's base snapshot ${key.slice(0, 12)}… is missing${dir === undefined ? "" : `, and its parent's log (${String(header.payload.parentLog)}) is not there to rebuild it from`}`);
+  if (snapshot === null || typeof snapshot === "string") throw new UsageError(`${shownPath(snapshots.location)}: the fork's base snapshot ${key.slice(0, 12)}… is missing${snapshot === null ? "" : `, and ${snapshot}`}`);
   return restoreHost(header.world, snapshot, header.config, header.seed, header.condition, snapshotNamed(snapshots, key));
 }
 
 /**
  * A fork's base rebuilt from its parent's log in files (a replay to the fork point), when its
  * snapshots/ folder lost it: snapshots look like a cache, and a fork without its base could not be
- * replayed, verified, inspected or forked. Null when the parent's log is not there.
+ * replayed, verified, inspected or forked. Else why it cannot be: the parent's log is not there,
+ * or ends before the fork point (cut back after the fork was made), or gives another state there.
  */
-async function baseFromParent(header: EpisodeHeader, dir: string): Promise<EpisodeSnapshot | null> {
+async function baseFromParent(header: EpisodeHeader, dir: string): Promise<EpisodeSnapshot | string> {
   const parentLog = String(header.payload.parentLog);
-  if (parentLog.startsWith("jetstream:")) return null;
+  const missing = `its parent's log (${parentLog}) is not there to rebuild it from`;
+  if (parentLog.startsWith("jetstream:")) return missing;
   const log = resolve(dir, parentLog);
-  if (segmentFiles(log).length === 0) return null;
+  if (segmentFiles(log).length === 0) return missing;
   const parentDir = resolve(log, "..");
-  const records = scanLog(log, { untilSeq: Number(header.payload.atSeq) }).records;
-  const replay = await Effect.runPromise(replayRecordsEffect(parentDir, records, { toTick: Number(header.payload.atTick), snapshots: layoutOf(parentDir).snapshots }).pipe(Effect.provide(Embedded)));
-  replay.host.stop();
-  const base = snapshotOfReplay(replay);
-  return base.stateHash === header.payload.parentStateHash ? base : null;
+  const atSeq = Number(header.payload.atSeq);
+  const records = scanLog(log, { untilSeq: atSeq }).records;
+  const last = records.at(-1);
+  if (last === undefined || last.seq < atSeq) {
+    return `its parent's log (${parentLog}) ends ${last === undefined ? "before its first record" : `at seq ${last.seq}, tick ${last.tick}`}, before the fork point (seq ${atSeq}, tick ${String(header.payload.atTick)}): it lost its last records after the fork was made (a crash, and \`repair\` cutting what it tore), so the base cannot be rebuilt from it`;
+  }
+  const base = await Effect.runPromise(replayedSnapshot(parentDir, records, Number(header.payload.atTick), layoutOf(parentDir).snapshots).pipe(Effect.provide(Embedded)));
+  return base.stateHash === header.payload.parentStateHash ? base : `its parent's log (${parentLog}) replayed to the fork point gives another state (${base.stateHash.slice(0, 12)}…), so the base cannot be rebuilt from it`;
 }
+
+/**
+ * The snapshot of an episode's state after `tick`, rebuilt by replaying its records (`snapshots`:
+ * its snapshot store, where a fork's own base is): a fork's base its parent did not keep, for
+ * `fork` and for a fork that lost it (`baseFromParent`).
+ */
+export const replayedSnapshot = (dir: string, records: readonly LogRecord[], tick: number, snapshots: string): Effect.Effect<EpisodeSnapshot, Error, SnapshotStores | Transports> =>
+  Effect.map(replayRecordsEffect(dir, records, { toTick: tick, snapshots }), (replay) => {
+    try {
+      return snapshotOfReplay(replay);
+    } finally {
+      replay.host.stop();
+    }
+  });
 
 /** Where a stored snapshot is, for a damaged one's message, and what to do about it. */
 export interface SnapshotNamed {

@@ -126,6 +126,22 @@ export function rowProblems(value: unknown, line: number | null = null): Results
 /** The identity of a cell: rows that share it are duplicates. */
 export const cellKey = (r: ResultRow): string => JSON.stringify([r.benchmark, r.condition, r.backend, String(r.query), r.seed]);
 
+/** Where the results files a report reads come from, for a file or folder given by mistake. */
+const RESULTS_FILES = "the results JSONL an eval or experiment writes (an eval's <out>/<benchmark>/results-<conditions>.jsonl, an experiment's <out>/results.jsonl)";
+
+/**
+ * What the first line of a file of another kind is (a log, a trace, a sweep's or eval's JSON), or
+ * null when it may be a results row: such a file failed on every field of every line, never
+ * saying that it was the wrong file.
+ */
+function otherKind(value: Record<string, unknown>): string | null {
+  if (["benchmark", "condition", "query"].some((key) => key in value)) return null;
+  if ("hash" in value && "episode" in value && "type" in value) return "an episode log's record";
+  if ("traceId" in value && "spanId" in value) return "a trace span";
+  if ("episodeMetrics" in value || "outcomes" in value || "cells" in value || "conditions" in value) return "a summary JSON (of a sweep or an eval)";
+  return "an object with none of a results row's benchmark, condition and query";
+}
+
 /**
  * Parses a results JSONL text (blank lines allowed). Throws `ResultsInvalid` listing every bad
  * line (up to 50) with its field, and duplicate cells with the line that had them first.
@@ -140,11 +156,21 @@ export function parseResults(text: string, file: string): ResultRow[] {
     if (raw.length === 0) continue;
     const line = i + 1;
     let value: unknown;
+    const firstLine = rows.length === 0 && problems.length === 0;
     try {
       value = JSON.parse(raw);
     } catch (error) {
+      if (firstLine && wholeJson(text)) {
+        problems.push({ line: null, field: null, reason: `one JSON document (a summary of a sweep or an eval, written with --json or --out?), not results rows, one JSON object a line: give ${RESULTS_FILES}` });
+        break;
+      }
       problems.push({ line, field: null, reason: `not valid JSON (${(error as Error).message})` });
       continue;
+    }
+    const kind = firstLine && value !== null && typeof value === "object" && !Array.isArray(value) ? otherKind(value as Record<string, unknown>) : null;
+    if (kind !== null) {
+      problems.push({ line, field: null, reason: `${kind}, not a results row: give ${RESULTS_FILES}` });
+      break;
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       problems.push({ line, field: null, reason: `expected a JSON object (one row per line), ${shown(value)}` });
@@ -170,13 +196,24 @@ export function parseResults(text: string, file: string): ResultRow[] {
   return rows;
 }
 
+const wholeJson = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Reads and parses a results file; an unreadable file is a `ResultsInvalid` naming it. */
 export function loadResults(file: string): ResultRow[] {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new ResultsInvalid({ file, problems: [{ line: null, field: null, reason: `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }] });
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === "EISDIR" ? `a directory, not a results file: give ${RESULTS_FILES}` : `cannot read (${code ?? (error as Error).message})`;
+    throw new ResultsInvalid({ file, problems: [{ line: null, field: null, reason }] });
   }
   return parseResults(text, file);
 }

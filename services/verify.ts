@@ -1,14 +1,15 @@
 // `verify`: the hash chain and catalogue check (file, line, seq of the first damage), the link of
 // a fork to its parent, then a full replay that recomputes every record and tick state hash.
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../events/errors.ts";
 import { Effect, Result } from "effect";
 import { Embedded, EventStores, type EmbeddedServices } from "../infra/layers.ts";
-import { logWriter, scanLog } from "../infra/fileEventStore.ts";
+import { FIRST_SEGMENT, logWriter, scanLog, strayLogFiles } from "../infra/fileEventStore.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { shownPath } from "./views/text.ts";
+import { latestPointer } from "../infra/snapshotStore.ts";
 import type { LogRecord } from "../events/record.ts";
 
 export interface VerifyReport {
@@ -74,6 +75,8 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
     // mid-tick: that is neither damage nor an interrupted run to resume.
     const writer = where === undefined ? logWriter(layout.log) : null;
     if (writer !== null) notes.push(`process ${writer} is writing this log (its run is going on): verified as far as it had written`);
+    const stray = where === undefined ? strayLogFiles(layout.log) : [];
+    if (stray.length > 0) notes.push(`${shownPath(layout.log)} also holds ${stray.join(", ")}, which ${stray.length === 1 ? "is" : "are"} not read: a segment is named by its first record's seq in 12 digits (${FIRST_SEGMENT}), so a segment renamed by hand is left out of the log`);
     if (scan.torn !== null && writer === null) {
       const torn: TornTail = scan.torn;
       return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${shownPath(dir)}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
@@ -119,7 +122,11 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
           return fail("damaged", header.record.seq, `the fork's parent log is damaged before the fork point (seq ${String(header.payload.atSeq)}), so the fork's link to it cannot be checked: ${error.message}`, [], header.episode, scan.records.length);
         }
         const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
-        if (at === undefined || at.hash !== header.payload.parentHash) {
+        const end = parent.at(-1);
+        if (at === undefined && (end === undefined || end.seq < Number(header.payload.atSeq))) {
+          // Shorter than the fork point (cut back after the fork was made): nothing there to compare, as with no parent.
+          notes.push(`the parent log ${sameStream ? named : shownPath(parentLog)} ends ${end === undefined ? "before its first record" : `at seq ${end.seq}`}, before the fork point (seq ${String(header.payload.atSeq)}): it lost its last records after the fork was made (a crash, and \`repair\` cutting what it tore); checked the fork against its stored base snapshot only`);
+        } else if (at === undefined || at.hash !== header.payload.parentHash) {
           return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${sameStream ? named : shownPath(parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
         }
       } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
@@ -138,6 +145,12 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
     }
     const result = replayed.success;
     result.host.stop();
+    // Snapshots taken after ticks the log no longer holds (it was cut back: `repair`, a crash that
+    // lost its last ticks) are kept as evidence of what was lost, and never used: said here.
+    const pointer = where === undefined ? latestPointer(layout.snapshots) : null;
+    if (pointer !== null && pointer.tick > result.lastTick && writer === null) {
+      notes.push(`the latest snapshot (${shownPath(join(layout.snapshots, `${pointer.key}.json`))}) is of tick ${pointer.tick}, past the log's last committed tick ${result.lastTick}: the log was cut back after it was taken (by \`repair\`, or a crash that lost its last ticks); it is kept, not used (\`run --resume\` continues from the newest snapshot of a tick the log holds)`);
+    }
     const ticks = result.lastTick - header.firstTick + 1;
     const planned = header.ticks - header.firstTick;
     let unfinished: string | undefined;

@@ -26,6 +26,10 @@ describe("probetown CLI", () => {
     expect(r.out).toMatch(/Stale beliefs: \d+ runs/);
     expect(r.out).toContain(`log:   ${join(dir, "log")}`);
     expect(r.out).toContain(`trace: ${join(dir, "trace.jsonl")}`);
+    // The last tick's state hash, as a run over NATS prints it and replay recomputes it.
+    const printed = /\nstate hash ([0-9a-f]{64})\n/.exec(r.out)?.[1];
+    expect(printed).toBeDefined();
+    expect(cli(["replay", dir]).out).toContain(`state hash ${printed}`);
   });
 
   it("verify exits 0 on an intact log, 3 on a damaged one naming file and seq", () => {
@@ -138,10 +142,12 @@ describe("probetown CLI", () => {
     expect(garbage.code, garbage.err).toBe(3);
     expect(garbage.err).toContain(`${file}: snapshot is not valid JSON`);
     writeFileSync(file, good);
+    // A damaged latest pointer is not needed: the log's committed ticks name the snapshots (it stopped the run, exit 3).
     writeFileSync(join(snaps, "latest.json"), "garbage");
     const resume = cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--resume", "--quiet"]);
-    expect(resume.code, resume.err).toBe(3);
-    expect(resume.err).toMatch(/latest\.json: the latest-snapshot pointer is not a \{key, tick\} JSON object; remove it/);
+    expect(resume.code, resume.err).toBe(0);
+    expect(resume.err).toBe(`run --resume: the latest-snapshot pointer (${join(snaps, "latest.json")}) is damaged: not a {key, tick} JSON object whose key is a state hash; it is kept as it is until the next snapshot replaces it; continuing after tick 5 from ${file}\n`);
+    expect(readFileSync(join(snaps, "latest.json"), "utf8")).toBe("garbage");
   });
 
   it("inspect shows a tick's events and each agent's private state and beliefs", () => {
@@ -239,7 +245,12 @@ describe("probetown CLI", () => {
       [["run", "auratown", "--seed", "42", "--log", join(work, "child"), "--resume"], /child\/log holds the log of the fork auratown-s42-baseline~t10-no-conversation, not auratown-s42-baseline \(a fork is not resumed: fork its parent again into another --log for more of it\); choose another --log$/m],
       [["run", "auratown", "--seed", "1", "--log", join(root, "package.json")], /--log .*package\.json: is a file; --log takes a directory/],
       [["run", "auratown", "--seed", "1", "--log", join(root, "package.json"), "--resume"], /--log .*package\.json: is a file; --log takes a directory/],
-      [["run", "auratown", "--seed", "99999999999999999999"], /--seed expects an integer within ±9007199254740991, got '99999999999999999999'/],
+      [["run", "auratown", "--seed", "99999999999999999999"], /--seed expects an integer from 0 to 9007199254740991, got '99999999999999999999'/],
+      // One rule for seeds: `run --seed -1` ran while `sweep --seeds` refused it, and a sweep took seeds past 2^53 - 1 (two typed apart were one) that every run then refused.
+      [["run", "auratown", "--seed", "-1"], /--seed expects an integer ≥ 0, got '-1'/],
+      [["sweep", "auratown", "--seeds", "-1", "--ticks", "1", "--log", join(work, "x7")], /--seeds: expected integers and ranges like 1-200 or 1,5,9 \(each seed an integer from 0 to 9007199254740991\), got '-1'/],
+      [["sweep", "auratown", "--seeds", "9007199254740991-9007199254740993", "--ticks", "1", "--log", join(work, "x7")], /--seeds: '9007199254740991-9007199254740993': a seed is an integer from 0 to 9007199254740991/],
+      [["sweep", "envprobe", "--seeds", "0-3", "--held-out", "99999999999999999999", "--log", join(work, "x7")], /--held-out: '99999999999999999999': a seed is an integer from 0 to 9007199254740991/],
       // Another episode's log or snapshot folder is its stores': a run there mixed its files in (and `verify <dir>/log` then checked the newcomer).
       [["run", "auratown", "--seed", "1", "--ticks", "2", "--log", join(dir, "log")], /--log .*day\/log: is the log folder of the episode in .*day; its files would be mixed with that episode's: choose a directory outside it/],
       [["run", "auratown", "--seed", "42", "--log", join(dir, "log"), "--resume"], /--log .*day\/log: is the log folder of the episode in .*day; --log names the episode directory: --log .*day$/m],
@@ -455,6 +466,51 @@ describe("a run killed mid-episode", () => {
   });
 });
 
+describe("a log cut back behind its snapshots, or edited by hand", () => {
+  it("run --resume after repair continues from the newest snapshot the log holds and says which; the later ones are kept", () => {
+    const dir = join(tempDir("cut"), "ep");
+    const run = ["run", "auratown", "--seed", "5", "--ticks", "8", "--log", dir, "--quiet", "--trace", "none"];
+    expect(cli(run).code).toBe(0);
+    const file = firstSegment(dir);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const full = lines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as { tick: number });
+    // A crash that lost the last ticks: the log ends part-way through a record of tick 5.
+    const at = full.findIndex((r) => r.tick === 5) + 2;
+    writeFileSync(file, lines.slice(0, at).join("\n") + "\n" + lines[at]!.slice(0, 40));
+    const snapshots = readdirSync(join(dir, "snapshots")).sort();
+    expect(cli(["repair", dir]).code).toBe(0);
+    const resumed = cli([...run, "--resume"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.err).toMatch(/run --resume: the latest snapshot, of tick 7 .* is past the log's end \(its last committed tick is 4, .* it is kept, not used; continuing after tick 4 from .*snapshots\/[0-9a-f]{64}\.json/);
+    expect(readdirSync(join(dir, "snapshots")).sort()).toEqual(snapshots);
+    expect(cli(["verify", dir]).code).toBe(0);
+  });
+
+  it("a CRLF conversion or a blank line is damage (exit 3) naming the file and line: verify, replay, run --resume and repair refuse it, leaving the file as it is", () => {
+    const dir = join(tempDir("edited"), "ep");
+    const run = ["run", "auratown", "--seed", "6", "--ticks", "3", "--log", dir, "--quiet", "--trace", "none"];
+    expect(cli(run).code).toBe(0);
+    const file = firstSegment(dir);
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replaceAll("\n", "\r\n"));
+    const verified = cli(["verify", dir]);
+    expect(verified.code).toBe(3);
+    expect(verified.out).toMatch(/000000000000\.jsonl: seq 0 \(line 1\): the line ends with a carriage return \(a CRLF line ending\): expected one record per line, LF-terminated/);
+    for (const args of [["replay", dir], [...run, "--resume"], ["repair", dir]]) {
+      const r = cli(args);
+      expect(r.code, args.join(" ")).toBe(3);
+      expect(r.err).toMatch(/damaged log: .*000000000000\.jsonl: seq 0 \(line 1\): the line ends with a carriage return/);
+    }
+    expect(cli(["repair", dir]).err).toMatch(/\n  repair cuts only a torn final record \(a crash mid-write\); damage before the end is left as it is, nothing was changed\n$/);
+    expect(readFileSync(file, "utf8")).toBe(text.replaceAll("\n", "\r\n"));
+    const lines = text.split("\n");
+    writeFileSync(file, [...lines.slice(0, 5), "", ...lines.slice(5)].join("\n"));
+    expect(cli(["verify", dir]).out).toMatch(/000000000000\.jsonl: line 6: a blank line after seq 4: expected one record per line, LF-terminated/);
+    writeFileSync(file, text);
+    expect(cli(["verify", dir]).code).toBe(0);
+  });
+});
+
 describe("verify of a log its run is still writing", () => {
   it("is no damage when read mid-record, nor an interrupted run to resume when read mid-tick: it says a process is writing it", () => {
     const dir = join(tempDir("live"), "ep");
@@ -525,7 +581,7 @@ describe("run and fork stopped by Ctrl-C", () => {
     const dir = join(work, "runs", "auratown-s4-baseline-2");
     const run = await stopped(args, dir, "SIGINT");
     expect(run.code, run.err).toBe(130);
-    const said = /run: stopped by SIGINT after tick (\d+) of 1019; the log in (\S+) holds every tick up to \1; continue it with `probetown (.*)`\n/.exec(run.err);
+    const said = /run: stopped by SIGINT after tick (\d+) of ticks 0–1019; the log in (\S+) holds every tick up to \1; continue it with `probetown (.*)`\n/.exec(run.err);
     expect(said, run.err).not.toBeNull();
     expect(said![2]).toBe(join("runs", "auratown-s4-baseline-2"));
     expect(said![3]).toBe(`${args.join(" ")} --log runs/auratown-s4-baseline-2 --resume`);
@@ -543,9 +599,43 @@ describe("run and fork stopped by Ctrl-C", () => {
     const child = join(work, "child");
     const fork = await stopped(["fork", dir, "--at", "3", "--condition", "no-reflection", "--log", child, "--no-summary", "--trace", "none"], child, "SIGTERM");
     expect(fork.code, fork.err).toBe(143);
-    expect(fork.err).toMatch(/fork: stopped by SIGTERM after tick \d+ of 1019; the log in child holds every tick up to \d+; a fork is not resumed: remove child and fork again\n/);
+    expect(fork.err).toMatch(/fork: stopped by SIGTERM after tick \d+ of ticks 0–1019; the log in child holds every tick up to \d+; a fork is not resumed: remove child and fork again\n/);
     expect(logRecords(child).at(-1)!.type).toBe("tick.committed");
     expect(cli(["verify", child], work).out).toMatch(/\nnote: a fork is not resumed: remove child and fork again for all of it$/m);
+  });
+});
+
+describe("a second Ctrl-C", () => {
+  it("sent the moment the first is acknowledged is caught, not the default action that kills the process", async () => {
+    // The worker's pattern: acknowledge the first signal, then wait for a second. The child is held
+    // busy for 300 ms after its acknowledgement, the way a loaded machine can pause it there.
+    const script = [
+      `import { signalsUntilRelease } from ${JSON.stringify(join(root, "services/cli/signals.ts"))};`,
+      "const signals = signalsUntilRelease();",
+      "const alive = setInterval(() => {}, 1000);",
+      "process.stdout.write('waiting\\n');",
+      "const first = await signals.next();",
+      "process.stdout.write(`first ${first}\\n`);",
+      "const until = Date.now() + 300; while (Date.now() < until);",
+      "const second = await signals.next();",
+      "signals.release();",
+      "clearInterval(alive);",
+      "process.stdout.write(`second ${second}\\n`);",
+    ].join("\n");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script]);
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    let gone = false;
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => ((gone = true), r(code))));
+    const when = async (text: string) => {
+      while (!out.includes(text) && !gone) await new Promise((r) => setTimeout(r, 1));
+    };
+    await when("waiting");
+    child.kill("SIGTERM");
+    await when("first");
+    child.kill("SIGTERM");
+    expect(await exited, out).toBe(0);
+    expect(out).toBe("waiting\nfirst SIGTERM\nsecond SIGTERM\n");
   });
 });
 
@@ -697,6 +787,23 @@ describe("probetown sweep, embedded", () => {
     const rest = cli([...args, "-q"], cwd);
     expect(rest.code, rest.err).toBe(0);
     expect(rest.out).toMatch(/^12 episodes: 12 ok, 0 failed/);
+  });
+
+  it("a resume's note (here: a damaged latest-snapshot pointer looked past) is said by an embedded sweep too, naming the episode, and run --json gives the tick a resume continued after", () => {
+    const cwd = tempDir("sweep-note");
+    const args = ["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "sw"];
+    expect(cli([...args, "-q"], cwd).code).toBe(0);
+    writeFileSync(join(cwd, "sw", "auratown-s2-baseline", "snapshots", "latest.json"), "garbage");
+    const again = cli([...args, "--json"], cwd);
+    expect(again.code, again.err).toBe(0);
+    expect(again.err).toMatch(/^sweep: auratown-s2-baseline: the latest-snapshot pointer \(sw\/auratown-s2-baseline\/snapshots\/latest\.json\) is damaged: .*; continuing after tick 3 from sw\/auratown-s2-baseline\/snapshots\/[0-9a-f]{64}\.json$/m);
+    expect(again.err).not.toContain("auratown-s1-baseline");
+    expect(cli([...args, "--quiet"], cwd).err).toBe("");
+    const runArgs = ["run", "auratown", "--seed", "2", "--ticks", "4", "--log", join("sw", "auratown-s2-baseline"), "--resume", "--json"];
+    const resumed = cli(runArgs, cwd);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(JSON.parse(resumed.out)).toMatchObject({ records: 0, resumedAfterTick: 3 });
+    expect(JSON.parse(cli(["run", "auratown", "--seed", "3", "--ticks", "2", "--log", "fresh", "--json"], cwd).out)).not.toHaveProperty("resumedAfterTick");
   });
 
   it("sweep run again over an episode whose log is damaged fails it at once and exits 3, as verify does (tried 5 times, exit 4: an internal error)", () => {

@@ -8,7 +8,9 @@ import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
 import { EventStores } from "../infra/layers.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
-import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
+import { JetStreamSnapshotStore, openSnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
+import { SnapshotDamaged } from "../events/errors.ts";
+import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { runEpisode } from "../services/episodes.ts";
@@ -226,6 +228,24 @@ describe("distributed runs over NATS", () => {
     expect((await start(["verify", "auratown-s4-baseline", ...nats]).done).code).toBe(0);
   }, 60_000);
 
+  it("a damaged latest-snapshot KV entry: `run --resume` continues from the snapshots the log names, as for a file pointer, and a snapshot put replaces the entry", async () => {
+    const ns = suite.nats.namespace("damaged-latest");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    expect((await start(["run", "auratown", "--seed", "6", "--ticks", "6", "--snapshot-every", "2", ...nats, "-q"]).done).code).toBe(0);
+    const { index, indexName } = await openSnapshotBuckets(suite.nc, ns);
+    const latestKey = "auratown-s6-baseline.latest";
+    await index.put(latestKey, "garbage");
+    const resumed = await start(["run", "auratown", "--seed", "6", "--ticks", "6", "--snapshot-every", "2", ...nats, "--resume", "-q"]).done;
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.err).toMatch(new RegExp(`^run --resume: the latest-snapshot pointer \\(KV bucket '${indexName}', key '${latestKey.replaceAll(".", "\\.")}'\\) is damaged: not a \\{key, tick\\} JSON object whose key is a state hash; it is kept as it is until the next snapshot replaces it; continuing after tick 5 from snapshot [0-9a-f]{12}…\n$`));
+    expect((await index.get(latestKey))?.string()).toBe("garbage");
+    const store = new JetStreamSnapshotStore(suite.nc, ns, "auratown-s6-baseline");
+    await expect(store.latest()).rejects.toBeInstanceOf(SnapshotDamaged);
+    const snapshot = snapshotFixture("damaged-latest", 9);
+    await store.put(snapshot);
+    expect(await store.latest()).toBe(snapshot.stateHash);
+  }, 60_000);
+
   it("follow, started before the episode, prints its records live in log order and stops by itself after the last tick", async () => {
     const ns = suite.nats.namespace("follow");
     const episode = "auratown-s8-baseline";
@@ -313,6 +333,46 @@ describe("distributed runs over NATS", () => {
     expect(redelivered.logRecords).toBe((await embeddedLog(1, 34)).length);
     await expectSweepLogsEqualEmbedded(ns, seeds, 34);
   }, 180_000);
+
+  it("a worker stopped by SIGTERM says what it did; a second SIGTERM leaves its running job to the queue, which another worker continues from its log", async () => {
+    const ns = suite.nats.namespace("stop-twice");
+    const sweep = start(["sweep", "auratown", "--seeds", "31", "--ticks", "300", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
+    const first = start(workerArgs(ns));
+    await waitForPartialLog(ns, "auratown-s31-baseline", 100);
+    const noticed = said(first, /finishing auratown-s31-baseline first \(a second Ctrl-C or SIGTERM leaves it to the queue\)/);
+    first.child.kill("SIGTERM");
+    await noticed;
+    first.child.kill("SIGTERM");
+    const stopped = await first.done;
+    expect(stopped.code).toBe(0);
+    expect(stopped.err).toMatch(/: stopped by SIGTERM, then by SIGTERM again: 0 jobs finished; left auratown-s31-baseline unfinished to the queue: redelivered after the queue's ack wait \(2 s\) to a worker, which continues it from its log; .*\n$/);
+    const rescuer = start(workerArgs(ns));
+    const s = await sweep.done;
+    expect(s.code, s.err).toBe(0);
+    const outcome = (JSON.parse(s.out) as SweepReport).outcomes[0]!;
+    expect(outcome.attempt).toBeGreaterThanOrEqual(2);
+    expect(outcome.resumedAfterTick).toBeGreaterThanOrEqual(0);
+    rescuer.child.kill("SIGTERM");
+    const r = await rescuer.done;
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/: stopped by SIGTERM after 1 job finished; no job was running\n$/);
+    await expectSweepLogsEqualEmbedded(ns, [31], 300);
+  }, 180_000);
+
+  it("a worker's job that resumes a log past a damaged latest-snapshot pointer says so on the worker's stderr, naming the episode", async () => {
+    const ns = suite.nats.namespace("worker-note");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    expect((await start(["run", "auratown", "--seed", "8", "--ticks", "4", "--snapshot-every", "2", ...nats, "-q"]).done).code).toBe(0);
+    const { index } = await openSnapshotBuckets(suite.nc, ns);
+    await index.put("auratown-s8-baseline.latest", "garbage");
+    const worker = start(workerArgs(ns));
+    const s = await start(["sweep", "auratown", "--seeds", "8", "--ticks", "4", "--snapshot-every", "2", ...nats, "--json"]).done;
+    expect(s.code, s.err).toBe(0);
+    expect((JSON.parse(s.out) as SweepReport).outcomes[0]).toMatchObject({ resumedAfterTick: 3, records: 0 });
+    worker.child.kill("SIGTERM");
+    const w = await worker.done;
+    expect(w.err).toMatch(/: auratown-s8-baseline: the latest-snapshot pointer \(KV bucket .*\) is damaged: .*; continuing after tick 3 from snapshot [0-9a-f]{12}…\n/);
+  }, 60_000);
 
   it("restarting the NATS server mid-sweep: every episode completes once, with logs identical to an undisturbed run", async () => {
     const ns = suite.nats.namespace("restart");

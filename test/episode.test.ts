@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { auratownWorld } from "../actors/auratown/world.ts";
@@ -59,6 +59,18 @@ describe("determinism", () => {
     expect(report.exitCode).toBe(3);
     expect(report.problem?.seq).toBe(seq);
     expect(report.text).toMatch(new RegExp(`000000000000\\.jsonl: seq ${seq} \\(line ${target + 1}\\): hash mismatch`));
+  });
+
+  it("verify names a .jsonl file in log/ that is not a segment (a last segment renamed by hand left the log looking interrupted, unsaid)", async () => {
+    const a = await run(8);
+    const file = firstSegment(a.dir);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const cut = lines.findIndex((l) => l.includes('"tick":3,'));
+    writeFileSync(file, lines.slice(0, cut).join("\n") + "\n");
+    writeFileSync(join(a.dir, "log", `${cut}.jsonl`), lines.slice(cut).join("\n"));
+    const report = await verifyEpisode(a.dir);
+    expect(report.ok).toBe(true);
+    expect(report.notes).toContain(`${join(a.dir, "log")} also holds ${cut}.jsonl, which is not read: a segment is named by its first record's seq in 12 digits (000000000000.jsonl), so a segment renamed by hand is left out of the log`);
   });
 
   it("a re-sealed log whose actor output was changed diverges at that record, with the difference", async () => {
@@ -158,6 +170,22 @@ describe("forks", () => {
     const parent = await run(5, { snapshotEvery: 0 });
     const child = await forkEpisode({ parent: parent.dir, atTick: 6, condition: "baseline", dir: join(tempDir("fork"), "replayed"), ...quiet });
     expect(child.stateHash).toBe(parent.stateHash);
+  });
+
+  it("a fork whose parent's log was cut back before the fork point verifies against its base, saying so; without the base it says why it cannot be rebuilt", async () => {
+    const parent = await run(12, { ticks: 8 });
+    const child = await forkEpisode({ parent: parent.dir, atTick: 5, condition: "baseline", dir: join(tempDir("fork"), "short"), ...quiet });
+    // The parent lost its last ticks after the fork was made (a crash, then `repair`).
+    const file = firstSegment(parent.dir);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const cut = lines.findIndex((l) => l.includes('"tick":4,'));
+    writeFileSync(file, lines.slice(0, cut).join("\n") + "\n");
+    const report = await verifyEpisode(child.dir);
+    // It failed as a divergence (exit 1: "record seq … of the parent is missing"), though the fork is intact.
+    expect(report.exitCode).toBe(0);
+    expect(report.notes.join("\n")).toMatch(new RegExp(`the parent log .* ends at seq ${cut - 1}, before the fork point \\(seq ${child.atSeq}\\): it lost its last records after the fork was made .*checked the fork against its stored base snapshot only`));
+    rmSync(join(child.dir, "snapshots"), { recursive: true });
+    await expect(verifyEpisode(child.dir)).rejects.toThrow(new RegExp(`the fork's base snapshot [0-9a-f]{12}… is missing, and its parent's log \\(.*\\) ends at seq ${cut - 1}, tick 3, before the fork point \\(seq ${child.atSeq}, tick 5\\)`));
   });
 
   it("rejects a fork tick the parent never committed", async () => {

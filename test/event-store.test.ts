@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename as basenameOf, join } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { seal, GENESIS_HASH, type Draft } from "../events/record.ts";
-import { createFileEventStore, openFileEventStoreForAppend, readLog, scanLog } from "../infra/fileEventStore.ts";
+import { createFileEventStore, openFileEventStoreForAppend, peekLog, readLog, scanLog } from "../infra/fileEventStore.ts";
 import { CLI, firstSegment, logRecords, repoRoot, runCli, tempDir, withoutMetaLine } from "./helpers.ts";
 
 const phase = (tick: number, phase: string): Draft => ({ type: "tick.phase", from: "episode", to: "env/x", payload: { phase }, tick, cause: null });
@@ -173,6 +173,105 @@ describe("file event store", () => {
     await store.close();
     expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length).toBeGreaterThan(2);
     expect(readLog(dir).map((r) => r.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+});
+
+/** The error scanLog throws for a log, or null. */
+const scanError = (dir: string): unknown => {
+  try {
+    scanLog(dir);
+  } catch (e) {
+    return e;
+  }
+  return null;
+};
+
+describe("bytes no store writes", () => {
+  /** Edits the first segment's lines, and checks the scan names the damage and appending refuses, leaving the file as it is. */
+  async function edited(edit: (lines: string[]) => string, expected: RegExp): Promise<string> {
+    const dir = await sampleLog(6);
+    const file = segment(dir);
+    writeFileSync(file, edit(readFileSync(file, "utf8").split("\n").slice(0, -1)));
+    const before = readFileSync(file);
+    const error = scanError(dir);
+    expect(error).toBeInstanceOf(LogCorrupted);
+    expect((error as LogCorrupted).message).toMatch(expected);
+    expect(() => openFileEventStoreForAppend(dir, { episode: "ep" })).toThrow(expected);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(join(dir, "writer.lock"))).toBe(false);
+    return dir;
+  }
+
+  it("a blank line between records, or at the end, is damage naming the file, line and the seq before it", async () => {
+    await edited((lines) => [...lines.slice(0, 3), "", ...lines.slice(3)].join("\n") + "\n", /000000000000\.jsonl: line 4: a blank line after seq 2: expected one record per line, LF-terminated/);
+    await edited((lines) => lines.join("\n") + "\n\n", /000000000000\.jsonl: line 7: a blank line after seq 5: expected one record per line, LF-terminated/);
+    await edited((lines) => ["  ", ...lines].join("\n") + "\n", /line 1: a blank line before the first record/);
+  });
+
+  it("a CRLF line ending, whitespace around a record or a respaced record is damage, though every record's hash holds", async () => {
+    await edited((lines) => lines.join("\r\n") + "\r\n", /000000000000\.jsonl: seq 0 \(line 1\): the line ends with a carriage return \(a CRLF line ending\): expected one record per line, LF-terminated/);
+    await edited((lines) => lines.map((l, i) => (i === 3 ? `${l}  ` : l)).join("\n") + "\n", /seq 3 \(line 4\): whitespace before or after the record/);
+    await edited((lines) => lines.map((l, i) => (i === 2 ? l.replace('"cause":null,', '"cause": null, ') : l)).join("\n") + "\n", /seq 2 \(line 3\): the line is not the text its record was sealed as/);
+    // The last line without its newline is still read (a crash can stop a write just before it), CR or not.
+    await edited((lines) => lines.join("\n") + "\r", /seq 5 \(line 6\): the line ends with a carriage return/);
+  });
+
+  /** A log of 12 records over several segments, and its segment files. */
+  async function rolled(): Promise<{ dir: string; files: string[] }> {
+    const dir = join(tempDir("segments"), "log");
+    const store = createFileEventStore(dir, { episode: "ep", segmentBytes: 600 });
+    for (let i = 0; i < 12; i++) await store.append([phase(i, `p${i}`)], { expectedSeq: i - 1 });
+    await store.close();
+    const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => join(dir, f));
+    expect(files.length).toBeGreaterThan(2);
+    return { dir, files };
+  }
+
+  it("an empty last segment named for the next seq (a crash right after a roll, or a torn first record cut) is read and appended to", async () => {
+    const { dir } = await rolled();
+    writeFileSync(join(dir, "000000000012.jsonl"), "");
+    expect(scanLog(dir).records).toHaveLength(12);
+    // The log's end, as commands read it before a full read to check their flags, is the segment before.
+    expect(peekLog(dir).last?.seq).toBe(11);
+    const { store } = openFileEventStoreForAppend(dir, { episode: "ep", segmentBytes: 600 });
+    await store.append([phase(12, "after")], { expectedSeq: 11 });
+    await store.close();
+    expect(readFileSync(join(dir, "000000000012.jsonl"), "utf8")).toMatch(/^\{"cause":null,.*"seq":12,/);
+    // Torn in its first record: the cut leaves the segment empty, and appending continues there.
+    writeFileSync(join(dir, "000000000013.jsonl"), '{"cause":null,"episode":"ep","fr');
+    const reopened = openFileEventStoreForAppend(dir, { episode: "ep", segmentBytes: 600 });
+    expect(readFileSync(join(dir, "000000000013.jsonl"), "utf8")).toBe("");
+    await reopened.store.append([phase(13, "again")], { expectedSeq: 12 });
+    await reopened.store.close();
+    expect(readLog(dir).map((r) => r.seq)).toEqual(Array.from({ length: 14 }, (_, i) => i));
+  });
+
+  it("an empty segment before another, an empty last one named for another seq, or a misnamed segment is damage", async () => {
+    const { dir, files } = await rolled();
+    const second = files[1]!;
+    const first = readLog(dir).find((r) => r.seq === Number(second.slice(-18, -6)))!;
+    expect(first).toBeDefined();
+    // An empty segment in the middle (named between two others).
+    const between = join(dir, `${String(first.seq - 1).padStart(12, "0")}.jsonl`);
+    writeFileSync(between, "");
+    expect(scanError(dir)).toBeInstanceOf(LogCorrupted);
+    expect((scanError(dir) as LogCorrupted).message).toMatch(new RegExp(`${String(first.seq - 1).padStart(12, "0")}\\.jsonl: line 1: an empty segment after seq ${first.seq - 1}, before .*${basenameOf(second)}`));
+    expect(() => openFileEventStoreForAppend(dir, { episode: "ep" })).toThrow(/an empty segment/);
+    rmSync(between);
+    // An empty last segment whose name is not the next seq.
+    writeFileSync(join(dir, "000000000020.jsonl"), "");
+    expect((scanError(dir) as LogCorrupted).message).toMatch(/000000000020\.jsonl: line 1: an empty last segment named for seq 20, after seq 11: .* 12/);
+    rmSync(join(dir, "000000000020.jsonl"));
+    // A segment renamed (its records still in order).
+    const renamed = join(dir, `${String(first.seq + 1).padStart(12, "0")}.jsonl`);
+    renameSync(second, renamed);
+    expect((scanError(dir) as LogCorrupted).message).toMatch(new RegExp(`${basenameOf(renamed)}: seq ${first.seq} \\(line 1\\): the segment's name says its first record is seq ${first.seq + 1}, but it begins with seq ${first.seq}`));
+    renameSync(renamed, second);
+    expect(scanLog(dir).records).toHaveLength(12);
+    // A segment that ends without its newline, followed by another.
+    const text = readFileSync(files[0]!, "utf8");
+    writeFileSync(files[0]!, text.slice(0, -1));
+    expect((scanError(dir) as LogCorrupted).message).toMatch(/000000000000\.jsonl: seq \d+ \(line \d+\): the segment ends without a newline after this record/);
   });
 });
 

@@ -84,7 +84,7 @@ describe("experiment specs", () => {
     writeFileSync(join(dir, "broken.json"), "not json");
     const other = specProblem(dir, { name: "k", benchmark: "implicit", file: "q.json", seeds: [1], conditions: ["literal"], out: "out" });
     expect(other).toContain(join(dir, "spec.json"));
-    expect(other).toMatch(/field 'file': .*q\.json: invalid implicit-intent benchmark:\n {6}- top level: Missing key at \["scenes"\]/);
+    expect(other).toMatch(/field 'file': .*q\.json: invalid implicit-intent benchmark:\n {6}- this is a factual benchmark file \(queries with requires, no scenes\), not an implicit-intent one: `probetown eval factual --file …` reads it$/m);
     // It was found only once the experiment had claimed `out` for 'k' (implicit): the corrected spec was then refused as another experiment's.
     expect(existsSync(join(dir, "out"))).toBe(false);
     writeFileSync(join(dir, "fixed.json"), JSON.stringify({ name: "k", benchmark: "factual", file: "q.json", seeds: [1], conditions: ["vanilla"], out: "out" }));

@@ -483,6 +483,20 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     const failedLog = [requested(1, 0), failedRecord(2, 0), requested(3, 1), failedRecord(4, 1)];
     expect(new RecordedEndpointProblems().add(failedLog).problems()).toEqual([{ kind: "errors_only", status: 503, message: "HTTP 503: fake error 503", server: null, model: "fake-answer", live: false }]);
     expect(new RecordedEndpointProblems().add(failedLog).add([requested(1, 2), completedRecord(2, 2)]).problems()).toEqual([]);
+    // Per model: a model the server cannot run is named even while another model's calls complete.
+    const onlyJudgeFails = await fakeServer((body) => (body.model === "fake-judge" ? { status: 500 } : { content: ANSWER }));
+    try {
+      const gateway = makeLlmGateway(config(onlyJudgeFails.url, { answer: "fake-answer" }, { maxAttempts: 1 }));
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await gateway.complete(ask(i, i % 2 === 0 ? "fake-answer" : "fake-judge"), "agent/x"));
+      expect(answers.map((a) => (a.type === "llm.failed" ? a.payload.error : "ok"))).toEqual(["ok", "server_error", "ok", "server_error"]);
+      expect(gateway.problems()).toEqual([{ kind: "errors_only", status: 500, message: expect.stringMatching(/^HTTP 500/), server: new URL(onlyJudgeFails.url).host, model: "fake-judge", live: true }]);
+    } finally {
+      await onlyJudgeFails.close();
+    }
+    const judgeFailed = (seq: number, i: number) => ({ seq, type: "llm.failed", payload: { requestHash: ask(i, "fake-judge").requestHash, error: "server_error", message: "HTTP 500: no judge", attempts: 3, fallback: "deterministic" } }) as unknown as LogRecord;
+    const judgeRequested = (seq: number, i: number) => ({ seq, type: "llm.requested", payload: ask(i, "fake-judge") }) as unknown as LogRecord;
+    expect(new RecordedEndpointProblems().add([requested(1, 0), completedRecord(2, 0), judgeRequested(3, 1), judgeFailed(4, 1)]).problems()).toEqual([{ kind: "errors_only", status: 500, message: "HTTP 500: no judge", server: null, model: "fake-judge", live: false }]);
   });
 
   it("no gateway for a run that asks for models: every request fails with no_backend and the run still ends", async () => {
@@ -660,7 +674,7 @@ describe("LLM configuration", () => {
     expect(() => resolveLlmConfig({ llmConfig: join(dir, "bad.json") }, {})).toThrow(/do not put the API key in a file/);
     expect(() => resolveLlmConfig({ llm: "http://x/v1", model: "critic=m" }, {})).toThrow(/unknown role 'critic'/);
     writeFileSync(join(dir, "typo.json"), JSON.stringify({ baseURL: "http://x/v1", timeout: 5 }));
-    expect(() => resolveLlmConfig({ llmConfig: join(dir, "typo.json") }, {})).toThrow(/typo\.json: Expected no excess property at \["timeout"\]/);
+    expect(() => resolveLlmConfig({ llmConfig: join(dir, "typo.json") }, {})).toThrow(/typo\.json: Expected no excess property at \["timeout"\] \(the config has the fields: .*\btimeoutMs\b/);
     writeFileSync(join(dir, "type.json"), JSON.stringify({ baseURL: "http://x/v1", concurrency: "many" }));
     expect(() => resolveLlmConfig({ llmConfig: join(dir, "type.json") }, {})).toThrow(/\["concurrency"\]/);
     // A negative price made negative costs (and hid them: only a cost > 0 is printed).
@@ -815,12 +829,12 @@ const PRIVACY = join(import.meta.dirname, "..", "data", "aura", "privacy_queries
 
 /** Runs the CLI without blocking this process (the fake server lives here). */
 /** A parent for the fork tests: run aura-scene (seed 9, aura-intent) with the intent and answer roles at `url`. */
-async function parentRun(label: string, url: string): Promise<{ root: string; env: NodeJS.ProcessEnv; parent: LogRecord[] }> {
+async function parentRun(label: string, url: string, expectedExit = 0): Promise<{ root: string; env: NodeJS.ProcessEnv; parent: LogRecord[] }> {
   const root = tempDir(label);
   writeFileSync(join(root, "scene.json"), JSON.stringify(IMPLICIT_CONFIG));
   const env = { PROBETOWN_LLM_API_KEY: SECRET, OPENAI_API_KEY: "", PROBETOWN_LLM_BASE_URL: "" };
   const run = await cli(["run", "aura-scene", "--seed", "9", "--condition", "aura-intent", "--config", join(root, "scene.json"), "--log", join(root, "parent"), "--trace", "none", "--quiet", "--llm", url, "--model", "intent=fake-intent", "--model", "answer=fake-answer"], env);
-  expect(run.code, run.stderr).toBe(0);
+  expect(run.code, run.stderr).toBe(expectedExit);
   return { root, env, parent: logRecords(join(root, "parent")) };
 }
 
@@ -932,7 +946,8 @@ describe("eval with --llm", () => {
     // The answer model's endpoint refuses (HTTP 400, not retried): every answer request fails in the parent.
     const refusing = await fakeServer((body) => (body.model === "fake-answer" ? { status: 400 } : smartReply(body)));
     try {
-      const { root, env, parent } = await parentRun("llm-cli-failed", refusing.url);
+      // Exit 5: no call to the answer model completed (`errors_only` for that model), though the intent model's did.
+      const { root, env, parent } = await parentRun("llm-cli-failed", refusing.url, 5);
       const parentFailed = ofType<LlmFailedPayload>(parent, "llm.failed");
       expect(parentFailed.length).toBeGreaterThan(0);
       expect(parentFailed.every((r) => r.payload.error === "http_error")).toBe(true);
@@ -944,15 +959,19 @@ describe("eval with --llm", () => {
       const childFailed = ofType<LlmFailedPayload>(child, "llm.failed");
       const forkedAt = parent.findIndex((r) => r.type === "tick.committed" && r.tick === 0);
       const remainingFailed = parentFailed.filter((r) => r.seq > parent[forkedAt]!.seq);
-      expect(childFailed.map((r) => r.payload)).toEqual(remainingFailed.map((r) => r.payload));
-      expect(fork.stderr).toContain(`${childFailed.length} got the failure the parent logged for them (no endpoint to retry on) and fell back as the parent did`);
       // Past its header the child is the parent's remaining log, record for record (a served
-      // completion says it was cached, with no HTTP attempt).
+      // completion or failure says it was cached, with no HTTP attempt).
       const served = (p: unknown) => {
         const { attempts: _a, cached: _c, ...rest } = p as { attempts?: number; cached?: boolean };
         return rest;
       };
-      const body = (r: LogRecord) => ({ type: r.type, from: r.from, to: r.to, tick: r.tick, payload: r.type === "llm.completed" ? served(r.payload) : r.payload });
+      expect(childFailed.map((r) => served(r.payload))).toEqual(remainingFailed.map((r) => served(r.payload)));
+      expect(childFailed.every((r) => r.payload.cached === true && r.payload.attempts === 0)).toBe(true);
+      expect(remainingFailed.some((r) => r.payload.attempts > 0)).toBe(true);
+      expect(fork.stderr).toContain(`${childFailed.length} got the failure the parent logged for them (no endpoint to retry on) and fell back as the parent did`);
+      // The fork's llm line counts no HTTP request or token of the parent's as its own.
+      expect(fork.stdout).toMatch(/\nllm: .* · 0 HTTP requests, 0 prompt \+ 0 completion tokens\n/);
+      const body = (r: LogRecord) => ({ type: r.type, from: r.from, to: r.to, tick: r.tick, payload: r.type === "llm.completed" || r.type === "llm.failed" ? served(r.payload) : r.payload });
       expect(child.slice(1).map(body)).toEqual(parent.slice(forkedAt + 1).map(body));
     } finally {
       await refusing.close();
@@ -1159,10 +1178,10 @@ describe("a model endpoint that refuses the run, or cannot be reached: exit 5 na
     try {
       const root = setup("errors-only");
       const host = new URL(failing.url).host;
-      const line = `  errors only: ${host} answered no call with a completion, only errors after the retries (first: HTTP 500: CUDA out of memory (request by [redacted]), model 'fake-intent'); check the server's own log (is the model loaded? out of memory?), then run again`;
+      const line = `  errors only: ${host} answered no call to model 'fake-intent' with a completion, only errors after the retries (first: HTTP 500: CUDA out of memory (request by [redacted])); check the server's own log (is the model loaded? out of memory?), then run again`;
       const run = await cli(scene(root, failing.url, ["--llm-config", join(root, "llm.json")]), env);
       expect(run.code, run.stderr).toBe(5);
-      expect(run.stderr).toContain("run: finished, but the model endpoint answered every call with an error: 6 of 6 model call(s) fell back to the deterministic backends; the log is complete and valid, but not a model run (exit 5)\n");
+      expect(run.stderr).toContain("run: finished, but the model endpoint answered every call to a model with an error: 6 of 6 model call(s) fell back to the deterministic backends; the log is complete and valid, but not a model run (exit 5)\n");
       expect(run.stderr).toContain(`${line}\n`);
       expect(run.stdout + run.stderr).not.toContain(SECRET);
       expect(failing.requests).toBe(18);
@@ -1170,25 +1189,31 @@ describe("a model endpoint that refuses the run, or cannot be reached: exit 5 na
       const out = join(root, "eval");
       const evaluated = await cli(implicit(out, failing.url, ["--llm-config", join(root, "llm.json")]), env);
       expect(evaluated.code, evaluated.stderr).toBe(5);
-      expect(evaluated.stderr).toMatch(/eval implicit: finished, but the model endpoint answered every call with an error: \d+ model call\(s\) fell back/);
+      expect(evaluated.stderr).toMatch(/eval implicit: finished, but the model endpoint answered every call to a model with an error: \d+ model call\(s\) fell back/);
       expect(evaluated.stderr).toContain(line);
       const summary = JSON.parse(evaluated.stdout) as { llm: { endpointProblems: unknown[] } };
-      expect(summary.llm.endpointProblems).toMatchObject([{ kind: "errors_only", status: 500, live: true }]);
+      // Both models the eval asks (intent and answer) answered only errors: each is named.
+      expect(summary.llm.endpointProblems).toMatchObject([{ kind: "errors_only", status: 500, live: true, model: "fake-intent" }, { kind: "errors_only", status: 500, live: true, model: "fake-answer" }]);
       // Served as recorded, the cells are still not a model run.
       const again = await cli(implicit(out, failing.url, ["--llm-config", join(root, "llm.json")]), env);
       expect(again.code, again.stderr).toBe(5);
-      expect(again.stderr).toContain("  errors only: the endpoint answered no call with a completion, only errors after the retries (first: HTTP 500: CUDA out of memory (request by [redacted]), model 'fake-intent'); check the server's own log (is the model loaded? out of memory?), then run again [recorded in logs served as they are: --fresh runs them again]\n");
+      expect(again.stderr).toContain("  errors only: the endpoint answered no call to model 'fake-intent' with a completion, only errors after the retries (first: HTTP 500: CUDA out of memory (request by [redacted])); check the server's own log (is the model loaded? out of memory?), then run again [recorded in logs served as they are: --fresh runs them again]\n");
     } finally {
       await failing.close();
     }
-    // Every other request answered 500 (no retry): half the calls fell back, the rest are the model's.
-    const flaky = await fakeServer((body, n) => (n % 2 === 1 ? { status: 500 } : smartReply(body)));
+    // Every second request to each model answered 500 (no retry): those calls fell back, the rest are the model's.
+    const perModel = new Map<string, number>();
+    const flaky = await fakeServer((body) => {
+      const n = (perModel.get(body.model) ?? 0) + 1;
+      perModel.set(body.model, n);
+      return n % 2 === 0 ? { status: 500 } : smartReply(body);
+    });
     try {
       const root = setup("some-500");
       writeFileSync(join(root, "llm.json"), JSON.stringify({ backoffMs: 5, maxAttempts: 1 }));
       const run = await cli(scene(root, flaky.url, ["--llm-config", join(root, "llm.json")]).filter((a) => a !== "--quiet"), env);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/\nllm: 6 model calls, 3 failed and fell back \(server_error ×3: HTTP 500: fake error 500\)/);
+      expect(run.stdout).toMatch(/\nllm: 6 model calls, 2 failed and fell back \(server_error ×2: HTTP 500: fake error 500\)/);
       expect(run.stderr).not.toContain("finished, but");
     } finally {
       await flaky.close();

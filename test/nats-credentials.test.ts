@@ -16,6 +16,16 @@ afterAll(() => server?.stop());
 
 const withCredentials = (user: string, pass: string) => server.url.replace("nats://", `nats://${user}:${pass}@`);
 
+/** A run's `check:` line: the command, and the URL it says to export first (null: nothing to export). */
+function runnableHint(out: string): { command: string; exported: string | null } {
+  const line = /^check: (.*)$/m.exec(out)?.[1] ?? "";
+  const m = /^(.*?) \(first `export PROBETOWN_NATS_URL='([^']+)'`, the server's (?:user and password|token) in place of <(?:user>:<password|token)>\)$/.exec(line);
+  return m === null ? { command: line, exported: null } : { command: m[1]!, exported: m[2]! };
+}
+
+/** Runs a printed `npx probetown …` command line (no quoting in it) with this repo's CLI. */
+const runPrinted = (command: string, env: Record<string, string>) => startCli(command.replace(/^npx probetown /, "").split(" "), env).done;
+
 describe("--nats with credentials", () => {
   it("logs in with the URL's user and password, runs and verifies, and never prints the password", async () => {
     const ns = server.namespace("auth");
@@ -24,11 +34,31 @@ describe("--nats with credentials", () => {
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/log: +jetstream:/);
-    // The printed verify command names the server with its credentials elided.
-    expect(run.out).toContain("npx probetown verify auratown-s5-baseline --nats nats://…@127.0.0.1:");
-    const verify = await startCli(["verify", "auratown-s5-baseline", "--nats", url, "--namespace", ns]).done;
+    // The printed verify command reads the URL from PROBETOWN_NATS_URL and says what to export
+    // there, the password a placeholder; filled in, it runs as printed (it named `nats://…@host`,
+    // which cannot log in).
+    const hint = runnableHint(run.out);
+    expect(hint.command).toBe(`npx probetown verify auratown-s5-baseline --nats env --namespace ${ns}`);
+    expect(hint.exported).toBe(server.url.replace("nats://", "nats://<user>:<password>@"));
+    const verify = await runPrinted(hint.command, { PROBETOWN_NATS_URL: hint.exported!.replace("<user>:<password>", `${USER}:${PASS}`) });
+    expect(verify.err).toBe("");
+    expect(verify.out).toMatch(/^OK: auratown-s5-baseline: /);
     expect(verify.code).toBe(0);
     for (const text of [run.out, run.err, verify.out, verify.err]) expect(text).not.toContain(PASS);
+    // Given `--nats env`, the hint needs nothing more: the variable holds the URL already.
+    const fromEnv = await startCli(["run", "auratown", "--seed", "6", "--ticks", "2", "--nats", "env", "--namespace", ns], { PROBETOWN_NATS_URL: url }).done;
+    expect(fromEnv.code).toBe(0);
+    expect(runnableHint(fromEnv.out)).toEqual({ command: `npx probetown verify auratown-s6-baseline --nats env --namespace ${ns}`, exported: null });
+    expect((await runPrinted(runnableHint(fromEnv.out).command, { PROBETOWN_NATS_URL: url })).code).toBe(0);
+    // So does a sweep's hint to start workers.
+    const queued = startCli(["sweep", "auratown", "--seeds", "1", "--ticks", "1", "--nats", url, "--namespace", server.namespace("queued")]);
+    let said = "";
+    queued.child.stderr!.on("data", (d: Buffer) => (said += d.toString()));
+    while (!said.includes("start workers with")) await new Promise((r) => setTimeout(r, 100));
+    queued.child.kill("SIGINT");
+    const sweep = await queued.done;
+    expect(sweep.err).toMatch(/start workers with `probetown worker --nats env --namespace \S+` \(first `export PROBETOWN_NATS_URL='nats:\/\/<user>:<password>@127\.0\.0\.1:\d+'`, the server's user and password in place of <user>:<password>\)/);
+    expect(sweep.err).not.toContain(PASS);
   }, 60_000);
 
   it("`--nats env` reads the URL from PROBETOWN_NATS_URL: a sweep and its local workers log in with no password on any command line", async () => {
@@ -87,7 +117,10 @@ describe("--nats with a token (nats://<token>@host, as the NATS CLI takes it)", 
     const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]).done;
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
-    const verify = await startCli(["verify", "auratown-s5-baseline", "--nats", url, "--namespace", ns]).done;
+    // Its hint says to export the URL with the token as a placeholder; filled in, it runs.
+    const hint = runnableHint(run.out);
+    expect(hint.exported).toBe(tokenServer.url.replace("nats://", "nats://<token>@"));
+    const verify = await runPrinted(hint.command, { PROBETOWN_NATS_URL: hint.exported!.replace("<token>", TOKEN) });
     expect(verify.code).toBe(0);
     const wrong = await startCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", tokenServer.url.replace("nats://", "nats://not-the-token@"), "--namespace", tokenServer.namespace("bad")]).done;
     expect(wrong.code).toBe(2);
@@ -115,7 +148,7 @@ describe("--nats with a password typed as it is ('@', '/' and '%' unescaped)", (
     const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]).done;
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
-    expect(run.out).toContain("npx probetown verify auratown-s5-baseline --nats nats://…@127.0.0.1:");
+    expect(runnableHint(run.out)).toEqual({ command: `npx probetown verify auratown-s5-baseline --nats env --namespace ${ns}`, exported: oddServer.url.replace("nats://", "nats://<user>:<password>@") });
     const slash = await startCli(["verify", "x", "--nats", oddServer.url.replace("nats://", `nats://${USER}:pa/ss@`)]).done;
     expect(slash.code).toBe(2);
     expect(slash.err).toMatch(/refused the credentials/);

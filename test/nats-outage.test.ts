@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errors, type NatsConnection, type Payload } from "@nats-io/transport-node";
 import type { JetStreamClient, JetStreamPublishOptions } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
+import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { JetStreamSnapshotStore, openSnapshotBuckets, type SnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
-import { connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
+import { closeNats, connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
 import { withNats } from "../services/distributed.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { startCli, tempDir } from "./helpers.ts";
@@ -126,6 +127,38 @@ describe("snapshot puts across a NATS outage", () => {
   }, 60_000);
 });
 
+describe("closing a connection to a hung server", () => {
+  it("gives its drain up once the server has been silent a second (not 5 s), and does not wait at all after a failure it caused", async () => {
+    const [drained, away] = await Promise.all([connectNats(nats.url), connectNats(nats.url)]);
+    // A subscription and a message nobody awaits: what a drain is for.
+    for (const c of [drained, away]) {
+      c.subscribe("pt.closing.>");
+      c.publish("pt.closing.x", "unawaited");
+      await c.flush();
+    }
+    nats.pause();
+    try {
+      const timed = async (close: () => Promise<void>) => {
+        const started = performance.now();
+        await close();
+        return performance.now() - started;
+      };
+      const [silent, failed] = await Promise.all([timed(() => closeNats(drained)), timed(() => closeNats(away, { serverAway: true }))]);
+      expect(silent).toBeGreaterThanOrEqual(900);
+      expect(silent).toBeLessThan(2500);
+      expect(failed).toBeLessThan(500);
+      expect(drained.isClosed() && away.isClosed()).toBe(true);
+    } finally {
+      nats.resume();
+    }
+    // A server that answers is drained as before.
+    const live = await connectNats(nats.url);
+    const started = performance.now();
+    await closeNats(live);
+    expect(performance.now() - started).toBeLessThan(900);
+  }, 30_000);
+});
+
 describe("the CLI across a NATS outage", () => {
   /** Waits until the episode's `latest` snapshot exists: the run is under way. */
   async function waitForSnapshots(ns: string, episode: string): Promise<void> {
@@ -158,12 +191,17 @@ describe("the CLI across a NATS outage", () => {
     const run = startCli(["run", "auratown", "--seed", "17", "--days", "20", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary"]);
     await waitForSnapshots(ns, "auratown-s17-baseline");
     nats.pause();
+    const pausedAt = performance.now();
     try {
       // Before the fix the message came after ~25 s and then the process never exited: closing the
       // connection left the socket of a reconnect still waiting for the hung server's INFO open.
       const killer = setTimeout(() => run.child.kill("SIGKILL"), 60_000);
       const r = await run.done;
       clearTimeout(killer);
+      // A write waits about 15 s (an ack, the stream serving again, the retry's ack) before it is
+      // given up; then the command ends at once. It waited 10 s more for the hung server after that:
+      // the writer lock's release (a 5 s request) and the connection's drain (5 s).
+      expect((performance.now() - pausedAt) / 1000).toBeLessThan(20);
       expect(r.err).toMatch(/run: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
       expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing .* of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run … --resume`/);
       expect(r.code).toBe(2);
@@ -198,6 +236,24 @@ describe("the CLI across a NATS outage", () => {
     expect(auratown.code).toBe(2);
     expect(envprobe.err).toMatch(new RegExp(`probetown: error: sweep envprobe: its local worker ended \\(killed by SIGKILL\\) before the sweep finished; \\d+ of 66033 episodes finished, the other \\d+ stay queued in namespace ${nsEnvprobe}`));
     expect(envprobe.code).toBe(2);
+  }, 90_000);
+
+  it("a sweep one of whose two local workers is killed says when the job it held goes to the other (the queue's ack wait), and finishes", async () => {
+    const ns = nats.namespace("worker-killed");
+    // A short ack wait for this namespace, as `worker --ack-wait 2000` sets it.
+    await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 2000, setAckWait: true });
+    const sweep = startCli(["sweep", "auratown", "--seeds", "1-4", "--ticks", "150", "--config", '{"extraAgents": 15}', "--nats", nats.url, "--namespace", ns, "--workers", "2"]);
+    let worker = "";
+    while ((worker = childOf(sweep.child.pid!)) === "") await sleep(100);
+    await sleep(3000);
+    process.kill(Number(worker), "SIGKILL");
+    const killer = setTimeout(() => sweep.child.kill("SIGKILL"), 60_000);
+    const r = await sweep.done;
+    clearTimeout(killer);
+    // It went quiet after "1 of 2 left" while the job waited out the ack wait.
+    expect(r.err).toContain(`sweep: local worker local-1 (pid ${worker}) ended (killed by SIGKILL); 1 of 2 left; a job it was running goes to the workers left after the queue's ack wait (2 s) and continues from its log`);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^4 episodes: 4 ok, 0 failed/);
   }, 90_000);
 
   // Last: it leaves the server down for half a minute.
@@ -253,6 +309,15 @@ describe("a port that accepts TCP but does not speak NATS", () => {
       expect(r.code, r.command).toBe(2);
     }
   }, 60_000);
+});
+
+describe("a host name that does not resolve", () => {
+  it("is said to be one, with the URL to check (not whether nats-server runs), exit 2", async () => {
+    // .invalid never resolves (RFC 2606).
+    const r = await startCli(["verify", "x", "--nats", "nats://no-such-host.invalid:4222"]).done;
+    expect(r.err).toMatch(/--nats nats:\/\/no-such-host\.invalid:4222: cannot resolve the server's host name \(getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\); check the host in the URL/);
+    expect(r.code).toBe(2);
+  }, 30_000);
 });
 
 describe("a server whose JetStream storage is full", () => {

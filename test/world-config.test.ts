@@ -17,6 +17,16 @@ describe("world configs", () => {
     expect(worldNamed("auratown").resolveConfig({ speed: 3 })).toMatchObject({ speed: 3 });
   });
 
+  it("name the fields the misspelt one's object has, at any depth (array items and nullable objects too)", () => {
+    expect(() => worldNamed("auratown").resolveConfig({ sped: 3 })).toThrow(/\["sped"\] \(the config has the fields: agents, clock, conversation, extraAgents, features, incidents, map, memory, perception, routineNoise, speed\)$/);
+    expect(() => worldNamed("auratown").resolveConfig({ clock: { startHuor: 6 } })).toThrow(/\["clock"\]\["startHuor"\] \(config\["clock"\] has the fields: endHour, startHour, tickMinutes\)$/);
+    expect(() => worldNamed("auratown").resolveConfig({ agents: [{ id: "a", nam: "x" }] })).toThrow(/\["agents"\]\[0\]\["nam"\] \(config\["agents"\]\[0\] has the fields: age, emoji, home, id, name, occupation, openHours, personality, relationships, routine, workplaces\)$/);
+    expect(() => worldNamed("envprobe").resolveConfig({ calibration: { decy: 1 } })).toThrow(/config\["calibration"\] has the fields: .*\bdecay\b/);
+    expect(() => worldNamed("aura-scene").resolveConfig({ strategy: { kind: "aura-intent", maxStep: 3 } })).toThrow(/config\["strategy"\] has the fields: inferrer, kind, maxSteps, memory\)$/);
+    // A wrong type keeps Effect's own message: the field is known.
+    expect(() => worldNamed("auratown").resolveConfig({ clock: { startHour: "x" } })).toThrow(/Expected number at \["clock"\]\["startHour"\]$/);
+  });
+
   it("a --config file with a typo exits 2 before anything runs", () => {
     const dir = tempDir("config-typo");
     writeFileSync(join(dir, "c.json"), JSON.stringify({ memory: { capasity: 3 } }));

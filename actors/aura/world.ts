@@ -5,6 +5,7 @@
 // quiescence inside the tick, so each query is one tick of the log and `verify` replays it.
 import { Schema } from "effect";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
+import { configDecoder } from "../configDecoder.ts";
 import { controllerMachine, type ControllerContext, type ControllerInput } from "./controller.ts";
 import { sceneAgentMachine, type SceneAgentContext } from "./agent.ts";
 import { sceneEnvMachine, type SceneEnvContext } from "./environment.ts";
@@ -102,7 +103,7 @@ export const defaultSceneConfig: SceneConfig = {
   strategy: { kind: "aura-intent", maxSteps: 3, memory: true, inferrer: "deterministic" },
 };
 
-const decode = Schema.decodeUnknownSync(SceneConfigSchema, { onExcessProperty: "error" });
+const decode = configDecoder("aura-scene", SceneConfigSchema);
 
 function problems(c: SceneConfig): string[] {
   const out: string[] = [];
@@ -129,12 +130,7 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
 
   resolveConfig(raw) {
     const merged = { ...defaultSceneConfig, ...((raw ?? {}) as object) };
-    let config: SceneConfig;
-    try {
-      config = decode(merged);
-    } catch (error) {
-      throw new Error(`invalid aura-scene config: ${String((error as Error).message).replace(/\s+/g, " ")}`);
-    }
+    const config: SceneConfig = decode(merged);
     const found = problems(config);
     if (found.length > 0) throw new Error(`invalid aura-scene config:\n  - ${found.join("\n  - ")}`);
     return config;

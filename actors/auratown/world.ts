@@ -1,5 +1,5 @@
 // AURATown as a world: roster, actors, the tick's phases and the hash view of each actor.
-import { Schema } from "effect";
+import { configDecoder } from "../configDecoder.ts";
 import { hashOf } from "../../events/canonical.ts";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { agentActorId, agentLogic, type AgentContext, type AgentInput } from "./agent.ts";
@@ -19,7 +19,7 @@ function digestOnce(value: object): string {
   return digest;
 }
 
-const decodeConfig = Schema.decodeUnknownSync(TownConfigSchema, { onExcessProperty: "error" });
+const decodeConfig = configDecoder("auratown", TownConfigSchema);
 
 /** The phases after `tick.started`, in order (DESIGN §3.2). Only the environment acts on them. */
 export const PHASES = ["move", "converse", "evolve", "observe"] as const;
@@ -59,12 +59,7 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
   /** A partial config is merged over the defaults, then checked field by field. */
   resolveConfig(raw: unknown): TownConfig {
     const merged = mergeDeep(defaultTownConfig, raw ?? {});
-    let config: TownConfig;
-    try {
-      config = decodeConfig(merged);
-    } catch (error) {
-      throw new Error(`invalid auratown config: ${String((error as Error).message).replace(/\s+/g, " ")}`);
-    }
+    const config: TownConfig = decodeConfig(merged);
     const problems = configProblems(config);
     if (problems.length > 0) throw new Error(`invalid auratown config:\n  - ${problems.join("\n  - ")}`);
     return config;

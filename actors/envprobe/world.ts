@@ -4,7 +4,7 @@
 //   tick.started → agent: envprobe.decided → env: [envprobe.mutated] envprobe.stepped
 //   → agent: envprobe.believed → env: envprobe.scored
 // After success the remaining ticks are empty (the episode is over; nothing evolves).
-import { Schema } from "effect";
+import { configDecoder } from "../configDecoder.ts";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentLogic, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
@@ -13,7 +13,7 @@ import { envLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
 
-const decode = Schema.decodeUnknownSync(ConfigSchema, { onExcessProperty: "error" });
+const decode = configDecoder("envprobe", ConfigSchema);
 
 /** The world a seed generates (pure; the same for every policy). */
 export function worldSpecOf(config: EnvprobeConfig, seed: number): WorldSpec {
@@ -62,12 +62,7 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   resolveConfig(raw) {
     const merged = { ...defaultConfig, ...((raw ?? {}) as object) } as Record<string, unknown>;
     if (raw !== null && typeof raw === "object" && "calibration" in raw) merged.calibration = { ...defaultConfig.calibration, ...((raw as { calibration: object }).calibration ?? {}) };
-    let config: EnvprobeConfig;
-    try {
-      config = decode(merged);
-    } catch (error) {
-      throw new Error(`invalid envprobe config: ${String((error as Error).message).replace(/\s+/g, " ")}`);
-    }
+    const config: EnvprobeConfig = decode(merged);
     const problems = configProblems(config);
     if (problems.length > 0) throw new Error(`invalid envprobe config:\n  - ${problems.join("\n  - ")}`);
     return config;

@@ -26,6 +26,7 @@ import type { LogRecord } from "../../events/record.ts";
 import { mentionedLocation, mentionedNames, normalise, planOf, sceneTimeOf, type Scene } from "../../actors/aura/scene.ts";
 import type { SceneConfig } from "../../actors/aura/world.ts";
 import { UsageError } from "../replay.ts";
+import { otherBenchmark } from "./implicit.ts";
 
 /** A factual benchmark file that cannot be used; names the file and, per problem, the query and field. */
 export class FactualBenchmarkInvalid extends UsageError {
@@ -60,7 +61,7 @@ export function loadFactualBenchmark(file: string): FactualQuery[] {
   } catch (e) {
     throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code === undefined ? `not valid JSON (${(e as Error).message})` : `cannot read (${(e as NodeJS.ErrnoException).code})`}`);
   }
-  if (raw === null || typeof raw !== "object" || !Array.isArray(raw.queries)) throw new FactualBenchmarkInvalid(file, ["queries: expected an array of queries"]);
+  if (raw === null || typeof raw !== "object" || !Array.isArray(raw.queries)) throw new FactualBenchmarkInvalid(file, [otherBenchmark(raw, "factual") ?? "queries: expected an array of queries"]);
   const problems: string[] = [];
   const out: FactualQuery[] = [];
   const seen = new Set<string>();
@@ -78,7 +79,7 @@ export function loadFactualBenchmark(file: string): FactualQuery[] {
     }
   });
   if (out.length === 0 && problems.length === 0) problems.push("queries: empty");
-  if (problems.length > 0) throw new FactualBenchmarkInvalid(file, problems);
+  if (problems.length > 0) throw new FactualBenchmarkInvalid(file, [otherBenchmark(raw, "factual") ?? problems].flat());
   return out;
 }
 

@@ -23,6 +23,34 @@ export class BenchmarkInvalid extends UsageError {
   }
 }
 
+type BenchmarkKind = "implicit" | "privacy" | "factual";
+const KIND_NAME: Record<BenchmarkKind, string> = { implicit: "an implicit-intent", privacy: "a privacy", factual: "a factual" };
+const KIND_SHAPE: Record<BenchmarkKind, string> = { implicit: "scenes, and queries with gold_required_tools", privacy: "queries with allowed_tools and forbidden_tools", factual: "queries with requires, no scenes" };
+
+/** Which benchmark a query file's shape is (by fields only that schema has); null when none. */
+function benchmarkKindOf(raw: unknown): BenchmarkKind | null {
+  if (raw === null || typeof raw !== "object") return null;
+  const { scenes, queries } = raw as { scenes?: unknown; queries?: unknown };
+  if (scenes !== null && typeof scenes === "object" && !Array.isArray(scenes)) return "implicit";
+  const q: unknown = Array.isArray(queries) ? queries[0] : undefined;
+  if (q === null || typeof q !== "object") return null;
+  if ("allowed_tools" in q) return "privacy";
+  if ("gold_required_tools" in q) return "implicit";
+  if ("requires" in q) return "factual";
+  return null;
+}
+
+/**
+ * The one problem of a file of another benchmark given to `eval <expected>` (which listed each
+ * query's missing fields, 20 lines of them, without saying the file was the wrong one); null when
+ * it is not one.
+ */
+export function otherBenchmark(raw: unknown, expected: BenchmarkKind): string | null {
+  const kind = benchmarkKindOf(raw);
+  if (kind === null || kind === expected) return null;
+  return `this is ${KIND_NAME[kind]} benchmark file (${KIND_SHAPE[kind]}), not ${KIND_NAME[expected]} one: \`probetown eval ${kind} --file …\` reads it`;
+}
+
 const Str = Schema.String;
 const StrList = Schema.Array(Str);
 
@@ -78,7 +106,7 @@ export function parseImplicitBenchmark(raw: unknown, file: string): ImplicitBenc
   try {
     top = Schema.decodeUnknownSync(FileSchema)(raw);
   } catch (e) {
-    throw new BenchmarkInvalid(file, [`top level: ${oneLine(e)}`]);
+    throw new BenchmarkInvalid(file, [otherBenchmark(raw, "implicit") ?? `top level: ${oneLine(e)}`]);
   }
   const problems: string[] = [];
   const scenes: Record<string, Scene> = {};
@@ -152,7 +180,7 @@ export function parseImplicitBenchmark(raw: unknown, file: string): ImplicitBenc
     });
   });
   if (top.queries.length === 0) problems.push("queries: the file has no queries");
-  if (problems.length > 0) throw new BenchmarkInvalid(file, problems);
+  if (problems.length > 0) throw new BenchmarkInvalid(file, [otherBenchmark(raw, "implicit") ?? problems].flat());
   return { file, version: top.version ?? null, scenes, queries };
 }
 

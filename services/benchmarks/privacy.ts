@@ -15,7 +15,7 @@ import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } 
 import type { LogRecord } from "../../events/record.ts";
 import { runEpisode } from "../episodes.ts";
 import { UsageError } from "../replay.ts";
-import { BenchmarkInvalid } from "./implicit.ts";
+import { BenchmarkInvalid, otherBenchmark } from "./implicit.ts";
 
 const Str = Schema.String;
 
@@ -43,7 +43,7 @@ export function loadPrivacyBenchmark(file: string): PrivacyQuery[] {
   } catch (e) {
     throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code === undefined ? `not valid JSON (${(e as Error).message})` : `cannot read (${(e as NodeJS.ErrnoException).code})`}`);
   }
-  if (!Array.isArray(raw.queries)) throw new BenchmarkInvalid(file, ["queries: expected an array of queries"], "privacy");
+  if (!Array.isArray(raw.queries)) throw new BenchmarkInvalid(file, [otherBenchmark(raw, "privacy") ?? "queries: expected an array of queries"], "privacy");
   const problems: string[] = [];
   const out: PrivacyQuery[] = [];
   const seen = new Set<string>();
@@ -62,7 +62,7 @@ export function loadPrivacyBenchmark(file: string): PrivacyQuery[] {
     }
   });
   if (out.length === 0 && problems.length === 0) problems.push("queries: empty (expected at least one query)");
-  if (problems.length > 0) throw new BenchmarkInvalid(file, problems, "privacy");
+  if (problems.length > 0) throw new BenchmarkInvalid(file, [otherBenchmark(raw, "privacy") ?? problems].flat(), "privacy");
   return out;
 }
 

@@ -9,12 +9,12 @@ import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import { JobRejected, type JobOutcome, type JobQueue, type Submitted } from "../../infra/jobQueue.ts";
-import { InvalidPayload, LogCorrupted, SnapshotDamaged, UnknownEventType } from "../../events/errors.ts";
+import { isDamage } from "../../events/errors.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
-import { shownNatsUrl } from "../../infra/nats.ts";
+import { natsFlagHint, shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
 import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, readJetStreamLog, setLockTtl, writerOf } from "../../infra/jetStreamEventStore.ts";
 import type { LogEnds } from "../../infra/fileEventStore.ts";
@@ -25,7 +25,7 @@ import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
 import { checkWritable, explicitLogDir, filesWhere } from "../episodes.ts";
 import { checkOutDir, checkOutFile } from "./outputs.ts";
-import { signalExitCode, stopAfterTickOnSignals } from "./signals.ts";
+import { signalExitCode, signalsUntilRelease, stopAfterTickOnSignals } from "./signals.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
 import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
 import { recordLine } from "../views/records.ts";
@@ -165,7 +165,7 @@ export async function cmdFollow(episode: string, flags: { nats: string; namespac
           (writer) => {
             if (writer !== null || toldStopped || performance.now() - lastRecordAt < FOLLOW_HINT_MS) return;
             toldStopped = true;
-            const at = committed === null ? "before its first tick was committed" : `after tick ${committed}${lastTick === null ? "" : ` of ${lastTick}`}`;
+            const at = committed === null ? "before its first tick was committed" : `after tick ${committed}${lastTick === null ? "" : ` of ticks 0–${lastTick}`}`;
             say(flags.quiet, `follow: episode ${episode} has had no new record for ${Math.round((performance.now() - lastRecordAt) / 1000)} s and nobody holds its writer lock: its writer stopped ${at} (\`probetown run … --resume\`, or its sweep's redelivered job, continues it); still waiting, Ctrl-C stops`);
           },
           () => undefined, // the server is away: looked at again at the next check
@@ -314,37 +314,75 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
   return withNats(flags.nats, { role: "worker", quiet: flags.quiet }, async (nc) => {
     const { queue, lockTtlMs } = await applyWorkerSettings(nc, flags);
-    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), flags.fsync === undefined ? {} : { fsync: flags.fsync });
+    // A redelivered job's resume that does not continue from the latest snapshot says why, as `run --resume` does.
+    const onResumeNote = (episode: string, note: string) => say(flags.quiet, `${worker}: ${episode}: ${note}`);
+    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), { onResumeNote, ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }) });
+    // What a stopped worker says it did (it stopped in silence): jobs finished, and the running ones.
+    let finished = 0;
+    const running = new Set<string>();
     const handle = queue.work(
       worker,
       async (job, context) => {
-        if (isEnvprobeJob(job)) {
-          // A chunk of an EnvProbe sweep: its episodes through the direct driver, logs to the sweep's --log.
-          const started = performance.now();
-          const chunk = await runEnvprobeChunk(job, context);
-          say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}, ${chunk.episodes.length} envprobe episodes, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
-          return chunk;
+        running.add(job.id);
+        try {
+          if (isEnvprobeJob(job)) {
+            // A chunk of an EnvProbe sweep: its episodes through the direct driver, logs to the sweep's --log.
+            const started = performance.now();
+            const chunk = await runEnvprobeChunk(job, context);
+            say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}, ${chunk.episodes.length} envprobe episodes, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
+            finished++;
+            return chunk;
+          }
+          const outcome = (await handler(job, context)) as EpisodeOutcome;
+          say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}${outcome.resumedAfterTick === undefined ? "" : `, resumed after tick ${outcome.resumedAfterTick}`}, ${outcome.records} records, ${outcome.seconds.toFixed(2)} s)`);
+          finished++;
+          return outcome;
+        } finally {
+          running.delete(job.id);
         }
-        const outcome = (await handler(job, context)) as EpisodeOutcome;
-        say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}${outcome.resumedAfterTick === undefined ? "" : `, resumed after tick ${outcome.resumedAfterTick}`}, ${outcome.records} records, ${outcome.seconds.toFixed(2)} s)`);
-        return outcome;
       },
       { concurrency: flags.concurrency },
     );
     say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve).once("SIGTERM", resolve);
-      // A sweep's own worker (started with an IPC channel) stops with its sweep; the channel is
-      // null, not undefined, once the sweep has already gone (a Ctrl-C during the worker's start).
-      if (process.send !== undefined) {
-        if (process.channel == null || !process.connected) return resolve();
-        process.channel.unref();
-        process.once("disconnect", resolve);
+    const signals = signalsUntilRelease();
+    try {
+      const signal = await new Promise<NodeJS.Signals | null>((resolve) => {
+        void signals.next().then(resolve);
+        // A sweep's own worker (started with an IPC channel) stops with its sweep; the channel is
+        // null, not undefined, once the sweep has already gone (a Ctrl-C during the worker's start).
+        if (process.send !== undefined) {
+          if (process.channel == null || !process.connected) return resolve(null);
+          process.channel.unref();
+          process.once("disconnect", () => resolve(null));
+        }
+      });
+      const why = signal === null ? "its sweep ended" : `stopped by ${signal}`;
+      const jobs = (n: number) => `${n} job${n === 1 ? "" : "s"}`;
+      const runningAtStop = [...running];
+      if (runningAtStop.length > 0) say(flags.quiet, `${worker}: ${why}; finishing ${runningAtStop.join(", ")} first (a second Ctrl-C or SIGTERM leaves ${runningAtStop.length === 1 ? "it" : "them"} to the queue)`);
+      // A second signal abandons the running jobs, as a killed worker would: nothing is acknowledged, so
+      // each is redelivered after the queue's ack wait and continued from its log (a finished episode is
+      // found finished). Waiting for the running jobs, a hung server kept the worker retrying for ever.
+      const secondSignal = signals.next();
+      // A finished job's outcome is stored before the worker lets it go: a server that does not answer holds it here.
+      const slow = runningAtStop.length > 0 ? undefined : setTimeout(() => say(flags.quiet, `${worker}: ${why}; still storing the outcome of a job it finished (the server at ${shownNatsUrl(flags.nats)} is not answering); a second Ctrl-C or SIGTERM leaves it to the queue`), 2000);
+      const again = await Promise.race([handle.stop().then(() => null), secondSignal]);
+      clearTimeout(slow);
+      if (again === null) {
+        await queue.close();
+        const finishing = runningAtStop.length === 0 ? "no job was running" : `${runningAtStop.length === 1 ? "the running job" : "the running jobs"} ${runningAtStop.join(", ")} finished first`;
+        say(flags.quiet, `${worker}: ${why} after ${jobs(finished)} finished; ${finishing}`);
+        return 0;
       }
-    });
-    await handle.stop();
-    await queue.close();
-    return 0;
+      await handle.abandon();
+      const left = [...running];
+      const redelivery = `redelivered after the queue's ack wait (${Math.round(queue.ackWaitMs / 1000)} s) to a worker, which continues ${left.length === 1 ? "it" : "each"} from its log`;
+      const unsure = "; a finished job whose outcome the server did not store is unacknowledged: redelivered, it is found finished from its log";
+      say(flags.quiet, `${worker}: ${why}, then by ${again} again: ${jobs(finished)} finished${left.length === 0 ? "" : `; left ${left.join(", ")} unfinished to the queue: ${redelivery}`}${unsure}`);
+      return 0;
+    } finally {
+      signals.release();
+    }
   });
 }
 
@@ -409,7 +447,8 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     // Ctrl-C stops the running episode after its tick in progress and says where the sweep stands,
     // as `run` does (it died without a word).
     const stop = stopAfterTickOnSignals("sweep");
-    const run = episodeJobHandler(Embedded, where, { stop: stop.signal });
+    // An unfinished episode's resume that does not continue from the latest snapshot says why, as `run --resume` does.
+    const run = episodeJobHandler(Embedded, where, { stop: stop.signal, onResumeNote: (episode, note) => say(flags.quiet, `sweep: ${episode}: ${note}`) });
     const handle = queue.work("embedded", (job, context) => {
       if (diskFailure !== null) return Promise.reject(new JobRejected("not run: the sweep stopped on a disk failure"));
       if (stop.signal.aborted) return Promise.reject(new JobRejected(`not run: the sweep was stopped by ${String(stop.signal.reason)}`));
@@ -417,7 +456,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
         if (isStorageError(error)) diskFailure ??= error as Error;
         // A damaged log (or snapshot) fails the same on every delivery: it was tried five times
         // and the sweep exited 4, an internal error; it exits 3, as verify does.
-        if (error instanceof LogCorrupted || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged) {
+        if (isDamage(error)) {
           damaged.add(job.id);
           throw new JobRejected(`${error.message} (the episode's log or snapshot is damaged: \`probetown verify\` it; removed, the same sweep runs it anew)`, { cause: error });
         }
@@ -446,7 +485,8 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     gathered = await withNats(url, { role: "sweep", quiet: flags.quiet }, async (nc) => {
       const queue = await JetStreamJobQueue.open(nc, flags.namespace);
       const children = spawnWorkers(flags.workers, url, flags.namespace);
-      const startWorkers = `start workers with \`probetown worker --nats ${shownNatsUrl(url)} --namespace ${flags.namespace}\``;
+      const hint = natsFlagHint(url);
+      const startWorkers = `start workers with \`probetown worker ${hint.flag} --namespace ${flags.namespace}\`${hint.after}`;
       // Said after the submit, which knows what it queued: a finished episode is served, not queued again.
       const announce = ({ queued, pending, finished }: Submitted) => {
         const waiting = queued.length + pending.length > 0 && flags.workers === 0 ? `; ${startWorkers}` : "";
@@ -466,7 +506,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       const unwatch = watchWorkers(children, flags.quiet || flags.json, (g) => {
         gone = g;
         void queue.close();
-      });
+      }, queue.ackWaitMs);
       try {
         return await gather(queue, announce);
       } catch (error) {
@@ -490,7 +530,10 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     return differ.length === 0 ? o : { id: o.id, ok: false, rejected: true as const, worker: o.worker, attempt: o.attempt, error: `an earlier sweep already ran episode ${o.id} here with other settings (${differ.join("; ")}); its outcome is not this sweep's` };
   });
   const failed = outcomes.filter((o) => !o.ok);
-  const served = gathered.submitted.finished.length;
+  // Embedded, a finished episode is "resumed" with nothing to append: it counted as run now (all
+  // finished, it said "6 ok in 0.0 s (135 episodes/s)" and alreadyFinished 0).
+  const finishedBefore = (o: JobOutcome) => o.ok && (o.result as EpisodeOutcome).records === 0 && (o.result as EpisodeOutcome).resumedAfterTick !== undefined;
+  const served = flags.nats === undefined ? outcomes.filter(finishedBefore).length : gathered.submitted.finished.length;
   const report = {
     world, episodes: jobs.length, ok: outcomes.length - failed.length, failed: failed.length, alreadyFinished: served, seconds,
     outcomes: outcomes.map((o) => ({ id: o.id, ok: o.ok, worker: o.worker, attempt: o.attempt, ...(o.ok ? (o.result as EpisodeOutcome) : { error: o.error }) })),

@@ -8,7 +8,7 @@ import cliProgress from "cli-progress";
 import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, MARKER, missingFromSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepKeyOf, sweepSpecOf, type SweepResult } from "../envprobe/sweep.ts";
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "../envprobe/natsSweep.ts";
 import { DEFAULT_NAMESPACE } from "../distributed.ts";
-import { shownNatsUrl } from "../../infra/nats.ts";
+import { natsFlagHint, shownNatsUrl } from "../../infra/nats.ts";
 import { sweepRate } from "./distributed.ts";
 import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
@@ -86,7 +86,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     result = await runSweepOverNats(spec, {
       url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK, quiet: flags.quiet === true || flags.json === true, ...(agent === null ? {} : { llm: agent.settings }),
       onQueued: (jobs) => {
-        if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker --nats ${shownNatsUrl(nats)} --namespace ${namespace}\`\n`);
+        if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker ${natsFlagHint(nats).flag} --namespace ${namespace}\`${natsFlagHint(nats).after}\n`);
         bar?.start(total, 0, { kept: "" });
       },
     }, (done, _total, kept) => bar?.update(done, { kept: keptLabel(kept) }));

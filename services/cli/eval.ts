@@ -6,6 +6,7 @@
 // per query × seed × condition to the results file beside the episode logs.
 import { Command, InvalidArgumentError } from "commander";
 import { parseSeeds } from "../jobs.ts";
+import { SEED_RULE } from "../../actors/rng.ts";
 import { parseTraceFlag } from "../../infra/telemetry.ts";
 import { UsageError } from "../replay.ts";
 import { DEFAULT_SEEDS, runImplicitEval, runPrivacyEval, type Aggregate, type ImplicitEvalResult, type PrivacyAggregate } from "../eval.ts";
@@ -302,14 +303,14 @@ function benchmarkCommand(group: Command, name: string, description: string, fil
     .description(description)
     .requiredOption("--file <queries.json>", fileHelp)
     .requiredOption("--condition <names>", `condition, or a comma-separated list (${conditions.join(", ")})`)
-    .option("--seeds <list>", "seeds: lists and ranges like 42,123,456 or 1-10", DEFAULT_SEEDS.join(","))
+    .option("--seeds <list>", `seeds: lists and ranges like 42,123,456 or 1-10 (each ${SEED_RULE}, as run --seed)`, DEFAULT_SEEDS.join(","))
     .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval");
 }
 
 /** The options of the benchmarks asked on AURATown snapshots: GapRouted's budget and the town's warm-up. */
 const townSnapshotOptions = (command: Command, warmupHelp: string): Command =>
   command
-    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (the release's RQ2 run used 5)", integerAtLeast("--max-steps", 0))
+    .option("--max-steps <n>", "AURA GapRouted's budget ceiling (default 5, as the release's RQ2 run)", integerAtLeast("--max-steps", 0))
     .option("--warmup <ticks>", warmupHelp, integerAtLeast("--warmup", 1));
 
 /** The options every benchmark ends with: how its summary is printed, and the LLM endpoint. */
@@ -328,7 +329,7 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     "benchmark file in the implicit-intent schema (scenes + queries)",
     IMPLICIT_CONDITIONS,
   )
-    .option("--max-steps <n>", "probe budget ceiling (the paper uses 3 for implicit intent)", integerAtLeast("--max-steps", 0))
+    .option("--max-steps <n>", "probe budget ceiling (default 3, as the paper for implicit intent)", integerAtLeast("--max-steps", 0))
     .option("--allow <globs>", "probe policy allow list (tool or tool:agent globs), enforced by the answering actor")
     .option("--deny <globs>", "probe policy deny list (deny wins), e.g. get_agent_private_state:wang-jun")
     .option("--scene <names>", "only these scenes of the file")

@@ -21,7 +21,7 @@ export const addLlmOptions = (command: Command, options: { readonly fork?: boole
   const fork = options.fork === true;
   const model = new Option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable").argParser((v: string, acc: string[] = []) => [...acc, v]);
   return command
-    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}; exit ${EXIT_ENDPOINT} when it refused the key, model or URL, could not be reached, or answered every call with an error (the calls fell back; the log is complete and valid)`)
+    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}; exit ${EXIT_ENDPOINT} when it refused the key, model or URL, could not be reached, or answered every call to a model with an error (the calls fell back; the log is complete and valid)`)
     .addOption(fork ? model.hideHelp() : model)
     .option("--llm-config <file.json>", `LLM settings: {baseURL, ${fork ? "" : "model, models: {intent, planner, answer, judge, belief}, "}timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, prices, reuse, captureContent}`);
 };
@@ -35,7 +35,7 @@ export function resolveLlmFlags(flags: LlmCliFlags, prefix: string, roles?: read
 
 /**
  * The exit code of a command that finished, but whose model calls fell back because the endpoint
- * refused it (key, model, URL), could not be reached or answered every call with an error: its
+ * refused it (key, model, URL), could not be reached or answered every call to a model with an error: its
  * results are the deterministic backends' under a model's label. The log is complete and valid.
  */
 export const EXIT_ENDPOINT = 5;
@@ -87,7 +87,7 @@ function problemLine(p: EndpointProblem, c: EndpointContext): string {
       return `  unreachable: no answer from ${where} (${said}); is the server running? check ${endpointFrom} ${c.baseURL}${recorded}`;
     case "errors_only":
       // A 429 on every call is a rate limit the run never got under; a 5xx, a server that is up but not serving the model.
-      return `  errors only: ${where} answered no call with a completion, only errors after the retries (first: ${said}${p.model === null ? "" : `, model '${p.model}'`}); ${p.status === 429 ? "lower concurrency (--llm-config) or check the account's rate limits" : "check the server's own log (is the model loaded? out of memory?)"}, then run again${recorded}`;
+      return `  errors only: ${where} answered no call${p.model === null ? "" : ` to model '${p.model}'`} with a completion, only errors after the retries (first: ${said}); ${p.status === 429 ? "lower concurrency (--llm-config) or check the account's rate limits" : "check the server's own log (is the model loaded? out of memory?)"}, then run again${recorded}`;
   }
 }
 
@@ -100,7 +100,7 @@ function problemLine(p: EndpointProblem, c: EndpointContext): string {
 export function endpointExit(prefix: string, problems: readonly EndpointProblem[], c: EndpointContext): number {
   if (problems.length === 0) return 0;
   const refused = problems.some((p) => p.kind !== "unreachable" && p.kind !== "errors_only");
-  const what = refused ? "refused" : problems.some((p) => p.kind === "errors_only") ? "answered every call with an error" : "could not be reached";
+  const what = refused ? "refused" : problems.some((p) => p.kind === "errors_only") ? "answered every call to a model with an error" : "could not be reached";
   const counts = c.failed === undefined ? "its model calls failed" : `${c.failed}${c.calls === undefined ? "" : ` of ${c.calls}`} model call(s) fell back to the deterministic backends`;
   const lines = [
     `${prefix}: finished, but the model endpoint ${what}: ${counts}; ${c.logsAre ?? "the log is"} complete and valid, but not a model run (exit ${EXIT_ENDPOINT})`,

@@ -2,15 +2,16 @@
 //   0 success · 1 verification failed (the log is intact but replay diverges from it)
 //   2 bad usage or input (flags, config, unknown world/condition) · 3 the log is damaged
 //   (corrupt, torn, unknown event type, malformed payload) · 4 unexpected internal error
-//   5 finished, but the model endpoint refused (key, model, URL) or could not be reached, so its
-//   calls fell back to the deterministic backends (the log is complete and valid)
+//   5 finished, but the model endpoint refused (key, model, URL), could not be reached or answered
+//   every call to a model with an error, so its calls fell back to the deterministic backends (the
+//   log is complete and valid)
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import cliProgress from "cli-progress";
 import { worlds } from "../../actors/worlds.ts";
 import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
-import { InvalidPayload, LogCorrupted, SnapshotDamaged, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
+import { InvalidPayload, isDamage, LogCorrupted, SnapshotDamaged, TornTail, UnknownEventType, SequenceConflict } from "../../events/errors.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { openFileEventStoreForAppend, peekLog, scanLog, type LogEnds } from "../../infra/fileEventStore.ts";
 import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
@@ -20,7 +21,7 @@ import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, Interrupted, PROBETO
 import { DEFAULT_NAMESPACE, jetStreamWhere, LocalWorkersGone, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { Embedded } from "../../infra/layers.ts";
-import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
+import { InvalidSubjectToken, NATS_URL_ENV, NATS_URL_FROM_ENV, natsFlagHint, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "../../infra/nats.ts";
 import { MIN_LOCK_TTL_MS, peekJetStreamLog, readJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { cmdActorHost, cmdFollow, cmdSweep, cmdWorker, jetStreamParents, keepSnapshotInNats, listFlag, lockWaitNotice, peekInNats, replayFromNats, verifyFromNats, type EndsCheck } from "./distributed.ts";
 import { cmdReport, REPORT_METRICS } from "./report.ts";
@@ -40,6 +41,8 @@ import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
+import { addHelpExamples } from "./examples.ts";
+import { SEED_RULE } from "../../actors/rng.ts";
 import { checkTownRunDisk, checkTownRunFits, type TownRunDisk } from "./limits.ts";
 import { namesActor, prettyJsonPieces, shownPath, writePieces } from "../views/text.ts";
 
@@ -49,7 +52,7 @@ function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_S
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer, got '${value}'`);
     const n = Number(value);
-    if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} expects an integer within ±${Number.MAX_SAFE_INTEGER}, got '${value}'`);
+    if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} expects an integer ${min > Number.MIN_SAFE_INTEGER ? `from ${min} to ${Math.min(max, Number.MAX_SAFE_INTEGER)}` : `within ±${Number.MAX_SAFE_INTEGER}`}, got '${value}'`);
     if (n < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
     if (n > max) throw new InvalidArgumentError(`${flag} expects an integer ≤ ${max}${why}, got '${value}'`);
     return n;
@@ -133,6 +136,9 @@ function traceLine(result: EpisodeResult): string {
   return `${where} (${lost.spans} spans NOT delivered: ${lost.error})`;
 }
 
+/** A resumed run's --json says after which tick it continued (-1: from the start), as a sweep's outcomes do. */
+const resumedField = (result: EpisodeResult): { resumedAfterTick?: number } => (result.resumedAfterTick === undefined ? {} : { resumedAfterTick: result.resumedAfterTick });
+
 function countsLine(result: EpisodeResult): string {
   if (result.resumedAfterTick !== undefined) {
     const from = result.resumedAfterTick < 0 ? "resumed from its start (the logged records checked, not appended again)" : `resumed after tick ${result.resumedAfterTick}`;
@@ -163,13 +169,13 @@ function worldSummary(dir: string, logged: readonly LogRecord[], actors: number,
 const MODEL_WORLDS: ReadonlySet<string> = new Set(["aura-scene", "envprobe"]);
 
 function report(result: EpisodeResult, rows: TickRow[], records: Parameters<typeof summarize>[0], flags: EpisodeFlags, title: string): void {
-  const lines = [title, countsLine(result)];
+  const lines = [title, countsLine(result), `state hash ${result.stateHash}`];
   const logged = MODEL_WORLDS.has(result.world) ? scanLog(result.logDir).records : null;
   if (flags.json) {
     const summary = rows.length > 0 ? summarize(records, rows) : null;
     const llm = logged === null ? null : llmUsageOf(logged);
     process.stdout.write(
-      JSON.stringify({ episode: result.episode, dir: result.dir, log: result.logDir, trace: result.traceFile, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, summary, llm }, null, 2) + "\n",
+      JSON.stringify({ episode: result.episode, dir: result.dir, log: result.logDir, trace: result.traceFile, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, ...resumedField(result), summary, llm }, null, 2) + "\n",
     );
     return;
   }
@@ -210,7 +216,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     stop?.release();
     if (!(error instanceof Interrupted)) throw error;
     bar.stop();
-    process.stderr.write(`${command}: stopped by ${error.reason} after tick ${error.afterTick} of ${error.lastTick}; the log in ${shownPath(error.dir)} holds every tick up to ${error.afterTick}; ${how(error.dir)}\n`);
+    process.stderr.write(`${command}: stopped by ${error.reason} after tick ${error.afterTick} of ticks 0–${error.lastTick}; the log in ${shownPath(error.dir)} holds every tick up to ${error.afterTick}; ${how(error.dir)}\n`);
     return signalExitCode(error.reason);
   };
   /** Whether the readable summary is printed (not for a resumed run: its ticks were partly run before). */
@@ -235,7 +241,7 @@ function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) 
     stop?.release();
     if (check !== undefined) {
       const usage = logged === undefined || logged === null || !MODEL_WORLDS.has(result.world) ? null : llmUsageOf(logged);
-      if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, llm: usage }, null, 2) + "\n");
+      if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, ...resumedField(result), llm: usage }, null, 2) + "\n");
       else {
         if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n${usage === null ? "" : `${llmUsageLine(usage)}\n`}\n`);
         if (!flags.quiet && wantsSummary(result) && logged != null) {
@@ -297,7 +303,10 @@ const hintIfExists = (hint: string) => (error: unknown): never => {
 };
 
 /** The command that checks an episode written to JetStream (the line a run or fork ends with). */
-const verifyInNats = (episode: string, url: string, ns: string): string => `npx probetown verify ${episode} --nats ${shownNatsUrl(url)}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}`;
+const verifyInNats = (episode: string, url: string, ns: string): string => {
+  const { flag, after } = natsFlagHint(url);
+  return `npx probetown verify ${episode} ${flag}${ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`}${after}`;
+};
 
 async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
   if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
@@ -345,7 +354,9 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${condition} · episode ${episode}`;
   // A resume that cuts a damaged tail says what it cut and where the bytes were kept.
   const onRecovered = (torn: TornTail, keptAt: string): void => void process.stderr.write(`run --resume: ${torn.message}\ncut back to the last good record; the cut bytes are kept in ${flags.nats === undefined ? shownPath(keptAt) : `the subject ${keptAt}`}\n`);
-  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true, onRecovered } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
+  // A resume that does not continue from the latest snapshot (one past a cut log's end) says which it used.
+  const onResumeNote = (note: string): void => void process.stderr.write(`run --resume: ${note}\n`);
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true, onRecovered, onResumeNote } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
   if (flags.nats === undefined) {
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
     if (flags.resume && !flags.quiet) {
@@ -369,7 +380,7 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const namespaceFlag = ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`;
   // Hosts are often started after the sequencer: say what it waits for, and how to start them.
   const onWait = ({ episode, actors, timeoutMs }: { episode: string; actors: readonly string[]; timeoutMs: number }): void => {
-    if (!flags.quiet) process.stderr.write(`run: waiting for actor hosts serving ${actors.join(", ")} of episode ${episode}, up to ${Math.round(timeoutMs / 1000)} s in all (start them with \`probetown actor-host ${episode} --nats ${shownNatsUrl(url)}${namespaceFlag} --actors ${actors.join(",")}\`)\n`);
+    if (!flags.quiet) process.stderr.write(`run: waiting for actor hosts serving ${actors.join(", ")} of episode ${episode}, up to ${Math.round(timeoutMs / 1000)} s in all (start them with \`probetown actor-host ${episode} ${natsFlagHint(url).flag}${namespaceFlag} --actors ${actors.join(",")}\`${natsFlagHint(url).after})\n`);
   };
   const placement = remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", remote), onWait) };
   // The model usage is counted from the episode's whole log, read back (a resumed run's earlier calls too).
@@ -662,9 +673,16 @@ const unknownAgent = (agent: string, episode: string, ids: readonly string[]): U
 async function cmdRepair(log: string): Promise<number> {
   const dir = resolveEpisodeDir(log);
   const logDir = layoutOf(dir).log;
-  // Damage before the end is reported as the append would (exit 3); an intact log needs no write,
-  // nor its writer lock (a read-only one failed with EACCES on the lock file).
-  const scan = scanLog(logDir);
+  // Damage before the end is reported as the append would (exit 3), saying that repair leaves it;
+  // an intact log needs no write, nor its writer lock (a read-only one failed with EACCES on the lock file).
+  let scan: ReturnType<typeof scanLog>;
+  try {
+    scan = scanLog(logDir);
+  } catch (error) {
+    if (!isDamage(error)) throw error;
+    process.stderr.write(`probetown: damaged log: ${error.message}\n  repair cuts only a torn final record (a crash mid-write); damage before the end is left as it is, nothing was changed\n`);
+    return EXIT.damaged;
+  }
   const episode = scan.records[0]?.episode;
   if (episode === undefined) throw new UsageError(`${shownPath(logDir)}: no complete record to keep; nothing to repair`);
   if (scan.torn === null) {
@@ -741,7 +759,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command()
     .name("probetown")
     .version(PROBETOWN_VERSION, "-V, --version", "print probetown's version")
-    .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log or snapshot · 4 internal error · 5 finished, but the model endpoint refused (key, model, URL) or could not be reached: its calls fell back to the deterministic backends (the log is complete and valid)")
+    .description("Event-sourced multi-agent simulation: run, replay, verify, fork and inspect episodes.\nExit codes: 0 ok · 1 verification failed · 2 bad usage/input · 3 damaged log or snapshot · 4 internal error · 5 finished, but the model endpoint refused (key, model, URL), could not be reached or answered every call to a model with an error: its calls fell back to the deterministic backends (the log is complete and valid)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .hook("preAction", (_program, command) => {
@@ -764,16 +782,16 @@ export function buildProgram(exit: (code: number) => void): Command {
       .command("run")
       .description("run an episode on the embedded default (file log, in-process actors) and print where the log went")
       .argument("<world>", `world to run (${Object.keys(worlds).join(", ")})`)
-      .requiredOption("--seed <n>", "episode seed (required)", integer("--seed"))
+      .requiredOption("--seed <n>", `episode seed (required): ${SEED_RULE}, as in sweep --seeds and eval --seeds`, integer("--seed", 0))
       .option("--condition <name>", "named condition (default: the world's, marked in `probetown worlds`: auratown baseline, aura-scene aura-intent, envprobe envprobe-simple)")
       .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
       .option("--agents <n>", "town size: the 5 residents plus generated ones", integer("--agents", 1))
-      .option("--config <file|json>", "world config overrides, merged over the defaults: a JSON file, or the object inline ('{\"horizon\": 60}')")
+      .option("--config <file|json>", "world config overrides, merged over the defaults: a JSON file, or the object inline: '{\"speed\": 2}' (auratown), '{\"horizon\": 60}' (envprobe)")
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
       .addOption(namespaceOption())
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
-      .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot, check the logged tail, append the rest (with --remote, the actor hosts restore it too)"),
+      .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot the log reaches (one past a cut log's end is kept, not used), check the logged tail, append the rest (with --remote, the actor hosts restore it too)"),
   );
   addLlmOptions(program.commands.at(-1)!).action(wrap(cmdRun));
 
@@ -815,7 +833,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 
   program
     .command("worker")
-    .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and chunks of `sweep envprobe --nats` (logs to the sweep's --log; an LLM agent's chunks call its endpoint with this process's PROBETOWN_LLM_API_KEY or OPENAI_API_KEY); Ctrl-C stops after the running jobs")
+    .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and chunks of `sweep envprobe --nats` (logs to the sweep's --log; an LLM agent's chunks call its endpoint with this process's PROBETOWN_LLM_API_KEY or OPENAI_API_KEY); Ctrl-C stops after the running jobs, saying what it did; a second Ctrl-C stops at once, leaving them to the queue (redelivered after its ack wait, continued from their logs)")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(namespaceOption())
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
@@ -842,11 +860,11 @@ export function buildProgram(exit: (code: number) => void): Command {
     .command("sweep")
     .description("run a matrix of episodes (seeds × conditions): in this process, or queued for workers with --nats; prints a summary")
     .argument("<world>", `world to run (${Object.keys(worlds).join(", ")})`)
-    .requiredOption("--seeds <list>", "seeds: ranges and lists like 1-200 or 1,5,9")
+    .requiredOption("--seeds <list>", `seeds: ranges and lists like 1-200 or 1,5,9 (each ${SEED_RULE}, as run --seed)`)
     .option("--conditions <list>", "comma-separated conditions (default: the world's, see `probetown worlds`)")
     .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
     .option("--config <file|json>", "world config overrides: a JSON file, or the object inline")
-    .option("--snapshot-every <n>", "keep a snapshot every n ticks (a resumed job restarts from the latest)", integer("--snapshot-every", 0))
+    .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors, as run; a resumed job restarts from the latest)", integer("--snapshot-every", 0))
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)"))
     .addOption(namespaceOption())
     .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); envprobe without --nats: worker threads (0: every core), or with an LLM agent episodes at a time (0: 4; the gateway's concurrency caps the calls in flight)", integer("--workers", 0), 0)
@@ -859,7 +877,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
     .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")
     .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1, MAX_HORIZON, " (the paper's horizons are 20, 30 and 40)"))
-    .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed); envprobe: keep every episode's log under this directory");
+    .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed, or kept when finished); envprobe: keep every episode's log under this directory (default: not kept)");
   addLlmOptions(program.commands.at(-1)!)
     .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & EnvprobeSweepFlags & { config?: string }) => {
       if (worlds[world] === undefined) throw new UsageError(`unknown world '${world}' (known: ${Object.keys(worlds).join(", ")})`);
@@ -946,13 +964,20 @@ export function buildProgram(exit: (code: number) => void): Command {
   registerAsk(program, exit);
 
   program.command("worlds").description("list worlds and their conditions").action(wrap(cmdWorlds));
+  // Commander marks no option as required in the help: `report --help` showed --out like any other.
+  const markRequired = (command: Command): void => {
+    for (const option of command.options) if (option.mandatory && !option.description.includes("(required)")) option.description += " (required)";
+    command.commands.forEach(markRequired);
+  };
+  markRequired(program);
+  addHelpExamples(program);
   return program;
 }
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof Divergence) return EXIT.diverged;
   if (error instanceof LocalWorkersGone) return error.internal ? EXIT.internal : EXIT.usage;
-  if (error instanceof LogCorrupted || error instanceof TornTail || error instanceof UnknownEventType || error instanceof InvalidPayload || error instanceof SnapshotDamaged) return EXIT.damaged;
+  if (isDamage(error)) return EXIT.damaged;
   // A lost actor host is the NATS side's trouble, not the program's: the log is kept for a resume.
   if (error instanceof UsageError || error instanceof InvalidSubjectToken || error instanceof SequenceConflict || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || error instanceof ActorHostLost) return EXIT.usage;
   if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;

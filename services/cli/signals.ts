@@ -20,3 +20,26 @@ export function stopAfterTickOnSignals(command: string, beforeNotice: () => void
   process.on("SIGINT", onSignal).on("SIGTERM", onSignal);
   return { signal: stop.signal, release: () => void process.off("SIGINT", onSignal).off("SIGTERM", onSignal) };
 }
+
+/**
+ * SIGINT and SIGTERM, in the order they arrive, until `release`. One listener stays installed from
+ * the start: a listener taken off after the first signal and put back for the second left a window
+ * in which the second killed the process with the default action (a worker's "second Ctrl-C").
+ */
+export function signalsUntilRelease(): { readonly next: () => Promise<NodeJS.Signals>; readonly release: () => void } {
+  const arrived: NodeJS.Signals[] = [];
+  const waiting: ((signal: NodeJS.Signals) => void)[] = [];
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const wake = waiting.shift();
+    if (wake === undefined) arrived.push(signal);
+    else wake(signal);
+  };
+  process.on("SIGINT", onSignal).on("SIGTERM", onSignal);
+  return {
+    next: () => {
+      const signal = arrived.shift();
+      return signal === undefined ? new Promise((resolve) => waiting.push(resolve)) : Promise.resolve(signal);
+    },
+    release: () => void process.off("SIGINT", onSignal).off("SIGTERM", onSignal),
+  };
+}

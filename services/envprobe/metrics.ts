@@ -76,6 +76,15 @@ function count(type: string, field: string, value: unknown): number {
 export const COLLAPSE = 0.6;
 const WINDOW = 5;
 
+/** An episode of another world (an AURATown day, an aura-scene cell): no EnvProbe metrics, and not damage either. */
+export class NotEnvProbeEpisode extends Error {
+  readonly world: string;
+  constructor(world: string) {
+    super(`an episode of the world ${world}, not an EnvProbe one`);
+    this.world = world;
+  }
+}
+
 /** Folds one episode's records (type, payload) into its metrics. */
 export class EpisodeAccumulator {
   private steps = 0;
@@ -94,7 +103,8 @@ export class EpisodeAccumulator {
   add(type: string, payload: unknown): void {
     switch (type) {
       case "episode.started": {
-        const p = payload as { seed: number; condition: string; config: { world: string; regime: string }; ticks: number };
+        const p = payload as { seed: number; condition: string; config: { world: string; regime: string }; ticks: number; world?: unknown };
+        if (typeof p.world === "string" && p.world !== "envprobe") throw new NotEnvProbeEpisode(p.world);
         if (!Number.isSafeInteger(p.seed)) throw new Error(`${type} seed: expected an integer, got ${JSON.stringify(p.seed)}`);
         if (count(type, "ticks", p.ticks) === 0) throw new Error(`${type} ticks: expected at least 1, got 0`);
         for (const [field, value] of [["condition", p.condition], ["config.world", p.config?.world], ["config.regime", p.config?.regime]] as const) {
@@ -230,6 +240,8 @@ export function metricsOfSegments(dir: string, files: readonly string[], texts: 
           else if (type === "envprobe.stepped") acc.add(type, steppedTail(payload) ?? JSON.parse(payload));
           else acc.add(type, JSON.parse(payload));
         } catch (error) {
+          // Bad input, not damage: the report's caller turns a plain Error into exit 2.
+          if (error instanceof NotEnvProbeEpisode) throw new Error(`${dir}: ${error.message}: report-envprobe reads the EnvProbe episodes of a \`sweep envprobe --log\` folder (or a \`run envprobe\` episode)`);
           throw damaged(file, line, `unreadable ${type} record: ${(error as Error).message}`);
         }
       }

@@ -19,7 +19,7 @@ import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
 import { LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
-import { shownNatsUrl } from "../../infra/nats.ts";
+import { natsFlagHint } from "../../infra/nats.ts";
 import { keepOrRun } from "./keep.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
 import { inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
@@ -169,7 +169,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   const unwatch = watchWorkers(children, options.quiet, (g) => {
     gone = g;
     void queue.close();
-  });
+  }, queue.ackWaitMs);
   let episodesSoFar = 0;
   try {
     markSweepLog(spec);
@@ -203,13 +203,14 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     const seconds = (performance.now() - started) / 1000;
     inGridOrder(spec, episodes);
     const llm = sumTotals(usage);
-    // A job whose calls all met HTTP errors while other jobs' calls completed met a passing outage, not an endpoint that never serves.
+    // A job whose calls all met HTTP errors while other jobs' calls completed met a passing outage, not an endpoint that never serves
+    // (EnvProbe asks one model, its belief role, so the sweep's counts are that model's: `errors_only` is per model).
     const endpointProblems = mergeProblems(...problems).filter((p) => p.kind !== "errors_only" || llm.calls === llm.failed);
     return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm, endpointProblems }) };
   } catch (error) {
     if (gone === null) throw error;
     const g = gone as LocalWorkersGone;
-    throw new LocalWorkersGone(`sweep envprobe: ${g.message}; ${episodesSoFar} of ${total} episodes finished, the other ${total - episodesSoFar} stay queued in namespace ${options.namespace}: the same sweep command runs them (the finished ones are served from their outcomes), or start workers with \`probetown worker --nats ${options.url === undefined ? "<url>" : shownNatsUrl(options.url)} --namespace ${options.namespace}\``, g.internal);
+    throw new LocalWorkersGone(`sweep envprobe: ${g.message}; ${episodesSoFar} of ${total} episodes finished, the other ${total - episodesSoFar} stay queued in namespace ${options.namespace}: the same sweep command runs them (the finished ones are served from their outcomes), or start workers with \`probetown worker ${options.url === undefined ? "--nats <url>" : natsFlagHint(options.url).flag} --namespace ${options.namespace}\`${options.url === undefined ? "" : natsFlagHint(options.url).after}`, g.internal);
   } finally {
     unwatch();
     for (const child of children) child.kill("SIGTERM");
