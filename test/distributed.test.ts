@@ -465,8 +465,12 @@ describe("distributed runs over NATS", () => {
     const worker = async (...flags: string[]) => {
       const w = start(["worker", "--nats", suite.nats.url, "--namespace", ns, ...flags]);
       const err = await said(w, ready);
+      // Signalled on that line: it stops as it says (about half the time the signal came before
+      // its listener, and the default action killed it without a word).
       w.child.kill("SIGTERM");
-      await w.done;
+      const stopped = await w.done;
+      expect(stopped.code, stopped.err).toBe(0);
+      expect(stopped.err).toMatch(/: stopped by SIGTERM after 0 jobs finished; no job was running\n$/);
       return err;
     };
     const plain = await worker();

@@ -343,9 +343,11 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
       },
       { concurrency: flags.concurrency },
     );
-    say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
+    // Listening before saying so: a signal sent on that line (a script's, a test's) met no listener
+    // yet and killed the worker with the default action, without a word.
     const signals = signalsUntilRelease();
     try {
+      say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
       const signal = await new Promise<NodeJS.Signals | null>((resolve) => {
         void signals.next().then(resolve);
         // A sweep's own worker (started with an IPC channel) stops with its sweep; the channel is
