@@ -20,7 +20,7 @@ import { auraSceneWorld, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig
 import { runEpisode } from "./episodes.ts";
 import { layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { sceneOfTown } from "./benchmarks/privacy.ts";
-import { makeLlmGateway, type Accounting, type EndpointProblem, type LlmConfig } from "./llmGateway.ts";
+import { makeLlmGateway, type Accounting, type EndpointProblem, type LlmConfig, type LlmWaiting } from "./llmGateway.ts";
 import { sceneModelsOf } from "./factualEval.ts";
 
 export interface AskOptions {
@@ -37,6 +37,8 @@ export interface AskOptions {
   readonly out?: string;
   /** The controller's roles on a model through the gateway (services/llmGateway.ts); absent or null: deterministic. */
   readonly llm?: LlmConfig | null;
+  /** Told while the model calls wait with no answer (the gateway's `onWaiting`). */
+  readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
 }
 
 export interface AskProbe {
@@ -135,7 +137,7 @@ export async function askEpisode(o: AskOptions): Promise<AskResult> {
   });
   // The models are part of the fork's config (so its header), as for `run --llm`.
   const config: SceneConfig = models === null ? base : { ...base, llm: models };
-  const gateway = models === null ? null : makeLlmGateway(o.llm!);
+  const gateway = models === null ? null : makeLlmGateway(o.llm!, o.onLlmWaiting === undefined ? {} : { onWaiting: o.onLlmWaiting });
   const fork = resolve(o.out ?? freeDir(join("runs", "ask", `${header.episode}-t${o.tick}-${slugOf(asker)}-${condition}`)));
   if (existsSync(layoutOf(fork).log)) throw new UsageError(`--out ${o.out}: already holds an episode; choose another directory`);
   mkdirSync(fork, { recursive: true });

@@ -19,7 +19,7 @@ import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } fro
 import { RESULT_ROW_VERSION, resultLine, writeResults } from "./results.ts";
 import { judgeQuery, type JudgedQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark, townSnapshot, type PrivacyJudged, type PrivacyQuery } from "./benchmarks/privacy.ts";
-import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, usageFromRecords, type Accounting, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
+import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, usageFromRecords, type Accounting, type EndpointProblem, type LlmConfig, type LlmGatewayImpl, type LlmWaiting } from "./llmGateway.ts";
 import type { LlmResponder } from "./sequencer.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, runJudgeCalls, type JudgeCall, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { anotherEpisode, headerDifferences, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf, type SceneModels } from "./factualEval.ts";
@@ -50,6 +50,8 @@ export interface ImplicitEvalOptions {
    * endpoint that refuses the key is asked once per command, not once per gateway; default: a new one.
    */
   readonly gateway?: LlmGatewayImpl;
+  /** Told while the model calls of a gateway made here wait with no answer (its `onWaiting`). */
+  readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
   /** rule (default), llm (the §7.3 LLM judge through the gateway, recorded in judge.jsonl beside each log) or both. */
   readonly judge?: JudgeMode;
 }
@@ -68,11 +70,11 @@ export interface EvalLlmSummary {
 }
 
 /** The gateway of an eval run, the controller's models, and the directory suffix that keeps LLM logs apart. */
-function llmFor(config: LlmConfig | null | undefined, shared: LlmGatewayImpl | undefined): { gateway: LlmGatewayImpl; models: { intent: string | null; planner: string | null; answer: string | null } | null; tag: string } | null {
+function llmFor(config: LlmConfig | null | undefined, shared: LlmGatewayImpl | undefined, onWaiting: ((waiting: LlmWaiting) => void) | undefined): { gateway: LlmGatewayImpl; models: { intent: string | null; planner: string | null; answer: string | null } | null; tag: string } | null {
   if (config === null || config === undefined) return null;
   // A run whose controller roles are all deterministic (only the judge on a model) shares the deterministic cells.
   const models = sceneModelsOf(config);
-  return { gateway: shared ?? judgeGateway(config), models, tag: models === null ? "" : "-llm" };
+  return { gateway: shared ?? judgeGateway(config, onWaiting), models, tag: models === null ? "" : "-llm" };
 }
 
 const llmSummary = (config: LlmConfig, gateway: LlmGatewayImpl, recorded: RecordedEndpointProblems): EvalLlmSummary => ({ baseURL: config.baseURL, models: { ...config.models }, usage: gateway.accounting(), endpointProblems: mergeProblems(gateway.problems(), recorded.problems()) });
@@ -236,7 +238,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
   mkdirSync(root, { recursive: true });
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   const rows: ResultRow[] = [];
-  const llm = llmFor(o.llm, o.gateway);
+  const llm = llmFor(o.llm, o.gateway, o.onLlmWaiting);
   const recorded = new RecordedEndpointProblems();
   const mode = o.judge ?? "rule";
   const judgeModel = judgeModelOf(mode, o.llm);
@@ -339,6 +341,8 @@ export interface PrivacyEvalOptions {
    * endpoint that refuses the key is asked once per command, not once per gateway; default: a new one.
    */
   readonly gateway?: LlmGatewayImpl;
+  /** Told while the model calls of a gateway made here wait with no answer (its `onWaiting`). */
+  readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
   /** rule (default), llm (the §7.1 factual-accuracy judge on each answer, against its snapshot) or both. */
   readonly judge?: JudgeMode;
 }
@@ -422,7 +426,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
   mkdirSync(root, { recursive: true });
   const results = join(root, `results-${o.conditions.map(slug).join("+")}.jsonl`);
   const rows: PrivacyRow[] = [];
-  const llm = llmFor(o.llm, o.gateway);
+  const llm = llmFor(o.llm, o.gateway, o.onLlmWaiting);
   const recorded = new RecordedEndpointProblems();
   const mode = o.judge ?? "rule";
   const judgeModel = judgeModelOf(mode, o.llm);

@@ -28,7 +28,7 @@ import { loadImplicitBenchmark } from "./benchmarks/implicit.ts";
 import { judgeQuery } from "./benchmarks/judge.ts";
 import { judgePrivacy, loadPrivacyBenchmark } from "./benchmarks/privacy.ts";
 import { factualTruth, loadFactualBenchmark } from "./benchmarks/factual.ts";
-import { mergeProblems, RecordedEndpointProblems, resolveLlmConfig, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
+import { mergeProblems, RecordedEndpointProblems, resolveLlmConfig, type EndpointProblem, type LlmConfig, type LlmGatewayImpl, type LlmWaiting } from "./llmGateway.ts";
 import { judgeGateway, sceneModelsOf } from "./factualEval.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, judgeModeOf, runJudgeCalls, withJudge, type JudgeCall } from "./llmJudge.ts";
 
@@ -426,6 +426,8 @@ export interface ExperimentOptions {
   readonly progress?: (done: number, total: number, label: string) => void;
   /** Told about benchmark problems that do not stop the run. */
   readonly warn?: (message: string) => void;
+  /** Told while the model calls (the cells' and the LLM judge's) wait with no answer (the gateway's `onWaiting`). */
+  readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
 }
 
 export interface ExperimentResult {
@@ -515,7 +517,7 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
   const toRun = o.fresh === true ? scan.cells : scan.missing.length;
   // One gateway for the cells and the LLM judge: an endpoint that refuses the key (or the model, or
   // has no such URL) is then asked once per command; two gateways asked it once each.
-  const gateway = o.reportOnly === true || spec.llm === null ? null : judgeGateway(spec.llm);
+  const gateway = o.reportOnly === true || spec.llm === null ? null : judgeGateway(spec.llm, o.onLlmWaiting);
   if (toRun > 0) {
     if (o.reportOnly === true) {
       const first = scan.missing[0]!;

@@ -18,7 +18,7 @@ import { layoutOf, UsageError } from "./replay.ts";
 import { RESULT_ROW_VERSION, resultLine, writeResults } from "./results.ts";
 import { townSnapshots, type TownSnapshot } from "./benchmarks/privacy.ts";
 import { factualTruth, judgeFactual, loadFactualBenchmark, unrecognisedTags, type FactualJudged, type FactualQuery } from "./benchmarks/factual.ts";
-import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "./llmGateway.ts";
+import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, type EndpointProblem, type LlmConfig, type LlmGatewayImpl, type LlmWaiting } from "./llmGateway.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, JUDGE_OUTPUTS, judgeLogOf, runJudgeCalls, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { AURA_LLM_OUTPUTS } from "../actors/aura/llm.ts";
 import { fieldDifferences } from "./views/text.ts";
@@ -50,6 +50,8 @@ export interface FactualEvalOptions {
    * endpoint that refuses the key is asked once per command, not once per gateway; default: a new one.
    */
   readonly gateway?: LlmGatewayImpl;
+  /** Told while the model calls of a gateway made here wait with no answer (its `onWaiting`). */
+  readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
   /** rule (default), llm (the §7.1 LLM judge through the gateway, recorded in each cell's judge.jsonl) or both. */
   readonly judge?: JudgeMode;
 }
@@ -62,8 +64,9 @@ export function sceneModelsOf(config: LlmConfig | null | undefined): SceneModels
   return m.intent === null && m.planner === null && m.answer === null ? null : m;
 }
 
-/** A gateway that also validates the judges' outputs. */
-export const judgeGateway = (config: LlmConfig): LlmGatewayImpl => makeLlmGateway(config, { outputs: { ...AURA_LLM_OUTPUTS, ...JUDGE_OUTPUTS } });
+/** A gateway that also validates the judges' outputs (`onWaiting`: told while its calls wait with no answer). */
+export const judgeGateway = (config: LlmConfig, onWaiting?: (waiting: LlmWaiting) => void): LlmGatewayImpl =>
+  makeLlmGateway(config, { outputs: { ...AURA_LLM_OUTPUTS, ...JUDGE_OUTPUTS }, ...(onWaiting === undefined ? {} : { onWaiting }) });
 
 /** The judge's model, or a usage error when an LLM judge is asked for without one. */
 export function judgeModelOf(mode: JudgeMode | undefined, config: LlmConfig | null | undefined, recordedOnly = false): string | null {
@@ -305,7 +308,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
   const rows: FactualRow[] = [];
   const cells: Array<{ q: FactualQuery; seed: number; condition: string; dir: string; records: LogRecord[] }> = [];
   const judgeModel = judgeModelOf(o.judge, o.llm);
-  const gateway = o.llm == null ? null : (o.gateway ?? judgeGateway(o.llm));
+  const gateway = o.llm == null ? null : (o.gateway ?? judgeGateway(o.llm, o.onLlmWaiting));
   // Refusals recorded in the cells (served ones too): their answers are the deterministic backends'.
   const recorded = new RecordedEndpointProblems();
   const total = o.seeds.length * o.conditions.length;

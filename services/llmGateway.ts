@@ -11,6 +11,8 @@
 //     then that endpoint (or model) fails at once for the rest of the run, as a dead one does after
 //     `unreachableAfter` calls; `problems()` says what to fix (the CLI exits 5 on it), also for an
 //     endpoint that answered every call with an HTTP error (5xx, 429) after the retries;
+//   - while calls have had no answer for `waitNoticeMs`, `onWaiting` is told what they wait for (the
+//     CLI says it on stderr: a hung endpoint left a command silent for minutes); never logged;
 //   - tokens and cost are accounted per requesting actor and per query;
 //   - a content-addressed cache (request hash → recorded completion) serves recorded answers with
 //     no HTTP when asked to (`reuse`), e.g. for a fork of an LLM run;
@@ -62,6 +64,40 @@ export interface LlmConfig {
    * logged) instead of each waiting out its retries. 0 never gives up. Default 3.
    */
   readonly unreachableAfter?: number;
+  /**
+   * While calls are in flight and none has had an answer for this long, the gateway's `onWaiting`
+   * is told (the CLI says on stderr what it waits for), then again every three times as long while
+   * no answer comes. 0 never. Default 10 s.
+   */
+  readonly waitNoticeMs?: number;
+}
+
+/**
+ * What the gateway is waiting for, told to `onWaiting` when calls have had no answer for
+ * `waitNoticeMs`: a hung endpoint or a slow local model otherwise left a command silent for
+ * minutes (each attempt waits `timeoutMs`, up to `maxAttempts` a call).
+ */
+export interface LlmWaiting {
+  /** The models of the calls in flight, sorted. */
+  readonly models: readonly string[];
+  /** host:port of the endpoint. */
+  readonly server: string;
+  /** Calls sent (or waiting to be, behind the first call to the endpoint), not answered yet. */
+  readonly inFlight: number;
+  /** Calls waiting for one of the `concurrency` slots. */
+  readonly queued: number;
+  /** How long the oldest call in flight has waited. */
+  readonly oldestMs: number;
+  /** Whether the endpoint has answered any call of the run (with anything, an error too). */
+  readonly answeredBefore: boolean;
+  readonly timeoutMs: number;
+  readonly maxAttempts: number;
+  /** The longest one call waits with no answer: every attempt's timeout and the backoffs between them. */
+  readonly callLimitMs: number;
+  /** Calls in a row without an answer after which the endpoint is given up (0: never). */
+  readonly unreachableAfter: number;
+  /** Calls in a row that ended without an answer so far. */
+  readonly unansweredInARow: number;
 }
 
 /**
@@ -288,7 +324,15 @@ export interface LlmGatewayImpl {
   problems(): EndpointProblem[];
 }
 
-export function makeLlmGateway(config: LlmConfig, options: { readonly client?: ChatClient; readonly outputs?: Readonly<Record<string, OutputValidator>>; readonly cache?: LlmCache } = {}): LlmGatewayImpl {
+export interface LlmGatewayOptions {
+  readonly client?: ChatClient;
+  readonly outputs?: Readonly<Record<string, OutputValidator>>;
+  readonly cache?: LlmCache;
+  /** Told when calls have waited `waitNoticeMs` with no answer, and again while they still wait (see LlmWaiting). Never part of the log or traces. */
+  readonly onWaiting?: (waiting: LlmWaiting) => void;
+}
+
+export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {}): LlmGatewayImpl {
   const client = options.client ?? openAiChatClient({ baseURL: config.baseURL, apiKey: config.apiKey });
   const outputs = options.outputs ?? DEFAULT_LLM_OUTPUTS;
   const cache = options.cache ?? new LlmCache();
@@ -340,6 +384,64 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
   const byQuery = new Map<string, UsageTotals>();
   let httpRequests = 0;
 
+  // Calls in flight by start (performance.now()), for `onWaiting`. The clock is the wait's alone:
+  // nothing of it reaches an answer, the log or a span.
+  const waitNoticeMs = options.onWaiting === undefined ? 0 : (config.waitNoticeMs ?? 10_000);
+  const inFlight = new Map<number, { readonly model: string; readonly since: number }>();
+  let nextCall = 0;
+  let queued = 0;
+  // The last answer of any kind (a completion, an HTTP error, an invalid reply): the endpoint is there.
+  let lastHeard = -Infinity;
+  let heardOnce = false;
+  let lastNotice = -Infinity;
+  let waitTimer: ReturnType<typeof setTimeout> | null = null;
+  const heard = (): void => {
+    lastHeard = performance.now();
+    heardOnce = true;
+  };
+  let callLimitMs = maxAttempts * timeoutMs;
+  for (let attempt = 1; attempt < maxAttempts; attempt++) callLimitMs += Math.min(8000, backoffMs * 2 ** (attempt - 1));
+  /** Once no answer has come for `waitNoticeMs` while calls are in flight, and at most every three times that: one notice for them all. */
+  const watchWaiting = (): void => {
+    waitTimer = null;
+    if (inFlight.size === 0) return;
+    const now = performance.now();
+    const oldest = Math.min(...[...inFlight.values()].map((c) => c.since));
+    const due = (): number => Math.max(Math.max(lastHeard, oldest) + waitNoticeMs, lastNotice + 3 * waitNoticeMs);
+    if (now >= due()) {
+      lastNotice = now;
+      options.onWaiting!({
+        models: [...new Set([...inFlight.values()].map((c) => c.model))].sort(),
+        server,
+        inFlight: inFlight.size,
+        queued,
+        oldestMs: now - oldest,
+        answeredBefore: heardOnce,
+        timeoutMs,
+        maxAttempts,
+        callLimitMs,
+        unreachableAfter,
+        unansweredInARow: unreachableStreak,
+      });
+    }
+    // Unref'd: a command whose calls are done never waits for it.
+    waitTimer = setTimeout(watchWaiting, Math.max(1, due() - now));
+    waitTimer.unref();
+  };
+  const startWaiting = (model: string): number => {
+    const id = nextCall++;
+    if (waitNoticeMs > 0) {
+      inFlight.set(id, { model, since: performance.now() });
+      if (waitTimer === null) watchWaiting();
+    }
+    return id;
+  };
+  const stopWaiting = (id: number): void => {
+    if (!inFlight.delete(id) || inFlight.size > 0 || waitTimer === null) return;
+    clearTimeout(waitTimer);
+    waitTimer = null;
+  };
+
   const apiKey = config.apiKey;
   const withoutKey = (text: string): string => (apiKey !== null && apiKey.length >= 4 && text.includes(apiKey) ? text.split(apiKey).join("[redacted]") : text);
 
@@ -376,9 +478,12 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       counter.attempts++;
       httpRequests++;
       try {
-        return await client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs });
+        const reply = await client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs });
+        heard();
+        return reply;
       } catch (error) {
         const e = error instanceof ChatError ? error : new ChatError("network", String(error), null);
+        if (e.kind !== "network" && e.kind !== "timeout") heard();
         // A refusal is final: the calls waiting at the gate must see it, not ask again.
         if (!e.retryable) recordRefusal(e, request.model);
         // A server that refuses JSON mode (400) is asked once more without it, as the release does;
@@ -515,7 +620,10 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
         return answer;
       }
     }
+    queued++;
     await semaphore.acquire();
+    queued--;
+    const waiting = startWaiting(request.model);
     const ctx = telemetry.parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), telemetry.parent);
     const span = telemetry.tracer?.startSpan(
       `chat ${request.model}`,
@@ -556,6 +664,7 @@ export function makeLlmGateway(config: LlmConfig, options: { readonly client?: C
       }
       return answer;
     } finally {
+      stopWaiting(waiting);
       span?.end();
       semaphore.release();
     }
@@ -596,7 +705,7 @@ export class LlmGateway extends Context.Service<
     readonly responder: LlmResponder;
   }
 >()("probetown/services/LlmGateway") {
-  static layer(config: LlmConfig, options: Parameters<typeof makeLlmGateway>[1] = {}): Layer.Layer<LlmGateway> {
+  static layer(config: LlmConfig, options: LlmGatewayOptions = {}): Layer.Layer<LlmGateway> {
     return Layer.sync(LlmGateway, () => LlmGateway.of(serviceOf(makeLlmGateway(config, options))));
   }
 }
@@ -678,6 +787,7 @@ const LlmConfigFile = Schema.Struct({
   reuse: Schema.optionalKey(Schema.Boolean),
   backend: Schema.optionalKey(Schema.String),
   unreachableAfter: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  waitNoticeMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
 });
 const configFileProblem = schemaProblem(LlmConfigFile);
 

@@ -13,7 +13,9 @@ import { askEpisode, committedPrefix } from "../services/ask.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { replayEpisode, UsageError } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
-import { firstSegment, logRecords, tempDir } from "./helpers.ts";
+import { firstSegment, logRecords, startCli, tempDir } from "./helpers.ts";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fakeServer } from "./fakeLlmServer.ts";
 import { renderAsk } from "../services/cli/ask.ts";
 
@@ -135,5 +137,27 @@ describe("probetown ask", () => {
     const notTown = spawnSync(process.execPath, [MAIN, "ask", parsed.fork, "--tick", "0", "--agent", "Liu Yang", "hi"], { encoding: "utf8", cwd });
     expect(notTown.status).toBe(2);
     expect(notTown.stderr).toContain("ask needs an AURATown episode");
+  }, 60_000);
+
+  it("CLI: model calls that wait with no answer (an endpoint that accepts and never replies) are said on stderr while they wait, not with --quiet", async () => {
+    const dir = await town(6);
+    const hung = createServer(() => {});
+    await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", resolve));
+    const host = `127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    try {
+      const cfg = join(tempDir("ask-wait"), "llm.json");
+      writeFileSync(cfg, JSON.stringify({ timeoutMs: 2000, maxAttempts: 1, unreachableAfter: 1, waitNoticeMs: 200 }));
+      const args = (out: string) => ["ask", dir, "--tick", "5", "--agent", "Liu Yang", "Is Wang Jun in a good mood?", "--out", join(tempDir("ask-wait"), out), "--llm", `http://${host}/v1`, "--llm-config", cfg];
+      const [loud, quiet] = await Promise.all([startCli(args("loud")).done, startCli([...args("quiet"), "--quiet"]).done]);
+      expect(loud.code, loud.err).toBe(5);
+      expect(loud.err).toMatch(new RegExp(`^ask: waiting for gpt-4o-mini at ${host.replace(/\./g, "\\.")}: 1 call in flight, for \\d+ m?s, no answer from it yet \\(each call times out after 2 s; the endpoint is given up after 1 call in a row without an answer; set timeoutMs / maxAttempts in --llm-config to wait less\\)$`, "m"));
+      expect(quiet.code, quiet.err).toBe(5);
+      expect(quiet.err).not.toContain("waiting for");
+      // What to fix is said either way.
+      expect(quiet.err).toContain(`unreachable: no answer from ${host}`);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise<void>((resolve) => hung.close(() => resolve()));
+    }
   }, 60_000);
 });

@@ -16,9 +16,11 @@ import { llmRequest } from "../events/llm.ts";
 import { Effect } from "effect";
 import { replayEpisode } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
-import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig } from "../services/llmGateway.ts";
+import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig, type LlmWaiting } from "../services/llmGateway.ts";
+import { waitingLine } from "../services/cli/llm.ts";
 import { runPrivacyEval } from "../services/eval.ts";
 import { spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { logRecords, tempDir } from "./helpers.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
 import { natsForSuite } from "./natsServer.ts";
@@ -354,6 +356,64 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
 
   const ask = (i: number, model = "fake-answer") => llmRequest("answer", model, [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 10, output: "answer", temperature: 0 }, String(i));
   const ANSWER = JSON.stringify({ answer: "fine" });
+
+  /** The gateway's waiting notices, and a promise for the n-th. */
+  const noticesOf = () => {
+    const notices: LlmWaiting[] = [];
+    const waiters: Array<{ n: number; resolve: () => void }> = [];
+    const onWaiting = (w: LlmWaiting) => {
+      notices.push(w);
+      for (const x of waiters) if (notices.length >= x.n) x.resolve();
+    };
+    const atLeast = (n: number) => (notices.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })));
+    return { notices, onWaiting, atLeast };
+  };
+
+  it("calls that wait with no answer: after `waitNoticeMs` the gateway says what for (model, endpoint, calls in flight), then no oftener than every 3 × waitNoticeMs, and not after the calls end", async () => {
+    const hanging = await fakeServer(() => ({ content: "{}", delayMs: 60_000 }));
+    try {
+      const { notices, onWaiting, atLeast } = noticesOf();
+      const gateway = makeLlmGateway(config(hanging.url, { answer: "fake-answer" }, { maxAttempts: 1, timeoutMs: 30_000, concurrency: 2, waitNoticeMs: 100 }), { onWaiting });
+      // Two calls at once on one model, a third queued behind the concurrency cap.
+      const calls = Promise.all([gateway.complete(ask(1), "agent/x"), gateway.complete(ask(2), "agent/x"), gateway.complete(ask(3), "agent/y")]);
+      await atLeast(3);
+      const host = new URL(hanging.url).host;
+      expect(notices[0]).toMatchObject({ models: ["fake-answer"], server: host, inFlight: 2, queued: 1, answeredBefore: false, timeoutMs: 30_000, maxAttempts: 1, callLimitMs: 30_000, unreachableAfter: 3, unansweredInARow: 0 });
+      // Not before the interval, and repeated no faster than three times it (the same oldest call: its wait is the clock).
+      expect(notices[0]!.oldestMs).toBeGreaterThanOrEqual(100);
+      for (let i = 1; i < notices.length; i++) expect(notices[i]!.oldestMs - notices[i - 1]!.oldestMs).toBeGreaterThanOrEqual(300 - 1e-6);
+      expect(waitingLine("ask", notices[0]!)).toMatch(new RegExp(`^ask: waiting for fake-answer at ${host}: 2 calls in flight, the oldest for \\d+ m?s \\(1 more queued\\), no answer from it yet \\(each call times out after 30 s; the endpoint is given up after 3 calls in a row without an answer; set timeoutMs / maxAttempts in --llm-config to wait less\\)$`));
+      // The server goes away: every call ends (failed), and nothing more is said.
+      await hanging.close();
+      expect((await calls).every((a) => a.type === "llm.failed")).toBe(true);
+      const said = notices.length;
+      await sleep(400);
+      expect(notices.length).toBe(said);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it("a call that waits after earlier ones timed out: the notice says how many in a row had no answer, and how long a call can take", () => {
+    const line = waitingLine("run", { models: ["m1", "m2"], server: "127.0.0.1:8000", inFlight: 1, queued: 0, oldestMs: 10_400, answeredBefore: true, timeoutMs: 60_000, maxAttempts: 3, callLimitMs: 181_500, unreachableAfter: 3, unansweredInARow: 2 });
+    expect(line).toBe("run: waiting for m1, m2 at 127.0.0.1:8000: 1 call in flight, for 10 s (each attempt times out after 60 s, up to 3 attempts: ~3 min 2 s a call; the endpoint is given up after 3 calls in a row without an answer, 2 so far; set timeoutMs / maxAttempts in --llm-config to wait less)");
+  });
+
+  it("calls answered promptly: no waiting notice, however long the calls go on", async () => {
+    const server = await fakeServer(() => ({ content: ANSWER, delayMs: 20 }));
+    try {
+      const { notices, onWaiting } = noticesOf();
+      const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }, { concurrency: 2, waitNoticeMs: 1000 }), { onWaiting });
+      // Calls in flight for well over the interval in all, each answered within a fraction of it.
+      const started = performance.now();
+      let i = 0;
+      while (performance.now() - started < 1500) await Promise.all([gateway.complete(ask(i++), "agent/x"), gateway.complete(ask(i++), "agent/x")]);
+      expect(gateway.accounting().total.failed).toBe(0);
+      expect(notices).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
 
   it("a refused key (401, 403) is asked once, however many calls are in flight: the rest fail at once as `auth`, naming the refusal; problems() says so", async () => {
     for (const status of [401, 403]) {

@@ -4,7 +4,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { askEpisode, type AskResult } from "../ask.ts";
 import { SCENE_CONDITIONS } from "../../actors/aura/world.ts";
-import { addLlmOptions, endpointExit, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
+import { addLlmOptions, endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "./llm.ts";
 import { compactJson, shownPath } from "../views/text.ts";
 
 interface AskFlags extends LlmCliFlags {
@@ -73,11 +73,13 @@ export function registerAsk(program: Command, exit: (code: number) => void): voi
     .option("--out <dir>", "where the fork's episode goes (default runs/ask/<episode>-t<tick>-<agent>-<condition>)")
     .option("--json", "print the result as JSON");
   addLlmOptions(program.commands.at(-1)!)
-    .option("-q, --quiet", "no note on stderr about the backends")
+    .option("-q, --quiet", "no note on stderr about the backends, nor about model calls waiting for an answer")
     .action(async (episode: string, question: string, flags: AskFlags) => {
       const llm = resolveLlmFlags(flags, "ask");
+      const onLlmWaiting = waitingNotice("ask", flags);
       const result = await askEpisode({
         ...(llm === null ? {} : { llm }),
+        ...(onLlmWaiting === undefined ? {} : { onLlmWaiting }),
         episode, question, tick: flags.tick, agent: flags.agent,
         ...(flags.condition === undefined ? {} : { condition: flags.condition }),
         ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),

@@ -12,9 +12,9 @@ import { UsageError } from "../replay.ts";
 import { DEFAULT_SEEDS, runImplicitEval, runPrivacyEval, type Aggregate, type ImplicitEvalResult, type PrivacyAggregate } from "../eval.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/world.ts";
 import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
-import type { LlmConfig } from "../llmGateway.ts";
+import type { LlmConfig, LlmWaiting } from "../llmGateway.ts";
 import type { EvalLlmSummary } from "../eval.ts";
-import { addLlmOptions, endpointExit, resolveLlmFlags, type LlmCliFlags } from "./llm.ts";
+import { addLlmOptions, endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "./llm.ts";
 import { checkTownWarmupFits } from "./limits.ts";
 import { checkOutDir } from "./outputs.ts";
 import { loadFactualBenchmark } from "../benchmarks/factual.ts";
@@ -26,11 +26,15 @@ const parseJudge = (value: string): JudgeMode => {
 };
 const JUDGE_HELP = "rule (default: offline, on the structured facts), llm (the paper's LLM judge through the gateway, role judge; its calls are recorded in each cell's judge.jsonl and served from there on reruns) or both";
 
-/** The LLM config of an eval, with a one-line note on stderr (naming the judge's model when an LLM judges). */
-function llmOption(flags: LlmCliFlags & { judge?: JudgeMode }): { llm?: LlmConfig } {
+/**
+ * The LLM config of an eval, with a one-line note on stderr (naming the judge's model when an LLM
+ * judges), and the line said while its model calls wait with no answer (none with --quiet).
+ */
+function llmOption(flags: LlmCliFlags & { judge?: JudgeMode }): { llm?: LlmConfig; onLlmWaiting?: (waiting: LlmWaiting) => void } {
   const judged = flags.judge === "llm" || flags.judge === "both";
   const config = resolveLlmFlags(flags, "eval", judged ? ["intent", "planner", "answer", "judge"] : undefined);
-  return config === null ? {} : { llm: config };
+  const onLlmWaiting = waitingNotice("eval", flags);
+  return config === null ? {} : { llm: config, ...(onLlmWaiting === undefined ? {} : { onLlmWaiting }) };
 }
 
 /**

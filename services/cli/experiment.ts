@@ -8,7 +8,7 @@ import { shownPath } from "../views/text.ts";
 import { factualTownTicks, keptNotice } from "./eval.ts";
 import { checkTownWarmupFits } from "./limits.ts";
 import { checkOutDir } from "./outputs.ts";
-import { endpointExit } from "./llm.ts";
+import { endpointExit, waitingNotice } from "./llm.ts";
 
 interface ExperimentFlags {
   reportOnly?: boolean;
@@ -36,9 +36,11 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
       bar.update(done, { label });
     } else if (done > 0) process.stderr.write(`experiment ${spec.name}: [${done}/${total}] ${label}\n`);
   };
+  // The spec's llm section holds the timeouts (an experiment takes no --llm-config).
+  const onLlmWaiting = waitingNotice("experiment", flags, `the llm section of ${spec.file}`);
   let result;
   try {
-    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress, warn: (m: string) => void process.stderr.write(`experiment: warning: ${m}\n`) });
+    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress, warn: (m: string) => void process.stderr.write(`experiment: warning: ${m}\n`), ...(onLlmWaiting === undefined ? {} : { onLlmWaiting }) });
   } finally {
     (bar as cliProgress.SingleBar | null)?.stop();
   }

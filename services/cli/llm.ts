@@ -5,7 +5,7 @@ import { Option, type Command } from "commander";
 import { readLog } from "../../infra/fileEventStore.ts";
 import type { LlmRole } from "../../events/llm.ts";
 import type { LogRecord } from "../../events/record.ts";
-import { apiKeyVariable, cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, settingsWithoutKey, type EndpointProblem, type LlmConfig, type LlmGatewayImpl } from "../llmGateway.ts";
+import { apiKeyVariable, cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, settingsWithoutKey, type EndpointProblem, type LlmConfig, type LlmGatewayImpl, type LlmWaiting } from "../llmGateway.ts";
 import type { LlmResponder } from "../sequencer.ts";
 import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
 
@@ -23,7 +23,38 @@ export const addLlmOptions = (command: Command, options: { readonly fork?: boole
   return command
     .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}; exit ${EXIT_ENDPOINT} when it refused the key, model or URL, could not be reached, or answered every call to a model with an error (the calls fell back; the log is complete and valid)`)
     .addOption(fork ? model.hideHelp() : model)
-    .option("--llm-config <file.json>", `LLM settings: {baseURL, ${fork ? "" : "model, models: {intent, planner, answer, judge, belief}, "}timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, prices, reuse, captureContent}`);
+    .option("--llm-config <file.json>", `LLM settings: {baseURL, ${fork ? "" : "model, models: {intent, planner, answer, judge, belief}, "}timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, waitNoticeMs, prices, reuse, captureContent}; waitNoticeMs (default 10000, 0: never): after this long with no answer, say on stderr what the model calls wait for, then every three times as long`);
+};
+
+/** 850 ms, 12 s, 3 min 2 s. */
+const duration = (ms: number): string => {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 === 0 ? "" : ` ${s % 60} s`}`;
+};
+
+/**
+ * The line said while model calls wait with no answer: what for, how long so far, and how long it
+ * can take (a hung endpoint waits out every attempt's timeout, up to maxAttempts a call, until it is
+ * given up). `settingsFrom` is where timeoutMs and maxAttempts are set.
+ */
+export function waitingLine(prefix: string, w: LlmWaiting, settingsFrom = "--llm-config"): string {
+  const calls = w.inFlight === 1 ? `1 call in flight, for ${duration(w.oldestMs)}` : `${w.inFlight} calls in flight, the oldest for ${duration(w.oldestMs)}`;
+  const queued = w.queued > 0 ? ` (${w.queued} more queued)` : "";
+  const never = w.answeredBefore ? "" : ", no answer from it yet";
+  const limit = w.maxAttempts === 1 ? `each call times out after ${duration(w.timeoutMs)}` : `each attempt times out after ${duration(w.timeoutMs)}, up to ${w.maxAttempts} attempts: ~${duration(w.callLimitMs)} a call`;
+  const givenUp = w.unreachableAfter > 0 ? `; the endpoint is given up after ${w.unreachableAfter} call${w.unreachableAfter === 1 ? "" : "s"} in a row without an answer${w.unansweredInARow > 0 ? `, ${w.unansweredInARow} so far` : ""}` : "";
+  return `${prefix}: waiting for ${w.models.join(", ")} at ${w.server}: ${calls}${queued}${never} (${limit}${givenUp}; set timeoutMs / maxAttempts in ${settingsFrom} to wait less)`;
+}
+
+/** The gateway's `onWaiting` of a command: the waiting line on stderr; none with --quiet. */
+export const waitingNotice = (prefix: string, flags: { readonly quiet?: boolean }, settingsFrom?: string): ((w: LlmWaiting) => void) | undefined =>
+  flags.quiet === true ? undefined : (w) => void process.stderr.write(`${waitingLine(prefix, w, settingsFrom)}\n`);
+
+/** makeLlmGateway's options with the command's waiting notice (none with --quiet). */
+const noticed = (prefix: string, flags: LlmCliFlags): { onWaiting?: (w: LlmWaiting) => void } => {
+  const onWaiting = waitingNotice(prefix, flags);
+  return onWaiting === undefined ? {} : { onWaiting };
 };
 
 /** Resolves the flags (and environment) and says in one line on stderr which backends run (`roles`: the roles the note names). */
@@ -127,7 +158,7 @@ export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string)
   const resolved = resolveLlmFlags(flags, prefix, ["belief"]);
   const model = resolved?.models.belief ?? null;
   if (resolved === null || model === null) return null;
-  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved), model, settings: settingsWithoutKey(resolved), baseURL: resolved.baseURL };
+  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved, noticed(prefix, flags)), model, settings: settingsWithoutKey(resolved), baseURL: resolved.baseURL };
 }
 
 /**
@@ -148,7 +179,7 @@ export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): {
   }
   const resolved = resolveLlmFlags(flags, "run");
   if (resolved === null) return { config };
-  const gateway = makeLlmGateway(resolved);
+  const gateway = makeLlmGateway(resolved, noticed("run", flags));
   return { config: { ...(config as object | undefined), llm: sceneModels(resolved) }, llm: gateway.responder, gateway };
 }
 
@@ -171,12 +202,12 @@ export function llmForFork(parent: string, flags: LlmCliFlags & { reuseLlm?: boo
   const resolved = llmAsked(flags) ? resolveLlmFlags(flags, "fork", []) : null;
   if (flags.reuseLlm !== true) {
     if (resolved === null) return {};
-    const gateway = makeLlmGateway(resolved);
+    const gateway = makeLlmGateway(resolved, noticed("fork", flags));
     return { llm: gateway.responder, gateway };
   }
   const cache = new LlmCache().addRecords(parentRecords ?? readLog(layoutOf(resolveEpisodeDir(parent)).log));
   if (flags.quiet !== true) process.stderr.write(`fork: ${cache.size} recorded LLM answer(s) of the parent can be served to identical requests\n`);
-  const gateway = resolved === null ? undefined : makeLlmGateway({ ...resolved, reuse: true }, { cache });
+  const gateway = resolved === null ? undefined : makeLlmGateway({ ...resolved, reuse: true }, { cache, ...noticed("fork", flags) });
   const inner = gateway === undefined ? cachedOnlyResponder(cache) : gateway.responder;
   // How many requests the recording actually answered: a child under another condition often asks
   // other questions, and "reusing 50 answers" then hid that none was.
