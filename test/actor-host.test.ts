@@ -118,8 +118,9 @@ describe("actor hosts and remote runs that fail", () => {
     expect(w.code).toBe(0);
     expect(w.err).toContain(`actor-host: episode ${episode} finished (6 of 6 ticks committed; its last tick was committed by a sequencer that never asked for these actors); stopping`);
 
-    // A finished episode has nothing to serve: said at once, without serving.
-    const late = await host().within(10_000);
+    // A finished episode has nothing to serve: said at once, without serving (its start is most of
+    // the wait, which a loaded machine makes longer).
+    const late = await host().within(30_000);
     expect(late.code).toBe(0);
     expect(late.err).toContain(`actor-host: episode ${episode} is already finished (6 of 6 ticks committed); nothing to serve`);
     expect(late.err).not.toMatch(/serving/);
@@ -159,8 +160,8 @@ describe("actor hosts and remote runs that fail", () => {
     await b.done;
     const failed = await sequencer.within(60_000);
     expect(failed.code).toBe(2);
-    // Killed mid-request or between two: told within seconds, not at the 30 s request timeout.
-    expect(performance.now() - killedAt).toBeLessThan(10_000);
+    // Killed mid-request or between two: told within seconds (the sequencer's exit included), not at the 30 s request timeout.
+    expect(performance.now() - killedAt).toBeLessThan(20_000);
     expect(failed.err).toMatch(new RegExp(`error: episode ${episode}: the actor host serving (agent/liu-yang|agent/wang-jun|env/auratown) stopped answering \\(.*\\); the log so far is kept: start an actor host for \\1 again and continue the episode with \`run --resume\``));
 
     await resumeWith(run("--resume"), [a, host(AGENTS_B)]);

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { firstSegment, logRecords, tempDir, runCli, startCli, withoutMetaLine } from "./helpers.ts";
+import { firstSegment, logRecords, tempDir, runCli, startCli, until, withoutMetaLine } from "./helpers.ts";
 import { checkTownRunDisk, checkTownRunFits, townRunDisk, townRunHeap } from "../services/cli/limits.ts";
 import { resolveNewEpisodeConfig } from "../actors/actor.ts";
 import { worlds } from "../actors/worlds.ts";
@@ -279,7 +279,7 @@ describe("probetown CLI", () => {
     }
     expect(readdirSync(here)).toEqual([]);
     expect(existsSync(join(dir, "snapshots", "f"))).toBe(false);
-  });
+  }, 120_000); // some 60 commands one after another: 20 s in a CI run, more on a loaded machine
 
   it("rejects a malformed config file naming the file and field", () => {
     const bad = join(work, "bad.json");
@@ -443,8 +443,9 @@ describe("a run killed mid-episode", () => {
     const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), "run", "auratown", "--seed", "3", "--agents", "60", "--days", "30", "--log", dir, "--quiet", "--trace", "none"], { stdio: "ignore" });
     const { existsSync, statSync } = await import("node:fs");
     const segment = join(dir, "log", "000000000000.jsonl");
-    // Wait until a good part of the log exists, then kill without warning.
-    for (let i = 0; i < 400 && !(existsSync(segment) && statSync(segment).size > 400_000); i++) await new Promise((r) => setTimeout(r, 25));
+    // Wait until a good part of the log exists, then kill without warning (after 10 s it was killed
+    // anyway, with no log at all on a loaded machine).
+    await until(() => (existsSync(segment) && statSync(segment).size > 400_000) || child.exitCode !== null, "400 KB of log", 50_000);
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
     // Simulate the worst case too: a record cut in half by the crash.
@@ -544,7 +545,7 @@ describe("run --resume after kill -9", () => {
     const { existsSync, statSync } = await import("node:fs");
     const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), ...args, "--log", dir], { stdio: "ignore" });
     const segment = join(dir, "log", "000000000000.jsonl");
-    for (let i = 0; i < 400 && !(existsSync(segment) && statSync(segment).size > 300_000); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => (existsSync(segment) && statSync(segment).size > 300_000) || child.exitCode !== null, "300 KB of log", 50_000);
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
     const partial = logRecords(dir).length;
@@ -574,7 +575,7 @@ describe("run and fork stopped by Ctrl-C", () => {
       child.stderr.on("data", (d: Buffer) => (err += d.toString()));
       // A fork's first segment is named by its parent's seq at the fork point.
       const written = () => existsSync(join(dir, "log")) && readdirSync(join(dir, "log")).some((f) => f.endsWith(".jsonl") && readFileSync(join(dir, "log", f)).length > 200_000);
-      for (let i = 0; i < 400 && !written(); i++) await new Promise((r) => setTimeout(r, 10));
+      await until(() => written() || child.exitCode !== null, "200 KB of log", 25_000);
       child.kill(signal);
       return { code: await exited, err };
     };
@@ -776,7 +777,7 @@ describe("probetown sweep, embedded", () => {
     const exited = new Promise((r) => child.on("exit", r));
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    for (let i = 0; i < 800 && !(existsSync(join(cwd, "sw")) && readdirSync(join(cwd, "sw")).length >= 3); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => (existsSync(join(cwd, "sw")) && readdirSync(join(cwd, "sw")).length >= 3) || child.exitCode !== null, "3 episodes under way", 50_000);
     child.kill("SIGINT");
     expect(await exited, err).toBe(130);
     expect(err).toMatch(/sweep: stopped by SIGINT after \d+ of 12 episodes finished; the same sweep command \(--log sw\) runs the rest, continuing the one cut short from its last committed tick\n$/);

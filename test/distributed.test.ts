@@ -198,7 +198,7 @@ describe("distributed runs over NATS", () => {
     const seen: [number, number][] = [];
     expect((await verifyFromNats(episode, suite.nats.url, intact, { onProgress: (done, total) => void seen.push([done, total]) })).exitCode).toBe(0);
     expect(seen).toEqual([[1, 3], [2, 3], [3, 3]]);
-  }, 60_000);
+  }, 120_000);
 
   it("a server that stops answering mid-command (a request times out, a log read stalls) is named with its URL, exit 2, not an internal error", async () => {
     const silent = withNats(suite.nats.url, "verify", async (nc) => {
@@ -250,7 +250,7 @@ describe("distributed runs over NATS", () => {
     const ns = suite.nats.namespace("follow");
     const episode = "auratown-s8-baseline";
     const follower = start(["follow", episode, "--nats", suite.nats.url, "--namespace", ns, "--json"]);
-    await new Promise((r) => setTimeout(r, 1500));
+    await said(follower, /waiting for records/);
     const run = await start(["run", "auratown", "--seed", "8", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--fsync", "commit", "-q"]).done;
     expect(run.code).toBe(0);
     const followed = await follower.done;
@@ -270,7 +270,8 @@ describe("distributed runs over NATS", () => {
     const ns = suite.nats.namespace("second");
     // The first sequencer holds the episode while it waits for actor hosts that never come.
     const first = start(["run", "auratown", "--seed", "5", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all"]);
-    await new Promise((r) => setTimeout(r, 2500));
+    // Its header is logged once it holds the writer lock (2.5 s of sleep did not always see it there on a loaded machine).
+    await waitForPartialLog(ns, "auratown-s5-baseline", 0);
     const second = await start(["run", "auratown", "--seed", "5", "--nats", suite.nats.url, "--namespace", ns]).done;
     const wrongActor = await start(["actor-host", "auratown-s5-baseline", "--nats", suite.nats.url, "--namespace", ns, "--actors", "agent/nobody"]).done;
     first.child.kill("SIGTERM");

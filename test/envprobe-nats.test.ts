@@ -162,7 +162,8 @@ describe("sweep envprobe over NATS", () => {
     const doomed = worker("doomed");
     // Killed once its first job has finished an episode (100 take far longer than this poll).
     const deadline = Date.now() + 60_000;
-    const finishedOne = () => ["no-probe", "envprobe-simple"].some((p) => existsSync(join(log, "tooldag-medium", p, "s0", "log")));
+    // Its segment, not log/: the folder is made just before the finished log is renamed into it.
+    const finishedOne = () => ["no-probe", "envprobe-simple"].some((p) => existsSync(join(log, "tooldag-medium", p, "s0", "log", "000000000000.jsonl")));
     while (!finishedOne()) {
       if (Date.now() > deadline) throw new Error("the first worker never started a job");
       await new Promise((r) => setTimeout(r, 5));

@@ -46,3 +46,15 @@ export function startCli(args: string[], env: Readonly<Record<string, string>> =
   const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("exit", (code) => resolve({ code, out, err })));
   return { child, done };
 }
+
+/**
+ * Resolves once `check` holds, looking every 20 ms; fails naming `what` after `ms`. For what a test
+ * waits to see happen (a fixed sleep guessed how long it takes, which a loaded machine overran).
+ */
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

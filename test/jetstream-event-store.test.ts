@@ -26,7 +26,7 @@ import { connectNats, kvKey, natsName, NatsUnavailable, subjects } from "../infr
 import { catalogueProblem, payloadProblem } from "../events/catalogue.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { eventStoresContract } from "./contracts/eventStores.ts";
-import { logRecords, tempDir } from "./helpers.ts";
+import { logRecords, tempDir, until } from "./helpers.ts";
 import { startTestNats } from "./natsServer.ts";
 
 const server = await startTestNats();
@@ -148,7 +148,8 @@ describe("JetStream event store", () => {
   it("resume waits for a live writer's renewed lock and then rejects; a dead writer's lock expires", async () => {
     const ns = server.namespace("lock-ttl");
     const episode = freshEpisode();
-    const lockTtlMs = 1000;
+    // Renewed every 333 ms whatever the ttl: 2 s, not 1 s, lets a loaded machine miss a few renewals.
+    const lockTtlMs = 2000;
     const live = await createJetStreamEventStore(nc, ns, episode, { episode, lockTtlMs });
     await live.append(phases(2), { expectedSeq: -1 });
     await live.commit();
@@ -197,7 +198,8 @@ describe("JetStream event store", () => {
     const rejected = await rejection(resumeJetStreamEventStore(other, ns, episode, { episode, lockTtlMs: 10_000, onLockWait: (n) => notices.push(n) }));
     expect(rejected).toBeInstanceOf(WriterLocked);
     expect(notices[0]!.waitMs).toBeLessThanOrEqual(MIN_LOCK_TTL_MS + 2000);
-    expect(Date.now() - started).toBeLessThan(6000);
+    // About 3 s; by the old ttl it was 12 s.
+    expect(Date.now() - started).toBeLessThan(9000);
     await live.append(phases(1, 2), { expectedSeq: 1 });
     await live.commit();
     await live.close();
@@ -239,11 +241,13 @@ describe("JetStream event store", () => {
   it("a lost writer lock fences later appends", async () => {
     const ns = server.namespace("lock-lost");
     const episode = freshEpisode();
-    const lockTtlMs = 1500;
+    // The thief's entry lives as long as the ttl: a renewal any time before then finds it.
+    const lockTtlMs = 10_000;
     const store = await createJetStreamEventStore(nc, ns, episode, { episode, lockTtlMs });
     const kv = await new Kvm(nc).open(natsName("pt_locks", ns));
     await kv.put(kvKey(episode), JSON.stringify({ owner: "thief:1", since: "2020-01-01T00:00:00.000Z" }));
-    await new Promise((r) => setTimeout(r, 700)); // one renewal (every ttl/3) finds the other revision
+    // Renewals run every 333 ms, and none writes once one found the other revision: time is all there is to wait for.
+    await new Promise((r) => setTimeout(r, 1500));
     const error = await rejection(store.append(phases(1), { expectedSeq: -1 }));
     expect(error).toBeInstanceOf(SequenceConflict);
     expect(error.message).toContain("taken over by thief:1");
@@ -261,13 +265,13 @@ describe("JetStream event store", () => {
     const kv = await new Kvm(nc).open(natsName("pt_locks", ns));
     const mine = (await kv.get(kvKey(episode)))!.string();
     // The same value under a newer revision: what a renewal applied by the server, whose reply was
-    // lost in the restart, leaves behind.
-    await kv.put(kvKey(episode), mine);
-    await new Promise((r) => setTimeout(r, 700));
+    // lost in the restart, leaves behind. The writer adopts it: its next renewal lands on it.
+    const put = await kv.put(kvKey(episode), mine);
+    await until(async () => ((await kv.get(kvKey(episode)))?.revision ?? 0) > put, "a renewal after the put");
     await store.append(phases(1, 1), { expectedSeq: 0 });
-    // The entry gone (it expired while the server was away) and nobody else took it.
+    // The entry gone (it expired while the server was away) and nobody else took it: the writer takes it again.
     await kv.delete(kvKey(episode));
-    await new Promise((r) => setTimeout(r, 700));
+    await until(async () => (await kv.get(kvKey(episode)))?.string() === mine, "the lock taken again");
     await store.append(phases(1, 2), { expectedSeq: 1 });
     await store.commit();
     expect((await kv.get(kvKey(episode)))?.string()).toBe(mine);
@@ -384,10 +388,10 @@ describe("JetStream event store", () => {
         if (record.seq === 5) break;
       }
     })();
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => seen.length === 1, "the record before the follow");
     await store.append(phases(2, 2), { expectedSeq: 1 });
     await store.commit();
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => seen.length === 3, "the first records appended after it started");
     await store.append(phases(2, 4), { expectedSeq: 3 });
     await store.commit();
     await following;
@@ -399,7 +403,8 @@ describe("JetStream event store", () => {
     const aborted = (async () => {
       for await (const record of followJetStreamLog(nc, ns, episode, 0, { signal: controller.signal })) stopped.push(record.seq);
     })();
-    await new Promise((r) => setTimeout(r, 300));
+    // Aborted once it has every record (300 ms were not always enough on a loaded machine): the follow then ends.
+    await until(() => stopped.length === 6, "the follow to yield every record");
     controller.abort();
     await aborted;
     expect(stopped).toEqual([0, 1, 2, 3, 4, 5]);

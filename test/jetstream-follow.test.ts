@@ -5,12 +5,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { Effect } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { Draft, LogRecord } from "../events/record.ts";
 import { EventStores } from "../infra/layers.ts";
 import { createJetStreamEventStore, followJetStreamLog } from "../infra/jetStreamEventStore.ts";
-import { connectNats } from "../infra/nats.ts";
+import { connectNats, natsName } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
-import { startCli, withoutMetaLine } from "./helpers.ts";
+import { startCli, until, withoutMetaLine } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
 const servers: TestNats[] = [];
@@ -31,12 +32,15 @@ async function privateNats(): Promise<{ server: TestNats; nc: NatsConnection }> 
 
 const phase = (tick: number): Draft => ({ type: "tick.phase", from: "episode", to: "env/x", payload: { phase: `p${tick}` }, tick, cause: null });
 
-/** Follows until seq `last` (or until `ms` pass: then it aborts and returns what it saw). */
-function followUntil(nc: NatsConnection, ns: string, episode: string, last: number, ms: number): Promise<number[]> {
+/**
+ * Follows until seq `last` (or until `ms` pass: then it aborts and returns what it saw); `seen`
+ * grows as it goes.
+ */
+function followUntil(nc: NatsConnection, ns: string, episode: string, last: number, ms: number): { readonly seen: readonly number[]; readonly done: Promise<number[]> } {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), ms);
-  return (async () => {
-    const seen: number[] = [];
+  const seen: number[] = [];
+  const done = (async () => {
     try {
       for await (const record of followJetStreamLog(nc, ns, episode, 0, { signal: controller.signal })) {
         seen.push(record.seq);
@@ -47,7 +51,18 @@ function followUntil(nc: NatsConnection, ns: string, episode: string, last: numb
     }
     return seen;
   })();
+  return { seen, done };
 }
+
+/** Whether a follower's consumer is on the server: it reads the namespace's log stream (which it creates). */
+const following = async (nc: NatsConnection, ns: string): Promise<boolean> => {
+  const jsm = await jetstreamManager(nc);
+  try {
+    return (await jsm.streams.info(natsName("PT_LOG", ns))).state.consumer_count > 0;
+  } catch {
+    return false; // no stream yet
+  }
+};
 
 const upTo = (n: number) => Array.from({ length: n + 1 }, (_, i) => i);
 
@@ -55,8 +70,9 @@ describe("follow across a NATS server restart", () => {
   it("started before the episode, with the server killed before its first record: yields every record once, in order", async () => {
     const { server, nc } = await privateNats();
     const ns = server.namespace("before");
-    const following = followUntil(nc, ns, "ep", 39, 30_000);
-    await new Promise((r) => setTimeout(r, 500));
+    const follower = followUntil(nc, ns, "ep", 39, 30_000);
+    // Killed once the follower has its consumer (half a second was not always enough on a loaded machine).
+    await until(() => following(nc, ns), "the follower's consumer");
     await server.restart({ hard: true, downMs: 1000 });
     // The writer comes later, as a run started after the restart does, on its own connection.
     const writer = await connectNats(server.url, { name: "jetstream-follow-test-writer" });
@@ -68,7 +84,7 @@ describe("follow across a NATS server restart", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     await store.close();
-    expect(await following).toEqual(upTo(39));
+    expect(await follower.done).toEqual(upTo(39));
   }, 60_000);
 
   it("mid-episode, with commits before and after the restart: goes on after the last record it yielded", async () => {
@@ -84,13 +100,14 @@ describe("follow across a NATS server restart", () => {
       }
     };
     await commitTicks(0, 10);
-    const following = followUntil(nc, ns, "ep", 79, 30_000);
+    const follower = followUntil(nc, ns, "ep", 79, 30_000);
     await commitTicks(10, 20);
-    await new Promise((r) => setTimeout(r, 200));
+    // Restarted once the follower has yielded every record committed before (not after a guessed 200 ms).
+    await until(() => follower.seen.length === 40, "the follower to reach seq 39");
     await server.restart({ hard: true, downMs: 1000 });
     await commitTicks(20, 40);
     await store.close();
-    expect(await following).toEqual(upTo(79));
+    expect(await follower.done).toEqual(upTo(79));
   }, 60_000);
 
   it("probetown follow, started before a run, prints the whole episode and ends after its last tick when the server restarted in between", async () => {
@@ -98,7 +115,8 @@ describe("follow across a NATS server restart", () => {
     const ns = server.namespace("cli");
     const episode = "auratown-s23-baseline";
     const follower = startCli(["follow", episode, "--nats", server.url, "--namespace", ns, "--json"]);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Restarted once it follows (1.5 s did not always cover the CLI's start on a loaded machine).
+    await until(() => following(nc, ns), "follow's consumer");
     await server.restart({ hard: true, downMs: 1000 });
     const run = await startCli(["run", "auratown", "--seed", "23", "--ticks", "6", "--nats", server.url, "--namespace", ns, "--fsync", "commit", "-q"]).done;
     expect(run.code).toBe(0);
@@ -128,9 +146,10 @@ describe("probetown follow of an episode whose writer stopped", () => {
     follower.child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     const stopped = /follow: episode ep has had no new record for \d+ s and nobody holds its writer lock: its writer stopped before its first tick was committed \(`probetown run … --resume`, or its sweep's redelivered job, continues it\); still waiting/;
     try {
-      // Quiet, but its writer is alive and holds the lock: nothing said (before, nothing was said either way).
+      // Quiet, but its writer is alive and holds the lock: nothing said (before, nothing was said either way);
+      // 8 s from its start, past the 5 s after which it would say so.
+      await until(() => err.includes("waiting for records"), "follow to start");
       await new Promise((r) => setTimeout(r, 8000));
-      expect(err).toContain("waiting for records");
       expect(err).not.toMatch(stopped);
       await store.close(); // the lock is released: nobody writes the episode any more
       const deadline = Date.now() + 15_000;

@@ -160,10 +160,16 @@ describe("NatsTransport specifics", () => {
   it("close() leaves the connection open, finishes the request in hand, and stops serving", async () => {
     const { a, b, ncA, settle, close } = await natsPair();
     try {
-      a.serve("pt.specific.close", () => new Promise((r) => setTimeout(() => r("done"), 50)));
+      let inHand!: () => void;
+      const taken = new Promise<void>((r) => (inHand = r));
+      a.serve("pt.specific.close", () => {
+        inHand();
+        return new Promise((r) => setTimeout(() => r("done"), 50));
+      });
       await settle();
       const pending = b.request("pt.specific.close", {});
-      await new Promise((r) => setTimeout(r, 10));
+      // Closed once the handler has the request (10 ms did not always get it there on a loaded machine).
+      await taken;
       await a.close();
       expect(await pending).toBe("done");
       expect(ncA.isClosed()).toBe(false);
