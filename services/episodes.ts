@@ -52,6 +52,20 @@ export interface CommonOptions {
   readonly stop?: AbortSignal;
 }
 
+/**
+ * What a resume that cut a damaged tail off the log says, whichever command resumed it (`run
+ * --resume`, a sweep's or a worker's episode, an experiment's cell): what was cut, and where its
+ * bytes were kept (a file beside the log, or JetStream's cut subject).
+ */
+export function tailCutNote(torn: TornTail, keptAt: string, keptIn: "file" | "subject"): string {
+  return `${torn.message}\ncut back to the last good record; the cut bytes are kept in ${keptIn === "file" ? shownPath(keptAt) : `the subject ${keptAt}`}`;
+}
+
+/** Both of a resume's notes (a tail it cut, a snapshot it did not continue from) told to one `note`. */
+export function resumeNotes(note: (text: string) => void, keptIn: "file" | "subject"): Pick<CommonOptions, "onRecovered" | "onResumeNote"> {
+  return { onRecovered: (torn, keptAt) => note(tailCutNote(torn, keptAt, keptIn)), onResumeNote: note };
+}
+
 /** Where an episode's pieces live, as locations of the EventStores and SnapshotStores services. */
 export interface Where {
   readonly log: string;

@@ -6,6 +6,7 @@ import { worldNamed } from "../actors/worlds.ts";
 import { isSeed, SEED_RULE } from "../actors/rng.ts";
 import { JobRejected, type Job, type JobHandler } from "../infra/jobQueue.ts";
 import { isStorageError } from "../infra/eventStore.ts";
+import type { TornTail } from "../events/errors.ts";
 import type { EmbeddedServices } from "../infra/layers.ts";
 import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "./episodes.ts";
 import { isPathError, UsageError } from "./replay.ts";
@@ -110,6 +111,8 @@ function specOf(job: Job): EpisodeSpec {
 export interface JobNotes {
   /** Told, with the episode, when a resumed job does not continue from the latest snapshot (see CommonOptions.onResumeNote). */
   readonly onResumeNote?: (episode: string, note: string) => void;
+  /** Told, with the episode, when a resumed job had to cut a damaged tail off its log, and where the cut bytes were kept (see CommonOptions.onRecovered). */
+  readonly onRecovered?: (episode: string, torn: TornTail, keptAt: string) => void;
 }
 
 /**
@@ -132,6 +135,7 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
         fsync: options.fsync ?? "snapshot",
         ...(options.stop === undefined ? {} : { stop: options.stop }),
         ...(options.onResumeNote === undefined ? {} : { onResumeNote: (note: string) => options.onResumeNote!(job.id, note) }),
+        ...(options.onRecovered === undefined ? {} : { onRecovered: (torn: TornTail, keptAt: string) => options.onRecovered!(job.id, torn, keptAt) }),
       }).pipe(Effect.provide(layer)),
     );
     const outcome: EpisodeOutcome = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -805,6 +805,32 @@ describe("probetown sweep, embedded", () => {
     expect(resumed.code, resumed.err).toBe(0);
     expect(JSON.parse(resumed.out)).toMatchObject({ records: 0, resumedAfterTick: 3 });
     expect(JSON.parse(cli(["run", "auratown", "--seed", "3", "--ticks", "2", "--log", "fresh", "--json"], cwd).out)).not.toHaveProperty("resumedAfterTick");
+  });
+
+  it("sweep run again over an episode whose log was torn (a crash mid-write) says, as run --resume does, what its resume cut and where it kept the bytes (it cut them without a word)", () => {
+    const cwd = tempDir("sweep-torn");
+    const args = ["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "sw"];
+    expect(cli([...args, "-q"], cwd).code).toBe(0);
+    const victim = join(cwd, "sw", "auratown-s2-baseline");
+    const whole = readFileSync(firstSegment(victim));
+    const records = logRecords(victim);
+    // The last record loses its last 40 bytes, its newline among them (`truncate -s -40`).
+    const tear = () => truncateSync(firstSegment(victim), whole.length - 40);
+    const offset = whole.lastIndexOf("\n", whole.length - 2) + 1;
+    tear();
+    const again = cli(args, cwd);
+    expect(again.code, again.err).toBe(0);
+    expect(again.err).toContain(
+      `sweep: auratown-s2-baseline: sw/auratown-s2-baseline/log/000000000000.jsonl: line ${records.length}: torn final record (${whole.length - 40 - offset} bytes without a complete JSON line; last good record seq ${records.length - 2})\n` +
+        `cut back to the last good record; the cut bytes are kept in sw/auratown-s2-baseline/log/000000000000.jsonl.torn-${offset}\n`,
+    );
+    expect(again.err).not.toContain("auratown-s1-baseline");
+    expect(readFileSync(join(victim, "log", `000000000000.jsonl.torn-${offset}`))).toEqual(whole.subarray(offset, whole.length - 40));
+    // The resume wrote the cut record again: the log is the undisturbed one.
+    expect(logRecords(victim).map(withoutMetaLine)).toEqual(records.map(withoutMetaLine));
+    tear();
+    expect(cli([...args, "--quiet"], cwd).err).toBe("");
+    expect(existsSync(join(victim, "log", `000000000000.jsonl.torn-${offset}-2`))).toBe(true);
   });
 
   it("sweep run again over an episode whose log is damaged fails it at once and exits 3, as verify does (tried 5 times, exit 4: an internal error)", () => {

@@ -375,6 +375,22 @@ describe("distributed runs over NATS", () => {
     expect(w.err).toMatch(/: auratown-s8-baseline: the latest-snapshot pointer \(KV bucket .*\) is damaged: .*; continuing after tick 3 from snapshot [0-9a-f]{12}…\n/);
   }, 60_000);
 
+  it("a worker's job that resumes a log with a damaged JetStream tail says, as `run --resume` does, what it cut and where it kept it, naming the episode (it cut it without a word)", async () => {
+    const ns = suite.nats.namespace("worker-cut");
+    const nats = ["--nats", suite.nats.url, "--namespace", ns];
+    expect((await start(["run", "auratown", "--seed", "9", "--ticks", "4", ...nats, "-q"]).done).code).toBe(0);
+    const records = await readLogFromNats(ns, "auratown-s9-baseline");
+    await jetstream(suite.nc).publish(`pt.${ns}.log.auratown-s9-baseline`, '{"seq": 9');
+    const worker = start(workerArgs(ns));
+    const s = await start(["sweep", "auratown", "--seeds", "9", "--ticks", "4", ...nats, "--json"]).done;
+    expect(s.code, s.err).toBe(0);
+    expect((JSON.parse(s.out) as SweepReport).outcomes[0]).toMatchObject({ ok: true, records: 0 });
+    worker.child.kill("SIGTERM");
+    const w = await worker.done;
+    expect(w.err).toMatch(new RegExp(`: auratown-s9-baseline: jetstream:PT_LOG_${ns}/pt\\.${ns}\\.log\\.auratown-s9-baseline \\(stream seq \\d+\\): not valid JSON .*: line ${records.length + 1}: torn final record \\(9 bytes without a complete JSON line; last good record seq ${records.length - 1}\\)\ncut back to the last good record; the cut bytes are kept in the subject pt\\.${ns}\\.cut\\.auratown-s9-baseline\n`));
+    expect((await readLogFromNats(ns, "auratown-s9-baseline")).map(withoutMetaLine)).toEqual(records.map(withoutMetaLine));
+  }, 60_000);
+
   it("restarting the NATS server mid-sweep: every episode completes once, with logs identical to an undisturbed run", async () => {
     const ns = suite.nats.namespace("restart");
     const seeds = [11, 12, 13, 14];

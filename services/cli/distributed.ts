@@ -9,7 +9,7 @@ import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import { JobRejected, type JobOutcome, type JobQueue, type Submitted } from "../../infra/jobQueue.ts";
-import { isDamage } from "../../events/errors.ts";
+import { isDamage, type TornTail } from "../../events/errors.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
@@ -23,7 +23,7 @@ import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
-import { checkWritable, explicitLogDir, filesWhere } from "../episodes.ts";
+import { checkWritable, explicitLogDir, filesWhere, tailCutNote } from "../episodes.ts";
 import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { signalExitCode, signalsUntilRelease, stopAfterTickOnSignals } from "./signals.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
@@ -314,9 +314,11 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
   return withNats(flags.nats, { role: "worker", quiet: flags.quiet }, async (nc) => {
     const { queue, lockTtlMs } = await applyWorkerSettings(nc, flags);
-    // A redelivered job's resume that does not continue from the latest snapshot says why, as `run --resume` does.
+    // A redelivered job's resume that cuts a damaged tail, or does not continue from the latest
+    // snapshot, says so, as `run --resume` does.
     const onResumeNote = (episode: string, note: string) => say(flags.quiet, `${worker}: ${episode}: ${note}`);
-    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), { onResumeNote, ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }) });
+    const onRecovered = (episode: string, torn: TornTail, keptAt: string) => onResumeNote(episode, tailCutNote(torn, keptAt, "subject"));
+    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), { onResumeNote, onRecovered, ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }) });
     // What a stopped worker says it did (it stopped in silence): jobs finished, and the running ones.
     let finished = 0;
     const running = new Set<string>();
@@ -449,8 +451,10 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     // Ctrl-C stops the running episode after its tick in progress and says where the sweep stands,
     // as `run` does (it died without a word).
     const stop = stopAfterTickOnSignals("sweep");
-    // An unfinished episode's resume that does not continue from the latest snapshot says why, as `run --resume` does.
-    const run = episodeJobHandler(Embedded, where, { stop: stop.signal, onResumeNote: (episode, note) => say(flags.quiet, `sweep: ${episode}: ${note}`) });
+    // An unfinished episode's resume that cuts a torn tail, or does not continue from the latest
+    // snapshot, says so, as `run --resume` does.
+    const onResumeNote = (episode: string, note: string) => say(flags.quiet, `sweep: ${episode}: ${note}`);
+    const run = episodeJobHandler(Embedded, where, { stop: stop.signal, onResumeNote, onRecovered: (episode, torn, keptAt) => onResumeNote(episode, tailCutNote(torn, keptAt, "file")) });
     const handle = queue.work("embedded", (job, context) => {
       if (diskFailure !== null) return Promise.reject(new JobRejected("not run: the sweep stopped on a disk failure"));
       if (stop.signal.aborted) return Promise.reject(new JobRejected(`not run: the sweep was stopped by ${String(stop.signal.reason)}`));

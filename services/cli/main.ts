@@ -17,7 +17,7 @@ import { openFileEventStoreForAppend, peekLog, scanLog, type LogEnds } from "../
 import { EpisodeExists, isStorageError, WriterLocked, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
 import type { TownConfig } from "../../actors/auratown/config.ts";
-import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, Interrupted, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
+import { ActorHostLost, episodeIdOf, filesWhere, forkTicks, Interrupted, PROBETOWN_VERSION, forkEpisode, forkEpisodeEffect, resumeNotes, runEpisode, runEpisodeEffect, type CommonOptions, type EpisodeResult, type ForkOptions, type ForkResult, type RunOptions } from "../episodes.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, LocalWorkersGone, remotePlacement, withNats } from "../distributed.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
 import { Embedded } from "../../infra/layers.ts";
@@ -352,11 +352,10 @@ async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCl
   const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
   const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${condition} · episode ${episode}`;
-  // A resume that cuts a damaged tail says what it cut and where the bytes were kept.
-  const onRecovered = (torn: TornTail, keptAt: string): void => void process.stderr.write(`run --resume: ${torn.message}\ncut back to the last good record; the cut bytes are kept in ${flags.nats === undefined ? shownPath(keptAt) : `the subject ${keptAt}`}\n`);
-  // A resume that does not continue from the latest snapshot (one past a cut log's end) says which it used.
-  const onResumeNote = (note: string): void => void process.stderr.write(`run --resume: ${note}\n`);
-  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true, onRecovered, onResumeNote } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
+  // A resume that cuts a damaged tail says what it cut and where the bytes were kept; one that does
+  // not continue from the latest snapshot (one past a cut log's end) says which it used.
+  const notes = resumeNotes((note) => void process.stderr.write(`run --resume: ${note}\n`), flags.nats === undefined ? "file" : "subject");
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true, ...notes } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
   if (flags.nats === undefined) {
     if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
     if (flags.resume && !flags.quiet) {
