@@ -13,7 +13,7 @@ import { deriveStream, Draws } from "../actors/rng.ts";
 import { auraSceneWorld, FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
 import type { Scene } from "../actors/aura/scene.ts";
 import type { TelemetryConfig } from "../infra/telemetry.ts";
-import { episodeIdOf, runEpisode } from "./episodes.ts";
+import { episodeIdOf, resumeNotes, runEpisode } from "./episodes.ts";
 import { layoutOf, UsageError } from "./replay.ts";
 import { loadImplicitBenchmark, type ImplicitBenchmark, type ImplicitQuery } from "./benchmarks/implicit.ts";
 import { RESULT_ROW_VERSION, resultLine, writeResults } from "./results.ts";
@@ -54,6 +54,8 @@ export interface ImplicitEvalOptions {
   readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
   /** rule (default), llm (the §7.3 LLM judge through the gateway, recorded in judge.jsonl beside each log) or both. */
   readonly judge?: JudgeMode;
+  /** Told what an interrupted cell's resume says, as `run --resume` does: a torn tail it cut (and where the bytes were kept), a snapshot not used. */
+  readonly onResumeNote?: (note: string) => void;
 }
 
 /** What an eval run asked of the LLM gateway (never the key). */
@@ -253,7 +255,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
       for (const seed of o.seeds) {
         const config = llm?.models == null ? sceneConfig(bench, scene, queries, seed, maxSteps, policy) : { ...sceneConfig(bench, scene, queries, seed, maxSteps, policy), llm: llm.models };
         const dir = join(root, `${slug(sceneName)}-s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
-        const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(o.trace === undefined ? {} : { trace: o.trace }), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }) });
+        const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(o.trace === undefined ? {} : { trace: o.trace }), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }), ...(o.onResumeNote === undefined ? {} : { onResumeNote: o.onResumeNote }) });
         recorded.add(records);
         const byQuery = recordsByQuery(records);
         const episode = records[0]?.episode ?? episodeIdOf(auraSceneWorld.name, seed, condition);
@@ -295,7 +297,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
 }
 
 /** Runs the episode, or reads an existing log of the same episode (same header) without rerunning. */
-async function episodeRecords(dir: string, config: SceneConfig, seed: number, condition: string, o: { fresh?: boolean; trace?: TelemetryConfig | "default"; llm?: LlmResponder }): Promise<LogRecord[]> {
+async function episodeRecords(dir: string, config: SceneConfig, seed: number, condition: string, o: { fresh?: boolean; trace?: TelemetryConfig | "default"; llm?: LlmResponder; onResumeNote?: (note: string) => void }): Promise<LogRecord[]> {
   const log = layoutOf(dir).log;
   let resume = false;
   if (existsSync(log)) {
@@ -316,7 +318,7 @@ async function episodeRecords(dir: string, config: SceneConfig, seed: number, co
     if (same) resume = true;
     else rmSync(dir, { recursive: true, force: true });
   }
-  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(resume ? { resume: true } : {}), ...(o.llm === undefined ? {} : { llm: o.llm }) });
+  await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: o.trace ?? { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(resume ? { resume: true, ...(o.onResumeNote === undefined ? {} : resumeNotes(o.onResumeNote, "file")) } : {}), ...(o.llm === undefined ? {} : { llm: o.llm }) });
   return scanLog(log).records;
 }
 
@@ -345,6 +347,8 @@ export interface PrivacyEvalOptions {
   readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
   /** rule (default), llm (the §7.1 factual-accuracy judge on each answer, against its snapshot) or both. */
   readonly judge?: JudgeMode;
+  /** Told what an interrupted cell's resume says (see ImplicitEvalOptions.onResumeNote). */
+  readonly onResumeNote?: (note: string) => void;
 }
 
 export interface PrivacyRow extends PrivacyJudged {
@@ -454,7 +458,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
     });
     for (const condition of o.conditions) {
       const dir = join(root, `s${seed}-${slug(condition)}${llm?.tag ?? ""}`);
-      const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }) });
+      const records = await episodeRecords(dir, config, seed, condition, { ...(o.fresh === true ? { fresh: true } : {}), ...(llm?.models == null ? {} : { llm: llm.gateway.responder }), ...(o.onResumeNote === undefined ? {} : { onResumeNote: o.onResumeNote }) });
       recorded.add(records);
       const byQuery = recordsByQuery(records);
       queries.forEach((q, i) => {

@@ -428,6 +428,8 @@ export interface ExperimentOptions {
   readonly warn?: (message: string) => void;
   /** Told while the model calls (the cells' and the LLM judge's) wait with no answer (the gateway's `onWaiting`). */
   readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
+  /** Told what an interrupted cell's resume says, as `run --resume` does: a torn tail it cut (and where the bytes were kept), a snapshot not used. */
+  readonly onResumeNote?: (note: string) => void;
 }
 
 export interface ExperimentResult {
@@ -524,7 +526,7 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
       throw new UsageError(`${spec.file}: --report-only, but ${scan.missing.length} of ${scan.cells} cells have no finished log of this spec under ${logsRoot(spec)} (first: ${first}, which holds ${scan.unserved.get(first) ?? NO_LOG}); run the experiment without --report-only`);
     }
     // The cells run with the controller's models (the judge runs below, from the logs).
-    const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(sceneModelsOf(spec.llm) === null || gateway === null ? {} : { llm: spec.llm, gateway }) };
+    const common = { file: spec.queries, conditions: spec.conditions, seeds: spec.seeds, out: logsRoot(spec), maxSteps: spec.maxSteps, ...(o.fresh === true ? { fresh: true } : {}), ...(o.progress === undefined ? {} : { progress: o.progress }), ...(o.onResumeNote === undefined ? {} : { onResumeNote: o.onResumeNote }), ...(sceneModelsOf(spec.llm) === null || gateway === null ? {} : { llm: spec.llm, gateway }) };
     if (spec.benchmark === "implicit") await runImplicitEval({ ...common, policy: spec.policy, ...(spec.scenes === null ? {} : { scenes: spec.scenes }) });
     else if (spec.benchmark === "privacy") await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 });
     else await runFactualEval({ ...common, warmup: spec.warmup ?? 10, ...(o.warn === undefined ? {} : { warn: o.warn }) });

@@ -11,9 +11,9 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../events/canonical.ts";
 import type { LogRecord } from "../events/record.ts";
-import { readLog, scanLog } from "../infra/fileEventStore.ts";
+import { scanLog } from "../infra/fileEventStore.ts";
 import { auraSceneWorld, FACTUAL_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../actors/aura/world.ts";
-import { runEpisode } from "./episodes.ts";
+import { resumeNotes, runEpisode } from "./episodes.ts";
 import { layoutOf, UsageError } from "./replay.ts";
 import { RESULT_ROW_VERSION, resultLine, writeResults } from "./results.ts";
 import { townSnapshots, type TownSnapshot } from "./benchmarks/privacy.ts";
@@ -54,6 +54,8 @@ export interface FactualEvalOptions {
   readonly onLlmWaiting?: (waiting: LlmWaiting) => void;
   /** rule (default), llm (the §7.1 LLM judge through the gateway, recorded in each cell's judge.jsonl) or both. */
   readonly judge?: JudgeMode;
+  /** Told what an interrupted cell's resume says, as `run --resume` does: a torn tail it cut (and where the bytes were kept), a snapshot not used. */
+  readonly onResumeNote?: (note: string) => void;
 }
 
 /** The controller's models of an LLM run (null: none of its roles uses a model). */
@@ -214,19 +216,23 @@ export function cellSettingsMatch(records: readonly LogRecord[], seed: number, q
 /**
  * Clears a town warm-up's folder for its rerun. The run writes the same log again, but a damaged one
  * is reported (exit 3, naming the file) rather than run over: `--fresh` does not change that, a
- * damaged log is removed by hand after a look.
+ * damaged log is removed by hand after a look. A torn tail is not such damage: it is what a warm-up
+ * killed mid-write leaves (it was refused, and the same command failed until the log was repaired).
  */
 export function replaceTown(townDir: string): void {
   const log = layoutOf(townDir).log;
-  if (existsSync(log)) readLog(log);
+  if (existsSync(log)) scanLog(log);
   rmSync(townDir, { recursive: true, force: true });
 }
 
-/** The records of a cell's log, null when there is none. */
-function cellLog(dir: string): LogRecord[] | null {
+/** The records of a cell's log, and whether it ends in a torn record; null when there is none. */
+function cellLog(dir: string): { records: LogRecord[]; torn: boolean } | null {
   const log = layoutOf(dir).log;
-  // A damaged log is reported (exit 3, naming the file), never silently run over: `--fresh` reruns it.
-  return existsSync(log) ? readLog(log) : null;
+  if (!existsSync(log)) return null;
+  // A damaged log is reported (exit 3, naming the file), never silently run over: `--fresh` reruns
+  // it. A torn tail (a cell killed mid-write) is an unfinished cell, which a resume cuts and continues.
+  const scan = scanLog(log);
+  return { records: scan.records, torn: scan.torn !== null };
 }
 
 type CellHeader = { config?: SceneConfig; condition?: string; seed?: number } | undefined;
@@ -234,8 +240,9 @@ const finished = (records: readonly LogRecord[]) => records.some((r) => r.type =
 
 /** The records of an existing, intact, finished cell log for (seed, condition, query), else null. */
 export function existingCell(dir: string, seed: number, condition: string, queryId: string, config: SceneConfig | null): LogRecord[] | null {
-  const records = cellLog(dir);
-  if (records === null) return null;
+  const cell = cellLog(dir);
+  if (cell === null || cell.torn) return null;
+  const records = cell.records;
   const header = records[0]?.payload as CellHeader;
   if (header?.config === undefined || header.condition !== condition || header.seed !== seed) return null;
   if (header.config.order.length !== 1 || header.config.order[0] !== queryId) return null;
@@ -293,12 +300,12 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
     for (const condition of o.fresh === true ? [] : o.conditions) {
       queries.forEach((q, qi) => {
         const dir = factualCellDir(root, seed, q.id, condition, tag);
-        const records = cellLog(dir);
+        const cell = cellLog(dir);
         // No log, or one without a single whole record (stopped before its header): not started.
-        if (records === null || records.length === 0) return void (needed = true);
-        const differ = cellDifferences(records, seed, condition, q, qi, warmup, maxSteps, models);
+        if (cell === null || cell.records.length === 0) return void (needed = true);
+        const differ = cellDifferences(cell.records, seed, condition, q, qi, warmup, maxSteps, models);
         if (differ.length > 0) throw anotherEpisode(dir, differ);
-        if (!finished(records)) needed = true;
+        if (cell.torn || !finished(cell.records)) needed = true;
       });
     }
     townNeeded.set(seed, needed);
@@ -336,14 +343,17 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
         if (records === null) {
           if (config === null) throw new Error(`${dir}: no usable log and no town snapshot`);
           // With the town rebuilt, whole configs compare: a log of these settings on another town (the
-          // simulation changed, another asker) is another episode too; an unfinished one is rerun.
+          // simulation changed, another asker) is another episode too.
           const held = o.fresh === true ? null : cellLog(dir);
           if (held !== null) {
-            const differ = headerDifferences(held[0]?.payload as CellHeader, { condition, seed, config });
+            const differ = headerDifferences(held.records[0]?.payload as CellHeader, { condition, seed, config });
             if (differ.length > 0) throw anotherEpisode(dir, differ);
           }
-          rmSync(dir, { recursive: true, force: true });
-          await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(gateway === null || models === null ? {} : { llm: gateway.responder }) });
+          // An unfinished one is continued, as eval implicit and privacy do (its logged model answers
+          // served from the log, a torn tail cut, saying so); one without a whole record is run anew.
+          const resume = held !== null && held.records.length > 0;
+          if (!resume) rmSync(dir, { recursive: true, force: true });
+          await runEpisode({ world: auraSceneWorld.name, seed, condition, config, dir, trace: { exporter: "none" }, snapshotEvery: 0, fsync: "never", ...(gateway === null || models === null ? {} : { llm: gateway.responder }), ...(resume ? { resume: true, ...(o.onResumeNote === undefined ? {} : resumeNotes(o.onResumeNote, "file")) } : {}) });
           records = scanLog(layoutOf(dir).log).records;
           ran++;
           o.onCell?.({ dir, ran: true });

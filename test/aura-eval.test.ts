@@ -233,7 +233,7 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
 
 describe("an interrupted implicit-intent cell", () => {
   it("is continued by the rerun (log cut mid-episode, torn last line): rows and log equal an undisturbed run's", async () => {
-    const run = (out: string) => runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out });
+    const run = (out: string, notes?: string[]) => runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [42], out, ...(notes === undefined ? {} : { onResumeNote: (note: string) => void notes.push(note) }) });
     const undisturbed = await run(tempDir("aura-eval-whole"));
     const out = tempDir("aura-eval-cut");
     const first = await run(out);
@@ -244,7 +244,12 @@ describe("an interrupted implicit-intent cell", () => {
     // Keep ten committed ticks and half of the next record: the state a kill mid-write leaves.
     const cut = committed[9]![1] + 1;
     writeFileSync(segment, lines.slice(0, cut).join("\n") + "\n" + lines[cut]!.slice(0, 40));
-    const again = await run(out);
+    const notes: string[] = [];
+    const again = await run(out, notes);
+    // The cut is said as `run --resume` says it (it was made without a word), then the snapshot it outlived.
+    const offset = Buffer.byteLength(lines.slice(0, cut).join("\n")) + 1;
+    expect(notes[0]).toBe(`${segment}: line ${cut + 1}: torn final record (40 bytes without a complete JSON line; last good record seq ${cut - 1})\ncut back to the last good record; the cut bytes are kept in ${segment}.torn-${offset}`);
+    expect(notes.slice(1)).toEqual([expect.stringMatching(/^the latest snapshot, of tick 24 .* is past the log's end \(its last committed tick is 9, .*continuing from the episode's start, checking the logged records$/)]);
     const strip = (rows: readonly ResultRow[]) => rows.map(({ log: _log, ...rest }) => rest);
     expect(strip(again.rows)).toEqual(strip(undisturbed.rows));
     expect(strip(again.rows)).toEqual(strip(first.rows));

@@ -6,7 +6,7 @@
 // not a TTY, exit 2 on a bad spec or on --fresh with --report-only).
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSpec, runExperiment, scanMatrix, SpecInvalid } from "../services/experiment.ts";
 import { loadResults } from "../services/results.ts";
@@ -231,6 +231,43 @@ describe("experiment runs", () => {
     expect((await runExperiment(loadSpec(join(dir, "i.json")))).ran).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, "out-i", ".experiment.json"), "utf8"))).toEqual({ benchmark: "implicit", name: "i" });
   }, 120_000);
+
+  it("a cell log and a town warm-up log torn by a crash mid-write: the same command continues the cell, saying as `run --resume` does what it cut and where it kept the bytes, and runs the warm-up again (both were refused, exit 3)", () => {
+    const dir = tempDir("experiment-torn");
+    const queries = JSON.parse(readFileSync(FACTUAL, "utf8")) as { queries: unknown[] };
+    writeFileSync(join(dir, "q.json"), JSON.stringify({ queries: queries.queries.filter((_, i) => i % 10 === 0) }));
+    writeFileSync(join(dir, "spec.yaml"), "name: torn\nbenchmark: factual\nfile: q.json\nseeds: [42]\nconditions: [aura-gap-routed]\nforks: { warmup: 10 }\nout: out\n");
+    const experiment = (...flags: string[]) => spawnSync(process.execPath, [join(ROOT, "services/cli/main.ts"), "experiment", "spec.yaml", ...flags], { cwd: dir, encoding: "utf8" });
+    expect(experiment("-q").status).toBe(0);
+    const results = readFileSync(join(dir, "out", "results.jsonl"), "utf8");
+    const cell = join("out", "logs", "q", "s42", "q1-aura-gap-routed");
+    const segment = join(dir, cell, "log", "000000000000.jsonl");
+    const whole = readFileSync(segment);
+    const lines = whole.toString("utf8").split("\n").filter((l) => l.length > 0);
+    const town = join(dir, "out", "logs", "q", "town-s42-w10", "log", "000000000000.jsonl");
+    // Each log's last record loses its last 30 bytes, its newline among them (`truncate -s -30`).
+    const tear = () => {
+      truncateSync(segment, whole.length - 30);
+      truncateSync(town, statSync(town).size - 30);
+    };
+    tear();
+    const again = experiment();
+    expect(again.status, again.stderr).toBe(0);
+    const offset = whole.lastIndexOf("\n", whole.length - 2) + 1;
+    expect(again.stderr).toContain(
+      `experiment torn: ${cell}/log/000000000000.jsonl: line ${lines.length}: torn final record (${whole.length - 30 - offset} bytes without a complete JSON line; last good record seq ${lines.length - 2})\n` +
+        `cut back to the last good record; the cut bytes are kept in ${cell}/log/000000000000.jsonl.torn-${offset}\n`,
+    );
+    expect(again.stdout).toMatch(/cells: 5 \(1 run now, 4 served from their logs\)/);
+    expect(readFileSync(join(dir, "out", "results.jsonl"), "utf8")).toBe(results);
+    expect(readFileSync(join(dir, cell, "log", `000000000000.jsonl.torn-${offset}`))).toEqual(whole.subarray(offset, whole.length - 30));
+    const withoutMeta = (l: string) => l.replace(/,"meta":\{[^}]*\}/, "");
+    expect(readFileSync(segment, "utf8").split("\n").filter((l) => l.length > 0).map(withoutMeta)).toEqual(lines.map(withoutMeta));
+    tear();
+    const quiet = experiment("-q");
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).toBe("");
+  }, 60_000);
 
   it("CLI: plain progress lines off a TTY, a summary on stdout, exit 2 naming the spec on a bad one", () => {
     const dir = tempDir("experiment-cli");

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { loadSpec, runExperiment } from "../experiment.ts";
 import { shownPath } from "../views/text.ts";
-import { factualTownTicks, keptNotice } from "./eval.ts";
+import { factualTownTicks, keptNotice, resumeNote } from "./eval.ts";
 import { checkTownWarmupFits } from "./limits.ts";
 import { checkOutDir } from "./outputs.ts";
 import { endpointExit, waitingNotice } from "./llm.ts";
@@ -38,9 +38,11 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
   };
   // The spec's llm section holds the timeouts (an experiment takes no --llm-config).
   const onLlmWaiting = waitingNotice("experiment", flags, `the llm section of ${spec.file}`);
+  // An interrupted cell's resume that cuts a torn tail says so, as `run --resume` does.
+  const onResumeNote = resumeNote(`experiment ${spec.name}`, flags);
   let result;
   try {
-    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress, warn: (m: string) => void process.stderr.write(`experiment: warning: ${m}\n`), ...(onLlmWaiting === undefined ? {} : { onLlmWaiting }) });
+    result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress, warn: (m: string) => void process.stderr.write(`experiment: warning: ${m}\n`), onResumeNote, ...(onLlmWaiting === undefined ? {} : { onLlmWaiting }) });
   } finally {
     (bar as cliProgress.SingleBar | null)?.stop();
   }
