@@ -38,7 +38,7 @@ describe("sweep envprobe (CLI)", () => {
       expect(existsSync(join(work, "never"))).toBe(false);
     }
     expect(cli(["sweep", "auratown", "--seeds", "1", "--policies", "no-probe"]).err).toMatch(/--policies is for `sweep envprobe` only/);
-  });
+  }, 120_000); // some 15 commands one after another: 9 s in a CI run, more on a loaded machine
 
   it("runs a small grid: per-cell metrics and wall time as JSON, one log per episode, and the report from the logs", () => {
     const work = tempDir("envprobe-cli");
@@ -192,7 +192,7 @@ describe("sweep envprobe (CLI)", () => {
     const reordered = cli(["sweep", "envprobe", "--worlds", "graphnav,tooldag", "--policies", "envprobe-simple,no-probe", "--regimes", "high,medium", "--seeds", "3,2,1,0", "--log", cut, "--json"]);
     expect(reordered.code, reordered.err).toBe(0);
     expect(JSON.parse(reordered.out)).toMatchObject({ episodes: 32, kept: 32, ran: 0 });
-  });
+  }, 120_000); // 8 s in a CI run, more on a loaded machine
 
   it("report-envprobe counts each (world, regime, policy, seed) once: a copy of an episode under the folder is refused, naming both", () => {
     const work = tempDir("envprobe-duplicate");
