@@ -10,7 +10,7 @@ import { EventStores } from "../infra/layers.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
 import { jetStreamWhere, remotePlacement } from "../services/distributed.ts";
 import { runEpisode, runEpisodeEffect } from "../services/episodes.ts";
-import { logRecords, startCli, tempDir, withoutMetaLine, type CliProcess } from "./helpers.ts";
+import { frozenWhen, logRecords, startCli, tempDir, until, withoutMetaLine, type CliProcess } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 const suite = natsForSuite();
@@ -80,15 +80,14 @@ async function resumeWith(sequencer: Watched, hosts: readonly Watched[]): Promis
   return resumed;
 }
 
-/** Waits until the episode's log holds more than `n` records. */
-async function partialLog(ns: string, episode: string, n: number): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const records = await readLog(ns, episode).catch(() => [] as LogRecord[]);
-    if (records.length > n) return records.length;
-    if (Date.now() > deadline) throw new Error(`episode ${episode} never reached ${n} records`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/**
+ * Waits until the episode's log holds more than `n` records, looked at while its `sequencer` is
+ * frozen, and leaves it frozen (frozenWhen): it cannot finish the episode before the test acts.
+ */
+async function partialLog(ns: string, episode: string, n: number, sequencer: Watched): Promise<void> {
+  const size = async () => (await readLog(ns, episode).catch(() => [] as LogRecord[])).length;
+  await until(async () => (await size()) > 0, `episode ${episode} to start`, 60_000); // its start is not slowed by the freezing
+  await frozenWhen([sequencer.child], async () => (await size()) > n, `${n} records of ${episode}`);
 }
 
 const AGENTS_A = "agent/chen-mei,agent/lin-wei,agent/zhang-hao";
@@ -134,7 +133,7 @@ describe("actor hosts and remote runs that fail", () => {
     const run = (...extra: string[]) => start(["run", "auratown", "--seed", "32", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", ...extra]);
     const [a, b] = [host(AGENTS_A, "--idle-timeout", "3"), host(AGENTS_B, "--idle-timeout", "3")];
     const sequencer = run();
-    await partialLog(ns, episode, 150);
+    await partialLog(ns, episode, 150, sequencer);
     sequencer.child.kill("SIGKILL");
     await sequencer.done;
     for (const h of await Promise.all([a.within(20_000), b.within(20_000)])) {
@@ -154,9 +153,10 @@ describe("actor hosts and remote runs that fail", () => {
     const run = (...extra: string[]) => start(["run", "auratown", "--seed", "33", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", ...extra]);
     const [a, b] = [host(AGENTS_A), host(AGENTS_B)];
     const sequencer = run();
-    await partialLog(ns, episode, 150);
+    await partialLog(ns, episode, 150, sequencer);
     b.child.kill("SIGKILL");
     const killedAt = performance.now();
+    sequencer.child.kill("SIGCONT");
     await b.done;
     const failed = await sequencer.within(60_000);
     expect(failed.code).toBe(2);

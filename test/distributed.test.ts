@@ -14,7 +14,7 @@ import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { runEpisode } from "../services/episodes.ts";
-import { firstSegment, logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
+import { firstSegment, frozenWhen, logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
 import { ensureLogStream } from "../infra/jetStreamEventStore.ts";
 import { verifyFromNats } from "../services/cli/distributed.ts";
 import { withNats } from "../services/distributed.ts";
@@ -295,6 +295,18 @@ describe("distributed runs over NATS", () => {
     }
   }
 
+  /**
+   * Waits until `episode`'s JetStream log holds more than `n` records, looked at while the workers
+   * are frozen, and leaves them frozen (frozenWhen): a worker runs a 34-tick episode in a few tenths
+   * of a second, and a read that saw 150 records saw it done some 50 ms later.
+   */
+  async function frozenPast(workers: readonly ReturnType<typeof start>[], ns: string, episode: string, n: number): Promise<number> {
+    await waitForPartialLog(ns, episode, 0); // started: their start is not slowed by the freezing
+    let seen = 0;
+    await frozenWhen(workers.map((w) => w.child), async () => (seen = (await readLogFromNats(ns, episode)).length) > n, `${n} records of ${episode}`);
+    return seen;
+  }
+
   async function expectSweepLogsEqualEmbedded(ns: string, seeds: readonly number[], ticks: number): Promise<void> {
     for (const seed of seeds) {
       const distributed = await readLogFromNats(ns, `auratown-s${seed}-baseline`);
@@ -314,7 +326,7 @@ describe("distributed runs over NATS", () => {
     const seeds = [1, 2, 3];
     const sweep = start(["sweep", "auratown", "--seeds", "1-3", "--ticks", "34", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     const doomed = start(workerArgs(ns));
-    const seen = await waitForPartialLog(ns, "auratown-s1-baseline", 150);
+    const seen = await frozenPast([doomed], ns, "auratown-s1-baseline", 150);
     doomed.child.kill("SIGKILL");
     await doomed.done;
     const partial = (await readLogFromNats(ns, "auratown-s1-baseline")).length;
@@ -339,9 +351,10 @@ describe("distributed runs over NATS", () => {
     const ns = suite.nats.namespace("stop-twice");
     const sweep = start(["sweep", "auratown", "--seeds", "31", "--ticks", "300", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     const first = start(workerArgs(ns));
-    await waitForPartialLog(ns, "auratown-s31-baseline", 100);
+    await frozenPast([first], ns, "auratown-s31-baseline", 100);
     const noticed = said(first, /finishing auratown-s31-baseline first \(a second Ctrl-C or SIGTERM leaves it to the queue\)/);
-    first.child.kill("SIGTERM");
+    first.child.kill("SIGTERM"); // taken when it goes on, its job still running
+    first.child.kill("SIGCONT");
     await noticed;
     first.child.kill("SIGTERM");
     const stopped = await first.done;
@@ -396,8 +409,11 @@ describe("distributed runs over NATS", () => {
     const seeds = [11, 12, 13, 14];
     const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     const workers = [start(workerArgs(ns)), start(workerArgs(ns))];
-    await waitForPartialLog(ns, "auratown-s11-baseline", 100);
-    await suite.nats.restart();
+    // Restarted while the episodes run (they could all be done before a test held up on a loaded machine restarted it).
+    await frozenPast(workers, ns, "auratown-s11-baseline", 100);
+    const restarted = suite.nats.restart(); // stopped at once; the workers go on after
+    for (const w of workers) w.child.kill("SIGCONT");
+    await restarted;
     const s = await sweep.done;
     for (const w of workers) w.child.kill("SIGTERM");
     const ws = await Promise.all(workers.map((w) => w.done));

@@ -58,3 +58,20 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Resolves once `check` holds, looked at while `processes` are frozen (SIGSTOP), and leaves them
+ * frozen then (SIGCONT lets them go on): the test acts on what it saw before they can go past it
+ * (a worker that finished its episode between the look and the kill failed a test held up on a
+ * loaded machine). Fails naming `what` after `ms`.
+ */
+export async function frozenWhen(processes: readonly ChildProcess[], check: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    for (const p of processes) p.kill("SIGSTOP");
+    if (await check()) return;
+    for (const p of processes) p.kill("SIGCONT");
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
