@@ -10,7 +10,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
 import { MARKER, sweepSpecOf } from "../services/envprobe/sweep.ts";
-import { tempDir, startCli } from "./helpers.ts";
+import { frozenWhen, tempDir, startCli } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 
@@ -160,14 +160,11 @@ describe("sweep envprobe over NATS", () => {
     const sweep = start(["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--chunk", "100", "--log", log, "--json"]);
     const worker = (name: string) => start(["worker", "--nats", suite.nats.url, "--namespace", ns, "--name", name]);
     const doomed = worker("doomed");
-    // Killed once its first job has finished an episode (100 take far longer than this poll).
-    const deadline = Date.now() + 60_000;
-    // Its segment, not log/: the folder is made just before the finished log is renamed into it.
-    const finishedOne = () => ["no-probe", "envprobe-simple"].some((p) => existsSync(join(log, "tooldag-medium", p, "s0", "log", "000000000000.jsonl")));
-    while (!finishedOne()) {
-      if (Date.now() > deadline) throw new Error("the first worker never started a job");
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    // Killed once its first job has finished an episode, looked for while it is frozen: it runs the
+    // job's 100 in about 0.2 s, less than a loaded machine can hold the test up. Its segment, not
+    // log/: the folder is made just before the finished log is renamed into it.
+    const finishedOne = async () => ["no-probe", "envprobe-simple"].some((p) => existsSync(join(log, "tooldag-medium", p, "s0", "log", "000000000000.jsonl")));
+    await frozenWhen([doomed.child], finishedOne, "the first worker's first episode");
     doomed.child.kill("SIGKILL");
     await doomed.done;
     const rescuer = worker("rescuer");
