@@ -69,7 +69,14 @@ export async function frozenWhen(processes: readonly ChildProcess[], check: () =
   const deadline = Date.now() + ms;
   for (;;) {
     for (const p of processes) p.kill("SIGSTOP");
-    if (await check()) return;
+    let seen: boolean;
+    try {
+      seen = await check();
+    } catch (error) {
+      for (const p of processes) p.kill("SIGCONT"); // not left stopped for ever by a failed test
+      throw error;
+    }
+    if (seen) return;
     for (const p of processes) p.kill("SIGCONT");
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
