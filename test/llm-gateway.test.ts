@@ -404,11 +404,12 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     const server = await fakeServer(() => ({ content: ANSWER, delayMs: 20 }));
     try {
       const { notices, onWaiting } = noticesOf();
-      const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }, { concurrency: 2, waitNoticeMs: 1000 }), { onWaiting });
-      // Calls in flight for well over the interval in all, each answered within a fraction of it.
+      const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }, { concurrency: 2, waitNoticeMs: 2500 }), { onWaiting });
+      // Calls in flight for well over the interval in all, each answered within a small fraction of
+      // it (the interval leaves room for this process to stall on a loaded machine).
       const started = performance.now();
       let i = 0;
-      while (performance.now() - started < 1500) await Promise.all([gateway.complete(ask(i++), "agent/x"), gateway.complete(ask(i++), "agent/x")]);
+      while (performance.now() - started < 3000) await Promise.all([gateway.complete(ask(i++), "agent/x"), gateway.complete(ask(i++), "agent/x")]);
       expect(gateway.accounting().total.failed).toBe(0);
       expect(notices).toEqual([]);
     } finally {
