@@ -1,6 +1,7 @@
 // What the distributed commands share: where an episode lives in JetStream, a connection that is
 // always closed, the placement of remote actors, and local worker processes for a sweep.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../infra/nats.ts";
@@ -82,14 +83,17 @@ export class LocalWorkersGone extends Error {
   }
 }
 
+/** Writes one line on stderr: what a sweep's lines go through unless it draws them around a progress bar. */
+export const stderrLine = (line: string): void => void process.stderr.write(`${line}\n`);
+
 /**
- * Watches a sweep's local workers (`spawnWorkers`). One that exits while the sweep waits is said on
- * stderr (unless `quiet`); when none is left, `onGone` gets a `LocalWorkersGone` saying how they
+ * Watches a sweep's local workers (`spawnWorkers`). One that exits while the sweep waits is said
+ * through `say` (unless `quiet`); when none is left, `onGone` gets a `LocalWorkersGone` saying how they
  * ended: a worker that could not connect (the server hung as it started) or crashed left its sweep
  * waiting for ever, silently, for outcomes nobody was going to produce. The returned function stops
  * watching: call it before stopping the workers on purpose.
  */
-export function watchWorkers(children: readonly ChildProcess[], quiet: boolean | undefined, onGone: (gone: LocalWorkersGone) => void, ackWaitMs?: number): () => void {
+export function watchWorkers(children: readonly ChildProcess[], quiet: boolean | undefined, onGone: (gone: LocalWorkersGone) => void, ackWaitMs?: number, say: (line: string) => void = stderrLine): () => void {
   const ends: string[] = [];
   let internal = false;
   let watching = true;
@@ -101,23 +105,37 @@ export function watchWorkers(children: readonly ChildProcess[], quiet: boolean |
     const left = children.length - ends.length;
     // Said, as the sweep then goes quiet until the queue hands a job the worker held to another one.
     const redelivered = ackWaitMs === undefined ? "" : `; a job it was running goes to the workers left after the queue's ack wait (${Math.round(ackWaitMs / 1000)} s) and continues from its log`;
-    if (quiet !== true) process.stderr.write(`sweep: local worker local-${i + 1} (pid ${child.pid}) ended (${how}); ${left === 0 ? "no local worker left" : `${left} of ${children.length} left${redelivered}`}\n`);
+    if (quiet !== true) say(`sweep: local worker local-${i + 1} (pid ${child.pid}) ended (${how}); ${left === 0 ? "no local worker left" : `${left} of ${children.length} left${redelivered}`}`);
     if (left === 0) {
       watching = false;
       const workers = children.length === 1 ? "its local worker" : `all ${children.length} of its local workers`;
       onGone(new LocalWorkersGone(`${workers} ended (${ends.join(", ")}) before the sweep finished`, internal));
     }
   };
-  children.forEach((child, i) => child.once("exit", exited(child, i)));
+  // "close", not "exit": once the worker's stderr is read to its end, so its last words (why it
+  // failed) come before the sweep says it ended.
+  children.forEach((child, i) => child.once("close", exited(child, i)));
   return () => void (watching = false);
 }
 
-/** Starts `n` `probetown worker` processes on this machine; they run until killed. */
-export function spawnWorkers(n: number, url: string, namespace: string, extra: readonly string[] = []): ChildProcess[] {
-  return Array.from({ length: n }, (_, i) =>
+/**
+ * Starts `n` `probetown worker` processes on this machine; they run until killed. A worker says
+ * nothing of its routine (jobs taken, done, its stop: the sweep says where it stands), only what
+ * concerns a job's log — what a redelivered job's resume cut or passed over, a wait for another
+ * writer's lock — and why it failed, if it does (`worker --notes-only`; `--quiet` when the sweep is
+ * quiet, which keeps the resume's notes, as `run --resume -q` does). Those lines reach the user
+ * through `say`, one at a time, so the sweep can draw them above its progress bar: written by the
+ * workers straight to the terminal they ran into the bar's line. (They ran with `--quiet`: a sweep
+ * with local workers cut damaged tails off its logs without a word.)
+ */
+export function spawnWorkers(n: number, url: string, namespace: string, options: { readonly quiet?: boolean | undefined; readonly say?: (line: string) => void } = {}): ChildProcess[] {
+  const say = options.say ?? stderrLine;
+  return Array.from({ length: n }, (_, i) => {
     // An IPC channel, unused but for its end: when the sweep dies however it dies (Ctrl-C, SIGKILL),
     // the channel closes and the worker stops instead of lingering on the queue.
     // The URL goes in the environment, not the command line, where `ps` would show its credentials.
-    spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, "--quiet", ...extra], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, [NATS_URL_ENV]: url } }),
-  );
+    const child = spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, options.quiet === true ? "--quiet" : "--notes-only"], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, [NATS_URL_ENV]: url } });
+    createInterface({ input: child.stderr!, crlfDelay: Infinity }).on("line", say);
+    return child;
+  });
 }

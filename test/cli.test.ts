@@ -799,7 +799,8 @@ describe("probetown sweep, embedded", () => {
     expect(again.code, again.err).toBe(0);
     expect(again.err).toMatch(/^sweep: auratown-s2-baseline: the latest-snapshot pointer \(sw\/auratown-s2-baseline\/snapshots\/latest\.json\) is damaged: .*; continuing after tick 3 from sw\/auratown-s2-baseline\/snapshots\/[0-9a-f]{64}\.json$/m);
     expect(again.err).not.toContain("auratown-s1-baseline");
-    expect(cli([...args, "--quiet"], cwd).err).toBe("");
+    // Said with --quiet too, as run --resume -q says it: nothing else.
+    expect(cli([...args, "--quiet"], cwd).err).toMatch(/^sweep: auratown-s2-baseline: the latest-snapshot pointer \(sw\/auratown-s2-baseline\/snapshots\/latest\.json\) is damaged: .*; continuing after tick 3 from sw\/auratown-s2-baseline\/snapshots\/[0-9a-f]{64}\.json\n$/);
     const runArgs = ["run", "auratown", "--seed", "2", "--ticks", "4", "--log", join("sw", "auratown-s2-baseline"), "--resume", "--json"];
     const resumed = cli(runArgs, cwd);
     expect(resumed.code, resumed.err).toBe(0);
@@ -829,7 +830,15 @@ describe("probetown sweep, embedded", () => {
     // The resume wrote the cut record again: the log is the undisturbed one.
     expect(logRecords(victim).map(withoutMetaLine)).toEqual(records.map(withoutMetaLine));
     tear();
-    expect(cli([...args, "--quiet"], cwd).err).toBe("");
+    // Said with --quiet too, as run --resume -q says it (the cut bytes' place is said nowhere else),
+    // then the snapshot past the cut log's end it did not use; nothing else.
+    const cutNote =
+      `sweep: auratown-s2-baseline: sw/auratown-s2-baseline/log/000000000000.jsonl: line ${records.length}: torn final record (${whole.length - 40 - offset} bytes without a complete JSON line; last good record seq ${records.length - 2})\n` +
+      `cut back to the last good record; the cut bytes are kept in sw/auratown-s2-baseline/log/000000000000.jsonl.torn-${offset}-2\n`;
+    const quiet = cli([...args, "--quiet"], cwd);
+    expect(quiet.code, quiet.err).toBe(0);
+    expect(quiet.err.startsWith(cutNote), quiet.err).toBe(true);
+    expect(quiet.err.slice(cutNote.length)).toMatch(/^sweep: auratown-s2-baseline: the latest snapshot, of tick 3 \(.*\), is past the log's end .*; it is kept, not used; continuing after tick 2 from .*\n$/);
     expect(existsSync(join(victim, "log", `000000000000.jsonl.torn-${offset}-2`))).toBe(true);
   });
 

@@ -404,6 +404,40 @@ describe("distributed runs over NATS", () => {
     expect((await readLogFromNats(ns, "auratown-s9-baseline")).map(withoutMetaLine)).toEqual(records.map(withoutMetaLine));
   }, 60_000);
 
+  it("sweep --workers: what its local workers' resumes cut or passed over is said on the sweep's stderr, naming worker and episode, without their routine lines; with -q too, as `run --resume -q` says it (they ran with --quiet: nothing reached the user)", async () => {
+    const damaged = async (name: string) => {
+      const ns = suite.nats.namespace(name);
+      const nats = ["--nats", suite.nats.url, "--namespace", ns];
+      for (const seed of ["8", "9"]) expect((await start(["run", "auratown", "--seed", seed, "--ticks", "4", "--snapshot-every", "2", ...nats, "-q"]).done).code).toBe(0);
+      // Seed 9's log gets a torn message at its end; seed 8's latest-snapshot pointer is damaged.
+      const records = await readLogFromNats(ns, "auratown-s9-baseline");
+      await jetstream(suite.nc).publish(`pt.${ns}.log.auratown-s9-baseline`, '{"seq": 9');
+      const { index } = await openSnapshotBuckets(suite.nc, ns);
+      await index.put("auratown-s8-baseline.latest", "garbage");
+      const sweep = ["sweep", "auratown", "--seeds", "8-9", "--ticks", "4", "--snapshot-every", "2", ...nats, "--workers", "1"];
+      return { ns, records, sweep };
+    };
+    const cut = (ns: string, records: readonly LogRecord[]) =>
+      `local-1@\\S+:\\d+: auratown-s9-baseline: jetstream:PT_LOG_${ns}/pt\\.${ns}\\.log\\.auratown-s9-baseline \\(stream seq \\d+\\): not valid JSON .*: line ${records.length + 1}: torn final record \\(9 bytes without a complete JSON line; last good record seq ${records.length - 1}\\)\ncut back to the last good record; the cut bytes are kept in the subject pt\\.${ns}\\.cut\\.auratown-s9-baseline\n`;
+    const pointer = "local-1@\\S+:\\d+: auratown-s8-baseline: the latest-snapshot pointer \\(KV bucket .*\\) is damaged: .*; continuing after tick 3 from snapshot [0-9a-f]{12}…\n";
+    const routine = /taking episode|done \(attempt|stopped by|its sweep ended|lost the NATS server/;
+
+    const plain = await damaged("local-notes");
+    const s = await start(plain.sweep).done;
+    expect(s.code, s.err).toBe(0);
+    expect(s.err).toMatch(new RegExp(cut(plain.ns, plain.records)));
+    expect(s.err).toMatch(new RegExp(pointer));
+    expect(s.err).not.toMatch(routine);
+    expect((await readLogFromNats(plain.ns, "auratown-s9-baseline")).map(withoutMetaLine)).toEqual(plain.records.map(withoutMetaLine));
+
+    // --quiet prints only the summary, and what the resumes cut or passed over: those lines alone.
+    const quiet = await damaged("local-notes-q");
+    const q = await start([...quiet.sweep, "-q"]).done;
+    expect(q.code, q.err).toBe(0);
+    expect(q.out).toMatch(/^2 episodes: 2 ok, 0 failed in /);
+    expect(q.err).toMatch(new RegExp(`^(${cut(quiet.ns, quiet.records)}${pointer}|${pointer}${cut(quiet.ns, quiet.records)})$`));
+  }, 60_000);
+
   it("restarting the NATS server mid-sweep: every episode completes once, with logs identical to an undisturbed run", async () => {
     const ns = suite.nats.namespace("restart");
     const seeds = [11, 12, 13, 14];

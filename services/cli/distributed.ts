@@ -22,7 +22,7 @@ import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
-import { jetStreamWhere, LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
+import { jetStreamWhere, LocalWorkersGone, spawnWorkers, stderrLine, watchWorkers, withNats } from "../distributed.ts";
 import { checkWritable, explicitLogDir, filesWhere, tailCutNote } from "../episodes.ts";
 import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { signalExitCode, signalsUntilRelease, stopAfterTickOnSignals } from "./signals.ts";
@@ -310,13 +310,18 @@ export function sweepRate(episodes: number, served: number, seconds: number, dig
   return ranNow === 0 ? `all ${served} already finished; none ran now` : `${served} already finished; ${ranNow} ran now: ${(ranNow / seconds).toFixed(digits)} episodes/s`;
 }
 
-export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait?: number; lockTtl?: number; fsync?: FsyncPolicy; quiet?: boolean }): Promise<number> {
+export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait?: number; lockTtl?: number; fsync?: FsyncPolicy; quiet?: boolean; notesOnly?: boolean }): Promise<number> {
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
-  return withNats(flags.nats, { role: "worker", quiet: flags.quiet }, async (nc) => {
-    const { queue, lockTtlMs } = await applyWorkerSettings(nc, flags);
+  // --notes-only (a sweep's local workers) keeps only what concerns a job's log: the resume's notes
+  // and lock waits; --quiet only the resume's notes.
+  const routine = flags.quiet === true || flags.notesOnly === true;
+  return withNats(flags.nats, { role: "worker", quiet: routine }, async (nc) => {
+    const { queue, lockTtlMs } = await applyWorkerSettings(nc, { ...flags, quiet: routine });
     // A redelivered job's resume that cuts a damaged tail, or does not continue from the latest
-    // snapshot, says so, as `run --resume` does.
-    const onResumeNote = (episode: string, note: string) => say(flags.quiet, `${worker}: ${episode}: ${note}`);
+    // snapshot, says so, as `run --resume` does: even with --quiet, as that does, for it is the one
+    // word on what was done to the job's log (its bytes kept aside, a snapshot passed over), once
+    // per damaged episode.
+    const onResumeNote = (episode: string, note: string) => say(false, `${worker}: ${episode}: ${note}`);
     const onRecovered = (episode: string, torn: TornTail, keptAt: string) => onResumeNote(episode, tailCutNote(torn, keptAt, "subject"));
     const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), { onResumeNote, onRecovered, ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }) });
     // What a stopped worker says it did (it stopped in silence): jobs finished, and the running ones.
@@ -331,12 +336,12 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
             // A chunk of an EnvProbe sweep: its episodes through the direct driver, logs to the sweep's --log.
             const started = performance.now();
             const chunk = await runEnvprobeChunk(job, context);
-            say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}, ${chunk.episodes.length} envprobe episodes, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
+            say(routine, `${worker}: ${job.id} done (attempt ${context.attempt}, ${chunk.episodes.length} envprobe episodes, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
             finished++;
             return chunk;
           }
           const outcome = (await handler(job, context)) as EpisodeOutcome;
-          say(flags.quiet, `${worker}: ${job.id} done (attempt ${context.attempt}${outcome.resumedAfterTick === undefined ? "" : `, resumed after tick ${outcome.resumedAfterTick}`}, ${outcome.records} records, ${outcome.seconds.toFixed(2)} s)`);
+          say(routine, `${worker}: ${job.id} done (attempt ${context.attempt}${outcome.resumedAfterTick === undefined ? "" : `, resumed after tick ${outcome.resumedAfterTick}`}, ${outcome.records} records, ${outcome.seconds.toFixed(2)} s)`);
           finished++;
           return outcome;
         } finally {
@@ -349,7 +354,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     // yet and killed the worker with the default action, without a word.
     const signals = signalsUntilRelease();
     try {
-      say(flags.quiet, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
+      say(routine, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
       const signal = await new Promise<NodeJS.Signals | null>((resolve) => {
         void signals.next().then(resolve);
         // A sweep's own worker (started with an IPC channel) stops with its sweep; the channel is
@@ -363,26 +368,26 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
       const why = signal === null ? "its sweep ended" : `stopped by ${signal}`;
       const jobs = (n: number) => `${n} job${n === 1 ? "" : "s"}`;
       const runningAtStop = [...running];
-      if (runningAtStop.length > 0) say(flags.quiet, `${worker}: ${why}; finishing ${runningAtStop.join(", ")} first (a second Ctrl-C or SIGTERM leaves ${runningAtStop.length === 1 ? "it" : "them"} to the queue)`);
+      if (runningAtStop.length > 0) say(routine, `${worker}: ${why}; finishing ${runningAtStop.join(", ")} first (a second Ctrl-C or SIGTERM leaves ${runningAtStop.length === 1 ? "it" : "them"} to the queue)`);
       // A second signal abandons the running jobs, as a killed worker would: nothing is acknowledged, so
       // each is redelivered after the queue's ack wait and continued from its log (a finished episode is
       // found finished). Waiting for the running jobs, a hung server kept the worker retrying for ever.
       const secondSignal = signals.next();
       // A finished job's outcome is stored before the worker lets it go: a server that does not answer holds it here.
-      const slow = runningAtStop.length > 0 ? undefined : setTimeout(() => say(flags.quiet, `${worker}: ${why}; still storing the outcome of a job it finished (the server at ${shownNatsUrl(flags.nats)} is not answering); a second Ctrl-C or SIGTERM leaves it to the queue`), 2000);
+      const slow = runningAtStop.length > 0 ? undefined : setTimeout(() => say(routine, `${worker}: ${why}; still storing the outcome of a job it finished (the server at ${shownNatsUrl(flags.nats)} is not answering); a second Ctrl-C or SIGTERM leaves it to the queue`), 2000);
       const again = await Promise.race([handle.stop().then(() => null), secondSignal]);
       clearTimeout(slow);
       if (again === null) {
         await queue.close();
         const finishing = runningAtStop.length === 0 ? "no job was running" : `${runningAtStop.length === 1 ? "the running job" : "the running jobs"} ${runningAtStop.join(", ")} finished first`;
-        say(flags.quiet, `${worker}: ${why} after ${jobs(finished)} finished; ${finishing}`);
+        say(routine, `${worker}: ${why} after ${jobs(finished)} finished; ${finishing}`);
         return 0;
       }
       await handle.abandon();
       const left = [...running];
       const redelivery = `redelivered after the queue's ack wait (${Math.round(queue.ackWaitMs / 1000)} s) to a worker, which continues ${left.length === 1 ? "it" : "each"} from its log`;
       const unsure = "; a finished job whose outcome the server did not store is unacknowledged: redelivered, it is found finished from its log";
-      say(flags.quiet, `${worker}: ${why}, then by ${again} again: ${jobs(finished)} finished${left.length === 0 ? "" : `; left ${left.join(", ")} unfinished to the queue: ${redelivery}`}${unsure}`);
+      say(routine, `${worker}: ${why}, then by ${again} again: ${jobs(finished)} finished${left.length === 0 ? "" : `; left ${left.join(", ")} unfinished to the queue: ${redelivery}`}${unsure}`);
       return 0;
     } finally {
       signals.release();
@@ -405,6 +410,39 @@ interface SweepFlags {
   log?: string;
 }
 
+/**
+ * A sweep's progress bar on a terminal, and the lines said while it is drawn (`say`: what an
+ * episode's resume cut or passed over, a local worker's words): each goes above the bar, which is
+ * drawn again below it. Written straight to stderr, such a line ran into the bar's own. Off a
+ * terminal (or with --quiet or --json) there is no bar, and each line is written as it comes.
+ *
+ * What a resume cut off an episode's log (its bytes kept aside) or passed over (a damaged
+ * latest-snapshot pointer, a snapshot past the log's end) is said even with --quiet, as `run
+ * --resume -q` says it: --quiet drops the sweep's progress and status, but this is the one word on
+ * what was done to the user's data, at most once per damaged episode (an embedded sweep's and a
+ * local worker's alike; lock waits and the routine lines stay quiet).
+ */
+function sweepProgress(tty: boolean): { start: (total: number) => cliProgress.SingleBar | null; say: (line: string) => void; stop: () => void } {
+  let multi: cliProgress.MultiBar | null = null;
+  return {
+    start: (total) => {
+      if (!tty) return null;
+      // A MultiBar of one bar: unlike a SingleBar, it writes lines above itself (`log`) and keeps its place.
+      multi = new cliProgress.MultiBar({ format: `sweep [{bar}] {value}/{total} episodes · {failed} failed · {eta_formatted} left`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+      return multi.create(total, 0, { failed: 0 });
+    },
+    // The bar turns the terminal's line wrapping off while it is drawn: on for the line, which is
+    // longer than the screen is wide more often than not (a torn tail's note), or its end was cut off.
+    say: (line) => (multi === null ? stderrLine(line) : multi.log(`\x1b[?7h${line}\n\x1b[?7l`)),
+    stop: () => {
+      if (multi === null) return;
+      multi.update(); // the lines logged since its last redraw
+      multi.stop();
+      multi = null;
+    },
+  };
+}
+
 /** A sweep's --out is checked before any episode runs: outcomes that cannot be written would be lost. */
 export async function cmdSweep(world: string, flags: SweepFlags): Promise<number> {
   checkOutFile(flags.out);
@@ -420,22 +458,23 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   });
   const started = performance.now();
   let gatheredSoFar = 0;
+  const progress = sweepProgress(!flags.json && !flags.quiet && process.stderr.isTTY === true);
   const gather = async (queue: JobQueue, announce?: (s: Submitted) => void, stopped?: () => boolean): Promise<{ submitted: Submitted; outcomes: JobOutcome[] }> => {
     const submitted = await queue.submit(jobs);
     announce?.(submitted);
-    const bar = !flags.json && !flags.quiet && process.stderr.isTTY
-      ? new cliProgress.SingleBar({ format: `sweep [{bar}] {value}/{total} episodes · {failed} failed · {eta_formatted} left`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
-      : null;
-    bar?.start(jobs.length, 0, { failed: 0 });
+    const bar = progress.start(jobs.length);
     const outcomes: JobOutcome[] = [];
-    for await (const outcome of queue.outcomes(jobs.map((j) => j.id))) {
-      outcomes.push(outcome);
-      gatheredSoFar = outcomes.length;
-      bar?.update(outcomes.length, { failed: outcomes.filter((o) => !o.ok).length });
-      if (bar === null && !flags.quiet && !flags.json && (outcomes.length % 20 === 0 || outcomes.length === jobs.length)) say(false, `sweep: ${outcomes.length}/${jobs.length} episodes`);
-      if (stopped?.() === true) break;
+    try {
+      for await (const outcome of queue.outcomes(jobs.map((j) => j.id))) {
+        outcomes.push(outcome);
+        gatheredSoFar = outcomes.length;
+        bar?.update(outcomes.length, { failed: outcomes.filter((o) => !o.ok).length });
+        if (bar === null && !flags.quiet && !flags.json && (outcomes.length % 20 === 0 || outcomes.length === jobs.length)) say(false, `sweep: ${outcomes.length}/${jobs.length} episodes`);
+        if (stopped?.() === true) break;
+      }
+    } finally {
+      progress.stop();
     }
-    bar?.stop();
     return { submitted, outcomes };
   };
   let gathered: { submitted: Submitted; outcomes: JobOutcome[] };
@@ -452,8 +491,9 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     // as `run` does (it died without a word).
     const stop = stopAfterTickOnSignals("sweep");
     // An unfinished episode's resume that cuts a torn tail, or does not continue from the latest
-    // snapshot, says so, as `run --resume` does.
-    const onResumeNote = (episode: string, note: string) => say(flags.quiet, `sweep: ${episode}: ${note}`);
+    // snapshot, says so, as `run --resume` does: with --quiet too, as that does (what was done to
+    // the episode's log is said once, where nothing else would say it; see sweepProgress).
+    const onResumeNote = (episode: string, note: string) => progress.say(`sweep: ${episode}: ${note}`);
     const run = episodeJobHandler(Embedded, where, { stop: stop.signal, onResumeNote, onRecovered: (episode, torn, keptAt) => onResumeNote(episode, tailCutNote(torn, keptAt, "file")) });
     const handle = queue.work("embedded", (job, context) => {
       if (diskFailure !== null) return Promise.reject(new JobRejected("not run: the sweep stopped on a disk failure"));
@@ -490,7 +530,8 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     if (flags.log !== undefined) throw new UsageError(`--log: a sweep over NATS keeps its logs in JetStream (namespace ${flags.namespace}), not in a directory`);
     gathered = await withNats(url, { role: "sweep", quiet: flags.quiet }, async (nc) => {
       const queue = await JetStreamJobQueue.open(nc, flags.namespace);
-      const children = spawnWorkers(flags.workers, url, flags.namespace);
+      // What the workers say of a job's log comes here, above the progress bar (none of their routine).
+      const children = spawnWorkers(flags.workers, url, flags.namespace, { quiet: flags.quiet, say: progress.say });
       const hint = natsFlagHint(url);
       const startWorkers = `start workers with \`probetown worker ${hint.flag} --namespace ${flags.namespace}\`${hint.after}`;
       // Said after the submit, which knows what it queued: a finished episode is served, not queued again.
@@ -512,7 +553,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       const unwatch = watchWorkers(children, flags.quiet || flags.json, (g) => {
         gone = g;
         void queue.close();
-      }, queue.ackWaitMs);
+      }, queue.ackWaitMs, progress.say);
       try {
         return await gather(queue, announce);
       } catch (error) {

@@ -841,7 +841,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long (default: 30000 for a new namespace, else the namespace's; given, it updates the namespace's queue)", integer("--ack-wait", 1000))
     .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died (default: 10000 for a new namespace, else the namespace's; given, it sets the namespace's, higher or lower)", integer("--lock-ttl", MIN_LOCK_TTL_MS))
     .addOption(new Option("--fsync <policy>", "when an episode's log is published: every tick commit, or at snapshots and the end (a redelivered job re-runs the ticks since)").choices(["commit", "snapshot"]).default("snapshot"))
-    .option("-q, --quiet", "print nothing")
+    .option("--notes-only", "print only what concerns a job's log: what a redelivered job's resume cut or passed over, and waits for another writer's lock (not the jobs taken and done; a sweep's local workers run so)")
+    .option("-q, --quiet", "print nothing but what a redelivered job's resume cut or passed over, as run --resume -q")
     .action(wrap(cmdWorker));
 
   program
@@ -871,7 +872,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--chunk <n>", `envprobe with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1))
     .option("--out <file>", "write every outcome as JSON")
     .option("--json", "print the outcomes as JSON")
-    .option("-q, --quiet", "print only the summary")
+    .option("-q, --quiet", "print only the summary, and what an episode's resume cut or passed over (as run --resume -q)")
     .option("--worlds <list>", "envprobe: objectstate,tooldag,graphnav (default: all)")
     .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
     .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")

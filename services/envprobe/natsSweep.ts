@@ -163,7 +163,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   const total = jobs.reduce((n, j) => n + j.spec.seeds.length, 0);
   const started = performance.now();
   const queue = await JetStreamJobQueue.open(nc, options.namespace);
-  const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace);
+  const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace, { quiet: options.quiet });
   // Workers that all end (none could connect, or they crashed) take no more jobs: stop waiting.
   let gone: LocalWorkersGone | null = null;
   const unwatch = watchWorkers(children, options.quiet, (g) => {
