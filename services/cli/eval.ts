@@ -111,9 +111,13 @@ export function keptNotice(label: string, flags: { quiet?: boolean; json?: boole
   };
 }
 
-/** What an interrupted cell's resume says on stderr, as `run --resume` does: a torn tail it cut, and where the bytes were kept (none with --quiet). */
-export function resumeNote(label: string, flags: { quiet?: boolean }): (note: string) => void {
-  return (note) => void (flags.quiet !== true && process.stderr.write(`${label}: ${note}\n`));
+/**
+ * What an interrupted cell's resume says on stderr, as `run --resume` does: a torn tail it cut, and
+ * where the bytes were kept. Said with --quiet too, as by `run --resume` and sweeps: it is the only
+ * word that a cell's log was cut, once per damaged cell.
+ */
+export function resumeNote(label: string): (note: string) => void {
+  return (note) => void process.stderr.write(`${label}: ${note}\n`);
 }
 
 /** An eval's per-cell progress lines on stderr (none with --quiet). */
@@ -175,7 +179,7 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
     ...(flags.fresh === true ? { fresh: true } : {}),
     ...(flags.trace === undefined || flags.trace === "none" ? {} : { trace: flags.trace === "jsonl" ? ("default" as const) : parseTraceFlag(flags.trace, "trace.jsonl") }),
     progress: cellProgress("eval implicit", flags),
-    onResumeNote: resumeNote("eval", flags),
+    onResumeNote: resumeNote("eval"),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
@@ -222,7 +226,7 @@ async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Pr
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
     ...(flags.fresh === true ? { fresh: true } : {}),
     progress: cellProgress("eval privacy", flags),
-    onResumeNote: resumeNote("eval", flags),
+    onResumeNote: resumeNote("eval"),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
@@ -281,7 +285,7 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
     ...(flags.warmup === undefined ? {} : { warmup: flags.warmup }),
     ...(flags.fresh === true ? { fresh: true } : {}),
     progress: cellProgress("eval factual", flags),
-    onResumeNote: resumeNote("eval", flags),
+    onResumeNote: resumeNote("eval"),
     warn: (m) => void process.stderr.write(`eval: warning: ${m}\n`),
     ...llmOption(flags),
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),

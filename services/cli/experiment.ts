@@ -39,7 +39,7 @@ async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (co
   // The spec's llm section holds the timeouts (an experiment takes no --llm-config).
   const onLlmWaiting = waitingNotice("experiment", flags, `the llm section of ${spec.file}`);
   // An interrupted cell's resume that cuts a torn tail says so, as `run --resume` does.
-  const onResumeNote = resumeNote(`experiment ${spec.name}`, flags);
+  const onResumeNote = resumeNote(`experiment ${spec.name}`);
   let result;
   try {
     result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress, warn: (m: string) => void process.stderr.write(`experiment: warning: ${m}\n`), onResumeNote, ...(onLlmWaiting === undefined ? {} : { onLlmWaiting }) });
