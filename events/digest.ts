@@ -11,7 +11,7 @@
  * availability, emotion, tick) is hashed ~300,000 times in a 1,000-agent day, and concatenating
  * then flattening each entry cost a third of its hashing.
  */
-function joinedLanes(fields: readonly string[]): [number, number] {
+export function joinedLanes(fields: readonly string[]): [number, number] {
   const SEPARATOR = 124; // "|"
   let length = fields.length - 1;
   for (let f = 0; f < fields.length; f++) length += fields[f]!.length;
@@ -91,6 +91,16 @@ export class DigestAccumulator {
     const [ea, eb] = joinedLanes(fields);
     this.a = (this.a - ea) >>> 0;
     this.b = (this.b - eb) >>> 0;
+  }
+  /** Adds an entry whose lanes (`joinedLanes`) were computed before. */
+  addLanes(lanes: readonly [number, number]): void {
+    this.a = (this.a + lanes[0]) >>> 0;
+    this.b = (this.b + lanes[1]) >>> 0;
+  }
+  /** Removes an entry whose lanes (`joinedLanes`) were computed before. */
+  removeLanes(lanes: readonly [number, number]): void {
+    this.a = (this.a - lanes[0]) >>> 0;
+    this.b = (this.b - lanes[1]) >>> 0;
   }
   get digest(): string {
     return format(this.a, this.b);

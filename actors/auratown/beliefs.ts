@@ -2,7 +2,7 @@
 // named location (homes included) during the beliefs phase, with the other's values of this tick.
 // A belief is never deleted, so beliefs about absent agents go stale. `since` is the tick the
 // belief last changed, which makes staleness measurable from state alone.
-import { DigestAccumulator, EMPTY_DIGEST } from "../../events/digest.ts";
+import { DigestAccumulator, EMPTY_DIGEST, joinedLanes } from "../../events/digest.ts";
 import type { AvailabilityType } from "../../events/auratown.ts";
 
 export interface Belief {
@@ -24,6 +24,34 @@ const entryFields = (other: string, b: Belief): string[] => [other, b.location, 
 
 export const emptyBeliefsDigest = EMPTY_DIGEST;
 
+/** A belief's digest entry: its lanes, and the other agent it is held about (part of the entry). */
+interface Entry {
+  readonly other: string;
+  readonly lanes: readonly [number, number];
+}
+
+// A belief formed from one occupant of one `location.observed` payload is the same for everyone
+// who notices that occupant there (about a dozen observers each in a 1,000-agent town): it is
+// formed and hashed once, then shared. Beliefs are never mutated (a refresh replaces them), so
+// sharing one object between agents' contexts is safe; a snapshot serialises each holder's copy.
+// Pure memos: nothing here is part of any state, and a miss computes the same values.
+const formedFrom = new WeakMap<Observed, { readonly location: string; readonly tick: number; readonly belief: Belief }>();
+const entryOf = new WeakMap<Belief, Entry>();
+
+function entry(other: string, belief: Belief): Entry {
+  let known = entryOf.get(belief);
+  if (known === undefined || known.other !== other) entryOf.set(belief, (known = { other, lanes: joinedLanes(entryFields(other, belief)) }));
+  return known;
+}
+
+function formed(o: Observed, location: string, tick: number): Belief {
+  const known = formedFrom.get(o);
+  if (known !== undefined && known.location === location && known.tick === tick) return known.belief;
+  const belief: Belief = { location, availability: o.availability, emotional_state: o.emotional_state, since: tick };
+  formedFrom.set(o, { location, tick, belief });
+  return belief;
+}
+
 /** Updates `beliefs` in place; returns the new digest. */
 export function refreshBeliefs(
   beliefs: Record<string, Belief>,
@@ -38,10 +66,10 @@ export function refreshBeliefs(
     if (o.agent === self) continue;
     const old = beliefs[o.agent];
     if (old !== undefined && old.location === location && old.availability === o.availability && old.emotional_state === o.emotional_state) continue;
-    const next: Belief = { location, availability: o.availability, emotional_state: o.emotional_state, since: tick };
+    const next = formed(o, location, tick);
     acc ??= new DigestAccumulator(digest);
-    if (old !== undefined) acc.removeJoined(entryFields(o.agent, old));
-    acc.addJoined(entryFields(o.agent, next));
+    if (old !== undefined) acc.removeLanes(entry(o.agent, old).lanes);
+    acc.addLanes(entry(o.agent, next).lanes);
     beliefs[o.agent] = next;
   }
   return acc === null ? digest : acc.digest;

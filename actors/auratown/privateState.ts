@@ -56,26 +56,67 @@ function focusGoal(action: string): string | null {
   return null;
 }
 
+/** What the rules read from an action's wording (lower-cased), worked out once per distinct action. */
+interface ActionWording {
+  readonly sleep: boolean;
+  readonly busy: boolean;
+  readonly focus: boolean;
+  readonly relaxed: boolean;
+  readonly focusGoal: string | null;
+}
+
+// Every agent's rules run every tick, and a town has a few dozen distinct actions: matching ~25
+// patterns against each agent's action each tick was most of the rule table's cost (pure memo).
+const wordings = new Map<string, ActionWording>();
+function wordingOf(action: string): ActionWording {
+  let known = wordings.get(action);
+  if (known === undefined) {
+    const lower = action.toLowerCase();
+    known = {
+      sleep: SLEEP.test(lower),
+      busy: BUSY.some((p) => p.test(lower)),
+      focus: FOCUS.some((p) => p.test(lower)),
+      relaxed: RELAXED.some((p) => p.test(lower)),
+      focusGoal: focusGoal(lower),
+    };
+    if (wordings.size < 10_000) wordings.set(action, known);
+  }
+  return known;
+}
+
+// Every agent reads the same feed (one `town.feed` payload, whose list is never changed): whether
+// it holds a stressful event is worked out once per list (pure memo).
+const stressIn = new WeakMap<readonly string[], boolean>();
+function recentStress(events: readonly string[]): boolean {
+  let known = stressIn.get(events);
+  if (known === undefined) stressIn.set(events, (known = events.slice(-8).some((e) => STRESS.test(e.toLowerCase()))));
+  return known;
+}
+
+/**
+ * The first matching rule. `recentEvents` is read as given when evaluated: a caller that changes
+ * a list after passing it must pass a new list (the town's feed payloads are never changed).
+ */
 export function evaluatePrivateState(input: RuleInput): PrivateState {
-  const action = input.action.toLowerCase();
-  if (SLEEP.test(action)) return { availability: "do_not_disturb", emotional_state: "resting", rule: "sleep", unspoken_goal: null };
+  const wording = wordingOf(input.action);
+  if (wording.sleep) return { availability: "do_not_disturb", emotional_state: "resting", rule: "sleep", unspoken_goal: null };
   const atWork = input.location !== null && input.workplaces.includes(input.location);
-  if (atWork && input.nearbyCount >= 3 && BUSY.some((p) => p.test(action))) {
+  if (atWork && input.nearbyCount >= 3 && wording.busy) {
     return { availability: "busy", emotional_state: "tired-focused", rule: "workplace_loaded", unspoken_goal: rushGoal(input.hour, input.minute) };
   }
-  if (FOCUS.some((p) => p.test(action))) {
-    return { availability: "do_not_disturb", emotional_state: "creatively flowing", rule: "deep_focus", unspoken_goal: focusGoal(action) };
+  if (wording.focus) {
+    return { availability: "do_not_disturb", emotional_state: "creatively flowing", rule: "deep_focus", unspoken_goal: wording.focusGoal };
   }
   const [opens, closes] = input.openHours;
   if (atWork && input.nearbyCount === 0 && input.hour >= opens && input.hour < closes) {
     return { availability: "available", emotional_state: "lonely", rule: "workplace_empty", unspoken_goal: "hoping a regular drops by for conversation" };
   }
-  if (RELAXED.some((p) => p.test(action))) {
+  if (wording.relaxed) {
     const prev = input.previousEmotion;
     const emotion = prev === "tired-focused" || prev === "stressed" ? "recovering" : prev === "lonely" ? "lonely" : "calm";
     return { availability: "available", emotional_state: emotion, rule: "relaxed", unspoken_goal: null };
   }
-  if (input.recentEvents.slice(-8).some((e) => STRESS.test(e.toLowerCase()))) {
+  if (recentStress(input.recentEvents)) {
     return { availability: "available", emotional_state: "stressed", rule: "recent_stress", unspoken_goal: null };
   }
   return { availability: "available", emotional_state: "neutral", rule: "default", unspoken_goal: null };
