@@ -11,6 +11,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   verify: ["npx probetown verify runs/day2", "npx probetown verify runs    # every episode below runs/, on every core"],
   replay: ["npx probetown replay runs/day2 --to-tick 20 --state --agent lin-wei"],
   fork: ["npx probetown fork runs/day2 --at 20 --condition no-conversation"],
+  diff: [
+    "npx probetown diff runs/day2 runs/auratown-s7-baseline~t20-no-conversation    # what the condition changed, from tick 21 on",
+    "# in a script: npx probetown diff <a> <b> --exit-code (exit 1 when they differ)",
+  ],
   inspect: [
     "npx probetown inspect runs/day2 --from 10 --to 14 --agent lin-wei",
     "npx probetown inspect runs/envprobe-s3-envprobe-simple --from 3 --to 3    # an EnvProbe log: every record by tick",

@@ -41,6 +41,7 @@ import { DEFAULT_CHUNK } from "../envprobe/natsSweep.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/config.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerAsk } from "./ask.ts";
+import { cmdDiff } from "./diff.ts";
 import { addHelpExamples } from "./examples.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { checkTownRunDisk, checkTownRunFits, type TownRunDisk } from "./limits.ts";
@@ -939,6 +940,17 @@ export function buildProgram(exit: (code: number) => void): Command {
     .addOption(natsOption("inspect a log kept in JetStream"))
     .addOption(namespaceOption())
     .action(wrap(cmdInspect));
+
+  program
+    .command("diff")
+    .description("what differs between two episodes of one world (a fork and its parent, two forks, two runs), from their logs alone: the first differing record, record counts by type, and whose state differs from which tick, over the ticks both hold")
+    .argument("<a>", "episode directory (with --nats: the episode id)")
+    .argument("<b>", "episode directory (with --nats: the episode id)")
+    .option("--exit-code", "exit 1 when the two differ over the ticks both hold (or hold none in common), 0 when identical")
+    .option("--json", "machine-readable result")
+    .addOption(natsOption("compare logs kept in JetStream (both in --namespace)"))
+    .addOption(namespaceOption())
+    .action(wrap(cmdDiff));
 
   program
     .command("repair")

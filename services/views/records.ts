@@ -17,7 +17,7 @@ export interface TimelineFilter {
 }
 
 /** A record on one line: seq, type, sender → recipients, payload (shortened). */
-export const recordLine = (r: LogRecord): string => `  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compactJson(r.payload, 160)}`;
+export const recordLine = (r: Pick<LogRecord, "seq" | "type" | "from" | "to" | "payload">): string => `  #${r.seq} ${r.type} ${r.from} → ${recipients(r.to)}  ${compactJson(r.payload, 160)}`;
 
 /** The records a filter keeps (`inspect`'s timeline and its --json alike). */
 export function pickRecords(records: readonly LogRecord[], filter: TimelineFilter = {}): LogRecord[] {
