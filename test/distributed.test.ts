@@ -75,6 +75,12 @@ describe("distributed runs over NATS", () => {
     const inspect = await start(["inspect", episode, "--nats", suite.nats.url, "--namespace", ns, "--from", "12", "--to", "12", "--agent", "lin-wei"]).done;
     expect(inspect.code).toBe(0);
     expect(inspect.out).toMatch(/tick 12 · Day 1 12:00[\s\S]*Lin Wei +@ /);
+    // A fork kept in JetStream compares with its parent there, from the two logs.
+    const fork = await start(["fork", episode, "--nats", suite.nats.url, "--namespace", ns, "--at", "20", "--condition", "baseline", "-q"]).done;
+    expect(fork.code, fork.err).toBe(0);
+    const diff = await start(["diff", episode, `${episode}~t20-baseline`, "--nats", suite.nats.url, "--namespace", ns, "--exit-code"]).done;
+    expect(diff.code, diff.err).toBe(0);
+    expect(diff.out).toMatch(/b forks a after tick 20\n.*IDENTICAL over ticks 21–33/);
     const typo = await start(["replay", "auratown-s43-baseline", "--nats", suite.nats.url, "--namespace", ns]).done;
     expect(typo.code).toBe(2);
     expect(typo.err).toMatch(/no episode auratown-s43-baseline in namespace \S+ at nats:\/\/\S+: it holds .*auratown-s42-baseline.* \(check the id and --namespace\)/);
