@@ -26,7 +26,7 @@ export interface DiffSide {
   readonly records: number;
 }
 
-/** A record as compared: what replay depends on, its cause as the index of that record in its tick. */
+/** A record as shown where two logs part (compared by what replay depends on, its cause by its place in the tick). */
 export interface ComparedRecord {
   readonly seq: number;
   readonly type: string;
@@ -187,9 +187,9 @@ export function compareLogs(aRecords: readonly LogRecord[], bRecords: readonly L
     const ca = ra.at(-1)!.payload as Committed;
     const cb = rb.at(-1)!.payload as Committed;
     if (ca.stateHash !== cb.stateHash) ticksDiffering++;
-    for (const id of new Set([...Object.keys(ca.parts), ...Object.keys(cb.parts)])) {
-      allActors.add(id);
-      if (ca.parts[id] === cb.parts[id]) continue;
+    for (const id of Object.keys(ca.parts)) allActors.add(id);
+    for (const id of Object.keys(cb.parts)) allActors.add(id);
+    for (const id of differingParts(ca, cb)) {
       const seen = actors.get(id);
       if (seen === undefined) actors.set(id, { firstTick: tick, ticks: 1, last: tick });
       else {
