@@ -232,7 +232,7 @@ export const diffEpisodesEffect = (a: string, b: string, where?: (episode: strin
     const right = yield* read(b);
     const diff = compareLogs(left.records, right.records, left.file, right.file);
     // A torn final record (a crash mid-write) is left out, as replay leaves it: said, not refused.
-    const torn = [left.torn === null ? null : `a's log ends in a torn record (${left.torn.message}); compared as far as it is whole`, right.torn === null ? null : `b's log ends in a torn record (${right.torn.message}); compared as far as it is whole`].filter((n): n is string => n !== null);
+    const torn = ([["a", left], ["b", right]] as const).flatMap(([side, read]) => (read.torn === null ? [] : [`${side}'s log ends in a torn record (${read.torn.message}); compared as far as it is whole`]));
     return torn.length === 0 ? diff : { ...diff, notes: [...diff.notes, ...torn] };
   });
 
@@ -246,13 +246,18 @@ function sideLine(label: string, s: DiffSide): string {
 
 /** The comparison as people read it. */
 export function diffText(d: EpisodeDiff): string {
-  const out = [sideLine("a", d.a), sideLine("b", d.b), `   ${d.relation}`];
-  if (d.compared === null) return [...out, ...d.notes.map((n) => `note: ${n}`)].join("\n");
+  const notes = d.notes.map((n) => `note: ${n}`);
+  return [sideLine("a", d.a), sideLine("b", d.b), `   ${d.relation}`, ...comparisonLines(d), ...notes].join("\n");
+}
+
+function comparisonLines(d: EpisodeDiff): string[] {
+  const out: string[] = [];
+  if (d.compared === null) return out;
   const range = d.compared.first === d.compared.last ? `tick ${d.compared.first}` : `ticks ${d.compared.first}–${d.compared.last}`;
   const recordsCompared = d.types.reduce((n, t) => n + t.a, 0);
   if (d.identical) {
     out.push(`IDENTICAL over ${range} (the ticks both hold): the same ${plural(recordsCompared, "record", "records")} (type, sender, recipients, payload, cause) and the same state at every tick`);
-    return [...out, ...d.notes.map((n) => `note: ${n}`)].join("\n");
+    return out;
   }
   out.push(`DIFFERENT over ${range} (the ticks both hold)`);
   if (d.firstDifference !== null) {
@@ -276,5 +281,5 @@ export function diffText(d: EpisodeDiff): string {
     for (const x of shownActors) out.push(`  ${x.actor.padEnd(width)}  from tick ${x.firstTick}, at ${plural(x.ticks, "tick", "ticks")}${x.atLastTick ? "" : `; equal again by tick ${d.compared.last}`}`);
     if (d.actors.length > shownActors.length) out.push(`  … and ${d.actors.length - shownActors.length} more (--json lists them all)`);
   }
-  return [...out, ...d.notes.map((n) => `note: ${n}`)].join("\n");
+  return out;
 }
