@@ -413,7 +413,7 @@ function routedByFrame(ctx: ControllerContext, w: Working, frame: IntentFramePay
   }
   const a = w.analysis;
   const second = a.secondOrder ?? (probes.has("get_agent_belief_about") && a.mentioned.length >= 2 ? { believer: a.mentioned[0]!, target: a.mentioned[1]!, fields: ["availability", "emotional_state"] as const } : null);
-  if (second !== null) return { analysis: { ...a, secondOrder: second, scope: { kind: "person", agents: [second.believer] }, hidden: [], wantsPlan: false }, factual: null };
+  if (second !== null) return { analysis: { ...a, secondOrder: second, scope: { kind: "person", agents: [second.believer] }, hidden: [], asked: [], wantsPlan: false }, factual: null };
   let scope = a.scope;
   let hidden = a.hidden;
   if (probes.has("get_agent_private_state")) {

@@ -34,6 +34,8 @@ export interface QueryAnalysis {
   readonly scope: Scope;
   readonly secondOrder: { readonly believer: string; readonly target: string; readonly fields: readonly ("availability" | "emotional_state")[] } | null;
   readonly hidden: readonly HiddenField[];
+  /** Private fields the wording itself asks about ("is X busy?" asks availability): the literal request's hidden part. */
+  readonly asked: readonly HiddenField[];
   readonly wantsPlan: boolean;
   readonly literal: readonly ("location" | "action" | "presence" | "time" | "plan" | "count")[];
   readonly appropriateness: boolean;
@@ -92,6 +94,13 @@ export function analyseQuery(text: string, scene: PerceivedScene): QueryAnalysis
     if (appropriateness || any(t, GOAL_CUES)) hidden.push("unspoken_goal");
   }
 
+  const asked: HiddenField[] = [];
+  if (second === null && scope.kind !== "none") {
+    if (any(t, AVAILABILITY_CUES)) asked.push("availability");
+    if (any(t, EMOTION_CUES)) asked.push("emotional_state");
+    if (any(t, GOAL_CUES)) asked.push("unspoken_goal");
+  }
+
   const literal: QueryAnalysis["literal"][number][] = [];
   if (/ where /.test(t) || / at (the )?/.test(t) || / still (at|in) /.test(t)) literal.push("location");
   if (/ doing | up to | busy | action /.test(t) || scope.kind === "person") literal.push("action");
@@ -100,7 +109,7 @@ export function analyseQuery(text: string, scene: PerceivedScene): QueryAnalysis
   if (wantsPlan) literal.push("plan");
   if (/ how many /.test(t)) literal.push("count");
 
-  return { mentioned, location, scope, secondOrder: second, hidden, wantsPlan: wantsPlan && second === null, literal: [...new Set(literal)], appropriateness, literalOnly };
+  return { mentioned, location, scope, secondOrder: second, hidden, asked, wantsPlan: wantsPlan && second === null, literal: [...new Set(literal)], appropriateness, literalOnly };
 }
 
 function secondOrderOf(t: string, mentioned: readonly string[]): QueryAnalysis["secondOrder"] {
