@@ -30,8 +30,10 @@ export const IntentInferred = Schema.Struct({
   /** B(gap) before the configured cap, and the ceiling actually used. */
   budget: Schema.Int,
   maxSteps: Schema.Int,
-  /** Facts already held in the controller's memory that meet part of the need (no probe needed). */
+  /** Probe answers read for earlier queries that meet part of the need (reused, aura-intent-reuse only). */
   fromMemory: Schema.Array(Schema.String),
+  /** What the Memory stage retrieved for this query (actors/aura/memory.ts), best first; absent without one. */
+  memories: Schema.optionalKey(Schema.Array(Schema.Struct({ content: Schema.String, kind: Schema.String, t: Schema.Int, importance: Schema.Number, score: Schema.Number }))),
 });
 
 export const ProbeRequested = Schema.Struct({

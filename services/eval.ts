@@ -111,6 +111,13 @@ export interface Aggregate {
   readonly targetPrivateReads: number;
   readonly beliefConflations: number;
   readonly extraPrivateFieldsPerQuery: number;
+  /**
+   * Private items (state fields, beliefs) stated in the answer or read by the probes beyond the
+   * query's need, per query (services/benchmarks/judge.ts): the union, and each side alone.
+   */
+  readonly disclosedBeyondNeed: number;
+  readonly disclosedBeyondNeedAnswer: number;
+  readonly disclosedBeyondNeedProbes: number;
   readonly alerts: number;
   /** model calls that fell back to the deterministic backend */
   readonly fallbacks: number;
@@ -122,6 +129,8 @@ export interface ConditionSummary {
   readonly condition: string;
   readonly description: string;
   readonly backend: string;
+  /** Whether the figures come from deterministic backends only, or a model answered any stage. */
+  readonly resultKind: ResultKind;
   readonly overall: Aggregate;
   readonly perSeed: Readonly<Record<string, Aggregate>>;
   readonly perScene: Readonly<Record<string, Aggregate>>;
@@ -139,6 +148,11 @@ export interface ImplicitEvalResult {
   readonly llm?: EvalLlmSummary;
   readonly judge?: JudgeMode;
 }
+
+export type ResultKind = "deterministic" | "LLM";
+
+/** A backend label's kind: LLM when any stage was served by a model (`llm:` in the label), else deterministic. */
+export const resultKindOf = (backend: string): ResultKind => (/(^|[ =,])llm:/.test(backend) ? "LLM" : "deterministic");
 
 const avg = (xs: readonly (number | null)[]): number | null => {
   const v = xs.filter((x): x is number => x !== null);
@@ -160,6 +174,9 @@ export function aggregate(rows: readonly ResultRow[]): Aggregate {
     targetPrivateReads: rows.filter((r) => r.targetPrivateRead).length,
     beliefConflations: rows.filter((r) => r.beliefConflated === true).length,
     extraPrivateFieldsPerQuery: n === 0 ? 0 : rows.reduce((s, r) => s + r.extraPrivateFields, 0) / n,
+    disclosedBeyondNeed: n === 0 ? 0 : rows.reduce((s, r) => s + r.disclosedBeyondNeed, 0) / n,
+    disclosedBeyondNeedAnswer: n === 0 ? 0 : rows.reduce((s, r) => s + r.disclosedBeyondNeedAnswer, 0) / n,
+    disclosedBeyondNeedProbes: n === 0 ? 0 : rows.reduce((s, r) => s + r.disclosedBeyondNeedProbes, 0) / n,
     alerts: rows.filter((r) => r.alert).length,
     fallbacks: rows.reduce((s, r) => s + r.fallbacks, 0),
     ...(rows.some((r) => r.llmJudge !== undefined) ? { llm: implicitLlmAggregate(rows.map((r) => r.llmJudge).filter((j): j is LlmJudgeFields => j !== undefined)) } : {}),
@@ -281,19 +298,71 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
     return resultLine({ ...row, v: RESULT_ROW_VERSION, query: row.queryId, correct: null, ...p.line, ...judgeColumns(mode, llmFields) } as Parameters<typeof resultLine>[0]);
   });
   writeResults(results, lines);
-  const conditions = o.conditions.map((condition): ConditionSummary => {
+  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions: summarise(rows, o.conditions, (r) => r.scene), rows, judge: mode, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway, recorded) }) };
+}
+
+/** Each condition's figures over some rows: overall, per seed, per scene (keyed by `sceneKey`), per subcategory. */
+function summarise(rows: readonly ResultRow[], conditionNames: readonly string[], sceneKey: (r: ResultRow) => string): ConditionSummary[] {
+  return conditionNames.map((condition): ConditionSummary => {
     const rs = rows.filter((r) => r.condition === condition);
     return {
       condition,
       description: SCENE_CONDITIONS[condition]!.description,
       backend: [...new Set(rs.map((r) => r.backend))].join(", ") || "none",
+      resultKind: rs.some((r) => resultKindOf(r.backend) === "LLM") ? "LLM" : "deterministic",
       overall: aggregate(rs),
       perSeed: groupBy(rs, (r) => String(r.seed)),
-      perScene: groupBy(rs, (r) => r.scene),
+      perScene: groupBy(rs, sceneKey),
       perSubcategory: groupBy(rs, (r) => r.subcategory),
     };
   });
-  return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions, rows, judge: mode, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway, recorded) }) };
+}
+
+export interface ImplicitEvalsResult {
+  /** Every file's figures apart (a split each: scene A, dev, test …), in the order given. */
+  readonly files: readonly ImplicitEvalResult[];
+  /** The files pooled (the one file's own figures when there is one); scenes keyed `<benchmark>/<scene>` when several. */
+  readonly conditions: readonly ConditionSummary[];
+  readonly seeds: readonly number[];
+  readonly maxSteps: number;
+  readonly judge: JudgeMode;
+  readonly rows: readonly ResultRow[];
+  readonly llm?: EvalLlmSummary;
+}
+
+/**
+ * `eval implicit` over several benchmark files (splits): each is run and reported apart, with one
+ * gateway shared by all (an endpoint that refuses the key is asked once), then pooled.
+ */
+export async function runImplicitEvals(o: Omit<ImplicitEvalOptions, "file"> & { readonly files: readonly string[] }): Promise<ImplicitEvalsResult> {
+  if (o.files.length === 0) throw new UsageError("--file: give at least one benchmark file");
+  const stems = new Map<string, string>();
+  for (const f of o.files) {
+    const stem = basename(f).replace(/\.json$/i, "");
+    const other = stems.get(stem);
+    if (other !== undefined) throw new UsageError(`--file: '${other}' and '${f}' share the name '${stem}', and so the folder of their logs and results under --out; rename one`);
+    stems.set(stem, f);
+  }
+  for (const f of o.files) loadImplicitBenchmark(f); // every file checked before any cell runs
+  const gateway = o.gateway ?? (o.llm == null ? undefined : judgeGateway(o.llm, o.onLlmWaiting));
+  const files: ImplicitEvalResult[] = [];
+  for (const file of o.files) {
+    const progress = o.progress;
+    files.push(await runImplicitEval({ ...o, file, ...(gateway === undefined ? {} : { gateway }), ...(progress === undefined ? {} : { progress: (done: number, total: number, label: string) => progress(done, total, o.files.length > 1 ? `${basename(file)}: ${label}` : label) }) }));
+  }
+  const rows = files.flatMap((f) => f.rows);
+  const several = files.length > 1;
+  const llms = files.map((f) => f.llm).filter((l): l is EvalLlmSummary => l !== undefined);
+  const llm = llms.length === 0 ? undefined : { ...llms.at(-1)!, endpointProblems: mergeProblems(...llms.map((l) => l.endpointProblems)) };
+  return {
+    files,
+    conditions: several ? summarise(rows, o.conditions, (r) => `${r.benchmark}/${r.scene}`) : files[0]!.conditions,
+    seeds: o.seeds,
+    maxSteps: files[0]!.maxSteps,
+    judge: o.judge ?? "rule",
+    rows,
+    ...(llm === undefined ? {} : { llm }),
+  };
 }
 
 /** Runs the episode, or reads an existing log of the same episode (same header) without rerunning. */

@@ -37,6 +37,13 @@ export const ResultRow = Schema.Struct({
   goldToolRecall: Schema.NullOr(Unit),
   /** forbidden tools fired */
   forbiddenViolations: Count,
+  /**
+   * implicit intent: distinct private items (state fields, beliefs) stated in the answer or read by
+   * the probes that the query's need did not include (services/benchmarks/judge.ts), and each side
+   */
+  disclosedBeyondNeed: Schema.optionalKey(Count),
+  disclosedBeyondNeedAnswer: Schema.optionalKey(Count),
+  disclosedBeyondNeedProbes: Schema.optionalKey(Count),
   /** factual: was the answer correct; null elsewhere */
   correct: Schema.NullOr(Schema.Boolean),
   /** factual: a graded score (e.g. the LLM judge's accuracy), when there is one */

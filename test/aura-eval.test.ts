@@ -141,16 +141,22 @@ const meanOf = (rows: readonly ResultRow[], pick: (r: ResultRow) => number | nul
 };
 
 describe("implicit-intent evaluation (offline, deterministic backends, rule judge, seeds 42/123/456)", () => {
-  it("scene A: AURA Intent ≥ 0.85 implicit coverage at ≤ 1.5 probes/query, beats NoIntent and Literal, level with Fixed-private at fewer probes, no private reads on second-order", async () => {
+  it("scene A: AURA Intent ≥ 0.85 implicit coverage at ≤ 1.6 probes/query (≤ 0.5 with reuse), beats NoIntent and Literal, level with Fixed-private stating less beyond the need, no private reads on second-order", async () => {
     const out = tempDir("aura-eval-a");
-    const r = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent", "no-intent", "literal", "fixed-private", "plan-and-solve", "oracle-intent"], seeds: SEEDS, out });
+    const r = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent", "no-intent", "literal", "fixed-private", "plan-and-solve", "oracle-intent", "aura-intent-reuse"], seeds: SEEDS, out });
     const of = (c: string) => r.rows.filter((x) => x.condition === c);
     const aura = of("aura-intent");
     expect(aura).toHaveLength(75);
     const auraImplicit = meanOf(aura, (x) => x.implicitCoverage);
     const auraProbes = meanOf(aura, (x) => x.probes);
     expect(auraImplicit).toBeGreaterThanOrEqual(0.85);
-    expect(auraProbes).toBeLessThanOrEqual(1.5);
+    // The default does not reuse probe answers across queries: every query probes for itself.
+    expect(auraProbes).toBeLessThanOrEqual(1.6);
+    expect(aura.every((x) => x.implicitCoverage === null || x.implicitCoverage === 0 || x.probes > 0)).toBe(true);
+    // Reuse is a named condition: the same coverage from far fewer probes.
+    const reuse = of("aura-intent-reuse");
+    expect(meanOf(reuse, (x) => x.implicitCoverage)).toBeGreaterThanOrEqual(auraImplicit);
+    expect(meanOf(reuse, (x) => x.probes)).toBeLessThanOrEqual(0.5);
     // Clearly ahead of NoIntent and Literal on the same query × seed cells (paired: never behind).
     for (const base of ["no-intent", "literal"]) {
       const rows = of(base);
@@ -161,20 +167,24 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
     }
     const fixed = of("fixed-private");
     expect(auraImplicit).toBeGreaterThanOrEqual(meanOf(fixed, (x) => x.implicitCoverage) - 1e-9);
-    expect(auraProbes).toBeLessThan(meanOf(fixed, (x) => x.probes));
+    // Fixed-private's cost: it states every private field it reads, AURA only what its frame needs.
+    expect(meanOf(aura, (x) => x.disclosedBeyondNeedAnswer)).toBeLessThan(meanOf(fixed, (x) => x.disclosedBeyondNeedAnswer) - 0.5);
     const second = aura.filter((x) => x.subcategory === "second_order");
     expect(second).toHaveLength(15);
     for (const x of second) expect(x).toMatchObject({ targetPrivateRead: false, forbiddenViolations: 0, beliefConflated: false });
     expect(aura.every((x) => x.forbiddenViolations === 0)).toBe(true);
-    // Baselines without theory of mind do read the target on second-order queries.
-    expect(of("plan-and-solve").some((x) => x.targetPrivateRead)).toBe(true);
+    // Every baseline reads the query with the same analyser: a second-order question's literal
+    // request is the belief, so NoIntent and Plan-and-Solve do not read the target either.
+    for (const c of ["no-intent", "plan-and-solve"]) expect(of(c).some((x) => x.targetPrivateRead), c).toBe(false);
+    // NoIntent probes only what the wording asks: less implicit coverage than AURA, little stated beyond the need.
+    expect(meanOf(of("no-intent"), (x) => x.disclosedBeyondNeedAnswer)).toBeLessThan(meanOf(aura, (x) => x.disclosedBeyondNeedAnswer));
     // Seeds are real: the query order differs between seeds.
     const orders = SEEDS.map((s) => aura.filter((x) => x.seed === s).sort((a, b) => a.order - b.order).map((x) => x.queryId).join(","));
     expect(new Set(orders).size).toBe(3);
     // Every condition's log replays to the same records and state hashes.
     for (const log of new Set(r.rows.filter((x) => x.seed === 456).map((x) => x.log))) expect((await verifyEpisode(log)).ok, log).toBe(true);
     // One JSONL line per query × seed × condition.
-    expect(readFileSync(r.results, "utf8").trim().split("\n")).toHaveLength(6 * 75);
+    expect(readFileSync(r.results, "utf8").trim().split("\n")).toHaveLength(7 * 75);
     // ... in the results schema the report reads.
     const loaded = loadResults(r.results);
     expect(loaded.filter((x) => x.condition === "aura-intent" && x.benchmark === "implicit_intent_scene_a")).toHaveLength(75);

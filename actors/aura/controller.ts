@@ -1,6 +1,6 @@
 // The AURA controller (paper §3, Algorithm 1) as an XState actor: for each `user.query`,
-// Sense → Scene (the observed public layer) → Memory (what earlier probes of this scene moment
-// revealed) → IntentInferrer (a strategy: deterministic, or an LLM through the gateway) →
+// Sense → Scene (the observed public layer) → Memory (retrieval of what it perceived before,
+// memory.ts: 0.3·recency + 0.4·importance + 0.3·relevance) → IntentInferrer (a strategy: deterministic, or an LLM through the gateway) →
 // gap → budget B(g) ≤ maxSteps → Explore (call a tool or stop, one probe at a time, each a
 // `probe.requested` to the actor that owns the state; the budget is a ceiling, and exploration
 // stops as soon as nothing the need requires is missing) → Reason → Interact (`answer.given`,
@@ -15,7 +15,8 @@ import type { AnswerFactPayload, IntentFramePayload, ProbeAnsweredPayload, Probe
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { deterministicInferrer, gapToBudget, analyseQuery, type IntentInferrer, type PerceivedScene, type QueryAnalysis } from "./intent.ts";
 import { agentIdOf, SCENE_ENV_ID } from "./scene.ts";
-import { callKey, candidates, envCandidates, plansOnce, usesFrame, type PlannedCall, type QueryLabels, type StrategyConfig } from "./strategies.ts";
+import { callKey, candidates, envCandidates, plansOnce, statedFields, usesFrame, type PlannedCall, type QueryLabels, type StrategyConfig } from "./strategies.ts";
+import { importanceOf, observationText, remember, retrieve, type MemoryItem, type Retrieved } from "./memory.ts";
 import { analyseFactual, factualFrame, type FactualAnalysis } from "./factual.ts";
 import { ALL_TOOLS } from "./tools.ts";
 import { canonicalJson } from "../../events/canonical.ts";
@@ -65,14 +66,20 @@ interface Working {
   pending: PlannedCall | null;
   calls: number;
   disclosure: number;
+  /** The controller clock: this query's 1-based index (the Memory stage's time). */
+  readonly clock: number;
+  /** What the Memory stage retrieved for this query (≤ 5, best first). */
+  readonly recalled: readonly Retrieved[];
   /** The LLM stages of this query (absent on the deterministic backends). */
   llm?: LlmWork;
 }
 
 export interface ControllerContext {
   readonly static: ControllerInput;
-  /** Probe answers kept for later queries (AURA's Memory stage), by call key. */
+  /** Probe answers kept for later queries (reuse, aura-intent-reuse only), by call key. */
   memory: Record<string, Reading>;
+  /** The Memory stage's store (memory.ts): queries asked and probe answers read, when the strategy has one. */
+  recall: MemoryItem[];
   rng: StreamState;
   current: Working | null;
   queries: number;
@@ -81,7 +88,7 @@ export interface ControllerContext {
 const inferrers: Readonly<Record<string, IntentInferrer>> = { deterministic: deterministicInferrer };
 
 export function initialController(input: ControllerInput): ControllerContext {
-  return { static: input, memory: {}, rng: deriveStream(input.seed, `condition/${input.condition}/tiebreak`), current: null, queries: 0 };
+  return { static: input, memory: {}, recall: [], rng: deriveStream(input.seed, `condition/${input.condition}/tiebreak`), current: null, queries: 0 };
 }
 
 /** Fisher–Yates with the condition's own stream: a group's visiting order differs by seed. */
@@ -108,7 +115,7 @@ function view(ctx: ControllerContext, w: Working, withKnown: boolean) {
   const known = new Set<string>();
   if (withKnown) {
     for (const r of w.readings) if (r.ok) known.add(callKey(r));
-    if (ctx.static.strategy.memory) for (const [k, r] of Object.entries(ctx.memory)) if (r.ok) known.add(k);
+    if (ctx.static.strategy.reuse) for (const [k, r] of Object.entries(ctx.memory)) if (r.ok) known.add(k);
   }
   return {
     text: w.text, analysis: w.analysis, labels: ctx.static.labels[w.queryId] ?? null, publicState: ctx.static.scene.public,
@@ -143,14 +150,18 @@ function onQuery(ctx: ControllerContext, event: Delivered<UserQueryPayload>): Em
   const order = analysis.scope.kind === "person" ? scopeAgents : shuffled(ctx, scopeAgents);
   const asker = s.askers[queryId] ?? null;
   const factual = s.registry === "environment" ? analyseFactual(text, Object.keys(s.places).sort(), s.places, Object.keys(s.scene.public).sort()) : null;
-  const w: Working = { queryId, asker, factual, text, analysis, frame, budget, order, plan: null, readings: [], tried: [], pending: null, calls: 0, disclosure: 0 };
+  // Memory: retrieve for this query, then store the query itself (it is not its own memory).
+  const clock = ctx.queries + 1;
+  const recalled = s.strategy.memory ? retrieve(ctx.recall, text, clock) : [];
+  if (s.strategy.memory) ctx.recall = remember(ctx.recall, { content: text, importance: importanceOf({ kind: "query" }), kind: "query", t: clock });
+  const w: Working = { queryId, asker, factual, text, analysis, frame, budget, order, plan: null, readings: [], tried: [], pending: null, calls: 0, disclosure: 0, clock, recalled };
   if (s.llm != null) w.llm = { awaiting: null, backends: {}, observations: [], plannerFallback: false, answerText: null };
   if (usesFrame(kind) && s.llm?.intent != null) return askIntent(ctx, w, s.llm.intent);
   if (factual !== null) {
     if (usesFrame(kind)) {
       frame = factualFrame(text, factual);
       budget = kind === "aura-no-probe" ? 0 : gapToBudget(frame.gap, s.strategy.maxSteps);
-      out.push({ type: "intent.inferred", to: null, payload: { backend: inferrer.backend, budget: gapToBudget(frame.gap, 5), frame, fromMemory: [], maxSteps: budget, queryId } });
+      out.push({ type: "intent.inferred", to: null, payload: { backend: inferrer.backend, budget: gapToBudget(frame.gap, 5), frame, fromMemory: [], maxSteps: budget, queryId, ...memoriesOf(ctx, w) } });
     } else if (kind === "vanilla" || kind === "static-context") budget = 0;
   } else if (usesFrame(kind)) {
     const inferred = inferrer.infer(text, s.scene, s.tools);
@@ -159,8 +170,8 @@ function onQuery(ctx: ControllerContext, event: Delivered<UserQueryPayload>): Em
     const base = gapToBudget(frame.gap, 5);
     budget = gapToBudget(frame.gap, s.strategy.maxSteps);
     const full = candidates(kind, view(ctx, { ...w, analysis }, false));
-    const fromMemory = s.strategy.memory ? full.map(callKey).filter((k) => ctx.memory[k]?.ok === true) : [];
-    out.push({ type: "intent.inferred", to: null, payload: { backend: inferrer.backend, budget: base, frame, fromMemory, maxSteps: budget, queryId } });
+    const fromMemory = s.strategy.reuse ? full.map(callKey).filter((k) => ctx.memory[k]?.ok === true) : [];
+    out.push({ type: "intent.inferred", to: null, payload: { backend: inferrer.backend, budget: base, frame, fromMemory, maxSteps: budget, queryId, ...memoriesOf(ctx, w) } });
   }
   const working: Working = { ...w, analysis, frame, budget };
   ctx.current = working;
@@ -206,7 +217,11 @@ function onAnswered(ctx: ControllerContext, event: Delivered<ProbeAnsweredPayloa
   const reading: Reading = { args: call.args, ok: event.payload.ok, result: event.payload.result, source: `probe:${call.tool}`, target: call.target, tool: call.tool };
   w.readings.push(reading);
   w.disclosure += event.payload.disclosure;
-  if (ctx.static.strategy.memory && reading.ok) ctx.memory[callKey(call)] = { ...reading, source: `memory:${call.tool}` };
+  if (ctx.static.strategy.reuse && reading.ok) ctx.memory[callKey(call)] = { ...reading, source: `memory:${call.tool}` };
+  if (ctx.static.strategy.memory) {
+    const importance = importanceOf({ kind: "observation", ok: reading.ok, disclosure: event.payload.disclosure });
+    ctx.recall = remember(ctx.recall, { content: observationText(call.tool, call.args, reading.ok, reading.result), importance, kind: "observation", t: w.clock });
+  }
   w.pending = null;
   w.llm?.observations.push({ args: call.args, outcome: canonicalJson(event.payload.result ?? null), tool: call.tool });
   return step(ctx);
@@ -269,7 +284,8 @@ function factsOf(reading: Reading, fields: readonly string[] | null, places: Rea
     for (const k of keys) out.push({ agent, field: k, kind: "state", source: reading.source, target: null, value: String(r[k]) });
   } else if (reading.tool === "get_agent_belief_about") {
     const belief = (r.belief ?? {}) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(belief)) out.push({ agent: String(r.believer), field: k, kind: "belief", source: reading.source, target: String(r.target), value: String(v) });
+    const keys = fields === null ? null : new Set(fields.flatMap((f) => FIELD_ALIASES[f] ?? [f]));
+    for (const [k, v] of Object.entries(belief)) if (keys === null || keys.has(k)) out.push({ agent: String(r.believer), field: k, kind: "belief", source: reading.source, target: String(r.target), value: String(v) });
   } else if (reading.tool === "get_agent_plan") {
     const plan = (r.plan ?? []) as unknown[];
     out.push({ agent: String(r.agent_name ?? reading.target), field: "plan", kind: "plan", source: reading.source, target: null, value: plan.map(String).join("; ") });
@@ -299,6 +315,14 @@ function factsOf(reading: Reading, fields: readonly string[] | null, places: Rea
   return out;
 }
 
+/** The fields an answer states from a reading: the condition's private fields, the second-order question's belief fields. */
+function fieldsFor(tool: string, stated: readonly string[] | null, a: QueryAnalysis): readonly string[] | null {
+  if (stated === null) return null;
+  if (tool === "get_agent_private_state") return stated;
+  if (tool === "get_agent_belief_about") return a.secondOrder?.fields ?? null;
+  return null;
+}
+
 /** What the answer reports: literal facts, then the hidden facts the condition surfaces. */
 function reason(ctx: ControllerContext, w: Working): AnswerFactPayload[] {
   const facts = literalFacts(ctx, w.analysis, w);
@@ -307,13 +331,18 @@ function reason(ctx: ControllerContext, w: Working): AnswerFactPayload[] {
     // Only what the frame asks for, for the people in its scope (no oversharing of goals).
     const needed = candidates(kind, view(ctx, w, false)).map(callKey);
     const byKey = new Map<string, Reading>();
-    if (ctx.static.strategy.memory) for (const k of needed) if (ctx.memory[k] !== undefined) byKey.set(k, ctx.memory[k]!);
+    if (ctx.static.strategy.reuse) for (const k of needed) if (ctx.memory[k] !== undefined) byKey.set(k, ctx.memory[k]!);
     for (const r of w.readings) if (r.ok) byKey.set(callKey(r), r);
     for (const k of needed) {
       const r = byKey.get(k);
-      if (r !== undefined) facts.push(...factsOf(r, r.tool === "get_agent_private_state" ? w.analysis.hidden : null));
+      if (r !== undefined) facts.push(...factsOf(r, fieldsFor(r.tool, w.analysis.hidden, w.analysis)));
     }
-  } else for (const r of w.readings) facts.push(...factsOf(r, null, ctx.static.places));
+  } else {
+    // NoIntent and Plan-and-Solve state the private fields the wording asked for; the label-driven
+    // baselines state what they read (statedFields).
+    const fields = w.factual === null ? statedFields(kind, w.analysis) : null;
+    for (const r of w.readings) facts.push(...factsOf(r, fieldsFor(r.tool, fields, w.analysis), ctx.static.places));
+  }
   const seen = new Set<string>();
   return facts.filter((f) => {
     const key = `${f.kind}|${f.agent}|${f.target}|${f.field}${f.kind === "event" || f.kind === "memory" ? `|${f.value}` : ""}`;
@@ -378,19 +407,17 @@ function ask(w: Working, stage: LlmStage, payload: { readonly requestHash: strin
 
 const fallbackLabel = (model: string, why: string): string => `deterministic (fallback from llm:${model}: ${why})`;
 
-/** What earlier probes of this scene moment revealed (the Memory stage), as the intent prompt's memories. */
-function memoryLines(ctx: ControllerContext): string[] {
-  if (!ctx.static.strategy.memory) return [];
-  return Object.keys(ctx.memory).sort().slice(0, 5).map((k) => {
-    const r = ctx.memory[k]!;
-    return `${r.tool}(${Object.entries(r.args).map(([a, v]) => `${a}=${v}`).join(", ")}) -> ${canonicalJson(r.result ?? null)}`;
-  });
+/** What the Memory stage retrieved, for `intent.inferred` (absent when the strategy has no Memory stage). */
+function memoriesOf(ctx: ControllerContext, w: Working): { memories?: Array<{ content: string; importance: number; kind: string; score: number; t: number }> } {
+  if (!ctx.static.strategy.memory) return {};
+  return { memories: w.recalled.map((m) => ({ content: m.content, importance: m.importance, kind: m.kind, score: m.score, t: m.t })) };
 }
 
 function askIntent(ctx: ControllerContext, w: Working, model: string): Emitted[] {
   ctx.current = w;
   ctx.queries++;
-  return ask(w, "intent", intentRequest(model, w.text, ctx.static.scene, memoryLines(ctx), ctx.static.tools, w.queryId));
+  // RECENT MEMORIES: what the Memory stage retrieved for this query (≤ 5, best first).
+  return ask(w, "intent", intentRequest(model, w.text, ctx.static.scene, w.recalled.map((m) => m.content), ctx.static.tools, w.queryId));
 }
 
 /** The deterministic IntentInferrer (the fallback of the LLM one), as onQuery runs it. */
@@ -434,9 +461,9 @@ function withFrame(ctx: ControllerContext, w: Working, inferred: { frame: Intent
   // A scope the frame widened (nobody named → the people at the focus place) is visited in seeded order.
   const order = canonicalJson(analysis.scope) === canonicalJson(w.analysis.scope) ? w.order : analysis.scope.kind === "none" ? [] : analysis.scope.kind === "person" ? [...analysis.scope.agents] : shuffled(ctx, analysis.scope.agents);
   const working: Working = { ...w, analysis, factual, frame, budget, order };
-  const fromMemory = factual === null && s.strategy.memory ? candidates(kind, view(ctx, working, false)).map(callKey).filter((k) => ctx.memory[k]?.ok === true) : [];
+  const fromMemory = factual === null && s.strategy.reuse ? candidates(kind, view(ctx, working, false)).map(callKey).filter((k) => ctx.memory[k]?.ok === true) : [];
   ctx.current = working;
-  const inferredEvent: Emitted = { type: "intent.inferred", to: null, payload: { backend, budget: gapToBudget(frame.gap, 5), frame, fromMemory, maxSteps: budget, queryId: w.queryId } };
+  const inferredEvent: Emitted = { type: "intent.inferred", to: null, payload: { backend, budget: gapToBudget(frame.gap, 5), frame, fromMemory, maxSteps: budget, queryId: w.queryId, ...memoriesOf(ctx, working) } };
   return [inferredEvent, ...afterFrame(ctx, working)];
 }
 

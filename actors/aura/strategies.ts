@@ -1,23 +1,30 @@
 // Conditions as strategies on the same registries and backbone (paper §5, reference/aura.md §7.5).
 // Each strategy decides, one step at a time (Algorithm 1: call a tool or stop), which probe to
 // make next given what the query has revealed so far; the controller enforces the budget ceiling.
-// Offline these are deterministic policies that follow each strategy's published shape:
+// Every strategy reads the query through the same analyser (intent.ts `analyseQuery`); none has a
+// keyword list of its own. What differs is the component the paper removes or replaces:
 //   literal         no probes; answers from the observed scene only
-//   no-intent       ReAct-style: reads the literal question, fetches what it literally asks,
-//                   then private state only where the wording names a state (busy, mood, …) and a
-//                   belief only for an explicit "think/believe"; budget 3, no memory
-//   plan-and-solve  plans up to 3 steps once (survey, private state of everyone named, a plan),
-//                   executes them all, no theory of mind
+//   no-intent       ReAct-style, the same Explore loop without an IntentFrame: step by step, it
+//                   probes for the literal request only — the private fields the wording itself
+//                   asks about (`asked`) for the people in scope, the plan when the wording asks
+//                   for one, and a belief only when the analysis finds a second-order question (a
+//                   belief question's literal request is the belief); budget 3, no memory
+//   plan-and-solve  the same literal request, planned once (≤ 3 steps) before anything runs, then
+//                   executed, then synthesised
 //   aura-intent     IntentFrame → B(gap) ≤ maxSteps → probes only what the frame still misses,
-//                   beliefs (never the target's private state) for second-order queries, and
-//                   remembers what it read for later queries of the same scene moment
+//                   beliefs (never the target's private state) for second-order queries; its
+//                   Memory stage retrieves (memory.ts) but does not reuse probe answers
+//   aura-intent-reuse  aura-intent that also answers from probe answers read for earlier queries
+//                   of the same scene moment (a named option, off in aura-intent)
 //   fixed-private   no inferrer: the subject's private state (belief for second-order, up to 3
 //                   people at the focus location when there is no subject); uses the benchmark's
 //                   subject/target labels, as the released baseline does
 //   oracle-intent   the gold tools of each query (labels), capped at 3
+// The scene's public layer (who is where doing what) is observed by every condition, so public
+// facts the wording asks for need no probe; the plan is held by its agent and does.
 import type { FactualAnalysis } from "./factual.ts";
 import type { QueryAnalysis } from "./intent.ts";
-import { normalise, type PublicRow } from "./scene.ts";
+import type { PublicRow } from "./scene.ts";
 
 export type StrategyKind =
   | "literal" | "no-intent" | "plan-and-solve" | "aura-intent" | "fixed-private" | "oracle-intent"
@@ -28,8 +35,10 @@ export interface StrategyConfig {
   readonly kind: StrategyKind;
   /** The budget ceiling (paper: 3 for implicit intent). */
   readonly maxSteps: number;
-  /** Keep probe answers across the queries of one scene moment (AURA's Memory stage). */
+  /** The Memory stage (memory.ts): store and retrieve what was perceived, for the intent stage. */
   readonly memory: boolean;
+  /** Answer later queries from probe answers read for earlier ones (aura-intent-reuse; off by default). */
+  readonly reuse: boolean;
   /** Which inferrer backend (only `deterministic` offline). */
   readonly inferrer: string;
 }
@@ -67,14 +76,26 @@ export interface StepView {
   readonly focus: string;
   /** Scope members in this query's (seeded) visiting order. */
   readonly order: readonly string[];
-  /** Keys of calls already answered in this query or (with memory) earlier. */
+  /** Keys of calls already answered in this query or (with reuse) earlier. */
   readonly known: ReadonlySet<string>;
   /** Keys already tried in this query (answered or denied). */
   readonly tried: ReadonlySet<string>;
 }
 
-const STATE_WORDS = / (free|busy|available|availability|interrupt|interrupted|disturb|bother|mood|feeling|feel|stressed|stress|upset|happy|good day|alone|chat|receptive) /;
-const BELIEF_WORDS = / (think|thinks|believe|believes|belief) /;
+/**
+ * The literal request's probes (NoIntent, Plan-and-Solve): what the wording asks that the observed
+ * scene does not show. A second-order question asks for the belief; otherwise the private fields
+ * the wording names (`asked`) for each person in scope (in the query's seeded order), and the plan
+ * of the person named when the wording asks for a plan.
+ */
+export function literalRequest(v: StepView): PlannedCall[] {
+  const a = v.analysis;
+  if (a.secondOrder !== null) return [beliefCall(a.secondOrder.believer, a.secondOrder.target)];
+  const out: PlannedCall[] = [];
+  if (a.asked.length > 0) for (const name of v.order) out.push(privateCall(name));
+  if (a.literal.includes("plan") && a.scope.kind === "person") out.push(planCall(a.scope.agents[0]!));
+  return out;
+}
 
 /** The calls a strategy would still make, in order; the controller takes the first untried one. */
 export function candidates(kind: StrategyKind, v: StepView): PlannedCall[] {
@@ -90,29 +111,10 @@ export function candidates(kind: StrategyKind, v: StepView): PlannedCall[] {
       if (a.wantsPlan && a.scope.kind === "person") out.push(planCall(a.scope.agents[0]!));
       return out.filter((c) => !v.known.has(callKey(c)));
     }
-    case "no-intent": {
-      const t = normalise(v.text);
-      const out: PlannedCall[] = [];
-      const names = a.mentioned;
-      // Thought 1: the literal question.
-      if (a.location !== null && (a.scope.kind === "location" || / who /.test(t))) out.push(nearbyCall(a.location));
-      else if (names.length === 0 || / where | still at /.test(t)) out.push(allAgentsCall);
-      if (names.length > 0 && / doing | up to | planning | plan | heading /.test(t)) out.push(planCall(names[0]!));
-      // Thought 2: states the wording names, for whoever it names (or whoever step 1 found).
-      if (BELIEF_WORDS.test(t) && names.length >= 2) out.push(beliefCall(names[0]!, names[1]!));
-      if (STATE_WORDS.test(t)) {
-        const who = names.length > 0 ? [names.at(-1)!] : v.order;
-        for (const n of who) out.push(privateCall(n));
-      }
-      return out;
-    }
-    case "plan-and-solve": {
-      const out: PlannedCall[] = [allAgentsCall];
-      const names = a.mentioned.length > 0 ? a.mentioned : Object.keys(v.publicState).sort().filter((n) => v.publicState[n]!.location === v.focus);
-      for (const n of names) out.push(privateCall(n));
-      if (a.mentioned.length > 0) out.push(planCall(a.mentioned[0]!));
-      return out.slice(0, 3);
-    }
+    case "no-intent":
+      return literalRequest(v).filter((c) => !v.known.has(callKey(c)));
+    case "plan-and-solve":
+      return literalRequest(v).slice(0, 3);
     case "fixed-private": {
       const l = v.labels;
       if (l !== null && l.subcategory === "second_order" && l.subject !== null && l.target !== null) return [beliefCall(l.subject, l.target)];
@@ -143,6 +145,17 @@ export const plansOnce = (kind: StrategyKind): boolean =>
   kind === "plan-and-solve" || kind === "fixed-private" || kind === "oracle-intent" || kind === "fixed-probe" || kind === "aura-gap-routed";
 
 export const usesFrame = (kind: StrategyKind): boolean => kind === "aura-intent" || kind === "aura-gap-routed" || kind === "aura-no-probe";
+
+/**
+ * Which private fields a condition's answer states from a private-state reading: what its need
+ * covers — the frame's hidden fields (AURA), the wording's asked fields (NoIntent, Plan-and-Solve)
+ * — or, for the label-driven baselines, everything read (null), as their released synthesis does.
+ */
+export function statedFields(kind: StrategyKind, a: QueryAnalysis): readonly string[] | null {
+  if (usesFrame(kind)) return a.hidden;
+  if (kind === "no-intent" || kind === "plan-and-solve") return a.asked;
+  return null;
+}
 
 // ---- The environment registry (8 tools) -------------------------------------------------------
 

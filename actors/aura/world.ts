@@ -42,7 +42,7 @@ export const SceneConfigSchema = Schema.Struct({
   maxSteps: Schema.Int,
   policy: Schema.Struct({ allow: Schema.Array(Str), deny: Schema.Array(Str) }),
   /** Set by the condition. */
-  strategy: Schema.Struct({ kind: Str, maxSteps: Schema.Int, memory: Schema.Boolean, inferrer: Str }),
+  strategy: Schema.Struct({ kind: Str, maxSteps: Schema.Int, memory: Schema.Boolean, reuse: Schema.optional(Schema.Boolean), inferrer: Str }),
   /**
    * LLM backends (through the gateway): the model of each controller role, null for the
    * deterministic backend. Absent: every role is deterministic (no `llm.*` records).
@@ -55,7 +55,10 @@ export type SceneConfig = typeof SceneConfigSchema.Type;
 interface SceneCondition {
   readonly description: string;
   readonly kind: StrategyKind;
+  /** The Memory stage: retrieval (memory.ts) feeding the intent stage. */
   readonly memory: boolean;
+  /** Answer from probe answers read for earlier queries (a named option; only aura-intent-reuse). */
+  readonly reuse?: boolean;
   /** A fixed budget ceiling instead of the configured maxSteps. */
   readonly steps?: number;
 }
@@ -63,10 +66,11 @@ interface SceneCondition {
 /** The implicit-intent conditions (paper Table 2/3, reference/aura.md §7.5). */
 export const SCENE_CONDITIONS: Readonly<Record<string, SceneCondition>> = {
   literal: { kind: "literal", memory: false, description: "no probes; answers the literal question from the observed scene" },
-  "no-intent": { kind: "no-intent", memory: false, description: "ReAct-style: probes what the wording literally asks (budget 3), no IntentFrame" },
-  "plan-and-solve": { kind: "plan-and-solve", memory: false, description: "plans once, then executes: agent-state registry ≤3 (survey, private state of everyone named, a plan); environment registry 3–5 tools without arguments" },
-  "aura-intent": { kind: "aura-intent", memory: true, description: "IntentFrame → B(gap) ≤ maxSteps → probe only what is missing (beliefs for second-order); remembers answers within the scene moment" },
-  "aura-intent-nomemory": { kind: "aura-intent", memory: false, description: "ablation: aura-intent with every query on its own (no Memory stage)" },
+  "no-intent": { kind: "no-intent", memory: false, description: "ReAct-style, the same analyser and Explore loop without an IntentFrame: probes the literal request only (asked private fields, a plan, a belief for second-order), budget 3" },
+  "plan-and-solve": { kind: "plan-and-solve", memory: false, description: "plans the literal request once from the same analysis (≤3 steps; environment registry: 3–5 tools without arguments), executes, synthesises" },
+  "aura-intent": { kind: "aura-intent", memory: true, description: "IntentFrame → B(gap) ≤ maxSteps → probe only what is missing (beliefs for second-order); Memory retrieves (0.3·recency + 0.4·importance + 0.3·relevance) for the intent stage, no answer reuse" },
+  "aura-intent-reuse": { kind: "aura-intent", memory: true, reuse: true, description: "named option: aura-intent that also answers from probe answers read for earlier queries of the scene moment" },
+  "aura-intent-nomemory": { kind: "aura-intent", memory: false, description: "ablation: aura-intent without the Memory stage (no retrieval: the LLM intent prompt's memories are (none)); offline it probes as aura-intent" },
   "fixed-private": { kind: "fixed-private", memory: false, description: "always the subject's private state (belief for second-order; ≤3 at the focus place without a subject), using the benchmark's labels" },
   "oracle-intent": { kind: "oracle-intent", memory: false, description: "the gold tools of each query (labels), capped at 3" },
   // The environment registry (factual grounding, privacy slice; reference/aura.md §7.5).
@@ -81,7 +85,7 @@ export const SCENE_CONDITIONS: Readonly<Record<string, SceneCondition>> = {
 };
 
 /** Conditions that run on the implicit-intent (agent-state) registry and on the environment registry. */
-export const IMPLICIT_CONDITIONS = ["literal", "no-intent", "plan-and-solve", "aura-intent", "aura-intent-nomemory", "fixed-private", "oracle-intent"] as const;
+export const IMPLICIT_CONDITIONS = ["literal", "no-intent", "plan-and-solve", "aura-intent", "aura-intent-reuse", "aura-intent-nomemory", "fixed-private", "oracle-intent"] as const;
 export const FACTUAL_CONDITIONS = ["vanilla", "static-context", "react", "reflexion", "plan-and-solve", "fixed-probe", "aura-no-probe", "aura-full", "aura-gap-routed"] as const;
 
 const demoScene: Scene = {
@@ -100,7 +104,7 @@ export const defaultSceneConfig: SceneConfig = {
   maxSteps: 3,
   registry: "agent-state",
   policy: { allow: ["*"], deny: [] },
-  strategy: { kind: "aura-intent", maxSteps: 3, memory: true, inferrer: "deterministic" },
+  strategy: { kind: "aura-intent", maxSteps: 3, memory: true, reuse: false, inferrer: "deterministic" },
 };
 
 const decode = configDecoder("aura-scene", SceneConfigSchema);
@@ -144,7 +148,7 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
     if (config.registry !== "environment" && !(IMPLICIT_CONDITIONS as readonly string[]).includes(condition)) {
       throw new Error(`invalid aura-scene config for condition '${condition}': it probes the environment registry (registry: "environment", as \`eval factual\` and \`eval privacy\` build from an AURATown snapshot), but this config's registry is '${config.registry}'; its conditions: ${IMPLICIT_CONDITIONS.join(", ")}`);
     }
-    const strategy: StrategyConfig = { kind: c.kind, maxSteps: c.steps ?? config.maxSteps, memory: c.memory, inferrer: "deterministic" };
+    const strategy: StrategyConfig = { kind: c.kind, maxSteps: c.steps ?? config.maxSteps, memory: c.memory, reuse: c.reuse === true, inferrer: "deterministic" };
     return { ...config, strategy };
   },
 
@@ -208,7 +212,7 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
   hashView(actorId, context) {
     if (actorId === CONTROLLER_ID) {
       const c = context as ControllerContext;
-      return { current: c.current, memory: c.memory, queries: c.queries, rng: c.rng };
+      return { current: c.current, memory: c.memory, recall: c.recall, queries: c.queries, rng: c.rng };
     }
     const c = context as SceneEnvContext | SceneAgentContext;
     return { answered: c.answered, denied: c.denied };
@@ -230,7 +234,7 @@ function controllerInputOf(config: SceneConfig, scene: Scene, seed: number): Con
   const labelled = kind === "fixed-private" || kind === "oracle-intent";
   return {
     condition: conditionOf(config),
-    strategy: { ...config.strategy, kind },
+    strategy: { ...config.strategy, kind, reuse: config.strategy.reuse === true },
     scene: { summary: scene.summary, time: sceneTimeOf(scene), focus: focusLocationOf(scene), public: scene.public_state },
     tools: Object.keys(config.registry === "environment" ? ENVIRONMENT_TOOLS : AGENT_STATE_TOOLS),
     labels: labelled ? config.labels : {},
@@ -244,6 +248,6 @@ function controllerInputOf(config: SceneConfig, scene: Scene, seed: number): Con
 
 /** The condition name a config was given (strategies are named after conditions). */
 function conditionOf(config: SceneConfig): string {
-  const entry = Object.entries(SCENE_CONDITIONS).find(([, c]) => c.kind === config.strategy.kind && c.memory === config.strategy.memory && (c.steps ?? config.maxSteps) === config.strategy.maxSteps);
+  const entry = Object.entries(SCENE_CONDITIONS).find(([, c]) => c.kind === config.strategy.kind && c.memory === config.strategy.memory && (c.reuse === true) === (config.strategy.reuse === true) && (c.steps ?? config.maxSteps) === config.strategy.maxSteps);
   return entry?.[0] ?? config.strategy.kind;
 }

@@ -9,7 +9,7 @@ import { parseSeeds } from "../jobs.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { parseTraceFlag } from "../../infra/telemetry.ts";
 import { UsageError } from "../replay.ts";
-import { DEFAULT_SEEDS, runImplicitEval, runPrivacyEval, type Aggregate, type ImplicitEvalResult, type PrivacyAggregate } from "../eval.ts";
+import { DEFAULT_SEEDS, runImplicitEvals, runPrivacyEval, type Aggregate, type ConditionSummary, type ImplicitEvalsResult, type PrivacyAggregate } from "../eval.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/world.ts";
 import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
 import type { LlmConfig, LlmWaiting } from "../llmGateway.ts";
@@ -83,7 +83,8 @@ const llmLine = (llm: EvalLlmSummary | undefined): string[] => {
 
 interface ImplicitFlags extends LlmCliFlags {
   judge?: JudgeMode;
-  file: string;
+  /** Every --file given, each possibly a comma-separated list. */
+  file: string[];
   condition: string;
   seeds: string;
   out?: string;
@@ -139,15 +140,15 @@ const globs = (flag: string, value: string | undefined): string[] | undefined =>
 const f3 = (x: number | null) => (x === null ? "  –  " : x.toFixed(3));
 
 function row(label: string, a: Aggregate): string {
-  return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${f3(a.literalCoverage)}  ${f3(a.implicitCoverage)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}  ${f3(a.goldToolRecall)}  ${String(a.forbiddenViolations).padStart(4)}  ${String(a.targetPrivateReads).padStart(4)}  ${String(a.beliefConflations).padStart(4)}`;
+  return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${f3(a.literalCoverage)}  ${f3(a.implicitCoverage)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}  ${a.disclosedBeyondNeed.toFixed(2).padStart(6)}  ${a.disclosedBeyondNeedAnswer.toFixed(2).padStart(5)}  ${a.disclosedBeyondNeedProbes.toFixed(2).padStart(5)}  ${f3(a.goldToolRecall)}  ${String(a.forbiddenViolations).padStart(4)}  ${String(a.targetPrivateReads).padStart(4)}  ${String(a.beliefConflations).padStart(4)}`;
 }
 
-function renderText(r: ImplicitEvalResult): string {
-  const head = `${"".padEnd(26)} ${"cells".padStart(5)}  literal  implicit  probes  disclo  recall  viol  tpr   confl`;
-  const judge = r.judge === "llm" ? "LLM judge (rule figures for reference)" : r.judge === "both" ? "rule and LLM judges" : "rule judge";
-  const out: string[] = [`implicit intent · ${r.file} · seeds ${r.seeds.join(",")} · maxSteps ${r.maxSteps} · ${judge}`, ""];
-  for (const c of r.conditions) {
-    out.push(`${c.condition} (backend: ${c.backend}) — ${c.description}`, head, row("overall", c.overall));
+/** The condition blocks of one file (or of the files pooled). */
+function conditionBlocks(conditions: readonly ConditionSummary[]): string[] {
+  const head = `${"".padEnd(26)} ${"cells".padStart(5)}  literal  implicit  probes  disclo  beyond  b.ans  b.prb  recall  viol  tpr   confl`;
+  const out: string[] = [];
+  for (const c of conditions) {
+    out.push(`${c.condition} [${c.resultKind}] (backend: ${c.backend}) — ${c.description}`, head, row("overall", c.overall));
     for (const [s, a] of Object.entries(c.perScene)) out.push(row(`  scene ${s}`, a));
     for (const [s, a] of Object.entries(c.perSubcategory)) out.push(row(`  ${s}`, a));
     for (const [s, a] of Object.entries(c.perSeed)) out.push(row(`  seed ${s}`, a));
@@ -156,8 +157,18 @@ function renderText(r: ImplicitEvalResult): string {
     if (c.overall.fallbacks > 0) out.push(`  ${c.overall.fallbacks} model call(s) fell back to the deterministic backend`);
     out.push("");
   }
+  return out;
+}
+
+function renderText(r: ImplicitEvalsResult): string {
+  const judge = r.judge === "llm" ? "LLM judge (rule figures for reference)" : r.judge === "both" ? "rule and LLM judges" : "rule judge";
+  const out: string[] = [];
+  for (const f of r.files) out.push(`implicit intent · ${f.file} · seeds ${f.seeds.join(",")} · maxSteps ${f.maxSteps} · ${judge}`, "", ...conditionBlocks(f.conditions));
+  if (r.files.length > 1) out.push(`implicit intent · all ${r.files.length} files pooled (${r.files.map((f) => f.benchmark).join(", ")}) · seeds ${r.seeds.join(",")} · ${judge}`, "", ...conditionBlocks(r.conditions));
+  out.push("[deterministic]: every stage ran on a deterministic backend · [LLM]: a model served at least one stage");
+  out.push("disclo: summed probe disclosure cost · beyond: private items (state fields, beliefs) stated or read that the query's need did not include, per query; b.ans: stated in the answer; b.prb: read by its probes");
   out.push("viol: forbidden tools that read state · tpr: second-order queries that read the target's private state · confl: second-order answers stating the target's actual state");
-  out.push(...fallbackNote(r.conditions.reduce((n, c) => n + c.overall.fallbacks, 0)), ...llmLine(r.llm), `results: ${r.results}`);
+  out.push(...fallbackNote(r.conditions.reduce((n, c) => n + c.overall.fallbacks, 0)), ...llmLine(r.llm), ...r.files.map((f) => `results: ${f.results}`));
   return out.join("\n") + "\n";
 }
 
@@ -168,8 +179,10 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
   const seeds = parseSeeds(flags.seeds);
   const allow = globs("--allow", flags.allow);
   const deny = globs("--deny", flags.deny);
-  const result = await runImplicitEval({
-    file: flags.file,
+  const files = flags.file.flatMap((f) => f.split(",")).map((f) => f.trim()).filter((f) => f.length > 0);
+  if (files.length === 0) throw new UsageError("--file: give a benchmark file, several as a comma-separated list or a repeated --file");
+  const result = await runImplicitEvals({
+    files,
     conditions,
     seeds,
     ...(flags.out === undefined ? {} : { out: flags.out }),
@@ -184,8 +197,12 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
     ...(flags.judge === undefined ? {} : { judge: flags.judge }),
   });
   if (flags.json) {
-    const { rows: _rows, ...summary } = result;
-    process.stdout.write(JSON.stringify({ ...summary, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
+    // The pooled figures at the top (one file: that file's, as before), each file apart in files[].
+    const { rows: _rows, files: perFile, ...pooled } = result;
+    const first = perFile[0]!;
+    const top = perFile.length === 1 ? { benchmark: first.benchmark, file: first.file, results: first.results } : { file: files.join(",") };
+    const fileSummaries = perFile.map(({ rows: _r, ...f }) => f);
+    process.stdout.write(JSON.stringify({ ...top, ...pooled, files: fileSummaries, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else process.stdout.write(renderText(result));
   exit(evalExit("eval implicit", result.llm, result.rows));
 }
@@ -313,11 +330,12 @@ async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Pr
 }
 
 /** An eval subcommand with the options every benchmark takes: its file, conditions, seeds and output folder. */
-function benchmarkCommand(group: Command, name: string, description: string, fileHelp: string, conditions: readonly string[]): Command {
-  return group
-    .command(name)
-    .description(description)
-    .requiredOption("--file <queries.json>", fileHelp)
+function benchmarkCommand(group: Command, name: string, description: string, fileHelp: string, conditions: readonly string[], severalFiles = false): Command {
+  const command = group.command(name).description(description);
+  const withFile = severalFiles
+    ? command.requiredOption("--file <queries.json>", `${fileHelp}; several (splits, reported apart): a comma-separated list or a repeated --file`, (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+    : command.requiredOption("--file <queries.json>", fileHelp);
+  return withFile
     .requiredOption("--condition <names>", `condition, or a comma-separated list (${conditions.join(", ")})`)
     .option("--seeds <list>", `seeds: lists and ranges like 42,123,456 or 1-10 (each ${SEED_RULE}, as run --seed)`, DEFAULT_SEEDS.join(","))
     .option("--out <dir>", "where episode logs and results JSONL go", "runs/eval");
@@ -341,9 +359,10 @@ export function registerEval(program: Command, exit: (code: number) => void): vo
     "implicit",
     "implicit-intent benchmark: each scene × seed × condition is an aura-scene episode (log under --out, verifiable); " +
       "prints literal/implicit coverage, probes and disclosure per query, gold-tool recall and forbidden-tool violations, " +
-      "overall and per scene, subcategory and seed",
+      "overall and per scene, subcategory and seed; private items disclosed beyond each query's need; several files are reported per file, then pooled",
     "benchmark file in the implicit-intent schema (scenes + queries)",
     IMPLICIT_CONDITIONS,
+    true,
   )
     .option("--max-steps <n>", "probe budget ceiling (default 3, as the paper for implicit intent)", integerAtLeast("--max-steps", 0))
     .option("--allow <globs>", "probe policy allow list (tool or tool:agent globs), enforced by the answering actor")
