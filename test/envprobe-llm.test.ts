@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inputsOf, envprobeWorld } from "../actors/envprobe/world.ts";
 import { parseBeliefUpdates, fieldNamesOfRequest, ENVPROBE_LLM_OUTPUTS } from "../actors/envprobe/llm.ts";
-import { SOURCE } from "../actors/envprobe/config.ts";
+import { LEGACY_CALIBRATION, SOURCE } from "../actors/envprobe/config.ts";
 import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload, EnvprobeScoredPayload } from "../events/envprobe.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
 import type { LogRecord } from "../events/record.ts";
@@ -92,9 +92,10 @@ describe("envprobe LLM agent: the belief answer's validation", () => {
 });
 
 describe("envprobe LLM agent against a fake OpenAI-compatible server", () => {
-  // ToolDAG at low stress, 4 steps: every tool schema is a prior guess (confidence 0.75), so the
-  // scripted Self-Uncertainty agent never probes — unless the model reports a low confidence.
-  const cfg = { world: "tooldag", regime: "low", horizon: 4 };
+  // ToolDAG at low stress, 4 steps, with the guessed priors and the legacy calibration (options, not
+  // the paper's defaults): every tool schema is a prior guess (confidence 0.75), so the scripted
+  // Self-Uncertainty agent never probes — unless the model reports a low confidence.
+  const cfg = { world: "tooldag", regime: "low", horizon: 4, initialBeliefs: "guess", calibration: LEGACY_CALIBRATION };
   const seed = 3;
   const spec = inputsOf(envprobeWorld.applyCondition(envprobeWorld.resolveConfig(cfg), "self-uncertainty"), seed).env.spec;
   const layout = spec.layout;

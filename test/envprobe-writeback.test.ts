@@ -14,9 +14,13 @@ const deliver = (ctx: AgentContext, type: string, payload: unknown, t: number): 
 
 const decided = (out: Emitted[]) => out[0]!.payload as { action: string; kind: string; field: number };
 
-/** A graphnav seed whose no-probe agent's first move crosses an edge it wrongly believes open. */
+/**
+ * A graphnav seed whose no-probe agent's first move crosses an edge it wrongly believes open. The
+ * paper's agent starts with b₀ = g₀ (no wrong belief at step 0), so the scenario takes the guessed
+ * priors (option initialBeliefs "guess"), where edges are assumed open.
+ */
 function scenario(writeBack: boolean) {
-  const base = envprobeWorld.resolveConfig({ world: "graphnav", regime: "medium", writeBack });
+  const base = envprobeWorld.resolveConfig({ world: "graphnav", regime: "medium", writeBack, initialBeliefs: "guess" });
   const config: EnvprobeConfig = envprobeWorld.applyCondition(base, "no-probe");
   for (let seed = 0; seed < 500; seed++) {
     const { agent, env } = inputsOf(config, seed);

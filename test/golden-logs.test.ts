@@ -31,13 +31,14 @@ const GOLDEN: readonly Golden[] = [
   // The conditions a fork may take.
   { world: "auratown", seed: 42, condition: "no-conversation", config: { extraAgents: 20 }, ticks: 68, records: 2523, head: "241547f611aabcf2", stateHash: "7dcb1d939948f411" },
   { world: "auratown", seed: 42, condition: "no-reflection", config: { extraAgents: 20 }, ticks: 68, records: 2554, head: "c117527f3bfb6887", stateHash: "84fd2f0b48048f5c" },
-  // EnvProbe: each world kind, a drift regime, a learning policy and an oracle.
-  { world: "envprobe", seed: 5, condition: "envprobe-simple", config: { world: "objectstate", regime: "high" }, records: 176, head: "363af1410140cff2", stateHash: "dd4a8b766a563679" },
-  { world: "envprobe", seed: 5, condition: "oracle-tw", config: { world: "objectstate", regime: "medium" }, records: 199, head: "3c15df561371de10", stateHash: "1f27bb8fbdaa771e" },
-  { world: "envprobe", seed: 5, condition: "envprobe-simple", config: { world: "tooldag", regime: "high" }, records: 259, head: "d7b5904b1e53f3b9", stateHash: "0ac4136ec31be6c8" },
-  { world: "envprobe", seed: 5, condition: "oracle-tw", config: { world: "tooldag", regime: "medium" }, records: 120, head: "9fcf9c0de003e9de", stateHash: "6923cf65c4a6b14f" },
-  { world: "envprobe", seed: 5, condition: "envprobe-simple", config: { world: "graphnav", regime: "high" }, records: 141, head: "1fc032f6c2c922c7", stateHash: "1eb40bffbe922cc6" },
-  { world: "envprobe", seed: 5, condition: "oracle-tw", config: { world: "graphnav", regime: "medium" }, records: 117, head: "3f0e46f4ecf2e6d3", stateHash: "25fe1897fe7afc8b" },
+  // EnvProbe: each world kind, a drift regime, a learning policy and an oracle. Values changed with
+  // issue 21 (b₀ = g₀, the calibration model, the paper's Oracle; docs/envprobe.md "Log format").
+  { world: "envprobe", seed: 5, condition: "envprobe-simple", config: { world: "objectstate", regime: "high" }, records: 176, head: "122b5798013a21d2", stateHash: "ee35a5d1525e7af0" },
+  { world: "envprobe", seed: 5, condition: "oracle-tw", config: { world: "objectstate", regime: "medium" }, records: 199, head: "e402954d8ddb7b64", stateHash: "75af60c8a750ada8" },
+  { world: "envprobe", seed: 5, condition: "envprobe-simple", config: { world: "tooldag", regime: "high" }, records: 259, head: "28837d76319cac96", stateHash: "3fba06c949405feb" },
+  { world: "envprobe", seed: 5, condition: "oracle-tw", config: { world: "tooldag", regime: "medium" }, records: 97, head: "069e26cab8391282", stateHash: "1ae1378d619f2101" },
+  { world: "envprobe", seed: 5, condition: "envprobe-simple", config: { world: "graphnav", regime: "high" }, records: 141, head: "d5719cbf8c888c11", stateHash: "662857bf9639e147" },
+  { world: "envprobe", seed: 5, condition: "oracle-tw", config: { world: "graphnav", regime: "medium" }, records: 100, head: "418a207f90f7617f", stateHash: "d9bd8a359d10d80a" },
 ];
 
 describe("golden logs: the log format as it stands", () => {

@@ -18,10 +18,10 @@ import type { EnvprobeScoredPayload, EnvprobeSteppedPayload } from "../../events
 import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from "../../events/llm.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { modelStaleness, reportedConfidence, reportedStaleness, SOURCE, type Calibration, type ModelReport, type Policy } from "./config.ts";
-import { beliefRequest, parseBeliefUpdates } from "./llm.ts";
+import { beliefRequest, judgeRequest, parseBeliefUpdates, parseJudgeDecision } from "./llm.ts";
 import { DAG, depValue, HELD, NAV, nodeName, OBJ, parseAction, parseDeps, parseInventory, UNKNOWN, type Layout, type Observation } from "./kinds.ts";
 import { plan, type Knowledge } from "./planner.ts";
-import { decide } from "./policies.ts";
+import { decide, judgeCandidates } from "./policies.ts";
 
 export const AGENT_ID = "agent/envprobe";
 export const ENV_ID = "env/envprobe";
@@ -35,8 +35,15 @@ export interface AgentParams {
   readonly stalenessDivisor: number;
   readonly alpha: number;
   readonly writeBack: boolean;
+  /** The regime's per-step mutation rate μ̄ (the calibration model's drift term). */
+  readonly drift: number;
+  /** Options that are not the paper's (off by default; config.ts NON_PAPER_OPTIONS). */
+  readonly skipFresh: boolean;
+  readonly oracleNeedsDependency: boolean;
   /** LLM mode: the model of role `belief` (absent: the scripted agent). */
   readonly beliefModel?: string;
+  /** The LLM Judge's model (role `judge`; policy envprobe-judge only). */
+  readonly judgeModel?: string;
 }
 
 /** A belief change: (field, value, last-verified step, source), as `envprobe.believed` logs it. */
@@ -56,6 +63,8 @@ export interface AgentInput {
   readonly seed: number;
   /** The first observation (step 0), before any action. */
   readonly first: Observation;
+  /** The world's values at step 0: the belief table starts as them (b₀ = g₀, Algorithm 1); absent: guessed priors (option initialBeliefs "guess"). */
+  readonly initial?: readonly string[];
 }
 
 export interface AgentContext {
@@ -76,6 +85,17 @@ export interface AgentContext {
   rng: StreamState | null;
   /** LLM mode only. */
   llm?: LlmState;
+  /** LLM Judge only: the decision the agent waits for (the request, Simple's proposal and candidates, the planned action). */
+  judge?: JudgeWait | null;
+}
+
+export interface JudgeWait {
+  readonly requestHash: string;
+  readonly t: number;
+  readonly action: string;
+  readonly candidates: number[];
+  /** Simple's own decision (the field it would probe, or -1 to act): what stands when the judge fails. */
+  readonly proposal: number;
 }
 
 /** What an LLM would assume before looking: doors and edges open, tool schemas a simple chain, object places unknown. */
@@ -97,9 +117,14 @@ function priors(l: Layout): { values: string[]; source: number[] } {
   return { values, source };
 }
 
+/** b₀ = g₀: every field starts as the world's value at step 0, verified at step 0. */
+function goldPriors(initial: readonly string[]): { values: string[]; source: number[] } {
+  return { values: [...initial], source: initial.map(() => SOURCE.observed) };
+}
+
 export function initialAgentContext(input: AgentInput): AgentContext {
   const l = input.layout;
-  const { values, source } = priors(l);
+  const { values, source } = input.initial === undefined ? priors(l) : goldPriors(input.initial);
   const maxW = Math.max(...l.fields.map((f) => f.weight));
   const locks = l.kind === "objectstate" ? l.size - 1 : l.kind === "graphnav" ? l.edges.length : 0;
   const ctx: AgentContext = {
@@ -120,6 +145,7 @@ export function initialAgentContext(input: AgentInput): AgentContext {
     rng: input.params.policy === "random" ? deriveStream(input.seed, "policy/random") : null,
   };
   if (input.params.beliefModel !== undefined) ctx.llm = { awaiting: null, reports: values.map(() => null) };
+  if (input.params.judgeModel !== undefined && input.params.policy === "envprobe-judge") ctx.judge = null;
   const changes: [number, string, number, number][] = [];
   learnObservation(ctx, input.first.pairs, input.first.seen, 0, changes);
   report(ctx, 0);
@@ -146,7 +172,7 @@ function report(ctx: AgentContext, t: number): void {
     }
     const stale = reportedStaleness(t - ctx.verified[i]!, cal);
     ctx.stale[i] = stale;
-    ctx.conf[i] = reportedConfidence(ctx.source[i]!, stale, cal);
+    ctx.conf[i] = reportedConfidence(ctx.source[i]!, stale, cal, ctx.static.params.drift);
   }
 }
 
@@ -276,19 +302,53 @@ function onTick(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[
   for (const i of next.transitive) d[i] = 0.5;
   for (const i of next.direct) d[i] = 1;
   const draws = ctx.rng === null ? null : new Draws(ctx.rng);
-  const choice = decide({
+  const inputs = {
     policy: s.params.policy, t, horizon: s.params.horizon, budget: s.params.budget, used: ctx.used, lastProbe: ctx.lastProbe, lastAct: ctx.lastAct,
     table: ctx, c: s.c, d, rhoThreshold: s.params.rhoThreshold, stalenessDivisor: s.params.stalenessDivisor, alpha: s.params.alpha,
-    wrong: ctx.wrong, weights: s.weights, draws,
-  });
-  if (draws !== null) ctx.rng = draws.state;
-  if (choice === null) {
-    ctx.lastAct = t;
-    return [{ type: "envprobe.decided", to: ENV_ID, payload: { action: next.action, field: -1, kind: "act", t, why: "plan" } }];
+    wrong: ctx.wrong, weights: s.weights, draws, skipFresh: s.params.skipFresh, oracleNeedsDependency: s.params.oracleNeedsDependency,
+  };
+  if (ctx.judge !== undefined && ctx.used < s.params.budget) {
+    // The LLM Judge (paper §4.2): the belief table and Simple's top candidates go to a model, which
+    // approves a probe or overrides it (act). Its answer decides the step (onJudge, same tick).
+    const candidates = judgeCandidates(inputs);
+    const proposal = decide({ ...inputs, policy: "envprobe-simple" });
+    const rows = ctx.values.map((value, i) => ({ value, stale: ctx.stale[i]!, conf: ctx.conf[i]! }));
+    const request = judgeRequest(s.params.judgeModel!, l, { t, horizon: s.params.horizon, budget: s.params.budget, used: ctx.used, action: next.action, proposal: proposal?.field ?? -1, candidates: candidates.map((c) => ({ field: c.field, c: c.c, s: c.s, u: c.u, d: c.d, rho: c.rho })) }, rows);
+    ctx.judge = { requestHash: request.requestHash, t, action: next.action, candidates: candidates.map((c) => c.field), proposal: proposal?.field ?? -1 };
+    return [{ type: "llm.requested", to: LLM_GATEWAY_ID, payload: request }];
   }
+  const choice = decide(inputs);
+  if (draws !== null) ctx.rng = draws.state;
+  if (choice === null) return [act(ctx, t, next.action)];
+  return [probeOf(ctx, t, choice.field, choice.why)];
+}
+
+function act(ctx: AgentContext, t: number, action: string): Emitted {
+  ctx.lastAct = t;
+  return { type: "envprobe.decided", to: ENV_ID, payload: { action, field: -1, kind: "act", t, why: "plan" } };
+}
+
+function probeOf(ctx: AgentContext, t: number, field: number, why: string): Emitted {
   ctx.used++;
   ctx.lastProbe = t;
-  return [{ type: "envprobe.decided", to: ENV_ID, payload: { action: l.fields[choice.field]!.probe, field: choice.field, kind: "probe", t, why: choice.why } }];
+  return { type: "envprobe.decided", to: ENV_ID, payload: { action: ctx.static.layout.fields[field]!.probe, field, kind: "probe", t, why } };
+}
+
+/** The Judge's answer: a probe of one of the candidates, or act; when the call failed or the answer is unusable, Simple's own decision stands (logged in `why`). */
+function onJudge(ctx: AgentContext, wait: JudgeWait, event: Delivered<LlmCompletedPayload | LlmFailedPayload>): Emitted[] {
+  ctx.judge = null;
+  const names = ctx.static.layout.fields.map((f) => f.name);
+  const parsed = event.type === "llm.completed" ? parseJudgeDecision((event.payload as LlmCompletedPayload).content, names, wait.candidates) : null;
+  if (parsed?.ok === true) {
+    if (parsed.field < 0) return [act(ctx, wait.t, wait.action)];
+    return [probeOf(ctx, wait.t, parsed.field, `judge:llm`)];
+  }
+  const error = parsed === null ? (event.payload as LlmFailedPayload).error : "unusable output";
+  if (wait.proposal < 0) {
+    ctx.lastAct = wait.t;
+    return [{ type: "envprobe.decided", to: ENV_ID, payload: { action: wait.action, field: -1, kind: "act", t: wait.t, why: `plan (judge failed: ${error}; Simple's decision)` } }];
+  }
+  return [probeOf(ctx, wait.t, wait.proposal, `simple (judge failed: ${error})`)];
 }
 
 function onStepped(ctx: AgentContext, event: Delivered<EnvprobeSteppedPayload>): Emitted[] {
@@ -354,6 +414,7 @@ function onSteppedLlm(ctx: AgentContext, llm: LlmState, p: EnvprobeSteppedPayloa
  * update. The log says which backend produced the step's beliefs.
  */
 function onLlm(ctx: AgentContext, event: Delivered<LlmCompletedPayload | LlmFailedPayload>): Emitted[] {
+  if (ctx.judge != null && event.payload.requestHash === ctx.judge.requestHash) return onJudge(ctx, ctx.judge, event);
   const llm = ctx.llm;
   const waiting = llm?.awaiting;
   if (llm === undefined || waiting == null || event.payload.requestHash !== waiting.requestHash) return [];

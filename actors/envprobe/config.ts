@@ -42,8 +42,9 @@ export const POLICIES = {
   "envprobe-minus-d": "ablation: ρ = c + s + u, threshold 1.125",
   "envprobe-minus-s": "ablation: ρ = c + u + d, threshold 1.125",
   "envprobe-minus-u": "ablation: ρ = c + s + d, threshold 1.125",
-  "envprobe-judge": "EnvProbe-Simple's top-3 candidates go to a deterministic critic that vetoes probes irrelevant to the plan or freshly observed",
-  oracle: "probes a truly mismatched field that the plan depends on (privileged)",
+  "envprobe-judge": "EnvProbe-Simple's top-3 candidates and the belief table go to a model critic (LLM role `judge`, config llm.judge) that approves one probe or overrides it (act)",
+  "envprobe-judge-standin": "DETERMINISTIC STAND-IN for the Judge (no model): Simple's top-3 candidates go to a fixed critic that approves the first the plan depends on that is unverified or stale ≥ 2; not the paper's Judge",
+  oracle: "probes a known mismatched field (the first in field order; privileged)",
   "oracle-tw": "probes argmax w_i·1[b_i ≠ g_i] (privileged)",
   "oracle-beliefs": "test reference: beliefs are set to the world after every step (A_H = 1 by construction), never probes",
 } as const;
@@ -51,17 +52,30 @@ export const POLICIES = {
 export type Policy = keyof typeof POLICIES;
 export const POLICY_NAMES = Object.keys(POLICIES) as Policy[];
 /** The paper's grid: every policy but the −c/−d ablations and the oracle-belief reference. */
-export const GRID_POLICIES: readonly Policy[] = ["no-probe", "random", "periodic", "self-uncertainty", "envprobe-simple", "envprobe-cd", "envprobe-minus-s", "envprobe-minus-u", "envprobe-judge", "oracle", "oracle-tw"];
+export const GRID_POLICIES: readonly Policy[] = ["no-probe", "random", "periodic", "self-uncertainty", "envprobe-simple", "envprobe-cd", "envprobe-minus-s", "envprobe-minus-u", "envprobe-judge-standin", "oracle", "oracle-tw"];
+/** Policies that ask a model for every decision (the LLM Judge): they run through runEpisode, with the gateway. */
+export const MODEL_POLICIES: readonly Policy[] = ["envprobe-judge"];
 export const PRIVILEGED: readonly Policy[] = ["oracle", "oracle-tw", "oracle-beliefs"];
 
 /**
- * How the scripted agent reports staleness and confidence (an LLM's habits, reference §3): it
- * under-reports staleness (steps since verification × stalenessScale) and lets confidence decay
- * slowly from a per-source base, so after an exogenous change it has not seen it is confidently
- * wrong. A calibrated agent: stalenessScale 1, decay ≈ the regime's mutation rate.
+ * How the scripted agent reports staleness and confidence: a stated model, every parameter a
+ * config key a sweep can vary (docs/envprobe.md, "Calibration model").
+ *
+ *   reported staleness  ŝ_i = ⌊stalenessScale · τ_i⌋          (τ_i: steps since field i was verified)
+ *   reported confidence conf_i = max(floor, base(source_i) · (1 − min(1, driftScale · μ̄))^ŝ_i − decay · ŝ_i)
+ *
+ * μ̄ is the regime's per-step mutation rate. With the defaults (stalenessScale 1, driftScale 1,
+ * decay 0, base 1 for what was observed, probed or done, 0 for an unknown value) the confidence is
+ * the probability that the field has not changed since it was verified: the agent is calibrated
+ * about drift. driftScale < 1 (it believes the world drifts less than it does) or stalenessScale < 1
+ * (it under-reports how long a field went unchecked) make it overconfident; > 1 underconfident.
+ * `priorConfidence` is the base of a guessed prior (only with initialBeliefs "guess").
+ * The settings before this model (stalenessScale 0.5, driftScale 0, decay 0.01, bases 0.95 / 0.98 /
+ * 0.9 / 0.75, unknown 0.2, floor 0.3) are LEGACY_CALIBRATION.
  */
 export const CalibrationSchema = Schema.Struct({
   stalenessScale: Schema.Number,
+  driftScale: Schema.Number,
   decay: Schema.Number,
   priorConfidence: Schema.Number,
   observedConfidence: Schema.Number,
@@ -86,15 +100,39 @@ export const ConfigSchema = Schema.Struct({
   /** false reproduces the release's defect: probe answers never reach the beliefs. */
   writeBack: Schema.Boolean,
   /**
+   * The agent's belief table at step 0. "gold": b₀ = g₀, as Algorithm 1 requires (default).
+   * "guess" (option, not the paper's): what an LLM might assume before looking — doors and edges
+   * open, each tool needing the previous tool's output, object and key places unknown.
+   */
+  initialBeliefs: Schema.Literals(["gold", "guess"]),
+  /** Option (not the paper's; off by default): fields verified since the agent last acted are not probe candidates. */
+  skipFresh: Schema.Boolean,
+  /** Option (not the paper's; off by default): the Oracle probes only mismatched fields the plan depends on (highest d, then w). */
+  oracleNeedsDependency: Schema.Boolean,
+  /**
    * The LLM agent (actors/envprobe/llm.ts): the model of role `belief` writes the agent's belief
    * updates through the gateway each step. Absent (or null): the scripted agent, no `llm.*` records.
    */
-  llm: Schema.optional(Schema.Struct({ belief: Schema.NullOr(Schema.String) })),
+  llm: Schema.optional(Schema.Struct({ belief: Schema.optional(Schema.NullOr(Schema.String)), judge: Schema.optional(Schema.NullOr(Schema.String)) })),
 });
 export type EnvprobeConfig = typeof ConfigSchema.Type;
 
 export const defaultCalibration: Calibration = {
+  stalenessScale: 1,
+  driftScale: 1,
+  decay: 0,
+  priorConfidence: 0.75,
+  observedConfidence: 1,
+  probedConfidence: 1,
+  actionConfidence: 1,
+  unknownConfidence: 0,
+  floor: 0,
+};
+
+/** The constants used before the calibration model (kept to reproduce earlier runs: `--config '{"calibration": …}'`). */
+export const LEGACY_CALIBRATION: Calibration = {
   stalenessScale: 0.5,
+  driftScale: 0,
   decay: 0.01,
   priorConfidence: 0.75,
   observedConfidence: 0.95,
@@ -103,6 +141,14 @@ export const defaultCalibration: Calibration = {
   unknownConfidence: 0.2,
   floor: 0.3,
 };
+
+/** The options that are not the paper's, each off by default (docs/envprobe.md lists them). */
+export const NON_PAPER_OPTIONS = {
+  initialBeliefs: { paper: "gold", what: "\"guess\": the agent starts from guessed priors (b₀ ≠ g₀), so A_H also measures schema and map discovery" },
+  skipFresh: { paper: false, what: "fields verified since the agent last acted are not probe candidates" },
+  oracleNeedsDependency: { paper: false, what: "the Oracle probes only mismatched fields the next plan depends on (d > 0)" },
+  writeBack: { paper: true, what: "false: probe answers never reach the beliefs (the release's defect)" },
+} as const;
 
 export const defaultConfig: EnvprobeConfig = {
   world: "objectstate",
@@ -114,6 +160,9 @@ export const defaultConfig: EnvprobeConfig = {
   alpha: 0.5,
   highConfidence: 0.7,
   writeBack: true,
+  initialBeliefs: "gold",
+  skipFresh: false,
+  oracleNeedsDependency: false,
 };
 
 export const horizonOf = (c: EnvprobeConfig): number => c.horizon ?? REGIMES[c.regime]!.horizon;
@@ -136,8 +185,9 @@ export function configProblems(c: EnvprobeConfig): string[] {
   if (REGIMES[c.regime] === undefined) out.push(`regime: unknown '${c.regime}' (known: ${Object.keys(REGIMES).join(", ")})`);
   if (c.horizon !== undefined && c.horizon <= 0) out.push(`horizon: expected a positive integer, got ${c.horizon}`);
   if (!(c.policy in POLICIES)) out.push(`policy: unknown '${c.policy}' (known: ${POLICY_NAMES.join(", ")})`);
-  for (const [k, v] of Object.entries(c.calibration)) if (!(v >= 0 && v <= 1) && k !== "stalenessScale") out.push(`calibration.${k}: expected 0..1, got ${v}`);
-  if (!(c.calibration.stalenessScale >= 0)) out.push(`calibration.stalenessScale: expected ≥ 0`);
+  for (const [k, v] of Object.entries(c.calibration)) if (!(v >= 0 && v <= 1) && k !== "stalenessScale" && k !== "driftScale") out.push(`calibration.${k}: expected 0..1, got ${v}`);
+  for (const k of ["stalenessScale", "driftScale"] as const) if (!(c.calibration[k] >= 0 && Number.isFinite(c.calibration[k]))) out.push(`calibration.${k}: expected a number ≥ 0, got ${c.calibration[k]}`);
+  if (MODEL_POLICIES.includes(c.policy as Policy) && judgeModelOf(c) === null) out.push(`policy: ${c.policy} asks a model (LLM role judge) for every decision; set llm.judge (--model judge=<model>) or use envprobe-judge-standin, the deterministic stand-in`);
   return out;
 }
 
@@ -149,7 +199,8 @@ export const SOURCE = { prior: 0, observed: 1, probed: 2, action: 3, unknown: 4,
 
 export const reportedStaleness = (age: number, cal: Calibration): number => Math.floor(age * cal.stalenessScale);
 
-export function reportedConfidence(source: number, stale: number, cal: Calibration): number {
+/** conf = max(floor, base(source) · (1 − min(1, driftScale·μ̄))^ŝ − decay·ŝ), to two decimals; an unknown value reports its base. */
+export function reportedConfidence(source: number, stale: number, cal: Calibration, drift: number): number {
   const base =
     source === SOURCE.observed ? cal.observedConfidence
     : source === SOURCE.probed ? cal.probedConfidence
@@ -157,7 +208,8 @@ export function reportedConfidence(source: number, stale: number, cal: Calibrati
     : source === SOURCE.prior ? cal.priorConfidence
     : cal.unknownConfidence;
   if (source === SOURCE.unknown) return base;
-  return Math.round(Math.max(cal.floor, base - cal.decay * stale) * 100) / 100;
+  const keep = cal.driftScale === 0 ? 1 : Math.pow(1 - Math.min(1, cal.driftScale * drift), stale);
+  return Math.round(Math.max(cal.floor, base * keep - cal.decay * stale) * 100) / 100;
 }
 
 /**
@@ -171,3 +223,9 @@ export const modelStaleness = (r: ModelReport, t: number): number => r[0] + Math
 
 /** The model of the LLM agent, or null for the scripted agent. */
 export const beliefModelOf = (c: EnvprobeConfig): string | null => c.llm?.belief ?? null;
+
+/** The model of the LLM Judge (role `judge`), or null. */
+export const judgeModelOf = (c: EnvprobeConfig): string | null => c.llm?.judge ?? null;
+
+/** Does an episode of this config ask a model (the belief agent, or the Judge when its policy is envprobe-judge)? */
+export const asksModel = (c: EnvprobeConfig): boolean => beliefModelOf(c) !== null || (MODEL_POLICIES.includes(c.policy as Policy) && judgeModelOf(c) !== null);

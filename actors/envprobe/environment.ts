@@ -132,7 +132,7 @@ function onBelieved(ctx: EnvContext, event: Delivered<EnvprobeBelievedPayload>):
     const bad = m.values[i] !== ctx.values[i];
     if (bad) (wrong.push(i), w[type]!++);
     const model = m.conf?.[i] ?? -1;
-    const conf = model >= 0 ? model : reportedConfidence(m.source[i]!, reportedStaleness(p.t - m.verified[i]!, params.calibration), params.calibration);
+    const conf = model >= 0 ? model : reportedConfidence(m.source[i]!, reportedStaleness(p.t - m.verified[i]!, params.calibration), params.calibration, params.rate);
     if (conf >= params.highConfidence && m.source[i] !== SOURCE.unknown) {
       hc++;
       if (bad) cw++;

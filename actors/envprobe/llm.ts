@@ -146,8 +146,84 @@ export function fieldNamesOfRequest(request: Pick<LlmRequestedPayload, "messages
   return null;
 }
 
+// ---- The Judge (role `judge`, policy envprobe-judge) ----------------------------------------------
+
+/** The output schema name the gateway validates `judge` answers against. */
+export const JUDGE_OUTPUT = "envprobe-judge";
+const CANDIDATES_LINE = "CANDIDATES: ";
+
+/**
+ * Parses a Judge answer {"decision": "probe" | "act", "field": name}: a probe must name one of the
+ * candidates; field is the probed field's index, or -1 to act.
+ */
+export function parseJudgeDecision(content: string, names: readonly string[], candidates: readonly number[]): { ok: true; field: number } | { ok: false; error: string } {
+  const parsed = parseJsonObject(content);
+  if (!parsed.ok) return parsed;
+  const decision = parsed.value.decision;
+  if (decision === "act") return { ok: true, field: -1 };
+  if (decision !== "probe") return { ok: false, error: `field 'decision' must be "probe" or "act"` };
+  const field = typeof parsed.value.field === "string" ? names.indexOf(parsed.value.field.trim()) : -1;
+  if (field < 0 || !candidates.includes(field)) return { ok: false, error: `field 'field' must be one of the CANDIDATES (${candidates.map((i) => names[i]).join(", ")}) when decision is "probe"` };
+  return { ok: true, field };
+}
+
+/** The candidate field names a `judge` request lists (its `CANDIDATES:` line), or null. */
+function candidatesOfRequest(request: Pick<LlmRequestedPayload, "messages">): string[] | null {
+  for (const m of request.messages) {
+    if (m.role !== "user") continue;
+    const line = m.content.split("\n").find((l) => l.startsWith(CANDIDATES_LINE));
+    if (line === undefined) continue;
+    try {
+      const names = JSON.parse(line.slice(CANDIDATES_LINE.length)) as unknown;
+      if (Array.isArray(names) && names.every((n) => typeof n === "string")) return names as string[];
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+const JUDGE_SYSTEM = `You are the critic of an agent that keeps a belief table about a world that changes on its own. Each step the agent may spend one step of its limited probe budget to read one field's true value from the world (a probe), or take its next task action. A scoring rule (rho = c + s + u + d: criticality, reported staleness, 1 - confidence, dependency of the next action) proposes the top candidate fields and a decision. Decide: probe one candidate, or act. Probing repairs a belief that may be wrong but costs a step the task needs.
+
+Reply with one JSON object: {"decision": "probe" | "act", "field": string} — field is one of CANDIDATES when decision is "probe".`;
+
+export interface JudgeContext {
+  readonly t: number;
+  readonly horizon: number;
+  readonly budget: number;
+  readonly used: number;
+  readonly action: string;
+  /** Simple's own decision: the field it would probe, or -1 (act). */
+  readonly proposal: number;
+  readonly candidates: ReadonlyArray<{ readonly field: number; readonly c: number; readonly s: number; readonly u: number; readonly d: number; readonly rho: number }>;
+}
+
+/** The `judge` request of step t (T 0, 256 tokens, JSON mode, output `envprobe-judge`): the belief table, Simple's top candidates and its proposal. */
+export function judgeRequest(model: string, l: Layout, x: JudgeContext, rows: readonly TableRow[]): LlmRequestedPayload {
+  const name = (i: number) => l.fields[i]?.name ?? `#${i}`;
+  const f2 = (v: number) => v.toFixed(2);
+  const user = [
+    `WORLD: ${l.kind}`,
+    `TASK: ${taskLine(l)}`,
+    `STEP: ${x.t} of ${x.horizon} · probes used ${x.used} of ${x.budget}`,
+    `NEXT ACTION: ${x.action}`,
+    ["BELIEFS (field: value · staleness · confidence):", ...rows.map((r, i) => `${name(i)}: ${r.value} · ${r.stale} · ${r.conf.toFixed(2)}`)].join("\n"),
+    ["TOP CANDIDATES (field: rho = c + s + u + d):", ...x.candidates.map((c) => `${name(c.field)}: ${f2(c.rho)} = ${f2(c.c)} + ${f2(c.s)} + ${f2(c.u)} + ${f2(c.d)}`)].join("\n"),
+    `RULE PROPOSES: ${x.proposal < 0 ? "act" : `probe ${name(x.proposal)}`} (threshold rho >= 1.5)`,
+    `${CANDIDATES_LINE}${JSON.stringify(x.candidates.map((c) => name(c.field)))}`,
+    "Return only the JSON object.",
+  ].join("\n");
+  return llmRequest("judge", model, [{ role: "system", content: JUDGE_SYSTEM }, { role: "user", content: user }], { json: true, maxTokens: 256, output: JUDGE_OUTPUT, temperature: 0 }, null);
+}
+
 /** Output schemas by name, for the gateway: null when the content is usable, else the reason. */
 export const ENVPROBE_LLM_OUTPUTS: Readonly<Record<string, (content: string, request?: Pick<LlmRequestedPayload, "messages">) => string | null>> = {
+  [JUDGE_OUTPUT]: (content, request) => {
+    const names = request === undefined ? null : candidatesOfRequest(request);
+    if (names === null) return "the request lists no CANDIDATES to validate against";
+    const r = parseJudgeDecision(content, names, names.map((_, i) => i));
+    return r.ok ? null : r.error;
+  },
   [BELIEF_OUTPUT]: (content, request) => {
     const names = request === undefined ? null : fieldNamesOfRequest(request);
     if (names === null) return "the request lists no FIELDS to validate against";

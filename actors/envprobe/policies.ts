@@ -1,7 +1,7 @@
 // Probing policies (paper §3.3 and §5.2): given the belief table, the plan and the budget, probe a
 // field or act. c_i and d_i come from the task structure (field weights, the plan's dependency
-// roles); s_i and u_i from the agent's own reports. A field verified on the previous step is never
-// a candidate (its answer has just been written back; re-asking is wasted).
+// roles); s_i and u_i from the agent's own reports. Every field is a candidate every step, as in
+// Algorithm 1 (the option skipFresh, off by default, skips fields verified since the last action).
 import type { Draws } from "../rng.ts";
 import type { Policy } from "./config.ts";
 import { SOURCE } from "./config.ts";
@@ -36,7 +36,39 @@ export interface Inputs {
   readonly weights: readonly number[];
   /** The policy's own stream (Random); always consumed the same way per step. */
   readonly draws: Draws | null;
+  /** Option (not the paper's): fields verified since the agent last acted are not candidates. */
+  readonly skipFresh: boolean;
+  /** Option (not the paper's): the Oracle probes only mismatched fields the plan depends on. */
+  readonly oracleNeedsDependency: boolean;
 }
+
+export interface Candidate {
+  readonly field: number;
+  readonly c: number;
+  readonly s: number;
+  readonly u: number;
+  readonly d: number;
+  readonly rho: number;
+}
+
+/** EnvProbe-Simple's top-k candidates by ρ = c + s + u + d (ties: the first field), as the Judge sees them. */
+export function judgeCandidates(x: Inputs, k = 3): Candidate[] {
+  const out: Candidate[] = [];
+  for (let i = 0; i < x.table.values.length; i++) {
+    if (x.skipFresh && isFresh(x, i)) continue;
+    const c = x.c[i]!;
+    const s = Math.min(1, x.table.stale[i]! / x.stalenessDivisor);
+    const u = Math.max(0, 1 - x.table.conf[i]!);
+    const d = x.d[i]!;
+    out.push({ field: i, c, s, u, d, rho: c + s + u + d });
+  }
+  out.sort((a, b) => b.rho - a.rho || a.field - b.field);
+  return out.slice(0, k);
+}
+
+/** Verified since the agent last acted (its answer or observation is already in the table). */
+const isFresh = (x: Inputs, i: number): boolean =>
+  x.table.verified[i]! >= Math.min(x.t - 1, x.lastAct) && x.table.source[i] !== SOURCE.prior && x.table.source[i] !== SOURCE.unknown;
 
 export interface Decision {
   readonly field: number;
@@ -52,8 +84,8 @@ export function decide(x: Inputs): Decision | null {
   const coin = x.draws === null ? 1 : x.draws.unit();
   const randomField = x.draws === null ? 0 : x.draws.int(0, n - 1);
   if (x.used >= x.budget || x.policy === "no-probe" || x.policy === "oracle-beliefs") return null;
-  // Verified since the agent last acted (its answer or observation is already in the table).
-  const fresh = (i: number) => x.table.verified[i]! >= Math.min(x.t - 1, x.lastAct) && x.table.source[i] !== SOURCE.prior && x.table.source[i] !== SOURCE.unknown;
+  // Option skipFresh (not the paper's): fields verified since the agent last acted are skipped.
+  const fresh = (i: number) => x.skipFresh && isFresh(x, i);
   const s = (i: number) => Math.min(1, x.table.stale[i]! / x.stalenessDivisor);
   const u = (i: number) => Math.max(0, 1 - x.table.conf[i]!);
   const argmax = (score: (i: number) => number, eligible: (i: number) => boolean = () => true): [number, number] => {
@@ -96,8 +128,11 @@ export function decide(x: Inputs): Decision | null {
       return threshold((i) => x.c[i]! + u(i) + x.d[i]!, scaled, "c+u+d");
     case "envprobe-minus-u":
       return threshold((i) => x.c[i]! + s(i) + x.d[i]!, scaled, "c+s+d");
-    case "envprobe-judge": {
-      // The critic sees Simple's three best candidates and approves the first one the plan
+    case "envprobe-judge":
+      // The LLM Judge is asked by the agent (agent.ts); without a model it is never decided here.
+      return null;
+    case "envprobe-judge-standin": {
+      // DETERMINISTIC STAND-IN for the Judge (not the paper's): the critic sees Simple's three best candidates and approves the first one the plan
       // depends on that is not a fresh observation (unverified, or reported stale ≥ 2).
       const rho = (i: number) => x.c[i]! + s(i) + u(i) + x.d[i]!;
       const ranked: number[] = [];
@@ -105,12 +140,15 @@ export function decide(x: Inputs): Decision | null {
       ranked.sort((a, b) => rho(b) - rho(a) || a - b);
       for (const i of ranked.slice(0, 3)) {
         const unverified = x.table.source[i] === SOURCE.prior || x.table.source[i] === SOURCE.unknown;
-        if (x.d[i]! > 0 && rho(i) >= 1 && (unverified || x.table.stale[i]! >= 2)) return { field: i, why: `judge:rho=${r2(rho(i))}` };
+        if (x.d[i]! > 0 && rho(i) >= 1 && (unverified || x.table.stale[i]! >= 2)) return { field: i, why: `standin:rho=${r2(rho(i))}` };
       }
       return null;
     }
     case "oracle": {
       if (x.wrong === null || x.wrong.length === 0) return null;
+      // The paper's Oracle-Probe: "probes a known mismatched field" — every mismatch counts 1 (exact
+      // per-field comparison), ties go to the first field (the release's stable sort).
+      if (!x.oracleNeedsDependency) return { field: x.wrong[0]!, why: "mismatch" };
       let best = -1;
       for (const i of x.wrong) if (x.d[i]! > 0 && (best < 0 || x.d[i]! > x.d[best]! || (x.d[i] === x.d[best] && x.weights[i]! > x.weights[best]!))) best = i;
       return best < 0 ? null : { field: best, why: `mismatch d=${x.d[best]}` };

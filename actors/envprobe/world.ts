@@ -8,7 +8,7 @@ import { configDecoder } from "../configDecoder.ts";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentLogic, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
-import { beliefModelOf, budgetOf, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
+import { beliefModelOf, budgetOf, judgeModelOf, MODEL_POLICIES, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
 import { envLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
@@ -29,14 +29,18 @@ export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentIn
   const policy = config.policy as Policy;
   const first = observe(spec, spec.initial, "clean", new Draws(deriveStream(seed, "world/first-observation")));
   const model = beliefModelOf(config);
+  const judge = judgeModelOf(config);
   const agent: AgentInput = {
     layout: spec.layout,
     params: {
       policy, horizon, budget, calibration: config.calibration, rhoThreshold: config.rhoThreshold, stalenessDivisor: config.stalenessDivisor, alpha: config.alpha, writeBack: config.writeBack,
+      drift: regime.rate[config.world], skipFresh: config.skipFresh, oracleNeedsDependency: config.oracleNeedsDependency,
       ...(model === null ? {} : { beliefModel: model }),
+      ...(judge === null || policy !== "envprobe-judge" ? {} : { judgeModel: judge }),
     },
     seed,
     first,
+    ...(config.initialBeliefs === "gold" ? { initial: spec.initial } : {}),
   };
   const start = initialAgentContext(agent);
   const env: EnvInput = {
@@ -70,6 +74,9 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
 
   applyCondition(config, condition) {
     if (!(condition in POLICIES)) throw new Error(`unknown condition '${condition}' for envprobe (known: ${Object.keys(POLICIES).join(", ")})`);
+    if (MODEL_POLICIES.includes(condition as Policy) && judgeModelOf(config) === null) {
+      throw new Error(`condition ${condition}: the Judge is a model critic (LLM role judge); set its model in the config ("llm": {"judge": "<model>"}) and give an endpoint, or run envprobe-judge-standin, the deterministic stand-in`);
+    }
     return { ...config, policy: condition };
   },
 

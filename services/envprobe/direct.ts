@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Delivered, Emitted, RecordHandler } from "../../actors/actor.ts";
 import { AGENT_ID, agentHandlers, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "../../actors/envprobe/agent.ts";
 import { initialEnvContext, envHandlers, type EnvContext, type EnvInput } from "../../actors/envprobe/environment.ts";
-import { beliefModelOf, horizonOf, type EnvprobeConfig } from "../../actors/envprobe/config.ts";
+import { asksModel, horizonOf, type EnvprobeConfig } from "../../actors/envprobe/config.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { versionOf } from "../../events/catalogue.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
@@ -49,7 +49,7 @@ export function runDirect(o: DirectRun): DirectResult {
   const config: EnvprobeConfig = world.applyCondition(base, o.policy);
   // No gateway here: an LLM agent's `llm.requested` would go unanswered. Its episodes run through
   // runEpisode (the sequencer answers model calls; see runSweep).
-  if (beliefModelOf(config) !== null) throw new Error("runDirect: an LLM agent (config llm.belief) runs through runEpisode, which has the LLM gateway");
+  if (asksModel(config)) throw new Error("runDirect: an episode that asks a model (config llm.belief, or the LLM Judge's llm.judge) runs through runEpisode, which has the LLM gateway");
   const ticks = horizonOf(config);
   const episode = o.episode ?? episodeIdOf(world.name, o.seed, o.policy);
   const defs = world.actors(config, o.seed);

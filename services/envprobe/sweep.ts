@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
-import { beliefModelOf, GRID_POLICIES, POLICY_NAMES, REGIMES, type EnvprobeConfig, type Policy } from "../../actors/envprobe/config.ts";
+import { beliefModelOf, GRID_POLICIES, judgeModelOf, MODEL_POLICIES, POLICY_NAMES, REGIMES, type EnvprobeConfig, type Policy } from "../../actors/envprobe/config.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
@@ -117,6 +117,9 @@ export function sweepSpecOf(
   // in --config they would be ignored in every episode (and logged in each header all the same).
   for (const [key, flag] of [["world", "--worlds"], ["regime", "--regimes"], ["policy", "--policies"]] as const) {
     if (key in config) throw new UsageError(`--config: "${key}" is chosen by ${flag} in a sweep (the config's ${JSON.stringify(config[key])} would be overridden in every episode); use ${flag} ${typeof config[key] === "string" ? config[key] : "<list>"} instead`);
+  }
+  if (policies.some((p) => MODEL_POLICIES.includes(p)) && judgeModelOf(config as EnvprobeConfig) === null) {
+    throw new UsageError(`--policies: envprobe-judge is a model critic (LLM role judge) and needs its model: --config '{"llm": {"judge": "<model>"}}' with an endpoint; or run envprobe-judge-standin, the deterministic stand-in`);
   }
   // The config overrides are checked here for every world and regime, not in the workers.
   for (const world of worlds) {
@@ -246,7 +249,7 @@ export const sweepBeliefModel = (spec: SweepSpec): string | null => beliefModelO
  */
 export async function runSweep(spec: SweepSpec, progress?: (done: number, total: number, kept: number) => void, llm?: LlmResponder): Promise<SweepResult> {
   markSweepLog(spec);
-  if (sweepBeliefModel(spec) !== null) return runSweepThroughEpisodes(spec, progress, llm);
+  if (sweepBeliefModel(spec) !== null || spec.policies.some((p) => MODEL_POLICIES.includes(p))) return runSweepThroughEpisodes(spec, progress, llm);
   const jobs = jobsOf(spec);
   const started = performance.now();
   const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), Math.ceil(jobs.length / CHUNK)));
