@@ -18,7 +18,7 @@ function episodes(world: string, shapes: Record<string, Shape>, seeds = 40): Epi
       out.push({
         world, regime: "medium", policy, seed, horizon: 30, budget: 7, steps: 30, success: s.success(seed), accuracy,
         procedural: world === "tooldag" ? accuracy : null, spatial: world === "tooldag" ? null : accuracy,
-        probes: s.probes ?? 0, useful: 0, collapse: null, actionCollapse: null, highConfidence: s.hc ?? 100, confidentWrong: s.cw ?? 10, mutations: 3,
+        probes: s.probes ?? 0, useful: 0, collapse: null, actionCollapse: null, highConfidence: s.hc ?? 100, confidentWrong: s.cw ?? 10, wrongBeliefs: 40, mutations: 3,
       });
     }
   }
@@ -52,7 +52,7 @@ describe("EnvProbe report: the paper's findings", () => {
     // Periodic = No-Probe + 5 pp on graphnav, with no loss of task success: only half the claim.
     expect(verdict(found, /trades task success/, "spatial")).toBe("partly");
     const su = found.find((f) => /uncertainty-only/.test(f.claim) && f.stratum === "procedural")!;
-    expect(su.evidence).toMatch(/p̂_cw 0\.400/);
+    expect(su.evidence).toMatch(/Pr\(wrong \| conf ≥ 0\.7\) 0\.400, Pr\(conf ≥ 0\.7 \| wrong\) \d\.\d{3}/);
 
     // The same claim reversed: Periodic now ahead of (c+d) on tooldag.
     const reversed = findingsOf(episodes("tooldag", { "envprobe-cd": { accuracy: 0.8, success: always }, periodic: { accuracy: 0.9, success: always } }));

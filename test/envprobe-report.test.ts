@@ -18,7 +18,7 @@ function episodes(worlds: readonly string[], policies: readonly string[], seeds 
         return {
           world, regime: "medium", policy, seed, horizon: 30, budget: 7, steps: 30, success: (seed + k) % 3 === 0, accuracy,
           procedural: world === "tooldag" ? accuracy : null, spatial: world === "tooldag" ? null : accuracy,
-          probes: 2, useful: 1, collapse: null, actionCollapse: null, highConfidence: 100, confidentWrong: 10, mutations: 3,
+          probes: 2, useful: 1, collapse: null, actionCollapse: null, highConfidence: 100, confidentWrong: 10, wrongBeliefs: 40, mutations: 3,
         };
       }),
     ),

@@ -258,6 +258,6 @@ export function envprobeSummary(
     ...(backends.size === 0 ? [] : [`beliefs: ${[...backends].sort(([a], [b]) => (a < b ? -1 : 1)).map(([b, n]) => `${b} on ${n} step${n === 1 ? "" : "s"}`).join("; ")}`]),
     `${m.world} · regime ${m.regime} · ${policy}: ${outcome} (H = ${m.horizon})${solvedBefore}`,
     `A_H ${m.accuracy.toFixed(3)} (procedural ${m.procedural === null ? "—" : m.procedural.toFixed(3)}, spatial ${m.spatial === null ? "—" : m.spatial.toFixed(3)}) · ${probes} · ${m.mutations} exogenous changes`,
-    `collapse onset τ_c ${m.collapse ?? "never"} · confident-wrong ${m.confidentWrong} of ${m.highConfidence} high-confidence belief-steps (${pct(m.highConfidence === 0 ? null : m.confidentWrong / m.highConfidence)})`,
+    `collapse onset τ_c ${m.collapse ?? "never"} · confident-wrong ${m.confidentWrong} of ${m.highConfidence} high-confidence belief-steps (${pct(m.highConfidence === 0 ? null : m.confidentWrong / m.highConfidence)}) and of ${m.wrongBeliefs} wrong ones (${pct(m.wrongBeliefs === 0 ? null : m.confidentWrong / m.wrongBeliefs)})`,
   ].join("\n");
 }

@@ -2,7 +2,8 @@
 // records a sweep is writing): terminal world-state accuracy A_H (exact per field, overall and by
 // type), task success, useful-probe rate (raw and per budget), collapse onset τ_c (first step with
 // A_t < 0.6), action-collapse onset and the drift-before-action offset, and the confident-wrong
-// counts behind p_cw (Wilson interval at the cell level).
+// counts behind p_cw both ways — Pr(wrong | conf ≥ α) and Proposition 5.5's Pr(conf ≥ α | wrong) —
+// with Wilson intervals at the cell level.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Schema } from "effect";
@@ -34,6 +35,8 @@ export interface EpisodeMetrics {
   /** Beliefs reported with confidence ≥ 0.7 (summed over steps), and how many were wrong. */
   readonly highConfidence: number;
   readonly confidentWrong: number;
+  /** Wrong beliefs (summed over steps): the denominator of Pr(conf ≥ α | wrong), Proposition 5.5's p_cw. */
+  readonly wrongBeliefs: number;
   readonly mutations: number;
 }
 
@@ -64,6 +67,7 @@ export const EpisodeMetricsSchema = Schema.Struct({
   actionCollapse: Step,
   highConfidence: Count,
   confidentWrong: Count,
+  wrongBeliefs: Count,
   mutations: Count,
 });
 
@@ -97,6 +101,7 @@ export class EpisodeAccumulator {
   private recent: boolean[] = [];
   private hc = 0;
   private cw = 0;
+  private wrongBeliefs = 0;
   private mutations = 0;
   private header: { world: string; regime: string; policy: string; seed: number; horizon: number } | null = null;
 
@@ -148,8 +153,10 @@ export class EpisodeAccumulator {
         this.last = p;
         const acc = 1 - (p.w[0]! + p.w[1]!) / (p.n[0]! + p.n[1]!);
         if (this.collapse === null && acc < COLLAPSE) this.collapse = p.t;
+        if (p.cw > p.hc || p.cw > p.w[0]! + p.w[1]!) throw new Error(`${type}: ${p.cw} confident-wrong beliefs do not fit ${p.hc} confident and ${p.w[0]! + p.w[1]!} wrong ones`);
         this.hc += p.hc;
         this.cw += p.cw;
+        this.wrongBeliefs += p.w[0]! + p.w[1]!;
         break;
       }
     }
@@ -173,6 +180,7 @@ export class EpisodeAccumulator {
       actionCollapse: this.actionCollapse,
       highConfidence: this.hc,
       confidentWrong: this.cw,
+      wrongBeliefs: this.wrongBeliefs,
       mutations: this.mutations,
     };
   }
@@ -280,7 +288,20 @@ export interface CellMetrics {
   readonly collapsed: number;
   readonly collapseOnset: number | null;
   readonly drift: { readonly n: number; readonly meanOffset: number | null; readonly medianOffset: number | null; readonly driftFirst: number; readonly actionFirst: number };
-  readonly pcw: { readonly confident: number; readonly wrong: number; readonly p: number | null; readonly ci: readonly [number, number] | null };
+  /**
+   * p_cw both ways, per belief per step (α = the config's highConfidence, 0.7): `p`, Pr(wrong | conf ≥ α)
+   * (the paper's Table 7 "canonical" estimator), and `recall`-side `pGivenWrong`, Pr(conf ≥ α | wrong) =
+   * |C_t| / |E_t| pooled (Proposition 5.5's p_cw), each with a Wilson interval.
+   */
+  readonly pcw: {
+    readonly confident: number;
+    readonly wrong: number;
+    readonly p: number | null;
+    readonly ci: readonly [number, number] | null;
+    readonly wrongBeliefs: number;
+    readonly pGivenWrong: number | null;
+    readonly ciGivenWrong: readonly [number, number] | null;
+  };
   readonly mutations: number;
 }
 
@@ -299,6 +320,8 @@ export function cellOf(episodes: readonly EpisodeMetrics[]): CellMetrics {
   const confident = episodes.reduce((s, e) => s + e.highConfidence, 0);
   const wrong = episodes.reduce((s, e) => s + e.confidentWrong, 0);
   const ci = confident > 0 ? wilson(wrong, confident) : null;
+  const wrongBeliefs = episodes.reduce((s, e) => s + e.wrongBeliefs, 0);
+  const ciW = wrongBeliefs > 0 ? wilson(wrong, wrongBeliefs) : null;
   const nn = <T>(xs: readonly (T | null)[]) => xs.filter((x): x is T => x !== null);
   return {
     world: e0.world,
@@ -321,7 +344,10 @@ export function cellOf(episodes: readonly EpisodeMetrics[]): CellMetrics {
       driftFirst: offsets.length === 0 ? 0 : offsets.filter((o) => o > 0).length / offsets.length,
       actionFirst: offsets.length === 0 ? 0 : offsets.filter((o) => o < 0).length / offsets.length,
     },
-    pcw: { confident, wrong, p: confident > 0 ? wrong / confident : null, ci: ci === null ? null : [ci.lower, ci.upper] },
+    pcw: {
+      confident, wrong, p: confident > 0 ? wrong / confident : null, ci: ci === null ? null : [ci.lower, ci.upper],
+      wrongBeliefs, pGivenWrong: wrongBeliefs > 0 ? wrong / wrongBeliefs : null, ciGivenWrong: ciW === null ? null : [ciW.lower, ciW.upper],
+    },
     mutations: avg(episodes.map((e) => e.mutations))!,
   };
 }

@@ -155,6 +155,8 @@ export const ADJACENT: ReadonlyArray<readonly [string, string, Stratum]> = [
   ["envprobe-simple", "periodic", "procedural"],
   ["envprobe-simple", "envprobe-judge", "spatial"],
   ["envprobe-judge", "oracle", "spatial"],
+  ["envprobe-simple", "envprobe-judge-standin", "spatial"],
+  ["envprobe-judge-standin", "oracle", "spatial"],
   ["envprobe-cd", "periodic", "procedural"],
 ];
 
@@ -183,13 +185,16 @@ function compareOnce(episodes: readonly EpisodeMetrics[], regime: string, method
   const mc = mcnemar(a.map((e) => e.success), b.map((e) => e.success));
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   return {
-    label: `${method} vs ${reference} (${stratum})`, method, reference, stratum, regime, n: keys.length,
+    label: `${labelOf(method)} vs ${labelOf(reference)} (${stratum})`, method, reference, stratum, regime, n: keys.length,
     a: mean(a.map((e) => e.accuracy)), b: mean(b.map((e) => e.accuracy)),
     deltaPp: 100 * boot.estimate, ciPp: [100 * boot.ci[0], 100 * boot.ci[1]], p: boot.p,
     successA: mean(a.map((e) => (e.success ? 1 : 0))), successB: mean(b.map((e) => (e.success ? 1 : 0))),
     mcnemarP: mc.p, discordant: [mc.b, mc.c],
   };
 }
+
+/** A policy's name in a table: the Judge's deterministic stand-in says so wherever it appears. */
+export const labelOf = (policy: string): string => (policy === "envprobe-judge-standin" ? "envprobe-judge-standin (deterministic stand-in, not the LLM Judge)" : policy === "envprobe-judge" ? "envprobe-judge (LLM)" : policy);
 
 export interface Finding {
   /** The paper's qualitative claim this row checks. */
@@ -240,7 +245,9 @@ export function paperFindings(episodes: readonly EpisodeMetrics[], regime: strin
     }
     const su = episodes.filter((e) => e.regime === regime && e.policy === "self-uncertainty" && WORLDS[stratum].includes(e.world));
     const confident = su.reduce((sum, e) => sum + e.highConfidence, 0);
-    const pcw = confident === 0 ? "—" : (su.reduce((sum, e) => sum + e.confidentWrong, 0) / confident).toFixed(3);
+    const cwSum = su.reduce((sum, e) => sum + e.confidentWrong, 0);
+    const wrongSum = su.reduce((sum, e) => sum + e.wrongBeliefs, 0);
+    const pcw = `Pr(wrong | conf ≥ 0.7) ${confident === 0 ? "—" : (cwSum / confident).toFixed(3)}, Pr(conf ≥ 0.7 | wrong) ${wrongSum === 0 ? "—" : (cwSum / wrongSum).toFixed(3)}`;
     const probes = su.length === 0 ? 0 : su.reduce((sum, e) => sum + e.probes, 0) / su.length;
     const behind = below(vsSimple);
     const gains = above(vsNone);
@@ -280,7 +287,16 @@ export interface EnvprobeReport {
   readonly family: Readonly<Record<string, FamilyUsed>>;
   readonly table2: Readonly<Record<string, readonly Comparison[]>>;
   readonly cells: readonly CellMetrics[];
-  readonly confidentWrong: { readonly confident: number; readonly wrong: number; readonly p: number; readonly ci: readonly [number, number] };
+  /** p_cw both ways, pooled: Pr(wrong | conf ≥ α) (`p`) and Proposition 5.5's Pr(conf ≥ α | wrong) (`pGivenWrong`). */
+  readonly confidentWrong: {
+    readonly confident: number;
+    readonly wrong: number;
+    readonly p: number;
+    readonly ci: readonly [number, number];
+    readonly wrongBeliefs: number;
+    readonly pGivenWrong: number;
+    readonly ciGivenWrong: readonly [number, number];
+  };
   readonly files: readonly string[];
   /** (world, regime, seed) groups that lack a policy others have: those seeds drop out of that policy's pairs. */
   readonly unpaired: { readonly groups: number; readonly examples: readonly string[] };
@@ -390,9 +406,9 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
       );
     }
     md.push("### Table 2: adjacent comparisons", "", ...comparisonTable(table2[regime]!, null), "");
-    md.push("### Per world and policy", "", "| world | policy | n | A_H | proc | spat | success | probes | UPR raw | UPR / B | collapsed | τ_c | drift offset (mean, median) | drift-first | action-first | p_cw [Wilson 95%] |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    md.push("### Per world and policy", "", "| world | policy | n | A_H | proc | spat | success | probes | UPR raw | UPR / B | collapsed | τ_c | drift offset (mean, median) | drift-first | action-first | Pr(wrong \\| conf ≥ 0.7) [Wilson 95%] | Pr(conf ≥ 0.7 \\| wrong) [Wilson 95%] |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const c of cells.filter((x) => x.regime === regime)) {
-      md.push(`| ${c.world} | ${c.policy} | ${c.n} | ${f3(c.accuracy)} | ${f3(c.procedural)} | ${f3(c.spatial)} | ${(100 * c.success).toFixed(1)}% | ${c.probes.toFixed(2)} | ${c.usefulRate === null ? "—" : `${(100 * c.usefulRate).toFixed(1)}%`} | ${c.usefulPerBudget.toFixed(2)} | ${(100 * c.collapsed).toFixed(1)}% | ${c.collapseOnset === null ? "—" : c.collapseOnset.toFixed(2)} | ${c.drift.meanOffset === null ? "—" : `${c.drift.meanOffset.toFixed(2)}, ${c.drift.medianOffset!.toFixed(1)}`} (n ${c.drift.n}) | ${(100 * c.drift.driftFirst).toFixed(1)}% | ${(100 * c.drift.actionFirst).toFixed(1)}% | ${c.pcw.p === null ? "—" : `${c.pcw.p.toFixed(3)} [${c.pcw.ci![0].toFixed(3)}, ${c.pcw.ci![1].toFixed(3)}]`} |`);
+      md.push(`| ${c.world} | ${labelOf(c.policy)} | ${c.n} | ${f3(c.accuracy)} | ${f3(c.procedural)} | ${f3(c.spatial)} | ${(100 * c.success).toFixed(1)}% | ${c.probes.toFixed(2)} | ${c.usefulRate === null ? "—" : `${(100 * c.usefulRate).toFixed(1)}%`} | ${c.usefulPerBudget.toFixed(2)} | ${(100 * c.collapsed).toFixed(1)}% | ${c.collapseOnset === null ? "—" : c.collapseOnset.toFixed(2)} | ${c.drift.meanOffset === null ? "—" : `${c.drift.meanOffset.toFixed(2)}, ${c.drift.medianOffset!.toFixed(1)}`} (n ${c.drift.n}) | ${(100 * c.drift.driftFirst).toFixed(1)}% | ${(100 * c.drift.actionFirst).toFixed(1)}% | ${c.pcw.p === null ? "—" : `${c.pcw.p.toFixed(3)} [${c.pcw.ci![0].toFixed(3)}, ${c.pcw.ci![1].toFixed(3)}]`} | ${c.pcw.pGivenWrong === null ? "—" : `${c.pcw.pGivenWrong.toFixed(3)} [${c.pcw.ciGivenWrong![0].toFixed(3)}, ${c.pcw.ciGivenWrong![1].toFixed(3)}]`} |`);
     }
     md.push("");
     // Table 3: ablations against Simple on the procedural world (rows for the variants that ran).
@@ -421,7 +437,7 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
     // Table 6: budget-normalised useful probes (#useful / B) per world and policy.
     const policies = [...new Set(cells.filter((x) => x.regime === regime).map((x) => x.policy))];
     const worlds = [...new Set(cells.filter((x) => x.regime === regime).map((x) => x.world))];
-    md.push("### Table 6: useful probes per budget (#useful / B)", "", `| world | ${policies.join(" | ")} |`, `| --- |${policies.map(() => " --- |").join("")}`);
+    md.push("### Table 6: useful probes per budget (#useful / B)", "", `| world | ${policies.map(labelOf).join(" | ")} |`, `| --- |${policies.map(() => " --- |").join("")}`);
     for (const world of worlds) md.push(`| ${world} | ${policies.map((pol) => cells.find((x) => x.regime === regime && x.world === world && x.policy === pol)?.usefulPerBudget.toFixed(2) ?? "—").join(" | ")} |`);
     md.push("");
     // Procedural Pareto frontier: task success against A_H per policy (ToolDAG).
@@ -448,9 +464,21 @@ export function writeReport(input: readonly EpisodeMetrics[], outDir: string, op
   const confident = episodes.reduce((s, e) => s + e.highConfidence, 0);
   const wrong = episodes.reduce((s, e) => s + e.confidentWrong, 0);
   const w = wilson(wrong, confident);
-  md.push("## Confident-wrong audit", "", `Per belief and step, Pr(belief ≠ world | reported confidence ≥ 0.7), pooled over every episode: **p̂_cw = ${w.p.toFixed(3)}** [Wilson 95% ${w.lower.toFixed(3)}, ${w.upper.toFixed(3)}] (${wrong.toLocaleString("en-US")} of ${confident.toLocaleString("en-US")}). Per world and policy in the tables above; the "wrong" is the true mismatch (the referee's exact comparison), not the release's oracle cascade.`, "");
+  const wrongBeliefs = episodes.reduce((s, e) => s + e.wrongBeliefs, 0);
+  const g = wilson(wrong, wrongBeliefs);
+  md.push(
+    "## Confident-wrong audit (p_cw both ways)",
+    "",
+    `Per belief and step, pooled over every episode, α = 0.7 (deterministic: the scripted agent's calibration model, unless an LLM agent ran):`,
+    "",
+    `- Pr(belief ≠ world | reported confidence ≥ α) (the paper's Table 7 "canonical" estimator): **${w.p.toFixed(3)}** [Wilson 95% ${w.lower.toFixed(3)}, ${w.upper.toFixed(3)}] (${wrong.toLocaleString("en-US")} of ${confident.toLocaleString("en-US")});`,
+    `- Pr(reported confidence ≥ α | belief ≠ world) = |C_t| / |E_t| (Proposition 5.5's p_cw, which bounds Self-Uncertainty's wrong-field recall by 1 − p_cw): **${wrongBeliefs === 0 ? "—" : g.p.toFixed(3)}**${wrongBeliefs === 0 ? "" : ` [Wilson 95% ${g.lower.toFixed(3)}, ${g.upper.toFixed(3)}] (${wrong.toLocaleString("en-US")} of ${wrongBeliefs.toLocaleString("en-US")})`}.`,
+    "",
+    `Per world and policy in the tables above (p_cw | conf, then p_cw | wrong); the "wrong" is the true mismatch (the referee's exact comparison), not the release's oracle cascade.`,
+    "",
+  );
   writeFileSync(join(outDir, "report.md"), md.join("\n") + "\n");
-  const report: EnvprobeReport = { regimes, episodes: episodes.length, findings, table1, family, table2, cells, confidentWrong: { confident, wrong, p: w.p, ci: [w.lower, w.upper] }, files: ["report.md", "report.json", ...files], unpaired };
+  const report: EnvprobeReport = { regimes, episodes: episodes.length, findings, table1, family, table2, cells, confidentWrong: { confident, wrong, p: w.p, ci: [w.lower, w.upper], wrongBeliefs, pGivenWrong: g.p, ciGivenWrong: [g.lower, g.upper] }, files: ["report.md", "report.json", ...files], unpaired };
   writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2) + "\n");
   return report;
 }

@@ -358,13 +358,14 @@ const num = (x: number | null, d = 2) => (x === null ? "—" : x.toFixed(d));
 
 /** A readable table of cells. */
 export function renderCells(cells: readonly CellMetrics[]): string {
-  const head = "world        regime  policy             n     A_H   proc   spat  succ%  probes  UPR%  UPR/B  coll%   τ_c  p_cw [95% CI]";
+  const head = "world        regime  policy             n     A_H   proc   spat  succ%  probes  UPR%  UPR/B  coll%   τ_c  p_cw|conf [95% CI]  p_cw|wrong";
   const rows = cells.map((c) =>
     [
       c.world.padEnd(12), c.regime.padEnd(7), c.policy.padEnd(18), String(c.n).padStart(4),
       num(c.accuracy, 3).padStart(6), num(c.procedural, 3).padStart(6), num(c.spatial, 3).padStart(6), pct(c.success).padStart(6),
       num(c.probes, 1).padStart(7), pct(c.usefulRate), num(c.usefulPerBudget).padStart(6), pct(c.collapsed).padStart(6), num(c.collapseOnset, 1).padStart(5),
       c.pcw.p === null ? "—" : `${c.pcw.p.toFixed(3)} [${c.pcw.ci![0].toFixed(3)}, ${c.pcw.ci![1].toFixed(3)}]`,
+      c.pcw.pGivenWrong === null ? "—" : c.pcw.pGivenWrong.toFixed(3),
     ].join(" "),
   );
   return [head, ...rows].join("\n");
