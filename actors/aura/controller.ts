@@ -21,7 +21,7 @@ import { analyseFactual, factualFrame, type FactualAnalysis } from "./factual.ts
 import { ALL_TOOLS } from "./tools.ts";
 import { canonicalJson } from "../../events/canonical.ts";
 import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from "../../events/llm.ts";
-import { answerRequest, intentRequest, parseAnswer, parseIntentFrame, parsePlannerPlan, parsePlannerStep, plannerPlanRequest, plannerStepRequest, type Observation, type SceneLlmModels } from "./llm.ts";
+import { answerRequest, intentRequest, type AnswerStyle, parseAnswer, parseIntentFrame, parsePlannerPlan, parsePlannerStep, plannerPlanRequest, plannerStepRequest, type Observation, type SceneLlmModels } from "./llm.ts";
 
 export interface ControllerInput {
   readonly condition: string;
@@ -493,9 +493,18 @@ function askAnswer(ctx: ControllerContext, w: Working): Emitted[] | null {
   ];
   const kind = s.strategy.kind;
   return ask(w, "answer", answerRequest(model, {
-    query: w.text, scene: kind === "vanilla" ? null : s.scene, asker: w.asker, implicitNeed: w.frame?.implicit_need ?? [],
-    secondOrder: w.analysis.secondOrder !== null && w.factual === null, evidence, factual: w.factual !== null,
+    style: answerStyle(kind, w.factual !== null), query: w.text, scene: kind === "vanilla" ? null : s.scene, asker: w.asker, implicitNeed: w.frame?.implicit_need ?? [],
+    secondOrder: w.analysis.secondOrder !== null && w.factual === null, evidence,
   }, w.queryId));
+}
+
+/** The synthesis a condition ends with (llm.ts AnswerStyle): the release's prompt of that baseline. */
+function answerStyle(kind: string, factual: boolean): AnswerStyle {
+  if (factual) return "factual";
+  if (kind === "literal") return "literal";
+  if (kind === "no-intent") return "react";
+  if (kind === "plan-and-solve") return "plan-and-solve";
+  return "intent";
 }
 
 /** Turns a planner's tool call into a probe; names are matched to the roster, the asker is implied. */

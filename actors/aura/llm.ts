@@ -211,7 +211,11 @@ const STYLE: Readonly<Record<string, string>> = {
   "aura-full": "You are an environment probe controller: gather NOVEL context about the scene that the asker cannot see. Do not call get_time, get_location, get_nearby_agents or get_recent_memories; prefer location activities, then all agents, then recent events.",
 };
 
-/** One Algorithm-1 step: call one tool, or stop (T 0.1, 400 tokens, JSON). */
+/**
+ * One Algorithm-1 step: call one tool, or stop, JSON. NoIntent/ReAct/Reflexion: T 0.1, 400 tokens
+ * (the release's function-calling loop); aura-full, the simulator's probe planner: T 0.2, 200
+ * tokens (paper A6 "Probe planning").
+ */
 export function plannerStepRequest(model: string, kind: string, query: string, scene: PerceivedScene, asker: string | null, tools: readonly string[], budgetLeft: number, observations: readonly Observation[], queryId: string): LlmRequestedPayload {
   const system = [
     STYLE[kind] ?? STYLE.react!,
@@ -225,10 +229,11 @@ export function plannerStepRequest(model: string, kind: string, query: string, s
     `TOOL CALLS LEFT: ${budgetLeft}`,
     `OBSERVATIONS:\n${observationLines(observations)}`,
   ].join("\n\n");
-  return llmRequest("planner", model, [{ role: "system", content: system }, { role: "user", content: user }], { json: true, maxTokens: 400, output: "planner-step", temperature: 0.1 }, queryId);
+  const probePlanner = kind === "aura-full";
+  return llmRequest("planner", model, [{ role: "system", content: system }, { role: "user", content: user }], { json: true, maxTokens: probePlanner ? 200 : 400, output: "planner-step", temperature: probePlanner ? 0.2 : 0.1 }, queryId);
 }
 
-/** Plan-and-Solve's plan, made once (T 0.1, 400 tokens, JSON). */
+/** Plan-and-Solve's plan, made once from the surface query and the PUBLIC_STATE (T 0.1, 400 tokens, JSON; ≤ maxSteps steps). */
 export function plannerPlanRequest(model: string, query: string, scene: PerceivedScene, asker: string | null, tools: readonly string[], maxSteps: number, queryId: string): LlmRequestedPayload {
   const system = [
     `You are a Plan-and-Solve agent: first make a plan of at most ${maxSteps} tool calls that gather what the answer needs, then it is executed for you.`,
@@ -240,31 +245,86 @@ export function plannerPlanRequest(model: string, query: string, scene: Perceive
   return llmRequest("planner", model, [{ role: "system", content: system }, { role: "user", content: user }], { json: true, maxTokens: 400, output: "planner-plan", temperature: 0.1 }, queryId);
 }
 
+/**
+ * Which synthesis a condition ends with (reference/aura.md §5.5, §7.5; the release's runners):
+ *   literal         `_literal_answer`: the scene only, no tools (T 0.1, 300 tokens)
+ *   react           NoIntent/ReAct's closing call once its tool calls are spent: "Based on what you
+ *                   have, answer now" over its observations, scene summary only (T 0.1, 400)
+ *   plan-and-solve  phase 3: synthesise from the plan's observations; its prompt exposes the
+ *                   PUBLIC_STATE (T 0.4, 320)
+ *   intent          the v2 routed synthesis of AURA Intent, Fixed-private and Oracle-intent: scene
+ *                   summary and public-state dump, "answer 1) the literal question 2) the implicit
+ *                   concern", evidence lines `tool(args) -> result` (T 0.1, 400); for a second-order
+ *                   question the scene is "for orientation only", no public-state dump, and a strict
+ *                   "report the believer's recorded belief, not the actual state"
+ *   factual         RQ2 (environment registry): grounded answer, T 0.7, 512
+ */
+export type AnswerStyle = "literal" | "react" | "plan-and-solve" | "intent" | "factual";
+
 export interface AnswerContext {
+  readonly style: AnswerStyle;
   readonly query: string;
   readonly scene: PerceivedScene | null;
   readonly asker: string | null;
   readonly implicitNeed: readonly string[];
   readonly secondOrder: boolean;
   readonly evidence: readonly string[];
-  /** RQ2's factual answers run warmer (T 0.7, 512); implicit intent T 0.1, 400. */
-  readonly factual: boolean;
 }
 
-/** The synthesis call (Reason/Interact). */
+const SETTINGS: Readonly<Record<AnswerStyle, { readonly temperature: number; readonly maxTokens: number }>> = {
+  literal: { temperature: 0.1, maxTokens: 300 },
+  react: { temperature: 0.1, maxTokens: 400 },
+  "plan-and-solve": { temperature: 0.4, maxTokens: 320 },
+  intent: { temperature: 0.1, maxTokens: 400 },
+  factual: { temperature: 0.7, maxTokens: 512 },
+};
+
+const publicStateJson = (scene: PerceivedScene): string => JSON.stringify(Object.fromEntries(Object.keys(scene.public).sort().map((n) => [n, scene.public[n]])));
+
+const REPLY = 'Reply with a JSON object: {"answer": string}.';
+
+/** The synthesis call (Reason/Interact), in the condition's style. */
 export function answerRequest(model: string, c: AnswerContext, queryId: string): LlmRequestedPayload {
-  const rules = [
-    "You answer a user's question about a scene. Use only the scene and the evidence given; do not invent people, places or states.",
-    "Answer the literal question first; if an implicit need is listed, address it too.",
-    ...(c.secondOrder ? ["This is a question about what one person believes about another: report the believer's recorded belief, not the other person's actual state."] : []),
-    'Reply with a JSON object: {"answer": string}.',
-  ].join("\n");
-  const user = [
-    `USER QUERY: ${c.query}`,
-    ...(c.asker === null ? [] : [`ASKER: ${c.asker}`]),
-    ...(c.scene === null ? [] : [["SCENE:", ...sceneLines(c.scene)].join("\n")]),
-    ...(c.implicitNeed.length === 0 ? [] : [`IMPLICIT NEED: ${c.implicitNeed.join("; ")}`]),
-    `EVIDENCE:\n${c.evidence.length === 0 ? "(none)" : c.evidence.map((e) => `- ${e.slice(0, 600)}`).join("\n")}`,
-  ].join("\n\n");
-  return llmRequest("answer", model, [{ role: "system", content: rules }, { role: "user", content: user }], { json: true, maxTokens: c.factual ? 512 : 400, output: "answer", temperature: c.factual ? 0.7 : 0.1 }, queryId);
+  const evidence = `EVIDENCE:\n${c.evidence.length === 0 ? "(none)" : c.evidence.map((e) => `- ${e.slice(0, 600)}`).join("\n")}`;
+  const asker = c.asker === null ? [] : [`ASKER: ${c.asker}`];
+  let system: string;
+  let user: string[];
+  switch (c.style) {
+    case "literal":
+      system = [`You are a helpful assistant. The current environment is: ${c.scene?.summary ?? "(unknown)"}`, "Answer the user's question using ONLY this scene; do not invent people, places or states.", REPLY].join("\n");
+      user = [`USER QUERY: ${c.query}`, ...asker];
+      break;
+    case "react":
+      system = [`You are a ReAct agent answering a question about a scene. Scene: ${c.scene?.summary ?? "(unknown)"}`, "You have used your tool calls. Based on what you have, answer now; use only the scene and the observations.", REPLY].join("\n");
+      user = [`USER QUERY: ${c.query}`, ...asker, evidence];
+      break;
+    case "plan-and-solve":
+      system = ["You are a Plan-and-Solve agent. Your plan has been executed; synthesise the answer from the observations and the scene. Do not invent people, places or states.", REPLY].join("\n");
+      user = [`USER QUERY: ${c.query}`, ...asker, ...(c.scene === null ? [] : [`SCENE: ${c.scene.summary}`, `PUBLIC_STATE: ${publicStateJson(c.scene)}`]), evidence];
+      break;
+    case "intent": {
+      const concern = c.implicitNeed.length === 0 ? "(none inferred)" : c.implicitNeed.join("; ");
+      system = c.secondOrder
+        ? [
+            "You answer a question about what one person believes about another.",
+            "The scene is given for orientation only. Report the believer's RECORDED BELIEF from the evidence, not the other person's actual state; if the belief differs from reality, say it is their belief.",
+            REPLY,
+          ].join("\n")
+        : ["You answer a user's question about a scene. Use only the scene and the evidence; do not invent people, places or states.", `Answer 1) the literal question, then 2) the implicit concern: ${concern}.`, REPLY].join("\n");
+      user = c.secondOrder || c.scene === null
+        ? [`USER QUERY: ${c.query}`, ...asker, ...(c.scene === null ? [] : [`SCENE (orientation only): ${c.scene.summary}`]), evidence]
+        : [`USER QUERY: ${c.query}`, ...asker, `SCENE: ${c.scene.summary}`, `PUBLIC_STATE: ${publicStateJson(c.scene)}`, `IMPLICIT NEED: ${concern}`, evidence];
+      break;
+    }
+    case "factual":
+      system = [
+        "You answer a user's question about a scene. Use only the scene and the evidence given; do not invent people, places or states.",
+        "Answer the literal question first; if an implicit need is listed, address it too.",
+        REPLY,
+      ].join("\n");
+      user = [`USER QUERY: ${c.query}`, ...asker, ...(c.scene === null ? [] : [["SCENE:", ...sceneLines(c.scene)].join("\n")]), ...(c.implicitNeed.length === 0 ? [] : [`IMPLICIT NEED: ${c.implicitNeed.join("; ")}`]), evidence];
+      break;
+  }
+  const settings = SETTINGS[c.style];
+  return llmRequest("answer", model, [{ role: "system", content: system }, { role: "user", content: user.join("\n\n") }], { json: true, maxTokens: settings.maxTokens, output: "answer", temperature: settings.temperature }, queryId);
 }
