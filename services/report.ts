@@ -93,12 +93,21 @@ export interface ArmSummary {
   readonly arm: string;
   readonly condition: string;
   readonly backend: string;
+  /** deterministic, or LLM when a model served any stage of the arm's answers (its backend label names one) */
+  readonly resultKind: "deterministic" | "LLM";
   readonly cells: number;
   readonly queries: number;
   readonly seeds: readonly number[];
   readonly metrics: Partial<Record<Metric, Estimate>>;
   readonly probesPerQuery: number;
   readonly disclosurePerQuery: number;
+  /**
+   * Private items stated or read beyond each query's need, per cell (rows with `disclosedBeyondNeed`;
+   * null when the rows have none), and the answer-level and probe-level parts.
+   */
+  readonly disclosedBeyondNeed: number | null;
+  readonly disclosedBeyondNeedAnswer: number | null;
+  readonly disclosedBeyondNeedProbes: number | null;
   readonly violations: number;
   readonly cellsWithViolations: number;
   /** model calls that fell back to a deterministic backend (rows with a `fallbacks` count) */
@@ -153,6 +162,15 @@ export interface ParetoEntry {
   readonly front: boolean;
 }
 
+/** Score against private items disclosed beyond the need (per query): the cost Fixed-private pays. */
+export interface DisclosureParetoEntry {
+  readonly arm: string;
+  readonly disclosedBeyondNeed: number;
+  readonly score: number;
+  readonly ci: readonly [number, number];
+  readonly front: boolean;
+}
+
 export interface BenchmarkAnalysis {
   readonly benchmark: string;
   readonly rows: number;
@@ -168,6 +186,8 @@ export interface BenchmarkAnalysis {
   readonly byScene: Block | null;
   readonly comparisons: readonly Comparison[];
   readonly pareto: readonly ParetoEntry[];
+  /** The same scores against disclosure beyond the need (empty when the rows do not carry it). */
+  readonly paretoDisclosure: readonly DisclosureParetoEntry[];
 }
 
 export interface Analysis {
@@ -237,7 +257,7 @@ function block(by: "subcategory" | "scene", rows: readonly ResultRow[], label: (
   return { by, keys, cells };
 }
 
-/** Points on the Pareto front: no other arm has ≤ probes and ≥ score with one strictly better. */
+/** Points on the Pareto front: no other arm has ≤ cost (probes, disclosure) and ≥ score with one strictly better. */
 export function paretoFront(points: ReadonlyArray<{ x: number; y: number }>): boolean[] {
   return points.map((p) => !points.some((q) => q !== p && q.x <= p.x && q.y >= p.y && (q.x < p.x || q.y > p.y)));
 }
@@ -311,12 +331,14 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
       arm,
       condition,
       backend,
+      resultKind: these.some((r) => /(^|[ =,])llm:/.test(r.backend)) ? "LLM" : "deterministic",
       cells: these.length,
       queries: distinct(these.map(qkey)).length,
       seeds: distinct(these.map((r) => r.seed)).sort((a, b) => a - b),
       metrics,
       probesPerQuery: mean(these.map((r) => r.probes)),
       disclosurePerQuery: mean(these.map((r) => r.disclosure)),
+      ...beyondNeed(these),
       violations: these.reduce((s, r) => s + r.forbiddenViolations, 0),
       cellsWithViolations: these.filter((r) => r.forbiddenViolations > 0).length,
       fallbacks: these.reduce((s, r) => s + (r.fallbacks ?? 0), 0),
@@ -347,6 +369,12 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
     const front = paretoFront(pts);
     pts.forEach((p, i) => pareto.push({ arm: p.arm, probesPerQuery: p.x, score: p.y, ci: p.ci, front: front[i]! }));
   }
+  const paretoDisclosure: DisclosureParetoEntry[] = [];
+  if (hasMetric) {
+    const pts = summaries.filter((s) => s.metrics[metric!] !== undefined && s.disclosedBeyondNeed !== null).map((s) => ({ arm: s.arm, x: s.disclosedBeyondNeed!, y: s.metrics[metric!]!.mean, ci: s.metrics[metric!]!.ci }));
+    const front = paretoFront(pts);
+    pts.forEach((p, i) => paretoDisclosure.push({ arm: p.arm, disclosedBeyondNeed: p.x, score: p.y, ci: p.ci, front: front[i]! }));
+  }
 
   return {
     benchmark,
@@ -362,7 +390,17 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
     byScene: block("scene", rows, label, armNames, hasMetric ? metric : null),
     comparisons,
     pareto,
+    paretoDisclosure,
   };
+}
+
+/** The disclosure-beyond-need means of an arm's rows (services/benchmarks/judge.ts), null when they carry none. */
+function beyondNeed(rows: readonly ResultRow[]): Pick<ArmSummary, "disclosedBeyondNeed" | "disclosedBeyondNeedAnswer" | "disclosedBeyondNeedProbes"> {
+  const m = (pick: (r: ResultRow) => number | undefined) => {
+    const xs = rows.map(pick).filter((x): x is number => x !== undefined);
+    return xs.length === 0 ? null : mean(xs);
+  };
+  return { disclosedBeyondNeed: m((r) => r.disclosedBeyondNeed), disclosedBeyondNeedAnswer: m((r) => r.disclosedBeyondNeedAnswer), disclosedBeyondNeedProbes: m((r) => r.disclosedBeyondNeedProbes) };
 }
 
 /** The whole analysis as data: what the markdown and charts are drawn from. */
@@ -415,7 +453,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 /** File names of a benchmark's charts (relative to the report). */
 export const chartFiles = (benchmark: string) => {
   const slug = benchmark.replace(/[^A-Za-z0-9_-]+/g, "-");
-  return { pareto: `pareto-${slug}.svg`, subcategories: `subcategories-${slug}.svg` };
+  return { pareto: `pareto-${slug}.svg`, paretoDisclosure: `pareto-disclosure-${slug}.svg`, subcategories: `subcategories-${slug}.svg` };
 };
 
 function renderBlock(b: Block, arms: readonly string[], metric: Metric): string[] {
@@ -446,14 +484,18 @@ function renderBenchmark(a: BenchmarkAnalysis, level: number, iterations: number
   // Fallbacks (model calls answered by the deterministic backend) and LLM-judge failures only when there are any.
   const withFallbacks = a.arms.some((s) => s.fallbacks > 0);
   const withJudgeFailures = a.arms.some((s) => s.judgeFailures > 0);
+  const withBeyond = a.arms.some((s) => s.disclosedBeyondNeed !== null);
+  const beyondCells = (s: ArmSummary) => (s.disclosedBeyondNeed === null ? ["—"] : [`${num(s.disclosedBeyondNeed, 2)} (${num(s.disclosedBeyondNeedAnswer ?? 0, 2)} / ${num(s.disclosedBeyondNeedProbes ?? 0, 2)})`]);
   out.push(
     ...table(
-      ["condition", "backend", "cells", "queries", ...shown.map((m) => METRIC_LABEL[m]), "probes/query", "disclosure/query", "violations", "cells with violations", ...(withFallbacks ? ["fallbacks"] : []), ...(withJudgeFailures ? ["judge failures"] : [])],
-      a.arms.map((s) => [s.arm, s.backend, String(s.cells), String(s.queries), ...shown.map((m) => estimate(s.metrics[m])), num(s.probesPerQuery, 2), num(s.disclosurePerQuery, 2), String(s.violations), `${s.cellsWithViolations}/${s.cells}`, ...(withFallbacks ? [String(s.fallbacks)] : []), ...(withJudgeFailures ? [`${s.judgeFailures}/${s.cells}`] : [])]),
-      ["l", "l"],
+      ["condition", "result", "backend", "cells", "queries", ...shown.map((m) => METRIC_LABEL[m]), "probes/query", "disclosure/query", ...(withBeyond ? ["beyond need/query (answer / probes)"] : []), "violations", "cells with violations", ...(withFallbacks ? ["fallbacks"] : []), ...(withJudgeFailures ? ["judge failures"] : [])],
+      a.arms.map((s) => [s.arm, s.resultKind, s.backend, String(s.cells), String(s.queries), ...shown.map((m) => estimate(s.metrics[m])), num(s.probesPerQuery, 2), num(s.disclosurePerQuery, 2), ...(withBeyond ? beyondCells(s) : []), String(s.violations), `${s.cellsWithViolations}/${s.cells}`, ...(withFallbacks ? [String(s.fallbacks)] : []), ...(withJudgeFailures ? [`${s.judgeFailures}/${s.cells}`] : [])]),
+      ["l", "l", "l"],
     ),
     "",
   );
+  out.push("result: deterministic when every stage of the answers ran on a deterministic backend, LLM when a model served any (its backend column names it).", "");
+  if (withBeyond) out.push("beyond need: distinct private items (state fields, beliefs) the answer stated or the probes read that the query's need (literal_requires + implicit_requires) did not include, per query × seed cell; in parentheses the answer-level and the probe-level counts.", "");
   if (withFallbacks) out.push("fallbacks: model calls of the condition's queries that failed and were answered by the deterministic backend (the row keeps its configured backend).", "");
   if (withJudgeFailures) out.push("judge failures: cells the LLM judge could not score (invalid output after the repair attempt, or an HTTP error); they are left out of its means, never scored.", "");
 
@@ -501,6 +543,11 @@ function renderBenchmark(a: BenchmarkAnalysis, level: number, iterations: number
     out.push("### Charts", "");
     out.push(`Pareto front (${METRIC_LABEL[a.metric]} against probes per query): ${front.map((p) => `${p.arm} (${num(p.score)} at ${num(p.probesPerQuery, 2)})`).join(", ")}.`, "");
     out.push(`![${METRIC_LABEL[a.metric]} against probes per query](${files.pareto})`, "");
+    if (a.paretoDisclosure.length > 0) {
+      const dfront = a.paretoDisclosure.filter((p) => p.front).sort((x, y) => x.disclosedBeyondNeed - y.disclosedBeyondNeed);
+      out.push(`Pareto front (${METRIC_LABEL[a.metric]} against private items disclosed beyond the need per query): ${dfront.map((p) => `${p.arm} (${num(p.score)} at ${num(p.disclosedBeyondNeed, 2)})`).join(", ")}.`, "");
+      out.push(`![${METRIC_LABEL[a.metric]} against disclosure beyond the need](${files.paretoDisclosure})`, "");
+    }
     if (a.bySubcategory !== null) out.push(`![${METRIC_LABEL[a.metric]} by subcategory](${files.subcategories})`, "");
   }
   return out;
@@ -530,8 +577,16 @@ export function renderCharts(analysis: Analysis): Chart[] {
     charts.push({
       file: files.pareto,
       title,
-      svg: paretoChart({ title, xLabel: "probes per query", yLabel: label, points: b.pareto.map((p) => ({ label: p.arm, x: p.probesPerQuery, y: p.score, yLo: p.ci[0], yHi: p.ci[1], front: p.front })) }),
+      svg: paretoChart({ title, xLabel: "probes per query", xUnit: "probes/query", yLabel: label, points: b.pareto.map((p) => ({ label: p.arm, x: p.probesPerQuery, y: p.score, yLo: p.ci[0], yHi: p.ci[1], front: p.front })) }),
     });
+    if (b.paretoDisclosure.length > 0) {
+      const t = `${b.benchmark}: ${label} against disclosure beyond the need`;
+      charts.push({
+        file: files.paretoDisclosure,
+        title: t,
+        svg: paretoChart({ title: t, xLabel: "private items disclosed beyond the need per query", xUnit: "private items beyond the need/query", yLabel: label, points: b.paretoDisclosure.map((p) => ({ label: p.arm, x: p.disclosedBeyondNeed, y: p.score, yLo: p.ci[0], yHi: p.ci[1], front: p.front })) }),
+      });
+    }
     const sub = b.bySubcategory;
     if (sub !== null) {
       const t = `${b.benchmark}: ${label} by subcategory`;

@@ -13,6 +13,37 @@ import { scaleBand, scaleLinear } from "d3-scale";
 export const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"] as const;
 export const colourOf = (i: number): string => PALETTE[i % PALETTE.length]!;
 
+/** Marker shapes: with the palette, every point of a chart has its own shape × colour (up to 40 points). */
+export const MARKERS = ["circle", "square", "triangle", "diamond", "triangle-down", "plus", "hexagon", "bowtie"] as const;
+export type Marker = (typeof MARKERS)[number];
+export const markerOf = (i: number): Marker => MARKERS[i % MARKERS.length]!;
+
+/** A marker as one path centred on (cx, cy), about `size` across. */
+export function markerPath(marker: Marker, cx: number, cy: number, size: number): string {
+  const h = size / 2;
+  const poly = (pts: ReadonlyArray<readonly [number, number]>) => `M${pts.map(([x, y]) => `${r(cx + x)},${r(cy + y)}`).join("L")}Z`;
+  switch (marker) {
+    case "circle":
+      return `M${r(cx - h)},${r(cy)}A${r(h)},${r(h)} 0 1,0 ${r(cx + h)},${r(cy)}A${r(h)},${r(h)} 0 1,0 ${r(cx - h)},${r(cy)}Z`;
+    case "square":
+      return poly([[-h * 0.9, -h * 0.9], [h * 0.9, -h * 0.9], [h * 0.9, h * 0.9], [-h * 0.9, h * 0.9]]);
+    case "triangle":
+      return poly([[0, -h * 1.1], [h, h * 0.8], [-h, h * 0.8]]);
+    case "triangle-down":
+      return poly([[0, h * 1.1], [h, -h * 0.8], [-h, -h * 0.8]]);
+    case "diamond":
+      return poly([[0, -h * 1.2], [h, 0], [0, h * 1.2], [-h, 0]]);
+    case "plus": {
+      const t = h * 0.4;
+      return poly([[-t, -h], [t, -h], [t, -t], [h, -t], [h, t], [t, t], [t, h], [-t, h], [-t, t], [-h, t], [-h, -t], [-t, -t]]);
+    }
+    case "hexagon":
+      return poly([0, 1, 2, 3, 4, 5].map((k) => [h * Math.cos((Math.PI / 3) * k), h * Math.sin((Math.PI / 3) * k)] as const));
+    case "bowtie":
+      return poly([[-h, -h], [h, h], [h, -h], [-h, h]]);
+  }
+}
+
 export function escapeXml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 }
@@ -63,11 +94,13 @@ export interface ParetoPoint {
 }
 
 /**
- * Score against cost, one point per condition. Filled points are on the Pareto front (no other
- * condition scores at least as well with at most as many probes, better in one of the two); the
- * front is joined by a dashed step line.
+ * Score against a cost (probes per query, private items disclosed beyond the need …), one point per
+ * condition, each with its own marker shape and colour. Filled points are on the Pareto front (no
+ * other condition scores at least as well at no more cost, better in one of the two); the front is
+ * joined by a dashed step line. `xUnit` names the cost in each point's tooltip.
  */
-export function paretoChart(spec: { title: string; xLabel: string; yLabel: string; points: readonly ParetoPoint[] }): string {
+export function paretoChart(spec: { title: string; xLabel: string; yLabel: string; xUnit?: string; points: readonly ParetoPoint[] }): string {
+  const unit = spec.xUnit ?? spec.xLabel;
   const width = 720;
   const height = 440;
   const m = { top: 36, right: 180, bottom: 52, left: 64 };
@@ -97,14 +130,15 @@ export function paretoChart(spec: { title: string; xLabel: string; yLabel: strin
   }
   body.push(`<g class="points">`);
   pts.forEach((p) => {
-    const colour = colourOf(spec.points.indexOf(p));
+    const i = spec.points.indexOf(p);
+    const colour = colourOf(i);
     const cx = x(p.x);
     const cy = y(p.y);
     if (p.yLo !== undefined && p.yHi !== undefined && Number.isFinite(p.yLo) && Number.isFinite(p.yHi)) {
       body.push(`<line x1="${r(cx)}" x2="${r(cx)}" y1="${r(y(p.yLo))}" y2="${r(y(p.yHi))}" stroke="${colour}" stroke-width="1.5"/>`);
     }
     body.push(
-      `<circle cx="${r(cx)}" cy="${r(cy)}" r="6" fill="${p.front ? colour : "#ffffff"}" stroke="${colour}" stroke-width="2"><title>${escapeXml(`${p.label}: ${p.y.toFixed(3)} at ${p.x.toFixed(2)} probes/query${p.front ? " (Pareto front)" : ""}`)}</title></circle>`,
+      `<path class="marker" data-marker="${markerOf(i)}" d="${markerPath(markerOf(i), cx, cy, 12)}" fill="${p.front ? colour : "#ffffff"}" stroke="${colour}" stroke-width="2"><title>${escapeXml(`${p.label}: ${spec.yLabel} ${p.y.toFixed(3)} at ${p.x.toFixed(2)} ${unit}${p.front ? " (Pareto front)" : ""}`)}</title></path>`,
     );
   });
   body.push(`</g>`);
@@ -113,7 +147,7 @@ export function paretoChart(spec: { title: string; xLabel: string; yLabel: strin
   spec.points.forEach((p, i) => {
     const ly = m.top + 8 + i * 18;
     const lx = width - m.right + 16;
-    body.push(`<circle cx="${r(lx)}" cy="${r(ly)}" r="5" fill="${p.front ? colourOf(i) : "#ffffff"}" stroke="${colourOf(i)}" stroke-width="2"/>`);
+    body.push(`<path d="${markerPath(markerOf(i), lx, ly, 10)}" fill="${p.front ? colourOf(i) : "#ffffff"}" stroke="${colourOf(i)}" stroke-width="2"/>`);
     body.push(`<text x="${r(lx + 10)}" y="${r(ly + 4)}">${escapeXml(p.label)}</text>`);
   });
   const noteY = m.top + 8 + spec.points.length * 18 + 10;

@@ -112,9 +112,9 @@ describe("report", () => {
     expect(markdown).toMatch(/^# Experiment report\n/);
     expect(markdown).toContain("## Benchmark `implicit`");
     expect(markdown).toContain("90 cells · 10 queries · seeds 42, 123, 456 · 3 conditions · metric: implicit coverage · reference: aura-intent");
-    expect(markdown).toContain("| condition | backend | cells | queries | implicit coverage | literal coverage | gold-tool recall | probes/query | disclosure/query | violations | cells with violations |");
-    expect(markdown).toMatch(/\| aura-intent \| deterministic \| 30 \| 10 \| 0\.890 ± 0\.0\d\d \| 1\.000 ± 0\.000 \| 1\.000 ± 0\.000 \| 1\.00 \| 1\.00 \| 0 \| 0\/30 \|/);
-    expect(markdown).toMatch(/\| nointent \| deterministic \| 30 \| 10 \| [\d.]+ ± [\d.]+ \| .* \| 2\.00 \| 2\.00 \| 6 \| 6\/30 \|/);
+    expect(markdown).toContain("| condition | result | backend | cells | queries | implicit coverage | literal coverage | gold-tool recall | probes/query | disclosure/query | violations | cells with violations |");
+    expect(markdown).toMatch(/\| aura-intent \| deterministic \| deterministic \| 30 \| 10 \| 0\.890 ± 0\.0\d\d \| 1\.000 ± 0\.000 \| 1\.000 ± 0\.000 \| 1\.00 \| 1\.00 \| 0 \| 0\/30 \|/);
+    expect(markdown).toMatch(/\| nointent \| deterministic \| deterministic \| 30 \| 10 \| [\d.]+ ± [\d.]+ \| .* \| 2\.00 \| 2\.00 \| 6 \| 6\/30 \|/);
     expect(markdown).toContain("### By subcategory");
     expect(markdown).toContain("| subcategory | aura-intent | literal | nointent |");
     expect(markdown).toMatch(/\| second_order \| [\d.]+ \(1\.00\) \| [\d.]+ \(0\.00\) \| [\d.]+ \(2\.00\) ⚠ 6 \|/);
@@ -198,17 +198,44 @@ describe("report", () => {
       expect(doc.svg["@_viewBox"]).toMatch(/^0 0 \d+ \d+$/);
       expect(chart.svg).not.toMatch(/NaN|undefined|Infinity/);
     }
-    const pareto = parser.parse(charts[0]!.svg) as { svg: { g: Array<{ "@_class"?: string; circle?: unknown[] | unknown }> } };
+    const pareto = parser.parse(charts[0]!.svg) as { svg: { g: Array<{ "@_class"?: string; path?: unknown[] | unknown }> } };
     const points = pareto.svg.g.find((g) => g["@_class"] === "points")!;
-    const circles = points.circle as Array<{ "@_fill": string }>;
-    expect(circles).toHaveLength(3);
+    const markers = points.path as Array<{ "@_fill": string; "@_stroke": string; "@_data-marker": string; title: string }>;
+    expect(markers).toHaveLength(3);
+    // Each point its own shape and colour, and a tooltip naming the condition and the axis' unit.
+    expect(new Set(markers.map((m) => m["@_data-marker"])).size).toBe(3);
+    expect(new Set(markers.map((m) => m["@_stroke"])).size).toBe(3);
+    expect(markers[0]!.title).toMatch(/^aura-intent: implicit coverage 0\.\d{3} at 1\.00 probes\/query \(Pareto front\)$/);
     const front = analysis.benchmarks[0]!.pareto.map((p) => p.front);
     expect(front).toEqual([true, true, false]); // nointent spends more probes for a lower score
-    expect(circles.map((c) => c["@_fill"] !== "#ffffff")).toEqual(front);
+    expect(markers.map((c) => c["@_fill"] !== "#ffffff")).toEqual(front);
     expect(charts[0]!.svg).toContain(`class="pareto-front"`);
     expect(charts[0]!.svg).toContain("lit &lt;&amp;&gt; &quot;q&quot;");
     const bars = parser.parse(charts[1]!.svg) as { svg: { g: Array<{ "@_class"?: string; rect?: unknown[] }> } };
     expect(bars.svg.g.find((g) => g["@_class"] === "bars")!.rect).toHaveLength(5 * 3);
+  });
+
+  it("plots coverage against disclosure beyond the need when the rows carry it, and labels each result deterministic or LLM", () => {
+    // Fixed-private's cost: the same coverage as AURA, but more private items beyond the need.
+    const rows = experiment().map((r) => ({ ...r, disclosedBeyondNeed: r.condition === "aura-intent" ? 1 : 0, disclosedBeyondNeedAnswer: r.condition === "aura-intent" ? 1 : 0, disclosedBeyondNeedProbes: r.condition === "aura-intent" ? 1 : 0 }));
+    const fixed = experiment().filter((r) => r.condition === "aura-intent").map((r) => ({ ...r, condition: "fixed-private", backend: "llm:gpt-4o-mini", disclosedBeyondNeed: 3, disclosedBeyondNeedAnswer: 2, disclosedBeyondNeedProbes: 3 }));
+    const { charts, analysis, markdown } = renderReport([...rows, ...fixed], { reference: "aura-intent", bootstrapIterations: 100 });
+    const b = analysis.benchmarks[0]!;
+    expect(b.arms.map((a) => [a.arm, a.resultKind, a.disclosedBeyondNeed])).toEqual([["aura-intent", "deterministic", 1], ["literal", "deterministic", 0], ["nointent", "deterministic", 0], ["fixed-private", "LLM", 3]]);
+    // On probes fixed-private ties AURA; on disclosure it is dominated by it.
+    expect(b.paretoDisclosure.find((p) => p.arm === "fixed-private")!.front).toBe(false);
+    expect(b.paretoDisclosure.find((p) => p.arm === "aura-intent")!.front).toBe(true);
+    expect(charts.map((c) => c.file)).toEqual(["pareto-implicit.svg", "pareto-disclosure-implicit.svg", "subcategories-implicit.svg"]);
+    const svg = charts[1]!.svg;
+    expect(XMLValidator.validate(svg)).toBe(true);
+    expect(svg).toContain("private items disclosed beyond the need per query");
+    expect(svg).toContain("fixed-private: implicit coverage 0.");
+    expect(svg).toMatch(/fixed-private: implicit coverage 0\.\d{3} at 3\.00 private items beyond the need\/query</);
+    expect(markdown).toContain("![implicit coverage against disclosure beyond the need](pareto-disclosure-implicit.svg)");
+    expect(markdown).toMatch(/\| fixed-private \| LLM \| llm:gpt-4o-mini \|/);
+    expect(markdown).toContain("3.00 (2.00 / 3.00)");
+    // Rows without the figure (factual, privacy, older results) get no disclosure chart.
+    expect(renderReport(experiment(), { reference: "aura-intent", bootstrapIterations: 100 }).analysis.benchmarks[0]!.paretoDisclosure).toEqual([]);
   });
 
   it("paretoFront: fewer probes or a higher score, never dominated", () => {
