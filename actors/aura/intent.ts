@@ -1,24 +1,29 @@
-// The IntentInferrer's deterministic backend and the gap→budget map (paper §3.2–3.3, A1).
+// The IntentFrame's deterministic backend and the gap→budget map (paper §3.2–3.3, A1).
 //
 // The released heuristic (15 marker words, gap = 0.2·hits) gives gap 0 to most availability and
-// latent-goal queries. This backend instead reads the query's *structure* against the scene's
-// public layer, so it carries over to scenes and wordings it has not seen:
-//   1. who is the topic: roster names mentioned (possessives count), a place whose occupants are
-//      meant ("who's at …", "the group at …", "the atmosphere at …"), or everyone ("anyone");
-//   2. whether it is about someone's mind rather than the world (a roster name right before a
-//      mental verb — think, believe, assume, expect, know … — or "from X's perspective"): then the
-//      need is the believer's belief about the other person, never the other's private state;
-//   3. which hidden fields the need touches: asking where someone is or what they do is, in a
-//      social scene, asking whether they can be approached (availability, emotional state);
-//      appropriateness ("should I", "good time", "can I ask") also needs what they are privately
-//      dealing with (unspoken goal); motive and agenda cues ("why", "up to", "on … mind") need the
-//      goal; schedule cues ("planning", "heading", "stop by", "invite", "tonight") need the plan;
-//   4. what the literal question is (place, activity, presence, time, plan), answered from the
-//      observed public scene.
-// Cue lists are general English, not the benchmark's wording; the held-out tests use other names,
-// places and phrasings.
+// latent-goal queries. This backend reads the query's structure instead, with an NLP library's
+// lemmas and parts of speech (language/tokens.ts) and one sourced vocabulary
+// (data/aura/intent-lexicon.json: the paper's and the release's marker words, category
+// definitions, WordNet synonyms):
+//   1. who the query is about (language/people.ts): people by name, role or occupation, what they
+//      visibly do, or a pronoun; a place's occupants (a place by name or a WordNet synonym of its
+//      head noun); or everyone (a group quantifier);
+//   2. whether it asks about someone's mind: a person before a belief verb or epistemic adjective
+//      ("X reckons", "X is under the impression", "is X aware"), a person's perspective noun ("in
+//      X's eyes"), or a person after "according to" / "as far as"; then the need is that believer's
+//      belief about the other person, never the other's private state. A belief cue beside two
+//      people with no clear structure fails safe the same way;
+//   3. which hidden fields the need touches (the paper's gap rubric): asking about a person in a
+//      social scene is asking whether they can be approached (availability, emotional state);
+//      appropriateness (a first-person modal, "is it <suitable> to") and goal words also need what
+//      they privately pursue (unspoken goal); schedule words need the plan;
+//   4. the literal request: public facts asked (place, activity, presence, time, plan, count) and
+//      the private fields the wording itself names (`asked`), which is all NoIntent fetches.
 import type { IntentFramePayload } from "../../events/probes.ts";
-import { mentionedLocation, mentionedNames, normalise, type PublicRow } from "./scene.ts";
+import { cuesOf, hasCue, PLACE_HEADS, type Cue } from "./language/lexicon.ts";
+import { mentionsOf, profilesOf, type Mention, type PersonProfile } from "./language/people.ts";
+import { tokenize, type Token, type TokenizerName } from "./language/tokens.ts";
+import { mentionedLocation, type PublicRow } from "./scene.ts";
 
 export type HiddenField = "availability" | "emotional_state" | "unspoken_goal";
 
@@ -50,87 +55,188 @@ export interface PerceivedScene {
   readonly public: Readonly<Record<string, PublicRow>>;
 }
 
-const any = (t: string, patterns: readonly RegExp[]) => patterns.some((p) => p.test(t));
-const w = (s: string) => new RegExp(`(^| )(${s})( |$)`);
+export interface AnalyserOptions {
+  readonly tokenizer?: TokenizerName;
+}
 
-const MENTAL = "think|thinks|thought|believe|believes|believed|assume|assumes|expect|expects|suppose|supposes|reckon|reckons|know|knows|realise|realises|realize|realizes|imagine|imagines|guess|guesses|suspect|suspects|feel that|feels that";
-const PERSPECTIVE = ["perspective", "point of view", "eyes", "view", "impression", "opinion", "mind"];
+type Literal = QueryAnalysis["literal"][number];
 
-const AVAILABILITY_CUES = [w("free|busy|available|availability|interrupt|interrupted|disturb|disturbed|bother|bothering|catch|reach|approach|alone|solitude|company|occupied|tied up|swamped|bandwidth|join|talk|chat|chatting|around")];
-const EMOTION_CUES = [w("mood|moods|feel|feeling|feelings|emotion|emotional|happy|sad|upset|stressed|stress|anxious|cheerful|angry|annoyed|okay|ok|doing ok|good day|bad day|atmosphere|vibe|seem|seems|look|looks|receptive|tense|tension|how's|how is|hows")];
-const GOAL_CUES = [w("why|up to|planning|plans|goal|goals|hoping|hope|trying|motive|motives|intend|intends|purpose|reason|mind|lately|these days|secret|secrets|hiding|avoid|avoiding|avoids|wants|want to|worried|worrying|preoccupied|agenda")];
-const PLAN_CUES = [w("planning|planned|plans for|schedule|scheduled|up to|heading|headed|this morning|this afternoon|this evening|tonight|tomorrow|later today|later|stop by|drop by|come by|swing by|visit|invite|meet up|meet")];
-const APPROPRIATE_CUES = [w("should i|should we|good time|good moment|right time|bad time|is it ok|is it okay|okay to|ok to|can i|could i|may i|would it be|appropriate|invite|bring up|ask .* for|ask .* about|interrupt")];
-const GROUP_CUES = [w("anyone|anybody|someone|somebody|everyone|everybody|people|folks|group|crowd|who|who's|whos|atmosphere|vibe|team|regulars")];
-const ALL_CUES = [w("anyone|anybody|someone|somebody|everyone|everybody|people|folks|any of them")];
-const LITERAL_ONLY = [w("what time|what day|what date|where am i|how many|how far|what season|weather|raining|indoors|outdoors")];
-const TIME_CUES = [w("now|right now|time|moment|today|tonight|this morning|this afternoon|this evening|hour")];
-const SELF_ONLY = [w("i|me|my|am i")];
+const profileCache = new WeakMap<PerceivedScene, Map<TokenizerName, Record<string, PersonProfile>>>();
+function profiles(scene: PerceivedScene, tokenizer: TokenizerName): Record<string, PersonProfile> {
+  let byTokenizer = profileCache.get(scene);
+  if (byTokenizer === undefined) profileCache.set(scene, (byTokenizer = new Map()));
+  let p = byTokenizer.get(tokenizer);
+  if (p === undefined) {
+    const roster = Object.keys(scene.public).sort();
+    byTokenizer.set(tokenizer, (p = profilesOf(scene.summary, roster, Object.fromEntries(roster.map((n) => [n, scene.public[n]!.action])), tokenizer)));
+  }
+  return p;
+}
+
+/** The scene place a query names: by name, a distinctive word of its name, or a WordNet synonym of its head noun. */
+export function placeOf(text: string, tokens: readonly Token[], locations: readonly string[], exclude: ReadonlySet<number> = new Set(), wholeOnly = false): { location: string; tokens: Set<number> } | null {
+  const taken = new Set<number>();
+  const words = locations.map((l) => l.toLowerCase().replace(/[’']s\b/g, "").split(/[^a-z0-9]+/).filter((w) => w.length > 0));
+  // The whole name, token by token (possessives are tokens of their own).
+  for (let i = 0; i < tokens.length; i++) {
+    for (let k = 0; k < locations.length; k++) {
+      const ws = words[k]!;
+      const span: number[] = [];
+      let j = i;
+      for (const w of ws) {
+        while (tokens[j]?.text === "'s") j++;
+        if (tokens[j]?.text !== w) break;
+        span.push(j++);
+      }
+      if (span.length === ws.length) {
+        for (const x of span) taken.add(x);
+        return { location: locations[k]!, tokens: taken };
+      }
+    }
+  }
+  if (wholeOnly) return null;
+  // What people's names and roles took is not a place ("the harbour master", "Zhang Hao").
+  const free = tokens.filter((_, i) => !exclude.has(i));
+  const byWord = mentionedLocation(free.map((t) => t.text).join(" "), locations);
+  if (byWord !== null) {
+    const distinctive = new Set(words[locations.indexOf(byWord)]);
+    tokens.forEach((t, i) => !exclude.has(i) && (distinctive.has(t.text) || distinctive.has(t.lemma)) && taken.add(i));
+    return { location: byWord, tokens: taken };
+  }
+  // A synonym of a place's head ("the coffee shop" for a cafe): unique matches only.
+  const headsOf = (w: string) => new Set([w, ...(PLACE_HEADS.get(w) ?? [])]);
+  for (const cue of cuesOf(tokens, "place")) {
+    if (exclude.has(cue.start)) continue;
+    const heads = headsOf(cue.term);
+    const hits = locations.filter((_, k) => words[k]!.some((w) => [...headsOf(w)].some((h) => heads.has(h))));
+    if (hits.length === 1) {
+      for (let i = cue.start; i < cue.end; i++) taken.add(i);
+      return { location: hits[0]!, tokens: taken };
+    }
+  }
+  return null;
+}
+
+const uniqueNames = (ms: readonly Mention[]): string[] => [...new Set(ms.map((m) => m.name))];
 
 /** Reads the query against the perceived scene. Pure and deterministic. */
-export function analyseQuery(text: string, scene: PerceivedScene): QueryAnalysis {
-  const t = normalise(text);
+export function analyseQuery(text: string, scene: PerceivedScene, options: AnalyserOptions = {}): QueryAnalysis {
+  const tokenizer = options.tokenizer ?? "wink";
+  const tokens = tokenize(text, tokenizer);
   const roster = Object.keys(scene.public).sort();
   const locations = [...new Set(roster.map((n) => scene.public[n]!.location))].sort();
-  const mentioned = mentionedNames(text, roster);
-  const location = mentionedLocation(text, locations);
-  const second = secondOrderOf(t, mentioned);
-  const appropriateness = any(t, APPROPRIATE_CUES);
-  const wantsPlan = any(t, PLAN_CUES);
-  const literalOnly = mentioned.length === 0 && any(t, LITERAL_ONLY) && !any(t, [...AVAILABILITY_CUES, ...EMOTION_CUES]);
+  // Whole place names first (so "Chen's General Store" is no mention of Chen Mei), then people, then
+  // a place by one of its words or a synonym among the words people's mentions left.
+  const named = placeOf(text, tokens, locations, new Set(), true);
+  const mentions = mentionsOf(tokens, roster, profiles(scene, tokenizer), named?.tokens ?? new Set());
+  const place = named ?? placeOf(text, tokens, locations, new Set(mentions.flatMap((m) => Array.from({ length: m.end - m.start }, (_, k) => m.start + k))));
+  const mentioned = uniqueNames(mentions);
+  const location = place?.location ?? null;
+  const cue = (c: Parameters<typeof hasCue>[1]) => hasCue(tokens, c);
+  const second = secondOrderOf(tokens, mentions);
+
+  const firstPerson = new Set(cuesOf(tokens, "first_person").map((c) => c.start));
+  // A first-person modal ("should I", "can we") or "is it <suitable> to", "a good time to".
+  // … or "is it / would it be <adjective> to …" ("would it be rude to"), a judgement of an act.
+  const judged = tokens.some((t, i) => t.text === "it" && tokens.slice(i + 1, i + 5).some((u, k, rest) => u.pos === "ADJ" && rest[k + 1]?.text === "to" && rest.slice(0, k).every((v) => v.pos === "AUX" || v.pos === "ADV")));
+  const appropriateness = judged || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
+  const wantsPlan = cue("schedule");
+  const group = cue("group");
+  const stateCue = cue("availability") || cue("emotional_state");
+  const literalOnly = mentioned.length === 0 && cue("literal") && !stateCue;
 
   let scope: Scope = { kind: "none" };
+  const at = (loc: string) => roster.filter((n) => scene.public[n]!.location === loc);
   if (second !== null) scope = { kind: "person", agents: [second.believer] };
   else if (mentioned.length > 0) scope = { kind: "person", agents: mentioned };
-  else if (!literalOnly && location !== null && any(t, GROUP_CUES)) {
-    scope = { kind: "location", location, agents: roster.filter((n) => scene.public[n]!.location === location) };
-  } else if (!literalOnly && any(t, ALL_CUES)) scope = { kind: "all", agents: roster };
-  else if (!literalOnly && any(t, GROUP_CUES) && !any(t, SELF_ONLY)) scope = { kind: "location", location: scene.focus, agents: roster.filter((n) => scene.public[n]!.location === scene.focus) };
+  else if (!literalOnly && location !== null && (group || stateCue || appropriateness)) scope = { kind: "location", location, agents: at(location) };
+  else if (!literalOnly && group) {
+    // "who's around" asks who is here (the focus place); "is anyone stressed" asks about everyone.
+    const whoHere = !stateCue && cuesOf(tokens, "group").every((c) => c.term === "who");
+    scope = whoHere ? { kind: "location", location: scene.focus, agents: at(scene.focus) } : { kind: "all", agents: roster };
+  }
 
+  // "What is X <verb>ing …?" with a verb other than a generic one asks what X pursues; so does
+  // "what is X after / angling for?", a question ending on a preposition that asks its object.
+  const GENERIC = new Set(["do", "be", "have", "go", "feel", "look", "seem", "get"]);
+  const words = tokens.filter((t) => t.pos !== "PUNCT");
+  const what = tokens.findIndex((t) => t.text === "what");
+  const asked = what < 0 ? undefined : mentions.find((m) => m.start > what);
+  const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || words.at(-1)?.pos === "ADP");
+  const goal = cue("unspoken_goal") || pursuit;
   const hidden: HiddenField[] = [];
+  const askedFields: HiddenField[] = [];
   if (second === null && scope.kind !== "none") {
     // People are asked about because the user may want to approach them: reachability and mood.
     hidden.push("availability", "emotional_state");
-    if (appropriateness || any(t, GOAL_CUES)) hidden.push("unspoken_goal");
+    if (appropriateness || goal) hidden.push("unspoken_goal");
+    if (cue("availability")) askedFields.push("availability");
+    if (cue("emotional_state")) askedFields.push("emotional_state");
+    if (goal) askedFields.push("unspoken_goal");
   }
 
-  const asked: HiddenField[] = [];
-  if (second === null && scope.kind !== "none") {
-    if (any(t, AVAILABILITY_CUES)) asked.push("availability");
-    if (any(t, EMOTION_CUES)) asked.push("emotional_state");
-    if (any(t, GOAL_CUES)) asked.push("unspoken_goal");
-  }
-
-  const literal: QueryAnalysis["literal"][number][] = [];
-  if (/ where /.test(t) || / at (the )?/.test(t) || / still (at|in) /.test(t)) literal.push("location");
-  if (/ doing | up to | busy | action /.test(t) || scope.kind === "person") literal.push("action");
-  if (scope.kind === "location" || scope.kind === "all" || / who /.test(t)) literal.push("presence");
-  if (any(t, TIME_CUES)) literal.push("time");
+  const literal: Literal[] = [];
+  const has = (w: string) => tokens.some((t) => t.text === w || t.lemma === w);
+  if (has("where") || location !== null) literal.push("location");
+  if (has("doing") || scope.kind === "person") literal.push("action");
+  if (scope.kind === "location" || scope.kind === "all" || has("who")) literal.push("presence");
+  if (has("time") || has("now") || has("today") || has("tonight") || has("moment")) literal.push("time");
   if (wantsPlan) literal.push("plan");
-  if (/ how many /.test(t)) literal.push("count");
+  if (has("many")) literal.push("count");
 
-  return { mentioned, location, scope, secondOrder: second, hidden, asked, wantsPlan: wantsPlan && second === null, literal: [...new Set(literal)], appropriateness, literalOnly };
+  return { mentioned, location, scope, secondOrder: second, hidden, asked: askedFields, wantsPlan: wantsPlan && second === null, literal: [...new Set(literal)], appropriateness, literalOnly };
 }
 
-function secondOrderOf(t: string, mentioned: readonly string[]): QueryAnalysis["secondOrder"] {
-  if (mentioned.length < 2) return null;
-  const slug = (n: string) => normalise(n).trim();
-  let believer: string | undefined;
-  for (const name of mentioned) {
-    const n = slug(name);
-    const mental = new RegExp(` ${n}('s)? (really |still |actually |now |already )?(${MENTAL}) `);
-    const perspective = new RegExp(` ${n}'s (${PERSPECTIVE.join("|")}) | according to ${n} | as far as ${n} (knows|can tell) | in ${n}'s (${PERSPECTIVE.join("|")}) `);
-    if (mental.test(t) || perspective.test(t)) {
-      believer = name;
-      break;
+/**
+ * The believer and the person their belief is about. A belief verb or adjective takes the person
+ * just before it as believer ("Lin Wei reckons", "is Lin Wei aware"); a perspective noun the
+ * possessor ("Lin Wei's view"); "according to" / "as far as" the person after it. The target is
+ * the next other person after the cue. With a belief cue, two people and no such structure, the
+ * first person mentioned is taken as the believer: the safe reading never reads the other's state.
+ */
+function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): QueryAnalysis["secondOrder"] {
+  const people = uniqueNames(mentions);
+  if (people.length < 2) return null;
+  const prepositions = cuesOf(tokens, "belief_preposition");
+  const possessives = cuesOf(tokens, "belief_possessive");
+  const cues: Cue[] = [...prepositions, ...possessives, ...cuesOf(tokens, "belief")].sort((a, b) => a.start - b.start);
+  if (cues.length === 0) return null;
+  const isPreposition = new Set(prepositions.map((c) => c.start));
+  const isPossessive = new Set(possessives.map((c) => c.start));
+  // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s".
+  const skippable = (t: Token) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s";
+  // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
+  const speaker = (c: Cue) => {
+    let i = c.start - 1;
+    while (i >= 0 && skippable(tokens[i]!)) i--;
+    return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person"));
+  };
+  const own = cues.filter(speaker);
+  const theirs = cues.filter((c) => !own.includes(c));
+  if (theirs.length === 0) return null;
+  for (const c of theirs) {
+    let believer: Mention | undefined;
+    if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 1);
+    else {
+      const before = mentions.filter((m) => m.end <= c.start).at(-1);
+      const between = before === undefined ? [] : tokens.slice(before.end, c.start);
+      if (before !== undefined && between.length <= 4 && between.every(skippable)) believer = before;
+      if (isPossessive.has(c.start) && (before === undefined || tokens[before.end]?.text !== "'s")) believer = undefined;
     }
+    if (believer === undefined) continue;
+    const name = believer.name;
+    const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
+    if (target === undefined) continue;
+    return { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) };
   }
-  if (believer === undefined) return null;
-  const target = mentioned.find((n) => n !== believer)!;
+  return { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) };
+}
+
+function beliefFields(tokens: readonly Token[]): ("availability" | "emotional_state")[] {
   const fields: ("availability" | "emotional_state")[] = [];
-  if (any(t, EMOTION_CUES)) fields.push("emotional_state");
-  if (any(t, AVAILABILITY_CUES)) fields.push("availability");
-  return { believer, target, fields: fields.length === 0 ? ["availability", "emotional_state"] : fields };
+  if (hasCue(tokens, "emotional_state")) fields.push("emotional_state");
+  if (hasCue(tokens, "availability")) fields.push("availability");
+  return fields.length === 0 ? ["availability", "emotional_state"] : fields;
 }
 
 /** gap ∈ [0,1]: how much of what the user needs is not in the literal answer (hidden state). */

@@ -1,0 +1,92 @@
+// The analyser's vocabulary (data/aura/intent-lexicon.json): every term with its category and
+// source. A term matches a run of tokens word by word, each word against the token as written or
+// its lemma; an adverb in -ly also matches its adjective ("secretly" → "secret").
+import lexiconFile from "../../../data/aura/intent-lexicon.json" with { type: "json" };
+import type { Token } from "./tokens.ts";
+
+export type Category =
+  | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
+  | "belief" | "belief_possessive" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
+  | "place" | "role" | "activity";
+
+export interface LexiconEntry {
+  readonly term: string;
+  readonly category: Category;
+  readonly source: string;
+  /** WordNet-derived: the seed term it was reached from. */
+  readonly from?: string;
+}
+
+export interface LexiconFile {
+  readonly sources: Readonly<Record<string, string>>;
+  readonly entries: readonly LexiconEntry[];
+}
+
+export const LEXICON = lexiconFile as unknown as LexiconFile;
+
+const byCategory = new Map<Category, string[][]>();
+for (const e of LEXICON.entries) {
+  if (!byCategory.has(e.category)) byCategory.set(e.category, []);
+  byCategory.get(e.category)!.push(e.term.toLowerCase().split(/[ -]+/));
+}
+// Longest terms first, so "point of view" is found before "view".
+for (const terms of byCategory.values()) terms.sort((a, b) => b.length - a.length);
+
+/** Heads and their WordNet synonyms/hyponyms (place and role categories): word → heads it stands for. */
+function headsOf(category: Category): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const e of LEXICON.entries) {
+    if (e.category !== category) continue;
+    const head = e.from ?? e.term;
+    for (const w of [e.term, head]) {
+      if (!out.has(w)) out.set(w, new Set());
+      out.get(w)!.add(head);
+    }
+  }
+  return out;
+}
+export const PLACE_HEADS = headsOf("place");
+export const ROLE_HEADS = headsOf("role");
+
+/**
+ * Forms a word may stand for when the tagger left it as written: an adverb in -ly its adjective
+ * ("secretly" → secret), a gerund its verb ("planning" → plan, "hoping" → hope).
+ */
+function stems(text: string): string[] {
+  const out: string[] = [];
+  if (text.endsWith("ly") && text.length > 4) out.push(text.slice(0, -2));
+  if (text.endsWith("ing") && text.length > 5) {
+    const stem = text.slice(0, -3);
+    out.push(stem, `${stem}e`);
+    if (stem.at(-1) === stem.at(-2)) out.push(stem.slice(0, -1));
+  }
+  return out;
+}
+
+const wordMatches = (word: string, t: Token): boolean => word === t.text || word === t.lemma || stems(t.text).includes(word);
+
+export interface Cue {
+  readonly category: Category;
+  readonly term: string;
+  readonly start: number;
+  /** Index after the last token. */
+  readonly end: number;
+}
+
+/** Every lexicon term of a category found in the tokens (longest at each position). */
+export function cuesOf(tokens: readonly Token[], category: Category): Cue[] {
+  const terms = byCategory.get(category) ?? [];
+  const out: Cue[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    for (const words of terms) {
+      if (i + words.length > tokens.length) continue;
+      if (words.every((w, k) => wordMatches(w, tokens[i + k]!))) {
+        out.push({ category, term: words.join(" "), start: i, end: i + words.length });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+export const hasCue = (tokens: readonly Token[], category: Category): boolean => cuesOf(tokens, category).length > 0;

