@@ -90,3 +90,17 @@ export function cuesOf(tokens: readonly Token[], category: Category): Cue[] {
 }
 
 export const hasCue = (tokens: readonly Token[], category: Category): boolean => cuesOf(tokens, category).length > 0;
+
+/** What is wrong with a lexicon: entries without a known source, WordNet entries without their synset. */
+export function lexiconProblems(file: LexiconFile): string[] {
+  const out: string[] = [];
+  file.entries.forEach((e, i) => {
+    const at = `entries[${i}] ('${String(e.term)}', ${String(e.category)})`;
+    if (typeof e.term !== "string" || e.term.trim() === "") out.push(`${at}: term: expected a word or phrase`);
+    if (typeof e.source !== "string" || e.source === "") out.push(`${at}: source: missing (every entry names where it comes from)`);
+    else if (file.sources[e.source] === undefined) out.push(`${at}: source: '${e.source}' is not one of sources{} (${Object.keys(file.sources).join(", ")})`);
+    const w = e as LexiconEntry & { synset?: unknown };
+    if (e.source === "wordnet" && (typeof w.synset !== "string" || typeof e.from !== "string")) out.push(`${at}: a WordNet entry names its synset and the seed it came from`);
+  });
+  return out;
+}

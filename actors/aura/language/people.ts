@@ -106,7 +106,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     if (used.has(i) || !(t.pos === "DET" || t.text === "our" || t.text === "your")) continue;
     let j = i + 1;
     const np: Token[] = [];
-    while (j < tokens.length && !used.has(j) && (tokens[j]!.pos === "NOUN" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "PROPN") && np.length < 4) np.push(tokens[j++]!);
+    const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || cuesOf([u], "activity").length > 0;
+    while (j < tokens.length && !used.has(j) && nominal(tokens[j]!) && np.length < 4) np.push(tokens[j++]!);
     if (np.length === 0) continue;
     // The head is the last noun that names a role ("the cafe owner right now": owner).
     let byRole: string | null = null;
@@ -126,8 +127,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       continue;
     }
     // "the one/person/guy … <doing something>": compare what follows with what each person visibly does.
-    if (cuesOf([np.at(-1)!], "activity").length > 0) {
-      let k = j;
+    const one = np.findIndex((u) => cuesOf([u], "activity").length > 0);
+    if (one >= 0) {
+      let k = i + 2 + one;
       const after: Token[] = [];
       while (k < tokens.length && after.length < 6 && tokens[k]!.pos !== "PUNCT" && !used.has(k)) after.push(tokens[k++]!);
       const said = contentWords(after.filter(isNounish));

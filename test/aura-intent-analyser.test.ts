@@ -1,0 +1,114 @@
+// The deterministic IntentFrame backend on a scene and wordings of its own (no benchmark query):
+// people by role, synonym, description and pronoun; places by synonym; second-order structure and
+// its safe reading; and the vocabulary file's rule that every entry names its source.
+import { describe, expect, it } from "vitest";
+import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
+import { LEXICON, lexiconProblems } from "../actors/aura/language/lexicon.ts";
+import type { TokenizerName } from "../actors/aura/language/tokens.ts";
+
+const scene: PerceivedScene = {
+  summary: "Harbour village, 07:40. Present: Ingrid Berg (baker, kneading dough), Tomasz Nowak (novelist, at a window table, typing), Ana Silva (fisherman, mending nets on the quay). Rui Costa (retired schoolteacher) is at the chapel.",
+  time: "07:40",
+  focus: "Berg Bakery",
+  public: {
+    "Ingrid Berg": { location: "Berg Bakery", action: "kneading dough" },
+    "Tomasz Nowak": { location: "Berg Bakery", action: "typing on a laptop" },
+    "Ana Silva": { location: "Fish Quay", action: "mending nets" },
+    "Rui Costa": { location: "Chapel", action: "sweeping the steps" },
+  },
+};
+
+const person = (q: string, t: TokenizerName = "wink") => {
+  const a = analyseQuery(q, scene, { tokenizer: t });
+  return a.scope.kind === "none" ? [] : a.scope.agents;
+};
+
+describe("intent analyser: who a query is about", () => {
+  for (const tokenizer of ["wink", "compromise"] as const) {
+    it(`resolves roles, synonyms, descriptions, pronouns and first names (${tokenizer})`, () => {
+      expect(person("Is the baker free for a word?", tokenizer)).toEqual(["Ingrid Berg"]);
+      // A WordNet synonym of the summary's role ("schoolteacher" → teacher) and a hypernym ("writer" names the novelist).
+      expect(person("Where is the writer this morning?", tokenizer)).toEqual(["Tomasz Nowak"]);
+      expect(person("Is the one mending nets in a good place?", tokenizer)).toEqual(["Ana Silva"]);
+      expect(person("Ana looks worn out; is she up for a chat?", tokenizer)).toEqual(["Ana Silva"]);
+      expect(person("Are Ingrid and Rui both around?", tokenizer)).toEqual(["Ingrid Berg", "Rui Costa"]);
+    });
+  }
+
+  it("reads a place by a synonym of its head noun, and a group at it", () => {
+    const a = analyseQuery("Is anybody at the bakeshop in a bad mood?", scene);
+    expect(a.scope).toEqual({ kind: "location", location: "Berg Bakery", agents: ["Ingrid Berg", "Tomasz Nowak"] });
+    expect(analyseQuery("Nobody on the quay is upset, are they?", scene).scope).toMatchObject({ kind: "location", location: "Fish Quay" });
+    expect(analyseQuery("Is anyone stressed today?", scene).scope).toMatchObject({ kind: "all" });
+    expect(analyseQuery("What time is it?", scene).scope).toEqual({ kind: "none" });
+  });
+});
+
+describe("intent analyser: second-order structure", () => {
+  const cases: Array<[string, string, string]> = [
+    ["Is Ingrid under the impression that Tomasz is free?", "Ingrid Berg", "Tomasz Nowak"],
+    ["As far as Rui knows, is the baker swamped?", "Rui Costa", "Ingrid Berg"],
+    ["According to Ana Silva, is Rui Costa around?", "Ana Silva", "Rui Costa"],
+    ["In Tomasz's eyes, is Ana in a foul mood?", "Tomasz Nowak", "Ana Silva"],
+    ["Is the novelist aware that Ingrid is exhausted?", "Tomasz Nowak", "Ingrid Berg"],
+    ["Does Rui have any idea that Ana is stressed?", "Rui Costa", "Ana Silva"],
+    ["Would the fisherman reckon the baker is busy?", "Ana Silva", "Ingrid Berg"],
+  ];
+  for (const [q, believer, target] of cases) {
+    it(`reads the believer's belief: ${q}`, () => {
+      const a = analyseQuery(q, scene);
+      expect(a.secondOrder).toMatchObject({ believer, target });
+      // Never the target's private state: no hidden field is probed for anyone.
+      expect(a.hidden).toEqual([]);
+      expect(a.scope).toEqual({ kind: "person", agents: [believer] });
+    });
+  }
+
+  it("takes the belief reading when a belief word stands beside two people without clear structure", () => {
+    const a = analyseQuery("Tomasz and Ana: any belief about who is free?", scene);
+    expect(a.secondOrder).not.toBeNull();
+    expect(a.hidden).toEqual([]);
+  });
+
+  it("does not read the user's own belief as a second-order one", () => {
+    expect(analyseQuery("I think Ingrid and Tomasz are busy?", scene).secondOrder).toBeNull();
+    expect(analyseQuery("Do you reckon Ana and Rui are free?", scene).secondOrder).toBeNull();
+  });
+});
+
+describe("intent analyser: the need", () => {
+  it("adds the unspoken goal for appropriateness and pursuit questions, not for a plain whereabouts one", () => {
+    expect(analyseQuery("Where's Rui?", scene).hidden).toEqual(["availability", "emotional_state"]);
+    expect(analyseQuery("Would it be rude to ask Ingrid for a discount?", scene).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("What is Tomasz secretly drafting?", scene).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Should I interrupt Ana?", scene).appropriateness).toBe(true);
+  });
+
+  it("separates what the wording asks from what the need adds", () => {
+    const a = analyseQuery("Is the baker swamped?", scene);
+    expect(a.asked).toEqual(["availability"]);
+    expect(a.hidden).toEqual(["availability", "emotional_state"]);
+    expect(analyseQuery("Where is Rui Costa?", scene).asked).toEqual([]);
+  });
+});
+
+describe("the analyser's vocabulary", () => {
+  it("names a known source for every entry of data/aura/intent-lexicon.json", () => {
+    expect(LEXICON.entries.length).toBeGreaterThan(300);
+    expect(lexiconProblems(LEXICON)).toEqual([]);
+  });
+
+  it("flags an entry without a source, with an unknown source, or a WordNet entry without its synset", () => {
+    const bad = { sources: { "paper:A18": "…" }, entries: [
+      { term: "busy", category: "availability", source: "paper:A18" },
+      { term: "slammed", category: "availability", source: "" },
+      { term: "frazzled", category: "emotional_state", source: "a hunch" },
+      { term: "engaged", category: "availability", source: "wordnet" },
+    ] } as never;
+    const problems = lexiconProblems({ ...(bad as object), sources: { "paper:A18": "…", wordnet: "…" } } as never);
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(/entries\[1\].*source: missing/);
+    expect(problems[1]).toMatch(/'a hunch' is not one of sources/);
+    expect(problems[2]).toMatch(/WordNet entry names its synset/);
+  });
+});
