@@ -162,13 +162,19 @@ export interface ParetoEntry {
   readonly front: boolean;
 }
 
-/** Score against private items disclosed beyond the need (per query): the cost Fixed-private pays. */
+/**
+ * Score against private items beyond the need per query, on each side: stated in the answer (what
+ * the user is told: the cost Fixed-private pays, stating all it reads) and read by the probes.
+ */
 export interface DisclosureParetoEntry {
   readonly arm: string;
-  readonly disclosedBeyondNeed: number;
+  readonly answer: number;
+  readonly probes: number;
   readonly score: number;
   readonly ci: readonly [number, number];
-  readonly front: boolean;
+  /** on the front of score against the answer-level figure, and against the probe-level one */
+  readonly frontAnswer: boolean;
+  readonly frontProbes: boolean;
 }
 
 export interface BenchmarkAnalysis {
@@ -371,9 +377,10 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
   }
   const paretoDisclosure: DisclosureParetoEntry[] = [];
   if (hasMetric) {
-    const pts = summaries.filter((s) => s.metrics[metric!] !== undefined && s.disclosedBeyondNeed !== null).map((s) => ({ arm: s.arm, x: s.disclosedBeyondNeed!, y: s.metrics[metric!]!.mean, ci: s.metrics[metric!]!.ci }));
-    const front = paretoFront(pts);
-    pts.forEach((p, i) => paretoDisclosure.push({ arm: p.arm, disclosedBeyondNeed: p.x, score: p.y, ci: p.ci, front: front[i]! }));
+    const pts = summaries.filter((s) => s.metrics[metric!] !== undefined && s.disclosedBeyondNeedAnswer !== null && s.disclosedBeyondNeedProbes !== null).map((s) => ({ arm: s.arm, answer: s.disclosedBeyondNeedAnswer!, probes: s.disclosedBeyondNeedProbes!, y: s.metrics[metric!]!.mean, ci: s.metrics[metric!]!.ci }));
+    const frontAnswer = paretoFront(pts.map((p) => ({ x: p.answer, y: p.y })));
+    const frontProbes = paretoFront(pts.map((p) => ({ x: p.probes, y: p.y })));
+    pts.forEach((p, i) => paretoDisclosure.push({ arm: p.arm, answer: p.answer, probes: p.probes, score: p.y, ci: p.ci, frontAnswer: frontAnswer[i]!, frontProbes: frontProbes[i]! }));
   }
 
   return {
@@ -453,7 +460,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 /** File names of a benchmark's charts (relative to the report). */
 export const chartFiles = (benchmark: string) => {
   const slug = benchmark.replace(/[^A-Za-z0-9_-]+/g, "-");
-  return { pareto: `pareto-${slug}.svg`, paretoDisclosure: `pareto-disclosure-${slug}.svg`, subcategories: `subcategories-${slug}.svg` };
+  return { pareto: `pareto-${slug}.svg`, paretoDisclosure: `pareto-disclosure-${slug}.svg`, paretoReads: `pareto-reads-${slug}.svg`, subcategories: `subcategories-${slug}.svg` };
 };
 
 function renderBlock(b: Block, arms: readonly string[], metric: Metric): string[] {
@@ -544,9 +551,12 @@ function renderBenchmark(a: BenchmarkAnalysis, level: number, iterations: number
     out.push(`Pareto front (${METRIC_LABEL[a.metric]} against probes per query): ${front.map((p) => `${p.arm} (${num(p.score)} at ${num(p.probesPerQuery, 2)})`).join(", ")}.`, "");
     out.push(`![${METRIC_LABEL[a.metric]} against probes per query](${files.pareto})`, "");
     if (a.paretoDisclosure.length > 0) {
-      const dfront = a.paretoDisclosure.filter((p) => p.front).sort((x, y) => x.disclosedBeyondNeed - y.disclosedBeyondNeed);
-      out.push(`Pareto front (${METRIC_LABEL[a.metric]} against private items disclosed beyond the need per query): ${dfront.map((p) => `${p.arm} (${num(p.score)} at ${num(p.disclosedBeyondNeed, 2)})`).join(", ")}.`, "");
-      out.push(`![${METRIC_LABEL[a.metric]} against disclosure beyond the need](${files.paretoDisclosure})`, "");
+      for (const side of ["answer", "probes"] as const) {
+        const dfront = a.paretoDisclosure.filter((p) => (side === "answer" ? p.frontAnswer : p.frontProbes)).sort((x, y) => x[side] - y[side]);
+        const what = side === "answer" ? "private items stated beyond the need" : "private items read beyond the need";
+        out.push(`Pareto front (${METRIC_LABEL[a.metric]} against ${what} per query): ${dfront.map((p) => `${p.arm} (${num(p.score)} at ${num(p[side], 2)})`).join(", ")}.`, "");
+        out.push(`![${METRIC_LABEL[a.metric]} against ${what}](${side === "answer" ? files.paretoDisclosure : files.paretoReads})`, "");
+      }
     }
     if (a.bySubcategory !== null) out.push(`![${METRIC_LABEL[a.metric]} by subcategory](${files.subcategories})`, "");
   }
@@ -580,12 +590,15 @@ export function renderCharts(analysis: Analysis): Chart[] {
       svg: paretoChart({ title, xLabel: "probes per query", xUnit: "probes/query", yLabel: label, points: b.pareto.map((p) => ({ label: p.arm, x: p.probesPerQuery, y: p.score, yLo: p.ci[0], yHi: p.ci[1], front: p.front })) }),
     });
     if (b.paretoDisclosure.length > 0) {
-      const t = `${b.benchmark}: ${label} against disclosure beyond the need`;
-      charts.push({
-        file: files.paretoDisclosure,
-        title: t,
-        svg: paretoChart({ title: t, xLabel: "private items disclosed beyond the need per query", xUnit: "private items beyond the need/query", yLabel: label, points: b.paretoDisclosure.map((p) => ({ label: p.arm, x: p.disclosedBeyondNeed, y: p.score, yLo: p.ci[0], yHi: p.ci[1], front: p.front })) }),
-      });
+      for (const side of ["answer", "probes"] as const) {
+        const what = side === "answer" ? "stated" : "read";
+        const t = `${b.benchmark}: ${label} against private items ${what} beyond the need`;
+        charts.push({
+          file: side === "answer" ? files.paretoDisclosure : files.paretoReads,
+          title: t,
+          svg: paretoChart({ title: t, xLabel: `private items ${what} beyond the need per query`, xUnit: `private items ${what} beyond the need/query`, yLabel: label, points: b.paretoDisclosure.map((p) => ({ label: p.arm, x: p[side], y: p.score, yLo: p.ci[0], yHi: p.ci[1], front: side === "answer" ? p.frontAnswer : p.frontProbes })) }),
+        });
+      }
     }
     const sub = b.bySubcategory;
     if (sub !== null) {

@@ -222,16 +222,18 @@ describe("report", () => {
     const { charts, analysis, markdown } = renderReport([...rows, ...fixed], { reference: "aura-intent", bootstrapIterations: 100 });
     const b = analysis.benchmarks[0]!;
     expect(b.arms.map((a) => [a.arm, a.resultKind, a.disclosedBeyondNeed])).toEqual([["aura-intent", "deterministic", 1], ["literal", "deterministic", 0], ["nointent", "deterministic", 0], ["fixed-private", "LLM", 3]]);
-    // On probes fixed-private ties AURA; on disclosure it is dominated by it.
-    expect(b.paretoDisclosure.find((p) => p.arm === "fixed-private")!.front).toBe(false);
-    expect(b.paretoDisclosure.find((p) => p.arm === "aura-intent")!.front).toBe(true);
-    expect(charts.map((c) => c.file)).toEqual(["pareto-implicit.svg", "pareto-disclosure-implicit.svg", "subcategories-implicit.svg"]);
+    // On probes fixed-private ties AURA; on disclosure (answer and probe side) it is dominated by it.
+    const fx = b.paretoDisclosure.find((p) => p.arm === "fixed-private")!;
+    expect(fx).toMatchObject({ answer: 2, probes: 3, frontAnswer: false, frontProbes: false });
+    expect(b.paretoDisclosure.find((p) => p.arm === "aura-intent")).toMatchObject({ answer: 1, probes: 1, frontAnswer: true, frontProbes: true });
+    expect(charts.map((c) => c.file)).toEqual(["pareto-implicit.svg", "pareto-disclosure-implicit.svg", "pareto-reads-implicit.svg", "subcategories-implicit.svg"]);
     const svg = charts[1]!.svg;
     expect(XMLValidator.validate(svg)).toBe(true);
-    expect(svg).toContain("private items disclosed beyond the need per query");
-    expect(svg).toContain("fixed-private: implicit coverage 0.");
-    expect(svg).toMatch(/fixed-private: implicit coverage 0\.\d{3} at 3\.00 private items beyond the need\/query</);
-    expect(markdown).toContain("![implicit coverage against disclosure beyond the need](pareto-disclosure-implicit.svg)");
+    expect(svg).toContain("private items stated beyond the need per query");
+    expect(svg).toMatch(/fixed-private: implicit coverage 0\.\d{3} at 2\.00 private items stated beyond the need\/query</);
+    expect(charts[2]!.svg).toMatch(/fixed-private: implicit coverage 0\.\d{3} at 3\.00 private items read beyond the need\/query</);
+    expect(markdown).toContain("![implicit coverage against private items stated beyond the need](pareto-disclosure-implicit.svg)");
+    expect(markdown).toContain("![implicit coverage against private items read beyond the need](pareto-reads-implicit.svg)");
     expect(markdown).toMatch(/\| fixed-private \| LLM \| llm:gpt-4o-mini \|/);
     expect(markdown).toContain("3.00 (2.00 / 3.00)");
     // Rows without the figure (factual, privacy, older results) get no disclosure chart.
