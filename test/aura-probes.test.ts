@@ -112,7 +112,8 @@ describe("deterministic inferrer", () => {
       expect(a.secondOrder, q).not.toBeNull();
       expect(a.hidden).toEqual([]);
     }
-    expect(analyseQuery("Does Kari Hansen reckon Per Olsen is annoyed with her?", scene).secondOrder).toMatchObject({ believer: "Kari Hansen", target: "Per Olsen", fields: ["emotional_state"] });
+    expect(analyseQuery("Does Kari Hansen reckon Per Olsen is annoyed with her?", scene).secondOrder).toMatchObject({ believer: "Kari Hansen", target: "Per Olsen", fields: ["availability", "emotional_state"] });
+    expect(analyseQuery("Does Kari Hansen think Per Olsen is planning to leave?", scene).secondOrder?.fields).toContain("unspoken_goal");
     expect(analyseQuery("I think Kari Hansen and Per Olsen are busy?", scene).secondOrder).toBeNull();
   });
   it("reads the topic from structure: a named person, a place's occupants, or everyone", () => {

@@ -37,7 +37,7 @@ export interface QueryAnalysis {
   readonly mentioned: readonly string[];
   readonly location: string | null;
   readonly scope: Scope;
-  readonly secondOrder: { readonly believer: string; readonly target: string; readonly fields: readonly ("availability" | "emotional_state")[] } | null;
+  readonly secondOrder: { readonly believer: string; readonly target: string; readonly fields: readonly HiddenField[] } | null;
   readonly hidden: readonly HiddenField[];
   /** Private fields the wording itself asks about ("is X busy?" asks availability): the literal request's hidden part. */
   readonly asked: readonly HiddenField[];
@@ -140,7 +140,10 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // … or "is it / would it be <adjective> to …" ("would it be rude to"), a judgement of an act.
   const judged = tokens.some((t, i) => t.text === "it" && tokens.slice(i + 1, i + 5).some((u, k, rest) => u.pos === "ADJ" && rest[k + 1]?.text === "to" && rest.slice(0, k).every((v) => v.pos === "AUX" || v.pos === "ADV")));
   const appropriateness = judged || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
-  const wantsPlan = cue("schedule");
+  // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
+  // not of the user ("should I stop by X's place", "invite X").
+  const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
+  const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf);
   const group = cue("group");
   const stateCue = cue("availability") || cue("emotional_state");
   const literalOnly = mentioned.length === 0 && cue("literal") && !stateCue;
@@ -162,14 +165,16 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const words = tokens.filter((t) => t.pos !== "PUNCT");
   const what = tokens.findIndex((t) => t.text === "what");
   const asked = what < 0 ? undefined : mentions.find((m) => m.start > what);
-  const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || words.at(-1)?.pos === "ADP");
+  const next = asked === undefined ? undefined : tokens.slice(asked.end).find((t) => t.pos !== "ADV" && t.pos !== "AUX");
+  const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || next?.pos === "ADP" || words.at(-1)?.pos === "ADP");
   const goal = cue("unspoken_goal") || pursuit;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && scope.kind !== "none") {
     // People are asked about because the user may want to approach them: reachability and mood.
     hidden.push("availability", "emotional_state");
-    if (appropriateness || goal) hidden.push("unspoken_goal");
+    // What someone is planning or pursuing is their intention: the unspoken goal.
+    if (appropriateness || goal || wantsPlan) hidden.push("unspoken_goal");
     if (cue("availability")) askedFields.push("availability");
     if (cue("emotional_state")) askedFields.push("emotional_state");
     if (goal) askedFields.push("unspoken_goal");
@@ -232,11 +237,15 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   return { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) };
 }
 
-function beliefFields(tokens: readonly Token[]): ("availability" | "emotional_state")[] {
-  const fields: ("availability" | "emotional_state")[] = [];
-  if (hasCue(tokens, "emotional_state")) fields.push("emotional_state");
-  if (hasCue(tokens, "availability")) fields.push("availability");
-  return fields.length === 0 ? ["availability", "emotional_state"] : fields;
+/**
+ * The belief fields a second-order answer reports: what a belief record holds in the paper's schema
+ * (availability and emotional state: a believer's picture of whether the other can be approached),
+ * and what the other is believed to be after when the complement asks about a pursuit.
+ */
+function beliefFields(tokens: readonly Token[]): HiddenField[] {
+  const fields: HiddenField[] = ["availability", "emotional_state"];
+  if (hasCue(tokens, "unspoken_goal") || hasCue(tokens, "schedule") || tokens.some((t) => t.text === "what" || t.text === "why")) fields.push("unspoken_goal");
+  return fields;
 }
 
 /** gap ∈ [0,1]: how much of what the user needs is not in the literal answer (hidden state). */
