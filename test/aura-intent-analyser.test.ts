@@ -70,6 +70,11 @@ describe("intent analyser: second-order structure", () => {
     expect(a.hidden).toEqual([]);
   });
 
+  it("reads a belief report by its syntax when the verb is not in the vocabulary", () => {
+    expect(analyseQuery("Does Ana gather that Rui is upset?", scene).secondOrder).toMatchObject({ believer: "Ana Silva", target: "Rui Costa" });
+    expect(analyseQuery("Is Ana helping Rui carry the nets?", scene).secondOrder).toBeNull();
+  });
+
   it("does not read the user's own belief as a second-order one", () => {
     expect(analyseQuery("I think Ingrid and Tomasz are busy?", scene).secondOrder).toBeNull();
     expect(analyseQuery("Do you reckon Ana and Rui are free?", scene).secondOrder).toBeNull();

@@ -204,7 +204,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   if (people.length < 2) return null;
   const prepositions = cuesOf(tokens, "belief_preposition");
   const possessives = cuesOf(tokens, "belief_possessive");
-  const cues: Cue[] = [...prepositions, ...possessives, ...cuesOf(tokens, "belief")].sort((a, b) => a.start - b.start);
+  const cues: Cue[] = [...prepositions, ...possessives, ...cuesOf(tokens, "belief"), ...reportVerbs(tokens, mentions)].sort((a, b) => a.start - b.start);
   if (cues.length === 0) return null;
   const isPreposition = new Set(prepositions.map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
@@ -235,6 +235,28 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     return { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) };
   }
   return { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) };
+}
+
+/**
+ * Verbs that report a person's view of another by their syntax alone, whatever the verb: "A <verb>
+ * (that) B is/has/'s …", a person as subject, then a clause whose subject is another person. This is
+ * the shape of a belief report ("does A figure B is free?"), so an unknown mental verb still gets
+ * the safe reading instead of a read of B's private state.
+ */
+function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
+  const out: Cue[] = [];
+  for (const a of mentions) {
+    let i = a.end;
+    while (tokens[i] !== undefined && (tokens[i]!.pos === "ADV" || tokens[i]!.pos === "AUX" || tokens[i]!.pos === "PART")) i++;
+    const verb = tokens[i];
+    if (verb === undefined || verb.pos !== "VERB") continue;
+    let j = i + 1;
+    if (tokens[j]?.text === "that") j++;
+    const b = mentions.find((m) => m.start === j && m.name !== a.name);
+    const after = b === undefined ? undefined : tokens[b.end];
+    if (b !== undefined && after !== undefined && (after.pos === "AUX" || after.text === "'s")) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
+  }
+  return out;
 }
 
 /**
