@@ -207,7 +207,7 @@ async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): 
   exit(evalExit("eval implicit", result.llm, result.rows));
 }
 
-function integerAtLeast(flag: string, min: number) {
+export function integerAtLeast(flag: string, min: number) {
   return (value: string): number => {
     if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
     return Number(value);

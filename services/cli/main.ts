@@ -32,6 +32,7 @@ import { townInspection } from "./inspect.ts";
 import { verifyEpisode } from "../verify.ts";
 import { treeReportText, verifyTree } from "../verifyTree.ts";
 import { registerEval } from "./eval.ts";
+import { registerFidelity } from "./fidelity.ts";
 import { signalExitCode, stopAfterTickOnSignals } from "./signals.ts";
 import { addLlmOptions, EXIT_ENDPOINT, gatewayExit, llmForFork, llmForRun, type LlmCliFlags } from "./llm.ts";
 import { cmdEnvprobeReport, cmdEnvprobeSweep, envprobeLogSummary, type EnvprobeSweepFlags, type ParentLogs } from "./envprobe.ts";
@@ -974,6 +975,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   registerEval(program, exit);
   registerExperiment(program, exit);
   registerAsk(program, exit);
+  registerFidelity(program, exit);
 
   program.command("worlds").description("list worlds and their conditions").action(wrap(cmdWorlds));
   // Commander marks no option as required in the help: `report --help` showed --out like any other.
