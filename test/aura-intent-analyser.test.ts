@@ -44,6 +44,39 @@ describe("intent analyser: who a query is about", () => {
   });
 });
 
+describe("intent analyser: what a summary says of people", () => {
+  const depot: PerceivedScene = {
+    summary: 'Bus depot, 05:10. Present: Józef "Joe" Malik (head of maintenance, under a bus with a torch), Dr. Aiko Mori (occupational physiotherapist, checking a driver\'s back), Lena Fischer (dispatcher on shift, at the radio desk), Omar Haddad (playing the union rep today, pinning up a notice), Kofi Mensah (night driver, asleep on a bench).',
+    time: "05:10",
+    focus: "Depot Floor",
+    public: {
+      "Józef Malik": { location: "Depot Floor", action: "repairing a bus" },
+      "Aiko Mori": { location: "First Aid Room", action: "checking a driver's back" },
+      "Lena Fischer": { location: "Radio Desk", action: "dispatching buses" },
+      "Omar Haddad": { location: "Depot Floor", action: "pinning up a notice" },
+      "Kofi Mensah": { location: "Depot Floor", action: "sleeping on a bench" },
+    },
+  };
+  const who = (q: string) => {
+    const a = analyseQuery(q, depot);
+    return a.scope.kind === "none" ? [] : a.scope.agents;
+  };
+  it("knows a quoted nickname, a title, a clause with a prepositional phrase, a clipped role and a role a verb assigns", () => {
+    expect(who("Is Joe free yet?")).toEqual(["Józef Malik"]);
+    expect(who("Can the doctor see me now?")).toEqual(["Aiko Mori"]);
+    expect(who("Is the head of maintenance in a mood?")).toEqual(["Józef Malik"]);
+    expect(who("Is the physio busy?")).toEqual(["Aiko Mori"]);
+    expect(who("Is the dispatcher swamped?")).toEqual(["Lena Fischer"]);
+    expect(who("Is the union rep around?")).toEqual(["Omar Haddad"]);
+    expect(who("Is the maintenance guy okay?")).toEqual(["Józef Malik"]);
+  });
+  it("reads plural people nouns as a group and 'from where X stands' as a perspective", () => {
+    expect(analyseQuery("How are the men on the Depot Floor holding up?", depot).scope).toMatchObject({ kind: "location", location: "Depot Floor" });
+    expect(analyseQuery("From where Kofi stands, is the dispatcher annoyed?", depot).secondOrder).toMatchObject({ believer: "Kofi Mensah", target: "Lena Fischer" });
+    expect(analyseQuery("Has Lena got it into her head that Joe is avoiding her?", depot).secondOrder).toMatchObject({ believer: "Lena Fischer", target: "Józef Malik" });
+  });
+});
+
 describe("intent analyser: second-order structure", () => {
   const cases: Array<[string, string, string]> = [
     ["Is Ingrid under the impression that Tomasz is free?", "Ingrid Berg", "Tomasz Nowak"],

@@ -239,22 +239,26 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
 
 /**
  * Verbs that report a person's view of another by their syntax alone, whatever the verb: "A <verb>
- * (that) B is/has/'s …", a person as subject, then a clause whose subject is another person. This is
- * the shape of a belief report ("does A figure B is free?"), so an unknown mental verb still gets
- * the safe reading instead of a read of B's private state.
+ * (that) B is/has/'s …", a person as subject, then a clause whose subject is another person, or
+ * "A <verb> … that B is …" ("A has got it into their head that B is …"). This is the shape of a
+ * belief report, so an unknown mental verb or idiom still gets the safe reading instead of a read
+ * of B's private state.
  */
 function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
   const out: Cue[] = [];
+  const clauseAt = (j: number, a: Mention) => {
+    const b = mentions.find((m) => m.start === j && m.name !== a.name);
+    const after = b === undefined ? undefined : tokens[b.end];
+    return b !== undefined && after !== undefined && (after.pos === "AUX" || after.text === "'s");
+  };
   for (const a of mentions) {
+    if (a.by === "pronoun") continue;
     let i = a.end;
     while (tokens[i] !== undefined && (tokens[i]!.pos === "ADV" || tokens[i]!.pos === "AUX" || tokens[i]!.pos === "PART")) i++;
     const verb = tokens[i];
     if (verb === undefined || verb.pos !== "VERB") continue;
-    let j = i + 1;
-    if (tokens[j]?.text === "that") j++;
-    const b = mentions.find((m) => m.start === j && m.name !== a.name);
-    const after = b === undefined ? undefined : tokens[b.end];
-    if (b !== undefined && after !== undefined && (after.pos === "AUX" || after.text === "'s")) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
+    const that = tokens.slice(i + 1, i + 8).findIndex((t) => t.text === "that");
+    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a))) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
   }
   return out;
 }

@@ -7,7 +7,7 @@ import type { Token } from "./tokens.ts";
 export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_possessive" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "activity";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word";
 
 export interface LexiconEntry {
   readonly term: string;
@@ -15,6 +15,8 @@ export interface LexiconEntry {
   readonly source: string;
   /** WordNet-derived: the seed term it was reached from. */
   readonly from?: string;
+  /** A title: the occupation it names ("dr" → doctor). */
+  readonly means?: string;
 }
 
 export interface LexiconFile {
@@ -46,13 +48,15 @@ function headsOf(category: Category): Map<string, Set<string>> {
   return out;
 }
 export const PLACE_HEADS = headsOf("place");
+/** Honorific titles and the occupation each names. */
+export const TITLES = new Map(LEXICON.entries.filter((e) => e.category === "title" && e.means !== undefined).map((e) => [e.term, e.means!]));
 export const ROLE_HEADS = headsOf("role");
 
 /**
  * Forms a word may stand for when the tagger left it as written: an adverb in -ly its adjective
  * ("secretly" → secret), a gerund its verb ("planning" → plan, "hoping" → hope).
  */
-function stems(text: string): string[] {
+export function stems(text: string): string[] {
   const out: string[] = [];
   if (text.endsWith("ly") && text.length > 4) out.push(text.slice(0, -2));
   if (text.endsWith("ing") && text.length > 5) {

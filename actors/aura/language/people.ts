@@ -1,10 +1,11 @@
-// Who a query is about: each mention of a person, by name (whole or one unique part), by role or
-// occupation (the town roster's occupations and the roles a scene summary gives in parentheses,
-// with WordNet synonyms and hyponyms of the role's head: "the novelist" is the writer), by what
-// they visibly do ("the one reading", "the person behind the counter"), or by a pronoun, which
-// refers to the nearest person mentioned before it (else after it).
+// Who a query is about: each mention of a person, by name (whole, one unique part, or a nickname
+// the summary gives), by role or occupation (the town roster's occupations, the noun-phrase
+// clauses a scene summary gives in parentheses, an honorific title, with WordNet synonyms and
+// hyponyms of the role's head: "the novelist" is the writer), by what they visibly do or where
+// ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
+// person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { cuesOf, ROLE_HEADS } from "./lexicon.ts";
+import { cuesOf, ROLE_HEADS, stems, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -15,18 +16,21 @@ export interface Mention {
 }
 
 export interface PersonProfile {
-  /** Role words: occupation and the summary's first parenthetical clause ("cafe owner"). */
+  /** Role words: occupation, title and the summary's noun-phrase clauses ("cafe owner", "head of maintenance"). */
   readonly role: readonly string[];
-  /** The head noun of each role ("owner" of "cafe owner"): a reference must name one of these. */
+  /** The head noun of each role ("owner" of "cafe owner", "head" of "head of maintenance"): a role reference names one. */
   readonly heads: readonly string[];
-  /** What they visibly do or where: their public action and the rest of the summary's note. */
+  /** What they visibly do or where: their public action and the summary's other clauses. */
   readonly about: readonly string[];
+  /** Other names the summary gives them: a quoted nickname ('Margaret "Peg" Doyle'). */
+  readonly nicknames: readonly string[];
 }
 
 const STOP = new Set(["the", "a", "an", "of", "in", "at", "on", "to", "and", "with", "for", "her", "his", "their", "is", "be", "by", "from", "s", "'s"]);
-const contentWords = (tokens: readonly Token[]): string[] => tokens.filter((t) => /^[a-z]/.test(t.text) && !STOP.has(t.text)).flatMap((t) => (t.lemma === t.text ? [t.text] : [t.text, t.lemma]));
+const contentWords = (tokens: readonly Token[]): string[] => tokens.filter((t) => /^[a-z]/.test(t.text) && !STOP.has(t.text)).flatMap((t) => [...new Set([t.text, t.lemma, ...stems(t.text)])]);
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const isNoun = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN";
 
 /** Role and description words of each roster member, from the town's occupations and the summary. */
 export function profilesOf(summary: string, roster: readonly string[], actions: Readonly<Record<string, string>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
@@ -34,27 +38,44 @@ export function profilesOf(summary: string, roster: readonly string[], actions: 
   for (const name of roster) {
     const role: string[] = [];
     const heads: string[] = [];
-    const addRole = (phrase: string) => {
-      const words = contentWords(tokenize(phrase, tokenizer));
-      role.push(...words);
-      const nouns = tokenize(phrase, tokenizer).filter((t) => t.pos === "NOUN" || t.pos === "PROPN");
-      const head = nouns.at(-1) ?? tokenize(phrase, tokenizer).at(-1);
+    const addRole = (clause: readonly Token[]) => {
+      role.push(...contentWords(clause));
+      // The head is the last noun before a prepositional phrase ("lifeguard on duty", "head of maintenance").
+      const firstAdp = clause.findIndex((t) => t.pos === "ADP");
+      const head = (firstAdp < 0 ? clause : clause.slice(0, firstAdp)).filter(isNoun).at(-1) ?? clause.filter(isNoun).at(-1);
       if (head !== undefined) heads.push(head.text, head.lemma);
     };
     const about: string[] = [...contentWords(tokenize(actions[name] ?? "", tokenizer))];
+    const nicknames: string[] = [];
     const town = defaultProfiles.find((a) => a.name === name);
-    if (town !== undefined) addRole(town.occupation);
-    const note = new RegExp(`${escape(name)}\\s*\\(([^)]*)\\)`).exec(summary);
-    if (note !== null) {
-      // The first clause is a role when it is a noun phrase ("cafe owner", "a night-shift nurse"),
-      // not an activity or a position ("sipping coffee", "at a corner table").
-      const [first = "", ...rest] = note[1]!.split(/[,;]/);
-      const clause = tokenize(first, tokenizer);
-      const isRole = clause.length > 0 && clause.every((t) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "DET" || t.pos === "PUNCT" || t.pos === "NUM");
-      if (isRole) addRole(first);
-      about.push(...contentWords(tokenize(isRole ? rest.join(" ") : note[1]!, tokenizer)));
+    if (town !== undefined) addRole(tokenize(town.occupation, tokenizer));
+    // The name as the summary writes it: a quoted nickname may stand between its parts, a title before it.
+    const parts = name.split(/\s+/).map(escape);
+    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}\\s*(?:\\(([^)]*)\\))?`).exec(summary);
+    if (written !== null) {
+      const [, title, ...rest] = written;
+      const note = rest.at(-1);
+      for (const nick of rest.slice(0, -1)) if (nick !== undefined) nicknames.push(nick);
+      const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
+      if (titled !== undefined) addRole(tokenize(titled, tokenizer));
+      // Each clause that is a noun phrase names a role ("cafe owner", "the prompter", "lifeguard on
+      // duty"); one that starts with a verb or a preposition says what they do or where.
+      for (const text of (note ?? "").split(/[,;]/)) {
+        let clause = tokenize(text, tokenizer).filter((t) => t.pos !== "PUNCT");
+        // "playing the lead", "acting as host": the rest of the clause is the role.
+        const roleVerb = cuesOf(clause, "role_verb").find((c) => c.start === 0);
+        if (roleVerb !== undefined) clause = clause.slice(roleVerb.end);
+        // "(playing the lead tonight)": a trailing time word is not part of the role.
+        while (clause.length > 1 && cuesOf([clause.at(-1)!], "time_word").length > 0) clause = clause.slice(0, -1);
+        const first = clause[0];
+        if (first === undefined) continue;
+        // A first word in -ing is an activity whatever its tag ("pacing the side of the pool").
+        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM") && !first.text.endsWith("ing") && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
+        if (nominal) addRole(clause);
+        else about.push(...contentWords(clause));
+      }
     }
-    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)] };
+    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames };
   }
   return out;
 }
@@ -64,9 +85,12 @@ const sameRoleWord = (q: string, r: string): boolean => {
   if (q === r) return true;
   const hq = headsOf(q);
   for (const h of headsOf(r)) if (hq.has(h)) return true;
-  // A compound naming the role's modifier ("shopkeeper" for a shop owner).
-  return r.length >= 4 && q.length > r.length && q.startsWith(r);
+  // A compound of the role's modifier and an agent noun ("shopkeeper" for a shop owner), or a
+  // clipped form ("physio" for physiotherapist, "prof" for professor).
+  return compoundOf(q, r) || (q.length >= 4 && r.length > q.length && r.startsWith(q));
 };
+const AGENT_NOUNS = new Set(["keeper", "man", "woman", "person", "master", "owner", "seller", "maker", "monger", "smith", "wright"]);
+const compoundOf = (q: string, r: string): boolean => r.length >= 4 && q.startsWith(r) && AGENT_NOUNS.has(q.slice(r.length));
 
 /** The unique best-scoring person for some words, or null (no match, or a tie). */
 function best(scores: ReadonlyArray<[string, number]>): string | null {
@@ -76,6 +100,7 @@ function best(scores: ReadonlyArray<[string, number]>): string | null {
 }
 
 const isNounish = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "VERB";
+const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
 
 /** Mentions of roster members in order of appearance. `taken` marks tokens inside a place name. */
 export function mentionsOf(tokens: readonly Token[], roster: readonly string[], profiles: Readonly<Record<string, PersonProfile>>, taken: ReadonlySet<number>): Mention[] {
@@ -93,31 +118,34 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       if (words.every((w, k) => tokens[i + k]?.text === w && (!used.has(i + k) || taken.has(i + k)))) claim({ name, start: i, end: i + words.length, by: "name" });
     }
   }
-  // One capitalised part of a name that no one else's name has.
+  // One capitalised part of a name, or a nickname, that no one else has.
   const owners = new Map<string, string[]>();
-  for (const { name, words } of parts) for (const w of words) owners.set(w, [...(owners.get(w) ?? []), name]);
+  const own = (w: string, name: string) => owners.set(w, [...new Set([...(owners.get(w) ?? []), name])]);
+  for (const { name, words } of parts) for (const w of words) own(w, name);
+  for (const name of roster) for (const nick of profiles[name]?.nicknames ?? []) own(nick.toLowerCase(), name);
   tokens.forEach((t, i) => {
     const who = owners.get(t.text);
-    if (!used.has(i) && t.capital && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name")) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
+    if (!used.has(i) && t.capital && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
-  // Role and description references: a determiner, then the words up to the next verb or preposition.
+  // Role and description references: a determiner or possessive, then a noun phrase.
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    if (used.has(i) || !(t.pos === "DET" || t.text === "our" || t.text === "your")) continue;
+    if (used.has(i) || !(t.pos === "DET" || POSSESSIVES.has(t.text))) continue;
     let j = i + 1;
     const np: Token[] = [];
-    const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || cuesOf([u], "activity").length > 0;
+    const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
     while (j < tokens.length && !used.has(j) && nominal(tokens[j]!) && np.length < 4) np.push(tokens[j++]!);
     if (np.length === 0) continue;
     // The head is the last noun that names a role ("the cafe owner right now": owner).
     let byRole: string | null = null;
     for (let h = np.length - 1; h >= 0 && byRole === null; h--) {
       const head = np[h]!;
-      if (head.pos !== "NOUN" && head.pos !== "PROPN") continue;
+      // A role noun may be tagged as an attribute before another noun ("his lead actor").
+      if (!isNoun(head) && !(head.pos === "ADJ" && h < np.length - 1)) continue;
       const words = np.slice(0, h + 1).flatMap((w) => [w.text, w.lemma]);
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
-        const headHit = (profiles[n]?.heads ?? []).some((r) => sameRoleWord(head.text, r) || sameRoleWord(head.lemma, r)) || role.some((r) => r.length >= 4 && head.text.length > r.length && head.text.startsWith(r));
+        const headHit = (profiles[n]?.heads ?? []).some((r) => sameRoleWord(head.text, r) || sameRoleWord(head.lemma, r)) || role.some((r) => compoundOf(head.text, r));
         return [n, headHit ? 1 + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length : 0];
       }));
       if (byRole !== null) j = i + 1 + h + 1;
@@ -126,16 +154,19 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       claim({ name: byRole, start: i, end: j, by: "role" });
       continue;
     }
-    // "the one/person/guy … <doing something>": compare what follows with what each person visibly does.
+    // "the maintenance guy", "the one mending nets", "the woman at the hatch": what the phrase and
+    // the words after it say, against each person's roles and what they visibly do.
     const one = np.findIndex((u) => cuesOf([u], "activity").length > 0);
-    if (one >= 0) {
-      let k = i + 2 + one;
-      const after: Token[] = [];
-      while (k < tokens.length && after.length < 6 && tokens[k]!.pos !== "PUNCT" && !used.has(k)) after.push(tokens[k++]!);
-      const said = contentWords(after.filter(isNounish));
-      const who = best(roster.map((n) => [n, said.filter((w) => (profiles[n]?.about ?? []).includes(w)).length]));
-      if (who !== null) claim({ name: who, start: i, end: k, by: "description" });
-    }
+    if (one < 0) continue;
+    let k = i + 2 + one;
+    const after: Token[] = [];
+    while (k < tokens.length && after.length < 6 && tokens[k]!.pos !== "PUNCT" && !used.has(k)) after.push(tokens[k++]!);
+    const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
+    const who = best(roster.map((n) => {
+      const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);
+      return [n, said.filter((w) => known.has(w)).length];
+    }));
+    if (who !== null) claim({ name: who, start: i, end: k, by: "description" });
   }
   out.sort((a, b) => a.start - b.start);
   // Pronouns: the nearest person mentioned before, else after.
