@@ -295,7 +295,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
     const llmFields = judged === null ? undefined : implicitJudgeFields(judgeModel!, judged[i]!);
     const row: ResultRow = llmFields === undefined ? p.row : { ...p.row, llmJudge: llmFields };
     rows.push(row);
-    return resultLine({ ...row, v: RESULT_ROW_VERSION, query: row.queryId, correct: null, ...p.line, ...judgeColumns(mode, llmFields) } as Parameters<typeof resultLine>[0]);
+    return resultLine({ ...row, v: RESULT_ROW_VERSION, query: row.queryId, correct: null, resultKind: resultKindOf(row.backend), ...p.line, ...judgeColumns(mode, llmFields) } as Parameters<typeof resultLine>[0]);
   });
   writeResults(results, lines);
   return { benchmark: stem, file: o.file, seeds: o.seeds, maxSteps, results, conditions: summarise(rows, o.conditions, (r) => r.scene), rows, judge: mode, ...(llm === null ? {} : { llm: llmSummary(o.llm!, llm.gateway, recorded) }) };
@@ -539,7 +539,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
         const backend = configuredBackend(config, (got.records.find((r) => r.type === "answer.given")?.payload as { backend?: string } | undefined)?.backend ?? backendOf(condition));
         (answeredBy.get(condition) ?? answeredBy.set(condition, new Set()).get(condition)!).add(backend);
         const call = judgeModel === null ? null : { log: judgeLogOf(dir), request: factualJudgeRequest(judgeModel, q.text, factualTruth(config, q.id), answerTextOf(got.records), q.id) };
-        pending.push({ row, line: { v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend, ...tokensOf(got.records) }, call });
+        pending.push({ row, line: { v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend, resultKind: resultKindOf(backend), ...tokensOf(got.records) }, call });
       });
       o.progress?.(++done, total, `${condition} s${seed}`);
     }

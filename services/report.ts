@@ -337,7 +337,7 @@ function analyzeBenchmark(benchmark: string, rows: readonly ResultRow[], options
       arm,
       condition,
       backend,
-      resultKind: these.some((r) => /(^|[ =,])llm:/.test(r.backend)) ? "LLM" : "deterministic",
+      resultKind: these.some((r) => r.resultKind === "LLM" || /(^|[ =,])llm:/.test(r.backend)) ? "LLM" : "deterministic",
       cells: these.length,
       queries: distinct(these.map(qkey)).length,
       seeds: distinct(these.map((r) => r.seed)).sort((a, b) => a - b),

@@ -21,6 +21,8 @@ export const ResultRow = Schema.Struct({
   condition: Schema.NonEmptyString,
   /** which backend actually produced the answers, e.g. "deterministic" or "llm:gpt-4o-mini" */
   backend: Schema.NonEmptyString,
+  /** deterministic, or LLM when a model served any stage of the answer (derived from `backend`; absent in older rows) */
+  resultKind: Schema.optionalKey(Schema.Literals(["deterministic", "LLM"])),
   /** the benchmark's query id */
   query: Schema.Union([Schema.NonEmptyString, Schema.Int]),
   scene: Schema.NullOr(Schema.String),

@@ -188,6 +188,7 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
     // ... in the results schema the report reads.
     const loaded = loadResults(r.results);
     expect(loaded.filter((x) => x.condition === "aura-intent" && x.benchmark === "implicit_intent_scene_a")).toHaveLength(75);
+    expect(loaded.every((x) => x.resultKind === "deterministic" && typeof x.disclosedBeyondNeed === "number")).toBe(true);
     // The acceptance's statistics: AURA Intent beats NoIntent and Literal with paired p < 0.01
     // (paired t over queries, Holm-adjusted, and Wilcoxon), from the rows the report reads.
     const analysis = analyze(loaded, { reference: "aura-intent", bootstrapIterations: 200 });
