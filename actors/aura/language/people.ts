@@ -134,21 +134,23 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     let j = i + 1;
     const np: Token[] = [];
     const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
-    while (j < tokens.length && !used.has(j) && nominal(tokens[j]!) && np.length < 4) np.push(tokens[j++]!);
+    // A word tagged as a verb before a noun is an attribute here ("his lead actor").
+    const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length;
+    while (j < tokens.length && !used.has(j) && (nominal(tokens[j]!) || attributive(j)) && np.length < 4) np.push(tokens[j++]!);
     if (np.length === 0) continue;
-    // The head is the last noun that names a role ("the cafe owner right now": owner).
+    // The head is the last noun that names a role ("the cafe owner right now": owner); the mention
+    // spans the whole phrase.
     let byRole: string | null = null;
     for (let h = np.length - 1; h >= 0 && byRole === null; h--) {
       const head = np[h]!;
       // A role noun may be tagged as an attribute before another noun ("his lead actor").
-      if (!isNoun(head) && !(head.pos === "ADJ" && h < np.length - 1)) continue;
+      if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && h < np.length - 1)) continue;
       const words = np.slice(0, h + 1).flatMap((w) => [w.text, w.lemma]);
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
         const headHit = (profiles[n]?.heads ?? []).some((r) => sameRoleWord(head.text, r) || sameRoleWord(head.lemma, r)) || role.some((r) => compoundOf(head.text, r));
         return [n, headHit ? 1 + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length : 0];
       }));
-      if (byRole !== null) j = i + 1 + h + 1;
     }
     if (byRole !== null) {
       claim({ name: byRole, start: i, end: j, by: "role" });
