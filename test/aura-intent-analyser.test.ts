@@ -108,6 +108,14 @@ describe("intent analyser: second-order structure", () => {
     expect(analyseQuery("Is Ana helping Rui carry the nets?", scene).secondOrder).toBeNull();
   });
 
+  it("reads no one's private state for a belief whose other person it cannot resolve", () => {
+    const a = analyseQuery("Does Ana reckon somebody took her nets?", scene);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toEqual([]);
+    // "on X's mind" is a goal, not a perspective.
+    expect(analyseQuery("What's on Rui's mind?", scene).hidden).toContain("unspoken_goal");
+  });
+
   it("does not read the user's own belief as a second-order one", () => {
     expect(analyseQuery("I think Ingrid and Tomasz are busy?", scene).secondOrder).toBeNull();
     expect(analyseQuery("Do you reckon Ana and Rui are free?", scene).secondOrder).toBeNull();

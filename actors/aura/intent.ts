@@ -133,7 +133,9 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const mentioned = uniqueNames(mentions);
   const location = place?.location ?? null;
   const cue = (c: Parameters<typeof hasCue>[1]) => hasCue(tokens, c);
-  const second = secondOrderOf(tokens, mentions);
+  // A believer whose belief is about someone the query does not resolve ("does the coach reckon
+  // she's upset?"): a belief question all the same, so no one's private state is read for it.
+  const { second, believerOnly } = secondOrderOf(tokens, mentions);
 
   const firstPerson = new Set(cuesOf(tokens, "first_person").map((c) => c.start));
   // A first-person modal ("should I", "can we") or "is it <suitable> to", "a good time to".
@@ -170,7 +172,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const goal = cue("unspoken_goal") || pursuit;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
-  if (second === null && scope.kind !== "none") {
+  if (second === null && believerOnly === null && scope.kind !== "none") {
     // People are asked about because the user may want to approach them: reachability and mood.
     hidden.push("availability", "emotional_state");
     // What someone is planning or pursuing is their intention: the unspoken goal.
@@ -198,14 +200,16 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
  * possessor ("Lin Wei's view"); "according to" / "as far as" the person after it. The target is
  * the next other person after the cue. With a belief cue, two people and no such structure, the
  * first person mentioned is taken as the believer: the safe reading never reads the other's state.
+ * A believer with no other person resolved is returned apart (`believerOnly`).
  */
-function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): QueryAnalysis["secondOrder"] {
+function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; believerOnly: string | null } {
+  const none = { second: null, believerOnly: null };
   const people = uniqueNames(mentions);
-  if (people.length < 2) return null;
+  if (people.length === 0) return none;
   const prepositions = cuesOf(tokens, "belief_preposition");
   const possessives = cuesOf(tokens, "belief_possessive");
   const cues: Cue[] = [...prepositions, ...possessives, ...cuesOf(tokens, "belief"), ...reportVerbs(tokens, mentions)].sort((a, b) => a.start - b.start);
-  if (cues.length === 0) return null;
+  if (cues.length === 0) return none;
   const isPreposition = new Set(prepositions.map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
   // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s".
@@ -218,7 +222,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   };
   const own = cues.filter(speaker);
   const theirs = cues.filter((c) => !own.includes(c));
-  if (theirs.length === 0) return null;
+  if (theirs.length === 0) return none;
+  let believerOnly: string | null = null;
   for (const c of theirs) {
     let believer: Mention | undefined;
     if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 1);
@@ -231,10 +236,14 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     if (believer === undefined) continue;
     const name = believer.name;
     const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
-    if (target === undefined) continue;
-    return { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) };
+    if (target === undefined) {
+      believerOnly ??= name;
+      continue;
+    }
+    return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, believerOnly: null };
   }
-  return { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) };
+  if (people.length >= 2) return { second: { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) }, believerOnly: null };
+  return { second: null, believerOnly };
 }
 
 /**
