@@ -27,6 +27,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   ],
   "report-envprobe": ["npx probetown report-envprobe runs/envprobe --out report/envprobe"],
   "eval implicit": ["npx probetown eval implicit --file data/aura/implicit_intent_scene_a.json --condition aura-intent,no-intent --seeds 42,123,456"],
+  fidelity: ["# npm run fidelity    # the same as: npx probetown fidelity --out docs/fidelity.md (about a minute)", "# npx probetown fidelity --out /tmp/fidelity.md --envprobe-seeds 40    # a quicker look"],
   "eval privacy": ["npx probetown eval privacy --file data/aura/privacy_queries.json --condition aura-gap-routed,fixed-probe"],
   "eval factual": ["npx probetown eval factual --file data/aura/factual_queries.json --condition fixed-probe,aura-gap-routed --seeds 42,123,456"],
   experiment: [
