@@ -16,7 +16,8 @@ describe("fidelity: AURA section", () => {
     expect(md).toMatch(/\*\*deterministic\*\*/);
     // Findings carry a test statistic from the runs and a verdict.
     const findings = md.split("\n").filter((l) => l.startsWith("| AURA Intent > NoIntent"));
-    expect(findings).toHaveLength(3);
+    // One per split: scene A, the dev splits and the test split.
+    expect(findings.length).toBeGreaterThanOrEqual(3);
     for (const f of findings) expect(f).toMatch(/\| (reproduced|\*\*not reproduced\*\*) \| Δ [+-]\d\.\d{3} \(query-level paired t, n = \d+, p = /);
     expect(md).not.toMatch(/NaN|undefined/);
   }, 120_000);

@@ -2,21 +2,23 @@
 // beside the same measurements made here, row by row, each marked reproduced, not reproduced or
 // not comparable, with the evidence and what produced it (deterministic backends and the rule
 // judge offline; the paper's figures are gpt-4o-mini with an LLM judge).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runImplicitEvals, runPrivacyEval, type ConditionSummary, type ImplicitEvalResult, type ResultRow } from "../eval.ts";
 import { clusteredBootstrapMean, mean, pairedTTest } from "../stats.ts";
 
 const DATA = join(import.meta.dirname, "..", "..", "data", "aura");
 const SEEDS = [42, 123, 456];
-const IMPLICIT = ["literal", "no-intent", "plan-and-solve", "aura-intent", "fixed-private", "oracle-intent"];
+const IMPLICIT = ["literal", "no-intent", "plan-and-solve", "aura-intent", "aura-intent-reuse", "fixed-private", "oracle-intent"];
 const PRIVACY = ["fixed-probe", "react", "plan-and-solve", "aura-gap-routed", "static-context", "vanilla"];
 /** The splits: scene A (the paper's v1, N = 25), our development and test scenes (data/aura/implicit/). */
 const SPLITS = [
   { name: "scene A", file: join(DATA, "implicit_intent_scene_a.json") },
   { name: "dev (E, F)", file: join(DATA, "implicit", "dev.json") },
+  { name: "dev2 (I, J, K)", file: join(DATA, "implicit", "dev2.json") },
+  { name: "dev3 (L, M, N)", file: join(DATA, "implicit", "dev3.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
-];
+].filter((s) => existsSync(s.file));
 
 interface PaperTables {
   readonly table2: { title: string; source: string; rows: Array<{ condition: string; label: string; literal: number; implicit: number; probes: number }> };
@@ -79,35 +81,46 @@ export async function auraFidelitySection(opts: { out: string; onProgress?: (msg
     const c = cond(sceneA, row.condition).overall;
     out.push(`| ${row.label} | ${f3(row.literal)} | ${f3(row.implicit)} | ${f2(row.probes)} | ${f3(c.literalCoverage)} | ${f3(c.implicitCoverage)} | ${f2(c.probesPerQuery)} | ${f2(c.disclosedBeyondNeed)} | not comparable (level: deterministic vs LLM) |`);
   }
+  const reuse = cond(sceneA, "aura-intent-reuse").overall;
+  out.push(`| AURA Intent + answer reuse (\`aura-intent-reuse\`, a named option, not the paper's) | — | — | — | ${f3(reuse.literalCoverage)} | ${f3(reuse.implicitCoverage)} | ${f2(reuse.probesPerQuery)} | ${f2(reuse.disclosedBeyondNeed)} | not in the paper |`);
   out.push("");
   const findings: string[] = [];
+  const checks: string[] = [];
   const find = (claim: string, ok: boolean, evidence: string) => findings.push(`| ${claim} | ${verdict(ok)} | ${evidence} |`);
+  const check = (claim: string, ok: boolean, evidence: string) => checks.push(`| ${claim} | ${ok ? "met" : "**not met**"} | ${evidence} |`);
   const imp = (split: string, c: string) => cond(bySplit.get(split)!, c).overall.implicitCoverage ?? 0;
+  // aura-intent-reuse (a named option, off by default) is reported, not judged against the paper.
   for (const split of SPLITS.map((s) => s.name)) {
     const rows = bySplit.get(split)!.rows;
     const k = contrast(rows, "aura-intent", "no-intent");
     find(`AURA Intent > NoIntent on implicit coverage — ${split}`, k.delta > 0 && k.p < 0.05, `Δ ${k.delta >= 0 ? "+" : ""}${k.delta.toFixed(3)} (query-level paired t, n = ${k.n}, p = ${pText(k.p)}; 95% CI clustered on query [${k.ci[0].toFixed(3)}, ${k.ci[1].toFixed(3)}]); paper +0.163 (Table 2)`);
     const fp = imp(split, "fixed-private");
     const au = imp(split, "aura-intent");
-    find(`AURA Intent within 0.02 of Fixed-private, or above — ${split}`, au >= fp - 0.02, `AURA ${f3(au)}, Fixed-private ${f3(fp)} (paper: 0.803 vs 0.851, 0.048 below)`);
+    check(`AURA Intent within 0.02 of Fixed-private, or above — ${split}`, au >= fp - 0.02, `AURA ${f3(au)}, Fixed-private ${f3(fp)} (paper: 0.803 vs 0.851, 0.048 below)`);
     const pns = imp(split, "plan-and-solve");
     const ni = imp(split, "no-intent");
     find(`Plan-and-Solve ≤ NoIntent on implicit coverage — ${split}`, pns <= ni, `Plan-and-Solve ${f3(pns)}, NoIntent ${f3(ni)} (paper 0.520 < 0.640)`);
   }
-  const ca = cond(sceneA, "aura-intent").overall;
-  const cf = cond(sceneA, "fixed-private").overall;
-  find("AURA Intent discloses fewer private fields beyond the need than Fixed-private — scene A", ca.disclosedBeyondNeed < cf.disclosedBeyondNeed, `private fields disclosed beyond the need per query: AURA ${f2(ca.disclosedBeyondNeed)} (answer ${f2(ca.disclosedBeyondNeedAnswer)}), Fixed-private ${f2(cf.disclosedBeyondNeed)} (answer ${f2(cf.disclosedBeyondNeedAnswer)}); the paper does not measure it`);
-  find("AURA Intent makes about as many probes as Fixed-private (paper 1.48 vs 1.40) — scene A", Math.abs(ca.probesPerQuery - cf.probesPerQuery) <= 0.25, `AURA ${f2(ca.probesPerQuery)}, Fixed-private ${f2(cf.probesPerQuery)} probes per query`);
-  out.push("Findings (deterministic):", "", "| finding | status | evidence |", "|---|---|---|", ...findings, "");
+  for (const split of SPLITS.map((s) => s.name)) {
+    const a = cond(bySplit.get(split)!, "aura-intent").overall;
+    const f = cond(bySplit.get(split)!, "fixed-private").overall;
+    check(`AURA Intent states fewer private fields beyond the need than Fixed-private — ${split}`, a.disclosedBeyondNeedAnswer < f.disclosedBeyondNeedAnswer, `per query, stated in the answer: AURA ${f2(a.disclosedBeyondNeedAnswer)}, Fixed-private ${f2(f.disclosedBeyondNeedAnswer)}; read by the probes: AURA ${f2(a.disclosedBeyondNeedProbes)}, Fixed-private ${f2(f.disclosedBeyondNeedProbes)} (a private-state probe returns every field); the paper does not measure it`);
+    check(`AURA Intent makes no more probes than Fixed-private — ${split}`, a.probesPerQuery <= f.probesPerQuery, `AURA ${f2(a.probesPerQuery)}, Fixed-private ${f2(f.probesPerQuery)} probes per query (paper 1.48 vs 1.40); AURA's literal coverage ${f3(a.literalCoverage)} vs ${f3(f.literalCoverage)}`);
+    check(`AURA Intent makes no forbidden-tool call — ${split}`, a.forbiddenViolations === 0, `${a.forbiddenViolations} forbidden-tool reads (${a.cellsWithViolation} cells)`);
+  }
+  out.push("The paper's findings (deterministic here):", "", "| finding | status | evidence |", "|---|---|---|", ...findings, "");
+  out.push("This project's own targets for the offline backend (issue 21: coverage within 0.02 of Fixed-private or above, with fewer probes, less disclosure and no forbidden-tool call, on scenes it was not developed on), not findings of the paper:", "", "| target | status | evidence |", "|---|---|---|", ...checks, "");
 
   // Table 3.
   out.push(`### ${paper.table3.title}`, "", `Source: ${paper.table3.source}. Columns B–D are the authors' held-out scenes, which this project does not have: **not comparable**. Our own dev and test scenes stand beside scene A instead (the test split is only measured, never tuned on).`, "");
-  out.push("| condition | paper overall | paper A | ours A | ours dev | ours test |", "|---|---|---|---|---|---|");
-  for (const row of paper.table3.rows) out.push(`| ${row.label} | ${f3(row.overall)} | ${f3(row.A)} | ${f3(imp("scene A", row.condition))} | ${f3(imp("dev (E, F)", row.condition))} | ${f3(imp("test (G, H)", row.condition))} |`);
+  const others = SPLITS.map((x) => x.name).filter((n) => n !== "scene A");
+  out.push(`| condition | paper overall | paper A | ours A | ${others.map((n) => `ours ${n}`).join(" | ")} |`, `|---|---|---|---|${others.map(() => "---|").join("")}`);
+  for (const row of paper.table3.rows) out.push(`| ${row.label} | ${f3(row.overall)} | ${f3(row.A)} | ${f3(imp("scene A", row.condition))} | ${others.map((n) => f3(imp(n, row.condition))).join(" | ")} |`);
   const all = evals.rows;
   const kAll = contrast(all, "aura-intent", "no-intent");
-  out.push(`| Δ (Intent − NoIntent) | +${paper.table3.delta.overall.toFixed(3)} (p ${paper.table3.delta.pOverall}) | +${paper.table3.delta.A.toFixed(3)} (p ${paper.table3.delta.pA}) | ${(imp("scene A", "aura-intent") - imp("scene A", "no-intent")).toFixed(3)} | ${(imp("dev (E, F)", "aura-intent") - imp("dev (E, F)", "no-intent")).toFixed(3)} | ${(imp("test (G, H)", "aura-intent") - imp("test (G, H)", "no-intent")).toFixed(3)} |`);
-  out.push("", `All three splits pooled: Δ ${kAll.delta.toFixed(3)}, query-level paired t p = ${pText(kAll.p)} (n = ${kAll.n} queries) — the direction and significance of the paper's overall finding: ${verdict(kAll.delta > 0 && kAll.p < 0.05)}.`, "");
+  const d = (n: string) => (imp(n, "aura-intent") - imp(n, "no-intent")).toFixed(3);
+  out.push(`| Δ (Intent − NoIntent) | +${paper.table3.delta.overall.toFixed(3)} (p ${paper.table3.delta.pOverall}) | +${paper.table3.delta.A.toFixed(3)} (p ${paper.table3.delta.pA}) | ${d("scene A")} | ${others.map(d).join(" | ")} |`);
+  out.push("", `All ${SPLITS.length} splits pooled: Δ ${kAll.delta.toFixed(3)}, query-level paired t p = ${pText(kAll.p)} (n = ${kAll.n} queries) — the direction and significance of the paper's overall finding: ${verdict(kAll.delta > 0 && kAll.p < 0.05)}.`, "");
 
   // Table 4.
   out.push(`### ${paper.table4.title}`, "", `Source: ${paper.table4.source}. Ours: aura-intent on scene A, 15 cells per row.`, "");
