@@ -13,11 +13,10 @@ import { join } from "node:path";
 import type { Policy } from "../../actors/envprobe/config.ts";
 import { mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import type { EpisodeMetrics } from "./metrics.ts";
+import { pairedEpisodes, WORLDS, type Stratum } from "./report.ts";
 import { runSweep, sweepSpecOf } from "./sweep.ts";
 
-type Stratum = "procedural" | "spatial" | "all";
 type Metric = "accuracy" | "upr" | "collapse";
-const WORLDS: Record<Stratum, readonly string[]> = { procedural: ["tooldag"], spatial: ["objectstate", "graphnav"], all: ["objectstate", "tooldag", "graphnav"] };
 
 /** The paper's grid (its 11 policies) plus the −c/−d ablations of Table 3. */
 export const FIDELITY_POLICIES: readonly Policy[] = [
@@ -91,13 +90,9 @@ const ITERATIONS = 10_000;
 /** A paired comparison on (world, seed) of one metric; null when no pair exists. */
 export function pairedOf(episodes: readonly EpisodeMetrics[], method: string, reference: string, stratum: Stratum, metric: Metric): Paired | null {
   const value = (e: EpisodeMetrics): number | null => (metric === "accuracy" ? e.accuracy : metric === "upr" ? (e.probes > 0 ? e.useful / e.probes : null) : e.collapse);
-  const pick = (policy: string) => new Map(episodes.filter((e) => e.policy === policy && WORLDS[stratum].includes(e.world) && value(e) !== null).map((e) => [`${e.world}|${e.seed}`, e]));
-  const A = pick(method);
-  const B = pick(reference);
-  const keys = [...A.keys()].filter((k) => B.has(k)).sort();
-  if (keys.length === 0) return null;
-  const a = keys.map((k) => A.get(k)!);
-  const b = keys.map((k) => B.get(k)!);
+  const pairs = pairedEpisodes(episodes, method, reference, stratum, (e) => value(e) !== null);
+  if (pairs === null) return null;
+  const { a, b, keys } = pairs;
   const scale = metric === "collapse" ? 1 : 100;
   const boot = pairedBootstrap(keys.map((_, i) => value(a[i]!)! - value(b[i]!)!), { iterations: ITERATIONS, seed: 0, name: `fidelity/${stratum}/${metric}/${method}-vs-${reference}` });
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;

@@ -102,8 +102,9 @@ function refuseDuplicates(episodes: readonly EpisodeMetrics[], where: (i: number
 
 const REGIME_ORDER = Object.keys(REGIMES);
 
-type Stratum = "procedural" | "spatial" | "all";
-const WORLDS: Record<Stratum, readonly string[]> = { procedural: ["tooldag"], spatial: ["objectstate", "graphnav"], all: ["objectstate", "tooldag", "graphnav"] };
+export type Stratum = "procedural" | "spatial" | "all";
+/** The worlds of each stratum: procedural (ToolDAG) and spatial (ObjectState, GraphNav). */
+export const WORLDS: Record<Stratum, readonly string[]> = { procedural: ["tooldag"], spatial: ["objectstate", "graphnav"], all: ["objectstate", "tooldag", "graphnav"] };
 
 export interface Comparison {
   readonly label: string;
@@ -171,15 +172,23 @@ function compare(episodes: readonly EpisodeMetrics[], regime: string, method: st
   return memo.get(key)!;
 }
 
-function compareOnce(episodes: readonly EpisodeMetrics[], regime: string, method: string, reference: string, stratum: Stratum, options: { iterations: number; seed: number }): Omit<Comparison, "pBonferroni"> | null {
-  const key = (e: EpisodeMetrics) => `${e.world}|${e.seed}`;
-  const pick = (policy: string) => new Map(episodes.filter((e) => e.regime === regime && e.policy === policy && WORLDS[stratum].includes(e.world)).map((e) => [key(e), e]));
+/**
+ * The episodes of two policies paired on (world, seed) within a stratum, in key order; `keep`
+ * narrows both sides first (a regime, a defined metric). Null when no pair exists.
+ */
+export function pairedEpisodes(episodes: readonly EpisodeMetrics[], method: string, reference: string, stratum: Stratum, keep: (e: EpisodeMetrics) => boolean = () => true): { a: EpisodeMetrics[]; b: EpisodeMetrics[]; keys: string[] } | null {
+  const pick = (policy: string) => new Map(episodes.filter((e) => e.policy === policy && WORLDS[stratum].includes(e.world) && keep(e)).map((e) => [`${e.world}|${e.seed}`, e]));
   const A = pick(method);
   const B = pick(reference);
   const keys = [...A.keys()].filter((k) => B.has(k)).sort();
   if (keys.length === 0) return null;
-  const a = keys.map((k) => A.get(k)!);
-  const b = keys.map((k) => B.get(k)!);
+  return { a: keys.map((k) => A.get(k)!), b: keys.map((k) => B.get(k)!), keys };
+}
+
+function compareOnce(episodes: readonly EpisodeMetrics[], regime: string, method: string, reference: string, stratum: Stratum, options: { iterations: number; seed: number }): Omit<Comparison, "pBonferroni"> | null {
+  const pairs = pairedEpisodes(episodes, method, reference, stratum, (e) => e.regime === regime);
+  if (pairs === null) return null;
+  const { a, b, keys } = pairs;
   const diffs = keys.map((_, i) => a[i]!.accuracy - b[i]!.accuracy);
   const boot = pairedBootstrap(diffs, { iterations: options.iterations, seed: options.seed, name: `${regime}/${stratum}/${method}-vs-${reference}` });
   const mc = mcnemar(a.map((e) => e.success), b.map((e) => e.success));
