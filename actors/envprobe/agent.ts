@@ -40,6 +40,8 @@ export interface AgentParams {
   /** Options that are not the paper's (off by default; config.ts NON_PAPER_OPTIONS). */
   readonly skipFresh: boolean;
   readonly oracleNeedsDependency: boolean;
+  /** Condition envprobe-judge of a pre-b0 config (config.ts isPreB0Judge): the fixed critic of the code before 7596a13. */
+  readonly preB0Judge?: true;
   /** LLM mode: the model of role `belief` (absent: the scripted agent). */
   readonly beliefModel?: string;
   /** The LLM Judge's model (role `judge`; policy envprobe-judge only). */
@@ -306,6 +308,7 @@ function onTick(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[
     policy: s.params.policy, t, horizon: s.params.horizon, budget: s.params.budget, used: ctx.used, lastProbe: ctx.lastProbe, lastAct: ctx.lastAct,
     table: ctx, c: s.c, d, rhoThreshold: s.params.rhoThreshold, stalenessDivisor: s.params.stalenessDivisor, alpha: s.params.alpha,
     wrong: ctx.wrong, weights: s.weights, draws, skipFresh: s.params.skipFresh, oracleNeedsDependency: s.params.oracleNeedsDependency,
+    preB0Judge: s.params.preB0Judge === true,
   };
   if (ctx.judge !== undefined && ctx.used < s.params.budget) {
     // The LLM Judge (paper §4.2): the belief table and Simple's top candidates go to a model, which

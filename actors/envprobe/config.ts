@@ -114,6 +114,13 @@ export const ConfigSchema = Schema.Struct({
    * updates through the gateway each step. Absent (or null): the scripted agent, no `llm.*` records.
    */
   llm: Schema.optional(Schema.Struct({ belief: Schema.optional(Schema.NullOr(Schema.String)), judge: Schema.optional(Schema.NullOr(Schema.String)) })),
+  /**
+   * "pre-b0": the config is resolved with the defaults of the code before commit 7596a13 (b₀ = g₀),
+   * PRE_B0_DEFAULTS, and condition envprobe-judge is that code's fixed critic. Set when a log header
+   * written by that code is read (isPreB0Config); a --config may set it to run as that code did.
+   * Absent: today's defaults.
+   */
+  legacy: Schema.optional(Schema.Literal("pre-b0")),
 });
 export type EnvprobeConfig = typeof ConfigSchema.Type;
 
@@ -165,6 +172,55 @@ export const defaultConfig: EnvprobeConfig = {
   oracleNeedsDependency: false,
 };
 
+/**
+ * The defaults of the code before commit 7596a13 ("b0 = g0, a calibration model, the paper's Oracle
+ * and Judge"): guessed priors, the constant calibration (LEGACY_CALIBRATION: its driftScale 0 is the
+ * confidence formula of that code, base − decay·ŝ), fresh fields never candidates, and an Oracle that
+ * probes only mismatched fields the plan depends on. Condition envprobe-judge then is that code's
+ * fixed critic (today's envprobe-judge-standin, its probes logged `judge:rho=…`).
+ */
+export const PRE_B0_DEFAULTS: EnvprobeConfig = {
+  ...defaultConfig,
+  calibration: LEGACY_CALIBRATION,
+  initialBeliefs: "guess",
+  skipFresh: true,
+  oracleNeedsDependency: true,
+  legacy: "pre-b0",
+};
+
+/** The keys of a config (and of its calibration) as resolved by the code before 7596a13: every one of them is in a header it wrote. */
+const PRE_B0_REQUIRED = ["world", "regime", "policy", "calibration", "rhoThreshold", "stalenessDivisor", "alpha", "highConfidence", "writeBack"] as const;
+const PRE_B0_OPTIONAL = ["horizon", "llm"] as const;
+const PRE_B0_CALIBRATION = ["stalenessScale", "decay", "priorConfidence", "observedConfidence", "probedConfidence", "actionConfidence", "unknownConfidence", "floor"] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Is this a config the code before 7596a13 resolved (a log header it wrote)? A header holds its
+ * resolved config: every key of the schema of its time. So a config with exactly that schema's keys
+ * (all the required ones, `horizon`/`llm` optional, nothing else) and a calibration of exactly its
+ * eight keys (no `driftScale`) was written by that code; one resolved since has `initialBeliefs`,
+ * `skipFresh`, `oracleNeedsDependency` and `calibration.driftScale`. A --config for a new episode
+ * cannot be one: it never names `policy` (the condition, refused by run and sweep), so a partial
+ * config always gets today's defaults.
+ */
+export function isPreB0Config(raw: unknown): raw is Record<string, unknown> {
+  if (!isRecord(raw)) return false;
+  const keys = Object.keys(raw);
+  if (!PRE_B0_REQUIRED.every((k) => k in raw)) return false;
+  if (!keys.every((k) => (PRE_B0_REQUIRED as readonly string[]).includes(k) || (PRE_B0_OPTIONAL as readonly string[]).includes(k))) return false;
+  const cal = raw.calibration;
+  if (!isRecord(cal)) return false;
+  const calKeys = Object.keys(cal);
+  return calKeys.length === PRE_B0_CALIBRATION.length && PRE_B0_CALIBRATION.every((k) => k in cal);
+}
+
+/** The defaults a raw config is resolved with: PRE_B0_DEFAULTS for a header written before 7596a13 or a config that asks for them (`"legacy": "pre-b0"`), else today's. */
+export const defaultsFor = (raw: unknown): EnvprobeConfig => (isPreB0Config(raw) || (isRecord(raw) && raw.legacy === "pre-b0") ? PRE_B0_DEFAULTS : defaultConfig);
+
+/** Condition envprobe-judge under the pre-b0 semantics with no Judge model: the fixed critic of that code, not a model. */
+export const isPreB0Judge = (c: EnvprobeConfig, policy: string): boolean => c.legacy === "pre-b0" && policy === "envprobe-judge" && judgeModelOf(c) === null;
+
 export const horizonOf = (c: EnvprobeConfig): number => c.horizon ?? REGIMES[c.regime]!.horizon;
 
 /**
@@ -187,7 +243,7 @@ export function configProblems(c: EnvprobeConfig): string[] {
   if (!(c.policy in POLICIES)) out.push(`policy: unknown '${c.policy}' (known: ${POLICY_NAMES.join(", ")})`);
   for (const [k, v] of Object.entries(c.calibration)) if (!(v >= 0 && v <= 1) && k !== "stalenessScale" && k !== "driftScale") out.push(`calibration.${k}: expected 0..1, got ${v}`);
   for (const k of ["stalenessScale", "driftScale"] as const) if (!(c.calibration[k] >= 0 && Number.isFinite(c.calibration[k]))) out.push(`calibration.${k}: expected a number ≥ 0, got ${c.calibration[k]}`);
-  if (MODEL_POLICIES.includes(c.policy as Policy) && judgeModelOf(c) === null) out.push(`policy: ${c.policy} asks a model (LLM role judge) for every decision; set llm.judge (--model judge=<model>) or use envprobe-judge-standin, the deterministic stand-in`);
+  if (MODEL_POLICIES.includes(c.policy as Policy) && judgeModelOf(c) === null && !isPreB0Judge(c, c.policy)) out.push(`policy: ${c.policy} asks a model (LLM role judge) for every decision; set llm.judge (--model judge=<model>) or use envprobe-judge-standin, the deterministic stand-in`);
   return out;
 }
 

@@ -40,6 +40,8 @@ export interface Inputs {
   readonly skipFresh: boolean;
   /** Option (not the paper's): the Oracle probes only mismatched fields the plan depends on. */
   readonly oracleNeedsDependency: boolean;
+  /** Logs written before 7596a13: envprobe-judge is the fixed critic (the stand-in's rule, probes logged `judge:rho=…`). */
+  readonly preB0Judge?: boolean;
 }
 
 export interface Candidate {
@@ -103,6 +105,19 @@ export function decide(x: Inputs): Decision | null {
     return i >= 0 && v >= limit - 1e-9 ? { field: i, why: `${label}=${r2(v)}` } : null;
   };
   const scaled = x.rhoThreshold * 0.75;
+  // DETERMINISTIC STAND-IN for the Judge (not the paper's): the critic sees Simple's three best candidates and approves the first one the plan
+  // depends on that is not a fresh observation (unverified, or reported stale ≥ 2).
+  const standin = (label: string): Decision | null => {
+    const rho = (i: number) => x.c[i]! + s(i) + u(i) + x.d[i]!;
+    const ranked: number[] = [];
+    for (let i = 0; i < n; i++) if (!fresh(i)) ranked.push(i);
+    ranked.sort((a, b) => rho(b) - rho(a) || a - b);
+    for (const i of ranked.slice(0, 3)) {
+      const unverified = x.table.source[i] === SOURCE.prior || x.table.source[i] === SOURCE.unknown;
+      if (x.d[i]! > 0 && rho(i) >= 1 && (unverified || x.table.stale[i]! >= 2)) return { field: i, why: `${label}:rho=${r2(rho(i))}` };
+    }
+    return null;
+  };
   switch (x.policy) {
     case "random":
       return coin < x.budget / x.horizon ? { field: randomField, why: "random" } : null;
@@ -129,21 +144,11 @@ export function decide(x: Inputs): Decision | null {
     case "envprobe-minus-u":
       return threshold((i) => x.c[i]! + s(i) + x.d[i]!, scaled, "c+s+d");
     case "envprobe-judge":
-      // The LLM Judge is asked by the agent (agent.ts); without a model it is never decided here.
-      return null;
-    case "envprobe-judge-standin": {
-      // DETERMINISTIC STAND-IN for the Judge (not the paper's): the critic sees Simple's three best candidates and approves the first one the plan
-      // depends on that is not a fresh observation (unverified, or reported stale ≥ 2).
-      const rho = (i: number) => x.c[i]! + s(i) + u(i) + x.d[i]!;
-      const ranked: number[] = [];
-      for (let i = 0; i < n; i++) if (!fresh(i)) ranked.push(i);
-      ranked.sort((a, b) => rho(b) - rho(a) || a - b);
-      for (const i of ranked.slice(0, 3)) {
-        const unverified = x.table.source[i] === SOURCE.prior || x.table.source[i] === SOURCE.unknown;
-        if (x.d[i]! > 0 && rho(i) >= 1 && (unverified || x.table.stale[i]! >= 2)) return { field: i, why: `standin:rho=${r2(rho(i))}` };
-      }
-      return null;
-    }
+      // The LLM Judge is asked by the agent (agent.ts); without a model it is never decided here,
+      // but under the pre-b0 semantics (config legacy) it is that code's fixed critic, `standin` above.
+      return x.preB0Judge === true ? standin("judge") : null;
+    case "envprobe-judge-standin":
+      return standin("standin");
     case "oracle": {
       if (x.wrong === null || x.wrong.length === 0) return null;
       // The paper's Oracle-Probe: "probes a known mismatched field" — every mismatch counts 1 (exact

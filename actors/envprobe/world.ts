@@ -5,10 +5,10 @@
 //   → agent: envprobe.believed → env: envprobe.scored
 // After success the remaining ticks are empty (the episode is over; nothing evolves).
 import { configDecoder } from "../configDecoder.ts";
-import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
+import type { ActorDefinition, PhaseStep, RecordActorLogic, WorldDefinition } from "../actor.ts";
 import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentLogic, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
-import { beliefModelOf, budgetOf, judgeModelOf, MODEL_POLICIES, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
+import { beliefModelOf, budgetOf, defaultsFor, isPreB0Judge, judgeModelOf, MODEL_POLICIES, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
 import { envLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
@@ -37,6 +37,7 @@ export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentIn
       drift: regime.rate[config.world], skipFresh: config.skipFresh, oracleNeedsDependency: config.oracleNeedsDependency,
       ...(model === null ? {} : { beliefModel: model }),
       ...(judge === null || policy !== "envprobe-judge" ? {} : { judgeModel: judge }),
+      ...(isPreB0Judge(config, policy) ? { preB0Judge: true } : {}),
     },
     seed,
     first,
@@ -63,9 +64,12 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   conditions: Object.fromEntries(Object.entries(POLICIES).map(([k, description]) => [k, { description }])),
   defaultCondition: "envprobe-simple",
 
+  // A header written before commit 7596a13 (b₀ = g₀) is resolved with the defaults of its time, so its
+  // log replays as it ran; any other config, a --config above all, with today's (config.ts defaultsFor).
   resolveConfig(raw) {
-    const merged = { ...defaultConfig, ...((raw ?? {}) as object) } as Record<string, unknown>;
-    if (raw !== null && typeof raw === "object" && "calibration" in raw) merged.calibration = { ...defaultConfig.calibration, ...((raw as { calibration: object }).calibration ?? {}) };
+    const defaults = defaultsFor(raw);
+    const merged = { ...defaults, ...((raw ?? {}) as object) } as Record<string, unknown>;
+    if (raw !== null && typeof raw === "object" && "calibration" in raw) merged.calibration = { ...defaults.calibration, ...((raw as { calibration: object }).calibration ?? {}) };
     const config: EnvprobeConfig = decode(merged);
     const problems = configProblems(config);
     if (problems.length > 0) throw new Error(`invalid envprobe config:\n  - ${problems.join("\n  - ")}`);
@@ -74,7 +78,7 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
 
   applyCondition(config, condition) {
     if (!(condition in POLICIES)) throw new Error(`unknown condition '${condition}' for envprobe (known: ${Object.keys(POLICIES).join(", ")})`);
-    if (MODEL_POLICIES.includes(condition as Policy) && judgeModelOf(config) === null) {
+    if (MODEL_POLICIES.includes(condition as Policy) && judgeModelOf(config) === null && !isPreB0Judge(config, condition)) {
       throw new Error(`condition ${condition}: the Judge is a model critic (LLM role judge); set its model in the config ("llm": {"judge": "<model>"}) and give an endpoint, or run envprobe-judge-standin, the deterministic stand-in`);
     }
     return { ...config, policy: condition };
@@ -94,8 +98,8 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   actors(config, seed): ActorDefinition[] {
     const { agent, env } = inputsOf(config, seed);
     return [
-      { id: AGENT_ID, logic: agentLogic, input: agent },
-      { id: ENV_ID, logic: envLogic, input: env },
+      { id: AGENT_ID, logic: paramsOnRestore(agentLogic, AGENT_ID, config, seed), input: agent },
+      { id: ENV_ID, logic: paramsOnRestore(envLogic, ENV_ID, config, seed), input: env },
     ];
   },
 
@@ -170,5 +174,22 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
     return { ...c, static: { ...c.static, params: agent.params }, rng: policy === "random" ? (c.rng ?? deriveStream(seed, "policy/random")) : c.rng };
   },
 };
+
+/**
+ * An actor restored from a snapshot takes its parameters from the episode's config, as a fork into
+ * another condition does (`reconfigure`), never from the snapshot: they are a function of the config
+ * and seed, outside the state hash, and a snapshot written by earlier code holds that code's set (one
+ * written before 7596a13 has no skipFresh, oracleNeedsDependency, drift or calibration.driftScale, so
+ * a fork from it ran with those undefined). For a snapshot of today's code this changes nothing.
+ */
+function paramsOnRestore<Context, Input>(logic: RecordActorLogic<Context, Input>, id: string, config: EnvprobeConfig, seed: number): RecordActorLogic<Context, Input> {
+  return {
+    ...logic,
+    restoreSnapshot: (persisted, scope) => {
+      const restored = logic.restoreSnapshot!(persisted, scope);
+      return { ...restored, context: envprobeWorld.reconfigure!(id, restored.context, config, seed) as Context };
+    },
+  };
+}
 
 export { PRIVILEGED };
