@@ -98,7 +98,7 @@ describe("intent analyser: second-order structure", () => {
   }
 
   it("takes the belief reading when a belief word stands beside two people without clear structure", () => {
-    const a = analyseQuery("Tomasz and Ana: any belief about who is free?", scene);
+    const a = analyseQuery("Tomasz and Ana: does either reckon the other is free?", scene);
     expect(a.secondOrder).not.toBeNull();
     expect(a.hidden).toEqual([]);
   });

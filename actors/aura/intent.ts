@@ -133,14 +133,21 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const mentioned = uniqueNames(mentions);
   const location = place?.location ?? null;
   const cue = (c: Parameters<typeof hasCue>[1]) => hasCue(tokens, c);
-  // A believer whose belief is about someone the query does not resolve ("does the coach reckon
-  // she's upset?"): a belief question all the same, so no one's private state is read for it.
-  const { second, believerOnly } = secondOrderOf(tokens, mentions);
+  // A belief whose believer or other person the query does not let us resolve ("does the coach
+  // reckon she's upset?"): a belief question all the same, so no one's private state is read for it.
+  const { second, unresolved } = secondOrderOf(tokens, mentions);
 
   const firstPerson = new Set(cuesOf(tokens, "first_person").map((c) => c.start));
   // A first-person modal ("should I", "can we") or "is it <suitable> to", "a good time to".
-  // … or "is it / would it be <adjective> to …" ("would it be rude to"), a judgement of an act.
-  const judged = tokens.some((t, i) => t.text === "it" && tokens.slice(i + 1, i + 5).some((u, k, rest) => u.pos === "ADJ" && rest[k + 1]?.text === "to" && rest.slice(0, k).every((v) => v.pos === "AUX" || v.pos === "ADV")));
+  // … or "is it / would it be <adjective> to …", "would it be a nuisance to …": a judgement of an act.
+  const judged = tokens.some((t, i) => {
+    if (t.text !== "it") return false;
+    let j = i + 1;
+    while (tokens[j]?.pos === "AUX" || tokens[j]?.pos === "ADV") j++;
+    const start = j;
+    while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN") && j - start < 4) j++;
+    return j > start && tokens.slice(start, j).some((u) => u.pos === "ADJ" || u.pos === "NOUN") && tokens[j]?.text === "to";
+  });
   const appropriateness = judged || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
   // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
   // not of the user ("should I stop by X's place", "invite X").
@@ -172,7 +179,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const goal = cue("unspoken_goal") || pursuit;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
-  if (second === null && believerOnly === null && scope.kind !== "none") {
+  if (second === null && !unresolved && scope.kind !== "none") {
     // People are asked about because the user may want to approach them: reachability and mood.
     hidden.push("availability", "emotional_state");
     // What someone is planning or pursuing is their intention: the unspoken goal.
@@ -200,17 +207,28 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
  * possessor ("Lin Wei's view"); "according to" / "as far as" the person after it. The target is
  * the next other person after the cue. With a belief cue, two people and no such structure, the
  * first person mentioned is taken as the believer: the safe reading never reads the other's state.
- * A believer with no other person resolved is returned apart (`believerOnly`).
+ * A third-person belief cue whose believer or other person is not resolved is still a belief
+ * question (`unresolved`): no one's private state is read for it.
  */
-function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; believerOnly: string | null } {
-  const none = { second: null, believerOnly: null };
+function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; unresolved: boolean } {
+  const none = { second: null, unresolved: false };
   const people = uniqueNames(mentions);
   if (people.length === 0) return none;
   const prepositions = cuesOf(tokens, "belief_preposition");
   const possessives = cuesOf(tokens, "belief_possessive");
-  const cues: Cue[] = [...prepositions, ...possessives, ...cuesOf(tokens, "belief"), ...reportVerbs(tokens, mentions)].sort((a, b) => a.start - b.start);
+  // A mental verb counts where the tagger reads a verb ("clocked", not "the clock") or right after a
+  // person ("Peg figure …", mistagged); a perspective noun only with its possessor ("X's view").
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start));
+  const owned = possessives.filter((c) => tokens[c.start - 1]?.text === "'s" && mentions.some((m) => m.end === c.start - 1));
+  // "How does Y come across to X", "does Y seem busy to X": X's impression of Y.
+  const appearance = cuesOf(tokens, "appearance");
+  const toPerson = appearance.length === 0 ? [] : tokens.flatMap((t, i) => (t.text === "to" && i > appearance[0]!.start && mentions.some((m) => m.start === i + 1) ? [{ category: "belief_preposition" as const, term: "to", start: i, end: i + 1 }] : []));
+  // "a bad idea", "a good moment": an appropriateness phrase, not a belief.
+  const judged = cuesOf(tokens, "appropriateness");
+  const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
+  const cues: Cue[] = [...prepositions, ...toPerson, ...owned, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
-  const isPreposition = new Set(prepositions.map((c) => c.start));
+  const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
   // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s".
   const skippable = (t: Token) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s";
@@ -220,10 +238,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     while (i >= 0 && skippable(tokens[i]!)) i--;
     return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person"));
   };
-  const own = cues.filter(speaker);
-  const theirs = cues.filter((c) => !own.includes(c));
+  const theirs = cues.filter((c) => !speaker(c));
   if (theirs.length === 0) return none;
-  let believerOnly: string | null = null;
   for (const c of theirs) {
     let believer: Mention | undefined;
     if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 1);
@@ -236,14 +252,12 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     if (believer === undefined) continue;
     const name = believer.name;
     const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
-    if (target === undefined) {
-      believerOnly ??= name;
-      continue;
-    }
-    return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, believerOnly: null };
+    if (target === undefined) continue;
+    return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, unresolved: false };
   }
-  if (people.length >= 2) return { second: { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) }, believerOnly: null };
-  return { second: null, believerOnly };
+  if (people.length >= 2) return { second: { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) }, unresolved: false };
+  // Someone's belief about someone the query does not let us resolve: still a belief question.
+  return { second: null, unresolved: true };
 }
 
 /**

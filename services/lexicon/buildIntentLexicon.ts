@@ -1,12 +1,19 @@
-// `npm run lexicon`: rewrites the WordNet-derived entries of data/aura/intent-lexicon.json from
-// the entries that carry a `wordnet` spec ({pos, senses, relations}): the words of each named
-// sense's synset and of the synsets its relations reach (`&` similar to, `^` also see, `~`
-// hyponyms), each with the synset it came from. Hand entries are kept as they are; the derived
-// ones are replaced, so the file is the same however often it runs. A spec's `exclude` names
-// synset words of another sense of the seed's meaning (WordNet's `see` under realise) kept out.
+// `npm run lexicon`: rewrites the WordNet-derived part of data/aura/intent-lexicon.json.
+// - From each hand entry with a `wordnet` spec ({pos, senses, relations, exclude}): the words of
+//   each named sense's synset and of the synsets its relations reach (`&` similar to, `^` also
+//   see, `~` hyponyms), each with the synset it came from; `exclude` keeps out words of another
+//   sense of the seed's meaning (WordNet's `see` under realise).
+// - From each of `classes` (a WordNet lexicographer file): for a word category, every word whose
+//   most frequent sense lies in the class (`dominant`) and, for verbs, takes a that-clause where
+//   `frames` asks ("Somebody ----s that CLAUSE": a belief report), minus words another category already
+//   holds (`excludeCategories`: "plan" is a goal word, not a belief verb); for roles
+//   (`synsets`), `roleSynsets`: each noun.person word with its synsets and their direct
+//   hypernyms, so "novelist" meets "writer" and "barman" meets "bartender".
+// Hand entries are kept as they are; the derived part is replaced, so the file is the same however
+// often it runs.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { WordNet, type WordNetPos } from "./wordnet.ts";
+import { membersOf, WordNet, type WordNetPos } from "./wordnet.ts";
 
 interface Entry {
   term: string;
@@ -17,8 +24,22 @@ interface Entry {
   from?: string;
 }
 
+interface WordClass {
+  category: string;
+  lexfile: string;
+  pos: WordNetPos;
+  dominant?: boolean;
+  /** Verb frames a member's synset must allow (26: "Somebody ----s that CLAUSE"). */
+  frames?: number[];
+  synsets?: boolean;
+  excludeCategories?: string[];
+  /** Words kept out whose dominant sense is an everyday activity ("read"). */
+  exclude?: string[];
+  source: string;
+}
+
 const file = join(import.meta.dirname, "..", "..", "data", "aura", "intent-lexicon.json");
-const doc = JSON.parse(readFileSync(file, "utf8")) as { entries: Entry[] };
+const doc = JSON.parse(readFileSync(file, "utf8")) as { entries: Entry[]; classes?: WordClass[]; roleSynsets?: Record<string, string> };
 const hand = doc.entries.filter((e) => e.source !== "wordnet");
 const wn = new WordNet();
 const derived: Entry[] = [];
@@ -43,6 +64,40 @@ for (const seed of hand) {
     }
   }
 }
+const held = (categories: readonly string[]) => new Set([...hand, ...derived].filter((e) => categories.includes(e.category)).map((e) => e.term));
+let roleSynsets: Record<string, string> | undefined;
+for (const c of doc.classes ?? []) {
+  const members = membersOf(wn, c.lexfile, c.pos);
+  if (c.synsets === true) {
+    const map = new Map<string, Set<string>>();
+    for (const m of members) {
+      // Named individuals (instances: "Einstein") are people, not roles.
+      if (m.synset.pointers.some((p) => p.symbol === "@i")) continue;
+      const ids = map.get(m.word) ?? new Set<string>();
+      ids.add(m.synset.offset);
+      for (const p of m.synset.pointers) if (p.symbol === "@") ids.add(`^${p.offset}`);
+      map.set(m.word, ids);
+    }
+    roleSynsets = Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([w, ids]) => [w, [...ids].sort().join(" ")]));
+    continue;
+  }
+  const taken = held(c.excludeCategories ?? []);
+  for (const m of members) {
+    if (c.dominant === true && m.sense !== 1) continue;
+    if (c.frames !== undefined && !c.frames.some((n) => m.synset.frames.has(n))) continue;
+    // Gerunds and two-letter words ("seeing", "IT") are not the nouns a perspective names.
+    if (c.pos === "n" && (m.word.length < 3 || m.word.endsWith("ing"))) continue;
+    const key = `${c.category}|${m.word}`;
+    if (seen.has(key) || taken.has(m.word) || (c.exclude ?? []).includes(m.word)) continue;
+    seen.add(key);
+    derived.push({ term: m.word, category: c.category, source: "wordnet", synset: `${m.synset.offset}-${c.pos}`, from: c.lexfile });
+  }
+}
 doc.entries = [...hand, ...derived];
-writeFileSync(file, `${JSON.stringify(doc, null, 1)}\n`);
-console.log(`${file}: ${hand.length} hand entries, ${derived.length} from WordNet`);
+if (roleSynsets !== undefined) doc.roleSynsets = roleSynsets;
+// One line per entry and per role word: the file stays diffable without a line per array element.
+const { roleSynsets: _old, ...rest } = doc;
+const body = JSON.stringify({ ...rest, entries: [] }, null, 1).replace(/"entries": \[\]/, `"entries": [\n${doc.entries.map((e) => `  ${JSON.stringify(e)}`).join(",\n")}\n ]`);
+const roles = roleSynsets === undefined ? "" : `,\n "roleSynsets": {\n${Object.entries(roleSynsets).map(([w, ids]) => `  ${JSON.stringify(w)}: ${JSON.stringify(ids)}`).join(",\n")}\n }`;
+writeFileSync(file, `${body.replace(/\n}$/, `${roles}\n}`)}\n`);
+console.log(`${file}: ${hand.length} hand entries, ${derived.length} from WordNet${roleSynsets === undefined ? "" : `, ${Object.keys(roleSynsets).length} role words`}`);

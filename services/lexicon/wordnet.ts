@@ -15,10 +15,12 @@ export interface Synset {
   /** Pointers: symbol (`&` similar to, `~` hyponym, `@` hypernym, …) → target offset and pos. */
   readonly pointers: readonly { readonly symbol: string; readonly offset: string; readonly pos: WordNetPos }[];
   readonly gloss: string;
+  /** Verb frames (frame numbers of wndb(5WN): 26 is "Somebody ----s that CLAUSE"). */
+  readonly frames: ReadonlySet<number>;
 }
 
 export class WordNet {
-  private readonly dir: string;
+  readonly dir: string;
   private readonly index = new Map<string, Map<string, string[]>>();
   private readonly fds = new Map<string, number>();
 
@@ -59,6 +61,38 @@ export class WordNet {
       const p = f.slice(at + 4 * i, at + 4 * i + 4);
       return { symbol: p[0]!, offset: p[1]!, pos: (p[2] === "s" ? "a" : p[2]) as WordNetPos };
     });
-    return { offset, pos, words, pointers, gloss: gloss.trim() };
+    const frames = new Set<number>();
+    if (pos === "v") {
+      let k = at + 4 * pCnt;
+      const fCnt = Number(f[k++]);
+      for (let i = 0; i < fCnt; i++, k += 3) frames.add(Number(f[k + 1]));
+    }
+    return { offset, pos, words, pointers, gloss: gloss.trim(), frames };
   }
+}
+
+/** WordNet's lexicographer files by name (lexnames(5WN)): the semantic class of every synset. */
+export const LEXFILES: Readonly<Record<string, number>> = { "noun.cognition": 9, "noun.person": 18, "verb.cognition": 31, "verb.perception": 39 };
+
+export interface ClassMember {
+  readonly word: string;
+  readonly synset: Synset;
+  /** The word's sense number of this synset (1 = its most frequent meaning). */
+  readonly sense: number;
+}
+
+/** Every word of every synset in a lexicographer file, with the rank of that sense among the word's senses. */
+export function membersOf(wn: WordNet, lexfile: string, pos: WordNetPos): ClassMember[] {
+  const num = LEXFILES[lexfile];
+  if (num === undefined) throw new Error(`unknown lexicographer file '${lexfile}' (known: ${Object.keys(LEXFILES).join(", ")})`);
+  const out: ClassMember[] = [];
+  const text = readFileSync(join(wn.dir, `data.${pos === "n" ? "noun" : pos === "v" ? "verb" : pos === "a" ? "adj" : "adv"}`), "utf8");
+  for (const line of text.split("\n")) {
+    if (line.startsWith(" ") || line.length === 0) continue;
+    const f = line.split(" ");
+    if (Number(f[1]) !== num) continue;
+    const synset = wn.synset(f[0]!, pos);
+    for (const word of synset.words) out.push({ word, synset, sense: wn.senses(word, pos).indexOf(synset.offset) + 1 });
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ import type { Token } from "./tokens.ts";
 
 export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
-  | "belief" | "belief_possessive" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
+  | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
   | "place" | "role" | "role_verb" | "activity" | "title" | "time_word";
 
 export interface LexiconEntry {
@@ -22,17 +22,22 @@ export interface LexiconEntry {
 export interface LexiconFile {
   readonly sources: Readonly<Record<string, string>>;
   readonly entries: readonly LexiconEntry[];
+  /** noun.person words: their synsets, and their direct hypernyms marked `^` (space-separated). */
+  readonly roleSynsets?: Readonly<Record<string, string>>;
 }
 
 export const LEXICON = lexiconFile as unknown as LexiconFile;
 
-const byCategory = new Map<Category, string[][]>();
+// Each category's terms indexed by their first word, longest first ("point of view" before "view").
+const byCategory = new Map<Category, Map<string, string[][]>>();
 for (const e of LEXICON.entries) {
-  if (!byCategory.has(e.category)) byCategory.set(e.category, []);
-  byCategory.get(e.category)!.push(e.term.toLowerCase().split(/[ -]+/));
+  if (!byCategory.has(e.category)) byCategory.set(e.category, new Map());
+  const words = e.term.toLowerCase().split(/[ -]+/);
+  const index = byCategory.get(e.category)!;
+  if (!index.has(words[0]!)) index.set(words[0]!, []);
+  index.get(words[0]!)!.push(words);
 }
-// Longest terms first, so "point of view" is found before "view".
-for (const terms of byCategory.values()) terms.sort((a, b) => b.length - a.length);
+for (const index of byCategory.values()) for (const terms of index.values()) terms.sort((a, b) => b.length - a.length);
 
 /** Heads and their WordNet synonyms/hyponyms (place and role categories): word → heads it stands for. */
 function headsOf(category: Category): Map<string, Set<string>> {
@@ -50,7 +55,23 @@ function headsOf(category: Category): Map<string, Set<string>> {
 export const PLACE_HEADS = headsOf("place");
 /** Honorific titles and the occupation each names. */
 export const TITLES = new Map(LEXICON.entries.filter((e) => e.category === "title" && e.means !== undefined).map((e) => [e.term, e.means!]));
-export const ROLE_HEADS = headsOf("role");
+
+/** How two role words relate in WordNet's noun.person class: the same synset, or one a direct hyponym of the other. */
+export function roleRelation(a: string, b: string): "synonym" | "narrower" | "broader" | null {
+  const sa = ROLE_SYNSETS.get(a);
+  const sb = ROLE_SYNSETS.get(b);
+  if (sa === undefined || sb === undefined) return null;
+  for (const id of sa.own) if (sb.own.has(id)) return "synonym";
+  for (const id of sa.up) if (sb.own.has(id)) return "narrower";
+  for (const id of sb.up) if (sa.own.has(id)) return "broader";
+  return null;
+}
+const ROLE_SYNSETS = new Map(
+  Object.entries(LEXICON.roleSynsets ?? {}).map(([word, ids]) => {
+    const all = ids.split(" ");
+    return [word, { own: new Set(all.filter((i) => !i.startsWith("^"))), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))) }];
+  }),
+);
 
 /**
  * Forms a word may stand for when the tagger left it as written: an adverb in -ly its adjective
@@ -79,10 +100,13 @@ export interface Cue {
 
 /** Every lexicon term of a category found in the tokens (longest at each position). */
 export function cuesOf(tokens: readonly Token[], category: Category): Cue[] {
-  const terms = byCategory.get(category) ?? [];
+  const index = byCategory.get(category);
   const out: Cue[] = [];
+  if (index === undefined) return out;
   for (let i = 0; i < tokens.length; i++) {
-    for (const words of terms) {
+    const t = tokens[i]!;
+    const candidates = [...new Set([t.text, t.lemma, ...stems(t.text)])].flatMap((w) => index.get(w) ?? []).sort((a, b) => b.length - a.length);
+    for (const words of candidates) {
       if (i + words.length > tokens.length) continue;
       if (words.every((w, k) => wordMatches(w, tokens[i + k]!))) {
         out.push({ category, term: words.join(" "), start: i, end: i + words.length });

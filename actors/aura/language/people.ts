@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { cuesOf, ROLE_HEADS, stems, TITLES } from "./lexicon.ts";
+import { cuesOf, roleRelation, stems, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -80,15 +80,20 @@ export function profilesOf(summary: string, roster: readonly string[], actions: 
   return out;
 }
 
-const headsOf = (word: string): Set<string> => new Set([word, ...(ROLE_HEADS.get(word) ?? [])]);
-const sameRoleWord = (q: string, r: string): boolean => {
-  if (q === r) return true;
-  const hq = headsOf(q);
-  for (const h of headsOf(r)) if (hq.has(h)) return true;
-  // A compound of the role's modifier and an agent noun ("shopkeeper" for a shop owner), or a
-  // clipped form ("physio" for physiotherapist, "prof" for professor).
-  return compoundOf(q, r) || (q.length >= 4 && r.length > q.length && r.startsWith(q));
-};
+/**
+ * How well a query word names a role word: 4 the same word, 3 a WordNet synonym ("barman" for a
+ * bartender), 2 one a direct hyponym of the other ("the novelist" for a writer), a compound of the
+ * role's modifier and an agent noun ("shopkeeper" for a shop owner) or a clipped form ("physio",
+ * "prof"); 0 otherwise.
+ */
+function roleScore(q: string, r: string): number {
+  if (q === r) return 4;
+  const rel = roleRelation(q, r);
+  if (rel === "synonym") return 3;
+  if (rel !== null) return 2;
+  return compoundOf(q, r) || (q.length >= 4 && r.length > q.length && r.startsWith(q)) ? 2 : 0;
+}
+const sameRoleWord = (q: string, r: string): boolean => roleScore(q, r) > 0;
 const AGENT_NOUNS = new Set(["keeper", "man", "woman", "person", "master", "owner", "seller", "maker", "monger", "smith", "wright"]);
 const compoundOf = (q: string, r: string): boolean => r.length >= 4 && q.startsWith(r) && AGENT_NOUNS.has(q.slice(r.length));
 
@@ -101,6 +106,9 @@ function best(scores: ReadonlyArray<[string, number]>): string | null {
 
 const isNounish = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "VERB";
 const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
+const DEFINITE = new Set(["the", "this", "that", "these", "those"]);
+/** Titles that name no occupation ("Mr", "Ms"): a name part after one is a name. */
+const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "sir", "madam"]);
 
 /** Mentions of roster members in order of appearance. `taken` marks tokens inside a place name. */
 export function mentionsOf(tokens: readonly Token[], roster: readonly string[], profiles: Readonly<Record<string, PersonProfile>>, taken: ReadonlySet<number>): Mention[] {
@@ -123,14 +131,17 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   const own = (w: string, name: string) => owners.set(w, [...new Set([...(owners.get(w) ?? []), name])]);
   for (const { name, words } of parts) for (const w of words) own(w, name);
   for (const name of roster) for (const nick of profiles[name]?.nicknames ?? []) own(nick.toLowerCase(), name);
+  // A name part counts when written with a capital, tagged a proper noun, or after a title ("mr mehta").
+  const titled = (i: number) => i > 0 && (TITLES.has(tokens[i - 1]!.text) || HONORIFICS.has(tokens[i - 1]!.text) || (tokens[i - 1]!.text === "." && i > 1 && (TITLES.has(tokens[i - 2]!.text) || HONORIFICS.has(tokens[i - 2]!.text))));
   tokens.forEach((t, i) => {
     const who = owners.get(t.text);
-    if (!used.has(i) && t.capital && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
+    if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i)) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
   // Role and description references: a determiner or possessive, then a noun phrase.
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    if (used.has(i) || !(t.pos === "DET" || POSSESSIVES.has(t.text))) continue;
+    // A definite determiner or a possessive: "a photo" names no one in particular.
+    if (used.has(i) || !(DEFINITE.has(t.text) || POSSESSIVES.has(t.text))) continue;
     let j = i + 1;
     const np: Token[] = [];
     const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
@@ -145,11 +156,11 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       const head = np[h]!;
       // A role noun may be tagged as an attribute before another noun ("his lead actor").
       if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && h < np.length - 1)) continue;
-      const words = np.slice(0, h + 1).flatMap((w) => [w.text, w.lemma]);
+      const words = np.slice(0, h).flatMap((w) => [w.text, w.lemma]);
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
-        const headHit = (profiles[n]?.heads ?? []).some((r) => sameRoleWord(head.text, r) || sameRoleWord(head.lemma, r)) || role.some((r) => compoundOf(head.text, r));
-        return [n, headHit ? 1 + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length : 0];
+        const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => [roleScore(head.text, r), roleScore(head.lemma, r)]), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
+        return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length];
       }));
     }
     if (byRole !== null) {
