@@ -70,6 +70,14 @@ describe("intent analyser: what a summary says of people", () => {
     expect(who("Is the union rep around?")).toEqual(["Omar Haddad"]);
     expect(who("Is the maintenance guy okay?")).toEqual(["Józef Malik"]);
   });
+  it("finds lower-cased names where English wants one, and a role without a determiner", () => {
+    expect(who("is joe free yet")).toEqual(["Józef Malik"]);
+    expect(who("mr malik free?")).toEqual(["Józef Malik"]);
+    expect(who("dispatcher seems stressed, what's up")).toEqual(["Lena Fischer"]);
+    // A person named to say whose the other is: not the referent.
+    expect(who("Is Lena's boss around?")).toEqual([]);
+  });
+
   it("reads plural people nouns as a group and 'from where X stands' as a perspective", () => {
     expect(analyseQuery("How are the men on the Depot Floor holding up?", depot).scope).toMatchObject({ kind: "location", location: "Depot Floor" });
     expect(analyseQuery("From where Kofi stands, is the dispatcher annoyed?", depot).secondOrder).toMatchObject({ believer: "Kofi Mensah", target: "Lena Fischer" });
@@ -114,6 +122,14 @@ describe("intent analyser: second-order structure", () => {
     expect(a.hidden).toEqual([]);
     // "on X's mind" is a goal, not a perspective.
     expect(analyseQuery("What's on Rui's mind?", scene).hidden).toContain("unspoken_goal");
+  });
+
+  it("reads attribution ('sees B as', 'has B down as') and appearance ('comes across to X') as beliefs", () => {
+    expect(analyseQuery("Does Ana have Rui down as a grump?", scene).secondOrder).toMatchObject({ believer: "Ana Silva", target: "Rui Costa" });
+    expect(analyseQuery("Does Ingrid see Tomasz as a friend?", scene).secondOrder).toMatchObject({ believer: "Ingrid Berg", target: "Tomasz Nowak" });
+    expect(analyseQuery("How does the baker come across to Rui?", scene).secondOrder).toMatchObject({ believer: "Rui Costa", target: "Ingrid Berg" });
+    // An unresolved person who believes: no private state is read.
+    expect(analyseQuery("Would her assistant bet that Ana is exhausted?", scene).hidden).toEqual([]);
   });
 
   it("does not read the user's own belief as a second-order one", () => {

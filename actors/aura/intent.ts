@@ -20,7 +20,7 @@
 //   4. the literal request: public facts asked (place, activity, presence, time, plan, count) and
 //      the private fields the wording itself names (`asked`), which is all NoIntent fetches.
 import type { IntentFramePayload } from "../../events/probes.ts";
-import { cuesOf, hasCue, PLACE_HEADS, type Cue } from "./language/lexicon.ts";
+import { cuesOf, hasCue, isPersonNoun, PLACE_HEADS, type Cue } from "./language/lexicon.ts";
 import { mentionsOf, profilesOf, type Mention, type PersonProfile } from "./language/people.ts";
 import { tokenize, type Token, type TokenizerName } from "./language/tokens.ts";
 import { mentionedLocation, type PublicRow } from "./scene.ts";
@@ -216,9 +216,11 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   if (people.length === 0) return none;
   const prepositions = cuesOf(tokens, "belief_preposition");
   const possessives = cuesOf(tokens, "belief_possessive");
-  // A mental verb counts where the tagger reads a verb ("clocked", not "the clock") or right after a
-  // person ("Peg figure …", mistagged); a perspective noun only with its possessor ("X's view").
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start));
+  // A mental verb counts where the tagger reads a verb ("clocked", not "the clock") or right after
+  // a person or a word for one ("Peg figure …", "her assistant bet …", mistagged); a perspective
+  // noun only with its possessor ("X's view").
+  const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!)));
   const owned = possessives.filter((c) => tokens[c.start - 1]?.text === "'s" && mentions.some((m) => m.end === c.start - 1));
   // "How does Y come across to X", "does Y seem busy to X": X's impression of Y.
   const appearance = cuesOf(tokens, "appearance");
@@ -234,13 +236,21 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const skippable = (t: Token) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s";
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
+    // "as far as I know", "according to you": the preposition's person is the speaker.
+    if (isPreposition.has(c.start)) return tokens[c.end] !== undefined && (tokens[c.end]!.text === "you" || hasCue([tokens[c.end]!], "first_person"));
     let i = c.start - 1;
     while (i >= 0 && skippable(tokens[i]!)) i--;
     return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person"));
   };
   const theirs = cues.filter((c) => !speaker(c));
   if (theirs.length === 0) return none;
+  // Someone, not the speaker, holds the belief: a person resolved before the cue, or a word that
+  // names a person the query does not let us resolve ("she suspects", "the TA would bet").
+  let someoneBelieves = false;
   for (const c of theirs) {
+    let k = c.start - 1;
+    while (k >= 0 && skippable(tokens[k]!)) k--;
+    if (k >= 0 && (personLike(tokens[k]!) || mentions.some((m) => m.end === k + 1))) someoneBelieves = true;
     let believer: Mention | undefined;
     if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 1);
     else {
@@ -257,7 +267,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   }
   if (people.length >= 2) return { second: { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) }, unresolved: false };
   // Someone's belief about someone the query does not let us resolve: still a belief question.
-  return { second: null, unresolved: true };
+  return { second: null, unresolved: someoneBelieves };
 }
 
 /**
@@ -265,7 +275,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
  * (that) B is/has/'s …", a person as subject, then a clause whose subject is another person, or
  * "A <verb> … that B is …" ("A has got it into their head that B is …"). This is the shape of a
  * belief report, so an unknown mental verb or idiom still gets the safe reading instead of a read
- * of B's private state.
+ * of B's private state. So does "A <verb> B (down) as …" ("sees B as", "has B down as").
  */
 function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
   const out: Cue[] = [];
@@ -277,11 +287,16 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cu
   for (const a of mentions) {
     if (a.by === "pronoun") continue;
     let i = a.end;
-    while (tokens[i] !== undefined && (tokens[i]!.pos === "ADV" || tokens[i]!.pos === "AUX" || tokens[i]!.pos === "PART")) i++;
+    // "have" as a main verb ("has B down as") is tagged an auxiliary.
+    const main = (t: Token) => t.pos === "VERB" || (t.lemma === "have" && mentions.some((m) => m.start === i + 1));
+    while (tokens[i] !== undefined && !main(tokens[i]!) && (tokens[i]!.pos === "ADV" || tokens[i]!.pos === "AUX" || tokens[i]!.pos === "PART")) i++;
     const verb = tokens[i];
-    if (verb === undefined || verb.pos !== "VERB") continue;
+    if (verb === undefined || !main(verb)) continue;
     const that = tokens.slice(i + 1, i + 8).findIndex((t) => t.text === "that");
-    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a))) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
+    // "A sees B as …", "A has B down as …": A's view of what B is.
+    const b = mentions.find((m) => m.start === i + 1 && m.name !== a.name);
+    const as = b === undefined ? -1 : tokens[b.end]?.text === "down" ? b.end + 1 : b.end;
+    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as")) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
   }
   return out;
 }

@@ -6,7 +6,7 @@ import type { Token } from "./tokens.ts";
 
 export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
-  | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
+  | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
   | "place" | "role" | "role_verb" | "activity" | "title" | "time_word";
 
 export interface LexiconEntry {
@@ -66,6 +66,8 @@ export function roleRelation(a: string, b: string): "synonym" | "narrower" | "br
   for (const id of sb.up) if (sa.own.has(id)) return "broader";
   return null;
 }
+/** Whether WordNet's noun.person class holds the word (a role, occupation or relation noun). */
+export const isPersonNoun = (word: string): boolean => ROLE_SYNSETS.has(word);
 const ROLE_SYNSETS = new Map(
   Object.entries(LEXICON.roleSynsets ?? {}).map(([word, ids]) => {
     const all = ids.split(" ");

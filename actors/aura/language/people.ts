@@ -133,15 +133,37 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   for (const name of roster) for (const nick of profiles[name]?.nicknames ?? []) own(nick.toLowerCase(), name);
   // A name part counts when written with a capital, tagged a proper noun, or after a title ("mr mehta").
   const titled = (i: number) => i > 0 && (TITLES.has(tokens[i - 1]!.text) || HONORIFICS.has(tokens[i - 1]!.text) || (tokens[i - 1]!.text === "." && i > 1 && (TITLES.has(tokens[i - 2]!.text) || HONORIFICS.has(tokens[i - 2]!.text))));
+  // … or, lower-cased, where English wants a name: a bare singular in subject position ("sunny
+  // seems …", "is hope free"), or right after a verb ("ask hope").
+  const bare = (i: number) => {
+    const prev = tokens[i - 1];
+    const next = tokens[i + 1];
+    const clauseStart = prev === undefined || prev.pos === "PUNCT" || prev.pos === "CCONJ";
+    const inverted = prev?.pos === "AUX" && (tokens[i - 2] === undefined || tokens[i - 2]!.pos === "PUNCT");
+    return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s")) || inverted || prev?.pos === "VERB";
+  };
   tokens.forEach((t, i) => {
     const who = owners.get(t.text);
-    if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i)) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
+    if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i)) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
+  // A bare role noun in the same places ("caretaker seems narked", "ask chef for …").
+  tokens.forEach((t, i) => {
+    if (used.has(i) || !isNoun(t) || !bare(i)) return;
+    const who = best(roster.map((n) => [n, (profiles[n]?.heads ?? []).some((r) => r === t.text || r === t.lemma) ? 1 : 0]));
+    if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
+  });
+  // "Mr. Mehta's TA", "Lin Wei's friend": a person named only to say whose the other is.
+  for (const m of [...out]) {
+    const after = tokens[m.end + 1];
+    // A relation noun ("friend", "assistant"), someone's role, or a short capitalised abbreviation ("TA").
+    const personal = (u: Token) => cuesOf([u], "relation").length > 0 || cuesOf([u], "activity").length > 0 || roster.some((n) => (profiles[n]?.heads ?? []).includes(u.text)) || (u.capital && u.text.length <= 3);
+    if (m.by === "name" && tokens[m.end]?.text === "'s" && after !== undefined && isNoun(after) && personal(after)) out.splice(out.indexOf(m), 1);
+  }
   // Role and description references: a determiner or possessive, then a noun phrase.
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     // A definite determiner or a possessive: "a photo" names no one in particular.
-    if (used.has(i) || !(DEFINITE.has(t.text) || POSSESSIVES.has(t.text))) continue;
+    if ((used.has(i) && t.text !== "'s") || !(DEFINITE.has(t.text) || POSSESSIVES.has(t.text) || t.text === "'s")) continue;
     let j = i + 1;
     const np: Token[] = [];
     const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
