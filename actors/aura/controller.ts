@@ -316,10 +316,11 @@ function factsOf(reading: Reading, fields: readonly string[] | null, places: Rea
 }
 
 /** The fields an answer states from a reading: the condition's private fields, the second-order question's belief fields. */
-function fieldsFor(tool: string, stated: readonly string[] | null, a: QueryAnalysis): readonly string[] | null {
+function fieldsFor(tool: string, stated: readonly string[] | null): readonly string[] | null {
   if (stated === null) return null;
   if (tool === "get_agent_private_state") return stated;
-  if (tool === "get_agent_belief_about") return a.secondOrder?.fields ?? null;
+  // A belief is reported as the believer holds it (the paper's synthesis: "report the believer's
+  // recorded belief"): every field of the record, whatever the question singled out.
   return null;
 }
 
@@ -335,13 +336,13 @@ function reason(ctx: ControllerContext, w: Working): AnswerFactPayload[] {
     for (const r of w.readings) if (r.ok) byKey.set(callKey(r), r);
     for (const k of needed) {
       const r = byKey.get(k);
-      if (r !== undefined) facts.push(...factsOf(r, fieldsFor(r.tool, w.analysis.hidden, w.analysis)));
+      if (r !== undefined) facts.push(...factsOf(r, fieldsFor(r.tool, w.analysis.hidden)));
     }
   } else {
     // NoIntent and Plan-and-Solve state the private fields the wording asked for; the label-driven
     // baselines state what they read (statedFields).
     const fields = w.factual === null ? statedFields(kind, w.analysis) : null;
-    for (const r of w.readings) facts.push(...factsOf(r, fieldsFor(r.tool, fields, w.analysis), ctx.static.places));
+    for (const r of w.readings) facts.push(...factsOf(r, fieldsFor(r.tool, fields), ctx.static.places));
   }
   const seen = new Set<string>();
   return facts.filter((f) => {

@@ -224,7 +224,13 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const owned = possessives.filter((c) => tokens[c.start - 1]?.text === "'s" && mentions.some((m) => m.end === c.start - 1));
   // "How does Y come across to X", "does Y seem busy to X": X's impression of Y.
   const appearance = cuesOf(tokens, "appearance");
-  const toPerson = appearance.length === 0 ? [] : tokens.flatMap((t, i) => (t.text === "to" && i > appearance[0]!.start && mentions.some((m) => m.start === i + 1) ? [{ category: "belief_preposition" as const, term: "to", start: i, end: i + 1 }] : []));
+  const honorific = (t: Token | undefined) => t !== undefined && (t.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof)$/.test(t.text));
+  const personAt = (i: number) => {
+    let j = i;
+    while (honorific(tokens[j])) j++;
+    return mentions.some((m) => m.start === j);
+  };
+  const toPerson = appearance.length === 0 ? [] : tokens.flatMap((t, i) => (t.text === "to" && i > appearance[0]!.start && personAt(i + 1) ? [{ category: "belief_preposition" as const, term: "to", start: i, end: i + 1 }] : []));
   // "a bad idea", "a good moment": an appropriateness phrase, not a belief.
   const judged = cuesOf(tokens, "appropriateness");
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
@@ -232,8 +238,10 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
-  // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s".
-  const skippable = (t: Token) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s";
+  // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s", and
+  // an attitude before "to" ("X would be surprised to learn").
+  const skippable = (t: Token, i = -1) =>
+    t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to");
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
     // "as far as I know", "according to you": the preposition's person is the speaker.
@@ -252,11 +260,11 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     while (k >= 0 && skippable(tokens[k]!)) k--;
     if (k >= 0 && (personLike(tokens[k]!) || mentions.some((m) => m.end === k + 1))) someoneBelieves = true;
     let believer: Mention | undefined;
-    if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 1);
+    if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorific));
     else {
       const before = mentions.filter((m) => m.end <= c.start).at(-1);
       const between = before === undefined ? [] : tokens.slice(before.end, c.start);
-      if (before !== undefined && between.length <= 4 && between.every(skippable)) believer = before;
+      if (before !== undefined && between.length <= 4 && between.every((t, k) => skippable(t, before.end + k))) believer = before;
       if (isPossessive.has(c.start) && (before === undefined || tokens[before.end]?.text !== "'s")) believer = undefined;
     }
     if (believer === undefined) continue;
@@ -296,7 +304,9 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cu
     // "A sees B as …", "A has B down as …": A's view of what B is.
     const b = mentions.find((m) => m.start === i + 1 && m.name !== a.name);
     const as = b === undefined ? -1 : tokens[b.end]?.text === "down" ? b.end + 1 : b.end;
-    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as")) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
+    // "A takes B for someone / a fool": for a person, not for a walk.
+    const forWhom = as >= 0 && tokens[as]?.text === "for" && [tokens[as + 1], tokens[as + 2]].some((u) => u !== undefined && (u.text === "someone" || u.text === "somebody" || isPersonNoun(u.text)));
+    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
   }
   return out;
 }
