@@ -28,16 +28,22 @@ export interface LexiconFile {
 
 export const LEXICON = lexiconFile as unknown as LexiconFile;
 
-// Each category's terms indexed by their first word, longest first ("point of view" before "view").
-const byCategory = new Map<Category, Map<string, string[][]>>();
-for (const e of LEXICON.entries) {
-  if (!byCategory.has(e.category)) byCategory.set(e.category, new Map());
-  const words = e.term.toLowerCase().split(/[ -]+/);
-  const index = byCategory.get(e.category)!;
-  if (!index.has(words[0]!)) index.set(words[0]!, []);
-  index.get(words[0]!)!.push(words);
+// Each category's terms indexed by their first word, longest first ("point of view" before "view");
+// built on first use, so a command that analyses no query does not pay for it.
+let indexes: Map<Category, Map<string, string[][]>> | null = null;
+function byCategory(): Map<Category, Map<string, string[][]>> {
+  if (indexes !== null) return indexes;
+  indexes = new Map();
+  for (const e of LEXICON.entries) {
+    if (!indexes.has(e.category)) indexes.set(e.category, new Map());
+    const words = e.term.toLowerCase().split(/[ -]+/);
+    const index = indexes.get(e.category)!;
+    if (!index.has(words[0]!)) index.set(words[0]!, []);
+    index.get(words[0]!)!.push(words);
+  }
+  for (const index of indexes.values()) for (const terms of index.values()) terms.sort((a, b) => b.length - a.length);
+  return indexes;
 }
-for (const index of byCategory.values()) for (const terms of index.values()) terms.sort((a, b) => b.length - a.length);
 
 /** Heads and their WordNet synonyms/hyponyms (place and role categories): word → heads it stands for. */
 function headsOf(category: Category): Map<string, Set<string>> {
@@ -58,8 +64,8 @@ export const TITLES = new Map(LEXICON.entries.filter((e) => e.category === "titl
 
 /** How two role words relate in WordNet's noun.person class: the same synset, or one a direct hyponym of the other. */
 export function roleRelation(a: string, b: string): "synonym" | "narrower" | "broader" | null {
-  const sa = ROLE_SYNSETS.get(a);
-  const sb = ROLE_SYNSETS.get(b);
+  const sa = roleSynsetsOf().get(a);
+  const sb = roleSynsetsOf().get(b);
   if (sa === undefined || sb === undefined) return null;
   for (const id of sa.own) if (sb.own.has(id)) return "synonym";
   for (const id of sa.up) if (sb.own.has(id)) return "narrower";
@@ -67,13 +73,17 @@ export function roleRelation(a: string, b: string): "synonym" | "narrower" | "br
   return null;
 }
 /** Whether WordNet's noun.person class holds the word (a role, occupation or relation noun). */
-export const isPersonNoun = (word: string): boolean => ROLE_SYNSETS.has(word);
-const ROLE_SYNSETS = new Map(
-  Object.entries(LEXICON.roleSynsets ?? {}).map(([word, ids]) => {
-    const all = ids.split(" ");
-    return [word, { own: new Set(all.filter((i) => !i.startsWith("^"))), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))) }];
-  }),
-);
+export const isPersonNoun = (word: string): boolean => roleSynsetsOf().has(word);
+let roleSynsets: Map<string, { own: Set<string>; up: Set<string> }> | null = null;
+function roleSynsetsOf(): Map<string, { own: Set<string>; up: Set<string> }> {
+  roleSynsets ??= new Map(
+    Object.entries(LEXICON.roleSynsets ?? {}).map(([word, ids]) => {
+      const all = ids.split(" ");
+      return [word, { own: new Set(all.filter((i) => !i.startsWith("^"))), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))) }];
+    }),
+  );
+  return roleSynsets;
+}
 
 /**
  * Forms a word may stand for when the tagger left it as written: an adverb in -ly its adjective
@@ -102,7 +112,7 @@ export interface Cue {
 
 /** Every lexicon term of a category found in the tokens (longest at each position). */
 export function cuesOf(tokens: readonly Token[], category: Category): Cue[] {
-  const index = byCategory.get(category);
+  const index = byCategory().get(category);
   const out: Cue[] = [];
   if (index === undefined) return out;
   for (let i = 0; i < tokens.length; i++) {

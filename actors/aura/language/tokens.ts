@@ -2,9 +2,13 @@
 // interface, so the query analyser can be measured with either (docs/aura.md: wink-nlp was chosen
 // on the development split; compromise stays selectable). Both are pure, synchronous and
 // deterministic: the same text gives the same tokens on every run and replay.
-import nlp from "compromise";
-import winkNLP from "wink-nlp";
-import model from "wink-eng-lite-web-model";
+import { createRequire } from "node:module";
+import type nlpType from "compromise";
+import type winkNLPType from "wink-nlp";
+import type modelType from "wink-eng-lite-web-model";
+
+// Loaded on first use: compromise alone takes ~0.35 s to import, which every command would pay.
+const load = createRequire(import.meta.url);
 
 /** Universal part-of-speech tags (the subset the analyser reads). */
 export type Pos = "NOUN" | "PROPN" | "PRON" | "VERB" | "AUX" | "ADJ" | "ADV" | "ADP" | "DET" | "PART" | "NUM" | "CCONJ" | "SCONJ" | "PUNCT" | "X";
@@ -23,10 +27,11 @@ export type TokenizerName = "wink" | "compromise";
 
 const straighten = (s: string) => s.replace(/[’‘]/g, "'");
 
-let wink: ReturnType<typeof winkNLP> | null = null;
+let wink: ReturnType<typeof winkNLPType> | null = null;
+let nlp: typeof nlpType | null = null;
 
 function winkTokens(text: string): Token[] {
-  wink ??= winkNLP(model);
+  wink ??= (load("wink-nlp") as typeof winkNLPType)(load("wink-eng-lite-web-model") as typeof modelType);
   const doc = wink.readDoc(straighten(text));
   const its = wink.its;
   const values = doc.tokens().out(its.value) as string[];
@@ -43,12 +48,13 @@ const COMPROMISE_POS: ReadonlyArray<[string, Pos]> = [
 ];
 
 function compromiseTokens(text: string): Token[] {
+  nlp ??= (load("compromise") as { default?: typeof nlpType } & typeof nlpType).default ?? (load("compromise") as typeof nlpType);
   const doc = nlp(straighten(text));
   doc.compute("root");
   const out: Token[] = [];
   for (const sentence of doc.json() as Array<{ terms: Array<{ text: string; normal?: string; root?: string; tags: string[]; implicit?: string }> }>) {
     for (const t of sentence.terms) {
-      // compromise keeps contractions in one term ("isn't" → is + an implicit "not").
+      // compromise splits a contraction into terms that carry the implied word ("where's" → where, is).
       const words = t.text.length === 0 ? [t.implicit ?? ""] : [t.text.replace(/[^A-Za-z0-9']+$/g, "").replace(/^[^A-Za-z0-9']+/g, "")];
       for (const w of words) {
         if (w.length === 0) continue;
@@ -59,7 +65,6 @@ function compromiseTokens(text: string): Token[] {
         const base = possessive ? lower.slice(0, -2) : lower;
         const word = t.implicit !== undefined ? base.replace(/'s$/, "") : base;
         out.push({ text: word, lemma: t.implicit !== undefined ? word : (t.root ?? t.normal ?? base).replace(/'s$/, "").toLowerCase(), pos, capital: /^[A-Z]/.test(w) });
-        if (t.implicit !== undefined && base !== word) out.push({ text: t.implicit.toLowerCase(), lemma: "be", pos: "AUX", capital: false });
         if (possessive) out.push({ text: "'s", lemma: "'s", pos: "PART", capital: false });
       }
     }
