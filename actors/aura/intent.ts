@@ -268,6 +268,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
       if (isPossessive.has(c.start) && (before === undefined || tokens[before.end]?.text !== "'s")) believer = undefined;
     }
     if (believer === undefined) continue;
+    someoneBelieves = true;
     const name = believer.name;
     const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
     if (target === undefined) continue;

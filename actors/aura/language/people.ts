@@ -69,8 +69,10 @@ export function profilesOf(summary: string, roster: readonly string[], actions: 
         while (clause.length > 1 && cuesOf([clause.at(-1)!], "time_word").length > 0) clause = clause.slice(0, -1);
         const first = clause[0];
         if (first === undefined) continue;
-        // A first word in -ing is an activity whatever its tag ("pacing the side of the pool").
-        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM") && !first.text.endsWith("ing") && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
+        // A first word in -ing that takes an object is an activity whatever its tag ("pacing the
+        // side of the pool"); one before a noun is a modifier ("wedding planner").
+        const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]));
+        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM") && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (nominal) addRole(clause);
         else about.push(...contentWords(clause));
       }
