@@ -22,7 +22,7 @@ describe("world configs", () => {
     expect(() => worldNamed("auratown").resolveConfig({ clock: { startHuor: 6 } })).toThrow(/\["clock"\]\["startHuor"\] \(config\["clock"\] has the fields: endHour, startHour, tickMinutes\)$/);
     expect(() => worldNamed("auratown").resolveConfig({ agents: [{ id: "a", nam: "x" }] })).toThrow(/\["agents"\]\[0\]\["nam"\] \(config\["agents"\]\[0\] has the fields: age, emoji, home, id, name, occupation, openHours, personality, relationships, routine, workplaces\)$/);
     expect(() => worldNamed("envprobe").resolveConfig({ calibration: { decy: 1 } })).toThrow(/config\["calibration"\] has the fields: .*\bdecay\b/);
-    expect(() => worldNamed("aura-scene").resolveConfig({ strategy: { kind: "aura-intent", maxStep: 3 } })).toThrow(/config\["strategy"\] has the fields: inferrer, kind, maxSteps, memory\)$/);
+    expect(() => worldNamed("aura-scene").resolveConfig({ strategy: { kind: "aura-intent", maxStep: 3 } })).toThrow(/config\["strategy"\] has the fields: inferrer, kind, maxSteps, memory, reuse\)$/);
     // A wrong type keeps Effect's own message: the field is known.
     expect(() => worldNamed("auratown").resolveConfig({ clock: { startHour: "x" } })).toThrow(/Expected number at \["clock"\]\["startHour"\]$/);
   });
