@@ -217,7 +217,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const prepositions = cuesOf(tokens, "belief_preposition");
   const possessives = cuesOf(tokens, "belief_possessive");
   // A mental verb counts where the tagger reads a verb ("clocked", not "the clock") or right after
-  // a person or a word for one ("Peg figure …", "her assistant bet …", mistagged); a perspective
+  // a person or a word for one ("Bo figure …", "her assistant bet …", mistagged); a perspective
   // noun only with its possessor ("X's view").
   const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
   const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!)));

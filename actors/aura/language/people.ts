@@ -58,7 +58,7 @@ export function profilesOf(summary: string, roster: readonly string[], actions: 
       for (const nick of rest.slice(0, -1)) if (nick !== undefined) nicknames.push(nick);
       const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
       if (titled !== undefined) addRole(tokenize(titled, tokenizer));
-      // Each clause that is a noun phrase names a role ("cafe owner", "the prompter", "lifeguard on
+      // Each clause that is a noun phrase names a role ("cafe owner", "the referee", "lifeguard on
       // duty"); one that starts with a verb or a preposition says what they do or where.
       for (const text of (note ?? "").split(/[,;]/)) {
         let clause = tokenize(text, tokenizer).filter((t) => t.pos !== "PUNCT");
@@ -136,7 +136,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // A name part counts when written with a capital, tagged a proper noun, or after a title ("mr mehta").
   const titled = (i: number) => i > 0 && (TITLES.has(tokens[i - 1]!.text) || HONORIFICS.has(tokens[i - 1]!.text) || (tokens[i - 1]!.text === "." && i > 1 && (TITLES.has(tokens[i - 2]!.text) || HONORIFICS.has(tokens[i - 2]!.text))));
   // … or, lower-cased, where English wants a name: a bare singular in subject position ("sunny
-  // seems …", "is hope free"), or right after a verb ("ask hope").
+  // seems …", "is rosa free"), or right after a verb ("ask hope").
   const bare = (i: number) => {
     const prev = tokens[i - 1];
     const next = tokens[i + 1];
@@ -148,7 +148,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const who = owners.get(t.text);
     if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i)) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
-  // A bare role noun in the same places ("caretaker seems narked", "ask chef for …").
+  // A bare role noun in the same places ("janitor looks tired", "ask janitor about …").
   tokens.forEach((t, i) => {
     if (used.has(i) || !isNoun(t) || !bare(i)) return;
     const who = best(roster.map((n) => [n, (profiles[n]?.heads ?? []).some((r) => r === t.text || r === t.lemma) ? 1 : 0]));
@@ -164,12 +164,12 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // Role and description references: a determiner or possessive, then a noun phrase.
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    // A definite determiner or a possessive: "a photo" names no one in particular.
+    // A definite determiner or a possessive: "a painting" names no one in particular.
     if ((used.has(i) && t.text !== "'s") || !(DEFINITE.has(t.text) || POSSESSIVES.has(t.text) || t.text === "'s")) continue;
     let j = i + 1;
     const np: Token[] = [];
     const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
-    // A word tagged as a verb before a noun is an attribute here ("his lead actor").
+    // A word tagged as a verb before a noun is an attribute here ("her head waiter").
     const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length;
     while (j < tokens.length && !used.has(j) && (nominal(tokens[j]!) || attributive(j)) && np.length < 4) np.push(tokens[j++]!);
     if (np.length === 0) continue;
@@ -178,7 +178,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     let byRole: string | null = null;
     for (let h = np.length - 1; h >= 0 && byRole === null; h--) {
       const head = np[h]!;
-      // A role noun may be tagged as an attribute before another noun ("his lead actor").
+      // A role noun may be tagged as an attribute before another noun ("her head waiter").
       if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && h < np.length - 1)) continue;
       const words = np.slice(0, h).flatMap((w) => [w.text, w.lemma]);
       byRole = best(roster.map((n) => {
@@ -191,7 +191,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       claim({ name: byRole, start: i, end: j, by: "role" });
       continue;
     }
-    // "the maintenance guy", "the one mending nets", "the woman at the hatch": what the phrase and
+    // "the parking guy", "the one mending nets", "the woman at the hatch": what the phrase and
     // the words after it say, against each person's roles and what they visibly do.
     const one = np.findIndex((u) => cuesOf([u], "activity").length > 0);
     if (one < 0) continue;
