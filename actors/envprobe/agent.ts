@@ -40,6 +40,8 @@ export interface AgentParams {
   /** Options that are not the paper's (off by default; config.ts NON_PAPER_OPTIONS). */
   readonly skipFresh: boolean;
   readonly oracleNeedsDependency: boolean;
+  /** Option `tracking` (not the paper's): the imperfect-tracking model's lapse and persistence probabilities. */
+  readonly tracking?: { readonly lapse: number; readonly persist: number };
   /** Condition envprobe-judge of a pre-b0 config (config.ts isPreB0Judge): the fixed critic of the code before 7596a13. */
   readonly preB0Judge?: true;
   /** LLM mode: the model of role `belief` (absent: the scripted agent). */
@@ -87,8 +89,15 @@ export interface AgentContext {
   rng: StreamState | null;
   /** LLM mode only. */
   llm?: LlmState;
+  /** Option `tracking` only: its stream (`agent/tracking/<world>`) and which fields the last step did not take in (1). */
+  tracking?: TrackingState;
   /** LLM Judge only: the decision the agent waits for (the request, Simple's proposal and candidates, the planned action). */
   judge?: JudgeWait | null;
+}
+
+export interface TrackingState {
+  rng: StreamState;
+  lapsed: number[];
 }
 
 export interface JudgeWait {
@@ -146,6 +155,7 @@ export function initialAgentContext(input: AgentInput): AgentContext {
     wrong: null,
     rng: input.params.policy === "random" ? deriveStream(input.seed, "policy/random") : null,
   };
+  if (input.params.tracking !== undefined) ctx.tracking = { lapsed: values.map(() => 0), rng: deriveStream(input.seed, `agent/tracking/${l.kind}`) };
   if (input.params.beliefModel !== undefined) ctx.llm = { awaiting: null, reports: values.map(() => null) };
   if (input.params.judgeModel !== undefined && input.params.policy === "envprobe-judge") ctx.judge = null;
   const changes: [number, string, number, number][] = [];
@@ -154,13 +164,15 @@ export function initialAgentContext(input: AgentInput): AgentContext {
   return ctx;
 }
 
-function set(ctx: AgentContext, i: number, value: string, t: number, source: number, changes: [number, string, number, number][]): void {
+function setField(ctx: AgentContext, i: number, value: string, t: number, source: number, changes: [number, string, number, number][]): void {
   if (ctx.values[i] === value && ctx.verified[i] === t && ctx.source[i] === source) return;
   ctx.values[i] = value;
   ctx.verified[i] = t;
   ctx.source[i] = source;
   changes.push([i, value, t, source]);
 }
+
+const set = setField;
 
 function report(ctx: AgentContext, t: number): void {
   const cal = ctx.static.params.calibration;
@@ -180,8 +192,10 @@ function report(ctx: AgentContext, t: number): void {
 
 const idx = (prefix: string, v: string | undefined): number => (v !== undefined && v.startsWith(prefix) && /^\d+$/.test(v.slice(prefix.length)) ? Number(v.slice(prefix.length)) : -1);
 
-function learnObservation(ctx: AgentContext, pairs: readonly (readonly [number, string])[], seen: readonly string[], t: number, changes: [number, string, number, number][]): void {
+function learnObservation(ctx: AgentContext, pairs: readonly (readonly [number, string])[], seen: readonly string[], t: number, changes: [number, string, number, number][], lapsed: readonly number[] | null = null): void {
   const l = ctx.static.layout;
+  // Option tracking: a field the step did not take in keeps its entry.
+  const set = (c: AgentContext, i: number, value: string, at: number, source: number, out: Change[]) => (lapsed?.[i] === 1 ? undefined : setField(c, i, value, at, source, out));
   for (const [i, v] of pairs) set(ctx, i, v, t, SOURCE.observed, changes);
   switch (l.kind) {
     case "objectstate": {
@@ -221,8 +235,10 @@ function lockIndex(l: Layout, args: readonly string[]): number {
   return l.edges.findIndex(([x, y]) => (x === a && y === b) || (x === b && y === a));
 }
 
-function learnOutcome(ctx: AgentContext, p: EnvprobeSteppedPayload, changes: [number, string, number, number][]): void {
+function learnOutcome(ctx: AgentContext, p: EnvprobeSteppedPayload, changes: [number, string, number, number][], lapsed: readonly number[] | null = null): void {
   const l = ctx.static.layout;
+  // Option tracking: a field the step did not take in keeps its entry.
+  const set = (c: AgentContext, i: number, value: string, at: number, source: number, out: Change[]) => (lapsed?.[i] === 1 ? undefined : setField(c, i, value, at, source, out));
   const t = p.t;
   const parsed = parseAction(p.action);
   if (parsed === null) return;
@@ -358,17 +374,31 @@ function onStepped(ctx: AgentContext, event: Delivered<EnvprobeSteppedPayload>):
   if (ctx.llm !== undefined) return onSteppedLlm(ctx, ctx.llm, event.payload);
   const p = event.payload;
   const changes: [number, string, number, number][] = [];
+  const lapsed = ctx.tracking === undefined ? null : drawLapses(ctx.tracking, ctx.static.params.tracking!);
   if (p.kind === "probe") {
     if (ctx.static.params.writeBack) {
       for (const [i, v] of p.answer) set(ctx, i, v, p.t, SOURCE.probed, changes);
       learnProbeExtra(ctx, p);
     }
-  } else learnOutcome(ctx, p, changes);
-  learnObservation(ctx, p.obs, p.seen, p.t, changes);
+  } else learnOutcome(ctx, p, changes, lapsed);
+  learnObservation(ctx, p.obs, p.seen, p.t, changes, lapsed);
   if (p.gold !== undefined) p.gold.forEach((v, i) => set(ctx, i, v, p.t, SOURCE.probed, changes));
   ctx.done = p.done;
   report(ctx, p.t);
   return [{ type: "envprobe.believed", to: ENV_ID, payload: { set: changes, t: p.t } }];
+}
+
+/**
+ * Option tracking: which fields this step does not take in. One unit per field per step, in field
+ * order, whatever happens (the stream never shifts with the policy's choices): field i lapses when
+ * its unit is below `persist` if it lapsed the step before, else below `lapse`. The lapse process is
+ * exogenous — a function of (world, seed, step) only — so every policy sees the same lapses.
+ */
+function drawLapses(tr: TrackingState, p: { readonly lapse: number; readonly persist: number }): readonly number[] {
+  const draws = new Draws(tr.rng);
+  for (let i = 0; i < tr.lapsed.length; i++) tr.lapsed[i] = draws.unit() < (tr.lapsed[i] === 1 ? p.persist : p.lapse) ? 1 : 0;
+  tr.rng = draws.state;
+  return tr.lapsed;
 }
 
 /** What a probe answer teaches besides its fields: a door's or edge's key. */

@@ -110,6 +110,17 @@ export const ConfigSchema = Schema.Struct({
   /** Option (not the paper's; off by default): the Oracle probes only mismatched fields the plan depends on (highest d, then w). */
   oracleNeedsDependency: Schema.Boolean,
   /**
+   * Option (not the paper's; absent by default): the scripted agent's imperfect tracking
+   * (docs/envprobe.md, "Imperfect tracking"). Each step, each field independently is not taken in
+   * with probability `lapse` (`persist` if it was not taken in the step before; default 0): what the
+   * step's observation and action outcome would write to it is dropped and the entry stays as it
+   * was (value, last-verified step, source). Probe answers are always taken in. The draws come from
+   * the agent's stream `agent/tracking/<world>` (one unit per field per step, in field order), not
+   * named after the policy: every policy of a (world, seed) sees the same lapses. Absent, the logs
+   * are byte-identical to those written before the option existed.
+   */
+  tracking: Schema.optional(Schema.Struct({ lapse: Schema.Number, persist: Schema.optional(Schema.Number) })),
+  /**
    * The LLM agent (actors/envprobe/llm.ts): the model of role `belief` writes the agent's belief
    * updates through the gateway each step. Absent (or null): the scripted agent, no `llm.*` records.
    */
@@ -155,6 +166,7 @@ export const NON_PAPER_OPTIONS = {
   skipFresh: { paper: false, what: "fields verified since the agent last acted are not probe candidates" },
   oracleNeedsDependency: { paper: false, what: "the Oracle probes only mismatched fields the next plan depends on (d > 0)" },
   writeBack: { paper: true, what: "false: probe answers never reach the beliefs (the release's defect)" },
+  tracking: { paper: undefined, what: "{lapse: p, persist: q}: each step each field is not taken in from the observation and action outcome with probability p (q after a lapse), so visible state goes stale until a probe or a later observation repairs it" },
 } as const;
 
 export const defaultConfig: EnvprobeConfig = {
@@ -243,6 +255,13 @@ export function configProblems(c: EnvprobeConfig): string[] {
   if (!(c.policy in POLICIES)) out.push(`policy: unknown '${c.policy}' (known: ${POLICY_NAMES.join(", ")})`);
   for (const [k, v] of Object.entries(c.calibration)) if (!(v >= 0 && v <= 1) && k !== "stalenessScale" && k !== "driftScale") out.push(`calibration.${k}: expected 0..1, got ${v}`);
   for (const k of ["stalenessScale", "driftScale"] as const) if (!(c.calibration[k] >= 0 && Number.isFinite(c.calibration[k]))) out.push(`calibration.${k}: expected a number ≥ 0, got ${c.calibration[k]}`);
+  if (c.tracking !== undefined) {
+    for (const k of ["lapse", "persist"] as const) {
+      const v = c.tracking[k];
+      if (v !== undefined && !(v >= 0 && v <= 1)) out.push(`tracking.${k}: expected a probability 0..1, got ${v}`);
+    }
+    if (beliefModelOf(c) !== null) out.push("tracking: models the scripted agent's belief update; with llm.belief the model writes the updates (drop one of them)");
+  }
   if (MODEL_POLICIES.includes(c.policy as Policy) && judgeModelOf(c) === null && !isPreB0Judge(c, c.policy)) out.push(`policy: ${c.policy} asks a model (LLM role judge) for every decision; set llm.judge (--model judge=<model>) or use envprobe-judge-standin, the deterministic stand-in`);
   return out;
 }
@@ -276,6 +295,9 @@ export function reportedConfidence(source: number, stale: number, cal: Calibrati
 export type ModelReport = readonly [stale: number, conf: number, at: number];
 
 export const modelStaleness = (r: ModelReport, t: number): number => r[0] + Math.max(0, t - r[2]);
+
+/** The tracking model's parameters, or null when the option is absent (the paper's agent). */
+export const trackingOf = (c: EnvprobeConfig): { lapse: number; persist: number } | null => (c.tracking === undefined ? null : { lapse: c.tracking.lapse, persist: c.tracking.persist ?? 0 });
 
 /** The model of the LLM agent, or null for the scripted agent. */
 export const beliefModelOf = (c: EnvprobeConfig): string | null => c.llm?.belief ?? null;

@@ -8,7 +8,7 @@ import { configDecoder } from "../configDecoder.ts";
 import type { ActorDefinition, PhaseStep, RecordActorLogic, WorldDefinition } from "../actor.ts";
 import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentLogic, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
-import { beliefModelOf, budgetOf, defaultsFor, isPreB0Judge, judgeModelOf, MODEL_POLICIES, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
+import { trackingOf, beliefModelOf, budgetOf, defaultsFor, isPreB0Judge, judgeModelOf, MODEL_POLICIES, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
 import { envLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
@@ -30,12 +30,14 @@ export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentIn
   const first = observe(spec, spec.initial, "clean", new Draws(deriveStream(seed, "world/first-observation")));
   const model = beliefModelOf(config);
   const judge = judgeModelOf(config);
+  const tracking = trackingOf(config);
   const agent: AgentInput = {
     layout: spec.layout,
     params: {
       policy, horizon, budget, calibration: config.calibration, rhoThreshold: config.rhoThreshold, stalenessDivisor: config.stalenessDivisor, alpha: config.alpha, writeBack: config.writeBack,
       drift: regime.rate[config.world], skipFresh: config.skipFresh, oracleNeedsDependency: config.oracleNeedsDependency,
       ...(model === null ? {} : { beliefModel: model }),
+      ...(tracking === null ? {} : { tracking }),
       ...(judge === null || policy !== "envprobe-judge" ? {} : { judgeModel: judge }),
       ...(isPreB0Judge(config, policy) ? { preB0Judge: true } : {}),
     },
@@ -116,6 +118,8 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
     const c = context as AgentContext;
     // Reported staleness and confidence are a pure function of (t, verified, source, calibration)
     // and, for an LLM agent, of its model's standing reports (in `llm`): not hashed again.
+    // Option tracking: its stream and lapse state are hashed (absent, the view is as before it existed).
+    if (c.tracking !== undefined) return { done: c.done, know: c.know, lastAct: c.lastAct, lastProbe: c.lastProbe, rng: c.rng, source: c.source, t: c.t, tracking: c.tracking, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
     if (c.llm !== undefined) return { done: c.done, know: c.know, lastAct: c.lastAct, lastProbe: c.lastProbe, llm: c.llm, rng: c.rng, source: c.source, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
     return { done: c.done, know: c.know, lastAct: c.lastAct, lastProbe: c.lastProbe, rng: c.rng, source: c.source, t: c.t, used: c.used, values: c.values, verified: c.verified, wrong: c.wrong };
   },
