@@ -4,9 +4,13 @@
 // and recommends only the tools that hold that fact. Memories, events and plans are personal or
 // historical: they are recommended only when the question is about the asker's past or plans, so
 // a plain factual question never discloses them. Questions the registry cannot answer (weather,
-// season) get gap ≈ 0: no probe can help.
+// season) get gap ≈ 0: no probe can help. It reads the question with the same tokens and vocabulary
+// as the implicit-intent analyser (language/), not with phrases.
 import type { IntentFramePayload } from "../../events/probes.ts";
-import { mentionedLocation, mentionedNames, normalise } from "./scene.ts";
+import { placeOf } from "./intent.ts";
+import { hasCue, isPersonNoun } from "./language/lexicon.ts";
+import { tokenize } from "./language/tokens.ts";
+import { mentionedNames } from "./scene.ts";
 
 export interface FactualAnalysis {
   /** Tools that hold the asked-for fact, most direct first; `location` argument when a place is named. */
@@ -15,44 +19,62 @@ export interface FactualAnalysis {
   readonly unanswerable: boolean;
 }
 
-const has = (t: string, re: RegExp) => re.test(t);
+const NEAR_PREPOSITIONS = new Set(["with", "around", "near", "beside", "by", "next", "close"]);
 
+/**
+ * Which fact a question asks for, from its tokens and the vocabulary's fact categories
+ * (data/aura/intent-lexicon.json, `fact_*`), read structurally: the asker's past is a first-person
+ * question in the past tense or about memory; the asker's plan is a plan word or a first-person
+ * question about what to do; the asker's company is a first-person object after "with / around /
+ * near"; a named place, resident or group decides the place and people tools.
+ */
 export function analyseFactual(text: string, locations: readonly string[], types: Readonly<Record<string, string>> = {}, roster: readonly string[] = []): FactualAnalysis {
-  const t = normalise(text);
+  const tokens = tokenize(text);
+  const cue = (c: Parameters<typeof hasCue>[1]) => hasCue(tokens, c);
   // A resident named in the question is a person, not a place: "Where is Zhang Hao?" does not ask
   // about Zhang Hao's Home (a place named in full still counts: "is anyone at Zhang Hao's Home").
   const people = mentionedNames(text, roster);
-  const unnamed = people.reduce((s, n) => s.replace(new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), " "), text);
-  const u = normalise(unnamed);
-  // A place named by name, by a distinctive word of its name, or by its type ("a park", "the cafe").
-  let place = [...locations].sort((a, b) => b.length - a.length).find((l) => t.includes(normalise(l))) ?? mentionedLocation(unnamed, locations);
+  const named = placeOf(text, tokens, locations, new Set(), true);
+  const nameTokens = new Set<number>();
+  for (const n of people) {
+    const words = n.toLowerCase().split(/\s+/);
+    tokens.forEach((_, i) => words.every((w, k) => tokens[i + k]?.text === w) && words.forEach((__, k) => nameTokens.add(i + k)));
+  }
+  let place = named?.location ?? placeOf(text, tokens, locations, nameTokens)?.location ?? null;
   if (place === null) {
-    const byType = Object.entries(types).sort(([a], [b]) => (a < b ? -1 : 1)).find(([, type]) => new RegExp(` ${type}s? `).test(u));
+    // By its type ("a park", "the bakery"): the first place of that type.
+    const byType = Object.entries(types).sort(([x], [y]) => (x < y ? -1 : 1)).find(([, type]) => tokens.some((t, i) => !nameTokens.has(i) && (t.text === type.toLowerCase() || t.lemma === type.toLowerCase())));
     place = byType?.[0] ?? null;
   }
+  const firstPerson = tokens.some((t) => hasCue([t], "first_person"));
+  const pastTense = tokens.some((t) => t.text === "did" || t.text === "was" || t.text === "were" || t.text === "had") || tokens.some((t, i) => t.lemma === "have" && tokens[i + 1]?.pos === "VERB");
+  const past = (firstPerson && (pastTense || cue("fact_past"))) || (cue("fact_past") && !cue("fact_events"));
+  const plan = cue("fact_plan") || (firstPerson && tokens.some((t, i) => hasCue([t], "appropriateness_modal") && tokens.slice(i + 1, i + 4).some((u) => u.lemma === "do")));
+  const events = cue("fact_events") && !past;
+  const unanswerable = cue("fact_unanswerable");
+  const time = cue("fact_time") && !past && !unanswerable && !events && !plan;
+  // The asker's own place: "here", "this place", or "am I / where am I" with a place preposition
+  // ("am I at the library", "what kind of place am I in"); "outside" in a weather question is not.
+  const amI = tokens.some((t, i) => t.lemma === "be" && tokens[i + 1] !== undefined && hasCue([tokens[i + 1]!], "first_person") && (tokens.some((u) => u.text === "where") || tokens.slice(i + 2, i + 5).some((u) => u.text === "at" || u.text === "in" || u.text === "inside" || u.text === "near")));
+  const self = (cue("fact_self") || amI) && !unanswerable;
+  const near = cue("fact_near") || tokens.some((t, i) => NEAR_PREPOSITIONS.has(t.text) && (tokens[i + 1]?.text === "me" || tokens[i + 2]?.text === "me"));
+  // The town's people: an everyone word, or "how many" people; at a named place, that place's tool answers.
+  const howManyPeople = tokens.some((t, i) => t.text === "how" && tokens[i + 1]?.text === "many" && tokens[i + 2] !== undefined && (isPersonNoun(tokens[i + 2]!.lemma) || hasCue([tokens[i + 2]!], "group")));
+  const everyone = place === null && (cue("fact_everyone") || cue("group") || howManyPeople);
+  const distance = tokens.some((t) => t.text === "far" || t.text === "distance") || tokens.some((t, i) => t.text === "get" && tokens[i + 1]?.text === "to");
+
   const out: { tool: string; location: string | null }[] = [];
   const add = (tool: string, location: string | null = null) => {
     if (!out.some((o) => o.tool === tool)) out.push({ tool, location });
   };
-  const past = has(t, / (have i|did i|i have been|i've been|memor(y|ies)|remember|recently|last time|last eat|talk(ed)? (to|with|about)|met|insights|learned|interacted|happened to me|unfinished) /);
-  const plan = has(t, / (my plan|plan for|should i do next|rest of the day|schedule|what should i|should i stay|productive|lunch) /);
-  const events = has(t, / (happened|happening|event|events|conversation|conversations|unusual|interesting) /) && !has(t, / what time /);
-  const unanswerable = has(t, / (weather|raining|rain|season|snow|sunny) /);
-  // "today" dates a question about the weather; it does not ask for the clock.
-  // Time words that date an events question ("in the last hour", "today") ask for events, not the clock.
-  const time = has(t, / (time|hour|morning|afternoon|evening|noon|day is|what day|minutes|sun up|sun down|open at|at this hour|today) /) && !past && !unanswerable && !events;
-  const self = has(t, / (where am i|am i (at|in|inside|indoors|outdoors|currently)|this location|this place|kind of place|here|indoors|outdoors|inside or outside|nearby places|places are nearby) /);
-  const near = has(t, / (with me|around me|near me|nearby|who is nearby|people are with|townspeople around) /) && !has(t, / places /);
-  const everyone = has(t, / (everyone|all agents|agents are|how many (people|agents)|who else|lives in|active right now|distinct locations|in town in total) /);
-
   if (time) add("get_time");
   if (place !== null && !self) add("get_location_info", place);
-  if (self || (place !== null && / (from here|how far|how do i get) /.test(t))) add("get_location");
-  if (place !== null && self && / (from here|how far|how do i get) /.test(t)) add("get_location_info", place);
+  if (self || (place !== null && distance)) add("get_location");
+  if (place !== null && self && distance) add("get_location_info", place);
   if (near) add("get_nearby_agents");
-  // "How many people are with me" is about the asker's company, not the whole town.
-  // A named resident's whereabouts or doings are in the agents summary (no tool reads one person).
-  if (!near && (everyone || (people.length > 0 && !past && !plan) || (place === null && has(t, / (anyone|who is|is there a|any .* in town) /) && !self))) add("get_all_agents");
+  // "How many people are with me" is about the asker's company, not the whole town; a named
+  // resident's whereabouts or doings are in the agents summary (no tool reads one person).
+  if (!near && !self && (everyone || (people.length > 0 && !past && !plan))) add("get_all_agents");
   if (past) add("get_recent_memories");
   if (plan) add("get_agent_plan");
   if (events) add("get_recent_events");

@@ -22,7 +22,7 @@ export interface PersonProfile {
   readonly heads: readonly string[];
   /** What they visibly do or where: their public action and the summary's other clauses. */
   readonly about: readonly string[];
-  /** Other names the summary gives them: a quoted nickname ('Margaret "Peg" Doyle'). */
+  /** Other names the summary gives them: a quoted nickname ('Joseph "Joe" Malik'). */
   readonly nicknames: readonly string[];
 }
 
