@@ -34,7 +34,7 @@ export interface ControllerInput {
   readonly seed: number;
   /** Which registry the condition probes: the 5 agent-state probes, or the 8 environment tools. */
   readonly registry: "agent-state" | "environment";
-  /** Who asks each query (environment registry: "my location", "my plan"). */
+  /** Who asks each query (environment registry: questions about the asker's own place or plan). */
   readonly askers: Readonly<Record<string, string>>;
   /** Known places and their types (environment registry: "is there a park"). */
   readonly places: Readonly<Record<string, string>>;

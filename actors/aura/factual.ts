@@ -53,7 +53,7 @@ export function analyseFactual(text: string, locations: readonly string[], types
   const events = cue("fact_events") && !past;
   const unanswerable = cue("fact_unanswerable");
   const time = cue("fact_time") && !past && !unanswerable && !events && !plan;
-  // The asker's own place: "here", "this place", or "am I / where am I" with a place preposition
+  // The asker's own place: "here", "this place", or a first-person "be" with a place preposition
   // ("am I at the library", "what kind of place am I in"); "outside" in a weather question is not.
   const amI = tokens.some((t, i) => t.lemma === "be" && tokens[i + 1] !== undefined && hasCue([tokens[i + 1]!], "first_person") && (tokens.some((u) => u.text === "where") || tokens.slice(i + 2, i + 5).some((u) => u.text === "at" || u.text === "in" || u.text === "inside" || u.text === "near")));
   const self = (cue("fact_self") || amI) && !unanswerable;
