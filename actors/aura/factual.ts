@@ -31,8 +31,8 @@ const NEAR_PREPOSITIONS = new Set(["with", "around", "near", "beside", "by", "ne
 export function analyseFactual(text: string, locations: readonly string[], types: Readonly<Record<string, string>> = {}, roster: readonly string[] = []): FactualAnalysis {
   const tokens = tokenize(text);
   const cue = (c: Parameters<typeof hasCue>[1]) => hasCue(tokens, c);
-  // A resident named in the question is a person, not a place: "Where is Zhang Hao?" does not ask
-  // about Zhang Hao's Home (a place named in full still counts: "is anyone at Zhang Hao's Home").
+  // A resident named in the question is a person, not a place: asking where a resident is does not
+  // ask about the home named after them (a place named in full still counts).
   const people = mentionedNames(text, roster);
   const named = placeOf(text, tokens, locations, new Set(), true);
   const nameTokens = new Set<number>();
@@ -54,7 +54,7 @@ export function analyseFactual(text: string, locations: readonly string[], types
   const unanswerable = cue("fact_unanswerable");
   const time = cue("fact_time") && !past && !unanswerable && !events && !plan;
   // The asker's own place: "here", "this place", or a first-person "be" with a place preposition
-  // ("am I at the library", "what kind of place am I in"); "outside" in a weather question is not.
+  // ("am I inside the museum", "which hall am I in"); "outside" in a weather question is not.
   const amI = tokens.some((t, i) => t.lemma === "be" && tokens[i + 1] !== undefined && hasCue([tokens[i + 1]!], "first_person") && (tokens.some((u) => u.text === "where") || tokens.slice(i + 2, i + 5).some((u) => u.text === "at" || u.text === "in" || u.text === "inside" || u.text === "near")));
   const self = (cue("fact_self") || amI) && !unanswerable;
   const near = cue("fact_near") || tokens.some((t, i) => NEAR_PREPOSITIONS.has(t.text) && (tokens[i + 1]?.text === "me" || tokens[i + 2]?.text === "me"));
