@@ -130,14 +130,14 @@ export function parseBeliefUpdates(content: string, names: readonly string[]): {
 
 const FIELDS_LINE = "FIELDS: ";
 
-/** The belief field names a `belief` request lists (its `FIELDS:` line), or null. */
-export function fieldNamesOfRequest(request: Pick<LlmRequestedPayload, "messages">): string[] | null {
+/** The JSON list of names a request's user message gives on a line starting with `prefix`, or null. */
+function namesOnLine(request: Pick<LlmRequestedPayload, "messages">, prefix: string): string[] | null {
   for (const m of request.messages) {
     if (m.role !== "user") continue;
-    const line = m.content.split("\n").find((l) => l.startsWith(FIELDS_LINE));
+    const line = m.content.split("\n").find((l) => l.startsWith(prefix));
     if (line === undefined) continue;
     try {
-      const names = JSON.parse(line.slice(FIELDS_LINE.length)) as unknown;
+      const names = JSON.parse(line.slice(prefix.length)) as unknown;
       if (Array.isArray(names) && names.every((n) => typeof n === "string")) return names as string[];
     } catch {
       return null;
@@ -145,6 +145,9 @@ export function fieldNamesOfRequest(request: Pick<LlmRequestedPayload, "messages
   }
   return null;
 }
+
+/** The belief field names a `belief` request lists (its `FIELDS:` line), or null. */
+export const fieldNamesOfRequest = (request: Pick<LlmRequestedPayload, "messages">): string[] | null => namesOnLine(request, FIELDS_LINE);
 
 // ---- The Judge (role `judge`, policy envprobe-judge) ----------------------------------------------
 
@@ -168,20 +171,7 @@ export function parseJudgeDecision(content: string, names: readonly string[], ca
 }
 
 /** The candidate field names a `judge` request lists (its `CANDIDATES:` line), or null. */
-function candidatesOfRequest(request: Pick<LlmRequestedPayload, "messages">): string[] | null {
-  for (const m of request.messages) {
-    if (m.role !== "user") continue;
-    const line = m.content.split("\n").find((l) => l.startsWith(CANDIDATES_LINE));
-    if (line === undefined) continue;
-    try {
-      const names = JSON.parse(line.slice(CANDIDATES_LINE.length)) as unknown;
-      if (Array.isArray(names) && names.every((n) => typeof n === "string")) return names as string[];
-    } catch {
-      return null;
-    }
-  }
-  return null;
-}
+const candidatesOfRequest = (request: Pick<LlmRequestedPayload, "messages">): string[] | null => namesOnLine(request, CANDIDATES_LINE);
 
 const JUDGE_SYSTEM = `You are the critic of an agent that keeps a belief table about a world that changes on its own. Each step the agent may spend one step of its limited probe budget to read one field's true value from the world (a probe), or take its next task action. A scoring rule (rho = c + s + u + d: criticality, reported staleness, 1 - confidence, dependency of the next action) proposes the top candidate fields and a decision. Decide: probe one candidate, or act. Probing repairs a belief that may be wrong but costs a step the task needs.
 
