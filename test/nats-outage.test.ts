@@ -200,8 +200,9 @@ describe("the CLI across a NATS outage", () => {
       clearTimeout(killer);
       // A write waits about 15 s (an ack, the stream serving again, the retry's ack) before it is
       // given up; then the command ends at once. It waited 10 s more for the hung server after that:
-      // the writer lock's release (a 5 s request) and the connection's drain (5 s).
-      expect((performance.now() - pausedAt) / 1000).toBeLessThan(20);
+      // the writer lock's release (a 5 s request) and the connection's drain (5 s). The bound sits
+      // under that 25 s with room for a loaded machine (20.1 s measured beside other work).
+      expect((performance.now() - pausedAt) / 1000).toBeLessThan(24);
       expect(r.err).toMatch(/run: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
       expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing .* of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run … --resume`/);
       expect(r.code).toBe(2);
