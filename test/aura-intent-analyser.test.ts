@@ -172,5 +172,6 @@ describe("the analyser's vocabulary", () => {
     expect(problems[0]).toMatch(/entries\[1\].*source: missing/);
     expect(problems[1]).toMatch(/'a hunch' is not one of sources/);
     expect(problems[2]).toMatch(/WordNet entry names its synset/);
+    expect(lexiconProblems({ sources: {}, entries: [], classes: [{ category: "role", lexfile: "noun.person", source: "a hunch" }] } as never)).toEqual([expect.stringMatching(/classes\[0\] \(noun.person\): source: 'a hunch'/)]);
   });
 });

@@ -23,6 +23,8 @@ export interface LexiconEntry {
 export interface LexiconFile {
   readonly sources: Readonly<Record<string, string>>;
   readonly entries: readonly LexiconEntry[];
+  /** The WordNet semantic classes derived entries come from (`npm run lexicon`), each with its source. */
+  readonly classes?: readonly { readonly category: string; readonly lexfile: string; readonly source: string }[];
   /** noun.person words: their synsets, and their direct hypernyms marked `^` (space-separated). */
   readonly roleSynsets?: Readonly<Record<string, string>>;
 }
@@ -142,6 +144,10 @@ export function lexiconProblems(file: LexiconFile): string[] {
     else if (file.sources[e.source] === undefined) out.push(`${at}: source: '${e.source}' is not one of sources{} (${Object.keys(file.sources).join(", ")})`);
     const w = e as LexiconEntry & { synset?: unknown };
     if (e.source === "wordnet" && (typeof w.synset !== "string" || typeof e.from !== "string")) out.push(`${at}: a WordNet entry names its synset and the seed it came from`);
+  });
+  // Each WordNet class the derived entries come from names the definition it serves.
+  (file.classes ?? []).forEach((c, i) => {
+    if (file.sources[c.source] === undefined) out.push(`classes[${i}] (${c.lexfile}): source: '${c.source}' is not one of sources{}`);
   });
   return out;
 }
