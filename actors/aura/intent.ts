@@ -195,7 +195,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   if (has("doing") || scope.kind === "person") literal.push("action");
   if (scope.kind === "location" || scope.kind === "all" || has("who")) literal.push("presence");
   // The clock is part of the literal request when the query speaks of time ("now", "tonight",
-  // "early", "twenty minutes", "the clock") or asks when.
+  // "early", "in ten minutes", "o'clock") or asks when.
   if (hasCue(tokens, "fact_time") || has("now") || has("today") || has("tonight") || has("moment") || has("when")) literal.push("time");
   if (wantsPlan) literal.push("plan");
   if (has("many")) literal.push("count");

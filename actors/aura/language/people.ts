@@ -197,7 +197,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     if (one < 0) continue;
     let k = i + 2 + one;
     const after: Token[] = [];
-    // Up to the end of the clause: a hyphen inside a word ("hi-vis") does not end it.
+    // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.
     const ends = (t: Token) => t.pos === "PUNCT" && t.text !== "-";
     while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !used.has(k)) after.push(tokens[k++]!);
     const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
