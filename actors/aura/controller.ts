@@ -315,7 +315,7 @@ function factsOf(reading: Reading, fields: readonly string[] | null, places: Rea
   return out;
 }
 
-/** The fields an answer states from a reading: the condition's private fields, the second-order question's belief fields. */
+/** The fields an answer states from a reading: the condition's private fields of a private-state read; every field of any other (a belief as the believer holds it). */
 function fieldsFor(tool: string, stated: readonly string[] | null): readonly string[] | null {
   if (stated === null) return null;
   if (tool === "get_agent_private_state") return stated;
