@@ -83,6 +83,19 @@ describe("intent analyser: what a summary says of people", () => {
     expect(analyseQuery("From where Kofi stands, is the dispatcher annoyed?", depot).secondOrder).toMatchObject({ believer: "Kofi Mensah", target: "Lena Fischer" });
     expect(analyseQuery("Has Lena got it into her head that Joe is avoiding her?", depot).secondOrder).toMatchObject({ believer: "Lena Fischer", target: "Józef Malik" });
   });
+
+  it("reads a capitalised abbreviation of a two-word role, a person by where they are, and a plural role as a group", () => {
+    // "union rep" → "UR"; "occupational physiotherapist" → "OP".
+    expect(who("Is the UR in a good mood?")).toEqual(["Omar Haddad"]);
+    expect(who("Can the OP fit me in?")).toEqual(["Aiko Mori"]);
+    // Only Lena is at the Radio Desk; three people share the Depot Floor, so "the guy on the depot floor" is the place's people.
+    expect(who("Is the woman at the radio desk frazzled?")).toEqual(["Lena Fischer"]);
+    expect(analyseQuery("Is the guy on the depot floor okay?", depot).scope).toMatchObject({ kind: "location", location: "Depot Floor" });
+    expect(analyseQuery("Would Kofi be shocked to hear the woman at the radio desk is exhausted?", depot).secondOrder).toMatchObject({ believer: "Kofi Mensah", target: "Lena Fischer" });
+    expect(analyseQuery("Are the two drivers on the Depot Floor coping?", depot).scope).toMatchObject({ kind: "location", location: "Depot Floor" });
+    // A lower-case name after a complementiser starts a clause: the belief report resolves.
+    expect(analyseQuery("has the dispatcher noticed that kofi's fast asleep", depot).secondOrder).toMatchObject({ believer: "Lena Fischer", target: "Kofi Mensah" });
+  });
 });
 
 describe("intent analyser: second-order structure", () => {
@@ -144,6 +157,14 @@ describe("intent analyser: the need", () => {
     expect(analyseQuery("Would it be rude to ask Ingrid for a discount?", scene).hidden).toContain("unspoken_goal");
     expect(analyseQuery("What is Tomasz secretly drafting?", scene).hidden).toContain("unspoken_goal");
     expect(analyseQuery("Should I interrupt Ana?", scene).appropriateness).toBe(true);
+  });
+
+  it("reads an ongoing act aimed at an unnamed object, and 'what is that about', as asking what someone is after", () => {
+    expect(analyseQuery("Ana keeps glancing at the road. Is she looking for somebody?", scene).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Is anyone here secretly saving up for something?", scene).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Rui has swept the chapel steps three times. What is that about?", scene).hidden).toContain("unspoken_goal");
+    // A generic verb before an indefinite is no pursuit.
+    expect(analyseQuery("Is Rui doing anything?", scene).hidden).not.toContain("unspoken_goal");
   });
 
   it("separates what the wording asks from what the need adds", () => {

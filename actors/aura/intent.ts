@@ -68,7 +68,7 @@ function profiles(scene: PerceivedScene, tokenizer: TokenizerName): Record<strin
   let p = byTokenizer.get(tokenizer);
   if (p === undefined) {
     const roster = Object.keys(scene.public).sort();
-    byTokenizer.set(tokenizer, (p = profilesOf(scene.summary, roster, Object.fromEntries(roster.map((n) => [n, scene.public[n]!.action])), tokenizer)));
+    byTokenizer.set(tokenizer, (p = profilesOf(scene.summary, roster, scene.public, tokenizer)));
   }
   return p;
 }
@@ -153,7 +153,8 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
   const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf);
-  const group = cue("group");
+  // A group word, or any plural noun for people ("the two drivers", "the nurses").
+  const group = cue("group") || tokens.some((t) => t.pos === "NOUN" && t.text !== t.lemma && !t.text.endsWith("ing") && isPersonNoun(t.lemma));
   const stateCue = cue("availability") || cue("emotional_state");
   const literalOnly = mentioned.length === 0 && cue("literal") && !stateCue;
 
@@ -171,12 +172,25 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "What is X <verb>ing …?" with a verb other than a generic one asks what X pursues; so does
   // "what is X after / angling for?", a question ending on a preposition that asks its object.
   const GENERIC = new Set(["do", "be", "have", "go", "feel", "look", "seem", "get"]);
+  // Verbs that say nothing of an aim even with an unnamed object ("doing something", "having something").
+  const BARE_ACTS = new Set(["do", "be", "have", "get", "feel", "seem", "say", "eat", "drink"]);
   const words = tokens.filter((t) => t.pos !== "PUNCT");
   const what = tokens.findIndex((t) => t.text === "what");
   const asked = what < 0 ? undefined : mentions.find((m) => m.start > what);
   const next = asked === undefined ? undefined : tokens.slice(asked.end).find((t) => t.pos !== "ADV" && t.pos !== "AUX");
   const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || next?.pos === "ADP" || words.at(-1)?.pos === "ADP");
-  const goal = cue("unspoken_goal") || pursuit;
+  // "What's that about?", "what for?": a what-question ending on its preposition asks the reason
+  // for what was just described, whoever was named before it.
+  const reason = what >= 0 && words.at(-1)?.pos === "ADP";
+  // "Is he waiting for someone?", "working toward something": an ongoing act aimed at an object the
+  // speaker cannot name asks what the person is after.
+  const aimedAtUnknown = cuesOf(tokens, "indefinite").some((c) => {
+    let v = c.start - 1;
+    if (tokens[v]?.pos === "ADP") v--;
+    const verb = tokens[v];
+    return verb !== undefined && verb.pos === "VERB" && verb.text.endsWith("ing") && !BARE_ACTS.has(verb.lemma);
+  });
+  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && !unresolved && scope.kind !== "none") {

@@ -24,6 +24,8 @@ export interface PersonProfile {
   readonly about: readonly string[];
   /** Other names the summary gives them: a quoted nickname ('Joseph "Joe" Malik'). */
   readonly nicknames: readonly string[];
+  /** Initials of a role of two or more words ("teaching assistant" → "ta"): an abbreviation names it. */
+  readonly initials: readonly string[];
 }
 
 const STOP = new Set(["the", "a", "an", "of", "in", "at", "on", "to", "and", "with", "for", "her", "his", "their", "is", "be", "by", "from", "s", "'s"]);
@@ -31,21 +33,31 @@ const contentWords = (tokens: readonly Token[]): string[] => tokens.filter((t) =
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const isNoun = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN";
+/** A noun whose lemma differs from it, unless a gerund ("checking" → check): "men", "guides". */
+const plural = (t: Token) => t.text !== t.lemma && !t.text.endsWith("ing");
 
 /** Role and description words of each roster member, from the town's occupations and the summary. */
-export function profilesOf(summary: string, roster: readonly string[], actions: Readonly<Record<string, string>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
+export function profilesOf(summary: string, roster: readonly string[], seen: Readonly<Record<string, { readonly action: string; readonly location: string }>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
   const out: Record<string, PersonProfile> = {};
   for (const name of roster) {
     const role: string[] = [];
     const heads: string[] = [];
+    const initials: string[] = [];
     const addRole = (clause: readonly Token[]) => {
       role.push(...contentWords(clause));
       // The head is the last noun before a prepositional phrase ("lifeguard on duty", "head of maintenance").
       const firstAdp = clause.findIndex((t) => t.pos === "ADP");
       const head = (firstAdp < 0 ? clause : clause.slice(0, firstAdp)).filter(isNoun).at(-1) ?? clause.filter(isNoun).at(-1);
-      if (head !== undefined) heads.push(head.text, head.lemma);
+      if (head === undefined) return;
+      heads.push(head.text, head.lemma);
+      // The words of the noun phrase that ends on the head ("Mr. Mehta's teaching assistant": teaching assistant).
+      let k = clause.indexOf(head);
+      const run: Token[] = [];
+      while (k >= 0 && /^[a-z]/.test(clause[k]!.text) && (isNoun(clause[k]!) || clause[k]!.pos === "ADJ" || clause[k]!.pos === "VERB" || clause[k]!.pos === "NUM")) run.unshift(clause[k--]!);
+      if (run.length >= 2) initials.push(run.map((t) => t.text[0]).join(""));
     };
-    const about: string[] = [...contentWords(tokenize(actions[name] ?? "", tokenizer))];
+    // What they visibly do, and where: "the guy on the front desk" is whoever is at the Front Desk.
+    const about: string[] = [...contentWords(tokenize(seen[name]?.action ?? "", tokenizer)), ...contentWords(tokenize(seen[name]?.location ?? "", tokenizer))];
     const nicknames: string[] = [];
     const town = defaultProfiles.find((a) => a.name === name);
     if (town !== undefined) addRole(tokenize(town.occupation, tokenizer));
@@ -77,7 +89,7 @@ export function profilesOf(summary: string, roster: readonly string[], actions: 
         else about.push(...contentWords(clause));
       }
     }
-    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames };
+    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)] };
   }
   return out;
 }
@@ -140,7 +152,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   const bare = (i: number) => {
     const prev = tokens[i - 1];
     const next = tokens[i + 1];
-    const clauseStart = prev === undefined || prev.pos === "PUNCT" || prev.pos === "CCONJ";
+    // A clause starts after punctuation, a conjunction or a complementiser ("… clocked that aroha's …").
+    const clauseStart = prev === undefined || prev.pos === "PUNCT" || prev.pos === "CCONJ" || prev.pos === "SCONJ";
     const inverted = prev?.pos === "AUX" && (tokens[i - 2] === undefined || tokens[i - 2]!.pos === "PUNCT");
     return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s")) || inverted || prev?.pos === "VERB";
   };
@@ -152,6 +165,12 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   tokens.forEach((t, i) => {
     if (used.has(i) || !isNoun(t) || !bare(i)) return;
     const who = best(roster.map((n) => [n, (profiles[n]?.heads ?? []).some((r) => r === t.text || r === t.lemma) ? 1 : 0]));
+    if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
+  });
+  // An abbreviation of someone's role, written with a capital ("the TA" for a teaching assistant).
+  tokens.forEach((t, i) => {
+    if (used.has(i) || !t.capital || t.text.length < 2 || t.text.length > 4 || !(isNoun(t) || t.pos === "X")) return;
+    const who = best(roster.map((n) => [n, (profiles[n]?.initials ?? []).includes(t.text) ? 1 : 0]));
     if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
   });
   // "Mr. Mehta's TA", "Lin Wei's friend": a person named only to say whose the other is.
@@ -180,6 +199,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       const head = np[h]!;
       // A role noun may be tagged as an attribute before another noun ("her head waiter").
       if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && h < np.length - 1)) continue;
+      // A plural ("the two guides") names a group, not one person.
+      if (isNoun(head) && plural(head)) break;
       const words = np.slice(0, h).flatMap((w) => [w.text, w.lemma]);
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
@@ -194,12 +215,14 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // "the parking guy", "the one mending nets", "the woman at the hatch": what the phrase and
     // the words after it say, against each person's roles and what they visibly do.
     const one = np.findIndex((u) => cuesOf([u], "activity").length > 0);
-    if (one < 0) continue;
+    // "the two men in the Common Room" is a group, not one person.
+    if (one < 0 || plural(np[one]!)) continue;
     let k = i + 2 + one;
     const after: Token[] = [];
     // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.
     const ends = (t: Token) => t.pos === "PUNCT" && t.text !== "-";
-    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !used.has(k)) after.push(tokens[k++]!);
+    // A place's name belongs to the description ("the guy on the front desk").
+    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
     const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
     const who = best(roster.map((n) => {
       const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);
