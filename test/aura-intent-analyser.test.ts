@@ -85,9 +85,11 @@ describe("intent analyser: what a summary says of people", () => {
   });
 
   it("reads a capitalised abbreviation of a two-word role, a person by where they are, and a plural role as a group", () => {
-    // "union rep" → "UR"; "occupational physiotherapist" → "OP".
-    expect(who("Is the UR in a good mood?")).toEqual(["Omar Haddad"]);
+    // "occupational physiotherapist" → "OP"; written in lower case it is no abbreviation.
     expect(who("Can the OP fit me in?")).toEqual(["Aiko Mori"]);
+    expect(who("is the op over?")).toEqual([]);
+    // A name's initials, in capitals: "JM" for Józef Malik, but not the word "is" for Ingrid-like initials.
+    expect(who("Is JM around?")).toEqual(["Józef Malik"]);
     // Only Lena is at the Radio Desk; three people share the Depot Floor, so "the guy on the depot floor" is the place's people.
     expect(who("Is the woman at the radio desk frazzled?")).toEqual(["Lena Fischer"]);
     expect(analyseQuery("Is the guy on the depot floor okay?", depot).scope).toMatchObject({ kind: "location", location: "Depot Floor" });
@@ -95,6 +97,42 @@ describe("intent analyser: what a summary says of people", () => {
     expect(analyseQuery("Are the two drivers on the Depot Floor coping?", depot).scope).toMatchObject({ kind: "location", location: "Depot Floor" });
     // A lower-case name after a complementiser starts a clause: the belief report resolves.
     expect(analyseQuery("has the dispatcher noticed that kofi's fast asleep", depot).secondOrder).toMatchObject({ believer: "Lena Fischer", target: "Kofi Mensah" });
+  });
+});
+
+describe("intent analyser: informal writing and hyphenated names", () => {
+  const studio: PerceivedScene = {
+    summary: "Radio studio, 06:10. Present: Marie-Claire Dubois-Hart (presenter, on air), Sam Oyelaran, known to all as Oy (sound engineer, at the desk), Petra Lind (producer, on the phone).",
+    time: "06:10",
+    focus: "Studio",
+    public: {
+      "Marie-Claire Dubois-Hart": { location: "Studio", action: "presenting" },
+      "Sam Oyelaran": { location: "Studio", action: "mixing" },
+      "Petra Lind": { location: "Studio", action: "taking calls" },
+    },
+  };
+  const who = (q: string) => {
+    const a = analyseQuery(q, studio);
+    return a.scope.kind === "none" ? [] : a.scope.agents;
+  };
+  it("finds a hyphenated surname, a hyphenated given name's initials and a 'known as' nickname", () => {
+    expect(who("Is Ms Dubois-Hart okay?")).toEqual(["Marie-Claire Dubois-Hart"]);
+    expect(who("has MC got a sec")).toEqual(["Marie-Claire Dubois-Hart"]);
+    expect(who("is Oy busy")).toEqual(["Sam Oyelaran"]);
+    expect(who("Is the engineer stressed?")).toEqual(["Sam Oyelaran"]);
+  });
+  it("reads contractions without apostrophes and text-speak as standard English", () => {
+    const a = analyseQuery("whats petra up to rn, shes been on the phone forever", studio);
+    expect(a.scope).toEqual({ kind: "person", agents: ["Petra Lind"] });
+    expect(a.hidden).toContain("unspoken_goal");
+    expect(a.literal).toContain("time");
+  });
+  it("reads view questions and embedded questions about another person as beliefs", () => {
+    expect(analyseQuery("How does Petra rate the engineer today?", studio).secondOrder).toMatchObject({ believer: "Petra Lind", target: "Sam Oyelaran" });
+    expect(analyseQuery("Is Petra clueless about how tired Oy is?", studio).secondOrder).toMatchObject({ believer: "Petra Lind", target: "Sam Oyelaran" });
+    expect(analyseQuery("Does Petra have the slightest notion that Oy wants to quit?", studio).secondOrder).toMatchObject({ believer: "Petra Lind", target: "Sam Oyelaran" });
+    // A state of X on the way makes it a question about X.
+    expect(analyseQuery("Is Petra upset that Oy left early?", studio).secondOrder).toBeNull();
   });
 });
 

@@ -238,6 +238,11 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
   const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!)));
   const owned = possessives.filter((c) => tokens[c.start - 1]?.text === "'s" && mentions.some((m) => m.end === c.start - 1));
+  // "In X's mind": the mind as the place a view is held (elsewhere "on X's mind" is what X pursues).
+  tokens.forEach((t, i) => {
+    const x = mentions.find((m) => m.end === i - 1);
+    if (t.text === "mind" && tokens[i - 1]?.text === "'s" && x !== undefined && tokens[x.start - 1]?.text === "in") owned.push({ category: "belief_possessive", term: "mind", start: i, end: i + 1 });
+  });
   // "How does Y come across to X", "does Y seem busy to X": X's impression of Y.
   const appearance = cuesOf(tokens, "appearance");
   const honorific = (t: Token | undefined) => t !== undefined && (t.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof)$/.test(t.text));
@@ -250,7 +255,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // "a bad idea", "a good moment": an appropriateness phrase, not a belief.
   const judged = cuesOf(tokens, "appropriateness");
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
-  const cues: Cue[] = [...prepositions, ...toPerson, ...owned, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
+  // "X has a clue / the faintest notion that …": a cognition noun that X has.
+  const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
+  const cues: Cue[] = [...prepositions, ...toPerson, ...owned, ...had, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
@@ -291,8 +298,64 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, unresolved: false };
   }
   if (people.length >= 2) return { second: { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) }, unresolved: false };
-  // Someone's belief about someone the query does not let us resolve: still a belief question.
-  return { second: null, unresolved: someoneBelieves };
+  // Someone's belief about someone the query does not let us resolve: still a belief question,
+  // when someone other than the speaker stands after the cue ("… reckon she's upset", "… that
+  // somebody took …"); "he knows something we don't" is about no one.
+  const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || t.capital || t.text === "someone" || t.text === "somebody"));
+  return { second: null, unresolved: someoneBelieves && someoneAfter };
+}
+
+/**
+ * "How does X see Y?", "What does X make of Y's …?", "What would X say about Y?": a how- or
+ * what-question whose subject X does something to or about another person Y asks X's view of Y,
+ * whatever the verb (a generic or a wanting verb excepted: "what does X want from Y" is X's aim).
+ */
+function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
+  const out: Cue[] = [];
+  const q = tokens.findIndex((t) => t.text === "how" || t.text === "what");
+  // "How does Y come across to X": appearance, read the other way round (secondOrderOf).
+  if (hasCue(tokens, "appearance")) return out;
+  if (q < 0 || tokens[q + 1]?.pos !== "AUX" || tokens[q + 1]?.lemma === "be") return out;
+  const x = mentions.find((m) => m.start === q + 2 && m.by !== "pronoun");
+  const verb = x === undefined ? undefined : tokens[x.end];
+  // After "how does X", the next word is the verb whatever its tag ("rate" read as a noun).
+  if (x === undefined || verb === undefined || (verb.pos !== "VERB" && verb.pos !== "NOUN") || ["do", "have", "get", "go", "be"].includes(verb.lemma) || hasCue([verb], "unspoken_goal")) return out;
+  let j = x.end + 1;
+  while (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "DET" || tokens[j]?.pos === "ADJ" || (tokens[j]?.pos === "PRON" && !mentions.some((m) => m.start === j))) j++;
+  // The other person, or a word for someone the query does not resolve ("the old lady"): the safe reading either way.
+  const other = mentions.some((m) => m.start === j && m.name !== x.name) || (tokens[j] !== undefined && (isPersonNoun(tokens[j]!.text) || hasCue([tokens[j]!], "activity")));
+  if (other) out.push({ category: "belief", term: verb.text, start: x.end, end: x.end + 1 });
+  return out;
+}
+
+/**
+ * "Is X in the dark about how tired Y is?", "Does X know where Y went?": a person in subject
+ * position, then an embedded question or that-clause about another person, is X's knowledge of
+ * Y. A state said of X on the way ("is X upset that Y …", "is X free to hear what Y …") makes it
+ * a question about X instead.
+ */
+function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
+  const out: Cue[] = [];
+  const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if", "that"]);
+  for (const a of mentions) {
+    if (a.by === "pronoun") continue;
+    let k = a.start - 1;
+    while (k >= 0 && (tokens[k]!.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof)\.?$/.test(tokens[k]!.text))) k--;
+    const before = tokens[k];
+    const subject = before !== undefined && before.pos === "AUX" && (k === 0 || tokens[k - 1]!.pos === "PUNCT");
+    if (!subject) continue;
+    for (let c = a.end; c < Math.min(tokens.length, a.end + 7); c++) {
+      const t = tokens[c]!;
+      if (t.pos === "PUNCT" || mentions.some((m) => m.start === c)) break;
+      if (!COMPLEMENTISERS.has(t.text)) continue;
+      const between = tokens.slice(a.end, c);
+      if (hasCue(between, "emotional_state") || hasCue(between, "availability") || hasCue(between, "appropriateness")) break;
+      const b = mentions.find((m) => m.start > c && m.start <= c + 6 && m.name !== a.name);
+      if (b !== undefined) out.push({ category: "belief", term: t.text, start: c, end: c + 1 });
+      break;
+    }
+  }
+  return out;
 }
 
 /**

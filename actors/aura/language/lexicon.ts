@@ -8,7 +8,7 @@ export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation"
   | "fact_past" | "fact_plan" | "fact_events" | "fact_unanswerable" | "fact_time" | "fact_self" | "fact_near" | "fact_everyone" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling";
 
 export interface LexiconEntry {
   readonly term: string;
@@ -16,7 +16,7 @@ export interface LexiconEntry {
   readonly source: string;
   /** WordNet-derived: the seed term it was reached from. */
   readonly from?: string;
-  /** A title: the occupation it names ("dr" → doctor). */
+  /** A title: the occupation it names ("dr" → doctor); a spelling: its standard form ("whats" → what's). */
   readonly means?: string;
 }
 

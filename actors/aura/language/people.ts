@@ -46,7 +46,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     const addRole = (clause: readonly Token[]) => {
       role.push(...contentWords(clause));
       // The head is the last noun before a prepositional phrase ("lifeguard on duty", "head of maintenance").
-      const firstAdp = clause.findIndex((t) => t.pos === "ADP");
+      // … or before an infinitive ("candidate to save the garden").
+      const firstAdp = clause.findIndex((t, k) => k > 0 && (t.pos === "ADP" || t.text === "to"));
       const head = (firstAdp < 0 ? clause : clause.slice(0, firstAdp)).filter(isNoun).at(-1) ?? clause.filter(isNoun).at(-1);
       if (head === undefined) return;
       heads.push(head.text, head.lemma);
@@ -63,7 +64,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     if (town !== undefined) addRole(tokenize(town.occupation, tokenizer));
     // The name as the summary writes it: a quoted nickname may stand between its parts, a title before it.
     const parts = name.split(/\s+/).map(escape);
-    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}\\s*(?:\\(([^)]*)\\))?`).exec(summary);
+    // … and a nickname may follow it ("Jean-Paul Osei, known to everyone as JP (engineer)").
+    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}(?:,?\\s+(?:known|nicknamed|called)(?:\\s+to\\s+\\w+)?\\s+as\\s+["“'‘]?([A-Z][\\w-]*)["”'’]?,?)?\\s*(?:\\(([^)]*)\\))?`).exec(summary);
     if (written !== null) {
       const [, title, ...rest] = written;
       const note = rest.at(-1);
@@ -84,7 +86,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         // A first word in -ing that takes an object is an activity whatever its tag ("pacing the
         // side of the pool"); one before a noun is a modifier ("wedding planner").
         const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]));
-        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM") && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
+        const modifier = first.text.endsWith("ing") && !gerund;
+        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (nominal) addRole(clause);
         else about.push(...contentWords(clause));
       }
@@ -133,11 +136,31 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     for (let i = m.start; i < m.end; i++) used.add(i);
   };
   // Whole names.
-  const parts = roster.map((name) => ({ name, words: name.toLowerCase().split(/\s+/) }));
+  // Hyphenated parts are matched half by half: a tagger may split "Adebayo-Grant" at the hyphen.
+  const parts = roster.map((name) => ({ name, words: name.toLowerCase().split(/[\s-]+/) }));
+  const spanAt = (i: number, words: readonly string[]): number | null => {
+    let j = i;
+    for (const [k, w] of words.entries()) {
+      if (k > 0 && tokens[j]?.text === "-") j++;
+      if (tokens[j]?.text !== w || (used.has(j) && !taken.has(j))) return null;
+      j++;
+    }
+    return j;
+  };
   for (let i = 0; i < tokens.length; i++) {
     for (const { name, words } of parts) {
       // A place named after someone ("Zhang Hao's Home") still mentions them.
-      if (words.every((w, k) => tokens[i + k]?.text === w && (!used.has(i + k) || taken.has(i + k)))) claim({ name, start: i, end: i + words.length, by: "name" });
+      const end = spanAt(i, words);
+      if (end !== null) claim({ name, start: i, end, by: "name" });
+    }
+  }
+  // A hyphenated part as one token ("adebayo-grant"), or as its halves ("Ms Adebayo-Grant").
+  for (const name of roster) {
+    for (const word of name.toLowerCase().split(/\s+/).filter((w) => w.includes("-"))) {
+      for (let i = 0; i < tokens.length; i++) {
+        const end = tokens[i]!.text === word ? i + 1 : spanAt(i, word.split("-"));
+        if (end !== null && !used.has(i)) claim({ name, start: i, end, by: "name" });
+      }
     }
   }
   // One capitalised part of a name, or a nickname, that no one else has.
@@ -145,6 +168,14 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   const own = (w: string, name: string) => owners.set(w, [...new Set([...(owners.get(w) ?? []), name])]);
   for (const { name, words } of parts) for (const w of words) own(w, name);
   for (const name of roster) for (const nick of profiles[name]?.nicknames ?? []) own(nick.toLowerCase(), name);
+  // Initials, written in capitals: of the whole name ("JPO"), of a hyphenated given name ("JP" for Jean-Paul).
+  const initials = new Map<string, string[]>();
+  for (const name of roster) {
+    const words = name.split(/\s+/);
+    for (const form of [words.flatMap((w) => w.split("-")), words[0]!.includes("-") ? words[0]!.split("-") : []]) {
+      if (form.length >= 2) initials.set(form.map((w) => w[0]!.toLowerCase()).join(""), [...new Set([...(initials.get(form.map((w) => w[0]!.toLowerCase()).join("")) ?? []), name])]);
+    }
+  }
   // A name part counts when written with a capital, tagged a proper noun, or after a title ("mr mehta").
   const titled = (i: number) => i > 0 && (TITLES.has(tokens[i - 1]!.text) || HONORIFICS.has(tokens[i - 1]!.text) || (tokens[i - 1]!.text === "." && i > 1 && (TITLES.has(tokens[i - 2]!.text) || HONORIFICS.has(tokens[i - 2]!.text))));
   // … or, lower-cased, where English wants a name: a bare singular in subject position ("sunny
@@ -154,11 +185,12 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const next = tokens[i + 1];
     // A clause starts after punctuation, a conjunction or a complementiser ("… clocked that aroha's …").
     const clauseStart = prev === undefined || prev.pos === "PUNCT" || prev.pos === "CCONJ" || prev.pos === "SCONJ";
-    const inverted = prev?.pos === "AUX" && (tokens[i - 2] === undefined || tokens[i - 2]!.pos === "PUNCT");
+    // "is rosa free", "what's petra up to": after the inverted auxiliary of a question.
+    const inverted = prev?.pos === "AUX" && (tokens[i - 2] === undefined || tokens[i - 2]!.pos === "PUNCT" || /^(what|how|where|why|when|who)$/.test(tokens[i - 2]!.text));
     return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s")) || inverted || prev?.pos === "VERB";
   };
   tokens.forEach((t, i) => {
-    const who = owners.get(t.text);
+    const who = owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined);
     if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i)) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
   // A bare role noun in the same places ("janitor looks tired", "ask janitor about …").
@@ -167,9 +199,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const who = best(roster.map((n) => [n, (profiles[n]?.heads ?? []).some((r) => r === t.text || r === t.lemma) ? 1 : 0]));
     if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
   });
-  // An abbreviation of someone's role, written with a capital ("the TA" for a teaching assistant).
+  // An abbreviation of someone's role, written in capitals ("the TA" for a teaching assistant).
   tokens.forEach((t, i) => {
-    if (used.has(i) || !t.capital || t.text.length < 2 || t.text.length > 4 || !(isNoun(t) || t.pos === "X")) return;
+    if (used.has(i) || !t.upper || t.text.length < 2 || t.text.length > 4 || !(isNoun(t) || t.pos === "X")) return;
     const who = best(roster.map((n) => [n, (profiles[n]?.initials ?? []).includes(t.text) ? 1 : 0]));
     if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
   });
@@ -201,6 +233,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && h < np.length - 1)) continue;
       // A plural ("the two guides") names a group, not one person.
       if (isNoun(head) && plural(head)) break;
+      // "the woman", "the guy": a word for anyone, said with a description, not a role.
+      if (cuesOf([head], "activity").length > 0) continue;
       const words = np.slice(0, h).flatMap((w) => [w.text, w.lemma]);
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];

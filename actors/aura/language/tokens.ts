@@ -3,6 +3,7 @@
 // on the development split; compromise stays selectable). Both are pure, synchronous and
 // deterministic: the same text gives the same tokens on every run and replay.
 import { createRequire } from "node:module";
+import { LEXICON } from "./lexicon.ts";
 import type nlpType from "compromise";
 import type winkNLPType from "wink-nlp";
 import type modelType from "wink-eng-lite-web-model";
@@ -21,6 +22,8 @@ export interface Token {
   readonly pos: Pos;
   /** Whether the word was capitalised as written (names). */
   readonly capital: boolean;
+  /** Whether it was written in capitals, two letters or more (initials, abbreviations: "JP", "TA"). */
+  readonly upper: boolean;
 }
 
 export type TokenizerName = "wink" | "compromise";
@@ -38,7 +41,7 @@ function winkTokens(text: string): Token[] {
   // its.lemma is typed as needing the addons cache, which out() supplies at run time.
   const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.value) as string[];
   const tags = doc.tokens().out(its.pos) as string[];
-  return values.map((v, i) => ({ text: v.toLowerCase(), lemma: (lemmas[i] ?? v).toLowerCase(), pos: (tags[i] ?? "X") as Pos, capital: /^[A-Z]/.test(v) }));
+  return values.map((v, i) => ({ text: v.toLowerCase(), lemma: (lemmas[i] ?? v).toLowerCase(), pos: (tags[i] ?? "X") as Pos, capital: /^[A-Z]/.test(v), upper: /^[A-Z]{2,}$/.test(v) }));
 }
 
 const COMPROMISE_POS: ReadonlyArray<[string, Pos]> = [
@@ -64,14 +67,28 @@ function compromiseTokens(text: string): Token[] {
         const possessive = lower.endsWith("'s") && t.implicit === undefined;
         const base = possessive ? lower.slice(0, -2) : lower;
         const word = t.implicit !== undefined ? base.replace(/'s$/, "") : base;
-        out.push({ text: word, lemma: t.implicit !== undefined ? word : (t.root ?? t.normal ?? base).replace(/'s$/, "").toLowerCase(), pos, capital: /^[A-Z]/.test(w) });
-        if (possessive) out.push({ text: "'s", lemma: "'s", pos: "PART", capital: false });
+        out.push({ text: word, lemma: t.implicit !== undefined ? word : (t.root ?? t.normal ?? base).replace(/'s$/, "").toLowerCase(), pos, capital: /^[A-Z]/.test(w), upper: /^[A-Z]{2,}$/.test(w) });
+        if (possessive) out.push({ text: "'s", lemma: "'s", pos: "PART", capital: false, upper: false });
       }
     }
   }
   return out;
 }
 
+// Informal spellings ("whats", "hes", "rn", "b4") and the standard form each stands for (the
+// lexicon's `spelling` entries), read before tagging so the tagger sees ordinary English.
+let spellings: Map<string, string> | null = null;
+export function standardSpelling(text: string): string {
+  spellings ??= new Map(LEXICON.entries.filter((e) => e.category === "spelling" && e.means !== undefined).map((e) => [e.term, e.means!]));
+  const table = spellings;
+  return text.replace(/[A-Za-z0-9]+(?:'[A-Za-z]+)?/g, (word) => {
+    const means = table.get(word.toLowerCase());
+    if (means === undefined) return word;
+    return /^[A-Z]/.test(word) ? means[0]!.toUpperCase() + means.slice(1) : means;
+  });
+}
+
 export function tokenize(text: string, tokenizer: TokenizerName = "wink"): Token[] {
-  return tokenizer === "wink" ? winkTokens(text) : compromiseTokens(text);
+  const standard = standardSpelling(straighten(text));
+  return tokenizer === "wink" ? winkTokens(standard) : compromiseTokens(standard);
 }
