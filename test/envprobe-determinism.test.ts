@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { GRID_POLICIES } from "../actors/envprobe/config.ts";
-import { KINDS } from "../actors/envprobe/kinds.ts";
+import { KINDS } from "../actors/envprobe/kinds/index.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import { forkEpisode, runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";

@@ -8,7 +8,7 @@ import { decide, type Inputs } from "../actors/envprobe/policies.ts";
 import { envprobeWorld, inputsOf } from "../actors/envprobe/world.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import { cellOf, EpisodeAccumulator } from "../services/envprobe/metrics.ts";
-import { KINDS } from "../actors/envprobe/kinds.ts";
+import { KINDS } from "../actors/envprobe/kinds/index.ts";
 
 const configOf = (raw: object, policy = "no-probe") => envprobeWorld.applyCondition(envprobeWorld.resolveConfig(raw), policy);
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Delivered, Emitted } from "../actors/actor.ts";
 import { agentHandlers, initialAgentContext, type AgentContext } from "../actors/envprobe/agent.ts";
 import { GRID_POLICIES, type EnvprobeConfig } from "../actors/envprobe/config.ts";
-import { DAG } from "../actors/envprobe/kinds.ts";
+import { DAG } from "../actors/envprobe/kinds/tooldag.ts";
 import { envprobeWorld, inputsOf, worldSpecOf } from "../actors/envprobe/world.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 

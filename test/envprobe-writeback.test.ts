@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { Delivered, Emitted } from "../actors/actor.ts";
 import { agentHandlers, initialAgentContext, type AgentContext } from "../actors/envprobe/agent.ts";
 import { envprobeWorld, inputsOf } from "../actors/envprobe/world.ts";
-import { NAV, probe } from "../actors/envprobe/kinds.ts";
+import { NAV } from "../actors/envprobe/kinds/graphnav.ts";
+import { probe } from "../actors/envprobe/kinds/operations.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import type { EnvprobeConfig } from "../actors/envprobe/config.ts";
 

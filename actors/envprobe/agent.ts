@@ -19,7 +19,12 @@ import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from 
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { modelStaleness, reportedConfidence, reportedStaleness, SOURCE, type Calibration, type ModelReport, type Policy } from "./config.ts";
 import { beliefRequest, judgeRequest, parseBeliefUpdates, parseJudgeDecision } from "./llm.ts";
-import { DAG, depValue, HELD, NAV, nodeName, OBJ, parseAction, parseDeps, parseInventory, UNKNOWN, type Layout, type Observation } from "./kinds.ts";
+import { parseAction } from "./kinds/grammar.ts";
+import { NAV, nodeName } from "./kinds/graphnav.ts";
+import { OBJ } from "./kinds/objectstate.ts";
+import { DAG, depValue, parseDeps } from "./kinds/tooldag.ts";
+import type { Layout, Observation } from "./kinds/types.ts";
+import { HELD, parseInventory, UNKNOWN } from "./kinds/values.ts";
 import { plan, type Knowledge } from "./planner.ts";
 import { decide, judgeCandidates } from "./policies.ts";
 

@@ -1,7 +1,8 @@
 // EnvProbe configuration: regimes (paper §5: horizons 20/30/40, mean mutation rates 0.02/0.10/0.30;
 // and the release's S1–S3 presets), policies (the conditions) and the agent's miscalibration.
 import { Schema } from "effect";
-import { KINDS, type Cardinality, type Kind, type MutationTargets, type Noise } from "./kinds.ts";
+import { KINDS, type Kind } from "./kinds/index.ts";
+import type { Cardinality, MutationTargets, Noise } from "./kinds/types.ts";
 
 export interface Regime {
   readonly description: string;

@@ -9,7 +9,8 @@ import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } fr
 import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload } from "../../events/envprobe.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { reportedConfidence, reportedStaleness, SOURCE, type Calibration } from "./config.ts";
-import { applyAction, isSuccess, mutate, observe, probe, type MutationTargets, type Noise, type WorldSpec } from "./kinds.ts";
+import { applyAction, isSuccess, mutate, observe, probe } from "./kinds/operations.ts";
+import type { MutationTargets, Noise, WorldSpec } from "./kinds/types.ts";
 import { AGENT_ID } from "./agent.ts";
 
 export interface EnvParams {

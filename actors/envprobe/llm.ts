@@ -12,7 +12,9 @@
 import { llmRequest, type LlmMessagePayload, type LlmRequestedPayload } from "../../events/llm.ts";
 import { parseJsonObject } from "../aura/llm.ts";
 import type { EnvprobeSteppedPayload } from "../../events/envprobe.ts";
-import { depValue, HELD, UNKNOWN, type Kind, type Layout } from "./kinds.ts";
+import { depValue } from "./kinds/tooldag.ts";
+import type { Kind, Layout } from "./kinds/types.ts";
+import { HELD, UNKNOWN } from "./kinds/values.ts";
 
 /** The output schema name the gateway validates `belief` answers against. */
 export const BELIEF_OUTPUT = "envprobe-beliefs";

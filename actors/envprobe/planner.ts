@@ -2,7 +2,11 @@
 // the world's for the oracle-belief reference), plus which fields that action depends on directly
 // (d = 1: they decide whether it is valid) and which the rest of the plan depends on (d = 0.5).
 // These give EnvProbe's d_i from the task structure (paper §3.3), not from self-reports.
-import { adjacency, DAG, HELD, nodeName, NAV, OBJ, parseDeps, parseInventory, roomName, UNKNOWN, type Layout } from "./kinds.ts";
+import { adjacency, NAV, nodeName } from "./kinds/graphnav.ts";
+import { OBJ, roomName } from "./kinds/objectstate.ts";
+import { DAG, parseDeps } from "./kinds/tooldag.ts";
+import type { Layout } from "./kinds/types.ts";
+import { HELD, parseInventory, UNKNOWN } from "./kinds/values.ts";
 
 /** What the agent has learned that is not a scored field. */
 export interface Knowledge {

@@ -10,7 +10,9 @@ import { deriveStream, Draws } from "../rng.ts";
 import { AGENT_ID, agentLogic, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "./agent.ts";
 import { trackingOf, beliefModelOf, budgetOf, defaultsFor, isPreB0Judge, judgeModelOf, MODEL_POLICIES, ConfigSchema, configProblems, defaultConfig, horizonOf, newEpisodeProblems, POLICIES, PRIVILEGED, REGIMES, type EnvprobeConfig, type Policy } from "./config.ts";
 import { envLogic, type EnvContext, type EnvInput } from "./environment.ts";
-import { generate, observe, parseAction, type WorldSpec } from "./kinds.ts";
+import { parseAction } from "./kinds/grammar.ts";
+import { generate, observe } from "./kinds/operations.ts";
+import type { WorldSpec } from "./kinds/types.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
 
 const decode = configDecoder("envprobe", ConfigSchema);

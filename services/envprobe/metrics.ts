@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Schema } from "effect";
 import { LogCorrupted } from "../../events/errors.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
-import { KINDS } from "../../actors/envprobe/kinds.ts";
+import { KINDS } from "../../actors/envprobe/kinds/index.ts";
 import { POLICY_NAMES, REGIMES } from "../../actors/envprobe/config.ts";
 import { wilson } from "../stats.ts";
 

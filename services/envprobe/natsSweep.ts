@@ -24,7 +24,7 @@ import { keepOrRun } from "./keep.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
 import { inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
 import { makeLlmGateway, mergeProblems, resolveLlmConfig, sumTotals, type EndpointProblem, type UsageTotals } from "../llmGateway.ts";
-import type { Kind } from "../../actors/envprobe/kinds.ts";
+import type { Kind } from "../../actors/envprobe/kinds/index.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
 
 /** Seeds of one cell per job unless `--chunk` says otherwise. */

@@ -14,7 +14,7 @@ import { UsageError } from "../replay.ts";
 import { episodeDirsUnder } from "../verifyTree.ts";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
 import { paretoChart } from "../reportCharts.ts";
-import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
+import { KINDS, type Kind } from "../../actors/envprobe/kinds/index.ts";
 import { POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
 import { cellsOf, EpisodeMetricsSchema, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import { seedsLabel, sweepKeyOf } from "./sweep.ts";

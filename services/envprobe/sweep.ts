@@ -14,7 +14,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import { beliefModelOf, GRID_POLICIES, judgeModelOf, MODEL_POLICIES, POLICY_NAMES, REGIMES, type EnvprobeConfig, type Policy } from "../../actors/envprobe/config.ts";
-import { KINDS, type Kind } from "../../actors/envprobe/kinds.ts";
+import { KINDS, type Kind } from "../../actors/envprobe/kinds/index.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
 import { canonicalJson } from "../../events/canonical.ts";
