@@ -5,6 +5,7 @@
 // Actors never see the log, the transport or the wall clock.
 import { enqueueActions, type ActorLogic, type ActorSystem, type AnyActorLogic, type EventObject, type MachineContext, type Snapshot } from "xstate";
 import type { Address } from "../events/record.ts";
+import type { EventType, PayloadOf } from "../events/catalogue.ts";
 
 /** A record as an actor receives it. */
 export interface Delivered<P = unknown> {
@@ -24,6 +25,9 @@ export interface Emitted<P = unknown> {
 
 /** Handles one record type: updates the context (in place) and returns the events to emit. */
 export type RecordHandler<Context> = (context: Context, event: Delivered<never>) => Emitted[];
+
+/** A delivered record of catalogue type `T` (a union of types gives a union of records), its payload typed from the catalogue. */
+export type RecordOf<T extends EventType> = T extends EventType ? Delivered<PayloadOf<T>> & { readonly type: T } : never;
 
 type RecordEvent = Delivered & EventObject;
 type EmittedEvent = Emitted & EventObject;
