@@ -5,6 +5,7 @@
 // Actors never see the log, the transport or the wall clock.
 import { enqueueActions, type ActorLogic, type ActorSystem, type AnyActorLogic, type EventObject, type MachineContext, type Snapshot } from "xstate";
 import type { Address } from "../events/record.ts";
+import type { EventType, PayloadOf } from "../events/catalogue.ts";
 
 /** A record as an actor receives it. */
 export interface Delivered<P = unknown> {
@@ -25,19 +26,29 @@ export interface Emitted<P = unknown> {
 /** Handles one record type: updates the context (in place) and returns the events to emit. */
 export type RecordHandler<Context> = (context: Context, event: Delivered<never>) => Emitted[];
 
+/** A delivered record of catalogue type `T` (a union of types gives a union of records), its payload typed from the catalogue. */
+export type RecordOf<T extends EventType> = T extends EventType ? Delivered<PayloadOf<T>> & { readonly type: T } : never;
+
+/** Record handlers by type, each given the records of its own type (their payloads typed from the catalogue). */
+export type HandlerTable<Context, T extends EventType> = { readonly [K in T]: (context: Context, event: RecordOf<K>) => Emitted[] };
+
 type RecordEvent = Delivered & EventObject;
 type EmittedEvent = Emitted & EventObject;
 
 /**
- * The XState action every actor uses to handle delivered records: look up the record type's
- * handler and emit what it returns (the host collects emitted events for the sequencer).
+ * The XState action a machine uses to handle delivered records by a handler table: look up the
+ * record type's handler and emit what it returns (the host collects emitted events for the
+ * sequencer). A record of a type the table does not name is ignored.
  */
-export const handleRecords = <Context extends MachineContext>(handlers: Readonly<Record<string, RecordHandler<Context>>>) =>
-  enqueueActions<Context, RecordEvent, undefined, RecordEvent, never, never, never, never, EmittedEvent>(({ context, event, enqueue }) => {
-    const handler = handlers[event.type];
+export const handleRecords = <Context extends MachineContext, T extends EventType>(handlers: HandlerTable<Context, T>) => {
+  // Each handler is only ever given records of its own type: the lookup by type is what makes the table's types hold.
+  const byType: Readonly<Partial<Record<string, (context: Context, event: never) => Emitted[]>>> = handlers;
+  return enqueueActions<Context, RecordEvent, undefined, RecordEvent, never, never, never, never, EmittedEvent>(({ context, event, enqueue }) => {
+    const handler = Object.hasOwn(byType, event.type) ? byType[event.type] : undefined;
     if (handler === undefined) return;
-    for (const e of handler(context, event as Delivered<never>)) enqueue.emit(e as EmittedEvent);
+    for (const e of handler(context, event as never)) enqueue.emit(e as EmittedEvent);
   });
+};
 
 /** The snapshot of a record-handler actor: its context and a state value derived from it. */
 export type RecordActorSnapshot<Context> = Snapshot<undefined> & { readonly context: Context; readonly value: string };

@@ -12,7 +12,15 @@ interface CatalogueEntry {
   readonly payload: Schema.Top;
 }
 
-export const catalogue: Readonly<Record<string, CatalogueEntry>> = { ...kernelEvents, ...auratownEvents, ...probeEvents, ...llmEvents, ...envprobeEvents };
+const entries = { ...kernelEvents, ...auratownEvents, ...probeEvents, ...llmEvents, ...envprobeEvents };
+
+export const catalogue: Readonly<Record<string, CatalogueEntry>> = entries;
+
+/** Every record type of the catalogue. */
+export type EventType = keyof typeof entries;
+
+/** The payload of a record type, as its schema decodes it. */
+export type PayloadOf<T extends EventType> = (typeof entries)[T]["payload"]["Type"];
 
 const decoders = new Map<string, (u: unknown) => unknown>(
   Object.entries(catalogue).map(([type, entry]) => [type, Schema.decodeUnknownSync(entry.payload as Schema.Codec<unknown, unknown>)]),

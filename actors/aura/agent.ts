@@ -2,7 +2,7 @@
 // about the others, its plan and its memories, and answers the probes that read them. The policy
 // is checked before anything is read: a denied probe never sees the state.
 import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
+import { handleRecords, type Delivered, type Emitted, type HandlerTable } from "../actor.ts";
 import type { ProbeRequestedPayload } from "../../events/probes.ts";
 import { slugOf } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
@@ -50,8 +50,8 @@ function onProbe(ctx: SceneAgentContext, event: Delivered<ProbeRequestedPayload>
   return answerProbe(ctx, event, denied, () => read(ctx, p.tool, p.args));
 }
 
-const handlers: Record<string, RecordHandler<SceneAgentContext>> = {
-  "probe.requested": onProbe as RecordHandler<SceneAgentContext>,
+const handlers: HandlerTable<SceneAgentContext, "probe.requested"> = {
+  "probe.requested": onProbe,
 };
 
 export const sceneAgentMachine = setup({

@@ -2,7 +2,7 @@
 // public event feed, and answers the environment probes. The policy is checked here, before any
 // state is read, so a denied probe never touches the scene.
 import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
+import { handleRecords, type Delivered, type Emitted, type HandlerTable } from "../actor.ts";
 import type { ProbeRequestedPayload } from "../../events/probes.ts";
 import { focusLocationOf, sceneTimeOf, type PublicRow, type Scene } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
@@ -91,8 +91,8 @@ function onProbe(ctx: SceneEnvContext, event: Delivered<ProbeRequestedPayload>):
   return answerProbe(ctx, event, denied, () => read(ctx, p.tool, p.args));
 }
 
-const handlers: Record<string, RecordHandler<SceneEnvContext>> = {
-  "probe.requested": onProbe as RecordHandler<SceneEnvContext>,
+const handlers: HandlerTable<SceneEnvContext, "probe.requested"> = {
+  "probe.requested": onProbe,
 };
 
 export const sceneEnvMachine = setup({

@@ -6,7 +6,7 @@
 import { Schema } from "effect";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { configDecoder } from "../configDecoder.ts";
-import { controllerMachine, type ControllerContext, type ControllerInput } from "./controller.ts";
+import { controllerMachine, type ControllerContext, type ControllerInput } from "./controller/machine.ts";
 import { sceneAgentMachine, type SceneAgentContext } from "./agent.ts";
 import { sceneEnvMachine, type SceneEnvContext } from "./environment.ts";
 import { agentIdOf, canonicalScene, CONTROLLER_ID, focusLocationOf, planOf, rosterOf, SCENE_ENV_ID, sceneTimeOf, type Scene } from "./scene.ts";
