@@ -296,7 +296,7 @@ describe("parseTraceFlag", () => {
     expect(parseTraceFlag("console", def)).toEqual({ exporter: "console" });
     expect(parseTraceFlag("jsonl", def)).toEqual({ exporter: "jsonl", file: def });
     expect(parseTraceFlag("jsonl:/tmp/t.jsonl", def)).toEqual({ exporter: "jsonl", file: "/tmp/t.jsonl" });
-    expect(parseTraceFlag("otlp", def)).toEqual({ exporter: "otlp", otlpUrl: "http://127.0.0.1:4318/v1/traces" });
+    expect(parseTraceFlag("otlp", def)).toEqual({ exporter: "otlp" }); // the endpoint: OTEL_EXPORTER_OTLP_* or the local collector
     expect(parseTraceFlag("otlp:http://collector:4318/v1/traces", def)).toEqual({
       exporter: "otlp",
       otlpUrl: "http://collector:4318/v1/traces",
