@@ -502,9 +502,9 @@ function checkedOtlpUrl(url: string, from: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`${from}: invalid OTLP URL ${JSON.stringify(redactUrl(url))}`);
+    throw new Error(`--trace otlp: ${from}: invalid OTLP URL ${JSON.stringify(redactUrl(url))}`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`${from}: the OTLP URL must be http: or https:, got ${JSON.stringify(redactUrl(url))}`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`--trace otlp: ${from}: the OTLP URL must be http: or https:, got ${JSON.stringify(redactUrl(url))}`);
   return url;
 }
 
@@ -523,7 +523,7 @@ function otlpProtocol(): "http/json" | "http/protobuf" {
   const name = getStringFromEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
   const value = getStringFromEnv(name) ?? "http/json";
   if (value === "http/json" || value === "http/protobuf") return value;
-  throw new Error(`${name}=${value}: probetown exports traces over OTLP/HTTP only; use http/json or http/protobuf`);
+  throw new Error(`--trace otlp: ${name}=${value}: probetown exports traces over OTLP/HTTP only; use http/json or http/protobuf`);
 }
 
 function otlpExporter(url: string, protocol: "http/json" | "http/protobuf"): SpanExporter {
