@@ -380,8 +380,10 @@ let detected: Resource | undefined;
  * which wins: OTEL_SERVICE_NAME names the service whatever `serviceName` says.
  */
 function resourceFor(serviceName: string): Resource {
+  const known = resources.get(serviceName);
+  if (known !== undefined) return known;
   detected ??= detectResources({ detectors: [envDetector, hostDetector] });
-  return defaultResource()
+  const resource = defaultResource()
     .merge(resourceFromAttributes({
       "service.name": serviceName,
       "service.version": VERSION,
@@ -390,7 +392,12 @@ function resourceFor(serviceName: string): Resource {
       "process.runtime.version": process.versions.node,
     }))
     .merge(detected);
+  resources.set(serviceName, resource);
+  return resource;
 }
+
+/** One resource per service name: a pipeline whose resource is the SDK's exports its spans as they are. */
+const resources = new Map<string, Resource>();
 
 /** Marks the context of every span a pipeline's tracer starts; the router reads it. */
 const PIPELINE = createContextKey("probetown telemetry pipeline");
