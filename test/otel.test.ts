@@ -156,3 +156,60 @@ describe("sweep --trace otlp over NATS", () => {
     }
   });
 });
+
+describe("sweep envprobe --trace otlp over NATS", () => {
+  it("a worker's chunk span continues its job's trace, with a span per episode naming its outcome", async () => {
+    const before = collector.spans().length;
+    const ns = suite.nats.namespace("otel-envprobe");
+    const s = await startCli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,envprobe-simple", "--regimes", "medium", "--seeds", "0-2", "--nats", suite.nats.url, "--namespace", ns, "--workers", "1", "--trace", "otlp", "--json"], {
+      ...NO_OTEL_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+    }).done;
+    expect(s.code, s.err).toBe(0);
+    const summary = JSON.parse(s.out) as { episodes: number; nats: { jobs: number } };
+    const spans = since(before);
+    const jobs = spans.filter((x) => x.name.startsWith("sweep job "));
+    expect(jobs).toHaveLength(summary.nats.jobs);
+    for (const job of jobs) {
+      const chunk = spans.find((x) => x.name === `envprobe chunk ${job.attributes["probetown.job.id"] as string}`)!;
+      expect(chunk.traceId).toBe(job.traceId);
+      expect(chunk.parentSpanId).toBe(job.spanId);
+      const episodes = spans.filter((x) => x.parentSpanId === chunk.spanId);
+      expect(episodes).toHaveLength(3);
+      for (const e of episodes) expect(Object.keys(e.attributes)).toEqual(expect.arrayContaining(["probetown.seed", "probetown.envprobe.success", "probetown.envprobe.accuracy", "probetown.envprobe.probes"]));
+    }
+    expect(spans.filter((x) => x.name.startsWith("envprobe episode "))).toHaveLength(summary.episodes);
+  });
+});
+
+describe("sweep --trace without a collector", () => {
+  it("embedded, into one JSONL file: one trace per episode, rooted at its job's span; a bare jsonl puts each episode's trace beside its log", async () => {
+    const work = tempDir("otel-embedded-sweep");
+    const file = join(work, "sweep.jsonl");
+    const s = await startCli(["sweep", "auratown", "--seeds", "3-4", "--ticks", "1", "--log", join(work, "one"), "--trace", `jsonl:${file}`, "--json"], NO_OTEL_ENV).done;
+    expect(s.code, s.err).toBe(0);
+    const spans = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { name: string; traceId: string; spanId: string; parentSpanId: string | null });
+    expect(new Set(spans.map((x) => x.traceId)).size).toBe(2);
+    for (const episode of ["auratown-s3-baseline", "auratown-s4-baseline"]) {
+      const job = spans.find((x) => x.name === `sweep job ${episode}`)!;
+      expect(spans.find((x) => x.name === `episode ${episode}`)!.parentSpanId).toBe(job.spanId);
+    }
+
+    const beside = await startCli(["sweep", "auratown", "--seeds", "3-4", "--ticks", "1", "--log", join(work, "beside"), "--trace", "jsonl", "--json"], NO_OTEL_ENV).done;
+    expect(beside.code, beside.err).toBe(0);
+    for (const episode of ["auratown-s3-baseline", "auratown-s4-baseline"]) {
+      const own = readFileSync(join(work, "beside", episode, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { name: string; traceId: string; parentSpanId: string | null });
+      expect(new Set(own.map((x) => x.traceId)).size).toBe(1);
+      expect(own.find((x) => x.name === `episode ${episode}`)!.parentSpanId).toBeNull();
+    }
+  });
+
+  it("what cannot be traced is refused before anything runs", async () => {
+    const dead = "nats://127.0.0.1:9";
+    const bare = await startCli(["sweep", "auratown", "--seeds", "1", "--nats", dead, "--trace", "jsonl"], NO_OTEL_ENV).done;
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain("--trace jsonl: a sweep over NATS keeps its logs in JetStream, with no directory to put traces beside; name the file: --trace jsonl:<file>");
+    const embedded = await startCli(["sweep", "envprobe", "--seeds", "0", "--trace", "otlp"], NO_OTEL_ENV).done;
+    expect(embedded.code).toBe(2);
+    expect(embedded.err).toContain("--trace: the embedded `sweep envprobe` runs its episodes on worker threads without telemetry");
+  });
+});
