@@ -257,7 +257,7 @@ export class JetStreamJobQueue implements JobQueue {
     const lane = async () => {
       while (next < todo.length) {
         const { job, subject } = todo[next++]!;
-        await this.#retry(deadline, () => this.#js.publish(subject, JSON.stringify({ id: job.id, spec: job.spec }), { msgID: retried.get(job.id) ?? job.id }));
+        await this.#retry(deadline, () => this.#js.publish(subject, JSON.stringify({ id: job.id, spec: job.spec, ...(job.traceparent === undefined ? {} : { traceparent: job.traceparent }) }), { msgID: retried.get(job.id) ?? job.id }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(SUBMIT_PARALLEL, todo.length) }, lane));

@@ -9,6 +9,11 @@ export interface Job<Spec = unknown> {
   /** Unique and stable (e.g. the episode id); also usable in a NATS subject token. */
   readonly id: string;
   readonly spec: Spec;
+  /**
+   * W3C traceparent of the submitter's span for this job (a traced sweep's): the run continues its
+   * trace. Tracing only: it never changes what the job does or its outcome.
+   */
+  readonly traceparent?: string;
 }
 
 export interface JobContext {

@@ -22,6 +22,10 @@ export interface ChatResult {
   readonly content: string;
   readonly model: string;
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
+  /** The completion's id, when the server gave one: for the trace only, never logged (it differs per call). */
+  readonly id?: string;
+  /** Each choice's finish reason ("stop", "length", …), when the server gave them: for the trace only. */
+  readonly finishReasons?: readonly string[];
 }
 
 /**
@@ -162,10 +166,14 @@ export function openAiChatClient(options: { readonly baseURL: string; readonly a
           throw new ChatError("server_error", scrub(`the server's answer is not a chat completion: ${shown}`, apiKey), null);
         }
         const content = response.choices[0]?.message?.content ?? "";
+        const id: unknown = response.id;
+        const finishReasons = response.choices.map((c) => c?.finish_reason as unknown).filter((r): r is string => typeof r === "string" && r.length > 0);
         return {
           content: typeof content === "string" ? content : "",
           model: typeof response.model === "string" && response.model.length > 0 ? response.model : call.model,
           usage: { promptTokens: tokenCount(response.usage?.prompt_tokens), completionTokens: tokenCount(response.usage?.completion_tokens) },
+          ...(typeof id === "string" && id.length > 0 ? { id: scrub(id, apiKey) } : {}),
+          ...(finishReasons.length > 0 ? { finishReasons } : {}),
         };
       } catch (error) {
         throw classify(error, apiKey);

@@ -1,24 +1,36 @@
-// Tracing setup (DESIGN: telemetry is infra, never part of replayed state). One TracerProvider per
-// Telemetry instance, never registered globally: tests and forks may run several in one process.
-// Exporters: none (the @opentelemetry/api no-op tracer), console (JSON lines on stderr), jsonl (own exporter, one span per
-// line) and otlp (OTLP/HTTP JSON). Batching processors use a large queue so bursts don't drop spans.
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+// Tracing setup (DESIGN: telemetry is infra, never part of replayed state). The OpenTelemetry SDK is
+// started through `NodeSDK` (@opentelemetry/sdk-node) once per process, on the first traced run, so
+// the standard OTEL_* variables apply: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env
+// detector), OTEL_TRACES_SAMPLER (+ _ARG), span limits, and for the otlp exporter
+// OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, _PROTOCOL, _TIMEOUT, _COMPRESSION; OTEL_SDK_DISABLED
+// turns tracing off. No metrics, logs or auto-instrumentations are started.
+//
+// Each Telemetry (a run, an actor host, a test) still has its own exporter pipeline: its tracer
+// marks the context of every span it starts, and the SDK's one span processor hands the span to
+// the pipeline that started it. So tests and forks may run several in one process, each flushed and
+// shut down on its own. Exporters: none (the @opentelemetry/api no-op tracer; the SDK is not even
+// loaded), console (JSON lines on stderr), jsonl (own exporter, one span per line) and otlp
+// (OTLP/HTTP, JSON by default or protobuf). Batching processors use a large queue so bursts don't
+// drop spans.
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { dirname } from "node:path";
-import { ProxyTracerProvider, SpanKind, SpanStatusCode, TraceFlags, context as otelContext, isSpanContextValid, trace } from "@opentelemetry/api";
-import type { Attributes, Context, HrTime, Link, Span, SpanContext, Tracer } from "@opentelemetry/api";
-import { ExportResultCode } from "@opentelemetry/core";
+import { ProxyTracerProvider, SpanKind, SpanStatusCode, TraceFlags, context as otelContext, createContextKey, isSpanContextValid, trace } from "@opentelemetry/api";
+import type { Attributes, Context, HrTime, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
+import { ExportResultCode, getBooleanFromEnv, getNumberFromEnv, getStringFromEnv } from "@opentelemetry/core";
 import type { ExportResult } from "@opentelemetry/core";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOnSampler,
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
+import { defaultResource, detectResources, envDetector, hostDetector, resourceFromAttributes } from "@opentelemetry/resources";
+import type { Resource } from "@opentelemetry/resources";
+import { BatchSpanProcessor, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { ReadableSpan, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import type { NodeSDK as NodeSdk } from "@opentelemetry/sdk-node";
+import type { OTLPTraceExporter as OtlpProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+
+// NodeSDK brings every OTLP exporter (gRPC too) and takes ~0.4 s to load: loaded on the first
+// traced run only, so an untraced command starts as fast as before.
+const require = createRequire(import.meta.url);
 
 export type TraceExporterKind = "none" | "console" | "jsonl" | "otlp";
 
@@ -26,9 +38,13 @@ export interface TelemetryConfig {
   readonly exporter: TraceExporterKind;
   /** Required for "jsonl": path of the JSONL trace file (parent directories are created). */
   readonly file?: string;
-  /** For "otlp": full URL of the OTLP/HTTP traces endpoint. */
+  /**
+   * For "otlp": full URL of the OTLP/HTTP traces endpoint (`--trace otlp:<url>`). Absent: from
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, else
+   * http://127.0.0.1:4318/v1/traces.
+   */
   readonly otlpUrl?: string;
-  /** Resource service.name; default "probetown". */
+  /** Resource service.name unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) names another; default "probetown". */
   readonly serviceName?: string;
 }
 
@@ -330,11 +346,11 @@ function openJsonlExporter(file: string): JsonlSpanExporter {
   }
 }
 
-function disabledTelemetry(): Telemetry {
+function disabledTelemetry(description = "tracing off"): Telemetry {
   return {
     enabled: false,
     tracer: NOOP_TRACER,
-    description: "tracing off",
+    description,
     flush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
     undelivered: () => null,
@@ -347,8 +363,190 @@ function flushError(errors: unknown): Error {
   return new Error(`telemetry: span export failed: ${text}`, { cause: errors });
 }
 
+/** probetown's version (package.json), the resource's service.version. */
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/**
+ * What the environment says of the resource: OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (the
+ * env detector) and the host (host.name, host.arch, host.id). Detected once per process. The
+ * process detector is left out on purpose: its process.command_args would carry a command line's
+ * URLs, credentials included (`--nats nats://user:pass@…`), into every exported span.
+ */
+let detected: Resource | undefined;
+
+/**
+ * The resource of a pipeline's spans: the SDK's defaults (telemetry.sdk.*), probetown's own
+ * (service.name, service.version, the process id and runtime), then what the environment says,
+ * which wins: OTEL_SERVICE_NAME names the service whatever `serviceName` says.
+ */
+function resourceFor(serviceName: string): Resource {
+  const known = resources.get(serviceName);
+  if (known !== undefined) return known;
+  detected ??= detectResources({ detectors: [envDetector, hostDetector] });
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({
+      "service.name": serviceName,
+      "service.version": VERSION,
+      "process.pid": process.pid,
+      "process.runtime.name": "nodejs",
+      "process.runtime.version": process.versions.node,
+    }))
+    .merge(detected);
+  resources.set(serviceName, resource);
+  return resource;
+}
+
+/** One resource per service name: a pipeline whose resource is the SDK's exports its spans as they are. */
+const resources = new Map<string, Resource>();
+
+/** Marks the context of every span a pipeline's tracer starts; the router reads it. */
+const PIPELINE = createContextKey("probetown telemetry pipeline");
+
+/** One Telemetry's span processors, and the resource its spans are exported with. */
+class Pipeline {
+  closed = false;
+  readonly processors: readonly SpanProcessor[];
+  readonly resource: Resource;
+  constructor(processors: readonly SpanProcessor[], resource: Resource) {
+    this.processors = processors;
+    this.resource = resource;
+  }
+  onStart(span: Parameters<SpanProcessor["onStart"]>[0], parentContext: Context): void {
+    for (const p of this.processors) p.onStart(span, parentContext);
+  }
+  onEnd(span: ReadableSpan): void {
+    // The SDK's provider has one resource for the process; a pipeline's may name another service
+    // (an actor host's, a test's). The span is read through an object that says this pipeline's.
+    const own = span.resource === this.resource ? span : (Object.create(span, { resource: { value: this.resource } }) as ReadableSpan);
+    for (const p of this.processors) p.onEnd(own);
+  }
+  async forceFlush(): Promise<void> {
+    const results = await Promise.allSettled(this.processors.map((p) => p.forceFlush()));
+    const errors = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as unknown);
+    if (errors.length > 0) throw errors;
+  }
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.processors.map((p) => p.shutdown()));
+  }
+}
+
+/** The SDK's span processor: each span goes to the pipeline whose tracer started it (others: nowhere). */
+class RoutingSpanProcessor implements SpanProcessor {
+  private readonly owners = new WeakMap<object, Pipeline>();
+  onStart(span: Parameters<SpanProcessor["onStart"]>[0], parentContext: Context): void {
+    const pipeline = parentContext.getValue(PIPELINE) as Pipeline | undefined;
+    if (pipeline === undefined || pipeline.closed) return;
+    this.owners.set(span, pipeline);
+    pipeline.onStart(span, parentContext);
+  }
+  onEnd(span: ReadableSpan): void {
+    const pipeline = this.owners.get(span);
+    if (pipeline === undefined) return;
+    this.owners.delete(span);
+    if (!pipeline.closed) pipeline.onEnd(span);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** A pipeline's tracer: the SDK's, with the pipeline put in the context of every span it starts. */
+class PipelineTracer implements Tracer {
+  private readonly inner: Tracer;
+  private readonly pipeline: Pipeline;
+  constructor(inner: Tracer, pipeline: Pipeline) {
+    this.inner = inner;
+    this.pipeline = pipeline;
+  }
+  startSpan(name: string, options?: SpanOptions, context?: Context): Span {
+    return this.inner.startSpan(name, options, (context ?? otelContext.active()).setValue(PIPELINE, this.pipeline));
+  }
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, fn: F): ReturnType<F>;
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, options: SpanOptions, fn: F): ReturnType<F>;
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, options: SpanOptions, context: Context, fn: F): ReturnType<F>;
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
+    const fn = rest.at(-1) as F;
+    const options = (rest.length >= 2 ? rest[0] : undefined) as SpanOptions | undefined;
+    const parent = (rest.length >= 3 ? rest[1] : undefined) as Context | undefined ?? otelContext.active();
+    const span = this.startSpan(name, options, parent);
+    return otelContext.with(trace.setSpan(parent, span), fn as (span: Span) => ReturnType<F>, undefined, span);
+  }
+}
+
+/** The process's SDK, started on the first traced run: its tracer (every span goes through its router). */
+let sdkTracer: Tracer | undefined;
+
+function startedSdk(): Tracer {
+  if (sdkTracer !== undefined) return sdkTracer;
+  const before = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
+  const { NodeSDK } = require("@opentelemetry/sdk-node") as { NodeSDK: typeof NodeSdk };
+  const sdk = new NodeSDK({
+    resource: resourceFor(DEFAULT_SERVICE_NAME),
+    autoDetectResources: false,
+    spanProcessors: [new RoutingSpanProcessor()],
+    // Traces only: no metric reader or log processor is started (the SDK's env defaults would
+    // export both to an OTLP endpoint every minute), and no instrumentation.
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [],
+  });
+  // The sampler (OTEL_TRACES_SAMPLER, default parent-based always-on), span limits, the W3C
+  // propagator and the async-hooks context manager come from NodeSDK, registered globally.
+  sdk.start();
+  const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
+  if (provider === before) throw new Error("telemetry: another OpenTelemetry tracer provider is already registered in this process, so probetown's cannot be");
+  sdkTracer = provider.getTracer(TRACER_NAME, VERSION);
+  return sdkTracer;
+}
+
+/** A URL from --trace or the environment that the exporter can use, or an error naming where it came from. */
+function checkedOtlpUrl(url: string, from: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`--trace otlp: ${from}: invalid OTLP URL ${JSON.stringify(redactUrl(url))}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`--trace otlp: ${from}: the OTLP URL must be http: or https:, got ${JSON.stringify(redactUrl(url))}`);
+  return url;
+}
+
+/** The traces endpoint: `--trace otlp:<url>`, else the OTEL_EXPORTER_OTLP_* variables, else the local collector's. */
+export function otlpTracesUrl(flagUrl: string | undefined): string {
+  if (flagUrl !== undefined) return flagUrl;
+  const traces = getStringFromEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  if (traces !== undefined) return checkedOtlpUrl(traces, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const base = getStringFromEnv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (base !== undefined) return checkedOtlpUrl(`${base.endsWith("/") ? base : base + "/"}v1/traces`, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  return DEFAULT_OTLP_URL;
+}
+
+/** OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: http/json (probetown's default) or http/protobuf; gRPC is not served. */
+function otlpProtocol(): "http/json" | "http/protobuf" {
+  const name = getStringFromEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const value = getStringFromEnv(name) ?? "http/json";
+  if (value === "http/json" || value === "http/protobuf") return value;
+  throw new Error(`--trace otlp: ${name}=${value}: probetown exports traces over OTLP/HTTP only; use http/json or http/protobuf`);
+}
+
+function otlpExporter(url: string, protocol: "http/json" | "http/protobuf"): SpanExporter {
+  // Only the URL, the concurrency and (unless OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT says) the timeout
+  // are set here; headers (OTEL_EXPORTER_OTLP_HEADERS) and compression come from the environment
+  // through the exporter, and never reach a span.
+  const timeoutSet = getNumberFromEnv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") !== undefined || getNumberFromEnv("OTEL_EXPORTER_OTLP_TIMEOUT") !== undefined;
+  const options = { url, concurrencyLimit: OTLP_CONCURRENCY, ...(timeoutSet ? {} : { timeoutMillis: OTLP_EXPORT_TIMEOUT_MS }) };
+  if (protocol === "http/json") return new OTLPTraceExporter(options);
+  const { OTLPTraceExporter: ProtoExporter } = require("@opentelemetry/exporter-trace-otlp-proto") as { OTLPTraceExporter: typeof OtlpProtoTraceExporter };
+  return new ProtoExporter(options);
+}
+
 export function createTelemetry(config: TelemetryConfig): Telemetry {
   if (config.exporter === "none") return disabledTelemetry();
+  if (getBooleanFromEnv("OTEL_SDK_DISABLED")) return disabledTelemetry("tracing off (OTEL_SDK_DISABLED)");
 
   let processor: SpanProcessor;
   let description: string;
@@ -371,14 +569,14 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
       break;
     }
     case "otlp": {
-      const url = config.otlpUrl ?? DEFAULT_OTLP_URL;
-      // Only the URL is configured here: no headers are added by this module.
-      reporting = new DeliveryReportingExporter(new OTLPTraceExporter({ url, concurrencyLimit: OTLP_CONCURRENCY, timeoutMillis: OTLP_EXPORT_TIMEOUT_MS }), probeCollector(url));
+      const url = otlpTracesUrl(config.otlpUrl);
+      const protocol = otlpProtocol();
+      reporting = new DeliveryReportingExporter(otlpExporter(url, protocol), probeCollector(url));
       processor = new BatchSpanProcessor(reporting, {
         maxQueueSize: MAX_QUEUE_SIZE,
         maxExportBatchSize: OTLP_BATCH_SIZE,
       });
-      description = `traces → OTLP ${redactUrl(url)}`;
+      description = `traces → OTLP ${redactUrl(url)}${protocol === "http/json" ? "" : ` (${protocol})`}`;
       break;
     }
     default: {
@@ -388,13 +586,14 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
   }
 
   const counter = new EndedSpanCounter();
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ "service.name": config.serviceName ?? DEFAULT_SERVICE_NAME }),
-    // Explicit, so OTEL_TRACES_SAMPLER cannot silently switch tracing off when it was asked for.
-    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-    spanProcessors: [counter, processor],
-  });
-  const tracer = provider.getTracer(TRACER_NAME);
+  const pipeline = new Pipeline([counter, processor], resourceFor(config.serviceName ?? DEFAULT_SERVICE_NAME));
+  let tracer: Tracer;
+  try {
+    tracer = new PipelineTracer(startedSdk(), pipeline);
+  } catch (error) {
+    void processor.shutdown().catch(() => undefined);
+    throw error;
+  }
   // Every batch handed to the exporter has come back (forceFlush alone leaves the timer's batch out).
   const settled = () => reporting?.settled() ?? Promise.resolve();
 
@@ -402,7 +601,7 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
   const flush = async (): Promise<void> => {
     if (shutdownPromise !== undefined) return shutdownPromise.catch(() => undefined);
     try {
-      await provider.forceFlush();
+      await pipeline.forceFlush();
     } catch (errors) {
       throw flushError(errors);
     } finally {
@@ -413,11 +612,11 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
     shutdownPromise ??= (async () => {
       let flushFailure: unknown;
       try {
-        await provider.forceFlush();
+        await pipeline.forceFlush();
       } catch (errors) {
         flushFailure = flushError(errors);
       }
-      await provider.shutdown();
+      await pipeline.shutdown();
       await settled();
       if (flushFailure !== undefined) throw flushFailure;
     })();
@@ -480,7 +679,8 @@ export function parseTraceFlag(value: string, defaultFile: string): TelemetryCon
       if (arg === "") throw badTraceFlag(value, "empty path after jsonl:");
       return { exporter: "jsonl", file: arg };
     case "otlp": {
-      if (arg === undefined) return { exporter: "otlp", otlpUrl: DEFAULT_OTLP_URL };
+      // The endpoint of a bare "otlp" is the OTEL_EXPORTER_OTLP_* variables', read when tracing starts.
+      if (arg === undefined) return { exporter: "otlp" };
       let url: URL;
       try {
         url = new URL(arg);

@@ -189,7 +189,7 @@ export class ActorHost {
         const parent = contextOfTraceparent(headers.traceparent);
         const span = tracer.startSpan(
           `deliver ${request.record.type}`,
-          { kind: SpanKind.CONSUMER, attributes: { "probetown.actor": id, "probetown.event.type": request.record.type, "probetown.seq": request.record.seq, "probetown.tick": request.record.tick, ...(headers["pt-event"] === undefined ? {} : { "probetown.event.id": headers["pt-event"] }) } },
+          { kind: SpanKind.CONSUMER, attributes: { "probetown.actor": id, "probetown.event.type": request.record.type, "probetown.seq": request.record.seq, "probetown.tick": request.record.tick, ...(headers["pt-event"] === undefined ? {} : { "probetown.event.id": headers["pt-event"] }), ...(headers["pt-hash"] === undefined ? {} : { "probetown.hash": headers["pt-hash"] }) } },
           parent,
         );
         try {

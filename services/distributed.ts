@@ -128,13 +128,15 @@ export function watchWorkers(children: readonly ChildProcess[], quiet: boolean |
  * workers straight to the terminal they ran into the bar's line. (They ran with `--quiet`: a sweep
  * with local workers cut damaged tails off its logs without a word.)
  */
-export function spawnWorkers(n: number, url: string, namespace: string, options: { readonly quiet?: boolean | undefined; readonly say?: (line: string) => void } = {}): ChildProcess[] {
+export function spawnWorkers(n: number, url: string, namespace: string, options: { readonly quiet?: boolean | undefined; readonly say?: (line: string) => void; readonly trace?: { readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> } } = {}): ChildProcess[] {
   const say = options.say ?? stderrLine;
   return Array.from({ length: n }, (_, i) => {
     // An IPC channel, unused but for its end: when the sweep dies however it dies (Ctrl-C, SIGKILL),
     // the channel closes and the worker stops instead of lingering on the queue.
     // The URL goes in the environment, not the command line, where `ps` would show its credentials.
-    const child = spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, options.quiet === true ? "--quiet" : "--notes-only"], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, [NATS_URL_ENV]: url } });
+    // A traced sweep's workers trace to where the sweep does (services/jobTracing.ts: workerTrace).
+    const trace = options.trace ?? { args: [], env: {} };
+    const child = spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, options.quiet === true ? "--quiet" : "--notes-only", ...trace.args], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, ...trace.env, [NATS_URL_ENV]: url } });
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on("line", say);
     return child;
   });

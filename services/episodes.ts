@@ -33,6 +33,11 @@ export interface CommonOptions {
   /** Where the episode's log and snapshots live; default: an episode directory of files. */
   readonly where?: (episode: string) => Where;
   readonly trace?: TelemetryConfig | "default";
+  /**
+   * The W3C traceparent of the span a new episode's span continues (a sweep's job span, carried by
+   * the job): the episode's trace is the job's. A resumed episode continues the trace its header names.
+   */
+  readonly traceparent?: string;
   /** Snapshot every N ticks (0: only the last tick). Default: every tick for ≤ 64 actors, else 0. */
   readonly snapshotEvery?: number;
   readonly fsync?: FsyncPolicy;
@@ -322,11 +327,12 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     });
     const run = async () => {
       // The header carries the episode span's traceparent, so the log's first record leads to the
-      // episode's trace; a resumed run continues the trace its header names (one trace per episode).
-      const resumedFrom = start.logged[0]?.meta?.traceparent;
+      // episode's trace; a resumed run continues the trace its header names (one trace per episode),
+      // a sweep's new episode the trace of its job's span.
+      const continues = start.logged[0]?.meta?.traceparent ?? o.traceparent;
       const forkedFrom = d.parentTraceparent === undefined ? undefined : linkOfTraceparent(d.parentTraceparent);
       sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition }, {
-        ...(resumedFrom === undefined ? {} : { parent: contextOfTraceparent(resumedFrom) }),
+        ...(continues === undefined ? {} : { parent: contextOfTraceparent(continues) }),
         ...(forkedFrom === undefined ? {} : { links: [forkedFrom] }),
       });
       try {

@@ -113,6 +113,8 @@ export interface JobNotes {
   readonly onResumeNote?: (episode: string, note: string) => void;
   /** Told, with the episode, when a resumed job had to cut a damaged tail off its log, and where the cut bytes were kept (see CommonOptions.onRecovered). */
   readonly onRecovered?: (episode: string, torn: TornTail, keptAt: string) => void;
+  /** Told, with the episode, when some of a traced episode's spans never reached the exporter's destination. */
+  readonly onTraceUndelivered?: (episode: string, lost: { readonly spans: number; readonly error: string }) => void;
 }
 
 /**
@@ -122,6 +124,7 @@ export interface JobNotes {
  * latest snapshot, so durability per tick would buy nothing but round trips.
  */
 export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync" | "stop"> & JobNotes = {}): JobHandler {
+  const traced = options.trace !== undefined && (options.trace === "default" || options.trace.exporter !== "none");
   const handler: JobHandler = async (job) => {
     const spec = specOf(job);
     if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new UsageError(`job ${job.id}: id must be the episode id ${episodeIdOf(spec.world, spec.seed, spec.condition)}`);
@@ -129,6 +132,8 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
       runEpisodeEffect({
         world: spec.world, seed: spec.seed, condition: spec.condition, where, resume: true,
         trace: options.trace ?? { exporter: "none" },
+        // A traced sweep's job carries its span: the episode's trace continues it.
+        ...(traced && job.traceparent !== undefined ? { traceparent: job.traceparent } : {}),
         ...(spec.ticks === undefined ? {} : { ticks: spec.ticks }),
         ...(spec.config === undefined ? {} : { config: spec.config }),
         ...(spec.snapshotEvery === undefined ? {} : { snapshotEvery: spec.snapshotEvery }),
@@ -138,6 +143,7 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
         ...(options.onRecovered === undefined ? {} : { onRecovered: (torn: TornTail, keptAt: string) => options.onRecovered!(job.id, torn, keptAt) }),
       }).pipe(Effect.provide(layer)),
     );
+    if (result.traceUndelivered !== undefined) options.onTraceUndelivered?.(job.id, result.traceUndelivered);
     const outcome: EpisodeOutcome = {
       episode: result.episode, location: result.dir, stateHash: result.stateHash, ticks: result.ticks, records: result.records, logRecords: result.logRecords, seconds: result.seconds,
       ...(result.resumedAfterTick === undefined ? {} : { resumedAfterTick: result.resumedAfterTick }),

@@ -561,6 +561,9 @@ export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       span?.setAttribute("gen_ai.response.model", result.model);
+      // The reply's id and finish reasons go to the trace only: the logged answer must not vary by call.
+      if (result.id !== undefined) span?.setAttribute("gen_ai.response.id", result.id);
+      if (result.finishReasons !== undefined) span?.setAttribute("gen_ai.response.finish_reasons", [...result.finishReasons]);
       // A server that echoes the Authorization header into its reply (a misconfigured proxy, a
       // model shown the key) must not carry the key into the log, the trace or a printed answer.
       const content = withoutKey(result.content);

@@ -37,6 +37,25 @@ export function bySubject(routing: Routing, ids: readonly string[]): Map<string,
 
 export const SEQUENCER_ID = "episode";
 
+/** Recipient ids a span lists; a broadcast to a larger town lists these and says it was cut. */
+export const MAX_SPAN_RECIPIENT_IDS = 64;
+
+/**
+ * The attributes that join a delivery's span to its record's log line: the record's seq and hash,
+ * and whom it was delivered to (its recipients in canonical order, the count always, the ids up to
+ * MAX_SPAN_RECIPIENT_IDS).
+ */
+export function logLineAttributes(record: LogRecord, recipients: readonly string[]): Attributes {
+  const cut = recipients.length > MAX_SPAN_RECIPIENT_IDS;
+  return {
+    "probetown.seq": record.seq,
+    "probetown.hash": record.hash,
+    "probetown.recipients": recipients.length,
+    "probetown.recipient_ids": cut ? recipients.slice(0, MAX_SPAN_RECIPIENT_IDS) : [...recipients],
+    ...(cut ? { "probetown.recipient_ids_truncated": true } : {}),
+  };
+}
+
 /**
  * Answers `llm.requested` records (DESIGN §4): a live run asks the LLM gateway, a replay serves the
  * logged answer. The answer is appended as the next round, from the gateway to the requester, with
@@ -166,13 +185,15 @@ export class Sequencer {
         const record = records[r]!;
         if (this.extraSpans !== undefined) this.extraSpan(record, previous, spans?.[r]);
         const recipients = recipientsOf(record.to, record.from, this.actors);
+        // The record's seq and hash join the span to its log line (the span was started before the
+        // append assigned them, so that its traceparent could go into the record's meta).
+        spans?.[r]?.setAttributes(logLineAttributes(record, recipients));
         if (recipients.length > 0) {
           const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
-          const replies = await this.deliver(delivered, recipients, spans?.[r]);
+          const replies = await this.deliver(delivered, recipients, spans?.[r], record.hash);
           for (let i = 0; i < recipients.length; i++) {
             for (const e of replies[i] ?? []) next.push({ type: e.type, from: recipients[i]!, to: e.to, payload: e.payload, tick, cause: record.seq });
           }
-          spans?.[r]?.setAttribute("probetown.recipients", recipients.length);
         }
         const answer = llmAnswers.get(r);
         if (answer !== undefined) {
@@ -188,9 +209,10 @@ export class Sequencer {
   }
 
   /** The replies of each recipient, in the order of `recipients`, whichever hosts serve them. */
-  private async deliver(record: Delivered, recipients: readonly string[], span: Span | undefined): Promise<DeliverReply["replies"]> {
+  private async deliver(record: Delivered, recipients: readonly string[], span: Span | undefined, hash: string): Promise<DeliverReply["replies"]> {
     const traceparent = span === undefined ? undefined : traceparentOf(span);
-    const headers = { "pt-event": `${this.o.store.episode}:${record.seq}`, ...(traceparent === undefined ? {} : { traceparent }) };
+    // A traced delivery names the record's hash too, for the actor host's consumer span.
+    const headers = { "pt-event": `${this.o.store.episode}:${record.seq}`, ...(traceparent === undefined ? {} : { traceparent, "pt-hash": hash }) };
     if (this.single) {
       const subject = this.o.routing.subjectOf(recipients[0]!);
       return (await this.o.transport.request<HostRequest, DeliverReply>(subject, { kind: "deliver", record, recipients }, { headers })).replies;

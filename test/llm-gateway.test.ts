@@ -767,6 +767,10 @@ describe("chat spans, forks that reuse recorded answers, resume", () => {
       expect(chats.map((c) => c.name)).toEqual(["chat fake-intent", "chat fake-answer", "chat fake-intent", "chat fake-answer", "chat fake-intent", "chat fake-answer"]);
       const c = chats[0]!;
       expect(c.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "fake-intent", "gen_ai.response.model": "fake-intent-served", "gen_ai.request.temperature": 0.1, "gen_ai.request.max_tokens": 512, "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20, "server.address": "127.0.0.1", "probetown.llm.role": "intent", "probetown.llm.attempts": 1 });
+      // The reply's id and finish reasons, as the server gave them (the trace only: the log has neither).
+      expect(c.attributes["gen_ai.response.id"]).toMatch(/^chatcmpl-\d+$/);
+      expect(c.attributes["gen_ai.response.finish_reasons"]).toEqual(["stop"]);
+      expect(readFileSync(join(dir, "log", "000000000000.jsonl"), "utf8")).not.toContain("chatcmpl-");
       const parent = spans.find((x) => x.spanId === c.parentSpanId)!;
       expect(parent.name).toBe("deliver llm.requested");
       const raw = readFileSync(trace, "utf8");

@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
@@ -86,6 +87,41 @@ describe("jsonl exporter", () => {
 
   it("requires a file", () => {
     expect(() => createTelemetry({ exporter: "jsonl" })).toThrow(/file/);
+  });
+});
+
+describe("several telemetries in one process (one SDK, a pipeline each)", () => {
+  it("each gets only the spans its own tracer started, under its own service name, and shuts down on its own", async () => {
+    await withTempDir(async (dir) => {
+      const a = createTelemetry({ exporter: "jsonl", file: join(dir, "a.jsonl"), serviceName: "probetown-a" });
+      const b = createTelemetry({ exporter: "jsonl", file: join(dir, "b.jsonl") });
+      const rootA = a.tracer.startSpan("a-root");
+      a.tracer.startSpan("a-child", {}, trace.setSpan(context.active(), rootA)).end();
+      // b's span under a's: b's pipeline gets it, in a's trace.
+      b.tracer.startSpan("b-under-a", {}, trace.setSpan(context.active(), rootA)).end();
+      const active = b.tracer.startActiveSpan("b-active", (span) => {
+        const inner = b.tracer.startSpan("b-inner");
+        inner.end();
+        span.end();
+        return inner.spanContext().traceId === span.spanContext().traceId;
+      });
+      expect(active).toBe(true);
+      rootA.end();
+      await a.shutdown();
+      // a is shut down: b goes on.
+      b.tracer.startSpan("b-after").end();
+      a.tracer.startSpan("a-after").end();
+      await b.shutdown();
+      const read = (f: string) => (readFileSync(join(dir, f), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as JsonlSpan);
+      const spansA = read("a.jsonl");
+      const spansB = read("b.jsonl");
+      expect(spansA.map((s) => s.name).sort()).toEqual(["a-child", "a-root"]);
+      expect(spansB.map((s) => s.name).sort()).toEqual(["b-active", "b-after", "b-inner", "b-under-a"]);
+      expect(spansA.every((s) => s.resource["service.name"] === "probetown-a")).toBe(true);
+      expect(spansB.every((s) => s.resource["service.name"] === "probetown")).toBe(true);
+      expect(spansB.find((s) => s.name === "b-under-a")!.traceId).toBe(rootA.spanContext().traceId);
+      expect(spansB.find((s) => s.name === "b-inner")!.parentSpanId).toBe(spansB.find((s) => s.name === "b-active")!.spanId);
+    });
   });
 });
 
@@ -296,7 +332,7 @@ describe("parseTraceFlag", () => {
     expect(parseTraceFlag("console", def)).toEqual({ exporter: "console" });
     expect(parseTraceFlag("jsonl", def)).toEqual({ exporter: "jsonl", file: def });
     expect(parseTraceFlag("jsonl:/tmp/t.jsonl", def)).toEqual({ exporter: "jsonl", file: "/tmp/t.jsonl" });
-    expect(parseTraceFlag("otlp", def)).toEqual({ exporter: "otlp", otlpUrl: "http://127.0.0.1:4318/v1/traces" });
+    expect(parseTraceFlag("otlp", def)).toEqual({ exporter: "otlp" }); // the endpoint: OTEL_EXPORTER_OTLP_* or the local collector
     expect(parseTraceFlag("otlp:http://collector:4318/v1/traces", def)).toEqual({
       exporter: "otlp",
       otlpUrl: "http://collector:4318/v1/traces",

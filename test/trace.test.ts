@@ -45,7 +45,14 @@ describe("episode tracing", () => {
       expect(traceId).toBe(episode[0].traceId);
       expect(bySpan.get(spanId)?.name).toBe(`deliver ${r.type}`);
       expect(bySpan.get(spanId)?.attributes["probetown.tick"]).toBe(r.tick);
+      // The span joins its log line: the record's seq and hash, and whom it went to.
+      expect(bySpan.get(spanId)?.attributes).toMatchObject({ "probetown.seq": r.seq, "probetown.hash": r.hash });
+      const ids = bySpan.get(spanId)?.attributes["probetown.recipient_ids"] as string[];
+      expect(ids).toHaveLength(bySpan.get(spanId)?.attributes["probetown.recipients"] as number);
+      if (typeof r.to === "string" && r.to !== "*") expect(ids.every((id) => id === r.to)).toBe(true);
+      if (Array.isArray(r.to)) expect(ids).toEqual([...r.to].sort());
     }
+    expect(deliveries.some((d) => (d.attributes["probetown.recipient_ids"] as string[]).length > 1)).toBe(true);
     // The header leads to the trace too: its traceparent is the episode span's.
     expect(records[0]!.type).toBe("episode.started");
     expect(records[0]!.meta?.traceparent).toBe(`00-${episode[0].traceId}-${episode[0].spanId}-01`);

@@ -19,7 +19,8 @@ import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
 import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, readJetStreamLog, setLockTtl, writerOf } from "../../infra/jetStreamEventStore.ts";
 import type { LogEnds } from "../../infra/fileEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
-import { createTelemetry, parseTraceFlag } from "../../infra/telemetry.ts";
+import { createTelemetry, parseTraceFlag, type Telemetry, type TelemetryConfig } from "../../infra/telemetry.ts";
+import { jobSpans, workerTrace } from "../jobTracing.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
 import { jetStreamWhere, LocalWorkersGone, spawnWorkers, stderrLine, watchWorkers, withNats } from "../distributed.ts";
@@ -310,8 +311,22 @@ export function sweepRate(episodes: number, served: number, seconds: number, dig
   return ranNow === 0 ? `all ${served} already finished; none ran now` : `${served} already finished; ${ranNow} ran now: ${(ranNow / seconds).toFixed(digits)} episodes/s`;
 }
 
-export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait?: number; lockTtl?: number; fsync?: FsyncPolicy; quiet?: boolean; notesOnly?: boolean }): Promise<number> {
+export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait?: number; lockTtl?: number; fsync?: FsyncPolicy; trace?: string; quiet?: boolean; notesOnly?: boolean }): Promise<number> {
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
+  // --trace: each episode's spans continue its job's trace (the traceparent a traced sweep's job
+  // carries); an EnvProbe chunk gets a span, with one per episode under it.
+  const parsedTrace = parseTraceFlag(flags.trace ?? "none", `worker-${process.pid}.trace.jsonl`);
+  const traceConfig: TelemetryConfig | null = parsedTrace.exporter === "none" ? null : { ...parsedTrace, serviceName: "probetown-worker" };
+  let chunkTelemetry: Telemetry | null = null;
+  const chunkTracer = () => (traceConfig === null ? undefined : (chunkTelemetry ??= createTelemetry(traceConfig)).tracer);
+  const traceLost = (what: string, lost: { readonly spans: number; readonly error: string }) => say(false, `${worker}: warning: ${lost.spans} trace spans of ${what} could not be delivered (${lost.error}); the log is complete, the trace is not`);
+  const closeTrace = async () => {
+    const telemetry = chunkTelemetry as Telemetry | null;
+    if (telemetry === null) return;
+    await telemetry.shutdown().catch(() => undefined);
+    const lost = telemetry.undelivered();
+    if (lost !== null) traceLost("its EnvProbe chunks", lost);
+  };
   // --notes-only (a sweep's local workers) keeps only what concerns a job's log: the resume's notes
   // and lock waits; --quiet only the resume's notes.
   const routine = flags.quiet === true || flags.notesOnly === true;
@@ -323,7 +338,10 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     // per damaged episode.
     const onResumeNote = (episode: string, note: string) => say(false, `${worker}: ${episode}: ${note}`);
     const onRecovered = (episode: string, torn: TornTail, keptAt: string) => onResumeNote(episode, tailCutNote(torn, keptAt, "subject"));
-    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), { onResumeNote, onRecovered, ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }) });
+    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), {
+      onResumeNote, onRecovered, ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
+      ...(traceConfig === null ? {} : { trace: traceConfig, onTraceUndelivered: (episode: string, lost: { readonly spans: number; readonly error: string }) => traceLost(episode, lost) }),
+    });
     // What a stopped worker says it did (it stopped in silence): jobs finished, and the running ones.
     let finished = 0;
     const running = new Set<string>();
@@ -335,7 +353,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
           if (isEnvprobeJob(job)) {
             // A chunk of an EnvProbe sweep: its episodes through the direct driver, logs to the sweep's --log.
             const started = performance.now();
-            const chunk = await runEnvprobeChunk(job, context);
+            const chunk = await runEnvprobeChunk(job, context, chunkTracer());
             say(routine, `${worker}: ${job.id} done (attempt ${context.attempt}, ${chunk.episodes.length} envprobe episodes, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
             finished++;
             return chunk;
@@ -392,7 +410,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     } finally {
       signals.release();
     }
-  });
+  }).finally(closeTrace);
 }
 
 interface SweepFlags {
@@ -408,6 +426,27 @@ interface SweepFlags {
   out?: string;
   quiet?: boolean;
   log?: string;
+  trace?: string;
+}
+
+/** A bare `--trace jsonl` of an embedded sweep: each episode's trace beside its log (as `run`'s). */
+const BESIDE_EACH_LOG = "\0beside each log";
+
+/**
+ * A sweep's `--trace`: where its job spans go (null: none) and what each episode traces to. Each
+ * episode's trace starts at its job's span, which the job carries to whichever worker runs it. A
+ * bare `jsonl` writes each episode's trace beside its log (no job spans: each such file holds one
+ * whole trace); over NATS the logs are in JetStream, and the file must be named.
+ */
+function sweepTraceOf(flags: SweepFlags): { readonly spans: TelemetryConfig | null; readonly episodes?: TelemetryConfig | "default" } {
+  if (flags.trace === undefined) return { spans: null };
+  const config = parseTraceFlag(flags.trace, BESIDE_EACH_LOG);
+  if (config.exporter === "none") return { spans: null };
+  if (config.exporter === "jsonl" && config.file === BESIDE_EACH_LOG) {
+    if (flags.nats !== undefined) throw new UsageError("--trace jsonl: a sweep over NATS keeps its logs in JetStream, with no directory to put traces beside; name the file: --trace jsonl:<file>");
+    return { spans: null, episodes: "default" };
+  }
+  return { spans: config, episodes: config };
 }
 
 /**
@@ -456,16 +495,20 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     ...(flags.config === undefined ? {} : { config: flags.config }),
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
   });
+  const trace = sweepTraceOf(flags);
   const started = performance.now();
   let gatheredSoFar = 0;
   const progress = sweepProgress(!flags.json && !flags.quiet && process.stderr.isTTY === true);
+  const spans = jobSpans(trace.spans, (job) => ({ "probetown.world": world, "probetown.seed": (job.spec as { seed: number }).seed, "probetown.condition": (job.spec as { condition: string }).condition }));
   const gather = async (queue: JobQueue, announce?: (s: Submitted) => void, stopped?: () => boolean): Promise<{ submitted: Submitted; outcomes: JobOutcome[] }> => {
-    const submitted = await queue.submit(jobs);
+    const submitted = await queue.submit(spans.tag(jobs));
+    spans.submitted(submitted);
     announce?.(submitted);
     const bar = progress.start(jobs.length);
     const outcomes: JobOutcome[] = [];
     try {
       for await (const outcome of queue.outcomes(jobs.map((j) => j.id))) {
+        spans.settle(outcome);
         outcomes.push(outcome);
         gatheredSoFar = outcomes.length;
         bar?.update(outcomes.length, { failed: outcomes.filter((o) => !o.ok).length });
@@ -494,7 +537,10 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     // snapshot, says so, as `run --resume` does: with --quiet too, as that does (what was done to
     // the episode's log is said once, where nothing else would say it; see sweepProgress).
     const onResumeNote = (episode: string, note: string) => progress.say(`sweep: ${episode}: ${note}`);
-    const run = episodeJobHandler(Embedded, where, { stop: stop.signal, onResumeNote, onRecovered: (episode, torn, keptAt) => onResumeNote(episode, tailCutNote(torn, keptAt, "file")) });
+    const run = episodeJobHandler(Embedded, where, {
+      stop: stop.signal, onResumeNote, onRecovered: (episode, torn, keptAt) => onResumeNote(episode, tailCutNote(torn, keptAt, "file")),
+      ...(trace.episodes === undefined ? {} : { trace: trace.episodes, onTraceUndelivered: (episode: string, lost: { readonly spans: number; readonly error: string }) => progress.say(`sweep: warning: ${lost.spans} trace spans of ${episode} could not be delivered (${lost.error}); its log is complete, its trace is not`) }),
+    });
     const handle = queue.work("embedded", (job, context) => {
       if (diskFailure !== null) return Promise.reject(new JobRejected("not run: the sweep stopped on a disk failure"));
       if (stop.signal.aborted) return Promise.reject(new JobRejected(`not run: the sweep was stopped by ${String(stop.signal.reason)}`));
@@ -515,6 +561,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       await queue.close();
     } finally {
       stop.release();
+      await spans.close();
     }
     if (stop.signal.aborted) {
       const done = gathered.outcomes.filter((o) => o.ok).length;
@@ -531,7 +578,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     gathered = await withNats(url, { role: "sweep", quiet: flags.quiet }, async (nc) => {
       const queue = await JetStreamJobQueue.open(nc, flags.namespace);
       // What the workers say of a job's log comes here, above the progress bar (none of their routine).
-      const children = spawnWorkers(flags.workers, url, flags.namespace, { quiet: flags.quiet, say: progress.say });
+      const children = spawnWorkers(flags.workers, url, flags.namespace, { quiet: flags.quiet, say: progress.say, trace: workerTrace(trace.spans) });
       const hint = natsFlagHint(url);
       const startWorkers = `start workers with \`probetown worker ${hint.flag} --namespace ${flags.namespace}\`${hint.after}`;
       // Said after the submit, which knows what it queued: a finished episode is served, not queued again.
@@ -564,10 +611,13 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
         unwatch();
         for (const child of children) child.kill("SIGTERM");
         await queue.close();
+        await spans.close();
       }
     });
   }
   const seconds = (performance.now() - started) / 1000;
+  const lostSpans = await spans.close();
+  if (lostSpans !== null) process.stderr.write(`sweep: warning: ${lostSpans.spans} trace spans of its jobs could not be delivered (${lostSpans.error}); the logs are complete, the traces are not\n`);
   // A finished id is never run again: an outcome recorded for other settings (an earlier sweep in
   // this namespace) is not this sweep's, and saying so beats returning it as if it were.
   const asked = new Map(jobs.map((j) => [j.id, j.spec]));

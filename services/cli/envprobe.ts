@@ -14,6 +14,7 @@ import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { loadEpisodes, writeReport } from "../envprobe/report.ts";
 import { EpisodeAccumulator } from "../envprobe/metrics.ts";
 import { UsageError } from "../replay.ts";
+import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { endpointExit, envprobeLlm, type LlmCliFlags } from "./llm.ts";
 import { plural } from "../views/text.ts";
 
@@ -36,6 +37,8 @@ export interface EnvprobeSweepFlags extends LlmCliFlags {
   readonly namespace?: string;
   /** With --nats: seeds of one cell per job. */
   readonly chunk?: number;
+  /** With --nats: a span per job, continued by the workers' chunk and episode spans. */
+  readonly trace?: string;
 }
 
 export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<number> {
@@ -46,6 +49,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
   checkOutFile(flags.out);
   if (flags.log !== undefined) checkOutDir(flags.log, `--log ${flags.log}`, "the episodes' logs");
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
+  const trace = envprobeSweepTrace(flags.trace, nats !== undefined);
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
   const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
   // The whole spec is checked before anything is enqueued (or NATS is even contacted). A sweep may
@@ -85,6 +89,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     const workers = flags.workers ?? 0;
     result = await runSweepOverNats(spec, {
       url: nats, namespace, workers, chunk: flags.chunk ?? DEFAULT_CHUNK, quiet: flags.quiet === true || flags.json === true, ...(agent === null ? {} : { llm: agent.settings }),
+      ...(trace === null ? {} : { trace, onTraceUndelivered: (lost) => process.stderr.write(`sweep envprobe: warning: ${lost.spans} trace spans of its jobs could not be delivered (${lost.error}); the metrics are complete, the trace is not\n`) }),
       onQueued: (jobs) => {
         if (!flags.json && !flags.quiet && workers === 0) process.stderr.write(`sweep envprobe: ${total} episodes queued as ${jobs} jobs in namespace ${namespace}; start workers with \`probetown worker ${natsFlagHint(nats).flag} --namespace ${namespace}\`${natsFlagHint(nats).after}\n`);
         bar?.start(total, 0, { kept: "" });
@@ -138,6 +143,20 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags): Promise<numbe
     baseURL: agent.baseURL, calls: usage.calls, failed: usage.failed, logsAre: result.log === null ? "the metrics are" : "the logs are",
     modelFrom: "--model belief=…", ...("jobs" in result ? { keyFrom: "PROBETOWN_LLM_API_KEY or OPENAI_API_KEY in the workers' environment" } : {}),
   });
+}
+
+/**
+ * `sweep envprobe --trace`: over NATS, a span per job (continued by the workers' chunk and episode
+ * spans). The embedded grid runs on worker threads through the direct driver, which has no
+ * telemetry (about 7 ms an episode): tracing it is refused rather than silently ignored.
+ */
+function envprobeSweepTrace(flag: string | undefined, overNats: boolean): TelemetryConfig | null {
+  if (flag === undefined) return null;
+  const config = parseTraceFlag(flag, "");
+  if (config.exporter === "none") return null;
+  if (!overNats) throw new UsageError("--trace: the embedded `sweep envprobe` runs its episodes on worker threads without telemetry; trace the grid over NATS (--nats <url> --workers <n> --trace …), or one episode with `run envprobe --trace …`");
+  if (config.exporter === "jsonl" && config.file === "") throw new UsageError("--trace jsonl: a sweep over NATS has no directory to put its trace beside; name the file: --trace jsonl:<file>");
+  return config;
 }
 
 /** The progress bar's note of episodes kept from an earlier run (none: nothing shown). */

@@ -843,6 +843,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long (default: 30000 for a new namespace, else the namespace's; given, it updates the namespace's queue)", integer("--ack-wait", 1000))
     .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died (default: 10000 for a new namespace, else the namespace's; given, it sets the namespace's, higher or lower)", integer("--lock-ttl", MIN_LOCK_TTL_MS))
     .addOption(new Option("--fsync <policy>", "when an episode's log is published: every tick commit, or at snapshots and the end (a redelivered job re-runs the ticks since)").choices(["commit", "snapshot"]).default("snapshot"))
+    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none; a bare jsonl writes worker-<pid>.trace.jsonl in the current directory): each episode continues its job's trace (a traced sweep's), an EnvProbe chunk is a span with one per episode")
     .option("--notes-only", "print only what concerns a job's log: what a redelivered job's resume cut or passed over, and waits for another writer's lock (not the jobs taken and done; a sweep's local workers run so)")
     .option("-q, --quiet", "print nothing but what a redelivered job's resume cut or passed over, as run --resume -q")
     .action(wrap(cmdWorker));
@@ -879,7 +880,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
     .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")
     .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1, MAX_HORIZON, " (the paper's horizons are 20, 30 and 40)"))
-    .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed, or kept when finished); envprobe: keep every episode's log under this directory (default: not kept)");
+    .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed, or kept when finished); envprobe: keep every episode's log under this directory (default: not kept)")
+    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none): a span per job, whose trace its episode continues (one trace per episode; workers started by --workers trace alike); a bare jsonl writes each episode's trace beside its log, without job spans; envprobe: with --nats only");
   addLlmOptions(program.commands.at(-1)!)
     .action(wrap((world: string, flags: Parameters<typeof cmdSweep>[1] & EnvprobeSweepFlags & { config?: string }) => {
       if (worlds[world] === undefined) throw new UsageError(`unknown world '${world}' (known: ${Object.keys(worlds).join(", ")})`);

@@ -18,6 +18,9 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
+import { SpanKind, SpanStatusCode, context as otelContext, trace, type Tracer } from "@opentelemetry/api";
+import { contextOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
+import { jobSpans, workerTrace } from "../jobTracing.ts";
 import { LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed.ts";
 import { natsFlagHint } from "../../infra/nats.ts";
 import { keepOrRun } from "./keep.ts";
@@ -96,21 +99,41 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Runs one chunk job (a worker's handler for EnvProbe jobs). Between episodes it yields to the
- * event loop, so the queue's heartbeat keeps the job while a long chunk runs.
+ * event loop, so the queue's heartbeat keeps the job while a long chunk runs. With a tracer (a
+ * traced worker) the chunk is a span, continuing the trace of the job's traceparent (a traced
+ * sweep's job span), with a span per episode under it that names its outcome.
  */
-export async function runEnvprobeChunk(job: Job, _context?: JobContext): Promise<EnvprobeChunkResult> {
+export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?: Tracer): Promise<EnvprobeChunkResult> {
   const spec = decodeChunk(job.spec);
-  if (spec.llm !== undefined) return runLlmChunk(job.id, spec, spec.llm);
-  const episodes: EpisodeMetrics[] = [];
-  let kept = 0;
-  for (const seed of spec.seeds) {
-    // As on the embedded sweep's threads: a log this sweep already finished is kept, the rest run.
-    const r = keepOrRun({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }, spec.log, spec.config);
-    episodes.push(r.metrics);
-    if (r.kept) kept++;
-    await nextTurn();
+  const cell = { "probetown.world": "envprobe", "probetown.envprobe.world": spec.world, "probetown.envprobe.regime": spec.regime, "probetown.condition": spec.policy };
+  const chunkSpan = tracer?.startSpan(`envprobe chunk ${job.id}`, { kind: SpanKind.CONSUMER, attributes: { ...cell, "probetown.job.id": job.id, "probetown.envprobe.seeds": spec.seeds.length } }, contextOfTraceparent(job.traceparent));
+  try {
+    if (spec.llm !== undefined) return await runLlmChunk(job.id, spec, spec.llm);
+    const inChunk = chunkSpan === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), chunkSpan);
+    const episodes: EpisodeMetrics[] = [];
+    let kept = 0;
+    for (const seed of spec.seeds) {
+      const span = tracer?.startSpan(`envprobe episode ${spec.world}-${spec.regime}-${spec.policy}-s${seed}`, { attributes: { ...cell, "probetown.seed": seed } }, inChunk);
+      // As on the embedded sweep's threads: a log this sweep already finished is kept, the rest run.
+      const r = keepOrRun({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }, spec.log, spec.config);
+      span?.setAttributes({
+        "probetown.envprobe.kept": r.kept, "probetown.envprobe.success": r.metrics.success, "probetown.envprobe.steps": r.metrics.steps,
+        "probetown.envprobe.accuracy": r.metrics.accuracy, "probetown.envprobe.probes": r.metrics.probes, "probetown.envprobe.useful": r.metrics.useful,
+      });
+      span?.end();
+      episodes.push(r.metrics);
+      if (r.kept) kept++;
+      await nextTurn();
+    }
+    chunkSpan?.setAttribute("probetown.envprobe.kept", kept);
+    return { episodes, kept };
+  } catch (error) {
+    chunkSpan?.recordException(error as Error);
+    chunkSpan?.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    throw error;
+  } finally {
+    chunkSpan?.end();
   }
-  return { episodes, kept };
 }
 
 /**
@@ -141,6 +164,13 @@ export interface NatsSweepOptions {
   readonly llm?: Readonly<Record<string, unknown>>;
   /** Nothing on stderr about local workers that end. */
   readonly quiet?: boolean;
+  /**
+   * A traced sweep (`--trace`): a span per job, whose traceparent the job carries, and the local
+   * workers started with the same `--trace`; their chunk spans continue the job's trace.
+   */
+  readonly trace?: TelemetryConfig;
+  /** Told when some of the job spans never reached the exporter's destination. */
+  readonly onTraceUndelivered?: (lost: { readonly spans: number; readonly error: string }) => void;
 }
 
 export interface NatsSweepResult extends SweepResult {
@@ -163,7 +193,11 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   const total = jobs.reduce((n, j) => n + j.spec.seeds.length, 0);
   const started = performance.now();
   const queue = await JetStreamJobQueue.open(nc, options.namespace);
-  const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace, { quiet: options.quiet });
+  const spans = jobSpans(options.trace ?? null, (job) => {
+    const c = job.spec as EnvprobeChunkSpec;
+    return { "probetown.world": "envprobe", "probetown.envprobe.world": c.world, "probetown.envprobe.regime": c.regime, "probetown.condition": c.policy, "probetown.envprobe.seeds": c.seeds.length };
+  });
+  const children = options.url === undefined ? [] : spawnWorkers(options.workers, options.url, options.namespace, { quiet: options.quiet, trace: workerTrace(options.trace ?? null) });
   // Workers that all end (none could connect, or they crashed) take no more jobs: stop waiting.
   let gone: LocalWorkersGone | null = null;
   const unwatch = watchWorkers(children, options.quiet, (g) => {
@@ -173,7 +207,8 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   let episodesSoFar = 0;
   try {
     markSweepLog(spec);
-    const submitted = await queue.submit(jobs);
+    const submitted = await queue.submit(spans.tag(jobs));
+    spans.submitted(submitted);
     const finishedBefore = new Set(submitted.finished);
     const alreadyFinished = jobs.reduce((n, j) => n + (finishedBefore.has(j.id) ? j.spec.seeds.length : 0), 0);
     options.onQueued?.(jobs.length);
@@ -185,6 +220,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     let kept = 0;
     const expected = new Map(jobs.map((j) => [j.id, j.spec.seeds.length]));
     for await (const outcome of queue.outcomes(jobs.map((j) => j.id)) as AsyncIterable<JobOutcome<EnvprobeChunkResult>>) {
+      spans.settle(outcome);
       if (outcome.attempt > 1) redelivered.push(outcome.id);
       const got = outcome.ok ? outcome.result?.episodes : undefined;
       if (got === undefined || got.length !== expected.get(outcome.id)) {
@@ -215,6 +251,8 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     unwatch();
     for (const child of children) child.kill("SIGTERM");
     await queue.close();
+    const lost = await spans.close();
+    if (lost !== null) options.onTraceUndelivered?.(lost);
   }
 }
 
