@@ -1000,7 +1000,7 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.internal;
 }
 
-async function main(argv: string[]): Promise<void> {
+export async function main(argv: string[]): Promise<void> {
   let code: number = EXIT.ok;
   const program = buildProgram((c) => (code = c));
   try {
@@ -1035,4 +1035,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-await main(process.argv);
+// Run as the CLI (`node services/cli/main.ts`; bin/probetown.js calls main itself), not when imported
+// for buildProgram (services/cli/reference.ts renders docs/cli.md from it).
+if (import.meta.main) await main(process.argv);
