@@ -1,3 +1,5 @@
 #!/usr/bin/env node
 // Thin launcher so `npx probetown` works; the CLI itself is TypeScript run by Node 22's type stripping.
-import "../services/cli/main.ts";
+import { main } from "../services/cli/main.ts";
+
+await main(process.argv);

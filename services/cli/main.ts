@@ -1002,7 +1002,7 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.internal;
 }
 
-async function main(argv: string[]): Promise<void> {
+export async function main(argv: string[]): Promise<void> {
   let code: number = EXIT.ok;
   const program = buildProgram((c) => (code = c));
   try {
@@ -1037,4 +1037,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-await main(process.argv);
+// Run as the CLI (`node services/cli/main.ts`; bin/probetown.js calls main itself), not when imported
+// for buildProgram (services/cli/reference.ts renders docs/cli.md from it).
+if (import.meta.main) await main(process.argv);
