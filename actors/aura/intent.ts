@@ -179,10 +179,10 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const asked = what < 0 ? undefined : mentions.find((m) => m.start > what);
   const next = asked === undefined ? undefined : tokens.slice(asked.end).find((t) => t.pos !== "ADV" && t.pos !== "AUX");
   const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || next?.pos === "ADP" || words.at(-1)?.pos === "ADP");
-  // "What's that about?", "what for?": a what-question ending on its preposition asks the reason
+  // "What is that for?": a what-question ending on its preposition asks the reason
   // for what was just described, whoever was named before it.
   const reason = what >= 0 && words.at(-1)?.pos === "ADP";
-  // "Is he waiting for someone?", "working toward something": an ongoing act aimed at an object the
+  // "Is she looking for somebody?", "saving up for something": an ongoing act aimed at an object the
   // speaker cannot name asks what the person is after.
   const aimedAtUnknown = cuesOf(tokens, "indefinite").some((c) => {
     let v = c.start - 1;
@@ -322,7 +322,7 @@ function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): 
   if (x === undefined || verb === undefined || (verb.pos !== "VERB" && verb.pos !== "NOUN") || ["do", "have", "get", "go", "be"].includes(verb.lemma) || hasCue([verb], "unspoken_goal")) return out;
   let j = x.end + 1;
   while (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "DET" || tokens[j]?.pos === "ADJ" || (tokens[j]?.pos === "PRON" && !mentions.some((m) => m.start === j))) j++;
-  // The other person, or a word for someone the query does not resolve ("the old lady"): the safe reading either way.
+  // The other person, or a word for someone the query does not resolve ("the young man"): the safe reading either way.
   const other = mentions.some((m) => m.start === j && m.name !== x.name) || (tokens[j] !== undefined && (isPersonNoun(tokens[j]!.text) || hasCue([tokens[j]!], "activity")));
   if (other) out.push({ category: "belief", term: verb.text, start: x.end, end: x.end + 1 });
   return out;

@@ -17,6 +17,7 @@ const SPLITS = [
   { name: "dev (E, F)", file: join(DATA, "implicit", "dev.json") },
   { name: "dev2 (I, J, K)", file: join(DATA, "implicit", "dev2.json") },
   { name: "dev3 (L, M, N)", file: join(DATA, "implicit", "dev3.json") },
+  { name: "dev4 (O, P, Q)", file: join(DATA, "implicit", "dev4.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
 ].filter((s) => existsSync(s.file));
 
