@@ -35,15 +35,11 @@ import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type Ev
 import { recordOrNull, type CreateOptions, type LogEnds, type ScanResult } from "./fileEventStore.ts";
 import { EventStores } from "./layers.ts";
 import { isJetStreamStorageFull, isNatsTimeout, kvKey, natsName, NatsReadStalled, NatsWriteLost, subjects } from "./nats.ts";
+import { MIN_LOCK_TTL_MS } from "./natsSettings.ts";
+
+export { MIN_LOCK_TTL_MS };
 
 const DEFAULT_LOCK_TTL_MS = 10_000;
-/**
- * The shortest writer-lock ttl a namespace may be given. Writers renew their locks every third of
- * it, whatever their bucket's ttl, so a bucket's ttl can be lowered (down to this) under writers
- * that hold locks: renewing at a third of the ttl each read when it opened the bucket, a lock
- * could expire between renewals once the ttl was lowered, and a second sequencer take its episode.
- */
-export const MIN_LOCK_TTL_MS = 1000;
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
 const WRONG_LAST_SEQUENCE = 10071;
 const WRONG_LAST_SEQUENCE_UNKNOWN = 10164;

@@ -1,6 +1,6 @@
 // Running and forking episodes on the embedded default: file event store, in-process transport,
 // one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
-import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../actors/actor.ts";
 import { canonicalJson } from "../events/canonical.ts";
@@ -20,6 +20,9 @@ import { NoResponder } from "../infra/transport.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, UsageError, type EpisodeHeader } from "./replay.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "./views/text.ts";
+import { PROBETOWN_VERSION } from "./version.ts";
+
+export { PROBETOWN_VERSION };
 
 export interface EpisodeObserver {
   /** Called after every committed tick with the live host (read-only use). */
@@ -242,9 +245,6 @@ export const filesWhere = (explicit: string | undefined, resume = false) => (epi
   const layout = layoutOf(dir);
   return { log: layout.log, snapshots: layout.snapshots, dir, trace: { exporter: "jsonl", file: layout.trace } };
 };
-
-/** This build's version, recorded in each episode header's meta (so a replay divergence can be told apart from a code change). */
-export const PROBETOWN_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export const episodeIdOf = (world: string, seed: number, condition: string): string => `${world}-s${seed}-${condition}`;
 

@@ -25,8 +25,9 @@ import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeReques
 import { anotherEpisode, headerDifferences, judgeGateway, judgeModelOf, replaceTown, sceneModelsOf, type SceneModels } from "./factualEval.ts";
 import { factualTruth } from "./benchmarks/factual.ts";
 import { fieldDifferences } from "./views/text.ts";
+import { DEFAULT_SEEDS } from "./evalDefaults.ts";
 
-export const DEFAULT_SEEDS = [42, 123, 456] as const;
+export { DEFAULT_SEEDS };
 
 export interface ImplicitEvalOptions {
   readonly file: string;

@@ -33,9 +33,9 @@ import { rosterOf, type Scene } from "../actors/aura/scene.ts";
 import type { FactualTruth } from "./benchmarks/factual.ts";
 import type { ImplicitQuery } from "./benchmarks/implicit.ts";
 import type { LlmAnswer, LlmGatewayImpl, OutputValidator } from "./llmGateway.ts";
+import { JUDGES, type JudgeMode } from "./evalDefaults.ts";
 
-export const JUDGES = ["rule", "llm", "both"] as const;
-export type JudgeMode = (typeof JUDGES)[number];
+export { JUDGES, type JudgeMode };
 
 /** The judge log's file name, beside a cell's `log/`. */
 export const JUDGE_LOG = "judge.jsonl";

@@ -21,6 +21,9 @@ import { ActorHost, partDigest, stateHashOf } from "./actorHost.ts";
 import { diffValues } from "./diff.ts";
 import { noLlmGateway, Sequencer, singleHost, type LlmResponder } from "./sequencer.ts";
 import { LLM_GATEWAY_ID } from "../events/llm.ts";
+import { UsageError } from "./usageError.ts";
+
+export { isPathError, UsageError } from "./usageError.ts";
 
 export const HOST_SUBJECT = "pt.local.host.embedded";
 
@@ -42,17 +45,6 @@ export function resolveEpisodeDir(path: string): string {
   if (!existsSync(abs)) throw new UsageError(`${path}: no such episode directory`);
   throw new UsageError(`${path}: not an episode directory (expected a log/ folder inside)`);
 }
-
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
-
-/** A path the user gave that is the wrong kind of thing (a file for a directory, none at all, …): Node's message names it. */
-export const isPathError = (error: unknown): boolean =>
-  error instanceof Error && ["EEXIST", "EISDIR", "ENOTDIR", "EACCES", "EPERM", "ENOENT"].includes((error as NodeJS.ErrnoException).code ?? "");
 
 export class EndOfLog extends Error {
   readonly seq: number;

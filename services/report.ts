@@ -17,10 +17,10 @@ import { join } from "node:path";
 import { Schema } from "effect";
 import { loadResults, type ResultRow } from "./results.ts";
 import { groupedBarChart, paretoChart } from "./reportCharts.ts";
+import { METRICS, type Metric } from "./reportMetrics.ts";
 import { bonferroni, clusteredBootstrapMean, holm, mcnemar, mean, meanCi, oneSampleTTest, wilcoxonSignedRank, type Bootstrap, type McNemar, type TTest, type Wilcoxon } from "./stats.ts";
 
-export const METRICS = ["implicit", "literal", "correct", "accuracy", "recall", "llm-implicit", "llm-literal", "llm-accuracy"] as const;
-export type Metric = (typeof METRICS)[number];
+export { METRICS, type Metric };
 
 export const METRIC_LABEL: Record<Metric, string> = {
   implicit: "implicit coverage",

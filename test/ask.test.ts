@@ -17,7 +17,7 @@ import { firstSegment, logRecords, startCli, tempDir } from "./helpers.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeServer } from "./fakeLlmServer.ts";
-import { renderAsk } from "../services/cli/ask.ts";
+import { renderAsk } from "../services/cli/commands/ask.ts";
 
 const MAIN = join(import.meta.dirname, "..", "services/cli/main.ts");
 

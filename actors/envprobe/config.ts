@@ -3,6 +3,7 @@
 import { Schema } from "effect";
 import { KINDS, type Kind } from "./kinds/index.ts";
 import type { Cardinality, MutationTargets, Noise } from "./kinds/types.ts";
+import { MAX_HORIZON } from "./limits.ts";
 
 export interface Regime {
   readonly description: string;
@@ -236,13 +237,7 @@ export const isPreB0Judge = (c: EnvprobeConfig, policy: string): boolean => c.le
 
 export const horizonOf = (c: EnvprobeConfig): number => c.horizon ?? REGIMES[c.regime]!.horizon;
 
-/**
- * The longest horizon a config may set: 25× the paper's longest (20/30/40 for low/medium/high).
- * An episode runs every tick of its horizon, solved or not, and a run holds its log in memory
- * (≈ 750 bytes a tick once solved): H = 1,000 takes about a second and writes under 1 MB, while
- * `"horizon": 1e9` would run for days and exhaust memory long before.
- */
-export const MAX_HORIZON = 1000;
+export { MAX_HORIZON };
 export const budgetOf = (horizon: number): number => Math.max(1, Math.floor(horizon / 4));
 
 /** Limits on what a new episode may ask for, not applied to logs already written (they stay readable). */

@@ -29,9 +29,9 @@ import { inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type S
 import { makeLlmGateway, mergeProblems, resolveLlmConfig, sumTotals, type EndpointProblem, type UsageTotals } from "../llmGateway.ts";
 import type { Kind } from "../../actors/envprobe/kinds/index.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
+import { DEFAULT_CHUNK } from "./chunk.ts";
 
-/** Seeds of one cell per job unless `--chunk` says otherwise. */
-export const DEFAULT_CHUNK = 64;
+export { DEFAULT_CHUNK };
 
 /** What a job carries: one cell and some of its seeds; `log` is the sweep's absolute --log or null. */
 export const EnvprobeChunkSpec = Schema.Struct({

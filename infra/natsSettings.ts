@@ -1,0 +1,61 @@
+// What the command line knows of NATS before it connects: the server URL (from a flag or the
+// environment) and how it is shown, the default namespace, the shortest writer-lock ttl, and the
+// errors of bad input. Apart from infra/nats.ts so that reading flags loads no NATS client.
+
+/** `--nats env` reads the server URL (credentials included) from this variable instead of the command line. */
+export const NATS_URL_ENV = "PROBETOWN_NATS_URL";
+export const NATS_URL_FROM_ENV = "env";
+
+export const DEFAULT_NAMESPACE = "default";
+
+/** A name (an episode id, a namespace) that cannot be part of a NATS subject: bad input, not a fault (exit 2). */
+export class InvalidSubjectToken extends Error {}
+
+/**
+ * A server URL in its parts: `scheme://` (or ""), the `user:pass` before the last `@` (or null),
+ * and the rest. The last: a host has no `@`, and a password typed as it is may hold one, or a `/`
+ * (`nats://u:p@ss@host`, `nats://u:pa/ss@host`), all of it to be kept out of sight.
+ */
+export function splitNatsUrl(url: string): { readonly scheme: string; readonly credentials: string | null; readonly rest: string } {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)?(?:(.*)@)?([^@]*)$/is.exec(url)!;
+  return { scheme: m[1] ?? "", credentials: m[2] ?? null, rest: m[3]! };
+}
+
+/** A server URL as shown to people: credentials in it (`nats://user:pass@host`) are never printed. */
+export function shownNatsUrl(url: string): string {
+  const { scheme, credentials, rest } = splitNatsUrl(url);
+  return credentials === null ? url : `${scheme}…@${rest}`;
+}
+
+/**
+ * `--nats …` for a command printed as a hint (start workers with …, check: npx probetown verify …),
+ * runnable as it is printed. A URL without credentials is itself. One with credentials is never
+ * printed, and the URL shown instead (`nats://…@host`) would not log in: the hint says `--nats env`,
+ * which reads the URL from PROBETOWN_NATS_URL (the way credentials stay out of `ps` and shell
+ * history), and `after` (to follow the command) says what to export there, the server's URL with
+ * placeholders for its credentials — nothing when the variable holds this URL already (the command
+ * was given `--nats env`).
+ */
+export function natsFlagHint(url: string): { readonly flag: string; readonly after: string } {
+  const { scheme, credentials, rest } = splitNatsUrl(url);
+  if (credentials === null) return { flag: `--nats ${url}`, after: "" };
+  const flag = `--nats ${NATS_URL_FROM_ENV}`;
+  if (process.env[NATS_URL_ENV]?.trim() === url) return { flag, after: "" };
+  const [placeholder, what] = credentials.includes(":") ? ["<user>:<password>", "user and password"] : ["<token>", "token"];
+  return { flag, after: ` (first \`export ${NATS_URL_ENV}='${scheme}${placeholder}@${rest}'\`, the server's ${what} in place of ${placeholder})` };
+}
+
+export class NatsUnavailable extends Error {
+  constructor(url: string, cause: unknown, what = "cannot connect to a NATS server", hint = "is nats-server running with JetStream (-js)?") {
+    super(`--nats ${shownNatsUrl(url)}: ${what} (${(cause as Error)?.message ?? String(cause)}); ${hint}`);
+    this.name = "NatsUnavailable";
+  }
+}
+
+/**
+ * The shortest writer-lock ttl a namespace may be given. Writers renew their locks every third of
+ * it, whatever their bucket's ttl, so a bucket's ttl can be lowered (down to this) under writers
+ * that hold locks: renewing at a third of the ttl each read when it opened the bucket, a lock
+ * could expire between renewals once the ttl was lowered, and a second sequencer take its episode.
+ */
+export const MIN_LOCK_TTL_MS = 1000;

@@ -1,0 +1,125 @@
+// `probetown run <world> --seed <n>`: a new episode, on files or in JetStream.
+import { existsSync, readdirSync } from "node:fs";
+import { Effect } from "effect";
+import { resolveNewEpisodeConfig } from "../../../actors/actor.ts";
+import type { TownConfig } from "../../../actors/auratown/config.ts";
+import { worlds } from "../../../actors/worlds.ts";
+import type { LogRecord } from "../../../events/record.ts";
+import { peekJetStreamLog, readJetStreamLog } from "../../../infra/jetStreamEventStore.ts";
+import { natsFlagHint } from "../../../infra/natsSettings.ts";
+import { distributedLayer } from "../../../infra/natsLayers.ts";
+import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../../distributed.ts";
+import { episodeIdOf, filesWhere, resumeNotes, runEpisode, runEpisodeEffect, type EpisodeResult, type RunOptions } from "../../episodes.ts";
+import { UsageError } from "../../usageError.ts";
+import { shownPath } from "../../views/text.ts";
+import { listFlag, lockWaitNotice } from "../distributed.ts";
+import { EXIT } from "../exitCodes.ts";
+import { readConfigFile } from "../flags.ts";
+import { checkTownRunDisk, checkTownRunFits } from "../limits.ts";
+import { gatewayExit, llmForRun, type LlmCliFlags } from "../llm.ts";
+import { diskOf, episodeSession, hintIfExists, MODEL_WORLDS, verifyInNats, type EpisodeFlags, type NatsFlags } from "../session.ts";
+
+/**
+ * This command line with `--resume` (and the episode directory, when it was chosen for the run:
+ * `run` without `--log` goes to runs/<episode>-2 when runs/<episode> is taken, which a `--resume`
+ * without `--log` would not find), quoted for a POSIX shell.
+ */
+function resumeCommand(dir: string, addLog: boolean): string {
+  const args = process.argv.slice(2).filter((a) => a !== "--resume");
+  const quoted = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+  return [...args, ...(addLog ? ["--log", shownPath(dir)] : []), "--resume"].map(quoted).join(" ");
+}
+
+export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
+  if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
+  const fixedBy = worlds[worldName]!.lengthFixedBy;
+  if (fixedBy !== undefined && (flags.ticks !== undefined || flags.days !== undefined)) {
+    throw new UsageError(flags.ticks !== undefined ? `--ticks ${flags.ticks}: ${fixedBy(flags.ticks)}` : `--days ${flags.days}: ${fixedBy("n")}`);
+  }
+  let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
+  const conditionKey = worlds[worldName]!.conditionConfigKey;
+  if (conditionKey !== undefined && config !== undefined && conditionKey in (config as object)) {
+    const named = (config as Record<string, unknown>)[conditionKey];
+    throw new UsageError(`--config ${flags.config}: "${conditionKey}" is the ${worldName} condition, chosen by --condition, not the config (the config's ${JSON.stringify(named)} would be overridden by ${flags.condition === undefined ? `the default condition ${worlds[worldName]!.defaultCondition}` : `--condition ${flags.condition}`}); use --condition ${typeof named === "string" ? named : "<name>"} instead`);
+  }
+  if (flags.agents !== undefined) {
+    if (worldName !== "auratown") throw new UsageError(`--agents: only auratown has a roster to grow (${worldName} sets its actors by its config)`);
+    if (flags.agents < 5) throw new UsageError(`--agents: the town has 5 residents; expected 5 or more, got ${flags.agents}`);
+    // As --ticks with --days: two sizes, one of them silently dropped (--agents won).
+    const extra = (config as { extraAgents?: unknown } | undefined)?.extraAgents;
+    if (extra !== undefined && extra !== flags.agents - 5) throw new UsageError(`--agents ${flags.agents} and --config ${flags.config}: "extraAgents": ${JSON.stringify(extra)} both say how large the town is (${flags.agents} residents, or 5 + ${JSON.stringify(extra)}): give one of them`);
+    config = { ...(config as object | undefined), extraAgents: flags.agents - 5 };
+  }
+  const llm = llmForRun(worldName, config, flags);
+  config = llm.config;
+  const world = worlds[worldName]!;
+  let resolved: unknown;
+  try {
+    resolved = resolveNewEpisodeConfig(world, config);
+  } catch (error) {
+    // Checked here, before anything runs, so the error can name the file it came from.
+    throw new UsageError(`${flags.config === undefined ? "" : `--config ${flags.config}: `}${(error as Error).message}`);
+  }
+  const perDay = world.defaultTicks(resolved);
+  if (flags.ticks !== undefined && flags.days !== undefined) throw new UsageError("--ticks and --days both say how long to run: give one of them");
+  const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
+  // The town and its length, before anything is built (a resumed run is checked as it was started).
+  if (worldName === "auratown") {
+    const length = flags.days !== undefined ? { length: `--days ${flags.days}` } : flags.ticks !== undefined ? { length: `--ticks ${flags.ticks}` } : {};
+    const named = { town: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length };
+    checkTownRunFits(resolved as TownConfig, ticks ?? perDay, named);
+    // A resumed run's log is already there; a full disk stops it, and --resume continues it.
+    if (flags.nats === undefined && flags.resume !== true) checkTownRunDisk(resolved as TownConfig, ticks ?? perDay, named, diskOf(flags));
+  }
+  const condition = flags.condition ?? world.defaultCondition;
+  const session = episodeSession(flags, worldName);
+  const title = (episode: string) => `${worldName} · seed ${flags.seed} · condition ${condition} · episode ${episode}`;
+  // A resume that cuts a damaged tail says what it cut and where the bytes were kept; one that does
+  // not continue from the latest snapshot (one past a cut log's end) says which it used.
+  const notes = resumeNotes((note) => void process.stderr.write(`run --resume: ${note}\n`), flags.nats === undefined ? "file" : "subject");
+  const options: RunOptions = { ...session.options, world: worldName, seed: flags.seed, condition, config, ...(ticks === undefined ? {} : { ticks }), ...(flags.resume ? { resume: true, ...notes } : {}), ...(llm.llm === undefined ? {} : { llm: llm.llm }) };
+  if (flags.nats === undefined) {
+    if (flags.remote !== undefined) throw new UsageError("--remote: actors in other processes need --nats <url>");
+    if (flags.resume && !flags.quiet) {
+      // A typo in --log would otherwise start a fresh episode without a word.
+      const { dir, log } = filesWhere(flags.log, true)(episodeIdOf(worldName, flags.seed, condition));
+      if (!existsSync(log) || readdirSync(log).length === 0) process.stderr.write(`run --resume: no log at ${shownPath(dir)} yet; starting the episode there\n`);
+    }
+    let result: EpisodeResult;
+    try {
+      result = await runEpisode(options);
+    } catch (error) {
+      return session.interrupted(error, (dir) => `continue it with \`probetown ${resumeCommand(dir, flags.log === undefined)}\``);
+    }
+    const code = session.finish(result, title(episodeIdOf(worldName, flags.seed, condition)));
+    return code === EXIT.ok ? gatewayExit("run", llm.gateway) : code;
+  }
+  if (flags.log !== undefined) throw new UsageError("--log: with --nats the log goes to JetStream; drop --log");
+  const ns = flags.namespace;
+  const remote = flags.remote;
+  const url = flags.nats;
+  const namespaceFlag = ns === DEFAULT_NAMESPACE ? "" : ` --namespace ${ns}`;
+  // Hosts are often started after the sequencer: say what it waits for, and how to start them.
+  const onWait = ({ episode, actors, timeoutMs }: { episode: string; actors: readonly string[]; timeoutMs: number }): void => {
+    if (!flags.quiet) process.stderr.write(`run: waiting for actor hosts serving ${actors.join(", ")} of episode ${episode}, up to ${Math.round(timeoutMs / 1000)} s in all (start them with \`probetown actor-host ${episode} ${natsFlagHint(url).flag}${namespaceFlag} --actors ${actors.join(",")}\`${natsFlagHint(url).after})\n`);
+  };
+  const placement = remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", remote), onWait) };
+  // The model usage is counted from the episode's whole log, read back (a resumed run's earlier calls too).
+  let logged = null as LogRecord[] | null;
+  const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet }, async (nc) => {
+    if (flags.resume && !flags.quiet) {
+      // As for a file log: a typo in --namespace would otherwise start a fresh episode without a word.
+      const episode = episodeIdOf(worldName, flags.seed, condition);
+      const ends = await peekJetStreamLog(nc, ns, episode);
+      if (ends.first === null && ends.last === null) process.stderr.write(`run --resume: no log of episode ${episode} in namespace ${ns} yet; starting the episode there\n`);
+    }
+    const ran = await Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
+      hintIfExists("continue it with --resume, or choose another --namespace"),
+    );
+    // Read back for the model usage, and the summary (as the file path reads its log file).
+    if (MODEL_WORLDS.has(ran.world) || session.wantsSummary(ran)) logged = await readJetStreamLog(nc, ns, ran.episode);
+    return ran;
+  });
+  const code = session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns), logged);
+  return code === EXIT.ok ? gatewayExit("run", llm.gateway) : code;
+}

@@ -1,0 +1,27 @@
+// The LLM flags of `run`, `fork`, `sweep`, `eval` and `ask` (services/cli/llm.ts acts on them),
+// apart from it so that defining the program loads no model client.
+import { Option, type Command } from "commander";
+
+export interface LlmCliFlags {
+  llm?: string;
+  model?: string[];
+  llmConfig?: string;
+  quiet?: boolean;
+}
+
+/**
+ * The exit code of a command that finished, but whose model calls fell back because the endpoint
+ * refused it (key, model, URL), could not be reached or answered every call to a model with an error: its
+ * results are the deterministic backends' under a model's label. The log is complete and valid.
+ */
+export const EXIT_ENDPOINT = 5;
+
+/** `fork`: the child keeps its parent's models, so --model is not listed (given, it is refused with the reason). */
+export const addLlmOptions = (command: Command, options: { readonly fork?: boolean } = {}): Command => {
+  const fork = options.fork === true;
+  const model = new Option("--model <model>", "model for every role, or role=model (intent, planner, answer, judge, belief; `none` keeps a role deterministic, a bare `none` every role not named, e.g. --model none --model judge=gpt-4o-mini); repeatable").argParser((v: string, acc: string[] = []) => [...acc, v]);
+  return command
+    .option("--llm <baseURL>", `LLM backends at this OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (key from PROBETOWN_LLM_API_KEY or OPENAI_API_KEY)${fork ? "; the child asks it with its parent's models" : ""}; exit ${EXIT_ENDPOINT} when it refused the key, model or URL, could not be reached, or answered every call to a model with an error (the calls fell back; the log is complete and valid)`)
+    .addOption(fork ? model.hideHelp() : model)
+    .option("--llm-config <file.json>", `LLM settings: {baseURL, ${fork ? "" : "model, models: {intent, planner, answer, judge, belief}, "}timeoutMs, maxAttempts, backoffMs, concurrency, unreachableAfter, waitNoticeMs, prices, reuse, captureContent}; waitNoticeMs (default 10000, 0: never): after this long with no answer, say on stderr what the model calls wait for, then every three times as long`);
+};
