@@ -6,6 +6,7 @@
 import { enqueueActions, type ActorLogic, type ActorSystem, type AnyActorLogic, type EventObject, type MachineContext, type Snapshot } from "xstate";
 import type { Address } from "../events/record.ts";
 import type { EventType, PayloadOf } from "../events/catalogue.ts";
+import { InputRejected } from "../events/inputRejected.ts";
 
 /** A record as an actor receives it. */
 export interface Delivered<P = unknown> {
@@ -96,7 +97,7 @@ export function recordActorLogic<Context, Input>(o: {
 export function resolveNewEpisodeConfig<Config>(world: WorldDefinition<Config>, raw: unknown): Config {
   const config = world.resolveConfig(raw);
   const limits = world.newEpisodeProblems?.(config) ?? [];
-  if (limits.length > 0) throw new Error(`invalid ${world.name} config:\n  - ${limits.join("\n  - ")}`);
+  if (limits.length > 0) throw new InputRejected("config", `invalid ${world.name} config:\n  - ${limits.join("\n  - ")}`);
   return config;
 }
 

@@ -1,6 +1,7 @@
 // Decoding a world's config (merged over its defaults) with a message that says what to fix: a
 // misspelt field is reported with the fields its object has (Effect only names the unknown key).
 import { Schema } from "effect";
+import { InputRejected } from "../events/inputRejected.ts";
 
 interface AstNode {
   readonly _tag: string;
@@ -68,7 +69,7 @@ export function configDecoder<S extends Schema.Top>(world: string, schema: S): (
     try {
       return decode(merged);
     } catch {
-      throw new Error(`invalid ${world} config: ${problem(merged)}`);
+      throw new InputRejected("config", `invalid ${world} config: ${problem(merged)}`);
     }
   };
 }

@@ -27,6 +27,7 @@ import type { ReadableSpan, SpanExporter, SpanProcessor } from "@opentelemetry/s
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import type { NodeSDK as NodeSdk } from "@opentelemetry/sdk-node";
 import type { OTLPTraceExporter as OtlpProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { InputRejected } from "../events/inputRejected.ts";
 
 // NodeSDK brings every OTLP exporter (gRPC too) and takes ~0.4 s to load: loaded on the first
 // traced run only, so an untraced command starts as fast as before.
@@ -509,9 +510,9 @@ function checkedOtlpUrl(url: string, from: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`--trace otlp: ${from}: invalid OTLP URL ${JSON.stringify(redactUrl(url))}`);
+    throw new InputRejected("flag", `--trace otlp: ${from}: invalid OTLP URL ${JSON.stringify(redactUrl(url))}`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`--trace otlp: ${from}: the OTLP URL must be http: or https:, got ${JSON.stringify(redactUrl(url))}`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new InputRejected("flag", `--trace otlp: ${from}: the OTLP URL must be http: or https:, got ${JSON.stringify(redactUrl(url))}`);
   return url;
 }
 
@@ -530,7 +531,7 @@ function otlpProtocol(): "http/json" | "http/protobuf" {
   const name = getStringFromEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
   const value = getStringFromEnv(name) ?? "http/json";
   if (value === "http/json" || value === "http/protobuf") return value;
-  throw new Error(`--trace otlp: ${name}=${value}: probetown exports traces over OTLP/HTTP only; use http/json or http/protobuf`);
+  throw new InputRejected("flag", `--trace otlp: ${name}=${value}: probetown exports traces over OTLP/HTTP only; use http/json or http/protobuf`);
 }
 
 function otlpExporter(url: string, protocol: "http/json" | "http/protobuf"): SpanExporter {
@@ -660,7 +661,7 @@ export function traceparentOf(span: Span): string | undefined {
 const TRACE_FLAG_FORMS = '"none", "console", "jsonl", "jsonl:<path>", "otlp" or "otlp:<url>"';
 
 function badTraceFlag(value: string, why?: string): Error {
-  return new Error(`--trace: ${why === undefined ? "" : why + "; "}got ${JSON.stringify(value)}, expected ${TRACE_FLAG_FORMS}`);
+  return new InputRejected("flag", `--trace: ${why === undefined ? "" : why + "; "}got ${JSON.stringify(value)}, expected ${TRACE_FLAG_FORMS}`);
 }
 
 /** Parses TelemetryConfig from a `--trace` flag value. `defaultFile` is used for bare "jsonl". */

@@ -2,6 +2,9 @@
 // line can raise and recognise them without loading the replay machinery.
 
 export class UsageError extends Error {
+  readonly _tag: string = "UsageError";
+  /** Bad usage or input (the command line's exit 2). */
+  readonly exitCode = 2 as const;
   constructor(message: string) {
     super(message);
     this.name = "UsageError";

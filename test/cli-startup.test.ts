@@ -12,6 +12,7 @@ import { worlds } from "../actors/worlds.ts";
 import { InvalidPayload, isDamage, LogCorrupted, SequenceConflict, SnapshotDamaged, TornTail, UnknownEventType } from "../events/errors.ts";
 import { EpisodeExists, StorageFailed, WriterLocked } from "../infra/eventStore.ts";
 import { InvalidSubjectToken, NatsUnavailable } from "../infra/nats.ts";
+import { InputRejected } from "../events/inputRejected.ts";
 import { EXIT, exitCodeFor } from "../services/cli/exitCodes.ts";
 import { LocalWorkersGone } from "../services/distributed.ts";
 import { ActorHostLost } from "../services/episodes.ts";
@@ -101,9 +102,11 @@ describe("CLI startup (issue 22)", () => {
       [new EpisodeExists("e", "exists"), EXIT.usage],
       [new NatsUnavailable("nats://127.0.0.1:4222", new Error("refused")), EXIT.usage],
       [new ActorHostLost("e", "agent/a", "gone"), EXIT.usage],
-      [new Error("unknown world 'x'"), EXIT.usage],
-      [new Error("invalid auratown config: x"), EXIT.usage],
-      [new Error("--flag: x"), EXIT.usage],
+      [new InputRejected("world", "unknown world 'x'"), EXIT.usage],
+      [new InputRejected("config", "invalid auratown config: x"), EXIT.usage],
+      [new InputRejected("flag", "--trace: x"), EXIT.usage],
+      // The tag decides, never the wording: a plain error that reads like bad input is internal.
+      [new Error("unknown world 'x'"), EXIT.internal],
       [Object.assign(new Error("no such file"), { code: "ENOENT" }), EXIT.usage],
       [new StorageFailed("f", "disk full", 3, true), EXIT.usage],
       [Object.assign(new Error("no space"), { code: "ENOSPC" }), EXIT.usage],

@@ -15,6 +15,7 @@ import { AGENT_STATE_TOOLS, ENVIRONMENT_TOOLS } from "./tools.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS } from "./conditions.ts";
 import { deriveStream } from "../rng.ts";
 import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
+import { InputRejected } from "../../events/inputRejected.ts";
 
 const Str = Schema.String;
 const StrMap = Schema.Record(Str, Str);
@@ -103,17 +104,17 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
     const merged = { ...defaultSceneConfig, ...((raw ?? {}) as object) };
     const config: SceneConfig = decode(merged);
     const found = problems(config);
-    if (found.length > 0) throw new Error(`invalid aura-scene config:\n  - ${found.join("\n  - ")}`);
+    if (found.length > 0) throw new InputRejected("config", `invalid aura-scene config:\n  - ${found.join("\n  - ")}`);
     return config;
   },
 
   applyCondition(config, condition) {
     const c = SCENE_CONDITIONS[condition];
-    if (c === undefined) throw new Error(`unknown condition '${condition}' for aura-scene (known: ${Object.keys(SCENE_CONDITIONS).join(", ")})`);
+    if (c === undefined) throw new InputRejected("condition", `unknown condition '${condition}' for aura-scene (known: ${Object.keys(SCENE_CONDITIONS).join(", ")})`);
     // The factual conditions choose among the environment tools: on the agent-state registry they
     // would probe nothing and answer as if probing did not help.
     if (config.registry !== "environment" && !(IMPLICIT_CONDITIONS as readonly string[]).includes(condition)) {
-      throw new Error(`invalid aura-scene config for condition '${condition}': it probes the environment registry (registry: "environment", as \`eval factual\` and \`eval privacy\` build from an AURATown snapshot), but this config's registry is '${config.registry}'; its conditions: ${IMPLICIT_CONDITIONS.join(", ")}`);
+      throw new InputRejected("config", `invalid aura-scene config for condition '${condition}': it probes the environment registry (registry: "environment", as \`eval factual\` and \`eval privacy\` build from an AURATown snapshot), but this config's registry is '${config.registry}'; its conditions: ${IMPLICIT_CONDITIONS.join(", ")}`);
     }
     const strategy: StrategyConfig = { kind: c.kind, maxSteps: c.steps ?? config.maxSteps, memory: c.memory, reuse: c.reuse === true, inferrer: "deterministic" };
     return { ...config, strategy };

@@ -8,6 +8,7 @@ import { configProblems, defaultTownConfig, rosterOf, townConditions, TownConfig
 import { ENVIRONMENT_ID, environmentLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { recomputeMemoryDigest } from "./memory.ts";
 import { centerOf, clockAt, locationNamed, ticksPerDay } from "./town.ts";
+import { InputRejected } from "../../events/inputRejected.ts";
 
 
 // Params change only on a fork and the plan once a day, but both are hashed every tick: hash each
@@ -61,14 +62,14 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
     const merged = mergeDeep(defaultTownConfig, raw ?? {});
     const config: TownConfig = decodeConfig(merged);
     const problems = configProblems(config);
-    if (problems.length > 0) throw new Error(`invalid auratown config:\n  - ${problems.join("\n  - ")}`);
+    if (problems.length > 0) throw new InputRejected("config", `invalid auratown config:\n  - ${problems.join("\n  - ")}`);
     return config;
   },
 
   applyCondition(config, condition) {
     const entry = townConditions[condition];
     if (entry === undefined) {
-      throw new Error(`unknown condition '${condition}' for auratown (known: ${Object.keys(townConditions).join(", ")})`);
+      throw new InputRejected("condition", `unknown condition '${condition}' for auratown (known: ${Object.keys(townConditions).join(", ")})`);
     }
     return entry.apply(config);
   },

@@ -14,6 +14,7 @@ import { parseAction } from "./kinds/grammar.ts";
 import { generate, observe } from "./kinds/operations.ts";
 import type { WorldSpec } from "./kinds/types.ts";
 import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
+import { InputRejected } from "../../events/inputRejected.ts";
 
 const decode = configDecoder("envprobe", ConfigSchema);
 
@@ -76,12 +77,12 @@ export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
     if (raw !== null && typeof raw === "object" && "calibration" in raw) merged.calibration = { ...defaults.calibration, ...((raw as { calibration: object }).calibration ?? {}) };
     const config: EnvprobeConfig = decode(merged);
     const problems = configProblems(config);
-    if (problems.length > 0) throw new Error(`invalid envprobe config:\n  - ${problems.join("\n  - ")}`);
+    if (problems.length > 0) throw new InputRejected("config", `invalid envprobe config:\n  - ${problems.join("\n  - ")}`);
     return config;
   },
 
   applyCondition(config, condition) {
-    if (!(condition in POLICIES)) throw new Error(`unknown condition '${condition}' for envprobe (known: ${Object.keys(POLICIES).join(", ")})`);
+    if (!(condition in POLICIES)) throw new InputRejected("condition", `unknown condition '${condition}' for envprobe (known: ${Object.keys(POLICIES).join(", ")})`);
     if (MODEL_POLICIES.includes(condition as Policy) && judgeModelOf(config) === null && !isPreB0Judge(config, condition)) {
       throw new Error(`condition ${condition}: the Judge is a model critic (LLM role judge); set its model in the config ("llm": {"judge": "<model>"}) and give an endpoint, or run envprobe-judge-standin, the deterministic stand-in`);
     }

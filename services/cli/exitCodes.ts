@@ -32,7 +32,8 @@ export function exitCodeFor(error: unknown): number {
   if (DAMAGE_TAGS.has(tagOf(error) ?? "")) return EXIT.damaged;
   // A lost actor host (services/episodes.ts `ActorHostLost`) is the NATS side's trouble, not the program's: the log is kept for a resume.
   if (error instanceof UsageError || error instanceof InvalidSubjectToken || tagOf(error) === "SequenceConflict" || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || nameOf(error) === "ActorHostLost") return EXIT.usage;
-  if (error instanceof Error && /^(unknown (world|condition)|invalid [\w-]+ config|--)/.test(error.message)) return EXIT.usage;
+  // An unknown world or condition, a config a world refused, a flag out of form (events/inputRejected.ts).
+  if (tagOf(error) === "InputRejected") return EXIT.usage;
   // A full or failing disk is the machine's trouble, not the program's; what was logged is kept.
   if (isPathError(error) || isStorageError(error)) return EXIT.usage;
   return EXIT.internal;
