@@ -134,6 +134,19 @@ describe("intent analyser: informal writing and hyphenated names", () => {
     // A state of X on the way makes it a question about X.
     expect(analyseQuery("Is Petra upset that Oy left early?", studio).secondOrder).toBeNull();
   });
+  it("reads a possessed attitude about someone, a clause-held notion and a participle before 'as' as beliefs", () => {
+    expect(analyseQuery("What's Petra's honest take on Oy tonight?", studio).secondOrder).toMatchObject({ believer: "Petra Lind", target: "Sam Oyelaran" });
+    expect(analyseQuery("Is Petra clinging to the notion that Oy is fine?", studio).secondOrder).toMatchObject({ believer: "Petra Lind", target: "Sam Oyelaran" });
+    expect(analyseQuery("Has Petra got Oy marked as a slacker?", studio).secondOrder).toMatchObject({ believer: "Petra Lind", target: "Sam Oyelaran" });
+    // A reporter the query does not resolve: no one's private state is read.
+    expect(analyseQuery("Has the night cleaner realised that Oy is exhausted?", studio).hidden).toEqual([]);
+  });
+  it("drops a missing determiner and reads an agent noun by what people do", () => {
+    expect(analyseQuery("engineer free yet?", studio).scope).toEqual({ kind: "person", agents: ["Sam Oyelaran"] });
+    expect(analyseQuery("Is the caller-taker on the phone stressed?", studio).scope.kind).not.toBe("all");
+    const desk: PerceivedScene = { ...studio, public: { ...studio.public, "Petra Lind": { location: "Studio", action: "taking calls and selling raffle tickets" } } };
+    expect(analyseQuery("Is the ticket seller swamped?", desk).scope).toEqual({ kind: "person", agents: ["Petra Lind"] });
+  });
 });
 
 describe("intent analyser: second-order structure", () => {

@@ -237,7 +237,18 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // noun only with its possessor ("X's view").
   const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
   const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!)));
-  const owned = possessives.filter((c) => tokens[c.start - 1]?.text === "'s" && mentions.some((m) => m.end === c.start - 1));
+  // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
+  const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d) && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
+  const owned = possessives.filter(ownerBefore);
+  // "X's take on Y", "X's gut feeling about Y": what X holds about another person.
+  tokens.forEach((t, i) => {
+    if (t.pos !== "NOUN" || !["about", "on", "of"].includes(tokens[i + 1]?.text ?? "") || owned.some((c) => c.start === i)) return;
+    const x = [1, 2, 3].map((d) => i - d).find((p) => tokens[p]?.text === "'s" && mentions.some((m) => m.end === p) && tokens.slice(p + 1, i).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
+    const y = tokens.slice(i + 2, i + 5).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || hasCue([u], "pronoun") || hasCue([u], "relation") || hasCue([u], "activity"));
+    if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1 });
+  });
+  // "the notion that …", "the misapprehension that …": a cognition noun whose content is a clause.
+  const held = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.end]?.text === "that");
   // "In X's mind": the mind as the place a view is held (elsewhere "on X's mind" is what X pursues).
   tokens.forEach((t, i) => {
     const x = mentions.find((m) => m.end === i - 1);
@@ -257,20 +268,22 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
   const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
-  const cues: Cue[] = [...prepositions, ...toPerson, ...owned, ...had, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
+  const cues: Cue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
   // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s", and
   // an attitude before "to" ("X would be surprised to learn").
   const skippable = (t: Token, i = -1) =>
-    t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to");
+    t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
+    // a verb of being in a state before its preposition ("X labouring under the …", "fallen for the …").
+    (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP");
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
     // "as far as I know", "according to you": the preposition's person is the speaker.
     if (isPreposition.has(c.start)) return tokens[c.end] !== undefined && (tokens[c.end]!.text === "you" || hasCue([tokens[c.end]!], "first_person"));
     let i = c.start - 1;
-    while (i >= 0 && skippable(tokens[i]!)) i--;
+    while (i >= 0 && skippable(tokens[i]!, i)) i--;
     return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person"));
   };
   const theirs = cues.filter((c) => !speaker(c));
@@ -280,7 +293,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   let someoneBelieves = false;
   for (const c of theirs) {
     let k = c.start - 1;
-    while (k >= 0 && skippable(tokens[k]!)) k--;
+    while (k >= 0 && skippable(tokens[k]!, k)) k--;
     if (k >= 0 && (personLike(tokens[k]!) || mentions.some((m) => m.end === k + 1))) someoneBelieves = true;
     let believer: Mention | undefined;
     if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorific));
@@ -349,9 +362,14 @@ function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[
       if (t.pos === "PUNCT" || mentions.some((m) => m.start === c)) break;
       if (!COMPLEMENTISERS.has(t.text)) continue;
       const between = tokens.slice(a.end, c);
-      if (hasCue(between, "emotional_state") || hasCue(between, "availability") || hasCue(between, "appropriateness")) break;
+      const said = between.filter((u) => u.pos !== "NOUN");
+      if (hasCue(said, "emotional_state") || hasCue(said, "availability") || hasCue(between, "appropriateness")) break;
       const b = mentions.find((m) => m.start > c && m.start <= c + 6 && m.name !== a.name);
-      if (b !== undefined) out.push({ category: "belief", term: t.text, start: c, end: c + 1 });
+      // … or someone the query does not resolve ("what her boss is doing"): a belief all the same.
+      // Not "if I …": a clause about the speaker's own act is a question about X's welcome.
+      if (tokens[c + 1] !== undefined && hasCue([tokens[c + 1]!], "first_person")) break;
+      const someone = tokens.slice(c + 1, c + 5).some((u, d) => (hasCue([u], "pronoun") && !mentions.some((m) => m.start === c + 1 + d && m.name === a.name)) || hasCue([u], "relation") || hasCue([u], "activity"));
+      if (b !== undefined || someone) out.push({ category: "belief", term: t.text, start: c, end: c + 1 });
       break;
     }
   }
@@ -383,11 +401,28 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cu
     const that = tokens.slice(i + 1, i + 8).findIndex((t) => t.text === "that");
     // "A sees B as …", "A has B down as …": A's view of what B is.
     const b = mentions.find((m) => m.start === i + 1 && m.name !== a.name);
-    const as = b === undefined ? -1 : tokens[b.end]?.text === "down" ? b.end + 1 : b.end;
+    // "has B down as", "has B pegged / marked down as": a participle or "down" may stand before "as".
+    const as = b === undefined ? -1 : tokens[b.end]?.text === "down" || (tokens[b.end]?.pos === "VERB" && tokens[b.end + 1]?.text === "as") ? b.end + 1 : tokens[b.end + 1]?.text === "down" && tokens[b.end + 2]?.text === "as" ? b.end + 2 : b.end;
     // "A takes B for someone / a fool": for a person, not for a walk.
     const forWhom = as >= 0 && tokens[as]?.text === "for" && [tokens[as + 1], tokens[as + 2]].some((u) => u !== undefined && (u.text === "someone" || u.text === "somebody" || isPersonNoun(u.text)));
     if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
   }
+  // The same report whose reporter the query does not let us resolve ("has the night porter
+  // realised that B is …"): a word for a person before the verb; the safe reading follows.
+  tokens.forEach((verb, v) => {
+    if (verb.pos !== "VERB" || tokens[v + 1]?.text !== "that") return;
+    // The clause's subject: a person named, or a noun phrase for one ("the young conductor will …").
+    let n = v + 2;
+    if (tokens[n]?.pos === "DET") n++;
+    while (tokens[n]?.pos === "ADJ") n++;
+    const unresolvedSubject = n > v + 2 && tokens[n] !== undefined && (isPersonNoun(tokens[n]!.text) || hasCue([tokens[n]!], "activity")) && (tokens[n + 1]?.pos === "AUX" || tokens[n + 1]?.text === "'s");
+    if (!clauseAt(v + 2, { name: "", start: -1, end: -1, by: "role" }) && !unresolvedSubject) return;
+    let k = v - 1;
+    while (k >= 0 && (tokens[k]!.pos === "AUX" || tokens[k]!.pos === "ADV" || tokens[k]!.pos === "PRON" || tokens[k]!.pos === "ADP" || (tokens[k]!.pos === "VERB" && k === v - 3))) k--;
+    const subject = tokens[k];
+    const reporter = mentions.some((m) => m.end === k + 1 && m.by !== "pronoun") || (subject !== undefined && (isPersonNoun(subject.text) || hasCue([subject], "activity")));
+    if (subject !== undefined && reporter && !hasCue([subject], "first_person") && subject.text !== "you") out.push({ category: "belief", term: verb.text, start: v, end: v + 1 });
+  });
   return out;
 }
 

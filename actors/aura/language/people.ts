@@ -29,7 +29,9 @@ export interface PersonProfile {
 }
 
 const STOP = new Set(["the", "a", "an", "of", "in", "at", "on", "to", "and", "with", "for", "her", "his", "their", "is", "be", "by", "from", "s", "'s"]);
-const contentWords = (tokens: readonly Token[]): string[] => tokens.filter((t) => /^[a-z]/.test(t.text) && !STOP.has(t.text)).flatMap((t) => [...new Set([t.text, t.lemma, ...stems(t.text)])]);
+// A word the tagger does not know keeps its plural as its lemma ("mooncakes"): its singular is added.
+const singular = (w: string): string[] => (w.length > 4 && w.endsWith("s") && !w.endsWith("ss") ? [w.slice(0, -1)] : []);
+const contentWords = (tokens: readonly Token[]): string[] => tokens.filter((t) => /^[a-z]/.test(t.text) && !STOP.has(t.text)).flatMap((t) => [...new Set([t.text, t.lemma, ...stems(t.text), ...singular(t.lemma)])]);
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const isNoun = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN";
@@ -187,7 +189,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const clauseStart = prev === undefined || prev.pos === "PUNCT" || prev.pos === "CCONJ" || prev.pos === "SCONJ";
     // "is rosa free", "what's petra up to": after the inverted auxiliary of a question.
     const inverted = prev?.pos === "AUX" && (tokens[i - 2] === undefined || tokens[i - 2]!.pos === "PUNCT" || /^(what|how|where|why|when|who)$/.test(tokens[i - 2]!.text));
-    return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s")) || inverted || prev?.pos === "VERB";
+    // … or a clipped question with its verb left out ("doctor free yet?").
+    return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s" || next.pos === "ADJ" || next.pos === "ADV")) || inverted || prev?.pos === "VERB";
   };
   tokens.forEach((t, i) => {
     const who = owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined);
@@ -216,8 +219,13 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     // A definite determiner or a possessive: "a painting" names no one in particular.
-    if ((used.has(i) && t.text !== "'s") || !(DEFINITE.has(t.text) || POSSESSIVES.has(t.text) || t.text === "'s")) continue;
-    let j = i + 1;
+    const opener = DEFINITE.has(t.text) || POSSESSIVES.has(t.text) || t.text === "'s";
+    // Casual writing drops the determiner at the start of a clause ("tea guy closing up?").
+    const clauseStart = i === 0 || tokens[i - 1]!.pos === "PUNCT" || tokens[i - 1]!.pos === "CCONJ";
+    const bareStart = !opener && clauseStart && (isNoun(t) || t.pos === "ADJ");
+    if ((used.has(i) && t.text !== "'s") || !(opener || bareStart)) continue;
+    const npStart = opener ? i + 1 : i;
+    let j = npStart;
     const np: Token[] = [];
     const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
     // A word tagged as a verb before a noun is an attribute here ("her head waiter").
@@ -246,12 +254,26 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       claim({ name: byRole, start: i, end: j, by: "role" });
       continue;
     }
+    // "the mooncake seller": an agent noun in -er names whoever does its verb ("selling").
+    const agentHead = np.at(-1);
+    const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : [];
+    if (verbOf.length > 0) {
+      const said = contentWords(np.slice(0, -1));
+      const who = best(roster.map((n) => {
+        const known = new Set(profiles[n]?.about ?? []);
+        return [n, verbOf.some((v) => known.has(v)) ? 1 + said.filter((w) => known.has(w)).length : 0];
+      }));
+      if (who !== null) {
+        claim({ name: who, start: i, end: j, by: "description" });
+        continue;
+      }
+    }
     // "the parking guy", "the one mending nets", "the woman at the hatch": what the phrase and
     // the words after it say, against each person's roles and what they visibly do.
     const one = np.findIndex((u) => cuesOf([u], "activity").length > 0);
     // "the two men in the Common Room" is a group, not one person.
     if (one < 0 || plural(np[one]!)) continue;
-    let k = i + 2 + one;
+    let k = npStart + one + 1;
     const after: Token[] = [];
     // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.
     const ends = (t: Token) => t.pos === "PUNCT" && t.text !== "-";
