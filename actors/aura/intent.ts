@@ -247,7 +247,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     const y = tokens.slice(i + 2, i + 5).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || hasCue([u], "pronoun") || hasCue([u], "relation") || hasCue([u], "activity"));
     if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1 });
   });
-  // "the notion that …", "the misapprehension that …": a cognition noun whose content is a clause.
+  // "clings to the belief that …", "holds the conviction that …": a cognition noun whose content is a clause.
   const held = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.end]?.text === "that");
   // "In X's mind": the mind as the place a view is held (elsewhere "on X's mind" is what X pursues).
   tokens.forEach((t, i) => {
@@ -276,7 +276,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // an attitude before "to" ("X would be surprised to learn").
   const skippable = (t: Token, i = -1) =>
     t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
-    // a verb of being in a state before its preposition ("X labouring under the …", "fallen for the …").
+    // a verb of being in a state before its preposition ("X clinging to the …", "X stuck on the …").
     (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP");
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {

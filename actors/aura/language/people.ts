@@ -189,7 +189,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const clauseStart = prev === undefined || prev.pos === "PUNCT" || prev.pos === "CCONJ" || prev.pos === "SCONJ";
     // "is rosa free", "what's petra up to": after the inverted auxiliary of a question.
     const inverted = prev?.pos === "AUX" && (tokens[i - 2] === undefined || tokens[i - 2]!.pos === "PUNCT" || /^(what|how|where|why|when|who)$/.test(tokens[i - 2]!.text));
-    // … or a clipped question with its verb left out ("doctor free yet?").
+    // … or a clipped question with its verb left out ("chef busy now?").
     return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s" || next.pos === "ADJ" || next.pos === "ADV")) || inverted || prev?.pos === "VERB";
   };
   tokens.forEach((t, i) => {
