@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { isStorageFull } from "./jetstream/errors.ts";
 
 /** `--nats env` reads the server URL (credentials included) from this variable instead of the command line. */
 export const NATS_URL_ENV = "PROBETOWN_NATS_URL";
@@ -113,9 +114,11 @@ export const isNatsTimeout = (error: unknown): boolean => error instanceof NatsR
 export const isJetStreamOff = (error: unknown): boolean =>
   error instanceof Error && (error.name === "JetStreamNotEnabled" || /jetstream is not enabled/i.test(error.message));
 
-/** The server's JetStream storage, or a stream's limits, cannot take a message: retrying will not help. */
-export const isJetStreamStorageFull = (error: unknown): boolean =>
-  error instanceof Error && error.name === "JetStreamApiError" && /insufficient (storage|resources)|resources exceeded|maximum (bytes|messages) exceeded/i.test(error.message);
+/**
+ * The server's JetStream storage, or a stream's limits, cannot take a message: retrying will not help.
+ * Told by the JetStream API error code (infra/jetstream/errors.ts).
+ */
+export const isJetStreamStorageFull = isStorageFull;
 
 export interface ConnectOptions {
   /** Connection name shown by the server (process role). */
