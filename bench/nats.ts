@@ -9,7 +9,7 @@ import { Effect } from "effect";
 import { jetstream, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Draft, LogRecord } from "../events/record.ts";
-import { createJetStreamEventStore, ensureLogStream, readJetStreamLog } from "../infra/jetStreamEventStore.ts";
+import { createJetStreamEventStore, ensureLogStream, readJetStreamLog } from "../infra/jetstream/index.ts";
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { connectNats, subjects } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";

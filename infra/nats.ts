@@ -8,6 +8,7 @@ import { subscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { InvalidSubjectToken, NatsUnavailable, splitNatsUrl } from "./natsSettings.ts";
+import { isStorageFull } from "./jetstream/errors.ts";
 
 export { DEFAULT_NAMESPACE, InvalidSubjectToken, natsFlagHint, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "./natsSettings.ts";
 
@@ -66,9 +67,11 @@ export const isNatsTimeout = (error: unknown): boolean => error instanceof NatsR
 export const isJetStreamOff = (error: unknown): boolean =>
   error instanceof Error && (error.name === "JetStreamNotEnabled" || /jetstream is not enabled/i.test(error.message));
 
-/** The server's JetStream storage, or a stream's limits, cannot take a message: retrying will not help. */
-export const isJetStreamStorageFull = (error: unknown): boolean =>
-  error instanceof Error && error.name === "JetStreamApiError" && /insufficient (storage|resources)|resources exceeded|maximum (bytes|messages) exceeded/i.test(error.message);
+/**
+ * The server's JetStream storage, or a stream's limits, cannot take a message: retrying will not help.
+ * Told by the JetStream API error code (infra/jetstream/errors.ts).
+ */
+export const isJetStreamStorageFull = isStorageFull;
 
 export interface ConnectOptions {
   /** Connection name shown by the server (process role). */

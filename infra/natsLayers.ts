@@ -2,7 +2,7 @@
 // the NATS transport (DESIGN §7). The connection belongs to the caller and outlives the layer.
 import { Effect, Layer } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetStreamEventStores, type JetStreamStoreOptions } from "./jetStreamEventStore.ts";
+import { jetStreamEventStores, type JetStreamStoreOptions } from "./jetstream/index.ts";
 import { jetStreamSnapshotStores } from "./jetStreamSnapshotStore.ts";
 import { Tracing, Transports, type EmbeddedServices } from "./layers.ts";
 import { NatsTransport } from "./natsTransport.ts";

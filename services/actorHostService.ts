@@ -8,7 +8,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Tracer } from "@opentelemetry/api";
 import type { LogRecord } from "../events/record.ts";
-import { followJetStreamLog, lastJetStreamRecord } from "../infra/jetStreamEventStore.ts";
+import { followJetStreamLog, lastJetStreamRecord } from "../infra/jetstream/index.ts";
 import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
 import { subjects } from "../infra/nats.ts";
 import type { Transport } from "../infra/transport.ts";
