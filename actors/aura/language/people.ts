@@ -254,7 +254,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       claim({ name: byRole, start: i, end: j, by: "role" });
       continue;
     }
-    // "the mooncake seller": an agent noun in -er names whoever does its verb ("selling").
+    // "the raffle seller": an agent noun in -er names whoever does its verb ("selling").
     const agentHead = np.at(-1);
     const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : [];
     if (verbOf.length > 0) {
