@@ -252,18 +252,8 @@ export async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => vo
   exit(evalExit("eval privacy", result.llm, result.rows));
 }
 
-export interface FactualFlags extends LlmCliFlags {
-  judge?: JudgeMode;
-  file: string;
-  condition: string;
-  seeds: string;
-  out?: string;
-  maxSteps?: number;
-  warmup?: number;
-  fresh?: boolean;
-  json?: boolean;
-  quiet?: boolean;
-}
+/** `eval factual` takes the same flags as `eval privacy`: both run on AURATown snapshots. */
+export type FactualFlags = PrivacyFlags;
 
 function factualRow(label: string, a: FactualAggregate): string {
   return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${a.accuracy.toFixed(3)}  ${a.precision.toFixed(3)}  ${a.completeness.toFixed(3)}  ${f3(a.strictPrecision)}  ${f3(a.claimRecall)}  ${a.hallucinationRate.toFixed(3)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}`;
