@@ -1,14 +1,14 @@
 // The gateway's timing on a fake clock: retries and their backoff (exponential, capped, stretched
 // to a Retry-After), the per-attempt timeout handed to the client, the JSON-mode re-ask, the
-// concurrency cap, the first call's gate, and the waiting notice. The model is a scripted client
+// concurrency cap and the first call's gate (the waiting notice's, over HTTP, is in
+// llm-gateway.test.ts). The model is a scripted client
 // whose replies take fake time, so every assertion is about exact milliseconds and none depends on
 // how fast the machine is. Only setTimeout/clearTimeout, performance and Date are faked:
 // setImmediate stays real, so the effect runtime's own scheduling runs as it does in production.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { llmRequest, type LlmFailedPayload } from "../events/llm.ts";
 import { ChatError, type ChatCall, type ChatClient, type ChatResult } from "../infra/openaiClient.ts";
-import { makeLlmGateway, type LlmAnswer, type LlmConfig, type LlmWaiting } from "../services/llmGateway.ts";
-import { waitingLine } from "../services/cli/llm.ts";
+import { makeLlmGateway, type LlmAnswer, type LlmConfig } from "../services/llmGateway.ts";
 
 type Outcome = { readonly reply: string; readonly afterMs?: number } | { readonly error: ChatError; readonly afterMs?: number } | { readonly hang: true };
 
@@ -45,7 +45,7 @@ function scripted(outcome: (call: ChatCall, n: number) => Outcome) {
         else setTimeout(settle, after);
       }),
   };
-  return { client, sent, peak: () => peak, now: () => performance.now() - t0 };
+  return { client, sent, peak: () => peak };
 }
 
 /** Lets promise jobs and the effect runtime's scheduled tasks (real setImmediate) run. */
@@ -213,57 +213,5 @@ describe("concurrency and the first call's gate, on a fake clock", () => {
     expect(s.sent).toHaveLength(1);
     expect(calls.map((c) => [failure(c.answer)?.error, c.answer?.payload.attempts])).toEqual([["network", 1], ["network", 0], ["network", 0]]);
     expect(failure(calls[1]!.answer)?.message).toBe("endpoint unreachable: 1 calls in a row got no answer (could not connect) from 127.0.0.1:8000; not asked again in this run");
-  });
-});
-
-describe("the waiting notice, on a fake clock", () => {
-  /** The gateway's waiting notices. */
-  const noticesOf = () => {
-    const notices: LlmWaiting[] = [];
-    return { notices, onWaiting: (w: LlmWaiting) => void notices.push(w) };
-  };
-
-  it("after `waitNoticeMs` with no answer the gateway says what the calls wait for, then no oftener than every 3 × waitNoticeMs, and not after the calls end", async () => {
-    const s = scripted(() => ({ hang: true }));
-    const { notices, onWaiting } = noticesOf();
-    const gateway = makeLlmGateway(config({ maxAttempts: 1, timeoutMs: 30_000, concurrency: 2, waitNoticeMs: 100 }), { client: s.client, outputs, onWaiting });
-    // Two calls in flight on one model (the second behind the first's gate), a third queued behind the concurrency cap.
-    const calls = [gateway.complete(ask(1), "agent/x"), gateway.complete(ask(2), "agent/x"), gateway.complete(ask(3), "agent/y")];
-    await settle();
-    await tick(99);
-    expect(notices).toEqual([]);
-    await tick(1);
-    expect(notices).toEqual([{ models: ["m"], server: "127.0.0.1:8000", inFlight: 2, queued: 1, oldestMs: 100, answeredBefore: false, timeoutMs: 30_000, maxAttempts: 1, callLimitMs: 30_000, unreachableAfter: 3, unansweredInARow: 0 }]);
-    expect(waitingLine("ask", notices[0]!)).toBe("ask: waiting for m at 127.0.0.1:8000: 2 calls in flight, the oldest for 100 ms (1 more queued), no answer from it yet (each call times out after 30 s; the endpoint is given up after 3 calls in a row without an answer; set timeoutMs / maxAttempts in --llm-config to wait less)");
-    await tick(299);
-    expect(notices).toHaveLength(1);
-    await tick(1);
-    expect(notices.map((n) => n.oldestMs)).toEqual([100, 400]);
-    await tick(300);
-    expect(notices.map((n) => n.oldestMs)).toEqual([100, 400, 700]);
-    // The first call times out at 30 s; the others follow. Once every call has ended, nothing more is said.
-    for (let t = 700; t < 100_000 && vi.getTimerCount() > 0; t += 1000) await tick(1000);
-    expect((await Promise.all(calls)).every((a) => a.type === "llm.failed")).toBe(true);
-    const said = notices.length;
-    await tick(10_000);
-    expect(notices.length).toBe(said);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it("calls answered promptly: no waiting notice, however long the calls go on", async () => {
-    const s = scripted(() => ({ reply: OK, afterMs: 20 }));
-    const { notices, onWaiting } = noticesOf();
-    const gateway = makeLlmGateway(config({ concurrency: 2, waitNoticeMs: 2500 }), { client: s.client, outputs, onWaiting });
-    // Pairs of calls, each answered in 20 ms, for 3 s in all: well over the interval.
-    let i = 0;
-    while (s.now() < 3000) {
-      const pair = Promise.all([gateway.complete(ask(i++), "agent/x"), gateway.complete(ask(i++), "agent/x")]);
-      await settle();
-      while (vi.getTimerCount() > 0) await tick(20);
-      await pair;
-    }
-    expect(s.now()).toBeGreaterThanOrEqual(3000);
-    expect(gateway.accounting().total).toMatchObject({ calls: i, failed: 0 });
-    expect(notices).toEqual([]);
   });
 });
