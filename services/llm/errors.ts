@@ -11,7 +11,7 @@ import { isConfigKind, type ConfigKind } from "./problems.ts";
 /**
  * The exit code of a command that finished, but whose model calls fell back because of the
  * endpoint's configuration. services/cli/llm.ts exports the same value as its EXIT_ENDPOINT
- * (test/llm-errors.test.ts holds them equal).
+ * (test/llm-gateway-parts.test.ts holds them equal).
  */
 export const EXIT_ENDPOINT = 5;
 

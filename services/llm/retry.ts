@@ -39,7 +39,8 @@ export const retrySchedule = <E extends RetryableFailure>(policy: RetryPolicy): 
 export const withRetries =
   (policy: RetryPolicy) =>
   <A, E extends RetryableFailure, R>(attempt: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.retry(attempt, { schedule: retrySchedule<E>(policy), times: policy.maxAttempts - 1, while: (e: E) => e.retryable });
+    // Attempts stop at the first whole number ≥ maxAttempts (a config read from JSON is a whole number already).
+    Effect.retry(attempt, { schedule: retrySchedule<E>(policy), times: Math.ceil(policy.maxAttempts) - 1, while: (e: E) => e.retryable });
 
 /** The longest one call waits with no answer: every attempt's timeout and the backoffs between them. */
 export const callLimitMs = (policy: RetryPolicy & { readonly timeoutMs: number }): number => {
