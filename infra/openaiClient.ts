@@ -1,5 +1,5 @@
-// The OpenAI-compatible chat client (DESIGN §2: infra holds the client; services/llmGateway.ts
-// holds the policy). One `chat` call is one HTTP request: the `openai` package's own retries are
+// The OpenAI-compatible chat client (DESIGN §2: infra holds the client; services/llm/ holds the
+// policy). One `chat` call is one HTTP request: the `openai` package's own retries are
 // off, because the gateway retries, counts attempts and logs them. Errors are classified into the
 // kinds `llm.failed` records; messages are scrubbed of anything that looks like a key.
 import OpenAI from "openai";
@@ -31,7 +31,7 @@ export interface ChatResult {
 /**
  * `auth` (401/403), `model_not_found` (404 naming the model, or a 400 saying it does not exist) and
  * `endpoint_not_found` (any other 404: no chat-completions API at that URL) are configuration
- * errors: no retry helps, and the gateway asks no more (services/llmGateway.ts).
+ * errors: no retry helps, and the gateway asks no more (services/llm/circuit.ts).
  */
 export type ChatErrorKind = "timeout" | "rate_limit" | "server_error" | "http_error" | "network" | "auth" | "model_not_found" | "endpoint_not_found" | "quota";
 

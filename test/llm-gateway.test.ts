@@ -5,7 +5,7 @@
 // end to end on LLM backends, and verifying and replaying those logs makes zero HTTP requests.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { auraSceneWorld, FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS } from "../actors/aura/world.ts";
 import type { LogRecord } from "../events/record.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
@@ -20,7 +20,6 @@ import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig, typ
 import { waitingLine } from "../services/cli/llm.ts";
 import { runPrivacyEval } from "../services/eval.ts";
 import { spawn } from "node:child_process";
-import { setTimeout as sleep } from "node:timers/promises";
 import { logRecords, tempDir } from "./helpers.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
 import { natsForSuite } from "./natsServer.ts";
@@ -46,6 +45,39 @@ async function runScene(label: string, condition: string, c: LlmConfig, extra: R
 }
 
 const ofType = <P>(records: readonly LogRecord[], type: string) => records.filter((r) => r.type === type) as LogRecord<P>[];
+
+// Fake clocks over real HTTP: only setTimeout/clearTimeout (and for the waiting notice
+// performance) are faked, so the gateway's backoff, the openai client's timeout, the fake server's
+// reply delay and the notice's timer wait for the test to move the clock, while sockets and
+// setImmediate stay real. Nothing below waits on a clock of the machine: `until` waits for real I/O
+// to have happened, whatever it takes.
+/** Lets real I/O, promise jobs and the effect runtime's scheduled tasks run a while. */
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+/** Waits for real I/O until `done()` holds. */
+const until = async (done: () => boolean): Promise<void> => {
+  while (!done()) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+/** Moves the fake clock on 1 ms at a time, letting real I/O run in between, until `done()`; the fake ms it took. */
+const stepUntil = async (done: () => boolean): Promise<number> => {
+  let ms = 0;
+  while (!done()) {
+    vi.advanceTimersByTime(1);
+    ms++;
+    await settle();
+  }
+  return ms;
+};
+/** Whether a promise has settled yet. */
+const watch = <T>(p: Promise<T>) => {
+  const box = { done: false };
+  void p.then(
+    () => (box.done = true),
+    () => (box.done = true),
+  );
+  return box;
+};
 
 describe("LLM gateway against a fake OpenAI-compatible server", () => {
   it("well-formed JSON: the frame comes from the model, the log says so, usage and cost are counted", async () => {
@@ -119,15 +151,23 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
-  it("429 then success: retried with backoff, one completion with attempts 2", async () => {
+  it("429 then success: retried after the server's Retry-After (on a fake clock), one completion with attempts 2", async () => {
     const server = await fakeServer((_b, n) => (n === 1 ? { status: 429, headers: { "retry-after-ms": "20" } } : { content: JSON.stringify(FRAME) }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
-      const { records } = await runScene("429", "aura-intent", config(server.url, { intent: "fake-intent" }));
+      const scene = runScene("429", "aura-intent", config(server.url, { intent: "fake-intent" }));
+      await until(() => server.requests === 1);
+      // The retry waits the 429's Retry-After (20 ms), not the 5 ms backoff: at least 20 ms of the
+      // fake clock pass before it (more only while the 429 is still on its way back).
+      expect(await stepUntil(() => server.requests === 2)).toBeGreaterThanOrEqual(20);
+      vi.useRealTimers();
+      const { records } = await scene;
       expect(server.requests).toBe(2);
       expect(ofType<LlmCompletedPayload>(records, "llm.completed")[0]!.payload).toMatchObject({ attempts: 2 });
       expect(ofType(records, "llm.failed")).toHaveLength(0);
       expect(ofType<IntentInferredPayload>(records, "intent.inferred")[0]!.payload.backend).toBe("llm:fake-intent");
     } finally {
+      vi.useRealTimers();
       await server.close();
     }
   });
@@ -164,13 +204,21 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
-  it("a 5xx on every attempt ends in llm.failed (server_error) after maxAttempts", async () => {
+  it("a 5xx on every attempt ends in llm.failed (server_error) after maxAttempts, the backoff doubling between them (on a fake clock)", async () => {
     const server = await fakeServer(() => ({ status: 503 }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
-      const { records } = await runScene("503", "aura-intent", config(server.url, { intent: "fake-intent" }, { maxAttempts: 3 }));
+      const scene = runScene("503", "aura-intent", config(server.url, { intent: "fake-intent" }, { maxAttempts: 3, backoffMs: 100 }));
+      await until(() => server.requests === 1);
+      // 100 ms, then 200 ms of the fake clock (more only while a 503 is still on its way back).
+      expect(await stepUntil(() => server.requests === 2)).toBeGreaterThanOrEqual(100);
+      expect(await stepUntil(() => server.requests === 3)).toBeGreaterThanOrEqual(200);
+      vi.useRealTimers();
+      const { records } = await scene;
       expect(server.requests).toBe(3);
       expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload).toMatchObject({ error: "server_error", attempts: 3, fallback: "deterministic" });
     } finally {
+      vi.useRealTimers();
       await server.close();
     }
   });
@@ -239,17 +287,30 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
-  it("timeout: each attempt is cut at timeoutMs, then llm.failed (timeout) and the deterministic frame", async () => {
+  it("timeout: each attempt is cut at timeoutMs (on a fake clock), then llm.failed (timeout) and the deterministic frame", async () => {
+    // The server's reply would come after 10 s of the same fake clock: only the timeout ends an attempt.
     const server = await fakeServer(() => ({ content: JSON.stringify(FRAME), delayMs: 10_000 }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
-      const started = performance.now();
-      const { records } = await runScene("timeout", "aura-intent", config(server.url, { intent: "fake-intent" }, { timeoutMs: 150, maxAttempts: 2 }));
-      // Two attempts of 150 ms and the scene, not the reply's 10 s (it was 1.5 s, too close to a loaded machine's scene).
-      expect(performance.now() - started).toBeLessThan(5000);
+      // No backoff: an attempt that is cut is asked again at once, so the cut shows as a new request.
+      const scene = runScene("timeout", "aura-intent", config(server.url, { intent: "fake-intent" }, { timeoutMs: 150, maxAttempts: 2, backoffMs: 0 }));
+      const ended = watch(scene);
+      for (const n of [1, 2]) {
+        // The client set its timer before the request went out: the attempt is cut at 150 ms, not before.
+        await until(() => server.requests === n);
+        vi.advanceTimersByTime(149);
+        await settle();
+        expect(server.requests).toBe(n);
+        expect(ended.done).toBe(false);
+        vi.advanceTimersByTime(1);
+      }
+      vi.useRealTimers();
+      const { records } = await scene;
       expect(server.requests).toBe(2);
       expect(ofType<LlmFailedPayload>(records, "llm.failed")[0]!.payload).toMatchObject({ error: "timeout", attempts: 2, fallback: "deterministic" });
       expect(ofType<IntentInferredPayload>(records, "intent.inferred")[0]!.payload.backend).toBe("deterministic (fallback from llm:fake-intent: timeout)");
     } finally {
+      vi.useRealTimers();
       await server.close();
     }
   });
@@ -358,39 +419,46 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
   const ask = (i: number, model = "fake-answer") => llmRequest("answer", model, [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 10, output: "answer", temperature: 0 }, String(i));
   const ANSWER = JSON.stringify({ answer: "fine" });
 
-  /** The gateway's waiting notices, and a promise for the n-th. */
+  /** The gateway's waiting notices. */
   const noticesOf = () => {
     const notices: LlmWaiting[] = [];
-    const waiters: Array<{ n: number; resolve: () => void }> = [];
-    const onWaiting = (w: LlmWaiting) => {
-      notices.push(w);
-      for (const x of waiters) if (notices.length >= x.n) x.resolve();
-    };
-    const atLeast = (n: number) => (notices.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })));
-    return { notices, onWaiting, atLeast };
+    return { notices, onWaiting: (w: LlmWaiting) => void notices.push(w) };
   };
 
-  it("calls that wait with no answer: after `waitNoticeMs` the gateway says what for (model, endpoint, calls in flight), then no oftener than every 3 × waitNoticeMs, and not after the calls end", async () => {
+  it("calls that wait with no answer: after `waitNoticeMs` (on a fake clock) the gateway says what for (model, endpoint, calls in flight), then no oftener than every 3 × waitNoticeMs, and not after the calls end", async () => {
     const hanging = await fakeServer(() => ({ content: "{}", delayMs: 60_000 }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
     try {
-      const { notices, onWaiting, atLeast } = noticesOf();
+      const { notices, onWaiting } = noticesOf();
       const gateway = makeLlmGateway(config(hanging.url, { answer: "fake-answer" }, { maxAttempts: 1, timeoutMs: 30_000, concurrency: 2, waitNoticeMs: 100 }), { onWaiting });
-      // Two calls at once on one model, a third queued behind the concurrency cap.
+      // Two calls at once on one model (the second behind the first call's gate), a third queued behind the concurrency cap.
       const calls = Promise.all([gateway.complete(ask(1), "agent/x"), gateway.complete(ask(2), "agent/x"), gateway.complete(ask(3), "agent/y")]);
-      await atLeast(3);
+      await until(() => hanging.requests === 1);
+      vi.advanceTimersByTime(99);
+      await settle();
+      expect(notices).toEqual([]);
+      vi.advanceTimersByTime(1);
+      await settle();
       const host = new URL(hanging.url).host;
-      expect(notices[0]).toMatchObject({ models: ["fake-answer"], server: host, inFlight: 2, queued: 1, answeredBefore: false, timeoutMs: 30_000, maxAttempts: 1, callLimitMs: 30_000, unreachableAfter: 3, unansweredInARow: 0 });
-      // Not before the interval, and repeated no faster than three times it (the same oldest call: its wait is the clock).
-      expect(notices[0]!.oldestMs).toBeGreaterThanOrEqual(100);
-      for (let i = 1; i < notices.length; i++) expect(notices[i]!.oldestMs - notices[i - 1]!.oldestMs).toBeGreaterThanOrEqual(300 - 1e-6);
-      expect(waitingLine("ask", notices[0]!)).toMatch(new RegExp(`^ask: waiting for fake-answer at ${host}: 2 calls in flight, the oldest for \\d+ m?s \\(1 more queued\\), no answer from it yet \\(each call times out after 30 s; the endpoint is given up after 3 calls in a row without an answer; set timeoutMs / maxAttempts in --llm-config to wait less\\)$`));
+      expect(notices).toEqual([{ models: ["fake-answer"], server: host, inFlight: 2, queued: 1, oldestMs: 100, answeredBefore: false, timeoutMs: 30_000, maxAttempts: 1, callLimitMs: 30_000, unreachableAfter: 3, unansweredInARow: 0 }]);
+      expect(waitingLine("ask", notices[0]!)).toBe(`ask: waiting for fake-answer at ${host}: 2 calls in flight, the oldest for 100 ms (1 more queued), no answer from it yet (each call times out after 30 s; the endpoint is given up after 3 calls in a row without an answer; set timeoutMs / maxAttempts in --llm-config to wait less)`);
+      // Then every three times the interval while no answer comes (the same oldest call: its wait is the clock).
+      vi.advanceTimersByTime(299);
+      await settle();
+      expect(notices).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      await settle();
+      vi.advanceTimersByTime(300);
+      await settle();
+      expect(notices.map((n) => n.oldestMs)).toEqual([100, 400, 700]);
       // The server goes away: every call ends (failed), and nothing more is said.
       await hanging.close();
       expect((await calls).every((a) => a.type === "llm.failed")).toBe(true);
-      const said = notices.length;
-      await sleep(400);
-      expect(notices.length).toBe(said);
+      vi.advanceTimersByTime(10_000);
+      await settle();
+      expect(notices).toHaveLength(3);
     } finally {
+      vi.useRealTimers();
       await hanging.close();
     }
   });
@@ -400,19 +468,32 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     expect(line).toBe("run: waiting for m1, m2 at 127.0.0.1:8000: 1 call in flight, for 10 s (each attempt times out after 60 s, up to 3 attempts: ~3 min 2 s a call; the endpoint is given up after 3 calls in a row without an answer, 2 so far; set timeoutMs / maxAttempts in --llm-config to wait less)");
   });
 
-  it("calls answered promptly: no waiting notice, however long the calls go on", async () => {
+  it("calls answered promptly: no waiting notice, however long the calls go on (on a fake clock)", async () => {
+    // Each reply takes 20 ms of the fake clock.
     const server = await fakeServer(() => ({ content: ANSWER, delayMs: 20 }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
     try {
       const { notices, onWaiting } = noticesOf();
       const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }, { concurrency: 2, waitNoticeMs: 2500 }), { onWaiting });
-      // Calls in flight for well over the interval in all, each answered within a small fraction of
-      // it (the interval leaves room for this process to stall on a loaded machine).
+      /** Runs the clock on a reply's 20 ms whenever a request has reached the server, until `p` settles. */
+      const answered = async <T>(p: Promise<T>): Promise<T> => {
+        const box = watch(p);
+        let seen = 0;
+        for (;;) {
+          await until(() => box.done || server.requests > seen);
+          if (box.done) return p;
+          seen = server.requests;
+          vi.advanceTimersByTime(20);
+        }
+      };
+      // Calls in flight for 3 s of the clock in all, well over the interval, each answered in 20 ms of it.
       const started = performance.now();
       let i = 0;
-      while (performance.now() - started < 3000) await Promise.all([gateway.complete(ask(i++), "agent/x"), gateway.complete(ask(i++), "agent/x")]);
-      expect(gateway.accounting().total.failed).toBe(0);
+      while (performance.now() - started < 3000) await answered(Promise.all([gateway.complete(ask(i++), "agent/x"), gateway.complete(ask(i++), "agent/x")]));
+      expect(gateway.accounting().total).toMatchObject({ calls: i, failed: 0 });
       expect(notices).toEqual([]);
     } finally {
+      vi.useRealTimers();
       await server.close();
     }
   });
@@ -504,14 +585,20 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     await dead.complete(ask(0), "agent/x");
     expect(dead.problems()).toEqual([{ kind: "unreachable", status: null, message: `connection failed: connect ECONNREFUSED ${new URL(closed.url).host}`, server: new URL(closed.url).host, model: null, live: true }]);
     const flaky = await fakeServer((_body, n) => (n === 1 ? { content: ANSWER, delayMs: 10_000 } : n === 2 ? { status: 503 } : { content: ANSWER }));
+    // On a fake clock: the first call times out when the test says so, and the answered calls never
+    // do, however slow the machine (on the machine's clock a loaded one timed them out too).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
-      // The answered calls must come within the timeout: 200 ms was close for a loaded machine.
-      const gateway = makeLlmGateway(config(flaky.url, { answer: "fake-answer" }, { maxAttempts: 1, timeoutMs: 1500 }));
-      const answers = [];
-      for (let i = 0; i < 4; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
+      const gateway = makeLlmGateway(config(flaky.url, { answer: "fake-answer" }, { maxAttempts: 1, timeoutMs: 150 }));
+      const first = gateway.complete(ask(0), "agent/x");
+      await until(() => flaky.requests === 1);
+      vi.advanceTimersByTime(150);
+      const answers = [await first];
+      for (let i = 1; i < 4; i++) answers.push(await gateway.complete(ask(i), "agent/x"));
       expect(answers.map((a) => (a.type === "llm.failed" ? a.payload.error : "ok"))).toEqual(["timeout", "server_error", "ok", "ok"]);
       expect(gateway.problems()).toEqual([]);
     } finally {
+      vi.useRealTimers();
       await flaky.close();
     }
   });
