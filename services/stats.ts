@@ -74,10 +74,11 @@ export function oneSampleTTest(d: readonly number[], level = 0.95): TTest {
       ? { n, df, meanDiff: 0, sd, se, t: 0, p: 1, ci: [0, 0], level, note }
       : { n, df, meanDiff: v, sd, se, t: v > 0 ? Infinity : -Infinity, p: 0, ci: [v, v], level, note };
   }
-  // @stdlib's two-sided p is 2·P(T ≤ −|t|) (the lower tail: no cancellation for large |t|), its
-  // interval uses the t quantile at 1 − α/2 with α = 1 − level, and its `sd` is the standard error.
+  // @stdlib's two-sided p is 2·P(T ≤ −|t|) (the lower tail: no cancellation for large |t|; capped
+  // at 1 here, as every p this module returns, since Holm and Bonferroni refuse more), its interval
+  // uses the t quantile at 1 − α/2 with α = 1 − level, and its `sd` is the standard error.
   const r = ttest([...d], { alpha: 1 - level });
-  return { n, df, meanDiff: r.mean, sd: r.sd * Math.sqrt(n), se: r.sd, t: r.statistic, p: r.pValue, ci: [r.ci[0]!, r.ci[1]!], level };
+  return { n, df, meanDiff: r.mean, sd: r.sd * Math.sqrt(n), se: r.sd, t: r.statistic, p: Math.min(1, r.pValue), ci: [r.ci[0]!, r.ci[1]!], level };
 }
 
 /** Paired t-test on `a[i] − b[i]`. */
