@@ -1,17 +1,31 @@
 // Statistics for paired experiments (DESIGN §6): paired t with a real Student-t distribution,
 // Wilcoxon signed-rank, McNemar, a query-clustered bootstrap, and Bonferroni/Holm adjustment.
 //
-// The distributions come from @stdlib (ports of Cephes/Boost, each package tested against
-// reference values) rather than hand-written incomplete-beta code: a wrong p-value is the kind
-// of bug nobody notices. What is left here is arithmetic that is easy to check by hand — ranks,
-// the exact signed-rank distribution (a subset-sum count), percentile indices.
+// The tests and distributions come from @stdlib (ports of R/SciPy/Cephes/Boost, each package
+// tested against reference values) rather than hand-written code: a wrong p-value is the kind of
+// bug nobody notices. The t-test is @stdlib/stats-ttest, the signed-rank test
+// @stdlib/stats-wilcoxon, Holm and Bonferroni @stdlib/stats-padjust. What is left here is each
+// result's contract: inputs every test accepts (fewer than two values, all differences equal or
+// zero: defined results and a note, where @stdlib throws or divides by zero), p-values capped at 1
+// and kept accurate in the far tail, and arithmetic that is easy to check by hand (percentile
+// indices, the Wilson interval, the bootstrap).
+//
+// Against the hand-written versions these replaced (checked on 40,000 random samples), Holm,
+// Bonferroni and the Wilcoxon normal approximation agree bit for bit; the rest to the last few
+// bits: @stdlib sums the t-test's mean and variance pairwise with a correction term (more accurate
+// than a running sum) and forms its interval as μ₀ + (t ± q)·se, and its exact signed-rank
+// probabilities are the subset count times 2⁻ⁿ computed as exp(−n·ln 2) (so 6/8 comes out as
+// 0.7500000000000002). The largest relative difference in a p-value was 6e-14 (t) and 4e-15
+// (Wilcoxon, exact), in an interval bound 1e-14 of its se: nothing a report prints (3 decimals, or
+// 2 significant digits below 0.001) moved; report.json's numbers can differ in their last digits.
 //
 // Everything is a pure function of its inputs; the bootstrap draws from a named RNG stream
 // (actors/rng.ts), so the same rows, seed and comparison name give the same interval anywhere.
-import tCdf from "@stdlib/stats-base-dists-t-cdf";
-import tQuantile from "@stdlib/stats-base-dists-t-quantile";
 import normalCdf from "@stdlib/stats-base-dists-normal-cdf";
 import binomialCdf from "@stdlib/stats-base-dists-binomial-cdf";
+import padjust from "@stdlib/stats-padjust";
+import ttest from "@stdlib/stats-ttest";
+import wilcoxon from "@stdlib/stats-wilcoxon";
 import { deriveStream, Draws } from "../actors/rng.ts";
 import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
 
@@ -60,13 +74,11 @@ export function oneSampleTTest(d: readonly number[], level = 0.95): TTest {
       ? { n, df, meanDiff: 0, sd, se, t: 0, p: 1, ci: [0, 0], level, note }
       : { n, df, meanDiff: v, sd, se, t: v > 0 ? Infinity : -Infinity, p: 0, ci: [v, v], level, note };
   }
-  const sd = sampleSd(d);
-  const se = sd / Math.sqrt(n);
-  const t = m / se;
-  // 2·P(T ≥ |t|) from the lower tail of −|t|: no cancellation for large |t|.
-  const p = Math.min(1, 2 * tCdf(-Math.abs(t), df));
-  const q = tQuantile(1 - (1 - level) / 2, df);
-  return { n, df, meanDiff: m, sd, se, t, p, ci: [m - q * se, m + q * se], level };
+  // @stdlib's two-sided p is 2·P(T ≤ −|t|) (the lower tail: no cancellation for large |t|; capped
+  // at 1 here, as every p this module returns, since Holm and Bonferroni refuse more), its interval
+  // uses the t quantile at 1 − α/2 with α = 1 − level, and its `sd` is the standard error.
+  const r = ttest([...d], { alpha: 1 - level });
+  return { n, df, meanDiff: r.mean, sd: r.sd * Math.sqrt(n), se: r.sd, t: r.statistic, p: Math.min(1, r.pValue), ci: [r.ci[0]!, r.ci[1]!], level };
 }
 
 /** Paired t-test on `a[i] − b[i]`. */
@@ -91,7 +103,7 @@ export interface Wilcoxon {
   /** two-sided */
   readonly p: number;
   /**
-   * "exact": the exact null distribution of W+ (no zeros, no ties, n ≤ exactMaxN);
+   * "exact": the exact null distribution of W+ (no zeros, no ties, n ≤ 50);
    * "normal": normal approximation with the tie correction to the variance and a continuity
    * correction of 0.5 (what R's wilcox.test and SciPy's "approx" do).
    */
@@ -100,64 +112,53 @@ export interface Wilcoxon {
   readonly z?: number;
 }
 
-/** Midranks of |d| (ties share the mean of their ranks) and the tie-group sizes. */
-function midranks(abs: readonly number[]): { ranks: number[]; tieSizes: number[] } {
-  const order = abs.map((v, i) => [v, i] as const).sort((x, y) => x[0] - y[0]);
-  const ranks = new Array<number>(abs.length);
-  const tieSizes: number[] = [];
-  for (let i = 0; i < order.length; ) {
+/** Sizes of the groups of equal values (two or more) in `xs`. */
+function tieSizes(xs: readonly number[]): number[] {
+  const sorted = [...xs].sort((x, y) => x - y);
+  const sizes: number[] = [];
+  for (let i = 0; i < sorted.length; ) {
     let j = i;
-    while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++;
-    const r = (i + j + 2) / 2;
-    for (let k = i; k <= j; k++) ranks[order[k]![1]] = r;
-    if (j > i) tieSizes.push(j - i + 1);
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[i]) j++;
+    if (j > i) sizes.push(j - i + 1);
     i = j + 1;
   }
-  return { ranks, tieSizes };
+  return sizes;
 }
 
 /**
- * P(W+ ≤ w) under H0 for n untied ranks: the number of subsets of {1..n} with sum ≤ w over 2^n.
- * Counts stay exact in doubles up to n = 50 (2^50 < 2^53).
+ * Wilcoxon signed-rank test of the differences `d` (two-sided), by @stdlib/stats-wilcoxon. Zero
+ * differences are dropped (Wilcoxon's convention, R's and SciPy's default). Exact when nothing is
+ * tied or zero and at most 50 differences remain; otherwise the normal approximation (the
+ * `method` says which).
  */
-export function signedRankCdf(w: number, n: number): number {
-  const total = (n * (n + 1)) / 2;
-  if (w < 0) return 0;
-  if (w >= total) return 1;
-  const counts = new Array<number>(total + 1).fill(0);
-  counts[0] = 1;
-  for (let k = 1; k <= n; k++) for (let s = (k * (k + 1)) / 2; s >= k; s--) counts[s]! += counts[s - k]!;
-  let below = 0;
-  for (let s = 0; s <= Math.floor(w); s++) below += counts[s]!;
-  return below / 2 ** n;
-}
-
-/**
- * Wilcoxon signed-rank test of the differences `d` (two-sided). Zero differences are dropped
- * (Wilcoxon's convention, R's and SciPy's default). Exact when nothing is tied or zero and at
- * most `exactMaxN` differences remain; otherwise the normal approximation (the `method` says which).
- */
-export function wilcoxonSignedRank(d: readonly number[], options: { exactMaxN?: number } = {}): Wilcoxon {
-  const exactMaxN = Math.min(options.exactMaxN ?? 50, 50);
+export function wilcoxonSignedRank(d: readonly number[]): Wilcoxon {
   const nonZero = d.filter((x) => x !== 0);
   const zeros = d.length - nonZero.length;
   const n = nonZero.length;
-  const { ranks, tieSizes } = midranks(nonZero.map(Math.abs));
-  let wPlus = 0;
-  let wMinus = 0;
-  nonZero.forEach((x, i) => (x > 0 ? (wPlus += ranks[i]!) : (wMinus += ranks[i]!)));
-  const ties = tieSizes.length > 0;
-  if (n === 0) return { n, zeros, wPlus, wMinus, p: 1, method: "exact", ties };
-  if (!ties && zeros === 0 && n <= exactMaxN) {
-    // The null distribution is symmetric about n(n+1)/4, so P(W ≤ min(W+, W−)) is one tail.
-    const p = Math.min(1, 2 * signedRankCdf(Math.min(wPlus, wMinus), n));
-    return { n, zeros, wPlus, wMinus, p, method: "exact", ties };
+  const total = (n * (n + 1)) / 2;
+  const groups = tieSizes(nonZero.map(Math.abs));
+  const ties = groups.length > 0;
+  // @stdlib refuses fewer than two values and differences that are all zero; the two-sided p of a
+  // single difference (W+ is 0 or 1, each with probability ½) or of none is 1.
+  if (d.length < 2 || n === 0) {
+    const wPlus = n === 1 && nonZero[0]! > 0 ? 1 : 0;
+    return { n, zeros, wPlus, wMinus: total - wPlus, p: 1, method: "exact", ties };
   }
-  const mu = (n * (n + 1)) / 4;
-  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tieSizes.reduce((s, t) => s + (t ** 3 - t), 0) / 48;
-  const diff = wPlus - mu;
+  // The two-sided p is twice the lower tail of the smaller rank sum, asked of @stdlib as the
+  // one-sided "less" test of d or of −d. Its own two-sided p takes the upper tail as 1 − F(W − 1)
+  // (exact) or 1 − Φ(z) (normal): that exceeds 1 at the centre of the distribution (2·F(n(n+1)/4))
+  // and loses p-values below ~1e-16 to cancellation (0 beyond |z| ≈ 8.3, where the lower tail
+  // still gives e.g. 1e-20), so it is not used.
+  const lower = wilcoxon([...d], { alternative: "less" });
+  const wPlus = lower.statistic;
+  const wMinus = total - wPlus;
+  const p = Math.min(1, 2 * (wPlus <= wMinus ? lower : wilcoxon(d.map((x) => -x), { alternative: "less" })).pValue);
+  // @stdlib's rule for the exact distribution, which its result does not name.
+  if (!ties && zeros === 0 && n <= 50) return { n, zeros, wPlus, wMinus, p, method: "exact", ties };
+  // z is @stdlib's statistic for the normal approximation (which it does not return), for the record.
+  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - groups.reduce((s, t) => s + (t ** 3 - t), 0) / 48;
+  const diff = wPlus - (n * (n + 1)) / 4;
   const z = variance > 0 ? (diff - 0.5 * Math.sign(diff)) / Math.sqrt(variance) : 0;
-  const p = Math.min(1, 2 * normalCdf(-Math.abs(z), 0, 1));
   return { n, zeros, wPlus, wMinus, p, method: "normal", ties, z };
 }
 
@@ -265,27 +266,28 @@ export function clusteredBootstrapMean(values: ReadonlyArray<{ readonly cluster:
   return { ...base, ci: [lo, hi] };
 }
 
-/** Bonferroni: p·m, capped at 1 (input order kept). NaN stays NaN and does not count in m. */
-export function bonferroni(ps: readonly number[]): number[] {
-  const m = ps.filter((p) => !Number.isNaN(p)).length;
-  return ps.map((p) => (Number.isNaN(p) ? NaN : Math.min(1, p * m)));
+/**
+ * @stdlib/stats-padjust on the p-values that are not NaN (it refuses NaN, and anything outside
+ * [0, 1]); NaN stays NaN in its place and does not count in the family's size m.
+ */
+function adjust(ps: readonly number[], method: "bonferroni" | "holm"): number[] {
+  const kept = ps.flatMap((p, i) => (Number.isNaN(p) ? [] : [i]));
+  const out = ps.map(() => NaN);
+  if (kept.length === 0) return out;
+  const adjusted = padjust(kept.map((i) => ps[i]!), method);
+  kept.forEach((i, k) => (out[i] = adjusted[k]!));
+  return out;
 }
+
+/** Bonferroni: p·m, capped at 1 (input order kept). NaN stays NaN and does not count in m. */
+export const bonferroni = (ps: readonly number[]): number[] => adjust(ps, "bonferroni");
 
 /**
  * Holm's step-down adjustment (input order kept): sort ascending, multiply the i-th smallest
  * (from 0) by m − i, carry the running maximum so adjusted p-values keep the order, cap at 1.
+ * NaN stays NaN and does not count in m.
  */
-export function holm(ps: readonly number[]): number[] {
-  const idx = ps.map((p, i) => [p, i] as const).filter(([p]) => !Number.isNaN(p)).sort((x, y) => x[0] - y[0]);
-  const m = idx.length;
-  const out = ps.map(() => NaN);
-  let running = 0;
-  idx.forEach(([p, i], rank) => {
-    running = Math.max(running, Math.min(1, (m - rank) * p));
-    out[i] = running;
-  });
-  return out;
-}
+export const holm = (ps: readonly number[]): number[] => adjust(ps, "holm");
 
 /**
  * Wilson score interval for a binomial proportion (k successes of n), at `level` (two-sided);

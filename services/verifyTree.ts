@@ -1,10 +1,11 @@
 // `verify <dir>` on a folder of episodes (a sweep's `--log`, an eval's `--out`): every episode
-// directory below it is verified in full, on worker threads, so "every log of a sweep verifies" is
-// one command. An episode directory is one with a `log/` folder; the walk does not descend into it.
+// directory below it is verified in full, on worker threads (infra/pool.ts, verifyTreeWorker.ts),
+// so "every log of a sweep verifies" is one command. An episode directory is one with a `log/`
+// folder; the walk does not descend into it.
 import { existsSync, readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import { runOnPool } from "../infra/pool.ts";
 import { shownPath } from "./views/text.ts";
 
 export interface TreeEntry {
@@ -65,29 +66,12 @@ export async function verifyTree(root: string, options: { readonly threads?: num
   const started = performance.now();
   const dirs = episodeDirsUnder(root);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), dirs.length));
-  const entries: TreeEntry[] = [];
-  // Each thread pulls the next directory when it finishes one, so a slow log does not hold up a share.
-  let next = 0;
-  await Promise.all(
-    Array.from(
-      { length: dirs.length === 0 ? 0 : threads },
-      () =>
-        new Promise<void>((resolveThread, reject) => {
-          const worker = new Worker(new URL("./verifyTreeWorker.ts", import.meta.url));
-          const feed = () => {
-            if (next < dirs.length) worker.postMessage(dirs[next++]);
-            else void worker.terminate().then(() => resolveThread());
-          };
-          worker.on("message", (entry: TreeEntry) => {
-            entries.push(entry);
-            options.onProgress?.(entries.length, dirs.length);
-            feed();
-          });
-          worker.on("error", reject);
-          feed();
-        }),
-    ),
-  );
+  // Each thread takes the next directory when it finishes one, so a slow log does not hold up a share.
+  let done = 0;
+  const entries = await runOnPool<string, TreeEntry>(new URL("./verifyTreeWorker.ts", import.meta.url), dirs, {
+    threads,
+    onResult: () => options.onProgress?.(++done, dirs.length),
+  });
   const failures = entries.filter((e) => e.exitCode !== 0).sort((a, b) => (a.dir < b.dir ? -1 : 1));
   const count = (code: number) => entries.filter((e) => e.exitCode === code).length;
   const worst = failures.reduce<0 | 1 | 3 | 4>((w, e) => (e.exitCode === 4 || (e.exitCode === 3 && w !== 4) || (e.exitCode === 1 && w === 0) ? e.exitCode : w), 0);

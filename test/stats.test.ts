@@ -10,7 +10,6 @@ import {
   meanCi,
   oneSampleTTest,
   pairedTTest,
-  signedRankCdf,
   wilcoxonSignedRank,
 } from "../services/stats.ts";
 
@@ -90,14 +89,40 @@ describe("Wilcoxon signed-rank", () => {
     expect(r.p).toBeCloseTo(0.0390625, 12);
   });
 
-  it("the exact null distribution is a subset-sum count (checked by hand)", () => {
+  it("the exact p is twice the smaller tail of the subset-sum count (checked by hand), capped at 1", () => {
+    // n = 3: the 8 sign patterns give W+ = 0,1,2,3,3,4,5,6, so P(W ≤ 0,1,2,3) = 1/8, 2/8, 3/8, 5/8.
+    const p = (d: number[]) => wilcoxonSignedRank(d).p;
+    expect(p([1, 2, 3])).toBeCloseTo(2 / 8, 15);
+    expect(p([-1, 2, 3])).toBeCloseTo(4 / 8, 15);
+    expect(p([1, -2, 3])).toBeCloseTo(6 / 8, 15);
+    // W+ = W− = 3, the centre: 2·P(W ≤ 3) = 10/8, which is no probability (@stdlib's own two-sided p).
+    expect(p([-1, -2, 3])).toBe(1);
     // Subsets of {1..9} with sum ≤ 5: {}, {1}, {2}, {3}, {1,2}, {4}, {1,3}, {5}, {1,4}, {2,3}.
-    expect(signedRankCdf(5, 9)).toBe(10 / 512);
-    // n = 3: sums 0,1,2,3,3,4,5,6 over 8 subsets.
-    expect([0, 1, 2, 3, 4, 5, 6].map((w) => signedRankCdf(w, 3))).toEqual([1 / 8, 2 / 8, 3 / 8, 5 / 8, 6 / 8, 7 / 8, 1]);
-    expect(signedRankCdf(-1, 3)).toBe(0);
-    // Symmetric about n(n+1)/4.
-    for (let w = 0; w < 55; w++) expect(signedRankCdf(w, 10)).toBeCloseTo(1 - signedRankCdf(54 - w, 10), 12);
+    expect(p([1, 2, 3, 4, -5, 6, 7, 8, 9])).toBeCloseTo(20 / 512, 15);
+    // Symmetric: d and −d have the same p; W+ and W− swap.
+    for (let mask = 0; mask < 1024; mask += 37) {
+      const d = Array.from({ length: 10 }, (_, i) => ((mask >> i) & 1 ? -1 : 1) * (i + 1));
+      const [a, b] = [wilcoxonSignedRank(d), wilcoxonSignedRank(d.map((x) => -x))];
+      expect(a.method).toBe("exact");
+      expect(b.p).toBe(a.p);
+      expect([b.wPlus, b.wMinus]).toEqual([a.wMinus, a.wPlus]);
+    }
+  });
+
+  it("keeps tiny p-values in either tail (no 1 − Φ cancellation) and defines the test for 0 or 1 differences", () => {
+    const far = Array.from({ length: 200 }, (_, i) => i + 1);
+    const up = wilcoxonSignedRank(far);
+    const down = wilcoxonSignedRank(far.map((x) => -x));
+    expect(up.method).toBe("normal");
+    // z = (20100 − 10050 − 0.5) / √(200·201·401/24) = 12.2621…; 2·Φ(−z) = 1.447e-34 (R: 2*pnorm(-12.2621)).
+    expect(up.z).toBeCloseTo(12.2621, 4);
+    expect(up.p).toBeGreaterThan(1.44e-34);
+    expect(up.p).toBeLessThan(1.45e-34);
+    expect(down.p).toBe(up.p);
+    expect(wilcoxonSignedRank([5])).toMatchObject({ n: 1, wPlus: 1, wMinus: 0, p: 1, method: "exact" });
+    expect(wilcoxonSignedRank([-5])).toMatchObject({ n: 1, wPlus: 0, wMinus: 1, p: 1, method: "exact" });
+    expect(wilcoxonSignedRank([0, 3])).toMatchObject({ n: 1, zeros: 1, p: 1, method: "normal", z: 0 });
+    expect(wilcoxonSignedRank([])).toMatchObject({ n: 0, p: 1 });
   });
 
   it("normal approximation with tie and continuity correction: sleep data (R: V = 0, p-value = 0.009091)", () => {
@@ -161,6 +186,8 @@ describe("multiple comparisons", () => {
     expect(Number.isNaN(h[1])).toBe(true);
     expect(h[0]).toBeCloseTo(0.02, 12);
     expect(h[2]).toBeCloseTo(0.02, 12);
+    expect(holm([])).toEqual([]);
+    expect(bonferroni([NaN]).every(Number.isNaN)).toBe(true);
   });
 });
 

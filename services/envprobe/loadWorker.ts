@@ -1,12 +1,17 @@
-// A report worker thread: reads a share of a sweep's episode logs and sends back their metrics, or
-// the first damaged log's error (its fields: an Error's class does not cross threads).
-import { parentPort, workerData } from "node:worker_threads";
+// A report pool task (infra/pool.ts): reads a share of a sweep's episode logs and answers with
+// their metrics, or with the first damaged log's error as its fields (an Error's class does not
+// cross threads).
 import { LogCorrupted } from "../../events/errors.ts";
-import { metricsOfLog } from "./metrics.ts";
+import { metricsOfLog, type EpisodeMetrics } from "./metrics.ts";
 
-const { dirs } = workerData as { dirs: string[] };
-try {
-  parentPort!.postMessage({ metrics: dirs.map((d) => metricsOfLog(d)) });
-} catch (error) {
-  parentPort!.postMessage({ damaged: error instanceof LogCorrupted ? { file: error.file, line: error.line, reason: error.reason } : null, message: (error as Error).message });
+export type LoadResult =
+  | { readonly metrics: EpisodeMetrics[] }
+  | { readonly metrics?: undefined; readonly damaged: { readonly file: string; readonly line: number; readonly reason: string } | null; readonly message: string };
+
+export default function loadShare(dirs: readonly string[]): LoadResult {
+  try {
+    return { metrics: dirs.map((d) => metricsOfLog(d)) };
+  } catch (error) {
+    return { damaged: error instanceof LogCorrupted ? { file: error.file, line: error.line, reason: error.reason } : null, message: (error as Error).message };
+  }
 }

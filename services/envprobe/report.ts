@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { Schema } from "effect";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { LogCorrupted } from "../../events/errors.ts";
+import { runOnPool } from "../../infra/pool.ts";
 import { UsageError } from "../replay.ts";
 import { episodeDirsUnder } from "../verifyTree.ts";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../stats.ts";
@@ -18,6 +18,7 @@ import { KINDS, type Kind } from "../../actors/envprobe/kinds/index.ts";
 import { POLICY_NAMES, REGIMES, type Policy } from "../../actors/envprobe/config.ts";
 import { cellsOf, EpisodeMetricsSchema, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import { seedsLabel, sweepKeyOf } from "./sweep.ts";
+import type { LoadResult } from "./loadWorker.ts";
 
 /**
  * Every episode's metrics under a sweep's --log directory, read from the logs on every core, or
@@ -60,21 +61,13 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
     }
   } else {
     const shares = Array.from({ length: n }, (_, i) => dirs.filter((_, j) => j % n === i));
-    const parts = await Promise.all(
-      shares.map(
-        (share) =>
-          new Promise<EpisodeMetrics[]>((resolveShare, reject) => {
-            const worker = new Worker(new URL("./loadWorker.ts", import.meta.url), { workerData: { dirs: share } });
-            worker.once("message", (m: { metrics?: EpisodeMetrics[]; damaged?: { file: string; line: number; reason: string } | null; message?: string }) => {
-              void worker.terminate();
-              if (m.metrics !== undefined) resolveShare(m.metrics);
-              else reject(m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : asInputError(new Error(m.message)));
-            });
-            worker.once("error", reject);
-          }),
-      ),
-    );
-    episodes = parts.flat();
+    const parts = await runOnPool<string[], LoadResult>(new URL("./loadWorker.ts", import.meta.url), shares, {
+      threads: n,
+      onResult: (m) => {
+        if (m.metrics === undefined) throw m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : asInputError(new Error(m.message));
+      },
+    });
+    episodes = parts.flatMap((m) => m.metrics ?? []);
     where = shares.flat();
   }
   refuseDuplicates(episodes, (i) => where[i]!);

@@ -1,5 +1,5 @@
 // `probetown sweep envprobe`: every (world, regime, policy, seed) cell of a grid, run embedded on
-// all cores (worker threads pulling chunks of jobs), each episode through the direct driver
+// all cores (worker threads pulling chunks of jobs: infra/pool.ts, sweepWorker.ts), each episode through the direct driver
 // (services/envprobe/direct.ts: the sequencer's exact log, verifiable). Prints per-cell metrics and
 // the wall time. The spec is checked before anything runs.
 //
@@ -12,16 +12,17 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Worker } from "node:worker_threads";
 import { beliefModelOf, GRID_POLICIES, judgeModelOf, MODEL_POLICIES, POLICY_NAMES, REGIMES, type EnvprobeConfig, type Policy } from "../../actors/envprobe/config.ts";
 import { KINDS, type Kind } from "../../actors/envprobe/kinds/index.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
 import { canonicalJson } from "../../events/canonical.ts";
+import { runOnPool } from "../../infra/pool.ts";
 import { parseSeeds } from "../jobs.ts";
 import { UsageError } from "../replay.ts";
 import type { LlmResponder } from "../sequencer.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
+import type { SweepChunk, SweepChunkResult } from "./sweepWorker.ts";
 
 export interface EnvprobeJob {
   readonly world: Kind;
@@ -252,41 +253,21 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
   if (sweepBeliefModel(spec) !== null || spec.policies.some((p) => MODEL_POLICIES.includes(p))) return runSweepThroughEpisodes(spec, progress, llm);
   const jobs = jobsOf(spec);
   const started = performance.now();
-  const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), Math.ceil(jobs.length / CHUNK)));
-  const episodes: EpisodeMetrics[] = [];
+  const chunks: SweepChunk[] = [];
+  for (let at = 0; at < jobs.length; at += CHUNK) chunks.push({ jobs: jobs.slice(at, at + CHUNK), log: spec.log ?? null, config: spec.config ?? {} });
+  const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), chunks.length));
+  let done = 0;
   let kept = 0;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: workers }, () =>
-      new Promise<void>((resolveWorker, reject) => {
-        const worker = new Worker(new URL("./sweepWorker.ts", import.meta.url), { workerData: { log: spec.log ?? null, config: spec.config ?? {} } });
-        const feed = () => {
-          if (next >= jobs.length) {
-            void worker.terminate();
-            resolveWorker();
-            return;
-          }
-          const chunk = jobs.slice(next, next + CHUNK);
-          next += chunk.length;
-          worker.postMessage(chunk);
-        };
-        worker.on("message", (m: { ready?: true; done?: EpisodeMetrics[]; kept?: number; error?: string }) => {
-          if (m.error !== undefined) {
-            void worker.terminate();
-            reject(new Error(m.error));
-            return;
-          }
-          if (m.done !== undefined) {
-            episodes.push(...m.done);
-            kept += m.kept ?? 0;
-            progress?.(episodes.length, jobs.length, kept);
-          }
-          feed();
-        });
-        worker.on("error", reject);
-      }),
-    ),
-  );
+  const results = await runOnPool<SweepChunk, SweepChunkResult>(new URL("./sweepWorker.ts", import.meta.url), chunks, {
+    threads: workers,
+    onResult: (r) => {
+      if (r.error !== undefined) throw new Error(r.error);
+      done += r.done.length;
+      kept += r.kept;
+      progress?.(done, jobs.length, kept);
+    },
+  });
+  const episodes = results.flatMap((r) => (r.error === undefined ? r.done : []));
   const seconds = (performance.now() - started) / 1000;
   inGridOrder(spec, episodes);
   return { episodes, cells: cellsOf(episodes), seconds, workers, log: spec.log ?? null, kept };

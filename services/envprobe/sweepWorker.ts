@@ -1,13 +1,20 @@
-// A sweep worker thread: runs chunks of EnvProbe episodes through the direct driver and sends
-// back each episode's metrics (computed from the records it wrote), keeping an episode whose log
-// a run of the same sweep already finished (services/envprobe/keep.ts).
-import { parentPort, workerData } from "node:worker_threads";
+// A sweep pool task (infra/pool.ts): runs a chunk of EnvProbe episodes through the direct driver
+// and answers with each episode's metrics (computed from the records it wrote), keeping an episode
+// whose log a run of the same sweep already finished (services/envprobe/keep.ts). A failure is
+// answered as its message, which the sweep rethrows.
 import { keepOrRun } from "./keep.ts";
 import type { EnvprobeJob } from "./sweep.ts";
+import type { EpisodeMetrics } from "./metrics.ts";
 
-const { log, config } = workerData as { log: string | null; config: Record<string, unknown> };
+export interface SweepChunk {
+  readonly jobs: readonly EnvprobeJob[];
+  readonly log: string | null;
+  readonly config: Readonly<Record<string, unknown>>;
+}
 
-parentPort!.on("message", (jobs: EnvprobeJob[]) => {
+export type SweepChunkResult = { readonly done: EpisodeMetrics[]; readonly kept: number; readonly error?: undefined } | { readonly error: string };
+
+export default function runChunk({ jobs, log, config }: SweepChunk): SweepChunkResult {
   try {
     let kept = 0;
     const done = jobs.map((j) => {
@@ -15,9 +22,8 @@ parentPort!.on("message", (jobs: EnvprobeJob[]) => {
       if (r.kept) kept++;
       return r.metrics;
     });
-    parentPort!.postMessage({ done, kept });
+    return { done, kept };
   } catch (error) {
-    parentPort!.postMessage({ error: `${(error as Error).message}` });
+    return { error: `${(error as Error).message}` };
   }
-});
-parentPort!.postMessage({ ready: true });
+}
