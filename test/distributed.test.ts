@@ -1,4 +1,4 @@
-// Issue 3 acceptance, end to end over a private nats-server: actors spread over OS processes give
+// Issue 3 acceptance, end to end over the tests' nats-server (one test restarts a server of its own): actors spread over OS processes give
 // the embedded log; a second sequencer is refused; a killed worker and a restarted server both
 // end with complete, identical logs.
 import { describe, expect, it } from "vitest";
@@ -18,16 +18,17 @@ import { firstSegment, frozenWhen, logRecords, tempDir, withoutMetaLine, startCl
 import { ensureLogStream } from "../infra/jetStreamEventStore.ts";
 import { verifyFromNats } from "../services/cli/distributed.ts";
 import { withNats } from "../services/distributed.ts";
-import { NatsReadStalled, NatsUnavailable } from "../infra/nats.ts";
-import { natsForSuite } from "./natsServer.ts";
+import { connectNats, NatsReadStalled, NatsUnavailable } from "../infra/nats.ts";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { natsForSuite, startTestNats } from "./natsServer.ts";
 
 
 const start = startCli;
 
 const suite = natsForSuite();
 
-const readLogFromNats = (ns: string, episode: string): Promise<LogRecord[]> =>
-  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(suite.nc, ns))));
+const readLogFromNats = (ns: string, episode: string, nc: NatsConnection = suite.nc): Promise<LogRecord[]> =>
+  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(nc, ns))));
 
 const embeddedLog = async (seed: number, ticks: number): Promise<LogRecord[]> => {
   const r = await runEpisode({ world: "auratown", seed, ticks, dir: join(tempDir("embedded"), "ep"), trace: { exporter: "none" } });
@@ -288,13 +289,13 @@ describe("distributed runs over NATS", () => {
     expect(second.err).toMatch(/episode auratown-s5-baseline already has a sequencer .*a second writer is rejected/);
   }, 60_000);
 
-  const workerArgs = (ns: string) => ["worker", "--nats", suite.nats.url, "--namespace", ns, "--ack-wait", "2000", "--lock-ttl", "2000"];
+  const workerArgs = (ns: string, url = suite.nats.url) => ["worker", "--nats", url, "--namespace", ns, "--ack-wait", "2000", "--lock-ttl", "2000"];
 
   /** Waits until `episode`'s JetStream log holds more than `n` records (and is not finished). */
-  async function waitForPartialLog(ns: string, episode: string, n: number): Promise<number> {
+  async function waitForPartialLog(ns: string, episode: string, n: number, nc = suite.nc): Promise<number> {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const records = await readLogFromNats(ns, episode).catch(() => [] as LogRecord[]);
+      const records = await readLogFromNats(ns, episode, nc).catch(() => [] as LogRecord[]);
       if (records.length > n) return records.length;
       if (Date.now() > deadline) throw new Error(`episode ${episode} never reached ${n} records`);
       await new Promise((r) => setTimeout(r, 10));
@@ -306,16 +307,16 @@ describe("distributed runs over NATS", () => {
    * are frozen, and leaves them frozen (frozenWhen): a worker runs a 34-tick episode in a few tenths
    * of a second, and a read that saw 150 records saw it done some 50 ms later.
    */
-  async function frozenPast(workers: readonly ReturnType<typeof start>[], ns: string, episode: string, n: number): Promise<number> {
-    await waitForPartialLog(ns, episode, 0); // started: their start is not slowed by the freezing
+  async function frozenPast(workers: readonly ReturnType<typeof start>[], ns: string, episode: string, n: number, nc = suite.nc): Promise<number> {
+    await waitForPartialLog(ns, episode, 0, nc); // started: their start is not slowed by the freezing
     let seen = 0;
-    await frozenWhen(workers.map((w) => w.child), async () => (seen = (await readLogFromNats(ns, episode)).length) > n, `${n} records of ${episode}`);
+    await frozenWhen(workers.map((w) => w.child), async () => (seen = (await readLogFromNats(ns, episode, nc)).length) > n, `${n} records of ${episode}`);
     return seen;
   }
 
-  async function expectSweepLogsEqualEmbedded(ns: string, seeds: readonly number[], ticks: number): Promise<void> {
+  async function expectSweepLogsEqualEmbedded(ns: string, seeds: readonly number[], ticks: number, nc = suite.nc): Promise<void> {
     for (const seed of seeds) {
-      const distributed = await readLogFromNats(ns, `auratown-s${seed}-baseline`);
+      const distributed = await readLogFromNats(ns, `auratown-s${seed}-baseline`, nc);
       const seqs = distributed.map((r) => r.seq);
       expect(new Set(seqs).size).toBe(seqs.length);
       const embedded = await embeddedLog(seed, ticks);
@@ -445,27 +446,35 @@ describe("distributed runs over NATS", () => {
   }, 60_000);
 
   it("restarting the NATS server mid-sweep: every episode completes once, with logs identical to an undisturbed run", async () => {
-    const ns = suite.nats.namespace("restart");
-    const seeds = [11, 12, 13, 14];
-    const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
-    const workers = [start(workerArgs(ns)), start(workerArgs(ns))];
-    // Restarted while the episodes run (they could all be done before a test held up on a loaded machine restarted it).
-    await frozenPast(workers, ns, "auratown-s11-baseline", 100);
-    const restarted = suite.nats.restart(); // stopped at once; the workers go on after
-    for (const w of workers) w.child.kill("SIGCONT");
-    await restarted;
-    const s = await sweep.done;
-    for (const w of workers) w.child.kill("SIGTERM");
-    const ws = await Promise.all(workers.map((w) => w.done));
-    if (s.code !== 0) console.error("SWEEP", s.out.slice(0, 4000), s.err.slice(0, 2000), ws.map((w) => w.err.slice(0, 3000)));
-    expect(s.code).toBe(0);
-    const report = JSON.parse(s.out) as SweepReport;
-    expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
-    expect(report.ok).toBe(seeds.length);
-    // The sweep said the server went away and came back (it used to wait in silence).
-    expect(s.err).toMatch(/sweep: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
-    expect(s.err).toMatch(/sweep: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
-    await expectSweepLogsEqualEmbedded(ns, seeds, 34);
+    // A server of its own: the shared one is other tests' too.
+    const own = await startTestNats({ own: true });
+    const nc = await connectNats(own.url, { name: "distributed-restart" });
+    try {
+      const ns = own.namespace("restart");
+      const seeds = [11, 12, 13, 14];
+      const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", own.url, "--namespace", ns, "--json"]);
+      const workers = [start(workerArgs(ns, own.url)), start(workerArgs(ns, own.url))];
+      // Restarted while the episodes run (they could all be done before a test held up on a loaded machine restarted it).
+      await frozenPast(workers, ns, "auratown-s11-baseline", 100, nc);
+      const restarted = own.restart(); // stopped at once; the workers go on after
+      for (const w of workers) w.child.kill("SIGCONT");
+      await restarted;
+      const s = await sweep.done;
+      for (const w of workers) w.child.kill("SIGTERM");
+      const ws = await Promise.all(workers.map((w) => w.done));
+      if (s.code !== 0) console.error("SWEEP", s.out.slice(0, 4000), s.err.slice(0, 2000), ws.map((w) => w.err.slice(0, 3000)));
+      expect(s.code).toBe(0);
+      const report = JSON.parse(s.out) as SweepReport;
+      expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
+      expect(report.ok).toBe(seeds.length);
+      // The sweep said the server went away and came back (it used to wait in silence).
+      expect(s.err).toMatch(/sweep: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
+      expect(s.err).toMatch(/sweep: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
+      await expectSweepLogsEqualEmbedded(ns, seeds, 34, nc);
+    } finally {
+      await nc.close().catch(() => undefined);
+      await own.stop();
+    }
   }, 180_000);
 
   it("sweep --workers starts local workers, and a resubmitted sweep runs nothing twice", async () => {

@@ -1,4 +1,4 @@
-// The JetStream event store (DESIGN §7): the EventStores contract against a private nats-server,
+// The JetStream event store (DESIGN §7): the EventStores contract against the tests' nats-server,
 // then what only JetStream can get wrong: dedupe, the writer lock across connections, the
 // server-side fence for a stale writer, cutting a damaged tail on resume, live follow.
 import { spawn } from "node:child_process";
@@ -60,8 +60,8 @@ const line = (previousHash: string, episode: string, seq: number, draft: Draft) 
 const rejection = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a rejection"); }, (e: unknown) => e as Error);
 
 /** How many messages (commit batches) a subject holds. */
-async function countOn(subject: string, stream: string): Promise<number> {
-  const jsm = await jetstreamManager(nc);
+async function countOn(subject: string, stream: string, on: NatsConnection = nc): Promise<number> {
+  const jsm = await jetstreamManager(on);
   return (await jsm.streams.info(stream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
 }
 
@@ -532,21 +532,29 @@ describe("JetStream event store", () => {
     }
   }, 30_000);
 
-  // Last: it restarts the shared server.
   it("a commit across a server restart retries unacked publishes without doubling them", async () => {
-    const ns = server.namespace("restart");
-    const episode = freshEpisode();
-    const store = await createJetStreamEventStore(nc, ns, episode, { episode, ackTimeoutMs: 1500 });
-    await store.append(phases(50), { expectedSeq: -1 });
-    await store.commit();
-    await store.append(phases(200, 50), { expectedSeq: 49 });
-    await server.restart({ downMs: 200 });
-    await store.commit();
-    await store.append(phases(10, 250), { expectedSeq: 249 });
-    await store.close();
-    const records = await readJetStreamLog(nc, ns, episode);
-    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 260 }, (_, i) => i));
-    expect(await countOn(subjects.log(ns, episode), natsName("PT_LOG", ns))).toBe(3);
+    // A server of its own, restarted under the commit (the shared one is other tests' too).
+    const own = await startTestNats({ own: true });
+    const ownNc = await connectNats(own.url, { name: "jetstream-event-store-restart" });
+    connections.push(ownNc);
+    try {
+      const ns = own.namespace("restart");
+      const episode = freshEpisode();
+      const store = await createJetStreamEventStore(ownNc, ns, episode, { episode, ackTimeoutMs: 1500 });
+      await store.append(phases(50), { expectedSeq: -1 });
+      await store.commit();
+      await store.append(phases(200, 50), { expectedSeq: 49 });
+      await own.restart({ downMs: 200 });
+      await store.commit();
+      await store.append(phases(10, 250), { expectedSeq: 249 });
+      await store.close();
+      const records = await readJetStreamLog(ownNc, ns, episode);
+      expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 260 }, (_, i) => i));
+      expect(await countOn(subjects.log(ns, episode), natsName("PT_LOG", ns), ownNc)).toBe(3);
+    } finally {
+      await ownNc.close().catch(() => undefined);
+      await own.stop();
+    }
   }, 30_000);
 
   it("keeps appends local: append publishes nothing, each commit publishes its records as one message", async () => {

@@ -21,9 +21,9 @@ afterAll(async () => {
   for (const s of servers) await s.stop();
 }, 30_000);
 
-/** A private server (each test restarts its own) and a connection to it. */
-async function privateNats(): Promise<{ server: TestNats; nc: NatsConnection }> {
-  const server = await startTestNats();
+/** A private server (each test restarts its own), or the shared one, and a connection to it. */
+async function privateNats(own = true): Promise<{ server: TestNats; nc: NatsConnection }> {
+  const server = await startTestNats({ own });
   servers.push(server);
   const nc = await connectNats(server.url, { name: "jetstream-follow-test" });
   connections.push(nc);
@@ -134,7 +134,7 @@ describe("follow across a NATS server restart", () => {
 
 describe("probetown follow of an episode whose writer stopped", () => {
   it("says so once it has been quiet with nobody holding its writer lock, not while its writer holds it, and goes on waiting", async () => {
-    const { server, nc } = await privateNats();
+    const { server, nc } = await privateNats(false);
     const ns = server.namespace("stopped");
     const store = await createJetStreamEventStore(nc, ns, "ep", { episode: "ep" });
     for (let tick = 0; tick < 3; tick++) {

@@ -142,7 +142,7 @@ describe("JetStreamJobQueue", () => {
 describe("JetStreamJobQueue across a server restart", () => {
   let nats: TestNats;
   beforeAll(async () => {
-    nats = await startTestNats();
+    nats = await startTestNats({ own: true });
   });
   afterAll(async () => {
     await nats?.stop();

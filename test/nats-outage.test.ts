@@ -20,8 +20,9 @@ import { startTestNats, type TestNats } from "./natsServer.ts";
 let nats: TestNats;
 let nc: NatsConnection;
 
+// A server of the file's own: its tests stop, restart and freeze it.
 beforeAll(async () => {
-  nats = await startTestNats();
+  nats = await startTestNats({ own: true });
   nc = await connectNats(nats.url, { name: "nats-outage" });
 }, 30_000);
 afterAll(async () => {
