@@ -318,7 +318,7 @@ describe("an LLM judge that cannot be reached", () => {
     const specOf = (url: string) => ({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: url, models: { intent: null, planner: null, answer: null, judge: "fake-judge" }, backoffMs: 5, maxAttempts: 1 }, out: "out", report: { bootstrap: 200 } });
     const specFile = join(dir, "spec.json");
     writeFileSync(specFile, JSON.stringify(specOf(deadUrl)));
-    const cli = runCli(["experiment", specFile, "-q"]);
+    const cli = await runCli(["experiment", specFile, "-q"]);
     expect(cli.code).toBe(5);
     expect(cli.err).toMatch(/the LLM judge scored no cell \(first error: network/);
     expect(cli.err).toContain(`finished, but the model endpoint could not be reached: its model calls failed; the cells' logs are complete and valid, but not a model run (exit 5)\n  unreachable: no answer from ${new URL(deadUrl).host} (connection failed: connect ECONNREFUSED ${new URL(deadUrl).host}); is the server running? check ${specFile}: llm.baseURL ${deadUrl}\n`);

@@ -25,11 +25,17 @@ export const firstSegment = (episodeDir: string): string => segmentFiles(join(ep
 export const repoRoot = join(import.meta.dirname, "..");
 export const CLI = join(repoRoot, "services/cli/main.ts");
 
-/** `probetown …` run to completion (no colour), from `cwd` (the repository by default). */
-export function runCli(args: string[], cwd = repoRoot): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+/**
+ * `probetown …` run to completion in a process of its own (no colour), from `cwd` (the repository
+ * by default): for what needs the process boundary (its heap limit, its user). Everything else runs
+ * in this process with `runCli` (test/cliInProcess.ts), without ~2 s of Node start-up per call.
+ */
+export function spawnCli(args: string[], cwd = repoRoot, env: Readonly<Record<string, string>> = {}): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
+
+export { runCli, type CliResult } from "./cliInProcess.ts";
 
 export interface CliProcess {
   readonly child: ChildProcess;
