@@ -11,7 +11,7 @@ import { EventStores } from "../infra/layers.ts";
 import { createJetStreamEventStore, followJetStreamLog } from "../infra/jetStreamEventStore.ts";
 import { connectNats, natsName } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
-import { startCli, until, withoutMetaLine } from "./helpers.ts";
+import { runCli, startCli, until, withoutMetaLine } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
 const servers: TestNats[] = [];
@@ -118,7 +118,7 @@ describe("follow across a NATS server restart", () => {
     // Restarted once it follows (1.5 s did not always cover the CLI's start on a loaded machine).
     await until(() => following(nc, ns), "follow's consumer");
     await server.restart({ hard: true, downMs: 1000 });
-    const run = await startCli(["run", "auratown", "--seed", "23", "--ticks", "6", "--nats", server.url, "--namespace", ns, "--fsync", "commit", "-q"]).done;
+    const run = await runCli(["run", "auratown", "--seed", "23", "--ticks", "6", "--nats", server.url, "--namespace", ns, "--fsync", "commit", "-q"]);
     expect(run.code).toBe(0);
     const stop = setTimeout(() => follower.child.kill("SIGINT"), 30_000);
     const followed = await follower.done;

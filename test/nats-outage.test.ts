@@ -14,7 +14,7 @@ import { JetStreamSnapshotStore, openSnapshotBuckets, type SnapshotBuckets } fro
 import { closeNats, connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
 import { withNats } from "../services/distributed.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
-import { startCli, tempDir } from "./helpers.ts";
+import { runCli, startCli, tempDir } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
 let nats: TestNats;
@@ -182,7 +182,7 @@ describe("the CLI across a NATS outage", () => {
     expect(r.err).toMatch(/run: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
     expect(r.err).toMatch(/run: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
     expect(r.code).toBe(0);
-    const v = await startCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]).done;
+    const v = await runCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]);
     expect(v.out).toMatch(/^OK: auratown-s17-baseline: \d+ records, hash chain intact, 680 tick state hashes recomputed/);
     expect(v.code).toBe(0);
   }, 120_000);
@@ -269,9 +269,9 @@ describe("the CLI across a NATS outage", () => {
     expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing (the snapshot of tick \d+|the log records of seqs? [\d–]+) .*of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run … --resume`/);
     expect(r.code).toBe(2);
     await restarted;
-    const resumed = await startCli([...args, "--resume"]).done;
+    const resumed = await runCli([...args, "--resume"]);
     expect(resumed.code).toBe(0);
-    const v = await startCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]).done;
+    const v = await runCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]);
     expect(v.code).toBe(0);
   }, 150_000);
 });
@@ -316,7 +316,7 @@ describe("a port that accepts TCP but does not speak NATS", () => {
 describe("a host name that does not resolve", () => {
   it("is said to be one, with the URL to check (not whether nats-server runs), exit 2", async () => {
     // .invalid never resolves (RFC 2606).
-    const r = await startCli(["verify", "x", "--nats", "nats://no-such-host.invalid:4222"]).done;
+    const r = await runCli(["verify", "x", "--nats", "nats://no-such-host.invalid:4222"]);
     expect(r.err).toMatch(/--nats nats:\/\/no-such-host\.invalid:4222: cannot resolve the server's host name \(getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\); check the host in the URL/);
     expect(r.code).toBe(2);
   }, 30_000);
@@ -333,12 +333,12 @@ describe("a server whose JetStream storage is full", () => {
 
   it("run stops with exit 2 naming the refused records and the last good one, and the logged prefix verifies; a new run is told the storage is full", async () => {
     const ns = small.namespace("full");
-    const r = await startCli(["run", "auratown", "--seed", "42", "--nats", small.url, "--namespace", ns, "-q"]).done;
+    const r = await runCli(["run", "auratown", "--seed", "42", "--nats", small.url, "--namespace", ns, "-q"]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/JetStream refused seqs? [\d–]+: insufficient resources; the log still ends on its last good record \(seq (\d+)\): free the server's JetStream storage or raise its limits .* --resume/);
-    const v = await startCli(["verify", "auratown-s42-baseline", "--nats", small.url, "--namespace", ns]).done;
+    const v = await runCli(["verify", "auratown-s42-baseline", "--nats", small.url, "--namespace", ns]);
     expect(v.code).toBe(0);
-    const next = await startCli(["run", "auratown", "--seed", "43", "--nats", small.url, "--namespace", ns, "-q"]).done;
+    const next = await runCli(["run", "auratown", "--seed", "43", "--nats", small.url, "--namespace", ns, "-q"]);
     expect(next.code).toBe(2);
     expect(next.err).toMatch(/the server's JetStream storage is full \(insufficient resources\); free its store_dir or raise max_file_store/);
   }, 120_000);
