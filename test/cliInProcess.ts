@@ -108,3 +108,9 @@ function restoreProperty(target: object, key: string, descriptor: PropertyDescri
 function dropAdded(emitter: NodeJS.EventEmitter, event: string, before: readonly unknown[]): void {
   for (const listener of emitter.listeners(event)) if (!before.includes(listener)) emitter.off(event, listener as (...a: unknown[]) => void);
 }
+
+/** runCli's result under spawnSync's names (status, stdout, stderr), for tests that read them so. */
+export async function runCliAsSpawned(args: readonly string[], cwd = repoRoot, env: Readonly<Record<string, string | undefined>> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const r = await runCli(args, cwd, env);
+  return { status: r.code, stdout: r.out, stderr: r.err };
+}

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogRecord } from "../events/record.ts";
@@ -35,7 +35,7 @@ export function spawnCli(args: string[], cwd = repoRoot, env: Readonly<Record<st
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-export { runCli, type CliResult } from "./cliInProcess.ts";
+export { runCli, runCliAsSpawned, type CliResult } from "./cliInProcess.ts";
 
 export interface CliProcess {
   readonly child: ChildProcess;
@@ -75,6 +75,7 @@ export async function frozenWhen(processes: readonly ChildProcess[], check: () =
   const deadline = Date.now() + ms;
   for (;;) {
     for (const p of processes) p.kill("SIGSTOP");
+    for (const p of processes) await stopped(p.pid!);
     let seen: boolean;
     try {
       seen = await check();
@@ -87,4 +88,27 @@ export async function frozenWhen(processes: readonly ChildProcess[], check: () =
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * Resolves once process `pid`, sent SIGSTOP, has stopped (or has gone). kill() only sends the
+ * signal: a process running on the other core goes on for a moment, and a server "paused" that way
+ * still answered a request sent right after (a drain that was to hang on it finished in 3 ms).
+ * Linux says so in /proc/<pid>/stat; elsewhere this waits 50 ms.
+ */
+export async function stopped(pid: number): Promise<void> {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync("/proc/self/stat")) return new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 1000; i++) {
+    let state: string | undefined;
+    try {
+      const text = readFileSync(stat, "utf8");
+      state = text.slice(text.lastIndexOf(")") + 2, text.lastIndexOf(")") + 3);
+    } catch {
+      return; // gone
+    }
+    if (state === "T" || state === "t" || state === "Z" || state === "X") return;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  throw new Error(`process ${pid} did not stop on SIGSTOP`);
 }

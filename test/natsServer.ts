@@ -9,16 +9,20 @@ import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, inject } from "vitest";
 import { connectNats } from "../infra/nats.ts";
-import { tempDir } from "./helpers.ts";
+import { stopped, tempDir } from "./helpers.ts";
 
 export interface TestNats {
   readonly url: string;
   /** A fresh namespace, so tests sharing a server never see each other's streams. */
   namespace(label: string): string;
-  /** Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and store. */
-  restart(options?: { hard?: boolean; downMs?: number }): Promise<void>;
-  /** Freezes the server (SIGSTOP): it keeps its port and connections but answers nothing, as a hung server. */
-  pause(): void;
+  /**
+   * Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and
+   * store, after `downMs`, or once `whileDown()`, called when it has stopped, has settled (what the
+   * test does or waits to see while it is down).
+   */
+  restart(options?: { hard?: boolean; downMs?: number; whileDown?: () => Promise<unknown> }): Promise<void>;
+  /** Freezes the server (SIGSTOP): it keeps its port and connections but answers nothing, as a hung server. Resolves once it is stopped. */
+  pause(): Promise<void>;
   /** Lets a paused server go on (SIGCONT). */
   resume(): void;
   stop(): Promise<void>;
@@ -73,7 +77,7 @@ export async function startTestNats(options: { own?: boolean; auth?: NatsAuth; c
       url: shared,
       namespace,
       restart: async () => { throw new Error(`restart: not on ${why}`); },
-      pause: () => { throw new Error(`pause: not on ${why}`); },
+      pause: async () => { throw new Error(`pause: not on ${why}`); },
       resume: () => { throw new Error(`resume: not on ${why}`); },
       stop: async () => {},
     };
@@ -106,11 +110,15 @@ export async function startTestNats(options: { own?: boolean; auth?: NatsAuth; c
     namespace,
     async restart(options = {}) {
       await halt(options.hard === true ? "SIGKILL" : "SIGTERM");
-      await new Promise((r) => setTimeout(r, options.downMs ?? 300));
+      if (options.whileDown !== undefined) await options.whileDown().catch(() => undefined);
+      else await new Promise((r) => setTimeout(r, options.downMs ?? 300));
       await start();
     },
-    pause() {
-      child?.kill("SIGSTOP");
+    async pause() {
+      const c = child;
+      if (c === null) return;
+      c.kill("SIGSTOP");
+      await stopped(c.pid!);
     },
     resume() {
       child?.kill("SIGCONT");
