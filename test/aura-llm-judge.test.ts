@@ -21,17 +21,10 @@ import { logRecords, runCli, tempDir, until } from "./helpers.ts";
 import { askEpisode } from "../services/ask.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
-import { spawn } from "node:child_process";
-
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI, in this process (the fake servers live here too), with no endpoint or key from the environment. */
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runCli(args, ROOT, { PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env });
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 const ROOT = join(import.meta.dirname, "..");
