@@ -3,7 +3,6 @@
 // parent stays byte-identical, a running episode's committed prefix is read (an unfinished tick
 // and a torn line are left out), and the CLI prints the frame, probes, budget and answer.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,13 +12,12 @@ import { askEpisode, committedPrefix } from "../services/ask.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { replayEpisode, UsageError } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
-import { firstSegment, logRecords, startCli, tempDir } from "./helpers.ts";
+import { firstSegment, logRecords, runCliAsSpawned, startCli, tempDir } from "./helpers.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeServer } from "./fakeLlmServer.ts";
 import { renderAsk } from "../services/cli/commands/ask.ts";
 
-const MAIN = join(import.meta.dirname, "..", "services/cli/main.ts");
 
 function digest(dir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -118,23 +116,23 @@ describe("probetown ask", () => {
   it("CLI: prints frame, probes, budget and answer; the fork goes under runs/ask/ by default; usage errors exit 2", async () => {
     const dir = await town(8);
     const cwd = tempDir("ask-cli");
-    const run = spawnSync(process.execPath, [MAIN, "ask", dir, "--tick", "5", "--agent", "Liu Yang", "Is Wang Jun in a good mood?"], { encoding: "utf8", cwd });
+    const run = await runCliAsSpawned(["ask", dir, "--tick", "5", "--agent", "Liu Yang", "Is Wang Jun in a good mood?"], cwd);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/IntentFrame \(deterministic\): gap [\d.]+ → B\(gap\) \d, budget \d/);
     expect(run.stdout).toMatch(/probe 1: get_agent_private_state\(agent_name=Wang Jun\) → agent\/wang-jun/);
     expect(run.stdout).toMatch(/budget: 1 probe of \d · disclosure 3/);
     expect(run.stdout).toMatch(/answer: .*Wang Jun/s);
     expect(existsSync(join(cwd, "runs/ask/auratown-s7-baseline-t5-liu-yang-aura-intent/log"))).toBe(true);
-    const json = spawnSync(process.execPath, [MAIN, "ask", dir, "--tick", "5", "--agent", "liu-yang", "Is Wang Jun in a good mood?", "--json"], { encoding: "utf8", cwd });
+    const json = await runCliAsSpawned(["ask", dir, "--tick", "5", "--agent", "liu-yang", "Is Wang Jun in a good mood?", "--json"], cwd);
     expect(json.status, json.stderr).toBe(0);
     const parsed = JSON.parse(json.stdout) as { fork: string; probes: unknown[]; answer: { text: string } };
     expect(parsed.fork).toBe(join(cwd, "runs/ask/auratown-s7-baseline-t5-liu-yang-aura-intent-2"));
     expect(parsed.probes).toHaveLength(1);
 
-    const who = spawnSync(process.execPath, [MAIN, "ask", dir, "--tick", "5", "--agent", "Ghost", "hi"], { encoding: "utf8", cwd });
+    const who = await runCliAsSpawned(["ask", dir, "--tick", "5", "--agent", "Ghost", "hi"], cwd);
     expect(who.status).toBe(2);
     expect(who.stderr).toContain("--agent: no resident 'Ghost'");
-    const notTown = spawnSync(process.execPath, [MAIN, "ask", parsed.fork, "--tick", "0", "--agent", "Liu Yang", "hi"], { encoding: "utf8", cwd });
+    const notTown = await runCliAsSpawned(["ask", parsed.fork, "--tick", "0", "--agent", "Liu Yang", "hi"], cwd);
     expect(notTown.status).toBe(2);
     expect(notTown.stderr).toContain("ask needs an AURATown episode");
   }, 60_000);

@@ -2,7 +2,6 @@
 // acceptance figures on scene A (computed from episode logs, checked against thresholds), a
 // held-out scene written for these tests, and eval logs that verify and run from the CLI.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnswerFactPayload } from "../events/probes.ts";
@@ -14,7 +13,7 @@ import { runImplicitEval, runPrivacyEval, type ResultRow } from "../services/eva
 import { loadResults } from "../services/results.ts";
 import { analyze } from "../services/report.ts";
 import { verifyEpisode } from "../services/verify.ts";
-import { tempDir } from "./helpers.ts";
+import { runCliAsSpawned, tempDir } from "./helpers.ts";
 
 const SCENE_A = join(import.meta.dirname, "..", "data/aura/implicit_intent_scene_a.json");
 const HELD_OUT = join(import.meta.dirname, "fixtures", "aura-heldout-scene.json");
@@ -216,7 +215,7 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
 
   it("eval logs verify, and the CLI prints the JSON summary", async () => {
     const out = tempDir("aura-eval-cli");
-    const cli = spawnSync(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "eval", "implicit", "--file", SCENE_A, "--condition", "aura-intent", "--seeds", "42,123", "--out", out, "--json"], { encoding: "utf8" });
+    const cli = await runCliAsSpawned(["eval", "implicit", "--file", SCENE_A, "--condition", "aura-intent", "--seeds", "42,123", "--out", out, "--json"]);
     expect(cli.status, cli.stderr).toBe(0);
     expect(cli.stderr).toMatch(/\[2\/2\] aura-intent A_cafe_morning s123/);
     const summary = JSON.parse(cli.stdout) as { backend: string; judge: string; conditions: Array<{ condition: string; overall: { implicitCoverage: number; probesPerQuery: number }; perScene: object; perSubcategory: object }> };
@@ -226,13 +225,13 @@ describe("implicit-intent evaluation (offline, deterministic backends, rule judg
     const report = await verifyEpisode(join(out, "implicit_intent_scene_a", "A_cafe_morning-s42-aura-intent"));
     expect(report.ok, report.text).toBe(true);
     expect(report.ticks).toBe(25);
-    const bad = spawnSync(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "eval", "implicit", "--file", SCENE_A, "--condition", "telepathy"], { encoding: "utf8" });
+    const bad = await runCliAsSpawned(["eval", "implicit", "--file", SCENE_A, "--condition", "telepathy"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--condition: unknown 'telepathy'/);
     // The kept-cells notice comes once the inputs are checked, never before a usage error.
     expect(bad.stderr).not.toMatch(/every finished cell is kept/);
     expect(cli.stderr).not.toMatch(/every finished cell is kept/);
-    const again = spawnSync(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), "eval", "implicit", "--file", SCENE_A, "--condition", "aura-intent", "--seeds", "42,123", "--out", out], { encoding: "utf8" });
+    const again = await runCliAsSpawned(["eval", "implicit", "--file", SCENE_A, "--condition", "aura-intent", "--seeds", "42,123", "--out", out]);
     expect(again.status, again.stderr).toBe(0);
     const lines = again.stderr.split("\n");
     const notice = lines.indexOf("eval implicit: every finished cell is kept: after a Ctrl-C or a crash, the same command continues from them");
@@ -291,21 +290,20 @@ describe("an interrupted implicit-intent cell", () => {
 });
 
 describe("a privacy cell of another episode", () => {
-  it("is refused before any town runs, naming the warm-up; the results stay; eval privacy --fresh reruns it", () => {
-    const main = join(import.meta.dirname, "..", "services/cli/main.ts");
+  it("is refused before any town runs, naming the warm-up; the results stay; eval privacy --fresh reruns it", async () => {
     const out = tempDir("privacy-other");
-    const privacy = (...more: string[]) => spawnSync(process.execPath, [main, "eval", "privacy", "--file", join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), "--condition", "aura-gap-routed", "--seeds", "42", "--out", out, "-q", ...more], { encoding: "utf8" });
-    const first = privacy();
+    const privacy = async (...more: string[]) => await runCliAsSpawned(["eval", "privacy", "--file", join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), "--condition", "aura-gap-routed", "--seeds", "42", "--out", out, "-q", ...more]);
+    const first = await privacy();
     expect(first.status, first.stderr).toBe(0);
     const root = join(out, "privacy_queries");
     const results = readFileSync(join(root, "results-aura-gap-routed.jsonl"), "utf8");
-    const other = privacy("--warmup", "13");
+    const other = await privacy("--warmup", "13");
     expect(other.status).toBe(2);
     // It named the whole snapshot scene and town that differ, after the town had run; and the flag it told of did not exist.
     expect(other.stderr).toMatch(/s42-aura-gap-routed: holds another episode \(warmup: 12 in the log, 13 asked for\); pass --fresh to rerun it/);
     expect(existsSync(join(root, "town-s42-t13"))).toBe(false);
     expect(readFileSync(join(root, "results-aura-gap-routed.jsonl"), "utf8")).toBe(results);
-    const fresh = privacy("--warmup", "13", "--fresh");
+    const fresh = await privacy("--warmup", "13", "--fresh");
     expect(fresh.status, fresh.stderr).toBe(0);
     expect(readFileSync(join(root, "s42-aura-gap-routed", "log", "000000000000.jsonl"), "utf8")).toContain('"name":"auratown-s42-t12"');
   });
@@ -325,27 +323,25 @@ describe("privacy slice file", () => {
 
 describe("--warmup", () => {
   it("is an integer ≥ 1 everywhere: the flag parser says so and rejects 0 naming the flag, as the API does", async () => {
-    const main = join(import.meta.dirname, "..", "services/cli/main.ts");
     for (const [benchmark, file] of [["privacy", "data/aura/privacy_queries.json"], ["factual", "data/aura/factual_queries.json"]] as const) {
-      const zero = spawnSync(process.execPath, [main, "eval", benchmark, "--file", join(import.meta.dirname, "..", file), "--condition", "vanilla", "--warmup", "0", "--out", tempDir(`warmup-${benchmark}`)], { encoding: "utf8" });
+      const zero = await runCliAsSpawned(["eval", benchmark, "--file", join(import.meta.dirname, "..", file), "--condition", "vanilla", "--warmup", "0", "--out", tempDir(`warmup-${benchmark}`)]);
       expect(zero.status, zero.stderr).toBe(2);
       expect(zero.stderr, benchmark).toMatch(/--warmup expects an integer ≥ 1, got '0'/);
     }
     await expect(runPrivacyEval({ file: join(import.meta.dirname, "..", "data/aura/privacy_queries.json"), conditions: ["vanilla"], seeds: [42], warmup: 0, out: tempDir("warmup-api") })).rejects.toThrow(/^--warmup: expected an integer ≥ 1, got 0$/);
   });
 
-  it("too long for the heap is refused up front, naming the flag (or the spec's field), as run --days is: it ran until the heap or the disk gave out", () => {
-    const main = join(import.meta.dirname, "..", "services/cli/main.ts");
+  it("too long for the heap is refused up front, naming the flag (or the spec's field), as run --days is: it ran until the heap or the disk gave out", async () => {
     for (const [benchmark, file] of [["privacy", "data/aura/privacy_queries.json"], ["factual", "data/aura/factual_queries.json"]] as const) {
       const out = tempDir(`warmup-long-${benchmark}`);
-      const long = spawnSync(process.execPath, [main, "eval", benchmark, "--file", join(import.meta.dirname, "..", file), "--condition", "vanilla", "--seeds", "1", "--warmup", "100000000", "--out", out], { encoding: "utf8", timeout: 30_000 });
+      const long = await runCliAsSpawned(["eval", benchmark, "--file", join(import.meta.dirname, "..", file), "--condition", "vanilla", "--seeds", "1", "--warmup", "100000000", "--out", out]);
       expect(long.status, long.stderr).toBe(2);
       expect(long.stderr, benchmark).toMatch(/--warmup 100000000: 5 residents over [\d,.]+ days need about [\d.]+ GiB of heap .* at most [\d,]+ days \([\d,]+ ticks\) of this town fit; run fewer/);
       expect(readdirSync(out), benchmark).toEqual([]);
     }
     const dir = tempDir("warmup-long-spec");
     writeFileSync(join(dir, "w.yaml"), `benchmark: privacy\nfile: ${join(import.meta.dirname, "..", "data/aura/privacy_queries.json")}\nseeds: [1]\nconditions: [vanilla]\nforks: { warmup: 100000000 }\nout: out\n`);
-    const spec = spawnSync(process.execPath, [main, "experiment", join(dir, "w.yaml")], { encoding: "utf8", timeout: 30_000 });
+    const spec = await runCliAsSpawned(["experiment", join(dir, "w.yaml")]);
     expect(spec.status, spec.stderr).toBe(2);
     expect(spec.stderr).toMatch(/w\.yaml: field 'forks\.warmup' 100000000: 5 residents over/);
     expect(existsSync(join(dir, "out"))).toBe(false);

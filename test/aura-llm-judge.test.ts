@@ -21,17 +21,10 @@ import { logRecords, runCli, tempDir, until } from "./helpers.ts";
 import { askEpisode } from "../services/ask.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
-import { spawn } from "node:child_process";
-
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI, in this process (the fake servers live here too), with no endpoint or key from the environment. */
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runCli(args, ROOT, { PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env });
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 const ROOT = join(import.meta.dirname, "..");
@@ -318,7 +311,7 @@ describe("an LLM judge that cannot be reached", () => {
     const specOf = (url: string) => ({ benchmark: "factual", file: "factual2.json", seeds: [42], conditions: ["fixed-probe"], warmup: 2, judges: ["rule", "llm"], llm: { baseURL: url, models: { intent: null, planner: null, answer: null, judge: "fake-judge" }, backoffMs: 5, maxAttempts: 1 }, out: "out", report: { bootstrap: 200 } });
     const specFile = join(dir, "spec.json");
     writeFileSync(specFile, JSON.stringify(specOf(deadUrl)));
-    const cli = runCli(["experiment", specFile, "-q"]);
+    const cli = await runCli(["experiment", specFile, "-q"]);
     expect(cli.code).toBe(5);
     expect(cli.err).toMatch(/the LLM judge scored no cell \(first error: network/);
     expect(cli.err).toContain(`finished, but the model endpoint could not be reached: its model calls failed; the cells' logs are complete and valid, but not a model run (exit 5)\n  unreachable: no answer from ${new URL(deadUrl).host} (connection failed: connect ECONNREFUSED ${new URL(deadUrl).host}); is the server running? check ${specFile}: llm.baseURL ${deadUrl}\n`);

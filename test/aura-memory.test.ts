@@ -2,7 +2,6 @@
 // condition, the baselines' shared analysis (no keyword lists of their own), disclosure beyond the
 // need in the rule judge, and per-file (split) reporting of `eval implicit`.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { importanceOf, recencyOf, relevanceOf, remember, retrieve, scoreOf, type MemoryItem } from "../actors/aura/memory.ts";
 import { analyseQuery } from "../actors/aura/intent.ts";
@@ -13,7 +12,7 @@ import { judgeQuery, needOf } from "../services/benchmarks/judge.ts";
 import { recordsByQuery, runImplicitEvals, sceneConfig } from "../services/eval.ts";
 import { runEpisode } from "../services/episodes.ts";
 import { verifyEpisode } from "../services/verify.ts";
-import { logRecords, tempDir } from "./helpers.ts";
+import { logRecords, runCliAsSpawned, tempDir } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
 const SCENE_A = join(root, "data/aura/implicit_intent_scene_a.json");
@@ -175,8 +174,8 @@ describe("eval implicit over several files (splits)", () => {
     expect(pooled.overall.disclosedBeyondNeed).toBeCloseTo((per[0]! * 3 + per[1]! * 15) / 18, 10);
     await expect(runImplicitEvals({ files: [MINI, join(tempDir("aura-dup"), "../aura-split-mini.json")], conditions: ["literal"], seeds: [1], out })).rejects.toThrow(/--file: .* share the name 'aura-split-mini'/);
 
-    const cli = (args: string[]) => spawnSync(process.execPath, [join(root, "services/cli/main.ts"), "eval", "implicit", ...args, "--condition", "aura-intent,fixed-private", "--seeds", "42", "--out", out, "-q"], { encoding: "utf8" });
-    const json = cli(["--file", `${MINI},${HELD_OUT}`, "--json"]);
+    const cli = async (args: string[]) => await runCliAsSpawned(["eval", "implicit", ...args, "--condition", "aura-intent,fixed-private", "--seeds", "42", "--out", out, "-q"]);
+    const json = await cli(["--file", `${MINI},${HELD_OUT}`, "--json"]);
     expect(json.status, json.stderr).toBe(0);
     const summary = JSON.parse(json.stdout) as { files: Array<{ benchmark: string; conditions: Array<{ condition: string; resultKind: string; overall: { implicitCoverage: number; literalCoverage: number; probesPerQuery: number; forbiddenViolations: number; disclosedBeyondNeed: number } }> }>; conditions: Array<{ overall: { cells: number; disclosedBeyondNeed: number } }> };
     expect(summary.files.map((f) => f.benchmark)).toEqual(["aura-split-mini", "aura-heldout-scene"]);
@@ -185,7 +184,7 @@ describe("eval implicit over several files (splits)", () => {
       expect(c.resultKind).toBe("deterministic");
       expect(Object.keys(c.overall)).toEqual(expect.arrayContaining(["implicitCoverage", "literalCoverage", "probesPerQuery", "forbiddenViolations", "disclosedBeyondNeed"]));
     }
-    const text = cli(["--file", MINI, "--file", HELD_OUT]);
+    const text = await cli(["--file", MINI, "--file", HELD_OUT]);
     expect(text.status, text.stderr).toBe(0);
     expect(text.stdout).toContain(`implicit intent · ${MINI} ·`);
     expect(text.stdout).toContain(`implicit intent · ${HELD_OUT} ·`);

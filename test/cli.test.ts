@@ -17,8 +17,8 @@ describe("probetown CLI", () => {
   const work = tempDir("cli");
   const dir = join(work, "day");
 
-  it("run prints a readable summary and where the log and trace went", () => {
-    const r = cli(["run", "auratown", "--seed", "42", "--log", dir]);
+  it("run prints a readable summary and where the log and trace went", async () => {
+    const r = await cli(["run", "auratown", "--seed", "42", "--log", dir]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Where everyone went/);
@@ -29,100 +29,100 @@ describe("probetown CLI", () => {
     // The last tick's state hash, as a run over NATS prints it and replay recomputes it.
     const printed = /\nstate hash ([0-9a-f]{64})\n/.exec(r.out)?.[1];
     expect(printed).toBeDefined();
-    expect(cli(["replay", dir]).out).toContain(`state hash ${printed}`);
+    expect((await cli(["replay", dir])).out).toContain(`state hash ${printed}`);
   });
 
-  it("verify exits 0 on an intact log, 3 on a damaged one naming file and seq", () => {
-    expect(cli(["verify", dir]).code).toBe(0);
+  it("verify exits 0 on an intact log, 3 on a damaged one naming file and seq", async () => {
+    expect((await cli(["verify", dir])).code).toBe(0);
     const file = firstSegment(dir);
     const text = readFileSync(file, "utf8");
     writeFileSync(file, text.slice(0, -40));
-    const torn = cli(["verify", dir]);
+    const torn = await cli(["verify", dir]);
     expect(torn.code).toBe(3);
     expect(torn.out).toMatch(/000000000000\.jsonl: line \d+: torn final record .*last good record seq \d+/);
-    const repaired = cli(["repair", dir]);
+    const repaired = await cli(["repair", dir]);
     expect(repaired.code).toBe(0);
     expect(repaired.out).toMatch(/cut back to seq \d+; the cut bytes are kept in .*\.torn-\d+/);
     writeFileSync(file, text);
-    expect(cli(["repair", dir]).out).toMatch(/intact, nothing to repair/);
+    expect((await cli(["repair", dir])).out).toMatch(/intact, nothing to repair/);
   });
 
-  it("fork prints the child's log, and verify --json reports on it", () => {
+  it("fork prints the child's log, and verify --json reports on it", async () => {
     const child = join(work, "child");
-    const r = cli(["fork", dir, "--at", "10", "--condition", "no-conversation", "--log", child, "--quiet"]);
+    const r = await cli(["fork", dir, "--at", "10", "--condition", "no-conversation", "--log", child, "--quiet"]);
     expect(r.code).toBe(0);
     expect(r.out.trim().split("\n")[0]).toBe(`log:   ${join(child, "log")}`);
-    const v = cli(["verify", child, "--json"]);
+    const v = await cli(["verify", child, "--json"]);
     expect(v.code).toBe(0);
     expect(JSON.parse(v.out)).toMatchObject({ ok: true, ticks: 23 });
     // The child holds its parent's tick 10 (its start) and its own ticks 11–33: ranges say so.
-    expect(cli(["replay", child, "--to-tick", "10"]).code).toBe(0);
+    expect((await cli(["replay", child, "--to-tick", "10"])).code).toBe(0);
     // --snapshot of that start is the fork's base snapshot, kept with it (it was exit 2, "no committed tick 10").
-    const start = cli(["replay", child, "--to-tick", "10", "--snapshot", "--json"]);
+    const start = await cli(["replay", child, "--to-tick", "10", "--snapshot", "--json"]);
     expect(start.code, start.err).toBe(0);
     const kept = JSON.parse(start.out) as { stateHash: string; snapshot: string };
     expect(kept.snapshot).toBe(join(child, "snapshots", `${kept.stateHash}.json`));
     expect(JSON.parse(readFileSync(kept.snapshot, "utf8"))).toMatchObject({ tick: 10, stateHash: kept.stateHash });
-    const early = cli(["replay", child, "--to-tick", "4"]);
+    const early = await cli(["replay", child, "--to-tick", "4"]);
     expect(early.code).toBe(2);
     expect(early.err).toMatch(/--to-tick 4: .* has no committed tick 4 \(a fork after its parent's tick 10: that tick's state, then its own committed ticks 11–33; earlier ticks are in the parent's log\)/);
-    const before = cli(["inspect", child, "--from", "2", "--to", "5"]);
+    const before = await cli(["inspect", child, "--from", "2", "--to", "5"]);
     expect(before.code).toBe(2);
     expect(before.err).toMatch(/--to 5: .* has no tick 5 \(a fork after its parent's tick 10/);
     // Its summary gives beliefs held since before the fork point a clock time too, like the rest.
-    const summary = cli(["fork", dir, "--at", "10", "--condition", "baseline", "--log", join(work, "child-summary")]);
+    const summary = await cli(["fork", dir, "--at", "10", "--condition", "baseline", "--log", join(work, "child-summary")]);
     expect(summary.code).toBe(0);
     expect(summary.out).toMatch(/\(held since \d\d:\d\d\)/);
     expect(summary.out).not.toMatch(/\(held since t\d+\)/);
   });
 
-  it("verify of a fork checks its parent's log up to the fork point only: damage after it is not the fork's, damage before it is reported (exit 3)", () => {
+  it("verify of a fork checks its parent's log up to the fork point only: damage after it is not the fork's, damage before it is reported (exit 3)", async () => {
     const parent = join(work, "forked-parent");
     const child = join(work, "forked-child");
-    expect(cli(["run", "auratown", "--seed", "6", "--ticks", "8", "--trace", "none", "--quiet", "--log", parent]).code).toBe(0);
-    expect(cli(["fork", parent, "--at", "2", "--condition", "no-reflection", "--trace", "none", "--quiet", "--log", child]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "6", "--ticks", "8", "--trace", "none", "--quiet", "--log", parent])).code).toBe(0);
+    expect((await cli(["fork", parent, "--at", "2", "--condition", "no-reflection", "--trace", "none", "--quiet", "--log", child])).code).toBe(0);
     const good = readFileSync(firstSegment(parent), "utf8");
     const lines = good.split("\n");
     const atSeq = logRecords(child)[0]!.seq;
     const alter = (index: number) => writeFileSync(firstSegment(parent), lines.map((l, i) => (i === index ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
     alter(atSeq + 20);
-    const after = cli(["verify", child]);
+    const after = await cli(["verify", child]);
     expect(after.code, after.out + after.err).toBe(0);
     expect(after.out).toMatch(/^OK: /);
     alter(atSeq - 20);
-    const before = cli(["verify", child, "--json"]);
+    const before = await cli(["verify", child, "--json"]);
     expect(before.code, before.err).toBe(3);
     expect(JSON.parse(before.out).problem.message).toMatch(new RegExp(`^the fork's parent log is damaged before the fork point \\(seq ${atSeq}\\), so the fork's link to it cannot be checked: .*000000000000\\.jsonl: seq ${atSeq - 20} \\(line ${atSeq - 19}\\): hash mismatch`));
     writeFileSync(firstSegment(parent), good);
   });
 
-  it("a fork whose snapshots/ folder is gone rebuilds its base from its parent's log (fork of a fork too); without the parent it says what is missing", () => {
+  it("a fork whose snapshots/ folder is gone rebuilds its base from its parent's log (fork of a fork too); without the parent it says what is missing", async () => {
     const parent = join(work, "base-parent");
     const child = join(work, "base-child");
     const grandchild = join(work, "base-grandchild");
-    expect(cli(["run", "auratown", "--seed", "12", "--ticks", "8", "--trace", "none", "--quiet", "--log", parent]).code).toBe(0);
-    expect(cli(["fork", parent, "--at", "2", "--condition", "no-reflection", "--trace", "none", "--quiet", "--log", child]).code).toBe(0);
-    expect(cli(["fork", child, "--at", "4", "--condition", "baseline", "--trace", "none", "--quiet", "--log", grandchild]).code).toBe(0);
-    const hashes = (dir: string) => JSON.parse(cli(["replay", dir, "--json"]).out).stateHash as string;
-    const before = [hashes(child), hashes(grandchild)];
+    expect((await cli(["run", "auratown", "--seed", "12", "--ticks", "8", "--trace", "none", "--quiet", "--log", parent])).code).toBe(0);
+    expect((await cli(["fork", parent, "--at", "2", "--condition", "no-reflection", "--trace", "none", "--quiet", "--log", child])).code).toBe(0);
+    expect((await cli(["fork", child, "--at", "4", "--condition", "baseline", "--trace", "none", "--quiet", "--log", grandchild])).code).toBe(0);
+    const hashes = async (dir: string) => JSON.parse((await cli(["replay", dir, "--json"])).out).stateHash as string;
+    const before = [await hashes(child), await hashes(grandchild)];
     rmSync(join(child, "snapshots"), { recursive: true });
     rmSync(join(grandchild, "snapshots"), { recursive: true });
     for (const dir of [child, grandchild]) {
-      const v = cli(["verify", dir]);
+      const v = await cli(["verify", dir]);
       expect(v.code, v.err).toBe(0);
-      expect(cli(["inspect", dir, "--to", "6"]).code).toBe(0);
+      expect((await cli(["inspect", dir, "--to", "6"])).code).toBe(0);
     }
-    expect([hashes(child), hashes(grandchild)]).toEqual(before);
-    expect(cli(["fork", grandchild, "--at", "6", "--condition", "no-conversation", "--trace", "none", "--quiet", "--log", join(work, "base-great")]).code).toBe(0);
+    expect([await hashes(child), await hashes(grandchild)]).toEqual(before);
+    expect((await cli(["fork", grandchild, "--at", "6", "--condition", "no-conversation", "--trace", "none", "--quiet", "--log", join(work, "base-great")])).code).toBe(0);
     rmSync(parent, { recursive: true });
-    const orphan = cli(["verify", child]);
+    const orphan = await cli(["verify", child]);
     expect(orphan.code).toBe(2);
     expect(orphan.err).toMatch(/base-child\/snapshots: the fork's base snapshot [0-9a-f]{12}… is missing, and its parent's log \(\.\.\/base-parent\/log\) is not there to rebuild it from\n$/);
   }, 120_000); // 10 s in a CI run, 22 s on a loaded machine
 
-  it("a damaged snapshot is a damaged input (exit 3, naming it), never an internal error", () => {
+  it("a damaged snapshot is a damaged input (exit 3, naming it), never an internal error", async () => {
     const parent = join(work, "snapped");
-    expect(cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--quiet"]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--quiet"])).code).toBe(0);
     const snaps = join(parent, "snapshots");
     const pointer = JSON.parse(readFileSync(join(snaps, "latest.json"), "utf8")) as { key: string };
     const file = join(snaps, `${pointer.key}.json`);
@@ -130,35 +130,35 @@ describe("probetown CLI", () => {
     // Altered: a resident's hashed state changed by hand, the key left as it was.
     expect(good).toMatch(/"nearbyCount":\d+/);
     writeFileSync(file, good.replace(/"nearbyCount":(\d+)/, (_m, n: string) => `"nearbyCount":${Number(n) + 1}`));
-    const altered = cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork")]);
+    const altered = await cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork")]);
     expect(altered.code, altered.err).toBe(3);
     // Named by its file, with what to do (the README's exit table promises the file).
     expect(altered.err).toBe(`probetown: damaged snapshot: ${file}: does not hash to its key: it was altered; remove it, and the fork replays the parent to tick 5 instead (the parent's log is not affected)\n`);
-    const resumedOnIt = cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--resume", "--quiet"]);
+    const resumedOnIt = await cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--resume", "--quiet"]);
     expect(resumedOnIt.code, resumedOnIt.err).toBe(3);
     expect(resumedOnIt.err).toBe(`probetown: damaged snapshot: ${file}: does not hash to its key: it was altered; remove it, and \`run --resume\` continues from an earlier snapshot or the episode's start (the log is not affected)\n`);
     writeFileSync(file, "{ not json");
-    const garbage = cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork2")]);
+    const garbage = await cli(["fork", parent, "--at", "5", "--ticks", "8", "--condition", "baseline", "--log", join(work, "snapped-fork2")]);
     expect(garbage.code, garbage.err).toBe(3);
     expect(garbage.err).toContain(`${file}: snapshot is not valid JSON`);
     writeFileSync(file, good);
     // A damaged latest pointer is not needed: the log's committed ticks name the snapshots (it stopped the run, exit 3).
     writeFileSync(join(snaps, "latest.json"), "garbage");
-    const resume = cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--resume", "--quiet"]);
+    const resume = await cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--snapshot-every", "2", "--log", parent, "--resume", "--quiet"]);
     expect(resume.code, resume.err).toBe(0);
     expect(resume.err).toBe(`run --resume: the latest-snapshot pointer (${join(snaps, "latest.json")}) is damaged: not a {key, tick} JSON object whose key is a state hash; it is kept as it is until the next snapshot replaces it; continuing after tick 5 from ${file}\n`);
     expect(readFileSync(join(snaps, "latest.json"), "utf8")).toBe("garbage");
   });
 
-  it("inspect shows a tick's events and each agent's private state and beliefs", () => {
-    const r = cli(["inspect", dir, "--from", "12", "--to", "12", "--agent", "lin-wei"]);
+  it("inspect shows a tick's events and each agent's private state and beliefs", async () => {
+    const r = await cli(["inspect", dir, "--from", "12", "--to", "12", "--agent", "lin-wei"]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/tick 12 · Day 1 12:00/);
     expect(r.out).toMatch(/Lin Wei +@ Sunrise Cafe .*busy\/tired-focused \[workplace_loaded\]/);
     expect(r.out).toMatch(/believes .*Zhang Hao: .*\(STALE\)/);
     expect(r.out).not.toMatch(/Chen Mei +@/);
     // --json keeps to the agent too: its ticks and its part of the summary.
-    const j = cli(["inspect", dir, "--agent", "Lin Wei", "--json"]);
+    const j = await cli(["inspect", dir, "--agent", "Lin Wei", "--json"]);
     expect(j.code).toBe(0);
     const { ticks, summary } = JSON.parse(j.out) as { ticks: { agents: { id: string }[] }[]; summary: { itineraries: object; conversations: { a: string; b: string }[]; staleBeliefs: { observer: string; target: string }[] } };
     expect(ticks.length).toBeGreaterThan(20);
@@ -178,23 +178,23 @@ describe("probetown CLI", () => {
     expect(r.code).toBe(0);
   });
 
-  it("replay rebuilds the state hash the run committed, at the end or at a chosen tick", () => {
+  it("replay rebuilds the state hash the run committed, at the end or at a chosen tick", async () => {
     const committed = logRecords(dir).filter((r) => r.type === "tick.committed");
-    const r = cli(["replay", dir, "--json"]);
+    const r = await cli(["replay", dir, "--json"]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
     expect(out).toMatchObject({ lastTick: 33, incompleteTick: false });
     expect(out.stateHash).toBe((committed.at(-1)!.payload as { stateHash: string }).stateHash);
-    const mid = JSON.parse(cli(["replay", dir, "--to-tick", "9", "--json"]).out);
+    const mid = JSON.parse((await cli(["replay", dir, "--to-tick", "9", "--json"])).out);
     expect(mid.lastTick).toBe(9);
     expect(mid.stateHash).toBe((committed[9]!.payload as { stateHash: string }).stateHash);
   });
 
-  it("replay --snapshot keeps a snapshot of any committed tick; --state prints every actor's state", () => {
+  it("replay --snapshot keeps a snapshot of any committed tick; --state prints every actor's state", async () => {
     const committed = logRecords(dir).filter((r) => r.type === "tick.committed");
     const key = (committed[17]!.payload as { stateHash: string }).stateHash;
     rmSync(join(dir, "snapshots", `${key}.json`)); // the run kept one; make replay write it again
-    const out = JSON.parse(cli(["replay", dir, "--to-tick", "17", "--snapshot", "--state", "--json"]).out);
+    const out = JSON.parse((await cli(["replay", dir, "--to-tick", "17", "--snapshot", "--state", "--json"])).out);
     expect(out.snapshot).toContain(`snapshots/${key}.json`);
     const snap = JSON.parse(readFileSync(join(dir, "snapshots", `${key}.json`), "utf8"));
     expect(snap).toMatchObject({ tick: 17, seq: committed[17]!.seq, stateHash: key });
@@ -202,32 +202,32 @@ describe("probetown CLI", () => {
     expect(out.state["agent/lin-wei"].private).toMatchObject({ availability: expect.any(String), rule: expect.any(String) });
   });
 
-  it("replay of a log that ends part-way through a tick gives its last committed tick's state: --state is that tick's, and a --snapshot of it restores (a resume continues from it)", () => {
+  it("replay of a log that ends part-way through a tick gives its last committed tick's state: --state is that tick's, and a --snapshot of it restores (a resume continues from it)", async () => {
     const full = join(work, "cut-full");
     const cut = join(work, "cut");
     const args = ["run", "auratown", "--seed", "11", "--ticks", "8", "--snapshot-every", "0", "--trace", "none", "--quiet"];
-    expect(cli([...args, "--log", full]).code).toBe(0);
-    expect(cli([...args, "--log", cut]).code).toBe(0);
+    expect((await cli([...args, "--log", full])).code).toBe(0);
+    expect((await cli([...args, "--log", cut])).code).toBe(0);
     // Killed a few records into tick 6, before its only snapshot (the last tick's) was kept.
     const lines = readFileSync(firstSegment(cut), "utf8").split("\n");
     const committed5 = lines.findIndex((l) => l.includes('"type":"tick.committed"') && l.includes('"tick":5,'));
     writeFileSync(firstSegment(cut), lines.slice(0, committed5 + 6).join("\n") + "\n");
     rmSync(join(cut, "snapshots"), { recursive: true });
-    const state = (episode: string, extra: string[]) => JSON.parse(cli(["replay", episode, "--state", "--json", ...extra]).out) as { lastTick: number; incompleteTick: boolean; stateHash: string; state: unknown };
-    const atCut = state(cut, []);
-    const at5 = state(full, ["--to-tick", "5"]);
+    const state = async (episode: string, extra: string[]) => JSON.parse((await cli(["replay", episode, "--state", "--json", ...extra])).out) as { lastTick: number; incompleteTick: boolean; stateHash: string; state: unknown };
+    const atCut = await state(cut, []);
+    const at5 = await state(full, ["--to-tick", "5"]);
     expect(atCut).toMatchObject({ lastTick: 5, incompleteTick: true, stateHash: at5.stateHash });
     expect(atCut.state).toEqual(at5.state);
-    const kept = cli(["replay", cut, "--snapshot"]);
+    const kept = await cli(["replay", cut, "--snapshot"]);
     expect(kept.code, kept.err).toBe(0);
     expect(kept.out).toContain(`snapshots/${at5.stateHash}.json`);
-    const resumed = cli([...args, "--log", cut, "--resume"]);
+    const resumed = await cli([...args, "--log", cut, "--resume"]);
     expect(resumed.code, resumed.err).toBe(0);
     expect(resumed.out + resumed.err).not.toMatch(/damaged/);
     expect(logRecords(cut).map(withoutMetaLine)).toEqual(logRecords(full).map(withoutMetaLine));
   });
 
-  it("rejects bad input with exit 2 and a message naming the flag or value", () => {
+  it("rejects bad input with exit 2 and a message naming the flag or value", async () => {
     const cases: [string[], RegExp][] = [
       [["run", "atlantis", "--seed", "1", "--log", join(work, "x1")], /unknown world 'atlantis' \(known: auratown, aura-scene, envprobe\)/],
       [["run", "auratown", "--seed", "forty"], /--seed expects an integer, got 'forty'/],
@@ -261,19 +261,19 @@ describe("probetown CLI", () => {
       [["run", "auratown", "--seed", "1", "--ticks", "2", "--log", join(work, "x6"), "--trace", `jsonl:${join(work, "x6", "log", "000000000000.jsonl")}`], /--trace jsonl:.*x6\/log\/000000000000\.jsonl: lies in .*x6\/log, the log folder of this episode: a trace there is written among its files; name a file outside it/],
     ];
     for (const [args, message] of cases) {
-      const r = cli(args);
+      const r = await cli(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.err, args.join(" ")).toMatch(message);
     }
     expect(readdirSync(join(dir, "log")).filter((f) => !/^\d{12}\.jsonl/.test(f))).toEqual([]);
     // Two town sizes: --agents won over the config's extraAgents without a word.
-    const sizes = cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--agents", "6", "--config", '{"extraAgents": 5}', "--log", join(work, "x4")]);
+    const sizes = await cli(["run", "auratown", "--seed", "1", "--ticks", "1", "--agents", "6", "--config", '{"extraAgents": 5}', "--log", join(work, "x4")]);
     expect(sizes.code).toBe(2);
     expect(sizes.err).toBe('probetown: error: --agents 6 and --config {"extraAgents": 5}: "extraAgents": 5 both say how large the town is (6 residents, or 5 + 5): give one of them\n');
     // An empty --log (an unset shell variable) was the current directory: log/ and trace.jsonl went there.
     const here = tempDir("empty-log");
     for (const args of [["run", "auratown", "--seed", "1", "--ticks", "1", "--log", ""], ["sweep", "auratown", "--seeds", "1", "--ticks", "1", "--log", ""]]) {
-      const empty = cli(args, here);
+      const empty = await cli(args, here);
       expect(empty.code, args.join(" ")).toBe(2);
       expect(empty.err).toBe("probetown: error: --log: expected a directory, got ''\n");
     }
@@ -281,14 +281,14 @@ describe("probetown CLI", () => {
     expect(existsSync(join(dir, "snapshots", "f"))).toBe(false);
   }, 120_000); // some 60 commands one after another: 20 s in a CI run, more on a loaded machine
 
-  it("rejects a malformed config file naming the file and field", () => {
+  it("rejects a malformed config file naming the file and field", async () => {
     const bad = join(work, "bad.json");
     writeFileSync(bad, JSON.stringify({ speed: 0, agents: [{ id: "lin-wei" }] }));
-    const r = cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x4")]);
+    const r = await cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x4")]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/invalid auratown config/);
     writeFileSync(bad, "{ nope");
-    const r2 = cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x5")]);
+    const r2 = await cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x5")]);
     expect(r2.code).toBe(2);
     expect(r2.err).toMatch(/--config .*bad\.json: not valid JSON/);
     for (const [config, message] of [
@@ -297,63 +297,63 @@ describe("probetown CLI", () => {
       [{ agents: [] }, /agents: expected at least one resident/],
     ] as const) {
       writeFileSync(bad, JSON.stringify(config));
-      const r3 = cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x6")]);
+      const r3 = await cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x6")]);
       expect(r3.code).toBe(2);
       expect(r3.err).toMatch(/--config .*bad\.json: invalid auratown config/);
       expect(r3.err).toMatch(message);
     }
     writeFileSync(bad, "[]");
-    expect(cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x8")]).err).toMatch(/--config .*bad\.json: expected a JSON object of config fields, got an array/);
-    expect(cli(["run", "auratown", "--seed", "1", "--config", "[1,2]", "--log", join(work, "x8")]).err).toMatch(/--config \[1,2\]: expected a JSON object of config fields, got an array/);
+    expect((await cli(["run", "auratown", "--seed", "1", "--config", bad, "--log", join(work, "x8")])).err).toMatch(/--config .*bad\.json: expected a JSON object of config fields, got an array/);
+    expect((await cli(["run", "auratown", "--seed", "1", "--config", "[1,2]", "--log", join(work, "x8")])).err).toMatch(/--config \[1,2\]: expected a JSON object of config fields, got an array/);
     writeFileSync(bad, JSON.stringify({ queries: [{ id: "1", text: "Is Ben around?" }, { id: "1", text: "Is Ana free?" }], order: ["1"] }));
-    expect(cli(["run", "aura-scene", "--seed", "1", "--config", bad, "--log", join(work, "x9")]).err).toMatch(/queries: the id '1' is used more than once/);
+    expect((await cli(["run", "aura-scene", "--seed", "1", "--config", bad, "--log", join(work, "x9")])).err).toMatch(/queries: the id '1' is used more than once/);
     writeFileSync(bad, JSON.stringify({ maxSteps: -1 }));
-    const scene = cli(["run", "aura-scene", "--seed", "1", "--condition", "literal", "--config", bad, "--log", join(work, "x7")]);
+    const scene = await cli(["run", "aura-scene", "--seed", "1", "--condition", "literal", "--config", bad, "--log", join(work, "x7")]);
     expect(scene.code).toBe(2);
     expect(scene.err).toMatch(/--config .*bad\.json: invalid aura-scene config:\n {2}- maxSteps: expected ≥ 0, got -1/);
   });
 
-  it("run --resume where there is no log yet says it starts the episode (a typo in --log would pass unnoticed)", () => {
-    const fresh = cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
+  it("run --resume where there is no log yet says it starts the episode (a typo in --log would pass unnoticed)", async () => {
+    const fresh = await cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
     expect(fresh.code).toBe(0);
     expect(fresh.err).toMatch(/run --resume: no log at .*not-yet yet; starting the episode there/);
-    const again = cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
+    const again = await cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
     expect(again.err).not.toMatch(/no log at/);
     expect(again.out).toMatch(/resumed after tick 1, 0 records appended/);
     // A torn tail is cut by the resume, which says so and where the bytes went.
     const segment = firstSegment(join(work, "not-yet"));
     writeFileSync(segment, readFileSync(segment, "utf8").slice(0, -30));
-    const torn = cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
+    const torn = await cli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", join(work, "not-yet"), "--resume", "--trace", "none"]);
     expect(torn.code, torn.err).toBe(0);
     expect(torn.err).toMatch(/run --resume: .*000000000000\.jsonl: line \d+: torn final record .*\ncut back to the last good record; the cut bytes are kept in .*\.torn-\d+/);
-    expect(cli(["verify", join(work, "not-yet")]).code).toBe(0);
+    expect((await cli(["verify", join(work, "not-yet")])).code).toBe(0);
   });
 
-  it("verify calls a log folder without its segments, or without its first one, damaged (exit 3) and says which", () => {
+  it("verify calls a log folder without its segments, or without its first one, damaged (exit 3) and says which", async () => {
     const base = join(work, "segments");
-    expect(cli(["run", "auratown", "--seed", "3", "--ticks", "4", "--log", base, "--trace", "none", "-q"]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "3", "--ticks", "4", "--log", base, "--trace", "none", "-q"])).code).toBe(0);
     const text = readFileSync(firstSegment(base), "utf8");
     rmSync(firstSegment(base));
-    const empty = cli(["verify", base]);
+    const empty = await cli(["verify", base]);
     expect(empty.code).toBe(3);
     expect(empty.out + empty.err).toMatch(/holds no records \(its segments are missing/);
     const lines = text.split("\n");
     writeFileSync(join(base, "log", "000000000040.jsonl"), lines.slice(40).join("\n"));
-    const cut = cli(["verify", base]);
+    const cut = await cli(["verify", base]);
     expect(cut.code).toBe(3);
     expect(cut.out + cut.err).toMatch(/seq 40 \(line 1\): the log begins at seq 40 with '[a-z._]+', not at seq 0 or with a fork's header: its first segment is missing/);
     expect(cut.out + cut.err).not.toMatch(/records before this one are intact/);
   });
 
-  it("summarises a large town from its records", () => {
-    const r = cli(["run", "auratown", "--seed", "4", "--agents", "70", "--ticks", "14", "--log", join(work, "big"), "--trace", "none"]);
+  it("summarises a large town from its records", async () => {
+    const r = await cli(["run", "auratown", "--seed", "4", "--agents", "70", "--ticks", "14", "--log", join(work, "big"), "--trace", "none"]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Town of 70 agents: \d+ conversations, \d+ incidents, \d+ reflections, \d+ decisions/);
     expect(r.out).toMatch(/Private-state changes by the rule that fired: sleep \d+ · workplace_loaded \d+/);
   });
 
-  it("refuses a town too large for the heap before building it, naming the flag, the need and the limit", () => {
-    const huge = cli(["run", "auratown", "--seed", "1", "--agents", "100000000", "--log", join(work, "huge")]);
+  it("refuses a town too large for the heap before building it, naming the flag, the need and the limit", async () => {
+    const huge = await cli(["run", "auratown", "--seed", "1", "--agents", "100000000", "--log", join(work, "huge")]);
     expect(huge.code).toBe(2);
     expect(huge.err).toMatch(/--agents 100000000: a town of 100,000,000 residents needs about [\d.]+ GiB of heap .* more than this machine's [\d.]+ GiB of memory; use fewer/);
     // within the machine but above Node's default heap: how to raise it
@@ -363,20 +363,20 @@ describe("probetown CLI", () => {
     expect(existsSync(join(work, "huge")) || existsSync(join(work, "big4k"))).toBe(false);
   });
 
-  it("refuses a run too long for the heap up front (run --days and --ticks, run --resume, fork --ticks, sweep --ticks), naming the flag, the need and the days that fit", () => {
+  it("refuses a run too long for the heap up front (run --days and --ticks, run --resume, fork --ticks, sweep --ticks), naming the flag, the need and the days that fit", async () => {
     const refusal = /: 5 residents over [\d,.]+ days need about [\d.]+ GiB of heap \(~300 KiB a resident for the first day and ~100 KiB a resident for each further one: .*\), more than this machine's [\d.]+ GiB of memory: at most [\d,]+ days \([\d,]+ ticks\) of this town fit; run fewer/;
-    const endless = cli(["run", "auratown", "--seed", "1", "--days", "1000000", "--log", join(work, "endless")]);
+    const endless = await cli(["run", "auratown", "--seed", "1", "--days", "1000000", "--log", join(work, "endless")]);
     expect(endless.code).toBe(2);
     expect(endless.err).toMatch(new RegExp(`--days 1000000${refusal.source}`));
-    const resumed = cli(["run", "auratown", "--seed", "1", "--ticks", "9007199254740991", "--log", join(work, "endless"), "--resume"]);
+    const resumed = await cli(["run", "auratown", "--seed", "1", "--ticks", "9007199254740991", "--log", join(work, "endless"), "--resume"]);
     expect(resumed.code).toBe(2);
     expect(resumed.err).toMatch(new RegExp(`--ticks 9007199254740991${refusal.source}`));
-    const sweep = cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "90000000", "--log", join(work, "endless-sweep")]);
+    const sweep = await cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "90000000", "--log", join(work, "endless-sweep")]);
     expect(sweep.code).toBe(2);
     expect(sweep.err).toMatch(new RegExp(`--ticks 90000000${refusal.source}`));
     const parent = join(work, "short-parent");
-    expect(cli(["run", "auratown", "--seed", "1", "--ticks", "3", "--log", parent, "--trace", "none", "--quiet"]).code).toBe(0);
-    const fork = cli(["fork", parent, "--at", "1", "--condition", "baseline", "--ticks", "100000000", "--log", join(work, "endless-fork")]);
+    expect((await cli(["run", "auratown", "--seed", "1", "--ticks", "3", "--log", parent, "--trace", "none", "--quiet"])).code).toBe(0);
+    const fork = await cli(["fork", parent, "--at", "1", "--condition", "baseline", "--ticks", "100000000", "--log", join(work, "endless-fork")]);
     expect(fork.code).toBe(2);
     expect(fork.err).toMatch(new RegExp(`--ticks 100000000${refusal.source}`));
     expect(["endless", "endless-sweep", "endless-fork"].some((d) => existsSync(join(work, d)))).toBe(false);
@@ -422,15 +422,15 @@ describe("probetown CLI", () => {
     expect(townRunDisk(1000, 3 * 34, disk)).toBeLessThan(2 ** 29);
   });
 
-  it("--help lists the commands and exit codes", () => {
-    const r = cli(["--help"]);
+  it("--help lists the commands and exit codes", async () => {
+    const r = await cli(["--help"]);
     expect(r.code).toBe(0);
     for (const c of ["run", "replay", "verify", "fork", "inspect"]) expect(r.out).toContain(c);
     expect(r.out).toMatch(/Exit codes: 0 ok · 1 verification failed/);
   });
 
-  it("--version prints the package's version", () => {
-    const r = cli(["--version"]);
+  it("--version prints the package's version", async () => {
+    const r = await cli(["--version"]);
     expect(r.code).toBe(0);
     expect(r.out.trim()).toBe((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version);
   });
@@ -451,12 +451,12 @@ describe("a run killed mid-episode", () => {
     // Simulate the worst case too: a record cut in half by the crash.
     const { appendFileSync } = await import("node:fs");
     appendFileSync(segment, '{"cause":12,"episode":"auratown-s3-baseline","from":"agent/lin');
-    const torn = cli(["verify", dir]);
+    const torn = await cli(["verify", dir]);
     expect(torn.code).toBe(3);
     expect(torn.out).toMatch(/torn final record/);
-    const repaired = cli(["repair", dir]);
+    const repaired = await cli(["repair", dir]);
     expect(repaired.code).toBe(0);
-    const ok = cli(["verify", dir, "--json"]);
+    const ok = await cli(["verify", dir, "--json"]);
     expect(ok.code).toBe(0);
     const report = JSON.parse(ok.out);
     expect(report.ok).toBe(true);
@@ -468,10 +468,10 @@ describe("a run killed mid-episode", () => {
 });
 
 describe("a log cut back behind its snapshots, or edited by hand", () => {
-  it("run --resume after repair continues from the newest snapshot the log holds and says which; the later ones are kept", () => {
+  it("run --resume after repair continues from the newest snapshot the log holds and says which; the later ones are kept", async () => {
     const dir = join(tempDir("cut"), "ep");
     const run = ["run", "auratown", "--seed", "5", "--ticks", "8", "--log", dir, "--quiet", "--trace", "none"];
-    expect(cli(run).code).toBe(0);
+    expect((await cli(run)).code).toBe(0);
     const file = firstSegment(dir);
     const lines = readFileSync(file, "utf8").split("\n");
     const full = lines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as { tick: number });
@@ -479,60 +479,60 @@ describe("a log cut back behind its snapshots, or edited by hand", () => {
     const at = full.findIndex((r) => r.tick === 5) + 2;
     writeFileSync(file, lines.slice(0, at).join("\n") + "\n" + lines[at]!.slice(0, 40));
     const snapshots = readdirSync(join(dir, "snapshots")).sort();
-    expect(cli(["repair", dir]).code).toBe(0);
-    const resumed = cli([...run, "--resume"]);
+    expect((await cli(["repair", dir])).code).toBe(0);
+    const resumed = await cli([...run, "--resume"]);
     expect(resumed.code).toBe(0);
     expect(resumed.err).toMatch(/run --resume: the latest snapshot, of tick 7 .* is past the log's end \(its last committed tick is 4, .* it is kept, not used; continuing after tick 4 from .*snapshots\/[0-9a-f]{64}\.json/);
     expect(readdirSync(join(dir, "snapshots")).sort()).toEqual(snapshots);
-    expect(cli(["verify", dir]).code).toBe(0);
+    expect((await cli(["verify", dir])).code).toBe(0);
   });
 
-  it("a CRLF conversion or a blank line is damage (exit 3) naming the file and line: verify, replay, run --resume and repair refuse it, leaving the file as it is", () => {
+  it("a CRLF conversion or a blank line is damage (exit 3) naming the file and line: verify, replay, run --resume and repair refuse it, leaving the file as it is", async () => {
     const dir = join(tempDir("edited"), "ep");
     const run = ["run", "auratown", "--seed", "6", "--ticks", "3", "--log", dir, "--quiet", "--trace", "none"];
-    expect(cli(run).code).toBe(0);
+    expect((await cli(run)).code).toBe(0);
     const file = firstSegment(dir);
     const text = readFileSync(file, "utf8");
     writeFileSync(file, text.replaceAll("\n", "\r\n"));
-    const verified = cli(["verify", dir]);
+    const verified = await cli(["verify", dir]);
     expect(verified.code).toBe(3);
     expect(verified.out).toMatch(/000000000000\.jsonl: seq 0 \(line 1\): the line ends with a carriage return \(a CRLF line ending\): expected one record per line, LF-terminated/);
     for (const args of [["replay", dir], [...run, "--resume"], ["repair", dir]]) {
-      const r = cli(args);
+      const r = await cli(args);
       expect(r.code, args.join(" ")).toBe(3);
       expect(r.err).toMatch(/damaged log: .*000000000000\.jsonl: seq 0 \(line 1\): the line ends with a carriage return/);
     }
-    expect(cli(["repair", dir]).err).toMatch(/\n  repair cuts only a torn final record \(a crash mid-write\); damage before the end is left as it is, nothing was changed\n$/);
+    expect((await cli(["repair", dir])).err).toMatch(/\n  repair cuts only a torn final record \(a crash mid-write\); damage before the end is left as it is, nothing was changed\n$/);
     expect(readFileSync(file, "utf8")).toBe(text.replaceAll("\n", "\r\n"));
     const lines = text.split("\n");
     writeFileSync(file, [...lines.slice(0, 5), "", ...lines.slice(5)].join("\n"));
-    expect(cli(["verify", dir]).out).toMatch(/000000000000\.jsonl: line 6: a blank line after seq 4: expected one record per line, LF-terminated/);
+    expect((await cli(["verify", dir])).out).toMatch(/000000000000\.jsonl: line 6: a blank line after seq 4: expected one record per line, LF-terminated/);
     writeFileSync(file, text);
-    expect(cli(["verify", dir]).code).toBe(0);
+    expect((await cli(["verify", dir])).code).toBe(0);
   });
 });
 
 describe("verify of a log its run is still writing", () => {
-  it("is no damage when read mid-record, nor an interrupted run to resume when read mid-tick: it says a process is writing it", () => {
+  it("is no damage when read mid-record, nor an interrupted run to resume when read mid-tick: it says a process is writing it", async () => {
     const dir = join(tempDir("live"), "ep");
-    expect(cli(["run", "auratown", "--seed", "3", "--ticks", "4", "--quiet", "--trace", "none", "--log", dir]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "3", "--ticks", "4", "--quiet", "--trace", "none", "--log", dir])).code).toBe(0);
     const lines = readFileSync(firstSegment(dir), "utf8").split("\n");
     const tick3 = lines.findIndex((l) => l.includes('"type":"tick.started"') && l.includes('"tick":3,'));
     // Caught mid-tick and mid-record, as a reader sees a run's log between two of its writes.
     writeFileSync(firstSegment(dir), lines.slice(0, tick3 + 3).join("\n") + "\n" + lines[tick3 + 3]!.slice(0, 40));
-    expect(cli(["verify", dir]).code).toBe(3);
+    expect((await cli(["verify", dir])).code).toBe(3);
     // This test's process stands for the run: it is alive, and the lock names it.
     writeFileSync(join(dir, "log", "writer.lock"), `${process.pid}\n`);
-    const live = cli(["verify", dir]);
+    const live = await cli(["verify", dir]);
     expect(live.code, live.out).toBe(0);
     expect(live.out).toContain(`note: process ${process.pid} is writing this log (its run is going on): verified as far as it had written`);
     expect(live.out).toContain("note: the log ends part-way through tick 3 (being written); everything before it verified");
     expect(live.out).not.toMatch(/--resume|interrupted/);
     // inspect and replay of it show what is written (they failed on the part-written record, exit 3).
-    const inspected = cli(["inspect", dir]);
+    const inspected = await cli(["inspect", dir]);
     expect(inspected.code, inspected.err).toBe(0);
     expect([...inspected.out.matchAll(/── tick (\d+) /g)].map((m) => Number(m[1]))).toEqual([0, 1, 2]);
-    expect(cli(["replay", dir]).out).toMatch(/^replayed auratown-s3-baseline to tick 2 /);
+    expect((await cli(["replay", dir])).out).toMatch(/^replayed auratown-s3-baseline to tick 2 /);
   });
 });
 
@@ -549,16 +549,16 @@ describe("run --resume after kill -9", () => {
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
     const partial = logRecords(dir).length;
-    const resumed = cli([...args.filter((a) => a !== "--quiet"), "--log", dir, "--resume"]);
+    const resumed = await cli([...args.filter((a) => a !== "--quiet"), "--log", dir, "--resume"]);
     expect(resumed.code).toBe(0);
     expect(resumed.out).toMatch(/408 ticks, 6 actors: resumed after tick \d+, \d+ records appended/);
     const full = join(work, "full");
-    expect(cli([...args, "--log", full]).code).toBe(0);
+    expect((await cli([...args, "--log", full])).code).toBe(0);
     const strip = (r: { meta?: unknown }) => ({ ...r, meta: undefined });
     const records = logRecords(dir);
     expect(partial).toBeLessThan(records.length);
     expect(records.map(strip)).toEqual(logRecords(full).map(strip));
-    expect(cli(["verify", dir]).code).toBe(0);
+    expect((await cli(["verify", dir])).code).toBe(0);
   });
 });
 
@@ -566,7 +566,7 @@ describe("run and fork stopped by Ctrl-C", () => {
   it("stop after the tick in progress, with the log ending on its commit and its lock released, and say how to continue (exit 130; SIGTERM 143)", async () => {
     const work = tempDir("sigint");
     // Without --log: the run goes to runs/<episode>-2 beside one that took runs/<episode>, which a --resume without --log would not find.
-    expect(cli(["run", "auratown", "--seed", "4", "--ticks", "2", "--quiet", "--trace", "none"], work).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "4", "--ticks", "2", "--quiet", "--trace", "none"], work)).code).toBe(0);
     const args = ["run", "auratown", "--seed", "4", "--days", "30", "--no-summary", "--trace", "none"];
     const stopped = async (cliArgs: string[], dir: string, signal: NodeJS.Signals) => {
       const child = spawn(process.execPath, [join(root, "services/cli/main.ts"), ...cliArgs], { cwd: work });
@@ -589,11 +589,11 @@ describe("run and fork stopped by Ctrl-C", () => {
     const last = logRecords(dir).at(-1)!;
     expect(last).toMatchObject({ type: "tick.committed", tick: Number(said![1]) });
     expect(existsSync(join(dir, "log", "writer.lock"))).toBe(false);
-    const verified = cli(["verify", dir]);
+    const verified = await cli(["verify", dir]);
     expect(verified.code).toBe(0);
     expect(verified.out).not.toMatch(/part-way/);
     // The command it names continues the episode to its end.
-    const resumed = cli(said![3]!.split(" "), work);
+    const resumed = await cli(said![3]!.split(" "), work);
     expect(resumed.code, resumed.err).toBe(0);
     expect(resumed.out).toMatch(new RegExp(`resumed after tick ${said![1]}`));
     // A fork is stopped the same way; it is not resumed, so it says to fork again.
@@ -602,7 +602,7 @@ describe("run and fork stopped by Ctrl-C", () => {
     expect(fork.code, fork.err).toBe(143);
     expect(fork.err).toMatch(/fork: stopped by SIGTERM after tick \d+ of ticks 0–1019; the log in child holds every tick up to \d+; a fork is not resumed: remove child and fork again\n/);
     expect(logRecords(child).at(-1)!.type).toBe("tick.committed");
-    expect(cli(["verify", child], work).out).toMatch(/\nnote: a fork is not resumed: remove child and fork again for all of it$/m);
+    expect((await cli(["verify", child], work)).out).toMatch(/\nnote: a fork is not resumed: remove child and fork again for all of it$/m);
   });
 });
 
@@ -641,10 +641,10 @@ describe("a second Ctrl-C", () => {
 });
 
 describe("a place the log cannot be written", () => {
-  it("is refused up front naming it (the trace beside the log was blamed, with --trace none as the remedy); repair of a read-only log that is intact says so", () => {
+  it("is refused up front naming it (the trace beside the log was blamed, with --trace none as the remedy); repair of a read-only log that is intact says so", async () => {
     const work = tempDir("readonly");
     const episode = join(work, "ep");
-    expect(cli(["run", "auratown", "--seed", "2", "--ticks", "3", "--quiet", "--log", episode]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "2", "--ticks", "3", "--quiet", "--log", episode])).code).toBe(0);
     const locked = join(work, "locked");
     mkdirSync(locked);
     // Root writes anywhere: the command runs as nobody then, for whom 0555 is read-only as for anyone else.
@@ -674,7 +674,7 @@ describe("a place the log cannot be written", () => {
 });
 
 describe("an output directory that is a file", () => {
-  it("is refused up front naming the flag or spec field, for every command that writes one (Node's ENOTDIR/EEXIST came after the work, naming neither)", () => {
+  it("is refused up front naming the flag or spec field, for every command that writes one (Node's ENOTDIR/EEXIST came after the work, naming neither)", async () => {
     const work = tempDir("out-file");
     const file = join(work, "taken");
     writeFileSync(file, "not a folder\n");
@@ -692,7 +692,7 @@ describe("an output directory that is a file", () => {
       [["experiment", spec], `${spec}: field 'out' ${join(file, "exp")}: ${file} is a file, not a folder; expected a directory`],
     ];
     for (const [args, message] of cases) {
-      const r = cli(args, work);
+      const r = await cli(args, work);
       expect(r.code, `${args.join(" ")}: ${r.err}`).toBe(2);
       expect(r.err).toContain(`probetown: error: ${message}`);
     }
@@ -724,50 +724,50 @@ describe("docker-compose.yml", () => {
 });
 
 describe("distributed flags without a server", () => {
-  it("names the unreachable NATS URL, and refuses --remote without --nats", () => {
-    const dead = cli(["run", "auratown", "--seed", "1", "--nats", "nats://127.0.0.1:9"]);
+  it("names the unreachable NATS URL, and refuses --remote without --nats", async () => {
+    const dead = await cli(["run", "auratown", "--seed", "1", "--nats", "nats://127.0.0.1:9"]);
     expect(dead.code).toBe(2);
     expect(dead.err).toMatch(/--nats nats:\/\/127\.0\.0\.1:9: cannot connect to a NATS server .*is nats-server running with JetStream/);
-    const remote = cli(["run", "auratown", "--seed", "1", "--remote", "all"]);
+    const remote = await cli(["run", "auratown", "--seed", "1", "--remote", "all"]);
     expect(remote.code).toBe(2);
     expect(remote.err).toMatch(/--remote: actors in other processes need --nats <url>/);
-    expect(cli(["worker"]).err).toMatch(/required option '--nats <url>'/);
-    expect(cli(["sweep", "auratown", "--seeds", "1-2", "--workers", "2"]).err).toMatch(/--workers: more than one worker needs --nats/);
+    expect((await cli(["worker"])).err).toMatch(/required option '--nats <url>'/);
+    expect((await cli(["sweep", "auratown", "--seeds", "1-2", "--workers", "2"])).err).toMatch(/--workers: more than one worker needs --nats/);
     // Credentials in the URL are never printed; URLs nats.js would misread, and bad namespaces, are refused as read.
-    const secret = cli(["verify", "x", "--nats", "nats://bob:s3cret@127.0.0.1:9"]);
+    const secret = await cli(["verify", "x", "--nats", "nats://bob:s3cret@127.0.0.1:9"]);
     expect(secret.code).toBe(2);
     expect(secret.err).toMatch(/--nats nats:\/\/…@127\.0\.0\.1:9: cannot connect/);
     expect(secret.err).not.toMatch(/s3cret/);
     for (const url of ["http://127.0.0.1:4222", "tls://127.0.0.1:4222", "nats://127.0.0.1:99999", "", "http://bob:s3cret@127.0.0.1:4222"]) {
-      const r = cli(["verify", "x", "--nats", url]);
+      const r = await cli(["verify", "x", "--nats", url]);
       expect(r.code, url).toBe(2);
       expect(r.err, url).not.toMatch(/s3cret/);
       expect(r.err, url).toMatch(/--nats: expected a NATS server URL like nats:\/\/127\.0\.0\.1:4222/);
     }
-    const ns = cli(["verify", "x", "--nats", "nats://127.0.0.1:9", "--namespace", "a.b"]);
+    const ns = await cli(["verify", "x", "--nats", "nats://127.0.0.1:9", "--namespace", "a.b"]);
     expect(ns.code).toBe(2);
     expect(ns.err).toMatch(/'--namespace <ns>' argument 'a\.b' is invalid/);
-    const filesOnly = cli(["run", "auratown", "--seed", "1", "--namespace", "lab"]);
+    const filesOnly = await cli(["run", "auratown", "--seed", "1", "--namespace", "lab"]);
     expect(filesOnly.code).toBe(2);
     expect(filesOnly.err).toMatch(/--namespace lab: a namespace applies with --nats <url>/);
   });
 });
 
 describe("probetown sweep, embedded", () => {
-  it("sweep runs a seeds × conditions matrix in this process, writes each episode's log, and summarises", () => {
+  it("sweep runs a seeds × conditions matrix in this process, writes each episode's log, and summarises", async () => {
     const cwd = tempDir("sweep");
-    const r = cli(["sweep", "auratown", "--seeds", "1-2", "--conditions", "baseline,no-reflection", "--ticks", "3", "--out", "outcomes.json"], cwd);
+    const r = await cli(["sweep", "auratown", "--seeds", "1-2", "--conditions", "baseline,no-reflection", "--ticks", "3", "--out", "outcomes.json"], cwd);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^4 episodes: 4 ok, 0 failed in [\d.]+ s/);
     const report = JSON.parse(readFileSync(join(cwd, "outcomes.json"), "utf8")) as { outcomes: { id: string; ok: boolean; stateHash: string }[] };
     expect(report.outcomes.map((o) => o.id).sort()).toEqual(["auratown-s1-baseline", "auratown-s1-no-reflection", "auratown-s2-baseline", "auratown-s2-no-reflection"]);
-    expect(cli(["verify", join(cwd, "runs", "auratown-s2-no-reflection")]).code).toBe(0);
+    expect((await cli(["verify", join(cwd, "runs", "auratown-s2-no-reflection")])).code).toBe(0);
     // A seed or condition named twice is one episode.
-    const twice = cli(["sweep", "auratown", "--seeds", "1,1-2", "--conditions", "baseline,no-reflection,baseline", "--ticks", "3"], cwd);
+    const twice = await cli(["sweep", "auratown", "--seeds", "1,1-2", "--conditions", "baseline,no-reflection,baseline", "--ticks", "3"], cwd);
     expect(twice.code, twice.err).toBe(0);
     expect(twice.out).toMatch(/^4 episodes: 4 ok, 0 failed in [\d.]+ s/);
-    expect(cli(["sweep", "auratown", "--seeds", "3-1"], cwd).err).toMatch(/--seeds: range '3-1' runs backwards/);
-    expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", "nope"], cwd).err).toMatch(/--conditions: unknown condition 'nope'/);
+    expect((await cli(["sweep", "auratown", "--seeds", "3-1"], cwd)).err).toMatch(/--seeds: range '3-1' runs backwards/);
+    expect((await cli(["sweep", "auratown", "--seeds", "1", "--conditions", "nope"], cwd)).err).toMatch(/--conditions: unknown condition 'nope'/);
   });
 
   it("sweep stopped by Ctrl-C says where it stands, its logs ending on committed ticks, and the same command runs the rest (it died without a word)", async () => {
@@ -785,33 +785,33 @@ describe("probetown sweep, embedded", () => {
       expect(existsSync(join(cwd, "sw", episode, "log", "writer.lock")), episode).toBe(false);
       expect(logRecords(join(cwd, "sw", episode)).at(-1)!.type, episode).toBe("tick.committed");
     }
-    const rest = cli([...args, "-q"], cwd);
+    const rest = await cli([...args, "-q"], cwd);
     expect(rest.code, rest.err).toBe(0);
     expect(rest.out).toMatch(/^12 episodes: 12 ok, 0 failed/);
   });
 
-  it("a resume's note (here: a damaged latest-snapshot pointer looked past) is said by an embedded sweep too, naming the episode, and run --json gives the tick a resume continued after", () => {
+  it("a resume's note (here: a damaged latest-snapshot pointer looked past) is said by an embedded sweep too, naming the episode, and run --json gives the tick a resume continued after", async () => {
     const cwd = tempDir("sweep-note");
     const args = ["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "sw"];
-    expect(cli([...args, "-q"], cwd).code).toBe(0);
+    expect((await cli([...args, "-q"], cwd)).code).toBe(0);
     writeFileSync(join(cwd, "sw", "auratown-s2-baseline", "snapshots", "latest.json"), "garbage");
-    const again = cli([...args, "--json"], cwd);
+    const again = await cli([...args, "--json"], cwd);
     expect(again.code, again.err).toBe(0);
     expect(again.err).toMatch(/^sweep: auratown-s2-baseline: the latest-snapshot pointer \(sw\/auratown-s2-baseline\/snapshots\/latest\.json\) is damaged: .*; continuing after tick 3 from sw\/auratown-s2-baseline\/snapshots\/[0-9a-f]{64}\.json$/m);
     expect(again.err).not.toContain("auratown-s1-baseline");
     // Said with --quiet too, as run --resume -q says it: nothing else.
-    expect(cli([...args, "--quiet"], cwd).err).toMatch(/^sweep: auratown-s2-baseline: the latest-snapshot pointer \(sw\/auratown-s2-baseline\/snapshots\/latest\.json\) is damaged: .*; continuing after tick 3 from sw\/auratown-s2-baseline\/snapshots\/[0-9a-f]{64}\.json\n$/);
+    expect((await cli([...args, "--quiet"], cwd)).err).toMatch(/^sweep: auratown-s2-baseline: the latest-snapshot pointer \(sw\/auratown-s2-baseline\/snapshots\/latest\.json\) is damaged: .*; continuing after tick 3 from sw\/auratown-s2-baseline\/snapshots\/[0-9a-f]{64}\.json\n$/);
     const runArgs = ["run", "auratown", "--seed", "2", "--ticks", "4", "--log", join("sw", "auratown-s2-baseline"), "--resume", "--json"];
-    const resumed = cli(runArgs, cwd);
+    const resumed = await cli(runArgs, cwd);
     expect(resumed.code, resumed.err).toBe(0);
     expect(JSON.parse(resumed.out)).toMatchObject({ records: 0, resumedAfterTick: 3 });
-    expect(JSON.parse(cli(["run", "auratown", "--seed", "3", "--ticks", "2", "--log", "fresh", "--json"], cwd).out)).not.toHaveProperty("resumedAfterTick");
+    expect(JSON.parse((await cli(["run", "auratown", "--seed", "3", "--ticks", "2", "--log", "fresh", "--json"], cwd)).out)).not.toHaveProperty("resumedAfterTick");
   });
 
-  it("sweep run again over an episode whose log was torn (a crash mid-write) says, as run --resume does, what its resume cut and where it kept the bytes (it cut them without a word)", () => {
+  it("sweep run again over an episode whose log was torn (a crash mid-write) says, as run --resume does, what its resume cut and where it kept the bytes (it cut them without a word)", async () => {
     const cwd = tempDir("sweep-torn");
     const args = ["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "sw"];
-    expect(cli([...args, "-q"], cwd).code).toBe(0);
+    expect((await cli([...args, "-q"], cwd)).code).toBe(0);
     const victim = join(cwd, "sw", "auratown-s2-baseline");
     const whole = readFileSync(firstSegment(victim));
     const records = logRecords(victim);
@@ -819,7 +819,7 @@ describe("probetown sweep, embedded", () => {
     const tear = () => truncateSync(firstSegment(victim), whole.length - 40);
     const offset = whole.lastIndexOf("\n", whole.length - 2) + 1;
     tear();
-    const again = cli(args, cwd);
+    const again = await cli(args, cwd);
     expect(again.code, again.err).toBe(0);
     expect(again.err).toContain(
       `sweep: auratown-s2-baseline: sw/auratown-s2-baseline/log/000000000000.jsonl: line ${records.length}: torn final record (${whole.length - 40 - offset} bytes without a complete JSON line; last good record seq ${records.length - 2})\n` +
@@ -835,46 +835,46 @@ describe("probetown sweep, embedded", () => {
     const cutNote =
       `sweep: auratown-s2-baseline: sw/auratown-s2-baseline/log/000000000000.jsonl: line ${records.length}: torn final record (${whole.length - 40 - offset} bytes without a complete JSON line; last good record seq ${records.length - 2})\n` +
       `cut back to the last good record; the cut bytes are kept in sw/auratown-s2-baseline/log/000000000000.jsonl.torn-${offset}-2\n`;
-    const quiet = cli([...args, "--quiet"], cwd);
+    const quiet = await cli([...args, "--quiet"], cwd);
     expect(quiet.code, quiet.err).toBe(0);
     expect(quiet.err.startsWith(cutNote), quiet.err).toBe(true);
     expect(quiet.err.slice(cutNote.length)).toMatch(/^sweep: auratown-s2-baseline: the latest snapshot, of tick 3 \(.*\), is past the log's end .*; it is kept, not used; continuing after tick 2 from .*\n$/);
     expect(existsSync(join(victim, "log", `000000000000.jsonl.torn-${offset}-2`))).toBe(true);
   });
 
-  it("sweep run again over an episode whose log is damaged fails it at once and exits 3, as verify does (tried 5 times, exit 4: an internal error)", () => {
+  it("sweep run again over an episode whose log is damaged fails it at once and exits 3, as verify does (tried 5 times, exit 4: an internal error)", async () => {
     const cwd = tempDir("sweep-damaged");
     const args = ["sweep", "auratown", "--seeds", "1-3", "--ticks", "4", "--log", "sw"];
-    expect(cli([...args, "-q"], cwd).code).toBe(0);
+    expect((await cli([...args, "-q"], cwd)).code).toBe(0);
     const victim = join(cwd, "sw", "auratown-s2-baseline");
     const lines = readFileSync(firstSegment(victim), "utf8").split("\n");
     writeFileSync(firstSegment(victim), lines.map((l, i) => (i === 10 ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
-    const again = cli(args, cwd);
+    const again = await cli(args, cwd);
     expect(again.code, again.out + again.err).toBe(3);
     expect(again.out).toMatch(/^3 episodes: 2 ok, 1 failed/);
     expect(again.out).toMatch(/FAILED auratown-s2-baseline after 1 attempt: sw\/auratown-s2-baseline\/log\/000000000000\.jsonl: seq 10 \(line 11\): hash mismatch: .* \(the episode's log or snapshot is damaged: `probetown verify` it; removed, the same sweep runs it anew\)\n/);
     rmSync(victim, { recursive: true });
-    expect(cli([...args, "-q"], cwd).code).toBe(0);
+    expect((await cli([...args, "-q"], cwd)).code).toBe(0);
   });
 
-  it("sweep: another sweep's episode under the same id fails at once (exit 2, the differing field named, --log suggested); --log puts the sweep elsewhere; bad input is refused before anything runs", () => {
+  it("sweep: another sweep's episode under the same id fails at once (exit 2, the differing field named, --log suggested); --log puts the sweep elsewhere; bad input is refused before anything runs", async () => {
     const cwd = tempDir("cli-sweep-reuse");
-    expect(cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "3", "-q"], cwd).code).toBe(0);
-    const clash = cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "4"], cwd);
+    expect((await cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "3", "-q"], cwd)).code).toBe(0);
+    const clash = await cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "4"], cwd);
     expect(clash.code).toBe(2);
     expect(clash.out).toMatch(/FAILED auratown-s1-baseline after 1 attempt: .*another header \(ticks: 3 in the log, 4 asked for\)/);
     expect(clash.out).toMatch(/pass --log <dir>/);
-    const elsewhere = cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "other", "-q"], cwd);
+    const elsewhere = await cli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "other", "-q"], cwd);
     expect(elsewhere.code, elsewhere.out).toBe(0);
-    expect(cli(["verify", join(cwd, "other", "auratown-s2-baseline")]).code).toBe(0);
+    expect((await cli(["verify", join(cwd, "other", "auratown-s2-baseline")])).code).toBe(0);
     expect(logRecords(join(cwd, "other", "auratown-s1-baseline")).filter((r) => r.type === "tick.committed")).toHaveLength(4);
     writeFileSync(join(cwd, "typo.json"), JSON.stringify({ sped: 2 }));
-    const typo = cli(["sweep", "auratown", "--seeds", "5", "--config", "typo.json"], cwd);
+    const typo = await cli(["sweep", "auratown", "--seeds", "5", "--config", "typo.json"], cwd);
     expect(typo.code).toBe(2);
     expect(typo.err).toMatch(/--config: invalid auratown config: .*sped/);
-    expect(cli(["sweep", "auratown", "--seeds", "0-1000000000"], cwd).err).toMatch(/at most 1,000,000 per sweep/);
-    expect(cli(["sweep", "auratown", "--seeds", "1", "--conditions", ","], cwd).err).toMatch(/--conditions: expected at least one condition/);
-    expect(cli(["sweep", "auratown", "--seeds", "1", "--log", "typo.json"], cwd).err).toMatch(/--log typo\.json: is a file; expected a directory/);
-    expect(cli(["sweep", "auratown", "--seeds", "1", "--out", "other"], cwd).err).toMatch(/--out other: is a directory; expected a file/);
+    expect((await cli(["sweep", "auratown", "--seeds", "0-1000000000"], cwd)).err).toMatch(/at most 1,000,000 per sweep/);
+    expect((await cli(["sweep", "auratown", "--seeds", "1", "--conditions", ","], cwd)).err).toMatch(/--conditions: expected at least one condition/);
+    expect((await cli(["sweep", "auratown", "--seeds", "1", "--log", "typo.json"], cwd)).err).toMatch(/--log typo\.json: is a file; expected a directory/);
+    expect((await cli(["sweep", "auratown", "--seeds", "1", "--out", "other"], cwd)).err).toMatch(/--out other: is a directory; expected a file/);
   });
 });

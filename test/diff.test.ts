@@ -22,11 +22,11 @@ describe("probetown diff", () => {
 
   it("a fork with its parent's condition is identical over the ticks both hold: exit 0, also with --exit-code", async () => {
     await ready;
-    const r = runCli(["diff", parent, same, "--exit-code"]);
+    const r = await runCli(["diff", parent, same, "--exit-code"]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/b forks a after tick 10/);
     expect(r.out).toMatch(/IDENTICAL over ticks 11–33 \(the ticks both hold\): the same \d+ records/);
-    const json = JSON.parse(runCli(["diff", parent, same, "--json"]).out) as EpisodeDiff;
+    const json = JSON.parse((await runCli(["diff", parent, same, "--json"])).out) as EpisodeDiff;
     expect(json.identical).toBe(true);
     expect(json.compared).toEqual({ first: 11, last: 33 });
     expect(json.types.every((t) => t.a === t.b)).toBe(true);
@@ -35,9 +35,9 @@ describe("probetown diff", () => {
 
   it("a fork under another condition: what that condition touches, and whose state follows (exit 1 with --exit-code)", async () => {
     await ready;
-    const r = runCli(["diff", parent, other, "--exit-code"]);
+    const r = await runCli(["diff", parent, other, "--exit-code"]);
     expect(r.code, r.err).toBe(1);
-    const json = JSON.parse(runCli(["diff", parent, other, "--json"]).out) as EpisodeDiff;
+    const json = JSON.parse((await runCli(["diff", parent, other, "--json"])).out) as EpisodeDiff;
     expect(json.identical).toBe(false);
     // Only conversations differ in number; the parent held some after tick 10, the fork none.
     const held = logRecords(parent).filter((x) => x.type === "conversation.held" && x.tick > 10).length;
@@ -49,9 +49,9 @@ describe("probetown diff", () => {
     expect(r.out).toMatch(/first difference: tick 11, the state it commits \(its other records are the same\): env\/auratown/);
     expect(r.out).toMatch(new RegExp(`conversation\\.held\\s+${held} → 0 \\(−${held}\\)`));
     // Without --exit-code a difference is a result, not a failure (as git diff).
-    expect(runCli(["diff", parent, other]).code).toBe(0);
+    expect((await runCli(["diff", parent, other])).code).toBe(0);
     // Two forks of one parent are siblings.
-    expect(runCli(["diff", same, other]).out).toMatch(/both fork auratown-s42-baseline after tick 10/);
+    expect((await runCli(["diff", same, other])).out).toMatch(/both fork auratown-s42-baseline after tick 10/);
   });
 
   it("names the first differing record, by its place in the tick, when a record differs or one side has more", async () => {
@@ -73,13 +73,13 @@ describe("probetown diff", () => {
     const torn = join(work, "torn");
     await runEpisode({ world: "auratown", seed: 42, dir: torn, ...quiet });
     appendFileSync(firstSegment(torn), '{"cause":null,"episode":"auratown-s42-baseline","fr');
-    const r = runCli(["diff", parent, torn, "--exit-code"]);
+    const r = await runCli(["diff", parent, torn, "--exit-code"]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/IDENTICAL over ticks 0–33/);
     expect(r.out).toMatch(/note: b's log ends in a torn record .*compared as far as it is whole/);
     const short = join(work, "short");
     await runEpisode({ world: "auratown", seed: 42, ticks: 5, dir: short, ...quiet });
-    const none = runCli(["diff", short, other, "--exit-code"]);
+    const none = await runCli(["diff", short, other, "--exit-code"]);
     expect(none.code).toBe(1);
     expect(none.out).toMatch(/the logs hold no committed tick in common \(a: ticks 0–4, b: ticks 11–33\): nothing to compare/);
   });
@@ -88,10 +88,10 @@ describe("probetown diff", () => {
     await ready;
     const probe = join(work, "envprobe");
     await runEpisode({ world: "envprobe", seed: 3, dir: probe, ...quiet });
-    const worlds = runCli(["diff", parent, probe]);
+    const worlds = await runCli(["diff", parent, probe]);
     expect(worlds.code).toBe(2);
     expect(worlds.err).toMatch(/is an episode of world auratown and .* one of envprobe: only episodes of one world can be compared/);
-    const missing = runCli(["diff", parent, join(work, "nowhere")]);
+    const missing = await runCli(["diff", parent, join(work, "nowhere")]);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/nowhere/);
     const damaged = join(work, "damaged");
@@ -99,7 +99,7 @@ describe("probetown diff", () => {
     const lines = readFileSync(firstSegment(damaged), "utf8").split("\n");
     lines[99] = lines[99]!.replace('"tick":', '"tick": ');
     writeFileSync(firstSegment(damaged), lines.join("\n"));
-    const bad = runCli(["diff", parent, damaged]);
+    const bad = await runCli(["diff", parent, damaged]);
     expect(bad.code).toBe(3);
     expect(bad.err).toMatch(/line 100/);
   });

@@ -1,4 +1,4 @@
-// Issue 3 acceptance, end to end over a private nats-server: actors spread over OS processes give
+// Issue 3 acceptance, end to end over the tests' nats-server (one test restarts a server of its own): actors spread over OS processes give
 // the embedded log; a second sequencer is refused; a killed worker and a restarted server both
 // end with complete, identical logs.
 import { describe, expect, it } from "vitest";
@@ -14,20 +14,21 @@ import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { runEpisode } from "../services/episodes.ts";
-import { firstSegment, frozenWhen, logRecords, tempDir, withoutMetaLine, startCli } from "./helpers.ts";
+import { firstSegment, frozenWhen, logRecords, tempDir, withoutMetaLine, runCli, startCli } from "./helpers.ts";
 import { ensureLogStream } from "../infra/jetStreamEventStore.ts";
 import { verifyFromNats } from "../services/cli/distributed.ts";
 import { withNats } from "../services/distributed.ts";
-import { NatsReadStalled, NatsUnavailable } from "../infra/nats.ts";
-import { natsForSuite } from "./natsServer.ts";
+import { connectNats, NatsReadStalled, NatsUnavailable } from "../infra/nats.ts";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { natsForSuite, startTestNats } from "./natsServer.ts";
 
 
 const start = startCli;
 
 const suite = natsForSuite();
 
-const readLogFromNats = (ns: string, episode: string): Promise<LogRecord[]> =>
-  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(suite.nc, ns))));
+const readLogFromNats = (ns: string, episode: string, nc: NatsConnection = suite.nc): Promise<LogRecord[]> =>
+  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(nc, ns))));
 
 const embeddedLog = async (seed: number, ticks: number): Promise<LogRecord[]> => {
   const r = await runEpisode({ world: "auratown", seed, ticks, dir: join(tempDir("embedded"), "ep"), trace: { exporter: "none" } });
@@ -63,29 +64,29 @@ describe("distributed runs over NATS", () => {
 
     // The JetStream copy replays and inspects like an episode directory.
     const lastCommitted = distributed.findLast((r) => r.type === "tick.committed")!;
-    const replay = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", ns, "--json"]).done;
+    const replay = await runCli(["replay", episode, "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     expect(replay.code).toBe(0);
     expect(JSON.parse(replay.out)).toMatchObject({ episode, lastTick: 33, stateHash: (lastCommitted.payload as { stateHash: string }).stateHash });
     const tick10 = distributed.find((r) => r.type === "tick.committed" && r.tick === 10)!;
-    const kept = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", ns, "--to-tick", "10", "--snapshot", "--json"]).done;
+    const kept = await runCli(["replay", episode, "--nats", suite.nats.url, "--namespace", ns, "--to-tick", "10", "--snapshot", "--json"]);
     expect(kept.code).toBe(0);
     const key = (tick10.payload as { stateHash: string }).stateHash;
     expect(JSON.parse(kept.out).snapshot).toContain(key);
     expect((await new JetStreamSnapshotStore(suite.nc, ns, episode).get(key))?.tick).toBe(10);
-    const inspect = await start(["inspect", episode, "--nats", suite.nats.url, "--namespace", ns, "--from", "12", "--to", "12", "--agent", "lin-wei"]).done;
+    const inspect = await runCli(["inspect", episode, "--nats", suite.nats.url, "--namespace", ns, "--from", "12", "--to", "12", "--agent", "lin-wei"]);
     expect(inspect.code).toBe(0);
     expect(inspect.out).toMatch(/tick 12 · Day 1 12:00[\s\S]*Lin Wei +@ /);
     // A fork kept in JetStream compares with its parent there, from the two logs.
-    const fork = await start(["fork", episode, "--nats", suite.nats.url, "--namespace", ns, "--at", "20", "--condition", "baseline", "-q"]).done;
+    const fork = await runCli(["fork", episode, "--nats", suite.nats.url, "--namespace", ns, "--at", "20", "--condition", "baseline", "-q"]);
     expect(fork.code, fork.err).toBe(0);
-    const diff = await start(["diff", episode, `${episode}~t20-baseline`, "--nats", suite.nats.url, "--namespace", ns, "--exit-code"]).done;
+    const diff = await runCli(["diff", episode, `${episode}~t20-baseline`, "--nats", suite.nats.url, "--namespace", ns, "--exit-code"]);
     expect(diff.code, diff.err).toBe(0);
     expect(diff.out).toMatch(/b forks a after tick 20\n.*IDENTICAL over ticks 21–33/);
-    const typo = await start(["replay", "auratown-s43-baseline", "--nats", suite.nats.url, "--namespace", ns]).done;
+    const typo = await runCli(["replay", "auratown-s43-baseline", "--nats", suite.nats.url, "--namespace", ns]);
     expect(typo.code).toBe(2);
     expect(typo.err).toMatch(/no episode auratown-s43-baseline in namespace \S+ at nats:\/\/\S+: it holds .*auratown-s42-baseline.* \(check the id and --namespace\)/);
     // Running the finished episode again into the same namespace is refused as a usage error.
-    const again = await start(["run", "auratown", "--seed", "42", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
+    const again = await runCli(["run", "auratown", "--seed", "42", "--nats", suite.nats.url, "--namespace", ns, "-q"]);
     expect(again.code).toBe(2);
     expect(again.err).toMatch(/episode auratown-s42-baseline already has a log in JetStream .*--resume/);
 
@@ -109,29 +110,29 @@ describe("distributed runs over NATS", () => {
     const episode = "auratown-s12-baseline";
     const collector = "http://127.0.0.1:9/v1/traces"; // nothing listens on the discard port
     const host = start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "all", "--trace", `otlp:${collector}`]);
-    const run = await start(["run", "auratown", "--seed", "12", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "-q"]).done;
+    const run = await runCli(["run", "auratown", "--seed", "12", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "-q"]);
     expect(run.code).toBe(0);
     const h = await host.done;
     expect(h.code).toBe(0);
     expect(h.err).toContain(`traces → OTLP ${collector}`);
     expect(h.err).toMatch(/actor-host: warning: \d+ trace spans could not be delivered \(connect ECONNREFUSED 127\.0\.0\.1:9\)/);
 
-    const bare = await start(["run", "auratown", "--seed", "13", "--ticks", "1", "--nats", suite.nats.url, "--namespace", ns, "--trace", "jsonl"]).done;
+    const bare = await runCli(["run", "auratown", "--seed", "13", "--ticks", "1", "--nats", suite.nats.url, "--namespace", ns, "--trace", "jsonl"]);
     expect(bare.code).toBe(2);
     expect(bare.err).toMatch(/--trace jsonl: a log in JetStream has no directory .*--trace jsonl:<file>/);
   }, 60_000);
 
   it("fork --nats: a child of a JetStream parent, in JetStream, continues the parent's records exactly under its condition; verify checks it against the parent there", async () => {
     const ns = suite.nats.namespace("fork");
-    const parentRun = await start(["run", "auratown", "--seed", "9", "--ticks", "12", "--nats", suite.nats.url, "--namespace", ns]).done;
+    const parentRun = await runCli(["run", "auratown", "--seed", "9", "--ticks", "12", "--nats", suite.nats.url, "--namespace", ns]);
     expect(parentRun.code).toBe(0);
     // The readable summary a file run prints (it printed none with --nats): the same records, the same summary.
-    const fileRun = await start(["run", "auratown", "--seed", "9", "--ticks", "12", "--log", join(tempDir("summary"), "ep")]).done;
+    const fileRun = await runCli(["run", "auratown", "--seed", "9", "--ticks", "12", "--log", join(tempDir("summary"), "ep")]);
     const summaryOf = (out: string) => out.slice(out.indexOf("Where everyone went"), out.indexOf("\nlog:"));
     expect(summaryOf(parentRun.out)).toMatch(/^Where everyone went\n[\s\S]*Stale beliefs: /);
     expect(summaryOf(parentRun.out)).toBe(summaryOf(fileRun.out));
     const parent = await readLogFromNats(ns, "auratown-s9-baseline");
-    const fork = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done;
+    const fork = await runCli(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "-q"]);
     expect(fork.err).toBe("");
     expect(fork.code).toBe(0);
     expect(fork.out).toContain(`log:   jetstream:${ns}/auratown-s9-baseline~t5-baseline`);
@@ -139,14 +140,14 @@ describe("distributed runs over NATS", () => {
     expect(child[0]!.type).toBe("episode.forked");
     const strip = (r: LogRecord) => ({ seq: r.seq, tick: r.tick, type: r.type, from: r.from, to: r.to, payload: r.payload, cause: r.cause });
     expect(child.slice(1).map(strip)).toEqual(parent.filter((r) => r.seq > child[0]!.seq).map(strip));
-    const verified = await start(["verify", "auratown-s9-baseline~t5-baseline", "--nats", suite.nats.url, "--namespace", ns, "--json"]).done;
+    const verified = await runCli(["verify", "auratown-s9-baseline~t5-baseline", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     expect(verified.code).toBe(0);
     // No "parent log not found" note: the header was checked against the parent's record in JetStream.
     expect(JSON.parse(verified.out)).toMatchObject({ ok: true, notes: [] });
-    const other = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "no-conversation", "--nats", suite.nats.url, "--namespace", ns, "--json"]).done;
+    const other = await runCli(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "no-conversation", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     expect(other.code).toBe(0);
     expect(JSON.parse(other.out).stateHash).not.toBe((parent.findLast((r) => r.type === "tick.committed")!.payload as { stateHash: string }).stateHash);
-    const withLog = await start(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "--log", "x"]).done;
+    const withLog = await runCli(["fork", "auratown-s9-baseline", "--at", "5", "--condition", "baseline", "--nats", suite.nats.url, "--namespace", ns, "--log", "x"]);
     expect(withLog.code).toBe(2);
     expect(withLog.err).toMatch(/--log: with --nats the child's log goes to JetStream/);
   }, 60_000);
@@ -161,7 +162,7 @@ describe("distributed runs over NATS", () => {
     await ensureLogStream(suite.nc, ns);
     const js = jetstream(suite.nc);
     for (const [i, line] of lines.entries()) await js.publish(`pt.${ns}.log.${episode}`, i === 40 ? line.replace('"tick":', '"tick":9') : line);
-    expect((await start(["inspect", episode, ...nats]).done).code).toBe(3);
+    expect((await runCli(["inspect", episode, ...nats])).code).toBe(3);
     const cases: [string[], string][] = [
       [["inspect", episode, "--agent", "nobody"], `--agent nobody: no actor of ${episode} has that id or name (actors: agent/chen-mei, agent/lin-wei, agent/liu-yang, agent/wang-jun, agent/zhang-hao, env/auratown)`],
       [["inspect", episode, "--from", "50"], `--from 50: ${episode} has no tick 50 (its log ends at tick 5)`],
@@ -175,7 +176,7 @@ describe("distributed runs over NATS", () => {
       [["replay", "auratown-s7.baseline"], "episode id 'auratown-s7.baseline' cannot be used in a NATS subject"],
     ];
     for (const [args, message] of cases) {
-      const r = await start([...args, ...nats]).done;
+      const r = await runCli([...args, ...nats]);
       expect(r.err, args.join(" ")).toContain(message);
       expect(r.code, args.join(" ")).toBe(2);
     }
@@ -192,15 +193,15 @@ describe("distributed runs over NATS", () => {
       host.child.kill("SIGINT");
     }
     expect((await host.done).code).toBe(0);
-    const empty = await start(["replay", episode, "--nats", suite.nats.url, "--namespace", suite.nats.namespace("empty")]).done;
+    const empty = await runCli(["replay", episode, "--nats", suite.nats.url, "--namespace", suite.nats.namespace("empty")]);
     expect(empty.err).toMatch(/no episode auratown-s7-baseline in namespace \S+ at \S+: the namespace holds no episodes at all \(check --namespace\)/);
     // run --resume of an episode the namespace does not hold says it starts it (as for a file log).
-    const fresh = await start(["run", "auratown", "--seed", "7", "--ticks", "2", "--resume", "--no-summary", "--nats", suite.nats.url, "--namespace", suite.nats.namespace("resume-new")]).done;
+    const fresh = await runCli(["run", "auratown", "--seed", "7", "--ticks", "2", "--resume", "--no-summary", "--nats", suite.nats.url, "--namespace", suite.nats.namespace("resume-new")]);
     expect(fresh.code).toBe(0);
     expect(fresh.err).toMatch(/^run --resume: no log of episode auratown-s7-baseline in namespace \S+ yet; starting the episode there\n/);
     // verify --nats reports its progress tick by tick (drawn as a bar on a terminal), as for a file log.
     const intact = suite.nats.namespace("progress");
-    expect((await start(["run", "auratown", "--seed", "7", "--ticks", "3", "--nats", suite.nats.url, "--namespace", intact, "-q"]).done).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "7", "--ticks", "3", "--nats", suite.nats.url, "--namespace", intact, "-q"])).code).toBe(0);
     const seen: [number, number][] = [];
     expect((await verifyFromNats(episode, suite.nats.url, intact, { onProgress: (done, total) => void seen.push([done, total]) })).exitCode).toBe(0);
     expect(seen).toEqual([[1, 3], [2, 3], [3, 3]]);
@@ -223,25 +224,25 @@ describe("distributed runs over NATS", () => {
   it("a damaged JetStream tail: verify names the way out (a resume), and `run --resume` says what it cut and where it kept it", async () => {
     const ns = suite.nats.namespace("damaged");
     const nats = ["--nats", suite.nats.url, "--namespace", ns];
-    expect((await start(["run", "auratown", "--seed", "4", "--ticks", "4", ...nats, "-q"]).done).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "4", "--ticks", "4", ...nats, "-q"])).code).toBe(0);
     await jetstream(suite.nc).publish(`pt.${ns}.log.auratown-s4-baseline`, "not json at all\n");
-    const damaged = await start(["verify", "auratown-s4-baseline", ...nats]).done;
+    const damaged = await runCli(["verify", "auratown-s4-baseline", ...nats]);
     expect(damaged.code).toBe(3);
     expect(damaged.out).toMatch(/not valid JSON .*\n {2}records before this one are intact; `probetown run … --resume --nats …` .* cuts the damaged messages off, keeping them on its cut subject/);
-    const resumed = await start(["run", "auratown", "--seed", "4", "--ticks", "4", ...nats, "--resume"]).done;
+    const resumed = await runCli(["run", "auratown", "--seed", "4", "--ticks", "4", ...nats, "--resume"]);
     expect(resumed.code, resumed.err).toBe(0);
     expect(resumed.err).toContain(`cut back to the last good record; the cut bytes are kept in the subject pt.${ns}.cut.auratown-s4-baseline`);
-    expect((await start(["verify", "auratown-s4-baseline", ...nats]).done).code).toBe(0);
+    expect((await runCli(["verify", "auratown-s4-baseline", ...nats])).code).toBe(0);
   }, 60_000);
 
   it("a damaged latest-snapshot KV entry: `run --resume` continues from the snapshots the log names, as for a file pointer, and a snapshot put replaces the entry", async () => {
     const ns = suite.nats.namespace("damaged-latest");
     const nats = ["--nats", suite.nats.url, "--namespace", ns];
-    expect((await start(["run", "auratown", "--seed", "6", "--ticks", "6", "--snapshot-every", "2", ...nats, "-q"]).done).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "6", "--ticks", "6", "--snapshot-every", "2", ...nats, "-q"])).code).toBe(0);
     const { index, indexName } = await openSnapshotBuckets(suite.nc, ns);
     const latestKey = "auratown-s6-baseline.latest";
     await index.put(latestKey, "garbage");
-    const resumed = await start(["run", "auratown", "--seed", "6", "--ticks", "6", "--snapshot-every", "2", ...nats, "--resume", "-q"]).done;
+    const resumed = await runCli(["run", "auratown", "--seed", "6", "--ticks", "6", "--snapshot-every", "2", ...nats, "--resume", "-q"]);
     expect(resumed.code, resumed.err).toBe(0);
     expect(resumed.err).toMatch(new RegExp(`^run --resume: the latest-snapshot pointer \\(KV bucket '${indexName}', key '${latestKey.replaceAll(".", "\\.")}'\\) is damaged: not a \\{key, tick\\} JSON object whose key is a state hash; it is kept as it is until the next snapshot replaces it; continuing after tick 5 from snapshot [0-9a-f]{12}…\n$`));
     expect((await index.get(latestKey))?.string()).toBe("garbage");
@@ -257,7 +258,7 @@ describe("distributed runs over NATS", () => {
     const episode = "auratown-s8-baseline";
     const follower = start(["follow", episode, "--nats", suite.nats.url, "--namespace", ns, "--json"]);
     await said(follower, /waiting for records/);
-    const run = await start(["run", "auratown", "--seed", "8", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--fsync", "commit", "-q"]).done;
+    const run = await runCli(["run", "auratown", "--seed", "8", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--fsync", "commit", "-q"]);
     expect(run.code).toBe(0);
     const followed = await follower.done;
     expect(followed.code).toBe(0);
@@ -266,7 +267,7 @@ describe("distributed runs over NATS", () => {
     const printed = followed.out.trim().split("\n").map((l) => JSON.parse(l) as LogRecord);
     expect(printed.map(withoutMetaLine)).toEqual(logged.map(withoutMetaLine));
     // Afterwards, from a seq: only the tail, still ending on its own; the text form heads each tick.
-    const tail = await start(["follow", episode, "--nats", suite.nats.url, "--namespace", ns, "--from-seq", String(logged.length - 3), "-q"]).done;
+    const tail = await runCli(["follow", episode, "--nats", suite.nats.url, "--namespace", ns, "--from-seq", String(logged.length - 3), "-q"]);
     expect(tail.code).toBe(0);
     expect(tail.out.split("\n").filter((l) => l.startsWith("  #")).map((l) => Number(/#(\d+)/.exec(l)![1]))).toEqual([logged.length - 3, logged.length - 2, logged.length - 1]);
     expect(tail.out).toMatch(/^tick 5\n/);
@@ -278,8 +279,8 @@ describe("distributed runs over NATS", () => {
     const first = start(["run", "auratown", "--seed", "5", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all"]);
     // Its header is logged once it holds the writer lock (2.5 s of sleep did not always see it there on a loaded machine).
     await waitForPartialLog(ns, "auratown-s5-baseline", 0);
-    const second = await start(["run", "auratown", "--seed", "5", "--nats", suite.nats.url, "--namespace", ns]).done;
-    const wrongActor = await start(["actor-host", "auratown-s5-baseline", "--nats", suite.nats.url, "--namespace", ns, "--actors", "agent/nobody"]).done;
+    const second = await runCli(["run", "auratown", "--seed", "5", "--nats", suite.nats.url, "--namespace", ns]);
+    const wrongActor = await runCli(["actor-host", "auratown-s5-baseline", "--nats", suite.nats.url, "--namespace", ns, "--actors", "agent/nobody"]);
     first.child.kill("SIGTERM");
     await first.done;
     expect(wrongActor.code).toBe(2);
@@ -288,13 +289,13 @@ describe("distributed runs over NATS", () => {
     expect(second.err).toMatch(/episode auratown-s5-baseline already has a sequencer .*a second writer is rejected/);
   }, 60_000);
 
-  const workerArgs = (ns: string) => ["worker", "--nats", suite.nats.url, "--namespace", ns, "--ack-wait", "2000", "--lock-ttl", "2000"];
+  const workerArgs = (ns: string, url = suite.nats.url) => ["worker", "--nats", url, "--namespace", ns, "--ack-wait", "2000", "--lock-ttl", "2000"];
 
   /** Waits until `episode`'s JetStream log holds more than `n` records (and is not finished). */
-  async function waitForPartialLog(ns: string, episode: string, n: number): Promise<number> {
+  async function waitForPartialLog(ns: string, episode: string, n: number, nc = suite.nc): Promise<number> {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const records = await readLogFromNats(ns, episode).catch(() => [] as LogRecord[]);
+      const records = await readLogFromNats(ns, episode, nc).catch(() => [] as LogRecord[]);
       if (records.length > n) return records.length;
       if (Date.now() > deadline) throw new Error(`episode ${episode} never reached ${n} records`);
       await new Promise((r) => setTimeout(r, 10));
@@ -306,16 +307,16 @@ describe("distributed runs over NATS", () => {
    * are frozen, and leaves them frozen (frozenWhen): a worker runs a 34-tick episode in a few tenths
    * of a second, and a read that saw 150 records saw it done some 50 ms later.
    */
-  async function frozenPast(workers: readonly ReturnType<typeof start>[], ns: string, episode: string, n: number): Promise<number> {
-    await waitForPartialLog(ns, episode, 0); // started: their start is not slowed by the freezing
+  async function frozenPast(workers: readonly ReturnType<typeof start>[], ns: string, episode: string, n: number, nc = suite.nc): Promise<number> {
+    await waitForPartialLog(ns, episode, 0, nc); // started: their start is not slowed by the freezing
     let seen = 0;
-    await frozenWhen(workers.map((w) => w.child), async () => (seen = (await readLogFromNats(ns, episode)).length) > n, `${n} records of ${episode}`);
+    await frozenWhen(workers.map((w) => w.child), async () => (seen = (await readLogFromNats(ns, episode, nc)).length) > n, `${n} records of ${episode}`);
     return seen;
   }
 
-  async function expectSweepLogsEqualEmbedded(ns: string, seeds: readonly number[], ticks: number): Promise<void> {
+  async function expectSweepLogsEqualEmbedded(ns: string, seeds: readonly number[], ticks: number, nc = suite.nc): Promise<void> {
     for (const seed of seeds) {
-      const distributed = await readLogFromNats(ns, `auratown-s${seed}-baseline`);
+      const distributed = await readLogFromNats(ns, `auratown-s${seed}-baseline`, nc);
       const seqs = distributed.map((r) => r.seq);
       expect(new Set(seqs).size).toBe(seqs.length);
       const embedded = await embeddedLog(seed, ticks);
@@ -382,11 +383,11 @@ describe("distributed runs over NATS", () => {
   it("a worker's job that resumes a log past a damaged latest-snapshot pointer says so on the worker's stderr, naming the episode", async () => {
     const ns = suite.nats.namespace("worker-note");
     const nats = ["--nats", suite.nats.url, "--namespace", ns];
-    expect((await start(["run", "auratown", "--seed", "8", "--ticks", "4", "--snapshot-every", "2", ...nats, "-q"]).done).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "8", "--ticks", "4", "--snapshot-every", "2", ...nats, "-q"])).code).toBe(0);
     const { index } = await openSnapshotBuckets(suite.nc, ns);
     await index.put("auratown-s8-baseline.latest", "garbage");
     const worker = start(workerArgs(ns));
-    const s = await start(["sweep", "auratown", "--seeds", "8", "--ticks", "4", "--snapshot-every", "2", ...nats, "--json"]).done;
+    const s = await runCli(["sweep", "auratown", "--seeds", "8", "--ticks", "4", "--snapshot-every", "2", ...nats, "--json"]);
     expect(s.code, s.err).toBe(0);
     expect((JSON.parse(s.out) as SweepReport).outcomes[0]).toMatchObject({ resumedAfterTick: 3, records: 0 });
     worker.child.kill("SIGTERM");
@@ -397,11 +398,11 @@ describe("distributed runs over NATS", () => {
   it("a worker's job that resumes a log with a damaged JetStream tail says, as `run --resume` does, what it cut and where it kept it, naming the episode (it cut it without a word)", async () => {
     const ns = suite.nats.namespace("worker-cut");
     const nats = ["--nats", suite.nats.url, "--namespace", ns];
-    expect((await start(["run", "auratown", "--seed", "9", "--ticks", "4", ...nats, "-q"]).done).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "9", "--ticks", "4", ...nats, "-q"])).code).toBe(0);
     const records = await readLogFromNats(ns, "auratown-s9-baseline");
     await jetstream(suite.nc).publish(`pt.${ns}.log.auratown-s9-baseline`, '{"seq": 9');
     const worker = start(workerArgs(ns));
-    const s = await start(["sweep", "auratown", "--seeds", "9", "--ticks", "4", ...nats, "--json"]).done;
+    const s = await runCli(["sweep", "auratown", "--seeds", "9", "--ticks", "4", ...nats, "--json"]);
     expect(s.code, s.err).toBe(0);
     expect((JSON.parse(s.out) as SweepReport).outcomes[0]).toMatchObject({ ok: true, records: 0 });
     worker.child.kill("SIGTERM");
@@ -414,7 +415,7 @@ describe("distributed runs over NATS", () => {
     const damaged = async (name: string) => {
       const ns = suite.nats.namespace(name);
       const nats = ["--nats", suite.nats.url, "--namespace", ns];
-      for (const seed of ["8", "9"]) expect((await start(["run", "auratown", "--seed", seed, "--ticks", "4", "--snapshot-every", "2", ...nats, "-q"]).done).code).toBe(0);
+      for (const seed of ["8", "9"]) expect((await runCli(["run", "auratown", "--seed", seed, "--ticks", "4", "--snapshot-every", "2", ...nats, "-q"])).code).toBe(0);
       // Seed 9's log gets a torn message at its end; seed 8's latest-snapshot pointer is damaged.
       const records = await readLogFromNats(ns, "auratown-s9-baseline");
       await jetstream(suite.nc).publish(`pt.${ns}.log.auratown-s9-baseline`, '{"seq": 9');
@@ -429,7 +430,7 @@ describe("distributed runs over NATS", () => {
     const routine = /taking episode|done \(attempt|stopped by|its sweep ended|lost the NATS server/;
 
     const plain = await damaged("local-notes");
-    const s = await start(plain.sweep).done;
+    const s = await runCli(plain.sweep);
     expect(s.code, s.err).toBe(0);
     expect(s.err).toMatch(new RegExp(cut(plain.ns, plain.records)));
     expect(s.err).toMatch(new RegExp(pointer));
@@ -438,50 +439,58 @@ describe("distributed runs over NATS", () => {
 
     // --quiet prints only the summary, and what the resumes cut or passed over: those lines alone.
     const quiet = await damaged("local-notes-q");
-    const q = await start([...quiet.sweep, "-q"]).done;
+    const q = await runCli([...quiet.sweep, "-q"]);
     expect(q.code, q.err).toBe(0);
     expect(q.out).toMatch(/^2 episodes: 2 ok, 0 failed in /);
     expect(q.err).toMatch(new RegExp(`^(${cut(quiet.ns, quiet.records)}${pointer}|${pointer}${cut(quiet.ns, quiet.records)})$`));
   }, 60_000);
 
   it("restarting the NATS server mid-sweep: every episode completes once, with logs identical to an undisturbed run", async () => {
-    const ns = suite.nats.namespace("restart");
-    const seeds = [11, 12, 13, 14];
-    const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"]);
-    const workers = [start(workerArgs(ns)), start(workerArgs(ns))];
-    // Restarted while the episodes run (they could all be done before a test held up on a loaded machine restarted it).
-    await frozenPast(workers, ns, "auratown-s11-baseline", 100);
-    const restarted = suite.nats.restart(); // stopped at once; the workers go on after
-    for (const w of workers) w.child.kill("SIGCONT");
-    await restarted;
-    const s = await sweep.done;
-    for (const w of workers) w.child.kill("SIGTERM");
-    const ws = await Promise.all(workers.map((w) => w.done));
-    if (s.code !== 0) console.error("SWEEP", s.out.slice(0, 4000), s.err.slice(0, 2000), ws.map((w) => w.err.slice(0, 3000)));
-    expect(s.code).toBe(0);
-    const report = JSON.parse(s.out) as SweepReport;
-    expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
-    expect(report.ok).toBe(seeds.length);
-    // The sweep said the server went away and came back (it used to wait in silence).
-    expect(s.err).toMatch(/sweep: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
-    expect(s.err).toMatch(/sweep: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
-    await expectSweepLogsEqualEmbedded(ns, seeds, 34);
+    // A server of its own: the shared one is other tests' too.
+    const own = await startTestNats({ own: true });
+    const nc = await connectNats(own.url, { name: "distributed-restart" });
+    try {
+      const ns = own.namespace("restart");
+      const seeds = [11, 12, 13, 14];
+      const sweep = start(["sweep", "auratown", "--seeds", "11-14", "--ticks", "34", "--snapshot-every", "4", "--nats", own.url, "--namespace", ns, "--json"]);
+      const workers = [start(workerArgs(ns, own.url)), start(workerArgs(ns, own.url))];
+      // Restarted while the episodes run (they could all be done before a test held up on a loaded machine restarted it).
+      await frozenPast(workers, ns, "auratown-s11-baseline", 100, nc);
+      const restarted = own.restart(); // stopped at once; the workers go on after
+      for (const w of workers) w.child.kill("SIGCONT");
+      await restarted;
+      const s = await sweep.done;
+      for (const w of workers) w.child.kill("SIGTERM");
+      const ws = await Promise.all(workers.map((w) => w.done));
+      if (s.code !== 0) console.error("SWEEP", s.out.slice(0, 4000), s.err.slice(0, 2000), ws.map((w) => w.err.slice(0, 3000)));
+      expect(s.code).toBe(0);
+      const report = JSON.parse(s.out) as SweepReport;
+      expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
+      expect(report.ok).toBe(seeds.length);
+      // The sweep said the server went away and came back (it used to wait in silence).
+      expect(s.err).toMatch(/sweep: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
+      expect(s.err).toMatch(/sweep: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
+      await expectSweepLogsEqualEmbedded(ns, seeds, 34, nc);
+    } finally {
+      await nc.close().catch(() => undefined);
+      await own.stop();
+    }
   }, 180_000);
 
   it("sweep --workers starts local workers, and a resubmitted sweep runs nothing twice", async () => {
     const ns = suite.nats.namespace("idem");
     const args = ["sweep", "auratown", "--seeds", "21-24", "--ticks", "4", "--nats", suite.nats.url, "--namespace", ns, "--json"];
-    const first = await start([...args, "--workers", "2"]).done;
+    const first = await runCli([...args, "--workers", "2"]);
     expect(first.code).toBe(0);
     const a = JSON.parse(first.out) as SweepReport;
     expect(a.ok).toBe(4);
     // No workers this time: the outcomes are already recorded, so the sweep completes at once.
-    const again = await start(args).done;
+    const again = await runCli(args);
     expect(again.code).toBe(0);
     const b = JSON.parse(again.out) as typeof a & { alreadyFinished: number };
     expect(b.alreadyFinished).toBe(4);
     // Said as served, not as queued and run (it said "4 episodes queued … start workers" and a rate).
-    const told = await start(args.filter((a) => a !== "--json")).done;
+    const told = await runCli(args.filter((a) => a !== "--json"));
     expect(told.code).toBe(0);
     expect(told.err).toContain(`sweep: 4 episodes in namespace ${ns}: 4 already finished (served from their recorded outcomes), none queued`);
     expect(told.err).not.toMatch(/queued in namespace|start workers/);
@@ -494,7 +503,7 @@ describe("distributed runs over NATS", () => {
       expect(records.filter((r) => r.type === "tick.committed")).toHaveLength(4);
     }
     // Other settings for the same ids: the recorded outcomes are not returned as this sweep's.
-    const other = await start(args.map((a) => (a === "4" ? "5" : a))).done;
+    const other = await runCli(args.map((a) => (a === "4" ? "5" : a)));
     expect(other.code).toBe(2);
     const c = JSON.parse(other.out) as { ok: number; outcomes: { ok: boolean; error?: string }[] };
     expect(c.ok).toBe(0);
@@ -503,8 +512,8 @@ describe("distributed runs over NATS", () => {
 
   it("a sweep episode whose id a `run` already used is refused, and the hint does not blame another sweep", async () => {
     const ns = suite.nats.namespace("collide");
-    expect((await start(["run", "auratown", "--seed", "5", "--ticks", "3", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done).code).toBe(0);
-    const sweep = await start(["sweep", "auratown", "--seeds", "5-6", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "--workers", "1", "-q"]).done;
+    expect((await runCli(["run", "auratown", "--seed", "5", "--ticks", "3", "--nats", suite.nats.url, "--namespace", ns, "-q"])).code).toBe(0);
+    const sweep = await runCli(["sweep", "auratown", "--seeds", "5-6", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "--workers", "1", "-q"]);
     expect(sweep.code).toBe(2);
     expect(sweep.out).toMatch(/FAILED auratown-s5-baseline after 1 attempt: .*another header \(ticks/);
     expect(sweep.out).toContain("another episode (from `run` or another sweep) has that id: use another --namespace");
@@ -528,7 +537,7 @@ describe("distributed runs over NATS", () => {
   it("worker --ack-wait and --lock-ttl given on an existing namespace take effect, higher or lower, and say so; left unset they change nothing", async () => {
     const ns = suite.nats.namespace("flags");
     // A run creates the namespace's lock bucket (10 s), a sweep's queue opening its consumer (30 s).
-    expect((await start(["run", "auratown", "--seed", "3", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "-q"]).done).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "3", "--ticks", "2", "--nats", suite.nats.url, "--namespace", ns, "-q"])).code).toBe(0);
     const queue = await JetStreamJobQueue.open(suite.nc, ns);
     await queue.close();
     const jsm = await jetstreamManager(suite.nc);
@@ -560,7 +569,7 @@ describe("distributed runs over NATS", () => {
     expect([await ackWait(), await lockTtl()]).toEqual([3000, 15_000]);
     const same = await worker("--lock-ttl", "15000");
     expect(same).not.toMatch(/lock/);
-    const tooShort = await start(["worker", "--nats", suite.nats.url, "--namespace", ns, "--lock-ttl", "500"]).done;
+    const tooShort = await runCli(["worker", "--nats", suite.nats.url, "--namespace", ns, "--lock-ttl", "500"]);
     expect(tooShort.code).toBe(2);
     expect(tooShort.err).toContain("--lock-ttl expects an integer ≥ 1000, got '500'");
   }, 60_000);

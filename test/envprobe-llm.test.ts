@@ -22,7 +22,7 @@ import { envprobeJobsOf, runEnvprobeChunk } from "../services/envprobe/natsSweep
 import { replayEpisode } from "../services/replay.ts";
 import { verifyEpisode } from "../services/verify.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
-import { logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
+import { logRecords, runCli, tempDir, withoutMetaLine } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 const MODEL = "fake-belief";
@@ -284,15 +284,11 @@ describe("envprobe LLM agent from the sweep and the CLI", () => {
     expect(() => runDirect({ config: { world: "tooldag", llm: { belief: MODEL } }, policy: "no-probe", seed: 1 })).toThrow(/runs through runEpisode/);
   });
 
-  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), ...args], { env: { ...process.env, PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env } });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-      child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+  /** The CLI, in this process (the fake server lives here too), with no key from the environment. */
+  const cli = async (args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+    const r = await runCli(args, undefined, { PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env });
+    return { code: r.code, stdout: r.out, stderr: r.err };
+  };
 
   it("`run envprobe --llm … --model …` and `sweep envprobe --llm …` use the LLM agent; without --llm the scripted agent", async () => {
     const work = tempDir("envprobe-llm-cli");

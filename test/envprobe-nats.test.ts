@@ -10,7 +10,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
 import { MARKER, sweepSpecOf } from "../services/envprobe/sweep.ts";
-import { frozenWhen, tempDir, startCli } from "./helpers.ts";
+import { frozenWhen, tempDir, runCli, startCli } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 
@@ -76,11 +76,11 @@ describe("sweep envprobe over NATS", () => {
   it("local workers give the embedded sweep's cells, episode metrics and log bytes; a resubmission runs nothing", async () => {
     const work = tempDir("envprobe-nats");
     const args = [...grid, "--seeds", "0-5"];
-    const embedded = await start(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--out", join(work, "embedded.json"), "--json"]).done;
+    const embedded = await runCli(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--out", join(work, "embedded.json"), "--json"]);
     expect(embedded.code, embedded.err).toBe(0);
     const ns = suite.nats.namespace("envprobe");
     const natsArgs = ["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--chunk", "4", "--log", join(work, "nats"), "--out", join(work, "nats.json"), "--json"];
-    const distributed = await start([...natsArgs, "--workers", "2"]).done;
+    const distributed = await runCli([...natsArgs, "--workers", "2"]);
     expect(distributed.code, distributed.err).toBe(0);
     const a = JSON.parse(embedded.out) as SweepJson;
     const b = JSON.parse(distributed.out) as SweepJson;
@@ -94,19 +94,19 @@ describe("sweep envprobe over NATS", () => {
     const embeddedLogs = files(join(work, "embedded"));
     expect(embeddedLogs.size).toBe(12);
     expect(files(join(work, "nats"))).toEqual(embeddedLogs);
-    const verify = await start(["verify", join(work, "nats", "tooldag-medium", "envprobe-simple", "s5")]).done;
+    const verify = await runCli(["verify", join(work, "nats", "tooldag-medium", "envprobe-simple", "s5")]);
     expect(verify.code, verify.out + verify.err).toBe(0);
 
     // Resubmitted into its own --log with no worker anywhere: every job's outcome is recorded, so
     // it completes at once with the same cells (and writes nothing new).
-    const again = await start(natsArgs.map((x) => (x.endsWith("nats.json") ? join(work, "again.json") : x))).done;
+    const again = await runCli(natsArgs.map((x) => (x.endsWith("nats.json") ? join(work, "again.json") : x)));
     expect(again.code, again.err).toBe(0);
     const resubmitted = JSON.parse(again.out) as SweepJson & { episodesPerSecond: number };
     expect(resubmitted.cells).toEqual(a.cells);
     // Its rate counts only episodes run now: none (it reported thousands a second).
     expect(resubmitted.nats).toMatchObject({ alreadyFinished: 12 });
     expect(resubmitted.episodesPerSecond).toBe(0);
-    const told = await start(natsArgs.filter((x) => x !== "--json").map((x) => (x.endsWith("nats.json") ? join(work, "told.json") : x))).done;
+    const told = await runCli(natsArgs.filter((x) => x !== "--json").map((x) => (x.endsWith("nats.json") ? join(work, "told.json") : x)));
     expect(told.out).toMatch(/12 episodes in [\d.]+ s \(all 12 already finished; none ran now, over NATS/);
     expect(files(join(work, "nats"))).toEqual(embeddedLogs);
 
@@ -116,7 +116,7 @@ describe("sweep envprobe over NATS", () => {
     writeFileSync(segment(1), readFileSync(segment(1), "utf8").slice(0, 3000));
     rmSync(join(work, "nats", "tooldag-medium", "envprobe-simple", "s4"), { recursive: true });
     const fresh = natsArgs.map((x) => (x === ns ? suite.nats.namespace("envprobe-fresh") : x.endsWith("nats.json") ? join(work, "fresh.json") : x));
-    const rerun = await start([...fresh, "--workers", "1"]).done;
+    const rerun = await runCli([...fresh, "--workers", "1"]);
     expect(rerun.code, rerun.err).toBe(0);
     const rerunJson = JSON.parse(rerun.out) as SweepJson & { kept: number; ran: number };
     expect(rerunJson).toMatchObject({ episodes: 12, kept: 10, ran: 2, nats: { alreadyFinished: 0 } });
@@ -134,7 +134,7 @@ describe("sweep envprobe over NATS", () => {
       [["--seeds", "0-1", "--chunk", "0"], /--chunk expects an integer ≥ 1/],
     ];
     for (const [args, message] of cases) {
-      const r = await start(["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--log", join(work, "never")]).done;
+      const r = await runCli(["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--log", join(work, "never")]);
       expect(r.code, r.err).toBe(2);
       expect(r.err).toMatch(message);
     }
@@ -143,7 +143,7 @@ describe("sweep envprobe over NATS", () => {
     expect(existsSync(join(work, "never"))).toBe(false);
 
     const dead = "nats://127.0.0.1:1";
-    const r = await start(["sweep", "envprobe", ...grid, "--seeds", "0-1", "--nats", dead, "--log", join(work, "never")]).done;
+    const r = await runCli(["sweep", "envprobe", ...grid, "--seeds", "0-1", "--nats", dead, "--log", join(work, "never")]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--nats nats:\/\/127\.0\.0\.1:1: cannot connect to a NATS server/);
     expect(existsSync(join(work, "never"))).toBe(false);
@@ -180,7 +180,7 @@ describe("sweep envprobe over NATS", () => {
     expect((b as SweepJson & { kept: number }).kept).toBeGreaterThanOrEqual(1);
     expect(r.err).toMatch(/rescuer@.*: envprobe-tooldag-medium-.* done \(attempt 2, 100 envprobe episodes/);
 
-    const embedded = await start(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--json"]).done;
+    const embedded = await runCli(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--json"]);
     expect(embedded.code, embedded.err).toBe(0);
     expect(b.cells).toEqual((JSON.parse(embedded.out) as SweepJson).cells);
     const embeddedLogs = files(join(work, "embedded"));
@@ -195,8 +195,8 @@ describe("fork --nats of an EnvProbe or aura-scene episode", () => {
     const nats = ["--nats", suite.nats.url, "--namespace", ns];
     const work = tempDir("fork-summary");
     const parent = "envprobe-s3-envprobe-simple";
-    expect((await start(["run", "envprobe", "--seed", "3", ...nats, "-q"]).done).code).toBe(0);
-    expect((await start(["run", "envprobe", "--seed", "3", "--log", join(work, "p"), "-q"]).done).code).toBe(0);
+    expect((await runCli(["run", "envprobe", "--seed", "3", ...nats, "-q"])).code).toBe(0);
+    expect((await runCli(["run", "envprobe", "--seed", "3", "--log", join(work, "p"), "-q"])).code).toBe(0);
     // What a summary says between the counts and where the log went (the NATS one adds the state hash).
     const summaryOf = (out: string) => out.slice(out.indexOf("objectstate · regime"), out.indexOf("\nlog:"));
     const forks = [
@@ -210,8 +210,8 @@ describe("fork --nats of an EnvProbe or aura-scene episode", () => {
       expect(summaryOf(f.out)).toMatch(/^objectstate · regime medium · policy \S+ after the fork at tick \d \(.* before\): .*\nA_H .* before the fork \(parent's polic/);
       expect(summaryOf(n.out)).toBe(summaryOf(f.out));
     }
-    expect((await start(["run", "aura-scene", "--seed", "1", "--condition", "aura-intent", "--config", "examples/scene.json", ...nats, "-q"]).done).code).toBe(0);
-    const scene = await start(["fork", "aura-scene-s1-aura-intent", "--at", "0", "--condition", "aura-intent-nomemory", ...nats]).done;
+    expect((await runCli(["run", "aura-scene", "--seed", "1", "--condition", "aura-intent", "--config", "examples/scene.json", ...nats, "-q"])).code).toBe(0);
+    const scene = await runCli(["fork", "aura-scene-s1-aura-intent", "--at", "0", "--condition", "aura-intent-nomemory", ...nats]);
     expect(scene.code, scene.err).toBe(0);
     expect(scene.out).toMatch(/\n\nquery 2 \(demo\): .*\n  IntentFrame [\s\S]*\nquery 3 \(demo\): [\s\S]*\n\nlog:   jetstream:/);
   }, 60_000);

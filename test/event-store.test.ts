@@ -281,7 +281,7 @@ describe("a disk that fills up mid-run", () => {
   const limited = (kib: number, args: string[]) =>
     spawnSync("bash", ["-c", `ulimit -f ${kib}; exec "$0" "$@"`, process.execPath, CLI, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
 
-  it("stops with exit 2 naming the file and the last good record, cuts the partial batch, and a resume finishes the same log", () => {
+  it("stops with exit 2 naming the file and the last good record, cuts the partial batch, and a resume finishes the same log", async () => {
     const dir = tempDir("diskfull");
     const full = limited(40, ["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet"]);
     expect(full.status).toBe(2);
@@ -293,16 +293,16 @@ describe("a disk that fills up mid-run", () => {
     const records = text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as { seq: number });
     expect(records.at(-1)!.seq).toBe(lastGood);
     expect(readdirSync(join(dir, "snapshots")).filter((f) => f.includes(".tmp-"))).toEqual([]);
-    expect(runCli(["verify", dir]).code).toBe(0);
+    expect((await runCli(["verify", dir])).code).toBe(0);
 
-    const resumed = runCli(["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet", "--resume"]);
+    const resumed = await runCli(["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet", "--resume"]);
     expect(resumed.code).toBe(0);
     const whole = tempDir("diskfull-whole");
-    expect(runCli(["run", "auratown", "--seed", "42", "--log", whole, "--trace", "none", "--quiet"]).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "42", "--log", whole, "--trace", "none", "--quiet"])).code).toBe(0);
     expect(logRecords(dir).map(withoutMetaLine)).toEqual(logRecords(whole).map(withoutMetaLine));
   });
 
-  it("a sweep stops at the first episode the disk refuses, and the same command runs the rest later", () => {
+  it("a sweep stops at the first episode the disk refuses, and the same command runs the rest later", async () => {
     const dir = tempDir("diskfull-sweep");
     const full = limited(40, ["sweep", "auratown", "--seeds", "1-3", "--log", dir, "--quiet"]);
     expect(full.status).toBe(2);
@@ -310,18 +310,18 @@ describe("a disk that fills up mid-run", () => {
     expect(full.stderr).toContain("auratown-s1-baseline");
     // one failure, not one per episode, each retried
     expect(readdirSync(dir)).toEqual(["auratown-s1-baseline"]);
-    const rerun = runCli(["sweep", "auratown", "--seeds", "1-3", "--log", dir, "--json"]);
+    const rerun = await runCli(["sweep", "auratown", "--seeds", "1-3", "--log", dir, "--json"]);
     expect(rerun.code).toBe(0);
     expect((JSON.parse(rerun.out) as { ok: number }).ok).toBe(3);
-    expect(runCli(["verify", dir]).code).toBe(0);
+    expect((await runCli(["verify", dir])).code).toBe(0);
   });
 
-  it("a run stopped before its first record was whole resumes from the start", () => {
+  it("a run stopped before its first record was whole resumes from the start", async () => {
     const dir = tempDir("empty-segment");
     mkdirSync(join(dir, "log"));
     writeFileSync(join(dir, "log", "000000000000.jsonl"), "");
-    expect(runCli(["run", "auratown", "--seed", "42", "--ticks", "3", "--log", dir, "--trace", "none", "--quiet", "--resume"]).code).toBe(0);
-    expect(runCli(["verify", dir]).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "42", "--ticks", "3", "--log", dir, "--trace", "none", "--quiet", "--resume"])).code).toBe(0);
+    expect((await runCli(["verify", dir])).code).toBe(0);
   });
 
   it("a snapshot the disk cannot take leaves no partial file and names the snapshot", () => {

@@ -5,12 +5,12 @@
 // and privacy benchmarks through the same path, and the CLI (plain progress lines when stderr is
 // not a TTY, exit 2 on a bad spec or on --fresh with --report-only).
 import { describe, expect, it } from "vitest";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSpec, runExperiment, scanMatrix, SpecInvalid } from "../services/experiment.ts";
 import { loadResults } from "../services/results.ts";
-import { tempDir } from "./helpers.ts";
+import { runCliAsSpawned, tempDir } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const FACTUAL = join(ROOT, "data/aura/factual_queries.json");
@@ -232,13 +232,13 @@ describe("experiment runs", () => {
     expect(JSON.parse(readFileSync(join(dir, "out-i", ".experiment.json"), "utf8"))).toEqual({ benchmark: "implicit", name: "i" });
   }, 120_000);
 
-  it("a cell log and a town warm-up log torn by a crash mid-write: the same command continues the cell, saying as `run --resume` does what it cut and where it kept the bytes, and runs the warm-up again (both were refused, exit 3)", () => {
+  it("a cell log and a town warm-up log torn by a crash mid-write: the same command continues the cell, saying as `run --resume` does what it cut and where it kept the bytes, and runs the warm-up again (both were refused, exit 3)", async () => {
     const dir = tempDir("experiment-torn");
     const queries = JSON.parse(readFileSync(FACTUAL, "utf8")) as { queries: unknown[] };
     writeFileSync(join(dir, "q.json"), JSON.stringify({ queries: queries.queries.filter((_, i) => i % 10 === 0) }));
     writeFileSync(join(dir, "spec.yaml"), "name: torn\nbenchmark: factual\nfile: q.json\nseeds: [42]\nconditions: [aura-gap-routed]\nforks: { warmup: 10 }\nout: out\n");
-    const experiment = (...flags: string[]) => spawnSync(process.execPath, [join(ROOT, "services/cli/main.ts"), "experiment", "spec.yaml", ...flags], { cwd: dir, encoding: "utf8" });
-    expect(experiment("-q").status).toBe(0);
+    const experiment = async (...flags: string[]) => await runCliAsSpawned(["experiment", "spec.yaml", ...flags], dir);
+    expect((await experiment("-q")).status).toBe(0);
     const results = readFileSync(join(dir, "out", "results.jsonl"), "utf8");
     const cell = join("out", "logs", "q", "s42", "q1-aura-gap-routed");
     const segment = join(dir, cell, "log", "000000000000.jsonl");
@@ -251,7 +251,7 @@ describe("experiment runs", () => {
       truncateSync(town, statSync(town).size - 30);
     };
     tear();
-    const again = experiment();
+    const again = await experiment();
     expect(again.status, again.stderr).toBe(0);
     const offset = whole.lastIndexOf("\n", whole.length - 2) + 1;
     expect(again.stderr).toContain(
@@ -265,28 +265,27 @@ describe("experiment runs", () => {
     expect(readFileSync(segment, "utf8").split("\n").filter((l) => l.length > 0).map(withoutMeta)).toEqual(lines.map(withoutMeta));
     tear();
     // --quiet drops progress, not the word that a log was cut.
-    const quiet = experiment("-q");
+    const quiet = await experiment("-q");
     expect(quiet.status).toBe(0);
     expect(quiet.stderr).toMatch(/^experiment torn: .*: torn final record .*\ncut back to the last good record; the cut bytes are kept in .*\n/);
     expect(quiet.stderr.split("\n").every((l) => l === "" || /^experiment torn: |^cut back to the last good record/.test(l))).toBe(true);
   }, 60_000);
 
-  it("CLI: plain progress lines off a TTY, a summary on stdout, exit 2 naming the spec on a bad one", () => {
+  it("CLI: plain progress lines off a TTY, a summary on stdout, exit 2 naming the spec on a bad one", async () => {
     const dir = tempDir("experiment-cli");
     writeFileSync(join(dir, "i.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [42, 123], conditions: ["aura-intent"], out: "out" }));
-    const main = join(ROOT, "services/cli/main.ts");
-    const run = spawnSync(process.execPath, [main, "experiment", join(dir, "i.json")], { encoding: "utf8" });
+    const run = await runCliAsSpawned(["experiment", join(dir, "i.json")]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/experiment i: \[2\/2\] aura-intent A_cafe_morning s123/);
     expect(run.stdout).toMatch(/cells: 2 \(2 run now, 0 served from their logs\)/);
-    const again = spawnSync(process.execPath, [main, "experiment", join(dir, "i.json"), "--report-only", "--json"], { encoding: "utf8" });
+    const again = await runCliAsSpawned(["experiment", join(dir, "i.json"), "--report-only", "--json"]);
     expect(again.status, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ cells: 2, ran: 0, served: 2 });
-    const both = spawnSync(process.execPath, [main, "experiment", join(dir, "i.json"), "--fresh", "--report-only"], { encoding: "utf8" });
+    const both = await runCliAsSpawned(["experiment", join(dir, "i.json"), "--fresh", "--report-only"]);
     expect(both.status).toBe(2);
     expect(both.stderr).toMatch(/--fresh and --report-only cannot be combined/);
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ benchmark: "implicit", file: SCENE_A, seeds: [], conditions: ["aura-intent"] }));
-    const bad = spawnSync(process.execPath, [main, "experiment", join(dir, "bad.json")], { encoding: "utf8" });
+    const bad = await runCliAsSpawned(["experiment", join(dir, "bad.json")]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain(`${join(dir, "bad.json")}: invalid experiment spec`);
     expect(bad.stderr).toContain("field 'seeds'");

@@ -22,19 +22,19 @@ function examplesOf(help: string): string[][] {
 }
 
 describe("--help examples", () => {
-  it("every command with examples shows them, and each runs as shown, exit 0", () => {
+  it("every command with examples shows them, and each runs as shown, exit 0", async () => {
     const cwd = tempDir("help-examples");
     cpSync(join(repoRoot, "data"), join(cwd, "data"), { recursive: true });
     cpSync(join(repoRoot, "experiments"), join(cwd, "experiments"), { recursive: true });
     let ran = 0;
     for (const [path, lines] of Object.entries(HELP_EXAMPLES)) {
-      const help = runCli([...path.split(" "), "--help"]);
+      const help = await runCli([...path.split(" "), "--help"]);
       expect(help.code, path).toBe(0);
       const examples = examplesOf(help.out);
       expect(examples.length, `${path} --help shows its examples`).toBe(lines.filter((l) => !l.startsWith("#")).length);
       for (const args of examples) {
         expect(args.slice(0, path.split(" ").length).join(" "), `an example of ${path} runs ${path}`).toBe(path);
-        const r = runCli(args, cwd);
+        const r = await runCli(args, cwd);
         expect(r.code, `${args.join(" ")}\n${r.err}`).toBe(0);
         ran++;
       }

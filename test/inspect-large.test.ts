@@ -19,76 +19,76 @@ const cli = runCli;
 
 
 /** A short AURATown run and its no-conversation fork after tick `at`. */
-function runAndFork(label: string, seed: number, ticks: number, at: number): { work: string; parent: string; child: string } {
+async function runAndFork(label: string, seed: number, ticks: number, at: number): Promise<{ work: string; parent: string; child: string }> {
   const work = tempDir(label);
   const parent = join(work, "parent");
-  expect(cli(["run", "auratown", "--seed", String(seed), "--ticks", String(ticks), "--log", parent, "--trace", "none", "--quiet"]).code).toBe(0);
+  expect((await cli(["run", "auratown", "--seed", String(seed), "--ticks", String(ticks), "--log", parent, "--trace", "none", "--quiet"])).code).toBe(0);
   const child = join(work, "child");
-  expect(cli(["fork", parent, "--at", String(at), "--condition", "no-conversation", "--log", child, "--trace", "none", "--quiet"]).code).toBe(0);
+  expect((await cli(["fork", parent, "--at", String(at), "--condition", "no-conversation", "--log", child, "--trace", "none", "--quiet"])).code).toBe(0);
   return { work, parent, child };
 }
 describe("inspect of a large town", () => {
   const work = tempDir("inspect-large");
   const town = join(work, "town");
   // 70 agents: 71 actors with the town, past the 64 that `run` and `inspect` detail.
-  let ran: ReturnType<typeof cli>;
-  beforeAll(() => {
-    ran = cli(["run", "auratown", "--seed", "3", "--agents", "70", "--ticks", "4", "--log", town, "--trace", "none", "--quiet"]);
+  let ran: Awaited<ReturnType<typeof cli>>;
+  beforeAll(async () => {
+    ran = await cli(["run", "auratown", "--seed", "3", "--agents", "70", "--ticks", "4", "--log", town, "--trace", "none", "--quiet"]);
   });
 
-  it("is summarised per tick without --agent (counts, busiest places, stale beliefs), in full with --all", () => {
+  it("is summarised per tick without --agent (counts, busiest places, stale beliefs), in full with --all", async () => {
     expect(ran.code, ran.err).toBe(0);
-    const digest = cli(["inspect", town]);
+    const digest = await cli(["inspect", town]);
     expect(digest.code, digest.err).toBe(0);
     expect(digest.out).toContain("(70 agents: each tick is summarised for towns of more than 64 actors; --agent <id or name> shows one agent's events, state and beliefs, --all every agent's)");
     expect(digest.out).toMatch(/── tick 2 · Day 1 07:00 ─+\n {2}70 agents: \d+ decisions?, \d+ arrivals?, \d+ conversations?, \d+ private-state changes?( \([a-z_]+ \d+( · [a-z_]+ \d+)*\))?, \d+ reflections?\n {2}where: [^\n]+\n {2}beliefs about others: \d+ of \d+ stale/);
     expect(digest.out).not.toContain("believes ");
     expect(digest.out.split("\n").length).toBeLessThan(30);
-    const all = cli(["inspect", town, "--all"]);
+    const all = await cli(["inspect", town, "--all"]);
     expect(all.code, all.err).toBe(0);
     expect(all.out).toContain("believes ");
     expect(all.out).not.toContain("each tick is summarised");
     expect(all.out.length).toBeGreaterThan(10 * digest.out.length);
     // The JSON is whole whatever the town's size (it is for programs).
-    const json = JSON.parse(cli(["inspect", town, "--json"]).out) as { ticks: { agents: unknown[] }[] };
+    const json = JSON.parse((await cli(["inspect", town, "--json"])).out) as { ticks: { agents: unknown[] }[] };
     expect(json.ticks).toHaveLength(4);
     expect(json.ticks[0]!.agents).toHaveLength(70);
   });
 
-  it("finds a generated resident by the name the views show (its id is zero-padded)", () => {
+  it("finds a generated resident by the name the views show (its id is zero-padded)", async () => {
     expect(ran.code, ran.err).toBe(0);
-    const all = cli(["inspect", town, "--all", "--from", "1", "--to", "1"]).out;
+    const all = (await cli(["inspect", town, "--all", "--from", "1", "--to", "1"])).out;
     expect(all).toMatch(/Resident 50 @ /);
-    const byName = cli(["inspect", town, "--agent", "Resident 50"]);
+    const byName = await cli(["inspect", town, "--agent", "Resident 50"]);
     expect(byName.code, byName.err).toBe(0);
     expect(byName.out).toMatch(/Resident 50 @ /);
     expect(byName.out).not.toMatch(/Resident 51 @ /);
-    for (const spelling of ["resident-50", "resident-0050", "agent/resident-0050"]) expect(cli(["inspect", town, "--agent", spelling]).out).toBe(byName.out);
+    for (const spelling of ["resident-50", "resident-0050", "agent/resident-0050"]) expect((await cli(["inspect", town, "--agent", spelling])).out).toBe(byName.out);
     expect(namesActor("agent/resident-0500", "Resident 500")).toBe(true);
     expect(namesActor("agent/resident-0500", "resident-50")).toBe(false);
     expect(namesActor("agent/lin-wei", "Lin Wei")).toBe(true);
   });
 
-  it("replay --state --agent prints one actor's state (all 71 of them were every line), named as inspect names them", () => {
+  it("replay --state --agent prints one actor's state (all 71 of them were every line), named as inspect names them", async () => {
     expect(ran.code, ran.err).toBe(0);
-    const all = cli(["replay", town, "--to-tick", "2", "--state", "--json"]);
+    const all = await cli(["replay", town, "--to-tick", "2", "--state", "--json"]);
     expect(all.code, all.err).toBe(0);
     const state = (JSON.parse(all.out) as { state: Record<string, unknown> }).state;
     expect(Object.keys(state)).toHaveLength(71);
-    const one = cli(["replay", town, "--to-tick", "2", "--state", "--agent", "Resident 50", "--json"]);
+    const one = await cli(["replay", town, "--to-tick", "2", "--state", "--agent", "Resident 50", "--json"]);
     expect(one.code, one.err).toBe(0);
     expect((JSON.parse(one.out) as { state: unknown }).state).toEqual({ "agent/resident-0050": state["agent/resident-0050"] });
-    const text = cli(["replay", town, "--to-tick", "2", "--state"]);
+    const text = await cli(["replay", town, "--to-tick", "2", "--state"]);
     expect(text.err).toContain("replay: the state of all 71 actors follows; --agent <id or name> prints one actor's");
-    const bad = cli(["replay", town, "--state", "--agent", "nobody"]);
+    const bad = await cli(["replay", town, "--state", "--agent", "nobody"]);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--agent nobody: no actor of auratown-s3-baseline has that id or name/);
-    const noState = cli(["replay", town, "--agent", "lin-wei"]);
+    const noState = await cli(["replay", town, "--agent", "lin-wei"]);
     expect(noState.code).toBe(2);
     expect(noState.err).toContain("--agent: chooses whose state --state prints; give --state too");
   });
 
-  it("refuses --agent and --from that the log's ends refute before replaying it", () => {
+  it("refuses --agent and --from that the log's ends refute before replaying it", async () => {
     expect(ran.code, ran.err).toBe(0);
     // A record in the middle altered: a replay stops there (exit 3), so an answer naming the flag
     // shows the flags were checked first (they waited out the whole replay of a large town).
@@ -96,21 +96,21 @@ describe("inspect of a large town", () => {
     const lines = readFileSync(firstSegment(town), "utf8").split("\n");
     mkdirSync(join(copy, "log"), { recursive: true });
     writeFileSync(join(copy, "log", "000000000000.jsonl"), lines.map((l, i) => (i === 40 ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
-    expect(cli(["inspect", copy]).code).toBe(3);
-    const agent = cli(["inspect", copy, "--agent", "nobody"]);
+    expect((await cli(["inspect", copy])).code).toBe(3);
+    const agent = await cli(["inspect", copy, "--agent", "nobody"]);
     expect(agent.code).toBe(2);
     expect(agent.err).toMatch(/--agent nobody: no actor of auratown-s3-baseline has that id or name \(actors: agent\/chen-mei, .*, … \(71 in all\)\)/);
-    const from = cli(["inspect", copy, "--from", "50"]);
+    const from = await cli(["inspect", copy, "--from", "50"]);
     expect(from.code).toBe(2);
     expect(from.err).toContain("--from 50: auratown-s3-baseline has no tick 50 (its log ends at tick 3)");
   });
 });
 
 describe("inspect and replay on odd logs", () => {
-  it("inspect --to stops the replay there: a log that diverges later still shows its earlier ticks", () => {
+  it("inspect --to stops the replay there: a log that diverges later still shows its earlier ticks", async () => {
     const work = tempDir("inspect-to");
     const dir = join(work, "ep");
-    expect(cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "5", "--ticks", "6", "--log", dir, "--trace", "none", "--quiet"])).code).toBe(0);
     // Tick 4's committed state hash altered and the chain re-sealed: the log is intact, its replay diverges at tick 4.
     let previous = GENESIS_HASH;
     const lines = logRecords(dir).map((r) => {
@@ -121,46 +121,46 @@ describe("inspect and replay on odd logs", () => {
     });
     writeFileSync(firstSegment(dir), lines.join(""));
     // Written as the replay goes: the ticks before the divergence, then the divergence (exit 1).
-    const whole = cli(["inspect", dir]);
+    const whole = await cli(["inspect", dir]);
     expect(whole.code).toBe(1);
     expect(whole.out).toContain("── tick 3 ·");
     expect(whole.out).not.toContain("── tick 4 ·");
     expect(whole.err).toMatch(/divergence at seq \d+ \(tick 4\)/);
-    const early = cli(["inspect", dir, "--from", "1", "--to", "3"]);
+    const early = await cli(["inspect", dir, "--from", "1", "--to", "3"]);
     expect(early.code, early.err).toBe(0);
     expect(early.out).toContain("── tick 3 ·");
     expect(early.out).not.toContain("── tick 4 ·");
   });
 
-  it("a torn log (a crash mid-write) is refused with how to get past it: repair, or resume a run", () => {
-    const { work, parent: dir, child } = runAndFork("inspect-torn", 6, 3, 0);
+  it("a torn log (a crash mid-write) is refused with how to get past it: repair, or resume a run", async () => {
+    const { work, parent: dir, child } = await runAndFork("inspect-torn", 6, 3, 0);
     for (const episode of [dir, child]) {
       const text = readFileSync(firstSegment(episode), "utf8");
       writeFileSync(firstSegment(episode), text.slice(0, text.length - 50));
     }
-    const torn = cli(["inspect", dir]);
+    const torn = await cli(["inspect", dir]);
     expect(torn.code).toBe(3);
     expect(torn.err).toContain(`\`probetown repair ${dir}\` cuts the log back to its last good record (the cut bytes are kept beside it); \`probetown run … --log ${dir} --resume\` continues the episode`);
     // A fork is not resumed: only the repair.
-    const tornFork = cli(["replay", child]);
+    const tornFork = await cli(["replay", child]);
     expect(tornFork.code).toBe(3);
     expect(tornFork.err).toContain(`\`probetown repair ${child}\` cuts the log back to its last good record (the cut bytes are kept beside it)\n`);
-    expect(cli(["repair", dir]).code).toBe(0);
-    expect(cli(["inspect", dir]).code).toBe(0);
+    expect((await cli(["repair", dir])).code).toBe(0);
+    expect((await cli(["inspect", dir])).code).toBe(0);
   });
 
-  it("inspect of a town whose log is damaged part-way writes the ticks before the damage, then the error (it wrote none: the log is read whole first)", () => {
-    const { parent: dir } = runAndFork("inspect-damaged", 9, 8, 0);
+  it("inspect of a town whose log is damaged part-way writes the ticks before the damage, then the error (it wrote none: the log is read whole first)", async () => {
+    const { parent: dir } = await runAndFork("inspect-damaged", 9, 8, 0);
     const lines = readFileSync(firstSegment(dir), "utf8").split("\n");
     const at = lines.findIndex((l) => l.includes('"type":"tick.started"') && l.includes('"tick":5,'));
     writeFileSync(firstSegment(dir), lines.map((l, i) => (i === at + 2 ? l.replace('"tick":', '"tick":9') : l)).join("\n"));
-    const damaged = cli(["inspect", dir]);
+    const damaged = await cli(["inspect", dir]);
     expect(damaged.code).toBe(3);
     expect(damaged.err).toMatch(new RegExp(`^probetown: damaged log: .*000000000000\\.jsonl: seq ${at + 2} \\(line ${at + 3}\\): hash mismatch`));
     expect([...damaged.out.matchAll(/── tick (\d+) /g)].map((m) => Number(m[1]))).toEqual([0, 1, 2, 3, 4]);
     // A torn tail too, and with --to the ticks it asks for.
     writeFileSync(firstSegment(dir), lines.slice(0, at + 3).join("\n").slice(0, -20));
-    const torn = cli(["inspect", dir, "--to", "2"]);
+    const torn = await cli(["inspect", dir, "--to", "2"]);
     expect(torn.code).toBe(3);
     expect(torn.err).toMatch(/torn final record/);
     expect([...torn.out.matchAll(/── tick (\d+) /g)].map((m) => Number(m[1]))).toEqual([0, 1, 2]);
@@ -229,7 +229,7 @@ describe("inspect of a town is written tick by tick", () => {
   it("writes each tick as the replay makes it, keeping no tick's rows, the same text as drawn from every row at the end", async () => {
     // 100 agents, --all: about 200 KB a tick, so its 1 MB chunks go out while the replay runs.
     const dir = join(tempDir("inspect-stream"), "town");
-    expect(cli(["run", "auratown", "--seed", "5", "--agents", "100", "--ticks", "12", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "5", "--agents", "100", "--ticks", "12", "--log", dir, "--trace", "none", "--quiet"])).code).toBe(0);
     let ticksDone = 0;
     const writtenAt: number[] = [];
     let text = "";
@@ -253,7 +253,7 @@ describe("inspect of a town is written tick by tick", () => {
 
   it("--json is JSON.stringify of every tick and the summary, an interrupted run's part-written last tick included", async () => {
     const dir = join(tempDir("inspect-stream-json"), "town");
-    expect(cli(["run", "auratown", "--seed", "9", "--ticks", "30", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "9", "--ticks", "30", "--log", dir, "--trace", "none", "--quiet"])).code).toBe(0);
     // Cut the log at a record boundary part-way through a tick, after a conversation the summary lists.
     const file = firstSegment(dir);
     const lines = readFileSync(file, "utf8").split("\n");
@@ -265,28 +265,28 @@ describe("inspect of a town is written tick by tick", () => {
     replayed.host.stop();
     expect(replayed.incompleteTick).toBe(true);
     const records = logRecords(dir);
-    const out = cli(["inspect", dir, "--json"]);
+    const out = await cli(["inspect", dir, "--json"]);
     expect(out.code, out.err).toBe(0);
     expect(out.out).toBe(JSON.stringify({ episode: "auratown-s9-baseline", ticks: rows, summary: summarize(records, rows) }, null, 2) + "\n");
-    const ranged = cli(["inspect", dir, "--json", "--from", "3", "--to", "5"]);
+    const ranged = await cli(["inspect", dir, "--json", "--from", "3", "--to", "5"]);
     expect(ranged.out).toBe(JSON.stringify({ episode: "auratown-s9-baseline", ticks: rows.slice(3, 6), summary: summarize(records, rows) }, null, 2) + "\n");
   });
 });
 
 describe("fork and replay on odd episodes", () => {
-  it("a fork of a fork at a tick before its fork point names the log that holds it", () => {
-    const { work, parent, child } = runAndFork("fork-of-fork", 2, 8, 4);
-    const early = cli(["fork", child, "--at", "2", "--condition", "baseline", "--log", join(work, "never"), "--trace", "none"]);
+  it("a fork of a fork at a tick before its fork point names the log that holds it", async () => {
+    const { work, parent, child } = await runAndFork("fork-of-fork", 2, 8, 4);
+    const early = await cli(["fork", child, "--at", "2", "--condition", "baseline", "--log", join(work, "never"), "--trace", "none"]);
     expect(early.code).toBe(2);
     expect(early.err).toContain(`--at 2: the parent has no committed tick 2 (committed ticks: 5–7); it is a fork of auratown-s2-baseline after tick 4, whose log holds the ticks up to 4: fork ${parent} --at 2 instead`);
-    const grandchild = cli(["fork", child, "--at", "5", "--condition", "baseline", "--log", join(work, "grandchild"), "--trace", "none", "--quiet"]);
+    const grandchild = await cli(["fork", child, "--at", "5", "--condition", "baseline", "--log", join(work, "grandchild"), "--trace", "none", "--quiet"]);
     expect(grandchild.code, grandchild.err).toBe(0);
   });
 
   it("a replay reports its progress tick by tick, to --to-tick or the end", async () => {
     const work = tempDir("replay-progress");
     const dir = join(work, "ep");
-    expect(cli(["run", "auratown", "--seed", "4", "--ticks", "6", "--log", dir, "--trace", "none", "--quiet"]).code).toBe(0);
+    expect((await cli(["run", "auratown", "--seed", "4", "--ticks", "6", "--log", dir, "--trace", "none", "--quiet"])).code).toBe(0);
     const seen: [number, number][] = [];
     const whole = await replayEpisode(dir, { onProgress: (done, total) => void seen.push([done, total]) });
     whole.host.stop();

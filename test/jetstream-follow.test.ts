@@ -11,7 +11,7 @@ import { EventStores } from "../infra/layers.ts";
 import { createJetStreamEventStore, followJetStreamLog } from "../infra/jetStreamEventStore.ts";
 import { connectNats, natsName } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
-import { startCli, until, withoutMetaLine } from "./helpers.ts";
+import { runCli, startCli, until, withoutMetaLine } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
 const servers: TestNats[] = [];
@@ -21,9 +21,9 @@ afterAll(async () => {
   for (const s of servers) await s.stop();
 }, 30_000);
 
-/** A private server (each test restarts its own) and a connection to it. */
-async function privateNats(): Promise<{ server: TestNats; nc: NatsConnection }> {
-  const server = await startTestNats();
+/** A private server (each test restarts its own), or the shared one, and a connection to it. */
+async function privateNats(own = true): Promise<{ server: TestNats; nc: NatsConnection }> {
+  const server = await startTestNats({ own });
   servers.push(server);
   const nc = await connectNats(server.url, { name: "jetstream-follow-test" });
   connections.push(nc);
@@ -118,7 +118,7 @@ describe("follow across a NATS server restart", () => {
     // Restarted once it follows (1.5 s did not always cover the CLI's start on a loaded machine).
     await until(() => following(nc, ns), "follow's consumer");
     await server.restart({ hard: true, downMs: 1000 });
-    const run = await startCli(["run", "auratown", "--seed", "23", "--ticks", "6", "--nats", server.url, "--namespace", ns, "--fsync", "commit", "-q"]).done;
+    const run = await runCli(["run", "auratown", "--seed", "23", "--ticks", "6", "--nats", server.url, "--namespace", ns, "--fsync", "commit", "-q"]);
     expect(run.code).toBe(0);
     const stop = setTimeout(() => follower.child.kill("SIGINT"), 30_000);
     const followed = await follower.done;
@@ -134,7 +134,7 @@ describe("follow across a NATS server restart", () => {
 
 describe("probetown follow of an episode whose writer stopped", () => {
   it("says so once it has been quiet with nobody holding its writer lock, not while its writer holds it, and goes on waiting", async () => {
-    const { server, nc } = await privateNats();
+    const { server, nc } = await privateNats(false);
     const ns = server.namespace("stopped");
     const store = await createJetStreamEventStore(nc, ns, "ep", { episode: "ep" });
     for (let tick = 0; tick < 3; tick++) {

@@ -19,8 +19,7 @@ import { verifyEpisode } from "../services/verify.ts";
 import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig, type LlmWaiting } from "../services/llmGateway.ts";
 import { waitingLine } from "../services/cli/llm.ts";
 import { runPrivacyEval } from "../services/eval.ts";
-import { spawn } from "node:child_process";
-import { logRecords, tempDir } from "./helpers.ts";
+import { logRecords, runCli, tempDir } from "./helpers.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
 import { natsForSuite } from "./natsServer.ts";
 import { readJetStreamLog } from "../infra/jetStreamEventStore.ts";
@@ -981,7 +980,6 @@ describe("chat spans, forks that reuse recorded answers, resume", () => {
 const HELDOUT = join(import.meta.dirname, "fixtures", "aura-heldout-scene.json");
 const PRIVACY = join(import.meta.dirname, "..", "data", "aura", "privacy_queries.json");
 
-/** Runs the CLI without blocking this process (the fake server lives here). */
 /** A parent for the fork tests: run aura-scene (seed 9, aura-intent) with the intent and answer roles at `url`. */
 async function parentRun(label: string, url: string, expectedExit = 0): Promise<{ root: string; env: NodeJS.ProcessEnv; parent: LogRecord[] }> {
   const root = tempDir(label);
@@ -992,15 +990,10 @@ async function parentRun(label: string, url: string, expectedExit = 0): Promise<
   return { root, env, parent: logRecords(join(root, "parent")) };
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, "..", "services/cli/main.ts"), ...args], { env: { ...process.env, ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI, in this process (the fake server lives here too), with `env` over the environment. */
+async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runCli(args, undefined, env);
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 describe("eval with --llm", () => {

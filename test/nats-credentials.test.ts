@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestNats, type TestNats } from "./natsServer.ts";
-import { startCli } from "./helpers.ts";
+import { runCli, startCli } from "./helpers.ts";
 
 const USER = "prober";
 const PASS = "s3cret-Pa55";
@@ -30,7 +30,7 @@ describe("--nats with credentials", () => {
   it("logs in with the URL's user and password, runs and verifies, and never prints the password", async () => {
     const ns = server.namespace("auth");
     const url = withCredentials(USER, PASS);
-    const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "3", "--nats", url, "--namespace", ns]).done;
+    const run = await runCli(["run", "auratown", "--seed", "5", "--ticks", "3", "--nats", url, "--namespace", ns]);
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/log: +jetstream:/);
@@ -46,7 +46,7 @@ describe("--nats with credentials", () => {
     expect(verify.code).toBe(0);
     for (const text of [run.out, run.err, verify.out, verify.err]) expect(text).not.toContain(PASS);
     // Given `--nats env`, the hint needs nothing more: the variable holds the URL already.
-    const fromEnv = await startCli(["run", "auratown", "--seed", "6", "--ticks", "2", "--nats", "env", "--namespace", ns], { PROBETOWN_NATS_URL: url }).done;
+    const fromEnv = await runCli(["run", "auratown", "--seed", "6", "--ticks", "2", "--nats", "env", "--namespace", ns], undefined, { PROBETOWN_NATS_URL: url });
     expect(fromEnv.code).toBe(0);
     expect(runnableHint(fromEnv.out)).toEqual({ command: `npx probetown verify auratown-s6-baseline --nats env --namespace ${ns}`, exported: null });
     expect((await runPrinted(runnableHint(fromEnv.out).command, { PROBETOWN_NATS_URL: url })).code).toBe(0);
@@ -87,17 +87,17 @@ describe("--nats with credentials", () => {
     expect(result.out).toMatch(/6 episodes: 6 ok/);
     expect([...commandLines].some((c) => c.includes("worker --nats env"))).toBe(true);
     expect([...commandLines].filter((c) => c.includes("cli/main.ts") && c.includes(PASS))).toEqual([]);
-    const unset = await startCli(["verify", "x", "--nats", "env"], { PROBETOWN_NATS_URL: "" }).done;
+    const unset = await runCli(["verify", "x", "--nats", "env"], undefined, { PROBETOWN_NATS_URL: "" });
     expect(unset.code).toBe(2);
     expect(unset.err).toMatch(/--nats env: reads the server URL from PROBETOWN_NATS_URL, which is not set/);
   }, 60_000);
 
   it("a refused password or a missing one is a clear usage error (exit 2) that does not echo the password", async () => {
-    const wrong = await startCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", withCredentials(USER, "not-the-password"), "--namespace", server.namespace("bad")]).done;
+    const wrong = await runCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", withCredentials(USER, "not-the-password"), "--namespace", server.namespace("bad")]);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toMatch(/refused the credentials/);
     expect(wrong.err).not.toContain("not-the-password");
-    const none = await startCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", server.url, "--namespace", server.namespace("none")]).done;
+    const none = await runCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", server.url, "--namespace", server.namespace("none")]);
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/authori[sz]ation|credentials/i);
   }, 60_000);
@@ -114,7 +114,7 @@ describe("--nats with a token (nats://<token>@host, as the NATS CLI takes it)", 
   it("logs in with the token and never prints it; a wrong token is refused without echoing it", async () => {
     const ns = tokenServer.namespace("token");
     const url = tokenServer.url.replace("nats://", `nats://${TOKEN}@`);
-    const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]).done;
+    const run = await runCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]);
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
     // Its hint says to export the URL with the token as a placeholder; filled in, it runs.
@@ -122,7 +122,7 @@ describe("--nats with a token (nats://<token>@host, as the NATS CLI takes it)", 
     expect(hint.exported).toBe(tokenServer.url.replace("nats://", "nats://<token>@"));
     const verify = await runPrinted(hint.command, { PROBETOWN_NATS_URL: hint.exported!.replace("<token>", TOKEN) });
     expect(verify.code).toBe(0);
-    const wrong = await startCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", tokenServer.url.replace("nats://", "nats://not-the-token@"), "--namespace", tokenServer.namespace("bad")]).done;
+    const wrong = await runCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", tokenServer.url.replace("nats://", "nats://not-the-token@"), "--namespace", tokenServer.namespace("bad")]);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toMatch(/refused the credentials.*nats:\/\/token@host/);
     for (const text of [run.out, run.err, verify.out, verify.err, wrong.out, wrong.err]) {
@@ -145,14 +145,14 @@ describe("--nats with a password typed as it is ('@', '/' and '%' unescaped)", (
     // Before, the URL was split at its first '@' and refused, printing 'nats://…@ss/w%rd@…'; with a
     // '/' before the '@' nothing was taken for credentials and the whole URL was printed.
     const url = oddServer.url.replace("nats://", `nats://${USER}:${ODD}@`);
-    const run = await startCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]).done;
+    const run = await runCli(["run", "auratown", "--seed", "5", "--ticks", "2", "--nats", url, "--namespace", ns]);
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
     expect(runnableHint(run.out)).toEqual({ command: `npx probetown verify auratown-s5-baseline --nats env --namespace ${ns}`, exported: oddServer.url.replace("nats://", "nats://<user>:<password>@") });
-    const slash = await startCli(["verify", "x", "--nats", oddServer.url.replace("nats://", `nats://${USER}:pa/ss@`)]).done;
+    const slash = await runCli(["verify", "x", "--nats", oddServer.url.replace("nats://", `nats://${USER}:pa/ss@`)]);
     expect(slash.code).toBe(2);
     expect(slash.err).toMatch(/refused the credentials/);
-    const list = await startCli(["verify", "x", "--nats", `${oddServer.url},nats://${USER}:${ODD}@127.0.0.1:1`]).done;
+    const list = await runCli(["verify", "x", "--nats", `${oddServer.url},nats://${USER}:${ODD}@127.0.0.1:1`]);
     expect(list.code).toBe(2);
     expect(list.err).toMatch(/--nats: expected a NATS server URL like nats:\/\/127\.0\.0\.1:4222 .*, got 'nats:\/\/…@127\.0\.0\.1:1'/);
     for (const text of [run.out, run.err, slash.out, slash.err, list.out, list.err]) {

@@ -1,22 +1,28 @@
-// A private nats-server for tests (DESIGN §7): from PATH, JetStream on, random port, temp store.
-// When NATS_URL is set, tests use that server instead and `restart` is unavailable.
+// nats-servers for tests (DESIGN §7): from PATH, JetStream on, random port, temp store.
+// One is shared by the whole test run (test/globalSetup.ts starts it, or NATS_URL names it): tests
+// keep apart by namespace. A test that stops, restarts or freezes its server, or needs credentials
+// or other configuration, starts a private one (`own: true`, `auth`, `config`).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { connectNats } from "../infra/nats.ts";
-import { tempDir } from "./helpers.ts";
+import { stopped, tempDir } from "./helpers.ts";
 
 export interface TestNats {
   readonly url: string;
   /** A fresh namespace, so tests sharing a server never see each other's streams. */
   namespace(label: string): string;
-  /** Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and store. */
-  restart(options?: { hard?: boolean; downMs?: number }): Promise<void>;
-  /** Freezes the server (SIGSTOP): it keeps its port and connections but answers nothing, as a hung server. */
-  pause(): void;
+  /**
+   * Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and
+   * store, after `downMs`, or once `whileDown()`, called when it has stopped, has settled (what the
+   * test does or waits to see while it is down).
+   */
+  restart(options?: { hard?: boolean; downMs?: number; whileDown?: () => Promise<unknown> }): Promise<void>;
+  /** Freezes the server (SIGSTOP): it keeps its port and connections but answers nothing, as a hung server. Resolves once it is stopped. */
+  pause(): Promise<void>;
   /** Lets a paused server go on (SIGCONT). */
   resume(): void;
   stop(): Promise<void>;
@@ -55,18 +61,24 @@ let counter = 0;
  */
 export type NatsAuth = { user: string; pass: string } | { token: string };
 
-export async function startTestNats(options: { auth?: NatsAuth; config?: string } = {}): Promise<TestNats> {
+/**
+ * The test run's shared server (NATS_URL, or the one test/globalSetup.ts started); a private one of
+ * its own with `own`, `auth` or `config`.
+ */
+export async function startTestNats(options: { own?: boolean; auth?: NatsAuth; config?: string } = {}): Promise<TestNats> {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const namespace = (label: string) => `t${run}-${label}-${++counter}`.replace(/[^A-Za-z0-9_-]/g, "_");
-  const external = process.env.NATS_URL;
   const auth = options.auth;
-  if (external !== undefined && external !== "" && auth === undefined && options.config === undefined) {
+  if (options.own !== true && auth === undefined && options.config === undefined) {
+    const external = process.env.NATS_URL;
+    const shared = external !== undefined && external !== "" ? external : inject("natsUrl");
+    const why = "the shared nats-server; start one of the test's own with startTestNats({ own: true })";
     return {
-      url: external,
+      url: shared,
       namespace,
-      restart: async () => { throw new Error("restart needs a test-owned nats-server; unset NATS_URL"); },
-      pause: () => { throw new Error("pause needs a test-owned nats-server; unset NATS_URL"); },
-      resume: () => { throw new Error("resume needs a test-owned nats-server; unset NATS_URL"); },
+      restart: async () => { throw new Error(`restart: not on ${why}`); },
+      pause: async () => { throw new Error(`pause: not on ${why}`); },
+      resume: () => { throw new Error(`resume: not on ${why}`); },
       stop: async () => {},
     };
   }
@@ -98,11 +110,15 @@ export async function startTestNats(options: { auth?: NatsAuth; config?: string 
     namespace,
     async restart(options = {}) {
       await halt(options.hard === true ? "SIGKILL" : "SIGTERM");
-      await new Promise((r) => setTimeout(r, options.downMs ?? 300));
+      if (options.whileDown !== undefined) await options.whileDown().catch(() => undefined);
+      else await new Promise((r) => setTimeout(r, options.downMs ?? 300));
       await start();
     },
-    pause() {
-      child?.kill("SIGSTOP");
+    async pause() {
+      const c = child;
+      if (c === null) return;
+      c.kill("SIGSTOP");
+      await stopped(c.pid!);
     },
     resume() {
       child?.kill("SIGCONT");
@@ -116,11 +132,14 @@ export async function startTestNats(options: { auth?: NatsAuth; config?: string 
   };
 }
 
-/** A private server and a connection to it for the tests of one file: started before them, stopped after. */
-export function natsForSuite(): { readonly nats: TestNats; readonly nc: NatsConnection } {
+/**
+ * The shared server (a private one with `own`) and a connection to it for the tests of one file or
+ * describe block: connected before them, closed after.
+ */
+export function natsForSuite(options: { own?: boolean } = {}): { readonly nats: TestNats; readonly nc: NatsConnection } {
   const suite = {} as { nats: TestNats; nc: NatsConnection };
   beforeAll(async () => {
-    suite.nats = await startTestNats();
+    suite.nats = await startTestNats(options);
     suite.nc = await connectNats(suite.nats.url);
   }, 30_000);
   afterAll(async () => {

@@ -1,14 +1,13 @@
 // Results rows, the loader's errors, and the report: its tables, its paired statistics (pairing
 // on (query, seed)), its charts as well-formed SVG, and that it depends on nothing but the rows.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { loadResults, parseResults, resultLine, ResultsInvalid, type ResultRow } from "../services/results.ts";
 import { analyze, paretoFront, renderReport, ReportOptionInvalid, writeReport } from "../services/report.ts";
 import { holm, oneSampleTTest } from "../services/stats.ts";
-import { tempDir } from "./helpers.ts";
+import { runCli, tempDir } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
 const SUBS = ["availability", "mood", "appropriateness", "latent_goal", "second_order"];
@@ -260,45 +259,42 @@ describe("report", () => {
 });
 
 describe("probetown report (CLI)", () => {
-  const cli = (args: string[]) => {
-    const r = spawnSync(process.execPath, [join(root, "services/cli/main.ts"), "report", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
+  const cli = (args: string[]) => runCli(["report", ...args], root);
   const dir = tempDir("report-cli");
   const file = join(dir, "rows.jsonl");
   writeFileSync(file, jsonl(experiment()));
 
-  it("--help lists the flags", () => {
-    const r = cli(["--help"]);
+  it("--help lists the flags", async () => {
+    const r = await cli(["--help"]);
     expect(r.code).toBe(0);
     for (const flag of ["--out <dir>", "--reference <condition>", "--metric <name>", "--bootstrap <n>", "--seed <n>"]) expect(r.out).toContain(flag);
   });
 
-  it("writes the report and says where", () => {
-    const r = cli([file, "--out", join(dir, "out"), "--reference", "literal", "--bootstrap", "500"]);
+  it("writes the report and says where", async () => {
+    const r = await cli([file, "--out", join(dir, "out"), "--reference", "literal", "--bootstrap", "500"]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     expect(r.out).toContain("implicit: 90 cells, 3 conditions, 2 paired comparisons against literal");
     expect(readFileSync(join(dir, "out", "report.md"), "utf8")).toContain("each condition − literal");
   });
 
-  it("bad rows, a missing file and unknown values exit 2 naming the file, line, field or flag", () => {
+  it("bad rows, a missing file and unknown values exit 2 naming the file, line, field or flag", async () => {
     const bad = join(dir, "bad.jsonl");
     writeFileSync(bad, `${JSON.stringify(row())}\n${JSON.stringify({ ...row({ query: 2 }), implicitCoverage: "high" })}\n`);
-    const r = cli([bad, "--out", join(dir, "x")]);
+    const r = await cli([bad, "--out", join(dir, "x")]);
     expect(r.code).toBe(2);
     expect(r.err).toContain(`bad.jsonl:2: field 'implicitCoverage': Expected number | null (got "high")`);
-    const missing = cli([join(dir, "nope.jsonl"), "--out", join(dir, "x")]);
+    const missing = await cli([join(dir, "nope.jsonl"), "--out", join(dir, "x")]);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/nope\.jsonl: cannot read \(ENOENT\)/);
-    const ref = cli([file, "--out", join(dir, "x"), "--reference", "react"]);
+    const ref = await cli([file, "--out", join(dir, "x"), "--reference", "react"]);
     expect(ref.code).toBe(2);
     expect(ref.err).toContain("--reference: no condition 'react'");
-    const metric = cli([file, "--out", join(dir, "x"), "--metric", "f1"]);
+    const metric = await cli([file, "--out", join(dir, "x"), "--metric", "f1"]);
     expect(metric.code).toBe(2);
     expect(metric.err).toContain("--metric");
     // A known metric that no row carries (accuracy of implicit-intent rows) is refused too.
-    const absent = cli([file, "--out", join(dir, "x"), "--metric", "accuracy"]);
+    const absent = await cli([file, "--out", join(dir, "x"), "--metric", "accuracy"]);
     expect(absent.code).toBe(2);
     expect(absent.err).toMatch(/--metric: no row has .* values \(.*; metrics present: implicit/);
   });

@@ -169,9 +169,9 @@ describe("probe spans", () => {
 });
 
 describe("--trace on the command line", () => {
-  it("console spans go to stderr: `--json` keeps stdout one JSON document", () => {
+  it("console spans go to stderr: `--json` keeps stdout one JSON document", async () => {
     const dir = join(tempDir("trace-console"), "ep");
-    const r = runCli(["run", "auratown", "--seed", "1", "--ticks", "2", "--log", dir, "--trace", "console", "--json"]);
+    const r = await runCli(["run", "auratown", "--seed", "1", "--ticks", "2", "--log", dir, "--trace", "console", "--json"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ episode: "auratown-s1-baseline", ticks: 2 });
     const spans = r.err.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { name: string; traceId: string });
@@ -179,12 +179,12 @@ describe("--trace on the command line", () => {
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
   });
 
-  it("a trace file that cannot be written is a usage error naming it, before anything is logged", () => {
+  it("a trace file that cannot be written is a usage error naming it, before anything is logged", async () => {
     const work = tempDir("trace-unwritable");
     const file = join(work, "a-file");
     writeFileSync(file, "");
     for (const [trace, why] of [[`jsonl:${join(file, "t.jsonl")}`, "a parent of it is a file"], [`jsonl:${work}`, "it is a directory"]] as const) {
-      const r = runCli(["run", "auratown", "--seed", "1", "--ticks", "1", "--log", join(work, "ep"), "--trace", trace]);
+      const r = await runCli(["run", "auratown", "--seed", "1", "--ticks", "1", "--log", join(work, "ep"), "--trace", trace]);
       expect(r.code, trace).toBe(2);
       expect(r.err, trace).toContain(`trace file ${trace.slice("jsonl:".length)}: cannot open it for writing (${why}); give another with --trace jsonl:<file>, or --trace none`);
     }

@@ -11,12 +11,12 @@ const cli = runCli;
 describe("verify on a folder of episodes", () => {
   it("verifies every log of a sweep, and names the one that is damaged", async () => {
     const log = join(tempDir("verify-tree"), "grid");
-    const sweep = cli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,periodic", "--regimes", "medium", "--seeds", "0-2", "--log", log, "--json"]);
+    const sweep = await cli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,periodic", "--regimes", "medium", "--seeds", "0-2", "--log", log, "--json"]);
     expect(sweep.code, sweep.err).toBe(0);
     const dirs = episodeDirsUnder(log);
     expect(dirs).toHaveLength(6);
 
-    const clean = cli(["verify", log]);
+    const clean = await cli(["verify", log]);
     expect(clean.code, clean.out + clean.err).toBe(0);
     expect(clean.out).toMatch(/^OK: 6 episodes under .* — 6 hold, 0 diverged, 0 damaged/);
 
@@ -29,7 +29,7 @@ describe("verify on a folder of episodes", () => {
     lines[at] = lines[at]!.replace(/"tick":3,/, '"tick":4,');
     writeFileSync(file, lines.join("\n"));
 
-    const damaged = cli(["verify", log]);
+    const damaged = await cli(["verify", log]);
     expect(damaged.code).toBe(3);
     expect(damaged.out).toMatch(/FAILED: 6 episodes .* 5 hold, 0 diverged, 1 damaged/);
     expect(damaged.out).toContain(victim);
@@ -42,7 +42,7 @@ describe("verify on a folder of episodes", () => {
 
   it("names the logs that hold but stop before their last tick (an interrupted sweep), instead of a plain OK", async () => {
     const log = join(tempDir("verify-tree-unfinished"), "grid");
-    expect(cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--quiet"]).code).toBe(0);
+    expect((await cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--quiet"])).code).toBe(0);
     const victim = episodeDirsUnder(log).find((d) => d.endsWith("s1"))!;
     const file = firstSegment(victim);
     // Cut at a record boundary inside tick 5: every line left is intact.
@@ -50,7 +50,7 @@ describe("verify on a folder of episodes", () => {
     const cut = lines.findIndex((l) => /"tick":5,/.test(l) && l.includes('"type":"envprobe.decided"'));
     writeFileSync(file, lines.slice(0, cut + 1).join("\n") + "\n");
 
-    const r = cli(["verify", log]);
+    const r = await cli(["verify", log]);
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/^OK: 2 episodes under .* — 2 hold \(1 of them unfinished\), 0 diverged, 0 damaged/);
     expect(r.out).toContain(`unfinished: ${victim}: the log ends part-way through tick 5 (an interrupted run)`);
@@ -62,14 +62,14 @@ describe("verify on a folder of episodes", () => {
   it("an episode whose run stopped before its first record is not started, not damaged: named, with how to run it, exit 0 as an interrupted run", async () => {
     const log = join(tempDir("verify-tree-not-started"), "grid");
     const args = ["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-2", "--log", log, "--quiet"];
-    expect(cli(args).code).toBe(0);
+    expect((await cli(args)).code).toBe(0);
     const [, s1, s2] = episodeDirsUnder(log);
     // What a sweep stopped before an episode's first record leaves: an empty first segment (the
     // store cuts a part-written batch back), or no segment when the disk refused even that.
     writeFileSync(firstSegment(s1!), "");
     rmSync(firstSegment(s2!));
 
-    const tree = cli(["verify", log]);
+    const tree = await cli(["verify", log]);
     expect(tree.code, tree.out + tree.err).toBe(0);
     expect(tree.out).toMatch(/^OK: 3 episodes under .* — 1 hold, 2 not started, 0 diverged, 0 damaged/);
     expect(tree.out).toContain(`not started: ${s1}: its log holds no record yet: its run stopped before the episode's first record (killed, or a full disk)`);
@@ -80,39 +80,39 @@ describe("verify on a folder of episodes", () => {
     expect([report.ok, report.damaged, report.exitCode]).toEqual([1, 0, 0]);
 
     // The episode alone says the same; replay and inspect have nothing to show (exit 2), not damage.
-    const one = cli(["verify", s1!]);
+    const one = await cli(["verify", s1!]);
     expect(one.code, one.out + one.err).toBe(0);
     expect(one.out).toContain(`NOT STARTED: ${s1}: its log holds no record yet`);
     expect(one.out).toContain(`note: the command that made it starts it from the beginning: \`probetown run … --resume --log ${s1}\` with that run's flags, or the same sweep or experiment again`);
-    const inspect = cli(["inspect", s1!]);
+    const inspect = await cli(["inspect", s1!]);
     expect(inspect.code).toBe(2);
     expect(inspect.err).toMatch(/not started: .*there is nothing to replay or inspect/);
 
     // As the note says, the same sweep runs them.
-    expect(cli(args).code).toBe(0);
-    expect(cli(["verify", log]).out).toMatch(/^OK: 3 episodes under .* — 3 hold, 0 diverged, 0 damaged/);
+    expect((await cli(args)).code).toBe(0);
+    expect((await cli(["verify", log])).out).toMatch(/^OK: 3 episodes under .* — 3 hold, 0 diverged, 0 damaged/);
   });
 
-  it("a fork never started is made again, not resumed; a log whose segments are gone while its snapshots remain is damaged", () => {
+  it("a fork never started is made again, not resumed; a log whose segments are gone while its snapshots remain is damaged", async () => {
     const work = tempDir("verify-not-started-fork");
     const fork = join(work, "fork");
     mkdirSync(join(fork, "log"), { recursive: true });
     writeFileSync(join(fork, "log", "000000000040.jsonl"), "");
-    const r = cli(["verify", fork]);
+    const r = await cli(["verify", fork]);
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toContain(`note: a fork's, which is not resumed: remove ${fork} and fork again`);
     mkdirSync(join(fork, "snapshots"));
     writeFileSync(join(fork, "snapshots", "x.json"), "{}");
     rmSync(join(fork, "log", "000000000040.jsonl"));
-    const gone = cli(["verify", fork]);
+    const gone = await cli(["verify", fork]);
     expect(gone.code).toBe(3);
     expect(gone.out).toMatch(/holds no records \(its segments are missing/);
   });
 
-  it("a folder with no episodes below it is a usage error", () => {
+  it("a folder with no episodes below it is a usage error", async () => {
     const empty = join(tempDir("verify-tree-empty"), "nothing");
     mkdirSync(empty);
-    const r = cli(["verify", empty]);
+    const r = await cli(["verify", empty]);
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/no episode directories/);
   });

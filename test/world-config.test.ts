@@ -27,22 +27,22 @@ describe("world configs", () => {
     expect(() => worldNamed("auratown").resolveConfig({ clock: { startHour: "x" } })).toThrow(/Expected number at \["clock"\]\["startHour"\]$/);
   });
 
-  it("a --config file with a typo exits 2 before anything runs", () => {
+  it("a --config file with a typo exits 2 before anything runs", async () => {
     const dir = tempDir("config-typo");
     writeFileSync(join(dir, "c.json"), JSON.stringify({ memory: { capasity: 3 } }));
-    const r = runCli(["run", "auratown", "--seed", "1", "--config", join(dir, "c.json"), "--log", join(dir, "never")]);
+    const r = await runCli(["run", "auratown", "--seed", "1", "--config", join(dir, "c.json"), "--log", join(dir, "never")]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/invalid auratown config: .*\["memory"\]\["capasity"\]/);
   });
 
-  it("an aura-scene factual condition on the agent-state registry is refused (it would probe nothing)", () => {
+  it("an aura-scene factual condition on the agent-state registry is refused (it would probe nothing)", async () => {
     const scene = worldNamed("aura-scene");
     const agentState = scene.resolveConfig({});
     expect(() => scene.applyCondition(agentState, "fixed-probe")).toThrow(/condition 'fixed-probe': it probes the environment registry .* this config's registry is 'agent-state'/);
     expect(() => scene.applyCondition(agentState, "plan-and-solve")).not.toThrow();
     expect(() => scene.resolveConfig({ queries: [{ id: "1", text: "Is Ben around?", asker: "Nobody" }] })).toThrow(/query '1' is asked by 'Nobody', who is not in the scene \(residents: Ana, Ben\)/);
     const dir = tempDir("scene-factual");
-    const r = runCli(["run", "aura-scene", "--seed", "1", "--condition", "aura-gap-routed", "--log", join(dir, "never")]);
+    const r = await runCli(["run", "aura-scene", "--seed", "1", "--condition", "aura-gap-routed", "--log", join(dir, "never")]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/invalid aura-scene config for condition 'aura-gap-routed'/);
   });
