@@ -207,7 +207,8 @@ async function sweep(nc: NatsConnection, url: string, workers: number, seeds: nu
 
 export async function natsRows(quick: boolean, sample: readonly LogRecord[]): Promise<Row[]> {
   const rows: Row[] = [];
-  const server = await startTestNats();
+  // Its own server: the bench runs outside vitest, so there is no shared test-run server to use.
+  const server = await startTestNats({ own: true });
   const nc = await connectNats(server.url);
   try {
     log(`  NATS: ${process.env.NATS_URL ? `NATS_URL ${server.url}` : `private nats-server at ${server.url}`}`);
