@@ -8,11 +8,11 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
-import { catalogueProblem, isKnownEventType, versionOf } from "../events/catalogue.ts";
+import { catalogueProblem, isKnownEventType } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
-import { GENESIS_HASH, recordBody, seal, sealedLine, type Draft, type LogRecord } from "../events/record.ts";
+import { GENESIS_HASH, recordBody, sealedLine, type Draft, type LogRecord } from "../events/record.ts";
 import { liveHolder, takePidLock } from "./pidLock.ts";
-import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
+import { EpisodeExists, sealDrafts, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
 const LOCK = "writer.lock";
@@ -291,18 +291,9 @@ class FileEventStore implements EventStore {
     if (options.expectedSeq !== this.lastSeq) {
       throw new SequenceConflict({ episode: this.episode, expected: options.expectedSeq, actual: this.lastSeq });
     }
-    const sealed: LogRecord[] = new Array(drafts.length);
     let text = "";
-    let seq = this.lastSeq;
-    let hash = this.lastHash;
-    for (let i = 0; i < drafts.length; i++) {
-      const draft = drafts[i]!;
-      seq++;
-      const { record, line } = seal(hash, this.episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
-      hash = record.hash;
-      sealed[i] = record;
-      text += line;
-    }
+    const { sealed, hash } = sealDrafts(this.episode, this.lastSeq, this.lastHash, drafts, options, (line) => (text += line));
+    const seq = this.lastSeq + drafts.length;
     if (text.length > 0) {
       if (this.segmentSize > 0 && this.segmentSize + text.length > this.segmentBytes) this.rollSegment(this.lastSeq + 1);
       // Written as a string (no intermediate Buffer).

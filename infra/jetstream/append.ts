@@ -13,9 +13,8 @@
 import { JetStreamApiError } from "@nats-io/jetstream";
 import { headers, type MsgHdrs } from "@nats-io/transport-node";
 import { SequenceConflict } from "../../events/errors.ts";
-import { versionOf } from "../../events/catalogue.ts";
-import { seal, type Draft, type LogRecord } from "../../events/record.ts";
-import { StorageFailed, type AppendOptions, type EventStore, type FsyncPolicy, type Head } from "../eventStore.ts";
+import type { Draft, LogRecord } from "../../events/record.ts";
+import { sealDrafts, StorageFailed, type AppendOptions, type EventStore, type FsyncPolicy, type Head } from "../eventStore.ts";
 import { NatsWriteLost, subjects } from "../nats.ts";
 import { acksOf, type Attempt } from "./acks.ts";
 import { ApiCode, isApiError, isStorageFull, messageOf, staleWriter, wrongLastSequenceAt, type StaleWriter } from "./errors.ts";
@@ -82,20 +81,10 @@ export class JetStreamEventStore implements EventStore {
     if (options.expectedSeq !== this.lastSeq) {
       throw new SequenceConflict({ episode: this.episode, expected: options.expectedSeq, actual: this.lastSeq });
     }
-    const sealed: LogRecord[] = new Array(drafts.length);
     const pending = this.pending;
     if (pending.length === 0) this.pendingFirst = this.lastSeq + 1;
-    let seq = this.lastSeq;
-    let hash = this.lastHash;
-    for (let i = 0; i < drafts.length; i++) {
-      const draft = drafts[i]!;
-      seq++;
-      const { record, line } = seal(hash, this.episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
-      hash = record.hash;
-      sealed[i] = record;
-      pending.push(line.slice(0, -1));
-    }
-    this.lastSeq = seq;
+    const { sealed, hash } = sealDrafts(this.episode, this.lastSeq, this.lastHash, drafts, options, (line) => pending.push(line.slice(0, -1)));
+    this.lastSeq += drafts.length;
     this.lastHash = hash;
     return sealed;
   }
