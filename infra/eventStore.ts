@@ -1,7 +1,6 @@
 // The EventStore interface (DESIGN §7): append with an expected sequence, read a range, close.
 // The embedded default is infra/fileEventStore.ts; the JetStream store implements the same contract.
-import { versionOf } from "../events/catalogue.ts";
-import { seal, type Draft, type LogRecord, type RecordMeta } from "../events/record.ts";
+import type { Draft, LogRecord, RecordMeta } from "../events/record.ts";
 
 /**
  * When appended records become durable: at every append ("always"), at every tick commit
@@ -21,25 +20,6 @@ export interface AppendOptions {
   /** The seq the caller believes is last; a mismatch means another writer got in (fencing). */
   readonly expectedSeq: number;
   readonly meta?: (draft: Draft, index: number) => RecordMeta | undefined;
-}
-
-/**
- * Seals drafts onto a chain that ends at (`lastSeq`, `lastHash`): each record, its line handed to
- * `line` in order, and the chain's new head. Every store seals this way; only where lines go differs.
- */
-export function sealDrafts(episode: string, lastSeq: number, lastHash: string, drafts: readonly Draft[], options: AppendOptions, line: (text: string) => void): { sealed: LogRecord[]; hash: string } {
-  const sealed: LogRecord[] = new Array(drafts.length);
-  let seq = lastSeq;
-  let hash = lastHash;
-  for (let i = 0; i < drafts.length; i++) {
-    const draft = drafts[i]!;
-    seq++;
-    const next = seal(hash, episode, seq, draft, draft.v ?? versionOf(draft.type), options.meta?.(draft, i));
-    hash = next.record.hash;
-    sealed[i] = next.record;
-    line(next.line);
-  }
-  return { sealed, hash };
 }
 
 /**

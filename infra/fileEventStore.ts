@@ -12,7 +12,8 @@ import { catalogueProblem, isKnownEventType } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
 import { GENESIS_HASH, recordBody, sealedLine, type Draft, type LogRecord } from "../events/record.ts";
 import { liveHolder, takePidLock } from "./pidLock.ts";
-import { EpisodeExists, sealDrafts, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
+import { sealDrafts } from "./sealing.ts";
+import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
 const LOCK = "writer.lock";
