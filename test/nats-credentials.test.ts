@@ -24,7 +24,7 @@ function runnableHint(out: string): { command: string; exported: string | null }
 }
 
 /** Runs a printed `npx probetown …` command line (no quoting in it) with this repo's CLI. */
-const runPrinted = (command: string, env: Record<string, string>) => startCli(command.replace(/^npx probetown /, "").split(" "), env).done;
+const runPrinted = (command: string, env: Record<string, string>) => runCli(command.replace(/^npx probetown /, "").split(" "), undefined, env);
 
 describe("--nats with credentials", () => {
   it("logs in with the URL's user and password, runs and verifies, and never prints the password", async () => {
