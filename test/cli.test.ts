@@ -118,7 +118,7 @@ describe("probetown CLI", () => {
     const orphan = await cli(["verify", child]);
     expect(orphan.code).toBe(2);
     expect(orphan.err).toMatch(/base-child\/snapshots: the fork's base snapshot [0-9a-f]{12}… is missing, and its parent's log \(\.\.\/base-parent\/log\) is not there to rebuild it from\n$/);
-  }, 120_000); // 10 s in a CI run, 22 s on a loaded machine
+  }, 120_000); // under 1 s with the commands in-process; spawned, 10 s in a CI run and 22 s on a loaded machine
 
   it("a damaged snapshot is a damaged input (exit 3, naming it), never an internal error", async () => {
     const parent = join(work, "snapped");
@@ -279,7 +279,7 @@ describe("probetown CLI", () => {
     }
     expect(readdirSync(here)).toEqual([]);
     expect(existsSync(join(dir, "snapshots", "f"))).toBe(false);
-  }, 120_000); // some 60 commands one after another: 20 s in a CI run, more on a loaded machine
+  }, 120_000); // some 60 commands one after another: ~1 s in-process; spawned, 20 s in a CI run, more on a loaded machine
 
   it("rejects a malformed config file naming the file and field", async () => {
     const bad = join(work, "bad.json");

@@ -38,7 +38,7 @@ describe("sweep envprobe (CLI)", () => {
       expect(existsSync(join(work, "never"))).toBe(false);
     }
     expect((await cli(["sweep", "auratown", "--seeds", "1", "--policies", "no-probe"])).err).toMatch(/--policies is for `sweep envprobe` only/);
-  }, 120_000); // some 15 commands one after another: 9 s in a CI run, more on a loaded machine
+  }, 120_000); // some 15 commands one after another: under 1 s in-process; spawned, 9 s in a CI run, more on a loaded machine
 
   it("runs a small grid: per-cell metrics and wall time as JSON, one log per episode, and the report from the logs", async () => {
     const work = tempDir("envprobe-cli");
