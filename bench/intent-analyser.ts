@@ -6,7 +6,7 @@
 import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
 import { focusLocationOf, sceneTimeOf } from "../actors/aura/scene.ts";
 import type { TokenizerName } from "../actors/aura/language/tokens.ts";
-import { loadImplicitBenchmark } from "../services/benchmarks/implicit.ts";
+import { loadImplicitBenchmark } from "../services/aura/benchmarks/implicit.ts";
 
 const args = process.argv.slice(2);
 const tokenizers: TokenizerName[] = args.includes("--tokenizer") ? [args[args.indexOf("--tokenizer") + 1] as TokenizerName] : ["wink", "compromise"];

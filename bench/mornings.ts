@@ -3,7 +3,7 @@
 // cores scale the same work with nothing shared. Prints `{"seconds": …, "cpu": …}` as its last line.
 // Usage: node bench/mornings.ts <first seed> <count> <dir> <warm-up count>
 import { join } from "node:path";
-import { runEpisode } from "../services/episodes.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
 
 const [first, count, dir, warmUp] = [Number(process.argv[2]), Number(process.argv[3]), process.argv[4]!, Number(process.argv[5] ?? 0)];
 const morning = (seed: number, label: string) =>

@@ -13,9 +13,9 @@ import { createJetStreamEventStore, ensureLogStream, readJetStreamLog } from "..
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { connectNats, subjects } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
-import { jetStreamWhere, remotePlacement } from "../services/distributed.ts";
-import { runEpisode, runEpisodeEffect } from "../services/episodes.ts";
-import { jobsOf } from "../services/jobs.ts";
+import { jetStreamWhere, remotePlacement } from "../services/distributed/episodes.ts";
+import { runEpisode, runEpisodeEffect } from "../services/kernel/episodes.ts";
+import { jobsOf } from "../services/distributed/jobs.ts";
 import { startTestNats } from "../test/natsServer.ts";
 
 export interface Row {

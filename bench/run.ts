@@ -7,8 +7,8 @@ import { createActor, setup, assign, type AnyActorLogic } from "xstate";
 import { recordActorLogic } from "../actors/actor.ts";
 import type { Draft, LogRecord } from "../events/record.ts";
 import { createFileEventStore, scanLog, segmentFiles } from "../infra/fileEventStore.ts";
-import { runEpisode, type EpisodeResult } from "../services/episodes.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { runEpisode, type EpisodeResult } from "../services/kernel/episodes.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { natsRows, type Row } from "./nats.ts";
 
 const quick = process.argv.includes("--quick");

@@ -1,6 +1,6 @@
 // LLM calls as events (DESIGN §4): an actor emits `llm.requested` (role, model, messages, params
 // and the sha256 of the canonical request) addressed to the gateway; the sequencer hands it to the
-// LLM gateway (services/llmGateway.ts) and appends the answer, `llm.completed` or `llm.failed`,
+// LLM gateway (services/llm/index.ts) and appends the answer, `llm.completed` or `llm.failed`,
 // addressed back to the requester within the same tick. Replay serves the logged answer and never
 // calls a model. The request hash is content-addressed: equal requests have equal hashes, which is
 // what the gateway's cache is keyed by (forks can reuse recorded answers when asked to).

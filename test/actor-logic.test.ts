@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { recordActorLogic, type ActorDefinition, type Delivered, type Emitted, type WorldDefinition } from "../actors/actor.ts";
-import { ActorFailed, ActorHost } from "../services/actorHost.ts";
+import { ActorFailed, ActorHost } from "../services/distributed/actorHost.ts";
 
 interface Counter {
   n: number;

@@ -8,10 +8,10 @@ import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync
 import { join } from "node:path";
 import type { AgentContext } from "../actors/auratown/agent.ts";
 import type { SceneConfig } from "../actors/aura/world.ts";
-import { askEpisode, committedPrefix } from "../services/ask.ts";
-import { runEpisode } from "../services/episodes.ts";
-import { replayEpisode, UsageError } from "../services/replay.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { askEpisode, committedPrefix } from "../services/aura/ask.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { replayEpisode, UsageError } from "../services/kernel/replay.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { firstSegment, logRecords, runCliAsSpawned, startCli, tempDir } from "./helpers.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -8,11 +8,11 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnswerFactPayload } from "../events/probes.ts";
 import type { LogRecord } from "../events/record.ts";
-import { factualTruth, judgeFactual, loadFactualBenchmark, needsOf, unrecognisedTags, verdictOf, FactualBenchmarkInvalid, type FactualQuery, type FactualTruth } from "../services/benchmarks/factual.ts";
-import { runFactualEval } from "../services/factualEval.ts";
-import { loadResults } from "../services/results.ts";
-import { analyze } from "../services/report.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { factualTruth, judgeFactual, loadFactualBenchmark, needsOf, unrecognisedTags, verdictOf, FactualBenchmarkInvalid, type FactualQuery, type FactualTruth } from "../services/aura/benchmarks/factual.ts";
+import { runFactualEval } from "../services/aura/factualEval.ts";
+import { loadResults } from "../services/analysis/results.ts";
+import { analyze } from "../services/analysis/report.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { analyseFactual } from "../actors/aura/factual.ts";
 import { tempDir } from "./helpers.ts";
 

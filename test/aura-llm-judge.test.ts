@@ -6,21 +6,21 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runFactualEval } from "../services/factualEval.ts";
-import { runImplicitEval, runPrivacyEval } from "../services/eval.ts";
-import { loadResults } from "../services/results.ts";
-import { loadSpec, runExperiment } from "../services/experiment.ts";
-import { parseFactualJudge, parseImplicitJudge, readJudgeLog, runJudgeCalls } from "../services/llmJudge.ts";
+import { runFactualEval } from "../services/aura/factualEval.ts";
+import { runImplicitEval, runPrivacyEval } from "../services/aura/eval.ts";
+import { loadResults } from "../services/analysis/results.ts";
+import { loadSpec, runExperiment } from "../services/aura/experiment.ts";
+import { parseFactualJudge, parseImplicitJudge, readJudgeLog, runJudgeCalls } from "../services/aura/llmJudge.ts";
 import { llmRequest } from "../events/llm.ts";
 import { truncateSync } from "node:fs";
-import { makeLlmGateway } from "../services/llmGateway.ts";
-import type { LlmConfig } from "../services/llmGateway.ts";
-import { analyze, renderReport } from "../services/report.ts";
+import { makeLlmGateway } from "../services/llm/index.ts";
+import type { LlmConfig } from "../services/llm/index.ts";
+import { analyze, renderReport } from "../services/analysis/report.ts";
 import { fakeServer, type ChatBody } from "./fakeLlmServer.ts";
 import { logRecords, runCli, tempDir, until } from "./helpers.ts";
-import { askEpisode } from "../services/ask.ts";
-import { runEpisode } from "../services/episodes.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { askEpisode } from "../services/aura/ask.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 /** The CLI, in this process (the fake servers live here too), with no endpoint or key from the environment. */
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const r = await runCli(args, ROOT, { PROBETOWN_LLM_BASE_URL: "", OPENAI_BASE_URL: "", PROBETOWN_LLM_API_KEY: "", OPENAI_API_KEY: "", ...env });

@@ -7,11 +7,11 @@ import { importanceOf, recencyOf, relevanceOf, remember, retrieve, scoreOf, type
 import { analyseQuery } from "../actors/aura/intent.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeRequestedPayload } from "../events/probes.ts";
 import type { LogRecord } from "../events/record.ts";
-import { loadImplicitBenchmark } from "../services/benchmarks/implicit.ts";
-import { judgeQuery, needOf } from "../services/benchmarks/judge.ts";
-import { recordsByQuery, runImplicitEvals, sceneConfig } from "../services/eval.ts";
-import { runEpisode } from "../services/episodes.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { loadImplicitBenchmark } from "../services/aura/benchmarks/implicit.ts";
+import { judgeQuery, needOf } from "../services/aura/benchmarks/judge.ts";
+import { recordsByQuery, runImplicitEvals, sceneConfig } from "../services/aura/eval.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { logRecords, runCliAsSpawned, tempDir } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");

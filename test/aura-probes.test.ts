@@ -9,10 +9,10 @@ import { analyseQuery, gapToBudget, type PerceivedScene } from "../actors/aura/i
 import { ENVIRONMENT_TOOLS, AGENT_STATE_TOOLS, policyDenies } from "../actors/aura/tools.ts";
 import { auraSceneWorld, defaultSceneConfig } from "../actors/aura/world.ts";
 import type { ProbeRequestedPayload } from "../events/probes.ts";
-import { recordsByQuery, sceneConfig } from "../services/eval.ts";
-import { loadImplicitBenchmark } from "../services/benchmarks/implicit.ts";
-import { forkEpisode, runEpisode } from "../services/episodes.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { recordsByQuery, sceneConfig } from "../services/aura/eval.ts";
+import { loadImplicitBenchmark } from "../services/aura/benchmarks/implicit.ts";
+import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 import { join } from "node:path";
 

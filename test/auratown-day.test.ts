@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { runEpisode } from "../services/episodes.ts";
-import { collectRow, staleRuns, summarize, type TickRow } from "../services/views/auratown.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { collectRow, staleRuns, summarize, type TickRow } from "../services/auratown/views.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 
 describe("one default AURATown day, seed 42", async () => {

@@ -14,10 +14,10 @@ import { EpisodeExists, StorageFailed, WriterLocked } from "../infra/eventStore.
 import { InvalidSubjectToken, NatsUnavailable } from "../infra/nats.ts";
 import { InputRejected } from "../events/inputRejected.ts";
 import { EXIT, exitCodeFor } from "../services/cli/exitCodes.ts";
-import { LocalWorkersGone } from "../services/distributed.ts";
-import { ActorHostLost } from "../services/episodes.ts";
-import { SpecInvalid } from "../services/experiment.ts";
-import { Divergence, UsageError } from "../services/replay.ts";
+import { LocalWorkersGone } from "../services/distributed/episodes.ts";
+import { ActorHostLost } from "../services/kernel/episodes.ts";
+import { SpecInvalid } from "../services/aura/experiment.ts";
+import { Divergence, UsageError } from "../services/kernel/replay.ts";
 import { CLI, repoRoot, tempDir } from "./helpers.ts";
 
 /** Packages the CLI's startup must not load (a path segment of a resolved module). */

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { forkEpisode, runEpisode } from "../services/episodes.ts";
-import { compareLogs, type EpisodeDiff } from "../services/episodeDiff.ts";
+import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
+import { compareLogs, type EpisodeDiff } from "../services/kernel/episodeDiff.ts";
 import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 
 const quiet = { trace: { exporter: "none" } as const, fsync: "never" as const };

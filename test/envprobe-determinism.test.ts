@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { GRID_POLICIES } from "../actors/envprobe/config.ts";
 import { KINDS } from "../actors/envprobe/kinds/index.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
-import { forkEpisode, runEpisode } from "../services/episodes.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 import { recordBody, type LogRecord } from "../events/record.ts";
 

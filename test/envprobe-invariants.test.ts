@@ -12,8 +12,8 @@ import { envprobeWorld, worldSpecOf } from "../actors/envprobe/world.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import { metricsOfLog } from "../services/envprobe/metrics.ts";
 import { episodeDirOf, MARKER, runSweep, sweepSpecOf } from "../services/envprobe/sweep.ts";
-import { verifyEpisode } from "../services/verify.ts";
-import { UsageError } from "../services/replay.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
+import { UsageError } from "../services/kernel/replay.ts";
 import { tempDir } from "./helpers.ts";
 
 const parse = (lines: readonly string[]) => lines.map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });

@@ -9,9 +9,9 @@ import type { EnvprobeDecidedPayload } from "../events/envprobe.ts";
 import type { LlmRequestedPayload } from "../events/llm.ts";
 import type { LogRecord } from "../events/record.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
-import { runEpisode } from "../services/episodes.ts";
-import { makeLlmGateway, type LlmConfig } from "../services/llmGateway.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { makeLlmGateway, type LlmConfig } from "../services/llm/index.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 

@@ -16,11 +16,11 @@ import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from 
 import type { LogRecord } from "../events/record.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import { runSweep, sweepSpecOf } from "../services/envprobe/sweep.ts";
-import { runEpisode } from "../services/episodes.ts";
-import { makeLlmGateway, settingsWithoutKey, type LlmConfig } from "../services/llmGateway.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { makeLlmGateway, settingsWithoutKey, type LlmConfig } from "../services/llm/index.ts";
 import { envprobeJobsOf, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
-import { replayEpisode } from "../services/replay.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { replayEpisode } from "../services/kernel/replay.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { fakeServer, type ChatBody, type Reply } from "./fakeLlmServer.ts";
 import { logRecords, runCli, tempDir, withoutMetaLine } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";

@@ -3,7 +3,7 @@
 // paired bootstrap is seeded and sane.
 import { describe, expect, it } from "vitest";
 import { cellOf, EpisodeAccumulator } from "../services/envprobe/metrics.ts";
-import { pairedBootstrap, wilson } from "../services/stats.ts";
+import { pairedBootstrap, wilson } from "../services/analysis/stats.ts";
 
 const header = { seed: 7, condition: "envprobe-simple", config: { world: "graphnav", regime: "medium" }, ticks: 30 };
 const step = (t: number, kind: "act" | "probe", valid: boolean, useful = false, success = false) => ({ t, kind, valid, useful, success });

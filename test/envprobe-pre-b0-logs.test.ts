@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { defaultConfig, isPreB0Config, LEGACY_CALIBRATION, PRE_B0_DEFAULTS } from "../actors/envprobe/config.ts";
 import { envprobeWorld } from "../actors/envprobe/world.ts";
-import { forkEpisode } from "../services/episodes.ts";
-import { replayEpisode } from "../services/replay.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { forkEpisode } from "../services/kernel/episodes.ts";
+import { replayEpisode } from "../services/kernel/replay.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { logRecords, repoRoot, tempDir } from "./helpers.ts";
 
 const FIXTURES = [

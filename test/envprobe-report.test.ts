@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EpisodeMetrics } from "../services/envprobe/metrics.ts";
 import { loadEpisodes, writeReport, type EnvprobeReport } from "../services/envprobe/report.ts";
-import { UsageError } from "../services/replay.ts";
+import { UsageError } from "../services/kernel/replay.ts";
 import { tempDir } from "./helpers.ts";
 
 /** Synthetic metrics: each policy's A_H differs a little by seed, so every p is finite and not 1. */

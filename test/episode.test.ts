@@ -5,10 +5,10 @@ import fc from "fast-check";
 import { auratownWorld } from "../actors/auratown/world.ts";
 import { seal, GENESIS_HASH, type LogRecord } from "../events/record.ts";
 import type { EpisodeSnapshot } from "../infra/snapshotStore.ts";
-import { stateHashOf } from "../services/actorHost.ts";
-import { forkEpisode, PROBETOWN_VERSION, runEpisode } from "../services/episodes.ts";
-import { replayEpisode, restoreHost } from "../services/replay.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { stateHashOf } from "../services/distributed/actorHost.ts";
+import { forkEpisode, PROBETOWN_VERSION, runEpisode } from "../services/kernel/episodes.ts";
+import { replayEpisode, restoreHost } from "../services/kernel/replay.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { firstSegment, logLines, logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
 
 const quiet = { trace: { exporter: "none" } as const };

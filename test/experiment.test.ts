@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadSpec, runExperiment, scanMatrix, SpecInvalid } from "../services/experiment.ts";
-import { loadResults } from "../services/results.ts";
+import { loadSpec, runExperiment, scanMatrix, SpecInvalid } from "../services/aura/experiment.ts";
+import { loadResults } from "../services/analysis/results.ts";
 import { runCliAsSpawned, tempDir } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");

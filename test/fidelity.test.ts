@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { auraFidelitySection } from "../services/fidelity/aura.ts";
+import { auraFidelitySection } from "../services/aura/fidelity.ts";
 import { tempDir } from "./helpers.ts";
 
 const paper = JSON.parse(readFileSync(join(import.meta.dirname, "..", "data", "aura", "paper-tables.json"), "utf8")) as Record<string, { rows: Array<{ label?: string; subcategory?: string }> }>;

@@ -6,8 +6,8 @@
 // and only then record the new values here.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { runEpisode } from "../services/episodes.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 
 interface Golden {

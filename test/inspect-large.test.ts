@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 import { GENESIS_HASH, seal } from "../events/record.ts";
 import { namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
-import { replayEpisode } from "../services/replay.ts";
+import { replayEpisode } from "../services/kernel/replay.ts";
 import { townInspection } from "../services/cli/inspect.ts";
-import { collectRow, renderTimeline, summarize, type TickRow } from "../services/views/auratown.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { collectRow, renderTimeline, summarize, type TickRow } from "../services/auratown/views.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 
 const cli = runCli;
 

@@ -24,7 +24,7 @@ import {
 } from "../infra/jetStreamEventStore.ts";
 import { connectNats, kvKey, natsName, NatsUnavailable, subjects } from "../infra/nats.ts";
 import { catalogueProblem, payloadProblem } from "../events/catalogue.ts";
-import { runEpisode } from "../services/episodes.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
 import { eventStoresContract } from "./contracts/eventStores.ts";
 import { logRecords, stopped, tempDir, until } from "./helpers.ts";
 import { startTestNats } from "./natsServer.ts";

@@ -7,8 +7,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
 import { followJetStreamLog, readJetStreamLog } from "../infra/jetStreamEventStore.ts";
-import { runEpisodeEffect } from "../services/episodes.ts";
-import { jetStreamWhere } from "../services/distributed.ts";
+import { runEpisodeEffect } from "../services/kernel/episodes.ts";
+import { jetStreamWhere } from "../services/distributed/episodes.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
 // The server's per-client send buffer: 1 MB here (64 MB by default), against a log of several MB;

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { llmRequest, type LlmFailedPayload } from "../events/llm.ts";
 import { ChatError, type ChatCall, type ChatClient, type ChatResult } from "../infra/openaiClient.ts";
-import { makeLlmGateway, type LlmAnswer, type LlmConfig } from "../services/llmGateway.ts";
+import { makeLlmGateway, type LlmAnswer, type LlmConfig } from "../services/llm/index.ts";
 
 type Outcome = { readonly reply: string; readonly afterMs?: number } | { readonly error: ChatError; readonly afterMs?: number } | { readonly hang: true };
 

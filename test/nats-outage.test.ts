@@ -12,7 +12,7 @@ import type { KV } from "@nats-io/kv";
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { JetStreamSnapshotStore, openSnapshotBuckets, type SnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { closeNats, connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
-import { withNats } from "../services/distributed.ts";
+import { withNats } from "../services/distributed/episodes.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { frozenWhen, runCli, startCli, tempDir } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";

@@ -10,8 +10,8 @@ import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { JetStreamSnapshotStore, openSnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { natsName } from "../infra/nats.ts";
 import { distributedLayer } from "../infra/natsLayers.ts";
-import { jetStreamWhere } from "../services/distributed.ts";
-import { episodeJobHandler, jobsOf } from "../services/jobs.ts";
+import { jetStreamWhere } from "../services/distributed/episodes.ts";
+import { episodeJobHandler, jobsOf } from "../services/distributed/jobs.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { natsForSuite } from "./natsServer.ts";
 

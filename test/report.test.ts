@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { loadResults, parseResults, resultLine, ResultsInvalid, type ResultRow } from "../services/results.ts";
-import { analyze, paretoFront, renderReport, ReportOptionInvalid, writeReport } from "../services/report.ts";
-import { holm, oneSampleTTest } from "../services/stats.ts";
+import { loadResults, parseResults, resultLine, ResultsInvalid, type ResultRow } from "../services/analysis/results.ts";
+import { analyze, paretoFront, renderReport, ReportOptionInvalid, writeReport } from "../services/analysis/report.ts";
+import { holm, oneSampleTTest } from "../services/analysis/stats.ts";
 import { runCli, tempDir } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runEpisode } from "../services/episodes.ts";
-import { verifyEpisode } from "../services/verify.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { verifyEpisode } from "../services/kernel/verify.ts";
 import { FileSnapshotStore, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
 import { logLines, logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";

@@ -11,7 +11,7 @@ import {
   oneSampleTTest,
   pairedTTest,
   wilcoxonSignedRank,
-} from "../services/stats.ts";
+} from "../services/analysis/stats.ts";
 
 // Student (1908) / Cushny & Peebles: extra hours of sleep under two drugs, the same 10 patients.
 // R: t.test(extra ~ group, data = sleep, paired = TRUE) → t = -4.0621, df = 9, p-value = 0.002833,

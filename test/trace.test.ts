@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { forkEpisode, runEpisode } from "../services/episodes.ts";
+import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
 import { existsSync, writeFileSync } from "node:fs";
 import { firstSegment, logRecords, runCli, tempDir, withoutMetaLine } from "./helpers.ts";
 import type { LogRecord } from "../events/record.ts";

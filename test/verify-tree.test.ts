@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSegment, tempDir, runCli } from "./helpers.ts";
-import { episodeDirsUnder, verifyTree } from "../services/verifyTree.ts";
+import { episodeDirsUnder, verifyTree } from "../services/kernel/verifyTree.ts";
 
 const cli = runCli;
 

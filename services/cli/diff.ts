@@ -1,10 +1,10 @@
 // `probetown diff <a> <b>`: what differs between two episodes of one world, read from their logs
-// (services/episodeDiff.ts): files by default, JetStream with --nats.
+// (services/kernel/episodeDiff.ts): files by default, JetStream with --nats.
 import { Effect } from "effect";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
-import { jetStreamWhere, withNats } from "../distributed.ts";
-import { diffEpisodesEffect, diffText, type EpisodeDiff } from "../episodeDiff.ts";
+import { jetStreamWhere, withNats } from "../distributed/episodes.ts";
+import { diffEpisodesEffect, diffText, type EpisodeDiff } from "../kernel/episodeDiff.ts";
 import { peekInNats } from "./distributed.ts";
 
 export interface DiffFlags {

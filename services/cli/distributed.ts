@@ -20,19 +20,19 @@ import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, readJetStreamL
 import type { LogEnds } from "../../infra/fileEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag, type Telemetry, type TelemetryConfig } from "../../infra/telemetry.ts";
-import { jobSpans, workerTrace } from "../jobTracing.ts";
+import { jobSpans, workerTrace } from "../distributed/jobTracing.ts";
 import { isStorageError, type FsyncPolicy } from "../../infra/eventStore.ts";
-import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../actorHostService.ts";
-import { jetStreamWhere, LocalWorkersGone, spawnWorkers, stderrLine, watchWorkers, withNats } from "../distributed.ts";
-import { checkWritable, explicitLogDir, filesWhere, tailCutNote } from "../episodes.ts";
+import { DEFAULT_IDLE_MS, hostEpisodeActors } from "../distributed/actorHostService.ts";
+import { jetStreamWhere, LocalWorkersGone, spawnWorkers, stderrLine, watchWorkers, withNats } from "../distributed/episodes.ts";
+import { checkWritable, explicitLogDir, filesWhere, tailCutNote } from "../kernel/episodes.ts";
 import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { signalExitCode, signalsUntilRelease, stopAfterTickOnSignals } from "./signals.ts";
-import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../jobs.ts";
-import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../replay.ts";
+import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../distributed/jobs.ts";
+import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
 import { recordLine } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ParentLogs } from "./envprobe.ts";
-import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../verify.ts";
+import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../kernel/verify.ts";
 import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));

@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/conditions.ts";
-import { DEFAULT_SEEDS, JUDGES, type JudgeMode } from "../evalDefaults.ts";
+import { DEFAULT_SEEDS, JUDGES, type JudgeMode } from "../aura/evalDefaults.ts";
 import type { FactualFlags, ImplicitFlags, PrivacyFlags } from "./commands/eval.ts";
 import { addLlmOptions } from "./llmOptions.ts";
 

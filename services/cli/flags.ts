@@ -1,7 +1,7 @@
 // Readers of flag values shared by the command definitions (main.ts) and their actions.
 import { readFileSync } from "node:fs";
 import { InvalidArgumentError } from "commander";
-import { UsageError } from "../usageError.ts";
+import { UsageError } from "../kernel/usageError.ts";
 
 export function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, why = "") {
   return (value: string): number => {

@@ -3,9 +3,9 @@
 // summary, and dropped. Holding every row to draw them at the end took 2.6 GB for `inspect --json`
 // of a 1,000-agent town over three days (1.7 GB for `--all`); the output is the same bytes.
 import type { LogRecord } from "../../events/record.ts";
-import type { ActorHost } from "../actorHost.ts";
-import type { EpisodeHeader, ReplayOptions, ReplayResult } from "../replay.ts";
-import { agentNames, collectRow, DETAILED_TOWN_ACTORS, rowOf, TownSummary, TownTimeline, type TimelineFilter } from "../views/auratown.ts";
+import type { ActorHost } from "../distributed/actorHost.ts";
+import type { EpisodeHeader, ReplayOptions, ReplayResult } from "../kernel/replay.ts";
+import { agentNames, collectRow, DETAILED_TOWN_ACTORS, rowOf, TownSummary, TownTimeline, type TimelineFilter } from "../auratown/views.ts";
 import { chunkedWriter, namesActor, prettyJsonPieces } from "../views/text.ts";
 
 export interface TownInspectFlags {

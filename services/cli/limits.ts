@@ -8,8 +8,8 @@ import { dirname, resolve } from "node:path";
 import { getHeapStatistics } from "node:v8";
 import { defaultTownConfig, type TownConfig } from "../../actors/auratown/config.ts";
 import { ticksPerDay } from "../../actors/auratown/town.ts";
-import { defaultSnapshotEvery } from "../episodes.ts";
-import { UsageError } from "../replay.ts";
+import { defaultSnapshotEvery } from "../kernel/episodes.ts";
+import { UsageError } from "../kernel/replay.ts";
 
 /** Heap a town resident takes over its first day (measured: 5,000 residents, 1.36 GB). */
 export const HEAP_PER_RESIDENT = 300 * 1024;

@@ -4,9 +4,9 @@
 import { readLog } from "../../infra/fileEventStore.ts";
 import type { LlmRole } from "../../events/llm.ts";
 import type { LogRecord } from "../../events/record.ts";
-import { apiKeyVariable, cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, settingsWithoutKey, type EndpointProblem, type LlmConfig, type LlmGatewayImpl, type LlmWaiting } from "../llmGateway.ts";
-import type { LlmResponder } from "../sequencer.ts";
-import { layoutOf, resolveEpisodeDir, UsageError } from "../replay.ts";
+import { apiKeyVariable, cachedOnlyResponder, LlmCache, makeLlmGateway, resolveLlmConfig, settingsWithoutKey, type EndpointProblem, type LlmConfig, type LlmGatewayImpl, type LlmWaiting } from "../llm/index.ts";
+import type { LlmResponder } from "../kernel/sequencer.ts";
+import { layoutOf, resolveEpisodeDir, UsageError } from "../kernel/replay.ts";
 import { EXIT_ENDPOINT, type LlmCliFlags } from "./llmOptions.ts";
 
 export { addLlmOptions, EXIT_ENDPOINT, type LlmCliFlags } from "./llmOptions.ts";

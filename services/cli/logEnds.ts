@@ -5,8 +5,8 @@ import type { LogRecord } from "../../events/record.ts";
 import { peekLog, scanLog, type LogEnds } from "../../infra/fileEventStore.ts";
 import { Embedded } from "../../infra/layers.ts";
 import { Effect } from "effect";
-import { forkTicks } from "../episodes.ts";
-import { headerOf, layoutOf, replayEpisode, replayRecordsEffect, resolveEpisodeDir, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../replay.ts";
+import { forkTicks } from "../kernel/episodes.ts";
+import { headerOf, layoutOf, replayEpisode, replayRecordsEffect, resolveEpisodeDir, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
 import { namesActor } from "../views/text.ts";
 import type { EndsCheck } from "./distributed.ts";
 

@@ -17,10 +17,10 @@ import { MAX_HORIZON } from "../../actors/envprobe/limits.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { DEFAULT_NAMESPACE, MIN_LOCK_TTL_MS, NATS_URL_ENV, NATS_URL_FROM_ENV, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
 import { DEFAULT_CHUNK } from "../envprobe/chunk.ts";
-import { METRICS } from "../reportMetrics.ts";
-import { UsageError } from "../usageError.ts";
-import { PROBETOWN_VERSION } from "../version.ts";
-import { DETAILED_TOWN_ACTORS } from "../views/auratown.ts";
+import { METRICS } from "../analysis/reportMetrics.ts";
+import { UsageError } from "../kernel/usageError.ts";
+import { PROBETOWN_VERSION } from "../kernel/version.ts";
+import { DETAILED_TOWN_ACTORS } from "../auratown/views.ts";
 import { shownPath } from "../views/text.ts";
 import { registerAsk } from "./ask.ts";
 import { registerEval } from "./eval.ts";
@@ -260,7 +260,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   program
     .command("report")
     .description("write the experiment report (markdown, JSON, SVG charts) from a results JSONL file; no episode is rerun")
-    .argument("<results>", "results JSONL, one row per query × seed × condition (schema: services/results.ts)")
+    .argument("<results>", "results JSONL, one row per query × seed × condition (schema: services/analysis/results.ts)")
     .requiredOption("--out <dir>", "directory for report.md, report.json and the charts")
     .option("--reference <condition>", "condition the others are compared with (default: the first in the file); comma-separate one per benchmark")
     .addOption(new Option("--metric <name>", "score used for comparisons, blocks and charts (default: the first the rows have of implicit, accuracy, correct, literal, recall; privacy rows: recall)").choices([...METRICS]))

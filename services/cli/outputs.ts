@@ -3,7 +3,7 @@
 // naming neither the flag nor what was expected.
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { UsageError } from "../replay.ts";
+import { UsageError } from "../kernel/replay.ts";
 
 /** `--out <file>` for a JSON document: not a directory, and its directory exists. */
 export function checkOutFile(out: string | undefined): void {

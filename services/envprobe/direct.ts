@@ -16,9 +16,9 @@ import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { versionOf } from "../../events/catalogue.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
 import { actorIndexOf, GENESIS_HASH, recipientsOf, seal, type Draft } from "../../events/record.ts";
-import { partDigest, stateHashOf } from "../actorHost.ts";
-import { episodeIdOf, PROBETOWN_VERSION } from "../episodes.ts";
-import { SEQUENCER_ID } from "../sequencer.ts";
+import { partDigest, stateHashOf } from "../distributed/actorHost.ts";
+import { episodeIdOf, PROBETOWN_VERSION } from "../kernel/episodes.ts";
+import { SEQUENCER_ID } from "../kernel/sequencer.ts";
 import { EpisodeAccumulator, type EpisodeMetrics } from "./metrics.ts";
 
 export interface DirectRun {

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Policy } from "../../actors/envprobe/config.ts";
-import { mcnemar, pairedBootstrap, wilson } from "../stats.ts";
+import { mcnemar, pairedBootstrap, wilson } from "../analysis/stats.ts";
 import type { EpisodeMetrics } from "./metrics.ts";
 import { pairedEpisodes, WORLDS, type Stratum } from "./report.ts";
 import { runSweep, sweepSpecOf } from "./sweep.ts";

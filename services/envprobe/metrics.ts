@@ -11,7 +11,7 @@ import { LogCorrupted } from "../../events/errors.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
 import { KINDS } from "../../actors/envprobe/kinds/index.ts";
 import { POLICY_NAMES, REGIMES } from "../../actors/envprobe/config.ts";
-import { wilson } from "../stats.ts";
+import { wilson } from "../analysis/stats.ts";
 
 export interface EpisodeMetrics {
   readonly world: string;

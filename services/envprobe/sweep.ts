@@ -18,9 +18,9 @@ import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { resolveNewEpisodeConfig } from "../../actors/actor.ts";
 import { canonicalJson } from "../../events/canonical.ts";
 import { runOnPool } from "../../infra/pool.ts";
-import { parseSeeds } from "../jobs.ts";
-import { UsageError } from "../replay.ts";
-import type { LlmResponder } from "../sequencer.ts";
+import { parseSeeds } from "../distributed/jobs.ts";
+import { UsageError } from "../kernel/replay.ts";
+import type { LlmResponder } from "../kernel/sequencer.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import type { SweepChunk, SweepChunkResult } from "./sweepWorker.ts";
 
@@ -307,7 +307,7 @@ export async function runEpisodesThroughSequencer(
   progress?: (done: number, kept: number) => void,
 ): Promise<{ episodes: EpisodeMetrics[]; kept: number }> {
   // Loaded here, not at the top: the sweep's worker threads import this file and need none of it.
-  const { runEpisode } = await import("../episodes.ts");
+  const { runEpisode } = await import("../kernel/episodes.ts");
   const root = o.log ?? mkdtempSync(join(tmpdir(), "probetown-envprobe-llm-"));
   const episodes: EpisodeMetrics[] = [];
   let kept = 0;

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Schema } from "effect";
 import { schemaProblem } from "../../actors/configDecoder.ts";
 import { LLM_ROLES, type LlmRole } from "../../events/llm.ts";
-import { UsageError } from "../replay.ts";
+import { UsageError } from "../kernel/replay.ts";
 
 export interface ModelPrice {
   /** USD per million prompt tokens. */

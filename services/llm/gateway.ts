@@ -14,12 +14,12 @@
 //   - a failure of any kind is a tagged error (services/llm/errors.ts) logged as `llm.failed`, and
 //     the requester falls back to its deterministic backend;
 //   - its tokens and cost accounted per requesting actor and per query (services/llm/usage.ts).
-// Replay never reaches the gateway: services/replay.ts serves the logged answers.
+// Replay never reaches the gateway: services/kernel/replay.ts serves the logged answers.
 import type { Span } from "@opentelemetry/api";
 import { Context, Effect, Layer } from "effect";
 import type { LlmCompletedPayload, LlmErrorKind, LlmFailedPayload, LlmRequestedPayload } from "../../events/llm.ts";
 import { ChatError, openAiChatClient, type ChatClient, type ChatMessage, type ChatResult } from "../../infra/openaiClient.ts";
-import type { LlmResponder } from "../sequencer.ts";
+import type { LlmResponder } from "../kernel/sequencer.ts";
 import { EndpointCircuit } from "./circuit.ts";
 import { CallSlots } from "./concurrency.ts";
 import { callSettings, type LlmConfig } from "./config.ts";

@@ -3,7 +3,7 @@
 // responder that serves only recordings (a fork with `--reuse-llm` and no endpoint).
 import type { LlmCompletedPayload, LlmFailedPayload } from "../../events/llm.ts";
 import type { LogRecord } from "../../events/record.ts";
-import type { LlmResponder } from "../sequencer.ts";
+import type { LlmResponder } from "../kernel/sequencer.ts";
 
 /**
  * Recorded completions by request hash, and the recorded failures of requests never completed (a

@@ -5,7 +5,7 @@ import type { LogRecord } from "../../events/record.ts";
 import { compactJson, namesActor } from "./text.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
 import type { LlmFailedPayload } from "../../events/llm.ts";
-import { usageFromRecords } from "../llmGateway.ts";
+import { usageFromRecords } from "../llm/index.ts";
 
 const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
 

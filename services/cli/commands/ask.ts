@@ -2,7 +2,7 @@
 // the command): the AURA controller answers a resident's question on a recorded (or running)
 // AURATown episode's state after tick n; prints the IntentFrame, each probe with its result, the
 // budget and the answer.
-import { askEpisode, type AskResult } from "../../ask.ts";
+import { askEpisode, type AskResult } from "../../aura/ask.ts";
 import { endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "../llm.ts";
 import { compactJson, shownPath } from "../../views/text.ts";
 

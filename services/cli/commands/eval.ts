@@ -3,17 +3,17 @@
 // --llm-config) and/or the paper's LLM judges (--judge). Progress goes to stderr; the result (text
 // table, or JSON with --json) to stdout; one JSONL line per query × seed × condition to the results
 // file beside the episode logs.
-import { parseSeeds } from "../../jobs.ts";
+import { parseSeeds } from "../../distributed/jobs.ts";
 import { parseTraceFlag } from "../../../infra/telemetry.ts";
-import { UsageError } from "../../usageError.ts";
-import { runImplicitEvals, runPrivacyEval, type Aggregate, type ConditionSummary, type EvalLlmSummary, type ImplicitEvalsResult, type PrivacyAggregate } from "../../eval.ts";
-import { runFactualEval, type FactualAggregate } from "../../factualEval.ts";
-import type { LlmConfig, LlmWaiting } from "../../llmGateway.ts";
+import { UsageError } from "../../kernel/usageError.ts";
+import { runImplicitEvals, runPrivacyEval, type Aggregate, type ConditionSummary, type EvalLlmSummary, type ImplicitEvalsResult, type PrivacyAggregate } from "../../aura/eval.ts";
+import { runFactualEval, type FactualAggregate } from "../../aura/factualEval.ts";
+import type { LlmConfig, LlmWaiting } from "../../llm/index.ts";
 import { endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "../llm.ts";
 import { checkTownWarmupFits } from "../limits.ts";
 import { checkOutDir } from "../outputs.ts";
-import { loadFactualBenchmark } from "../../benchmarks/factual.ts";
-import type { JudgeMode, LlmJudgeFields } from "../../llmJudge.ts";
+import { loadFactualBenchmark } from "../../aura/benchmarks/factual.ts";
+import type { JudgeMode, LlmJudgeFields } from "../../aura/llmJudge.ts";
 
 /**
  * The LLM config of an eval, with a one-line note on stderr (naming the judge's model when an LLM

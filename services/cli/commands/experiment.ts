@@ -3,7 +3,7 @@
 // are served from it) → results JSONL → report. Progress is a bar on a TTY and plain lines
 // otherwise, on stderr; the summary goes to stdout.
 import cliProgress from "cli-progress";
-import { loadSpec, runExperiment } from "../../experiment.ts";
+import { loadSpec, runExperiment } from "../../aura/experiment.ts";
 import { shownPath } from "../../views/text.ts";
 import { factualTownTicks, keptNotice, resumeNote } from "./eval.ts";
 import { checkTownWarmupFits } from "../limits.ts";

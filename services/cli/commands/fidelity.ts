@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fidelityDocument } from "../../fidelity/document.ts";
-import { UsageError } from "../../usageError.ts";
+import { UsageError } from "../../kernel/usageError.ts";
 
 export interface FidelityFlags {
   out: string;

@@ -1,5 +1,5 @@
 // `probetown inspect <log>`: the readable timeline of an episode.
-import { UsageError } from "../../usageError.ts";
+import { UsageError } from "../../kernel/usageError.ts";
 import { pickRecords, renderRecordTimeline } from "../../views/records.ts";
 import { namesActor, prettyJsonPieces, writePieces } from "../../views/text.ts";
 import type { EndsCheck } from "../distributed.ts";

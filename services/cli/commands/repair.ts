@@ -2,8 +2,8 @@
 import { accessSync, constants } from "node:fs";
 import { isDamage, type TornTail } from "../../../events/errors.ts";
 import { openFileEventStoreForAppend, scanLog } from "../../../infra/fileEventStore.ts";
-import { layoutOf, resolveEpisodeDir } from "../../replay.ts";
-import { UsageError } from "../../usageError.ts";
+import { layoutOf, resolveEpisodeDir } from "../../kernel/replay.ts";
+import { UsageError } from "../../kernel/usageError.ts";
 import { shownPath } from "../../views/text.ts";
 import { EXIT } from "../exitCodes.ts";
 

@@ -2,8 +2,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FileSnapshotStore } from "../../../infra/snapshotStore.ts";
-import { layoutOf, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../../replay.ts";
-import { DETAILED_TOWN_ACTORS } from "../../views/auratown.ts";
+import { layoutOf, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../../kernel/replay.ts";
+import { DETAILED_TOWN_ACTORS } from "../../auratown/views.ts";
 import { namesActor, shownPath } from "../../views/text.ts";
 import type { EndsCheck } from "../distributed.ts";
 import { EXIT } from "../exitCodes.ts";

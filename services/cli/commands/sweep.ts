@@ -3,7 +3,7 @@
 import { resolveNewEpisodeConfig } from "../../../actors/actor.ts";
 import type { TownConfig } from "../../../actors/auratown/config.ts";
 import { worlds } from "../../../actors/worlds.ts";
-import { UsageError } from "../../usageError.ts";
+import { UsageError } from "../../kernel/usageError.ts";
 import { cmdSweep as cmdEpisodeSweep } from "../distributed.ts";
 import { cmdEnvprobeSweep, type EnvprobeSweepFlags } from "../envprobe.ts";
 import { readConfigFile } from "../flags.ts";

@@ -3,8 +3,8 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import cliProgress from "cli-progress";
-import { verifyEpisode } from "../../verify.ts";
-import { treeReportText, verifyTree } from "../../verifyTree.ts";
+import { verifyEpisode } from "../../kernel/verify.ts";
+import { treeReportText, verifyTree } from "../../kernel/verifyTree.ts";
 import { progressBar } from "../progress.ts";
 import type { NatsFlags } from "../session.ts";
 

@@ -1,0 +1,222 @@
+// Hosts a set of an episode's actors (all of them embedded; some of them in a distributed run) and
+// answers the sequencer's requests: deliver a record, report state digests, hand over snapshots.
+import { createActor, type AnyActorRef } from "xstate";
+import type { ActorDefinition, Delivered, Emitted, WorldDefinition } from "../../actors/actor.ts";
+import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
+import type { Transport } from "../../infra/transport.ts";
+import { contextOfTraceparent } from "../../infra/telemetry.ts";
+import { SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+
+export type HostRequest =
+  | { readonly kind: "deliver"; readonly record: Delivered; readonly recipients: readonly string[] }
+  | { readonly kind: "digest"; readonly ids?: readonly string[] }
+  /** Each actor's persisted snapshot as JSON text (serialised once, at the tick it is taken). */
+  | { readonly kind: "snapshot"; readonly ids?: readonly string[] }
+  | { readonly kind: "ping" }
+  /**
+   * Start the actors over from the state a run continues from: as the episode begins (`snapshot`
+   * null) or as in that episode snapshot (its key). A resumed run's remote hosts may hold any state
+   * (fresh, or where a failed run left them); the sequencer sets it before the first tick.
+   */
+  | { readonly kind: "restore"; readonly snapshot: string | null; readonly ids?: readonly string[] }
+  /** The episode is over: a host serving only this episode may stop. */
+  | { readonly kind: "release" };
+
+export interface DeliverReply {
+  readonly replies: readonly (readonly Emitted[])[];
+}
+
+export class ActorFailed extends Error {
+  constructor(actorId: string, record: Delivered, cause: unknown) {
+    super(`actor ${actorId} failed handling '${record.type}' (seq ${record.seq}, tick ${record.tick}): ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = "ActorFailed";
+  }
+}
+
+const NO_REPLY: readonly Emitted[] = Object.freeze([]);
+
+interface Hosted {
+  readonly ref: AnyActorRef;
+  readonly outbox: Emitted[];
+  failure: unknown;
+}
+
+export interface HostOptions {
+  /** Persisted XState snapshots to restore, by actor id (from an episode snapshot). */
+  readonly restore?: Readonly<Record<string, unknown>>;
+  /** Host only these actors (default: all of the world's actors). */
+  readonly only?: readonly string[];
+}
+
+export interface ServeOptions {
+  readonly tracer?: Tracer;
+  readonly onRelease?: () => void;
+  readonly onRequest?: (request: HostRequest) => void;
+  readonly load?: (snapshot: string) => Promise<Readonly<Record<string, unknown>>>;
+}
+
+export class ActorHost {
+  private readonly hosted = new Map<string, Hosted>();
+  private readonly definitions = new Map<string, ActorDefinition>();
+  private readonly world: WorldDefinition;
+  readonly ids: readonly string[];
+
+  constructor(world: WorldDefinition, definitions: readonly ActorDefinition[], options: HostOptions = {}) {
+    this.world = world;
+    const chosen = definitions.filter((d) => options.only === undefined || options.only.includes(d.id));
+    for (const def of chosen) {
+      this.definitions.set(def.id, def);
+      this.start(def, options.restore);
+    }
+    this.ids = [...this.hosted.keys()].sort();
+  }
+
+  private start(def: ActorDefinition, restore: Readonly<Record<string, unknown>> | undefined): void {
+    const outbox: Emitted[] = [];
+    const snapshot = restore?.[def.id];
+    if (restore !== undefined && snapshot === undefined) throw new Error(`snapshot has no state for actor ${def.id}`);
+    const ref = createActor(def.logic, snapshot === undefined ? { input: def.input } : { input: def.input, snapshot: snapshot as never });
+    const entry: Hosted = { ref, outbox, failure: undefined };
+    ref.on("*", (event: Emitted) => outbox.push(event));
+    ref.subscribe({ error: (err: unknown) => (entry.failure = err) });
+    ref.start();
+    this.hosted.set(def.id, entry);
+  }
+
+  /** Starts these actors over: fresh from their definitions, or from persisted snapshots (by actor id). */
+  restart(ids: readonly string[], restore?: Readonly<Record<string, unknown>>): void {
+    for (const id of ids) {
+      const def = this.definitions.get(id);
+      if (def === undefined) throw new Error(`actor ${id} is not hosted here`);
+      this.entry(id).ref.stop();
+      this.start(def, restore);
+    }
+  }
+
+  deliver(record: Delivered, recipients: readonly string[]): (readonly Emitted[])[] {
+    const replies: (readonly Emitted[])[] = [];
+    for (const id of recipients) {
+      const entry = this.hosted.get(id);
+      if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
+      entry.outbox.length = 0;
+      entry.ref.send(record);
+      if (entry.failure !== undefined || entry.ref.getSnapshot().status === "error") {
+        throw new ActorFailed(id, record, entry.failure ?? entry.ref.getSnapshot().error);
+      }
+      // Most deliveries emit nothing: share one empty reply instead of a new array each time.
+      replies.push(entry.outbox.length === 0 ? NO_REPLY : entry.outbox.splice(0));
+    }
+    return replies;
+  }
+
+  private entry(id: string): Hosted {
+    const entry = this.hosted.get(id);
+    if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
+    return entry;
+  }
+
+  /** 64-bit digest of each actor's hashed state (its world's hash view plus its state value). */
+  digests(ids: readonly string[] = this.ids): Record<string, string> {
+    const parts: Record<string, string> = {};
+    for (const id of ids) parts[id] = partDigest(this.world, id, this.entry(id).ref.getSnapshot());
+    return parts;
+  }
+
+  /** Deep copies of the actors' persisted snapshots, safe to store. */
+  snapshots(ids: readonly string[] = this.ids): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const id of ids) out[id] = JSON.parse(JSON.stringify(this.entry(id).ref.getPersistedSnapshot()));
+    return out;
+  }
+
+  /** The actors' persisted snapshots as JSON text: a copy taken now, serialised once (for storing). */
+  snapshotTexts(ids: readonly string[] = this.ids): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const id of ids) out[id] = JSON.stringify(this.entry(id).ref.getPersistedSnapshot());
+    return out;
+  }
+
+  contextOf(id: string): unknown {
+    return this.hosted.get(id)?.ref.getSnapshot().context;
+  }
+
+  handle(request: HostRequest): DeliverReply | Record<string, string> | { readonly actors: readonly string[] } {
+    switch (request.kind) {
+      case "deliver":
+        return { replies: this.deliver(request.record, request.recipients) };
+      case "digest":
+        return this.digests(request.ids);
+      case "snapshot":
+        return this.snapshotTexts(request.ids);
+      case "restore":
+        // A snapshot is loaded by whoever serves this host (serveEach's `load`): the host has no store.
+        if (request.snapshot !== null) throw new Error(`cannot restore snapshot ${request.snapshot.slice(0, 12)}…: this host has no snapshot store`);
+        this.restart(request.ids ?? this.ids);
+        return { actors: request.ids ?? this.ids };
+      case "ping":
+      case "release":
+        return { actors: this.ids };
+    }
+  }
+
+  /** Serves all hosted actors on one subject (the embedded layout). */
+  serve(transport: Transport, subject: string): () => void {
+    return transport.serve<HostRequest, unknown>(subject, (request) => this.handle(request));
+  }
+
+  /**
+   * Serves each hosted actor on its own subject (the distributed layout), each delivery inside a
+   * consumer span that continues the sequencer's trace from the `traceparent` header. `load` gives
+   * a snapshot's persisted actors (checked) for `restore` requests naming one; `onRequest` is told
+   * of every request (an actor host notices a sequencer that has gone quiet).
+   */
+  serveEach(transport: Transport, subjectOf: (actorId: string) => string, options: ServeOptions = {}): () => void {
+    const tracer = options.tracer;
+    const stops = this.ids.map((id) =>
+      transport.serve<HostRequest, unknown>(subjectOf(id), (request, headers) => {
+        options.onRequest?.(request);
+        if (request.kind === "release") queueMicrotask(() => options.onRelease?.());
+        if (request.kind === "restore") {
+          const ids = request.ids ?? [id];
+          const load = options.load;
+          if (request.snapshot === null || load === undefined) return this.handle({ ...request, ids });
+          return load(request.snapshot).then((actors) => {
+            this.restart(ids, actors);
+            return { actors: ids };
+          });
+        }
+        if (tracer === undefined || request.kind !== "deliver") return this.handle(request);
+        const parent = contextOfTraceparent(headers.traceparent);
+        const span = tracer.startSpan(
+          `deliver ${request.record.type}`,
+          { kind: SpanKind.CONSUMER, attributes: { "probetown.actor": id, "probetown.event.type": request.record.type, "probetown.seq": request.record.seq, "probetown.tick": request.record.tick, ...(headers["pt-event"] === undefined ? {} : { "probetown.event.id": headers["pt-event"] }), ...(headers["pt-hash"] === undefined ? {} : { "probetown.hash": headers["pt-hash"] }) } },
+          parent,
+        );
+        try {
+          return this.handle(request);
+        } catch (error) {
+          span.recordException(error as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+          throw error;
+        } finally {
+          span.end();
+        }
+      }),
+    );
+    return () => stops.forEach((stop) => stop());
+  }
+
+  stop(): void {
+    for (const entry of this.hosted.values()) entry.ref.stop();
+  }
+}
+
+export function partDigest(world: WorldDefinition, id: string, snapshot: { value: unknown; context: unknown }): string {
+  return sha256Hex(canonicalJson({ state: world.hashView(id, snapshot.context), value: snapshot.value })).slice(0, 16);
+}
+
+/** The tick state hash: sha256 over the canonical tick number and every actor's part digest. */
+export function stateHashOf(tick: number, parts: Readonly<Record<string, string>>): string {
+  // Keys in sorted order, so canonical JSON takes its no-copy path (the same text: it sorts them anyway).
+  return sha256Hex(canonicalJson({ parts, tick }));
+}

@@ -1,0 +1,675 @@
+// Running and forking episodes on the embedded default: file event store, in-process transport,
+// one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../../actors/actor.ts";
+import { canonicalJson } from "../../events/canonical.ts";
+import type { Transport } from "../../infra/transport.ts";
+import { worldNamed } from "../../actors/worlds.ts";
+import { isSeed, SEED_RULE } from "../../actors/rng.ts";
+import { Effect } from "effect";
+import type { LogRecord } from "../../events/record.ts";
+import { SnapshotDamaged, type TornTail } from "../../events/errors.ts";
+import type { EventStore, FsyncPolicy } from "../../infra/eventStore.ts";
+import { segmentFiles } from "../../infra/fileEventStore.ts";
+import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../../infra/layers.ts";
+import type { EpisodeSnapshot, SnapshotStore } from "../../infra/snapshotStore.ts";
+import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
+import { ActorHost, type HostRequest } from "../distributed/actorHost.ts";
+import { NoResponder } from "../../infra/transport.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, UsageError, type EpisodeHeader } from "./replay.ts";
+import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
+import { fieldDifferences, shownPath } from "../views/text.ts";
+import { PROBETOWN_VERSION } from "./version.ts";
+
+export { PROBETOWN_VERSION };
+
+export interface EpisodeObserver {
+  /** Called after every committed tick with the live host (read-only use). */
+  onTick?(result: TickResult, host: ActorHost): void;
+  onRecord?(record: LogRecord): void;
+}
+
+export interface CommonOptions {
+  /** Episode directory; default runs/<episode> (suffixed -2, -3 … if taken). Ignored by non-file locations. */
+  readonly dir?: string;
+  /** Where the episode's log and snapshots live; default: an episode directory of files. */
+  readonly where?: (episode: string) => Where;
+  readonly trace?: TelemetryConfig | "default";
+  /**
+   * The W3C traceparent of the span a new episode's span continues (a sweep's job span, carried by
+   * the job): the episode's trace is the job's. A resumed episode continues the trace its header names.
+   */
+  readonly traceparent?: string;
+  /** Snapshot every N ticks (0: only the last tick). Default: every tick for ≤ 64 actors, else 0. */
+  readonly snapshotEvery?: number;
+  readonly fsync?: FsyncPolicy;
+  /** Actors served by other processes (actor hosts), and how they are addressed. */
+  readonly placement?: Placement;
+  /** Continue an existing partial log (a redelivered job): restore the latest snapshot, check the logged tail, append the rest. */
+  readonly resume?: boolean;
+  readonly observer?: EpisodeObserver;
+  readonly progress?: (done: number, total: number) => void;
+  /** Who answers the actors' `llm.requested` (the LLM gateway); without one every request fails with `no_backend` and actors fall back. */
+  readonly llm?: LlmResponder;
+  /** Told when resuming had to cut a damaged tail off the log, and where the cut bytes were kept. */
+  readonly onRecovered?: (torn: TornTail, keptAt: string) => void;
+  /** Told when a resume does not continue from the latest snapshot (one past the log's end, after a cut): which one it used, and why. */
+  readonly onResumeNote?: (note: string) => void;
+  /** Once aborted, the run stops after the tick in progress is committed, failing with Interrupted. */
+  readonly stop?: AbortSignal;
+}
+
+/**
+ * What a resume that cut a damaged tail off the log says, whichever command resumed it (`run
+ * --resume`, a sweep's or a worker's episode, an experiment's cell): what was cut, and where its
+ * bytes were kept (a file beside the log, or JetStream's cut subject).
+ */
+export function tailCutNote(torn: TornTail, keptAt: string, keptIn: "file" | "subject"): string {
+  return `${torn.message}\ncut back to the last good record; the cut bytes are kept in ${keptIn === "file" ? shownPath(keptAt) : `the subject ${keptAt}`}`;
+}
+
+/** Both of a resume's notes (a tail it cut, a snapshot it did not continue from) told to one `note`. */
+export function resumeNotes(note: (text: string) => void, keptIn: "file" | "subject"): Pick<CommonOptions, "onRecovered" | "onResumeNote"> {
+  return { onRecovered: (torn, keptAt) => note(tailCutNote(torn, keptAt, keptIn)), onResumeNote: note };
+}
+
+/** Where an episode's pieces live, as locations of the EventStores and SnapshotStores services. */
+export interface Where {
+  readonly log: string;
+  readonly snapshots: string;
+  /** The episode directory, or another description of where it lives (shown to users). */
+  readonly dir: string;
+  /** Trace export when none is asked for. */
+  readonly trace: TelemetryConfig;
+}
+
+export interface Placement {
+  /** Actors hosted elsewhere ("all": every actor); the rest are hosted in this process. */
+  readonly remote: readonly string[] | "all";
+  readonly subjectOf: (episode: string, actorId: string) => string;
+  /** How long to wait for the remote actor hosts to answer (default 30 s). */
+  readonly readyTimeoutMs?: number;
+  /** Told once when some remote actors do not answer at once and the run starts waiting for them. */
+  readonly onWait?: (notice: { readonly episode: string; readonly actors: readonly string[]; readonly timeoutMs: number }) => void;
+}
+
+/**
+ * A remote actor's host stopped answering mid-run (killed, hung, its machine gone). Not an
+ * internal error: the log so far is intact, and a resumed run with a host for the actor continues it.
+ */
+export class ActorHostLost extends Error {
+  readonly episode: string;
+  readonly actorId: string;
+  constructor(episode: string, actorId: string, detail: string) {
+    super(`episode ${episode}: the actor host serving ${actorId} stopped answering (${detail}); the log so far is kept: start an actor host for ${actorId} again and continue the episode with \`run --resume\` and the same flags (its hosts are set back to the state the log continues from)`);
+    this.name = "ActorHostLost";
+    this.episode = episode;
+    this.actorId = actorId;
+  }
+}
+
+/** A run or fork stopped on request (`CommonOptions.stop`: Ctrl-C) after a committed tick: its log ends on that tick's commit. */
+export class Interrupted extends Error {
+  readonly episode: string;
+  /** The last tick committed, and the episode's last. */
+  readonly afterTick: number;
+  readonly lastTick: number;
+  /** What asked the run to stop (the signal's name). */
+  readonly reason: string;
+  /** The episode directory (set once known). */
+  readonly dir: string;
+  constructor(episode: string, afterTick: number, lastTick: number, reason: string, dir = "") {
+    super(`episode ${episode}: stopped by ${reason} after tick ${afterTick} of ${lastTick}`);
+    this.name = "Interrupted";
+    this.episode = episode;
+    this.afterTick = afterTick;
+    this.lastTick = lastTick;
+    this.reason = reason;
+    this.dir = dir;
+  }
+}
+
+export interface RunOptions extends CommonOptions {
+  readonly world: string;
+  readonly seed: number;
+  readonly condition?: string;
+  /** A partial world config merged over the defaults. */
+  readonly config?: unknown;
+  readonly ticks?: number;
+}
+
+export interface EpisodeResult {
+  readonly episode: string;
+  /** The world's name (what reads the log back needs it). */
+  readonly world: string;
+  readonly dir: string;
+  readonly logDir: string;
+  readonly traceDescription: string;
+  /** Spans the trace exporter could not deliver (an unreachable collector), with its first error. */
+  readonly traceUndelivered?: { readonly spans: number; readonly error: string };
+  readonly traceFile: string | null;
+  readonly firstTick: number;
+  readonly ticks: number;
+  /** Records this run appended (a resumed run appends only the rest). */
+  readonly records: number;
+  /** Records the episode's log holds now, whoever appended them (a fork's from its first seq). */
+  readonly logRecords: number;
+  readonly seconds: number;
+  readonly stateHash: string;
+  readonly actors: number;
+  /** Set when the run continued a partial log: the tick it restarted after (-1: from the start). */
+  readonly resumedAfterTick?: number;
+}
+
+/**
+ * The episode directory whose log/ or snapshots/ folder `dir` is or lies in, or null: what is there
+ * is that episode's stores' (a run given `--log runs/day2/log` put its own log/, snapshots/ and
+ * trace in day2's log folder, and `verify runs/day2/log` then checked the newcomer, not day2).
+ */
+export function episodeFolderAround(dir: string): { readonly episode: string; readonly folder: string } | null {
+  for (let d = resolve(dir), up = dirname(d); up !== d; d = up, up = dirname(d)) {
+    const name = basename(d);
+    if ((name === "log" || name === "snapshots") && segmentFiles(join(up, "log")).length > 0) return { episode: up, folder: d };
+  }
+  return null;
+}
+
+/** An explicit `--log` (of `run`, `fork`, `sweep`): a directory, created when missing, that is no episode's log or snapshot folder. */
+export function explicitLogDir(explicit: string, resume = false): string {
+  // resolve("") is the current directory: `--log ""` (an unset shell variable) wrote log/ and trace.jsonl there.
+  if (explicit.trim() === "") throw new UsageError(`--log: expected a directory, got '${explicit}'`);
+  const dir = resolve(explicit);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--log ${explicit}: is a file; --log takes a directory (created when missing)`);
+  const owner = episodeFolderAround(dir);
+  if (owner !== null) {
+    const kind = basename(owner.folder) === "log" ? "log" : "snapshot";
+    const remedy = resume && owner.folder === dir && kind === "log" ? `--log names the episode directory: --log ${shownPath(owner.episode)}` : "its files would be mixed with that episode's: choose a directory outside it";
+    const where = owner.folder === dir ? `is the ${kind} folder` : `lies in ${shownPath(owner.folder)}, the ${kind} folder`;
+    throw new UsageError(`--log ${explicit}: ${where} of the episode in ${shownPath(owner.episode)}; ${remedy}`);
+  }
+  return dir;
+}
+
+function chooseDir(explicit: string | undefined, episode: string): string {
+  if (explicit !== undefined) {
+    const dir = explicitLogDir(explicit);
+    if (existsSync(join(dir, "log"))) throw new UsageError(`--log ${explicit}: already holds an episode log; choose another directory or remove it`);
+    return dir;
+  }
+  const base = resolve("runs", episode);
+  if (!existsSync(base)) return base;
+  for (let n = 2; ; n++) if (!existsSync(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/**
+ * Refuses up front an episode directory this process cannot write (Node's EACCES named a mkdir or
+ * a lock file, and a trace beside the log was blamed first, with `--trace none` as the remedy):
+ * the nearest folder that exists, and a resumed log's folder and last segment.
+ */
+export function checkWritable(dir: string, explicit: string | undefined, resume: boolean): void {
+  const log = join(dir, "log");
+  const segment = segmentFiles(log).at(-1);
+  let folder = dir;
+  while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+  const needed = resume && existsSync(log) ? [log, ...(segment === undefined ? [] : [segment])] : [folder];
+  for (const path of needed) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      const why = `cannot write to ${shownPath(path)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      if (resume && existsSync(log)) throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; the log is left as it is: make it writable to continue it`);
+      throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; ${explicit === undefined ? "give --log a directory you can write to, or run from one" : "choose a directory you can write to"}`);
+    }
+  }
+}
+
+/**
+ * A JSONL trace file in a log or snapshot folder, this episode's or another's, is refused: its spans
+ * were appended to another episode's log segment (damaging it: exit 3 from then on), and one in this
+ * episode's log/ was created before the log, which then found its folder taken (exit 4).
+ */
+function checkTraceFile(file: string, where: Where): void {
+  const path = resolve(file);
+  const own = [where.log, where.snapshots].find((folder) => path.startsWith(resolve(folder) + sep));
+  const owner = own === undefined ? episodeFolderAround(dirname(path)) : { episode: where.dir, folder: resolve(own) };
+  if (owner === null) return;
+  const whose = owner.episode === where.dir ? "this episode" : `the episode in ${shownPath(owner.episode)}`;
+  throw new UsageError(`--trace jsonl:${file}: lies in ${shownPath(owner.folder)}, the ${basename(owner.folder) === "log" ? "log" : "snapshot"} folder of ${whose}: a trace there is written among ${owner.episode === where.dir ? "its" : "that episode's"} files; name a file outside it`);
+}
+
+/** The embedded layout: an episode directory with log/, snapshots/ and trace.jsonl. */
+export const filesWhere = (explicit: string | undefined, resume = false) => (episode: string): Where => {
+  const dir = resume ? (explicit === undefined ? resolve("runs", episode) : explicitLogDir(explicit, true)) : chooseDir(explicit, episode);
+  checkWritable(dir, explicit, resume);
+  const layout = layoutOf(dir);
+  return { log: layout.log, snapshots: layout.snapshots, dir, trace: { exporter: "jsonl", file: layout.trace } };
+};
+
+export const episodeIdOf = (world: string, seed: number, condition: string): string => `${world}-s${seed}-${condition}`;
+
+interface Drive {
+  readonly world: WorldDefinition;
+  readonly episode: string;
+  readonly seed: number;
+  readonly condition: string;
+  readonly baseConfig: unknown;
+  readonly config: unknown;
+  /** Creates the in-process actors (all of them, or those not placed elsewhere; `restore` from a snapshot). */
+  readonly definitions: readonly ActorDefinition[];
+  readonly firstSeq: number;
+  readonly previousHash?: string;
+  readonly firstTick: number;
+  readonly lastTick: number;
+  readonly header: (actorIds: readonly string[]) => { type: string; payload: unknown; tick: number };
+  /** A fork's base: the parent's snapshot the child starts from (kept beside the child's log as is). */
+  readonly base?: EpisodeSnapshot;
+  /** The base's actors, checked and given the child's condition: what the child's actors start from. */
+  readonly baseActors?: Readonly<Record<string, unknown>>;
+  /** A fork's parent record it starts after (its `tick.committed`): its traceparent, linked from the child's episode span. */
+  readonly parentTraceparent?: string;
+}
+
+/** Where a run starts: fresh (or a fork's base), or after the latest snapshot of a partial log. */
+interface Start {
+  readonly host: ActorHost | null;
+  readonly firstTick: number;
+  /** Records already in the log, and the index of the first one the run must reproduce. */
+  readonly logged: readonly LogRecord[];
+  readonly from: number;
+  /** The key of the snapshot the run continues from (null: the episode's start). */
+  readonly snapshot: string | null;
+}
+
+/** Runs an episode's ticks on whatever stores, transport and tracing the layer provides. */
+const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
+  Effect.gen(function* () {
+    const started = performance.now();
+    const where = (o.where ?? filesWhere(o.dir, o.resume))(d.episode);
+    const traceConfig: TelemetryConfig = o.trace === undefined || o.trace === "default" ? where.trace : o.trace;
+    if (traceConfig.exporter === "jsonl" && traceConfig.file !== undefined) checkTraceFile(traceConfig.file, where);
+    const actorIds = d.definitions.map((def) => def.id).sort();
+    const remote = o.placement === undefined ? [] : o.placement.remote === "all" ? actorIds : [...o.placement.remote];
+    const unknown = remote.filter((id) => !actorIds.includes(id));
+    if (unknown.length > 0) throw new UsageError(`--remote: no actor ${unknown.join(", ")} in this episode (actors: ${actorIds.join(", ")})`);
+    if (remote.length > 0 && d.base !== undefined) throw new UsageError("--remote: a fork runs with all its actors in one process");
+    // Acquired in this order, released in reverse when the scope closes (also on failure):
+    // the trace is flushed last, after the log is closed.
+    const telemetry = yield* (yield* Tracing).open(traceConfig);
+    const previous = d.previousHash === undefined ? {} : { previousHash: d.previousHash };
+    const createOptions = { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous, ...(o.onRecovered === undefined ? {} : { onRecovered: o.onRecovered }) } as const;
+    const stores = yield* EventStores;
+    const opened = o.resume === true ? yield* stores.resume(where.log, createOptions) : { store: yield* stores.create(where.log, createOptions), records: [] as LogRecord[] };
+    const headBefore = opened.store.head().seq;
+    const snapshots = (yield* SnapshotStores).at(where.snapshots);
+    const transport = yield* (yield* Transports).open();
+    const start = yield* Effect.tryPromise({ try: () => startOf(d, opened.records, snapshots, remote, o.onResumeNote ?? (() => undefined)), catch: (e) => e as Error });
+    const store = start.logged.length === 0 ? opened.store : new ResumeStore(opened.store, start.logged, start.from);
+    const local = start.host;
+    let routing = singleHost(HOST_SUBJECT);
+    if (o.placement === undefined) local?.serve(transport, HOST_SUBJECT);
+    else {
+      const subjectOf = o.placement.subjectOf;
+      routing = { subjectOf: (id) => subjectOf(d.episode, id) };
+      local?.serveEach(transport, routing.subjectOf);
+    }
+    const sequencer = new Sequencer({
+      world: d.world,
+      config: d.config,
+      seed: d.seed,
+      store,
+      transport,
+      routing,
+      actorIds,
+      ...(telemetry.enabled ? { tracer: telemetry.tracer } : {}),
+      // A resumed run serves the requests already logged from the log, and only new ones live.
+      ...(start.logged.length > 0 ? { llm: loggedLlm(start.logged, o.llm) } : o.llm === undefined ? {} : { llm: o.llm }),
+    });
+    const run = async () => {
+      // The header carries the episode span's traceparent, so the log's first record leads to the
+      // episode's trace; a resumed run continues the trace its header names (one trace per episode),
+      // a sweep's new episode the trace of its job's span.
+      const continues = start.logged[0]?.meta?.traceparent ?? o.traceparent;
+      const forkedFrom = d.parentTraceparent === undefined ? undefined : linkOfTraceparent(d.parentTraceparent);
+      sequencer.startTrace(d.episode, { "probetown.world": d.world.name, "probetown.seed": d.seed, "probetown.condition": d.condition }, {
+        ...(continues === undefined ? {} : { parent: contextOfTraceparent(continues) }),
+        ...(forkedFrom === undefined ? {} : { links: [forkedFrom] }),
+      });
+      try {
+        if (start.logged.length === 0) {
+          const h = d.header(actorIds);
+          await sequencer.append([{ type: h.type, from: SEQUENCER_ID, to: null, payload: h.payload, tick: h.tick, cause: null }], [sequencer.traceSpan], { probetown: PROBETOWN_VERSION });
+          await store.commit();
+          if (d.base !== undefined) await snapshots.put(d.base);
+        }
+        if (remote.length > 0) {
+          await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000, (actors, timeoutMs) => o.placement?.onWait?.({ episode: d.episode, actors, timeoutMs }));
+          // The hosts may hold any state (built fresh from the header, or left by a run that failed):
+          // each starts its actors over from where this run starts, so the log cannot depend on it.
+          await restoreRemote(transport, routing, remote, start.snapshot);
+        }
+        const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
+        // Remote hosts serve this episode only; tell them it is over.
+        await Promise.all([...bySubject(routing, remote).keys()].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
+        return last;
+      } finally {
+        // Also when the run fails: its spans are exported under an ended episode span.
+        sequencer.endTrace();
+      }
+    };
+    const lost = hostLost(d.episode, new Map(remote.map((id) => [routing.subjectOf(id), id])));
+    const stopped = (error: unknown): Error => (error instanceof Interrupted ? new Interrupted(error.episode, error.afterTick, error.lastTick, error.reason, where.dir) : lost(error));
+    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: stopped });
+    local?.stop();
+    // The trace is flushed now (not only when the scope closes) so the result can say whether it was delivered.
+    yield* Effect.promise(() => telemetry.flush().catch(() => undefined));
+    const undelivered = telemetry.undelivered();
+    return {
+      ...(undelivered === null ? {} : { traceUndelivered: undelivered }),
+      episode: d.episode,
+      world: d.world.name,
+      dir: where.dir,
+      logDir: where.log,
+      traceDescription: telemetry.description,
+      traceFile: traceConfig.exporter === "jsonl" ? (traceConfig.file ?? null) : null,
+      firstTick: d.firstTick,
+      ticks: d.lastTick - d.firstTick + 1,
+      records: opened.store.head().seq - headBefore,
+      logRecords: opened.store.head().seq - d.firstSeq + 1,
+      seconds: (performance.now() - started) / 1000,
+      stateHash,
+      actors: actorIds.length,
+      ...(opened.records.length > 0 ? { resumedAfterTick: start.firstTick - 1 } : {}),
+    };
+  }).pipe(Effect.scoped);
+
+/** A request to a remote actor that found no host, or got no reply in time, is that host lost; other errors pass. */
+const hostLost = (episode: string, remoteBySubject: ReadonlyMap<string, string>) => (error: unknown): Error => {
+  const e = error as { name?: unknown; subject?: unknown; timeoutMs?: unknown };
+  const actor = typeof e.subject === "string" ? remoteBySubject.get(e.subject) : undefined;
+  if (actor === undefined) return error as Error;
+  // RequestTimeout belongs to the NATS transport, which this module does not load: known by name.
+  if (error instanceof NoResponder) return new ActorHostLost(episode, actor, "no process serves it any more");
+  if (e.name === "RequestTimeout") return new ActorHostLost(episode, actor, `no reply within ${String(e.timeoutMs)} ms`);
+  return error as Error;
+};
+
+const lastStateHash = (records: readonly LogRecord[]): string =>
+  (records.findLast((r) => r.type === "tick.committed")?.payload as { stateHash?: string } | undefined)?.stateHash ?? "";
+
+/**
+ * Decides where a run starts. A partial log (a worker died) restarts after its newest snapshot
+ * whose tick is in the log (`resumePoint`; or from the beginning without one); the records after that point are
+ * reproduced and checked rather than appended again, so the finished log equals an uninterrupted run's.
+ */
+async function startOf(d: Drive, records: readonly LogRecord[], snapshots: SnapshotStore, remote: readonly string[], note: (text: string) => void): Promise<Start> {
+  const localDefinitions = d.definitions.filter((def) => !remote.includes(def.id));
+  const fresh = (): ActorHost | null =>
+    localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, d.baseActors === undefined ? {} : { restore: pick(d.baseActors, localDefinitions) });
+  if (records.length === 0) return { host: fresh(), firstTick: d.firstTick, logged: [], from: 0, snapshot: null };
+  const logged = records[0]!;
+  const h = d.header(d.definitions.map((def) => def.id).sort());
+  if (logged.type !== h.type || canonicalJson(logged.payload) !== canonicalJson(h.payload)) {
+    const differ = fieldDifferences(logged.payload, h.payload, "in the log");
+    throw new UsageError(`episode ${d.episode}: the existing log was started with another header (${differ.length === 0 ? "it is not an episode.started record" : differ.join("; ")}); refusing to continue it`);
+  }
+  const point = await resumePoint(records, snapshots, d.episode, note);
+  if (point === null) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };
+  const { key, snapshot, at } = point;
+  // Checked here whoever hosts the actors; the remote ones are restored by their hosts (restoreRemote).
+  const actors = snapshotActors(d.world, snapshot, d.config, d.seed, d.condition, snapshotNamed(snapshots, key, "remove it, and `run --resume` continues from an earlier snapshot or the episode's start (the log is not affected)"));
+  const host = localDefinitions.length === 0 ? null : new ActorHost(d.world, localDefinitions, { restore: pick(actors, localDefinitions) });
+  return { host, firstTick: snapshot.tick + 1, logged: records, from: at + 1, snapshot: key };
+}
+
+/**
+ * The snapshot a partial log continues from, with the index of its `tick.committed` in `records`:
+ * the latest one when the log holds its record (same seq, tick, head hash and state hash), else the
+ * newest snapshot whose record the log holds. A log cut back (`repair` of a torn tail, a crash that
+ * lost its last ticks) can end before snapshots that outlived it: the latest pointer then names a
+ * state the log does not reach, which was ignored, and the run started over from the episode's start
+ * (minutes for a large town). Such a snapshot is never used nor removed (it may be evidence of what
+ * was lost): `note` says which one was used instead, and why. Null: start from the episode's start.
+ */
+async function resumePoint(records: readonly LogRecord[], snapshots: SnapshotStore, episode: string, note: (text: string) => void): Promise<{ key: string; snapshot: EpisodeSnapshot; at: number } | null> {
+  const first = records[0]!.seq;
+  const lastCommitted = records.findLast((r) => r.type === "tick.committed");
+  /** Index of the snapshot's own `tick.committed` in the log, or -1. */
+  const recordOf = (s: EpisodeSnapshot): number => {
+    const at = s.seq - first;
+    const r = records[at];
+    return r !== undefined && s.episode === episode && r.seq === s.seq && r.type === "tick.committed" && r.tick === s.tick && r.hash === s.headHash && (r.payload as { stateHash?: unknown }).stateHash === s.stateHash ? at : -1;
+  };
+  // A damaged pointer (a file or KV entry that does not read as {key, tick}) is not needed to
+  // resume: the log's committed ticks name the snapshots to look for. It stopped the run (exit 3);
+  // it is left as it is (evidence) until the next snapshot put replaces it.
+  const pointer = await snapshots.latest().then(
+    (key) => ({ key, damaged: null }),
+    (error: unknown) => {
+      if (error instanceof SnapshotDamaged) return { key: null, damaged: error };
+      throw error;
+    },
+  );
+  const latest = pointer.key;
+  // No pointer: no snapshot was kept (or the pointer was removed, which README says starts over).
+  if (latest === null && pointer.damaged === null) return null;
+  const snapshot = latest === null ? null : await snapshots.get(latest);
+  if (snapshot !== null && recordOf(snapshot) >= 0) return { key: latest!, snapshot, at: recordOf(snapshot) };
+  const where = (key: string): string => snapshotNamed(snapshots, key).where;
+  const end = lastCommitted === undefined ? "the log holds no committed tick" : `its last committed tick is ${lastCommitted.tick}, seq ${lastCommitted.seq}`;
+  const why =
+    latest === null
+      ? `the latest-snapshot pointer (${shownPath(pointer.damaged!.where)}) is damaged: ${pointer.damaged!.reason}; it is kept as it is until the next snapshot replaces it`
+      : snapshot === null
+        ? `the latest-snapshot pointer names ${where(latest)}, which is not stored`
+        : lastCommitted === undefined || snapshot.seq > lastCommitted.seq
+          ? `the latest snapshot, of tick ${snapshot.tick} (seq ${snapshot.seq}, ${where(latest)}), is past the log's end (${end}: the log was cut back after the snapshot was taken, by \`repair\` or a crash that lost its last ticks); it is kept, not used`
+          : `the latest snapshot, of tick ${snapshot.tick} (${where(latest)}), does not match the log's record at seq ${snapshot.seq} (its tick, head hash or state hash differ); it is kept, not used`;
+  // The newest snapshot the log holds the record of: snapshots are keyed by their tick's state hash.
+  for (let at = records.length - 1; at >= 0; at--) {
+    const r = records[at]!;
+    if (r.type !== "tick.committed") continue;
+    const key = (r.payload as { stateHash: string }).stateHash;
+    if (key === latest || !(await snapshots.has(key))) continue;
+    const candidate = await snapshots.get(key);
+    if (candidate === null || recordOf(candidate) !== at) continue;
+    note(`${why}; continuing after tick ${candidate.tick} from ${where(key)}`);
+    return { key, snapshot: candidate, at };
+  }
+  note(`${why}; no snapshot of a tick the log holds is stored: continuing from the episode's start, checking the logged records`);
+  return null;
+}
+
+const pick = (actors: Readonly<Record<string, unknown>>, definitions: readonly ActorDefinition[]) => Object.fromEntries(definitions.map((def) => [def.id, actors[def.id]]));
+
+/** Hosts started beside the sequencer answer within a second or two: only a longer wait is told. */
+const WAIT_NOTICE_MS = 5000;
+
+/**
+ * Waits until every remote actor answers on its subject; says once which ones it still waits for
+ * after a few seconds (a silent 30 s looked like a hang), and names the missing ones on timeout.
+ */
+async function waitForActors(transport: Transport, routing: Routing, ids: readonly string[], timeoutMs: number, onWait: (missing: readonly string[], timeoutMs: number) => void): Promise<void> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const missing = new Set(ids);
+  let told = false;
+  while (missing.size > 0) {
+    await Promise.all(
+      [...missing].map(async (id) => {
+        try {
+          await transport.request<HostRequest, unknown>(routing.subjectOf(id), { kind: "ping" }, { timeoutMs: 2000 });
+          missing.delete(id);
+        } catch {
+          // not up yet
+        }
+      }),
+    );
+    if (missing.size === 0) return;
+    if (Date.now() > deadline) {
+      throw new UsageError(`--remote: no actor host answered for ${[...missing].join(", ")} within ${Math.round(timeoutMs / 1000)} s (start them with \`probetown actor-host\`; the log so far is kept: then continue the episode with \`run --resume\` and the same flags)`);
+    }
+    if (!told && Date.now() - started >= Math.min(WAIT_NOTICE_MS, timeoutMs / 2)) {
+      told = true;
+      onWait([...missing].sort(), timeoutMs);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Sets the remote actors to the state this run starts from: the episode's start, or a snapshot their hosts load. */
+async function restoreRemote(transport: Transport, routing: Routing, ids: readonly string[], snapshot: string | null): Promise<void> {
+  // A large town's snapshot is loaded from the Object Store and checked by each host: allow for it.
+  await Promise.all([...bySubject(routing, ids)].map(([subject, group]) => transport.request<HostRequest, unknown>(subject, { kind: "restore", snapshot, ids: group } satisfies HostRequest, { timeoutMs: 120_000 })));
+}
+
+/** Snapshots every n ticks when a run names none: every tick for up to 64 actors, else the last tick only (0). */
+export const defaultSnapshotEvery = (actors: number): number => (actors <= 64 ? 1 : 0);
+
+async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null): Promise<string> {
+  const every = o.snapshotEvery ?? defaultSnapshotEvery(actors);
+  let stateHash = "";
+  const total = d.lastTick - d.firstTick + 1;
+  // A snapshot is stored while the next ticks run (its actors are copied at its tick); at most one
+  // is in flight, and the last is stored before the run ends.
+  let storing: Promise<unknown> = Promise.resolve();
+  for (let tick = firstTick; tick <= d.lastTick; tick++) {
+    const result = await sequencer.runTick(tick);
+    stateHash = result.stateHash;
+    if (tick === d.lastTick || (every > 0 && (tick - d.firstTick + 1) % every === 0)) {
+      await storing;
+      await store.flush();
+      const actors = await sequencer.snapshots();
+      storing = snapshots.put({
+        world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,
+        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors,
+      });
+      storing.catch(() => undefined); // awaited (and thrown) at the next snapshot or the end
+    }
+    if (local !== null) o.observer?.onTick?.(result, local);
+    o.progress?.(tick - d.firstTick + 1, total);
+    if (o.stop !== undefined && tick < d.lastTick) {
+      // A signal handler runs only when the event loop turns, which a run's chain of promises
+      // never lets it do: without this turn a Ctrl-C was seen after the last tick, or never.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (o.stop.aborted) {
+        await storing;
+        throw new Interrupted(d.episode, tick, d.lastTick, String(o.stop.reason));
+      }
+    }
+  }
+  await storing;
+  return stateHash;
+}
+
+/** Runs an episode on the embedded default. */
+export const runEpisode = (o: RunOptions): Promise<EpisodeResult> => Effect.runPromise(runEpisodeEffect(o).pipe(Effect.provide(Embedded)));
+
+export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
+  Effect.suspend(() => {
+    const world = worldNamed(o.world);
+    const condition = o.condition ?? world.defaultCondition;
+    if (!isSeed(o.seed)) throw new UsageError(`--seed: expected ${SEED_RULE}, got ${o.seed}`);
+    const baseConfig = resolveNewEpisodeConfig(world, o.config);
+    const config = world.applyCondition(baseConfig, condition);
+    const ticks = o.ticks ?? world.defaultTicks(config);
+    if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
+    const episode = episodeIdOf(world.name, o.seed, condition);
+    return drive(
+      {
+        world, episode, seed: o.seed, condition, baseConfig, config, definitions: world.actors(config, o.seed),
+        firstSeq: 0, firstTick: 0, lastTick: ticks - 1,
+        header: (actors) => ({ type: "episode.started", tick: 0, payload: { world: world.name, seed: o.seed, condition, config: baseConfig, actors, ticks } }),
+      },
+      o,
+    );
+  });
+
+export interface ForkOptions extends CommonOptions {
+  readonly parent: string;
+  /** Fork after this tick has been committed in the parent. */
+  readonly atTick: number;
+  readonly condition: string;
+  /** Total ticks of the child episode (default: the parent's). */
+  readonly ticks?: number;
+  /** Where the parent lives when not in an episode directory (e.g. JetStream); `parent` is then its episode id. */
+  readonly parentWhere?: (episode: string) => Where;
+}
+
+export type ForkResult = EpisodeResult & { parent: string; atSeq: number };
+
+/**
+ * The child's total ticks (`--ticks`, or the parent's), refused when the world fixes its length or
+ * the child would have no tick left after `atTick` (the CLI checks it from the log's header too,
+ * before reading the whole log).
+ */
+export function forkTicks(header: Pick<EpisodeHeader, "world" | "ticks">, atTick: number, asked: number | undefined): number {
+  if (asked !== undefined && header.world.lengthFixedBy !== undefined) throw new UsageError(`--ticks ${asked}: ${header.world.lengthFixedBy(asked, header.ticks)}`);
+  const ticks = asked ?? header.ticks;
+  if (!Number.isSafeInteger(ticks) || ticks <= atTick + 1) {
+    throw new UsageError(
+      asked === undefined
+        ? `--at ${atTick}: the parent runs ${ticks} ticks, so its child would have none left; fork earlier, or give the child --ticks n (n > ${atTick + 1})`
+        : `--ticks ${ticks}: the child's total ticks, counted from tick 0 as its parent's, so it would end at tick ${ticks - 1}; forked after tick ${atTick}, it must run past it: give --ticks ${atTick + 2} or more`,
+    );
+  }
+  return ticks;
+}
+
+/** Forks an episode on the embedded default. */
+export const forkEpisode = (o: ForkOptions): Promise<ForkResult> => Effect.runPromise(forkEpisodeEffect(o).pipe(Effect.provide(Embedded)));
+
+export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Error, EmbeddedServices> =>
+  Effect.gen(function* () {
+    const inFiles = o.parentWhere === undefined;
+    const parentWhere = o.parentWhere?.(o.parent);
+    const parentDir = parentWhere?.dir ?? resolveEpisodeDir(o.parent);
+    const parentLayout = parentWhere ?? layoutOf(parentDir);
+    const records = yield* (yield* EventStores).read(parentLayout.log);
+    const header = headerOf(records, inFiles ? relative(process.cwd(), parentLayout.log) : parentDir);
+    const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
+    if (committed === undefined) {
+      const ticks = records.filter((r) => r.type === "tick.committed").map((r) => r.tick);
+      // A fork's own log starts after its fork point: the ticks up to it are in its parent's log.
+      const forked = records[0]?.type === "episode.forked" ? (records[0].payload as { parent: string; parentLog?: string; atTick: number }) : null;
+      const earlier = forked !== null && o.atTick <= forked.atTick
+        ? `; it is a fork of ${forked.parent} after tick ${forked.atTick}, whose log holds the ticks up to ${forked.atTick}: fork ${inFiles && forked.parentLog !== undefined ? shownPath(resolve(parentDir, forked.parentLog, "..")) : forked.parent} --at ${o.atTick} instead`
+        : "";
+      throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})${earlier}`);
+    }
+    const world = header.world;
+    const config = world.applyCondition(header.baseConfig, o.condition);
+    // Before the replay below, which for a large town takes a while.
+    const ticks = forkTicks(header, o.atTick, o.ticks);
+    const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
+    // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
+    const parentSnapshots = (yield* SnapshotStores).at(parentLayout.snapshots);
+    let base = yield* Effect.promise(() => parentSnapshots.get(parentStateHash));
+    const stored = base === null ? undefined : snapshotNamed(parentSnapshots, parentStateHash, `remove it, and the fork replays the parent to tick ${o.atTick} instead (the parent's log is not affected)`);
+    if (base === null) base = yield* replayedSnapshot(parentDir, records, o.atTick, parentLayout.snapshots);
+    const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
+    const where = (o.where ?? filesWhere(o.dir))(episode);
+    const dir = where.dir;
+    // Checked and given the child's condition here, so the child starts from exactly this state.
+    const host = restoreHost(world, base, config, header.seed, o.condition, stored);
+    const baseActors = host.snapshots();
+    host.stop();
+    const result = yield* drive(
+      {
+        world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, definitions: world.actors(config, header.seed), base, baseActors,
+        ...(committed.meta?.traceparent === undefined ? {} : { parentTraceparent: committed.meta.traceparent }),
+        firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
+        header: (actors) => ({
+          type: "episode.forked",
+          tick: o.atTick,
+          payload: {
+            world: world.name, seed: header.seed, parent: header.episode, parentLog: inFiles ? relative(dir, parentLayout.log) : parentDir,
+            atSeq: committed.seq, atTick: o.atTick, parentHash: committed.hash, parentStateHash,
+            condition: o.condition, parentCondition: header.condition, config: header.baseConfig, actors, ticks,
+          },
+        }),
+      },
+      { ...o, where: () => where },
+    );
+    return { ...result, parent: header.episode, atSeq: committed.seq };
+  });

@@ -1,0 +1,291 @@
+// The episode sequencer (DESIGN §3): the single writer of an episode's log. It appends every
+// message before delivering it, delivers in log order, and appends the replies of a delivery in
+// canonical recipient order, so the log is the same whatever process or transport ran an actor.
+// Each tick is the world's phase records pumped to quiescence, then `tick.committed`.
+import { context as otelContext, SpanKind, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
+import type { Delivered, ExtraSpan, SpanSource, WorldDefinition } from "../../actors/actor.ts";
+import { actorIndexOf, recipientsOf, type ActorIndex, type Draft, type LogRecord, type RecordMeta } from "../../events/record.ts";
+import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../../events/llm.ts";
+import type { EventStore } from "../../infra/eventStore.ts";
+import { SerializedActor } from "../../infra/snapshotStore.ts";
+import type { Transport } from "../../infra/transport.ts";
+import { traceparentOf } from "../../infra/telemetry.ts";
+import { stateHashOf, type DeliverReply, type HostRequest } from "../distributed/actorHost.ts";
+
+/**
+ * Where each actor is served. Embedded runs put every actor behind one subject (one request per
+ * record); distributed runs give each actor its own subject, and the sequencer asks the hosts of a
+ * record's recipients at once, then reassembles the replies in canonical recipient order.
+ */
+export interface Routing {
+  subjectOf(actorId: string): string;
+}
+
+export const singleHost = (subject: string): Routing => ({ subjectOf: () => subject });
+
+/** Actor ids grouped by the subject that serves them, each group in the order of `ids`. */
+export function bySubject(routing: Routing, ids: readonly string[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const id of ids) {
+    const subject = routing.subjectOf(id);
+    const group = groups.get(subject);
+    if (group === undefined) groups.set(subject, [id]);
+    else group.push(id);
+  }
+  return groups;
+}
+
+export const SEQUENCER_ID = "episode";
+
+/** Recipient ids a span lists; a broadcast to a larger town lists these and says it was cut. */
+export const MAX_SPAN_RECIPIENT_IDS = 64;
+
+/**
+ * The attributes that join a delivery's span to its record's log line: the record's seq and hash,
+ * and whom it was delivered to (its recipients in canonical order, the count always, the ids up to
+ * MAX_SPAN_RECIPIENT_IDS).
+ */
+export function logLineAttributes(record: LogRecord, recipients: readonly string[]): Attributes {
+  const cut = recipients.length > MAX_SPAN_RECIPIENT_IDS;
+  return {
+    "probetown.seq": record.seq,
+    "probetown.hash": record.hash,
+    "probetown.recipients": recipients.length,
+    "probetown.recipient_ids": cut ? recipients.slice(0, MAX_SPAN_RECIPIENT_IDS) : [...recipients],
+    ...(cut ? { "probetown.recipient_ids_truncated": true } : {}),
+  };
+}
+
+/**
+ * Answers `llm.requested` records (DESIGN §4): a live run asks the LLM gateway, a replay serves the
+ * logged answer. The answer is appended as the next round, from the gateway to the requester, with
+ * the request's seq as its cause, so it reaches the actor within the same tick.
+ */
+export interface LlmResponder {
+  respond(request: LogRecord<LlmRequestedPayload>, telemetry: { readonly tracer?: Tracer; readonly parent?: Span }): Promise<{ readonly type: "llm.completed" | "llm.failed"; readonly payload: unknown }>;
+}
+
+/** Without a gateway every request fails at once, and the requester falls back (the log says so). */
+export const noLlmGateway: LlmResponder = {
+  respond: async (request) => ({
+    type: "llm.failed",
+    payload: { attempts: 0, error: "no_backend", fallback: "deterministic", message: "no LLM gateway is configured for this run", requestHash: request.payload.requestHash },
+  }),
+};
+
+export interface SequencerOptions {
+  readonly world: WorldDefinition;
+  /** The effective config (condition applied). */
+  readonly config: unknown;
+  /** The episode's seed (the world's extra spans may need what it generates). */
+  readonly seed: number;
+  readonly store: EventStore;
+  readonly transport: Transport;
+  /** Where the actors are served (embedded: one host subject for all). */
+  readonly routing: Routing;
+  readonly actorIds: readonly string[];
+  readonly tracer?: Tracer;
+  /** Put wall-clock time in each record's meta (never hashed). Off for replays. */
+  readonly stampTime?: boolean;
+  /** Who answers `llm.requested` records (default: nobody, so every request fails with `no_backend`). */
+  readonly llm?: LlmResponder;
+}
+
+export interface TickResult {
+  readonly tick: number;
+  readonly seq: number;
+  readonly stateHash: string;
+  readonly parts: Readonly<Record<string, string>>;
+  readonly records: number;
+}
+
+export class Sequencer {
+  private readonly o: SequencerOptions;
+  private readonly actors: ActorIndex;
+  /** Actor ids grouped by serving subject, in canonical order (for digests). */
+  private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
+  private readonly single: boolean;
+  private episodeSpan: Span | undefined;
+  /** The world's extra spans of this episode's records (traced runs of worlds that have some). */
+  private readonly extraSpans: ((record: SpanSource, cause: SpanSource | null) => ExtraSpan | null) | undefined;
+  recordsAppended = 0;
+
+  constructor(options: SequencerOptions) {
+    this.o = options;
+    this.actors = actorIndexOf(options.actorIds);
+    const groups = bySubject(options.routing, this.actors.ids);
+    this.hostGroups = [...groups.entries()];
+    this.single = groups.size <= 1;
+    this.extraSpans = options.tracer === undefined ? undefined : options.world.spansOf?.(options.config, options.seed);
+  }
+
+  /**
+   * Starts the episode's span. `parent`: the trace a resumed run continues (its header's
+   * `traceparent`), so an episode stays one trace; `links`: spans it comes from (a fork's parent).
+   */
+  startTrace(episode: string, attributes: Record<string, string | number>, options: { readonly parent?: Context; readonly links?: readonly Link[] } = {}): void {
+    this.episodeSpan = this.o.tracer?.startSpan(`episode ${episode}`, { attributes: { "probetown.episode": episode, ...attributes }, ...(options.links === undefined ? {} : { links: [...options.links] }) }, options.parent);
+  }
+
+  /** The episode's span once started (its header record carries its traceparent). */
+  get traceSpan(): Span | undefined {
+    return this.episodeSpan;
+  }
+
+  endTrace(): void {
+    this.episodeSpan?.end();
+  }
+
+  private meta(span: Span | undefined, ts: string | undefined): RecordMeta | undefined {
+    const traceparent = span === undefined ? undefined : traceparentOf(span);
+    if (ts === undefined) return traceparent === undefined ? undefined : { traceparent };
+    return traceparent === undefined ? { ts } : { ts, traceparent };
+  }
+
+  /** Appends drafts; `extra` is merged into each record's meta (never hashed). */
+  async append(drafts: readonly Draft[], spans?: readonly (Span | undefined)[], extra?: RecordMeta): Promise<readonly LogRecord[]> {
+    // One wall-clock stamp per batch (its records are written together), and without spans or
+    // extras one meta object shared by the batch's records (meta is read-only).
+    const ts = this.o.stampTime === false ? undefined : new Date().toISOString();
+    const shared = spans === undefined && extra === undefined ? this.meta(undefined, ts) : null;
+    const records = await this.o.store.append(drafts, {
+      expectedSeq: this.o.store.head().seq,
+      meta: (_d, i) => {
+        if (shared !== null) return shared;
+        const meta = this.meta(spans?.[i], ts);
+        return extra === undefined ? meta : { ...meta, ...extra };
+      },
+    });
+    this.recordsAppended += records.length;
+    return records;
+  }
+
+  /** Appends a round of drafts, delivers each record, and repeats with the replies until quiet. */
+  private async pump(first: readonly Draft[], tick: number, tickSpan: Span | undefined): Promise<number> {
+    let round = first;
+    let count = 0;
+    // The previous round's records: every cause of this round's records is one of them.
+    let previous: readonly LogRecord[] = [];
+    while (round.length > 0) {
+      const spans = this.o.tracer === undefined ? undefined : round.map((d) => this.deliverSpan(d, tickSpan));
+      const records = await this.append(round, spans);
+      count += records.length;
+      const next: Draft[] = [];
+      // Model calls of this round run concurrently (the gateway caps them); answers join the next
+      // round in log order, whichever finished first.
+      const llmAnswers = new Map<number, ReturnType<LlmResponder["respond"]>>();
+      for (let r = 0; r < records.length; r++) {
+        const record = records[r]!;
+        if (record.type !== "llm.requested") continue;
+        const answer = (this.o.llm ?? noLlmGateway).respond(record as LogRecord<LlmRequestedPayload>, { ...(this.o.tracer === undefined ? {} : { tracer: this.o.tracer }), ...(spans?.[r] === undefined ? {} : { parent: spans[r] }) });
+        answer.catch(() => undefined); // awaited below, in order
+        llmAnswers.set(r, answer);
+      }
+      for (let r = 0; r < records.length; r++) {
+        const record = records[r]!;
+        if (this.extraSpans !== undefined) this.extraSpan(record, previous, spans?.[r]);
+        const recipients = recipientsOf(record.to, record.from, this.actors);
+        // The record's seq and hash join the span to its log line (the span was started before the
+        // append assigned them, so that its traceparent could go into the record's meta).
+        spans?.[r]?.setAttributes(logLineAttributes(record, recipients));
+        if (recipients.length > 0) {
+          const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
+          const replies = await this.deliver(delivered, recipients, spans?.[r], record.hash);
+          for (let i = 0; i < recipients.length; i++) {
+            for (const e of replies[i] ?? []) next.push({ type: e.type, from: recipients[i]!, to: e.to, payload: e.payload, tick, cause: record.seq });
+          }
+        }
+        const answer = llmAnswers.get(r);
+        if (answer !== undefined) {
+          const { type, payload } = await answer;
+          next.push({ type, from: LLM_GATEWAY_ID, to: record.from, payload, tick, cause: record.seq });
+        }
+        spans?.[r]?.end();
+      }
+      previous = records;
+      round = next;
+    }
+    return count;
+  }
+
+  /** The replies of each recipient, in the order of `recipients`, whichever hosts serve them. */
+  private async deliver(record: Delivered, recipients: readonly string[], span: Span | undefined, hash: string): Promise<DeliverReply["replies"]> {
+    const traceparent = span === undefined ? undefined : traceparentOf(span);
+    // A traced delivery names the record's hash too, for the actor host's consumer span.
+    const headers = { "pt-event": `${this.o.store.episode}:${record.seq}`, ...(traceparent === undefined ? {} : { traceparent, "pt-hash": hash }) };
+    if (this.single) {
+      const subject = this.o.routing.subjectOf(recipients[0]!);
+      return (await this.o.transport.request<HostRequest, DeliverReply>(subject, { kind: "deliver", record, recipients }, { headers })).replies;
+    }
+    const answered = await Promise.all(
+      [...bySubject(this.o.routing, recipients)].map(async ([subject, ids]) => {
+        const reply = await this.o.transport.request<HostRequest, DeliverReply>(subject, { kind: "deliver", record, recipients: ids }, { headers });
+        return ids.map((id, i) => [id, reply.replies[i] ?? []] as const);
+      }),
+    );
+    const byId = new Map(answered.flat());
+    return recipients.map((id) => byId.get(id) ?? []);
+  }
+
+  /** Every actor's part digest, asked of each host. */
+  async digests(): Promise<Record<string, string>> {
+    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, string>>(subject, { kind: "digest", ids })));
+    const parts: Record<string, string> = {};
+    for (const id of this.actors.ids) {
+      const part = answers.find((a) => a[id] !== undefined)?.[id];
+      if (part === undefined) throw new Error(`no actor host reported the state of ${id}`);
+      parts[id] = part;
+    }
+    return parts;
+  }
+
+  /** Every actor's persisted XState snapshot, asked of each host (for episode snapshots), serialised by its host. */
+  async snapshots(): Promise<Record<string, SerializedActor>> {
+    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, unknown>>(subject, { kind: "snapshot", ids })));
+    const out: Record<string, SerializedActor> = {};
+    for (const id of this.actors.ids) {
+      const answer = answers.find((a) => a[id] !== undefined)?.[id];
+      if (answer === undefined) throw new Error(`no actor host reported the snapshot of ${id}`);
+      // A remote actor host of an earlier build answers with the snapshot object itself.
+      out[id] = new SerializedActor(typeof answer === "string" ? answer : JSON.stringify(answer));
+    }
+    return out;
+  }
+
+  /** The world's own span for a record (e.g. `probe <tool>`), under the record's deliver span. */
+  private extraSpan(record: LogRecord, previous: readonly LogRecord[], parent: Span | undefined): void {
+    // A round's records have consecutive seqs.
+    const cause = record.cause === null || previous.length === 0 ? null : (previous[record.cause - previous[0]!.seq] ?? null);
+    const extra = this.extraSpans!(record, cause?.seq === record.cause ? cause : null);
+    if (extra === null || this.o.tracer === undefined) return;
+    const ctx = parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), parent);
+    // A world's attribute lists are read-only arrays; the API's type wants mutable ones it never changes.
+    this.o.tracer.startSpan(extra.name, { kind: SpanKind.INTERNAL, attributes: { ...(extra.attributes as Attributes), "probetown.seq": record.seq } }, ctx).end();
+  }
+
+  private deliverSpan(draft: Draft, parent: Span | undefined): Span | undefined {
+    const ctx = parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), parent);
+    return this.o.tracer?.startSpan(
+      `deliver ${draft.type}`,
+      { kind: SpanKind.PRODUCER, attributes: { "probetown.event.type": draft.type, "probetown.from": draft.from, "probetown.tick": draft.tick } },
+      ctx,
+    );
+  }
+
+  async runTick(tick: number): Promise<TickResult> {
+    const parent = this.episodeSpan === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), this.episodeSpan);
+    const tickSpan = this.o.tracer?.startSpan(`tick ${tick}`, { attributes: { "probetown.tick": tick } }, parent);
+    let records = 0;
+    for (const step of this.o.world.tickPlan(this.o.config, tick)) {
+      records += await this.pump([{ type: step.type, from: SEQUENCER_ID, to: step.to, payload: step.payload, tick, cause: null }], tick, tickSpan);
+    }
+    const parts = await this.digests();
+    const stateHash = stateHashOf(tick, parts);
+    const [committed] = await this.append([{ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { parts, stateHash }, tick, cause: null }], [tickSpan]);
+    await this.o.store.commit();
+    tickSpan?.setAttribute("probetown.records", records + 1);
+    tickSpan?.setAttribute("probetown.state_hash", stateHash);
+    tickSpan?.end();
+    return { tick, seq: committed!.seq, stateHash, parts, records: records + 1 };
+  }
+}
