@@ -6,6 +6,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // One nats-server for the whole run (test/globalSetup.ts).
     globalSetup: ["test/globalSetup.ts"],
+    // This build's worlds, registered in every test file's process (services/worlds.ts).
+    setupFiles: ["test/setupWorlds.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Processes, not threads: runCli (test/cliInProcess.ts) changes the working directory, which a

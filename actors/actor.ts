@@ -5,7 +5,7 @@
 // Actors never see the log, the transport or the wall clock.
 import { enqueueActions, type ActorLogic, type ActorSystem, type AnyActorLogic, type EventObject, type MachineContext, type Snapshot } from "xstate";
 import type { Address } from "../events/record.ts";
-import type { EventType, PayloadOf } from "../events/catalogue.ts";
+import type { EventEntries, PayloadIn } from "../events/catalogue.ts";
 import { InputRejected } from "../events/inputRejected.ts";
 
 /** A record as an actor receives it. */
@@ -27,11 +27,14 @@ export interface Emitted<P = unknown> {
 /** Handles one record type: updates the context (in place) and returns the events to emit. */
 export type RecordHandler<Context> = (context: Context, event: Delivered<never>) => Emitted[];
 
-/** A delivered record of catalogue type `T` (a union of types gives a union of records), its payload typed from the catalogue. */
-export type RecordOf<T extends EventType> = T extends EventType ? Delivered<PayloadOf<T>> & { readonly type: T } : never;
+/**
+ * A delivered record of type `T` of the record types `E` (a world's entries with the kernel's; a
+ * union of types gives a union of records), its payload typed from its schema.
+ */
+export type RecordIn<E extends EventEntries, T extends keyof E & string> = T extends unknown ? Delivered<PayloadIn<E, T>> & { readonly type: T } : never;
 
-/** Record handlers by type, each given the records of its own type (their payloads typed from the catalogue). */
-export type HandlerTable<Context, T extends EventType> = { readonly [K in T]: (context: Context, event: RecordOf<K>) => Emitted[] };
+/** Record handlers by type, each given the records of its own type (their payloads typed from `E`). */
+export type HandlerTable<Context, E extends EventEntries, T extends keyof E & string> = { readonly [K in T]: (context: Context, event: RecordIn<E, K>) => Emitted[] };
 
 type RecordEvent = Delivered & EventObject;
 type EmittedEvent = Emitted & EventObject;
@@ -41,7 +44,7 @@ type EmittedEvent = Emitted & EventObject;
  * record type's handler and emit what it returns (the host collects emitted events for the
  * sequencer). A record of a type the table does not name is ignored.
  */
-export const handleRecords = <Context extends MachineContext, T extends EventType>(handlers: HandlerTable<Context, T>) => {
+export const handleRecords = <Context extends MachineContext, E extends EventEntries, T extends keyof E & string>(handlers: HandlerTable<Context, E, T>) => {
   // Each handler is only ever given records of its own type: the lookup by type is what makes the table's types hold.
   const byType: Readonly<Partial<Record<string, (context: Context, event: never) => Emitted[]>>> = handlers;
   return enqueueActions<Context, RecordEvent, undefined, RecordEvent, never, never, never, never, EmittedEvent>(({ context, event, enqueue }) => {
@@ -138,6 +141,8 @@ export interface ConditionInfo {
 export interface WorldDefinition<Config = unknown> {
   readonly name: string;
   readonly description: string;
+  /** The record types this world's episodes log beyond the kernel's (added to the catalogue when the world is registered). */
+  readonly events: EventEntries;
   /** Validates a config (defaults filled in); throws an Error naming the bad field. */
   resolveConfig(raw: unknown): Config;
   readonly defaultConfig: Config;

@@ -4,6 +4,9 @@
 // Usage: node bench/mornings.ts <first seed> <count> <dir> <warm-up count>
 import { join } from "node:path";
 import { runEpisode } from "../services/kernel/episodes.ts";
+import { loadWorlds } from "../services/worlds.ts";
+
+await loadWorlds();
 
 const [first, count, dir, warmUp] = [Number(process.argv[2]), Number(process.argv[3]), process.argv[4]!, Number(process.argv[5] ?? 0)];
 const morning = (seed: number, label: string) =>

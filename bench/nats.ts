@@ -17,6 +17,9 @@ import { jetStreamWhere, remotePlacement } from "../services/distributed/episode
 import { runEpisode, runEpisodeEffect } from "../services/kernel/episodes.ts";
 import { jobsOf } from "../services/distributed/jobs.ts";
 import { startTestNats } from "../test/natsServer.ts";
+import { loadWorlds } from "../services/worlds.ts";
+
+await loadWorlds();
 
 export interface Row {
   readonly figure: string;

@@ -10,6 +10,9 @@ import { createFileEventStore, scanLog, segmentFiles } from "../infra/fileEventS
 import { runEpisode, type EpisodeResult } from "../services/kernel/episodes.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
 import { natsRows, type Row } from "./nats.ts";
+import { loadWorlds } from "../services/worlds.ts";
+
+await loadWorlds();
 
 const quick = process.argv.includes("--quick");
 const work = mkdtempSync(join(tmpdir(), "probetown-bench-"));

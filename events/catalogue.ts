@@ -1,44 +1,71 @@
 // The event catalogue: every type that may enter a log, with its schema version. Reading a log
 // checks each record against it, so an unknown type or a malformed payload is reported at its seq.
+// The kernel's own types (episodes, ticks, model calls) are here; each world adds its record types
+// when it is registered (services/kernel/worlds.ts), so this layer names no world.
 import { Schema } from "effect";
 import { kernelEvents } from "./kernel.ts";
-import { auratownEvents } from "./auratown.ts";
-import { probeEvents } from "./probes.ts";
 import { llmEvents } from "./llm.ts";
-import { envprobeEvents } from "./envprobe.ts";
+import { InputRejected } from "./inputRejected.ts";
 
-interface CatalogueEntry {
+export interface CatalogueEntry {
   readonly version: number;
   readonly payload: Schema.Top;
 }
 
-const entries = { ...kernelEvents, ...auratownEvents, ...probeEvents, ...llmEvents, ...envprobeEvents };
+/** Record types by name: the kernel's, or a world's own (its `events`). */
+export type EventEntries = Readonly<Record<string, CatalogueEntry>>;
 
-export const catalogue: Readonly<Record<string, CatalogueEntry>> = entries;
+const kernelEntries = { ...kernelEvents, ...llmEvents };
 
-/** Every record type of the catalogue. */
-export type EventType = keyof typeof entries;
+/** The kernel's record types: a world's records are typed from its own entries (`RecordIn`). */
+export type KernelEntries = typeof kernelEntries;
 
-/** The payload of a record type, as its schema decodes it. */
-export type PayloadOf<T extends EventType> = (typeof entries)[T]["payload"]["Type"];
+/** The payload of record type `T` of `entries`, as its schema decodes it. */
+export type PayloadIn<E extends EventEntries, T extends keyof E> = E[T]["payload"]["Type"];
 
-const decoders = new Map<string, (u: unknown) => unknown>(
-  Object.entries(catalogue).map(([type, entry]) => [type, Schema.decodeUnknownSync(entry.payload as Schema.Codec<unknown, unknown>)]),
-);
+const entries = new Map<string, CatalogueEntry>(Object.entries(kernelEntries));
+/** Who added each type ("kernel", or a world's name), so a clash names both. */
+const owners = new Map<string, string>(Object.keys(kernelEntries).map((type) => [type, "kernel"]));
+const decoders = new Map<string, (u: unknown) => unknown>();
+
+/**
+ * Adds a world's record types. Registering the same entries again is a no-op; a type that another
+ * world (or the kernel) already defines is refused, since a log must mean one thing by each type.
+ */
+export function registerEventTypes(owner: string, added: EventEntries): void {
+  for (const [type, entry] of Object.entries(added)) {
+    const known = entries.get(type);
+    if (known === entry) continue;
+    if (known !== undefined) throw new InputRejected("world", `world '${owner}' defines record type '${type}', which ${owners.get(type) === "kernel" ? "the kernel" : `world '${owners.get(type)}'`} already defines`);
+    entries.set(type, entry);
+    owners.set(type, owner);
+  }
+}
+
+function decoderOf(type: string): ((u: unknown) => unknown) | undefined {
+  let decode = decoders.get(type);
+  if (decode === undefined) {
+    const entry = entries.get(type);
+    if (entry === undefined) return undefined;
+    decode = Schema.decodeUnknownSync(entry.payload as Schema.Codec<unknown, unknown>);
+    decoders.set(type, decode);
+  }
+  return decode;
+}
 
 export function isKnownEventType(type: string): boolean {
-  return decoders.has(type);
+  return entries.has(type);
 }
 
 export function versionOf(type: string): number {
-  const entry = catalogue[type];
-  if (entry === undefined) throw new Error(`event type '${type}' is not in the catalogue (events/catalogue.ts)`);
+  const entry = entries.get(type);
+  if (entry === undefined) throw new Error(`event type '${type}' is not in the catalogue (events/catalogue.ts, or its world's events)`);
   return entry.version;
 }
 
 /** Returns null when the payload is valid for its type, otherwise a one-line reason. */
 export function payloadProblem(type: string, payload: unknown): string | null {
-  const decode = decoders.get(type);
+  const decode = decoderOf(type);
   if (decode === undefined) return `unknown event type '${type}'`;
   try {
     decode(payload);
@@ -166,8 +193,10 @@ const fastChecks = new Map<string, Check | null>();
 export function catalogueProblem(type: string, payload: unknown): string | null {
   let check = fastChecks.get(type);
   if (check === undefined) {
-    const entry = Object.hasOwn(catalogue, type) ? catalogue[type] : undefined;
-    check = entry === undefined ? null : compileCheck((entry.payload as unknown as { ast?: AstNode }).ast);
+    const entry = entries.get(type);
+    // An unknown type is not cached: its world may be registered later.
+    if (entry === undefined) return payloadProblem(type, payload);
+    check = compileCheck((entry.payload as unknown as { ast?: AstNode }).ast);
     fastChecks.set(type, check);
   }
   if (check !== null && check(payload)) return null;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AnswerFactPayload } from "../events/probes.ts";
+import type { AnswerFactPayload } from "../actors/aura/events.ts";
 import type { LogRecord } from "../events/record.ts";
 import { BenchmarkInvalid, loadImplicitBenchmark, parseImplicitBenchmark } from "../services/aura/benchmarks/implicit.ts";
 import { judgeQuery } from "../services/aura/benchmarks/judge.ts";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AnswerFactPayload } from "../events/probes.ts";
+import type { AnswerFactPayload } from "../actors/aura/events.ts";
 import type { LogRecord } from "../events/record.ts";
 import { factualTruth, judgeFactual, loadFactualBenchmark, needsOf, unrecognisedTags, verdictOf, FactualBenchmarkInvalid, type FactualQuery, type FactualTruth } from "../services/aura/benchmarks/factual.ts";
 import { runFactualEval } from "../services/aura/factualEval.ts";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { importanceOf, recencyOf, relevanceOf, remember, retrieve, scoreOf, type MemoryItem } from "../actors/aura/memory.ts";
 import { analyseQuery } from "../actors/aura/intent.ts";
-import type { AnswerGivenPayload, IntentInferredPayload, ProbeRequestedPayload } from "../events/probes.ts";
+import type { AnswerGivenPayload, IntentInferredPayload, ProbeRequestedPayload } from "../actors/aura/events.ts";
 import type { LogRecord } from "../events/record.ts";
 import { loadImplicitBenchmark } from "../services/aura/benchmarks/implicit.ts";
 import { judgeQuery, needOf } from "../services/aura/benchmarks/judge.ts";

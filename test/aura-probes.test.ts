@@ -8,7 +8,7 @@ import { sceneEnvMachine } from "../actors/aura/environment.ts";
 import { analyseQuery, gapToBudget, type PerceivedScene } from "../actors/aura/intent.ts";
 import { ENVIRONMENT_TOOLS, AGENT_STATE_TOOLS, policyDenies } from "../actors/aura/tools.ts";
 import { auraSceneWorld, defaultSceneConfig } from "../actors/aura/world.ts";
-import type { ProbeRequestedPayload } from "../events/probes.ts";
+import type { ProbeRequestedPayload } from "../actors/aura/events.ts";
 import { recordsByQuery, sceneConfig } from "../services/aura/eval.ts";
 import { loadImplicitBenchmark } from "../services/aura/benchmarks/implicit.ts";
 import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";

@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { emptyBeliefsDigest, recomputeBeliefsDigest, refreshBeliefs } from "../actors/auratown/beliefs.ts";
 import type { Belief, Observed } from "../actors/auratown/beliefs.ts";
 import { DigestAccumulator, digestOf, digestUpdate, EMPTY_DIGEST } from "../events/digest.ts";
-import type { AvailabilityType } from "../events/auratown.ts";
+import type { AvailabilityType } from "../actors/auratown/events.ts";
 
 /** Numerical Recipes LCG; deterministic test inputs without Math.random. */
 function lcg(seed: number): (n: number) => number {

@@ -3,8 +3,8 @@ import { evaluatePrivateState, initialPrivateState, samePrivateState } from "../
 import type { RuleInput } from "../actors/auratown/privateState.ts";
 import { refreshBeliefs, recomputeBeliefsDigest, emptyBeliefsDigest } from "../actors/auratown/beliefs.ts";
 import type { Belief, Observed } from "../actors/auratown/beliefs.ts";
-import { RuleId } from "../events/auratown.ts";
-import type { RuleIdType } from "../events/auratown.ts";
+import { RuleId } from "../actors/auratown/events.ts";
+import type { RuleIdType } from "../actors/auratown/events.ts";
 
 const CAFE = "Sunrise Cafe";
 

@@ -4,9 +4,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { firstSegment, logRecords, tempDir, runCli, startCli, until, withoutMetaLine } from "./helpers.ts";
-import { checkTownRunDisk, checkTownRunFits, townRunDisk, townRunHeap } from "../services/cli/limits.ts";
+import { checkTownRunDisk, checkTownRunFits, townRunDisk, townRunHeap } from "../services/auratown/limits.ts";
 import { resolveNewEpisodeConfig } from "../actors/actor.ts";
-import { worlds } from "../actors/worlds.ts";
+import { worldNamed } from "../services/kernel/worlds.ts";
 import type { TownConfig } from "../actors/auratown/config.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -387,7 +387,7 @@ describe("probetown CLI", () => {
   });
 
   it("holds sensible town runs within the heap: 1,000 residents for 3 days, 5 for 30, and exactly the days it names", () => {
-    const town = (agents: number) => resolveNewEpisodeConfig(worlds.auratown!, { extraAgents: agents - 5 }) as TownConfig;
+    const town = (agents: number) => resolveNewEpisodeConfig(worldNamed("auratown"), { extraAgents: agents - 5 }) as TownConfig;
     const flags = { town: "--agents", length: "--days" };
     expect(() => checkTownRunFits(town(1000), 3 * 34, flags, 2 ** 30)).not.toThrow();
     expect(() => checkTownRunFits(town(5), 30 * 34, flags, 2 ** 28)).not.toThrow();
@@ -407,7 +407,7 @@ describe("probetown CLI", () => {
   });
 
   it("refuses a new town run that would fill its disk (five residents keep a snapshot every tick: --days 1000000 asked 6.8 TB), naming how to write less", () => {
-    const town = resolveNewEpisodeConfig(worlds.auratown!, {}) as TownConfig;
+    const town = resolveNewEpisodeConfig(worldNamed("auratown"), {}) as TownConfig;
     const flags = { town: "--agents 5", length: "--days 3000" };
     const disk = { dir: "runs", trace: true };
     // 3,000 days: 102,000 ticks, a snapshot each, of five residents: ~21 GiB.

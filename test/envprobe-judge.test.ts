@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { JUDGE_OUTPUT, ENVPROBE_LLM_OUTPUTS, parseJudgeDecision } from "../actors/envprobe/llm.ts";
-import type { EnvprobeDecidedPayload } from "../events/envprobe.ts";
+import type { EnvprobeDecidedPayload } from "../actors/envprobe/events.ts";
 import type { LlmRequestedPayload } from "../events/llm.ts";
 import type { LogRecord } from "../events/record.ts";
 import { runDirect } from "../services/envprobe/direct.ts";

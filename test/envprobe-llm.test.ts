@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inputsOf, envprobeWorld } from "../actors/envprobe/world.ts";
 import { parseBeliefUpdates, fieldNamesOfRequest, ENVPROBE_LLM_OUTPUTS } from "../actors/envprobe/llm.ts";
 import { LEGACY_CALIBRATION, SOURCE } from "../actors/envprobe/config.ts";
-import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload, EnvprobeScoredPayload } from "../events/envprobe.ts";
+import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload, EnvprobeScoredPayload } from "../actors/envprobe/events.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
 import type { LogRecord } from "../events/record.ts";
 import { runDirect } from "../services/envprobe/direct.ts";

@@ -11,7 +11,7 @@ import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 import { GENESIS_HASH, seal } from "../events/record.ts";
 import { namesActor, prettyJsonPieces, writePieces } from "../services/views/text.ts";
 import { replayEpisode } from "../services/kernel/replay.ts";
-import { townInspection } from "../services/cli/inspect.ts";
+import { townInspection } from "../services/auratown/inspect.ts";
 import { collectRow, renderTimeline, summarize, type TickRow } from "../services/auratown/views.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
 

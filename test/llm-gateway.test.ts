@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { auraSceneWorld, FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS } from "../actors/aura/world.ts";
 import type { LogRecord } from "../events/record.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
-import type { AnswerGivenPayload, IntentInferredPayload, ProbeDeniedPayload } from "../events/probes.ts";
+import type { AnswerGivenPayload, IntentInferredPayload, ProbeDeniedPayload } from "../actors/aura/events.ts";
 import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
 import { LlmCache, LlmGateway, RecordedEndpointProblems } from "../services/llm/index.ts";
 import { llmRequest } from "../events/llm.ts";

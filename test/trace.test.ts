@@ -5,8 +5,8 @@ import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
 import { existsSync, writeFileSync } from "node:fs";
 import { firstSegment, logRecords, runCli, tempDir, withoutMetaLine } from "./helpers.ts";
 import type { LogRecord } from "../events/record.ts";
-import type { ProbeRequestedPayload } from "../events/probes.ts";
-import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../events/envprobe.ts";
+import type { ProbeRequestedPayload } from "../actors/aura/events.ts";
+import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../actors/envprobe/events.ts";
 import { envprobeWorld, worldSpecOf } from "../actors/envprobe/world.ts";
 
 interface SpanLine {

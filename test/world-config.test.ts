@@ -1,7 +1,7 @@
 // A world config with a field the world does not know is refused, naming the field's path, so a
 // typo in a --config file ("sped", "memory.capasity") cannot silently run the defaults.
 import { describe, expect, it } from "vitest";
-import { worldNamed } from "../actors/worlds.ts";
+import { worldNamed } from "../services/kernel/worlds.ts";
 import { runCli } from "./helpers.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -3,9 +3,10 @@
 // is checked before anything is read: a denied probe never sees the state.
 import { setup } from "xstate";
 import { handleRecords, type Delivered, type Emitted, type HandlerTable } from "../actor.ts";
-import type { ProbeRequestedPayload } from "../../events/probes.ts";
+import type { ProbeRequestedPayload } from "./events.ts";
 import { slugOf } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
+import type { SceneEntries } from "./events.ts";
 
 export interface SceneAgentInput {
   readonly name: string;
@@ -50,7 +51,7 @@ function onProbe(ctx: SceneAgentContext, event: Delivered<ProbeRequestedPayload>
   return answerProbe(ctx, event, denied, () => read(ctx, p.tool, p.args));
 }
 
-const handlers: HandlerTable<SceneAgentContext, "probe.requested"> = {
+const handlers: HandlerTable<SceneAgentContext, SceneEntries, "probe.requested"> = {
   "probe.requested": onProbe,
 };
 

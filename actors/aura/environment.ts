@@ -3,9 +3,10 @@
 // state is read, so a denied probe never touches the scene.
 import { setup } from "xstate";
 import { handleRecords, type Delivered, type Emitted, type HandlerTable } from "../actor.ts";
-import type { ProbeRequestedPayload } from "../../events/probes.ts";
+import type { ProbeRequestedPayload } from "./events.ts";
 import { focusLocationOf, sceneTimeOf, type PublicRow, type Scene } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
+import type { SceneEntries } from "./events.ts";
 
 export interface SceneEnvInput {
   readonly scene: Scene;
@@ -91,7 +92,7 @@ function onProbe(ctx: SceneEnvContext, event: Delivered<ProbeRequestedPayload>):
   return answerProbe(ctx, event, denied, () => read(ctx, p.tool, p.args));
 }
 
-const handlers: HandlerTable<SceneEnvContext, "probe.requested"> = {
+const handlers: HandlerTable<SceneEnvContext, SceneEntries, "probe.requested"> = {
   "probe.requested": onProbe,
 };
 

@@ -6,7 +6,7 @@
 // a plain factual question never discloses them. Questions the registry cannot answer (weather,
 // season) get gap ≈ 0: no probe can help. It reads the question with the same tokens and vocabulary
 // as the implicit-intent analyser (language/), not with phrases.
-import type { IntentFramePayload } from "../../events/probes.ts";
+import type { IntentFramePayload } from "./events.ts";
 import { placeOf } from "./intent.ts";
 import { hasCue, isPersonNoun } from "./language/lexicon.ts";
 import { tokenize } from "./language/tokens.ts";

@@ -19,7 +19,7 @@
 //      they privately pursue (unspoken goal); schedule words need the plan;
 //   4. the literal request: public facts asked (place, activity, presence, time, plan, count) and
 //      the private fields the wording itself names (`asked`), which is all NoIntent fetches.
-import type { IntentFramePayload } from "../../events/probes.ts";
+import type { IntentFramePayload } from "./events.ts";
 import { cuesOf, hasCue, isPersonNoun, PLACE_HEADS, type Cue } from "./language/lexicon.ts";
 import { mentionsOf, profilesOf, type Mention, type PersonProfile } from "./language/people.ts";
 import { tokenize, type Token, type TokenizerName } from "./language/tokens.ts";

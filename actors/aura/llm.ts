@@ -10,7 +10,7 @@
 //            plan for Plan-and-Solve; tool names are the model's own — an invented one is sent as a
 //            probe and refused by the answering actor, never executed
 //   answer   the final synthesis (Reason/Interact) from the scene and the probe evidence
-import type { IntentFramePayload } from "../../events/probes.ts";
+import type { IntentFramePayload } from "./events.ts";
 import { llmRequest, type LlmMessagePayload, type LlmRequestedPayload } from "../../events/llm.ts";
 import type { PerceivedScene } from "./intent.ts";
 import { ALL_TOOLS } from "./tools.ts";

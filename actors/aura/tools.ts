@@ -6,7 +6,7 @@
 // state 3 (availability, emotion and goal of a person), beliefs 2, plans 1, public lists 0–1.
 
 import type { Delivered, Emitted } from "../actor.ts";
-import type { ProbeRequestedPayload } from "../../events/probes.ts";
+import type { ProbeRequestedPayload } from "./events.ts";
 
 export type ToolOwner = "environment" | "agent";
 

@@ -14,8 +14,9 @@ import type { StrategyConfig, StrategyKind } from "./strategies.ts";
 import { AGENT_STATE_TOOLS, ENVIRONMENT_TOOLS } from "./tools.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS } from "./conditions.ts";
 import { deriveStream } from "../rng.ts";
-import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
+import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "./events.ts";
 import { InputRejected } from "../../events/inputRejected.ts";
+import { sceneEvents } from "./events.ts";
 
 const Str = Schema.String;
 const StrMap = Schema.Record(Str, Str);
@@ -95,6 +96,7 @@ function problems(c: SceneConfig): string[] {
 
 export const auraSceneWorld: WorldDefinition<SceneConfig> = {
   name: "aura-scene",
+  events: sceneEvents,
   description: "AURA implicit-intent scene: one moment of a hand-written scene, one query per tick, answered by the AURA controller or a baseline (paper §5.2, A14)",
   defaultConfig: defaultSceneConfig,
   conditions: SCENE_CONDITIONS,

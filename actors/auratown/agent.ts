@@ -6,7 +6,7 @@
 // (where it stands and who is there), `conversation.held`, `town.feed` (recent public events; the
 // private-state phase), `location.observed` (others' visible state; the beliefs phase).
 import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { ConversationHeldPayload, LocationObservedPayload, LocationOccupancyPayload, PlanItemType } from "../../events/auratown.ts";
+import type { ConversationHeldPayload, LocationObservedPayload, LocationOccupancyPayload, PlanItemType } from "./events.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { refreshBeliefs, emptyBeliefsDigest, type Belief } from "./beliefs.ts";
 import type { Profile, TownConfig } from "./config.ts";

@@ -3,7 +3,7 @@
 // A belief is never deleted, so beliefs about absent agents go stale. `since` is the tick the
 // belief last changed, which makes staleness measurable from state alone.
 import { DigestAccumulator, EMPTY_DIGEST, joinedLanes } from "../../events/digest.ts";
-import type { AvailabilityType } from "../../events/auratown.ts";
+import type { AvailabilityType } from "./events.ts";
 
 export interface Belief {
   readonly location: string;

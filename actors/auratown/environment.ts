@@ -3,7 +3,7 @@
 // each other: occupancy after moving (who is here), and visible state in the beliefs phase.
 // Phases arrive as `tick.phase` records from the sequencer (DESIGN §3.2).
 import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { AgentDecidedPayload, AvailabilityType, PrivateStateChangedPayload } from "../../events/auratown.ts";
+import type { AgentDecidedPayload, AvailabilityType, PrivateStateChangedPayload } from "./events.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import type { Profile, TownConfig } from "./config.ts";
 import { bondOf, conversationLines, incidentText } from "./speech.ts";

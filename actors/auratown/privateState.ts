@@ -4,7 +4,7 @@
 // - word forms are complete ("serves", "service", "studies" match) and the prefix accidents are
 //   gone ("restock" no longer counts as rest, "ready" no longer as read);
 // so that every rule can fire from ordinary routine wording.
-import type { AvailabilityType, RuleIdType } from "../../events/auratown.ts";
+import type { AvailabilityType, RuleIdType } from "./events.ts";
 
 export interface PrivateState {
   readonly availability: AvailabilityType;

@@ -9,6 +9,7 @@ import { ENVIRONMENT_ID, environmentLogic, type EnvContext, type EnvInput } from
 import { recomputeMemoryDigest } from "./memory.ts";
 import { centerOf, clockAt, locationNamed, ticksPerDay } from "./town.ts";
 import { InputRejected } from "../../events/inputRejected.ts";
+import { auratownEvents } from "./events.ts";
 
 
 // Params change only on a fork and the plan once a day, but both are hashed every tick: hash each
@@ -52,6 +53,7 @@ function mergeDeep(base: unknown, patch: unknown): unknown {
 
 export const auratownWorld: WorldDefinition<TownConfig> = {
   name: "auratown",
+  events: auratownEvents,
   description: "AURATown: 5 residents on a 60×60 map of 20 places, hidden private state, stale beliefs (paper §4, A3–A6)",
   defaultConfig: defaultTownConfig,
   conditions: townConditions,

@@ -14,7 +14,7 @@
 // update is applied with its calibrated reports. `envprobe.believed` then says which backend
 // produced the step's beliefs. Planning and the probing policy are the scripted agent's, unchanged.
 import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { EnvprobeScoredPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
+import type { EnvprobeScoredPayload, EnvprobeSteppedPayload } from "./events.ts";
 import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from "../../events/llm.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { modelStaleness, reportedConfidence, reportedStaleness, SOURCE, type Calibration, type ModelReport, type Policy } from "./config.ts";

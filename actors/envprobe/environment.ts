@@ -6,7 +6,7 @@
 // so every metric is in the log. Mutation and noise draw from exogenous streams named without
 // the condition: all policies on one seed face the same draws (common random numbers).
 import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload } from "../../events/envprobe.ts";
+import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload } from "./events.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { reportedConfidence, reportedStaleness, SOURCE, type Calibration } from "./config.ts";
 import { applyAction, isSuccess, mutate, observe, probe } from "./kinds/operations.ts";

@@ -11,7 +11,7 @@
 // ≥ 0 (steps since the value was last confirmed), confidence a number in [0, 1].
 import { llmRequest, type LlmMessagePayload, type LlmRequestedPayload } from "../../events/llm.ts";
 import { parseJsonObject } from "../aura/llm.ts";
-import type { EnvprobeSteppedPayload } from "../../events/envprobe.ts";
+import type { EnvprobeSteppedPayload } from "./events.ts";
 import { depValue } from "./kinds/tooldag.ts";
 import type { Kind, Layout } from "./kinds/types.ts";
 import { HELD, UNKNOWN } from "./kinds/values.ts";

@@ -13,8 +13,9 @@ import { envLogic, type EnvContext, type EnvInput } from "./environment.ts";
 import { parseAction } from "./kinds/grammar.ts";
 import { generate, observe } from "./kinds/operations.ts";
 import type { WorldSpec } from "./kinds/types.ts";
-import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "../../events/envprobe.ts";
+import type { EnvprobeDecidedPayload, EnvprobeSteppedPayload } from "./events.ts";
 import { InputRejected } from "../../events/inputRejected.ts";
+import { envprobeEvents } from "./events.ts";
 
 const decode = configDecoder("envprobe", ConfigSchema);
 
@@ -64,6 +65,7 @@ export function inputsOf(config: EnvprobeConfig, seed: number): { agent: AgentIn
 
 export const envprobeWorld: WorldDefinition<EnvprobeConfig> = {
   name: "envprobe",
+  events: envprobeEvents,
   description: "EnvProbe: budgeted probing of a belief table in ObjectState / ToolDAG / GraphNav worlds (config `world`, `regime`; `llm.belief` for the LLM agent); conditions are probing policies",
   defaultConfig,
   conditions: Object.fromEntries(Object.entries(POLICIES).map(([k, description]) => [k, { description }])),

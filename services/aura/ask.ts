@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Effect } from "effect";
 import type { LogRecord } from "../../events/record.ts";
-import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
+import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../actors/aura/events.ts";
 import { scanLog } from "../../infra/fileEventStore.ts";
 import { Embedded } from "../../infra/layers.ts";
 import type { AgentContext } from "../../actors/auratown/agent.ts";

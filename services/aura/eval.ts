@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../../events/canonical.ts";
 import type { LogRecord } from "../../events/record.ts";
-import type { UserQueryPayload } from "../../events/probes.ts";
+import type { UserQueryPayload } from "../../actors/aura/events.ts";
 import { readLog, scanLog } from "../../infra/fileEventStore.ts";
 import { deriveStream, Draws } from "../../actors/rng.ts";
 import { auraSceneWorld, FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../../actors/aura/world.ts";

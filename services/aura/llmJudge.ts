@@ -26,7 +26,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { llmRequest, LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload, type LlmRequestedPayload } from "../../events/llm.ts";
-import type { AnswerGivenPayload } from "../../events/probes.ts";
+import type { AnswerGivenPayload } from "../../actors/aura/events.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { parseJsonObject } from "../../actors/aura/llm.ts";
 import { rosterOf, type Scene } from "../../actors/aura/scene.ts";

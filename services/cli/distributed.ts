@@ -3,7 +3,7 @@
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { worldNamed } from "../../actors/worlds.ts";
+import { worldModuleNamed, worldNamed } from "../kernel/worlds.ts";
 import { Effect } from "effect";
 import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
@@ -17,7 +17,7 @@ import { NatsTransport } from "../../infra/natsTransport.ts";
 import { natsFlagHint, shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
 import { followJetStreamLog, jetStreamEpisodes, peekJetStreamLog, readJetStreamLog, setLockTtl, writerOf } from "../../infra/jetStreamEventStore.ts";
-import type { LogEnds } from "../../infra/fileEventStore.ts";
+import { scanLog, type LogEnds } from "../../infra/fileEventStore.ts";
 import type { EpisodeSnapshot } from "../../infra/snapshotStore.ts";
 import { createTelemetry, parseTraceFlag, type Telemetry, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { jobSpans, workerTrace } from "../distributed/jobTracing.ts";
@@ -27,13 +27,14 @@ import { jetStreamWhere, LocalWorkersGone, spawnWorkers, stderrLine, watchWorker
 import { checkWritable, explicitLogDir, filesWhere, tailCutNote } from "../kernel/episodes.ts";
 import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { signalExitCode, signalsUntilRelease, stopAfterTickOnSignals } from "./signals.ts";
-import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome } from "../distributed/jobs.ts";
-import { headerOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
+import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome, type EpisodeSpec } from "../distributed/jobs.ts";
+import { headerOf, layoutOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
 import { recordLine } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
-import type { ParentLogs } from "./envprobe.ts";
+import type { ParentLogs } from "../kernel/worldModule.ts";
 import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../kernel/verify.ts";
 import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
+import { conditionReport, renderConditionReport } from "../analysis/conditionMetrics.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
 
@@ -521,6 +522,13 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     return { submitted, outcomes };
   };
   let gathered: { submitted: Submitted; outcomes: JobOutcome[] };
+  // A world with metrics gets a paired report: each finished episode's scores, from its log.
+  const metricsOf = worldModuleNamed(world).metrics;
+  const scores = new Map<string, Readonly<Record<string, number>>>();
+  const score = async (outcomes: readonly JobOutcome[], read: (o: EpisodeOutcome) => Promise<readonly LogRecord[]> | readonly LogRecord[]): Promise<void> => {
+    if (metricsOf === undefined) return;
+    for (const o of outcomes) if (o.ok) scores.set(o.id, metricsOf(await read(o.result as EpisodeOutcome)));
+  };
   /** Episodes whose log or snapshot was found damaged (the sweep then exits 3). */
   const damaged = new Set<string>();
   if (flags.nats === undefined) {
@@ -572,6 +580,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
       const done = gathered.outcomes.filter((o) => o.ok).length;
       throw new Error(`sweep stopped after ${done} of ${jobs.length} episodes finished: ${(diskFailure as Error).message}; the finished episodes are kept, and the same sweep command, once there is space, runs the rest (an interrupted episode resumes)`, { cause: diskFailure });
     }
+    await score(gathered.outcomes, (o) => scanLog(layoutOf(o.location).log, { validate: false }).records);
   } else {
     const url = flags.nats;
     if (flags.log !== undefined) throw new UsageError(`--log: a sweep over NATS keeps its logs in JetStream (namespace ${flags.namespace}), not in a directory`);
@@ -602,7 +611,9 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
         void queue.close();
       }, queue.ackWaitMs, progress.say);
       try {
-        return await gather(queue, announce);
+        const got = await gather(queue, announce);
+        await score(got.outcomes, (o) => readJetStreamLog(nc, flags.namespace, o.episode));
+        return got;
       } catch (error) {
         if (gone === null) throw error;
         const left = jobs.length - gatheredSoFar;
@@ -631,8 +642,17 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   // finished, it said "6 ok in 0.0 s (135 episodes/s)" and alreadyFinished 0).
   const finishedBefore = (o: JobOutcome) => o.ok && (o.result as EpisodeOutcome).records === 0 && (o.result as EpisodeOutcome).resumedAfterTick !== undefined;
   const served = flags.nats === undefined ? outcomes.filter(finishedBefore).length : gathered.submitted.finished.length;
+  // A world with metrics gets its paired report: each condition's means, and each against the first.
+  const scored = outcomes.flatMap((o) => {
+    const spec = o.ok ? (o.result as EpisodeOutcome).spec : undefined;
+    const metrics = scores.get(o.id);
+    return metrics === undefined || spec === undefined ? [] : [{ condition: spec.condition, seed: spec.seed, metrics }];
+  });
+  const conditions = [...new Set(jobs.map((j) => (j.spec as EpisodeSpec).condition))];
+  const byCondition = scored.length === 0 ? null : conditionReport(scored, conditions);
   const report = {
     world, episodes: jobs.length, ok: outcomes.length - failed.length, failed: failed.length, alreadyFinished: served, seconds,
+    ...(byCondition === null ? {} : { metrics: byCondition }),
     outcomes: outcomes.map((o) => ({ id: o.id, ok: o.ok, worker: o.worker, attempt: o.attempt, ...(o.ok ? (o.result as EpisodeOutcome) : { error: o.error }) })),
   };
   if (flags.out !== undefined) writeFileSync(flags.out, JSON.stringify(report, null, 2) + "\n");
@@ -643,6 +663,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     if (failed.some((f) => f.rejected === true && /another header|other settings/.test(f.error ?? ""))) {
       process.stdout.write(`  another episode (from \`run\` or another sweep) has that id: ${flags.nats !== undefined ? "use another --namespace" : flags.log === undefined ? "pass --log <dir> to run this one elsewhere" : "choose another --log"}\n`);
     }
+    if (byCondition !== null && !flags.quiet) process.stdout.write(renderConditionReport(byCondition) + "\n");
     if (flags.out !== undefined) process.stdout.write(`outcomes: ${flags.out}\n`);
   }
   // Every failure a rejected job (nothing could run it): the input is at fault, not the machinery.

@@ -8,6 +8,8 @@ import { apiKeyVariable, cachedOnlyResponder, LlmCache, makeLlmGateway, resolveL
 import type { LlmResponder } from "../kernel/sequencer.ts";
 import { layoutOf, resolveEpisodeDir, UsageError } from "../kernel/replay.ts";
 import { EXIT_ENDPOINT, type LlmCliFlags } from "./llmOptions.ts";
+import type { WorldModule } from "../kernel/worldModule.ts";
+import { registeredWorlds } from "../kernel/worlds.ts";
 
 export { addLlmOptions, EXIT_ENDPOINT, type LlmCliFlags } from "./llmOptions.ts";
 
@@ -123,9 +125,6 @@ export const llmAsked = (flags: LlmCliFlags): boolean => asked(flags) || (proces
 
 const asked = (flags: LlmCliFlags) => flags.llm !== undefined || flags.llmConfig !== undefined || (flags.model?.length ?? 0) > 0;
 
-/** The models of the aura-scene controller's roles. */
-const sceneModels = (c: LlmConfig) => ({ intent: c.models.intent ?? null, planner: c.models.planner ?? null, answer: c.models.answer ?? null });
-
 /**
  * The EnvProbe LLM agent (role `belief`): the config with its model (`llm: {belief}`, part of the
  * episode header, so replay knows it) and the gateway. null: no LLM asked for, no endpoint, or
@@ -141,24 +140,22 @@ export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string)
 
 /**
  * `run`: the world config with the models of its LLM roles (they are part of the episode header,
- * so replay knows them) and the gateway that answers. aura-scene has intent, planner and answer;
- * envprobe has belief (the LLM agent).
+ * so replay knows them) and the gateway that answers; a world names its roles (`models`).
  */
-export function llmForRun(world: string, config: unknown, flags: LlmCliFlags): { config: unknown; llm?: LlmResponder; gateway?: LlmGatewayImpl } {
+export function llmForRun(world: WorldModule, config: unknown, flags: LlmCliFlags): { config: unknown; llm?: LlmResponder; gateway?: LlmGatewayImpl } {
   if (!llmAsked(flags)) return { config };
-  if (world === "envprobe") {
-    const agent = envprobeLlm(config, flags, "run");
-    return agent === null ? { config } : { config: agent.config, llm: agent.gateway.responder, gateway: agent.gateway };
-  }
-  if (world !== "aura-scene") {
+  const models = world.models;
+  if (models === undefined) {
     // Name the flag that was given (PROBETOWN_LLM_BASE_URL asks too).
     const flag = flags.llm !== undefined ? "--llm" : flags.llmConfig !== undefined ? "--llm-config" : (flags.model?.length ?? 0) > 0 ? "--model" : "PROBETOWN_LLM_BASE_URL";
-    throw new UsageError(`${flag}: the ${world} world has no LLM roles yet (aura-scene has: intent, planner, answer; envprobe has: belief)`);
+    const others = registeredWorlds().flatMap((w) => (w.models === undefined ? [] : [`${w.definition.name} has: ${w.models.roles.join(", ")}`]));
+    throw new UsageError(`${flag}: the ${world.definition.name} world has no LLM roles yet (${others.join("; ")})`);
   }
-  const resolved = resolveLlmFlags(flags, "run");
-  if (resolved === null) return { config };
+  const resolved = resolveLlmFlags(flags, "run", models.roles);
+  const withModels = resolved === null ? null : models.withModels(config, resolved.models);
+  if (resolved === null || withModels === null) return { config };
   const gateway = makeLlmGateway(resolved, noticed("run", flags));
-  return { config: { ...(config as object | undefined), llm: sceneModels(resolved) }, llm: gateway.responder, gateway };
+  return { config: withModels, llm: gateway.responder, gateway };
 }
 
 /** `run` and `fork`: exit 5 with what to fix when the gateway's endpoint refused or was unreachable. */

@@ -12,7 +12,7 @@
 // (test/cli-startup.test.ts checks).
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { WORLD_NAMES } from "../../actors/worldNames.ts";
+import { loadWorlds, WORLD_NAMES } from "../worlds.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/limits.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { DEFAULT_NAMESPACE, MIN_LOCK_TTL_MS, NATS_URL_ENV, NATS_URL_FROM_ENV, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
@@ -88,7 +88,9 @@ export function buildProgram(exit: (code: number) => void): Command {
       if (command.getOptionValueSource("namespace") === "cli" && command.opts().nats === undefined) {
         throw new UsageError(`--namespace ${String(command.opts().namespace)}: a namespace applies with --nats <url> (without it everything stays in files)`);
       }
-    });
+    })
+    // Every command may read a log or run an episode: the worlds' record types and modules, once its flags are checked.
+    .hook("preAction", () => loadWorlds());
   const wrap =
     <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>
     async (...args: A) =>
@@ -212,7 +214,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0)
     .option("--title <text>", "report title")
     .option("--json", "print where the files went as JSON")
-    .action(lazy(async () => (await import("./envprobe.ts")).cmdEnvprobeReport));
+    .action(lazy(async () => (await import("../envprobe/commands.ts")).cmdEnvprobeReport));
 
   program
     .command("replay")

@@ -1,19 +1,18 @@
 // What `run` and `fork` share: the flags of a new episode, the session that runs it (progress bar,
-// Ctrl-C, the per-tick rows of its summary) and what they print when it ends.
+// Ctrl-C, its world's live summary) and what they print when it ends.
 import { scanLog } from "../../infra/fileEventStore.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_NAMESPACE, natsFlagHint } from "../../infra/natsSettings.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { EpisodeExists } from "../../infra/eventStore.ts";
-import { Interrupted, type CommonOptions, type EpisodeResult } from "../kernel/episodes.ts";
+import { Interrupted, type CommonOptions, type EpisodeObserver, type EpisodeResult } from "../kernel/episodes.ts";
 import { UsageError } from "../kernel/usageError.ts";
-import { collectRow, DETAILED_TOWN_ACTORS, renderRecordSummary, renderSummary, summarize, type TickRow } from "../auratown/views.ts";
-import { llmUsageLine, llmUsageOf, renderLlmUsage, renderSceneSummary } from "../views/records.ts";
+import type { LiveSummary, NewEpisodeDisk, ParentLogs, WorldModule } from "../kernel/worldModule.ts";
+import { isRegisteredWorld, worldModuleNamed } from "../kernel/worlds.ts";
+import { llmUsageLine, llmUsageOf, renderLlmUsage } from "../views/records.ts";
 import { shownPath } from "../views/text.ts";
-import { envprobeLogSummary, type ParentLogs } from "./envprobe.ts";
 import { EXIT } from "./exitCodes.ts";
-import type { TownRunDisk } from "./limits.ts";
 import { progressBar } from "./progress.ts";
 import { signalExitCode, stopAfterTickOnSignals } from "./signals.ts";
 
@@ -64,32 +63,37 @@ function countsLine(result: EpisodeResult): string {
   return `${result.ticks} ticks, ${result.records} records, ${result.actors} actors in ${result.seconds.toFixed(2)} s`;
 }
 
+/** The world a log or result names, when this build has it. */
+const moduleOf = (world: string | undefined): WorldModule | null => (world !== undefined && isRegisteredWorld(world) ? worldModuleNamed(world) : null);
+
+/** A world without a live summary: it collects nothing, and the log's summary is printed. */
+const NO_LIVE_SUMMARY: LiveSummary = { onTick: () => {}, text: () => null, json: () => null };
+
 /**
- * The summary of a log read back, by its world (the town's own view is drawn from ticks instead, when
- * kept); `usage: false` leaves out the model usage (a caller that prints it on its own).
+ * Whether a world's episodes can call models: their logs are read back for the model usage (the
+ * summary's `llm:` line, `llm` in --json), which counts every call the episode's log holds, a
+ * resumed run's earlier ones too.
+ */
+export const callsModels = (world: string): boolean => moduleOf(world)?.summaries?.callsModels === true;
+
+/**
+ * The summary of a log read back, by its world's module (a live summary, drawn from ticks, replaces
+ * it when it has rows); `usage: false` leaves out the model usage (a caller that prints it on its own).
  */
 function worldSummary(dir: string, logged: readonly LogRecord[], actors: number, usage = true, parents?: ParentLogs): string | null {
-  const world = (logged[0]?.payload as { world?: string } | undefined)?.world;
-  if (world === "auratown") return renderRecordSummary(logged, actors);
-  const llm = usage ? renderLlmUsage(logged) : null;
-  const withLlm = (text: string | null) => (text === null ? llm : llm === null ? text : `${text}\n${llm}`);
-  if (world === "aura-scene") return withLlm(renderSceneSummary(logged));
-  if (world === "envprobe") return withLlm(envprobeLogSummary(dir, logged, parents));
-  return null;
+  const module = moduleOf((logged[0]?.payload as { world?: string } | undefined)?.world);
+  const text = module?.summaries?.fromLog?.({ dir, records: logged, actors, ...(parents === undefined ? {} : { parents }) }) ?? null;
+  const llm = usage && module?.summaries?.callsModels === true ? renderLlmUsage(logged) : null;
+  return text === null ? llm : llm === null ? text : `${text}\n${llm}`;
 }
 
-/**
- * Worlds whose episodes can call models: their logs are read back for the model usage (the summary's
- * `llm:` line, `llm` in --json), which counts every call the episode's log holds, a resumed run's
- * earlier ones too.
- */
-export const MODEL_WORLDS: ReadonlySet<string> = new Set(["aura-scene", "envprobe"]);
-
-function report(result: EpisodeResult, rows: TickRow[], records: Parameters<typeof summarize>[0], flags: EpisodeFlags, title: string): void {
+function report(result: EpisodeResult, live: LiveSummary | null, flags: EpisodeFlags, title: string): void {
   const lines = [title, countsLine(result), `state hash ${result.stateHash}`];
-  const logged = MODEL_WORLDS.has(result.world) ? scanLog(result.logDir).records : null;
+  const logged = callsModels(result.world) ? scanLog(result.logDir).records : null;
+  // A live summary reads the log back only when it collected rows.
+  const liveRecords = (): readonly LogRecord[] => logged ?? scanLog(result.logDir).records;
   if (flags.json) {
-    const summary = rows.length > 0 ? summarize(records, rows) : null;
+    const summary = live === null ? null : live.json(liveRecords());
     const llm = logged === null ? null : llmUsageOf(logged);
     process.stdout.write(
       JSON.stringify({ episode: result.episode, dir: result.dir, log: result.logDir, trace: result.traceFile, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, ...resumedField(result), summary, llm }, null, 2) + "\n",
@@ -99,7 +103,8 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
   if (!flags.quiet) {
     process.stdout.write(lines.join("\n") + "\n\n");
     if (flags.summary !== false && result.resumedAfterTick === undefined) {
-      if (rows.length > 0) process.stdout.write(renderSummary(summarize(records, rows)) + "\n\n");
+      const drawn = live === null ? null : live.text(liveRecords());
+      if (drawn !== null) process.stdout.write(drawn + "\n\n");
       else {
         const text = worldSummary(result.dir, logged ?? scanLog(result.logDir).records, result.actors);
         if (text !== null) process.stdout.write(text + "\n\n");
@@ -121,7 +126,12 @@ function report(result: EpisodeResult, rows: TickRow[], records: Parameters<type
  */
 export function episodeSession(flags: EpisodeFlags & { nats?: string }, label: string) {
   const bar = progressBar(!flags.json && !flags.quiet, label);
-  const rows: TickRow[] = [];
+  // Chosen at the first tick, by the world the host runs (a fork learns it from its parent's log).
+  let live: LiveSummary | null = null;
+  const onTick: NonNullable<EpisodeObserver["onTick"]> = (result, host) => {
+    live ??= moduleOf(host.worldName)?.summaries?.live?.() ?? NO_LIVE_SUMMARY;
+    live.onTick(result, host);
+  };
   // A file run stops on Ctrl-C after the tick in progress, and `interrupted` says where it stands.
   const command = label === "fork" ? "fork" : "run";
   const stop = flags.nats === undefined ? stopAfterTickOnSignals(command, () => bar.stop()) : null;
@@ -143,7 +153,7 @@ export function episodeSession(flags: EpisodeFlags & { nats?: string }, label: s
     ...(flags.log === undefined ? {} : { dir: flags.log }),
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
     ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
-    observer: { onTick: (result, host) => void (host.ids.length <= DETAILED_TOWN_ACTORS && host.ids.includes("env/auratown") && rows.push(collectRow(result.tick, host))) },
+    observer: { onTick },
     progress: bar.update,
     ...(stop === null ? {} : { stop: stop.signal }),
   };
@@ -157,12 +167,12 @@ export function episodeSession(flags: EpisodeFlags & { nats?: string }, label: s
     bar.stop();
     stop?.release();
     if (check !== undefined) {
-      const usage = logged === undefined || logged === null || !MODEL_WORLDS.has(result.world) ? null : llmUsageOf(logged);
+      const usage = logged === undefined || logged === null || !callsModels(result.world) ? null : llmUsageOf(logged);
       if (flags.json) process.stdout.write(JSON.stringify({ episode: result.episode, log: result.dir, ticks: result.ticks, records: result.records, seconds: result.seconds, stateHash: result.stateHash, ...resumedField(result), llm: usage }, null, 2) + "\n");
       else {
         if (!flags.quiet) process.stdout.write(`${title}\n${countsLine(result)}\nstate hash ${result.stateHash}\n${usage === null ? "" : `${llmUsageLine(usage)}\n`}\n`);
         if (!flags.quiet && wantsSummary(result) && logged != null) {
-          const text = rows.length > 0 ? renderSummary(summarize(logged, rows)) : worldSummary(result.dir, logged, result.actors, false, parents);
+          const text = live?.text(logged) ?? worldSummary(result.dir, logged, result.actors, false, parents);
           if (text !== null) process.stdout.write(text + "\n\n");
         }
         process.stdout.write(`log:   ${result.dir}\ntrace: ${traceLine(result)}\n`);
@@ -170,15 +180,14 @@ export function episodeSession(flags: EpisodeFlags & { nats?: string }, label: s
       }
       return EXIT.ok;
     }
-    const records = rows.length > 0 ? scanLog(result.logDir).records : [];
-    report(result, rows, records, flags, title);
+    report(result, live, flags, title);
     return EXIT.ok;
   };
   return { options, finish, wantsSummary, interrupted };
 }
 
 /** Where a new episode's files go and what of them grows with its length (`--snapshot-every`, a JSONL trace). */
-export function diskOf(flags: EpisodeFlags): TownRunDisk {
+export function diskOf(flags: EpisodeFlags): NewEpisodeDisk {
   const trace = traceFrom(flags);
   return { dir: flags.log ?? "runs", trace: trace === "default" || trace.exporter === "jsonl", ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }) };
 }

@@ -59,6 +59,10 @@ export class ActorHost {
   private readonly hosted = new Map<string, Hosted>();
   private readonly definitions = new Map<string, ActorDefinition>();
   private readonly world: WorldDefinition;
+  /** The world of the episode it hosts. */
+  get worldName(): string {
+    return this.world.name;
+  }
   readonly ids: readonly string[];
 
   constructor(world: WorldDefinition, definitions: readonly ActorDefinition[], options: HostOptions = {}) {

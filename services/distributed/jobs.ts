@@ -2,7 +2,7 @@
 // is the episode id, so resubmitting a sweep never runs an episode twice, and a redelivered job
 // (its worker died) resumes the partial log instead of starting another.
 import { Effect, type Layer } from "effect";
-import { worldNamed } from "../../actors/worlds.ts";
+import { worldNamed } from "../kernel/worlds.ts";
 import { isSeed, SEED_RULE } from "../../actors/rng.ts";
 import { JobRejected, type Job, type JobHandler } from "../../infra/jobQueue.ts";
 import { isStorageError } from "../../infra/eventStore.ts";

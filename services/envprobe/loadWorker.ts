@@ -3,6 +3,11 @@
 // cross threads).
 import { LogCorrupted } from "../../events/errors.ts";
 import { metricsOfLog, type EpisodeMetrics } from "./metrics.ts";
+import { registerWorld } from "../kernel/worlds.ts";
+import envprobe from "./module.ts";
+
+// A thread of its own: the world's record types are registered here too, before any log is read.
+registerWorld(envprobe);
 
 export type LoadResult =
   | { readonly metrics: EpisodeMetrics[] }

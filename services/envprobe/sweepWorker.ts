@@ -3,6 +3,11 @@
 // whose log a run of the same sweep already finished (services/envprobe/keep.ts). A failure is
 // answered as its message, which the sweep rethrows.
 import { keepOrRun } from "./keep.ts";
+import { registerWorld } from "../kernel/worlds.ts";
+import envprobe from "./module.ts";
+
+// A thread of its own: the world's record types are registered here too, before any log is read.
+registerWorld(envprobe);
 import type { EnvprobeJob } from "./sweep.ts";
 import type { EpisodeMetrics } from "./metrics.ts";
 

@@ -5,7 +5,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../../actors/actor.ts";
 import { canonicalJson } from "../../events/canonical.ts";
 import type { Transport } from "../../infra/transport.ts";
-import { worldNamed } from "../../actors/worlds.ts";
+import { worldNamed } from "./worlds.ts";
 import { isSeed, SEED_RULE } from "../../actors/rng.ts";
 import { Effect } from "effect";
 import type { LogRecord } from "../../events/record.ts";

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { FIRST_SEGMENT, scanLog, segmentFiles } from "../../infra/fileEventStore.ts";
 import { shownPath } from "../views/text.ts";
 import type { WorldDefinition } from "../../actors/actor.ts";
-import { worldNamed } from "../../actors/worlds.ts";
+import { worldNamed } from "./worlds.ts";
 import { canonicalJson } from "../../events/canonical.ts";
 import { GENESIS_HASH, type Draft, type LogRecord } from "../../events/record.ts";
 import { LogCorrupted, SnapshotDamaged } from "../../events/errors.ts";

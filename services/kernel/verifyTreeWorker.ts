@@ -1,7 +1,11 @@
 // A `verify <dir>` pool task (infra/pool.ts): verifies one episode directory and answers with its
 // entry; a log that cannot be checked is an entry too (exit code 4), never a thrown error.
+import { loadWorlds } from "../worlds.ts";
 import { verifyEpisode } from "./verify.ts";
 import type { TreeEntry } from "./verifyTree.ts";
+
+// A thread of its own: the build's worlds are registered here too, before any log is read.
+await loadWorlds();
 
 export default async function verifyTreeEntry(dir: string): Promise<TreeEntry> {
   try {

@@ -3,9 +3,9 @@
 // aura-scene episode (each query with its IntentFrame, probes and answer).
 import type { LogRecord } from "../../events/record.ts";
 import { compactJson, namesActor } from "./text.ts";
-import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../events/probes.ts";
+import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../actors/aura/events.ts";
 import type { LlmFailedPayload } from "../../events/llm.ts";
-import { usageFromRecords } from "../llm/index.ts";
+import { usageFromRecords } from "../llm/usage.ts";
 
 const recipients = (to: LogRecord["to"]): string => (to === null ? "·" : Array.isArray(to) ? to.join(",") : String(to));
 

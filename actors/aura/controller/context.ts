@@ -1,8 +1,8 @@
 // What the AURA controller knows (its input, its context, the query in progress) and the helpers
 // every stage shares: the seeded visiting order, who answers a call, the step policy's view and
 // Algorithm 1's next call. Which stage a query is in is the machine's state (machine.ts), not data.
-import type { RecordOf } from "../../actor.ts";
-import type { IntentFramePayload } from "../../../events/probes.ts";
+import type { RecordIn } from "../../actor.ts";
+import type { IntentFramePayload } from "../events.ts";
 import { deriveStream, Draws, type StreamState } from "../../rng.ts";
 import type { PerceivedScene, QueryAnalysis } from "../intent.ts";
 import { agentIdOf, SCENE_ENV_ID } from "../scene.ts";
@@ -11,6 +11,7 @@ import type { MemoryItem, Retrieved } from "../memory.ts";
 import type { FactualAnalysis } from "../factual.ts";
 import { ALL_TOOLS } from "../tools.ts";
 import type { Observation, SceneLlmModels } from "../llm.ts";
+import type { SceneEntries } from "../events.ts";
 
 export interface ControllerInput {
   readonly condition: string;
@@ -35,10 +36,10 @@ export interface ControllerInput {
  * The records the controller takes: a query, a probe's answer or refusal, a model's answer. It is
  * also sent each `tick.started`, which it ignores (as any record its state has no transition for).
  */
-export type ControllerEvent = RecordOf<"user.query" | "probe.answered" | "probe.denied" | "llm.completed" | "llm.failed" | "tick.started">;
+export type ControllerEvent = RecordIn<SceneEntries, "user.query" | "probe.answered" | "probe.denied" | "llm.completed" | "llm.failed" | "tick.started">;
 
 /** A model's answer to the controller's request (`llm.completed` or `llm.failed`). */
-export type ModelAnswer = RecordOf<"llm.completed" | "llm.failed">;
+export type ModelAnswer = RecordIn<SceneEntries, "llm.completed" | "llm.failed">;
 
 export interface Reading {
   readonly tool: string;

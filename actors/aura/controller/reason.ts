@@ -1,7 +1,7 @@
 // Reason and Interact (paper §3): the facts an answer states (what the scene shows, then what the
 // probes read, as the condition surfaces them), their text, and the `answer.given` that ends a query.
 import type { Emitted } from "../../actor.ts";
-import type { AnswerFactPayload } from "../../../events/probes.ts";
+import type { AnswerFactPayload } from "../events.ts";
 import type { QueryAnalysis } from "../intent.ts";
 import { callKey, candidates, statedFields, usesFrame } from "../strategies.ts";
 import { view, type ControllerContext, type Reading, type Working } from "./context.ts";

@@ -7,8 +7,8 @@
 // and continue on the logged `llm.completed` / `llm.failed`: nothing is in flight inside the actor
 // (DESIGN §3). A failed or unusable answer falls back to that stage's deterministic backend, and
 // the logged `backend` labels say which backend produced what.
-import type { Emitted, RecordOf } from "../../actor.ts";
-import type { IntentFramePayload } from "../../../events/probes.ts";
+import type { Emitted, RecordIn } from "../../actor.ts";
+import type { IntentFramePayload } from "../events.ts";
 import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../../../events/llm.ts";
 import { canonicalJson } from "../../../events/canonical.ts";
 import { deterministicInferrer, gapToBudget, analyseQuery, type IntentInferrer, type QueryAnalysis } from "../intent.ts";
@@ -19,6 +19,7 @@ import { ALL_TOOLS } from "../tools.ts";
 import { answerRequest, intentRequest, type AnswerStyle, parseAnswer, parseIntentFrame, parsePlannerPlan, parsePlannerStep, plannerPlanRequest, plannerStepRequest } from "../llm.ts";
 import { listFor, memoriesOf, nextCall, ownerOf, shuffled, view, working, type ControllerContext, type LlmWork, type ModelAnswer, type Working } from "./context.ts";
 import { answerOf, reason, render } from "./reason.ts";
+import type { SceneEntries } from "../events.ts";
 
 const inferrers: Readonly<Record<string, IntentInferrer>> = { deterministic: deterministicInferrer };
 
@@ -71,7 +72,7 @@ function fellBack(work: LlmWork, role: LlmRole, model: string, why: string): str
 // ---- idle → inferring: Sense, Scene and Memory --------------------------------------------------
 
 /** A `user.query` opens a query: the perceived scene's literal parse (shared by every condition), the visiting order, Memory's retrieval. */
-export function sense(ctx: ControllerContext, event: RecordOf<"user.query">): Emitted[] {
+export function sense(ctx: ControllerContext, event: RecordIn<SceneEntries, "user.query">): Emitted[] {
   const { queryId, text } = event.payload;
   const s = ctx.static;
   const kind = s.strategy.kind;
@@ -311,13 +312,13 @@ export function plannerCalls(ctx: ControllerContext, event: ModelAnswer): Emitte
 }
 
 /** Guard: the answer or refusal of the probe in flight. */
-export function answersProbe(ctx: ControllerContext, event: RecordOf<"probe.answered" | "probe.denied">): boolean {
+export function answersProbe(ctx: ControllerContext, event: RecordIn<SceneEntries, "probe.answered" | "probe.denied">): boolean {
   const w = ctx.current;
   return w !== null && w.pending !== null && event.payload.queryId === w.queryId;
 }
 
 /** A probe's answer: read (kept for reuse and in Memory when the strategy has them). */
-export function readAnswer(ctx: ControllerContext, event: RecordOf<"probe.answered">): Emitted[] {
+export function readAnswer(ctx: ControllerContext, event: RecordIn<SceneEntries, "probe.answered">): Emitted[] {
   const w = working(ctx);
   const call = w.pending;
   if (call === null) throw new Error("the AURA controller has no probe in flight");
@@ -335,7 +336,7 @@ export function readAnswer(ctx: ControllerContext, event: RecordOf<"probe.answer
 }
 
 /** A probe's refusal: the planner is told why. */
-export function noteRefusal(ctx: ControllerContext, event: RecordOf<"probe.denied">): Emitted[] {
+export function noteRefusal(ctx: ControllerContext, event: RecordIn<SceneEntries, "probe.denied">): Emitted[] {
   const w = working(ctx);
   if (w.pending === null) throw new Error("the AURA controller has no probe in flight");
   w.llm?.observations.push({ args: w.pending.args, outcome: `refused: ${event.payload.reason}`, tool: w.pending.tool });

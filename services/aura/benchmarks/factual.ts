@@ -21,7 +21,7 @@
 //   claim recall = correct / claims (null without claims); hallucination = ≥ 1 contradicted claim
 import { readFileSync } from "node:fs";
 import { Schema } from "effect";
-import type { AnswerFactPayload, AnswerGivenPayload, ProbeAnsweredPayload, ProbeRequestedPayload } from "../../../events/probes.ts";
+import type { AnswerFactPayload, AnswerGivenPayload, ProbeAnsweredPayload, ProbeRequestedPayload } from "../../../actors/aura/events.ts";
 import type { LogRecord } from "../../../events/record.ts";
 import { mentionedLocation, mentionedNames, normalise, planOf, sceneTimeOf, type Scene } from "../../../actors/aura/scene.ts";
 import type { SceneConfig } from "../../../actors/aura/world.ts";

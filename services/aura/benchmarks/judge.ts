@@ -22,7 +22,7 @@
 //                      answered probes; an answer built from reused earlier reads states items no
 //                      probe of this query read).
 // Field aliases: mood → emotional_state; secrets → unspoken_goal when the scene has no `secrets`.
-import type { AnswerFactPayload, AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../../events/probes.ts";
+import type { AnswerFactPayload, AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../../actors/aura/events.ts";
 import type { LogRecord } from "../../../events/record.ts";
 import { focusLocationOf, mentionedLocation, planOf, rosterOf, sceneTimeOf, type Scene } from "../../../actors/aura/scene.ts";
 import type { ImplicitQuery } from "./implicit.ts";

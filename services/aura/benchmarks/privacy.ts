@@ -11,7 +11,7 @@ import type { AgentContext } from "../../../actors/auratown/agent.ts";
 import type { EnvContext } from "../../../actors/auratown/environment.ts";
 import type { Scene } from "../../../actors/aura/scene.ts";
 import { ENVIRONMENT_TOOLS } from "../../../actors/aura/tools.ts";
-import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../../events/probes.ts";
+import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../../actors/aura/events.ts";
 import type { LogRecord } from "../../../events/record.ts";
 import { runEpisode } from "../../kernel/episodes.ts";
 import { UsageError } from "../../kernel/replay.ts";

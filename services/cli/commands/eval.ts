@@ -10,7 +10,7 @@ import { runImplicitEvals, runPrivacyEval, type Aggregate, type ConditionSummary
 import { runFactualEval, type FactualAggregate } from "../../aura/factualEval.ts";
 import type { LlmConfig, LlmWaiting } from "../../llm/index.ts";
 import { endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "../llm.ts";
-import { checkTownWarmupFits } from "../limits.ts";
+import { checkTownWarmupFits } from "../../auratown/limits.ts";
 import { checkOutDir } from "../outputs.ts";
 import { loadFactualBenchmark } from "../../aura/benchmarks/factual.ts";
 import type { JudgeMode, LlmJudgeFields } from "../../aura/llmJudge.ts";

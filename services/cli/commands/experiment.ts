@@ -6,7 +6,7 @@ import cliProgress from "cli-progress";
 import { loadSpec, runExperiment } from "../../aura/experiment.ts";
 import { shownPath } from "../../views/text.ts";
 import { factualTownTicks, keptNotice, resumeNote } from "./eval.ts";
-import { checkTownWarmupFits } from "../limits.ts";
+import { checkTownWarmupFits } from "../../auratown/limits.ts";
 import { checkOutDir } from "../outputs.ts";
 import { endpointExit, waitingNotice } from "../llm.ts";
 

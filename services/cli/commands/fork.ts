@@ -1,6 +1,5 @@
 // `probetown fork <log> --at <tick> --condition <name>`: a child episode from a parent's state.
 import { Effect } from "effect";
-import type { TownConfig } from "../../../actors/auratown/config.ts";
 import type { LogRecord } from "../../../events/record.ts";
 import { peekLog, type LogEnds } from "../../../infra/fileEventStore.ts";
 import { readJetStreamLog } from "../../../infra/jetStreamEventStore.ts";
@@ -11,21 +10,22 @@ import { layoutOf, resolveEpisodeDir } from "../../kernel/replay.ts";
 import { UsageError } from "../../kernel/usageError.ts";
 import { shownPath } from "../../views/text.ts";
 import { jetStreamParents, peekInNats, type EndsCheck } from "../distributed.ts";
-import type { ParentLogs } from "../envprobe.ts";
+import type { NewEpisodeDisk, ParentLogs } from "../../kernel/worldModule.ts";
+import { isRegisteredWorld, worldModuleNamed } from "../../kernel/worlds.ts";
 import { EXIT } from "../exitCodes.ts";
-import { checkTownRunDisk, checkTownRunFits, type TownRunDisk } from "../limits.ts";
 import { gatewayExit, llmForFork, type LlmCliFlags } from "../llm.ts";
 import { checkEnds, headerAtEnds } from "../logEnds.ts";
-import { diskOf, episodeSession, hintIfExists, MODEL_WORLDS, verifyInNats, type EpisodeFlags, type NatsFlags } from "../session.ts";
+import { diskOf, episodeSession, hintIfExists, callsModels, verifyInNats, type EpisodeFlags, type NatsFlags } from "../session.ts";
 
-/** A fork of a town runs its parent's town for the child's ticks (--ticks, or the parent's): refused as a run would be when the heap cannot hold it. */
-function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined, child: { at: number; disk: TownRunDisk | null }): void {
+/** A fork runs its parent's world for the child's ticks (--ticks, or the parent's): refused as a run would be when this machine cannot hold it. */
+function checkForkFits(ends: LogEnds, log: string, ticks: number | undefined, child: { at: number; disk: NewEpisodeDisk | null }): void {
   const header = headerAtEnds(ends, log);
-  if (header === null || header.world.name !== "auratown") return;
-  const named = { town: `${log}: the parent's town`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` };
-  checkTownRunFits(header.config as TownConfig, ticks ?? header.ticks, named);
+  if (header === null || !isRegisteredWorld(header.world.name)) return;
+  const checks = worldModuleNamed(header.world.name).newEpisode;
+  const named = { size: `${log}: the parent's ${header.world.name} world`, length: ticks === undefined ? `${log}: the parent's ${header.ticks} ticks` : `--ticks ${ticks}` };
+  checks?.checkHeap?.(header.config, ticks ?? header.ticks, named);
   // The child writes the ticks after the fork point.
-  if (child.disk !== null) checkTownRunDisk(header.config as TownConfig, (ticks ?? header.ticks) - child.at - 1, named, child.disk);
+  if (child.disk !== null) checks?.checkDisk?.(header.config, (ticks ?? header.ticks) - child.at - 1, named, child.disk);
 }
 
 export async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { at: number; condition: string; ticks?: number; reuseLlm?: boolean }): Promise<number> {
@@ -68,8 +68,8 @@ export async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & Llm
       hintIfExists("this fork was made before; inspect or verify it by that id, or fork into another --namespace"),
     );
     afterFork?.();
-    if (MODEL_WORLDS.has(forked.world) || session.wantsSummary(forked)) logged = await readJetStreamLog(nc, ns, forked.episode);
-    if (forked.world === "envprobe" && session.wantsSummary(forked) && logged !== null) parents = await jetStreamParents(nc, logged);
+    if (callsModels(forked.world) || session.wantsSummary(forked)) logged = await readJetStreamLog(nc, ns, forked.episode);
+    if (worldModuleNamed(forked.world).summaries?.coversAncestors === true && session.wantsSummary(forked) && logged !== null) parents = await jetStreamParents(nc, logged);
     return forked;
   });
   const code = session.finish(result, title(result), verifyInNats(result.episode, nats, ns), logged, parents);

@@ -2,8 +2,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { Effect } from "effect";
 import { resolveNewEpisodeConfig } from "../../../actors/actor.ts";
-import type { TownConfig } from "../../../actors/auratown/config.ts";
-import { worlds } from "../../../actors/worlds.ts";
 import type { LogRecord } from "../../../events/record.ts";
 import { peekJetStreamLog, readJetStreamLog } from "../../../infra/jetStreamEventStore.ts";
 import { natsFlagHint } from "../../../infra/natsSettings.ts";
@@ -11,13 +9,13 @@ import { distributedLayer } from "../../../infra/natsLayers.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../../distributed/episodes.ts";
 import { episodeIdOf, filesWhere, resumeNotes, runEpisode, runEpisodeEffect, type EpisodeResult, type RunOptions } from "../../kernel/episodes.ts";
 import { UsageError } from "../../kernel/usageError.ts";
+import { isRegisteredWorld, registeredWorlds, worldModuleNamed } from "../../kernel/worlds.ts";
 import { shownPath } from "../../views/text.ts";
 import { listFlag, lockWaitNotice } from "../distributed.ts";
 import { EXIT } from "../exitCodes.ts";
 import { readConfigFile } from "../flags.ts";
-import { checkTownRunDisk, checkTownRunFits } from "../limits.ts";
 import { gatewayExit, llmForRun, type LlmCliFlags } from "../llm.ts";
-import { diskOf, episodeSession, hintIfExists, MODEL_WORLDS, verifyInNats, type EpisodeFlags, type NatsFlags } from "../session.ts";
+import { diskOf, episodeSession, hintIfExists, callsModels, verifyInNats, type EpisodeFlags, type NatsFlags } from "../session.ts";
 
 /**
  * This command line with `--resume` (and the episode directory, when it was chosen for the run:
@@ -31,28 +29,27 @@ function resumeCommand(dir: string, addLog: boolean): string {
 }
 
 export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
-  if (worlds[worldName] === undefined) throw new UsageError(`unknown world '${worldName}' (known: ${Object.keys(worlds).join(", ")})`);
-  const fixedBy = worlds[worldName]!.lengthFixedBy;
+  if (!isRegisteredWorld(worldName)) throw new UsageError(`unknown world '${worldName}' (known: ${registeredWorlds().map((w) => w.definition.name).join(", ")})`);
+  const module = worldModuleNamed(worldName);
+  const world = module.definition;
+  const fixedBy = world.lengthFixedBy;
   if (fixedBy !== undefined && (flags.ticks !== undefined || flags.days !== undefined)) {
     throw new UsageError(flags.ticks !== undefined ? `--ticks ${flags.ticks}: ${fixedBy(flags.ticks)}` : `--days ${flags.days}: ${fixedBy("n")}`);
   }
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
-  const conditionKey = worlds[worldName]!.conditionConfigKey;
+  const conditionKey = world.conditionConfigKey;
   if (conditionKey !== undefined && config !== undefined && conditionKey in (config as object)) {
     const named = (config as Record<string, unknown>)[conditionKey];
-    throw new UsageError(`--config ${flags.config}: "${conditionKey}" is the ${worldName} condition, chosen by --condition, not the config (the config's ${JSON.stringify(named)} would be overridden by ${flags.condition === undefined ? `the default condition ${worlds[worldName]!.defaultCondition}` : `--condition ${flags.condition}`}); use --condition ${typeof named === "string" ? named : "<name>"} instead`);
+    throw new UsageError(`--config ${flags.config}: "${conditionKey}" is the ${worldName} condition, chosen by --condition, not the config (the config's ${JSON.stringify(named)} would be overridden by ${flags.condition === undefined ? `the default condition ${world.defaultCondition}` : `--condition ${flags.condition}`}); use --condition ${typeof named === "string" ? named : "<name>"} instead`);
   }
+  const checks = module.newEpisode;
   if (flags.agents !== undefined) {
-    if (worldName !== "auratown") throw new UsageError(`--agents: only auratown has a roster to grow (${worldName} sets its actors by its config)`);
-    if (flags.agents < 5) throw new UsageError(`--agents: the town has 5 residents; expected 5 or more, got ${flags.agents}`);
-    // As --ticks with --days: two sizes, one of them silently dropped (--agents won).
-    const extra = (config as { extraAgents?: unknown } | undefined)?.extraAgents;
-    if (extra !== undefined && extra !== flags.agents - 5) throw new UsageError(`--agents ${flags.agents} and --config ${flags.config}: "extraAgents": ${JSON.stringify(extra)} both say how large the town is (${flags.agents} residents, or 5 + ${JSON.stringify(extra)}): give one of them`);
-    config = { ...(config as object | undefined), extraAgents: flags.agents - 5 };
+    const growable = registeredWorlds().filter((w) => w.newEpisode?.withAgents !== undefined).map((w) => w.definition.name);
+    if (checks?.withAgents === undefined) throw new UsageError(`--agents: only ${growable.join(", ")} ${growable.length === 1 ? "has a roster" : "have rosters"} to grow (${worldName} sets its actors by its config)`);
+    config = checks.withAgents(config, flags.agents, flags.config);
   }
-  const llm = llmForRun(worldName, config, flags);
+  const llm = llmForRun(module, config, flags);
   config = llm.config;
-  const world = worlds[worldName]!;
   let resolved: unknown;
   try {
     resolved = resolveNewEpisodeConfig(world, config);
@@ -63,13 +60,13 @@ export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags 
   const perDay = world.defaultTicks(resolved);
   if (flags.ticks !== undefined && flags.days !== undefined) throw new UsageError("--ticks and --days both say how long to run: give one of them");
   const ticks = flags.ticks ?? (flags.days === undefined ? undefined : flags.days * perDay);
-  // The town and its length, before anything is built (a resumed run is checked as it was started).
-  if (worldName === "auratown") {
+  // The world and its length, before anything is built (a resumed run is checked as it was started).
+  if (checks !== undefined) {
     const length = flags.days !== undefined ? { length: `--days ${flags.days}` } : flags.ticks !== undefined ? { length: `--ticks ${flags.ticks}` } : {};
-    const named = { town: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length };
-    checkTownRunFits(resolved as TownConfig, ticks ?? perDay, named);
+    const named = { size: flags.agents !== undefined ? `--agents ${flags.agents}` : `--config ${flags.config}: extraAgents`, ...length };
+    checks.checkHeap?.(resolved, ticks ?? perDay, named);
     // A resumed run's log is already there; a full disk stops it, and --resume continues it.
-    if (flags.nats === undefined && flags.resume !== true) checkTownRunDisk(resolved as TownConfig, ticks ?? perDay, named, diskOf(flags));
+    if (flags.nats === undefined && flags.resume !== true) checks.checkDisk?.(resolved, ticks ?? perDay, named, diskOf(flags));
   }
   const condition = flags.condition ?? world.defaultCondition;
   const session = episodeSession(flags, worldName);
@@ -117,7 +114,7 @@ export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags 
       hintIfExists("continue it with --resume, or choose another --namespace"),
     );
     // Read back for the model usage, and the summary (as the file path reads its log file).
-    if (MODEL_WORLDS.has(ran.world) || session.wantsSummary(ran)) logged = await readJetStreamLog(nc, ns, ran.episode);
+    if (callsModels(ran.world) || session.wantsSummary(ran)) logged = await readJetStreamLog(nc, ns, ran.episode);
     return ran;
   });
   const code = session.finish(result, title(result.episode), verifyInNats(result.episode, flags.nats, ns), logged);

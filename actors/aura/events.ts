@@ -3,6 +3,7 @@
 // of the actor that owns the state, that actor's answer or refusal, and the final answer. A
 // rule judge reads these records back, so every figure in a report can be recomputed from logs.
 import { Schema } from "effect";
+import type { KernelEntries } from "../../events/catalogue.ts";
 
 export const UserQuery = Schema.Struct({
   /** The benchmark's query id (as a string: ids are labels, not numbers to add). */
@@ -95,7 +96,7 @@ export const AnswerGiven = Schema.Struct({
   disclosure: Schema.Number,
 });
 
-export const probeEvents = {
+export const sceneEvents = {
   "user.query": { version: 1, payload: UserQuery },
   "intent.inferred": { version: 1, payload: IntentInferred },
   "probe.requested": { version: 1, payload: ProbeRequested },
@@ -112,3 +113,6 @@ export type ProbeAnsweredPayload = typeof ProbeAnswered.Type;
 export type ProbeDeniedPayload = typeof ProbeDenied.Type;
 export type AnswerFactPayload = typeof AnswerFact.Type;
 export type AnswerGivenPayload = typeof AnswerGiven.Type;
+
+/** The record types aura-scene episodes log: its own and the kernel's (handler tables are typed from these). */
+export type SceneEntries = KernelEntries & typeof sceneEvents;

@@ -2,6 +2,7 @@
 // step of the world, the mutations it drew, the agent's belief changes and the step's score.
 // Payloads are compact (field indices, short strings): a full grid writes millions of them.
 import { Schema } from "effect";
+import type { KernelEntries } from "../../events/catalogue.ts";
 
 const Int = Schema.Int;
 const Str = Schema.String;
@@ -88,3 +89,6 @@ export type EnvprobeDecidedPayload = typeof EnvprobeDecided.Type;
 export type EnvprobeSteppedPayload = typeof EnvprobeStepped.Type;
 export type EnvprobeBelievedPayload = typeof EnvprobeBelieved.Type;
 export type EnvprobeScoredPayload = typeof EnvprobeScored.Type;
+
+/** The record types envprobe episodes log: its own and the kernel's (handler tables are typed from these). */
+export type EnvprobeEntries = KernelEntries & typeof envprobeEvents;

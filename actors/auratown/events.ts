@@ -1,5 +1,6 @@
 // AURATown's events: what agents decide and observe, and what the environment reports.
 import { Schema } from "effect";
+import type { KernelEntries } from "../../events/catalogue.ts";
 
 export const Availability = Schema.Literals(["available", "busy", "do_not_disturb"]);
 export const RuleId = Schema.Literals([
@@ -76,3 +77,6 @@ export type LocationObservedPayload = typeof LocationObserved.Type;
 export type RuleIdType = typeof RuleId.Type;
 export type AvailabilityType = typeof Availability.Type;
 export type PlanItemType = typeof PlanItem.Type;
+
+/** The record types auratown episodes log: its own and the kernel's (handler tables are typed from these). */
+export type TownEntries = KernelEntries & typeof auratownEvents;

@@ -4,35 +4,17 @@
 // of a 1,000-agent town over three days (1.7 GB for `--all`); the output is the same bytes.
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../distributed/actorHost.ts";
-import type { EpisodeHeader, ReplayOptions, ReplayResult } from "../kernel/replay.ts";
-import { agentNames, collectRow, DETAILED_TOWN_ACTORS, rowOf, TownSummary, TownTimeline, type TimelineFilter } from "../auratown/views.ts";
+import type { EpisodeHeader } from "../kernel/replay.ts";
+import type { InspectFlags, WorldInspection } from "../kernel/worldModule.ts";
+import { agentNames, collectRow, DETAILED_TOWN_ACTORS, rowOf, TownSummary, TownTimeline, type TimelineFilter } from "./views.ts";
 import { chunkedWriter, namesActor, prettyJsonPieces } from "../views/text.ts";
-
-export interface TownInspectFlags {
-  readonly from?: number;
-  readonly to?: number;
-  readonly agent?: string;
-  readonly all?: boolean;
-  readonly json?: boolean;
-}
-
-export interface TownInspection {
-  /** The replay's hooks: they write the ticks as they come. */
-  readonly options: Pick<ReplayOptions, "onHeader" | "onTick">;
-  /** Whether the log is a town's (known once its header is read): the rest is written by `finish`. */
-  readonly active: () => boolean;
-  /** After the replay, once its flags are checked: the ticks left, the summary, the end. */
-  readonly finish: (result: ReplayResult) => void;
-  /** When the replay fails part-way (a divergence, damage): writes out the ticks drawn before it. */
-  readonly flush: () => void;
-}
 
 /**
  * `write` gets the output in chunks of about 1 MB; `beforeOutput` is called once, before the first
  * (a progress bar on the same terminal stops there). Nothing is written before a tick within
  * --from/--to, so a range the log does not hold, refused after the replay, leaves no output.
  */
-export function townInspection(flags: TownInspectFlags, write: (chunk: string) => void, beforeOutput: () => void = () => {}): TownInspection {
+export function townInspection(flags: InspectFlags, write: (chunk: string) => void, beforeOutput: () => void = () => {}): WorldInspection {
   const filter: TimelineFilter = { ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.to === undefined ? {} : { to: flags.to }), ...(flags.agent === undefined ? {} : { agent: flags.agent }) };
   const json = flags.json === true;
   const summary = json ? new TownSummary() : null;
@@ -67,7 +49,6 @@ export function townInspection(flags: TownInspectFlags, write: (chunk: string) =
 
   const onHeader = (h: EpisodeHeader, host: ActorHost): void => {
     header = h;
-    if (h.world.name !== "auratown") return;
     const agent = flags.agent;
     refused = agent !== undefined && !host.ids.some((id) => namesActor(id, agent));
     // A large town's ticks are summarised unless one agent (--agent) or every one (--all) is asked for.

@@ -1,0 +1,21 @@
+// EnvProbe as a world module: one agent repairing a belief table by budgeted probes while the world
+// drifts (actors/envprobe/), its LLM belief role, its summary and its own grid sweep.
+import type { EnvprobeConfig } from "../../actors/envprobe/config.ts";
+import { envprobeWorld } from "../../actors/envprobe/world.ts";
+import type { WorldModule } from "../kernel/worldModule.ts";
+import type { EnvprobeSweepFlags } from "./commands.ts";
+import { envprobeLogSummary } from "./summary.ts";
+
+const envprobe: WorldModule<EnvprobeConfig> = {
+  definition: envprobeWorld,
+  models: {
+    roles: ["belief"],
+    // `--model belief=none` keeps the scripted agent, whose logs are exactly as before.
+    withModels: (config, models) => (models.belief === undefined || models.belief === null ? null : { ...(config as object | undefined), llm: { belief: models.belief } }),
+  },
+  summaries: { callsModels: true, coversAncestors: true, fromLog: ({ dir, records, parents }) => envprobeLogSummary(dir, records, parents) },
+  // Its grid (worlds × regimes × policies × seeds) runs on its own driver (services/envprobe/sweep.ts).
+  sweep: async (flags) => (await import("./commands.ts")).cmdEnvprobeSweep(flags as EnvprobeSweepFlags),
+};
+
+export default envprobe;
