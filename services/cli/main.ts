@@ -181,7 +181,7 @@ export function buildProgram(exit: (code: number) => void): Command {
 
   program
     .command("sweep")
-    .description("run a matrix of episodes (seeds × conditions): in this process, or queued for workers with --nats; prints a summary")
+    .description("run a matrix of episodes (seeds × conditions): in this process, or queued for workers with --nats; prints a summary and, for a world with metrics, each condition's means and a paired-by-seed comparison with the first condition")
     .argument("<world>", `world to run (${WORLD_NAMES.join(", ")})`)
     .requiredOption("--seeds <list>", `seeds: ranges and lists like 1-200 or 1,5,9 (each ${SEED_RULE}, as run --seed)`)
     .option("--conditions <list>", "comma-separated conditions (default: the world's, see `probetown worlds`)")
