@@ -217,6 +217,29 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   return { mentioned, location, scope, secondOrder: second, hidden, asked: askedFields, wantsPlan: wantsPlan && second === null, literal: [...new Set(literal)], appropriateness, literalOnly };
 }
 
+/** A belief cue; a structure that names its believer ("it occurred to X that …") carries them. */
+type BeliefCue = Cue & { readonly believer?: Mention | undefined };
+
+/** A word for a person other than the speaker, whether or not the query lets us resolve who. */
+const someoneWord = (u: Token): boolean => (hasCue([u], "pronoun") && !hasCue([u], "first_person")) || hasCue([u], "relation") || hasCue([u], "activity") || isPersonNoun(u.text) || u.text === "someone" || u.text === "somebody";
+
+const MODALS = new Set(["will", "would", "can", "could", "may", "might", "shall", "should", "must"]);
+const honorificWord = (t: Token | undefined) => t !== undefined && (t.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof|professor)$/.test(t.text));
+
+/**
+ * Whether a mention is the subject of an inverted question with do-support or a modal ("does X
+ * …", "would X …"): the word after it is then a bare verb whatever the tagger calls it
+ * ("does the director regard …" with "regard" tagged a noun).
+ */
+function invertedSubject(tokens: readonly Token[], a: Mention): boolean {
+  let k = a.start - 1;
+  while (k >= 0 && honorificWord(tokens[k])) k--;
+  const aux = tokens[k];
+  if (aux === undefined || aux.pos !== "AUX" || !(aux.lemma === "do" || MODALS.has(aux.text))) return false;
+  const prev = tokens[k - 1];
+  return prev === undefined || prev.pos === "PUNCT" || prev.pos === "CCONJ" || /^(what|how|why|where|when|who)$/.test(prev.text);
+}
+
 /**
  * The believer and the person their belief is about. A belief verb or adjective takes the person
  * just before it as believer ("Lin Wei reckons", "is Lin Wei aware"); a perspective noun the
@@ -239,13 +262,17 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!)));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d) && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
-  const owned = possessives.filter(ownerBefore);
+  // The possessor holds the view, whatever modifiers stand between ("X's gut feeling").
+  const owned: BeliefCue[] = possessives.filter(ownerBefore).map((c) => ({ ...c, believer: mentions.filter((m) => m.end < c.start && tokens[m.end]?.text === "'s").at(-1) }));
   // "X's take on Y", "X's gut feeling about Y": what X holds about another person.
   tokens.forEach((t, i) => {
-    if (t.pos !== "NOUN" || !["about", "on", "of"].includes(tokens[i + 1]?.text ?? "") || owned.some((c) => c.start === i)) return;
+    // Right after a possessive "'s" the word is a noun whatever its tag ("X's take on …" with "take" read as a verb).
+    const noun = t.pos === "NOUN" || (tokens[i - 1]?.text === "'s" && tokens[i - 1]?.pos === "PART");
+    if (!noun || !["about", "on", "of"].includes(tokens[i + 1]?.text ?? "") || owned.some((c) => c.start === i)) return;
     const x = [1, 2, 3].map((d) => i - d).find((p) => tokens[p]?.text === "'s" && mentions.some((m) => m.end === p) && tokens.slice(p + 1, i).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
-    const y = tokens.slice(i + 2, i + 5).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || hasCue([u], "pronoun") || hasCue([u], "relation") || hasCue([u], "activity"));
-    if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1 });
+    // … or a person word the query does not resolve ("X's take on whether the boss …").
+    const y = tokens.slice(i + 2, i + 6).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || someoneWord(u));
+    if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1, believer: mentions.find((m) => m.end === x) });
   });
   // "clings to the belief that …", "holds the conviction that …": a cognition noun whose content is a clause.
   const held = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.end]?.text === "that");
@@ -268,7 +295,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
   const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
-  const cues: Cue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
+  const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
@@ -286,7 +313,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     while (i >= 0 && skippable(tokens[i]!, i)) i--;
     return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person"));
   };
-  const theirs = cues.filter((c) => !speaker(c));
+  const theirs = cues.filter((c) => c.believer !== undefined || !speaker(c));
   if (theirs.length === 0) return none;
   // Someone, not the speaker, holds the belief: a person resolved before the cue, or a word that
   // names a person the query does not let us resolve ("she suspects", "the TA would bet").
@@ -295,8 +322,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     let k = c.start - 1;
     while (k >= 0 && skippable(tokens[k]!, k)) k--;
     if (k >= 0 && (personLike(tokens[k]!) || mentions.some((m) => m.end === k + 1))) someoneBelieves = true;
-    let believer: Mention | undefined;
-    if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorific));
+    let believer: Mention | undefined = c.believer;
+    if (believer !== undefined) someoneBelieves = true;
+    else if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorific));
     else {
       const before = mentions.filter((m) => m.end <= c.start).at(-1);
       const between = before === undefined ? [] : tokens.slice(before.end, c.start);
@@ -314,7 +342,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // Someone's belief about someone the query does not let us resolve: still a belief question,
   // when someone other than the speaker stands after the cue ("… reckon she's upset", "… that
   // somebody took …"); "he knows something we don't" is about no one.
-  const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || t.capital || t.text === "someone" || t.text === "somebody"));
+  // A capital names someone; "I" does not.
+  const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody"));
   return { second: null, unresolved: someoneBelieves && someoneAfter };
 }
 
@@ -323,8 +352,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
  * what-question whose subject X does something to or about another person Y asks X's view of Y,
  * whatever the verb (a generic or a wanting verb excepted: "what does X want from Y" is X's aim).
  */
-function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
-  const out: Cue[] = [];
+function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
+  const out: BeliefCue[] = [];
   const q = tokens.findIndex((t) => t.text === "how" || t.text === "what");
   // "How does Y come across to X": appearance, read the other way round (secondOrderOf).
   if (hasCue(tokens, "appearance")) return out;
@@ -337,7 +366,7 @@ function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): 
   while (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "DET" || tokens[j]?.pos === "ADJ" || (tokens[j]?.pos === "PRON" && !mentions.some((m) => m.start === j))) j++;
   // The other person, or a word for someone the query does not resolve ("the young man"): the safe reading either way.
   const other = mentions.some((m) => m.start === j && m.name !== x.name) || (tokens[j] !== undefined && (isPersonNoun(tokens[j]!.text) || hasCue([tokens[j]!], "activity")));
-  if (other) out.push({ category: "belief", term: verb.text, start: x.end, end: x.end + 1 });
+  if (other) out.push({ category: "belief", term: verb.text, start: x.end, end: x.end + 1, believer: x });
   return out;
 }
 
@@ -347,9 +376,8 @@ function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): 
  * Y. A state said of X on the way ("is X upset that Y …", "is X free to hear what Y …") makes it
  * a question about X instead.
  */
-function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
-  const out: Cue[] = [];
-  const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if", "that"]);
+function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
+  const out: BeliefCue[] = [];
   for (const a of mentions) {
     if (a.by === "pronoun") continue;
     let k = a.start - 1;
@@ -357,7 +385,8 @@ function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[
     const before = tokens[k];
     const subject = before !== undefined && before.pos === "AUX" && (k === 0 || tokens[k - 1]!.pos === "PUNCT");
     if (!subject) continue;
-    for (let c = a.end; c < Math.min(tokens.length, a.end + 7); c++) {
+    // Up to the end of the clause: an idiom may stand between ("has X got hold of the wrong idea about what Y …").
+    for (let c = a.end; c < Math.min(tokens.length, a.end + 12); c++) {
       const t = tokens[c]!;
       if (t.pos === "PUNCT" || mentions.some((m) => m.start === c)) break;
       if (!COMPLEMENTISERS.has(t.text)) continue;
@@ -368,12 +397,20 @@ function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[
       // … or someone the query does not resolve ("what her boss is doing"): a belief all the same.
       // Not "if I …": a clause about the speaker's own act is a question about X's welcome.
       if (tokens[c + 1] !== undefined && hasCue([tokens[c + 1]!], "first_person")) break;
-      const someone = tokens.slice(c + 1, c + 5).some((u, d) => (hasCue([u], "pronoun") && !mentions.some((m) => m.start === c + 1 + d && m.name === a.name)) || hasCue([u], "relation") || hasCue([u], "activity"));
-      if (b !== undefined || someone) out.push({ category: "belief", term: t.text, start: c, end: c + 1 });
+      const someone = tokens.slice(c + 1, c + 5).some((u, d) => !mentions.some((m) => m.start === c + 1 + d && m.name === a.name) && someoneWord(u));
+      if (b !== undefined || someone) out.push({ category: "belief", term: t.text, start: c, end: c + 1, believer: a });
       break;
     }
   }
   return out;
+}
+
+/** A noun phrase for a person the query does not resolve, as a clause's subject ("the young porter will …"). */
+function personPhraseAt(tokens: readonly Token[], start: number): boolean {
+  let n = start;
+  if (tokens[n]?.pos === "DET") n++;
+  while (tokens[n]?.pos === "ADJ") n++;
+  return n > start && tokens[n] !== undefined && (isPersonNoun(tokens[n]!.text) || hasCue([tokens[n]!], "activity")) && (tokens[n + 1]?.pos === "AUX" || tokens[n + 1]?.text === "'s");
 }
 
 /**
@@ -383,8 +420,8 @@ function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[
  * belief report, so an unknown mental verb or idiom still gets the safe reading instead of a read
  * of B's private state. So does "A <verb> B (down) as …" ("sees B as", "has B down as").
  */
-function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cue[] {
-  const out: Cue[] = [];
+function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
+  const out: BeliefCue[] = [];
   const clauseAt = (j: number, a: Mention) => {
     const b = mentions.find((m) => m.start === j && m.name !== a.name);
     const after = b === undefined ? undefined : tokens[b.end];
@@ -394,7 +431,7 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cu
     if (a.by === "pronoun") continue;
     let i = a.end;
     // "have" as a main verb ("has B down as") is tagged an auxiliary.
-    const main = (t: Token) => t.pos === "VERB" || (t.lemma === "have" && mentions.some((m) => m.start === i + 1));
+    const main = (t: Token) => t.pos === "VERB" || (t.lemma === "have" && mentions.some((m) => m.start === i + 1)) || (i === a.end && invertedSubject(tokens, a) && (t.pos === "NOUN" || t.pos === "ADJ"));
     while (tokens[i] !== undefined && !main(tokens[i]!) && (tokens[i]!.pos === "ADV" || tokens[i]!.pos === "AUX" || tokens[i]!.pos === "PART")) i++;
     const verb = tokens[i];
     if (verb === undefined || !main(verb)) continue;
@@ -405,24 +442,128 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Cu
     const as = b === undefined ? -1 : tokens[b.end]?.text === "down" || (tokens[b.end]?.pos === "VERB" && tokens[b.end + 1]?.text === "as") ? b.end + 1 : tokens[b.end + 1]?.text === "down" && tokens[b.end + 2]?.text === "as" ? b.end + 2 : b.end;
     // "A takes B for someone / a fool": for a person, not for a walk.
     const forWhom = as >= 0 && tokens[as]?.text === "for" && [tokens[as + 1], tokens[as + 2]].some((u) => u !== undefined && (u.text === "someone" || u.text === "somebody" || isPersonNoun(u.text)));
-    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom) out.push({ category: "belief", term: verb.text, start: i, end: i + 1 });
+    // "A takes it for granted that the young porter is …": a that-clause whose subject is a person
+    // the query does not resolve is a report all the same.
+    const unresolvedClause = that >= 0 && personPhraseAt(tokens, i + 2 + that);
+    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom || unresolvedClause) out.push({ category: "belief", term: verb.text, start: i, end: i + 1, believer: a });
   }
   // The same report whose reporter the query does not let us resolve ("has the night porter
   // realised that B is …"): a word for a person before the verb; the safe reading follows.
   tokens.forEach((verb, v) => {
     if (verb.pos !== "VERB" || tokens[v + 1]?.text !== "that") return;
     // The clause's subject: a person named, or a noun phrase for one ("the young conductor will …").
-    let n = v + 2;
-    if (tokens[n]?.pos === "DET") n++;
-    while (tokens[n]?.pos === "ADJ") n++;
-    const unresolvedSubject = n > v + 2 && tokens[n] !== undefined && (isPersonNoun(tokens[n]!.text) || hasCue([tokens[n]!], "activity")) && (tokens[n + 1]?.pos === "AUX" || tokens[n + 1]?.text === "'s");
-    if (!clauseAt(v + 2, { name: "", start: -1, end: -1, by: "role" }) && !unresolvedSubject) return;
+    if (!clauseAt(v + 2, { name: "", start: -1, end: -1, by: "role" }) && !personPhraseAt(tokens, v + 2)) return;
     let k = v - 1;
     while (k >= 0 && (tokens[k]!.pos === "AUX" || tokens[k]!.pos === "ADV" || tokens[k]!.pos === "PRON" || tokens[k]!.pos === "ADP" || (tokens[k]!.pos === "VERB" && k === v - 3))) k--;
     const subject = tokens[k];
     const reporter = mentions.some((m) => m.end === k + 1 && m.by !== "pronoun") || (subject !== undefined && (isPersonNoun(subject.text) || hasCue([subject], "activity")));
     if (subject !== undefined && reporter && !hasCue([subject], "first_person") && subject.text !== "you") out.push({ category: "belief", term: verb.text, start: v, end: v + 1 });
   });
+  return out;
+}
+
+const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if", "that"]);
+
+/** Another person within a few tokens from `from`: a mention other than `a`, or a person word not resolved to `a`. */
+function otherPersonNear(tokens: readonly Token[], mentions: readonly Mention[], a: Mention, from: number, span = 6): boolean {
+  for (let j = from; j < Math.min(tokens.length, from + span); j++) {
+    if (tokens[j]!.pos === "PUNCT") return false;
+    const m = mentions.find((x) => x.start === j);
+    if (m !== undefined) {
+      if (m.name !== a.name) return true;
+      continue;
+    }
+    if (someoneWord(tokens[j]!)) return true;
+  }
+  return false;
+}
+
+/**
+ * "Has it occurred to X that Y …", "has it dawned on X what Y …", "has the penny dropped for X
+ * about what Y …": a person after an experiencer preposition (to, on, upon, for), right before a
+ * that-clause or an embedded question about another person, is the one whose mind the clause is
+ * in, whatever the verb or idiom. The clause before the preposition must be a finite one that the
+ * speaker is not the subject of ("should I talk to X about what Y …", "is it okay to go to X …"
+ * are the speaker's acts) and in which no other person is named.
+ */
+function experiencers(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
+  const out: BeliefCue[] = [];
+  for (const x of mentions) {
+    if (x.by === "pronoun") continue;
+    let p = x.start - 1;
+    while (p >= 0 && honorificWord(tokens[p])) p--;
+    if (!["to", "on", "upon", "for"].includes(tokens[p]?.text ?? "")) continue;
+    // The verb the preposition follows: a finite verb or participle, not an infinitive ("to talk to X").
+    const verb = tokens[p - 1];
+    if (verb === undefined || verb.pos !== "VERB" || tokens[p - 2]?.text === "to") continue;
+    let s = p - 1;
+    while (s > 0 && tokens[s - 1]!.pos !== "PUNCT") s--;
+    const clause = tokens.slice(s, p);
+    if (clause.some((u) => u.text === "you" || u.text === "to" || hasCue([u], "first_person")) || mentions.some((m) => m.start >= s && m.end <= p)) continue;
+    let c = x.end;
+    if (tokens[c]?.text === "about") c++;
+    if (!COMPLEMENTISERS.has(tokens[c]?.text ?? "") || !otherPersonNear(tokens, mentions, x, c + 1)) continue;
+    out.push({ category: "belief", term: tokens[c]!.text, start: c, end: c + 1, believer: x });
+  }
+  return out;
+}
+
+/**
+ * "What picture does X have of where Y is?", "Does X have a clear idea of how Y feels?", "X has a
+ * theory about Y": a representation X has (or has got, holds, forms) of another person, or of a
+ * clause about one, is X's view of them, whatever the noun. The noun is X's object: after the verb
+ * (with its determiner and modifiers) or fronted by "what" / "which".
+ */
+function heldViews(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
+  const out: BeliefCue[] = [];
+  const HOLD = new Set(["have", "get", "hold", "form"]);
+  for (const a of mentions) {
+    if (a.by === "pronoun") continue;
+    let i = a.end;
+    while (tokens[i] !== undefined && (tokens[i]!.pos === "ADV" || tokens[i]!.pos === "PART" || (tokens[i]!.pos === "AUX" && !HOLD.has(tokens[i]!.lemma)))) i++;
+    if (!HOLD.has(tokens[i]?.lemma ?? "")) continue;
+    // "got" after "have" ("has X got a notion of …").
+    if (tokens[i + 1]?.lemma === "get") i++;
+    let j = i + 1;
+    const object = j;
+    while (tokens[j] !== undefined && j - object < 4 && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN")) j++;
+    const fronted = j === object && a.start >= 3 && /^(what|which)$/.test(tokens.slice(0, a.start).find((u) => u.pos !== "PUNCT")?.text ?? "") && tokens.slice(1, a.start).some((u) => u.pos === "NOUN");
+    const noun = j > object && tokens[j - 1]!.pos === "NOUN";
+    if (!(noun || fronted) || !["of", "about"].includes(tokens[j]?.text ?? "")) continue;
+    let k = j + 1;
+    if (COMPLEMENTISERS.has(tokens[k]?.text ?? "")) k++;
+    if (otherPersonNear(tokens, mentions, a, k, 5)) out.push({ category: "belief", term: tokens[j]!.text, start: j, end: j + 1, believer: a });
+  }
+  return out;
+}
+
+/**
+ * "Is X counting on Y being free?", "does X see through Y being all smiles?": a person's verb
+ * (with its particle) whose complement is another person with a stative gerund ("being",
+ * "having"): the small clause is what X takes Y's state to be, whatever the verb.
+ */
+function smallClauses(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
+  const out: BeliefCue[] = [];
+  for (const a of mentions) {
+    if (a.by === "pronoun") continue;
+    let i = a.end;
+    while (tokens[i] !== undefined && (tokens[i]!.pos === "ADV" || tokens[i]!.pos === "AUX" || tokens[i]!.pos === "PART")) i++;
+    const verb = tokens[i];
+    if (verb === undefined || !(verb.pos === "VERB" || (i === a.end && invertedSubject(tokens, a) && verb.pos === "NOUN")) || hasCue([verb], "unspoken_goal")) continue;
+    let j = i + 1;
+    if (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "PART") j++;
+    const b = mentions.find((m) => m.start === j && m.name !== a.name && m.by !== "pronoun");
+    let end = b?.end ?? -1;
+    if (b === undefined) {
+      // … or a noun phrase for someone the query does not resolve ("the new porter being …").
+      let n = j;
+      if (tokens[n]?.pos === "DET" || (tokens[n] !== undefined && hasCue([tokens[n]!], "pronoun"))) n++;
+      while (tokens[n]?.pos === "ADJ") n++;
+      if (n > j && tokens[n] !== undefined && someoneWord(tokens[n]!)) end = n + 1;
+    }
+    const gerund = tokens[end];
+    if (end >= 0 && gerund !== undefined && (gerund.text === "being" || gerund.text === "having")) out.push({ category: "belief", term: verb.text, start: i, end: i + 1, believer: a });
+  }
   return out;
 }
 

@@ -8,7 +8,7 @@ export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation"
   | "fact_past" | "fact_plan" | "fact_events" | "fact_unanswerable" | "fact_time" | "fact_self" | "fact_near" | "fact_everyone" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young";
 
 export interface LexiconEntry {
   readonly term: string;
@@ -62,6 +62,11 @@ function headsOf(category: Category): Map<string, Set<string>> {
   return out;
 }
 export const PLACE_HEADS = headsOf("place");
+/** Words for old and young age (WordNet's "old" and "young" and their similar-to adjectives). */
+export const AGE_WORDS = {
+  old: LEXICON.entries.filter((e) => e.category === "age_old").map((e) => e.term),
+  young: LEXICON.entries.filter((e) => e.category === "age_young").map((e) => e.term),
+};
 /** Honorific titles and the occupation each names. */
 export const TITLES = new Map(LEXICON.entries.filter((e) => e.category === "title" && e.means !== undefined).map((e) => [e.term, e.means!]));
 

@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { cuesOf, roleRelation, stems, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isPersonNoun, roleRelation, stems, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -87,9 +87,16 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         if (first === undefined) continue;
         // A first word in -ing that takes an object is an activity whatever its tag ("pacing the
         // side of the pool"); one before a noun is a modifier ("wedding planner").
+        // "(74, …)", "(a 17-year-old volunteer)": an age; WordNet's words for old or young age
+        // (the `age_old` / `age_young` entries) then describe them ("the old gentleman").
+        const age = clause.length === 1 && first.pos === "NUM" ? Number(first.text) : Number(/\b(\d{1,3})-year-old\b/.exec(text)?.[1] ?? NaN);
+        if (Number.isFinite(age)) about.push(...(age >= 60 ? AGE_WORDS.old : age <= 25 ? AGE_WORDS.young : []));
         const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]));
         const modifier = first.text.endsWith("ing") && !gerund;
-        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
+        // A first word in its base form that the tagger read as a verb, before the noun that ends the
+        // clause, is a modifier too ("lead singer", "stunt double").
+        const baseModifier = first.pos === "VERB" && first.text === first.lemma && clause.length >= 2 && isNoun(clause.at(-1)!) && clause.slice(1).every((t) => isNoun(t) || t.pos === "ADJ");
+        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (nominal) addRole(clause);
         else about.push(...contentWords(clause));
       }
@@ -126,6 +133,7 @@ function best(scores: ReadonlyArray<[string, number]>): string | null {
 const isNounish = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "VERB";
 const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
 const DEFINITE = new Set(["the", "this", "that", "these", "those"]);
+const MODALS = new Set(["will", "would", "can", "could", "may", "might", "shall", "should", "must"]);
 /** Titles that name no occupation ("Mr", "Ms"): a name part after one is a name. */
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "sir", "madam"]);
 
@@ -140,6 +148,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // Whole names.
   // Hyphenated parts are matched half by half: a tagger may split "Adebayo-Grant" at the hyphen.
   const parts = roster.map((name) => ({ name, words: name.toLowerCase().split(/[\s-]+/) }));
+  // A nickname of several words ('Samuel "Big Sam" Lowry') is matched like a whole name.
+  const nicknamePhrases = roster.flatMap((name) => (profiles[name]?.nicknames ?? []).map((n) => ({ name, words: n.toLowerCase().split(/\s+/) })).filter((n) => n.words.length > 1));
   const spanAt = (i: number, words: readonly string[]): number | null => {
     let j = i;
     for (const [k, w] of words.entries()) {
@@ -150,7 +160,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     return j;
   };
   for (let i = 0; i < tokens.length; i++) {
-    for (const { name, words } of parts) {
+    for (const { name, words } of [...parts, ...nicknamePhrases]) {
       // A place named after someone ("Zhang Hao's Home") still mentions them.
       const end = spanAt(i, words);
       if (end !== null) claim({ name, start: i, end, by: "name" });
@@ -190,7 +200,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // "is rosa free", "what's petra up to": after the inverted auxiliary of a question.
     const inverted = prev?.pos === "AUX" && (tokens[i - 2] === undefined || tokens[i - 2]!.pos === "PUNCT" || /^(what|how|where|why|when|who)$/.test(tokens[i - 2]!.text));
     // … or a clipped question with its verb left out ("chef busy now?").
-    return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s" || next.pos === "ADJ" || next.pos === "ADV")) || inverted || prev?.pos === "VERB";
+    // … or as the object of a preposition, which wants a determiner before a common noun ("counting on rosa").
+    const objectOfPreposition = prev?.pos === "ADP" && (next === undefined || !isNoun(next));
+    return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s" || next.pos === "ADJ" || next.pos === "ADV")) || inverted || prev?.pos === "VERB" || objectOfPreposition;
   };
   tokens.forEach((t, i) => {
     const who = owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined);
@@ -237,21 +249,31 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     let byRole: string | null = null;
     for (let h = np.length - 1; h >= 0 && byRole === null; h--) {
       const head = np[h]!;
-      // A role noun may be tagged as an attribute before another noun ("her head waiter").
-      if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && h < np.length - 1)) continue;
+      // A role noun may be tagged as an attribute before another noun ("her head waiter"), or as
+      // an adjective at the end of the phrase when WordNet knows it as a person noun ("the kitchen chief").
+      if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && (h < np.length - 1 || isPersonNoun(head.text)))) continue;
       // A plural ("the two guides") names a group, not one person.
       if (isNoun(head) && plural(head)) break;
+      // A compound WordNet lists as one person noun ("leading man", "best man") is the head as a whole.
+      const compound = h > 0 ? `${np[h - 1]!.text} ${head.text}` : "";
+      const whole = isPersonNoun(compound);
       // "the woman", "the guy": a word for anyone, said with a description, not a role.
-      if (cuesOf([head], "activity").length > 0) continue;
-      const words = np.slice(0, h).flatMap((w) => [w.text, w.lemma]);
+      if (!whole && cuesOf([head], "activity").length > 0) continue;
+      const words = np.slice(0, whole ? h - 1 : h).flatMap((w) => [w.text, w.lemma]);
+      const forms = whole ? [compound] : [head.text, head.lemma];
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
-        const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => [roleScore(head.text, r), roleScore(head.lemma, r)]), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
+        const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
         return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length];
       }));
     }
     if (byRole !== null) {
-      claim({ name: byRole, start: i, end: j, by: "role" });
+      // The subject of "does / would <subject> <verb> …" ends before the bare verb, whatever its tag
+      // ("does the site manager trust …" with "trust" read as a noun).
+      const aux = tokens[i - 1];
+      const inverted = !opener ? false : aux !== undefined && aux.pos === "AUX" && (aux.lemma === "do" || MODALS.has(aux.text)) && (i < 2 || tokens[i - 2]!.pos === "PUNCT" || tokens[i - 2]!.pos === "CCONJ" || /^(what|how|why|where|when|who)$/.test(tokens[i - 2]!.text));
+      const headEnd = npStart + np.findLastIndex((u) => isNoun(u) && (profiles[byRole!]?.heads ?? []).some((r) => roleScore(u.text, r) > 0 || roleScore(u.lemma, r) > 0)) + 1;
+      claim({ name: byRole, start: i, end: inverted && headEnd > npStart && headEnd < j ? headEnd : j, by: "role" });
       continue;
     }
     // "the raffle seller": an agent noun in -er names whoever does its verb ("selling").
@@ -270,7 +292,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     }
     // "the parking guy", "the one mending nets", "the woman at the hatch": what the phrase and
     // the words after it say, against each person's roles and what they visibly do.
-    const one = np.findIndex((u) => cuesOf([u], "activity").length > 0);
+    // … or any person noun that names no one's role ("the old gentleman behind the till", "my nephew
+    // working the stall"): the description is what follows it and its modifiers.
+    const one = np.findLastIndex((u) => cuesOf([u], "activity").length > 0 || (isNoun(u) && isPersonNoun(u.text)));
     // "the two men in the Common Room" is a group, not one person.
     if (one < 0 || plural(np[one]!)) continue;
     let k = npStart + one + 1;

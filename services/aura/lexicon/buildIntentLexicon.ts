@@ -38,7 +38,7 @@ interface WordClass {
   source: string;
 }
 
-const file = join(import.meta.dirname, "..", "..", "data", "aura", "intent-lexicon.json");
+const file = join(import.meta.dirname, "..", "..", "..", "data", "aura", "intent-lexicon.json");
 const doc = JSON.parse(readFileSync(file, "utf8")) as { entries: Entry[]; classes?: WordClass[]; roleSynsets?: Record<string, string> };
 const hand = doc.entries.filter((e) => e.source !== "wordnet");
 const wn = new WordNet();
