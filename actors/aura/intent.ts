@@ -148,7 +148,20 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN") && j - start < 4) j++;
     return j > start && tokens.slice(start, j).some((u) => u.pos === "ADJ" || u.pos === "NOUN") && tokens[j]?.text === "to";
   });
-  const appropriateness = judged || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
+  // "Is this a sensible moment?", "is now a decent time?": a judgement of the moment itself.
+  const momentJudged = tokens.some((t, i) => {
+    if (!["it", "this", "that", "now"].includes(t.text) || (tokens[i + 1]?.lemma !== "be" && tokens[i - 1]?.lemma !== "be")) return false;
+    let j = tokens[i + 1]?.lemma === "be" ? i + 2 : i + 1;
+    if (tokens[j]?.pos === "DET") j++;
+    const adjective = tokens[j]?.pos === "ADJ";
+    while (tokens[j]?.pos === "ADJ" || tokens[j]?.pos === "ADV") j++;
+    const noun = tokens[j];
+    return adjective && noun !== undefined && (noun.lemma === "time" || hasCue([noun], "time_word"));
+  });
+  // "Would X mind if I …", "would I be overstepping …": the speaker's own hypothetical act, weighed.
+  const SUBJECT_FIRST_PERSON = new Set(["i", "we"]);
+  const speakersAct = tokens.some((t, i) => (t.text === "if" || t.text === "would") && SUBJECT_FIRST_PERSON.has(tokens[i + 1]?.text ?? ""));
+  const appropriateness = judged || momentJudged || speakersAct || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
   // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
@@ -269,7 +282,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     // Right after a possessive "'s" the word is a noun whatever its tag ("X's take on …" with "take" read as a verb).
     const noun = t.pos === "NOUN" || (tokens[i - 1]?.text === "'s" && tokens[i - 1]?.pos === "PART");
     if (!noun || !["about", "on", "of"].includes(tokens[i + 1]?.text ?? "") || owned.some((c) => c.start === i)) return;
-    const x = [1, 2, 3].map((d) => i - d).find((p) => tokens[p]?.text === "'s" && mentions.some((m) => m.end === p) && tokens.slice(p + 1, i).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
+    const x = [1, 2, 3].map((d) => i - d).find((p) => tokens[p]?.text === "'s" && mentions.some((m) => m.end === p) && tokens.slice(p + 1, i).every((u) => u.pos === "ADJ" || u.pos === "NOUN" || u.pos === "ADV"));
     // … or a person word the query does not resolve ("X's take on whether the boss …").
     const y = tokens.slice(i + 2, i + 6).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || someoneWord(u));
     if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1, believer: mentions.find((m) => m.end === x) });

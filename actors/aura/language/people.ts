@@ -236,6 +236,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const clauseStart = i === 0 || tokens[i - 1]!.pos === "PUNCT" || tokens[i - 1]!.pos === "CCONJ";
     const bareStart = !opener && clauseStart && (isNoun(t) || t.pos === "ADJ");
     if ((used.has(i) && t.text !== "'s") || !(opener || bareStart)) continue;
+    // "I'm the new porter", "we are the caterers": a phrase said of the speaker names no one in the scene.
+    if (tokens[i - 1]?.lemma === "be" && ["i", "we"].includes(tokens[i - 2]?.text ?? "")) continue;
     const npStart = opener ? i + 1 : i;
     let j = npStart;
     const np: Token[] = [];
@@ -295,8 +297,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // … or any person noun that names no one's role ("the old gentleman behind the till", "my nephew
     // working the stall"): the description is what follows it and its modifiers.
     const one = np.findLastIndex((u) => cuesOf([u], "activity").length > 0 || (isNoun(u) && isPersonNoun(u.text)));
-    // "the two men in the Common Room" is a group, not one person.
-    if (one < 0 || plural(np[one]!)) continue;
+    // "the two men in the Common Room" is a group, not one person; "my nephew's bike …" describes the bike.
+    if (one < 0 || plural(np[one]!) || (cuesOf([np[one]!], "activity").length === 0 && tokens[npStart + one + 1]?.text === "'s")) continue;
     let k = npStart + one + 1;
     const after: Token[] = [];
     // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.

@@ -1,0 +1,97 @@
+// The analyser's belief structures that name their own believer, and the ways of naming a person
+// added for wordings written blind to it: each on a scene and wordings of this file's own (no
+// benchmark query).
+import { describe, expect, it } from "vitest";
+import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
+
+const quay: PerceivedScene = {
+  summary: "Harbour village, 07:40. Present: Ingrid Berg (baker, kneading dough), Tomasz Nowak (novelist, at a window table, typing), Ana Silva (fisherman, mending nets on the quay). Rui Costa (retired schoolteacher) is at the chapel.",
+  time: "07:40",
+  focus: "Berg Bakery",
+  public: {
+    "Ingrid Berg": { location: "Berg Bakery", action: "kneading dough" },
+    "Tomasz Nowak": { location: "Berg Bakery", action: "typing on a laptop" },
+    "Ana Silva": { location: "Fish Quay", action: "mending nets" },
+    "Rui Costa": { location: "Chapel", action: "sweeping the steps" },
+  },
+};
+
+const theatre: PerceivedScene = {
+  summary: 'Little theatre, 19:20, an hour before curtain. In the Dressing Room: Kai Luna (lead actor, pacing with his script) and Mira Vance (head of makeup, powdering his face). At the Stage Door: Walter "Old Wally" Pike (81, the doorman, reading a paper behind the desk). In the Wings: Josie Park (16, work-experience student, coiling cables) and Ben Ortiz (stage manager, checking the cue sheet).',
+  time: "19:20",
+  focus: "Dressing Room",
+  public: {
+    "Kai Luna": { location: "Dressing Room", action: "pacing with his script" },
+    "Mira Vance": { location: "Dressing Room", action: "powdering the lead actor's face" },
+    "Walter Pike": { location: "Stage Door", action: "reading a paper behind the desk" },
+    "Josie Park": { location: "Wings", action: "coiling cables" },
+    "Ben Ortiz": { location: "Wings", action: "checking the cue sheet" },
+  },
+};
+
+const who = (q: string, scene: PerceivedScene = theatre) => {
+  const a = analyseQuery(q, scene);
+  return a.scope.kind === "none" ? [] : a.scope.agents;
+};
+
+describe("belief structures that name their believer", () => {
+  it("reads a person after an experiencer preposition, before a clause about another, as the believer", () => {
+    expect(analyseQuery("Has it dawned on Ana that the baker is exhausted?", quay).secondOrder).toMatchObject({ believer: "Ana Silva", target: "Ingrid Berg" });
+    expect(analyseQuery("Has the coin dropped for Rui about what Ana is planning?", quay).secondOrder).toMatchObject({ believer: "Rui Costa", target: "Ana Silva" });
+    // The speaker's own act towards X is no belief of X's.
+    expect(analyseQuery("Should I talk to Rui about what Ana is planning?", quay).secondOrder).toBeNull();
+  });
+
+  it("reads a representation a person has of another, whatever the noun, as a view", () => {
+    expect(analyseQuery("What sort of image does Rui have of where Ana went?", quay).secondOrder).toMatchObject({ believer: "Rui Costa", target: "Ana Silva" });
+    expect(analyseQuery("Does Ingrid have a clear sketch of what Tomasz is after?", quay).secondOrder).toMatchObject({ believer: "Ingrid Berg", target: "Tomasz Nowak" });
+  });
+
+  it("reads a stative small clause after any verb as what the person takes the other's state to be", () => {
+    expect(analyseQuery("Is Ana relying on Rui being around later?", quay).secondOrder).toMatchObject({ believer: "Ana Silva", target: "Rui Costa" });
+    expect(analyseQuery("Is Ana watching Rui sweeping?", quay).secondOrder).toBeNull();
+  });
+
+  it("reads the verb after an inverted subject whatever its tag, and a possessor across modifiers", () => {
+    expect(analyseQuery("Does the fisherman regard the baker as a rival?", quay).secondOrder).toMatchObject({ believer: "Ana Silva", target: "Ingrid Berg" });
+    expect(analyseQuery("What's Rui's first rough read on the novelist?", quay).secondOrder).toMatchObject({ believer: "Rui Costa", target: "Tomasz Nowak" });
+  });
+
+  it("reads no one's private state for a report whose clause is about someone it cannot resolve", () => {
+    const a = analyseQuery("Is Ana taking it as read that the new waiter is free?", quay);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toEqual([]);
+    // "I" after a belief verb is the speaker, not someone the belief is about.
+    expect(analyseQuery("Is it fine if I ask Ana to show me what she's caught? I won't be long.", quay).hidden).toContain("availability");
+  });
+});
+
+describe("people named by nickname, compound, age and description", () => {
+  it("finds a nickname of several words and a lower-case name after a preposition", () => {
+    expect(who("Is Old Wally still on the door?")).toEqual(["Walter Pike"]);
+    expect(who("I'm a bit worried about kai, is he okay")).toEqual(["Kai Luna"]);
+  });
+
+  it("reads a summary role whose first word the tagger calls a verb, a WordNet compound and an adjective-tagged head", () => {
+    expect(who("Is the leading man nervous?")).toEqual(["Kai Luna"]);
+    expect(who("Is the makeup chief swamped?")).toEqual(["Mira Vance"]);
+  });
+
+  it("reads a person noun that names no role as a description, with the summary's ages", () => {
+    expect(who("Is the elderly gentleman behind the desk alright?")).toEqual(["Walter Pike"]);
+    expect(who("Is the teenage girl in the wings coping?")).toEqual(["Josie Park"]);
+    // A phrase said of the speaker, or a person noun only owning what is described, names no one.
+    expect(who("I am the understudy. Is the doorman in?")).toEqual(["Walter Pike"]);
+    expect(who("My nephew's cables are everywhere, sorry")).toEqual([]);
+  });
+});
+
+describe("appropriateness by the speaker's hypothetical act and a judged moment", () => {
+  it("weighs the speaker's own act, and 'is this / now a <adjective> moment'", () => {
+    const a = analyseQuery("Would Ben mind if I sat in the wings?", theatre);
+    expect(a.appropriateness).toBe(true);
+    expect(a.hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Is now a decent time, with Kai pacing like that?", theatre).appropriateness).toBe(true);
+    expect(analyseQuery("Is Ben in the wings now?", theatre).appropriateness).toBe(false);
+  });
+});
