@@ -3,8 +3,8 @@
 import { recordActorLogic, type Delivered, type Emitted } from "../actor.ts";
 import type { HouseholdObservedPayload } from "./events.ts";
 import { learn, newKb, observe, type Kb, type PublicLayout } from "./knowledge.ts";
-import { literalsIn } from "./pddl.ts";
-import { decide, noteTold, type Policy } from "./policy.ts";
+import { literalsIn, show } from "./pddl.ts";
+import { decide, inferEffects, noteTold, type Policy } from "./policy.ts";
 import { formatAction } from "./rules.ts";
 
 export const HOUSE_ID = "env/household";
@@ -42,13 +42,19 @@ function onObserved(ctx: AgentContext, event: Delivered<HouseholdObservedPayload
   kb.last = p.outcome === null ? null : { ...p.outcome };
   if (p.outcome?.ok === true && p.outcome.action.startsWith("Communicate[")) kb.sent++;
   observe(kb, p.rooms, ctx.static.layout, ctx.static.self);
+  if (p.outcome?.ok === true) inferEffects(kb, p.outcome.action);
   if (p.holding !== null) kb.loc[p.holding] = { heldBy: ctx.static.self };
   // The naive agent acts on its own goal only: what it is told does not change its plan.
-  if (ctx.policy === "competent") for (const m of p.messages) for (const s of literalsIn(m.text)) {
-    learn(kb, ctx.static.self, s);
-    const key = JSON.stringify(s);
-    if (!kb.heard.includes(key)) kb.heard.push(key);
-  }
+  if (ctx.policy === "competent")
+    for (const m of p.messages) {
+      // What a teammate said, it knows: never told back to it.
+      noteTold(kb, [m.from], m.text);
+      for (const s of literalsIn(m.text)) {
+        learn(kb, ctx.static.self, s);
+        const key = show(s);
+        if (!kb.heard.includes(key)) kb.heard.push(key);
+      }
+    }
   kb.ended = p.ended;
   return [];
 }

@@ -236,3 +236,19 @@ export function noteTold(kb: Kb, to: readonly string[], text: string): void {
     // A report "Done: φ" counts φ itself as told.
   }
 }
+
+/**
+ * After its own Open/Close went through: what the mechanics it knows did to pieces it cannot see
+ * (remote control, mirroring), so it does not repeat an action whose effect is out of sight.
+ */
+export function inferEffects(kb: Kb, action: string): void {
+  const m = /^(Open|Close)\[(\w+)\]$/.exec(action);
+  if (m === null) return;
+  const f = m[2]!;
+  const dir = (m[1] === "Open") !== kb.inverse.includes(f);
+  for (const r of kb.remote) if (r.trigger === f) kb.open[r.target] = r.opens ? dir : !dir;
+  for (const mi of kb.mirror) {
+    const partner = mi.a === f ? mi.b : mi.b === f ? mi.a : null;
+    if (partner !== null) kb.open[partner] = mi.same ? dir : !dir;
+  }
+}
