@@ -7,6 +7,7 @@ const BUILT_IN: Readonly<Record<string, () => Promise<{ readonly default: WorldM
   auratown: () => import("./auratown/module.ts"),
   "aura-scene": () => import("./aura/module.ts"),
   envprobe: () => import("./envprobe/module.ts"),
+  household: () => import("./household/module.ts"),
 };
 
 export const WORLD_NAMES: readonly string[] = Object.keys(BUILT_IN);

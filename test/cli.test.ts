@@ -229,7 +229,7 @@ describe("probetown CLI", () => {
 
   it("rejects bad input with exit 2 and a message naming the flag or value", async () => {
     const cases: [string[], RegExp][] = [
-      [["run", "atlantis", "--seed", "1", "--log", join(work, "x1")], /unknown world 'atlantis' \(known: auratown, aura-scene, envprobe\)/],
+      [["run", "atlantis", "--seed", "1", "--log", join(work, "x1")], /unknown world 'atlantis' \(known: auratown, aura-scene, envprobe, household\)/],
       [["run", "auratown", "--seed", "forty"], /--seed expects an integer, got 'forty'/],
       [["run", "auratown", "--seed", "1", "--condition", "sunny", "--log", join(work, "x2")], /unknown condition 'sunny'/],
       [["run", "auratown", "--seed", "1", "--log", dir], /already holds an episode log/],

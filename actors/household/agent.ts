@@ -1,0 +1,73 @@
+// A household agent (one per task agent): decides one action a turn from its knowledge base and
+// takes in what it observes at the turn's end. One handler per record type.
+import { recordActorLogic, type Delivered, type Emitted } from "../actor.ts";
+import type { HouseholdObservedPayload } from "./events.ts";
+import { learn, newKb, observe, type Kb, type PublicLayout } from "./knowledge.ts";
+import { literalsIn, show } from "./pddl.ts";
+import { decide, inferEffects, noteTold, type Policy } from "./policy.ts";
+import { formatAction } from "./rules.ts";
+
+export const HOUSE_ID = "env/household";
+export const agentActorId = (agent: string): string => `agent/${agent}`;
+
+export interface AgentInput {
+  readonly self: string;
+  readonly room: string;
+  readonly layout: PublicLayout;
+  /** Its own secrets (baseline mode: everyone's). */
+  readonly secrets: readonly string[];
+  readonly policy: Policy;
+  readonly actions?: readonly string[];
+}
+
+export interface AgentContext {
+  readonly static: { readonly self: string; readonly layout: PublicLayout; readonly actions?: readonly string[] };
+  policy: Policy;
+  kb: Kb;
+}
+
+function onTurn(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[] {
+  if (ctx.kb.ended) return [];
+  const { self, layout, actions } = ctx.static;
+  const d = decide(ctx.kb, { self, layout, policy: ctx.policy, ...(actions === undefined ? {} : { actions }) });
+  if (d.action.kind === "communicate") noteTold(ctx.kb, d.action.to === "all" ? layout.agents.filter((a) => a !== self) : d.action.to, d.action.text);
+  return [{ type: "household.decided", to: HOUSE_ID, payload: { turn: event.payload.tick, agent: self, action: formatAction(d.action), why: d.why } }];
+}
+
+function onObserved(ctx: AgentContext, event: Delivered<HouseholdObservedPayload>): Emitted[] {
+  const p = event.payload;
+  const kb = ctx.kb;
+  kb.room = p.room;
+  kb.holding = p.holding;
+  kb.last = p.outcome === null ? null : { ...p.outcome };
+  if (p.outcome?.ok === true && p.outcome.action.startsWith("Communicate[")) kb.sent++;
+  observe(kb, p.rooms, ctx.static.layout, ctx.static.self);
+  if (p.outcome?.ok === true) inferEffects(kb, p.outcome.action);
+  if (p.holding !== null) kb.loc[p.holding] = { heldBy: ctx.static.self };
+  // The naive agent acts on its own goal only: what it is told does not change its plan.
+  if (ctx.policy === "competent")
+    for (const m of p.messages) {
+      // What a teammate said, it knows: never told back to it.
+      noteTold(kb, [m.from], m.text);
+      for (const s of literalsIn(m.text)) {
+        learn(kb, ctx.static.self, s);
+        const key = show(s);
+        if (!kb.heard.includes(key)) kb.heard.push(key);
+      }
+    }
+  kb.ended = p.ended;
+  return [];
+}
+
+export const agentLogic = recordActorLogic<AgentContext, AgentInput>({
+  context: (input) => ({
+    static: { self: input.self, layout: input.layout, ...(input.actions === undefined ? {} : { actions: input.actions }) },
+    policy: input.policy,
+    kb: newKb(input.self, input.room, input.secrets),
+  }),
+  handlers: {
+    "tick.started": onTurn as (c: AgentContext, e: Delivered<never>) => Emitted[],
+    "household.observed": onObserved as (c: AgentContext, e: Delivered<never>) => Emitted[],
+  },
+  valueOf: (ctx) => (ctx.kb.ended ? "finished" : "acting"),
+});

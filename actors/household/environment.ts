@@ -1,0 +1,102 @@
+// The household environment: holds the true state, collects the turn's decisions, resolves them in
+// ascending agent order by the rules (rules.ts), logs each resolution and message, latches goal
+// conjuncts, and sends each agent what it observes; it ends the episode on success, when every
+// agent is done, or at the turn limit, with the scores in the log. One handler per record type.
+import { recordActorLogic, type Delivered, type Emitted } from "../actor.ts";
+import { agentActorId } from "./agent.ts";
+import type { HouseholdDecidedPayload } from "./events.ts";
+import { show } from "./pddl.ts";
+import { formatAction, holds, parseAction, resolveTurn, roomsSeenBy, viewOfRoom, type HouseState } from "./rules.ts";
+import type { CompiledTask } from "./task.ts";
+
+export interface HouseInput {
+  readonly compiled: CompiledTask;
+  readonly state: HouseState;
+  readonly baseline: boolean;
+  readonly maxTurns: number;
+}
+
+export interface HouseContext {
+  readonly static: { readonly compiled: CompiledTask; readonly baseline: boolean; readonly maxTurns: number };
+  state: HouseState;
+  /** This turn's decisions so far, by agent. */
+  pending: Record<string, string>;
+  latched: boolean[];
+  ended: boolean;
+  messagesSent: number;
+}
+
+function onDecided(ctx: HouseContext, event: Delivered<HouseholdDecidedPayload>): Emitted[] {
+  if (!ctx.ended) ctx.pending[event.payload.agent] = event.payload.action;
+  return [];
+}
+
+function onResolve(ctx: HouseContext, event: Delivered<{ turn: number }>): Emitted[] {
+  if (ctx.ended) return [];
+  const { compiled: c, baseline, maxTurns } = ctx.static;
+  const turn = event.payload.turn;
+  // An agent that did not decide waits (there is none with the scripted agents).
+  const raw: Record<string, string> = Object.fromEntries(c.agentIds.map((a) => [a, ctx.pending[a] ?? "Wait[]"]));
+  const decisions = c.agentIds.filter((a) => !ctx.state.agents[a]!.done).map((a) => [a, parseAction(raw[a]!)] as const);
+  const { state, resolutions } = resolveTurn(c, ctx.state, decisions);
+  ctx.state = state;
+  ctx.pending = {};
+  const out: Emitted[] = [];
+  const inbox: Record<string, { from: string; text: string }[]> = {};
+  const outcome: Record<string, { action: string; ok: boolean; reason: string }> = {};
+  for (const [agent, r] of resolutions) {
+    const action = decisions.find(([a]) => a === agent)![1];
+    const actionText = "error" in action ? raw[agent]! : formatAction(action);
+    outcome[agent] = { action: actionText, ok: r.ok, reason: r.reason };
+    out.push({ type: "household.resolved", to: null, payload: { turn, agent, action: actionText, ok: r.ok, reason: r.reason, effects: [...r.effects] } });
+    if (!("error" in action) && action.kind === "communicate") {
+      if (r.message !== undefined) {
+        ctx.messagesSent++;
+        for (const to of r.message.to) (inbox[to] ??= []).push({ from: agent, text: r.message.text });
+        out.push({ type: "household.message", to: null, payload: { turn, from: agent, to: [...r.message.to], text: r.message.text, status: "queued", reason: r.reason } });
+      } else out.push({ type: "household.message", to: null, payload: { turn, from: agent, to: action.to === "all" ? ["all"] : [...action.to], text: action.text, status: "blocked", reason: r.reason } });
+    }
+  }
+  c.functional.forEach((l, i) => {
+    if (ctx.latched[i] !== true && holds(c, state, l)) {
+      ctx.latched[i] = true;
+      out.push({ type: "household.latched", to: null, payload: { turn, index: i, conjunct: show(l) } });
+    }
+  });
+  const success = ctx.latched.every((x) => x);
+  const allDone = c.agentIds.every((a) => state.agents[a]!.done);
+  const reason = success ? "success" : allDone ? "all_done" : turn >= maxTurns - 1 ? "turn_limit" : null;
+  ctx.ended = reason !== null;
+  for (const agent of c.agentIds) {
+    const me = state.agents[agent]!;
+    out.push({
+      type: "household.observed",
+      to: agentActorId(agent),
+      payload: { turn, agent, outcome: outcome[agent] ?? null, room: me.room, holding: me.holding, rooms: roomsSeenBy(c, state, agent, baseline).map((r) => viewOfRoom(c, state, r)), messages: inbox[agent] ?? [], ended: ctx.ended },
+    });
+  }
+  if (reason !== null) {
+    const final = c.functional.map((l) => holds(c, state, l));
+    const share = (xs: readonly boolean[]) => (xs.length === 0 ? 1 : xs.filter((x) => x).length / xs.length);
+    out.push({
+      type: "household.ended",
+      to: null,
+      payload: {
+        turn, reason, success, percentComplete: share(c.functional.map((_, i) => ctx.latched[i] === true)), finalSuccess: final.every((x) => x), finalPercentComplete: share(final),
+        latched: c.functional.filter((_, i) => ctx.latched[i] === true).map(show),
+        owned: Object.fromEntries(Object.entries(c.owned).map(([a, ls]) => [a, ls.every((l) => holds(c, state, l))])),
+        messagesSent: ctx.messagesSent,
+      },
+    });
+  }
+  return out;
+}
+
+export const houseLogic = recordActorLogic<HouseContext, HouseInput>({
+  context: (input) => ({ static: { compiled: input.compiled, baseline: input.baseline, maxTurns: input.maxTurns }, state: input.state, pending: {}, latched: input.compiled.functional.map(() => false), ended: false, messagesSent: 0 }),
+  handlers: {
+    "household.decided": onDecided as (c: HouseContext, e: Delivered<never>) => Emitted[],
+    "household.resolve": onResolve as (c: HouseContext, e: Delivered<never>) => Emitted[],
+  },
+  valueOf: (ctx) => (ctx.ended ? "ended" : "running"),
+});

@@ -1,0 +1,72 @@
+// The household's record types (digest §8.5): an agent's decision, each action's resolution, each
+// message (queued or blocked), goal conjuncts as they latch, what each agent observes at the end of
+// a turn, the episode's end with its scores, and the phase record that asks the house to resolve a turn.
+import { Schema } from "effect";
+import type { KernelEntries } from "../../events/catalogue.ts";
+
+const Int = Schema.Int;
+const Str = Schema.String;
+const Place = Schema.Union([Schema.Struct({ on: Str }), Schema.Struct({ inside: Str })]);
+
+/** The sequencer's phase record: the decisions of turn `turn` are in; resolve them. */
+export const HouseholdResolve = Schema.Struct({ turn: Int });
+
+/** An agent's action for a turn, in EnactToM's syntax, and why its policy chose it (for audits). */
+export const HouseholdDecided = Schema.Struct({ turn: Int, agent: Str, action: Str, why: Str });
+
+/** One action resolved against the house, in ascending agent order; `effects`: the mechanics it fired. */
+export const HouseholdResolved = Schema.Struct({ turn: Int, agent: Str, action: Str, ok: Schema.Boolean, reason: Str, effects: Schema.Array(Str) });
+
+/** A message: queued for its recipients' next turn, or blocked (graph or budget; it cost nothing). */
+export const HouseholdMessage = Schema.Struct({ turn: Int, from: Str, to: Schema.Array(Str), text: Str, status: Schema.Literals(["queued", "blocked"]), reason: Str });
+
+/** A functional goal conjunct held for the first time (it stays counted: EnactToM's latching). */
+export const HouseholdLatched = Schema.Struct({ turn: Int, index: Int, conjunct: Str });
+
+export const RoomViewSchema = Schema.Struct({ room: Str, open: Schema.Record(Str, Schema.Boolean), objects: Schema.Record(Str, Place), agents: Schema.Record(Str, Schema.NullOr(Str)) });
+
+/** What an agent learns at the end of a turn: its own outcome, the rooms it sees, the messages sent to it this turn. */
+export const HouseholdObserved = Schema.Struct({
+  turn: Int,
+  agent: Str,
+  outcome: Schema.NullOr(Schema.Struct({ action: Str, ok: Schema.Boolean, reason: Str })),
+  room: Str,
+  holding: Schema.NullOr(Str),
+  rooms: Schema.Array(RoomViewSchema),
+  messages: Schema.Array(Schema.Struct({ from: Str, text: Str })),
+  ended: Schema.Boolean,
+});
+
+/**
+ * The episode's end and its scores: latched success (the release's rule) and final-state success
+ * (the paper's wording), percent complete of each, and each private objective's status (mixed).
+ */
+export const HouseholdEnded = Schema.Struct({
+  turn: Int,
+  reason: Schema.Literals(["success", "all_done", "turn_limit"]),
+  success: Schema.Boolean,
+  percentComplete: Schema.Number,
+  finalSuccess: Schema.Boolean,
+  finalPercentComplete: Schema.Number,
+  latched: Schema.Array(Str),
+  owned: Schema.Record(Str, Schema.Boolean),
+  messagesSent: Int,
+});
+
+export const householdEvents = {
+  "household.resolve": { version: 1, payload: HouseholdResolve },
+  "household.decided": { version: 1, payload: HouseholdDecided },
+  "household.resolved": { version: 1, payload: HouseholdResolved },
+  "household.message": { version: 1, payload: HouseholdMessage },
+  "household.latched": { version: 1, payload: HouseholdLatched },
+  "household.observed": { version: 1, payload: HouseholdObserved },
+  "household.ended": { version: 1, payload: HouseholdEnded },
+} as const;
+
+export type HouseholdEntries = KernelEntries & typeof householdEvents;
+export type HouseholdDecidedPayload = typeof HouseholdDecided.Type;
+export type HouseholdObservedPayload = typeof HouseholdObserved.Type;
+export type HouseholdEndedPayload = typeof HouseholdEnded.Type;
+export type HouseholdMessagePayload = typeof HouseholdMessage.Type;
+export type HouseholdResolvedPayload = typeof HouseholdResolved.Type;
+export type HouseholdLatchedPayload = typeof HouseholdLatched.Type;

@@ -1,0 +1,182 @@
+// A seeded procedural generator of household tasks (digest §8.2, §8.8 without the model author):
+// a house of 4–5 rooms, a goal written first — an object to bring to one of three look-alike
+// surfaces in a room its informant may not enter — then a second conjunct through one of the
+// mechanics, the K goal of the asked depth, and the secrets that make the goal need others.
+// Pure and deterministic: the same options give the same task, and JSON.stringify gives the same
+// bytes. What it does not do yet: the verifier's proofs (digest §8.6); docs/enacttom.md says so.
+import { deriveStream, Draws } from "../rng.ts";
+import type { FurnitureSpec, HouseholdTask, MechanicBinding, ObjectSpec } from "./task.ts";
+
+export interface GenerateOptions {
+  readonly seed: number;
+  readonly depth: 1 | 2 | 3;
+  readonly category: "cooperative" | "mixed";
+  /** hard: message limits of 1, and with three agents always a relay chain. */
+  readonly split?: "standard" | "hard";
+}
+
+const ROOMS = ["kitchen", "dining_room", "living_room", "bedroom", "bathroom", "hallway", "office", "laundry_room"];
+const SURFACES = ["table", "counter", "shelf", "desk"];
+const CONTAINERS = ["cabinet", "drawer", "fridge", "wardrobe"];
+const OBJECTS = ["bowl", "cup", "book", "plate", "vase", "apple", "towel", "mug", "candle"];
+const SECONDARY = ["plain", "remote", "inverse", "mirror", "none"] as const;
+
+const shuffled = <T>(d: Draws, xs: readonly T[]): T[] => {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = d.int(0, i);
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+};
+const words = (id: string) => id.replace(/_\d+$/, "").replace(/_/g, " ");
+
+export function generateTask(o: GenerateOptions): HouseholdTask {
+  const split = o.split ?? "standard";
+  const d = new Draws(deriveStream(o.seed, `household/generate/${o.depth}/${o.category}/${split}`));
+  let counter = d.int(10, 40);
+  const id = (kind: string) => `${kind}_${counter++}`;
+  const rooms = shuffled(d, ROOMS).slice(0, d.int(4, 5)).map((r) => `${r}_1`);
+  const furniture: Record<string, FurnitureSpec> = {};
+  const surfaces: Record<string, string[]> = {};
+  const containers: Record<string, string[]> = {};
+  for (const r of rooms) {
+    surfaces[r] = [];
+    containers[r] = [];
+    for (let i = d.int(1, 2); i > 0; i--) {
+      const f = id(d.pick(SURFACES));
+      furniture[f] = { room: r, kind: words(f), articulated: false };
+      surfaces[r]!.push(f);
+    }
+    for (let i = d.int(0, 1); i >= 0; i--) {
+      const f = id(d.pick(CONTAINERS));
+      furniture[f] = { room: r, kind: words(f), articulated: true, open: false };
+      containers[r]!.push(f);
+    }
+  }
+  // The target room gets three look-alike surfaces: the right one cannot be guessed (digest §8.6).
+  const [targetRoom, ...others] = rooms as [string, ...string[]];
+  const targetKind = d.pick(["table", "shelf"]);
+  const lookalikes = [0, 1, 2].map(() => {
+    const f = id(targetKind);
+    furniture[f] = { room: targetRoom, kind: targetKind, articulated: false };
+    return f;
+  });
+  const target = d.pick(lookalikes);
+  // Objects on surfaces or in containers outside the target room.
+  const objects: Record<string, ObjectSpec> = {};
+  const placeable = others.flatMap((r) => [...surfaces[r]!.map((f) => ({ on: f })), ...containers[r]!.map((f) => ({ inside: f }))]);
+  const objectIds = shuffled(d, OBJECTS).slice(0, d.int(4, 6)).map((k) => id(k));
+  for (const x of objectIds) objects[x] = { kind: words(x), ...d.pick(placeable) };
+  const main = objectIds[0]!;
+  const mainLoc = objects[main]!;
+  const mainLit = `(is_on_top ${main} ${target})`;
+
+  const nAgents = o.depth === 3 ? 3 : d.int(2, 3);
+  const agentIds = Array.from({ length: nAgents }, (_, i) => `agent_${i}`);
+  const [informant, actor] = agentIds as [string, string];
+  const relay = agentIds[2];
+  const chain = relay !== undefined && (split === "hard" || d.chance(0.5));
+  const limit = split === "hard" ? 1 : 2;
+  const restricted: Record<string, string[]> = { [informant]: [targetRoom] };
+  if (chain) restricted[relay!] = [targetRoom];
+  const secrets: Record<string, string[]> = Object.fromEntries(agentIds.map((a) => [a, [] as string[]]));
+  secrets[informant]!.push(`(goal ${mainLit})`);
+  if (d.chance(0.5)) secrets[informant]!.push("on" in mainLoc ? `(is_on_top ${main} ${mainLoc.on})` : `(is_inside ${main} ${mainLoc.inside})`);
+  const bindings: MechanicBinding[] = [];
+  const goal = [mainLit];
+  // Who the informant tells: its only allowed teammate on a chain, else the actor.
+  const firstContact = chain ? relay! : actor;
+
+  // The second conjunct, through a mechanic: on a piece of its own, holding no object.
+  const kind = SECONDARY[d.int(0, SECONDARY.length - 1)]!;
+  const piece = (room: string) => {
+    const f = id(d.pick(CONTAINERS));
+    furniture[f] = { room, kind: words(f), articulated: true, open: false };
+    return f;
+  };
+  const anyRoom = () => d.pick(others);
+  if (kind === "plain" || kind === "inverse") {
+    const c = piece(anyRoom());
+    goal.push(`(is_open ${c})`);
+    secrets[actor]!.push(`(goal (is_open ${c}))`);
+    if (kind === "inverse") {
+      bindings.push({ mechanic_type: "inverse_state", trigger_object: c });
+      if (d.chance(0.5)) secrets[actor]!.push(`(is_inverse ${c})`);
+    }
+  } else if (kind === "remote" || kind === "mirror") {
+    // A storage room nobody may enter: its piece is reached only through the mechanic, which the
+    // informant's first contact knows about and the informant does not.
+    const storage = "storage_room_1";
+    rooms.push(storage);
+    const g = piece(storage);
+    const t = piece(anyRoom());
+    for (const a of agentIds) restricted[a] = [...(restricted[a] ?? []), storage];
+    goal.push(`(is_open ${g})`);
+    secrets[informant]!.push(`(goal (is_open ${g}))`);
+    if (kind === "remote") {
+      bindings.push({ mechanic_type: "remote_control", trigger_object: t, target_object: g, target_state: "is_open" });
+      secrets[firstContact]!.push(`(controls ${t} ${g})`);
+    } else {
+      bindings.push({ mechanic_type: "state_mirroring", trigger_object: t, target_object: g, target_state: "is_open" });
+      secrets[firstContact]!.push(`(mirrors ${t} ${g})`);
+    }
+  }
+  // The K goal: the informant, barred from the target room, must come to know (that others know) it is done.
+  const kGoal = o.depth === 1 ? `(K ${informant} ${mainLit})` : o.depth === 2 ? `(K ${informant} (K ${actor} ${mainLit}))` : `(K ${informant} (K ${relay} (K ${actor} ${mainLit})))`;
+  goal.push(kGoal);
+
+  bindings.unshift({ mechanic_type: "room_restriction", restricted_rooms: [targetRoom], for_agents: chain ? [informant, relay!] : [informant] });
+  for (const [a, rs] of Object.entries(restricted)) {
+    const extra = rs.filter((r) => r !== targetRoom);
+    if (extra.length > 0) bindings.push({ mechanic_type: "room_restriction", restricted_rooms: extra, for_agents: [a] });
+  }
+  bindings.push({ mechanic_type: "limited_bandwidth", message_limits: Object.fromEntries(agentIds.map((a) => [a, limit])) });
+  if (chain) bindings.push({ mechanic_type: "restricted_communication", allowed_targets: { [informant]: [relay!], [relay!]: [informant, actor], [actor]: [relay!] } });
+  for (const a of agentIds) {
+    for (const r of restricted[a] ?? []) secrets[a]!.push(`(is_restricted ${a} ${r})`);
+    secrets[a]!.push(`(message_limit ${a} ${limit})`);
+  }
+  if (chain) for (const [a, ts] of [[informant, [relay!]], [relay!, [informant, actor]], [actor, [relay!]]] as const) for (const t of ts) secrets[a]!.push(`(can_communicate ${a} ${t})`);
+
+  const agents: Record<string, { room: string }> = {};
+  for (const a of agentIds) agents[a] = { room: d.pick(rooms.filter((r) => !(restricted[a] ?? []).includes(r))) };
+
+  let goalOwners: Record<string, string> | undefined;
+  if (o.category === "mixed") {
+    // A private objective for the actor: another object to a surface of its choosing (not required for success).
+    const y = objectIds[1]!;
+    const f = d.pick(others.flatMap((r) => surfaces[r]!));
+    const owned = `(is_on_top ${y} ${f})`;
+    goalOwners = { [actor]: owned };
+    secrets[actor]!.push(`(own_goal ${owned})`);
+  }
+  const hops = chain ? 2 : 1;
+  const search = "on" in mainLoc ? 2 : 4;
+  const tMin = hops + rooms.length + search + 4;
+  const task: HouseholdTask = {
+    task_id: `gen-${o.category === "cooperative" ? "coop" : "mixed"}-d${o.depth}-${split}-s${o.seed}`,
+    title: `${words(main)[0]!.toUpperCase()}${words(main).slice(1)} for the ${words(targetRoom)}`,
+    category: o.category,
+    split,
+    task: `Get the ${words(targetRoom)} ready: a ${words(main)} from elsewhere in the house belongs on one of its ${targetKind}s${goal.length > 2 ? ", and a cupboard needs opening" : ""}.`,
+    scene: { rooms, furniture, objects },
+    agents,
+    mechanic_bindings: bindings,
+    agent_secrets: secrets,
+    goal: `(and ${goal.join(" ")})`,
+    ...(goalOwners === undefined ? {} : { goal_owners: goalOwners }),
+    tom_level: o.depth,
+    max_turns: 2 * Math.max(tMin, 6),
+  };
+  return task;
+}
+
+/** A generated task's id parsed back into its options: `gen-coop-d2-standard-s7`. */
+export function generatedOptionsOf(id: string): GenerateOptions | null {
+  const m = /^gen-(coop|mixed)-d([123])-(standard|hard)-s(\d+)$/.exec(id);
+  if (m === null) return null;
+  const seed = Number(m[4]);
+  if (!Number.isSafeInteger(seed)) return null;
+  return { seed, depth: Number(m[2]) as 1 | 2 | 3, category: m[1] === "coop" ? "cooperative" : "mixed", split: m[3] as "standard" | "hard" };
+}

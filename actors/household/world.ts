@@ -1,0 +1,121 @@
+// `household`: EnactToM's functional theory of mind in a symbolic house (reference/enacttom.md §8).
+// One tick is one turn: every agent decides (tick.started → household.decided), then the house
+// resolves the turn in ascending agent order (household.resolve → resolved, messages, latches,
+// observations, and at the end household.ended). After the end the remaining ticks are empty.
+//
+// Config: {"task": <task id | generated id | inline task>, "mode": "standard" | "baseline"}; a task
+// file given as the whole config is taken as {"task": <it>}. The condition is the agents' policy.
+import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
+import { InputRejected } from "../../events/inputRejected.ts";
+import { agentActorId, agentLogic, HOUSE_ID, type AgentContext, type AgentInput } from "./agent.ts";
+import { houseLogic, type HouseContext } from "./environment.ts";
+import { householdEvents } from "./events.ts";
+import { DEFAULT_TASK, EXAMPLE_TASKS } from "./examples.ts";
+import { generatedOptionsOf, generateTask } from "./generator.ts";
+import type { PublicLayout } from "./knowledge.ts";
+import type { Policy } from "./policy.ts";
+import { initialState } from "./rules.ts";
+import { checkTask, compileTask, type HouseholdTask } from "./task.ts";
+
+export type HouseholdMode = "standard" | "baseline";
+
+export interface HouseholdConfig {
+  readonly task: HouseholdTask;
+  readonly mode: HouseholdMode;
+  readonly policy: Policy;
+}
+
+const CONDITIONS: Readonly<Record<Policy, { description: string }>> = {
+  competent: { description: "scripted agents that plan from their own knowledge and tell teammates what they need, within budgets" },
+  naive: { description: "scripted agents that pursue only the goals of their own secrets and send no messages" },
+};
+const CONFIG_FIELDS = ["task", "mode", "policy"];
+/** Turns when a task sets none: 2 × max(T_min, 6) with a generous T_min (digest §8.6 step 7). */
+export const DEFAULT_MAX_TURNS = 20;
+
+/** A task named by id: an example of data/household/, or a generated one (`gen-coop-d2-standard-s7`). */
+function taskNamed(id: string): unknown {
+  const example = EXAMPLE_TASKS[id];
+  if (example !== undefined) return example;
+  const options = generatedOptionsOf(id);
+  if (options !== null) return generateTask(options);
+  throw new InputRejected("config", `task: unknown task id '${id}' (examples: ${Object.keys(EXAMPLE_TASKS).join(", ")}; generated: gen-<coop|mixed>-d<1-3>-<standard|hard>-s<seed>; or give the task itself, inline or as the --config file)`);
+}
+
+export function resolveHouseholdConfig(raw: unknown): HouseholdConfig {
+  const given = (raw ?? {}) as Record<string, unknown>;
+  if (typeof given !== "object" || Array.isArray(given)) throw new InputRejected("config", `household config: expected an object`);
+  // A task file given as the whole config.
+  const fields: Record<string, unknown> = "task_id" in given ? { task: given } : given;
+  const unknown = Object.keys(fields).filter((k) => !CONFIG_FIELDS.includes(k));
+  if (unknown.length > 0) throw new InputRejected("config", `${unknown[0]}: unknown household config field (the config has: ${CONFIG_FIELDS.join(", ")}; or give a task file as the config)`);
+  const taskField = fields.task ?? DEFAULT_TASK;
+  const task = checkTask(typeof taskField === "string" ? taskNamed(taskField) : taskField, typeof taskField === "string" ? `task ${taskField}` : "task");
+  const mode = fields.mode ?? "standard";
+  if (mode !== "standard" && mode !== "baseline") throw new InputRejected("config", `mode: expected "standard" or "baseline", got ${JSON.stringify(mode)} (a task's hard split runs in standard mode)`);
+  const policy = fields.policy ?? "competent";
+  if (!(typeof policy === "string" && policy in CONDITIONS)) throw new InputRejected("config", `policy: expected one of ${Object.keys(CONDITIONS).join(", ")}`);
+  return { task, mode, policy: policy as Policy };
+}
+
+export function layoutOf(task: HouseholdTask): PublicLayout {
+  const furniture = Object.fromEntries(Object.entries(task.scene.furniture).map(([id, f]) => [id, { room: f.room, kind: f.kind, articulated: f.articulated }]));
+  return { rooms: task.scene.rooms, furniture, agents: Object.keys(task.agents) };
+}
+
+export const maxTurnsOf = (config: HouseholdConfig): number => config.task.max_turns ?? DEFAULT_MAX_TURNS;
+
+export const householdWorld: WorldDefinition<HouseholdConfig> = {
+  name: "household",
+  events: householdEvents,
+  description: "EnactToM households: functional theory of mind under room bans, message budgets and hidden mechanics (config `task`, `mode`); conditions are the agents' policies",
+  defaultConfig: resolveHouseholdConfig(undefined),
+  conditions: CONDITIONS,
+  defaultCondition: "competent",
+  conditionConfigKey: "policy",
+  resolveConfig: resolveHouseholdConfig,
+  applyCondition(config, condition) {
+    if (!(condition in CONDITIONS)) throw new InputRejected("condition", `unknown condition '${condition}' for household (known: ${Object.keys(CONDITIONS).join(", ")})`);
+    return { ...config, policy: condition as Policy };
+  },
+  defaultTicks: maxTurnsOf,
+  lengthFixedBy: (n, parentTicks) =>
+    parentTicks === undefined
+      ? `a household episode runs its task's turn limit (max_turns), one tick a turn; set max_turns in the task instead (here: ${n})`
+      : `a household fork runs to its parent's turn limit (${parentTicks} turns); set max_turns in the task the parent runs`,
+
+  actors(config): ActorDefinition[] {
+    const compiled = compileTask(config.task);
+    const layout = layoutOf(config.task);
+    const baseline = config.mode === "baseline";
+    // Baseline mode (digest §4.1): every secret to every agent, as "agent_k knows: …".
+    const everySecret = Object.entries(config.task.agent_secrets).flatMap(([a, ss]) => ss.map((s) => `${a} knows: ${s}`));
+    const agents = compiled.agentIds.map((self) => {
+      const actions = config.task.agent_actions?.[self];
+      const input: AgentInput = { self, room: config.task.agents[self]!.room, layout, secrets: baseline ? everySecret : (config.task.agent_secrets[self] ?? []), policy: config.policy, ...(actions === undefined ? {} : { actions }) };
+      return { id: agentActorId(self), logic: agentLogic, input };
+    });
+    return [...agents, { id: HOUSE_ID, logic: houseLogic, input: { compiled, state: initialState(compiled), baseline, maxTurns: maxTurnsOf(config) } }];
+  },
+
+  tickPlan(config, tick): PhaseStep[] {
+    const agents = Object.keys(config.task.agents).map(agentActorId);
+    return [
+      { type: "tick.started", to: agents, payload: { tick, clock: {} } },
+      { type: "household.resolve", to: HOUSE_ID, payload: { turn: tick } },
+    ];
+  },
+
+  // The static parts (task, layout) are the config's: only what changes is hashed.
+  hashView(actorId, context) {
+    if (actorId === HOUSE_ID) {
+      const c = context as HouseContext;
+      return { ended: c.ended, latched: c.latched, messagesSent: c.messagesSent, pending: c.pending, state: c.state };
+    }
+    const c = context as AgentContext;
+    return { kb: c.kb, policy: c.policy };
+  },
+
+  // A fork under the other condition: the agents switch policy from the fork on; the house is unchanged.
+  reconfigure: (actorId, context, config) => (actorId.startsWith("agent/") ? { ...(context as AgentContext), policy: config.policy } : context),
+};

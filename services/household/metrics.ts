@@ -1,0 +1,22 @@
+// A household episode's scores from its log (the `metrics` hook: a sweep's per-condition means and
+// paired report): functional success (latched, the release's rule) and at the final state (the
+// paper's wording), percent complete of each, turns taken and messages sent.
+import type { HouseholdEndedPayload } from "../../actors/household/events.ts";
+import type { LogRecord } from "../../events/record.ts";
+
+export function endOf(records: readonly LogRecord[]): (LogRecord & { payload: HouseholdEndedPayload }) | null {
+  for (let i = records.length - 1; i >= 0; i--) if (records[i]!.type === "household.ended") return records[i] as LogRecord & { payload: HouseholdEndedPayload };
+  return null;
+}
+
+export function householdMetrics(records: readonly LogRecord[]): Readonly<Record<string, number>> {
+  const end = endOf(records);
+  const messages = records.filter((r) => r.type === "household.message" && (r.payload as { status: string }).status === "queued").length;
+  if (end === null) {
+    // A log cut before its end: nothing counts as achieved but what latched.
+    const turns = records.filter((r) => r.type === "household.resolve").length;
+    return { success: 0, percentComplete: 0, finalSuccess: 0, finalPercentComplete: 0, turns, messages };
+  }
+  const p = end.payload;
+  return { success: p.success ? 1 : 0, percentComplete: p.percentComplete, finalSuccess: p.finalSuccess ? 1 : 0, finalPercentComplete: p.finalPercentComplete, turns: p.turn + 1, messages };
+}

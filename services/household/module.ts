@@ -1,0 +1,15 @@
+// The household world as a module: its definition (actors/household/), a summary of who achieved
+// what, and the per-episode scores a sweep compares across conditions.
+import type { HouseholdConfig } from "../../actors/household/world.ts";
+import { householdWorld } from "../../actors/household/world.ts";
+import type { WorldModule } from "../kernel/worldModule.ts";
+import { householdMetrics } from "./metrics.ts";
+import { householdSummary } from "./summary.ts";
+
+const household: WorldModule<HouseholdConfig> = {
+  definition: householdWorld,
+  summaries: { fromLog: ({ records }) => householdSummary(records) },
+  metrics: householdMetrics,
+};
+
+export default household;
