@@ -24,17 +24,38 @@ export interface Emitted<P = unknown> {
   readonly payload: P;
 }
 
-/** Handles one record type: updates the context (in place) and returns the events to emit. */
-export type RecordHandler<Context> = (context: Context, event: Delivered<never>) => Emitted[];
-
 /**
  * A delivered record of type `T` of the record types `E` (a world's entries with the kernel's; a
  * union of types gives a union of records), its payload typed from its schema.
  */
 export type RecordIn<E extends EventEntries, T extends keyof E & string> = T extends unknown ? Delivered<PayloadIn<E, T>> & { readonly type: T } : never;
 
-/** Record handlers by type, each given the records of its own type (their payloads typed from `E`). */
+/**
+ * Record handlers by type, each given the records of its own type (their payloads typed from `E`,
+ * a world's entries): a handler for another type's records, or for a type `E` lacks, does not
+ * compile. A handler updates the context (in place) and returns the events to emit.
+ */
 export type HandlerTable<Context, E extends EventEntries, T extends keyof E & string> = { readonly [K in T]: (context: Context, event: RecordIn<E, K>) => Emitted[] };
+
+/** A handler found by `HandlerLookup`: give it only records of the type it was looked up by. */
+export type RecordHandler<Context> = (context: Context, event: Delivered) => Emitted[];
+
+/** A handler table as a lookup by record type (`lookup[record.type]`; undefined for a type it does not handle). */
+export type HandlerLookup<Context> = Readonly<Partial<Record<string, RecordHandler<Context>>>>;
+
+/**
+ * A handler table as a lookup by record type, for whatever delivers records to it (handleRecords,
+ * recordActorLogic, services/envprobe/direct.ts). It is the table itself, not a copy: a lookup is
+ * a plain property read per record.
+ */
+export function handlersByType<Context, E extends EventEntries, T extends keyof E & string>(handlers: HandlerTable<Context, E, T>): HandlerLookup<Context> {
+  // The one place a handler table's types are narrowed. The handler under key K takes records of
+  // type K only; a lookup gives a record to the handler found under the record's own `type`, so
+  // each handler only ever gets records of its type, whose payloads are that type's by the
+  // catalogue (actors and tick plans emit them so; reading a log checks them against it).
+  // TypeScript cannot tie a record's `type` to the key it was looked up by: hence the cast.
+  return handlers as unknown as HandlerLookup<Context>;
+}
 
 type RecordEvent = Delivered & EventObject;
 type EmittedEvent = Emitted & EventObject;
@@ -45,12 +66,11 @@ type EmittedEvent = Emitted & EventObject;
  * sequencer). A record of a type the table does not name is ignored.
  */
 export const handleRecords = <Context extends MachineContext, E extends EventEntries, T extends keyof E & string>(handlers: HandlerTable<Context, E, T>) => {
-  // Each handler is only ever given records of its own type: the lookup by type is what makes the table's types hold.
-  const byType: Readonly<Partial<Record<string, (context: Context, event: never) => Emitted[]>>> = handlers;
+  const byType = handlersByType(handlers);
   return enqueueActions<Context, RecordEvent, undefined, RecordEvent, never, never, never, never, EmittedEvent>(({ context, event, enqueue }) => {
     const handler = Object.hasOwn(byType, event.type) ? byType[event.type] : undefined;
     if (handler === undefined) return;
-    for (const e of handler(context, event as never)) enqueue.emit(e as EmittedEvent);
+    for (const e of handler(context, event)) enqueue.emit(e as EmittedEvent);
   });
 };
 
@@ -69,17 +89,18 @@ export type RecordActorLogic<Context, Input> = ActorLogic<RecordActorSnapshot<Co
  * (`getPersistedSnapshot`) hold `{status, context, value}`; a machine's persisted snapshot with the
  * same context and value restores to the same state, so snapshots written before still load.
  */
-export function recordActorLogic<Context, Input>(o: {
+export function recordActorLogic<Context, Input, E extends EventEntries, T extends keyof E & string>(o: {
   readonly context: (input: Input) => Context;
-  readonly handlers: Readonly<Record<string, RecordHandler<Context>>>;
+  readonly handlers: HandlerTable<Context, E, T>;
   readonly valueOf: (context: Context) => string;
 }): RecordActorLogic<Context, Input> {
+  const handlers = handlersByType(o.handlers);
   const snapshotOf = (context: Context): RecordActorSnapshot<Context> => ({ status: "active", output: undefined, error: undefined, context, value: o.valueOf(context) });
   return {
     transition(snapshot, event, scope) {
-      const handler = o.handlers[event.type];
+      const handler = handlers[event.type];
       if (handler === undefined) return snapshot;
-      for (const e of handler(snapshot.context, event as Delivered<never>)) scope.emit(e as EmittedEvent);
+      for (const e of handler(snapshot.context, event)) scope.emit(e as EmittedEvent);
       const value = o.valueOf(snapshot.context);
       return value === snapshot.value ? snapshot : { ...snapshot, value };
     },

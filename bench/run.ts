@@ -11,6 +11,7 @@ import { runEpisode, type EpisodeResult } from "../services/kernel/episodes.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
 import { natsRows, type Row } from "./nats.ts";
 import { loadWorlds } from "../services/worlds.ts";
+import type { KernelEntries } from "../events/catalogue.ts";
 
 await loadWorlds();
 
@@ -90,23 +91,23 @@ function bareRead(logDir: string): number {
 /** Events per second through live XState actors of `logic` (1,000 of them, round robin, as a town's agents). */
 function xstateRate(logic: AnyActorLogic, events: number): number {
   const actors = Array.from({ length: 1000 }, () => createActor(logic).start());
-  const event = { type: "e", payload: null, from: "episode", tick: 0, seq: 0 };
+  const event = { type: "tick.phase", payload: { phase: "move" }, from: "episode", tick: 0, seq: 0 };
   const started = performance.now();
   for (let i = 0; i < events; i++) actors[i % actors.length]!.send(event);
   return events / ((performance.now() - started) / 1000);
 }
 
 /** A state machine with one trivial assign per event: XState's interpreter cost. */
-const trivialMachine = setup({ types: { context: {} as { n: number }, events: {} as { type: "e" } } }).createMachine({
+const trivialMachine = setup({ types: { context: {} as { n: number }, events: {} as { type: "tick.phase" } } }).createMachine({
   context: { n: 0 },
-  on: { e: { actions: assign(({ context }) => ({ n: context.n + 1 })) } },
+  on: { "tick.phase": { actions: assign(({ context }) => ({ n: context.n + 1 })) } },
 });
 
 /** The record-handler logic AURATown's actors use (actors/actor.ts), with one trivial handler. */
-const trivialRecordLogic = recordActorLogic<{ n: number }, undefined>({
+const trivialRecordLogic = recordActorLogic<{ n: number }, undefined, KernelEntries, "tick.phase">({
   context: () => ({ n: 0 }),
   handlers: {
-    e: (context) => {
+    "tick.phase": (context) => {
       context.n++;
       return [];
     },

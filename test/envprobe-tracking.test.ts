@@ -4,7 +4,7 @@
 // the same for every policy of a (world, seed) (paired conditions).
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { Delivered, Emitted } from "../actors/actor.ts";
+import { handlersByType, type Emitted } from "../actors/actor.ts";
 import { agentHandlers, initialAgentContext, type AgentContext } from "../actors/envprobe/agent.ts";
 import { GRID_POLICIES, type EnvprobeConfig } from "../actors/envprobe/config.ts";
 import { DAG } from "../actors/envprobe/kinds/tooldag.ts";
@@ -13,7 +13,7 @@ import { runDirect } from "../services/envprobe/direct.ts";
 
 const configOf = (raw: object, policy: string): EnvprobeConfig => envprobeWorld.applyCondition(envprobeWorld.resolveConfig(raw), policy);
 const deliver = (ctx: AgentContext, type: string, payload: unknown, t: number): Emitted[] =>
-  agentHandlers[type]!(ctx, { type, payload, from: "env/envprobe", tick: t - 1, seq: 0 } as Delivered<never>);
+  handlersByType(agentHandlers)[type]!(ctx, { type, payload, from: "env/envprobe", tick: t - 1, seq: 0 });
 interface Payload { t?: number; kind?: string; seen?: string[]; set?: [number, string][]; answer?: [number, string][]; wrong?: number[] }
 const sha = (lines: readonly string[]) => createHash("sha256").update(lines.join("")).digest("hex").slice(0, 16);
 
@@ -114,14 +114,16 @@ describe("option tracking (imperfect tracking; off by default)", () => {
   });
 
   it("every policy of a (world, seed) sees the same lapses, step by step (paired conditions)", () => {
-    const handler = agentHandlers["envprobe.stepped"]!;
+    // The table is wrapped in place (runDirect looks handlers up in it): its entries are not readonly here.
+    const table: { -readonly [K in keyof typeof agentHandlers]: (typeof agentHandlers)[K] } = agentHandlers;
+    const handler = table["envprobe.stepped"];
     const seen: string[][] = [];
     let current: string[] = [];
-    agentHandlers["envprobe.stepped"] = ((ctx: AgentContext, e: Delivered<never>) => {
+    table["envprobe.stepped"] = (ctx, e) => {
       const out = handler(ctx, e);
       current.push(ctx.tracking!.lapsed.join(""));
       return out;
-    }) as typeof handler;
+    };
     try {
       for (const policy of [...GRID_POLICIES, "envprobe-minus-c", "envprobe-minus-d"]) {
         current = [];
@@ -129,7 +131,7 @@ describe("option tracking (imperfect tracking; off by default)", () => {
         seen.push(current);
       }
     } finally {
-      agentHandlers["envprobe.stepped"] = handler;
+      table["envprobe.stepped"] = handler;
     }
     // Episodes end at different steps (success); up to the shorter one, the lapses are identical.
     const shortest = Math.min(...seen.map((s) => s.length));

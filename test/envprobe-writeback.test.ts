@@ -2,7 +2,7 @@
 // a probe of a wrongly believed field makes it right in the next step's beliefs and changes the
 // agent's next action; with writeBack off (the release's behaviour) nothing changes.
 import { describe, expect, it } from "vitest";
-import type { Delivered, Emitted } from "../actors/actor.ts";
+import { handlersByType, type Emitted } from "../actors/actor.ts";
 import { agentHandlers, initialAgentContext, type AgentContext } from "../actors/envprobe/agent.ts";
 import { envprobeWorld, inputsOf } from "../actors/envprobe/world.ts";
 import { NAV } from "../actors/envprobe/kinds/graphnav.ts";
@@ -11,7 +11,7 @@ import { runDirect } from "../services/envprobe/direct.ts";
 import type { EnvprobeConfig } from "../actors/envprobe/config.ts";
 
 const deliver = (ctx: AgentContext, type: string, payload: unknown, t: number): Emitted[] =>
-  agentHandlers[type]!(ctx, { type, payload, from: "env/envprobe", tick: t - 1, seq: 0 } as Delivered<never>);
+  handlersByType(agentHandlers)[type]!(ctx, { type, payload, from: "env/envprobe", tick: t - 1, seq: 0 });
 
 const decided = (out: Emitted[]) => out[0]!.payload as { action: string; kind: string; field: number };
 

@@ -2,8 +2,7 @@
 // about the others, its plan and its memories, and answers the probes that read them. The policy
 // is checked before anything is read: a denied probe never sees the state.
 import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type HandlerTable } from "../actor.ts";
-import type { ProbeRequestedPayload } from "./events.ts";
+import { handleRecords, type Delivered, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
 import { slugOf } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
 import type { SceneEntries } from "./events.ts";
@@ -44,7 +43,7 @@ function read(ctx: SceneAgentContext, tool: string, args: Readonly<Record<string
   }
 }
 
-function onProbe(ctx: SceneAgentContext, event: Delivered<ProbeRequestedPayload>): Emitted[] {
+function onProbe(ctx: SceneAgentContext, event: RecordIn<SceneEntries, "probe.requested">): Emitted[] {
   const p = event.payload;
   const spec = ALL_TOOLS[p.tool];
   const denied = spec === undefined || spec.owner !== "agent" ? `tool '${p.tool}' is not answered by an agent` : policyDenies(ctx.static.policy, p.tool, slugOf(ctx.static.name));

@@ -2,8 +2,7 @@
 // public event feed, and answers the environment probes. The policy is checked here, before any
 // state is read, so a denied probe never touches the scene.
 import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type HandlerTable } from "../actor.ts";
-import type { ProbeRequestedPayload } from "./events.ts";
+import { handleRecords, type Delivered, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
 import { focusLocationOf, sceneTimeOf, type PublicRow, type Scene } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
 import type { SceneEntries } from "./events.ts";
@@ -79,7 +78,7 @@ function read(ctx: SceneEnvContext, tool: string, args: Readonly<Record<string, 
   }
 }
 
-function onProbe(ctx: SceneEnvContext, event: Delivered<ProbeRequestedPayload>): Emitted[] {
+function onProbe(ctx: SceneEnvContext, event: RecordIn<SceneEntries, "probe.requested">): Emitted[] {
   const p = event.payload;
   // An unknown tool, a known one outside the offered registry, or an agent's tool naming nobody in
   // the scene (the controller sends agent tools to their agent) is refused before anything is read.

@@ -5,8 +5,8 @@
 // The agent learns about the world only from records: `tick.started` (time), `location.occupancy`
 // (where it stands and who is there), `conversation.held`, `town.feed` (recent public events; the
 // private-state phase), `location.observed` (others' visible state; the beliefs phase).
-import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { ConversationHeldPayload, LocationObservedPayload, LocationOccupancyPayload, PlanItemType } from "./events.ts";
+import { recordActorLogic, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
+import type { PlanItemType } from "./events.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { refreshBeliefs, emptyBeliefsDigest, type Belief } from "./beliefs.ts";
 import type { Profile, TownConfig } from "./config.ts";
@@ -14,7 +14,8 @@ import { emptyMemory, importanceOf, remember, retrieve, type MemoryKind, type Me
 import { ENVIRONMENT_ID } from "./environment.ts";
 import { evaluatePrivateState, initialPrivateState, samePrivateState, type PrivateState } from "./privateState.ts";
 import { reflectionInsights } from "./speech.ts";
-import { formatClock, hhmm, minutesOfDay, parseHhmm, simMinutes, type Clock, type ClockConfig } from "./town.ts";
+import { clockOf, formatClock, hhmm, minutesOfDay, parseHhmm, simMinutes, type Clock, type ClockConfig } from "./town.ts";
+import type { TownEntries } from "./events.ts";
 
 export const agentActorId = (profileId: string): string => `agent/${profileId}`;
 
@@ -108,9 +109,9 @@ export function planDay(profile: Profile, draws: Draws, delayProbability: number
   return plan;
 }
 
-function onTickStarted(ctx: AgentContext, event: Delivered<{ tick: number; clock: Clock }>): Emitted[] {
+function onTickStarted(ctx: AgentContext, event: RecordIn<TownEntries, "tick.started">): Emitted[] {
   const out: Emitted[] = [];
-  const clock = event.payload.clock;
+  const clock = clockOf(event.payload.clock);
   ctx.tick = event.payload.tick;
   ctx.clock = clock;
   if (clock.day !== ctx.planDay) {
@@ -158,7 +159,7 @@ export function attended<T extends { agent: string }>(list: readonly T[], self: 
   return out;
 }
 
-function onOccupancy(ctx: AgentContext, event: Delivered<LocationOccupancyPayload>): Emitted[] {
+function onOccupancy(ctx: AgentContext, event: RecordIn<TownEntries, "location.occupancy">): Emitted[] {
   const { location, occupants } = event.payload;
   const self = indexOf(occupants, ctx.id);
   const me = occupants[self];
@@ -179,14 +180,14 @@ function onOccupancy(ctx: AgentContext, event: Delivered<LocationOccupancyPayloa
   return [];
 }
 
-function onConversation(ctx: AgentContext, event: Delivered<ConversationHeldPayload>): Emitted[] {
+function onConversation(ctx: AgentContext, event: RecordIn<TownEntries, "conversation.held">): Emitted[] {
   const { participants, names, location, lines } = event.payload;
   const other = participants[0] === ctx.id ? names[1] : names[0];
   note(ctx, "conversation", `Had a conversation with ${other} at ${location}: ${lines[0]?.text ?? ""}`, 6);
   return [];
 }
 
-function onFeed(ctx: AgentContext, event: Delivered<{ recent: readonly string[] }>): Emitted[] {
+function onFeed(ctx: AgentContext, event: RecordIn<TownEntries, "town.feed">): Emitted[] {
   const out: Emitted[] = [];
   const clock = ctx.clock ?? { day: 1, hour: 0, minute: 0 };
   const next = evaluatePrivateState({
@@ -214,7 +215,7 @@ function onFeed(ctx: AgentContext, event: Delivered<{ recent: readonly string[] 
   return out;
 }
 
-function onObserved(ctx: AgentContext, event: Delivered<LocationObservedPayload>): Emitted[] {
+function onObserved(ctx: AgentContext, event: RecordIn<TownEntries, "location.observed">): Emitted[] {
   if (event.payload.location !== ctx.location) return [];
   const occupants = event.payload.occupants;
   const self = indexOf(occupants, ctx.id);
@@ -224,14 +225,12 @@ function onObserved(ctx: AgentContext, event: Delivered<LocationObservedPayload>
   return [];
 }
 
-type Handler = RecordHandler<AgentContext>;
-
-const handlers: Record<string, Handler> = {
-  "tick.started": onTickStarted as Handler,
-  "location.occupancy": onOccupancy as Handler,
-  "conversation.held": onConversation as Handler,
-  "town.feed": onFeed as Handler,
-  "location.observed": onObserved as Handler,
+const handlers: HandlerTable<AgentContext, TownEntries, "tick.started" | "location.occupancy" | "conversation.held" | "town.feed" | "location.observed"> = {
+  "tick.started": onTickStarted,
+  "location.occupancy": onOccupancy,
+  "conversation.held": onConversation,
+  "town.feed": onFeed,
+  "location.observed": onObserved,
 };
 
 // Asked after every delivered record (the agent's state value); a town has a few dozen distinct
@@ -249,7 +248,7 @@ export function isSleepAction(action: string): boolean {
 // The agent's logic is its record handlers (updating the context in place: copying a 1,000-entry
 // belief map on every event would dominate a large town's tick); it is `asleep` while its action
 // is a sleep and `awake` otherwise.
-export const agentLogic = recordActorLogic<AgentContext, AgentInput>({
+export const agentLogic = recordActorLogic({
   context: initialAgentContext,
   handlers,
   valueOf: (context) => (isSleepAction(context.action) ? "asleep" : "awake"),

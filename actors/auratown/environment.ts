@@ -2,12 +2,13 @@
 // exogenous incidents, and brokers conversations. It is also the medium through which agents see
 // each other: occupancy after moving (who is here), and visible state in the beliefs phase.
 // Phases arrive as `tick.phase` records from the sequencer (DESIGN §3.2).
-import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { AgentDecidedPayload, AvailabilityType, PrivateStateChangedPayload } from "./events.ts";
+import { recordActorLogic, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
+import type { AvailabilityType } from "./events.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import type { Profile, TownConfig } from "./config.ts";
 import { bondOf, conversationLines, incidentText } from "./speech.ts";
-import { contains, locationAt, locationNamed, stepToward, type Clock, type TownMap } from "./town.ts";
+import { clockOf, contains, locationAt, locationNamed, stepToward, type Clock, type TownMap } from "./town.ts";
+import type { TownEntries } from "./events.ts";
 
 export interface EnvAgent {
   x: number;
@@ -91,9 +92,9 @@ function publish(ctx: EnvContext, description: string): void {
 
 const nameOf = (ctx: EnvContext, id: string): string => ctx.static.residents[id]?.name ?? id;
 
-function onTickStarted(ctx: EnvContext, event: Delivered<{ tick: number; clock: Clock }>): Emitted[] {
+function onTickStarted(ctx: EnvContext, event: RecordIn<TownEntries, "tick.started">): Emitted[] {
   ctx.tick = event.payload.tick;
-  ctx.clock = event.payload.clock;
+  ctx.clock = clockOf(event.payload.clock);
   for (const a of Object.values(ctx.agents)) if (a.cooldown > 0) a.cooldown--;
   // Four draws every tick, incident or not, so the stream never shifts (common random numbers).
   const draws = new Draws(ctx.rng.incidents);
@@ -107,7 +108,7 @@ function onTickStarted(ctx: EnvContext, event: Delivered<{ tick: number; clock: 
   return [{ type: "world.incident", to: null, payload: { description, location: place, stressful } }];
 }
 
-function onDecided(ctx: EnvContext, event: Delivered<AgentDecidedPayload>): Emitted[] {
+function onDecided(ctx: EnvContext, event: RecordIn<TownEntries, "agent.decided">): Emitted[] {
   const a = ctx.agents[event.from];
   if (a === undefined) return [];
   a.action = event.payload.action;
@@ -116,7 +117,7 @@ function onDecided(ctx: EnvContext, event: Delivered<AgentDecidedPayload>): Emit
   return [];
 }
 
-function onPrivateState(ctx: EnvContext, event: Delivered<PrivateStateChangedPayload>): Emitted[] {
+function onPrivateState(ctx: EnvContext, event: RecordIn<TownEntries, "private_state.changed">): Emitted[] {
   const a = ctx.agents[event.from];
   if (a === undefined) return [];
   a.availability = event.payload.availability;
@@ -124,7 +125,7 @@ function onPrivateState(ctx: EnvContext, event: Delivered<PrivateStateChangedPay
   return [];
 }
 
-function onReflected(ctx: EnvContext, event: Delivered<{ insights: readonly string[] }>): Emitted[] {
+function onReflected(ctx: EnvContext, event: RecordIn<TownEntries, "agent.reflected">): Emitted[] {
   publish(ctx, `${nameOf(ctx, event.from)} reflected: ${event.payload.insights[0] ?? ""}`);
   return [];
 }
@@ -229,7 +230,7 @@ function observe(ctx: EnvContext): Emitted[] {
   return out;
 }
 
-function onPhase(ctx: EnvContext, event: Delivered<{ phase: string }>): Emitted[] {
+function onPhase(ctx: EnvContext, event: RecordIn<TownEntries, "tick.phase">): Emitted[] {
   switch (event.payload.phase) {
     case "move":
       return move(ctx);
@@ -244,17 +245,15 @@ function onPhase(ctx: EnvContext, event: Delivered<{ phase: string }>): Emitted[
   }
 }
 
-type Handler = RecordHandler<EnvContext>;
-
-const handlers: Record<string, Handler> = {
-  "tick.started": onTickStarted as Handler,
-  "tick.phase": onPhase as Handler,
-  "agent.decided": onDecided as Handler,
-  "private_state.changed": onPrivateState as Handler,
-  "agent.reflected": onReflected as Handler,
+const handlers: HandlerTable<EnvContext, TownEntries, "tick.started" | "tick.phase" | "agent.decided" | "private_state.changed" | "agent.reflected"> = {
+  "tick.started": onTickStarted,
+  "tick.phase": onPhase,
+  "agent.decided": onDecided,
+  "private_state.changed": onPrivateState,
+  "agent.reflected": onReflected,
 };
 
-export const environmentLogic = recordActorLogic<EnvContext, EnvInput>({
+export const environmentLogic = recordActorLogic({
   context: initialEnvContext,
   handlers,
   valueOf: () => "running",

@@ -47,6 +47,18 @@ export function clockAt(tick: number, clock: ClockConfig): Clock {
   return { day, hour: Math.floor(minutes / 60), minute: minutes % 60 };
 }
 
+const isClock = (c: Readonly<Record<string, number>>): c is Readonly<Record<string, number>> & Clock => c.day !== undefined && c.hour !== undefined && c.minute !== undefined;
+
+/**
+ * The clock of a `tick.started` record, which the catalogue types as numbers by name (each world
+ * has its own clock): AURATown's tick plan (clockAt) always gives day, hour and minute. The record's
+ * own object is the clock, as before it was typed: contexts and their hashes hold what it holds.
+ */
+export function clockOf(clock: Readonly<Record<string, number>>): Clock {
+  if (!isClock(clock)) throw new Error(`tick.started clock ${JSON.stringify(clock)} lacks a day, hour or minute`);
+  return clock;
+}
+
 export const minutesOfDay = (c: Clock): number => c.hour * 60 + c.minute;
 
 /** Memory timestamps: minutes since day 1 00:00. */

@@ -13,9 +13,9 @@
 // `model`) with the model's staleness and confidence as the fields' reports; otherwise the scripted
 // update is applied with its calibrated reports. `envprobe.believed` then says which backend
 // produced the step's beliefs. Planning and the probing policy are the scripted agent's, unchanged.
-import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { EnvprobeScoredPayload, EnvprobeSteppedPayload } from "./events.ts";
-import { LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload } from "../../events/llm.ts";
+import { recordActorLogic, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
+import type { EnvprobeSteppedPayload } from "./events.ts";
+import { LLM_GATEWAY_ID } from "../../events/llm.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { modelStaleness, reportedConfidence, reportedStaleness, SOURCE, type Calibration, type ModelReport, type Policy } from "./config.ts";
 import { beliefRequest, judgeRequest, parseBeliefUpdates, parseJudgeDecision } from "./llm.ts";
@@ -27,6 +27,7 @@ import type { Layout, Observation } from "./kinds/types.ts";
 import { HELD, parseInventory, UNKNOWN } from "./kinds/values.ts";
 import { plan, type Knowledge } from "./planner.ts";
 import { decide, judgeCandidates } from "./policies.ts";
+import type { EnvprobeEntries } from "./events.ts";
 
 export const AGENT_ID = "agent/envprobe";
 export const ENV_ID = "env/envprobe";
@@ -314,7 +315,7 @@ function learnOutcome(ctx: AgentContext, p: EnvprobeSteppedPayload, changes: [nu
   }
 }
 
-function onTick(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[] {
+function onTick(ctx: AgentContext, event: RecordIn<EnvprobeEntries, "tick.started">): Emitted[] {
   if (ctx.done) return [];
   const t = event.payload.tick + 1;
   ctx.t = t;
@@ -359,15 +360,15 @@ function probeOf(ctx: AgentContext, t: number, field: number, why: string): Emit
 }
 
 /** The Judge's answer: a probe of one of the candidates, or act; when the call failed or the answer is unusable, Simple's own decision stands (logged in `why`). */
-function onJudge(ctx: AgentContext, wait: JudgeWait, event: Delivered<LlmCompletedPayload | LlmFailedPayload>): Emitted[] {
+function onJudge(ctx: AgentContext, wait: JudgeWait, event: RecordIn<EnvprobeEntries, "llm.completed" | "llm.failed">): Emitted[] {
   ctx.judge = null;
   const names = ctx.static.layout.fields.map((f) => f.name);
-  const parsed = event.type === "llm.completed" ? parseJudgeDecision((event.payload as LlmCompletedPayload).content, names, wait.candidates) : null;
+  const parsed = event.type === "llm.completed" ? parseJudgeDecision(event.payload.content, names, wait.candidates) : null;
   if (parsed?.ok === true) {
     if (parsed.field < 0) return [act(ctx, wait.t, wait.action)];
     return [probeOf(ctx, wait.t, parsed.field, `judge:llm`)];
   }
-  const error = parsed === null ? (event.payload as LlmFailedPayload).error : "unusable output";
+  const error = event.type === "llm.failed" ? event.payload.error : "unusable output";
   if (wait.proposal < 0) {
     ctx.lastAct = wait.t;
     return [{ type: "envprobe.decided", to: ENV_ID, payload: { action: wait.action, field: -1, kind: "act", t: wait.t, why: `plan (judge failed: ${error}; Simple's decision)` } }];
@@ -375,7 +376,7 @@ function onJudge(ctx: AgentContext, wait: JudgeWait, event: Delivered<LlmComplet
   return [probeOf(ctx, wait.t, wait.proposal, `simple (judge failed: ${error})`)];
 }
 
-function onStepped(ctx: AgentContext, event: Delivered<EnvprobeSteppedPayload>): Emitted[] {
+function onStepped(ctx: AgentContext, event: RecordIn<EnvprobeEntries, "envprobe.stepped">): Emitted[] {
   if (ctx.llm !== undefined) return onSteppedLlm(ctx, ctx.llm, event.payload);
   const p = event.payload;
   const changes: [number, string, number, number][] = [];
@@ -451,7 +452,7 @@ function onSteppedLlm(ctx: AgentContext, llm: LlmState, p: EnvprobeSteppedPayloa
  * field answered by this step's probe keeps the answer; anything else falls back to the scripted
  * update. The log says which backend produced the step's beliefs.
  */
-function onLlm(ctx: AgentContext, event: Delivered<LlmCompletedPayload | LlmFailedPayload>): Emitted[] {
+function onLlm(ctx: AgentContext, event: RecordIn<EnvprobeEntries, "llm.completed" | "llm.failed">): Emitted[] {
   if (ctx.judge != null && event.payload.requestHash === ctx.judge.requestHash) return onJudge(ctx, ctx.judge, event);
   const llm = ctx.llm;
   const waiting = llm?.awaiting;
@@ -461,7 +462,7 @@ function onLlm(ctx: AgentContext, event: Delivered<LlmCompletedPayload | LlmFail
   const model = ctx.static.params.beliefModel!;
   const changes: Change[] = [...kept];
   const reports: [number, number, number][] = [];
-  const parsed = event.type === "llm.completed" ? parseBeliefUpdates((event.payload as LlmCompletedPayload).content, ctx.static.layout.fields.map((f) => f.name)) : null;
+  const parsed = event.type === "llm.completed" ? parseBeliefUpdates(event.payload.content, ctx.static.layout.fields.map((f) => f.name)) : null;
   let backend: string;
   if (parsed?.ok === true) {
     backend = `llm:${model}`;
@@ -472,7 +473,7 @@ function onLlm(ctx: AgentContext, event: Delivered<LlmCompletedPayload | LlmFail
       reports.push([u.field, u.staleness, u.confidence]);
     }
   } else {
-    backend = `scripted (fallback from llm:${model}: ${parsed === null ? (event.payload as LlmFailedPayload).error : "unusable output"})`;
+    backend = `scripted (fallback from llm:${model}: ${event.type === "llm.failed" ? event.payload.error : "unusable output"})`;
     for (const [i, v, verified, source] of fallback) {
       const before = changes.length;
       set(ctx, i, v, verified, source, changes);
@@ -483,20 +484,21 @@ function onLlm(ctx: AgentContext, event: Delivered<LlmCompletedPayload | LlmFail
   return [{ type: "envprobe.believed", to: ENV_ID, payload: { backend, reports, set: changes, t } }];
 }
 
-function onScored(ctx: AgentContext, event: Delivered<EnvprobeScoredPayload>): Emitted[] {
+function onScored(ctx: AgentContext, event: RecordIn<EnvprobeEntries, "envprobe.scored">): Emitted[] {
   ctx.wrong = [...event.payload.wrong];
   return [];
 }
 
-export const agentHandlers: Record<string, RecordHandler<AgentContext>> = {
-  "tick.started": onTick as RecordHandler<AgentContext>,
-  "envprobe.stepped": onStepped as RecordHandler<AgentContext>,
-  "envprobe.scored": onScored as RecordHandler<AgentContext>,
-  "llm.completed": onLlm as RecordHandler<AgentContext>,
-  "llm.failed": onLlm as RecordHandler<AgentContext>,
+/** The agent's record handlers (services/envprobe/direct.ts delivers records to them too). */
+export const agentHandlers: HandlerTable<AgentContext, EnvprobeEntries, "tick.started" | "envprobe.stepped" | "envprobe.scored" | "llm.completed" | "llm.failed"> = {
+  "tick.started": onTick,
+  "envprobe.stepped": onStepped,
+  "envprobe.scored": onScored,
+  "llm.completed": onLlm,
+  "llm.failed": onLlm,
 };
 
-export const agentLogic = recordActorLogic<AgentContext, AgentInput>({
+export const agentLogic = recordActorLogic({
   context: initialAgentContext,
   handlers: agentHandlers,
   valueOf: () => "running",

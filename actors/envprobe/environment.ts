@@ -5,13 +5,13 @@
 // agent's reported belief changes and scores every step (exact per-field match, paper Eq. 1),
 // so every metric is in the log. Mutation and noise draw from exogenous streams named without
 // the condition: all policies on one seed face the same draws (common random numbers).
-import { recordActorLogic, type Delivered, type Emitted, type RecordHandler } from "../actor.ts";
-import type { EnvprobeBelievedPayload, EnvprobeDecidedPayload } from "./events.ts";
+import { recordActorLogic, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
 import { deriveStream, Draws, type StreamState } from "../rng.ts";
 import { reportedConfidence, reportedStaleness, SOURCE, type Calibration } from "./config.ts";
 import { applyAction, isSuccess, mutate, observe, probe } from "./kinds/operations.ts";
 import type { MutationTargets, Noise, WorldSpec } from "./kinds/types.ts";
 import { AGENT_ID } from "./agent.ts";
+import type { EnvprobeEntries } from "./events.ts";
 
 export interface EnvParams {
   readonly horizon: number;
@@ -65,7 +65,7 @@ export function initialEnvContext(input: EnvInput): EnvContext {
   };
 }
 
-function onDecided(ctx: EnvContext, event: Delivered<EnvprobeDecidedPayload>): Emitted[] {
+function onDecided(ctx: EnvContext, event: RecordIn<EnvprobeEntries, "envprobe.decided">): Emitted[] {
   if (ctx.done) return [];
   const p = event.payload;
   const { spec, params } = ctx.static;
@@ -111,7 +111,7 @@ function onDecided(ctx: EnvContext, event: Delivered<EnvprobeDecidedPayload>): E
   return out;
 }
 
-function onBelieved(ctx: EnvContext, event: Delivered<EnvprobeBelievedPayload>): Emitted[] {
+function onBelieved(ctx: EnvContext, event: RecordIn<EnvprobeEntries, "envprobe.believed">): Emitted[] {
   const p = event.payload;
   const m = ctx.mirror;
   for (const [i, v, verified, source] of p.set) {
@@ -142,12 +142,13 @@ function onBelieved(ctx: EnvContext, event: Delivered<EnvprobeBelievedPayload>):
   return [{ type: "envprobe.scored", to: params.scoreToAgent ? AGENT_ID : null, payload: { cw, done: ctx.done, hc, n, success: ctx.success, t: p.t, w, wrong } }];
 }
 
-export const envHandlers: Record<string, RecordHandler<EnvContext>> = {
-  "envprobe.decided": onDecided as RecordHandler<EnvContext>,
-  "envprobe.believed": onBelieved as RecordHandler<EnvContext>,
+/** The world's record handlers (services/envprobe/direct.ts delivers records to them too). */
+export const envHandlers: HandlerTable<EnvContext, EnvprobeEntries, "envprobe.decided" | "envprobe.believed"> = {
+  "envprobe.decided": onDecided,
+  "envprobe.believed": onBelieved,
 };
 
-export const envLogic = recordActorLogic<EnvContext, EnvInput>({
+export const envLogic = recordActorLogic({
   context: initialEnvContext,
   handlers: envHandlers,
   valueOf: () => "running",

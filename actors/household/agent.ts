@@ -6,6 +6,7 @@ import { learn, newKb, observe, type Kb, type PublicLayout } from "./knowledge.t
 import { literalsIn, show } from "./pddl.ts";
 import { decide, inferEffects, noteTold, type Policy } from "./policy.ts";
 import { formatAction } from "./rules.ts";
+import type { HouseholdEntries } from "./events.ts";
 
 export const HOUSE_ID = "env/household";
 export const agentActorId = (agent: string): string => `agent/${agent}`;
@@ -59,15 +60,15 @@ function onObserved(ctx: AgentContext, event: Delivered<HouseholdObservedPayload
   return [];
 }
 
-export const agentLogic = recordActorLogic<AgentContext, AgentInput>({
+export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEntries, "tick.started" | "household.observed">({
   context: (input) => ({
     static: { self: input.self, layout: input.layout, ...(input.actions === undefined ? {} : { actions: input.actions }) },
     policy: input.policy,
     kb: newKb(input.self, input.room, input.secrets),
   }),
   handlers: {
-    "tick.started": onTurn as (c: AgentContext, e: Delivered<never>) => Emitted[],
-    "household.observed": onObserved as (c: AgentContext, e: Delivered<never>) => Emitted[],
+    "tick.started": onTurn,
+    "household.observed": onObserved,
   },
   valueOf: (ctx) => (ctx.kb.ended ? "finished" : "acting"),
 });

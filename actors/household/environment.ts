@@ -8,6 +8,7 @@ import type { HouseholdDecidedPayload } from "./events.ts";
 import { show } from "./pddl.ts";
 import { formatAction, holds, parseAction, resolveTurn, roomsSeenBy, viewOfRoom, type HouseState } from "./rules.ts";
 import type { CompiledTask } from "./task.ts";
+import type { HouseholdEntries } from "./events.ts";
 
 export interface HouseInput {
   readonly compiled: CompiledTask;
@@ -92,11 +93,11 @@ function onResolve(ctx: HouseContext, event: Delivered<{ turn: number }>): Emitt
   return out;
 }
 
-export const houseLogic = recordActorLogic<HouseContext, HouseInput>({
+export const houseLogic = recordActorLogic<HouseContext, HouseInput, HouseholdEntries, "household.decided" | "household.resolve">({
   context: (input) => ({ static: { compiled: input.compiled, baseline: input.baseline, maxTurns: input.maxTurns }, state: input.state, pending: {}, latched: input.compiled.functional.map(() => false), ended: false, messagesSent: 0 }),
   handlers: {
-    "household.decided": onDecided as (c: HouseContext, e: Delivered<never>) => Emitted[],
-    "household.resolve": onResolve as (c: HouseContext, e: Delivered<never>) => Emitted[],
+    "household.decided": onDecided,
+    "household.resolve": onResolve,
   },
   valueOf: (ctx) => (ctx.ended ? "ended" : "running"),
 });

@@ -8,7 +8,7 @@
 // layers, transport, XState interpreter, telemetry or snapshot store (about 7 ms an episode).
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Delivered, Emitted, RecordHandler } from "../../actors/actor.ts";
+import { handlersByType, type Delivered, type HandlerLookup } from "../../actors/actor.ts";
 import { AGENT_ID, agentHandlers, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "../../actors/envprobe/agent.ts";
 import { initialEnvContext, envHandlers, type EnvContext, type EnvInput } from "../../actors/envprobe/environment.ts";
 import { asksModel, horizonOf, type EnvprobeConfig } from "../../actors/envprobe/config.ts";
@@ -57,7 +57,8 @@ export function runDirect(o: DirectRun): DirectResult {
   const env = initialEnvContext(defs.find((d) => d.id === ENV_ID)!.input as EnvInput);
   const actors = actorIndexOf([AGENT_ID, ENV_ID]);
   const contexts: Record<string, unknown> = { [AGENT_ID]: agent, [ENV_ID]: env };
-  const handlers: Record<string, Readonly<Record<string, RecordHandler<never>>>> = { [AGENT_ID]: agentHandlers as never, [ENV_ID]: envHandlers as never };
+  // Keyed alike: each actor's handlers are only ever called with its own context (hence `as never` there).
+  const handlers: Record<string, HandlerLookup<never>> = { [AGENT_ID]: handlersByType(agentHandlers), [ENV_ID]: handlersByType(envHandlers) };
   const lines: string[] = [];
   const metrics = new EpisodeAccumulator();
   let seq = 0;
@@ -94,7 +95,7 @@ export function runDirect(o: DirectRun): DirectResult {
           for (const id of recipients) {
             const handler = handlers[id]![d.type];
             if (handler === undefined) continue;
-            for (const e of (handler as RecordHandler<unknown>)(contexts[id], delivered as Delivered<never>) as Emitted[]) {
+            for (const e of handler(contexts[id] as never, delivered)) {
               next.push({ type: e.type, from: id, to: e.to, payload: e.payload, tick, cause: seqs[r]! });
             }
           }

@@ -9,5 +9,3 @@ export const relayEvents = {
 } as const;
 
 export type RelayEntries = KernelEntries & typeof relayEvents;
-
-export type RelayCountedPayload = typeof RelayCounted.Type;

@@ -1,10 +1,10 @@
 // A world written only to show that a world is a module: counters draw a seeded step each tick and
 // relay their value to a tally. It touches nothing outside test/worlds/relay/ but its registration.
 import { Schema } from "effect";
-import { recordActorLogic, type ActorDefinition, type PhaseStep, type Delivered, type WorldDefinition } from "../../../actors/actor.ts";
+import { recordActorLogic, type ActorDefinition, type PhaseStep, type WorldDefinition } from "../../../actors/actor.ts";
 import { Draws, deriveStream, type StreamState } from "../../../actors/rng.ts";
 import { InputRejected } from "../../../events/inputRejected.ts";
-import { relayEvents, type RelayCountedPayload } from "./events.ts";
+import { relayEvents, type RelayEntries } from "./events.ts";
 
 const RelayConfigSchema = Schema.Struct({ counters: Schema.Int, steps: Schema.Int });
 export type RelayConfig = typeof RelayConfigSchema.Type & { readonly scale: number };
@@ -21,10 +21,10 @@ interface TallyContext {
   heard: number;
 }
 
-const counterLogic = recordActorLogic<CounterContext, { index: number; scale: number; seed: number }>({
+const counterLogic = recordActorLogic<CounterContext, { index: number; scale: number; seed: number }, RelayEntries, "tick.started">({
   context: ({ index, scale, seed }) => ({ index, scale, value: 0, rng: deriveStream(seed, `relay/counter/${index}`) }),
   handlers: {
-    "tick.started": (context: CounterContext) => {
+    "tick.started": (context) => {
       const draws = new Draws(context.rng);
       context.value += context.scale * draws.int(1, 6);
       context.rng = draws.state;
@@ -34,11 +34,11 @@ const counterLogic = recordActorLogic<CounterContext, { index: number; scale: nu
   valueOf: () => "counting",
 });
 
-const tallyLogic = recordActorLogic<TallyContext, undefined>({
+const tallyLogic = recordActorLogic<TallyContext, undefined, RelayEntries, "relay.counted">({
   context: () => ({ total: 0, heard: 0 }),
   handlers: {
-    "relay.counted": (context: TallyContext, event: Delivered<unknown>) => {
-      context.total += (event.payload as RelayCountedPayload).value;
+    "relay.counted": (context, event) => {
+      context.total += event.payload.value;
       context.heard++;
       return [];
     },
