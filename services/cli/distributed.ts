@@ -10,6 +10,7 @@ import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import { JobRejected, type JobOutcome, type JobQueue, type Submitted } from "../../infra/jobQueue.ts";
 import { isDamage, type TornTail } from "../../events/errors.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
@@ -36,6 +37,12 @@ import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../k
 import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
+
+/** A sweep the disk failed under (full, read-only): the machine's trouble, not the program's; the finished episodes are kept. */
+export class SweepStorageFailed extends TaggedError {
+  readonly _tag = "SweepStorageFailed";
+  readonly exitCode = ExitCode.usage;
+}
 
 /** What a resume says while it waits for another writer's lock (silent, it looked like a hang). */
 export const lockWaitNotice =
@@ -570,7 +577,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     }
     if (diskFailure !== null) {
       const done = gathered.outcomes.filter((o) => o.ok).length;
-      throw new Error(`sweep stopped after ${done} of ${jobs.length} episodes finished: ${(diskFailure as Error).message}; the finished episodes are kept, and the same sweep command, once there is space, runs the rest (an interrupted episode resumes)`, { cause: diskFailure });
+      throw new SweepStorageFailed(`sweep stopped after ${done} of ${jobs.length} episodes finished: ${(diskFailure as Error).message}; the finished episodes are kept, and the same sweep command, once there is space, runs the rest (an interrupted episode resumes)`, { cause: diskFailure });
     }
   } else {
     const url = flags.nats;
