@@ -1,13 +1,21 @@
 // Typed errors for everything that can be wrong with a log. Each names the file and sequence so a
-// user can find the damage; none of them is raised after modifying what is already logged.
+// user can find the damage; none of them is raised after modifying what is already logged. Each
+// carries its exit code (events/taggedError.ts) as a getter, not a field: a field would be part of
+// the error's structural equality and its JSON.
 import { Schema } from "effect";
+import { ExitCode } from "./taggedError.ts";
 
 export class LogCorrupted extends Schema.TaggedError<LogCorrupted>()("LogCorrupted", {
   file: Schema.String,
   line: Schema.Number,
   seq: Schema.NullOr(Schema.Number),
   reason: Schema.String,
+  /** The log's beginning is missing (its first segment lost or cut): no record came before this one. */
+  startMissing: Schema.optional(Schema.Boolean),
 }) {
+  get exitCode(): 3 {
+    return ExitCode.damaged;
+  }
   override get message(): string {
     const at = this.seq === null ? `line ${this.line}` : `seq ${this.seq} (line ${this.line})`;
     return `${this.file}: ${at}: ${this.reason}`;
@@ -20,6 +28,9 @@ export class TornTail extends Schema.TaggedError<TornTail>()("TornTail", {
   afterSeq: Schema.NullOr(Schema.Number),
   bytes: Schema.Number,
 }) {
+  get exitCode(): 3 {
+    return ExitCode.damaged;
+  }
   override get message(): string {
     const last = this.afterSeq === null ? "no complete record" : `last good record seq ${this.afterSeq}`;
     return `${this.file}: line ${this.line}: torn final record (${this.bytes} bytes without a complete JSON line; ${last})`;
@@ -35,6 +46,9 @@ export class UnknownEventType extends Schema.TaggedError<UnknownEventType>()("Un
   line: Schema.optional(Schema.Number),
   type: Schema.String,
 }) {
+  get exitCode(): 3 {
+    return ExitCode.damaged;
+  }
   override get message(): string {
     return `${this.file}: ${at(this.seq, this.line)}: unknown event type '${this.type}' (not in the event catalogue, events/catalogue.ts)`;
   }
@@ -47,6 +61,9 @@ export class InvalidPayload extends Schema.TaggedError<InvalidPayload>()("Invali
   type: Schema.String,
   reason: Schema.String,
 }) {
+  get exitCode(): 3 {
+    return ExitCode.damaged;
+  }
   override get message(): string {
     return `${this.file}: ${at(this.seq, this.line)}: payload of '${this.type}' does not match its schema: ${this.reason}`;
   }
@@ -57,6 +74,9 @@ export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("Se
   expected: Schema.Number,
   actual: Schema.Number,
 }) {
+  get exitCode(): 2 {
+    return ExitCode.usage;
+  }
   override get message(): string {
     return `episode ${this.episode}: append expected the log to end at seq ${this.expected} but it ends at seq ${this.actual}; another writer (sequencer) appended to this episode`;
   }
@@ -68,6 +88,9 @@ export class SnapshotDamaged extends Schema.TaggedError<SnapshotDamaged>()("Snap
   where: Schema.String,
   reason: Schema.String,
 }) {
+  get exitCode(): 3 {
+    return ExitCode.damaged;
+  }
   override get message(): string {
     return `${this.where}: ${this.reason}`;
   }

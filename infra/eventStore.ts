@@ -1,6 +1,7 @@
 // The EventStore interface (DESIGN §7): append with an expected sequence, read a range, close.
 // The embedded default is infra/fileEventStore.ts; the JetStream store implements the same contract.
 import type { Draft, LogRecord, RecordMeta } from "../events/record.ts";
+import { ExitCode, TaggedError } from "../events/taggedError.ts";
 
 /**
  * When appended records become durable: at every append ("always"), at every tick commit
@@ -27,14 +28,16 @@ export interface AppendOptions {
  * I/O error). Names the file and what was kept: the store cuts a partial write back, so the log
  * still ends on its last good record (`lastSeq`) and a resume continues from there.
  */
-export class StorageFailed extends Error {
+export class StorageFailed extends TaggedError {
+  readonly _tag = "StorageFailed";
+  /** A full or failing disk is the machine's trouble, not the program's; what was logged is kept. */
+  readonly exitCode = ExitCode.usage;
   readonly where: string;
   readonly lastSeq: number;
   constructor(where: string, reason: string, lastSeq: number, kept: boolean, fix = "free space (or fix the disk)") {
     super(
       `${where}: ${reason}; ${lastSeq < 0 && kept ? "nothing of the episode was logged" : kept ? `the log still ends on its last good record (seq ${lastSeq})` : `the log may end in a torn record after seq ${lastSeq} (\`probetown repair\` cuts it)`}: ${fix}, then the same command continues it (\`run\` with --resume)`,
     );
-    this.name = "StorageFailed";
     this.where = where;
     this.lastSeq = lastSeq;
   }
@@ -68,21 +71,23 @@ export interface ReadOptions {
 }
 
 /** A new episode's log was asked for where that episode already has one (run it under another id, or resume). */
-export class EpisodeExists extends Error {
+export class EpisodeExists extends TaggedError {
+  readonly _tag = "EpisodeExists";
+  readonly exitCode = ExitCode.usage;
   readonly episode: string;
   constructor(episode: string, detail: string) {
     super(detail);
-    this.name = "EpisodeExists";
     this.episode = episode;
   }
 }
 
 /** Another sequencer holds the episode (a live writer lock): a second writer is rejected. */
-export class WriterLocked extends Error {
+export class WriterLocked extends TaggedError {
+  readonly _tag = "WriterLocked";
+  readonly exitCode = ExitCode.usage;
   readonly episode: string;
   constructor(episode: string, holder: string, where: string) {
     super(`${where}: episode ${episode} already has a sequencer (${holder}); a second writer is rejected`);
-    this.name = "WriterLocked";
     this.episode = episode;
   }
 }

@@ -203,7 +203,7 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
       if (previousHash === null) {
         // A log starts at seq 0, or (a fork's) with the episode.forked record that chains it to its parent.
         if (seq !== 0 && parsed.type !== "episode.forked") {
-          throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the log begins at seq ${seq} with '${parsed.type}', not at seq 0 or with a fork's header: its first segment is missing or was cut, so nothing in it can be checked` });
+          throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the log begins at seq ${seq} with '${parsed.type}', not at seq 0 or with a fork's header: its first segment is missing or was cut, so nothing in it can be checked`, startMissing: true });
         }
         previousHash = chainStart(parsed);
       }

@@ -4,6 +4,7 @@
 // being run again after a worker died mid-job (redelivery).
 // Implementations: infra/inProcessJobQueue.ts (embedded) and infra/jetStreamJobQueue.ts; both pass
 // test/contracts/jobQueue.ts.
+import { ExitCode, TaggedError } from "../events/taggedError.ts";
 
 export interface Job<Spec = unknown> {
   /** Unique and stable (e.g. the episode id); also usable in a NATS subject token. */
@@ -44,8 +45,9 @@ export type JobHandler = (job: Job, context: JobContext) => Promise<unknown>;
  * Thrown by a handler for a job that no delivery can run (a bad spec, a log that belongs to another
  * episode): it fails at once instead of being retried up to maxAttempts.
  */
-export class JobRejected extends Error {
-  override readonly name = "JobRejected";
+export class JobRejected extends TaggedError {
+  readonly _tag = "JobRejected";
+  readonly exitCode = ExitCode.internal;
 }
 
 /** Whether a handler's failure is worth another delivery. */

@@ -6,9 +6,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { AuthorizationError, connect, type NatsConnection } from "@nats-io/transport-node";
 import { InvalidSubjectToken, NatsUnavailable, splitNatsUrl } from "./natsSettings.ts";
-import { isStorageFull } from "./jetstream/errors.ts";
+import { JetStreamApiCodes } from "@nats-io/jetstream";
+import { isApiError, isStorageFull } from "./jetstream/errors.ts";
+import { ExitCode, TaggedError } from "../events/taggedError.ts";
 
 export { DEFAULT_NAMESPACE, InvalidSubjectToken, natsFlagHint, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "./natsSettings.ts";
 
@@ -41,31 +43,53 @@ export function kvKey(value: string): string {
  * stores retry across a restart, not for ever). It names the episode and what was being written;
  * `withNats` adds the URL and how to go on (a `NatsUnavailable`).
  */
-export class NatsWriteLost extends Error {
+export class NatsWriteLost extends TaggedError {
+  readonly _tag = "NatsWriteLost";
+  /** `withNats` (services/distributed/episodes.ts) says it as a NatsUnavailable (exit 2): reaching a command, it escaped that. */
+  readonly exitCode = ExitCode.internal;
   readonly episode: string;
   readonly what: string;
   constructor(episode: string, what: string, cause: unknown) {
     super(`episode ${episode}: ${what} did not reach JetStream (${(cause as Error)?.message ?? String(cause)}); reopen the episode (resume) once the server is back`, { cause });
-    this.name = "NatsWriteLost";
     this.episode = episode;
     this.what = what;
   }
 }
 
 /** A read of a log that got no message for a while: the server stopped answering (hung, cut off). */
-export class NatsReadStalled extends Error {
+export class NatsReadStalled extends TaggedError {
+  readonly _tag = "NatsReadStalled";
+  readonly exitCode = ExitCode.internal;
   constructor(message: string) {
     super(message);
-    this.name = "NatsReadStalled";
   }
 }
 
 /** A request the server left unanswered (nats.js's TimeoutError), or a read it stopped feeding: not a fault of ours (exit 2). */
 export const isNatsTimeout = (error: unknown): boolean => error instanceof NatsReadStalled || (error instanceof Error && error.name === "TimeoutError");
 
-/** The server answered but has JetStream off (nats.js names it JetStreamNotEnabled). */
-export const isJetStreamOff = (error: unknown): boolean =>
-  error instanceof Error && (error.name === "JetStreamNotEnabled" || /jetstream is not enabled/i.test(error.message));
+/** Node's errno codes of a host name that does not resolve. */
+const UNRESOLVED_HOST: ReadonlySet<string> = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME"]);
+
+/** A connect that failed on a host name that does not resolve: Node's errno `code`, on the error or a cause that nats.js wrapped. */
+function isUnresolvedHost(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code: unknown = "code" in e ? e.code : undefined;
+    if (typeof code === "string" && UNRESOLVED_HOST.has(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * The server answered but has JetStream off: nats.js's JetStreamNotEnabled (by name, from any copy of
+ * nats.js), or the API error code it is made from, here or as the cause of an error that wraps it.
+ */
+export function isJetStreamOff(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.name === "JetStreamNotEnabled" || isApiError(e, JetStreamApiCodes.JetStreamNotEnabledForAccount)) return true;
+  }
+  return false;
+}
 
 /**
  * The server's JetStream storage, or a stream's limits, cannot take a message: retrying will not help.
@@ -198,9 +222,9 @@ export async function connectNats(url: string, options: ConnectOptions = {}): Pr
     // nats.js leaves the socket of a first connect open when it times out waiting for the server's
     // INFO (a port that accepts TCP but does not speak NATS, a hung server).
     destroySockets(sockets, port);
-    if (/authori[sz]ation/i.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password (nats://user:pass@host) or the token (nats://token@host) in the URL");
+    if (error instanceof AuthorizationError) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password (nats://user:pass@host) or the token (nats://token@host) in the URL");
     // A host name that does not resolve: no server to start, a URL to correct.
-    if (/\b(ENOTFOUND|EAI_AGAIN|EAI_NONAME)\b/.test((error as Error)?.message ?? "")) throw new NatsUnavailable(url, error, "cannot resolve the server's host name", "check the host in the URL (e.g. nats://127.0.0.1:4222)");
+    if (isUnresolvedHost(error)) throw new NatsUnavailable(url, error, "cannot resolve the server's host name", "check the host in the URL (e.g. nats://127.0.0.1:4222)");
     throw new NatsUnavailable(url, error);
   }
 }

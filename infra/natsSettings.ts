@@ -1,6 +1,7 @@
 // What the command line knows of NATS before it connects: the server URL (from a flag or the
 // environment) and how it is shown, the default namespace, the shortest writer-lock ttl, and the
 // errors of bad input. Apart from infra/nats.ts so that reading flags loads no NATS client.
+import { ExitCode, TaggedError } from "../events/taggedError.ts";
 
 /** `--nats env` reads the server URL (credentials included) from this variable instead of the command line. */
 export const NATS_URL_ENV = "PROBETOWN_NATS_URL";
@@ -9,7 +10,10 @@ export const NATS_URL_FROM_ENV = "env";
 export const DEFAULT_NAMESPACE = "default";
 
 /** A name (an episode id, a namespace) that cannot be part of a NATS subject: bad input, not a fault (exit 2). */
-export class InvalidSubjectToken extends Error {}
+export class InvalidSubjectToken extends TaggedError {
+  readonly _tag = "InvalidSubjectToken";
+  readonly exitCode = ExitCode.usage;
+}
 
 /**
  * A server URL in its parts: `scheme://` (or ""), the `user:pass` before the last `@` (or null),
@@ -45,10 +49,12 @@ export function natsFlagHint(url: string): { readonly flag: string; readonly aft
   return { flag, after: ` (first \`export ${NATS_URL_ENV}='${scheme}${placeholder}@${rest}'\`, the server's ${what} in place of ${placeholder})` };
 }
 
-export class NatsUnavailable extends Error {
+export class NatsUnavailable extends TaggedError {
+  readonly _tag = "NatsUnavailable";
+  /** The server's trouble, not the program's: the same command succeeds once it answers. */
+  readonly exitCode = ExitCode.usage;
   constructor(url: string, cause: unknown, what = "cannot connect to a NATS server", hint = "is nats-server running with JetStream (-js)?") {
     super(`--nats ${shownNatsUrl(url)}: ${what} (${(cause as Error)?.message ?? String(cause)}); ${hint}`);
-    this.name = "NatsUnavailable";
   }
 }
 

@@ -4,6 +4,7 @@
 // `pt-error` reply header and rejects the request with a RemoteError. The connection belongs to the
 // caller: close() only stops what this transport started.
 import { headers as natsHeaders, NoRespondersError, RequestError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { ExitCode, TaggedError } from "../events/taggedError.ts";
 import { isPromiseLike, NoResponder, RemoteError, type Handler, type Headers, type RequestOptions, type Transport } from "./transport.ts";
 
 export { RemoteError } from "./transport.ts";
@@ -18,14 +19,15 @@ export const ERROR_HEADER = "pt-error";
 export const LIVENESS_HEADER = "pt-alive";
 const MAX_ERROR_MESSAGE = 16_384;
 
-export class RequestTimeout extends Error {
+export class RequestTimeout extends TaggedError {
+  readonly _tag = "RequestTimeout";
+  readonly exitCode = ExitCode.internal;
   readonly subject: string;
   readonly timeoutMs: number;
   constructor(subject: string, timeoutMs: number) {
     // An actor's subject (pt.<ns>.actor.<episode>.<actor>): its host died or hangs.
     const actor = /^pt\.[^.]+\.actor\.[^.]+\.(.+)$/.exec(subject)?.[1];
     super(`no reply on '${subject}' within ${timeoutMs} ms${actor === undefined ? "" : ` (the actor host serving ${actor} stopped or hangs; the log so far is kept, and \`run --resume\` with every actor in one process continues it)`}`);
-    this.name = "RequestTimeout";
     this.subject = subject;
     this.timeoutMs = timeoutMs;
   }

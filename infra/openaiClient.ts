@@ -3,6 +3,7 @@
 // off, because the gateway retries, counts attempts and logs them. Errors are classified into the
 // kinds `llm.failed` records; messages are scrubbed of anything that looks like a key.
 import OpenAI from "openai";
+import { ExitCode, TaggedError } from "../events/taggedError.ts";
 
 export interface ChatMessage {
   readonly role: "system" | "user" | "assistant";
@@ -37,7 +38,10 @@ export type ChatErrorKind = "timeout" | "rate_limit" | "server_error" | "http_er
 
 const RETRYABLE: ReadonlySet<ChatErrorKind> = new Set(["timeout", "rate_limit", "server_error", "network"]);
 
-export class ChatError extends Error {
+export class ChatError extends TaggedError {
+  readonly _tag = "ChatError";
+  /** The gateway turns it into an `llm.failed` record (services/llm/errors.ts CallFailed): reaching a command, it escaped that. */
+  readonly exitCode = ExitCode.internal;
   readonly kind: ChatErrorKind;
   readonly status: number | null;
   readonly retryable: boolean;
@@ -45,7 +49,6 @@ export class ChatError extends Error {
   readonly retryAfterMs: number | null;
   constructor(kind: ChatErrorKind, message: string, status: number | null, retryAfterMs: number | null = null) {
     super(message);
-    this.name = "ChatError";
     this.kind = kind;
     this.status = status;
     this.retryable = RETRYABLE.has(kind);
@@ -90,12 +93,19 @@ function rootCause(error: Error): string {
   return deepest === error || message.length === 0 ? error.message : message;
 }
 
-/** A 404 about the model (OpenAI's `model_not_found`, Ollama's 'model "x" not found', vLLM's 'The model `x` does not exist'), not about the URL. */
-const saysModel = (error: InstanceType<typeof OpenAI.APIError>): boolean => error.code === "model_not_found" || /\bmodel\b/i.test(error.message);
+/**
+ * A 404 about the model, not about the URL: OpenAI's `model_not_found` code, or an OpenAI-shaped
+ * error at all (a `message`, as Ollama's and vLLM's have): whatever answered it speaks the API, so
+ * the chat-completions URL is right. A URL without one answers a page, or a body of another shape
+ * (a web framework's `{"detail": "Not Found"}`). Told by the reply's fields, never by its wording.
+ */
+const saysModel = (error: InstanceType<typeof OpenAI.APIError>): boolean => error.code === "model_not_found" || isApiErrorBody(error.error);
 
-/** A 400 whose error says the model does not exist (some servers answer an unknown model so), not one about JSON mode or a parameter. */
-const saysNoSuchModel = (error: InstanceType<typeof OpenAI.APIError>): boolean =>
-  error.code === "model_not_found" || /\bmodel\b[^.]*?\b(does not exist|doesn't exist|not found|no such|is not available|unknown)\b|\b(unknown|invalid|no such) model\b/i.test(error.message);
+/** The error object of an OpenAI-shaped error reply (the client puts a body without one here whole). */
+const isApiErrorBody = (body: unknown): boolean => typeof body === "object" && body !== null && "message" in body && typeof body.message === "string";
+
+/** A 400 whose error code says the model does not exist, not one about JSON mode or a parameter. */
+const saysNoSuchModel = (error: InstanceType<typeof OpenAI.APIError>): boolean => error.code === "model_not_found";
 
 export function classify(error: unknown, apiKey: string | null): ChatError {
   if (error instanceof ChatError) return error;

@@ -1,6 +1,8 @@
 // The Transport interface (DESIGN §7): request/reply, publish and subscribe on subjects. The
 // sequencer reaches actor hosts only through it, so moving an actor to another process changes
 // the transport, never what the log contains. Subjects follow `pt.<ns>.…` (see docs/architecture.md).
+import { ExitCode, TaggedError } from "../events/taggedError.ts";
+
 /** Message headers: W3C `traceparent` and the event id (`<episode>:<seq>`) travel here, never in the body. */
 export type Headers = Readonly<Record<string, string>>;
 
@@ -21,11 +23,12 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export class NoResponder extends Error {
+export class NoResponder extends TaggedError {
+  readonly _tag = "NoResponder";
+  readonly exitCode = ExitCode.internal;
   readonly subject: string;
   constructor(subject: string) {
     super(`no actor host answers on '${subject}'`);
-    this.name = "NoResponder";
     this.subject = subject;
   }
 }
@@ -35,12 +38,13 @@ export class NoResponder extends Error {
  * `remoteName` is the remote error's name. (The in-process transport rethrows the handler's own
  * error instead: same message, and the original type and stack.)
  */
-export class RemoteError extends Error {
+export class RemoteError extends TaggedError {
+  readonly _tag = "RemoteError";
+  readonly exitCode = ExitCode.internal;
   readonly subject: string;
   readonly remoteName: string;
   constructor(subject: string, remoteName: string, remoteMessage: string) {
     super(`${subject}: ${remoteMessage}`);
-    this.name = "RemoteError";
     this.subject = subject;
     this.remoteName = remoteName;
   }

@@ -2,7 +2,7 @@
 // imports) loads no NATS client, OpenTelemetry, model client, Effect or xstate: each command's
 // action, and what it needs, is loaded when that command runs. Checked by running the CLI with a
 // module hook that records every module resolved (no timings: machines are noisy), and by mapping
-// every error class to its exit code without `instanceof` against the heavy modules' classes.
+// every error class to its exit code by its tag, without `instanceof` against the heavy modules' classes.
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,11 +13,20 @@ import { InvalidPayload, isDamage, LogCorrupted, SequenceConflict, SnapshotDamag
 import { EpisodeExists, StorageFailed, WriterLocked } from "../infra/eventStore.ts";
 import { InvalidSubjectToken, NatsUnavailable } from "../infra/nats.ts";
 import { InputRejected } from "../events/inputRejected.ts";
-import { EXIT, exitCodeFor } from "../services/cli/exitCodes.ts";
+import { InternalError } from "../events/internalError.ts";
+import { JobRejected } from "../infra/jobQueue.ts";
+import { ReportOptionInvalid } from "../services/analysis/report.ts";
+import { ResultsInvalid } from "../services/analysis/results.ts";
+import { EXIT, EXIT_BY_TAG, exitCodeFor, tagOf } from "../services/cli/exitCodes.ts";
+import { SweepStorageFailed } from "../services/cli/distributed.ts";
+import { ActorFailed } from "../services/distributed/actorHost.ts";
+import { NotEnvProbeEpisode } from "../services/envprobe/metrics.ts";
+import { EnvprobeSweepFailed } from "../services/envprobe/natsSweep.ts";
+import { FlagInvalid } from "../services/kernel/usageError.ts";
 import { LocalWorkersGone } from "../services/distributed/episodes.ts";
-import { ActorHostLost } from "../services/kernel/episodes.ts";
+import { ActorHostLost, Interrupted } from "../services/kernel/episodes.ts";
 import { SpecInvalid } from "../services/aura/experiment.ts";
-import { Divergence, UsageError } from "../services/kernel/replay.ts";
+import { Divergence, EndOfLog, UsageError } from "../services/kernel/replay.ts";
 import { CLI, repoRoot, tempDir } from "./helpers.ts";
 
 /** Packages the CLI's startup must not load (a path segment of a resolved module). */
@@ -78,7 +87,7 @@ describe("CLI startup (issue 22)", () => {
     expect([...WORLD_NAMES]).toEqual(registeredWorlds().map((w) => w.definition.name));
   });
 
-  it("every error maps to the exit code it had, told apart without instanceof against heavy modules", () => {
+  it("every error maps to the exit code it had, by its tag, and carries that code itself", () => {
     const damage = [
       new LogCorrupted({ file: "f", line: 1, seq: 0, reason: "r" }),
       new TornTail({ file: "f", line: 1, afterSeq: 0, bytes: 3 }),
@@ -89,6 +98,7 @@ describe("CLI startup (issue 22)", () => {
     for (const error of damage) {
       expect(isDamage(error)).toBe(true);
       expect(exitCodeFor(error), error._tag).toBe(EXIT.damaged);
+      expect(error.exitCode, error._tag).toBe(EXIT.damaged);
     }
     const cases: Array<[unknown, number]> = [
       [new Divergence(3, 1, "differs", ["a", "b"]), EXIT.diverged],
@@ -105,6 +115,21 @@ describe("CLI startup (issue 22)", () => {
       [new InputRejected("world", "unknown world 'x'"), EXIT.usage],
       [new InputRejected("config", "invalid auratown config: x"), EXIT.usage],
       [new InputRejected("flag", "--trace: x"), EXIT.usage],
+      [new FlagInvalid("--seed expects an integer, got 'x'"), EXIT.usage],
+      [new NotEnvProbeEpisode("auratown"), EXIT.usage],
+      [new ReportOptionInvalid({ flag: "--metric", reason: "r" }), EXIT.usage],
+      [new ResultsInvalid({ file: "f", problems: [] }), EXIT.usage],
+      [new SweepStorageFailed("disk full"), EXIT.usage],
+      [new InternalError("cannot happen"), EXIT.internal],
+      [new ActorFailed("agent/a", { type: "t", payload: {}, from: "env/e", seq: 1, tick: 0 }, new Error("boom")), EXIT.internal],
+      [new EndOfLog(3), EXIT.internal],
+      [new Interrupted("e", 1, 2, "SIGINT"), EXIT.internal],
+      [new EnvprobeSweepFailed({ failures: [], jobs: 1 }), EXIT.internal],
+      [new JobRejected("bad spec"), EXIT.internal],
+      // A wrapper of ours that is internal, around a full disk, is the machine's trouble.
+      [new JobRejected("no space", { cause: Object.assign(new Error("no space"), { code: "ENOSPC" }) }), EXIT.usage],
+      // Only our errors' own codes count, not a library's `exitCode`.
+      [Object.assign(new Error("commander"), { exitCode: 0 }), EXIT.internal],
       // The tag decides, never the wording: a plain error that reads like bad input is internal.
       [new Error("unknown world 'x'"), EXIT.internal],
       [Object.assign(new Error("no such file"), { code: "ENOENT" }), EXIT.usage],
@@ -113,6 +138,13 @@ describe("CLI startup (issue 22)", () => {
       [new Error("boom"), EXIT.internal],
       ["not an error", EXIT.internal],
     ];
-    for (const [error, code] of cases) expect(exitCodeFor(error), String(error)).toBe(code);
+    const tableCode = new Map<string, number>(Object.entries(EXIT_BY_TAG));
+    for (const [error, code] of cases) {
+      expect(exitCodeFor(error), String(error)).toBe(code);
+      // The table and the class agree (a wrapper around a full disk excepted: the disk decides).
+      const tag = tagOf(error);
+      const own = error instanceof Error && "exitCode" in error ? error.exitCode : undefined;
+      if (tag !== undefined && !(error instanceof JobRejected && error.cause !== undefined)) expect(own, String(error)).toBe(tableCode.get(tag));
+    }
   });
 });

@@ -523,10 +523,10 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
-  it("an unknown model (404 naming it, or a 400 saying it does not exist) fails that model at once from then on; other models are still asked", async () => {
+  it("an unknown model (404 naming it, or a 400 whose error code says it does not exist) fails that model at once from then on; other models are still asked", async () => {
     const server = await fakeServer((body) =>
       body.model === "gone" ? { status: 404, error: { message: "The model `gone` does not exist or you do not have access to it.", type: "invalid_request_error", code: "model_not_found" } }
-      : body.model === "gone-400" ? { status: 400, error: { message: "Invalid model: no such model 'gone-400'" } }
+      : body.model === "gone-400" ? { status: 400, error: { message: "Invalid model: no such model 'gone-400'", code: "model_not_found" } }
       : { content: ANSWER });
     try {
       const gateway = makeLlmGateway(config(server.url, { answer: "fake-answer" }));
@@ -630,7 +630,8 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     const failedRecord = (seq: number, i: number) => ({ seq, type: "llm.failed", payload: { requestHash: ask(i).requestHash, error: "server_error", message: "HTTP 503: fake error 503", attempts: 3, fallback: "deterministic" } }) as unknown as LogRecord;
     const completedRecord = (seq: number, i: number) => ({ seq, type: "llm.completed", payload: { requestHash: ask(i).requestHash, content: ANSWER, model: "fake-answer", backend: "openai-compatible", attempts: 1 } }) as unknown as LogRecord;
     const failedLog = [requested(1, 0), failedRecord(2, 0), requested(3, 1), failedRecord(4, 1)];
-    expect(new RecordedEndpointProblems().add(failedLog).problems()).toEqual([{ kind: "errors_only", status: 503, message: "HTTP 503: fake error 503", server: null, model: "fake-answer", live: false }]);
+    // A log records no status, and a server_error's is any 5xx: the recorded problem names none (its message says it).
+    expect(new RecordedEndpointProblems().add(failedLog).problems()).toEqual([{ kind: "errors_only", status: null, message: "HTTP 503: fake error 503", server: null, model: "fake-answer", live: false }]);
     expect(new RecordedEndpointProblems().add(failedLog).add([requested(1, 2), completedRecord(2, 2)]).problems()).toEqual([]);
     // Per model: a model the server cannot run is named even while another model's calls complete.
     const onlyJudgeFails = await fakeServer((body) => (body.model === "fake-judge" ? { status: 500 } : { content: ANSWER }));
@@ -645,7 +646,7 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
     const judgeFailed = (seq: number, i: number) => ({ seq, type: "llm.failed", payload: { requestHash: ask(i, "fake-judge").requestHash, error: "server_error", message: "HTTP 500: no judge", attempts: 3, fallback: "deterministic" } }) as unknown as LogRecord;
     const judgeRequested = (seq: number, i: number) => ({ seq, type: "llm.requested", payload: ask(i, "fake-judge") }) as unknown as LogRecord;
-    expect(new RecordedEndpointProblems().add([requested(1, 0), completedRecord(2, 0), judgeRequested(3, 1), judgeFailed(4, 1)]).problems()).toEqual([{ kind: "errors_only", status: 500, message: "HTTP 500: no judge", server: null, model: "fake-judge", live: false }]);
+    expect(new RecordedEndpointProblems().add([requested(1, 0), completedRecord(2, 0), judgeRequested(3, 1), judgeFailed(4, 1)]).problems()).toEqual([{ kind: "errors_only", status: null, message: "HTTP 500: no judge", server: null, model: "fake-judge", live: false }]);
   });
 
   it("no gateway for a run that asks for models: every request fails with no_backend and the run still ends", async () => {

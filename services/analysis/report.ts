@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Schema } from "effect";
+import { ExitCode } from "../../events/taggedError.ts";
 import { loadResults, type ResultRow } from "./results.ts";
 import { groupedBarChart, paretoChart } from "./reportCharts.ts";
 import { METRICS, type Metric } from "./reportMetrics.ts";
@@ -59,6 +60,9 @@ export class ReportOptionInvalid extends Schema.TaggedError<ReportOptionInvalid>
   flag: Schema.String,
   reason: Schema.String,
 }) {
+  get exitCode(): 2 {
+    return ExitCode.usage;
+  }
   override get message(): string {
     return `${this.flag}: ${this.reason}`;
   }

@@ -7,6 +7,7 @@
 // writers should build rows with `resultLine`, which validates before serialising.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Schema, SchemaIssue } from "effect";
+import { ExitCode } from "../../events/taggedError.ts";
 
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
@@ -90,6 +91,9 @@ export class ResultsInvalid extends Schema.TaggedError<ResultsInvalid>()("Result
   file: Schema.String,
   problems: Schema.Array(Problem),
 }) {
+  get exitCode(): 2 {
+    return ExitCode.usage;
+  }
   override get message(): string {
     const shown = this.problems.slice(0, MAX_SHOWN).map((p) => `${this.file}${p.line === null ? "" : `:${p.line}`}: ${p.field === null ? "" : `field '${p.field}': `}${p.reason}`);
     const more = this.problems.length > MAX_SHOWN ? [`(and ${this.problems.length - MAX_SHOWN} more problems)`] : [];

@@ -28,6 +28,7 @@ import ttest from "@stdlib/stats-ttest";
 import wilcoxon from "@stdlib/stats-wilcoxon";
 import { deriveStream, Draws } from "../../actors/rng.ts";
 import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
+import { InternalError } from "../../events/internalError.ts";
 
 export const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((s, x) => s + x, 0) / xs.length);
 
@@ -83,7 +84,7 @@ export function oneSampleTTest(d: readonly number[], level = 0.95): TTest {
 
 /** Paired t-test on `a[i] − b[i]`. */
 export function pairedTTest(a: readonly number[], b: readonly number[], level = 0.95): TTest {
-  if (a.length !== b.length) throw new Error(`pairedTTest: ${a.length} values against ${b.length}; pairs must line up`);
+  if (a.length !== b.length) throw new InternalError(`pairedTTest: ${a.length} values against ${b.length}; pairs must line up`);
   return oneSampleTTest(a.map((x, i) => x - b[i]!), level);
 }
 
@@ -178,7 +179,7 @@ export interface McNemar {
 
 /** McNemar's test for paired binary outcomes. */
 export function mcnemar(a: readonly boolean[], bOutcomes: readonly boolean[], options: { exactMax?: number } = {}): McNemar {
-  if (a.length !== bOutcomes.length) throw new Error(`mcnemar: ${a.length} outcomes against ${bOutcomes.length}; pairs must line up`);
+  if (a.length !== bOutcomes.length) throw new InternalError(`mcnemar: ${a.length} outcomes against ${bOutcomes.length}; pairs must line up`);
   let b = 0;
   let c = 0;
   a.forEach((x, i) => {

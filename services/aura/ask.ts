@@ -22,6 +22,7 @@ import { layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "..
 import { sceneOfTown } from "./benchmarks/privacy.ts";
 import { makeLlmGateway, type Accounting, type EndpointProblem, type LlmConfig, type LlmWaiting } from "../llm/index.ts";
 import { sceneModelsOf } from "./factualEval.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 export interface AskOptions {
   /** The AURATown episode directory (finished or still running). */
@@ -114,7 +115,7 @@ export async function askEpisode(o: AskOptions): Promise<AskResult> {
       },
     }).pipe(Effect.provide(Embedded)),
   );
-  if (captured === null) throw new Error(`${o.episode}: replay did not reach tick ${o.tick}`);
+  if (captured === null) throw new InternalError(`${o.episode}: replay did not reach tick ${o.tick}`);
   const state = captured as { env: EnvContext; agents: AgentContext[] };
   const seed = (header.payload as { seed: number }).seed;
   const snap = sceneOfTown(seed, { ...state, tick: o.tick }, layoutOf(dir).log);
@@ -159,7 +160,7 @@ export function readAsk(records: readonly LogRecord[]): Pick<AskResult, "intent"
     return probe;
   });
   const answer = records.find((r) => r.type === "answer.given")?.payload as AnswerGivenPayload | undefined;
-  if (answer === undefined) throw new Error("the fork's log has no answer.given");
+  if (answer === undefined) throw new InternalError("the fork's log has no answer.given");
   const ceiling = intent?.maxSteps ?? Math.max(0, ...probes.map((p) => p.budgetBefore));
   return { intent, probes, budget: { ceiling, used: probes.length, disclosure: answer.disclosure }, answer };
 }

@@ -26,6 +26,7 @@ import { anotherEpisode, headerDifferences, judgeGateway, judgeModelOf, replaceT
 import { factualTruth } from "./benchmarks/factual.ts";
 import { fieldDifferences } from "../views/text.ts";
 import { DEFAULT_SEEDS } from "./evalDefaults.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 export { DEFAULT_SEEDS };
 
@@ -279,7 +280,7 @@ export async function runImplicitEval(o: ImplicitEvalOptions): Promise<ImplicitE
         const episode = records[0]?.episode ?? episodeIdOf(auraSceneWorld.name, seed, condition);
         for (const q of queries) {
           const got = byQuery.get(q.id);
-          if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
+          if (got === undefined) throw new InternalError(`${dir}: the log has no tick for query ${q.id}`);
           const judged = judgeQuery(q, scene, got.records);
           const fallbacks = fallbacksOf(got.records);
           // The row's backend is the condition's configured one; stages that fell back are counted apart.
@@ -533,7 +534,7 @@ export async function runPrivacyEval(o: PrivacyEvalOptions): Promise<{ file: str
       const byQuery = recordsByQuery(records);
       queries.forEach((q, i) => {
         const got = byQuery.get(q.id);
-        if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
+        if (got === undefined) throw new InternalError(`${dir}: the log has no tick for query ${q.id}`);
         const fallbacks = fallbacksOf(got.records);
         const row: PrivacyRow = { benchmark: stem, seed, condition, episode: records[0]?.episode ?? "", log: dir, ...judgePrivacy(q, askers[i]!, got.records), ...(config.llm == null ? {} : { fallbacks }) };
         // The configured backend of the condition (a stage that fell back is counted in `fallbacks`).

@@ -31,6 +31,7 @@ import { factualTruth, loadFactualBenchmark } from "./benchmarks/factual.ts";
 import { mergeProblems, RecordedEndpointProblems, resolveLlmConfig, type EndpointProblem, type LlmConfig, type LlmGatewayImpl, type LlmWaiting } from "../llm/index.ts";
 import { judgeGateway, sceneModelsOf } from "./factualEval.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, judgeModeOf, runJudgeCalls, withJudge, type JudgeCall } from "./llmJudge.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 export const BENCHMARKS = ["implicit", "privacy", "factual"] as const;
 export type BenchmarkKind = (typeof BENCHMARKS)[number];
@@ -68,7 +69,6 @@ export interface ExperimentSpec {
 export class SpecInvalid extends UsageError {
   constructor(file: string, problems: readonly string[]) {
     super(`${file}: invalid experiment spec:\n  - ${problems.join("\n  - ")}`);
-    this.name = "SpecInvalid";
   }
 }
 
@@ -349,7 +349,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
           const byQuery = recordsByQuery(records);
           for (const q of queries) {
             const got = byQuery.get(q.id);
-            if (got === undefined) throw new Error(`${dir}: the log has no tick for query ${q.id}`);
+            if (got === undefined) throw new InternalError(`${dir}: the log has no tick for query ${q.id}`);
             const judged = judgeQuery(q, scene, got.records);
             const config = (records[0]!.payload as { config: SceneConfig }).config;
             const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, order: got.tick, ...judged, backend: configuredBackend(config, judged.backend), ...(models === null ? {} : { fallbacks: fallbacksOf(got.records) }) };
@@ -380,7 +380,7 @@ export function scanMatrix(spec: ExperimentSpec): MatrixScan {
         for (const q of queries) {
           const got = byQuery.get(q.id);
           const asker = config.queries.find((x) => x.id === q.id)?.asker;
-          if (got === undefined || asker == null) throw new Error(`${dir}: the log has no tick (or no asker) for query ${q.id}`);
+          if (got === undefined || asker == null) throw new InternalError(`${dir}: the log has no tick (or no asker) for query ${q.id}`);
           const answered = (got.records.find((r) => r.type === "answer.given")?.payload as { backend?: string } | undefined)?.backend ?? backend;
           const row = { benchmark: stem, seed, condition, episode: records[0]!.episode, log: dir, ...judgePrivacy(q, asker, got.records), ...(models === null ? {} : { fallbacks: fallbacksOf(got.records) }) };
           lines.push(resultLine({ ...row, v: RESULT_ROW_VERSION, query: q.id, scene: null, subcategory: row.category, literalCoverage: null, implicitCoverage: null, goldToolRecall: row.allowedRecall, correct: null, backend: configuredBackend(config, models === null ? backend : answered) }));
@@ -531,7 +531,7 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
     else if (spec.benchmark === "privacy") await runPrivacyEval({ ...common, warmup: spec.warmup ?? 12 });
     else await runFactualEval({ ...common, warmup: spec.warmup ?? 10, ...(o.warn === undefined ? {} : { warn: o.warn }) });
     scan = scanMatrix(spec);
-    if (scan.missing.length > 0) throw new Error(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
+    if (scan.missing.length > 0) throw new InternalError(`${spec.file}: ${scan.missing.length} cells still have no finished log after running (first: ${scan.missing[0]})`);
   }
   const results = join(spec.out, "results.jsonl");
   const { lines, llmJudge } = await judgedLines(spec, scan, gateway);

@@ -22,6 +22,7 @@ import { makeLlmGateway, mergeProblems, RecordedEndpointProblems, type EndpointP
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, JUDGE_OUTPUTS, judgeLogOf, runJudgeCalls, type JudgeMode, type LlmJudgeFields } from "./llmJudge.ts";
 import { AURA_LLM_OUTPUTS } from "../../actors/aura/llm.ts";
 import { fieldDifferences } from "../views/text.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 export interface FactualEvalOptions {
   readonly file: string;
@@ -341,7 +342,7 @@ export async function runFactualEval(o: FactualEvalOptions): Promise<FactualEval
         const config = base === null || models === null ? base : { ...base, llm: models };
         let records = o.fresh === true ? null : existingCell(dir, seed, condition, q.id, config);
         if (records === null) {
-          if (config === null) throw new Error(`${dir}: no usable log and no town snapshot`);
+          if (config === null) throw new InternalError(`${dir}: no usable log and no town snapshot`);
           // With the town rebuilt, whole configs compare: a log of these settings on another town (the
           // simulation changed, another asker) is another episode too.
           const held = o.fresh === true ? null : cellLog(dir);

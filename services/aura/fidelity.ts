@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runImplicitEvals, runPrivacyEval, type ConditionSummary, type ImplicitEvalResult, type ResultRow } from "./eval.ts";
 import { clusteredBootstrapMean, mean, pairedTTest } from "../analysis/stats.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 const DATA = join(import.meta.dirname, "..", "..", "data", "aura");
 const SEEDS = [42, 123, 456];
@@ -35,7 +36,7 @@ const pText = (p: number): string => (p < 0.001 ? p.toExponential(1) : p.toFixed
 
 const cond = (r: { conditions: readonly ConditionSummary[] }, name: string): ConditionSummary => {
   const c = r.conditions.find((x) => x.condition === name);
-  if (c === undefined) throw new Error(`fidelity: no results for condition ${name}`);
+  if (c === undefined) throw new InternalError(`fidelity: no results for condition ${name}`);
   return c;
 };
 

@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { llmRequest, LLM_GATEWAY_ID, type LlmCompletedPayload, type LlmFailedPayload, type LlmRequestedPayload } from "../../events/llm.ts";
 import type { AnswerGivenPayload } from "../../actors/aura/events.ts";
 import type { LogRecord } from "../../events/record.ts";
+import { LogCorrupted } from "../../events/errors.ts";
 import { parseJsonObject } from "../../actors/aura/llm.ts";
 import { rosterOf, type Scene } from "../../actors/aura/scene.ts";
 import type { FactualTruth } from "./benchmarks/factual.ts";
@@ -225,7 +226,7 @@ export function readJudgeLog(file: string): { answers: Map<string, LlmAnswer>; l
     } catch {
       // A torn last line (an interrupted write) is ignored: its request is asked again.
       if (i === lines.length - 1) continue;
-      throw new Error(`${file}:${i + 1}: not valid JSON`);
+      throw new LogCorrupted({ file, line: i + 1, seq: null, reason: "not valid JSON" });
     }
     if (line.type === "llm.completed") answers.set(line.payload.requestHash, { type: "llm.completed", payload: line.payload as LlmCompletedPayload });
     if (line.type === "llm.failed") answers.set(line.payload.requestHash, { type: "llm.failed", payload: line.payload as LlmFailedPayload });

@@ -1,13 +1,14 @@
 // `probetown ask <episode> --tick <n> --agent <name> "question" [--condition c] [--out dir] [--json]`:
 // the command and its flags; its action (commands/ask.ts) is loaded when it runs.
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import { SCENE_CONDITIONS } from "../../actors/aura/conditions.ts";
 import type { AskFlags } from "./commands/ask.ts";
 import { addLlmOptions } from "./llmOptions.ts";
+import { FlagInvalid } from "../kernel/usageError.ts";
 
 function integer(flag: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer ≥ 0, got '${value}'`);
+    if (!/^\d+$/.test(value.trim())) throw new FlagInvalid(`${flag} expects an integer ≥ 0, got '${value}'`);
     return Number(value);
   };
 }

@@ -10,6 +10,7 @@ import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
 import { JobRejected, type JobOutcome, type JobQueue, type Submitted } from "../../infra/jobQueue.ts";
 import { isDamage, type TornTail } from "../../events/errors.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Embedded } from "../../infra/layers.ts";
 import { distributedLayer } from "../../infra/natsLayers.ts";
@@ -37,6 +38,12 @@ import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 import { conditionReport, renderConditionReport } from "../analysis/conditionMetrics.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
+
+/** A sweep the disk failed under (full, read-only): the machine's trouble, not the program's; the finished episodes are kept. */
+export class SweepStorageFailed extends TaggedError {
+  readonly _tag = "SweepStorageFailed";
+  readonly exitCode = ExitCode.usage;
+}
 
 /** What a resume says while it waits for another writer's lock (silent, it looked like a hang). */
 export const lockWaitNotice =
@@ -578,7 +585,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     }
     if (diskFailure !== null) {
       const done = gathered.outcomes.filter((o) => o.ok).length;
-      throw new Error(`sweep stopped after ${done} of ${jobs.length} episodes finished: ${(diskFailure as Error).message}; the finished episodes are kept, and the same sweep command, once there is space, runs the rest (an interrupted episode resumes)`, { cause: diskFailure });
+      throw new SweepStorageFailed(`sweep stopped after ${done} of ${jobs.length} episodes finished: ${(diskFailure as Error).message}; the finished episodes are kept, and the same sweep command, once there is space, runs the rest (an interrupted episode resumes)`, { cause: diskFailure });
     }
     await score(gathered.outcomes, (o) => scanLog(layoutOf(o.location).log, { validate: false }).records);
   } else {

@@ -2,22 +2,23 @@
 // benchmark runs with the deterministic backends and the rule judge, or with the controller on a
 // model and/or the paper's LLM judges) is loaded when it runs. The stable scriptable entry is
 //   probetown eval implicit --file <queries.json> --condition <name> [--seeds 42,123,456] --json
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS } from "../../actors/aura/conditions.ts";
 import { DEFAULT_SEEDS, JUDGES, type JudgeMode } from "../aura/evalDefaults.ts";
 import type { FactualFlags, ImplicitFlags, PrivacyFlags } from "./commands/eval.ts";
 import { addLlmOptions } from "./llmOptions.ts";
+import { FlagInvalid } from "../kernel/usageError.ts";
 
 const parseJudge = (value: string): JudgeMode => {
-  if (!(JUDGES as readonly string[]).includes(value)) throw new InvalidArgumentError(`--judge expects one of ${JUDGES.join(", ")}, got '${value}'`);
+  if (!(JUDGES as readonly string[]).includes(value)) throw new FlagInvalid(`--judge expects one of ${JUDGES.join(", ")}, got '${value}'`);
   return value as JudgeMode;
 };
 const JUDGE_HELP = "rule (default: offline, on the structured facts), llm (the paper's LLM judge through the gateway, role judge; its calls are recorded in each cell's judge.jsonl and served from there on reruns) or both";
 
 export function integerAtLeast(flag: string, min: number) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new FlagInvalid(`${flag} expects an integer ≥ ${min}, got '${value}'`);
     return Number(value);
   };
 }

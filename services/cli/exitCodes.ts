@@ -1,40 +1,108 @@
-// The command line's exit codes (main.ts lists them) and the error each one is for. Read on every
-// failure, so this module imports nothing that loads NATS, Effect or the episode machinery: errors
-// defined in modules that do are told apart by their own names, as they set them (`name`, or the
-// `_tag` of an Effect tagged error in events/errors.ts), not by `instanceof` against their classes.
-// test/cli-startup.test.ts checks every one of them against its class.
-import { EpisodeExists, isStorageError, WriterLocked } from "../../infra/eventStore.ts";
-import { InvalidSubjectToken, NatsUnavailable } from "../../infra/natsSettings.ts";
-import { isPathError, UsageError } from "../kernel/usageError.ts";
+// The command line's exit codes (main.ts lists them) and the error each one is for: one table from
+// an error's `_tag` to its code (events/taggedError.ts is the shape every error of ours has). Read
+// on every failure, so this module loads nothing that loads NATS, Effect or the episode machinery:
+// the classes are imported as types only, which the type check holds to the table (each tag listed,
+// none unknown) and which vanish at run time. test/cli-startup.test.ts checks every class's own
+// `exitCode` against the table; test/tagged-errors.test.ts that every error thrown in services/ has a tag here.
+import type { InvalidPayload, LogCorrupted, SequenceConflict, SnapshotDamaged, TornTail, UnknownEventType } from "../../events/errors.ts";
+import type { InputRejected } from "../../events/inputRejected.ts";
+import type { InternalError } from "../../events/internalError.ts";
+import { ExitCode } from "../../events/taggedError.ts";
+import { isStorageError, type EpisodeExists, type StorageFailed, type WriterLocked } from "../../infra/eventStore.ts";
+import type { JobRejected } from "../../infra/jobQueue.ts";
+import type { NatsReadStalled, NatsWriteLost } from "../../infra/nats.ts";
+import type { InvalidSubjectToken, NatsUnavailable } from "../../infra/natsSettings.ts";
+import type { RequestTimeout } from "../../infra/natsTransport.ts";
+import type { ChatError } from "../../infra/openaiClient.ts";
+import type { NoResponder, RemoteError } from "../../infra/transport.ts";
+import type { ReportOptionInvalid } from "../analysis/report.ts";
+import type { SweepStorageFailed } from "./distributed.ts";
+import type { ResultsInvalid } from "../analysis/results.ts";
+import type { ActorFailed } from "../distributed/actorHost.ts";
+import type { LocalWorkersGone } from "../distributed/episodes.ts";
+import type { NotEnvProbeEpisode } from "../envprobe/metrics.ts";
+import type { EnvprobeSweepFailed } from "../envprobe/natsSweep.ts";
+import type { ActorHostLost, Interrupted } from "../kernel/episodes.ts";
+import type { Divergence, EndOfLog, StateMismatch } from "../kernel/replay.ts";
+import { isPathError, type UsageError } from "../kernel/usageError.ts";
 import { EXIT_ENDPOINT } from "./llmOptions.ts";
 
-export const EXIT = { ok: 0, diverged: 1, usage: 2, damaged: 3, internal: 4, endpoint: EXIT_ENDPOINT } as const;
+export const EXIT = { ok: 0, ...ExitCode, endpoint: EXIT_ENDPOINT } as const;
 
-/** The `_tag` of an Effect tagged error (events/errors.ts), else undefined. */
+type ErrorTag =
+  | LogCorrupted["_tag"] | TornTail["_tag"] | UnknownEventType["_tag"] | InvalidPayload["_tag"] | SnapshotDamaged["_tag"] | SequenceConflict["_tag"]
+  | InputRejected["_tag"] | UsageError["_tag"] | InternalError["_tag"]
+  | Divergence["_tag"] | EndOfLog["_tag"] | StateMismatch["_tag"] | ActorHostLost["_tag"] | Interrupted["_tag"]
+  | ActorFailed["_tag"] | LocalWorkersGone["_tag"] | NotEnvProbeEpisode["_tag"] | EnvprobeSweepFailed["_tag"] | ReportOptionInvalid["_tag"] | ResultsInvalid["_tag"]
+  | StorageFailed["_tag"] | SweepStorageFailed["_tag"] | EpisodeExists["_tag"] | WriterLocked["_tag"] | JobRejected["_tag"]
+  | NatsUnavailable["_tag"] | InvalidSubjectToken["_tag"] | NatsWriteLost["_tag"] | NatsReadStalled["_tag"] | RequestTimeout["_tag"] | NoResponder["_tag"] | RemoteError["_tag"]
+  | ChatError["_tag"];
+
+/** The exit code of each error of ours, by its tag. */
+export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
+  Divergence: EXIT.diverged,
+
+  UsageError: EXIT.usage,
+  InputRejected: EXIT.usage,
+  NotEnvProbeEpisode: EXIT.usage,
+  ReportOptionInvalid: EXIT.usage,
+  ResultsInvalid: EXIT.usage,
+  InvalidSubjectToken: EXIT.usage,
+  // Trouble outside the program (a server away or refusing, another writer, a full disk): what was logged is kept.
+  SequenceConflict: EXIT.usage,
+  WriterLocked: EXIT.usage,
+  EpisodeExists: EXIT.usage,
+  StorageFailed: EXIT.usage,
+  SweepStorageFailed: EXIT.usage,
+  NatsUnavailable: EXIT.usage,
+  ActorHostLost: EXIT.usage,
+  LocalWorkersGone: EXIT.usage,
+
+  LogCorrupted: EXIT.damaged,
+  TornTail: EXIT.damaged,
+  UnknownEventType: EXIT.damaged,
+  InvalidPayload: EXIT.damaged,
+  SnapshotDamaged: EXIT.damaged,
+
+  InternalError: EXIT.internal,
+  LocalWorkersFailed: EXIT.internal,
+  ActorFailed: EXIT.internal,
+  EnvprobeSweepFailed: EXIT.internal,
+  JobRejected: EXIT.internal,
+  // Told apart and answered where they are raised; reaching a command's end, they escaped that.
+  EndOfLog: EXIT.internal,
+  StateMismatch: EXIT.internal,
+  Interrupted: EXIT.internal,
+  NatsWriteLost: EXIT.internal,
+  NatsReadStalled: EXIT.internal,
+  RequestTimeout: EXIT.internal,
+  NoResponder: EXIT.internal,
+  RemoteError: EXIT.internal,
+  ChatError: EXIT.internal,
+};
+
+const CODE_OF_TAG: ReadonlyMap<string, number> = new Map(Object.entries(EXIT_BY_TAG));
+
+/** The `_tag` of an error of ours (events/taggedError.ts, or Effect's tagged errors), else undefined. */
 export const tagOf = (error: unknown): string | undefined => {
-  const tag = typeof error === "object" && error !== null ? (error as { _tag?: unknown })._tag : undefined;
+  const tag: unknown = typeof error === "object" && error !== null && "_tag" in error ? error._tag : undefined;
   return typeof tag === "string" ? tag : undefined;
 };
 
-/** The `name` an error class of ours sets in its constructor (services/kernel/replay.ts Divergence, …), else undefined. */
-const nameOf = (error: unknown): string | undefined => (error instanceof Error ? error.name : undefined);
-
-/** The errors of a damaged log or snapshot (events/errors.ts `isDamage`), by their tags. */
-const DAMAGE_TAGS: ReadonlySet<string> = new Set(["LogCorrupted", "TornTail", "UnknownEventType", "InvalidPayload", "SnapshotDamaged"]);
+/** The exit code a tagged error carries itself (one not in the table: an LLM call's failure, services/llm/errors.ts). */
+const ownExitCode = (error: unknown): number | undefined => {
+  const code: unknown = typeof error === "object" && error !== null && "exitCode" in error ? error.exitCode : undefined;
+  return typeof code === "number" ? code : undefined;
+};
 
 /** A replay diverged from the log (services/kernel/replay.ts `Divergence`): its message, then one line per detail. */
-export const isDivergence = (error: unknown): error is Error & { readonly details: readonly string[] } => nameOf(error) === "Divergence";
+export const isDivergence = (error: unknown): error is Error & { readonly details: readonly string[] } => tagOf(error) === "Divergence";
 
 export function exitCodeFor(error: unknown): number {
-  if (isDivergence(error)) return EXIT.diverged;
-  // services/distributed/episodes.ts `LocalWorkersGone`.
-  if (nameOf(error) === "LocalWorkersGone") return (error as { internal?: boolean }).internal === true ? EXIT.internal : EXIT.usage;
-  if (DAMAGE_TAGS.has(tagOf(error) ?? "")) return EXIT.damaged;
-  // A lost actor host (services/kernel/episodes.ts `ActorHostLost`) is the NATS side's trouble, not the program's: the log is kept for a resume.
-  if (error instanceof UsageError || error instanceof InvalidSubjectToken || tagOf(error) === "SequenceConflict" || error instanceof WriterLocked || error instanceof EpisodeExists || error instanceof NatsUnavailable || nameOf(error) === "ActorHostLost") return EXIT.usage;
-  // An unknown world or condition, a config a world refused, a flag out of form (events/inputRejected.ts).
-  if (tagOf(error) === "InputRejected") return EXIT.usage;
-  // A full or failing disk is the machine's trouble, not the program's; what was logged is kept.
-  if (isPathError(error) || isStorageError(error)) return EXIT.usage;
-  return EXIT.internal;
+  const tag = tagOf(error);
+  // Only our errors' own codes count: a library's error may carry an `exitCode` of its own meaning.
+  const code = tag === undefined ? EXIT.internal : (CODE_OF_TAG.get(tag) ?? ownExitCode(error) ?? EXIT.internal);
+  // A path that is the wrong kind of thing, or a full or failing disk (Node's errno errors, or what
+  // wraps one), is the user's or the machine's trouble, not the program's.
+  return code === EXIT.internal && (isPathError(error) || isStorageError(error)) ? EXIT.usage : code;
 }

@@ -1,15 +1,14 @@
 // Readers of flag values shared by the command definitions (main.ts) and their actions.
 import { readFileSync } from "node:fs";
-import { InvalidArgumentError } from "commander";
-import { UsageError } from "../kernel/usageError.ts";
+import { FlagInvalid, UsageError } from "../kernel/usageError.ts";
 
 export function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, why = "") {
   return (value: string): number => {
-    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer, got '${value}'`);
+    if (!/^-?\d+$/.test(value.trim())) throw new FlagInvalid(`${flag} expects an integer, got '${value}'`);
     const n = Number(value);
-    if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} expects an integer ${min > Number.MIN_SAFE_INTEGER ? `from ${min} to ${Math.min(max, Number.MAX_SAFE_INTEGER)}` : `within ±${Number.MAX_SAFE_INTEGER}`}, got '${value}'`);
-    if (n < min) throw new InvalidArgumentError(`${flag} expects an integer ≥ ${min}, got '${value}'`);
-    if (n > max) throw new InvalidArgumentError(`${flag} expects an integer ≤ ${max}${why}, got '${value}'`);
+    if (!Number.isSafeInteger(n)) throw new FlagInvalid(`${flag} expects an integer ${min > Number.MIN_SAFE_INTEGER ? `from ${min} to ${Math.min(max, Number.MAX_SAFE_INTEGER)}` : `within ±${Number.MAX_SAFE_INTEGER}`}, got '${value}'`);
+    if (n < min) throw new FlagInvalid(`${flag} expects an integer ≥ ${min}, got '${value}'`);
+    if (n > max) throw new FlagInvalid(`${flag} expects an integer ≤ ${max}${why}, got '${value}'`);
     return n;
   };
 }

@@ -11,14 +11,14 @@
 // --help and a mistyped flag load no NATS, OpenTelemetry, model client, Effect or actors
 // (test/cli-startup.test.ts checks).
 import { resolve } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import { loadWorlds, WORLD_NAMES } from "../worlds.ts";
 import { MAX_HORIZON } from "../../actors/envprobe/limits.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { DEFAULT_NAMESPACE, MIN_LOCK_TTL_MS, NATS_URL_ENV, NATS_URL_FROM_ENV, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
 import { DEFAULT_CHUNK } from "../envprobe/chunk.ts";
 import { METRICS } from "../analysis/reportMetrics.ts";
-import { UsageError } from "../kernel/usageError.ts";
+import { FlagInvalid, UsageError } from "../kernel/usageError.ts";
 import { PROBETOWN_VERSION } from "../kernel/version.ts";
 import { DETAILED_TOWN_ACTORS } from "../auratown/views.ts";
 import { shownPath } from "../views/text.ts";
@@ -57,7 +57,7 @@ function checkNatsUrl(value: string): void {
 const namespaceOption = () =>
   new Option("--namespace <ns>", "JetStream namespace (stream, queue and bucket names) with --nats").default(DEFAULT_NAMESPACE).argParser((value: string) => {
     // It becomes a subject token and part of stream names (at most 255 characters with their prefixes).
-    if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) throw new InvalidArgumentError(`expected 1–200 letters, digits, '-' or '_' (it names NATS subjects and streams), got '${value}'`);
+    if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) throw new FlagInvalid(`expected 1–200 letters, digits, '-' or '_' (it names NATS subjects and streams), got '${value}'`);
     return value;
   });
 

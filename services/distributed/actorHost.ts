@@ -3,6 +3,8 @@
 import { createActor, type AnyActorRef } from "xstate";
 import type { ActorDefinition, Delivered, Emitted, WorldDefinition } from "../../actors/actor.ts";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
+import { InternalError } from "../../events/internalError.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { contextOfTraceparent } from "../../infra/telemetry.ts";
 import { SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
@@ -26,10 +28,12 @@ export interface DeliverReply {
   readonly replies: readonly (readonly Emitted[])[];
 }
 
-export class ActorFailed extends Error {
+/** An actor's machine threw handling a record: the world's fault, not the input's. */
+export class ActorFailed extends TaggedError {
+  readonly _tag = "ActorFailed";
+  readonly exitCode = ExitCode.internal;
   constructor(actorId: string, record: Delivered, cause: unknown) {
     super(`actor ${actorId} failed handling '${record.type}' (seq ${record.seq}, tick ${record.tick}): ${(cause as Error)?.message ?? String(cause)}`);
-    this.name = "ActorFailed";
   }
 }
 
@@ -78,7 +82,7 @@ export class ActorHost {
   private start(def: ActorDefinition, restore: Readonly<Record<string, unknown>> | undefined): void {
     const outbox: Emitted[] = [];
     const snapshot = restore?.[def.id];
-    if (restore !== undefined && snapshot === undefined) throw new Error(`snapshot has no state for actor ${def.id}`);
+    if (restore !== undefined && snapshot === undefined) throw new InternalError(`snapshot has no state for actor ${def.id}`);
     const ref = createActor(def.logic, snapshot === undefined ? { input: def.input } : { input: def.input, snapshot: snapshot as never });
     const entry: Hosted = { ref, outbox, failure: undefined };
     ref.on("*", (event: Emitted) => outbox.push(event));
@@ -91,7 +95,7 @@ export class ActorHost {
   restart(ids: readonly string[], restore?: Readonly<Record<string, unknown>>): void {
     for (const id of ids) {
       const def = this.definitions.get(id);
-      if (def === undefined) throw new Error(`actor ${id} is not hosted here`);
+      if (def === undefined) throw new InternalError(`actor ${id} is not hosted here`);
       this.entry(id).ref.stop();
       this.start(def, restore);
     }
@@ -101,7 +105,7 @@ export class ActorHost {
     const replies: (readonly Emitted[])[] = [];
     for (const id of recipients) {
       const entry = this.hosted.get(id);
-      if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
+      if (entry === undefined) throw new InternalError(`actor ${id} is not hosted here`);
       entry.outbox.length = 0;
       entry.ref.send(record);
       if (entry.failure !== undefined || entry.ref.getSnapshot().status === "error") {
@@ -115,7 +119,7 @@ export class ActorHost {
 
   private entry(id: string): Hosted {
     const entry = this.hosted.get(id);
-    if (entry === undefined) throw new Error(`actor ${id} is not hosted here`);
+    if (entry === undefined) throw new InternalError(`actor ${id} is not hosted here`);
     return entry;
   }
 
@@ -154,7 +158,7 @@ export class ActorHost {
         return this.snapshotTexts(request.ids);
       case "restore":
         // A snapshot is loaded by whoever serves this host (serveEach's `load`): the host has no store.
-        if (request.snapshot !== null) throw new Error(`cannot restore snapshot ${request.snapshot.slice(0, 12)}…: this host has no snapshot store`);
+        if (request.snapshot !== null) throw new InternalError(`cannot restore snapshot ${request.snapshot.slice(0, 12)}…: this host has no snapshot store`);
         this.restart(request.ids ?? this.ids);
         return { actors: request.ids ?? this.ids };
       case "ping":

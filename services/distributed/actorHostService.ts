@@ -14,6 +14,7 @@ import { subjects } from "../../infra/nats.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { ActorHost } from "./actorHost.ts";
 import { headerOf, snapshotActors, UsageError, type EpisodeHeader } from "../kernel/replay.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 /** Default `idleMs`: a live sequencer asks every actor for its digest each tick, so minutes of silence mean it has gone. */
 export const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -143,7 +144,7 @@ export async function hostEpisodeActors(o: ActorHostServiceOptions): Promise<Act
   }
   if (host === null) {
     if (end === "signal") return result("signal", o.actors === "all" ? [] : o.actors);
-    throw new Error(`episode ${o.episode}: stopped before its log began`);
+    throw new InternalError(`episode ${o.episode}: stopped before its log began`);
   }
   return result(end ?? "finished", (host as ActorHost).ids);
 }
@@ -161,8 +162,8 @@ async function isFinished(nc: NatsConnection, namespace: string, episode: string
 /** A snapshot of this episode from its store, checked: what a resumed run's hosts restore. */
 async function loadSnapshot(store: JetStreamSnapshotStore, episode: string, key: string, header: EpisodeHeader): Promise<Readonly<Record<string, unknown>>> {
   const snapshot = await store.get(key);
-  if (snapshot === null) throw new Error(`episode ${episode}: snapshot ${key.slice(0, 12)}… is not in its snapshot store`);
-  if (snapshot.episode !== episode) throw new Error(`snapshot ${key.slice(0, 12)}… is of episode ${snapshot.episode}, not ${episode}`);
+  if (snapshot === null) throw new InternalError(`episode ${episode}: snapshot ${key.slice(0, 12)}… is not in its snapshot store`);
+  if (snapshot.episode !== episode) throw new InternalError(`snapshot ${key.slice(0, 12)}… is of episode ${snapshot.episode}, not ${episode}`);
   return snapshotActors(header.world, snapshot, header.config, header.seed, header.condition);
 }
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../../infra/nats.ts";
 import { StorageFailed } from "../../infra/eventStore.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { Placement, Where } from "../kernel/episodes.ts";
 
 export { DEFAULT_NAMESPACE };
@@ -73,13 +74,16 @@ async function reportConnection(nc: NatsConnection, url: string, role: string): 
 const CLI = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
 
 /** The local workers of a sweep all exited before it ended: nothing it knows of takes its jobs any more. */
-export class LocalWorkersGone extends Error {
-  /** A worker ended with an internal error (exit 4): the sweep says so with the same code. */
+export class LocalWorkersGone extends TaggedError {
+  /** A worker ended with an internal error (exit 4): the sweep says so with the same code, under its own tag. */
   readonly internal: boolean;
+  readonly _tag: "LocalWorkersGone" | "LocalWorkersFailed";
+  readonly exitCode: typeof ExitCode.usage | typeof ExitCode.internal;
   constructor(message: string, internal: boolean) {
     super(message);
-    this.name = "LocalWorkersGone";
     this.internal = internal;
+    this._tag = internal ? "LocalWorkersFailed" : "LocalWorkersGone";
+    this.exitCode = internal ? ExitCode.internal : ExitCode.usage;
   }
 }
 

@@ -20,6 +20,7 @@ import { partDigest, stateHashOf } from "../distributed/actorHost.ts";
 import { episodeIdOf, PROBETOWN_VERSION } from "../kernel/episodes.ts";
 import { SEQUENCER_ID } from "../kernel/sequencer.ts";
 import { EpisodeAccumulator, type EpisodeMetrics } from "./metrics.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 export interface DirectRun {
   /** Base config (before the condition), as `run --config` would give it. */
@@ -49,7 +50,7 @@ export function runDirect(o: DirectRun): DirectResult {
   const config: EnvprobeConfig = world.applyCondition(base, o.policy);
   // No gateway here: an LLM agent's `llm.requested` would go unanswered. Its episodes run through
   // runEpisode (the sequencer answers model calls; see runSweep).
-  if (asksModel(config)) throw new Error("runDirect: an episode that asks a model (config llm.belief, or the LLM Judge's llm.judge) runs through runEpisode, which has the LLM gateway");
+  if (asksModel(config)) throw new InternalError("runDirect: an episode that asks a model (config llm.belief, or the LLM Judge's llm.judge) runs through runEpisode, which has the LLM gateway");
   const ticks = horizonOf(config);
   const episode = o.episode ?? episodeIdOf(world.name, o.seed, o.policy);
   const defs = world.actors(config, o.seed);

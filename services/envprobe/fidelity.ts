@@ -15,6 +15,7 @@ import { mcnemar, pairedBootstrap, wilson } from "../analysis/stats.ts";
 import type { EpisodeMetrics } from "./metrics.ts";
 import { pairedEpisodes, WORLDS, type Stratum } from "./report.ts";
 import { runSweep, sweepSpecOf } from "./sweep.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 type Metric = "accuracy" | "upr" | "collapse";
 
@@ -337,7 +338,7 @@ function trackingNote(g: Grids): string[] {
  */
 export async function envprobeFidelitySection(opts: { seeds?: number; onProgress?: (msg: string) => void }): Promise<string> {
   const n = opts.seeds ?? 220;
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`envprobeFidelitySection: seeds: expected an integer ≥ 1, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InternalError(`envprobeFidelitySection: seeds: expected an integer ≥ 1, got ${n}`);
   const say = opts.onProgress ?? (() => {});
   const tmp = mkdtempSync(join(tmpdir(), "probetown-envprobe-fidelity-"));
   const started = performance.now();

@@ -8,6 +8,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Schema } from "effect";
 import { LogCorrupted } from "../../events/errors.ts";
+import { InternalError } from "../../events/internalError.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
+import { UsageError } from "../kernel/usageError.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
 import { KINDS } from "../../actors/envprobe/kinds/index.ts";
 import { POLICY_NAMES, REGIMES } from "../../actors/envprobe/config.ts";
@@ -73,7 +76,7 @@ export const EpisodeMetricsSchema = Schema.Struct({
 
 /** A count a log record's payload must hold (metrics add them up: a string would concatenate). */
 function count(type: string, field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw new Error(`${type} ${field}: expected an integer ≥ 0, got ${JSON.stringify(value)}`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw new InternalError(`${type} ${field}: expected an integer ≥ 0, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -81,7 +84,9 @@ export const COLLAPSE = 0.6;
 const WINDOW = 5;
 
 /** An episode of another world (an AURATown day, an aura-scene cell): no EnvProbe metrics, and not damage either. */
-export class NotEnvProbeEpisode extends Error {
+export class NotEnvProbeEpisode extends TaggedError {
+  readonly _tag = "NotEnvProbeEpisode";
+  readonly exitCode = ExitCode.usage;
   readonly world: string;
   constructor(world: string) {
     super(`an episode of the world ${world}, not an EnvProbe one`);
@@ -110,10 +115,10 @@ export class EpisodeAccumulator {
       case "episode.started": {
         const p = payload as { seed: number; condition: string; config: { world: string; regime: string }; ticks: number; world?: unknown };
         if (typeof p.world === "string" && p.world !== "envprobe") throw new NotEnvProbeEpisode(p.world);
-        if (!Number.isSafeInteger(p.seed)) throw new Error(`${type} seed: expected an integer, got ${JSON.stringify(p.seed)}`);
-        if (count(type, "ticks", p.ticks) === 0) throw new Error(`${type} ticks: expected at least 1, got 0`);
+        if (!Number.isSafeInteger(p.seed)) throw new InternalError(`${type} seed: expected an integer, got ${JSON.stringify(p.seed)}`);
+        if (count(type, "ticks", p.ticks) === 0) throw new InternalError(`${type} ticks: expected at least 1, got 0`);
         for (const [field, value] of [["condition", p.condition], ["config.world", p.config?.world], ["config.regime", p.config?.regime]] as const) {
-          if (typeof value !== "string") throw new Error(`${type} ${field}: expected a name, got ${JSON.stringify(value)}`);
+          if (typeof value !== "string") throw new InternalError(`${type} ${field}: expected a name, got ${JSON.stringify(value)}`);
         }
         this.header = { world: p.config.world, regime: p.config.regime, policy: p.condition, seed: p.seed, horizon: p.ticks };
         break;
@@ -121,8 +126,8 @@ export class EpisodeAccumulator {
       case "envprobe.stepped": {
         const p = payload as { t: number; kind: string; valid: boolean; useful: boolean; success: boolean };
         count(type, "t", p.t);
-        if (p.kind !== "act" && p.kind !== "probe") throw new Error(`${type} kind: expected "act" or "probe", got ${JSON.stringify(p.kind)}`);
-        for (const field of ["valid", "useful", "success"] as const) if (typeof p[field] !== "boolean") throw new Error(`${type} ${field}: expected true or false, got ${JSON.stringify(p[field])}`);
+        if (p.kind !== "act" && p.kind !== "probe") throw new InternalError(`${type} kind: expected "act" or "probe", got ${JSON.stringify(p.kind)}`);
+        for (const field of ["valid", "useful", "success"] as const) if (typeof p[field] !== "boolean") throw new InternalError(`${type} ${field}: expected true or false, got ${JSON.stringify(p[field])}`);
         this.steps = p.t;
         this.success = p.success;
         if (p.kind === "probe") {
@@ -137,7 +142,7 @@ export class EpisodeAccumulator {
       }
       case "envprobe.mutated": {
         const changes = (payload as { changes?: unknown }).changes;
-        if (!Array.isArray(changes)) throw new Error(`envprobe.mutated changes: expected a list, got ${JSON.stringify(changes)}`);
+        if (!Array.isArray(changes)) throw new InternalError(`envprobe.mutated changes: expected a list, got ${JSON.stringify(changes)}`);
         this.mutations += changes.length;
         break;
       }
@@ -146,14 +151,14 @@ export class EpisodeAccumulator {
         // The payload is read without its schema (speed); the numbers metrics add up are checked.
         for (const field of ["t", "hc", "cw"] as const) count(type, field, p[field]);
         for (const field of ["w", "n"] as const) {
-          if (!Array.isArray(p[field]) || p[field].length !== 2) throw new Error(`${type} ${field}: expected [procedural, spatial], got ${JSON.stringify(p[field])}`);
+          if (!Array.isArray(p[field]) || p[field].length !== 2) throw new InternalError(`${type} ${field}: expected [procedural, spatial], got ${JSON.stringify(p[field])}`);
           p[field].forEach((x, i) => count(type, `${field}[${i}]`, x));
         }
-        if (p.n[0]! + p.n[1]! === 0 || p.w[0]! > p.n[0]! || p.w[1]! > p.n[1]!) throw new Error(`${type}: wrong fields ${JSON.stringify(p.w)} do not fit the field counts ${JSON.stringify(p.n)}`);
+        if (p.n[0]! + p.n[1]! === 0 || p.w[0]! > p.n[0]! || p.w[1]! > p.n[1]!) throw new InternalError(`${type}: wrong fields ${JSON.stringify(p.w)} do not fit the field counts ${JSON.stringify(p.n)}`);
         this.last = p;
         const acc = 1 - (p.w[0]! + p.w[1]!) / (p.n[0]! + p.n[1]!);
         if (this.collapse === null && acc < COLLAPSE) this.collapse = p.t;
-        if (p.cw > p.hc || p.cw > p.w[0]! + p.w[1]!) throw new Error(`${type}: ${p.cw} confident-wrong beliefs do not fit ${p.hc} confident and ${p.w[0]! + p.w[1]!} wrong ones`);
+        if (p.cw > p.hc || p.cw > p.w[0]! + p.w[1]!) throw new InternalError(`${type}: ${p.cw} confident-wrong beliefs do not fit ${p.hc} confident and ${p.w[0]! + p.w[1]!} wrong ones`);
         this.hc += p.hc;
         this.cw += p.cw;
         this.wrongBeliefs += p.w[0]! + p.w[1]!;
@@ -163,7 +168,7 @@ export class EpisodeAccumulator {
   }
 
   result(): EpisodeMetrics {
-    if (this.header === null || this.last === null) throw new Error("not an envprobe episode log (no header or no scored step)");
+    if (this.header === null || this.last === null) throw new UsageError("not an envprobe episode log (no header or no scored step)");
     const { w, n } = this.last;
     const h = this.header;
     return {
@@ -248,8 +253,8 @@ export function metricsOfSegments(dir: string, files: readonly string[], texts: 
           else if (type === "envprobe.stepped") acc.add(type, steppedTail(payload) ?? JSON.parse(payload));
           else acc.add(type, JSON.parse(payload));
         } catch (error) {
-          // Bad input, not damage: the report's caller turns a plain Error into exit 2.
-          if (error instanceof NotEnvProbeEpisode) throw new Error(`${dir}: ${error.message}: report-envprobe reads the EnvProbe episodes of a \`sweep envprobe --log\` folder (or a \`run envprobe\` episode)`);
+          // Bad input, not damage.
+          if (error instanceof NotEnvProbeEpisode) throw new UsageError(`${dir}: ${error.message}: report-envprobe reads the EnvProbe episodes of a \`sweep envprobe --log\` folder (or a \`run envprobe\` episode)`);
           throw damaged(file, line, `unreadable ${type} record: ${(error as Error).message}`);
         }
       }
@@ -262,7 +267,7 @@ export function metricsOfSegments(dir: string, files: readonly string[], texts: 
   try {
     metrics = acc.result();
   } catch (error) {
-    throw new Error(`${dir}: ${(error as Error).message}`);
+    throw new UsageError(`${dir}: ${(error as Error).message}`);
   }
   const lastTick = /"tick":(\d+),"to":[^,]*,"type":"tick\.committed"/.exec(lastLine)?.[1];
   if (lastTick === undefined || Number(lastTick) !== metrics.horizon - 1) {

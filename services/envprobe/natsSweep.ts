@@ -14,6 +14,7 @@
 // log whole, so the logs and the metrics end as an uninterrupted run's. The same holds for the
 // sweep resubmitted in a fresh namespace into the same --log.
 import { Schema } from "effect";
+import { ExitCode } from "../../events/taggedError.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
@@ -30,6 +31,7 @@ import { makeLlmGateway, mergeProblems, resolveLlmConfig, sumTotals, type Endpoi
 import type { Kind } from "../../actors/envprobe/kinds/index.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
 import { DEFAULT_CHUNK } from "./chunk.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 export { DEFAULT_CHUNK };
 
@@ -65,6 +67,9 @@ export class EnvprobeSweepFailed extends Schema.TaggedError<EnvprobeSweepFailed>
   failures: Schema.Array(Schema.Struct({ id: Schema.String, attempt: Schema.Number, error: Schema.String })),
   jobs: Schema.Number,
 }) {
+  get exitCode(): 4 {
+    return ExitCode.internal;
+  }
   override get message(): string {
     const shown = this.failures.slice(0, 5).map((f) => `${f.id} after ${f.attempt} attempts: ${f.error}`);
     return `sweep envprobe over NATS: ${this.failures.length} of ${this.jobs} jobs failed, so no metrics were written (${shown.join("; ")}${this.failures.length > 5 ? "; …" : ""})`;
@@ -144,7 +149,7 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?:
  */
 async function runLlmChunk(id: string, spec: EnvprobeChunkSpec, settings: Readonly<Record<string, unknown>>): Promise<EnvprobeChunkResult> {
   const resolved = resolveLlmConfig({ configObject: { label: `job ${id}: llm`, value: settings }, roles: ["belief"] }).config;
-  if (resolved === null) throw new Error(`job ${id}: llm: no endpoint in the job's settings`);
+  if (resolved === null) throw new InternalError(`job ${id}: llm: no endpoint in the job's settings`);
   const gateway = makeLlmGateway(resolved);
   const jobs = spec.seeds.map((seed) => ({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }));
   const { episodes, kept } = await runEpisodesThroughSequencer(jobs, { config: spec.config, log: spec.log, lanes: resolved.concurrency ?? 4, llm: gateway.responder, resume: true });

@@ -64,7 +64,7 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
     const parts = await runOnPool<string[], LoadResult>(new URL("./loadWorker.ts", import.meta.url), shares, {
       threads: n,
       onResult: (m) => {
-        if (m.metrics === undefined) throw m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : asInputError(new Error(m.message));
+        if (m.metrics === undefined) throw m.damaged ? new LogCorrupted({ ...m.damaged, seq: null }) : new UsageError(m.message);
       },
     });
     episodes = parts.flatMap((m) => m.metrics ?? []);

@@ -23,6 +23,7 @@ import { UsageError } from "../kernel/replay.ts";
 import type { LlmResponder } from "../kernel/sequencer.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import type { SweepChunk, SweepChunkResult } from "./sweepWorker.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 export interface EnvprobeJob {
   readonly world: Kind;
@@ -261,7 +262,7 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
   const results = await runOnPool<SweepChunk, SweepChunkResult>(new URL("./sweepWorker.ts", import.meta.url), chunks, {
     threads: workers,
     onResult: (r) => {
-      if (r.error !== undefined) throw new Error(r.error);
+      if (r.error !== undefined) throw new InternalError(r.error);
       done += r.done.length;
       kept += r.kept;
       progress?.(done, jobs.length, kept);

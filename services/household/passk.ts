@@ -8,6 +8,8 @@
 //   formula, labelled, for comparison only.
 // Both are averaged over tasks; missing attempts count as failures (the caller passes them as such).
 
+import { InternalError } from "../../events/internalError.ts";
+
 /** C(n, k) as a float (exact for the small n of repeated runs). */
 export function binomial(n: number, k: number): number {
   if (k < 0 || k > n) return 0;
@@ -17,7 +19,7 @@ export function binomial(n: number, k: number): number {
 }
 
 function check(n: number, c: number, k: number): void {
-  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || c < 0 || c > n || k < 1 || k > n) throw new RangeError(`pass metrics need integers 0 ≤ c ≤ n and 1 ≤ k ≤ n (got n=${n}, c=${c}, k=${k})`);
+  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || c < 0 || c > n || k < 1 || k > n) throw new InternalError(`pass metrics need integers 0 ≤ c ≤ n and 1 ≤ k ≤ n (got n=${n}, c=${c}, k=${k})`);
 }
 
 export function passAtK(n: number, c: number, k: number): number {

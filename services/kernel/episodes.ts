@@ -10,6 +10,7 @@ import { isSeed, SEED_RULE } from "../../actors/rng.ts";
 import { Effect } from "effect";
 import type { LogRecord } from "../../events/record.ts";
 import { SnapshotDamaged, type TornTail } from "../../events/errors.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { EventStore, FsyncPolicy } from "../../infra/eventStore.ts";
 import { segmentFiles } from "../../infra/fileEventStore.ts";
 import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../../infra/layers.ts";
@@ -98,19 +99,24 @@ export interface Placement {
  * A remote actor's host stopped answering mid-run (killed, hung, its machine gone). Not an
  * internal error: the log so far is intact, and a resumed run with a host for the actor continues it.
  */
-export class ActorHostLost extends Error {
+export class ActorHostLost extends TaggedError {
+  readonly _tag = "ActorHostLost";
+  /** The NATS side's trouble, not the program's: the log is kept for a resume. */
+  readonly exitCode = ExitCode.usage;
   readonly episode: string;
   readonly actorId: string;
   constructor(episode: string, actorId: string, detail: string) {
     super(`episode ${episode}: the actor host serving ${actorId} stopped answering (${detail}); the log so far is kept: start an actor host for ${actorId} again and continue the episode with \`run --resume\` and the same flags (its hosts are set back to the state the log continues from)`);
-    this.name = "ActorHostLost";
     this.episode = episode;
     this.actorId = actorId;
   }
 }
 
 /** A run or fork stopped on request (`CommonOptions.stop`: Ctrl-C) after a committed tick: its log ends on that tick's commit. */
-export class Interrupted extends Error {
+export class Interrupted extends TaggedError {
+  readonly _tag = "Interrupted";
+  /** The command line answers it with the signal's own code (services/cli/session.ts): reaching exitCodeFor, it escaped that. */
+  readonly exitCode = ExitCode.internal;
   readonly episode: string;
   /** The last tick committed, and the episode's last. */
   readonly afterTick: number;
@@ -121,7 +127,6 @@ export class Interrupted extends Error {
   readonly dir: string;
   constructor(episode: string, afterTick: number, lastTick: number, reason: string, dir = "") {
     super(`episode ${episode}: stopped by ${reason} after tick ${afterTick} of ${lastTick}`);
-    this.name = "Interrupted";
     this.episode = episode;
     this.afterTick = afterTick;
     this.lastTick = lastTick;

@@ -12,6 +12,7 @@ import { worldNamed } from "./worlds.ts";
 import { canonicalJson } from "../../events/canonical.ts";
 import { GENESIS_HASH, type Draft, type LogRecord } from "../../events/record.ts";
 import { LogCorrupted, SnapshotDamaged } from "../../events/errors.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { AppendOptions, EventStore, Head } from "../../infra/eventStore.ts";
 import { Effect } from "effect";
 import { Embedded, EventStores, SnapshotStores, Transports } from "../../infra/layers.ts";
@@ -46,17 +47,21 @@ export function resolveEpisodeDir(path: string): string {
   throw new UsageError(`${path}: not an episode directory (expected a log/ folder inside)`);
 }
 
-export class EndOfLog extends Error {
+/** A replay asked for a record past the log's end (replayWith tells the divergence it stands for). */
+export class EndOfLog extends TaggedError {
+  readonly _tag = "EndOfLog";
+  readonly exitCode = ExitCode.internal;
   readonly seq: number;
   constructor(seq: number) {
     super(`log ends after seq ${seq}`);
-    this.name = "EndOfLog";
     this.seq = seq;
   }
 }
 
 /** A recomputed tick state hash differs from the logged one (explained by replayWith). */
-class StateMismatch extends Error {
+export class StateMismatch extends TaggedError {
+  readonly _tag = "StateMismatch";
+  readonly exitCode = ExitCode.internal;
   readonly logged: LogRecord;
   readonly draft: Draft;
   constructor(logged: LogRecord, draft: Draft) {
@@ -67,13 +72,14 @@ class StateMismatch extends Error {
 }
 
 /** The replayed actors produced something other than what the log holds. */
-export class Divergence extends Error {
+export class Divergence extends TaggedError {
+  readonly _tag = "Divergence";
+  readonly exitCode = ExitCode.diverged;
   readonly seq: number;
   readonly tick: number;
   readonly details: string[];
   constructor(seq: number, tick: number, summary: string, details: string[]) {
     super(`divergence at seq ${seq} (tick ${tick}): ${summary}`);
-    this.name = "Divergence";
     this.seq = seq;
     this.tick = tick;
     this.details = details;

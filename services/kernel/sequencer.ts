@@ -11,6 +11,7 @@ import { SerializedActor } from "../../infra/snapshotStore.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { traceparentOf } from "../../infra/telemetry.ts";
 import { stateHashOf, type DeliverReply, type HostRequest } from "../distributed/actorHost.ts";
+import { InternalError } from "../../events/internalError.ts";
 
 /**
  * Where each actor is served. Embedded runs put every actor behind one subject (one request per
@@ -233,7 +234,7 @@ export class Sequencer {
     const parts: Record<string, string> = {};
     for (const id of this.actors.ids) {
       const part = answers.find((a) => a[id] !== undefined)?.[id];
-      if (part === undefined) throw new Error(`no actor host reported the state of ${id}`);
+      if (part === undefined) throw new InternalError(`no actor host reported the state of ${id}`);
       parts[id] = part;
     }
     return parts;
@@ -245,7 +246,7 @@ export class Sequencer {
     const out: Record<string, SerializedActor> = {};
     for (const id of this.actors.ids) {
       const answer = answers.find((a) => a[id] !== undefined)?.[id];
-      if (answer === undefined) throw new Error(`no actor host reported the snapshot of ${id}`);
+      if (answer === undefined) throw new InternalError(`no actor host reported the snapshot of ${id}`);
       // A remote actor host of an earlier build answers with the snapshot object itself.
       out[id] = new SerializedActor(typeof answer === "string" ? answer : JSON.stringify(answer));
     }

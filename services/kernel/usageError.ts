@@ -1,14 +1,21 @@
 // The errors of bad usage or input (exit 2), apart from services/kernel/replay.ts so that the command
 // line can raise and recognise them without loading the replay machinery.
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 
-export class UsageError extends Error {
-  readonly _tag: string = "UsageError";
-  /** Bad usage or input (the command line's exit 2). */
-  readonly exitCode = 2 as const;
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
+/** Subclasses (an invalid spec or benchmark file, a flag value) name the input in their class, and share this tag and code. */
+export class UsageError extends TaggedError {
+  readonly _tag = "UsageError";
+  readonly exitCode = ExitCode.usage;
+}
+
+/**
+ * A flag value out of form, raised inside a commander argParser. Commander tells an argument
+ * parser's refusal by its `code` (lib/command.js `_callParseArg`), as it tells its own
+ * InvalidArgumentError, and says which option and value it was: "option '--seed <n>' argument 'x'
+ * is invalid. <message>".
+ */
+export class FlagInvalid extends UsageError {
+  readonly code = "commander.invalidArgument";
 }
 
 /** A path the user gave that is the wrong kind of thing (a file for a directory, none at all, …): Node's message names it. */

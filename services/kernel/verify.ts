@@ -65,7 +65,7 @@ export const verifyEpisodeEffect = (path: string, where?: Where, options: Verify
       if (error instanceof LogCorrupted) {
         // In JetStream, a resume is what cuts a damaged tail (`repair` is for files).
         const remedy = error.file.startsWith("jetstream:") ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
-        return fail("damaged", error.seq, error.message, error.line === 1 && /first segment/.test(error.reason) ? [] : [`records before this one are intact${remedy}`], null, 0);
+        return fail("damaged", error.seq, error.message, error.line === 1 && error.startMissing === true ? [] : [`records before this one are intact${remedy}`], null, 0);
       }
       if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
       return yield* Effect.fail(error as Error);

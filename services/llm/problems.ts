@@ -39,18 +39,25 @@ export const isConfigKind = (kind: string): kind is ConfigKind => CONFIG_KINDS.h
 /** The failure kinds of an endpoint that answered, with an HTTP error, after the retries (`errors_only` when no call to that model completed). */
 export const HTTP_ERROR_KINDS: ReadonlySet<string> = new Set<LlmErrorKind>(["server_error", "rate_limit", "http_error"]);
 
-/** How the messages of calls failed at once start (so a log's reader tells them from the refusal itself). */
+/** How the messages of calls failed at once start (for people: a log's reader tells them by `notAsked`). */
 export const NOT_ASKED = "not asked: ";
 export const GAVE_UP = "endpoint unreachable: ";
 
 /**
- * The HTTP status a logged failure's message names (`HTTP 401: …`): `llm.failed` records no status
- * of its own, and its payload is part of the hash chain, so a log's reader has only the message.
+ * A logged failure of a call the gateway did not send (a refusal or a give-up met before: no
+ * attempt), as opposed to the failure that condemned the endpoint. A fork's copy of its parent's
+ * failure (`cached`) spent no attempt of its own, and is taken as the failure it copies.
  */
-const statusOf = (message: string): number | null => {
-  const m = /HTTP (\d{3})/.exec(message);
-  return m === null ? null : Number(m[1]);
-};
+const notAsked = (f: LlmFailedPayload): boolean => f.attempts === 0 && f.cached !== true;
+
+/**
+ * The HTTP status of a logged failure, where its kind has only one (infra/openaiClient.ts
+ * `classify`): `llm.failed` records no status of its own (its payload is part of the hash chain),
+ * and its message is for people, not to be parsed. Other kinds (`auth` is 401 or 403, a
+ * `server_error` any 5xx) are recorded with no status.
+ */
+const STATUS_OF_KIND: Partial<Record<LlmErrorKind, number>> = { rate_limit: 429, quota: 429, endpoint_not_found: 404 };
+const statusOf = (f: LlmFailedPayload): number | null => STATUS_OF_KIND[f.error] ?? null;
 /** One problem per kind (per model for `model_not_found` and `errors_only`). */
 const problemKey = (p: Pick<EndpointProblem, "kind" | "model">): string => (p.kind === "model_not_found" || p.kind === "errors_only" ? `${p.kind} ${p.model ?? ""}` : p.kind);
 
@@ -73,7 +80,11 @@ export function mergeProblems(...lists: ReadonlyArray<readonly EndpointProblem[]
  */
 export class RecordedEndpointProblems {
   private readonly found = new Map<string, EndpointProblem>();
+  /** The keys of `found` whose problem is a call not asked (its message says so), kept until the refusal itself is read. */
+  private readonly notAskedKeys = new Set<string>();
   private unreachable: EndpointProblem | null = null;
+  /** Whether `unreachable` is a call given up at once (the endpoint was taken as down), not a connection that failed. */
+  private givenUp = false;
   private readonly httpErrors = new Map<string | null, EndpointProblem>();
   private readonly completedModels = new Set<string | null>();
   private answered = false;
@@ -89,19 +100,26 @@ export class RecordedEndpointProblems {
       const f = r.payload as LlmFailedPayload;
       const model = models.get(f.requestHash) ?? null;
       if (isConfigKind(f.error)) {
-        const problem: EndpointProblem = { kind: f.error, status: statusOf(f.message), message: f.message, server: null, model, live: false };
+        const problem: EndpointProblem = { kind: f.error, status: statusOf(f), message: f.message, server: null, model, live: false };
         const seen = this.found.get(problemKey(problem));
         // The refused call's own message, rather than a later call's 'not asked: …'.
-        if (seen === undefined || (seen.message.startsWith(NOT_ASKED) && !f.message.startsWith(NOT_ASKED))) this.found.set(problemKey(problem), problem);
+        if (seen === undefined || (this.notAskedKeys.has(problemKey(problem)) && !notAsked(f))) {
+          this.found.set(problemKey(problem), problem);
+          if (notAsked(f)) this.notAskedKeys.add(problemKey(problem));
+          else this.notAskedKeys.delete(problemKey(problem));
+        }
       } else if (f.error === "network" || f.error === "timeout") {
         const problem: EndpointProblem = { kind: "unreachable", status: null, message: f.message, server: null, model: null, live: false };
-        if (this.unreachable === null || (f.attempts === 0 && !this.unreachable.message.startsWith(GAVE_UP))) this.unreachable = problem;
-      } else if (HTTP_ERROR_KINDS.has(f.error) && !this.httpErrors.has(model)) this.httpErrors.set(model, { kind: "errors_only", status: statusOf(f.message), message: f.message, server: null, model, live: false });
+        if (this.unreachable === null || (notAsked(f) && !this.givenUp)) {
+          this.unreachable = problem;
+          this.givenUp = notAsked(f);
+        }
+      } else if (HTTP_ERROR_KINDS.has(f.error) && !this.httpErrors.has(model)) this.httpErrors.set(model, { kind: "errors_only", status: statusOf(f), message: f.message, server: null, model, live: false });
     }
     return this;
   }
   problems(): EndpointProblem[] {
-    const given = this.unreachable !== null && (this.unreachable.message.startsWith(GAVE_UP) || !this.answered);
+    const given = this.unreachable !== null && (this.givenUp || !this.answered);
     return [...this.found.values(), ...(given ? [this.unreachable!] : []), ...[...this.httpErrors].filter(([model]) => !this.completedModels.has(model)).map(([, p]) => p)];
   }
 }

@@ -27,6 +27,7 @@ import { mentionedLocation, mentionedNames, normalise, planOf, sceneTimeOf, type
 import type { SceneConfig } from "../../../actors/aura/world.ts";
 import { UsageError } from "../../kernel/replay.ts";
 import { otherBenchmark } from "./implicit.ts";
+import { InternalError } from "../../../events/internalError.ts";
 
 /** A factual benchmark file that cannot be used; names the file and, per problem, the query and field. */
 export class FactualBenchmarkInvalid extends UsageError {
@@ -34,7 +35,6 @@ export class FactualBenchmarkInvalid extends UsageError {
   readonly problems: readonly string[];
   constructor(file: string, problems: readonly string[]) {
     super(`${file}: invalid factual benchmark:\n  - ${problems.slice(0, 20).join("\n  - ")}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ""}`);
-    this.name = "FactualBenchmarkInvalid";
     this.file = file;
     this.problems = problems;
   }
@@ -103,7 +103,7 @@ export interface FactualTruth {
 /** The judge's ground truth for one query, from the scene config its episode ran with (§7.1). */
 export function factualTruth(config: SceneConfig, queryId: string): FactualTruth {
   const q = config.queries.find((x) => x.id === queryId);
-  if (q === undefined) throw new Error(`no query '${queryId}' in the episode's config`);
+  if (q === undefined) throw new InternalError(`no query '${queryId}' in the episode's config`);
   const scene = config.scene as Scene;
   const asker = q.asker ?? "";
   const agents = Object.keys(scene.public_state).sort().map((name) => ({ name, ...scene.public_state[name]! }));

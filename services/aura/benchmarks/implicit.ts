@@ -17,7 +17,6 @@ export class BenchmarkInvalid extends UsageError {
   readonly problems: readonly string[];
   constructor(file: string, problems: readonly string[], kind = "implicit-intent") {
     super(`${file}: invalid ${kind} benchmark:\n  - ${problems.slice(0, 20).join("\n  - ")}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ""}`);
-    this.name = "BenchmarkInvalid";
     this.file = file;
     this.problems = problems;
   }

@@ -16,6 +16,7 @@ import type { LogRecord } from "../../../events/record.ts";
 import { runEpisode } from "../../kernel/episodes.ts";
 import { UsageError } from "../../kernel/replay.ts";
 import { BenchmarkInvalid, otherBenchmark } from "./implicit.ts";
+import { InternalError } from "../../../events/internalError.ts";
 
 const Str = Schema.String;
 
@@ -103,7 +104,7 @@ export async function townSnapshots(seed: number, after: readonly number[], dir:
   });
   return after.map((n) => {
     const c = captured.get(n - 1);
-    if (c === undefined) throw new Error(`town snapshot: no state captured at tick ${n - 1}`);
+    if (c === undefined) throw new InternalError(`town snapshot: no state captured at tick ${n - 1}`);
     return sceneOfTown(seed, c, join(dir, "log"));
   });
 }

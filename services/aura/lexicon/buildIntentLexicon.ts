@@ -14,6 +14,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { membersOf, WordNet, type WordNetPos } from "./wordnet.ts";
+import { UsageError } from "../../kernel/usageError.ts";
 
 interface Entry {
   term: string;
@@ -48,10 +49,10 @@ for (const seed of hand) {
   if (seed.wordnet === undefined) continue;
   const { pos, senses, relations, exclude = [] } = seed.wordnet;
   const offsets = wn.senses(seed.term, pos);
-  if (offsets.length === 0) throw new Error(`${file}: '${seed.term}' (${pos}) is not in WordNet`);
+  if (offsets.length === 0) throw new UsageError(`${file}: '${seed.term}' (${pos}) is not in WordNet`);
   for (const n of senses) {
     const offset = offsets[n - 1];
-    if (offset === undefined) throw new Error(`${file}: '${seed.term}' (${pos}) has ${offsets.length} senses, not ${n}`);
+    if (offset === undefined) throw new UsageError(`${file}: '${seed.term}' (${pos}) has ${offsets.length} senses, not ${n}`);
     const synset = wn.synset(offset, pos);
     const reached = [synset, ...synset.pointers.filter((p) => relations.includes(p.symbol)).map((p) => wn.synset(p.offset, p.pos))];
     for (const s of reached) {

@@ -4,6 +4,7 @@
 import { openSync, readSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { UsageError } from "../../kernel/usageError.ts";
 
 export type WordNetPos = "n" | "v" | "a" | "r";
 const FILE: Record<WordNetPos, string> = { n: "noun", v: "verb", a: "adj", r: "adv" };
@@ -84,7 +85,7 @@ export interface ClassMember {
 /** Every word of every synset in a lexicographer file, with the rank of that sense among the word's senses. */
 export function membersOf(wn: WordNet, lexfile: string, pos: WordNetPos): ClassMember[] {
   const num = LEXFILES[lexfile];
-  if (num === undefined) throw new Error(`unknown lexicographer file '${lexfile}' (known: ${Object.keys(LEXFILES).join(", ")})`);
+  if (num === undefined) throw new UsageError(`unknown lexicographer file '${lexfile}' (known: ${Object.keys(LEXFILES).join(", ")})`);
   const out: ClassMember[] = [];
   const text = readFileSync(join(wn.dir, `data.${pos === "n" ? "noun" : pos === "v" ? "verb" : pos === "a" ? "adj" : "adv"}`), "utf8");
   for (const line of text.split("\n")) {
