@@ -2,7 +2,7 @@
 // Same contract as the JetStream queue (test/contracts/jobQueue.ts): ids are deduplicated for the
 // queue's lifetime, a throwing handler is retried up to maxAttempts, an abandoned worker's running
 // jobs go back to the front of the queue with the next attempt number.
-import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type Submitted, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
+import { isRetryable, rejectionOf, type Job, type JobHandler, type JobOutcome, type JobQueue, type JobRejection, type Submitted, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
 
 export interface InProcessJobQueueOptions {
   /** Delay before a failed job is offered again (default 0). */
@@ -194,17 +194,17 @@ export class InProcessJobQueue implements JobQueue {
       .then(() => w.handler(entry.job, { attempt, worker: w.name }))
       .then(
         (result) => this.#settle(w, entry, token, { ok: true, result, attempt }),
-        (error: unknown) => this.#settle(w, entry, token, { ok: false, error: errorMessage(error), attempt, final: !isRetryable(error) }),
+        (error: unknown) => this.#settle(w, entry, token, { ok: false, error: errorMessage(error), attempt, final: !isRetryable(error), ...rejectionOf(error) }),
       );
   }
 
-  #settle(w: Worker, entry: Entry, token: number, r: { ok: boolean; result?: unknown; error?: string; attempt: number; final?: boolean }): void {
+  #settle(w: Worker, entry: Entry, token: number, r: { ok: boolean; result?: unknown; error?: string; attempt: number; final?: boolean; reason?: JobRejection }): void {
     if (entry.token !== token || entry.state !== "running" || w.abandoned) return;
     w.running.delete(entry.job.id);
     if (r.ok) {
       this.#finish(entry, { id: entry.job.id, ok: true, result: r.result, worker: w.name, attempt: r.attempt });
     } else if (r.attempt >= w.maxAttempts || r.final === true) {
-      this.#finish(entry, { id: entry.job.id, ok: false, error: r.error, worker: w.name, attempt: r.attempt, ...(r.final === true ? { rejected: true as const } : {}) });
+      this.#finish(entry, { id: entry.job.id, ok: false, error: r.error, worker: w.name, attempt: r.attempt, ...(r.final === true ? { rejected: true as const, ...(r.reason === undefined ? {} : { reason: r.reason }) } : {}) });
     } else {
       entry.lastError = r.error;
       entry.state = "queued";

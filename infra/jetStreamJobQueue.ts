@@ -24,7 +24,7 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
-import { isRetryable, type Job, type JobHandler, type JobOutcome, type JobQueue, type Submitted, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
+import { isRetryable, rejectionOf, type Job, type JobHandler, type JobOutcome, type JobQueue, type JobRejection, type Submitted, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
 import { natsName, subjects, subjectToken } from "./nats.ts";
 
 export interface JetStreamJobQueueOptions {
@@ -371,7 +371,7 @@ export class JetStreamJobQueue implements JobQueue {
             m.nak(this.#backoffMs);
             return;
           }
-          outcome = { id, ok: false, error: errorMessage(error), worker: state.name, attempt, ...(isRetryable(error) ? {} : { rejected: true as const }) };
+          outcome = { id, ok: false, error: errorMessage(error), worker: state.name, attempt, ...(isRetryable(error) ? {} : { rejected: true as const, ...rejectionOf(error) }) };
         }
       }
       if (state.abandoned || outcome === null) return;

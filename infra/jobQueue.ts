@@ -35,6 +35,8 @@ export interface JobOutcome<Result = unknown> {
   readonly error?: string;
   /** The handler rejected the job (JobRejected): no delivery could run it, so it was not retried. */
   readonly rejected?: true;
+  /** What the rejection was for, when it says. */
+  readonly reason?: JobRejection;
   readonly worker: string;
   readonly attempt: number;
 }
@@ -48,7 +50,19 @@ export type JobHandler = (job: Job, context: JobContext) => Promise<unknown>;
 export class JobRejected extends TaggedError {
   readonly _tag = "JobRejected";
   readonly exitCode = ExitCode.internal;
+  /** Why, when the sweep has something to say about it (it travels in the outcome, over NATS too). */
+  readonly reason: JobRejection | undefined;
+  constructor(message: string, options?: ErrorOptions & { readonly reason?: JobRejection }) {
+    super(message, options);
+    this.reason = options?.reason;
+  }
 }
+
+/** A rejection the submitter can act on: the job's episode id is taken by another episode's log. */
+export type JobRejection = "episode-id-taken";
+
+/** The reason a failure carries into its outcome (JobRejected's), if any. */
+export const rejectionOf = (error: unknown): { readonly reason?: JobRejection } => (error instanceof JobRejected && error.reason !== undefined ? { reason: error.reason } : {});
 
 /** Whether a handler's failure is worth another delivery. */
 export const isRetryable = (error: unknown): boolean => !(error instanceof JobRejected);

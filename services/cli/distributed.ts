@@ -642,7 +642,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   const outcomes = gathered.outcomes.map((o): JobOutcome => {
     if (!o.ok) return o;
     const differ = specDifferences((o.result as EpisodeOutcome).spec, asked.get(o.id)!);
-    return differ.length === 0 ? o : { id: o.id, ok: false, rejected: true as const, worker: o.worker, attempt: o.attempt, error: `an earlier sweep already ran episode ${o.id} here with other settings (${differ.join("; ")}); its outcome is not this sweep's` };
+    return differ.length === 0 ? o : { id: o.id, ok: false, rejected: true as const, reason: "episode-id-taken" as const, worker: o.worker, attempt: o.attempt, error: `an earlier sweep already ran episode ${o.id} here with other settings (${differ.join("; ")}); its outcome is not this sweep's` };
   });
   const failed = outcomes.filter((o) => !o.ok);
   // Embedded, a finished episode is "resumed" with nothing to append: it counted as run now (all
@@ -667,7 +667,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
   else {
     process.stdout.write(`${jobs.length} episodes: ${report.ok} ok, ${report.failed} failed in ${seconds.toFixed(1)} s (${sweepRate(jobs.length, served, seconds, 1)})\n`);
     for (const f of failed.slice(0, 20)) process.stdout.write(`  FAILED ${f.id} after ${f.attempt} attempt${f.attempt === 1 ? "" : "s"}: ${f.error ?? "(no message)"}\n`);
-    if (failed.some((f) => f.rejected === true && /another header|other settings/.test(f.error ?? ""))) {
+    if (failed.some((f) => f.reason === "episode-id-taken")) {
       process.stdout.write(`  another episode (from \`run\` or another sweep) has that id: ${flags.nats !== undefined ? "use another --namespace" : flags.log === undefined ? "pass --log <dir> to run this one elsewhere" : "choose another --log"}\n`);
     }
     if (byCondition !== null && !flags.quiet) process.stdout.write(renderConditionReport(byCondition) + "\n");

@@ -10,6 +10,7 @@ import type { TornTail } from "../../events/errors.ts";
 import type { EmbeddedServices } from "../../infra/layers.ts";
 import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "../kernel/episodes.ts";
 import { isPathError, UsageError } from "../kernel/replay.ts";
+import { EpisodeIdTaken } from "../kernel/usageError.ts";
 import { fieldDifferences } from "../views/text.ts";
 
 export interface EpisodeSpec {
@@ -155,6 +156,6 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
   // a disk that is full fails the same on every delivery.
   return (job, context) =>
     handler(job, context).catch((error: unknown) => {
-      throw error instanceof UsageError || isPathError(error) || isStorageError(error) ? new JobRejected((error as Error).message, { cause: error }) : error;
+      throw error instanceof UsageError || isPathError(error) || isStorageError(error) ? new JobRejected((error as Error).message, { cause: error, ...(error instanceof EpisodeIdTaken ? { reason: "episode-id-taken" as const } : {}) }) : error;
     });
 }

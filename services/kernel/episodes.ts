@@ -18,6 +18,7 @@ import type { EpisodeSnapshot, SnapshotStore } from "../../infra/snapshotStore.t
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "../distributed/actorHost.ts";
 import { NoResponder } from "../../infra/transport.ts";
+import { EpisodeIdTaken } from "./usageError.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, UsageError, type EpisodeHeader } from "./replay.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "../views/text.ts";
@@ -416,7 +417,7 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
   const h = d.header(d.definitions.map((def) => def.id).sort());
   if (logged.type !== h.type || canonicalJson(logged.payload) !== canonicalJson(h.payload)) {
     const differ = fieldDifferences(logged.payload, h.payload, "in the log");
-    throw new UsageError(`episode ${d.episode}: the existing log was started with another header (${differ.length === 0 ? "it is not an episode.started record" : differ.join("; ")}); refusing to continue it`);
+    throw new EpisodeIdTaken(`episode ${d.episode}: the existing log was started with another header (${differ.length === 0 ? "it is not an episode.started record" : differ.join("; ")}); refusing to continue it`);
   }
   const point = await resumePoint(records, snapshots, d.episode, note);
   if (point === null) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };

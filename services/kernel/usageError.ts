@@ -8,6 +8,9 @@ export class UsageError extends TaggedError {
   readonly exitCode = ExitCode.usage;
 }
 
+/** An episode's log (or its outcome) holds another episode under the same id: choose another place. */
+export class EpisodeIdTaken extends UsageError {}
+
 /**
  * A flag value out of form, raised inside a commander argParser. Commander tells an argument
  * parser's refusal by its `code` (lib/command.js `_callParseArg`), as it tells its own
