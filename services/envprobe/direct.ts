@@ -1,24 +1,25 @@
 // A direct embedded driver for EnvProbe episodes, for sweeps of tens of thousands of them.
-// It runs the same pure record handlers as the XState actors (agentHandlers, envHandlers) under
-// the sequencer's exact rules — append a round, deliver each record in log order, append the
-// replies in canonical recipient order, then `tick.committed` with the same part digests — and
-// seals every record with the same hash chain. So its log is record-for-record the log
-// `runEpisode` writes (except `meta`, which is never hashed); a test checks this, and `verify`
-// replays its logs through the real actors. What it leaves out is per-episode overhead: no Effect
-// layers, transport, XState interpreter, telemetry or snapshot store (about 7 ms an episode).
+// It runs the same pure record handlers as the XState actors (agentHandlers, envHandlers) through
+// the sequencer's own tick pump (services/kernel/tickPump.ts: append a round, deliver each record in
+// log order, append the replies in canonical recipient order, then `tick.committed` with the part
+// digests), as its synchronous port: handlers called in place, every record sealed with the same
+// hash chain in memory. So its log is record-for-record the log `runEpisode` writes (except
+// `meta`, which is never hashed); a test checks this, and `verify` replays its logs through the real
+// actors. What it leaves out is per-episode overhead: no Effect layers, transport, XState
+// interpreter, telemetry or snapshot store (about 7 ms an episode).
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { handlersByType, type Delivered, type HandlerLookup } from "../../actors/actor.ts";
+import { handlersByType, type Emitted, type HandlerLookup } from "../../actors/actor.ts";
 import { AGENT_ID, agentHandlers, ENV_ID, initialAgentContext, type AgentContext, type AgentInput } from "../../actors/envprobe/agent.ts";
 import { initialEnvContext, envHandlers, type EnvContext, type EnvInput } from "../../actors/envprobe/environment.ts";
 import { asksModel, horizonOf, type EnvprobeConfig } from "../../actors/envprobe/config.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { versionOf } from "../../events/catalogue.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
-import { actorIndexOf, GENESIS_HASH, recipientsOf, seal, type Draft } from "../../events/record.ts";
-import { partDigest, stateHashOf } from "../distributed/actorHost.ts";
+import { actorIndexOf, GENESIS_HASH, seal, type Draft } from "../../events/record.ts";
+import { partDigest } from "../distributed/actorHost.ts";
 import { episodeIdOf, PROBETOWN_VERSION } from "../kernel/episodes.ts";
-import { SEQUENCER_ID } from "../kernel/sequencer.ts";
+import { noBackendAnswer, runTickSync, SEQUENCER_ID, type Replies, type TickPort } from "../kernel/tickPump.ts";
 import { EpisodeAccumulator, type EpisodeMetrics } from "./metrics.ts";
 import { InternalError } from "../../events/internalError.ts";
 
@@ -43,13 +44,14 @@ export interface DirectResult {
 }
 
 const STATE_VALUE = "running";
+const NO_REPLIES: Replies = [];
 
 export function runDirect(o: DirectRun): DirectResult {
   const world = envprobeWorld;
   const base = world.resolveConfig(o.config);
   const config: EnvprobeConfig = world.applyCondition(base, o.policy);
-  // No gateway here: an LLM agent's `llm.requested` would go unanswered. Its episodes run through
-  // runEpisode (the sequencer answers model calls; see runSweep).
+  // No gateway here: an LLM agent's every `llm.requested` would fail (`no_backend`). Its episodes
+  // run through runEpisode (the sequencer answers model calls; see runSweep).
   if (asksModel(config)) throw new InternalError("runDirect: an episode that asks a model (config llm.belief, or the LLM Judge's llm.judge) runs through runEpisode, which has the LLM gateway");
   const ticks = horizonOf(config);
   const episode = o.episode ?? episodeIdOf(world.name, o.seed, o.policy);
@@ -76,40 +78,45 @@ export function runDirect(o: DirectRun): DirectResult {
     { probetown: PROBETOWN_VERSION },
   );
   let stateHash = "";
-  let parts: Record<string, string> | null = null;
-  for (let tick = 0; tick < ticks; tick++) {
-    // After the episode ends, a tick only delivers `tick.started` to the agent, which returns at
-    // once without touching its context (nor is the environment sent anything): both part digests
-    // are the previous tick's. Reusing them is exact; it is checked (no record may be emitted).
-    const idle = agent.done && parts !== null;
-    const before = seq;
-    for (const step of world.tickPlan(config, tick)) {
-      let round: Draft[] = [{ type: step.type, from: SEQUENCER_ID, to: step.to, payload: step.payload, tick, cause: null }];
-      while (round.length > 0) {
-        const seqs = round.map((d) => append(d));
-        const next: Draft[] = [];
-        for (let r = 0; r < round.length; r++) {
-          const d = round[r]!;
-          const recipients = recipientsOf(d.to, d.from, actors);
-          if (recipients.length === 0) continue;
-          const delivered: Delivered = { type: d.type, payload: d.payload, from: d.from, tick, seq: seqs[r]! };
-          for (const id of recipients) {
-            const handler = handlers[id]![d.type];
-            if (handler === undefined) continue;
-            for (const e of handler(contexts[id] as never, delivered)) {
-              next.push({ type: e.type, from: id, to: e.to, payload: e.payload, tick, cause: seqs[r]! });
-            }
-          }
-        }
-        round = next;
+  let parts: Readonly<Record<string, string>> | null = null;
+  // After the episode ends, a tick only delivers `tick.started` to the agent, which returns at
+  // once without touching its context (nor is the environment sent anything): both part digests
+  // are the previous tick's. Reusing them is exact; it is checked (no record may be emitted).
+  let idle = false;
+  let tickStart = 0;
+  const port: TickPort<true> = {
+    append: (drafts) => {
+      const first = seq;
+      for (const d of drafts) append(d);
+      return first;
+    },
+    // Unreachable while runDirect refuses configs that ask a model; were one asked, it would be
+    // answered as the sequencer answers without a gateway.
+    ask: () => undefined,
+    answer: (_index, request) => noBackendAnswer(request.payload),
+    deliver: (_index, record, recipients) => {
+      if (recipients.length === 0) return NO_REPLIES;
+      const replies: (readonly Emitted[] | undefined)[] = [];
+      for (const id of recipients) {
+        const handler = handlers[id]![record.type];
+        replies.push(handler === undefined ? undefined : handler(contexts[id] as never, record));
       }
-    }
-    if (!idle || seq - before !== 1) {
-      parts = {};
-      for (const id of actors.ids) parts[id] = partDigest(world, id, { value: STATE_VALUE, context: contexts[id] });
-    }
-    stateHash = stateHashOf(tick, parts!);
-    append({ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { parts, stateHash }, tick, cause: null });
+      return replies;
+    },
+    parts: () => {
+      if (!idle || seq - tickStart !== 1 || parts === null) {
+        const fresh: Record<string, string> = {};
+        for (const id of actors.ids) fresh[id] = partDigest(world, id, { value: STATE_VALUE, context: contexts[id] });
+        parts = fresh;
+      }
+      return parts;
+    },
+    commit: (d) => append(d),
+  };
+  for (let tick = 0; tick < ticks; tick++) {
+    idle = agent.done && parts !== null;
+    tickStart = seq;
+    stateHash = runTickSync(port, world.tickPlan(config, tick), tick, actors).stateHash;
   }
   if (o.dir !== undefined) writeLogWhole(o.dir, lines.join(""));
   return { episode, records: seq, stateHash, metrics: metrics.result(), lines };

@@ -1,17 +1,22 @@
-// The episode sequencer (DESIGN §3): the single writer of an episode's log. It appends every
-// message before delivering it, delivers in log order, and appends the replies of a delivery in
-// canonical recipient order, so the log is the same whatever process or transport ran an actor.
-// Each tick is the world's phase records pumped to quiescence, then `tick.committed`.
+// The episode sequencer (DESIGN §3): the single writer of an episode's log. Its ordering rules —
+// append a round before delivering it, deliver in log order, append a delivery's replies in
+// canonical recipient order, answer model requests in the same tick, end with `tick.committed` —
+// live in the tick pump (tickPump.ts), which the EnvProbe direct driver runs too. The Sequencer is
+// the pump's async port: the event store, the transport to the actor hosts (which may be other
+// processes), the LLM responder, and telemetry (a span per tick and per delivered record).
 import { context as otelContext, SpanKind, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
 import type { Delivered, ExtraSpan, SpanSource, WorldDefinition } from "../../actors/actor.ts";
-import { actorIndexOf, recipientsOf, type ActorIndex, type Draft, type LogRecord, type RecordMeta } from "../../events/record.ts";
-import { LLM_GATEWAY_ID, type LlmRequestedPayload } from "../../events/llm.ts";
+import { actorIndexOf, type ActorIndex, type Draft, type LogRecord, type RecordMeta } from "../../events/record.ts";
+import type { LlmRequestedPayload } from "../../events/llm.ts";
 import type { EventStore } from "../../infra/eventStore.ts";
 import { SerializedActor } from "../../infra/snapshotStore.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { traceparentOf } from "../../infra/telemetry.ts";
-import { stateHashOf, type DeliverReply, type HostRequest } from "../distributed/actorHost.ts";
+import type { DeliverReply, HostRequest } from "../distributed/actorHost.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { noBackendAnswer, runTickAsync, SEQUENCER_ID, type LlmAnswer, type Replies, type TickPort, type TickResult } from "./tickPump.ts";
+
+export { SEQUENCER_ID, type TickResult };
 
 /**
  * Where each actor is served. Embedded runs put every actor behind one subject (one request per
@@ -36,7 +41,7 @@ export function bySubject(routing: Routing, ids: readonly string[]): Map<string,
   return groups;
 }
 
-export const SEQUENCER_ID = "episode";
+const NO_REPLIES: Replies = [];
 
 /** Recipient ids a span lists; a broadcast to a larger town lists these and says it was cut. */
 export const MAX_SPAN_RECIPIENT_IDS = 64;
@@ -63,15 +68,12 @@ export function logLineAttributes(record: LogRecord, recipients: readonly string
  * the request's seq as its cause, so it reaches the actor within the same tick.
  */
 export interface LlmResponder {
-  respond(request: LogRecord<LlmRequestedPayload>, telemetry: { readonly tracer?: Tracer; readonly parent?: Span }): Promise<{ readonly type: "llm.completed" | "llm.failed"; readonly payload: unknown }>;
+  respond(request: LogRecord<LlmRequestedPayload>, telemetry: { readonly tracer?: Tracer; readonly parent?: Span }): Promise<LlmAnswer>;
 }
 
 /** Without a gateway every request fails at once, and the requester falls back (the log says so). */
 export const noLlmGateway: LlmResponder = {
-  respond: async (request) => ({
-    type: "llm.failed",
-    payload: { attempts: 0, error: "no_backend", fallback: "deterministic", message: "no LLM gateway is configured for this run", requestHash: request.payload.requestHash },
-  }),
+  respond: async (request) => noBackendAnswer(request.payload),
 };
 
 export interface SequencerOptions {
@@ -90,14 +92,6 @@ export interface SequencerOptions {
   readonly stampTime?: boolean;
   /** Who answers `llm.requested` records (default: nobody, so every request fails with `no_backend`). */
   readonly llm?: LlmResponder;
-}
-
-export interface TickResult {
-  readonly tick: number;
-  readonly seq: number;
-  readonly stateHash: string;
-  readonly parts: Readonly<Record<string, string>>;
-  readonly records: number;
 }
 
 export class Sequencer {
@@ -161,52 +155,69 @@ export class Sequencer {
     return records;
   }
 
-  /** Appends a round of drafts, delivers each record, and repeats with the replies until quiet. */
-  private async pump(first: readonly Draft[], tick: number, tickSpan: Span | undefined): Promise<number> {
-    let round = first;
-    let count = 0;
-    // The previous round's records: every cause of this round's records is one of them.
+  /**
+   * The port the tick pump drives for one tick: rounds appended to the store with a deliver span
+   * per record (under the tick's span), model requests answered by the responder (a round's
+   * requests concurrently), records delivered over the transport, digests asked of the hosts.
+   */
+  private tickPort(tickSpan: Span | undefined): TickPort {
+    const tracer = this.o.tracer;
+    const llm = this.o.llm ?? noLlmGateway;
+    // The round being delivered, its spans and model answers; the previous round (every cause of
+    // a round's records is one of its records; a phase's first round has no cause).
+    let records: readonly LogRecord[] = [];
+    let spans: (Span | undefined)[] | undefined;
     let previous: readonly LogRecord[] = [];
-    while (round.length > 0) {
-      const spans = this.o.tracer === undefined ? undefined : round.map((d) => this.deliverSpan(d, tickSpan));
-      const records = await this.append(round, spans);
-      count += records.length;
-      const next: Draft[] = [];
-      // Model calls of this round run concurrently (the gateway caps them); answers join the next
-      // round in log order, whichever finished first.
-      const llmAnswers = new Map<number, ReturnType<LlmResponder["respond"]>>();
-      for (let r = 0; r < records.length; r++) {
-        const record = records[r]!;
-        if (record.type !== "llm.requested") continue;
-        const answer = (this.o.llm ?? noLlmGateway).respond(record as LogRecord<LlmRequestedPayload>, { ...(this.o.tracer === undefined ? {} : { tracer: this.o.tracer }), ...(spans?.[r] === undefined ? {} : { parent: spans[r] }) });
-        answer.catch(() => undefined); // awaited below, in order
-        llmAnswers.set(r, answer);
-      }
-      for (let r = 0; r < records.length; r++) {
-        const record = records[r]!;
-        if (this.extraSpans !== undefined) this.extraSpan(record, previous, spans?.[r]);
-        const recipients = recipientsOf(record.to, record.from, this.actors);
+    let llmAnswers: Map<number, Promise<LlmAnswer>> | undefined;
+    const settle = <T>(index: number, value: Promise<T>): Promise<T> =>
+      value.then((v) => {
+        spans![index]?.end();
+        return v;
+      });
+    return {
+      append: async (drafts) => {
+        previous = records;
+        llmAnswers = undefined;
+        spans = tracer === undefined ? undefined : drafts.map((d) => this.deliverSpan(d, tickSpan));
+        records = await this.append(drafts, spans);
+        return records[0]!.seq;
+      },
+      ask: (index) => {
+        // Model calls of a round run concurrently (the gateway caps them); answers join the next
+        // round in log order, whichever finished first.
+        const span = spans?.[index];
+        const answer = llm.respond(records[index] as LogRecord<LlmRequestedPayload>, { ...(tracer === undefined ? {} : { tracer }), ...(span === undefined ? {} : { parent: span }) });
+        answer.catch(() => undefined); // awaited in order, by `answer`
+        (llmAnswers ??= new Map()).set(index, answer);
+      },
+      deliver: (index, _draft, recipients, answered) => {
+        const record = records[index]!;
+        const span = spans?.[index];
+        if (this.extraSpans !== undefined) this.extraSpan(record, previous, span);
         // The record's seq and hash join the span to its log line (the span was started before the
         // append assigned them, so that its traceparent could go into the record's meta).
-        spans?.[r]?.setAttributes(logLineAttributes(record, recipients));
-        if (recipients.length > 0) {
-          const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
-          const replies = await this.deliver(delivered, recipients, spans?.[r], record.hash);
-          for (let i = 0; i < recipients.length; i++) {
-            for (const e of replies[i] ?? []) next.push({ type: e.type, from: recipients[i]!, to: e.to, payload: e.payload, tick, cause: record.seq });
-          }
+        span?.setAttributes(logLineAttributes(record, recipients));
+        if (recipients.length === 0) {
+          if (!answered) span?.end();
+          return NO_REPLIES;
         }
-        const answer = llmAnswers.get(r);
-        if (answer !== undefined) {
-          const { type, payload } = await answer;
-          next.push({ type, from: LLM_GATEWAY_ID, to: record.from, payload, tick, cause: record.seq });
-        }
-        spans?.[r]?.end();
-      }
-      previous = records;
-      round = next;
-    }
-    return count;
+        // Delivered as the store gave it back (a replay's store gives the logged record, its payload
+        // read from the log).
+        const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
+        const replies = this.deliver(delivered, recipients, span, record.hash);
+        return answered || span === undefined ? replies : settle(index, replies);
+      },
+      answer: (index) => {
+        const answer = llmAnswers!.get(index)!;
+        return spans?.[index] === undefined ? answer : settle(index, answer);
+      },
+      parts: () => this.digests(),
+      commit: async (draft) => {
+        const [committed] = await this.append([draft], [tickSpan]);
+        await this.o.store.commit();
+        return committed!.seq;
+      },
+    };
   }
 
   /** The replies of each recipient, in the order of `recipients`, whichever hosts serve them. */
@@ -276,17 +287,10 @@ export class Sequencer {
   async runTick(tick: number): Promise<TickResult> {
     const parent = this.episodeSpan === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), this.episodeSpan);
     const tickSpan = this.o.tracer?.startSpan(`tick ${tick}`, { attributes: { "probetown.tick": tick } }, parent);
-    let records = 0;
-    for (const step of this.o.world.tickPlan(this.o.config, tick)) {
-      records += await this.pump([{ type: step.type, from: SEQUENCER_ID, to: step.to, payload: step.payload, tick, cause: null }], tick, tickSpan);
-    }
-    const parts = await this.digests();
-    const stateHash = stateHashOf(tick, parts);
-    const [committed] = await this.append([{ type: "tick.committed", from: SEQUENCER_ID, to: null, payload: { parts, stateHash }, tick, cause: null }], [tickSpan]);
-    await this.o.store.commit();
-    tickSpan?.setAttribute("probetown.records", records + 1);
-    tickSpan?.setAttribute("probetown.state_hash", stateHash);
+    const result = await runTickAsync(this.tickPort(tickSpan), this.o.world.tickPlan(this.o.config, tick), tick, this.actors);
+    tickSpan?.setAttribute("probetown.records", result.records);
+    tickSpan?.setAttribute("probetown.state_hash", result.stateHash);
     tickSpan?.end();
-    return { tick, seq: committed!.seq, stateHash, parts, records: records + 1 };
+    return result;
   }
 }
