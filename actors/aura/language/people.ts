@@ -88,7 +88,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         // A first word in -ing that takes an object is an activity whatever its tag ("pacing the
         // side of the pool"); one before a noun is a modifier ("wedding planner").
         // "(74, …)", "(a 17-year-old volunteer)": an age; WordNet's words for old or young age
-        // (the `age_old` / `age_young` entries) then describe them ("the old gentleman").
+        // (the `age_old` / `age_young` entries) then describe them ("the elderly porter").
         const age = clause.length === 1 && first.pos === "NUM" ? Number(first.text) : Number(/\b(\d{1,3})-year-old\b/.exec(text)?.[1] ?? NaN);
         if (Number.isFinite(age)) about.push(...(age >= 60 ? AGE_WORDS.old : age <= 25 ? AGE_WORDS.young : []));
         const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]));
@@ -108,7 +108,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
 
 /**
  * How well a query word names a role word: 4 the same word, 3 a WordNet synonym ("barman" for a
- * bartender), 2 one a direct hyponym of the other ("the novelist" for a writer), a compound of the
+ * bartender), 2 one a direct hyponym of the other ("the poet" for a writer), a compound of the
  * role's modifier and an agent noun ("shopkeeper" for a shop owner) or a clipped form ("physio",
  * "prof"); 0 otherwise.
  */
@@ -256,7 +256,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       if (!isNoun(head) && !((head.pos === "ADJ" || head.pos === "VERB") && (h < np.length - 1 || isPersonNoun(head.text)))) continue;
       // A plural ("the two guides") names a group, not one person.
       if (isNoun(head) && plural(head)) break;
-      // A compound WordNet lists as one person noun ("leading man", "best man") is the head as a whole.
+      // A compound WordNet lists as one person noun ("best man", "strong man") is the head as a whole.
       const compound = h > 0 ? `${np[h - 1]!.text} ${head.text}` : "";
       const whole = isPersonNoun(compound);
       // "the woman", "the guy": a word for anyone, said with a description, not a role.
