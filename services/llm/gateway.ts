@@ -24,7 +24,8 @@ import { EndpointCircuit } from "./circuit.ts";
 import { CallSlots } from "./concurrency.ts";
 import { callSettings, type LlmConfig } from "./config.ts";
 import { CallFailed, InvalidOutput, NoValidator, type CallFailure } from "./errors.ts";
-import { DEFAULT_LLM_OUTPUTS, repairTurn, replyProblem, validatorOf, type OutputValidator } from "./outputs.ts";
+import { DEFAULT_LLM_OUTPUTS, jsonSchemaOf, repairTurn, replyProblem, validatorOf, type OutputValidator } from "./outputs.ts";
+import { localClientOf } from "./local.ts";
 import type { EndpointProblem } from "./problems.ts";
 import { LlmCache } from "./recording.ts";
 import { callLimitMs, withRetries } from "./retry.ts";
@@ -73,7 +74,7 @@ const failedPayload = (request: LlmRequestedPayload, failure: CallFailure, attem
 const asChatError = (error: unknown): ChatError => (error instanceof ChatError ? error : new ChatError("network", String(error), null));
 
 export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {}): LlmGatewayImpl {
-  const client = options.client ?? openAiChatClient({ baseURL: config.baseURL, apiKey: config.apiKey });
+  const client = options.client ?? localClientOf(config) ?? openAiChatClient({ baseURL: config.baseURL, apiKey: config.apiKey });
   const outputs = options.outputs ?? DEFAULT_LLM_OUTPUTS;
   const cache = options.cache ?? new LlmCache();
   const settings = callSettings(config);
@@ -110,7 +111,10 @@ export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {
       counter.attempts++;
       httpRequests++;
       return yield* Effect.tryPromise({
-        try: () => client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs }),
+        try: () => {
+          const schema = json ? jsonSchemaOf(request) : undefined;
+          return client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs, ...(schema === undefined ? {} : { schema }), ...(config.seed === undefined ? {} : { seed: config.seed }) });
+        },
         catch: asChatError,
       });
     }).pipe(
