@@ -306,7 +306,7 @@ function allowedValues(names: readonly string[]): string[][] {
 /**
  * The JSON schema of each output, for a model whose output a grammar constrains (the local model):
  * every reply it allows passes the validator (a field updated twice aside). A belief update's value
- * is one its field's domain takes (fields grouped by their allowed values); at most 3 updates.
+ * is one its field's domain takes (fields grouped by their allowed values); at most 2 updates.
  */
 export const ENVPROBE_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<LlmRequestedPayload, "messages">) => object>> = {
   [JUDGE_OUTPUT]: (request) => {
@@ -332,6 +332,6 @@ export const ENVPROBE_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<L
       properties: { field: { enum: fields }, value: { enum: JSON.parse(values) as string[] }, staleness: { enum: STALENESS }, confidence: { enum: CONFIDENCES } },
       required: ["field", "value", "staleness", "confidence"],
     }));
-    return { type: "object", properties: { updates: items.length === 0 ? { type: "array", items: { type: "string" }, maxItems: 0 } : { type: "array", items: items.length === 1 ? items[0]! : { oneOf: items }, maxItems: Math.min(3, names.length) } }, required: ["updates"] };
+    return { type: "object", properties: { updates: items.length === 0 ? { type: "array", items: { type: "string" }, maxItems: 0 } : { type: "array", items: items.length === 1 ? items[0]! : { oneOf: items }, maxItems: Math.min(2, names.length) } }, required: ["updates"] };
   },
 };
