@@ -44,7 +44,7 @@ describe("--llm local without a usable model", () => {
 
   it("runs one call at a time, waits longer and retries nothing by default", () => {
     const s = callSettings({ baseURL: "local:/x.gguf", apiKey: null, models: {}, concurrency: 8 });
-    expect(s).toMatchObject({ concurrency: 1, maxAttempts: 1, timeoutMs: 300_000, backend: "local-llama-cpp" });
+    expect(s).toMatchObject({ concurrency: 1, maxAttempts: 1, timeoutMs: 600_000, backend: "local-llama-cpp" });
   });
 });
 

@@ -71,7 +71,7 @@ export interface CallSettings {
 export const callSettings = (config: LlmConfig): CallSettings => {
   const local = isLocalBaseURL(config.baseURL);
   return {
-    timeoutMs: config.timeoutMs ?? (local ? 300_000 : 60_000),
+    timeoutMs: config.timeoutMs ?? (local ? 600_000 : 60_000),
     maxAttempts: Math.max(1, config.maxAttempts ?? (local ? 1 : 3)),
     backoffMs: config.backoffMs ?? 500,
     concurrency: local ? 1 : (config.concurrency ?? 4),
