@@ -116,7 +116,7 @@ describe.skipIf(!installed)("llm serve", () => {
     const script = `
       import OpenAI from "openai";
       const client = new OpenAI({ baseURL: process.argv[1], apiKey: "none", maxRetries: 0, timeout: 600000 });
-      const r = await client.chat.completions.create({ model: "${LOCAL_MODEL_NAME}", temperature: 1, seed: 7, max_tokens: 24,
+      const r = await client.chat.completions.create({ model: "${LOCAL_MODEL_NAME}", temperature: 1, seed: 7, max_tokens: 64,
         messages: [{ role: "user", content: "Name a colour. Reply in JSON." }],
         response_format: { type: "json_schema", json_schema: { name: "colour", schema: { type: "object", properties: { colour: { type: "string", maxLength: 12 } }, required: ["colour"] } } } });
       process.stdout.write(JSON.stringify(r));`;
