@@ -6,7 +6,7 @@
 // of it was the model's.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { localModelClient } from "../infra/localModelClient.ts";
 import { checkLocalModel, localPaths, runtimeEntry } from "../services/llm/localModel.ts";
@@ -63,4 +63,5 @@ function timed(label: string, args: string[]): void {
 timed("one AURA scene query", ["run", "aura-scene", "--seed", "1", "--config", JSON.stringify({ queries: [{ id: "1", text: "Is Ben around?", asker: "Ana" }], order: ["1"] })]);
 timed("one EnvProbe episode (horizon 2)", ["run", "envprobe", "--seed", "1", "--config", '{"horizon": 2}']);
 
+rows.push(["load average (1 min) at the end", loadavg()[0]!.toFixed(1)]);
 process.stdout.write(`| ${model.name} (${model.path}) | |\n| --- | --- |\n${rows.map(([a, b]) => `| ${a} | ${b} |`).join("\n")}\n`);
