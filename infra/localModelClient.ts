@@ -171,7 +171,7 @@ export function localModelClient(options: LocalClientOptions): LocalChatClient {
   };
 
   return {
-    server: { address: "local", port: 0 },
+    server: { address: "local", port: 0 }, // no host and port: the gateway says "local"
     stats,
     chat(call) {
       // One at a time: the model has one context sequence.

@@ -80,7 +80,8 @@ export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {
   const settings = callSettings(config);
   const { timeoutMs, maxAttempts, backend, unreachableAfter } = settings;
   const captureContent = config.captureContent === true;
-  const server = `${client.server.address}:${client.server.port}`;
+  // An in-process model (port 0) is named by its address alone ("local"), not "local:0".
+  const server = client.server.port === 0 ? client.server.address : `${client.server.address}:${client.server.port}`;
   const circuit = new EndpointCircuit({ server, baseURL: config.baseURL, unreachableAfter });
   const slots = new CallSlots(settings.concurrency);
   const usage = new UsageBook(config.prices);
