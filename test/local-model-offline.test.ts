@@ -5,7 +5,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ChatError, type ChatCall } from "../infra/openaiClient.ts";
+import { ChatError, type ChatCall, type ChatClient } from "../infra/openaiClient.ts";
+import { makeLlmGateway } from "../services/llm/index.ts";
 import type { LocalChatClient } from "../infra/localModelClient.ts";
 import { llmRequest } from "../events/llm.ts";
 import { AURA_LLM_JSON_SCHEMAS } from "../actors/aura/llm.ts";
@@ -87,6 +88,20 @@ describe("llm serve's routes", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("tokenBudget", () => {
+  it("stops asking once a run has spent it: later calls fail as budget and fall back", async () => {
+    const calls: ChatCall[] = [];
+    const client: ChatClient = { server: { address: "local", port: 0 }, chat: async (call) => (calls.push(call), { content: '{"answer": "x"}', model: "m", usage: { promptTokens: 90, completionTokens: 10 } }) };
+    const gateway = makeLlmGateway({ baseURL: "local:/x.gguf", apiKey: null, models: {}, tokenBudget: 150 }, { client });
+    const ask = (i: number) => gateway.complete(llmRequest("answer", "m", [{ role: "user", content: `q${i}` }], { json: true, maxTokens: 9, output: "answer", temperature: 0 }, null), "probe/aura");
+    const answers = [await ask(1), await ask(2), await ask(3)];
+    expect(answers.map((a) => a.type)).toEqual(["llm.completed", "llm.completed", "llm.failed"]);
+    expect(answers[2]!.payload).toMatchObject({ error: "budget", attempts: 0, fallback: "deterministic" });
+    expect(calls.length).toBe(2);
+    expect(gateway.problems()).toEqual([]);
   });
 });
 

@@ -47,6 +47,12 @@ export interface LlmConfig {
    * no answer comes. 0 never. Default 10 s.
    */
   readonly waitNoticeMs?: number;
+  /**
+   * Prompt plus completion tokens a gateway may spend (one per `run` or `fork`: the episode's); once
+   * spent, later calls are not made (`llm.failed` `budget`) and the requesters fall back. A local
+   * model's runs stay bounded in time so. Default: no limit.
+   */
+  readonly tokenBudget?: number;
   /** The sampling seed of a local model (`--llm local`; an HTTP endpoint is not sent one). Default 0. */
   readonly seed?: number;
 }
@@ -106,6 +112,7 @@ const LlmConfigFile = Schema.Struct({
   unreachableAfter: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   waitNoticeMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   seed: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  tokenBudget: Schema.optionalKey(PositiveInt),
 });
 const configFileProblem = schemaProblem(LlmConfigFile);
 

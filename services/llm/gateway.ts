@@ -23,7 +23,7 @@ import type { LlmResponder } from "../kernel/sequencer.ts";
 import { EndpointCircuit } from "./circuit.ts";
 import { CallSlots } from "./concurrency.ts";
 import { callSettings, type LlmConfig } from "./config.ts";
-import { CallFailed, InvalidOutput, NoValidator, type CallFailure } from "./errors.ts";
+import { CallFailed, InvalidOutput, NoValidator, OverBudget, type CallFailure } from "./errors.ts";
 import { DEFAULT_LLM_OUTPUTS, jsonSchemaOf, repairTurn, replyProblem, validatorOf, type OutputValidator } from "./outputs.ts";
 import { localClientOf } from "./local.ts";
 import type { EndpointProblem } from "./problems.ts";
@@ -151,6 +151,11 @@ export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {
     Effect.gen(function* () {
       const validate = validatorOf(outputs, request);
       if (validate === undefined) return yield* new NoValidator({ message: `no validator for output schema '${request.params.output}'` });
+      if (config.tokenBudget !== undefined) {
+        const spent = usage.accounting().total;
+        const tokens = spent.promptTokens + spent.completionTokens;
+        if (tokens >= config.tokenBudget) return yield* new OverBudget({ message: `not asked: the run has spent ${tokens} tokens of its tokenBudget ${config.tokenBudget}` });
+      }
       const notAsked = circuit.notAsked(request.model);
       if (notAsked !== undefined) return yield* notAsked;
       let messages: readonly ChatMessage[] = request.messages;
