@@ -1,9 +1,8 @@
 import { availableParallelism } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // One nats-server for the whole run (test/globalSetup.ts).
     globalSetup: ["test/globalSetup.ts"],
     // This build's worlds, registered in every test file's process (services/worlds.ts).
@@ -17,5 +16,12 @@ export default defineConfig({
     // cores). Much of the suite waits on child processes, nats-server and timers; on two cores two
     // workers took 3m45s, three 3m29s, four 3m28s with each file slower for it.
     maxWorkers: availableParallelism() + 1,
+    // The real local model (test/local-model.test.ts, skipped without it) keeps both cores busy for
+    // minutes: alongside the rest it starved the NATS tests' timing (a lock renewal more, a worker
+    // killed by its timeout). It runs after everything else, alone.
+    projects: [
+      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/local-model.test.ts"], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "local-model", include: ["test/local-model.test.ts"], sequence: { groupOrder: 1 } } },
+    ],
   },
 });

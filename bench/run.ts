@@ -238,6 +238,14 @@ async function main(): Promise<void> {
     rmSync(join(work, "envprobe-grid"), { recursive: true, force: true });
   }
 
+  // 5c. The local model (issue 24), when `probetown llm install` has put it in the cache.
+  if (!quick) {
+    const { localModelRows } = await import("./localModel.ts");
+    const local = await localModelRows();
+    if (local === null) log("  local model: not installed (npm run probetown -- llm install), no rows");
+    for (const [figure, measured] of local?.rows ?? []) rows.push({ figure: `local model ${local!.model}: ${figure}`, measured, ceiling: "—", ratio: "—", target: "—", verdict: "—" });
+  }
+
   // 6. Context: what XState itself costs per event on this machine.
   const machineRate = xstateRate(trivialMachine, 200_000);
   const recordRate = xstateRate(trivialRecordLogic, 200_000);

@@ -64,9 +64,10 @@ export const LlmCompleted = Schema.Struct({
  * serve the model), `endpoint_not_found` (no chat-completions API at the URL: 404) and `quota`
  * (the account's quota or billing limit is exhausted: OpenAI's 429 `insufficient_quota`) are
  * configuration errors: the gateway asks that endpoint (or model) no more in the run, and the CLI
- * exits 5. Kinds are only ever added: old logs must still decode.
+ * exits 5. `budget`: the run had spent its `tokenBudget` (LlmConfig), so the call was not made. Kinds
+ * are only ever added: old logs must still decode.
  */
-export const LLM_ERROR_KINDS = ["timeout", "rate_limit", "server_error", "http_error", "network", "invalid_output", "no_backend", "auth", "model_not_found", "endpoint_not_found", "quota"] as const;
+export const LLM_ERROR_KINDS = ["timeout", "rate_limit", "server_error", "http_error", "network", "invalid_output", "no_backend", "auth", "model_not_found", "endpoint_not_found", "quota", "budget"] as const;
 export type LlmErrorKind = (typeof LLM_ERROR_KINDS)[number];
 
 export const LlmFailed = Schema.Struct({

@@ -17,6 +17,10 @@ export interface ChatCall {
   readonly maxTokens: number;
   readonly json: boolean;
   readonly timeoutMs: number;
+  /** The reply's JSON schema, when the request's output has one: a local model constrains its output by it (the HTTP client sends JSON mode only). */
+  readonly schema?: object;
+  /** The sampling seed (a local model; an HTTP endpoint is not sent one). */
+  readonly seed?: number;
 }
 
 export interface ChatResult {

@@ -328,3 +328,54 @@ export function answerRequest(model: string, c: AnswerContext, queryId: string):
   const settings = SETTINGS[c.style];
   return llmRequest("answer", model, [{ role: "system", content: system }, { role: "user", content: user.join("\n\n") }], { json: true, maxTokens: settings.maxTokens, output: "answer", temperature: settings.temperature }, queryId);
 }
+
+// ---- JSON schemas (a local model's grammar) ------------------------------------------------------
+
+/** Numbers the grammar lets a model write for a value in [0, 1]: short, and always in range. */
+export const UNIT_STEPS: readonly number[] = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
+const text = (maxLength: number) => ({ type: "string", minLength: 1, maxLength });
+
+/** The tools an intent request offers (its `AVAILABLE_TOOLS:` line). */
+const offeredTools = (request: Pick<LlmRequestedPayload, "messages">): string[] => {
+  for (const m of request.messages) {
+    const line = m.content.split("\n").find((l) => l.startsWith("AVAILABLE_TOOLS: "));
+    if (line !== undefined) return line.slice("AVAILABLE_TOOLS: ".length).split(",").map((t) => t.trim()).filter((t) => t.length > 0);
+  }
+  return [];
+};
+
+/**
+ * The JSON schema of each output, for a model whose output a grammar constrains (the local model):
+ * every reply it allows passes the output's validator above. Tight on purpose (short strings, few
+ * items, numbers from UNIT_STEPS): a small model on a CPU writes a few tokens a second.
+ */
+export const AURA_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<LlmRequestedPayload, "messages">) => object>> = {
+  "intent-frame": (request) => {
+    const tools = offeredTools(request);
+    return {
+      type: "object",
+      properties: {
+        literal_need: text(80),
+        implicit_need: { type: "array", items: text(80), maxItems: 2 },
+        gap: { enum: UNIT_STEPS },
+        recommended_probes: tools.length === 0 ? { type: "array", items: text(40), maxItems: 0 } : { type: "array", items: { enum: tools }, maxItems: 2 },
+        should_alert: { type: "boolean" },
+        confidence: { enum: UNIT_STEPS },
+        rationale: text(80),
+      },
+      required: ["literal_need", "implicit_need", "gap", "recommended_probes", "should_alert", "confidence", "rationale"],
+    };
+  },
+  "planner-step": () => ({
+    oneOf: [
+      { type: "object", properties: { action: { const: "stop" }, reason: text(120) }, required: ["action", "reason"] },
+      { type: "object", properties: { action: { const: "call_tool" }, tool: text(40), arguments: { type: "object", additionalProperties: text(40) }, reason: text(120) }, required: ["action", "tool", "arguments", "reason"] },
+    ],
+  }),
+  "planner-plan": () => ({
+    type: "object",
+    properties: { steps: { type: "array", maxItems: 3, items: { type: "object", properties: { tool: text(40), arguments: { type: "object", additionalProperties: text(40) } }, required: ["tool", "arguments"] } }, reason: text(120) },
+    required: ["steps", "reason"],
+  }),
+  answer: () => ({ type: "object", properties: { answer: text(300) }, required: ["answer"] }),
+};

@@ -291,3 +291,47 @@ export function beliefRequest(model: string, l: Layout, step: EnvprobeSteppedPay
   ];
   return llmRequest("belief", model, messages, { json: true, maxTokens: 1024, output: BELIEF_OUTPUT, temperature: 0 }, null);
 }
+
+// ---- JSON schemas (a local model's grammar) ------------------------------------------------------
+
+const CONFIDENCES: readonly number[] = [0, 0.25, 0.5, 0.75, 1];
+const STALENESS: readonly number[] = [0, 1, 2, 3, 4, 5];
+
+/** The values a field's domain takes among a fixed list of candidates (places, held, unknown, open/locked, 0/1, none). */
+function allowedValues(names: readonly string[]): string[][] {
+  const candidates = ["?", "inv", "open", "locked", "1", "0", "-", ...Array.from({ length: 16 }, (_, i) => `room_${i}`), ...Array.from({ length: 16 }, (_, i) => `n_${i}`)];
+  return domainsOf(names).map((domain) => candidates.filter((c) => domain(c).ok));
+}
+
+/**
+ * The JSON schema of each output, for a model whose output a grammar constrains (the local model):
+ * every reply it allows passes the validator (a field updated twice aside). A belief update's value
+ * is one its field's domain takes (fields grouped by their allowed values); at most 2 updates.
+ */
+export const ENVPROBE_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<LlmRequestedPayload, "messages">) => object>> = {
+  [JUDGE_OUTPUT]: (request) => {
+    const names = candidatesOfRequest(request) ?? [];
+    return {
+      oneOf: [
+        { type: "object", properties: { decision: { const: "act" }, field: { type: "string", maxLength: 0 } }, required: ["decision", "field"] },
+        ...(names.length === 0 ? [] : [{ type: "object", properties: { decision: { const: "probe" }, field: { enum: names } }, required: ["decision", "field"] }]),
+      ],
+    };
+  },
+  [BELIEF_OUTPUT]: (request) => {
+    const names = fieldNamesOfRequest(request) ?? [];
+    const allowed = allowedValues(names);
+    const groups = new Map<string, string[]>();
+    names.forEach((name, i) => {
+      if (allowed[i]!.length === 0) return;
+      const key = JSON.stringify(allowed[i]);
+      groups.set(key, [...(groups.get(key) ?? []), name]);
+    });
+    const items = [...groups].map(([values, fields]) => ({
+      type: "object",
+      properties: { field: { enum: fields }, value: { enum: JSON.parse(values) as string[] }, staleness: { enum: STALENESS }, confidence: { enum: CONFIDENCES } },
+      required: ["field", "value", "staleness", "confidence"],
+    }));
+    return { type: "object", properties: { updates: items.length === 0 ? { type: "array", items: { type: "string" }, maxItems: 0 } : { type: "array", items: items.length === 1 ? items[0]! : { oneOf: items }, maxItems: Math.min(2, names.length) } }, required: ["updates"] };
+  },
+};

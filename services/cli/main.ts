@@ -28,6 +28,7 @@ import { addHelpExamples } from "./examples.ts";
 import { EXIT, exitCodeFor, isDivergence, tagOf } from "./exitCodes.ts";
 import { registerExperiment } from "./experiment.ts";
 import { registerFidelity } from "./fidelity.ts";
+import { registerLlm } from "./llmCommand.ts";
 import { integer } from "./flags.ts";
 import { addLlmOptions } from "./llmOptions.ts";
 
@@ -276,6 +277,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   registerExperiment(program, exit);
   registerAsk(program, exit);
   registerFidelity(program, exit);
+  registerLlm(program, exit);
 
   program.command("worlds").description("list worlds and their conditions").action(lazy(async () => (await import("./commands/worlds.ts")).cmdWorlds));
   // Commander marks no option as required in the help: `report --help` showed --out like any other.

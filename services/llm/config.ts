@@ -6,6 +6,7 @@ import { Schema } from "effect";
 import { schemaProblem } from "../../actors/configDecoder.ts";
 import { LLM_ROLES, type LlmRole } from "../../events/llm.ts";
 import { UsageError } from "../kernel/replay.ts";
+import { checkLocalModel, isLocalBaseURL, LOCAL_BACKEND, localBaseURL, localModelArg } from "./localModel.ts";
 
 export interface ModelPrice {
   /** USD per million prompt tokens. */
@@ -46,6 +47,14 @@ export interface LlmConfig {
    * no answer comes. 0 never. Default 10 s.
    */
   readonly waitNoticeMs?: number;
+  /**
+   * Prompt plus completion tokens a gateway may spend (one per `run` or `fork`: the episode's); once
+   * spent, later calls are not made (`llm.failed` `budget`) and the requesters fall back. A local
+   * model's runs stay bounded in time so. Default: no limit.
+   */
+  readonly tokenBudget?: number;
+  /** The sampling seed of a local model (`--llm local`; an HTTP endpoint is not sent one). Default 0. */
+  readonly seed?: number;
 }
 
 /** The settings a gateway runs with: the config's, or their defaults. */
@@ -60,15 +69,23 @@ export interface CallSettings {
   readonly waitNoticeMs: number;
 }
 
-export const callSettings = (config: LlmConfig): CallSettings => ({
-  timeoutMs: config.timeoutMs ?? 60_000,
-  maxAttempts: Math.max(1, config.maxAttempts ?? 3),
-  backoffMs: config.backoffMs ?? 500,
-  concurrency: config.concurrency ?? 4,
-  backend: config.backend ?? "openai-compatible",
-  unreachableAfter: config.unreachableAfter ?? 3,
-  waitNoticeMs: config.waitNoticeMs ?? 10_000,
-});
+/**
+ * A local model (`--llm local`) runs one call at a time whatever the config says, waits longer (a
+ * CPU writes a few tokens a second) and retries nothing by default: the same call would time out
+ * again. What the config sets explicitly still applies, concurrency aside.
+ */
+export const callSettings = (config: LlmConfig): CallSettings => {
+  const local = isLocalBaseURL(config.baseURL);
+  return {
+    timeoutMs: config.timeoutMs ?? (local ? 600_000 : 60_000),
+    maxAttempts: Math.max(1, config.maxAttempts ?? (local ? 1 : 3)),
+    backoffMs: config.backoffMs ?? 500,
+    concurrency: local ? 1 : (config.concurrency ?? 4),
+    backend: config.backend ?? (local ? LOCAL_BACKEND : "openai-compatible"),
+    unreachableAfter: config.unreachableAfter ?? 3,
+    waitNoticeMs: config.waitNoticeMs ?? 10_000,
+  };
+};
 
 /** A config without its API key: what may travel to other processes (a NATS job), which take the key from their own environment. */
 export const settingsWithoutKey = (config: LlmConfig): Omit<LlmConfig, "apiKey"> => {
@@ -94,6 +111,8 @@ const LlmConfigFile = Schema.Struct({
   backend: Schema.optionalKey(Schema.String),
   unreachableAfter: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   waitNoticeMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  seed: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  tokenBudget: Schema.optionalKey(PositiveInt),
 });
 const configFileProblem = schemaProblem(LlmConfigFile);
 
@@ -185,6 +204,18 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
   const apiKey = apiKeyFromEnv(env);
   const baseURL = flags.llm ?? file.baseURL ?? nonEmpty(env.PROBETOWN_LLM_BASE_URL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? (apiKey !== null ? OPENAI_BASE_URL : null);
   if (baseURL === null) return { config: null, note: "backends: deterministic (no LLM endpoint and no API key: give --llm <baseURL> or set PROBETOWN_LLM_API_KEY / OPENAI_API_KEY)" };
+  const local = localModelArg(baseURL);
+  if (local !== null) {
+    // `--llm local[:<path.gguf>]`: the model in process; checked now (exit 2 naming the path, the sha256 and how to install).
+    const model = checkLocalModel(local.path, env);
+    const named = defaultModel ?? (file as { model?: string }).model ?? model.name;
+    const fallbackModel = named === "none" ? null : named;
+    for (const role of LLM_ROLES) if (!(role in models)) models[role] = fallbackModel;
+    const { models: _m, ...rest } = file;
+    const config: LlmConfig = { ...rest, baseURL: localBaseURL(model.path), apiKey: null, models };
+    const roles = flags.roles !== undefined && flags.roles.length === 0 ? "the models of the episode's config" : (flags.roles ?? (["intent", "planner", "answer"] as const)).map((r) => `${r}=${models[r] ?? "deterministic"}`).join(" ");
+    return { config, note: `backends: local model ${model.path} (${roles}; ${model.sha256 === null ? "a file of your own" : "sha256 checked"}; in process, one call at a time)` };
+  }
   // Named by where it came from. A scheme-less `localhost:8000/v1` parses as a URL whose scheme is
   // `localhost:`: it ran, and every call failed with 'Connection error.'.
   const source = flags.llm !== undefined ? "--llm" : file.baseURL !== undefined ? `${flags.llmConfig !== undefined ? `--llm-config ${flags.llmConfig}` : flags.configObject!.label}: baseURL` : nonEmpty(env.PROBETOWN_LLM_BASE_URL) !== undefined ? "PROBETOWN_LLM_BASE_URL" : "OPENAI_BASE_URL";

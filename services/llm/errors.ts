@@ -44,5 +44,11 @@ export class NoValidator extends Data.TaggedError("NoValidator")<{ readonly mess
   readonly exitCode = 0;
 }
 
+/** Not asked: the run had spent its `tokenBudget` (a limit asked for, not the endpoint's fault). */
+export class OverBudget extends Data.TaggedError("OverBudget")<{ readonly message: string }> {
+  readonly kind = "budget";
+  readonly exitCode = 0;
+}
+
 /** Every way a call fails; each becomes one `llm.failed` record (`kind` its `error`). */
-export type CallFailure = CallFailed | RefusedBefore | GivenUp | InvalidOutput | NoValidator;
+export type CallFailure = CallFailed | RefusedBefore | GivenUp | InvalidOutput | NoValidator | OverBudget;

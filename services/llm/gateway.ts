@@ -23,8 +23,9 @@ import type { LlmResponder } from "../kernel/sequencer.ts";
 import { EndpointCircuit } from "./circuit.ts";
 import { CallSlots } from "./concurrency.ts";
 import { callSettings, type LlmConfig } from "./config.ts";
-import { CallFailed, InvalidOutput, NoValidator, type CallFailure } from "./errors.ts";
-import { DEFAULT_LLM_OUTPUTS, repairTurn, replyProblem, validatorOf, type OutputValidator } from "./outputs.ts";
+import { CallFailed, InvalidOutput, NoValidator, OverBudget, type CallFailure } from "./errors.ts";
+import { DEFAULT_LLM_OUTPUTS, jsonSchemaOf, repairTurn, replyProblem, validatorOf, type OutputValidator } from "./outputs.ts";
+import { localClientOf } from "./local.ts";
 import type { EndpointProblem } from "./problems.ts";
 import { LlmCache } from "./recording.ts";
 import { callLimitMs, withRetries } from "./retry.ts";
@@ -73,13 +74,14 @@ const failedPayload = (request: LlmRequestedPayload, failure: CallFailure, attem
 const asChatError = (error: unknown): ChatError => (error instanceof ChatError ? error : new ChatError("network", String(error), null));
 
 export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {}): LlmGatewayImpl {
-  const client = options.client ?? openAiChatClient({ baseURL: config.baseURL, apiKey: config.apiKey });
+  const client = options.client ?? localClientOf(config) ?? openAiChatClient({ baseURL: config.baseURL, apiKey: config.apiKey });
   const outputs = options.outputs ?? DEFAULT_LLM_OUTPUTS;
   const cache = options.cache ?? new LlmCache();
   const settings = callSettings(config);
   const { timeoutMs, maxAttempts, backend, unreachableAfter } = settings;
   const captureContent = config.captureContent === true;
-  const server = `${client.server.address}:${client.server.port}`;
+  // An in-process model (port 0) is named by its address alone ("local"), not "local:0".
+  const server = client.server.port === 0 ? client.server.address : `${client.server.address}:${client.server.port}`;
   const circuit = new EndpointCircuit({ server, baseURL: config.baseURL, unreachableAfter });
   const slots = new CallSlots(settings.concurrency);
   const usage = new UsageBook(config.prices);
@@ -110,7 +112,10 @@ export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {
       counter.attempts++;
       httpRequests++;
       return yield* Effect.tryPromise({
-        try: () => client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs }),
+        try: () => {
+          const schema = json ? jsonSchemaOf(request) : undefined;
+          return client.chat({ model: request.model, messages, temperature: request.params.temperature, maxTokens: request.params.maxTokens, json, timeoutMs, ...(schema === undefined ? {} : { schema }), ...(config.seed === undefined ? {} : { seed: config.seed }) });
+        },
         catch: asChatError,
       });
     }).pipe(
@@ -146,6 +151,11 @@ export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {
     Effect.gen(function* () {
       const validate = validatorOf(outputs, request);
       if (validate === undefined) return yield* new NoValidator({ message: `no validator for output schema '${request.params.output}'` });
+      if (config.tokenBudget !== undefined) {
+        const spent = usage.accounting().total;
+        const tokens = spent.promptTokens + spent.completionTokens;
+        if (tokens >= config.tokenBudget) return yield* new OverBudget({ message: `not asked: the run has spent ${tokens} tokens of its tokenBudget ${config.tokenBudget}` });
+      }
       const notAsked = circuit.notAsked(request.model);
       if (notAsked !== undefined) return yield* notAsked;
       let messages: readonly ChatMessage[] = request.messages;

@@ -11,6 +11,8 @@
 //   recording.ts   the cache of recorded answers, and the responder that serves only those
 //   usage.ts       tokens and cost, per actor and per query
 //   waiting.ts     the notice while calls wait with no answer
+//   localModel.ts  the local model: its cache, sha256 and check (localInstall.ts: `llm install`;
+//                  local.ts: its client per process; serve.ts: `llm serve`)
 //   spans.ts       the `chat <model>` spans (GenAI attributes)
 // The OpenAI-compatible client itself is infra/openaiClient.ts. Replay never reaches the gateway:
 // services/kernel/replay.ts serves the logged answers.
