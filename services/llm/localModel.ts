@@ -46,11 +46,9 @@ export const runtimeEntry = (runtime: string): string => join(runtime, "node_mod
 
 /** A local model that cannot be used: missing, corrupt, or no runtime. Bad input: exit 2. */
 export class LocalModelUnavailable extends UsageError {
-  override readonly _tag: string = "LocalModelUnavailable";
   readonly path: string;
   constructor(path: string, message: string) {
     super(message);
-    this.name = "LocalModelUnavailable";
     this.path = path;
   }
 }
