@@ -5,23 +5,11 @@ import { describe, expect, it } from "vitest";
 import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
 import { LEXICON, lexiconProblems } from "../actors/aura/language/lexicon.ts";
 import type { TokenizerName } from "../actors/aura/language/tokens.ts";
+import { harbour, peopleIn } from "./analyserScenes.ts";
 
-const scene: PerceivedScene = {
-  summary: "Harbour village, 07:40. Present: Ingrid Berg (baker, kneading dough), Tomasz Nowak (novelist, at a window table, typing), Ana Silva (fisherman, mending nets on the quay). Rui Costa (retired schoolteacher) is at the chapel.",
-  time: "07:40",
-  focus: "Berg Bakery",
-  public: {
-    "Ingrid Berg": { location: "Berg Bakery", action: "kneading dough" },
-    "Tomasz Nowak": { location: "Berg Bakery", action: "typing on a laptop" },
-    "Ana Silva": { location: "Fish Quay", action: "mending nets" },
-    "Rui Costa": { location: "Chapel", action: "sweeping the steps" },
-  },
-};
+const scene = harbour;
 
-const person = (q: string, t: TokenizerName = "wink") => {
-  const a = analyseQuery(q, scene, { tokenizer: t });
-  return a.scope.kind === "none" ? [] : a.scope.agents;
-};
+const person = (q: string, t: TokenizerName = "wink") => peopleIn(scene, q, t);
 
 describe("intent analyser: who a query is about", () => {
   for (const tokenizer of ["wink", "compromise"] as const) {
@@ -57,10 +45,7 @@ describe("intent analyser: what a summary says of people", () => {
       "Kofi Mensah": { location: "Depot Floor", action: "sleeping on a bench" },
     },
   };
-  const who = (q: string) => {
-    const a = analyseQuery(q, depot);
-    return a.scope.kind === "none" ? [] : a.scope.agents;
-  };
+  const who = (q: string) => peopleIn(depot, q);
   it("knows a quoted nickname, a title, a clause with a prepositional phrase, a clipped role and a role a verb assigns", () => {
     expect(who("Is Joe free yet?")).toEqual(["Józef Malik"]);
     expect(who("Can the doctor see me now?")).toEqual(["Aiko Mori"]);
@@ -111,10 +96,7 @@ describe("intent analyser: informal writing and hyphenated names", () => {
       "Petra Lind": { location: "Studio", action: "taking calls" },
     },
   };
-  const who = (q: string) => {
-    const a = analyseQuery(q, studio);
-    return a.scope.kind === "none" ? [] : a.scope.agents;
-  };
+  const who = (q: string) => peopleIn(studio, q);
   it("finds a hyphenated surname, a hyphenated given name's initials and a 'known as' nickname", () => {
     expect(who("Is Ms Dubois-Hart okay?")).toEqual(["Marie-Claire Dubois-Hart"]);
     expect(who("has MC got a sec")).toEqual(["Marie-Claire Dubois-Hart"]);

@@ -3,18 +3,9 @@
 // benchmark query).
 import { describe, expect, it } from "vitest";
 import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
+import { harbour, peopleIn } from "./analyserScenes.ts";
 
-const quay: PerceivedScene = {
-  summary: "Harbour village, 07:40. Present: Ingrid Berg (baker, kneading dough), Tomasz Nowak (novelist, at a window table, typing), Ana Silva (fisherman, mending nets on the quay). Rui Costa (retired schoolteacher) is at the chapel.",
-  time: "07:40",
-  focus: "Berg Bakery",
-  public: {
-    "Ingrid Berg": { location: "Berg Bakery", action: "kneading dough" },
-    "Tomasz Nowak": { location: "Berg Bakery", action: "typing on a laptop" },
-    "Ana Silva": { location: "Fish Quay", action: "mending nets" },
-    "Rui Costa": { location: "Chapel", action: "sweeping the steps" },
-  },
-};
+const quay = harbour;
 
 const theatre: PerceivedScene = {
   summary: 'Little theatre, 19:20, an hour before curtain. In the Dressing Room: Kai Luna (lead actor, pacing with his script) and Mira Vance (head of makeup, powdering his face). At the Stage Door: Walter "Old Wally" Pike (81, the doorman, reading a paper behind the desk). In the Wings: Josie Park (16, work-experience student, coiling cables) and Ben Ortiz (stage manager, checking the cue sheet).',
@@ -29,10 +20,7 @@ const theatre: PerceivedScene = {
   },
 };
 
-const who = (q: string, scene: PerceivedScene = theatre) => {
-  const a = analyseQuery(q, scene);
-  return a.scope.kind === "none" ? [] : a.scope.agents;
-};
+const who = (q: string, scene: PerceivedScene = theatre) => peopleIn(scene, q);
 
 describe("belief structures that name their believer", () => {
   it("reads a person after an experiencer preposition, before a clause about another, as the believer", () => {
