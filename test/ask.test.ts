@@ -16,7 +16,7 @@ import { firstSegment, logRecords, runCliAsSpawned, startCli, tempDir } from "./
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeServer } from "./fakeLlmServer.ts";
-import { renderAsk } from "../services/cli/commands/ask.ts";
+import { renderAsk } from "../services/aura/commands/ask.ts";
 
 
 function digest(dir: string): Map<string, string> {

@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import { REFERENCE_PATH, renderCliReference } from "../services/cli/reference.ts";
 
 describe("docs/cli.md", () => {
-  it("is the reference rendered from the CLI's --help texts", () => {
+  it("is the reference rendered from the CLI's --help texts", async () => {
     const committed = readFileSync(REFERENCE_PATH, "utf8");
-    const rendered = renderCliReference();
+    const rendered = await renderCliReference();
     if (committed !== rendered) {
       const a = committed.split("\n");
       const b = rendered.split("\n");
@@ -17,8 +17,8 @@ describe("docs/cli.md", () => {
     }
   });
 
-  it("has a section for every command and subcommand, listed in its contents", () => {
-    const md = renderCliReference();
+  it("has a section for every command and subcommand, listed in its contents", async () => {
+    const md = await renderCliReference();
     for (const path of ["probetown run", "probetown sweep", "probetown eval implicit", "probetown eval factual", "probetown worlds"]) {
       expect(md).toContain(`\n## ${path}\n`);
       expect(md).toContain(`(#${path.replace(/ /g, "-")})`);
@@ -27,16 +27,16 @@ describe("docs/cli.md", () => {
     expect(md).toContain("$ npx probetown run auratown --seed 7 --days 2 --log runs/day2");
   });
 
-  it("does not depend on the terminal it is rendered in", () => {
+  it("does not depend on the terminal it is rendered in", async () => {
     const stdout = process.stdout as { columns?: number; isTTY?: boolean };
     const saved = { columns: stdout.columns, isTTY: stdout.isTTY };
     try {
       Object.assign(stdout, { columns: 40, isTTY: true });
-      const narrow = renderCliReference();
+      const narrow = await renderCliReference();
       Object.assign(stdout, { columns: 250, isTTY: true });
-      expect(renderCliReference()).toBe(narrow);
+      expect(await renderCliReference()).toBe(narrow);
       Object.assign(stdout, saved);
-      expect(renderCliReference()).toBe(narrow);
+      expect(await renderCliReference()).toBe(narrow);
     } finally {
       Object.assign(stdout, saved);
     }

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registeredWorlds } from "../services/kernel/worlds.ts";
-import { WORLD_NAMES } from "../services/worlds.ts";
+import { loadWorldClis, WORLD_NAMES } from "../services/worlds.ts";
 import { InvalidPayload, isDamage, LogCorrupted, SequenceConflict, SnapshotDamaged, TornTail, UnknownEventType } from "../events/errors.ts";
 import { EpisodeExists, StorageFailed, WriterLocked } from "../infra/eventStore.ts";
 import { InvalidSubjectToken, NatsUnavailable } from "../infra/nats.ts";
@@ -87,7 +87,7 @@ describe("CLI startup (issue 22)", () => {
     expect([...WORLD_NAMES]).toEqual(registeredWorlds().map((w) => w.definition.name));
   });
 
-  it("every error maps to the exit code it had, by its tag, and carries that code itself", () => {
+  it("every error maps to the exit code it had, by its tag, and carries that code itself", async () => {
     const damage = [
       new LogCorrupted({ file: "f", line: 1, seq: 0, reason: "r" }),
       new TornTail({ file: "f", line: 1, afterSeq: 0, bytes: 3 }),
@@ -138,7 +138,8 @@ describe("CLI startup (issue 22)", () => {
       [new Error("boom"), EXIT.internal],
       ["not an error", EXIT.internal],
     ];
-    const tableCode = new Map<string, number>(Object.entries(EXIT_BY_TAG));
+    // The worlds' own error tags are in their manifests (services/cli/worldCli.ts `errors`).
+    const tableCode = new Map<string, number>([...Object.entries(EXIT_BY_TAG), ...(await loadWorldClis()).flatMap((w) => Object.entries(w.errors ?? {}))]);
     for (const [error, code] of cases) {
       expect(exitCodeFor(error), String(error)).toBe(code);
       // The table and the class agree (a wrapper around a full disk excepted: the disk decides).

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { HELP_EXAMPLES } from "../services/cli/examples.ts";
+import { helpExamplesOf } from "../services/cli/examples.ts";
+import { loadWorldClis } from "../services/worlds.ts";
 import { repoRoot, runCli, tempDir } from "./helpers.ts";
 
 /** The commands of one help text's Examples section, as argument lists (single quotes as a POSIX shell reads them). */
@@ -27,7 +28,7 @@ describe("--help examples", () => {
     cpSync(join(repoRoot, "data"), join(cwd, "data"), { recursive: true });
     cpSync(join(repoRoot, "experiments"), join(cwd, "experiments"), { recursive: true });
     let ran = 0;
-    for (const [path, lines] of Object.entries(HELP_EXAMPLES)) {
+    for (const [path, lines] of Object.entries(helpExamplesOf(await loadWorldClis()))) {
       const help = await runCli([...path.split(" "), "--help"]);
       expect(help.code, path).toBe(0);
       const examples = examplesOf(help.out);

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_BY_TAG } from "../services/cli/exitCodes.ts";
+import { loadWorldClis } from "../services/worlds.ts";
 import { repoRoot } from "./helpers.ts";
 
 /** The bases an error of ours comes down from: our own, and Effect's (which carry `_tag` by construction). */
@@ -92,7 +93,8 @@ function violations(throwing: readonly Source[], declared: readonly Source[], ta
   return [...problems];
 }
 
-const TABLE_TAGS: ReadonlySet<string> = new Set(Object.keys(EXIT_BY_TAG));
+// The worlds' own error tags are in their manifests (services/cli/worldCli.ts `errors`).
+const TABLE_TAGS: ReadonlySet<string> = new Set([...Object.keys(EXIT_BY_TAG), ...(await loadWorldClis()).flatMap((w) => Object.keys(w.errors ?? {}))]);
 const DECLARED = sourcesUnder(["services", "infra", "events", "actors"]);
 
 describe("one error system: tagged errors carrying exit codes", () => {

@@ -4,6 +4,8 @@
 // the classes are imported as types only, which the type check holds to the table (each tag listed,
 // none unknown) and which vanish at run time. test/cli-startup.test.ts checks every class's own
 // `exitCode` against the table; test/tagged-errors.test.ts that every error thrown in services/ has a tag here.
+// A world's own errors are listed in its command-line manifest (`errors`, services/cli/worldCli.ts),
+// not here (the command line knows no world by name): each carries its code, which exitCodeFor reads.
 import type { InvalidPayload, LogCorrupted, SequenceConflict, SnapshotDamaged, TornTail, UnknownEventType } from "../../events/errors.ts";
 import type { InputRejected } from "../../events/inputRejected.ts";
 import type { InternalError } from "../../events/internalError.ts";
@@ -20,8 +22,6 @@ import type { SweepStorageFailed } from "./distributed.ts";
 import type { ResultsInvalid } from "../analysis/results.ts";
 import type { ActorFailed } from "../distributed/actorHost.ts";
 import type { LocalWorkersGone } from "../distributed/episodes.ts";
-import type { NotEnvProbeEpisode } from "../envprobe/metrics.ts";
-import type { EnvprobeSweepFailed } from "../envprobe/natsSweep.ts";
 import type { ActorHostLost, Interrupted } from "../kernel/episodes.ts";
 import type { Divergence, EndOfLog, StateMismatch } from "../kernel/replay.ts";
 import { isPathError, type UsageError } from "../kernel/usageError.ts";
@@ -33,7 +33,7 @@ type ErrorTag =
   | LogCorrupted["_tag"] | TornTail["_tag"] | UnknownEventType["_tag"] | InvalidPayload["_tag"] | SnapshotDamaged["_tag"] | SequenceConflict["_tag"]
   | InputRejected["_tag"] | UsageError["_tag"] | InternalError["_tag"]
   | Divergence["_tag"] | EndOfLog["_tag"] | StateMismatch["_tag"] | ActorHostLost["_tag"] | Interrupted["_tag"]
-  | ActorFailed["_tag"] | LocalWorkersGone["_tag"] | NotEnvProbeEpisode["_tag"] | EnvprobeSweepFailed["_tag"] | ReportOptionInvalid["_tag"] | ResultsInvalid["_tag"]
+  | ActorFailed["_tag"] | LocalWorkersGone["_tag"] | ReportOptionInvalid["_tag"] | ResultsInvalid["_tag"]
   | StorageFailed["_tag"] | SweepStorageFailed["_tag"] | EpisodeExists["_tag"] | WriterLocked["_tag"] | JobRejected["_tag"]
   | NatsUnavailable["_tag"] | InvalidSubjectToken["_tag"] | NatsWriteLost["_tag"] | NatsReadStalled["_tag"] | RequestTimeout["_tag"] | NoResponder["_tag"] | RemoteError["_tag"]
   | ChatError["_tag"];
@@ -44,7 +44,6 @@ export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
 
   UsageError: EXIT.usage,
   InputRejected: EXIT.usage,
-  NotEnvProbeEpisode: EXIT.usage,
   ReportOptionInvalid: EXIT.usage,
   ResultsInvalid: EXIT.usage,
   InvalidSubjectToken: EXIT.usage,
@@ -67,7 +66,6 @@ export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
   InternalError: EXIT.internal,
   LocalWorkersFailed: EXIT.internal,
   ActorFailed: EXIT.internal,
-  EnvprobeSweepFailed: EXIT.internal,
   JobRejected: EXIT.internal,
   // Told apart and answered where they are raised; reaching a command's end, they escaped that.
   EndOfLog: EXIT.internal,

@@ -1,15 +1,20 @@
-// `probetown fidelity`: the command and its flags; its action (commands/fidelity.ts, which
+// `probetown fidelity`: the command, assembled from the worlds' fidelity sections (their
+// manifests' `fidelity`: what it measures, its options); its action (commands/fidelity.ts, which
 // regenerates docs/fidelity.md) is loaded when it runs.
 import type { Command } from "commander";
-import type { FidelityFlags } from "./commands/fidelity.ts";
-import { integerAtLeast } from "./eval.ts";
+import type { CommandAction, WorldCli } from "./worldCli.ts";
 
-export function registerFidelity(program: Command, exit: (code: number) => void): void {
-  program
+export function registerFidelity(program: Command, worlds: readonly WorldCli[], lazy: (load: () => Promise<CommandAction>) => (...args: unknown[]) => Promise<void>): void {
+  const sections = worlds.flatMap((w) => (w.fidelity === undefined ? [] : [{ world: w.world, fidelity: w.fidelity }]));
+  const command = program
     .command("fidelity")
-    .description("run the papers' headline measurements here (AURA Tables 2-4, 12 deterministic; EnvProbe Tables 1-3, 5, 7) and write them beside the papers' numbers, row by row")
-    .option("--out <file>", "where the Markdown goes", "docs/fidelity.md")
-    .option("--envprobe-seeds <n>", "EnvProbe seeds 0…n−1 (default 220, the paper's n)", integerAtLeast("--envprobe-seeds", 1))
-    .option("-q, --quiet", "no progress on stderr")
-    .action(async (flags: FidelityFlags) => (await import("./commands/fidelity.ts")).cmdFidelity(flags, exit));
+    .description(`run the papers' headline measurements here (${sections.map((s) => s.fidelity.summary).join("; ")}) and write them beside the papers' numbers, row by row`)
+    .option("--out <file>", "where the Markdown goes", "docs/fidelity.md");
+  for (const { world, fidelity } of sections) for (const option of fidelity.options?.() ?? []) command.addOption(option.helpGroup(`Options for ${world}:`));
+  command.option("-q, --quiet", "no progress on stderr").action(
+    lazy(async () => {
+      const { cmdFidelity } = await import("./commands/fidelity.ts");
+      return (flags: Parameters<typeof cmdFidelity>[0]) => cmdFidelity(flags, sections.map((s) => s.fidelity));
+    }),
+  );
 }

@@ -126,16 +126,16 @@ export const llmAsked = (flags: LlmCliFlags): boolean => asked(flags) || (proces
 const asked = (flags: LlmCliFlags) => flags.llm !== undefined || flags.llmConfig !== undefined || (flags.model?.length ?? 0) > 0;
 
 /**
- * The EnvProbe LLM agent (role `belief`): the config with its model (`llm: {belief}`, part of the
- * episode header, so replay knows it) and the gateway. null: no LLM asked for, no endpoint, or
- * `--model belief=none` — the scripted agent, whose logs are exactly as before.
+ * A world's own sweep whose agent has one model role: the config with its model (`llm: {<role>}`,
+ * part of the episode header, so replay knows it) and the gateway. null: no LLM asked for, no
+ * endpoint, or `--model <role>=none` — the scripted agent, whose logs are exactly as before.
  */
-export function envprobeLlm(config: unknown, flags: LlmCliFlags, prefix: string): { config: unknown; gateway: LlmGatewayImpl; model: string; settings: Omit<LlmConfig, "apiKey">; baseURL: string } | null {
+export function oneRoleLlm(config: unknown, flags: LlmCliFlags, prefix: string, role: LlmRole): { config: unknown; gateway: LlmGatewayImpl; model: string; settings: Omit<LlmConfig, "apiKey">; baseURL: string } | null {
   if (!llmAsked(flags)) return null;
-  const resolved = resolveLlmFlags(flags, prefix, ["belief"]);
-  const model = resolved?.models.belief ?? null;
+  const resolved = resolveLlmFlags(flags, prefix, [role]);
+  const model = resolved?.models[role] ?? null;
   if (resolved === null || model === null) return null;
-  return { config: { ...(config as object | undefined), llm: { belief: model } }, gateway: makeLlmGateway(resolved, noticed(prefix, flags)), model, settings: settingsWithoutKey(resolved), baseURL: resolved.baseURL };
+  return { config: { ...(config as object | undefined), llm: { [role]: model } }, gateway: makeLlmGateway(resolved, noticed(prefix, flags)), model, settings: settingsWithoutKey(resolved), baseURL: resolved.baseURL };
 }
 
 /**

@@ -12,25 +12,19 @@
 // (test/cli-startup.test.ts checks).
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { loadWorlds, WORLD_NAMES } from "../worlds.ts";
-import { MAX_HORIZON } from "../../actors/envprobe/limits.ts";
+import { loadWorldClis, loadWorlds, worldNames } from "../worlds.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { DEFAULT_NAMESPACE, MIN_LOCK_TTL_MS, NATS_URL_ENV, NATS_URL_FROM_ENV, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
-import { DEFAULT_CHUNK } from "../envprobe/chunk.ts";
-import { METRICS } from "../analysis/reportMetrics.ts";
 import { FlagInvalid, UsageError } from "../kernel/usageError.ts";
 import { PROBETOWN_VERSION } from "../kernel/version.ts";
-import { DETAILED_TOWN_ACTORS } from "../auratown/views.ts";
 import { shownPath } from "../views/text.ts";
-import { registerAsk } from "./ask.ts";
-import { registerEval } from "./eval.ts";
-import { addHelpExamples } from "./examples.ts";
+import { addHelpExamples, helpExamplesOf } from "./examples.ts";
 import { EXIT, exitCodeFor, isDivergence, tagOf } from "./exitCodes.ts";
-import { registerExperiment } from "./experiment.ts";
 import { registerFidelity } from "./fidelity.ts";
 import { registerLlm } from "./llmCommand.ts";
 import { integer } from "./flags.ts";
 import { addLlmOptions } from "./llmOptions.ts";
+import { type CommandAction, type SharedCommand, type WorldCli, type WorldCommand } from "./worldCli.ts";
 
 export { EXIT, exitCodeFor };
 
@@ -73,7 +67,53 @@ function episodeOptions(cmd: Command): Command {
     .option("-q, --quiet", "print only where the log and trace went");
 }
 
-export function buildProgram(exit: (code: number) => void): Command {
+/** The options the worlds add to a shared command, each world's under its own heading in --help. */
+function addWorldOptions(command: Command, name: SharedCommand, worlds: readonly WorldCli[]): Command {
+  for (const w of worlds) for (const option of w.options?.[name]?.() ?? []) command.addOption(option.helpGroup(`Options for ${w.world}:`));
+  return command;
+}
+
+/**
+ * On a command that names its world (`run <world>`, `sweep <world>`), an option another world
+ * added is refused: it would be ignored.
+ */
+function refuseOtherWorldsOptions(command: Command, name: SharedCommand, worlds: readonly WorldCli[]): void {
+  command.hook("preAction", (_program, action) => {
+    const world = action.args[0];
+    for (const w of worlds) {
+      if (w.world === world) continue;
+      for (const option of w.options?.[name]?.() ?? []) {
+        if (action.getOptionValueSource(option.attributeName()) === "cli") throw new UsageError(`${option.long} is for \`${name} ${w.world}\` only`);
+      }
+    }
+  });
+}
+
+/** Words wrapped to lines of at most `width` characters (the first's indent not counted), each line after the first indented by `indent`. */
+function wrapped(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join("\n");
+}
+
+/** The worlds' notes on a shared command, at the end of its --help (before its examples), wrapped at 80 columns. */
+function addWorldNotes(command: Command, name: SharedCommand, worlds: readonly WorldCli[]): void {
+  const blocks = worlds.flatMap((w) => {
+    const notes = w.notes?.[name] ?? [];
+    return notes.length === 0 ? [] : [`  ${w.world}:`, ...notes.map((note) => `    - ${wrapped(note, 74, "      ")}`)];
+  });
+  if (blocks.length > 0) command.addHelpText("after", `\nNotes:\n${blocks.join("\n")}`);
+}
+
+export async function buildProgram(exit: (code: number) => void): Promise<Command> {
+  const worlds = await loadWorldClis();
+  const names = worldNames();
   const program = new Command()
     .name("probetown")
     .version(PROBETOWN_VERSION, "-V, --version", "print probetown's version")
@@ -98,24 +138,46 @@ export function buildProgram(exit: (code: number) => void): Command {
       exit(await fn(...args));
   /** An action whose module is loaded when its command runs (`load` returns the action). */
   const lazy = <A extends unknown[]>(load: () => Promise<(...args: A) => Promise<number> | number>) => wrap(async (...args: A) => (await load())(...args));
+  /** A world's command (and its subcommands), its action loaded when it runs. */
+  const addWorldCommand = (parent: Command, spec: WorldCommand, heading?: string): void => {
+    const command = parent.command(spec.name).description(spec.description);
+    if (heading !== undefined) command.helpGroup(heading);
+    for (const argument of spec.arguments ?? []) command.argument(argument.name, argument.description);
+    for (const option of spec.options?.() ?? []) command.addOption(option);
+    for (const sub of spec.subcommands ?? []) addWorldCommand(command, sub);
+    const action = spec.action;
+    if (action !== undefined) command.action(lazy<unknown[]>(async () => (await action()) as CommandAction));
+  };
+
+  /** The shared command just defined, with what the worlds add to it: options, notes, and a check that a world's option goes with that world. */
+  const shared = (name: SharedCommand): Command => {
+    const command = program.commands.at(-1)!;
+    addWorldOptions(command, name, worlds);
+    if (name === "run" || name === "sweep") refuseOtherWorldsOptions(command, name, worlds);
+    addWorldNotes(command, name, worlds);
+    return command;
+  };
+  const configExamples = worlds.flatMap((w) => (w.configExample === undefined ? [] : [`'${w.configExample}' (${w.world})`])).join(", ");
+
+  program.commandsGroup("Episodes:");
 
   episodeOptions(
     program
       .command("run")
       .description("run an episode on the embedded default (file log, in-process actors) and print where the log went")
-      .argument("<world>", `world to run (${WORLD_NAMES.join(", ")})`)
+      .argument("<world>", `world to run (${names.join(", ")})`)
       .requiredOption("--seed <n>", `episode seed (required): ${SEED_RULE}, as in sweep --seeds and eval --seeds`, integer("--seed", 0))
-      .option("--condition <name>", "named condition (default: the world's, marked in `probetown worlds`: auratown baseline, aura-scene aura-intent, envprobe envprobe-simple)")
+      .option("--condition <name>", "named condition (default: the world's, marked in `probetown worlds`)")
       .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
-      .option("--agents <n>", "town size: the 5 residents plus generated ones", integer("--agents", 1))
-      .option("--config <file|json>", "world config overrides, merged over the defaults: a JSON file, or the object inline: '{\"speed\": 2}' (auratown), '{\"horizon\": 60}' (envprobe)")
+      .option("--config <file|json>", `world config overrides, merged over the defaults: a JSON file, or the object inline${configExamples === "" ? "" : `: ${configExamples}`}`)
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
       .addOption(namespaceOption())
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
       .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot the log reaches (one past a cut log's end is kept, not used), check the logged tail, append the rest (with --remote, the actor hosts restore it too)"),
   );
-  addLlmOptions(program.commands.at(-1)!).action(lazy(async () => (await import("./commands/run.ts")).cmdRun));
+  addLlmOptions(program.commands.at(-1)!);
+  shared("run").action(lazy(async () => (await import("./commands/run.ts")).cmdRun));
 
   episodeOptions(
     program
@@ -129,7 +191,8 @@ export function buildProgram(exit: (code: number) => void): Command {
       .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1))
       .option("--reuse-llm", "serve the parent's recorded LLM answers for identical requests (no HTTP); others go to --llm, or fall back"),
   );
-  addLlmOptions(program.commands.at(-1)!, { fork: true }).action(lazy(async () => (await import("./commands/fork.ts")).cmdFork));
+  addLlmOptions(program.commands.at(-1)!, { fork: true });
+  shared("fork").action(lazy(async () => (await import("./commands/fork.ts")).cmdFork));
 
   program
     .command("verify")
@@ -138,16 +201,17 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--json", "machine-readable report")
     .option("-q, --quiet", "no progress bar (shown on a terminal, for one episode or a folder of them)")
     .addOption(natsOption("verify a log kept in JetStream"))
-    .addOption(namespaceOption())
-    .action(lazy(async () => (await import("./commands/verify.ts")).cmdVerify));
+    .addOption(namespaceOption());
+  shared("verify").action(lazy(async () => (await import("./commands/verify.ts")).cmdVerify));
 
   program
     .command("actor-host")
+    .helpGroup("Distributed (NATS):")
     .description("host some actors of an episode in this process, for a sequencer run with --nats --remote; exits when the episode ends (its sequencer releases them, or its last tick is committed; at once for a finished episode), or with exit 2 when its sequencer has gone quiet (--idle-timeout)")
-    .argument("<episode>", "episode id (e.g. auratown-s42-baseline)")
+    .argument("<episode>", "episode id (<world>-s<seed>-<condition>, as `run` prints it)")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(namespaceOption())
-    .requiredOption("--actors <ids>", "comma-separated actor ids (e.g. agent/chen-mei,env/auratown) or 'all'")
+    .requiredOption("--actors <ids>", "comma-separated actor ids (as `replay --state` lists them: agent/<name>, env/<world>) or 'all'")
     .option("--idle-timeout <seconds>", "while serving, stop (exit 2) when the sequencer has asked nothing for this long: it has gone (default 300)", integer("--idle-timeout", 1))
     .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none; a bare jsonl writes actor-host-<pid>.trace.jsonl in the current directory)")
     .option("-q, --quiet", "print nothing")
@@ -155,7 +219,8 @@ export function buildProgram(exit: (code: number) => void): Command {
 
   program
     .command("worker")
-    .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and chunks of `sweep envprobe --nats` (logs to the sweep's --log; an LLM agent's chunks call its endpoint with this process's PROBETOWN_LLM_API_KEY or OPENAI_API_KEY); Ctrl-C stops after the running jobs, saying what it did; a second Ctrl-C stops at once, leaving them to the queue (redelivered after its ack wait, continued from their logs)")
+    .helpGroup("Distributed (NATS):")
+    .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and the jobs of a world's own sweep (see `sweep --help`; an LLM agent's jobs call its endpoint with this process's PROBETOWN_LLM_API_KEY or OPENAI_API_KEY); Ctrl-C stops after the running jobs, saying what it did; a second Ctrl-C stops at once, leaving them to the queue (redelivered after its ack wait, continued from their logs)")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(namespaceOption())
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
@@ -164,15 +229,16 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--ack-wait <ms>", "a job is redelivered when its worker is silent this long (default: 30000 for a new namespace, else the namespace's; given, it updates the namespace's queue)", integer("--ack-wait", 1000))
     .option("--lock-ttl <ms>", "an episode's writer lock expires this long after its writer died (default: 10000 for a new namespace, else the namespace's; given, it sets the namespace's, higher or lower)", integer("--lock-ttl", MIN_LOCK_TTL_MS))
     .addOption(new Option("--fsync <policy>", "when an episode's log is published: every tick commit, or at snapshots and the end (a redelivered job re-runs the ticks since)").choices(["commit", "snapshot"]).default("snapshot"))
-    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none; a bare jsonl writes worker-<pid>.trace.jsonl in the current directory): each episode continues its job's trace (a traced sweep's), an EnvProbe chunk is a span with one per episode")
+    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none; a bare jsonl writes worker-<pid>.trace.jsonl in the current directory): each episode continues its job's trace (a traced sweep's), a job of a world's own sweep is a span with one per episode")
     .option("--notes-only", "print only what concerns a job's log: what a redelivered job's resume cut or passed over, and waits for another writer's lock (not the jobs taken and done; a sweep's local workers run so)")
     .option("-q, --quiet", "print nothing but what a redelivered job's resume cut or passed over, as run --resume -q")
     .action(lazy(async () => (await import("./distributed.ts")).cmdWorker));
 
   program
     .command("follow")
+    .helpGroup("Distributed (NATS):")
     .description("print an episode's JetStream log live: the records already written, then each new one as it is appended; stops after its last tick is committed (Ctrl-C stops earlier)")
-    .argument("<episode>", "episode id (e.g. auratown-s42-baseline); it may not have started yet")
+    .argument("<episode>", "episode id (<world>-s<seed>-<condition>, as `run` prints it); it may not have started yet")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(namespaceOption())
     .option("--from-seq <n>", "start at this record seq (default: the first)", integer("--from-seq", 0))
@@ -183,39 +249,22 @@ export function buildProgram(exit: (code: number) => void): Command {
   program
     .command("sweep")
     .description("run a matrix of episodes (seeds × conditions): in this process, or queued for workers with --nats; prints a summary and, for a world with metrics, each condition's means and a paired-by-seed comparison with the first condition")
-    .argument("<world>", `world to run (${WORLD_NAMES.join(", ")})`)
+    .argument("<world>", `world to run (${names.join(", ")})`)
     .requiredOption("--seeds <list>", `seeds: ranges and lists like 1-200 or 1,5,9 (each ${SEED_RULE}, as run --seed)`)
     .option("--conditions <list>", "comma-separated conditions (default: the world's, see `probetown worlds`)")
     .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
     .option("--config <file|json>", "world config overrides: a JSON file, or the object inline")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors, as run; a resumed job restarts from the latest)", integer("--snapshot-every", 0))
-    .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (envprobe too: chunks of seeds per job; logs go to --log on a filesystem the workers share)"))
+    .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (a world's own sweep queues its jobs: see Notes)"))
     .addOption(namespaceOption())
-    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); envprobe without --nats: worker threads (0: every core), or with an LLM agent episodes at a time (0: 4; the gateway's concurrency caps the calls in flight)", integer("--workers", 0), 0)
-    .option("--held-out <list>", "envprobe: the paper's disjoint held-out seeds for the low and high regimes (medium keeps --seeds), e.g. --seeds 0-219 --held-out 1000-1219")
-    .option("--chunk <n>", `envprobe with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1))
+    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); a world's own sweep may take it without --nats (see Notes)", integer("--workers", 0), 0)
     .option("--out <file>", "write every outcome as JSON")
     .option("--json", "print the outcomes as JSON")
     .option("-q, --quiet", "print only the summary, and what an episode's resume cut or passed over (as run --resume -q)")
-    .option("--worlds <list>", "envprobe: objectstate,tooldag,graphnav (default: all)")
-    .option("--regimes <list>", "envprobe: low,medium,high or the release's S1,S2,S3 (default: low,medium,high)")
-    .option("--policies <list>", "envprobe: probing policies (default: the paper's grid; see `worlds`)")
-    .option("--horizon <n>", "envprobe: override the regime's horizon H", integer("--horizon", 1, MAX_HORIZON, " (the paper's horizons are 20, 30 and 40)"))
-    .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed, or kept when finished); envprobe: keep every episode's log under this directory (default: not kept)")
-    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none): a span per job, whose trace its episode continues (one trace per episode; workers started by --workers trace alike); a bare jsonl writes each episode's trace beside its log, without job spans; envprobe: with --nats only");
-  addLlmOptions(program.commands.at(-1)!)
-    .action(lazy(async () => (await import("./commands/sweep.ts")).cmdSweep));
-
-  program
-    .command("report-envprobe")
-    .description("EnvProbe paired report (Tables 1/2 layouts, paired bootstrap, McNemar, Bonferroni, Pareto SVG, confident-wrong audit) from a sweep's --log directory or --out metrics file")
-    .argument("<source>", "a `sweep envprobe --log` directory, or its `--out` metrics JSON")
-    .requiredOption("--out <dir>", "directory for report.md, report.json and the SVG")
-    .option("--bootstrap <n>", "paired bootstrap resamples per comparison", integer("--bootstrap", 100), 10_000)
-    .option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0)
-    .option("--title <text>", "report title")
-    .option("--json", "print where the files went as JSON")
-    .action(lazy(async () => (await import("../envprobe/commands.ts")).cmdEnvprobeReport));
+    .option("--log <dir>", "where the episodes go: <dir>/<episode id> (default runs/<episode id>; an existing one of the same episode is resumed, or kept when finished)")
+    .option("--trace <exporter>", "trace export: none | console | jsonl[:<file>] | otlp[:<url>] (default: none): a span per job, whose trace its episode continues (one trace per episode; workers started by --workers trace alike); a bare jsonl writes each episode's trace beside its log, without job spans");
+  addLlmOptions(program.commands.at(-1)!);
+  shared("sweep").action(lazy(async () => (await import("./commands/sweep.ts")).cmdSweep));
 
   program
     .command("replay")
@@ -227,8 +276,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--snapshot", "keep a snapshot of that tick in the episode's snapshots/, or with --nats in its JetStream snapshot store (any committed tick)")
     .option("--json", "machine-readable result")
     .addOption(natsOption("replay a log kept in JetStream"))
-    .addOption(namespaceOption())
-    .action(lazy(async () => (await import("./commands/replay.ts")).cmdReplay));
+    .addOption(namespaceOption());
+  shared("replay").action(lazy(async () => (await import("./commands/replay.ts")).cmdReplay));
 
   program
     .command("inspect")
@@ -237,11 +286,10 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--from <tick>", "first tick to show", integer("--from", 0))
     .option("--to <tick>", "last tick to show", integer("--to", 0))
     .option("--agent <id>", "only this agent (id like lin-wei, or name)")
-    .option("--all", `every agent's events, state and beliefs by tick, also in a town of more than ${DETAILED_TOWN_ACTORS} actors (summarised per tick without it)`)
     .option("--json", "per-tick state as JSON")
     .addOption(natsOption("inspect a log kept in JetStream"))
-    .addOption(namespaceOption())
-    .action(lazy(async () => (await import("./commands/inspect.ts")).cmdInspect));
+    .addOption(namespaceOption());
+  shared("inspect").action(lazy(async () => (await import("./commands/inspect.ts")).cmdInspect));
 
   program
     .command("diff")
@@ -251,8 +299,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--exit-code", "exit 1 when the two differ over the ticks both hold (or hold none in common), 0 when identical")
     .option("--json", "machine-readable result")
     .addOption(natsOption("compare logs kept in JetStream (both in --namespace)"))
-    .addOption(namespaceOption())
-    .action(lazy(async () => (await import("./diff.ts")).cmdDiff));
+    .addOption(namespaceOption());
+  shared("diff").action(lazy(async () => (await import("./diff.ts")).cmdDiff));
 
   program
     .command("repair")
@@ -260,39 +308,34 @@ export function buildProgram(exit: (code: number) => void): Command {
     .argument("<log>", "episode directory")
     .action(lazy(async () => (await import("./commands/repair.ts")).cmdRepair));
 
-  program
-    .command("report")
-    .description("write the experiment report (markdown, JSON, SVG charts) from a results JSONL file; no episode is rerun")
-    .argument("<results>", "results JSONL, one row per query × seed × condition (schema: services/analysis/results.ts)")
-    .requiredOption("--out <dir>", "directory for report.md, report.json and the charts")
-    .option("--reference <condition>", "condition the others are compared with (default: the first in the file); comma-separate one per benchmark")
-    .addOption(new Option("--metric <name>", "score used for comparisons, blocks and charts (default: the first the rows have of implicit, accuracy, correct, literal, recall; privacy rows: recall)").choices([...METRICS]))
-    .option("--bootstrap <n>", "bootstrap resamples", integer("--bootstrap", 100), 5000)
-    .option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0)
-    .option("--title <text>", "report title")
-    .option("--json", "print where the files went as JSON")
-    .action(lazy(async () => (await import("./report.ts")).cmdReport));
-
-  registerEval(program, exit);
-  registerExperiment(program, exit);
-  registerAsk(program, exit);
-  registerFidelity(program, exit);
-  registerLlm(program, exit);
-
   program.command("worlds").description("list worlds and their conditions").action(lazy(async () => (await import("./commands/worlds.ts")).cmdWorlds));
+
+  program.commandsGroup("Measurements:");
+  registerFidelity(program, worlds, lazy);
+  program.commandsGroup("Local model:");
+  registerLlm(program, exit);
+  for (const w of worlds) for (const spec of w.commands ?? []) addWorldCommand(program, spec, w.heading ?? `Commands of ${w.world}:`);
   // Commander marks no option as required in the help: `report --help` showed --out like any other.
   const markRequired = (command: Command): void => {
     for (const option of command.options) if (option.mandatory && !option.description.includes("(required)")) option.description += " (required)";
     command.commands.forEach(markRequired);
   };
   markRequired(program);
-  addHelpExamples(program);
+  addHelpExamples(program, helpExamplesOf(worlds));
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
   let code: number = EXIT.ok;
-  const program = buildProgram((c) => (code = c));
+  let program: Command;
+  try {
+    program = await buildProgram((c) => (code = c));
+  } catch (error) {
+    // A world's manifest that does not load is this build's fault.
+    process.stderr.write(`probetown: error: ${(error as Error).message}\n`);
+    process.exitCode = EXIT.internal;
+    return;
+  }
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -23,8 +23,8 @@ function helpOf(command: Command): string {
   return text.replace(/[ \t]+$/gm, "").trimEnd();
 }
 
-export function renderCliReference(): string {
-  const program = buildProgram(() => undefined);
+export async function renderCliReference(): Promise<string> {
+  const program = await buildProgram(() => undefined);
   const sections: { path: string; depth: number; help: string }[] = [];
   const visit = (command: Command, path: string, depth: number): void => {
     sections.push({ path, depth, help: helpOf(command) });
@@ -50,6 +50,6 @@ export function renderCliReference(): string {
 }
 
 if (import.meta.main) {
-  writeFileSync(REFERENCE_PATH, renderCliReference());
+  writeFileSync(REFERENCE_PATH, await renderCliReference());
   process.stdout.write(`wrote ${REFERENCE_PATH}\n`);
 }

@@ -15,7 +15,7 @@ import { loadEpisodes, writeReport } from "./report.ts";
 import { EpisodeAccumulator } from "./metrics.ts";
 import { UsageError } from "../kernel/replay.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
-import { endpointExit, envprobeLlm, type LlmCliFlags } from "../cli/llm.ts";
+import { endpointExit, oneRoleLlm, type LlmCliFlags } from "../cli/llm.ts";
 import { plural } from "../views/text.ts";
 
 export interface EnvprobeSweepFlags extends LlmCliFlags {
@@ -53,7 +53,7 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags & { readonly ti
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
   const trace = envprobeSweepTrace(flags.trace, nats !== undefined);
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
-  const agent = envprobeLlm(flags.config, flags, "sweep envprobe");
+  const agent = oneRoleLlm(flags.config, flags, "sweep envprobe", "belief");
   // The whole spec is checked before anything is enqueued (or NATS is even contacted). A sweep may
   // be run again into its own --log directory: it keeps the episodes whose logs are finished and runs
   // the rest, and an LLM agent's resume (their logged answers are not asked for again).

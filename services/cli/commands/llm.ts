@@ -4,6 +4,7 @@ import { installLocalModel } from "../../llm/localInstall.ts";
 import { checkLocalModel, runtimeEntry } from "../../llm/localModel.ts";
 import { serveLocalModel } from "../../llm/serve.ts";
 import { localModelClient } from "../../../infra/localModelClient.ts";
+import { registeredWorlds } from "../../kernel/worlds.ts";
 
 export async function cmdLlmInstall(flags: { json?: boolean }, _exit: (code: number) => void): Promise<void> {
   const say = (line: string): void => void process.stderr.write(`llm install: ${line}\n`);
@@ -13,13 +14,15 @@ export async function cmdLlmInstall(flags: { json?: boolean }, _exit: (code: num
     process.stdout.write(`${JSON.stringify({ model: model.path, sha256: report.sha256, runtime: report.paths.runtime, cache: report.paths.cache, licence: report.licence, installed: { runtime: report.runtimeInstalled, model: report.modelInstalled } })}\n`);
     return;
   }
+  // A world whose roles can run on a model, to show `--llm local` on.
+  const example = registeredWorlds().find((w) => (w.models?.roles.length ?? 0) > 0)?.definition.name;
   process.stdout.write(
     [
       `model:   ${model.path}`,
       `sha256:  ${report.sha256} (checked)`,
       `runtime: ${report.paths.runtime} (node-llama-cpp, CPU build)`,
       `licence: ${report.licence} (Gemma Terms of Use: see docs/llm.md#the-local-model)`,
-      `use it:  --llm local   (e.g. probetown run aura-scene --seed 1 --llm local)`,
+      `use it:  --llm local${example === undefined ? "" : `   (e.g. probetown run ${example} --seed 1 --llm local)`}`,
     ].join("\n") + "\n",
   );
 }

@@ -3,12 +3,14 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FileSnapshotStore } from "../../../infra/snapshotStore.ts";
 import { layoutOf, resolveEpisodeDir, snapshotOfReplay, UsageError, type ReplayResult } from "../../kernel/replay.ts";
-import { DETAILED_TOWN_ACTORS } from "../../auratown/views.ts";
 import { namesActor, shownPath } from "../../views/text.ts";
 import type { EndsCheck } from "../distributed.ts";
 import { EXIT } from "../exitCodes.ts";
 import { checkEnds, replayOf, ticksHeld, unknownAgent } from "../logEnds.ts";
 import { progressBar } from "../progress.ts";
+
+/** Past this many actors, `--state` without `--agent` is long: say how to print one (as a run stops summarising per actor). */
+const MANY_ACTORS = 64;
 
 export async function cmdReplay(log: string, flags: { toTick?: number; json?: boolean; state?: boolean; agent?: string; snapshot?: boolean; nats?: string; namespace: string }): Promise<number> {
   const agent = flags.agent;
@@ -26,7 +28,7 @@ export async function cmdReplay(log: string, flags: { toTick?: number; json?: bo
     result.host.stop();
     throw unknownAgent(agent, result.header.episode, result.host.ids);
   }
-  if (flags.state && agent === undefined && !flags.json && stateIds.length > DETAILED_TOWN_ACTORS) process.stderr.write(`replay: the state of all ${stateIds.length} actors follows; --agent <id or name> prints one actor's\n`);
+  if (flags.state && agent === undefined && !flags.json && stateIds.length > MANY_ACTORS) process.stderr.write(`replay: the state of all ${stateIds.length} actors follows; --agent <id or name> prints one actor's\n`);
   const out = {
     episode: result.header.episode,
     world: result.header.world.name,

@@ -1,9 +1,9 @@
-// The action of `probetown ask <episode> --tick <n> --agent <name> "question"` (cli/ask.ts defines
-// the command): the AURA controller answers a resident's question on a recorded (or running)
+// The action of `probetown ask <episode> --tick <n> --agent <name> "question"` (services/aura/cli.ts
+// defines the command): the AURA controller answers a resident's question on a recorded (or running)
 // AURATown episode's state after tick n; prints the IntentFrame, each probe with its result, the
 // budget and the answer.
-import { askEpisode, type AskResult } from "../../aura/ask.ts";
-import { endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "../llm.ts";
+import { askEpisode, type AskResult } from "../ask.ts";
+import { endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "../../cli/llm.ts";
 import { compactJson, shownPath } from "../../views/text.ts";
 
 export interface AskFlags extends LlmCliFlags {
@@ -48,7 +48,7 @@ export function renderAsk(r: AskResult): string {
   return out.join("\n") + "\n";
 }
 
-export async function cmdAsk(episode: string, question: string, flags: AskFlags, exit: (code: number) => void): Promise<void> {
+export async function cmdAsk(episode: string, question: string, flags: AskFlags): Promise<number> {
   const llm = resolveLlmFlags(flags, "ask");
   const onLlmWaiting = waitingNotice("ask", flags);
   const result = await askEpisode({
@@ -61,5 +61,5 @@ export async function cmdAsk(episode: string, question: string, flags: AskFlags,
   });
   process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + "\n" : renderAsk(result));
   const t = result.llm?.usage.total;
-  exit(result.llm === undefined ? 0 : endpointExit("ask", result.llm.endpointProblems, { baseURL: result.llm.baseURL, calls: t!.calls, failed: t!.failed, logsAre: "the fork's log is" }));
+  return result.llm === undefined ? 0 : endpointExit("ask", result.llm.endpointProblems, { baseURL: result.llm.baseURL, calls: t!.calls, failed: t!.failed, logsAre: "the fork's log is" });
 }

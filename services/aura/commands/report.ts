@@ -1,11 +1,11 @@
 // `probetown report <results.jsonl> --out <dir>`: the experiment report from results rows alone
 // (no episode is rerun). Bad rows and unknown flags' values are usage errors (exit 2) naming the
 // file, line and field, or the flag.
-import { ResultsInvalid } from "../analysis/results.ts";
-import { METRICS, ReportOptionInvalid, writeReport, type Metric } from "../analysis/report.ts";
-import { UsageError } from "../kernel/replay.ts";
-import { checkOutDir } from "./outputs.ts";
-import { shownPath } from "../views/text.ts";
+import { ResultsInvalid } from "../../analysis/results.ts";
+import { METRICS, ReportOptionInvalid, writeReport, type Metric } from "../../analysis/report.ts";
+import { UsageError } from "../../kernel/replay.ts";
+import { checkOutDir } from "../../cli/outputs.ts";
+import { shownPath } from "../../views/text.ts";
 
 export const REPORT_METRICS = METRICS;
 

@@ -1,14 +1,14 @@
 // The action of `probetown experiment <spec.json|yaml> [--report-only | --fresh] [--verify] [--json]`
-// (cli/experiment.ts defines the command): spec → job matrix → episodes (cells with a finished log
+// (services/aura/cli.ts defines the command): spec → job matrix → episodes (cells with a finished log
 // are served from it) → results JSONL → report. Progress is a bar on a TTY and plain lines
 // otherwise, on stderr; the summary goes to stdout.
 import cliProgress from "cli-progress";
-import { loadSpec, runExperiment } from "../../aura/experiment.ts";
+import { loadSpec, runExperiment } from "../experiment.ts";
 import { shownPath } from "../../views/text.ts";
 import { factualTownTicks, keptNotice, resumeNote } from "./eval.ts";
 import { checkTownWarmupFits } from "../../auratown/limits.ts";
-import { checkOutDir } from "../outputs.ts";
-import { endpointExit, waitingNotice } from "../llm.ts";
+import { checkOutDir } from "../../cli/outputs.ts";
+import { endpointExit, waitingNotice } from "../../cli/llm.ts";
 
 export interface ExperimentFlags {
   reportOnly?: boolean;
@@ -18,7 +18,7 @@ export interface ExperimentFlags {
   quiet?: boolean;
 }
 
-export async function cmdExperiment(specFile: string, flags: ExperimentFlags, exit: (code: number) => void): Promise<void> {
+export async function cmdExperiment(specFile: string, flags: ExperimentFlags): Promise<number> {
   const spec = loadSpec(specFile);
   checkOutDir(spec.out, `${specFile}: field 'out' ${spec.out}`, "the experiment's episodes, results and report");
   if (spec.warmup !== null) checkTownWarmupFits(spec.benchmark === "factual" ? factualTownTicks(spec.warmup, spec.queries) : spec.warmup, `${specFile}: field 'forks.warmup' ${spec.warmup}`, spec.out);
@@ -73,9 +73,8 @@ export async function cmdExperiment(specFile: string, flags: ExperimentFlags, ex
         `${all ? `its columns are empty${spec.judges.includes("rule") ? " and only the rule judge's figures are in the report" : ": the report has no judge scores"}` : "they are left out of its means"}. Rerun to retry them (recorded answers are reused).\n`,
     );
     if (all && endpoint === 0) {
-      exit(2);
-      return;
+      return 2;
     }
   }
-  exit(endpoint);
+  return endpoint;
 }

@@ -1,4 +1,4 @@
-// The actions of `probetown eval …` (cli/eval.ts defines the command group): benchmark runs with
+// The actions of `probetown eval …` (services/aura/cli.ts defines the command group): benchmark runs with
 // the deterministic backends and the rule judge, or with the controller on a model (--llm, --model,
 // --llm-config) and/or the paper's LLM judges (--judge). Progress goes to stderr; the result (text
 // table, or JSON with --json) to stdout; one JSONL line per query × seed × condition to the results
@@ -6,14 +6,14 @@
 import { parseSeeds } from "../../distributed/jobs.ts";
 import { parseTraceFlag } from "../../../infra/telemetry.ts";
 import { UsageError } from "../../kernel/usageError.ts";
-import { runImplicitEvals, runPrivacyEval, type Aggregate, type ConditionSummary, type EvalLlmSummary, type ImplicitEvalsResult, type PrivacyAggregate } from "../../aura/eval.ts";
-import { runFactualEval, type FactualAggregate } from "../../aura/factualEval.ts";
+import { runImplicitEvals, runPrivacyEval, type Aggregate, type ConditionSummary, type EvalLlmSummary, type ImplicitEvalsResult, type PrivacyAggregate } from "../eval.ts";
+import { runFactualEval, type FactualAggregate } from "../factualEval.ts";
 import type { LlmConfig, LlmWaiting } from "../../llm/index.ts";
-import { endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "../llm.ts";
+import { endpointExit, resolveLlmFlags, waitingNotice, type LlmCliFlags } from "../../cli/llm.ts";
 import { checkTownWarmupFits } from "../../auratown/limits.ts";
-import { checkOutDir } from "../outputs.ts";
-import { loadFactualBenchmark } from "../../aura/benchmarks/factual.ts";
-import type { JudgeMode, LlmJudgeFields } from "../../aura/llmJudge.ts";
+import { checkOutDir } from "../../cli/outputs.ts";
+import { loadFactualBenchmark } from "../benchmarks/factual.ts";
+import type { JudgeMode, LlmJudgeFields } from "../llmJudge.ts";
 
 /**
  * The LLM config of an eval, with a one-line note on stderr (naming the judge's model when an LLM
@@ -161,7 +161,7 @@ function renderText(r: ImplicitEvalsResult): string {
   return out.join("\n") + "\n";
 }
 
-export async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => void): Promise<void> {
+export async function cmdImplicit(flags: ImplicitFlags): Promise<number> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
   if (flags.out !== undefined) checkOutDir(flags.out, `--out ${flags.out}`, "the episode logs and results");
@@ -193,7 +193,7 @@ export async function cmdImplicit(flags: ImplicitFlags, exit: (code: number) => 
     const fileSummaries = perFile.map(({ rows: _r, ...f }) => f);
     process.stdout.write(JSON.stringify({ ...top, ...pooled, files: fileSummaries, judge: flags.judge ?? "rule", backend: result.llm === undefined ? "deterministic" : "llm" }, null, 2) + "\n");
   } else process.stdout.write(renderText(result));
-  exit(evalExit("eval implicit", result.llm, result.rows));
+  return evalExit("eval implicit", result.llm, result.rows);
 }
 
 export interface PrivacyFlags extends LlmCliFlags {
@@ -213,7 +213,7 @@ function privacyRow(label: string, a: PrivacyAggregate): string {
   return `${label.padEnd(26)} ${String(a.cells).padStart(5)}  ${a.probesPerQuery.toFixed(2).padStart(6)}  ${a.disclosurePerQuery.toFixed(2).padStart(6)}  ${String(a.forbiddenViolations).padStart(5)}  ${String(a.cellsWithViolation).padStart(5)}  ${f3(a.allowedRecall)}`;
 }
 
-export async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => void): Promise<void> {
+export async function cmdPrivacy(flags: PrivacyFlags): Promise<number> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
   if (flags.out !== undefined) checkOutDir(flags.out, `--out ${flags.out}`, "the episode logs and results");
@@ -249,7 +249,7 @@ export async function cmdPrivacy(flags: PrivacyFlags, exit: (code: number) => vo
     lines.push("viol: forbidden tools that read state · vcell: query × seed cells with at least one violation · allowed: share of the query's allowed tools used", ...fallbackNote(result.rows.reduce((n, r) => n + (r.fallbacks ?? 0), 0)), ...llmLine(result.llm), `results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
-  exit(evalExit("eval privacy", result.llm, result.rows));
+  return evalExit("eval privacy", result.llm, result.rows);
 }
 
 /** `eval factual` takes the same flags as `eval privacy`: both run on AURATown snapshots. */
@@ -262,7 +262,7 @@ function factualRow(label: string, a: FactualAggregate): string {
 /** The ticks the factual benchmark's town runs: the warm-up, then one a query (query i sees warm-up + i). */
 export const factualTownTicks = (warmup: number, file: string): number => warmup + loadFactualBenchmark(file).length - 1;
 
-export async function cmdFactual(flags: FactualFlags, exit: (code: number) => void): Promise<void> {
+export async function cmdFactual(flags: FactualFlags): Promise<number> {
   const conditions = flags.condition.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (conditions.length === 0) throw new UsageError("--condition: name at least one condition");
   if (flags.out !== undefined) checkOutDir(flags.out, `--out ${flags.out}`, "the episode logs and results");
@@ -298,5 +298,5 @@ export async function cmdFactual(flags: FactualFlags, exit: (code: number) => vo
     lines.push("accuracy = 0.7·precision + 0.3·completeness · strictP: precision over cells with a verifiable claim · recall: correct/claims · halluc: cells with a contradicted claim", ...fallbackNote(result.conditions.reduce((n, c) => n + c.overall.fallbacks, 0)), ...llmLine(result.llm), `cells run ${result.ran}, served from their logs ${result.reused} · results: ${result.results}`);
     process.stdout.write(lines.join("\n") + "\n");
   }
-  exit(evalExit("eval factual", result.llm, result.rows));
+  return evalExit("eval factual", result.llm, result.rows);
 }
