@@ -3,7 +3,7 @@
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { worldModuleNamed, worldNamed } from "../kernel/worlds.ts";
+import { registeredWorlds, worldModuleNamed, worldNamed } from "../kernel/worlds.ts";
 import { Effect } from "effect";
 import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
@@ -34,7 +34,6 @@ import { recordLine } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ParentLogs } from "../kernel/worldModule.ts";
 import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../kernel/verify.ts";
-import { isEnvprobeJob, runEnvprobeChunk } from "../envprobe/natsSweep.ts";
 import { conditionReport, renderConditionReport } from "../analysis/conditionMetrics.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
@@ -321,8 +320,10 @@ export function sweepRate(episodes: number, served: number, seconds: number, dig
 
 export async function cmdWorker(flags: { nats: string; namespace: string; concurrency: number; name?: string; ackWait?: number; lockTtl?: number; fsync?: FsyncPolicy; trace?: string; quiet?: boolean; notesOnly?: boolean }): Promise<number> {
   const worker = `${flags.name ?? "worker"}@${hostname()}:${process.pid}`;
+  // The worlds whose own sweeps queue jobs of their own, taken beside the episode jobs.
+  const ownJobs = registeredWorlds().flatMap((w) => (w.jobs === undefined ? [] : [{ name: w.definition.name, jobs: w.jobs }]));
   // --trace: each episode's spans continue its job's trace (the traceparent a traced sweep's job
-  // carries); an EnvProbe chunk gets a span, with one per episode under it.
+  // carries); a job of a world's own sweep gets a span, with one per episode under it.
   const parsedTrace = parseTraceFlag(flags.trace ?? "none", `worker-${process.pid}.trace.jsonl`);
   const traceConfig: TelemetryConfig | null = parsedTrace.exporter === "none" ? null : { ...parsedTrace, serviceName: "probetown-worker" };
   let chunkTelemetry: Telemetry | null = null;
@@ -333,7 +334,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     if (telemetry === null) return;
     await telemetry.shutdown().catch(() => undefined);
     const lost = telemetry.undelivered();
-    if (lost !== null) traceLost("its EnvProbe chunks", lost);
+    if (lost !== null) traceLost(`its ${ownJobs.map((w) => `${w.name} sweep`).join(" and ")} jobs`, lost);
   };
   // --notes-only (a sweep's local workers) keeps only what concerns a job's log: the resume's notes
   // and lock waits; --quiet only the resume's notes.
@@ -358,13 +359,14 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
       async (job, context) => {
         running.add(job.id);
         try {
-          if (isEnvprobeJob(job)) {
-            // A chunk of an EnvProbe sweep: its episodes through the direct driver, logs to the sweep's --log.
+          const own = ownJobs.find((w) => w.jobs.owns(job));
+          if (own !== undefined) {
+            // A job of a world's own sweep (say, a chunk of seeds), run by the world.
             const started = performance.now();
-            const chunk = await runEnvprobeChunk(job, context, chunkTracer());
-            say(routine, `${worker}: ${job.id} done (attempt ${context.attempt}, ${chunk.episodes.length} envprobe episodes, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
+            const ran = await own.jobs.run(job, context, chunkTracer());
+            say(routine, `${worker}: ${job.id} done (attempt ${context.attempt}, ${ran.done}, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
             finished++;
-            return chunk;
+            return ran.result;
           }
           const outcome = (await handler(job, context)) as EpisodeOutcome;
           say(routine, `${worker}: ${job.id} done (attempt ${context.attempt}${outcome.resumedAfterTick === undefined ? "" : `, resumed after tick ${outcome.resumedAfterTick}`}, ${outcome.records} records, ${outcome.seconds.toFixed(2)} s)`);
@@ -380,7 +382,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     // yet and killed the worker with the default action, without a word.
     const signals = signalsUntilRelease();
     try {
-      say(routine, `${worker}: taking episode and envprobe sweep jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
+      say(routine, `${worker}: taking episode${ownJobs.map((w) => ` and ${w.name} sweep`).join("")} jobs from namespace ${flags.namespace} (${shownNatsUrl(flags.nats)}); Ctrl-C stops after the running jobs`);
       const signal = await new Promise<NodeJS.Signals | null>((resolve) => {
         void signals.next().then(resolve);
         // A sweep's own worker (started with an IPC channel) stops with its sweep; the channel is

@@ -4,6 +4,7 @@ import type { EnvprobeConfig } from "../../actors/envprobe/config.ts";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import type { WorldModule } from "../kernel/worldModule.ts";
 import type { EnvprobeSweepFlags } from "./commands.ts";
+import { isEnvprobeJob } from "./jobKind.ts";
 import { envprobeLogSummary } from "./summary.ts";
 
 const envprobe: WorldModule<EnvprobeConfig> = {
@@ -16,6 +17,15 @@ const envprobe: WorldModule<EnvprobeConfig> = {
   summaries: { callsModels: true, coversAncestors: true, fromLog: ({ dir, records, parents }) => envprobeLogSummary(dir, records, parents) },
   // Its grid (worlds × regimes × policies × seeds) runs on its own driver (services/envprobe/sweep.ts).
   sweep: async (flags) => (await import("./commands.ts")).cmdEnvprobeSweep(flags as EnvprobeSweepFlags),
+  // With --nats its grid is queued as chunks of seeds (services/envprobe/natsSweep.ts): a worker
+  // runs a chunk's episodes through the direct driver, logs to the sweep's --log.
+  jobs: {
+    owns: isEnvprobeJob,
+    run: async (job, context, tracer) => {
+      const chunk = await (await import("./natsSweep.ts")).runEnvprobeChunk(job, context, tracer);
+      return { result: chunk, done: `${chunk.episodes.length} envprobe episodes` };
+    },
+  },
 };
 
 export default envprobe;

@@ -76,8 +76,7 @@ export class EnvprobeSweepFailed extends Schema.TaggedError<EnvprobeSweepFailed>
   }
 }
 
-/** Is this queued job an EnvProbe chunk (rather than an episode job)? */
-export const isEnvprobeJob = (job: Job): boolean => typeof job.spec === "object" && job.spec !== null && (job.spec as { kind?: unknown }).kind === "envprobe";
+export { isEnvprobeJob } from "./jobKind.ts";
 
 /** The sweep's jobs: chunks of each cell's seeds, chunk-major so that workers share every cell. */
 export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK, llm?: Readonly<Record<string, unknown>>): Job<EnvprobeChunkSpec>[] {

@@ -4,7 +4,9 @@
 // its own sweep engine when it has one. Every hook is optional: a world that is only a definition
 // runs, replays, verifies, forks, diffs and sweeps like any other.
 import type { WorldDefinition } from "../../actors/actor.ts";
+import type { Tracer } from "@opentelemetry/api";
 import type { LlmRole } from "../../events/llm.ts";
+import type { Job, JobContext } from "../../infra/jobQueue.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../distributed/actorHost.ts";
 import type { TickResult } from "./sequencer.ts";
@@ -105,6 +107,16 @@ export interface WorldModule<Config = any> {
    * `--config` file read; absent: the kernel's episode sweep.
    */
   readonly sweep?: (flags: object) => Promise<number> | number;
+  /** The jobs its own sweep queues for `probetown worker` (with --nats), when it queues its own. */
+  readonly jobs?: WorldJobs;
+}
+
+/** A world's own sweep jobs, as a worker takes them from the queue beside the kernel's episode jobs. */
+export interface WorldJobs {
+  /** Whether a queued job is one of this world's. */
+  readonly owns: (job: Job) => boolean;
+  /** Runs one; `done` says what it did, for the worker's line (`12 envprobe episodes`). */
+  readonly run: (job: Job, context: JobContext, tracer: Tracer | undefined) => Promise<{ readonly result: unknown; readonly done: string }>;
 }
 
 export type { EpisodeHeader };
