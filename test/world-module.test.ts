@@ -1,18 +1,20 @@
 // A world is a module (issue 22): the relay world lives only in test/worlds/relay/ and is added by
-// the one registration line below; the kernel and the command line then run, verify, replay,
-// inspect, fork, diff and sweep it, paired report included, with nothing else changed.
+// the one registration line below (its module and its command-line manifest); the kernel and the
+// command line then run, verify, replay, inspect, fork, diff and sweep it, paired report included,
+// and run its own command, with nothing else changed.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isKnownEventType } from "../events/catalogue.ts";
 import { registerEventTypes } from "../events/catalogue.ts";
-import { registerWorld, worldNamed } from "../services/kernel/worlds.ts";
+import { worldNamed } from "../services/kernel/worlds.ts";
+import { addWorld } from "../services/worlds.ts";
 import { runCli } from "./cliInProcess.ts";
 import relay from "./worlds/relay/module.ts";
 import { relayEvents } from "./worlds/relay/events.ts";
 
-registerWorld(relay);
+await addWorld("relay", { module: () => import("./worlds/relay/module.ts"), cli: () => import("./worlds/relay/cli.ts") });
 
 const dir = mkdtempSync(join(tmpdir(), "probetown-relay-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,6 +65,28 @@ describe("a world registered as a module", () => {
     const total = report.metrics.comparisons.find((c) => c.metric === "total")!;
     expect(total).toMatchObject({ n: 5 });
     expect(total.meanDiff).toBeCloseTo(base!.metrics.total!.mean, 9);
+  });
+
+  it("adds its own command, run through the unchanged command line, and its help", async () => {
+    const log = join(dir, "total");
+    expect((await runCli(["run", "relay", "--seed", "5", "--log", log])).code).toBe(0);
+    const r = await runCli(["relay-total", log, "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const { total, meanRelayed } = JSON.parse(r.out) as { total: number; meanRelayed: number };
+    // Twelve relays of steps 1–6 each, summed (and the summary `run` printed says the same total).
+    expect(meanRelayed).toBeCloseTo(total / 12, 9);
+    const run = await runCli(["run", "relay", "--seed", "5", "--log", join(dir, "total-again")]);
+    expect(run.out).toContain(`relay: tally total ${total} over 12 relays`);
+    // Another world's episode is refused as bad input (exit 2), by the world's own check.
+    const other = await runCli(["relay-total", "test/fixtures/envprobe-pre-b0-graphnav-oracle"]);
+    expect(other.code, other.err).toBe(2);
+    expect(other.err).toContain("not a relay episode (its world is envprobe)");
+    const help = await runCli(["--help"]);
+    expect(help.out).toMatch(/Relay \(a test world\):\n {2}relay-total \[options\] <log> +the tally's total/);
+    const runHelp = await runCli(["run", "--help"]);
+    expect(runHelp.out.replace(/\s+/g, " ")).toContain("world to run (auratown, aura-scene, envprobe, household, relay)");
+    expect(runHelp.out).toMatch(/Notes:\n {2}relay:\n {4}- its counters relay one seeded step a tick/);
+    expect(runHelp.out.replace(/\s+/g, " ")).toContain(`'{"counters": 3}' (relay)`);
   });
 
   it("refuses a second world that defines a record type the first one owns", () => {

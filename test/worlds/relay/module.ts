@@ -4,7 +4,7 @@ import type { WorldModule } from "../../../services/kernel/worldModule.ts";
 import { relayWorld, type RelayConfig } from "./world.ts";
 
 /** The tally's total at the end, and the mean value a counter relayed. */
-function metrics(records: readonly LogRecord[]): Readonly<Record<string, number>> {
+export function metrics(records: readonly LogRecord[]): Readonly<Record<string, number>> {
   const counted = records.filter((r) => r.type === "relay.counted").map((r) => (r.payload as { value: number }).value);
   return { total: counted.reduce((a, b) => a + b, 0), meanRelayed: counted.length === 0 ? 0 : counted.reduce((a, b) => a + b, 0) / counted.length };
 }
