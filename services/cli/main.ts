@@ -9,7 +9,9 @@
 // This module defines the program (flags, help) and maps errors to exit codes; each command's action
 // lives in commands/ (or the module named at it) and is loaded when that command runs, so --version,
 // --help and a mistyped flag load no NATS, OpenTelemetry, model client, Effect or actors
-// (test/cli-startup.test.ts checks).
+// (test/cli-startup.test.ts checks). The worlds' commands, and what they add to the shared ones,
+// come from their command-line manifests (worldCli.ts), named in services/worlds.ts: nothing here
+// names a world (test/world-names.test.ts checks).
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { loadWorldClis, loadWorlds, worldNames } from "../worlds.ts";
@@ -67,24 +69,25 @@ function episodeOptions(cmd: Command): Command {
     .option("-q, --quiet", "print only where the log and trace went");
 }
 
-/** The options the worlds add to a shared command, each world's under its own heading in --help. */
-function addWorldOptions(command: Command, name: SharedCommand, worlds: readonly WorldCli[]): Command {
-  for (const w of worlds) for (const option of w.options?.[name]?.() ?? []) command.addOption(option.helpGroup(`Options for ${w.world}:`));
-  return command;
+/** The options the worlds add to a shared command, each world's under its own heading in --help; returns whose each is. */
+function addWorldOptions(command: Command, name: SharedCommand, worlds: readonly WorldCli[]): { readonly world: string; readonly option: Option }[] {
+  return worlds.flatMap((w) =>
+    (w.options?.[name]?.() ?? []).map((option) => {
+      command.addOption(option.helpGroup(`Options for ${w.world}:`));
+      return { world: w.world, option };
+    }),
+  );
 }
 
 /**
  * On a command that names its world (`run <world>`, `sweep <world>`), an option another world
  * added is refused: it would be ignored.
  */
-function refuseOtherWorldsOptions(command: Command, name: SharedCommand, worlds: readonly WorldCli[]): void {
+function refuseOtherWorldsOptions(command: Command, name: SharedCommand, owned: readonly { readonly world: string; readonly option: Option }[]): void {
   command.hook("preAction", (_program, action) => {
     const world = action.args[0];
-    for (const w of worlds) {
-      if (w.world === world) continue;
-      for (const option of w.options?.[name]?.() ?? []) {
-        if (action.getOptionValueSource(option.attributeName()) === "cli") throw new UsageError(`${option.long} is for \`${name} ${w.world}\` only`);
-      }
+    for (const { world: owner, option } of owned) {
+      if (owner !== world && action.getOptionValueSource(option.attributeName()) === "cli") throw new UsageError(`${option.long} is for \`${name} ${owner}\` only`);
     }
   });
 }
@@ -152,8 +155,8 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
   /** The shared command just defined, with what the worlds add to it: options, notes, and a check that a world's option goes with that world. */
   const shared = (name: SharedCommand): Command => {
     const command = program.commands.at(-1)!;
-    addWorldOptions(command, name, worlds);
-    if (name === "run" || name === "sweep") refuseOtherWorldsOptions(command, name, worlds);
+    const owned = addWorldOptions(command, name, worlds);
+    if (name === "run" || name === "sweep") refuseOtherWorldsOptions(command, name, owned);
     addWorldNotes(command, name, worlds);
     return command;
   };
