@@ -66,6 +66,11 @@ describe("CLI startup (issue 22)", () => {
     expect(help.code).toBe(0);
     expect(help.out).toContain("Usage: probetown");
     expect(heavyIn(help.modules)).toEqual([]);
+    // The worlds' command-line manifests are read (their commands are listed), their modules are not.
+    for (const modules of [version.modules, help.modules]) {
+      expect(modules.some((url) => /\/services\/[\w-]+\/cli\.ts$/.test(url))).toBe(true);
+      expect(modules.filter((url) => /\/services\/[\w-]+\/module\.ts$/.test(url))).toEqual([]);
+    }
   });
 
   it("a command's --help, and a flag refused before its action, load none of them either", () => {
