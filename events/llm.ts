@@ -10,9 +10,22 @@ import { hashOf } from "./canonical.ts";
 /** The address of the gateway: not an actor; the sequencer answers records sent to it. */
 export const LLM_GATEWAY_ID = "llm/gateway";
 
-/** intent, planner, answer: the AURA controller (actors/aura/llm.ts); judge: the LLM judges; belief: the EnvProbe agent's belief updates (actors/envprobe/llm.ts). */
-export const LLM_ROLES = ["intent", "planner", "answer", "judge", "belief"] as const;
-export type LlmRole = (typeof LLM_ROLES)[number];
+/**
+ * A model role (which backend of an actor a request is for). The worlds declare their own (a world
+ * module's `models.roles`, and `models.otherRoles` for what its own commands ask, such as an LLM
+ * judge), registered with the world (services/kernel/worlds.ts): the kernel lists none.
+ */
+export type LlmRole = string;
+
+const ROLES = new Set<LlmRole>();
+
+/** Adds roles a world declares (again: a no-op), in the order registered. */
+export function registerLlmRoles(roles: readonly LlmRole[]): void {
+  for (const role of roles) ROLES.add(role);
+}
+
+/** The registered worlds' roles, in the order they were registered. */
+export const llmRoles = (): readonly LlmRole[] => [...ROLES];
 
 export const LlmMessage = Schema.Struct({
   role: Schema.Literals(["system", "user", "assistant"]),
@@ -29,7 +42,7 @@ export const LlmParams = Schema.Struct({
 });
 
 export const LlmRequested = Schema.Struct({
-  role: Schema.Literals(LLM_ROLES),
+  role: Schema.NonEmptyString,
   model: Schema.String,
   messages: Schema.Array(LlmMessage),
   params: LlmParams,

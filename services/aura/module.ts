@@ -8,6 +8,8 @@ const auraScene: WorldModule<SceneConfig> = {
   definition: auraSceneWorld,
   models: {
     roles: ["intent", "planner", "answer"],
+    // The paper's LLM judges (`eval --judge llm`, an experiment's judges).
+    otherRoles: ["judge"],
     withModels: (config, models) => ({ ...(config as object | undefined), llm: { intent: models.intent ?? null, planner: models.planner ?? null, answer: models.answer ?? null } }),
   },
   summaries: { callsModels: true, fromLog: ({ records }) => renderSceneSummary(records) },

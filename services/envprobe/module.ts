@@ -11,6 +11,8 @@ const envprobe: WorldModule<EnvprobeConfig> = {
   definition: envprobeWorld,
   models: {
     roles: ["belief"],
+    // The optional LLM judge of its answers (actors/envprobe/llm.ts).
+    otherRoles: ["judge"],
     // `--model belief=none` keeps the scripted agent, whose logs are exactly as before.
     withModels: (config, models) => (models.belief === undefined || models.belief === null ? null : { ...(config as object | undefined), llm: { belief: models.belief } }),
   },

@@ -19,8 +19,10 @@ export type ParentLogs = (parentLog: string, childDir: string) => { readonly dir
 export type RoleModels = Readonly<Partial<Record<LlmRole, string | null>>>;
 
 export interface WorldModels {
-  /** The roles `--model role=…` may name for this world. */
+  /** The roles `--model role=…` may name for this world's episodes (registered as model roles with the world). */
   readonly roles: readonly LlmRole[];
+  /** Roles its own commands ask beyond its episodes' (an LLM judge), registered too. */
+  readonly otherRoles?: readonly LlmRole[];
   /**
    * The config with its models (they are part of the episode header, so replay knows them); null
    * when no role got a model (the episode then stays on its deterministic backends).

@@ -2,6 +2,7 @@
 // a test may register its own). The kernel looks worlds up here and never names one.
 import type { WorldDefinition } from "../../actors/actor.ts";
 import { registerEventTypes } from "../../events/catalogue.ts";
+import { registerLlmRoles } from "../../events/llm.ts";
 import { InputRejected } from "../../events/inputRejected.ts";
 import type { WorldModule } from "./worldModule.ts";
 
@@ -14,6 +15,7 @@ export function registerWorld(module: WorldModule): void {
   if (known === module) return;
   if (known !== undefined) throw new InputRejected("world", `a world named '${name}' is already registered`);
   registerEventTypes(name, module.definition.events);
+  registerLlmRoles([...(module.models?.roles ?? []), ...(module.models?.otherRoles ?? [])]);
   registered.set(name, module);
 }
 

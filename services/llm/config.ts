@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Schema } from "effect";
 import { schemaProblem } from "../../actors/configDecoder.ts";
-import { LLM_ROLES, type LlmRole } from "../../events/llm.ts";
+import { llmRoles, type LlmRole } from "../../events/llm.ts";
 import { UsageError } from "../kernel/replay.ts";
 import { checkLocalModel, isLocalBaseURL, LOCAL_BACKEND, localBaseURL, localModelArg } from "./localModel.ts";
 
@@ -20,7 +20,7 @@ export interface LlmConfig {
   /** Never logged or traced. Local endpoints (vLLM, Ollama) usually need none. */
   readonly apiKey: string | null;
   /** The model of each role; a role without one (or with null) stays on its deterministic backend. */
-  readonly models: Readonly<Partial<Record<LlmRole, string | null>>>;
+  readonly models: Readonly<Record<LlmRole, string | null>>;
   readonly timeoutMs?: number;
   /** HTTP attempts per call on retryable errors (429, 5xx, timeout, connection), first included. Default 3. */
   readonly maxAttempts?: number;
@@ -181,11 +181,11 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
     } else file = flags.configObject!.value as typeof file;
     if (typeof file !== "object" || file === null || Array.isArray(file)) throw new UsageError(`${label}: expected a JSON object`);
     if ("apiKey" in file) throw new UsageError(`${label}: do not put the API key in a file; set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY`);
-    for (const role of Object.keys(file.models ?? {})) if (!(LLM_ROLES as readonly string[]).includes(role)) throw new UsageError(`${label}: models: unknown role '${role}' (roles: ${LLM_ROLES.join(", ")})`);
+    for (const role of Object.keys(file.models ?? {})) if (!llmRoles().includes(role)) throw new UsageError(`${label}: models: unknown role '${role}' (roles: ${llmRoles().join(", ")})`);
     const problem = llmConfigFileProblem(file);
     if (problem !== null) throw new UsageError(`${label}: ${problem}`);
   }
-  const models: Partial<Record<LlmRole, string | null>> = { ...(file.models ?? {}) } as Partial<Record<LlmRole, string | null>>;
+  const models: Record<LlmRole, string | null> = { ...(file.models ?? {}) };
   const modelFlags = flags.model === undefined ? [] : (Array.isArray(flags.model) ? flags.model : [flags.model]).flatMap((m) => String(m).split(",")).map((m) => m.trim()).filter((m) => m.length > 0);
   let defaultModel: string | null = null;
   for (const m of modelFlags) {
@@ -194,7 +194,7 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
     else {
       const role = m.slice(0, eq).trim();
       const model = m.slice(eq + 1).trim();
-      if (!(LLM_ROLES as readonly string[]).includes(role)) throw new UsageError(`--model ${m}: unknown role '${role}' (roles: ${LLM_ROLES.join(", ")}; or give a bare model for every role)`);
+      if (!llmRoles().includes(role)) throw new UsageError(`--model ${m}: unknown role '${role}' (roles: ${llmRoles().join(", ")}; or give a bare model for every role)`);
       if (model.length === 0) throw new UsageError(`--model ${m}: no model after '='`);
       models[role as LlmRole] = model === "none" ? null : model;
     }
@@ -210,7 +210,7 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
     const model = checkLocalModel(local.path, env);
     const named = defaultModel ?? (file as { model?: string }).model ?? model.name;
     const fallbackModel = named === "none" ? null : named;
-    for (const role of LLM_ROLES) if (!(role in models)) models[role] = fallbackModel;
+    for (const role of llmRoles()) if (!(role in models)) models[role] = fallbackModel;
     const { models: _m, ...rest } = file;
     const config: LlmConfig = { ...rest, baseURL: localBaseURL(model.path), apiKey: null, models };
     const roles = flags.roles !== undefined && flags.roles.length === 0 ? "the models of the episode's config" : (flags.roles ?? (["intent", "planner", "answer"] as const)).map((r) => `${r}=${models[r] ?? "deterministic"}`).join(" ");
@@ -231,7 +231,7 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
   // A bare `none` (flag or file `model`) keeps every role not named deterministic.
   const named = defaultModel ?? (file as { model?: string }).model ?? DEFAULT_MODEL;
   const fallbackModel = named === "none" ? null : named;
-  for (const role of LLM_ROLES) if (!(role in models)) models[role] = fallbackModel;
+  for (const role of llmRoles()) if (!(role in models)) models[role] = fallbackModel;
   const { models: _m, ...rest } = file;
   const config: LlmConfig = { ...rest, baseURL, apiKey, models };
   // No roles named (a fork): the models are the episode's own, whatever the defaults say.
