@@ -18,7 +18,7 @@ const parseJudge = (value: string): JudgeMode => {
 };
 const JUDGE_HELP = "rule (default: offline, on the structured facts), llm (the paper's LLM judge through the gateway, role judge; its calls are recorded in each cell's judge.jsonl and served from there on reruns) or both";
 
-export function integerAtLeast(flag: string, min: number) {
+function integerAtLeast(flag: string, min: number) {
   return (value: string): number => {
     if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new FlagInvalid(`${flag} expects an integer ≥ ${min}, got '${value}'`);
     return Number(value);
