@@ -1,14 +1,23 @@
 // The household task verifier (issue 23 phase 2, digest §8.6): each check on hand-built tasks
 // whose answer is known, the generated tasks of every mechanic class with deliberately broken
 // variants, and the golden trajectory's replay and hashes.
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { hashOf } from "../events/canonical.ts";
+import { generateTask } from "../actors/household/generator.ts";
 import { initialState, parseAction, resolveTurn } from "../actors/household/rules.ts";
 import { compileTask, type HouseholdTask, type MechanicBinding } from "../actors/household/task.ts";
 import { epistemicModel, searchKnowledge } from "../actors/household/verifier/epistemic.ts";
 import type { VerifierFailure } from "../actors/household/verifier/findings.ts";
 import { communicationNecessity } from "../actors/household/verifier/necessity.ts";
 import { verifyTask } from "../actors/household/verifier/verify.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
+import { logRecords } from "./helpers.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "probetown-household-verifier-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A three-room house: a cup in a closed kitchen cabinet must go on one of three den shelves; agent_0 (who knows which) may not enter the den. */
 function small(extra: Partial<HouseholdTask> = {}, bindings: readonly MechanicBinding[] = [{ mechanic_type: "limited_bandwidth", message_limits: { agent_0: 1, agent_1: 1 } }]): HouseholdTask {
@@ -135,5 +144,80 @@ describe("household verifier: each check on a task whose answer is known", () =>
     expect(hashes).toEqual(g.state_hashes);
     expect(g.trajectory_hash).toBe(hashOf(g.turns));
     expect(g.spec_hash).toBe(hashOf(small()));
+  });
+});
+
+describe("household verifier: generated tasks of every mechanic class", () => {
+  const classOf = (t: HouseholdTask): string => {
+    const types = t.mechanic_bindings.map((b) => b.mechanic_type);
+    if (types.includes("remote_control")) return "remote";
+    if (types.includes("state_mirroring")) return "mirror";
+    if (types.includes("inverse_state")) return "inverse";
+    return /is_open/.test(t.goal) ? "plain" : "none";
+  };
+  const byClass = new Map<string, HouseholdTask>();
+  for (let seed = 0; byClass.size < 5 && seed < 60; seed++) {
+    const t = generateTask({ seed, depth: 2, category: "cooperative" });
+    if (!byClass.has(classOf(t))) byClass.set(classOf(t), t);
+  }
+  const ban = (t: HouseholdTask, rooms: readonly string[], agents: readonly string[]): HouseholdTask => ({ ...t, mechanic_bindings: [...t.mechanic_bindings, { mechanic_type: "room_restriction", restricted_rooms: [...rooms], for_agents: [...agents] }] });
+  const targetRoomOf = (t: HouseholdTask) => t.scene.furniture[/is_on_top \S+ (\S+)\)/.exec(t.goal)![1]!]!.room;
+
+  it("covers the five classes, and each generated task passes", () => {
+    expect([...byClass.keys()].sort()).toEqual(["inverse", "mirror", "none", "plain", "remote"]);
+    for (const t of byClass.values()) expect(verifyTask(t).failures, t.task_id).toEqual([]);
+  });
+
+  it("rejects, for each class, a variant nobody can finish: every agent barred from the target room", () => {
+    for (const [cls, t] of byClass) {
+      const v = verifyTask(ban(t, [targetRoomOf(t)], Object.keys(t.agents)));
+      expect(v.failures[0], cls).toMatchObject({ _tag: "PhysicallyUnsolvable", goal: "functional" });
+    }
+  });
+
+  it("rejects remote and mirror variants without their mechanic: the storage piece is out of everyone's reach", () => {
+    for (const cls of ["remote", "mirror"]) {
+      const t = byClass.get(cls)!;
+      const v = verifyTask({ ...t, mechanic_bindings: t.mechanic_bindings.filter((b) => b.mechanic_type !== "remote_control" && b.mechanic_type !== "state_mirroring") });
+      expect(v.failures[0], cls).toMatchObject({ _tag: "PhysicallyUnsolvable", goal: "functional" });
+    }
+  });
+
+  it("rejects, for each class, an inflated-K variant: the outermost agent allowed into the room it must be told about", () => {
+    for (const [cls, t] of byClass) {
+      const room = targetRoomOf(t);
+      const lifted: HouseholdTask = { ...t, mechanic_bindings: t.mechanic_bindings.map((b) => (b.mechanic_type === "room_restriction" && b.restricted_rooms.includes(room) ? { ...b, for_agents: b.for_agents.filter((a) => a !== "agent_0") } : b)) };
+      const v = verifyTask(lifted);
+      expect(v.failures, cls).toContainEqual({ _tag: "InflatedK", node: /\(K agent_0 .*\)\)$/.exec(t.goal)![0].slice(0, -1), agent: "agent_0" });
+    }
+  });
+});
+
+describe("household generator: every task it returns passes the verifier", () => {
+  it("passes for seeds 0–9 in every cell (depth × category × split), at the depth asked", () => {
+    for (let seed = 0; seed < 10; seed++)
+      for (const depth of [1, 2, 3] as const)
+        for (const category of ["cooperative", "mixed"] as const)
+          for (const split of ["standard", "hard"] as const) {
+            const t = generateTask({ seed, depth, category, split });
+            const v = verifyTask(t, { target: depth });
+            expect(v.failures, t.task_id).toEqual([]);
+            // It carries the verifier's golden trajectory, and a turn limit at least the estimate's T_max.
+            expect(t.golden_trajectory).toEqual(v.report!.golden);
+            expect(t.max_turns).toBeGreaterThanOrEqual(v.report!.turns!.tMax);
+          }
+  });
+
+  it("is byte-identical per seed, golden trajectory and hashes included", () => {
+    const a = JSON.stringify(generateTask({ seed: 11, depth: 3, category: "mixed", split: "hard" }), null, 2);
+    expect(JSON.stringify(generateTask({ seed: 11, depth: 3, category: "mixed", split: "hard" }), null, 2)).toBe(a);
+    expect(JSON.parse(a).golden_trajectory.state_hashes.length).toBeGreaterThan(0);
+  });
+
+  it("a run of a generated task holds the task inline in its log, so replay needs no task file", async () => {
+    const task = generateTask({ seed: 4, depth: 2, category: "cooperative" });
+    const r = await runEpisode({ world: "household", seed: 1, config: { task: task.task_id }, dir: join(dir, "inline"), trace: { exporter: "none" }, fsync: "never" });
+    const header = logRecords(r.dir).find((x) => x.type === "episode.started")!;
+    expect((header.payload as { config: { task: unknown } }).config.task).toEqual(task);
   });
 });
