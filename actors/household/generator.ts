@@ -191,7 +191,7 @@ export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
     title: `${words(main)[0]!.toUpperCase()}${words(main).slice(1)} for the ${words(targetRoom)}`,
     category: o.category,
     split,
-    task: `Get the ${words(targetRoom)} ready: a ${words(main)} from elsewhere in the house belongs on one of its ${targetKind}s${goal.length > 2 ? ", and a cupboard needs opening" : ""}.`,
+    task: `Get the ${words(targetRoom)} ready: ${/^[aeiou]/.test(main) ? "an" : "a"} ${words(main)} from elsewhere in the house belongs on one of its ${targetKind === "shelf" ? "shelves" : `${targetKind}s`}${goal.length > 2 ? ", and a cupboard needs opening" : ""}.`,
     scene: { rooms, furniture, objects },
     agents,
     mechanic_bindings: bindings,
