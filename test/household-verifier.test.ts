@@ -11,7 +11,13 @@ import { initialState, parseAction, resolveTurn } from "../actors/household/rule
 import { compileTask, type HouseholdTask, type MechanicBinding } from "../actors/household/task.ts";
 import { epistemicModel, searchKnowledge } from "../actors/household/verifier/epistemic.ts";
 import type { VerifierFailure } from "../actors/household/verifier/findings.ts";
+import { informationOf } from "../actors/household/verifier/information.ts";
+import { searchJoint } from "../actors/household/verifier/joint.ts";
 import { communicationNecessity } from "../actors/household/verifier/necessity.ts";
+import { searchPlans } from "../actors/household/verifier/physical.ts";
+import { abstractFor } from "../actors/household/verifier/relevance.ts";
+import { deriveStream, Draws } from "../actors/rng.ts";
+import { leavesOf, literalKey } from "../actors/household/pddl.ts";
 import { verifyTask } from "../actors/household/verifier/verify.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { logRecords } from "./helpers.ts";
@@ -219,5 +225,47 @@ describe("household generator: every task it returns passes the verifier", () =>
     const r = await runEpisode({ world: "household", seed: 1, config: { task: task.task_id }, dir: join(dir, "inline"), trace: { exporter: "none" }, fsync: "never" });
     const header = logRecords(r.dir).find((x) => x.type === "episode.started")!;
     expect((header.payload as { config: { task: unknown } }).config.task).toEqual(task);
+  });
+});
+
+describe("household verifier: the decomposition agrees with a joint physical × epistemic search", () => {
+  /** A generated task, then a seeded mutation: tighter budgets, a cut edge, a new room ban, or a lifted one. */
+  function mutated(i: number): HouseholdTask {
+    const d = new Draws(deriveStream(i, "test/household/joint"));
+    const t = generateTask({ seed: 100 + i, depth: ([1, 2, 3] as const)[i % 3]!, category: "cooperative", split: i % 2 === 0 ? "standard" : "hard" });
+    const agents = Object.keys(t.agents);
+    const a = d.pick(agents);
+    const b = d.pick(agents.filter((x) => x !== a));
+    switch (d.int(0, 4)) {
+      case 0:
+        return { ...t, mechanic_bindings: [...t.mechanic_bindings, { mechanic_type: "limited_bandwidth", message_limits: Object.fromEntries(agents.map((x) => [x, 1])) }] };
+      case 1:
+        return { ...t, message_targets: { ...t.message_targets, [a]: agents.filter((x) => x !== a && x !== b) } };
+      case 2:
+        return { ...t, mechanic_bindings: [...t.mechanic_bindings, { mechanic_type: "room_restriction", restricted_rooms: [d.pick(t.scene.rooms)], for_agents: [a] }] };
+      case 3:
+        return { ...t, mechanic_bindings: t.mechanic_bindings.map((m) => (m.mechanic_type === "room_restriction" ? { ...m, for_agents: m.for_agents.filter((x) => x !== a) } : m)) };
+      default:
+        return t;
+    }
+  }
+
+  it("on 40 small tasks and mutations: solvable jointly exactly when physical (strip_K) and epistemic searches both succeed", () => {
+    const outcomes = { solvable: 0, unsolvable: 0 };
+    for (let i = 0; i < 40; i++) {
+      const c = compileTask(mutated(i));
+      const stripK = [...new Map([...c.functional, ...leavesOf(c.goal)].map((l) => [literalKey(l), l])).values()];
+      const abs = abstractFor(c, stripK);
+      const needs = informationOf(c, c.functional).filter((x) => x.info.dependent).map((x) => ({ literal: x.literal, holders: x.info.holders, achievers: x.info.achievers }));
+      const model = epistemicModel(c, needs);
+      const decomposed = searchPlans(abs, [stripK]).plans[0] !== null && searchKnowledge(model)._tag === "Reached";
+      const joint = searchJoint(abs, stripK, model);
+      expect(joint._tag, c.task.task_id).not.toBe("TooLarge");
+      expect(joint._tag === "Solvable", `${c.task.task_id} (mutation ${i})`).toBe(decomposed);
+      outcomes[decomposed ? "solvable" : "unsolvable"]++;
+    }
+    // Both answers occur, so the agreement is not on one side only.
+    expect(outcomes.solvable).toBeGreaterThan(5);
+    expect(outcomes.unsolvable).toBeGreaterThan(5);
   });
 });

@@ -97,15 +97,26 @@ export interface EpistemicOptions {
   readonly budget?: number;
 }
 
-export function searchKnowledge(model: EpistemicModel, options: EpistemicOptions = {}): EpistemicSearch {
+/** The knowledge state space of a model: its bits, the moves in expansion order, and the goal. */
+export interface KnowledgeSpace {
+  readonly bits: number;
+  readonly factBit: (fact: number, agent: string) => number;
+  readonly budgets: readonly number[];
+  readonly moves: readonly { readonly message: Message; readonly sender: number; readonly needs: number; readonly sets: readonly number[] }[];
+  readonly goalMet: (known: readonly boolean[]) => boolean;
+  readonly encode: (known: readonly boolean[], budgets: readonly number[]) => number;
+  readonly decode: (key: number) => [boolean[], number[]];
+}
+
+export function knowledgeSpace(model: EpistemicModel, options: EpistemicOptions = {}): KnowledgeSpace {
   const { agents, facts, nodes } = model;
   const A = agents.length;
   const ai = new Map(agents.map((a, i) => [a, i]));
   const factBit = (f: number, a: string) => f * A + ai.get(a)!;
   const nodeBit = (n: number) => facts.length * A + n;
   const bits = facts.length * A + nodes.length;
-  const budgetOf = agents.map((a) => options.budget ?? model.budgets[a]!);
-  const radix = budgetOf.map((b) => b + 1);
+  const budgets = agents.map((a) => options.budget ?? model.budgets[a]!);
+  const radix = budgets.map((b) => b + 1);
   // The bit that says node n holds: its agent knows the fact, or (nested) the node's own bit.
   const predBit = (n: KNode) => (n.fact !== null ? factBit(n.fact, n.agent) : nodeBit(n.index));
   const frozen = new Set(options.frozen ?? []);
@@ -125,53 +136,61 @@ export function searchKnowledge(model: EpistemicModel, options: EpistemicOptions
     if (!model.edges[m.agent]!.includes(n.agent)) continue;
     moves.push({ label: `nested ${m.agent} ${n.agent} ${n.text}`, message: { kind: "nested", from: m.agent, to: n.agent, node: n.text }, sender: ai.get(m.agent)!, needs: predBit(m), sets: [nodeBit(n.index)] });
   }
-  const usable = moves.filter((mv) => !frozen.has(agents[mv.sender]!)).sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-  let known = new Array<boolean>(bits).fill(false);
-  facts.forEach((fact, f) => fact.knowers.forEach((a) => (known[factBit(f, a)] = true)));
-  const goalMet = (k: readonly boolean[]) => nodes.every((n) => k[predBit(n)]) && model.needs.every((nd) => nd.achievers.some((a) => k[factBit(nd.fact, a)]));
-  // Key: the bits, then the budgets in mixed radix above them.
-  const encode = (k: readonly boolean[], budget: readonly number[]) => {
-    let key = 0;
-    for (let i = 0; i < A; i++) key = key * radix[i]! + budget[i]!;
-    for (let i = 0; i < bits; i++) key = key * 2 + (k[i] ? 1 : 0);
-    return key;
+  return {
+    bits,
+    factBit,
+    budgets,
+    moves: moves.filter((mv) => !frozen.has(agents[mv.sender]!)).sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)),
+    goalMet: (k) => nodes.every((n) => k[predBit(n)]) && model.needs.every((nd) => nd.achievers.some((a) => k[factBit(nd.fact, a)])),
+    // Key: the budgets in mixed radix, then the bits below them.
+    encode(k, budget) {
+      let key = 0;
+      for (let i = 0; i < A; i++) key = key * radix[i]! + budget[i]!;
+      for (let i = 0; i < bits; i++) key = key * 2 + (k[i] ? 1 : 0);
+      return key;
+    },
+    decode(key) {
+      const k = new Array<boolean>(bits);
+      for (let i = bits - 1; i >= 0; i--) {
+        k[i] = key % 2 === 1;
+        key = Math.floor(key / 2);
+      }
+      const budget = new Array<number>(A);
+      for (let i = A - 1; i >= 0; i--) {
+        budget[i] = key % radix[i]!;
+        key = Math.floor(key / radix[i]!);
+      }
+      return [k, budget];
+    },
   };
-  const decode = (key: number): [boolean[], number[]] => {
-    const k = new Array<boolean>(bits);
-    for (let i = bits - 1; i >= 0; i--) {
-      k[i] = key % 2 === 1;
-      key = Math.floor(key / 2);
-    }
-    const budget = new Array<number>(A);
-    for (let i = A - 1; i >= 0; i--) {
-      budget[i] = key % radix[i]!;
-      key = Math.floor(key / radix[i]!);
-    }
-    return [k, budget];
-  };
-  const start = encode(known, budgetOf);
-  if (goalMet(known)) return { _tag: "Reached", messages: [], nodes: 1 };
+}
+
+export function searchKnowledge(model: EpistemicModel, options: EpistemicOptions = {}): EpistemicSearch {
+  const space = knowledgeSpace(model, options);
+  const known = new Array<boolean>(space.bits).fill(false);
+  model.facts.forEach((fact, f) => fact.knowers.forEach((a) => (known[space.factBit(f, a)] = true)));
+  if (space.goalMet(known)) return { _tag: "Reached", messages: [], nodes: 1 };
+  const start = space.encode(known, space.budgets);
   const parent = new Map<number, number>([[start, -1]]);
-  const via = new Map<number, number>();
+  const via = new Map<number, Message>();
   const queue = [start];
   for (let head = 0; head < queue.length; head++) {
     const key = queue[head]!;
-    const [k, budget] = decode(key);
-    for (let i = 0; i < usable.length; i++) {
-      const mv = usable[i]!;
+    const [k, budget] = space.decode(key);
+    for (const mv of space.moves) {
       if (!k[mv.needs] || budget[mv.sender]! === 0 || mv.sets.every((b) => k[b])) continue;
-      known = [...k];
-      for (const b of mv.sets) known[b] = true;
+      const after = [...k];
+      for (const b of mv.sets) after[b] = true;
       const spent = [...budget];
       spent[mv.sender]!--;
-      const next = encode(known, spent);
+      const next = space.encode(after, spent);
       if (parent.has(next)) continue;
       parent.set(next, key);
-      via.set(next, i);
+      via.set(next, mv.message);
       queue.push(next);
-      if (goalMet(known)) {
+      if (space.goalMet(after)) {
         const messages: Message[] = [];
-        for (let x = next; parent.get(x)! !== -1; x = parent.get(x)!) messages.push(usable[via.get(x)!]!.message);
+        for (let x = next; parent.get(x)! !== -1; x = parent.get(x)!) messages.push(via.get(x)!);
         return { _tag: "Reached", messages: messages.reverse(), nodes: parent.size };
       }
     }

@@ -4,7 +4,7 @@
 // strings sorted, so a plan is deterministic and (being breadth-first) shortest. One search can look
 // for several goals at once (the functional projection and strip_K(φ)); each gets the first state
 // that satisfies it.
-import { applyAction, formatAction, holds, type Action } from "../rules.ts";
+import { applyAction, formatAction, holds, type Action, type HouseState } from "../rules.ts";
 import type { Literal } from "../pddl.ts";
 import type { Abstraction } from "./relevance.ts";
 import { stateCodec } from "./stateKey.ts";
@@ -30,16 +30,22 @@ export interface SearchOptions {
   readonly cap?: number;
 }
 
-export function searchPlans(abs: Abstraction, goals: readonly (readonly Literal[])[], options: SearchOptions = {}): PhysicalSearch {
+/** The physical state space of an abstraction: its start, and each state's successors in expansion order. */
+export interface PhysicalSpace {
+  readonly start: number;
+  readonly decode: (key: number) => HouseState;
+  /** Calls `visit` with each successor (key, the step, the state after it) until it returns true. */
+  readonly expand: (key: number, visit: (next: number, step: Step, state: HouseState) => boolean) => void;
+}
+
+export function physicalSpace(abs: Abstraction, actors: readonly string[] = abs.agents): PhysicalSpace {
   const c = abs.compiled;
   const codec = stateCodec(abs);
-  const cap = options.cap ?? NODE_CAP;
-  const actors = [...(options.actors ?? abs.agents)].sort();
+  const sortedActors = [...actors].sort();
   const { furniture } = c.task.scene;
-  const moves: Step[] = [];
-  const menus = new Map<string, number[]>();
+  const menus = new Map<string, Step[]>();
   // The actions worth trying for an agent in a room holding something (failing ones are skipped).
-  const menu = (agent: string, room: string, holding: string | null): number[] => {
+  const menu = (agent: string, room: string, holding: string | null): Step[] => {
     const id = `${agent}|${room}|${holding}`;
     let list = menus.get(id);
     if (list !== undefined) return list;
@@ -52,61 +58,66 @@ export function searchPlans(abs: Abstraction, goals: readonly (readonly Literal[
       }
     if (holding === null) for (const o of abs.objects) actions.push({ kind: "pick", target: o });
     else for (const f of abs.furniture) if (furniture[f]!.room === room) actions.push({ kind: "place", target: holding, relation: furniture[f]!.articulated ? "within" : "on", furniture: f });
-    const steps = actions.map((action) => ({ agent, action, text: formatAction(action) })).sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
-    list = steps.map((s) => moves.push(s) - 1);
+    list = actions.map((action) => ({ agent, action, text: formatAction(action) })).sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
     menus.set(id, list);
     return list;
   };
-  const start = codec.encode(initialAbstractState(abs));
-  const parent = new Map<number, number>([[start, -1]]);
-  const via = new Map<number, number>();
+  return {
+    start: codec.encode(initialAbstractState(abs)),
+    decode: codec.decode,
+    expand(key, visit) {
+      const here = codec.decode(key);
+      for (const agent of sortedActors) {
+        const me = here.agents[agent]!;
+        for (const step of menu(agent, me.room, me.holding)) {
+          const s = codec.decode(key);
+          if (!applyAction(c, s, agent, step.action).ok) continue;
+          if (visit(codec.encode(s), step, s)) return;
+        }
+      }
+    },
+  };
+}
+
+export function searchPlans(abs: Abstraction, goals: readonly (readonly Literal[])[], options: SearchOptions = {}): PhysicalSearch {
+  const c = abs.compiled;
+  const space = physicalSpace(abs, options.actors ?? abs.agents);
+  const cap = options.cap ?? NODE_CAP;
+  const parent = new Map<number, number>([[space.start, -1]]);
+  const via = new Map<number, Step>();
   const found: (number | null)[] = goals.map(() => null);
-  const check = (key: number, s: ReturnType<typeof codec.decode>) => {
+  const check = (key: number, s: HouseState) => {
     goals.forEach((g, i) => {
       if (found[i] === null && g.every((l) => holds(c, s, l))) found[i] = key;
     });
     return found.every((x) => x !== null);
   };
-  let done = check(start, codec.decode(start));
-  const queue = [start];
+  let done = check(space.start, space.decode(space.start));
+  const queue = [space.start];
   let capped = false;
   for (let head = 0; !done && head < queue.length; head++) {
     const key = queue[head]!;
-    const here = codec.decode(key);
-    for (const agent of actors) {
-      const me = here.agents[agent]!;
-      for (const mv of menu(agent, me.room, me.holding)) {
-        const s = codec.decode(key);
-        if (!applyAction(c, s, agent, moves[mv]!.action).ok) continue;
-        const next = codec.encode(s);
-        if (parent.has(next)) continue;
-        parent.set(next, key);
-        via.set(next, mv);
-        queue.push(next);
-        if (check(next, s)) {
-          done = true;
-          break;
-        }
-        if (parent.size >= cap) {
-          capped = true;
-          done = true;
-          break;
-        }
-      }
-      if (done) break;
-    }
+    space.expand(key, (next, step, s) => {
+      if (parent.has(next)) return false;
+      parent.set(next, key);
+      via.set(next, step);
+      queue.push(next);
+      if (check(next, s)) done = true;
+      else if (parent.size >= cap) done = capped = true;
+      return done;
+    });
   }
   const planTo = (key: number | null): Step[] | null => {
     if (key === null) return null;
     const steps: Step[] = [];
-    for (let k = key; parent.get(k)! !== -1; k = parent.get(k)!) steps.push(moves[via.get(k)!]!);
+    for (let k = key; parent.get(k)! !== -1; k = parent.get(k)!) steps.push(via.get(k)!);
     return steps.reverse();
   };
   return { plans: found.map(planTo), nodes: parent.size, capped };
 }
 
 /** The abstraction's start: the task's initial state over the kept ids. */
-function initialAbstractState(abs: Abstraction) {
+function initialAbstractState(abs: Abstraction): HouseState {
   const { scene, agents } = abs.compiled.task;
   const open: Record<string, boolean> = {};
   for (const f of abs.articulated) open[f] = scene.furniture[f]!.open === true;
