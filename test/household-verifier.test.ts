@@ -59,7 +59,7 @@ describe("household verifier: each check on a task whose answer is known", () =>
     expect(v.failures).toEqual([]);
     const r = v.report!;
     // Five steps, all agent_1's: agent_0 opening the cabinet would cost it a Navigate too (six).
-    expect(r.physical.plan).toEqual(["agent_1: Navigate[kitchen_1]", "agent_1: Open[cabinet_2]", "agent_1: Pick[cup_1]", "agent_1: Navigate[den_1]", "agent_1: Place[cup_1, on, shelf_5]"]);
+    expect(r.physical.plan.map((s) => `${s.agent}: ${s.action}`)).toEqual(["agent_1: Navigate[kitchen_1]", "agent_1: Open[cabinet_2]", "agent_1: Pick[cup_1]", "agent_1: Navigate[den_1]", "agent_1: Place[cup_1, on, shelf_5]"]);
     expect(r.relevance).toMatchObject({ rooms: ["kitchen_1", "den_1"], furniture: ["cabinet_2", "shelf_5"], objects: ["cup_1"], collapsed: true });
     expect(r.information).toEqual([{ literal: "(is_on_top cup_1 shelf_5)", decisive: "shelf_5", holders: ["agent_0"], achievers: ["agent_1"], dependent: true }]);
     expect(r.epistemic.messages).toEqual([
@@ -80,7 +80,7 @@ describe("household verifier: each check on a task whose answer is known", () =>
     const v = verifyTask(task);
     expect(v.failures).toEqual([]);
     // agent_0, first in order, opens the cabinet from the hall with the switch it stands by.
-    expect(v.report!.physical.plan).toEqual(["agent_0: Open[switch_8]", "agent_1: Navigate[kitchen_1]", "agent_1: Pick[cup_1]", "agent_1: Navigate[den_1]", "agent_1: Place[cup_1, on, shelf_5]"]);
+    expect(v.report!.physical.plan.map((s) => `${s.agent}: ${s.action}`)).toEqual(["agent_0: Open[switch_8]", "agent_1: Navigate[kitchen_1]", "agent_1: Pick[cup_1]", "agent_1: Navigate[den_1]", "agent_1: Place[cup_1, on, shelf_5]"]);
   });
 
   it("rejects a guessable task: one shelf in the den, or a public text that names it", () => {

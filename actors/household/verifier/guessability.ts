@@ -3,8 +3,7 @@
 // kind, same room) and the public task text must not name it. A task passes when one of its
 // information-dependent literals is non-guessable.
 import type { CompiledTask } from "../task.ts";
-import type { LiteralInformation } from "./information.ts";
-import { mentions } from "./information.ts";
+import { mentions, type LiteralInformation } from "./information.ts";
 
 export const MIN_CANDIDATES = 3;
 

@@ -24,7 +24,8 @@ export function decisiveId(c: CompiledTask, l: Literal): string {
   return places[places.length - 1] ?? l.args[0]!;
 }
 
-const mentions = (text: string, id: string): boolean => text.split(/[^A-Za-z0-9_]+/).includes(id);
+/** Whether a text names an id as a whole word. */
+export const mentions = (text: string, id: string): boolean => text.split(/[^A-Za-z0-9_]+/).includes(id);
 
 export function informationOf(c: CompiledTask, literals: readonly Literal[]): { literal: Literal; info: LiteralInformation }[] {
   return literals.map((l) => {
@@ -37,4 +38,3 @@ export function informationOf(c: CompiledTask, literals: readonly Literal[]): { 
   });
 }
 
-export { mentions };

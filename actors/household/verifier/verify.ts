@@ -25,7 +25,7 @@ export interface VerifierReport {
   readonly trivialK: readonly string[];
   readonly functional: readonly string[];
   readonly relevance: { readonly rooms: readonly string[]; readonly furniture: readonly string[]; readonly objects: readonly string[]; readonly collapsed: boolean; readonly stateBound: number };
-  readonly physical: { readonly nodes: number; readonly plan: readonly string[]; readonly stripKPlanLength: number | null };
+  readonly physical: { readonly nodes: number; readonly plan: readonly { readonly agent: string; readonly action: string }[]; readonly stripKPlanLength: number | null };
   readonly information: readonly LiteralInformation[];
   readonly guessability: readonly Guessability[];
   readonly epistemic: { readonly nodes: number; readonly messages: readonly Message[] | null };
@@ -118,7 +118,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
     trivialK: depth._tag === "DepthOk" ? depth.trivial : [],
     functional: c.functional.map(show),
     relevance: { rooms: abs.rooms, furniture: abs.furniture, objects: abs.objects, collapsed: abs.collapsed, stateBound: stateCodec(abs).size },
-    physical: { nodes: physical.nodes, plan: (functionalPlan ?? []).map((s) => `${s.agent}: ${s.text}`), stripKPlanLength: stripKPlan?.length ?? null },
+    physical: { nodes: physical.nodes, plan: (functionalPlan ?? []).map((s) => ({ agent: s.agent, action: s.text })), stripKPlanLength: stripKPlan?.length ?? null },
     information: information.map((x) => x.info),
     guessability: guesses,
     epistemic: { nodes: epistemic.nodes, messages: epistemic._tag === "Reached" ? epistemic.messages : null },
