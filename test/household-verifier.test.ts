@@ -113,6 +113,17 @@ describe("household verifier: each check on a task whose answer is known", () =>
     expect(v.report!.information[0]).toMatchObject({ holders: ["agent_1"], achievers: ["agent_1"], dependent: false });
   });
 
+  it("a mixed task's private objective must be reachable, by someone", () => {
+    const mixed = (owned: string) => small({ category: "mixed", goal_owners: { agent_1: owned } });
+    // Pick the vase in the hall, go to the kitchen, put it on the table.
+    expect(verifyTask(mixed("(is_on_top vase_2 table_1)")).report!.privateObjectives).toEqual([{ agent: "agent_1", planLength: 3 }]);
+    // Into the closed cabinet: it must be opened first.
+    expect(verifyTask(mixed("(is_inside vase_2 cabinet_2)")).report!.privateObjectives).toEqual([{ agent: "agent_1", planLength: 4 }]);
+    // Into the den, once agent_1 (the only one who may enter it) is barred too: unreachable.
+    const v = verifyTask({ ...mixed("(is_on_top vase_2 shelf_4)"), mechanic_bindings: [...small().mechanic_bindings, { mechanic_type: "room_restriction", restricted_rooms: ["den_1"], for_agents: ["agent_1"] }] });
+    expect(v.failures).toContainEqual({ _tag: "PrivateObjectiveUnreachable", agent: "agent_1", nodes: expect.any(Number) });
+  });
+
   it("epistemic search: with no edge from agent_1 to agent_0 the K goal cannot be met", () => {
     const v = verifyTask(small({}, [{ mechanic_type: "limited_bandwidth", message_limits: { agent_0: 1, agent_1: 1 } }, { mechanic_type: "restricted_communication", allowed_targets: { agent_1: [] } }]));
     expect(v.failures).toEqual([{ _tag: "EpistemicallyUnsolvable", nodes: 2 }]);

@@ -27,6 +27,8 @@ export type VerifierFailure =
   | { readonly _tag: "NoInformationDependence" }
   /** Every information-dependent literal's decisive id can be guessed: fewer than 3 look-alikes, or the public text names it. */
   | { readonly _tag: "Guessable"; readonly literal: string; readonly decisive: string; readonly candidates: readonly string[]; readonly leakedInText: boolean }
+  /** A mixed task's private objective that no sequence of actions reaches (it would be no dilemma). */
+  | { readonly _tag: "PrivateObjectiveUnreachable"; readonly agent: string; readonly nodes: number }
   /** The turn limit is below the turn estimate's minimum. */
   | { readonly _tag: "TurnLimitTooSmall"; readonly maxTurns: number; readonly tMin: number }
   /** The golden trajectory, replayed under the full rules, does not reach the functional goal (the abstraction lost something). */

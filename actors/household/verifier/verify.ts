@@ -1,6 +1,7 @@
 // The task verifier (digest §8.6), in TypeScript with no external planner. Stages, each in its own
 // file, all deterministic: validation → depth and inflated K → relevance abstraction → physical
-// search (functional goal and strip_K(φ)) → information necessity and non-guessability →
+// search (functional goal and strip_K(φ); private objectives) → information necessity and
+// non-guessability →
 // epistemic search → communication necessity → agent necessity (necessity.ts) → golden trajectory
 // (schedule.ts, golden.ts) and turn estimate. Every failure is a tagged value (findings.ts); a verdict lists all of them, not just
 // the first, with the proof statistics of every stage that ran.
@@ -26,6 +27,8 @@ export interface VerifierReport {
   readonly functional: readonly string[];
   readonly relevance: { readonly rooms: readonly string[]; readonly furniture: readonly string[]; readonly objects: readonly string[]; readonly collapsed: boolean; readonly stateBound: number };
   readonly physical: { readonly nodes: number; readonly plan: readonly { readonly agent: string; readonly action: string }[]; readonly stripKPlanLength: number | null };
+  /** Per owner of a private objective (mixed tasks), its shortest plan's length (null: unreachable). */
+  readonly privateObjectives: readonly { readonly agent: string; readonly planLength: number | null }[];
   readonly information: readonly LiteralInformation[];
   readonly guessability: readonly Guessability[];
   readonly epistemic: { readonly nodes: number; readonly messages: readonly Message[] | null };
@@ -75,6 +78,14 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
   else if (functionalPlan === null) failures.push({ _tag: "PhysicallyUnsolvable", goal: "functional", nodes: physical.nodes });
   else if (stripKPlan === null) failures.push({ _tag: "PhysicallyUnsolvable", goal: "strip_k", nodes: physical.nodes });
 
+  // A mixed task's private objectives: each reachable at all (they are not part of success).
+  const privateObjectives = Object.entries(c.owned).map(([agent, literals]) => {
+    const search = searchPlans(abstractFor(c, literals), [literals], { cap });
+    totalNodes += search.nodes;
+    if (search.plans[0] === null) failures.push({ _tag: "PrivateObjectiveUnreachable", agent, nodes: search.nodes });
+    return { agent, planLength: search.plans[0]?.length ?? null };
+  });
+
   // Information necessity and non-guessability.
   const information = informationOf(c, c.functional);
   const dependent = information.filter((x) => x.info.dependent);
@@ -119,6 +130,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
     functional: c.functional.map(show),
     relevance: { rooms: abs.rooms, furniture: abs.furniture, objects: abs.objects, collapsed: abs.collapsed, stateBound: stateCodec(abs).size },
     physical: { nodes: physical.nodes, plan: (functionalPlan ?? []).map((s) => ({ agent: s.agent, action: s.text })), stripKPlanLength: stripKPlan?.length ?? null },
+    privateObjectives,
     information: information.map((x) => x.info),
     guessability: guesses,
     epistemic: { nodes: epistemic.nodes, messages: epistemic._tag === "Reached" ? epistemic.messages : null },
