@@ -3,15 +3,17 @@
 // surfaces in a room its informant may not enter — then a second conjunct through one of the
 // mechanics, the K goal of the asked depth, and the secrets that make the goal need others.
 // Pure and deterministic: the same options give the same task, and JSON.stringify gives the same
-// bytes. What it does not do yet: the verifier's proofs (digest §8.6); docs/enacttom.md says so.
+// bytes. Every task it returns has passed the verifier (digest §8.6).
+import { InternalError } from "../../events/internalError.ts";
 import { deriveStream, Draws } from "../rng.ts";
 import type { FurnitureSpec, HouseholdTask, MechanicBinding, ObjectSpec } from "./task.ts";
+import { verifyTask } from "./verifier/verify.ts";
 
 export interface GenerateOptions {
   readonly seed: number;
   readonly depth: 1 | 2 | 3;
   readonly category: "cooperative" | "mixed";
-  /** hard: message limits of 1, and with three agents always a relay chain. */
+  /** hard: message limits of 1 (a relay gets the 2 it needs), and with three agents always a relay chain. */
   readonly split?: "standard" | "hard";
 }
 
@@ -31,9 +33,32 @@ const shuffled = <T>(d: Draws, xs: readonly T[]): T[] => {
 };
 const words = (id: string) => id.replace(/_\d+$/, "").replace(/_/g, " ");
 
+/** Drafts that may fail the verifier before the generator gives up (none has yet: see verifiedTask). */
+export const MAX_ATTEMPTS = 50;
+
+/**
+ * A task that passes the verifier (verifier/verify.ts), by rejection: drafts are drawn from the
+ * seed's stream (attempt 0) and then from retry streams until one passes. The verifier's turn
+ * estimate raises `max_turns` where the draft's own allowance is lower, and its golden trajectory
+ * (with the state hashes) goes into the task.
+ */
 export function generateTask(o: GenerateOptions): HouseholdTask {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const draft = draftTask(o, attempt);
+    const verdict = verifyTask(draft, { target: o.depth });
+    if (!verdict.ok) continue;
+    const tMax = verdict.report!.turns!.tMax;
+    const task = tMax > draft.max_turns! ? { ...draft, max_turns: tMax } : draft;
+    const final = task === draft ? verdict : verifyTask(task, { target: o.depth });
+    if (final.ok) return { ...task, golden_trajectory: final.report!.golden! };
+  }
+  throw new InternalError(`household generator: no draft of ${JSON.stringify(o)} passed the verifier in ${MAX_ATTEMPTS} attempts`);
+}
+
+/** One draft of a task, before the verifier has seen it. */
+export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
   const split = o.split ?? "standard";
-  const d = new Draws(deriveStream(o.seed, `household/generate/${o.depth}/${o.category}/${split}`));
+  const d = new Draws(deriveStream(o.seed, `household/generate/${o.depth}/${o.category}/${split}${attempt === 0 ? "" : `/retry${attempt}`}`));
   let counter = d.int(10, 40);
   const id = (kind: string) => `${kind}_${counter++}`;
   const rooms = shuffled(d, ROOMS).slice(0, d.int(4, 5)).map((r) => `${r}_1`);
@@ -76,10 +101,13 @@ export function generateTask(o: GenerateOptions): HouseholdTask {
   const agentIds = Array.from({ length: nAgents }, (_, i) => `agent_${i}`);
   const [informant, actor] = agentIds as [string, string];
   const relay = agentIds[2];
-  const chain = relay !== undefined && (split === "hard" || d.chance(0.5));
+  // A third agent is barred from the target room too, so the actor alone can place the object.
+  // Below depth 3 it has a part only as the relay of a chain; at depth 3 it is the K goal's middle
+  // agent either way.
+  const chain = relay !== undefined && (split === "hard" || o.depth < 3 || d.chance(0.5));
   const limit = split === "hard" ? 1 : 2;
   const restricted: Record<string, string[]> = { [informant]: [targetRoom] };
-  if (chain) restricted[relay!] = [targetRoom];
+  if (relay !== undefined) restricted[relay] = [targetRoom];
   const secrets: Record<string, string[]> = Object.fromEntries(agentIds.map((a) => [a, [] as string[]]));
   secrets[informant]!.push(`(goal ${mainLit})`);
   if (d.chance(0.5)) secrets[informant]!.push("on" in mainLoc ? `(is_on_top ${main} ${mainLoc.on})` : `(is_inside ${main} ${mainLoc.inside})`);
@@ -123,19 +151,23 @@ export function generateTask(o: GenerateOptions): HouseholdTask {
     }
   }
   // The K goal: the informant, barred from the target room, must come to know (that others know) it is done.
-  const kGoal = o.depth === 1 ? `(K ${informant} ${mainLit})` : o.depth === 2 ? `(K ${informant} (K ${actor} ${mainLit}))` : `(K ${informant} (K ${relay} (K ${actor} ${mainLit})))`;
+  // Knowledge about a teammate's knowledge travels only by that teammate's own message (digest
+  // §2.3), so on a chain the depth-2 goal is about the relay, the informant's only contact.
+  const kGoal = o.depth === 1 ? `(K ${informant} ${mainLit})` : o.depth === 2 ? `(K ${informant} (K ${chain ? relay : actor} ${mainLit}))` : `(K ${informant} (K ${relay} (K ${actor} ${mainLit})))`;
   goal.push(kGoal);
 
-  bindings.unshift({ mechanic_type: "room_restriction", restricted_rooms: [targetRoom], for_agents: chain ? [informant, relay!] : [informant] });
+  bindings.unshift({ mechanic_type: "room_restriction", restricted_rooms: [targetRoom], for_agents: relay === undefined ? [informant] : [informant, relay] });
+  // A relay passes the target on and later reports back: two messages, even on the hard split.
+  const limitOf = (a: string) => (chain && a === relay ? Math.max(limit, 2) : limit);
   for (const [a, rs] of Object.entries(restricted)) {
     const extra = rs.filter((r) => r !== targetRoom);
     if (extra.length > 0) bindings.push({ mechanic_type: "room_restriction", restricted_rooms: extra, for_agents: [a] });
   }
-  bindings.push({ mechanic_type: "limited_bandwidth", message_limits: Object.fromEntries(agentIds.map((a) => [a, limit])) });
+  bindings.push({ mechanic_type: "limited_bandwidth", message_limits: Object.fromEntries(agentIds.map((a) => [a, limitOf(a)])) });
   if (chain) bindings.push({ mechanic_type: "restricted_communication", allowed_targets: { [informant]: [relay!], [relay!]: [informant, actor], [actor]: [relay!] } });
   for (const a of agentIds) {
     for (const r of restricted[a] ?? []) secrets[a]!.push(`(is_restricted ${a} ${r})`);
-    secrets[a]!.push(`(message_limit ${a} ${limit})`);
+    secrets[a]!.push(`(message_limit ${a} ${limitOf(a)})`);
   }
   if (chain) for (const [a, ts] of [[informant, [relay!]], [relay!, [informant, actor]], [actor, [relay!]]] as const) for (const t of ts) secrets[a]!.push(`(can_communicate ${a} ${t})`);
 
@@ -159,7 +191,7 @@ export function generateTask(o: GenerateOptions): HouseholdTask {
     title: `${words(main)[0]!.toUpperCase()}${words(main).slice(1)} for the ${words(targetRoom)}`,
     category: o.category,
     split,
-    task: `Get the ${words(targetRoom)} ready: a ${words(main)} from elsewhere in the house belongs on one of its ${targetKind}s${goal.length > 2 ? ", and a cupboard needs opening" : ""}.`,
+    task: `Get the ${words(targetRoom)} ready: ${/^[aeiou]/.test(main) ? "an" : "a"} ${words(main)} from elsewhere in the house belongs on one of its ${targetKind === "shelf" ? "shelves" : `${targetKind}s`}${goal.length > 2 ? ", and a cupboard needs opening" : ""}.`,
     scene: { rooms, furniture, objects },
     agents,
     mechanic_bindings: bindings,

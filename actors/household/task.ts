@@ -34,14 +34,23 @@ export interface HouseholdTask {
   readonly goal_owners?: Readonly<Record<string, string>>;
   readonly tom_level?: number;
   readonly max_turns?: number;
+  /** The verifier's golden trajectory with its hashes (verifier/golden.ts); pool tasks carry it. */
+  readonly golden_trajectory?: {
+    readonly turns: readonly { readonly actions: readonly { readonly agent: string; readonly action: string }[] }[];
+    readonly state_hashes: readonly string[];
+    readonly spec_hash: string;
+    readonly trajectory_hash: string;
+  };
 }
 
 export const ACTION_NAMES = ["Navigate", "Open", "Close", "Pick", "Place", "Communicate", "Wait", "Done"] as const;
 export const MECHANIC_TYPES = ["room_restriction", "limited_bandwidth", "restricted_communication", "remote_control", "inverse_state", "state_mirroring"] as const;
 /** The mechanics that make information asymmetric: every task needs one (EnactToM's spec validator). */
 const ASYMMETRY = ["room_restriction", "restricted_communication", "remote_control"];
-const TASK_FIELDS = ["task_id", "title", "category", "split", "task", "scene", "agents", "mechanic_bindings", "agent_secrets", "agent_actions", "message_targets", "goal", "goal_owners", "tom_level", "max_turns"];
+const TASK_FIELDS = ["task_id", "title", "category", "split", "task", "scene", "agents", "mechanic_bindings", "agent_secrets", "agent_actions", "message_targets", "goal", "goal_owners", "tom_level", "max_turns", "golden_trajectory"];
 export const MAX_DEPTH = 3;
+/** Turns when a task sets none: 2 × max(T_min, 6) with a generous T_min (digest §8.6 step 7). */
+export const DEFAULT_MAX_TURNS = 20;
 
 /** The mechanics of a task in the form the rules apply them (digest §8.2). */
 export interface Mechanics {
@@ -105,6 +114,9 @@ export function taskProblems(raw: unknown): string[] {
   if (raw.category !== "cooperative" && raw.category !== "mixed") p.push(`category: expected "cooperative" or "mixed", got ${JSON.stringify(raw.category)}`);
   if (raw.split !== undefined && raw.split !== "standard" && raw.split !== "hard") p.push(`split: expected "standard" or "hard", got ${JSON.stringify(raw.split)}`);
   if (raw.max_turns !== undefined && !(Number.isSafeInteger(raw.max_turns) && (raw.max_turns as number) >= 1 && (raw.max_turns as number) <= 200)) p.push(`max_turns: expected an integer from 1 to 200, got ${JSON.stringify(raw.max_turns)}`);
+  const golden = raw.golden_trajectory;
+  if (golden !== undefined && !(isObj(golden) && Array.isArray(golden.turns) && isStrList(golden.state_hashes) && typeof golden.spec_hash === "string" && typeof golden.trajectory_hash === "string"))
+    p.push(`golden_trajectory: expected {turns, state_hashes, spec_hash, trajectory_hash} (the verifier writes it)`);
   // The scene: rooms, furniture in rooms, objects on or in furniture.
   const scene = raw.scene;
   const rooms = new Set<string>();

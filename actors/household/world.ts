@@ -15,7 +15,7 @@ import { generatedOptionsOf, generateTask } from "./generator.ts";
 import type { PublicLayout } from "./knowledge.ts";
 import type { Policy } from "./policy.ts";
 import { initialState } from "./rules.ts";
-import { checkTask, compileTask, type HouseholdTask } from "./task.ts";
+import { checkTask, compileTask, DEFAULT_MAX_TURNS, type HouseholdTask } from "./task.ts";
 
 export type HouseholdMode = "standard" | "baseline";
 
@@ -30,8 +30,7 @@ const CONDITIONS: Readonly<Record<Policy, { description: string }>> = {
   naive: { description: "scripted agents that pursue only the goals of their own secrets and send no messages" },
 };
 const CONFIG_FIELDS = ["task", "mode", "policy"];
-/** Turns when a task sets none: 2 × max(T_min, 6) with a generous T_min (digest §8.6 step 7). */
-export const DEFAULT_MAX_TURNS = 20;
+export { DEFAULT_MAX_TURNS };
 
 /** A task named by id: an example of data/household/, or a generated one (`gen-coop-d2-standard-s7`). */
 function taskNamed(id: string): unknown {
