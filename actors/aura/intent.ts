@@ -12,7 +12,9 @@
 //      ("X reckons", "X is under the impression", "is X aware"), a person's perspective noun ("in
 //      X's eyes"), or a person after "according to" / "as far as"; then the need is that believer's
 //      belief about the other person, never the other's private state. A belief cue beside two
-//      people with no clear structure fails safe the same way;
+//      people with no clear structure fails safe the same way, and so do two people with no cue
+//      at all when the second stands where a mind's or a report's content does ("A in the loop
+//      about B …", "the word from A on B's …", "A finds B moody"; `unclearPair`);
 //   3. which hidden fields the need touches (the paper's gap rubric): asking about a person in a
 //      social scene is asking whether they can be approached (availability, emotional state);
 //      appropriateness (a first-person modal, "is it <suitable> to") and goal words also need what
@@ -20,7 +22,7 @@
 //   4. the literal request: public facts asked (place, activity, presence, time, plan, count) and
 //      the private fields the wording itself names (`asked`), which is all NoIntent fetches.
 import type { IntentFramePayload } from "./events.ts";
-import { cuesOf, hasCue, isPersonNoun, PLACE_HEADS, type Cue } from "./language/lexicon.ts";
+import { cuesOf, hasCue, isPersonNoun, PLACE_HEADS, REPORT_VERBS, type Cue } from "./language/lexicon.ts";
 import { mentionsOf, profilesOf, type Mention, type PersonProfile } from "./language/people.ts";
 import { tokenize, type Token, type TokenizerName } from "./language/tokens.ts";
 import { mentionedLocation, type PublicRow } from "./scene.ts";
@@ -88,7 +90,9 @@ export function placeOf(text: string, tokens: readonly Token[], locations: reado
         if (tokens[j]?.text !== w) break;
         span.push(j++);
       }
-      if (span.length === ws.length) {
+      // A place name before a person noun modifies a role ("the shop manager"): no place mention.
+      const modifier = tokens[j]?.pos === "NOUN" && isPersonNoun(tokens[j]!.text);
+      if (span.length === ws.length && !modifier) {
         for (const x of span) taken.add(x);
         return { location: locations[k]!, tokens: taken };
       }
@@ -135,7 +139,17 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const cue = (c: Parameters<typeof hasCue>[1]) => hasCue(tokens, c);
   // A belief whose believer or other person the query does not let us resolve ("does the coach
   // reckon she's upset?"): a belief question all the same, so no one's private state is read for it.
-  const { second, unresolved } = secondOrderOf(tokens, mentions);
+  const read = secondOrderOf(tokens, mentions);
+  let second = read.second;
+  let unresolved = read.unresolved;
+  let about: string | null = null;
+  // No belief structure read, but two people where a mind's content could stand: the safe reading.
+  if (second === null && !unresolved) {
+    const pair = unclearPair(tokens, mentions);
+    if (pair?.aboutBeliever === true) about = pair.believer.name;
+    else if (pair !== null && pair.target !== null) second = { believer: pair.believer.name, target: pair.target.name, fields: beliefFields(tokens.slice(pair.at)) };
+    else if (pair !== null) unresolved = true;
+  }
 
   const firstPerson = new Set(cuesOf(tokens, "first_person").map((c) => c.start));
   // A first-person modal ("should I", "can we") or "is it <suitable> to", "a good time to".
@@ -174,6 +188,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   let scope: Scope = { kind: "none" };
   const at = (loc: string) => roster.filter((n) => scene.public[n]!.location === loc);
   if (second !== null) scope = { kind: "person", agents: [second.believer] };
+  else if (about !== null) scope = { kind: "person", agents: [about] };
   else if (mentioned.length > 0) scope = { kind: "person", agents: mentioned };
   else if (!literalOnly && location !== null && (group || stateCue || appropriateness)) scope = { kind: "location", location, agents: at(location) };
   else if (!literalOnly && group) {
@@ -272,7 +287,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // a person or a word for one ("Bo figure …", "her assistant bet …", mistagged); a perspective
   // noun only with its possessor ("X's view").
   const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!)));
+  // A report verb ("say", "tell", "mention") is a belief only with content after it ("told X that
+  // …"), not an order or a request ("told X to …").
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d) && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
   // The possessor holds the view, whatever modifiers stand between ("X's gut feeling").
@@ -324,7 +341,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     if (isPreposition.has(c.start)) return tokens[c.end] !== undefined && (tokens[c.end]!.text === "you" || hasCue([tokens[c.end]!], "first_person"));
     let i = c.start - 1;
     while (i >= 0 && skippable(tokens[i]!, i)) i--;
-    return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person"));
+    // … or one of the speaker's own people ("my brother says …"): what they report is the speaker's information.
+    const own = i >= 1 && (isPersonNoun(tokens[i]!.text) || hasCue([tokens[i]!], "relation")) && ["my", "our"].includes(tokens[i - 1]!.text);
+    return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person") || own);
   };
   const theirs = cues.filter((c) => c.believer !== undefined || !speaker(c));
   if (theirs.length === 0) return none;
@@ -476,6 +495,131 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
 }
 
 const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if", "that"]);
+/** Prepositions that introduce what a mental state or a report is about ("in the loop about …", "the word on …"). */
+const ABOUT = new Set(["about", "on", "of", "regarding", "over", "concerning"]);
+const firstPerson = (t: Token | undefined) => t !== undefined && hasCue([t], "first_person");
+
+/** A noun phrase for a person from `j` (a mention, or a determiner, adjectives and a person word): the index after it, or -1. */
+function personPhraseEnd(tokens: readonly Token[], mentions: readonly Mention[], j: number): number {
+  const m = mentions.find((x) => x.start === j);
+  if (m !== undefined) return m.end;
+  let n = j;
+  if (tokens[n]?.pos === "DET" || (tokens[n] !== undefined && hasCue([tokens[n]!], "pronoun") && tokens[n]!.pos === "PRON")) n++;
+  while (tokens[n]?.pos === "ADJ") n++;
+  return tokens[n] !== undefined && !firstPerson(tokens[n]) && someoneWord(tokens[n]!) ? n + 1 : -1;
+}
+
+/** A clause about someone starts at `j`: a person phrase, then a verb of being or having ("B is", "B's", "B being"). */
+function clauseAbout(tokens: readonly Token[], mentions: readonly Mention[], j: number): boolean {
+  const end = personPhraseEnd(tokens, mentions, j);
+  const next = tokens[end];
+  return end > j && next !== undefined && (next.pos === "AUX" || next.text === "being" || next.text === "having" || (next.text === "'s" && tokens[end + 1]?.pos !== "NOUN"));
+}
+
+/**
+ * Content after a report verb: an optional hearer ("told X", "mentioned to X"), then a that-clause
+ * or an embedded question not about the speaker, "about …", or a clause about someone ("said B is").
+ */
+function contentAfter(tokens: readonly Token[], mentions: readonly Mention[], at: number): boolean {
+  let j = at;
+  if (tokens[j]?.text === "to") j++;
+  const hearer = personPhraseEnd(tokens, mentions, j);
+  if (hearer > j && !clauseAbout(tokens, mentions, j)) j = hearer;
+  else if (tokens[j]?.pos === "PRON" && !COMPLEMENTISERS.has(tokens[j]!.text)) j++;
+  const t = tokens[j];
+  if (t === undefined || t.text === "to") return false;
+  // … about someone ("told her about the delay" reports no one's state).
+  const someoneIn = (from: number) => tokens.slice(from, from + 6).some((u, d) => mentions.some((m) => m.start === from + d) || (someoneWord(u) && !firstPerson(u)));
+  if (COMPLEMENTISERS.has(t.text) || ABOUT.has(t.text)) return !firstPerson(tokens[j + 1]) && someoneIn(j + 1);
+  return clauseAbout(tokens, mentions, j);
+}
+
+/**
+ * The safe reading when no belief structure was read (issue 21: an ambiguous perspective never
+ * reads a target's private state). Two people in one sentence, not joined as one subject ("A and
+ * B"), with the second where the content of a mind or a report stands: after a complementiser or
+ * "about / on / of" ("A in the loop about B …", "the word from A on B's …"), or as a small clause
+ * after A's verb or adjective ("A finds B moody", "A afraid B is …"); or the first as a
+ * sentence-opening perspective ("To A('s …), …"). Not when the speaker is the subject of the
+ * clause that names A ("should I tell A …"): that is the speaker's own act. A person word the
+ * query does not resolve in a clause after a complementiser gives a believer with no target.
+ */
+function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { believer: Mention; target: Mention | null; at: number; aboutBeliever: boolean } | null {
+  const ends = (t: Token) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text);
+  const JOIN = new Set(["and", "or", "nor", ",", "&", "/", "either", "both", "-"]);
+  let s = 0;
+  for (let e = 0; e <= tokens.length; e++) {
+    if (e < tokens.length && !ends(tokens[e]!)) continue;
+    const inside = mentions.filter((m) => m.start >= s && m.end <= e);
+    const speakerActs = (a: Mention, b: number) =>
+      tokens.slice(s, b).some((t, k) => {
+        const f = s + k;
+        if (!firstPerson(t) || !["i", "we"].includes(t.text)) return false;
+        // The speaker is the subject of A's clause: no complementiser between them.
+        return f > a.start || !tokens.slice(f + 1, a.start).some((u) => COMPLEMENTISERS.has(u.text));
+      });
+    const perspective = (a: Mention) => {
+      let k = a.start - 1;
+      while (k >= s && (tokens[k]!.pos === "DET" || honorificWord(tokens[k]))) k--;
+      if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to")) return false;
+      let after = a.end;
+      if (tokens[after]?.text === "'s") {
+        after++;
+        while (tokens[after]?.pos === "ADJ" || tokens[after]?.pos === "NOUN") after++;
+      }
+      return tokens[after]?.text === ",";
+    };
+    // A state said of A before the clause ("is A upset that B …", "A too busy to see whether B …"):
+    // the question is A's state, and B's is not read.
+    const stateOf = (a: Mention, b: number) => {
+      const said = tokens.slice(a.end, b).filter((u) => u.pos !== "NOUN");
+      return hasCue(said, "emotional_state") || hasCue(said, "availability");
+    };
+    // Where B stands: the word before B's phrase (past "that"), and what follows it.
+    const contentAt = (a: Mention, bStart: number, bEnd: number, resolved: boolean) => {
+      let p = bStart - 1;
+      // "that" as a complementiser, not a determiner ("that hiker").
+      const complementiser = (t: Token | undefined) => t !== undefined && COMPLEMENTISERS.has(t.text) && t.pos !== "DET";
+      if (tokens[p]?.text === "that" && complementiser(tokens[p])) return true;
+      const prev = tokens[p];
+      if (prev === undefined || p < a.end) return false;
+      const next = tokens[bEnd];
+      const clause = next !== undefined && (next.pos === "AUX" || next.text === "being" || next.text === "having" || (next.text === "'s" && tokens[bEnd + 1]?.pos !== "NOUN"));
+      if (complementiser(prev)) return clause || resolved;
+      if (!resolved) return false;
+      if (ABOUT.has(prev.text)) return true;
+      // A state said of B ("moody", "grumpy", tagged either way), or "as …", "to be …".
+      // … or a noun closing the clause ("finds B moody today", with "moody" tagged a noun).
+      const closing = (u: Token | undefined) => u === undefined || u.pos === "PUNCT" || u.pos === "ADV" || hasCue([u], "time_word") || u.text === "today" || u.text === "now";
+      // A participle there is what B is seen doing ("watching B sweeping"), not a state.
+      const state = next !== undefined && (hasCue([next], "emotional_state") || hasCue([next], "availability") || (!next.text.endsWith("ing") && (next.pos === "ADJ" || (next.pos === "NOUN" && closing(tokens[bEnd + 1])))));
+      const small = clause || state || next?.text === "as" || (next?.text === "to" && ["be", "have"].includes(tokens[bEnd + 1]?.lemma ?? ""));
+      // After an inverted subject the next word is its verb whatever its tag ("would A call B …").
+      const verb = prev.pos === "VERB" || prev.pos === "ADJ" || (p === a.end && invertedSubject(tokens, a));
+      return verb && small;
+    };
+    for (const a of inside) {
+      const others = inside.filter((b) => b.start >= a.end && b.name !== a.name && b.by !== "pronoun");
+      for (const b of others) {
+        const between = tokens.slice(a.end, b.start);
+        if (between.every((t) => JOIN.has(t.text))) continue;
+        if (speakerActs(a, b.start)) continue;
+        let start = b.start;
+        while (start > a.end && (tokens[start - 1]!.pos === "DET" || honorificWord(tokens[start - 1]))) start--;
+        if (perspective(a) || contentAt(a, start, b.end, true)) return { believer: a, target: b, at: b.start, aboutBeliever: stateOf(a, start) };
+      }
+      if (a.by === "pronoun" || others.length > 0) continue;
+      // Someone the query does not resolve, as the subject of a clause after a complementiser.
+      for (let j = a.end + 1; j < e; j++) {
+        if (mentions.some((m) => m.start <= j && j < m.end) || !COMPLEMENTISERS.has(tokens[j - 1]!.text) || tokens[j - 1]!.pos === "DET") continue;
+        const end = personPhraseEnd(tokens, mentions, j);
+        if (end > j && !hasCue([tokens[j]!], "pronoun") && !speakerActs(a, j) && contentAt(a, j, end, false)) return { believer: a, target: null, at: j, aboutBeliever: stateOf(a, j) };
+      }
+    }
+    s = e + 1;
+  }
+  return null;
+}
 
 /** Another person within a few tokens from `from`: a mention other than `a`, or a person word not resolved to `a`. */
 function otherPersonNear(tokens: readonly Token[], mentions: readonly Mention[], a: Mention, from: number, span = 6): boolean {

@@ -67,6 +67,8 @@ export const AGE_WORDS = {
   old: LEXICON.entries.filter((e) => e.category === "age_old").map((e) => e.term),
   young: LEXICON.entries.filter((e) => e.category === "age_young").map((e) => e.term),
 };
+/** Report verbs (WordNet verb.communication): a belief only with a content complement ("told X that …", not "told X to …"). */
+export const REPORT_VERBS: ReadonlySet<string> = new Set(LEXICON.entries.filter((e) => e.category === "belief_verb" && e.from === "verb.communication").map((e) => e.term));
 /** Honorific titles and the occupation each names. */
 export const TITLES = new Map(LEXICON.entries.filter((e) => e.category === "title" && e.means !== undefined).map((e) => [e.term, e.means!]));
 
