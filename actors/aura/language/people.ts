@@ -220,6 +220,29 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const who = best(roster.map((n) => [n, (profiles[n]?.initials ?? []).includes(t.text) ? 1 : 0]));
     if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
   });
+  // "his mentor", "Zhang Hao's friend": a relation word after a possessor, looked up in the
+  // possessor's relationships (the town's own table), when exactly one other person's entry has it
+  // or a WordNet synonym or direct hyponym / hypernym of it.
+  tokens.forEach((t, i) => {
+    if (used.has(i) || !isNoun(t) || cuesOf([t], "relation").length === 0) return;
+    let k = i - 1;
+    while (k >= 0 && tokens[k]!.pos === "ADJ") k--;
+    const possessive = tokens[k];
+    if (possessive === undefined) return;
+    const owner = possessive.text === "'s" ? out.find((m) => m.end === k && m.by === "name")?.name : ["his", "her", "their"].includes(possessive.text) ? out.filter((m) => m.end <= k).at(-1)?.name : undefined;
+    const town = owner === undefined ? undefined : defaultProfiles.find((a) => a.name === owner);
+    if (town === undefined) return;
+    const who = best(roster.filter((n) => n !== owner).map((n) => {
+      const said = defaultProfiles.find((a) => a.name === n);
+      const words = (said === undefined ? "" : (town.relationships[said.id] ?? "")).toLowerCase().split(/[^a-z]+/);
+      return [n, words.some((w) => w === t.text || w === t.lemma || roleRelation(t.lemma, w) !== null) ? 1 : 0];
+    }));
+    if (who === null) return;
+    const start = possessive.text === "'s" ? out.find((m) => m.end === k)!.start : k;
+    // The possessor was named only to say whose the other is.
+    if (possessive.text === "'s") out.splice(out.findIndex((m) => m.end === k), 1);
+    claim({ name: who, start, end: i + 1, by: "role" });
+  });
   // "Mr. Mehta's TA", "Lin Wei's friend": a person named only to say whose the other is.
   for (const m of [...out]) {
     const after = tokens[m.end + 1];
@@ -280,7 +303,10 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     }
     // "the raffle seller": an agent noun in -er names whoever does its verb ("selling").
     const agentHead = np.at(-1);
-    const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : [];
+    // The phrase's last noun (a predicate adjective may follow it: "the kite judge free …").
+    const personHead = np.findLast(isNoun);
+    // … and a person noun that is also the verb of what someone visibly does ("the riddle judge" for whoever is judging riddles).
+    const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : personHead !== undefined && isPersonNoun(personHead.text) && !plural(personHead) && tokens[npStart + np.indexOf(personHead) + 1]?.text !== "'s" ? [personHead.text] : [];
     if (verbOf.length > 0) {
       const said = contentWords(np.slice(0, -1));
       const who = best(roster.map((n) => {

@@ -1,0 +1,33 @@
+// People named through another person or by what they visibly do, on scenes and wordings of this
+// file's own (no benchmark query).
+import { describe, expect, it } from "vitest";
+import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
+import { peopleIn } from "./analyserScenes.ts";
+
+// Town residents (their relationships come from the town's own table) at a kite festival.
+const kites: PerceivedScene = {
+  summary: "Town Park, 11:30, kite festival. Wang Jun (retired philosophy professor, judging the kites from a deck chair), Zhang Hao (writer, untangling a kite string) and Chen Mei (shop owner, selling ice lollies). Lin Wei (cafe owner) is at Sunrise Cafe.",
+  time: "11:30",
+  focus: "Town Park",
+  public: {
+    "Wang Jun": { location: "Town Park", action: "judging the kites" },
+    "Zhang Hao": { location: "Town Park", action: "untangling a kite string" },
+    "Chen Mei": { location: "Town Park", action: "selling ice lollies" },
+    "Lin Wei": { location: "Sunrise Cafe", action: "serving coffee" },
+  },
+};
+
+describe("people named through another", () => {
+  it("finds a relation in the possessor's relationships, by name or by pronoun", () => {
+    expect(peopleIn(kites, "Is Zhang Hao's mentor in a good mood?")).toEqual(["Wang Jun"]);
+    expect(analyseQuery("Does Zhang Hao reckon his mentor is tired?", kites).secondOrder).toMatchObject({ believer: "Zhang Hao", target: "Wang Jun" });
+  });
+
+  it("leaves a relation no one's entry names unresolved", () => {
+    expect(peopleIn(kites, "Is Chen Mei's cousin around?")).toEqual([]);
+  });
+
+  it("reads a person noun that is the verb of what someone visibly does", () => {
+    expect(peopleIn(kites, "Is the kite judge free for a word?")).toEqual(["Wang Jun"]);
+  });
+});
