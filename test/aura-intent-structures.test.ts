@@ -83,3 +83,18 @@ describe("appropriateness by the speaker's hypothetical act and a judged moment"
     expect(analyseQuery("Is Ben in the wings now?", theatre).appropriateness).toBe(false);
   });
 });
+
+describe("a hidden matter or what lies behind, with generic verbs", () => {
+  it("reads an unnamed matter someone has, or one as a clause's subject, as what they keep to themselves", () => {
+    expect(analyseQuery("Has Ana got something on the go she isn't telling us about?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Is something gnawing at the baker?", quay).hidden).toContain("unspoken_goal");
+    // What something is for says nothing hidden.
+    expect(analyseQuery("Has Ana got something to eat?", quay).hidden).not.toContain("unspoken_goal");
+  });
+
+  it("reads a what-question on a generic verb and its particle as asking what lies behind", () => {
+    expect(analyseQuery("Rui has swept those steps four times. What's going on with him?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("What has come over the novelist?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("What is Rui sweeping?", quay).hidden).not.toContain("unspoken_goal");
+  });
+});

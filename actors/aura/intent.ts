@@ -218,7 +218,24 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     const verb = tokens[v];
     return verb !== undefined && verb.pos === "VERB" && verb.text.endsWith("ing") && !BARE_ACTS.has(verb.lemma);
   });
-  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown;
+  // "Is something eating at her?", "got something up their sleeve", "has something going on": an
+  // unnamed matter as the subject of a clause, or what someone has or holds, is what they keep to
+  // themselves (not "something to eat": an infinitive says what it is for).
+  const THINGS = new Set(["something", "anything"]);
+  const hiddenMatter = tokens.some((t, i) => {
+    if (!THINGS.has(t.text)) return false;
+    const next = tokens[i + 1];
+    if (next === undefined || next.text === "to" || next.pos === "PUNCT") return false;
+    const subject = next.pos === "AUX" || (next.pos === "VERB" && next.text.endsWith("ing"));
+    let v = i - 1;
+    while (v >= 0 && tokens[v]!.pos === "ADV") v--;
+    const held = ["have", "get", "hold", "keep"].includes(tokens[v]?.lemma ?? "");
+    return subject || held;
+  });
+  // "What's going on?", "what's got into him?", "what's come over her?": a what-question whose verb
+  // is a generic one with its particle asks what lies behind, not a public act.
+  const behind = what >= 0 && tokens[what + 1]?.pos === "AUX" && tokens[what + 2]?.pos === "VERB" && (GENERIC.has(tokens[what + 2]!.lemma) || tokens[what + 2]!.lemma === "come") && (tokens[what + 3]?.pos === "ADP" || tokens[what + 3]?.pos === "PART");
+  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown || hiddenMatter || behind;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && !unresolved && scope.kind !== "none") {
