@@ -31,3 +31,15 @@ describe("people named through another", () => {
     expect(peopleIn(kites, "Is the kite judge free for a word?")).toEqual(["Wang Jun"]);
   });
 });
+
+describe("the one person a query about several is about", () => {
+  it("reads the question's subject, not the people named to place or describe them", () => {
+    expect(peopleIn(kites, "Zhang Hao keeps glancing over at the lolly seller. What's he after?")).toEqual(["Zhang Hao"]);
+    expect(peopleIn(kites, "Is now a good moment to hand Chen Mei's change to Wang Jun, or is he busy?")).toEqual(["Wang Jun"]);
+  });
+
+  it("keeps everyone of a joined subject", () => {
+    expect(peopleIn(kites, "Are Zhang Hao and Chen Mei in a good mood?")).toEqual(["Zhang Hao", "Chen Mei"]);
+    expect(peopleIn(kites, "Zhang Hao or Wang Jun, is either of them free?")).toEqual(["Zhang Hao", "Wang Jun"]);
+  });
+});

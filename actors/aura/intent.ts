@@ -189,6 +189,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const at = (loc: string) => roster.filter((n) => scene.public[n]!.location === loc);
   if (second !== null) scope = { kind: "person", agents: [second.believer] };
   else if (about !== null) scope = { kind: "person", agents: [about] };
+  else if (mentioned.length > 1 && topicOf(tokens, mentions) !== null) scope = { kind: "person", agents: [topicOf(tokens, mentions)!] };
   else if (mentioned.length > 0) scope = { kind: "person", agents: mentioned };
   else if (!literalOnly && location !== null && (group || stateCue || appropriateness)) scope = { kind: "location", location, agents: at(location) };
   else if (!literalOnly && group) {
@@ -260,6 +261,29 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   if (has("many")) literal.push("count");
 
   return { mentioned, location, scope, secondOrder: second, hidden, asked: askedFields, wantsPlan: wantsPlan && second === null, literal: [...new Set(literal)], appropriateness, literalOnly };
+}
+
+/**
+ * The one person a query about several is about, when they are not one joined subject ("A and B",
+ * "A or B", "both"): the first person (or pronoun) of the question's sentence, else of the query.
+ * The others are named to place or describe them ("A keeps glancing at B. What's she after?"),
+ * and their private state is not the need. Null when the people are joined.
+ */
+function topicOf(tokens: readonly Token[], mentions: readonly Mention[]): string | null {
+  const JOIN = new Set(["and", "or", "nor", ",", "&", "/", "either", "both", "-", "neither"]);
+  const named = mentions.filter((m) => m.by !== "pronoun");
+  for (let k = 1; k < named.length; k++) {
+    if (named[k]!.name !== named[k - 1]!.name && tokens.slice(named[k - 1]!.end, named[k]!.start).every((t) => JOIN.has(t.text))) return null;
+  }
+  if (tokens.some((t) => t.text === "both" || t.text === "either" || t.text === "neither" || t.text === "each")) return null;
+  const ends = (t: Token) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text);
+  const q = tokens.findLastIndex((t) => t.text === "?");
+  const last = q >= 0 ? q : tokens.length;
+  let start = last - 1;
+  while (start >= 0 && !ends(tokens[start]!)) start--;
+  // A possessor names whose the thing is ("the son's request"), not whom the question is about.
+  const inQuestion = mentions.filter((m) => m.start > start && m.end <= last);
+  return (inQuestion.find((m) => tokens[m.end]?.text !== "'s") ?? inQuestion[0] ?? mentions[0])?.name ?? null;
 }
 
 /** A belief cue; a structure that names its believer ("it occurred to X that …") carries them. */

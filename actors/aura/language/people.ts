@@ -342,8 +342,17 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // Pronouns: the nearest person mentioned before, else after.
   const pronouns = cuesOf(tokens, "pronoun").filter((c) => !used.has(c.start));
   const resolved: Mention[] = [];
+  // A pronoun in a later sentence refers to the previous sentence's subject, its first person
+  // mentioned (centering: "The professor keeps watching the student. What's he after?").
+  const sentenceOf = (i: number) => tokens.slice(0, i).filter((t) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text)).length;
   for (const p of pronouns) {
-    const before = out.filter((m) => m.end <= p.start).at(-1);
+    const earlier = out.filter((m) => m.end <= p.start);
+    const last = earlier.at(-1);
+    // Only a subject named by name or role, at its sentence's start or before its verb.
+    const subject = (m: Mention) => (m.by === "name" || m.by === "role") && (m.start === 0 || tokens[m.start - 1]!.pos === "PUNCT" || tokens[m.end]?.pos === "AUX" || tokens[m.end]?.pos === "VERB");
+    const first = last === undefined || sentenceOf(last.start) === sentenceOf(p.start) ? undefined : earlier.find((m) => sentenceOf(m.start) === sentenceOf(last.start));
+    const previous = first !== undefined && subject(first) ? first : undefined;
+    const before = previous ?? last;
     const after = out.find((m) => m.start >= p.end);
     const ref = before ?? after;
     if (ref !== undefined) resolved.push({ name: ref.name, start: p.start, end: p.end, by: "pronoun" });
