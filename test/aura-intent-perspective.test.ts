@@ -97,6 +97,8 @@ describe("two people that are no second-order question still read private state"
   it("reads the person the speaker would act towards, and one whom a request or an order concerns", () => {
     expect(privateReads("Should I tell Odile that Emeka is looking for her?")).toContain("Odile Fontaine");
     expect(privateReads("Odile told Bartosz to take a break. Is she annoyed?")).toContain("Odile Fontaine");
+    // The speaker's own wish to know, through a verb taking an infinitive, is no resident's mind.
+    expect(privateReads("I only want to know if Emeka is alright. Would it be rude to ask Henrietta?")).toEqual(["Henrietta Lowe"]);
     // The speaker's own people report to the speaker, not a resident's mind.
     expect(privateReads("My sister says the beekeeper was stung twice. Is he okay?")).toContain("Emeka Udo");
   });

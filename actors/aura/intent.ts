@@ -375,7 +375,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const skippable = (t: Token, i = -1) =>
     t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
     // a verb of being in a state before its preposition ("X clinging to the …", "X stuck on the …").
-    (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP");
+    (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP") ||
+    // a verb taking an infinitive ("X wants to know", "I only want to know"): the subject is before it.
+    (t.pos === "VERB" && tokens[i + 1]?.text === "to");
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
     // "as far as I know", "according to you": the preposition's person is the speaker.
