@@ -43,3 +43,25 @@ describe("the one person a query about several is about", () => {
     expect(peopleIn(kites, "Zhang Hao or Wang Jun, is either of them free?")).toEqual(["Zhang Hao", "Wang Jun"]);
   });
 });
+
+describe("the boss", () => {
+  const works: PerceivedScene = {
+    summary: "Bottling plant, 06:50. Present: Greta Holm (plant manager, in her office), Idris Kane (line supervisor, at the conveyor), Pavel Novak (forklift driver, loading pallets) and Suki Tan (lab technician, testing samples).",
+    time: "06:50",
+    focus: "Bottling Hall",
+    public: {
+      "Greta Holm": { location: "Office", action: "reading reports" },
+      "Idris Kane": { location: "Bottling Hall", action: "watching the conveyor" },
+      "Pavel Novak": { location: "Bottling Hall", action: "loading pallets" },
+      "Suki Tan": { location: "Lab", action: "testing samples" },
+    },
+  };
+  it("names whoever holds a role in charge, before one of mere rank", () => {
+    expect(peopleIn(works, "Is the boss in a good mood this morning?")).toEqual(["Greta Holm"]);
+    expect(analyseQuery("Does Pavel reckon his boss is annoyed with him?", works).secondOrder).toMatchObject({ believer: "Pavel Novak", target: "Greta Holm" });
+  });
+  it("names the one of greater rank when no one is in charge", () => {
+    const noManager: PerceivedScene = { ...works, public: Object.fromEntries(Object.entries(works.public).filter(([n]) => n !== "Greta Holm")), summary: works.summary.replace("Greta Holm (plant manager, in her office), ", "") };
+    expect(peopleIn(noManager, "Is the boss free for a word?")).toEqual(["Idris Kane"]);
+  });
+});

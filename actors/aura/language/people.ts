@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isPersonNoun, roleRelation, stems, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isPersonNoun, roleRelation, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -291,6 +291,21 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
         const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
         return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length];
       }));
+    }
+    // "the boss", "her boss": a relation word for a superior that is no one's own role names whoever
+    // holds a role in charge (else of greater rank), other than the one whose boss it is.
+    const last = np.at(-1)!;
+    const superiorWord = (w: string) => SUPERIOR_ROLES.head.has(w) || SUPERIOR_ROLES.rank.has(w);
+    if (isNoun(last) && cuesOf([last], "relation").length > 0 && superiorWord(last.lemma) && !roster.some((n) => (profiles[n]?.heads ?? []).includes(last.lemma))) {
+      const owner = POSSESSIVES.has(t.text) ? out.filter((m) => m.end <= i).at(-1)?.name : t.text === "'s" ? out.find((m) => m.end === i)?.name : undefined;
+      const others = roster.filter((n) => n !== owner);
+      const holding = (set: ReadonlySet<string>) => others.filter((n) => (profiles[n]?.heads ?? []).some((h) => set.has(h)));
+      const inCharge = holding(SUPERIOR_ROLES.head);
+      const ranked = inCharge.length > 0 ? inCharge : holding(SUPERIOR_ROLES.rank);
+      if (ranked.length === 1) {
+        claim({ name: ranked[0]!, start: i, end: npStart + np.length, by: "role" });
+        continue;
+      }
     }
     if (byRole !== null) {
       // The subject of "does / would <subject> <verb> …" ends before the bare verb, whatever its tag
