@@ -74,6 +74,16 @@ describe("people named by nickname, compound, age and description", () => {
   });
 });
 
+describe("a description ends where its clause's predicate starts", () => {
+  it("does not read the predicate of a clause or of an inverted question as part of who is meant", () => {
+    // The doorman is the one elderly person; the wings are where the student and the stage manager are.
+    expect(analyseQuery("Does Kai realise that the elderly gentleman is still waiting in the wings?", theatre).secondOrder).toMatchObject({ believer: "Kai Luna", target: "Walter Pike" });
+    expect(who("Is the elderly gentleman reading in the wings now?")).toEqual(["Walter Pike"]);
+    // A statement that opens the query keeps its predicate: it is how the speaker picks the person out.
+    expect(who("My niece is coiling cables backstage. Is she coping?")).toEqual(["Josie Park"]);
+  });
+});
+
 describe("appropriateness by the speaker's hypothetical act and a judged moment", () => {
   it("weighs the speaker's own act, and 'is this / now a <adjective> moment'", () => {
     const a = analyseQuery("Would Ben mind if I sat in the wings?", theatre);

@@ -345,7 +345,14 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.
     const ends = (t: Token) => t.pos === "PUNCT" && t.text !== "-";
     // A place's name belongs to the description ("the guy on the front desk").
-    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
+    // The predicate is no part of it: an auxiliary after the phrase ("that the young one is …"),
+    // or any verb when the phrase is the subject of an inverted question ("is the boss gunning for …").
+    const opensQuestion = tokens[i - 1]?.pos === "AUX" && (i < 2 || tokens[i - 2]!.pos === "PUNCT" || /^(what|how|why|where|when|who)$/.test(tokens[i - 2]!.text));
+    // A statement that opens a sentence keeps its predicate ("My nephew is working the stall. …":
+    // what he is said to be doing is how the speaker picks him out).
+    const opensStatement = i === 0 || tokens[i - 1]!.pos === "PUNCT";
+    const predicate = (u: Token) => (u.pos === "AUX" && (MODALS.has(u.text) || (!opensStatement && u.text !== "'s"))) || (opensQuestion && u.pos === "VERB");
+    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !predicate(tokens[k]!) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
     const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
     const who = best(roster.map((n) => {
       const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);
