@@ -91,6 +91,8 @@ describe("appropriateness by the speaker's hypothetical act and a judged moment"
     expect(a.hidden).toContain("unspoken_goal");
     expect(analyseQuery("Is now a decent time, with Kai pacing like that?", theatre).appropriateness).toBe(true);
     expect(analyseQuery("Is Ben in the wings now?", theatre).appropriateness).toBe(false);
+    // A choice of judgements is a judgement.
+    expect(analyseQuery("Would it be rude or fine to ask Mira for a photo now?", theatre).appropriateness).toBe(true);
   });
 });
 

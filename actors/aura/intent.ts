@@ -159,7 +159,8 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     let j = i + 1;
     while (tokens[j]?.pos === "AUX" || tokens[j]?.pos === "ADV") j++;
     const start = j;
-    while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN") && j - start < 4) j++;
+    // … "kind or cruel", "rude or fine": a choice of judgements is a judgement.
+    while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN" || (tokens[j]!.pos === "CCONJ" && j > start)) && j - start < 5) j++;
     return j > start && tokens.slice(start, j).some((u) => u.pos === "ADJ" || u.pos === "NOUN") && tokens[j]?.text === "to";
   });
   // "Is this a sensible moment?", "is now a decent time?": a judgement of the moment itself.
