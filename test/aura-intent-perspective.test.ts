@@ -63,6 +63,9 @@ const SECOND_ORDER = [
   "Did somebody mention to Odile that Emeka is upset?",
   "Has Henrietta been briefed on how busy Odile is?",
   "What's the word from Bartosz on Henrietta's mood?",
+  // content said in an earlier sentence, or as a cognition noun's clause
+  "Henrietta is run off her feet. Has Emeka grasped that?",
+  "Does the beekeeper get the sense the cider maker is annoyed?",
   // imagined speech
   "Would Emeka say the cider maker is in a foul mood?",
   "How would Henrietta describe Bartosz's mood right now?",

@@ -630,6 +630,8 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       const next = tokens[bEnd];
       const clause = next !== undefined && (next.pos === "AUX" || next.text === "being" || next.text === "having" || (next.text === "'s" && tokens[bEnd + 1]?.pos !== "NOUN"));
       if (complementiser(prev)) return clause || resolved;
+      // A cognition noun's content clause ("gets the sense B is …", "has a feeling B is …").
+      if (clause && hasCue([prev], "belief_possessive")) return true;
       if (!resolved) return false;
       if (ABOUT.has(prev.text)) return true;
       // A state said of B ("moody", "grumpy", tagged either way), or "as …", "to be …".
@@ -642,6 +644,18 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       const verb = prev.pos === "VERB" || prev.pos === "ADJ" || (p === a.end && invertedSubject(tokens, a));
       return verb && small;
     };
+    // "B is exhausted. Does A get that?": A's mental or report verb whose object is an anaphor for
+    // what an earlier sentence said of another person.
+    for (const a of inside) {
+      if (a.by === "pronoun") continue;
+      let v = a.end;
+      while (tokens[v] !== undefined && (tokens[v]!.pos === "ADV" || tokens[v]!.pos === "AUX" || tokens[v]!.pos === "PART")) v++;
+      const anaphor = tokens[v]?.pos === "VERB" && ["that", "this", "it", "so"].includes(tokens[v + 1]?.text ?? "") && (tokens[v + 2] === undefined || tokens[v + 2]!.pos === "PUNCT");
+      // … the earlier person as a clause's subject ("B is …", "B's …" not a possessive).
+      const subjectOf = (m: Mention) => ["AUX", "VERB"].includes(tokens[m.end]?.pos ?? "") || (tokens[m.end]?.text === "'s" && tokens[m.end + 1]?.pos !== "NOUN");
+      const said = mentions.find((m) => m.end <= s && m.name !== a.name && m.by !== "pronoun" && subjectOf(m));
+      if (anaphor && said !== undefined && !speakerActs(a, v)) return { believer: a, target: said, at: said.start, aboutBeliever: false };
+    }
     for (const a of inside) {
       const others = inside.filter((b) => b.start >= a.end && b.name !== a.name && b.by !== "pronoun");
       for (const b of others) {
