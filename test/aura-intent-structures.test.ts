@@ -110,3 +110,14 @@ describe("a hidden matter or what lies behind, with generic verbs", () => {
     expect(analyseQuery("What is Rui sweeping?", quay).hidden).not.toContain("unspoken_goal");
   });
 });
+
+describe("a query that turns on when something will happen asks the plan", () => {
+  it("reads 'how long', a when-question and a temporal subordinator as the person's plan", () => {
+    expect(analyseQuery("How long till Ben is off the headset?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("When's Mira done with the powder?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("Should I leave Kai alone until the curtain's up?", theatre).wantsPlan).toBe(true);
+    // A when-clause, and "after what happened", are no question about the future.
+    expect(analyseQuery("When Kai paces he looks pale. Is he alright?", theatre).wantsPlan).toBe(false);
+    expect(analyseQuery("Is Josie okay after what happened with the cables?", theatre).wantsPlan).toBe(false);
+  });
+});

@@ -180,7 +180,15 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
-  const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf);
+  // … or when the query turns on when something will happen: "how long (until) …", a when-question,
+  // or a temporal subordinator before an event or a clause ("before the gala", "until he's done",
+  // "once it eases off"; not "after what happened", which asks the past).
+  const TEMPORAL = new Set(["until", "till", "before", "after", "once"]);
+  const timing = tokens.some((t, i) =>
+    (t.text === "how" && tokens[i + 1]?.text === "long") ||
+    (t.text === "when" && (i === 0 || tokens[i - 1]!.pos === "PUNCT") && (tokens[i + 1]?.pos === "AUX")) ||
+    (TEMPORAL.has(t.text) && tokens[i + 1] !== undefined && tokens[i + 1]!.pos !== "PUNCT" && tokens[i + 1]!.text !== "what" && tokens[i + 1]!.pos !== "ADV"));
+  const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf) || timing;
   // A group word, or any plural noun for people ("the two drivers", "the nurses").
   const group = cue("group") || tokens.some((t) => t.pos === "NOUN" && t.text !== t.lemma && !t.text.endsWith("ing") && isPersonNoun(t.lemma));
   const stateCue = cue("availability") || cue("emotional_state");
@@ -274,7 +282,8 @@ function topicOf(tokens: readonly Token[], mentions: readonly Mention[]): string
   const JOIN = new Set(["and", "or", "nor", ",", "&", "/", "either", "both", "-", "neither"]);
   const named = mentions.filter((m) => m.by !== "pronoun");
   for (let k = 1; k < named.length; k++) {
-    if (named[k]!.name !== named[k - 1]!.name && tokens.slice(named[k - 1]!.end, named[k]!.start).every((t) => JOIN.has(t.text))) return null;
+    const between = tokens.slice(named[k - 1]!.end, named[k]!.start);
+    if (named[k]!.name !== named[k - 1]!.name && between.length > 0 && between.every((t) => JOIN.has(t.text))) return null;
   }
   if (tokens.some((t) => t.text === "both" || t.text === "either" || t.text === "neither" || t.text === "each")) return null;
   const ends = (t: Token) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text);
@@ -660,7 +669,7 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       const others = inside.filter((b) => b.start >= a.end && b.name !== a.name && b.by !== "pronoun");
       for (const b of others) {
         const between = tokens.slice(a.end, b.start);
-        if (between.every((t) => JOIN.has(t.text))) continue;
+        if (between.length > 0 && between.every((t) => JOIN.has(t.text))) continue;
         if (speakerActs(a, b.start)) continue;
         let start = b.start;
         while (start > a.end && (tokens[start - 1]!.pos === "DET" || honorificWord(tokens[start - 1]))) start--;
