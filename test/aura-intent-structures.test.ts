@@ -74,6 +74,16 @@ describe("people named by nickname, compound, age and description", () => {
   });
 });
 
+describe("a description ends where its clause's predicate starts", () => {
+  it("does not read the predicate of a clause or of an inverted question as part of who is meant", () => {
+    // The doorman is the one elderly person; the wings are where the student and the stage manager are.
+    expect(analyseQuery("Does Kai realise that the elderly gentleman is still waiting in the wings?", theatre).secondOrder).toMatchObject({ believer: "Kai Luna", target: "Walter Pike" });
+    expect(who("Is the elderly gentleman reading in the wings now?")).toEqual(["Walter Pike"]);
+    // A statement that opens the query keeps its predicate: it is how the speaker picks the person out.
+    expect(who("My niece is coiling cables backstage. Is she coping?")).toEqual(["Josie Park"]);
+  });
+});
+
 describe("appropriateness by the speaker's hypothetical act and a judged moment", () => {
   it("weighs the speaker's own act, and 'is this / now a <adjective> moment'", () => {
     const a = analyseQuery("Would Ben mind if I sat in the wings?", theatre);
@@ -81,5 +91,33 @@ describe("appropriateness by the speaker's hypothetical act and a judged moment"
     expect(a.hidden).toContain("unspoken_goal");
     expect(analyseQuery("Is now a decent time, with Kai pacing like that?", theatre).appropriateness).toBe(true);
     expect(analyseQuery("Is Ben in the wings now?", theatre).appropriateness).toBe(false);
+    // A choice of judgements is a judgement.
+    expect(analyseQuery("Would it be rude or fine to ask Mira for a photo now?", theatre).appropriateness).toBe(true);
+  });
+});
+
+describe("a hidden matter or what lies behind, with generic verbs", () => {
+  it("reads an unnamed matter someone has, or one as a clause's subject, as what they keep to themselves", () => {
+    expect(analyseQuery("Has Ana got something on the go she isn't telling us about?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Is something gnawing at the baker?", quay).hidden).toContain("unspoken_goal");
+    // What something is for says nothing hidden.
+    expect(analyseQuery("Has Ana got something to eat?", quay).hidden).not.toContain("unspoken_goal");
+  });
+
+  it("reads a what-question on a generic verb and its particle as asking what lies behind", () => {
+    expect(analyseQuery("Rui has swept those steps four times. What's going on with him?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("What has come over the novelist?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("What is Rui sweeping?", quay).hidden).not.toContain("unspoken_goal");
+  });
+});
+
+describe("a query that turns on when something will happen asks the plan", () => {
+  it("reads 'how long', a when-question and a temporal subordinator as the person's plan", () => {
+    expect(analyseQuery("How long till Ben is off the headset?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("When's Mira done with the powder?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("Should I leave Kai alone until the curtain's up?", theatre).wantsPlan).toBe(true);
+    // A when-clause, and "after what happened", are no question about the future.
+    expect(analyseQuery("When Kai paces he looks pale. Is he alright?", theatre).wantsPlan).toBe(false);
+    expect(analyseQuery("Is Josie okay after what happened with the cables?", theatre).wantsPlan).toBe(false);
   });
 });

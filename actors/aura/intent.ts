@@ -12,7 +12,9 @@
 //      ("X reckons", "X is under the impression", "is X aware"), a person's perspective noun ("in
 //      X's eyes"), or a person after "according to" / "as far as"; then the need is that believer's
 //      belief about the other person, never the other's private state. A belief cue beside two
-//      people with no clear structure fails safe the same way;
+//      people with no clear structure fails safe the same way, and so do two people with no cue
+//      at all when the second stands where a mind's or a report's content does ("A in the loop
+//      about B …", "the word from A on B's …", "A finds B moody"; `unclearPair`);
 //   3. which hidden fields the need touches (the paper's gap rubric): asking about a person in a
 //      social scene is asking whether they can be approached (availability, emotional state);
 //      appropriateness (a first-person modal, "is it <suitable> to") and goal words also need what
@@ -20,7 +22,7 @@
 //   4. the literal request: public facts asked (place, activity, presence, time, plan, count) and
 //      the private fields the wording itself names (`asked`), which is all NoIntent fetches.
 import type { IntentFramePayload } from "./events.ts";
-import { cuesOf, hasCue, isPersonNoun, PLACE_HEADS, type Cue } from "./language/lexicon.ts";
+import { cuesOf, hasCue, isPersonNoun, PLACE_HEADS, REPORT_VERBS, type Cue } from "./language/lexicon.ts";
 import { mentionsOf, profilesOf, type Mention, type PersonProfile } from "./language/people.ts";
 import { tokenize, type Token, type TokenizerName } from "./language/tokens.ts";
 import { mentionedLocation, type PublicRow } from "./scene.ts";
@@ -88,7 +90,9 @@ export function placeOf(text: string, tokens: readonly Token[], locations: reado
         if (tokens[j]?.text !== w) break;
         span.push(j++);
       }
-      if (span.length === ws.length) {
+      // A place name before a person noun modifies a role ("the shop manager"): no place mention.
+      const modifier = tokens[j]?.pos === "NOUN" && isPersonNoun(tokens[j]!.text);
+      if (span.length === ws.length && !modifier) {
         for (const x of span) taken.add(x);
         return { location: locations[k]!, tokens: taken };
       }
@@ -135,7 +139,17 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const cue = (c: Parameters<typeof hasCue>[1]) => hasCue(tokens, c);
   // A belief whose believer or other person the query does not let us resolve ("does the coach
   // reckon she's upset?"): a belief question all the same, so no one's private state is read for it.
-  const { second, unresolved } = secondOrderOf(tokens, mentions);
+  const read = secondOrderOf(tokens, mentions);
+  let second = read.second;
+  let unresolved = read.unresolved;
+  let about: string | null = null;
+  // No belief structure read, but two people where a mind's content could stand: the safe reading.
+  if (second === null && !unresolved) {
+    const pair = unclearPair(tokens, mentions);
+    if (pair?.aboutBeliever === true) about = pair.believer.name;
+    else if (pair !== null && pair.target !== null) second = { believer: pair.believer.name, target: pair.target.name, fields: beliefFields(tokens.slice(pair.at)) };
+    else if (pair !== null) unresolved = true;
+  }
 
   const firstPerson = new Set(cuesOf(tokens, "first_person").map((c) => c.start));
   // A first-person modal ("should I", "can we") or "is it <suitable> to", "a good time to".
@@ -145,7 +159,8 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     let j = i + 1;
     while (tokens[j]?.pos === "AUX" || tokens[j]?.pos === "ADV") j++;
     const start = j;
-    while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN") && j - start < 4) j++;
+    // … "kind or cruel", "rude or fine": a choice of judgements is a judgement.
+    while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN" || (tokens[j]!.pos === "CCONJ" && j > start)) && j - start < 5) j++;
     return j > start && tokens.slice(start, j).some((u) => u.pos === "ADJ" || u.pos === "NOUN") && tokens[j]?.text === "to";
   });
   // "Is this a sensible moment?", "is now a decent time?": a judgement of the moment itself.
@@ -165,7 +180,15 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
-  const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf);
+  // … or when the query turns on when something will happen: "how long (until) …", a when-question,
+  // or a temporal subordinator before an event or a clause ("before the gala", "until he's done",
+  // "once it eases off"; not "after what happened", which asks the past).
+  const TEMPORAL = new Set(["until", "till", "before", "after", "once"]);
+  const timing = tokens.some((t, i) =>
+    (t.text === "how" && tokens[i + 1]?.text === "long") ||
+    (t.text === "when" && (i === 0 || tokens[i - 1]!.pos === "PUNCT") && (tokens[i + 1]?.pos === "AUX")) ||
+    (TEMPORAL.has(t.text) && tokens[i + 1] !== undefined && tokens[i + 1]!.pos !== "PUNCT" && tokens[i + 1]!.text !== "what" && tokens[i + 1]!.pos !== "ADV"));
+  const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf) || timing;
   // A group word, or any plural noun for people ("the two drivers", "the nurses").
   const group = cue("group") || tokens.some((t) => t.pos === "NOUN" && t.text !== t.lemma && !t.text.endsWith("ing") && isPersonNoun(t.lemma));
   const stateCue = cue("availability") || cue("emotional_state");
@@ -174,6 +197,8 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   let scope: Scope = { kind: "none" };
   const at = (loc: string) => roster.filter((n) => scene.public[n]!.location === loc);
   if (second !== null) scope = { kind: "person", agents: [second.believer] };
+  else if (about !== null) scope = { kind: "person", agents: [about] };
+  else if (mentioned.length > 1 && topicOf(tokens, mentions) !== null) scope = { kind: "person", agents: [topicOf(tokens, mentions)!] };
   else if (mentioned.length > 0) scope = { kind: "person", agents: mentioned };
   else if (!literalOnly && location !== null && (group || stateCue || appropriateness)) scope = { kind: "location", location, agents: at(location) };
   else if (!literalOnly && group) {
@@ -203,7 +228,24 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     const verb = tokens[v];
     return verb !== undefined && verb.pos === "VERB" && verb.text.endsWith("ing") && !BARE_ACTS.has(verb.lemma);
   });
-  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown;
+  // "Is something eating at her?", "got something up their sleeve", "has something going on": an
+  // unnamed matter as the subject of a clause, or what someone has or holds, is what they keep to
+  // themselves (not "something to eat": an infinitive says what it is for).
+  const THINGS = new Set(["something", "anything"]);
+  const hiddenMatter = tokens.some((t, i) => {
+    if (!THINGS.has(t.text)) return false;
+    const next = tokens[i + 1];
+    if (next === undefined || next.text === "to" || next.pos === "PUNCT") return false;
+    const subject = next.pos === "AUX" || (next.pos === "VERB" && next.text.endsWith("ing"));
+    let v = i - 1;
+    while (v >= 0 && tokens[v]!.pos === "ADV") v--;
+    const held = ["have", "get", "hold", "keep"].includes(tokens[v]?.lemma ?? "");
+    return subject || held;
+  });
+  // "What's going on?", "what's got into him?", "what's come over her?": a what-question whose verb
+  // is a generic one with its particle asks what lies behind, not a public act.
+  const behind = what >= 0 && tokens[what + 1]?.pos === "AUX" && tokens[what + 2]?.pos === "VERB" && (GENERIC.has(tokens[what + 2]!.lemma) || tokens[what + 2]!.lemma === "come") && (tokens[what + 3]?.pos === "ADP" || tokens[what + 3]?.pos === "PART");
+  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown || hiddenMatter || behind;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && !unresolved && scope.kind !== "none") {
@@ -228,6 +270,30 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   if (has("many")) literal.push("count");
 
   return { mentioned, location, scope, secondOrder: second, hidden, asked: askedFields, wantsPlan: wantsPlan && second === null, literal: [...new Set(literal)], appropriateness, literalOnly };
+}
+
+/**
+ * The one person a query about several is about, when they are not one joined subject ("A and B",
+ * "A or B", "both"): the first person (or pronoun) of the question's sentence, else of the query.
+ * The others are named to place or describe them ("A keeps glancing at B. What's she after?"),
+ * and their private state is not the need. Null when the people are joined.
+ */
+function topicOf(tokens: readonly Token[], mentions: readonly Mention[]): string | null {
+  const JOIN = new Set(["and", "or", "nor", ",", "&", "/", "either", "both", "-", "neither"]);
+  const named = mentions.filter((m) => m.by !== "pronoun");
+  for (let k = 1; k < named.length; k++) {
+    const between = tokens.slice(named[k - 1]!.end, named[k]!.start);
+    if (named[k]!.name !== named[k - 1]!.name && between.length > 0 && between.every((t) => JOIN.has(t.text))) return null;
+  }
+  if (tokens.some((t) => t.text === "both" || t.text === "either" || t.text === "neither" || t.text === "each")) return null;
+  const ends = (t: Token) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text);
+  const q = tokens.findLastIndex((t) => t.text === "?");
+  const last = q >= 0 ? q : tokens.length;
+  let start = last - 1;
+  while (start >= 0 && !ends(tokens[start]!)) start--;
+  // A possessor names whose the thing is ("the son's request"), not whom the question is about.
+  const inQuestion = mentions.filter((m) => m.start > start && m.end <= last);
+  return (inQuestion.find((m) => tokens[m.end]?.text !== "'s") ?? inQuestion[0] ?? mentions[0])?.name ?? null;
 }
 
 /** A belief cue; a structure that names its believer ("it occurred to X that …") carries them. */
@@ -272,7 +338,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // a person or a word for one ("Bo figure …", "her assistant bet …", mistagged); a perspective
   // noun only with its possessor ("X's view").
   const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!)));
+  // A report verb ("say", "tell", "mention") is a belief only with content after it ("told X that
+  // …"), not an order or a request ("told X to …").
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d) && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
   // The possessor holds the view, whatever modifiers stand between ("X's gut feeling").
@@ -317,14 +385,18 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const skippable = (t: Token, i = -1) =>
     t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
     // a verb of being in a state before its preposition ("X clinging to the …", "X stuck on the …").
-    (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP");
+    (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP") ||
+    // a verb taking an infinitive ("X wants to know", "I only want to know"): the subject is before it.
+    (t.pos === "VERB" && tokens[i + 1]?.text === "to");
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
     // "as far as I know", "according to you": the preposition's person is the speaker.
     if (isPreposition.has(c.start)) return tokens[c.end] !== undefined && (tokens[c.end]!.text === "you" || hasCue([tokens[c.end]!], "first_person"));
     let i = c.start - 1;
     while (i >= 0 && skippable(tokens[i]!, i)) i--;
-    return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person"));
+    // … or one of the speaker's own people ("my brother says …"): what they report is the speaker's information.
+    const own = i >= 1 && (isPersonNoun(tokens[i]!.text) || hasCue([tokens[i]!], "relation")) && ["my", "our"].includes(tokens[i - 1]!.text);
+    return i >= 0 && (tokens[i]!.text === "you" || hasCue([tokens[i]!], "first_person") || own);
   };
   const theirs = cues.filter((c) => c.believer !== undefined || !speaker(c));
   if (theirs.length === 0) return none;
@@ -476,6 +548,145 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
 }
 
 const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if", "that"]);
+/** Prepositions that introduce what a mental state or a report is about ("in the loop about …", "the word on …"). */
+const ABOUT = new Set(["about", "on", "of", "regarding", "over", "concerning"]);
+const firstPerson = (t: Token | undefined) => t !== undefined && hasCue([t], "first_person");
+
+/** A noun phrase for a person from `j` (a mention, or a determiner, adjectives and a person word): the index after it, or -1. */
+function personPhraseEnd(tokens: readonly Token[], mentions: readonly Mention[], j: number): number {
+  const m = mentions.find((x) => x.start === j);
+  if (m !== undefined) return m.end;
+  let n = j;
+  if (tokens[n]?.pos === "DET" || (tokens[n] !== undefined && hasCue([tokens[n]!], "pronoun") && tokens[n]!.pos === "PRON")) n++;
+  while (tokens[n]?.pos === "ADJ") n++;
+  return tokens[n] !== undefined && !firstPerson(tokens[n]) && someoneWord(tokens[n]!) ? n + 1 : -1;
+}
+
+/** A clause about someone starts at `j`: a person phrase, then a verb of being or having ("B is", "B's", "B being"). */
+function clauseAbout(tokens: readonly Token[], mentions: readonly Mention[], j: number): boolean {
+  const end = personPhraseEnd(tokens, mentions, j);
+  const next = tokens[end];
+  return end > j && next !== undefined && (next.pos === "AUX" || next.text === "being" || next.text === "having" || (next.text === "'s" && tokens[end + 1]?.pos !== "NOUN"));
+}
+
+/**
+ * Content after a report verb: an optional hearer ("told X", "mentioned to X"), then a that-clause
+ * or an embedded question not about the speaker, "about …", or a clause about someone ("said B is").
+ */
+function contentAfter(tokens: readonly Token[], mentions: readonly Mention[], at: number): boolean {
+  let j = at;
+  if (tokens[j]?.text === "to") j++;
+  const hearer = personPhraseEnd(tokens, mentions, j);
+  if (hearer > j && !clauseAbout(tokens, mentions, j)) j = hearer;
+  else if (tokens[j]?.pos === "PRON" && !COMPLEMENTISERS.has(tokens[j]!.text)) j++;
+  const t = tokens[j];
+  if (t === undefined || t.text === "to") return false;
+  // … about someone ("told her about the delay" reports no one's state).
+  const someoneIn = (from: number) => tokens.slice(from, from + 6).some((u, d) => mentions.some((m) => m.start === from + d) || (someoneWord(u) && !firstPerson(u)));
+  if (COMPLEMENTISERS.has(t.text) || ABOUT.has(t.text)) return !firstPerson(tokens[j + 1]) && someoneIn(j + 1);
+  return clauseAbout(tokens, mentions, j);
+}
+
+/**
+ * The safe reading when no belief structure was read (issue 21: an ambiguous perspective never
+ * reads a target's private state). Two people in one sentence, not joined as one subject ("A and
+ * B"), with the second where the content of a mind or a report stands: after a complementiser or
+ * "about / on / of" ("A in the loop about B …", "the word from A on B's …"), or as a small clause
+ * after A's verb or adjective ("A finds B moody", "A afraid B is …"); or the first as a
+ * sentence-opening perspective ("To A('s …), …"). Not when the speaker is the subject of the
+ * clause that names A ("should I tell A …"): that is the speaker's own act. A person word the
+ * query does not resolve in a clause after a complementiser gives a believer with no target.
+ */
+function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { believer: Mention; target: Mention | null; at: number; aboutBeliever: boolean } | null {
+  const ends = (t: Token) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text);
+  const JOIN = new Set(["and", "or", "nor", ",", "&", "/", "either", "both", "-"]);
+  let s = 0;
+  for (let e = 0; e <= tokens.length; e++) {
+    if (e < tokens.length && !ends(tokens[e]!)) continue;
+    const inside = mentions.filter((m) => m.start >= s && m.end <= e);
+    const speakerActs = (a: Mention, b: number) =>
+      tokens.slice(s, b).some((t, k) => {
+        const f = s + k;
+        if (!firstPerson(t) || !["i", "we"].includes(t.text)) return false;
+        // The speaker is the subject of A's clause: no complementiser between them.
+        return f > a.start || !tokens.slice(f + 1, a.start).some((u) => COMPLEMENTISERS.has(u.text));
+      });
+    const perspective = (a: Mention) => {
+      let k = a.start - 1;
+      while (k >= s && (tokens[k]!.pos === "DET" || honorificWord(tokens[k]))) k--;
+      if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to")) return false;
+      let after = a.end;
+      if (tokens[after]?.text === "'s") {
+        after++;
+        while (tokens[after]?.pos === "ADJ" || tokens[after]?.pos === "NOUN") after++;
+      }
+      return tokens[after]?.text === ",";
+    };
+    // A state said of A before the clause ("is A upset that B …", "A too busy to see whether B …"):
+    // the question is A's state, and B's is not read.
+    const stateOf = (a: Mention, b: number) => {
+      const said = tokens.slice(a.end, b).filter((u) => u.pos !== "NOUN");
+      return hasCue(said, "emotional_state") || hasCue(said, "availability");
+    };
+    // Where B stands: the word before B's phrase (past "that"), and what follows it.
+    const contentAt = (a: Mention, bStart: number, bEnd: number, resolved: boolean) => {
+      let p = bStart - 1;
+      // "that" as a complementiser, not a determiner ("that hiker").
+      const complementiser = (t: Token | undefined) => t !== undefined && COMPLEMENTISERS.has(t.text) && t.pos !== "DET";
+      if (tokens[p]?.text === "that" && complementiser(tokens[p])) return true;
+      const prev = tokens[p];
+      if (prev === undefined || p < a.end) return false;
+      const next = tokens[bEnd];
+      const clause = next !== undefined && (next.pos === "AUX" || next.text === "being" || next.text === "having" || (next.text === "'s" && tokens[bEnd + 1]?.pos !== "NOUN"));
+      if (complementiser(prev)) return clause || resolved;
+      // A cognition noun's content clause ("gets the sense B is …", "has a feeling B is …").
+      if (clause && hasCue([prev], "belief_possessive")) return true;
+      if (!resolved) return false;
+      if (ABOUT.has(prev.text)) return true;
+      // A state said of B ("moody", "grumpy", tagged either way), or "as …", "to be …".
+      // … or a noun closing the clause ("finds B moody today", with "moody" tagged a noun).
+      const closing = (u: Token | undefined) => u === undefined || u.pos === "PUNCT" || u.pos === "ADV" || hasCue([u], "time_word") || u.text === "today" || u.text === "now";
+      // A participle there is what B is seen doing ("watching B sweeping"), not a state.
+      const state = next !== undefined && (hasCue([next], "emotional_state") || hasCue([next], "availability") || (!next.text.endsWith("ing") && (next.pos === "ADJ" || (next.pos === "NOUN" && closing(tokens[bEnd + 1])))));
+      const small = clause || state || next?.text === "as" || (next?.text === "to" && ["be", "have"].includes(tokens[bEnd + 1]?.lemma ?? ""));
+      // After an inverted subject the next word is its verb whatever its tag ("would A call B …").
+      const verb = prev.pos === "VERB" || prev.pos === "ADJ" || (p === a.end && invertedSubject(tokens, a));
+      return verb && small;
+    };
+    // "B is exhausted. Does A get that?": A's mental or report verb whose object is an anaphor for
+    // what an earlier sentence said of another person.
+    for (const a of inside) {
+      if (a.by === "pronoun") continue;
+      let v = a.end;
+      while (tokens[v] !== undefined && (tokens[v]!.pos === "ADV" || tokens[v]!.pos === "AUX" || tokens[v]!.pos === "PART")) v++;
+      const anaphor = tokens[v]?.pos === "VERB" && ["that", "this", "it", "so"].includes(tokens[v + 1]?.text ?? "") && (tokens[v + 2] === undefined || tokens[v + 2]!.pos === "PUNCT");
+      // … the earlier person as a clause's subject ("B is …", "B's …" not a possessive).
+      const subjectOf = (m: Mention) => ["AUX", "VERB"].includes(tokens[m.end]?.pos ?? "") || (tokens[m.end]?.text === "'s" && tokens[m.end + 1]?.pos !== "NOUN");
+      const said = mentions.find((m) => m.end <= s && m.name !== a.name && m.by !== "pronoun" && subjectOf(m));
+      if (anaphor && said !== undefined && !speakerActs(a, v)) return { believer: a, target: said, at: said.start, aboutBeliever: false };
+    }
+    for (const a of inside) {
+      const others = inside.filter((b) => b.start >= a.end && b.name !== a.name && b.by !== "pronoun");
+      for (const b of others) {
+        const between = tokens.slice(a.end, b.start);
+        if (between.length > 0 && between.every((t) => JOIN.has(t.text))) continue;
+        if (speakerActs(a, b.start)) continue;
+        let start = b.start;
+        while (start > a.end && (tokens[start - 1]!.pos === "DET" || honorificWord(tokens[start - 1]))) start--;
+        if (perspective(a) || contentAt(a, start, b.end, true)) return { believer: a, target: b, at: b.start, aboutBeliever: stateOf(a, start) };
+      }
+      if (a.by === "pronoun" || others.length > 0) continue;
+      // Someone the query does not resolve, as the subject of a clause after a complementiser.
+      for (let j = a.end + 1; j < e; j++) {
+        if (mentions.some((m) => m.start <= j && j < m.end) || !COMPLEMENTISERS.has(tokens[j - 1]!.text) || tokens[j - 1]!.pos === "DET") continue;
+        const end = personPhraseEnd(tokens, mentions, j);
+        if (end > j && !hasCue([tokens[j]!], "pronoun") && !speakerActs(a, j) && contentAt(a, j, end, false)) return { believer: a, target: null, at: j, aboutBeliever: stateOf(a, j) };
+      }
+    }
+    s = e + 1;
+  }
+  return null;
+}
 
 /** Another person within a few tokens from `from`: a mention other than `a`, or a person word not resolved to `a`. */
 function otherPersonNear(tokens: readonly Token[], mentions: readonly Mention[], a: Mention, from: number, span = 6): boolean {

@@ -8,7 +8,7 @@ export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation"
   | "fact_past" | "fact_plan" | "fact_events" | "fact_unanswerable" | "fact_time" | "fact_self" | "fact_near" | "fact_everyone" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "superior" | "superior_head";
 
 export interface LexiconEntry {
   readonly term: string;
@@ -66,6 +66,13 @@ export const PLACE_HEADS = headsOf("place");
 export const AGE_WORDS = {
   old: LEXICON.entries.filter((e) => e.category === "age_old").map((e) => e.term),
   young: LEXICON.entries.filter((e) => e.category === "age_young").map((e) => e.term),
+};
+/** Report verbs (WordNet verb.communication): a belief only with a content complement ("told X that …", not "told X to …"). */
+export const REPORT_VERBS: ReadonlySet<string> = new Set(LEXICON.entries.filter((e) => e.category === "belief_verb" && e.from === "verb.communication").map((e) => e.term));
+/** Roles of someone in charge (WordNet, under head sense 4) and of greater rank (under superior sense 1): whom "the boss" names. */
+export const SUPERIOR_ROLES = {
+  head: new Set(LEXICON.entries.filter((e) => e.category === "superior_head").map((e) => e.term)),
+  rank: new Set(LEXICON.entries.filter((e) => e.category === "superior").map((e) => e.term)),
 };
 /** Honorific titles and the occupation each names. */
 export const TITLES = new Map(LEXICON.entries.filter((e) => e.category === "title" && e.means !== undefined).map((e) => [e.term, e.means!]));

@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isPersonNoun, roleRelation, stems, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isPersonNoun, roleRelation, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -220,6 +220,29 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const who = best(roster.map((n) => [n, (profiles[n]?.initials ?? []).includes(t.text) ? 1 : 0]));
     if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
   });
+  // "his mentor", "Zhang Hao's friend": a relation word after a possessor, looked up in the
+  // possessor's relationships (the town's own table), when exactly one other person's entry has it
+  // or a WordNet synonym or direct hyponym / hypernym of it.
+  tokens.forEach((t, i) => {
+    if (used.has(i) || !isNoun(t) || cuesOf([t], "relation").length === 0) return;
+    let k = i - 1;
+    while (k >= 0 && tokens[k]!.pos === "ADJ") k--;
+    const possessive = tokens[k];
+    if (possessive === undefined) return;
+    const owner = possessive.text === "'s" ? out.find((m) => m.end === k && m.by === "name")?.name : ["his", "her", "their"].includes(possessive.text) ? out.filter((m) => m.end <= k).at(-1)?.name : undefined;
+    const town = owner === undefined ? undefined : defaultProfiles.find((a) => a.name === owner);
+    if (town === undefined) return;
+    const who = best(roster.filter((n) => n !== owner).map((n) => {
+      const said = defaultProfiles.find((a) => a.name === n);
+      const words = (said === undefined ? "" : (town.relationships[said.id] ?? "")).toLowerCase().split(/[^a-z]+/);
+      return [n, words.some((w) => w === t.text || w === t.lemma || roleRelation(t.lemma, w) !== null) ? 1 : 0];
+    }));
+    if (who === null) return;
+    const start = possessive.text === "'s" ? out.find((m) => m.end === k)!.start : k;
+    // The possessor was named only to say whose the other is.
+    if (possessive.text === "'s") out.splice(out.findIndex((m) => m.end === k), 1);
+    claim({ name: who, start, end: i + 1, by: "role" });
+  });
   // "Mr. Mehta's TA", "Lin Wei's friend": a person named only to say whose the other is.
   for (const m of [...out]) {
     const after = tokens[m.end + 1];
@@ -269,6 +292,21 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
         return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length];
       }));
     }
+    // "the boss", "her boss": a relation word for a superior that is no one's own role names whoever
+    // holds a role in charge (else of greater rank), other than the one whose boss it is.
+    const last = np.at(-1)!;
+    const superiorWord = (w: string) => SUPERIOR_ROLES.head.has(w) || SUPERIOR_ROLES.rank.has(w);
+    if (isNoun(last) && cuesOf([last], "relation").length > 0 && superiorWord(last.lemma) && !roster.some((n) => (profiles[n]?.heads ?? []).includes(last.lemma))) {
+      const owner = POSSESSIVES.has(t.text) ? out.filter((m) => m.end <= i).at(-1)?.name : t.text === "'s" ? out.find((m) => m.end === i)?.name : undefined;
+      const others = roster.filter((n) => n !== owner);
+      const holding = (set: ReadonlySet<string>) => others.filter((n) => (profiles[n]?.heads ?? []).some((h) => set.has(h)));
+      const inCharge = holding(SUPERIOR_ROLES.head);
+      const ranked = inCharge.length > 0 ? inCharge : holding(SUPERIOR_ROLES.rank);
+      if (ranked.length === 1) {
+        claim({ name: ranked[0]!, start: i, end: npStart + np.length, by: "role" });
+        continue;
+      }
+    }
     if (byRole !== null) {
       // The subject of "does / would <subject> <verb> …" ends before the bare verb, whatever its tag
       // ("does the site manager trust …" with "trust" read as a noun).
@@ -280,7 +318,10 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     }
     // "the raffle seller": an agent noun in -er names whoever does its verb ("selling").
     const agentHead = np.at(-1);
-    const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : [];
+    // The phrase's last noun (a predicate adjective may follow it: "the kite judge free …").
+    const personHead = np.findLast(isNoun);
+    // … and a person noun that is also the verb of what someone visibly does ("the riddle judge" for whoever is judging riddles).
+    const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : personHead !== undefined && isPersonNoun(personHead.text) && !plural(personHead) && tokens[npStart + np.indexOf(personHead) + 1]?.text !== "'s" ? [personHead.text] : [];
     if (verbOf.length > 0) {
       const said = contentWords(np.slice(0, -1));
       const who = best(roster.map((n) => {
@@ -304,7 +345,14 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.
     const ends = (t: Token) => t.pos === "PUNCT" && t.text !== "-";
     // A place's name belongs to the description ("the guy on the front desk").
-    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
+    // The predicate is no part of it: an auxiliary after the phrase ("that the young one is …"),
+    // or any verb when the phrase is the subject of an inverted question ("is the boss gunning for …").
+    const opensQuestion = tokens[i - 1]?.pos === "AUX" && (i < 2 || tokens[i - 2]!.pos === "PUNCT" || /^(what|how|why|where|when|who)$/.test(tokens[i - 2]!.text));
+    // A statement that opens a sentence keeps its predicate ("My nephew is working the stall. …":
+    // what he is said to be doing is how the speaker picks him out).
+    const opensStatement = i === 0 || tokens[i - 1]!.pos === "PUNCT";
+    const predicate = (u: Token) => (u.pos === "AUX" && (MODALS.has(u.text) || (!opensStatement && u.text !== "'s"))) || (opensQuestion && u.pos === "VERB");
+    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !predicate(tokens[k]!) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
     const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
     const who = best(roster.map((n) => {
       const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);
@@ -316,8 +364,17 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // Pronouns: the nearest person mentioned before, else after.
   const pronouns = cuesOf(tokens, "pronoun").filter((c) => !used.has(c.start));
   const resolved: Mention[] = [];
+  // A pronoun in a later sentence refers to the previous sentence's subject, its first person
+  // mentioned (centering: "The professor keeps watching the student. What's he after?").
+  const sentenceOf = (i: number) => tokens.slice(0, i).filter((t) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text)).length;
   for (const p of pronouns) {
-    const before = out.filter((m) => m.end <= p.start).at(-1);
+    const earlier = out.filter((m) => m.end <= p.start);
+    const last = earlier.at(-1);
+    // Only a subject named by name or role, at its sentence's start or before its verb.
+    const subject = (m: Mention) => (m.by === "name" || m.by === "role") && (m.start === 0 || tokens[m.start - 1]!.pos === "PUNCT" || tokens[m.end]?.pos === "AUX" || tokens[m.end]?.pos === "VERB");
+    const first = last === undefined || sentenceOf(last.start) === sentenceOf(p.start) ? undefined : earlier.find((m) => sentenceOf(m.start) === sentenceOf(last.start));
+    const previous = first !== undefined && subject(first) ? first : undefined;
+    const before = previous ?? last;
     const after = out.find((m) => m.start >= p.end);
     const ref = before ?? after;
     if (ref !== undefined) resolved.push({ name: ref.name, start: p.start, end: p.end, by: "pronoun" });

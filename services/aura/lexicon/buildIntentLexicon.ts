@@ -1,7 +1,7 @@
 // `npm run lexicon`: rewrites the WordNet-derived part of data/aura/intent-lexicon.json.
 // - From each hand entry with a `wordnet` spec ({pos, senses, relations, exclude}): the words of
 //   each named sense's synset and of the synsets its relations reach (`&` similar to, `^` also
-//   see, `~` hyponyms), each with the synset it came from; `exclude` keeps out words of another
+//   see, `~` hyponyms, `~*` hyponyms transitively), each with the synset it came from; `exclude` keeps out words of another
 //   sense of the seed's meaning (WordNet's `see` under realise).
 // - From each of `classes` (a WordNet lexicographer file): for a word category, every word whose
 //   most frequent sense lies in the class (`dominant`) and, for verbs, takes a that-clause where
@@ -20,7 +20,8 @@ interface Entry {
   term: string;
   category: string;
   source: string;
-  wordnet?: { pos: WordNetPos; senses: number[]; relations: string[]; exclude?: string[] };
+  /** `dominant`: keep only words whose most frequent sense is the synset reached. */
+  wordnet?: { pos: WordNetPos; senses: number[]; relations: string[]; exclude?: string[]; dominant?: boolean };
   synset?: string;
   from?: string;
 }
@@ -47,7 +48,7 @@ const derived: Entry[] = [];
 const seen = new Set(hand.map((e) => `${e.category}|${e.term}`));
 for (const seed of hand) {
   if (seed.wordnet === undefined) continue;
-  const { pos, senses, relations, exclude = [] } = seed.wordnet;
+  const { pos, senses, relations, exclude = [], dominant = false } = seed.wordnet;
   const offsets = wn.senses(seed.term, pos);
   if (offsets.length === 0) throw new UsageError(`${file}: '${seed.term}' (${pos}) is not in WordNet`);
   for (const n of senses) {
@@ -55,10 +56,21 @@ for (const seed of hand) {
     if (offset === undefined) throw new UsageError(`${file}: '${seed.term}' (${pos}) has ${offsets.length} senses, not ${n}`);
     const synset = wn.synset(offset, pos);
     const reached = [synset, ...synset.pointers.filter((p) => relations.includes(p.symbol)).map((p) => wn.synset(p.offset, p.pos))];
+    // "~*": every hyponym, transitively (each synset once).
+    if (relations.includes("~*")) {
+      const seen = new Set(reached.map((r) => r.offset));
+      for (let k = 0; k < reached.length; k++) {
+        for (const p of reached[k]!.pointers) {
+          if (p.symbol !== "~" || seen.has(p.offset)) continue;
+          seen.add(p.offset);
+          reached.push(wn.synset(p.offset, p.pos));
+        }
+      }
+    }
     for (const s of reached) {
       for (const word of s.words) {
         const key = `${seed.category}|${word}`;
-        if (seen.has(key) || exclude.includes(word)) continue;
+        if (seen.has(key) || exclude.includes(word) || (dominant && wn.senses(word, pos)[0] !== s.offset)) continue;
         seen.add(key);
         derived.push({ term: word, category: seed.category, source: "wordnet", synset: `${s.offset}-${s.pos}`, from: seed.term });
       }
