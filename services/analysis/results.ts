@@ -7,7 +7,7 @@
 // writers should build rows with `resultLine`, which validates before serialising.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Schema, SchemaIssue } from "effect";
-import { ExitCode } from "../../events/taggedError.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
@@ -84,20 +84,20 @@ export interface ResultsProblem {
   readonly reason: string;
 }
 
-const Problem = Schema.Struct({ line: Schema.NullOr(Schema.Number), field: Schema.NullOr(Schema.String), reason: Schema.String });
-
 /** A results file that cannot be used; names the file and, per problem, the line and field. */
-export class ResultsInvalid extends Schema.TaggedError<ResultsInvalid>()("ResultsInvalid", {
-  file: Schema.String,
-  problems: Schema.Array(Problem),
-}) {
+export class ResultsInvalid extends TaggedError {
+  readonly _tag = "ResultsInvalid";
+  readonly file: string;
+  readonly problems: readonly ResultsProblem[];
+  constructor(fields: { readonly file: string; readonly problems: readonly ResultsProblem[] }) {
+    const shown = fields.problems.slice(0, MAX_SHOWN).map((p) => `${fields.file}${p.line === null ? "" : `:${p.line}`}: ${p.field === null ? "" : `field '${p.field}': `}${p.reason}`);
+    const more = fields.problems.length > MAX_SHOWN ? [`(and ${fields.problems.length - MAX_SHOWN} more problems)`] : [];
+    super([...shown, ...more].join("\n"));
+    this.file = fields.file;
+    this.problems = fields.problems;
+  }
   get exitCode(): 2 {
     return ExitCode.usage;
-  }
-  override get message(): string {
-    const shown = this.problems.slice(0, MAX_SHOWN).map((p) => `${this.file}${p.line === null ? "" : `:${p.line}`}: ${p.field === null ? "" : `field '${p.field}': `}${p.reason}`);
-    const more = this.problems.length > MAX_SHOWN ? [`(and ${this.problems.length - MAX_SHOWN} more problems)`] : [];
-    return [...shown, ...more].join("\n");
   }
 }
 
