@@ -24,6 +24,7 @@ import { SnapshotDamaged } from "../events/errors.ts";
 import { kvKey, natsName, NatsWriteLost } from "./nats.ts";
 import type { SnapshotStores } from "./backend.ts";
 import { DAMAGED_POINTER, pointerOf, SNAPSHOT_KEY, snapshotJson, type EpisodeSnapshot, type LatestPointer, type SnapshotStore } from "./snapshotStore.ts";
+import { messageOf } from "../events/errorMessage.ts";
 
 export interface SnapshotPointer {
   readonly object: string;
@@ -241,7 +242,7 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     try {
       value = entry.json<unknown>();
     } catch (error) {
-      throw new SnapshotDamaged({ where: entryWhere, reason: `snapshot is not valid JSON (${(error as Error).message})` });
+      throw new SnapshotDamaged({ where: entryWhere, reason: `snapshot is not valid JSON (${messageOf(error)})` });
     }
     if (!isPointer(value)) return checked(value, key, entryWhere);
     const where = `object store '${bodiesName}', object '${value.object}'`;
@@ -251,7 +252,7 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     try {
       snapshot = JSON.parse(decoder.decode(body));
     } catch (error) {
-      throw new SnapshotDamaged({ where, reason: `snapshot is not valid JSON (${(error as Error).message})` });
+      throw new SnapshotDamaged({ where, reason: `snapshot is not valid JSON (${messageOf(error)})` });
     }
     return checked(snapshot, key, where);
   }

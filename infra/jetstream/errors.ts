@@ -59,8 +59,7 @@ export function wrongLastSequenceAt(error: JetStreamApiError): number | null {
   return at === null ? null : Number(at[1]);
 }
 
-/** An error's text, for a message that names it. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+export { messageOf } from "../../events/errorMessage.ts";
 
 /** Raised when this writer lost its lock or the server rejected its view of the log. */
 export class StaleWriter extends SequenceConflict {

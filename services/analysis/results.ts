@@ -8,6 +8,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Schema, SchemaIssue } from "effect";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
@@ -177,7 +178,7 @@ export function parseResults(text: string, file: string): ResultRow[] {
         problems.push({ line: null, field: null, reason: `one JSON document (a summary of a sweep or an eval, written with --json or --out?), not results rows, one JSON object a line: give ${RESULTS_FILES}` });
         break;
       }
-      problems.push({ line, field: null, reason: `not valid JSON (${(error as Error).message})` });
+      problems.push({ line, field: null, reason: `not valid JSON (${messageOf(error)})` });
       continue;
     }
     const kind = firstLine && value !== null && typeof value === "object" && !Array.isArray(value) ? otherKind(value as Record<string, unknown>) : null;
@@ -225,7 +226,7 @@ export function loadResults(file: string): ResultRow[] {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "EISDIR" ? `a directory, not a results file: give ${RESULTS_FILES}` : `cannot read (${code ?? (error as Error).message})`;
+    const reason = code === "EISDIR" ? `a directory, not a results file: give ${RESULTS_FILES}` : `cannot read (${code ?? messageOf(error)})`;
     throw new ResultsInvalid({ file, problems: [{ line: null, field: null, reason }] });
   }
   return parseResults(text, file);

@@ -11,6 +11,7 @@ import { episodeIdOf, runEpisode, type CommonOptions, type EpisodeResult, type W
 import { isPathError, UsageError } from "../kernel/replay.ts";
 import { EpisodeIdTaken } from "../kernel/usageError.ts";
 import { fieldDifferences } from "../views/text.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 export interface EpisodeSpec {
   readonly world: string;
@@ -62,7 +63,7 @@ export function jobsOf(m: Matrix): Job<EpisodeSpec>[] {
   try {
     world.resolveConfig(m.config);
   } catch (error) {
-    throw new UsageError(`--config: ${(error as Error).message}`);
+    throw new UsageError(`--config: ${messageOf(error)}`);
   }
   const jobs: Job<EpisodeSpec>[] = [];
   // A condition named twice is one episode id: its second job would wait for an outcome already counted.
@@ -156,6 +157,6 @@ export function episodeJobHandler(backend: Backend, where: (episode: string) => 
   // a disk that is full fails the same on every delivery.
   return (job, context) =>
     handler(job, context).catch((error: unknown) => {
-      throw error instanceof UsageError || isPathError(error) || isStorageError(error) ? new JobRejected((error as Error).message, { cause: error, ...(error instanceof EpisodeIdTaken ? { reason: "episode-id-taken" as const } : {}) }) : error;
+      throw error instanceof UsageError || isPathError(error) || isStorageError(error) ? new JobRejected(messageOf(error), { cause: error, ...(error instanceof EpisodeIdTaken ? { reason: "episode-id-taken" as const } : {}) }) : error;
     });
 }

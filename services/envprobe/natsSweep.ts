@@ -32,6 +32,7 @@ import type { Kind } from "../../actors/envprobe/kinds/index.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
 import { DEFAULT_CHUNK } from "./chunk.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 export { DEFAULT_CHUNK };
 
@@ -136,7 +137,7 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?:
     return { episodes, kept };
   } catch (error) {
     chunkSpan?.recordException(error as Error);
-    chunkSpan?.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    chunkSpan?.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
     throw error;
   } finally {
     chunkSpan?.end();

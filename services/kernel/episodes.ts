@@ -23,6 +23,7 @@ import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveE
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "../views/text.ts";
 import { PROBETOWN_VERSION } from "./version.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 export { PROBETOWN_VERSION };
 
@@ -223,7 +224,7 @@ export function checkWritable(dir: string, explicit: string | undefined, resume:
     try {
       accessSync(path, constants.W_OK);
     } catch (error) {
-      const why = `cannot write to ${shownPath(path)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      const why = `cannot write to ${shownPath(path)} (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
       if (resume && existsSync(log)) throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; the log is left as it is: make it writable to continue it`);
       throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; ${explicit === undefined ? "give --log a directory you can write to, or run from one" : "choose a directory you can write to"}`);
     }
