@@ -1,5 +1,6 @@
-// Running and forking episodes on the embedded default: file event store, in-process transport,
-// one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
+// Running and forking episodes on a Backend (infra/backend.ts): by default the embedded one (file
+// event store, in-process transport, one actor host, file snapshots); a distributed run passes
+// another backend, not other code.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../../actors/actor.ts";
