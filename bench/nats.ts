@@ -5,16 +5,15 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Effect } from "effect";
 import { jetstream, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Draft, LogRecord } from "../events/record.ts";
 import { createJetStreamEventStore, ensureLogStream, readJetStreamLog } from "../infra/jetstream/index.ts";
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { connectNats, subjects } from "../infra/nats.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { jetStreamWhere, remotePlacement } from "../services/distributed/episodes.ts";
-import { runEpisode, runEpisodeEffect } from "../services/kernel/episodes.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
 import { jobsOf } from "../services/distributed/jobs.ts";
 import { startTestNats } from "../test/natsServer.ts";
 import { loadWorlds } from "../services/worlds.ts";
@@ -286,9 +285,7 @@ export async function natsRows(quick: boolean, sample: readonly LogRecord[]): Pr
         startCli(["actor-host", episode, "--nats", server.url, "--namespace", ns, "--actors", "agent/liu-yang,agent/wang-jun,env/auratown"], /waiting for episode/),
       ];
       await Promise.all(hosts);
-      const result = await Effect.runPromise(
-        runEpisodeEffect({ world: "auratown", seed: 42, where: jetStreamWhere(ns), placement: remotePlacement(ns, "all"), trace: { exporter: "none" }, snapshotEvery: 0 }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: "nats" }))),
-      );
+      const result = await runEpisode({ world: "auratown", seed: 42, where: jetStreamWhere(ns), placement: remotePlacement(ns, "all"), trace: { exporter: "none" }, snapshotEvery: 0 }, distributedBackend(nc, ns, { actors: "nats" }));
       spreadTimes.push(result.seconds);
     }
     const embedded = median(embeddedTimes);

@@ -1,98 +1,119 @@
 // Typed errors for everything that can be wrong with a log. Each names the file and sequence so a
 // user can find the damage; none of them is raised after modifying what is already logged. Each
-// carries its exit code (events/taggedError.ts) as a getter, not a field: a field would be part of
-// the error's structural equality and its JSON.
-import { Schema } from "effect";
-import { ExitCode } from "./taggedError.ts";
+// carries its exit code (events/taggedError.ts) as a getter, not a field: the fields are what the
+// error says about the damage, and the exit code follows from its kind.
+import { ExitCode, TaggedError } from "./taggedError.ts";
 
-export class LogCorrupted extends Schema.TaggedError<LogCorrupted>()("LogCorrupted", {
-  file: Schema.String,
-  line: Schema.Number,
-  seq: Schema.NullOr(Schema.Number),
-  reason: Schema.String,
+export class LogCorrupted extends TaggedError {
+  readonly _tag = "LogCorrupted";
+  readonly file: string;
+  readonly line: number;
+  readonly seq: number | null;
+  readonly reason: string;
   /** The log's beginning is missing (its first segment lost or cut): no record came before this one. */
-  startMissing: Schema.optional(Schema.Boolean),
-}) {
+  readonly startMissing?: boolean;
+  constructor(fields: { readonly file: string; readonly line: number; readonly seq: number | null; readonly reason: string; readonly startMissing?: boolean }) {
+    super(`${fields.file}: ${fields.seq === null ? `line ${fields.line}` : `seq ${fields.seq} (line ${fields.line})`}: ${fields.reason}`);
+    this.file = fields.file;
+    this.line = fields.line;
+    this.seq = fields.seq;
+    this.reason = fields.reason;
+    if (fields.startMissing !== undefined) this.startMissing = fields.startMissing;
+  }
   get exitCode(): 3 {
     return ExitCode.damaged;
-  }
-  override get message(): string {
-    const at = this.seq === null ? `line ${this.line}` : `seq ${this.seq} (line ${this.line})`;
-    return `${this.file}: ${at}: ${this.reason}`;
   }
 }
 
-export class TornTail extends Schema.TaggedError<TornTail>()("TornTail", {
-  file: Schema.String,
-  line: Schema.Number,
-  afterSeq: Schema.NullOr(Schema.Number),
-  bytes: Schema.Number,
-}) {
+export class TornTail extends TaggedError {
+  readonly _tag = "TornTail";
+  readonly file: string;
+  readonly line: number;
+  readonly afterSeq: number | null;
+  readonly bytes: number;
+  constructor(fields: { readonly file: string; readonly line: number; readonly afterSeq: number | null; readonly bytes: number }) {
+    const last = fields.afterSeq === null ? "no complete record" : `last good record seq ${fields.afterSeq}`;
+    super(`${fields.file}: line ${fields.line}: torn final record (${fields.bytes} bytes without a complete JSON line; ${last})`);
+    this.file = fields.file;
+    this.line = fields.line;
+    this.afterSeq = fields.afterSeq;
+    this.bytes = fields.bytes;
+  }
   get exitCode(): 3 {
     return ExitCode.damaged;
-  }
-  override get message(): string {
-    const last = this.afterSeq === null ? "no complete record" : `last good record seq ${this.afterSeq}`;
-    return `${this.file}: line ${this.line}: torn final record (${this.bytes} bytes without a complete JSON line; ${last})`;
   }
 }
 
 /** `seq 12 (line 13)`, or `seq 12` where lines mean nothing (a record handed over in memory). */
 const at = (seq: number, line: number | undefined): string => (line === undefined ? `seq ${seq}` : `seq ${seq} (line ${line})`);
 
-export class UnknownEventType extends Schema.TaggedError<UnknownEventType>()("UnknownEventType", {
-  file: Schema.String,
-  seq: Schema.Number,
-  line: Schema.optional(Schema.Number),
-  type: Schema.String,
-}) {
+export class UnknownEventType extends TaggedError {
+  readonly _tag = "UnknownEventType";
+  readonly file: string;
+  readonly seq: number;
+  readonly line?: number;
+  readonly type: string;
+  constructor(fields: { readonly file: string; readonly seq: number; readonly line?: number; readonly type: string }) {
+    super(`${fields.file}: ${at(fields.seq, fields.line)}: unknown event type '${fields.type}' (not in the event catalogue, events/catalogue.ts)`);
+    this.file = fields.file;
+    this.seq = fields.seq;
+    if (fields.line !== undefined) this.line = fields.line;
+    this.type = fields.type;
+  }
   get exitCode(): 3 {
     return ExitCode.damaged;
   }
-  override get message(): string {
-    return `${this.file}: ${at(this.seq, this.line)}: unknown event type '${this.type}' (not in the event catalogue, events/catalogue.ts)`;
-  }
 }
 
-export class InvalidPayload extends Schema.TaggedError<InvalidPayload>()("InvalidPayload", {
-  file: Schema.String,
-  seq: Schema.Number,
-  line: Schema.optional(Schema.Number),
-  type: Schema.String,
-  reason: Schema.String,
-}) {
+export class InvalidPayload extends TaggedError {
+  readonly _tag = "InvalidPayload";
+  readonly file: string;
+  readonly seq: number;
+  readonly line?: number;
+  readonly type: string;
+  readonly reason: string;
+  constructor(fields: { readonly file: string; readonly seq: number; readonly line?: number; readonly type: string; readonly reason: string }) {
+    super(`${fields.file}: ${at(fields.seq, fields.line)}: payload of '${fields.type}' does not match its schema: ${fields.reason}`);
+    this.file = fields.file;
+    this.seq = fields.seq;
+    if (fields.line !== undefined) this.line = fields.line;
+    this.type = fields.type;
+    this.reason = fields.reason;
+  }
   get exitCode(): 3 {
     return ExitCode.damaged;
   }
-  override get message(): string {
-    return `${this.file}: ${at(this.seq, this.line)}: payload of '${this.type}' does not match its schema: ${this.reason}`;
-  }
 }
 
-export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("SequenceConflict", {
-  episode: Schema.String,
-  expected: Schema.Number,
-  actual: Schema.Number,
-}) {
+export class SequenceConflict extends TaggedError {
+  readonly _tag = "SequenceConflict";
+  readonly episode: string;
+  readonly expected: number;
+  readonly actual: number;
+  constructor(fields: { readonly episode: string; readonly expected: number; readonly actual: number }) {
+    super(`episode ${fields.episode}: append expected the log to end at seq ${fields.expected} but it ends at seq ${fields.actual}; another writer (sequencer) appended to this episode`);
+    this.episode = fields.episode;
+    this.expected = fields.expected;
+    this.actual = fields.actual;
+  }
   get exitCode(): 2 {
     return ExitCode.usage;
-  }
-  override get message(): string {
-    return `episode ${this.episode}: append expected the log to end at seq ${this.expected} but it ends at seq ${this.actual}; another writer (sequencer) appended to this episode`;
   }
 }
 
 /** A stored snapshot (or its pointer) that cannot be used as it is: unreadable, or not the state its key names. */
-export class SnapshotDamaged extends Schema.TaggedError<SnapshotDamaged>()("SnapshotDamaged", {
+export class SnapshotDamaged extends TaggedError {
+  readonly _tag = "SnapshotDamaged";
   /** The file, or the KV entry / object, that holds it. */
-  where: Schema.String,
-  reason: Schema.String,
-}) {
+  readonly where: string;
+  readonly reason: string;
+  constructor(fields: { readonly where: string; readonly reason: string }) {
+    super(`${fields.where}: ${fields.reason}`);
+    this.where = fields.where;
+    this.reason = fields.reason;
+  }
   get exitCode(): 3 {
     return ExitCode.damaged;
-  }
-  override get message(): string {
-    return `${this.where}: ${this.reason}`;
   }
 }
 

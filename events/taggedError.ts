@@ -1,9 +1,10 @@
 // The one shape of every error probetown raises: a `_tag` that says which error it is, and the exit
 // code a command ends with on it. The command line maps tags to codes in one table
 // (services/cli/exitCodes.ts) and never reads a message; test/tagged-errors.test.ts keeps every
-// class thrown in services/ on this shape. Effect's tagged errors (events/errors.ts, Schema.TaggedError)
-// carry the same two members. Plain, with no Effect import, so the lowest layer and the command
-// line's start can raise these and tell them apart.
+// class thrown in services/ on this shape. Only the LLM gateway's call failures, which live inside
+// its Effect retries, are Effect's Data.TaggedError (services/llm/errors.ts), with the same two
+// members. Plain, with no Effect import, so the lowest layer and the command line's start can
+// raise these and tell them apart.
 
 /** The exit codes an error ends a command with (0 is success; 5, services/cli/llmOptions.ts EXIT_ENDPOINT, is a finished run's). */
 export const ExitCode = {

@@ -16,15 +16,15 @@
 // answers again or the outage outlasts OUTAGE_MS (then a NatsWriteLost). Repeating it is harmless:
 // the entry is content-addressed, and a `latest` update that landed with its reply lost makes the
 // retry's compare-and-set conflict, read the entry and find it already there.
-import { Layer } from "effect";
 import { nuid, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { SnapshotDamaged } from "../events/errors.ts";
 import { kvKey, natsName, NatsWriteLost } from "./nats.ts";
-import { SnapshotStores } from "./layers.ts";
+import type { SnapshotStores } from "./backend.ts";
 import { DAMAGED_POINTER, pointerOf, SNAPSHOT_KEY, snapshotJson, type EpisodeSnapshot, type LatestPointer, type SnapshotStore } from "./snapshotStore.ts";
+import { messageOf } from "../events/errorMessage.ts";
 
 export interface SnapshotPointer {
   readonly object: string;
@@ -242,7 +242,7 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     try {
       value = entry.json<unknown>();
     } catch (error) {
-      throw new SnapshotDamaged({ where: entryWhere, reason: `snapshot is not valid JSON (${(error as Error).message})` });
+      throw new SnapshotDamaged({ where: entryWhere, reason: `snapshot is not valid JSON (${messageOf(error)})` });
     }
     if (!isPointer(value)) return checked(value, key, entryWhere);
     const where = `object store '${bodiesName}', object '${value.object}'`;
@@ -252,7 +252,7 @@ export class JetStreamSnapshotStore implements SnapshotStore {
     try {
       snapshot = JSON.parse(decoder.decode(body));
     } catch (error) {
-      throw new SnapshotDamaged({ where, reason: `snapshot is not valid JSON (${(error as Error).message})` });
+      throw new SnapshotDamaged({ where, reason: `snapshot is not valid JSON (${messageOf(error)})` });
     }
     return checked(snapshot, key, where);
   }
@@ -310,8 +310,8 @@ function lazyBuckets(nc: NatsConnection, namespace: string): () => Promise<Snaps
   };
 }
 
-/** The SnapshotStores service over JetStream: `at(location)` is the store of episode `location`. */
-export function jetStreamSnapshotStores(nc: NatsConnection, namespace: string): Layer.Layer<SnapshotStores> {
+/** The SnapshotStores of a backend over JetStream: `at(location)` is the store of episode `location`. */
+export function jetStreamSnapshotStores(nc: NatsConnection, namespace: string): SnapshotStores {
   const buckets = lazyBuckets(nc, namespace);
-  return Layer.succeed(SnapshotStores, SnapshotStores.of({ at: (location) => new JetStreamSnapshotStore(nc, namespace, location, buckets) }));
+  return { at: (location) => new JetStreamSnapshotStore(nc, namespace, location, buckets) };
 }

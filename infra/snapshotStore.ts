@@ -3,6 +3,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SnapshotDamaged } from "../events/errors.ts";
+import { messageOf } from "../events/errorMessage.ts";
 
 export interface EpisodeSnapshot {
   readonly world: string;
@@ -142,7 +143,7 @@ export class FileSnapshotStore implements SnapshotStore {
     try {
       return JSON.parse(readFileSync(path, "utf8")) as EpisodeSnapshot;
     } catch (error) {
-      throw new SnapshotDamaged({ where: path, reason: `snapshot is not valid JSON (${(error as Error).message})` });
+      throw new SnapshotDamaged({ where: path, reason: `snapshot is not valid JSON (${messageOf(error)})` });
     }
   }
 

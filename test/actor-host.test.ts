@@ -4,12 +4,10 @@
 // finished log equals an uninterrupted run's except `meta`. Over a private nats-server.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
-import { EventStores } from "../infra/layers.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { jetStreamWhere, remotePlacement } from "../services/distributed/episodes.ts";
-import { runEpisode, runEpisodeEffect } from "../services/kernel/episodes.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
 import { frozenWhen, logRecords, startCli, tempDir, until, withoutMetaLine, type CliProcess } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 import { asleepUntilExit } from "./timing.ts";
@@ -17,7 +15,7 @@ import { asleepUntilExit } from "./timing.ts";
 const suite = natsForSuite();
 
 const readLog = (ns: string, episode: string): Promise<LogRecord[]> =>
-  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(suite.nc, ns))));
+  distributedBackend(suite.nc, ns).eventStores.read(episode);
 
 const embeddedLog = async (seed: number, ticks: number): Promise<LogRecord[]> =>
   logRecords((await runEpisode({ world: "auratown", seed, ticks, dir: join(tempDir("embedded"), "ep"), trace: { exporter: "none" } })).dir);
@@ -64,8 +62,8 @@ function start(args: string[]): Watched {
 
 /** A run that found no actor host: its log holds the header only (and its error says how to go on). */
 async function headerOnlyLog(ns: string, seed: number, ticks: number): Promise<void> {
-  const run = runEpisodeEffect({ world: "auratown", seed, ticks, where: jetStreamWhere(ns), placement: { ...remotePlacement(ns, "all"), readyTimeoutMs: 1000 } });
-  await expect(Effect.runPromise(run.pipe(Effect.provide(distributedLayer(suite.nc, ns, { actors: "nats" }))))).rejects.toThrow(/no actor host answered for agent\/chen-mei, .* within 1 s .*continue the episode with `run --resume`/);
+  const run = runEpisode({ world: "auratown", seed, ticks, where: jetStreamWhere(ns), placement: { ...remotePlacement(ns, "all"), readyTimeoutMs: 1000 } }, distributedBackend(suite.nc, ns, { actors: "nats" }));
+  await expect(run).rejects.toThrow(/no actor host answered for agent\/chen-mei, .* within 1 s .*continue the episode with `run --resume`/);
   expect((await readLog(ns, `auratown-s${seed}-baseline`)).map((r) => r.type)).toEqual(["episode.started"]);
 }
 

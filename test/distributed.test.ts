@@ -4,10 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
-import { EventStores } from "../infra/layers.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { JetStreamSnapshotStore, openSnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { SnapshotDamaged } from "../events/errors.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
@@ -28,7 +26,7 @@ const start = startCli;
 const suite = natsForSuite();
 
 const readLogFromNats = (ns: string, episode: string, nc: NatsConnection = suite.nc): Promise<LogRecord[]> =>
-  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(nc, ns))));
+  distributedBackend(nc, ns).eventStores.read(episode);
 
 const embeddedLog = async (seed: number, ticks: number): Promise<LogRecord[]> => {
   const r = await runEpisode({ world: "auratown", seed, ticks, dir: join(tempDir("embedded"), "ep"), trace: { exporter: "none" } });

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { EventStores } from "../infra/layers.ts";
+import { fileEventStores } from "../infra/backend.ts";
 import { eventStoresContract } from "./contracts/eventStores.ts";
 import { tempDir } from "./helpers.ts";
 
-eventStoresContract("embedded file store", EventStores.files, () => join(tempDir("contract"), "log"));
+eventStoresContract("embedded file store", fileEventStores, () => join(tempDir("contract"), "log"));

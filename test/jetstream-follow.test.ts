@@ -3,14 +3,12 @@
 // could stall after one message; follow must go on from the record after the last one it
 // yielded — no gap, no duplicate — and `probetown follow` must still end after the last tick.
 import { afterAll, describe, expect, it } from "vitest";
-import { Effect } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { Draft, LogRecord } from "../events/record.ts";
-import { EventStores } from "../infra/layers.ts";
 import { createJetStreamEventStore, followJetStreamLog } from "../infra/jetStreamEventStore.ts";
 import { connectNats, natsName } from "../infra/nats.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { runCli, startCli, until, withoutMetaLine } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
@@ -126,7 +124,7 @@ describe("follow across a NATS server restart", () => {
     expect(followed.err).toMatch(/follow: reconnected to nats:\/\/127\.0\.0\.1:\d+ after/);
     expect(followed.err).toMatch(/committed its last tick \(5\); done/);
     expect(followed.code).toBe(0);
-    const logged = await Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(nc, ns))));
+    const logged = await distributedBackend(nc, ns).eventStores.read(episode);
     const printed = followed.out.trim().split("\n").map((l) => JSON.parse(l) as LogRecord);
     expect(printed.map(withoutMetaLine)).toEqual(logged.map(withoutMetaLine));
   }, 90_000);

@@ -2,12 +2,11 @@
 // pace its pulls by bytes, or the server cuts it off as a slow consumer and the log cannot be read
 // (verify, replay, resume and follow of a large town's episode all failed that way).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Effect } from "effect";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats } from "../infra/nats.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { followJetStreamLog, readJetStreamLog } from "../infra/jetStreamEventStore.ts";
-import { runEpisodeEffect } from "../services/kernel/episodes.ts";
+import { runEpisode } from "../services/kernel/episodes.ts";
 import { jetStreamWhere } from "../services/distributed/episodes.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 
@@ -30,9 +29,7 @@ afterAll(async () => {
 describe("a JetStream log larger than the server's per-client buffer", () => {
   it("reads back whole, and follows to its end, without the reader being cut off", async () => {
     const ns = server.namespace("large");
-    const result = await Effect.runPromise(
-      runEpisodeEffect({ world: "auratown", seed: 3, config: { extraAgents: 195 }, trace: { exporter: "none" }, snapshotEvery: 0, where: jetStreamWhere(ns) }).pipe(Effect.provide(distributedLayer(nc, ns))),
-    );
+    const result = await runEpisode({ world: "auratown", seed: 3, config: { extraAgents: 195 }, trace: { exporter: "none" }, snapshotEvery: 0, where: jetStreamWhere(ns) }, distributedBackend(nc, ns));
     const reader = await connectNats(server.url);
     try {
       const records = await readJetStreamLog(reader, ns, result.episode, { windowBytes: WINDOW });

@@ -11,9 +11,8 @@ import type { LogRecord } from "../events/record.ts";
 import type { LlmCompletedPayload, LlmFailedPayload, LlmRequestedPayload } from "../events/llm.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeDeniedPayload } from "../actors/aura/events.ts";
 import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
-import { LlmCache, LlmGateway, RecordedEndpointProblems } from "../services/llm/index.ts";
+import { LlmCache, RecordedEndpointProblems } from "../services/llm/index.ts";
 import { llmRequest } from "../events/llm.ts";
-import { Effect } from "effect";
 import { replayEpisode } from "../services/kernel/replay.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
 import { makeLlmGateway, resolveLlmConfig, usageFromRecords, type LlmConfig, type LlmWaiting } from "../services/llm/index.ts";
@@ -344,7 +343,7 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
     }
   });
 
-  it("caps calls in flight at `concurrency`, and serves as an Effect service", async () => {
+  it("caps calls in flight at `concurrency`", async () => {
     let inFlight = 0;
     let peak = 0;
     const server = await fakeServer(() => {
@@ -361,17 +360,6 @@ describe("LLM gateway against a fake OpenAI-compatible server", () => {
       expect(peak).toBe(2);
       expect(gateway.accounting().byActor["probe/x"]).toMatchObject({ calls: 6, httpRequests: 6, promptTokens: 600 });
       expect(Object.keys(gateway.accounting().byQuery)).toEqual(["1", "2", "3", "4", "5", "6"]);
-      // The Effect service: the same gateway behind LlmGateway.layer.
-      const viaEffect = await Effect.runPromise(
-        Effect.gen(function* () {
-          const g = yield* LlmGateway;
-          const answer = yield* g.complete(requests[0]!, "probe/y");
-          const usage = yield* g.accounting;
-          return { answer, usage };
-        }).pipe(Effect.provide(LlmGateway.layer(config(server.url, { answer: "fake-answer" })))),
-      );
-      expect(viaEffect.answer.type).toBe("llm.completed");
-      expect(viaEffect.usage.byActor["probe/y"]?.calls).toBe(1);
     } finally {
       await server.close();
     }

@@ -9,7 +9,7 @@ import { connect, type NatsConnection, type Payload } from "@nats-io/transport-n
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { JetStreamSnapshotStore, openSnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { natsName } from "../infra/nats.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { jetStreamWhere } from "../services/distributed/episodes.ts";
 import { episodeJobHandler, jobsOf } from "../services/distributed/jobs.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
@@ -58,7 +58,7 @@ describe("requests per sweep episode", () => {
     const { nc, nats } = suite;
     const ns = nats.namespace("budget");
     const queue = await JetStreamJobQueue.open(nc, ns);
-    const worker = queue.work("w", episodeJobHandler(distributedLayer(nc, ns), jetStreamWhere(ns)));
+    const worker = queue.work("w", episodeJobHandler(distributedBackend(nc, ns), jetStreamWhere(ns)));
     const mornings = (from: number, count: number) => jobsOf({ world: "auratown", seeds: Array.from({ length: count }, (_, i) => from + i), conditions: ["baseline"], ticks: 12, snapshotEvery: 4 });
     const drain = async (jobs: ReturnType<typeof mornings>) => {
       await queue.submit(jobs);

@@ -5,10 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
-import { EventStores } from "../infra/layers.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { logRecords, startCli, tempDir, withoutMetaLine } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 import { NO_OTEL_ENV, startOtlpCollector, type CollectedSpan, type OtlpCollector } from "./otlpCollector.ts";
@@ -147,7 +145,7 @@ describe("sweep --trace otlp over NATS", () => {
       expect(root[0]!.parentSpanId).toBe(job.spanId);
       expect(root[0]!.resource["service.name"]).toBe("probetown-worker");
       // Its whole episode is in this trace, joined to its log lines by seq and hash.
-      const log: LogRecord[] = await Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(suite.nc, ns))));
+      const log: LogRecord[] = await distributedBackend(suite.nc, ns).eventStores.read(episode);
       const deliveries = trace.filter((x) => x.name.startsWith("deliver ") && x.kind === PRODUCER);
       expect(deliveries.length).toBe(log.filter((r) => r.type !== "episode.started" && r.type !== "tick.committed").length);
       const hashes = new Map(log.map((r) => [r.seq, r.hash]));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Objm } from "@nats-io/obj";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { SnapshotStores } from "../infra/layers.ts";
+import { fileSnapshotStores } from "../infra/backend.ts";
 import { JetStreamSnapshotStore, jetStreamSnapshotStores, openSnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { connectNats, kvKey, natsName } from "../infra/nats.ts";
 import { snapshotFixture, snapshotStoresContract } from "./contracts/snapshotStores.ts";
@@ -25,7 +25,7 @@ afterAll(async () => {
   await nats.stop();
 }, 30_000);
 
-snapshotStoresContract("embedded files", SnapshotStores.files, () => join(tempDir("snap-contract"), "snapshots"));
+snapshotStoresContract("embedded files", fileSnapshotStores, () => join(tempDir("snap-contract"), "snapshots"));
 snapshotStoresContract("JetStream KV + Object Store", () => jetStreamSnapshotStores(nc, namespace), () => `ep-${++episodes}.fork/α`);
 
 describe("JetStreamSnapshotStore specifics", () => {

@@ -2,7 +2,8 @@
 // `_tag` and an `exitCode`, and the command line's table (services/cli/exitCodes.ts) has its tag.
 // Checked on the source, without running it: each `throw … new X(` in services/, its class X found
 // among the declarations of services/, infra/, events/ and actors/, its `extends` walked down to
-// our TaggedError or an Effect tagged error. Rethrowing a caught value (`throw error`) is not checked.
+// our TaggedError (or Data.TaggedError, which only the LLM gateway's call failures inside its
+// Effect retries use). Rethrowing a caught value (`throw error`) is not checked.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,8 +11,8 @@ import { EXIT_BY_TAG } from "../services/cli/exitCodes.ts";
 import { loadWorldClis } from "../services/worlds.ts";
 import { repoRoot } from "./helpers.ts";
 
-/** The bases an error of ours comes down from: our own, and Effect's (which carry `_tag` by construction). */
-const BASES: ReadonlySet<string> = new Set(["TaggedError", "Schema.TaggedError", "Data.TaggedError"]);
+/** The bases an error of ours comes down from: our own, and Effect's Data.TaggedError for the gateway's call failures (services/llm/errors.ts). */
+const BASES: ReadonlySet<string> = new Set(["TaggedError", "Data.TaggedError"]);
 
 interface Source {
   readonly file: string;

@@ -59,19 +59,18 @@ export function wrongLastSequenceAt(error: JetStreamApiError): number | null {
   return at === null ? null : Number(at[1]);
 }
 
-/** An error's text, for a message that names it. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+export { messageOf } from "../../events/errorMessage.ts";
 
 /** Raised when this writer lost its lock or the server rejected its view of the log. */
 export class StaleWriter extends SequenceConflict {
-  detail = "";
-  override get message(): string {
-    return `episode ${this.episode}: ${this.detail}; another writer (sequencer) appended to this episode, or took it over`;
+  readonly detail: string;
+  constructor(fields: { readonly episode: string; readonly expected: number; readonly actual: number }, detail: string) {
+    super(fields);
+    this.detail = detail;
+    this.message = `episode ${fields.episode}: ${detail}; another writer (sequencer) appended to this episode, or took it over`;
   }
 }
 
 export function staleWriter(episode: string, expected: number, actual: number, detail: string): StaleWriter {
-  const error = new StaleWriter({ episode, expected, actual });
-  error.detail = detail;
-  return error;
+  return new StaleWriter({ episode, expected, actual }, detail);
 }

@@ -10,7 +10,7 @@
 // - follow.ts:  following a log live.
 // - cut.ts:     moving a damaged tail to the cut subject on resume.
 // - open.ts:    creating and resuming an episode's log.
-// - layer.ts:   the EventStores service.
+// - stores.ts:  the EventStores of the distributed backend.
 // - errors.ts:  StaleWriter, and the JetStream API error codes the store acts on.
 // - options.ts: what a store is told when it is opened.
 export { StaleWriter } from "./errors.ts";
@@ -20,4 +20,4 @@ export { ensureLogStream, jetStreamEpisodes } from "./streams.ts";
 export { lastJetStreamRecord, peekJetStreamLog, readJetStreamLog, scanJetStreamLog, type JetStreamReadOptions } from "./read.ts";
 export { followJetStreamLog, type FollowOptions } from "./follow.ts";
 export { createJetStreamEventStore, resumeJetStreamEventStore } from "./open.ts";
-export { jetStreamEventStores } from "./layer.ts";
+export { jetStreamEventStores } from "./stores.ts";

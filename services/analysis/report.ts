@@ -14,8 +14,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Schema } from "effect";
-import { ExitCode } from "../../events/taggedError.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import { loadResults, type ResultRow } from "./results.ts";
 import { groupedBarChart, paretoChart } from "./reportCharts.ts";
 import { METRICS, type Metric } from "./reportMetrics.ts";
@@ -56,15 +55,17 @@ export function metricValue(row: ResultRow, metric: Metric): number | null {
 }
 
 /** An option the rows cannot satisfy (unknown reference, bad metric); names the flag. */
-export class ReportOptionInvalid extends Schema.TaggedError<ReportOptionInvalid>()("ReportOptionInvalid", {
-  flag: Schema.String,
-  reason: Schema.String,
-}) {
+export class ReportOptionInvalid extends TaggedError {
+  readonly _tag = "ReportOptionInvalid";
+  readonly flag: string;
+  readonly reason: string;
+  constructor(fields: { readonly flag: string; readonly reason: string }) {
+    super(`${fields.flag}: ${fields.reason}`);
+    this.flag = fields.flag;
+    this.reason = fields.reason;
+  }
   get exitCode(): 2 {
     return ExitCode.usage;
-  }
-  override get message(): string {
-    return `${this.flag}: ${this.reason}`;
   }
 }
 

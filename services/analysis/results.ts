@@ -7,7 +7,8 @@
 // writers should build rows with `resultLine`, which validates before serialising.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Schema, SchemaIssue } from "effect";
-import { ExitCode } from "../../events/taggedError.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
@@ -84,20 +85,20 @@ export interface ResultsProblem {
   readonly reason: string;
 }
 
-const Problem = Schema.Struct({ line: Schema.NullOr(Schema.Number), field: Schema.NullOr(Schema.String), reason: Schema.String });
-
 /** A results file that cannot be used; names the file and, per problem, the line and field. */
-export class ResultsInvalid extends Schema.TaggedError<ResultsInvalid>()("ResultsInvalid", {
-  file: Schema.String,
-  problems: Schema.Array(Problem),
-}) {
+export class ResultsInvalid extends TaggedError {
+  readonly _tag = "ResultsInvalid";
+  readonly file: string;
+  readonly problems: readonly ResultsProblem[];
+  constructor(fields: { readonly file: string; readonly problems: readonly ResultsProblem[] }) {
+    const shown = fields.problems.slice(0, MAX_SHOWN).map((p) => `${fields.file}${p.line === null ? "" : `:${p.line}`}: ${p.field === null ? "" : `field '${p.field}': `}${p.reason}`);
+    const more = fields.problems.length > MAX_SHOWN ? [`(and ${fields.problems.length - MAX_SHOWN} more problems)`] : [];
+    super([...shown, ...more].join("\n"));
+    this.file = fields.file;
+    this.problems = fields.problems;
+  }
   get exitCode(): 2 {
     return ExitCode.usage;
-  }
-  override get message(): string {
-    const shown = this.problems.slice(0, MAX_SHOWN).map((p) => `${this.file}${p.line === null ? "" : `:${p.line}`}: ${p.field === null ? "" : `field '${p.field}': `}${p.reason}`);
-    const more = this.problems.length > MAX_SHOWN ? [`(and ${this.problems.length - MAX_SHOWN} more problems)`] : [];
-    return [...shown, ...more].join("\n");
   }
 }
 
@@ -177,7 +178,7 @@ export function parseResults(text: string, file: string): ResultRow[] {
         problems.push({ line: null, field: null, reason: `one JSON document (a summary of a sweep or an eval, written with --json or --out?), not results rows, one JSON object a line: give ${RESULTS_FILES}` });
         break;
       }
-      problems.push({ line, field: null, reason: `not valid JSON (${(error as Error).message})` });
+      problems.push({ line, field: null, reason: `not valid JSON (${messageOf(error)})` });
       continue;
     }
     const kind = firstLine && value !== null && typeof value === "object" && !Array.isArray(value) ? otherKind(value as Record<string, unknown>) : null;
@@ -225,7 +226,7 @@ export function loadResults(file: string): ResultRow[] {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "EISDIR" ? `a directory, not a results file: give ${RESULTS_FILES}` : `cannot read (${code ?? (error as Error).message})`;
+    const reason = code === "EISDIR" ? `a directory, not a results file: give ${RESULTS_FILES}` : `cannot read (${code ?? messageOf(error)})`;
     throw new ResultsInvalid({ file, problems: [{ line: null, field: null, reason }] });
   }
   return parseResults(text, file);

@@ -8,17 +8,15 @@
 // same. The fork's log verifies and replays like any other; the parent stays byte-identical.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Effect } from "effect";
 import type { LogRecord } from "../../events/record.ts";
 import type { AnswerGivenPayload, IntentInferredPayload, ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } from "../../actors/aura/events.ts";
 import { scanLog } from "../../infra/fileEventStore.ts";
-import { Embedded } from "../../infra/layers.ts";
 import type { AgentContext } from "../../actors/auratown/agent.ts";
 import type { EnvContext } from "../../actors/auratown/environment.ts";
 import { slugOf } from "../../actors/aura/scene.ts";
 import { auraSceneWorld, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneConfig } from "../../actors/aura/world.ts";
 import { runEpisode } from "../kernel/episodes.ts";
-import { layoutOf, replayRecordsEffect, resolveEpisodeDir, UsageError } from "../kernel/replay.ts";
+import { layoutOf, replayRecords, resolveEpisodeDir, UsageError } from "../kernel/replay.ts";
 import { sceneOfTown } from "./benchmarks/privacy.ts";
 import { makeLlmGateway, type Accounting, type EndpointProblem, type LlmConfig, type LlmWaiting } from "../llm/index.ts";
 import { sceneModelsOf } from "./factualEval.ts";
@@ -105,16 +103,14 @@ export async function askEpisode(o: AskOptions): Promise<AskResult> {
   }
   const cut = prefix.slice(0, prefix.indexOf(at) + 1);
   let captured: { env: EnvContext; agents: AgentContext[] } | null = null;
-  await Effect.runPromise(
-    replayRecordsEffect(dir, cut, {
-      toTick: o.tick,
-      onTick: (tick, host) => {
-        if (tick !== o.tick) return;
-        const copy = <T>(id: string) => JSON.parse(JSON.stringify(host.contextOf(id))) as T;
-        captured = { env: copy<EnvContext>("env/auratown"), agents: host.ids.filter((id) => id.startsWith("agent/")).map((id) => copy<AgentContext>(id)) };
-      },
-    }).pipe(Effect.provide(Embedded)),
-  );
+  await replayRecords(dir, cut, {
+    toTick: o.tick,
+    onTick: (tick, host) => {
+      if (tick !== o.tick) return;
+      const copy = <T>(id: string) => JSON.parse(JSON.stringify(host.contextOf(id))) as T;
+      captured = { env: copy<EnvContext>("env/auratown"), agents: host.ids.filter((id) => id.startsWith("agent/")).map((id) => copy<AgentContext>(id)) };
+    },
+  });
   if (captured === null) throw new InternalError(`${o.episode}: replay did not reach tick ${o.tick}`);
   const state = captured as { env: EnvContext; agents: AgentContext[] };
   const seed = (header.payload as { seed: number }).seed;

@@ -1,10 +1,8 @@
 // `probetown diff <a> <b>`: what differs between two episodes of one world, read from their logs
 // (services/kernel/episodeDiff.ts): files by default, JetStream with --nats.
-import { Effect } from "effect";
-import { Embedded } from "../../infra/layers.ts";
-import { distributedLayer } from "../../infra/natsLayers.ts";
+import { distributedBackend } from "../../infra/natsBackend.ts";
 import { jetStreamWhere, withNats } from "../distributed/episodes.ts";
-import { diffEpisodesEffect, diffText, type EpisodeDiff } from "../kernel/episodeDiff.ts";
+import { diffEpisodes, diffText, type EpisodeDiff } from "../kernel/episodeDiff.ts";
 import { peekInNats } from "./distributed.ts";
 
 export interface DiffFlags {
@@ -18,12 +16,12 @@ export async function cmdDiff(a: string, b: string, flags: DiffFlags): Promise<n
   const nats = flags.nats;
   const diff: EpisodeDiff =
     nats === undefined
-      ? await Effect.runPromise(diffEpisodesEffect(a, b).pipe(Effect.provide(Embedded)))
+      ? await diffEpisodes(a, b)
       : await withNats(nats, "diff", async (nc) => {
           // An unknown id is named with what the namespace holds, before anything is read.
           await peekInNats(nc, nats, flags.namespace, a);
           await peekInNats(nc, nats, flags.namespace, b);
-          return Effect.runPromise(diffEpisodesEffect(a, b, jetStreamWhere(flags.namespace)).pipe(Effect.provide(distributedLayer(nc, flags.namespace))));
+          return diffEpisodes(a, b, distributedBackend(nc, flags.namespace), jetStreamWhere(flags.namespace));
         });
   process.stdout.write(flags.json ? `${JSON.stringify(diff, null, 2)}\n` : `${diffText(diff)}\n`);
   // Like `git diff --exit-code`: 1 when they differ (or have no tick in common to compare).

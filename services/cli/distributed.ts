@@ -4,7 +4,6 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { registeredWorlds, worldModuleNamed, worldNamed } from "../kernel/worlds.ts";
-import { Effect } from "effect";
 import cliProgress from "cli-progress";
 import { InProcessJobQueue } from "../../infra/inProcessJobQueue.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
@@ -12,8 +11,8 @@ import { JobRejected, type JobOutcome, type JobQueue, type Submitted } from "../
 import { isDamage, type TornTail } from "../../events/errors.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Embedded } from "../../infra/layers.ts";
-import { distributedLayer } from "../../infra/natsLayers.ts";
+import { embeddedBackend } from "../../infra/backend.ts";
+import { distributedBackend } from "../../infra/natsBackend.ts";
 import { NatsTransport } from "../../infra/natsTransport.ts";
 import { natsFlagHint, shownNatsUrl } from "../../infra/nats.ts";
 import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
@@ -29,11 +28,11 @@ import { checkWritable, explicitLogDir, filesWhere, tailCutNote } from "../kerne
 import { checkOutDir, checkOutFile } from "./outputs.ts";
 import { signalExitCode, signalsUntilRelease, stopAfterTickOnSignals } from "./signals.ts";
 import { episodeJobHandler, jobsOf, parseSeeds, specDifferences, type EpisodeOutcome, type EpisodeSpec } from "../distributed/jobs.ts";
-import { headerOf, layoutOf, replayWhereEffect, UsageError, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
+import { headerOf, layoutOf, replayWhere, UsageError, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
 import { recordLine } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ParentLogs } from "../kernel/worldModule.ts";
-import { verifyEpisodeEffect, type VerifyOptions, type VerifyReport } from "../kernel/verify.ts";
+import { verifyEpisode, type VerifyOptions, type VerifyReport } from "../kernel/verify.ts";
 import { conditionReport, renderConditionReport } from "../analysis/conditionMetrics.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
@@ -116,7 +115,7 @@ export const FOLLOW_HINT_MS = 5000;
 export async function verifyFromNats(episode: string, url: string, namespace: string, options: VerifyOptions = {}): Promise<VerifyReport> {
   return withNats(url, "verify", async (nc) => {
     await peekInNats(nc, url, namespace, episode);
-    return Effect.runPromise(verifyEpisodeEffect(episode, jetStreamWhere(namespace)(episode), options).pipe(Effect.provide(distributedLayer(nc, namespace))));
+    return verifyEpisode(episode, options, distributedBackend(nc, namespace), jetStreamWhere(namespace)(episode));
   });
 }
 
@@ -127,7 +126,7 @@ export async function verifyFromNats(episode: string, url: string, namespace: st
 export async function replayFromNats(episode: string, url: string, namespace: string, options: ReplayOptions = {}, check?: EndsCheck, role = "replay"): Promise<ReplayResult> {
   return withNats(url, role, async (nc) => {
     check?.(await peekInNats(nc, url, namespace, episode));
-    return Effect.runPromise(replayWhereEffect(jetStreamWhere(namespace)(episode), options).pipe(Effect.provide(distributedLayer(nc, namespace))));
+    return replayWhere(jetStreamWhere(namespace)(episode), options, distributedBackend(nc, namespace));
   });
 }
 
@@ -347,7 +346,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
     // per damaged episode.
     const onResumeNote = (episode: string, note: string) => say(false, `${worker}: ${episode}: ${note}`);
     const onRecovered = (episode: string, torn: TornTail, keptAt: string) => onResumeNote(episode, tailCutNote(torn, keptAt, "subject"));
-    const handler = episodeJobHandler(distributedLayer(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), {
+    const handler = episodeJobHandler(distributedBackend(nc, flags.namespace, { ...(lockTtlMs === undefined ? {} : { lockTtlMs }), onLockWait: lockWaitNotice(flags.quiet, worker) }), jetStreamWhere(flags.namespace), {
       onResumeNote, onRecovered, ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
       ...(traceConfig === null ? {} : { trace: traceConfig, onTraceUndelivered: (episode: string, lost: { readonly spans: number; readonly error: string }) => traceLost(episode, lost) }),
     });
@@ -554,7 +553,7 @@ export async function cmdSweep(world: string, flags: SweepFlags): Promise<number
     // snapshot, says so, as `run --resume` does: with --quiet too, as that does (what was done to
     // the episode's log is said once, where nothing else would say it; see sweepProgress).
     const onResumeNote = (episode: string, note: string) => progress.say(`sweep: ${episode}: ${note}`);
-    const run = episodeJobHandler(Embedded, where, {
+    const run = episodeJobHandler(embeddedBackend, where, {
       stop: stop.signal, onResumeNote, onRecovered: (episode, torn, keptAt) => onResumeNote(episode, tailCutNote(torn, keptAt, "file")),
       ...(trace.episodes === undefined ? {} : { trace: trace.episodes, onTraceUndelivered: (episode: string, lost: { readonly spans: number; readonly error: string }) => progress.say(`sweep: warning: ${lost.spans} trace spans of ${episode} could not be delivered (${lost.error}); its log is complete, its trace is not`) }),
     });

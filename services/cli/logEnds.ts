@@ -3,10 +3,8 @@
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../../events/errors.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { peekLog, scanLog, type LogEnds } from "../../infra/fileEventStore.ts";
-import { Embedded } from "../../infra/layers.ts";
-import { Effect } from "effect";
 import { forkTicks } from "../kernel/episodes.ts";
-import { headerOf, layoutOf, replayEpisode, replayRecordsEffect, resolveEpisodeDir, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
+import { headerOf, layoutOf, replayEpisode, replayRecords, resolveEpisodeDir, UsageError, type EpisodeHeader, type ReplayOptions, type ReplayResult } from "../kernel/replay.ts";
 import { namesActor } from "../views/text.ts";
 import type { EndsCheck } from "./distributed.ts";
 
@@ -42,7 +40,7 @@ export async function replayOf(log: string, flags: { nats?: string; namespace: s
     }
     if (intact.length > 1) {
       const dir = resolveEpisodeDir(log);
-      await Effect.runPromise(replayRecordsEffect(dir, intact, { snapshots: layoutOf(dir).snapshots, ...options }).pipe(Effect.provide(Embedded))).then(
+      await replayRecords(dir, intact, { snapshots: layoutOf(dir).snapshots, ...options }).then(
         (partial) => partial.host.stop(),
         () => undefined,
       );

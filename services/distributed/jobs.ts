@@ -1,17 +1,17 @@
 // Episode jobs: what a sweep enqueues and a worker runs. A job is one episode of a matrix; its id
 // is the episode id, so resubmitting a sweep never runs an episode twice, and a redelivered job
 // (its worker died) resumes the partial log instead of starting another.
-import { Effect, type Layer } from "effect";
 import { worldNamed } from "../kernel/worlds.ts";
 import { isSeed, SEED_RULE } from "../../actors/rng.ts";
 import { JobRejected, type Job, type JobHandler } from "../../infra/jobQueue.ts";
 import { isStorageError } from "../../infra/eventStore.ts";
 import type { TornTail } from "../../events/errors.ts";
-import type { EmbeddedServices } from "../../infra/layers.ts";
-import { episodeIdOf, runEpisodeEffect, type CommonOptions, type EpisodeResult, type Where } from "../kernel/episodes.ts";
+import type { Backend } from "../../infra/backend.ts";
+import { episodeIdOf, runEpisode, type CommonOptions, type EpisodeResult, type Where } from "../kernel/episodes.ts";
 import { isPathError, UsageError } from "../kernel/replay.ts";
 import { EpisodeIdTaken } from "../kernel/usageError.ts";
 import { fieldDifferences } from "../views/text.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 export interface EpisodeSpec {
   readonly world: string;
@@ -63,7 +63,7 @@ export function jobsOf(m: Matrix): Job<EpisodeSpec>[] {
   try {
     world.resolveConfig(m.config);
   } catch (error) {
-    throw new UsageError(`--config: ${(error as Error).message}`);
+    throw new UsageError(`--config: ${messageOf(error)}`);
   }
   const jobs: Job<EpisodeSpec>[] = [];
   // A condition named twice is one episode id: its second job would wait for an outcome already counted.
@@ -119,18 +119,18 @@ export interface JobNotes {
 }
 
 /**
- * A job handler that runs (or resumes) the job's episode on the stores of `layer`. The episode
+ * A job handler that runs (or resumes) the job's episode on the stores of `backend`. The episode
  * id must equal the job id: that is what makes a job idempotent. The log is made durable at the
  * job's snapshots and its end unless `fsync` says otherwise: a redelivered job resumes from its
  * latest snapshot, so durability per tick would buy nothing but round trips.
  */
-export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync" | "stop"> & JobNotes = {}): JobHandler {
+export function episodeJobHandler(backend: Backend, where: (episode: string) => Where, options: Pick<CommonOptions, "trace" | "fsync" | "stop"> & JobNotes = {}): JobHandler {
   const traced = options.trace !== undefined && (options.trace === "default" || options.trace.exporter !== "none");
   const handler: JobHandler = async (job) => {
     const spec = specOf(job);
     if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new UsageError(`job ${job.id}: id must be the episode id ${episodeIdOf(spec.world, spec.seed, spec.condition)}`);
-    const result: EpisodeResult = await Effect.runPromise(
-      runEpisodeEffect({
+    const result: EpisodeResult = await runEpisode(
+      {
         world: spec.world, seed: spec.seed, condition: spec.condition, where, resume: true,
         trace: options.trace ?? { exporter: "none" },
         // A traced sweep's job carries its span: the episode's trace continues it.
@@ -142,7 +142,8 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
         ...(options.stop === undefined ? {} : { stop: options.stop }),
         ...(options.onResumeNote === undefined ? {} : { onResumeNote: (note: string) => options.onResumeNote!(job.id, note) }),
         ...(options.onRecovered === undefined ? {} : { onRecovered: (torn: TornTail, keptAt: string) => options.onRecovered!(job.id, torn, keptAt) }),
-      }).pipe(Effect.provide(layer)),
+      },
+      backend,
     );
     if (result.traceUndelivered !== undefined) options.onTraceUndelivered?.(job.id, result.traceUndelivered);
     const outcome: EpisodeOutcome = {
@@ -156,6 +157,6 @@ export function episodeJobHandler(layer: Layer.Layer<EmbeddedServices>, where: (
   // a disk that is full fails the same on every delivery.
   return (job, context) =>
     handler(job, context).catch((error: unknown) => {
-      throw error instanceof UsageError || isPathError(error) || isStorageError(error) ? new JobRejected((error as Error).message, { cause: error, ...(error instanceof EpisodeIdTaken ? { reason: "episode-id-taken" as const } : {}) }) : error;
+      throw error instanceof UsageError || isPathError(error) || isStorageError(error) ? new JobRejected(messageOf(error), { cause: error, ...(error instanceof EpisodeIdTaken ? { reason: "episode-id-taken" as const } : {}) }) : error;
     });
 }

@@ -14,7 +14,7 @@
 // log whole, so the logs and the metrics end as an uninterrupted run's. The same holds for the
 // sweep resubmitted in a fresh namespace into the same --log.
 import { Schema } from "effect";
-import { ExitCode } from "../../events/taggedError.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
@@ -32,6 +32,7 @@ import type { Kind } from "../../actors/envprobe/kinds/index.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
 import { DEFAULT_CHUNK } from "./chunk.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 export { DEFAULT_CHUNK };
 
@@ -63,16 +64,18 @@ export interface EnvprobeChunkResult {
 }
 
 /** One or more jobs of a NATS sweep ended without an outcome (each failed `maxAttempts` times). */
-export class EnvprobeSweepFailed extends Schema.TaggedError<EnvprobeSweepFailed>()("EnvprobeSweepFailed", {
-  failures: Schema.Array(Schema.Struct({ id: Schema.String, attempt: Schema.Number, error: Schema.String })),
-  jobs: Schema.Number,
-}) {
+export class EnvprobeSweepFailed extends TaggedError {
+  readonly _tag = "EnvprobeSweepFailed";
+  readonly failures: ReadonlyArray<{ readonly id: string; readonly attempt: number; readonly error: string }>;
+  readonly jobs: number;
+  constructor(fields: { readonly failures: ReadonlyArray<{ readonly id: string; readonly attempt: number; readonly error: string }>; readonly jobs: number }) {
+    const shown = fields.failures.slice(0, 5).map((f) => `${f.id} after ${f.attempt} attempts: ${f.error}`);
+    super(`sweep envprobe over NATS: ${fields.failures.length} of ${fields.jobs} jobs failed, so no metrics were written (${shown.join("; ")}${fields.failures.length > 5 ? "; …" : ""})`);
+    this.failures = fields.failures;
+    this.jobs = fields.jobs;
+  }
   get exitCode(): 4 {
     return ExitCode.internal;
-  }
-  override get message(): string {
-    const shown = this.failures.slice(0, 5).map((f) => `${f.id} after ${f.attempt} attempts: ${f.error}`);
-    return `sweep envprobe over NATS: ${this.failures.length} of ${this.jobs} jobs failed, so no metrics were written (${shown.join("; ")}${this.failures.length > 5 ? "; …" : ""})`;
   }
 }
 
@@ -133,7 +136,7 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?:
     return { episodes, kept };
   } catch (error) {
     chunkSpan?.recordException(error as Error);
-    chunkSpan?.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    chunkSpan?.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
     throw error;
   } finally {
     chunkSpan?.end();

@@ -4,10 +4,9 @@
 // sender, recipients, payload, and which record of the tick caused them); the state is compared by
 // each `tick.committed`'s per-actor parts. The result says where the two first part, which record
 // types occur more or less often, and whose state differs from which tick on.
-import { Effect } from "effect";
 import { canonicalJson } from "../../events/canonical.ts";
 import type { LogRecord } from "../../events/record.ts";
-import { EventStores } from "../../infra/layers.ts";
+import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import type { Where } from "./episodes.ts";
 import { headerOf, layoutOf, resolveEpisodeDir, UsageError, type EpisodeHeader } from "./replay.ts";
 import { diffValues } from "./diff.ts";
@@ -219,22 +218,23 @@ export function compareLogs(aRecords: readonly LogRecord[], bRecords: readonly L
   };
 }
 
-/** Reads both logs (files by default; `where` locates episodes in other stores) and compares them. */
-export const diffEpisodesEffect = (a: string, b: string, where?: (episode: string) => Where): Effect.Effect<EpisodeDiff, Error, EventStores> =>
-  Effect.gen(function* () {
-    const stores = yield* EventStores;
-    const read = function* (path: string) {
-      const location = where === undefined ? layoutOf(resolveEpisodeDir(path)).log : where(path).log;
-      const scan = yield* stores.scan(location);
-      return { records: scan.records, file: where === undefined ? shownPath(location) : location, torn: scan.torn };
-    };
-    const left = yield* read(a);
-    const right = yield* read(b);
-    const diff = compareLogs(left.records, right.records, left.file, right.file);
-    // A torn final record (a crash mid-write) is left out, as replay leaves it: said, not refused.
-    const torn = ([["a", left], ["b", right]] as const).flatMap(([side, read]) => (read.torn === null ? [] : [`${side}'s log ends in a torn record (${read.torn.message}); compared as far as it is whole`]));
-    return torn.length === 0 ? diff : { ...diff, notes: [...diff.notes, ...torn] };
-  });
+/**
+ * Reads both logs from `backend` (default: the embedded one, where `a` and `b` are episode
+ * directories; `where` locates episodes in other stores) and compares them.
+ */
+export const diffEpisodes = async (a: string, b: string, backend: Backend = embeddedBackend, where?: (episode: string) => Where): Promise<EpisodeDiff> => {
+  const read = async (path: string) => {
+    const location = where === undefined ? layoutOf(resolveEpisodeDir(path)).log : where(path).log;
+    const scan = await backend.eventStores.scan(location);
+    return { records: scan.records, file: where === undefined ? shownPath(location) : location, torn: scan.torn };
+  };
+  const left = await read(a);
+  const right = await read(b);
+  const diff = compareLogs(left.records, right.records, left.file, right.file);
+  // A torn final record (a crash mid-write) is left out, as replay leaves it: said, not refused.
+  const torn = ([["a", left], ["b", right]] as const).flatMap(([side, read]) => (read.torn === null ? [] : [`${side}'s log ends in a torn record (${read.torn.message}); compared as far as it is whole`]));
+  return torn.length === 0 ? diff : { ...diff, notes: [...diff.notes, ...torn] };
+};
 
 const recordText = (r: ComparedRecord | null, side: string, other: string): string => (r === null ? `  ${side}  (no record: ${other}'s tick goes on past ${side}'s)` : `  ${side}${recordLine(r)}`);
 

@@ -1,5 +1,6 @@
-// Running and forking episodes on the embedded default: file event store, in-process transport,
-// one actor host, file snapshots. (The distributed variants swap these adapters, not this code.)
+// Running and forking episodes on a Backend (infra/backend.ts): by default the embedded one (file
+// event store, in-process transport, one actor host, file snapshots); a distributed run passes
+// another backend, not other code.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../../actors/actor.ts";
@@ -7,13 +8,13 @@ import { canonicalJson } from "../../events/canonical.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { worldNamed } from "./worlds.ts";
 import { isSeed, SEED_RULE } from "../../actors/rng.ts";
-import { Effect } from "effect";
 import type { LogRecord } from "../../events/record.ts";
 import { SnapshotDamaged, type TornTail } from "../../events/errors.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { EventStore, FsyncPolicy } from "../../infra/eventStore.ts";
 import { segmentFiles } from "../../infra/fileEventStore.ts";
-import { Embedded, EventStores, SnapshotStores, Tracing, Transports, type EmbeddedServices } from "../../infra/layers.ts";
+import { embeddedBackend, type Backend } from "../../infra/backend.ts";
+import { withResources } from "../../infra/resources.ts";
 import type { EpisodeSnapshot, SnapshotStore } from "../../infra/snapshotStore.ts";
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "../distributed/actorHost.ts";
@@ -23,6 +24,7 @@ import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveE
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "../views/text.ts";
 import { PROBETOWN_VERSION } from "./version.ts";
+import { messageOf } from "../../events/errorMessage.ts";
 
 export { PROBETOWN_VERSION };
 
@@ -76,7 +78,7 @@ export function resumeNotes(note: (text: string) => void, keptIn: "file" | "subj
   return { onRecovered: (torn, keptAt) => note(tailCutNote(torn, keptAt, keptIn)), onResumeNote: note };
 }
 
-/** Where an episode's pieces live, as locations of the EventStores and SnapshotStores services. */
+/** Where an episode's pieces live, as locations of the backend's event and snapshot stores. */
 export interface Where {
   readonly log: string;
   readonly snapshots: string;
@@ -223,7 +225,7 @@ export function checkWritable(dir: string, explicit: string | undefined, resume:
     try {
       accessSync(path, constants.W_OK);
     } catch (error) {
-      const why = `cannot write to ${shownPath(path)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      const why = `cannot write to ${shownPath(path)} (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
       if (resume && existsSync(log)) throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; the log is left as it is: make it writable to continue it`);
       throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; ${explicit === undefined ? "give --log a directory you can write to, or run from one" : "choose a directory you can write to"}`);
     }
@@ -287,9 +289,9 @@ interface Start {
   readonly snapshot: string | null;
 }
 
-/** Runs an episode's ticks on whatever stores, transport and tracing the layer provides. */
-const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
-  Effect.gen(function* () {
+/** Runs an episode's ticks on the backend's stores, transport and tracing. */
+const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeResult> =>
+  withResources(async (resources) => {
     const started = performance.now();
     const where = (o.where ?? filesWhere(o.dir, o.resume))(d.episode);
     const traceConfig: TelemetryConfig = o.trace === undefined || o.trace === "default" ? where.trace : o.trace;
@@ -299,17 +301,18 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     const unknown = remote.filter((id) => !actorIds.includes(id));
     if (unknown.length > 0) throw new UsageError(`--remote: no actor ${unknown.join(", ")} in this episode (actors: ${actorIds.join(", ")})`);
     if (remote.length > 0 && d.base !== undefined) throw new UsageError("--remote: a fork runs with all its actors in one process");
-    // Acquired in this order, released in reverse when the scope closes (also on failure):
-    // the trace is flushed last, after the log is closed.
-    const telemetry = yield* (yield* Tracing).open(traceConfig);
+    // Opened in this order, released in reverse when the run ends (also on failure): the transport,
+    // then the log; the trace is flushed last, after the log is closed.
+    const telemetry = resources.add(backend.tracing.open(traceConfig), (t) => t.shutdown().catch(() => undefined));
     const previous = d.previousHash === undefined ? {} : { previousHash: d.previousHash };
     const createOptions = { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous, ...(o.onRecovered === undefined ? {} : { onRecovered: o.onRecovered }) } as const;
-    const stores = yield* EventStores;
-    const opened = o.resume === true ? yield* stores.resume(where.log, createOptions) : { store: yield* stores.create(where.log, createOptions), records: [] as LogRecord[] };
+    const stores = backend.eventStores;
+    const opened = o.resume === true ? await stores.resume(where.log, createOptions) : { store: await stores.create(where.log, createOptions), records: [] as LogRecord[] };
+    resources.add(opened.store, (store, failure) => stores.close(store, failure));
     const headBefore = opened.store.head().seq;
-    const snapshots = (yield* SnapshotStores).at(where.snapshots);
-    const transport = yield* (yield* Transports).open();
-    const start = yield* Effect.tryPromise({ try: () => startOf(d, opened.records, snapshots, remote, o.onResumeNote ?? (() => undefined)), catch: (e) => e as Error });
+    const snapshots = backend.snapshotStores.at(where.snapshots);
+    const transport = resources.add(backend.transports.open(), (t) => t.close());
+    const start = await startOf(d, opened.records, snapshots, remote, o.onResumeNote ?? (() => undefined));
     const store = start.logged.length === 0 ? opened.store : new ResumeStore(opened.store, start.logged, start.from);
     const local = start.host;
     let routing = singleHost(HOST_SUBJECT);
@@ -365,10 +368,10 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
     };
     const lost = hostLost(d.episode, new Map(remote.map((id) => [routing.subjectOf(id), id])));
     const stopped = (error: unknown): Error => (error instanceof Interrupted ? new Interrupted(error.episode, error.afterTick, error.lastTick, error.reason, where.dir) : lost(error));
-    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : yield* Effect.tryPromise({ try: run, catch: stopped });
+    const stateHash = start.firstTick > d.lastTick ? lastStateHash(start.logged) : await run().catch((error: unknown) => Promise.reject(stopped(error)));
     local?.stop();
-    // The trace is flushed now (not only when the scope closes) so the result can say whether it was delivered.
-    yield* Effect.promise(() => telemetry.flush().catch(() => undefined));
+    // The trace is flushed now (not only when the run's resources are released) so the result can say whether it was delivered.
+    await telemetry.flush().catch(() => undefined);
     const undelivered = telemetry.undelivered();
     return {
       ...(undelivered === null ? {} : { traceUndelivered: undelivered }),
@@ -387,7 +390,7 @@ const drive = (d: Drive, o: CommonOptions): Effect.Effect<EpisodeResult, Error, 
       actors: actorIds.length,
       ...(opened.records.length > 0 ? { resumedAfterTick: start.firstTick - 1 } : {}),
     };
-  }).pipe(Effect.scoped);
+  });
 
 /** A request to a remote actor that found no host, or got no reply in time, is that host lost; other errors pass. */
 const hostLost = (episode: string, remoteBySubject: ReadonlyMap<string, string>) => (error: unknown): Error => {
@@ -568,28 +571,26 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
   return stateHash;
 }
 
-/** Runs an episode on the embedded default. */
-export const runEpisode = (o: RunOptions): Promise<EpisodeResult> => Effect.runPromise(runEpisodeEffect(o).pipe(Effect.provide(Embedded)));
-
-export const runEpisodeEffect = (o: RunOptions): Effect.Effect<EpisodeResult, Error, EmbeddedServices> =>
-  Effect.suspend(() => {
-    const world = worldNamed(o.world);
-    const condition = o.condition ?? world.defaultCondition;
-    if (!isSeed(o.seed)) throw new UsageError(`--seed: expected ${SEED_RULE}, got ${o.seed}`);
-    const baseConfig = resolveNewEpisodeConfig(world, o.config);
-    const config = world.applyCondition(baseConfig, condition);
-    const ticks = o.ticks ?? world.defaultTicks(config);
-    if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
-    const episode = episodeIdOf(world.name, o.seed, condition);
-    return drive(
-      {
-        world, episode, seed: o.seed, condition, baseConfig, config, definitions: world.actors(config, o.seed),
-        firstSeq: 0, firstTick: 0, lastTick: ticks - 1,
-        header: (actors) => ({ type: "episode.started", tick: 0, payload: { world: world.name, seed: o.seed, condition, config: baseConfig, actors, ticks } }),
-      },
-      o,
-    );
-  });
+/** Runs an episode on `backend` (default: the embedded one, an episode directory of files). */
+export const runEpisode = async (o: RunOptions, backend: Backend = embeddedBackend): Promise<EpisodeResult> => {
+  const world = worldNamed(o.world);
+  const condition = o.condition ?? world.defaultCondition;
+  if (!isSeed(o.seed)) throw new UsageError(`--seed: expected ${SEED_RULE}, got ${o.seed}`);
+  const baseConfig = resolveNewEpisodeConfig(world, o.config);
+  const config = world.applyCondition(baseConfig, condition);
+  const ticks = o.ticks ?? world.defaultTicks(config);
+  if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
+  const episode = episodeIdOf(world.name, o.seed, condition);
+  return drive(
+    {
+      world, episode, seed: o.seed, condition, baseConfig, config, definitions: world.actors(config, o.seed),
+      firstSeq: 0, firstTick: 0, lastTick: ticks - 1,
+      header: (actors) => ({ type: "episode.started", tick: 0, payload: { world: world.name, seed: o.seed, condition, config: baseConfig, actors, ticks } }),
+    },
+    o,
+    backend,
+  );
+};
 
 export interface ForkOptions extends CommonOptions {
   readonly parent: string;
@@ -622,60 +623,58 @@ export function forkTicks(header: Pick<EpisodeHeader, "world" | "ticks">, atTick
   return ticks;
 }
 
-/** Forks an episode on the embedded default. */
-export const forkEpisode = (o: ForkOptions): Promise<ForkResult> => Effect.runPromise(forkEpisodeEffect(o).pipe(Effect.provide(Embedded)));
-
-export const forkEpisodeEffect = (o: ForkOptions): Effect.Effect<ForkResult, Error, EmbeddedServices> =>
-  Effect.gen(function* () {
-    const inFiles = o.parentWhere === undefined;
-    const parentWhere = o.parentWhere?.(o.parent);
-    const parentDir = parentWhere?.dir ?? resolveEpisodeDir(o.parent);
-    const parentLayout = parentWhere ?? layoutOf(parentDir);
-    const records = yield* (yield* EventStores).read(parentLayout.log);
-    const header = headerOf(records, inFiles ? relative(process.cwd(), parentLayout.log) : parentDir);
-    const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
-    if (committed === undefined) {
-      const ticks = records.filter((r) => r.type === "tick.committed").map((r) => r.tick);
-      // A fork's own log starts after its fork point: the ticks up to it are in its parent's log.
-      const forked = records[0]?.type === "episode.forked" ? (records[0].payload as { parent: string; parentLog?: string; atTick: number }) : null;
-      const earlier = forked !== null && o.atTick <= forked.atTick
-        ? `; it is a fork of ${forked.parent} after tick ${forked.atTick}, whose log holds the ticks up to ${forked.atTick}: fork ${inFiles && forked.parentLog !== undefined ? shownPath(resolve(parentDir, forked.parentLog, "..")) : forked.parent} --at ${o.atTick} instead`
-        : "";
-      throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})${earlier}`);
-    }
-    const world = header.world;
-    const config = world.applyCondition(header.baseConfig, o.condition);
-    // Before the replay below, which for a large town takes a while.
-    const ticks = forkTicks(header, o.atTick, o.ticks);
-    const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
-    // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
-    const parentSnapshots = (yield* SnapshotStores).at(parentLayout.snapshots);
-    let base = yield* Effect.promise(() => parentSnapshots.get(parentStateHash));
-    const stored = base === null ? undefined : snapshotNamed(parentSnapshots, parentStateHash, `remove it, and the fork replays the parent to tick ${o.atTick} instead (the parent's log is not affected)`);
-    if (base === null) base = yield* replayedSnapshot(parentDir, records, o.atTick, parentLayout.snapshots);
-    const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
-    const where = (o.where ?? filesWhere(o.dir))(episode);
-    const dir = where.dir;
-    // Checked and given the child's condition here, so the child starts from exactly this state.
-    const host = restoreHost(world, base, config, header.seed, o.condition, stored);
-    const baseActors = host.snapshots();
-    host.stop();
-    const result = yield* drive(
-      {
-        world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, definitions: world.actors(config, header.seed), base, baseActors,
-        ...(committed.meta?.traceparent === undefined ? {} : { parentTraceparent: committed.meta.traceparent }),
-        firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
-        header: (actors) => ({
-          type: "episode.forked",
-          tick: o.atTick,
-          payload: {
-            world: world.name, seed: header.seed, parent: header.episode, parentLog: inFiles ? relative(dir, parentLayout.log) : parentDir,
-            atSeq: committed.seq, atTick: o.atTick, parentHash: committed.hash, parentStateHash,
-            condition: o.condition, parentCondition: header.condition, config: header.baseConfig, actors, ticks,
-          },
-        }),
-      },
-      { ...o, where: () => where },
-    );
-    return { ...result, parent: header.episode, atSeq: committed.seq };
-  });
+/** Forks an episode on `backend` (default: the embedded one, episode directories of files). */
+export const forkEpisode = async (o: ForkOptions, backend: Backend = embeddedBackend): Promise<ForkResult> => {
+  const inFiles = o.parentWhere === undefined;
+  const parentWhere = o.parentWhere?.(o.parent);
+  const parentDir = parentWhere?.dir ?? resolveEpisodeDir(o.parent);
+  const parentLayout = parentWhere ?? layoutOf(parentDir);
+  const records = await backend.eventStores.read(parentLayout.log);
+  const header = headerOf(records, inFiles ? relative(process.cwd(), parentLayout.log) : parentDir);
+  const committed = records.find((r) => r.type === "tick.committed" && r.tick === o.atTick);
+  if (committed === undefined) {
+    const ticks = records.filter((r) => r.type === "tick.committed").map((r) => r.tick);
+    // A fork's own log starts after its fork point: the ticks up to it are in its parent's log.
+    const forked = records[0]?.type === "episode.forked" ? (records[0].payload as { parent: string; parentLog?: string; atTick: number }) : null;
+    const earlier = forked !== null && o.atTick <= forked.atTick
+      ? `; it is a fork of ${forked.parent} after tick ${forked.atTick}, whose log holds the ticks up to ${forked.atTick}: fork ${inFiles && forked.parentLog !== undefined ? shownPath(resolve(parentDir, forked.parentLog, "..")) : forked.parent} --at ${o.atTick} instead`
+      : "";
+    throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})${earlier}`);
+  }
+  const world = header.world;
+  const config = world.applyCondition(header.baseConfig, o.condition);
+  // Before the replay below, which for a large town takes a while.
+  const ticks = forkTicks(header, o.atTick, o.ticks);
+  const parentStateHash = (committed.payload as { stateHash: string }).stateHash;
+  // The parent's snapshot at that tick, or a replay up to it when the run did not keep one.
+  const parentSnapshots = backend.snapshotStores.at(parentLayout.snapshots);
+  let base = await parentSnapshots.get(parentStateHash);
+  const stored = base === null ? undefined : snapshotNamed(parentSnapshots, parentStateHash, `remove it, and the fork replays the parent to tick ${o.atTick} instead (the parent's log is not affected)`);
+  if (base === null) base = await replayedSnapshot(parentDir, records, o.atTick, parentLayout.snapshots, backend);
+  const episode = `${header.episode}~t${o.atTick}-${o.condition}`;
+  const where = (o.where ?? filesWhere(o.dir))(episode);
+  const dir = where.dir;
+  // Checked and given the child's condition here, so the child starts from exactly this state.
+  const host = restoreHost(world, base, config, header.seed, o.condition, stored);
+  const baseActors = host.snapshots();
+  host.stop();
+  const result = await drive(
+    {
+      world, episode, seed: header.seed, condition: o.condition, baseConfig: header.baseConfig, config, definitions: world.actors(config, header.seed), base, baseActors,
+      ...(committed.meta?.traceparent === undefined ? {} : { parentTraceparent: committed.meta.traceparent }),
+      firstSeq: committed.seq, previousHash: committed.hash, firstTick: o.atTick + 1, lastTick: ticks - 1,
+      header: (actors) => ({
+        type: "episode.forked",
+        tick: o.atTick,
+        payload: {
+          world: world.name, seed: header.seed, parent: header.episode, parentLog: inFiles ? relative(dir, parentLayout.log) : parentDir,
+          atSeq: committed.seq, atTick: o.atTick, parentHash: committed.hash, parentStateHash,
+          condition: o.condition, parentCondition: header.condition, config: header.baseConfig, actors, ticks,
+        },
+      }),
+    },
+    { ...o, where: () => where },
+    backend,
+  );
+  return { ...result, parent: header.episode, atSeq: committed.seq };
+};

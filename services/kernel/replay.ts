@@ -14,8 +14,7 @@ import { GENESIS_HASH, type Draft, type LogRecord } from "../../events/record.ts
 import { LogCorrupted, SnapshotDamaged } from "../../events/errors.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { AppendOptions, EventStore, Head } from "../../infra/eventStore.ts";
-import { Effect } from "effect";
-import { Embedded, EventStores, SnapshotStores, Transports } from "../../infra/layers.ts";
+import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import { FileSnapshotStore, type EpisodeSnapshot, type SnapshotStore } from "../../infra/snapshotStore.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { ActorHost, partDigest, stateHashOf } from "../distributed/actorHost.ts";
@@ -326,7 +325,7 @@ async function baseFromParent(header: EpisodeHeader, dir: string): Promise<Episo
   if (last === undefined || last.seq < atSeq) {
     return `its parent's log (${parentLog}) ends ${last === undefined ? "before its first record" : `at seq ${last.seq}, tick ${last.tick}`}, before the fork point (seq ${atSeq}, tick ${String(header.payload.atTick)}): it lost its last records after the fork was made (a crash, and \`repair\` cutting what it tore), so the base cannot be rebuilt from it`;
   }
-  const base = await Effect.runPromise(replayedSnapshot(parentDir, records, Number(header.payload.atTick), layoutOf(parentDir).snapshots).pipe(Effect.provide(Embedded)));
+  const base = await replayedSnapshot(parentDir, records, Number(header.payload.atTick), layoutOf(parentDir).snapshots);
   return base.stateHash === header.payload.parentStateHash ? base : `its parent's log (${parentLog}) replayed to the fork point gives another state (${base.stateHash.slice(0, 12)}…), so the base cannot be rebuilt from it`;
 }
 
@@ -335,14 +334,14 @@ async function baseFromParent(header: EpisodeHeader, dir: string): Promise<Episo
  * its snapshot store, where a fork's own base is): a fork's base its parent did not keep, for
  * `fork` and for a fork that lost it (`baseFromParent`).
  */
-export const replayedSnapshot = (dir: string, records: readonly LogRecord[], tick: number, snapshots: string): Effect.Effect<EpisodeSnapshot, Error, SnapshotStores | Transports> =>
-  Effect.map(replayRecordsEffect(dir, records, { toTick: tick, snapshots }), (replay) => {
-    try {
-      return snapshotOfReplay(replay);
-    } finally {
-      replay.host.stop();
-    }
-  });
+export const replayedSnapshot = async (dir: string, records: readonly LogRecord[], tick: number, snapshots: string, backend: Backend = embeddedBackend): Promise<EpisodeSnapshot> => {
+  const replay = await replayRecords(dir, records, { toTick: tick, snapshots }, backend);
+  try {
+    return snapshotOfReplay(replay);
+  } finally {
+    replay.host.stop();
+  }
+};
 
 /** Where a stored snapshot is, for a damaged one's message, and what to do about it. */
 export interface SnapshotNamed {
@@ -406,7 +405,7 @@ export interface ReplayOptions {
   readonly onHeader?: (header: EpisodeHeader, host: ActorHost) => void;
   /** After each tick: ticks replayed so far and how many the replay will take (to --to-tick, or the episode's end). */
   readonly onProgress?: (done: number, total: number) => void;
-  /** SnapshotStores location (default: the episode directory's snapshots/). */
+  /** Location in the backend's snapshot stores (default: the episode directory's snapshots/). */
   readonly snapshots?: string;
   /**
    * Replays the records of a tick the log ends part-way through too (`verify` checks them). The
@@ -447,37 +446,37 @@ export function snapshotOfReplay(result: ReplayResult): EpisodeSnapshot {
 }
 
 /** Reads, checks and replays an episode directory (embedded default). Rejects with log errors and Divergence. */
-export const replayEpisode = (path: string, options: ReplayOptions = {}): Promise<ReplayResult> =>
-  Effect.runPromise(
-    Effect.suspend(() => {
-      const dir = resolveEpisodeDir(path);
-      // Not damage (`verify` says the same, exit 0): there is simply nothing to replay yet.
-      const unstarted = notStarted(dir);
-      if (unstarted !== null) throw new UsageError(`${shownPath(dir)}: not started: ${unstarted.why}; there is nothing to replay or inspect. ${capitalised(unstarted.how)}`);
-      return replayWhereEffect(layoutOf(dir), options);
-    }).pipe(Effect.provide(Embedded)),
-  );
+export const replayEpisode = async (path: string, options: ReplayOptions = {}): Promise<ReplayResult> => {
+  const dir = resolveEpisodeDir(path);
+  // Not damage (`verify` says the same, exit 0): there is simply nothing to replay yet.
+  const unstarted = notStarted(dir);
+  if (unstarted !== null) throw new UsageError(`${shownPath(dir)}: not started: ${unstarted.why}; there is nothing to replay or inspect. ${capitalised(unstarted.how)}`);
+  return replayWhere(layoutOf(dir), options);
+};
 
-/** Where a replay reads: the log and snapshot locations in the services provided, and a name for messages. */
+/** Where a replay reads: the log and snapshot locations in the backend's stores, and a name for messages. */
 export interface ReplaySource {
   readonly dir: string;
   readonly log: string;
   readonly snapshots: string;
 }
 
-/** Reads, checks and replays an episode from the EventStores and SnapshotStores provided (files, or JetStream). */
-export const replayWhereEffect = (source: ReplaySource, options: ReplayOptions = {}): Effect.Effect<ReplayResult, Error, EventStores | SnapshotStores | Transports> =>
-  Effect.gen(function* () {
-    const records = yield* (yield* EventStores).read(source.log);
-    return yield* replayRecordsEffect(source.dir, records, { snapshots: source.snapshots, ...options });
-  });
+/** Reads, checks and replays an episode from the backend's stores (default: files; or JetStream). */
+export const replayWhere = async (source: ReplaySource, options: ReplayOptions = {}, backend: Backend = embeddedBackend): Promise<ReplayResult> => {
+  const records = await backend.eventStores.read(source.log);
+  return replayRecords(source.dir, records, { snapshots: source.snapshots, ...options }, backend);
+};
 
-export const replayRecordsEffect = (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}): Effect.Effect<ReplayResult, Error, SnapshotStores | Transports> =>
-  Effect.gen(function* () {
-    const snapshots = (yield* SnapshotStores).at(options.snapshots ?? layoutOf(dir).snapshots);
-    const transport = yield* (yield* Transports).open();
-    return yield* Effect.tryPromise({ try: () => replayWith(dir, records, options, snapshots, transport), catch: (e) => e as Error });
-  }).pipe(Effect.scoped);
+/** Replays records already read, on the backend's snapshot store and a transport of its own (closed when it ends). */
+export const replayRecords = async (dir: string, records: readonly LogRecord[], options: ReplayOptions = {}, backend: Backend = embeddedBackend): Promise<ReplayResult> => {
+  const snapshots = backend.snapshotStores.at(options.snapshots ?? layoutOf(dir).snapshots);
+  const transport = backend.transports.open();
+  try {
+    return await replayWith(dir, records, options, snapshots, transport);
+  } finally {
+    await transport.close();
+  }
+};
 
 async function replayWith(dir: string, records: readonly LogRecord[], options: ReplayOptions, snapshots: SnapshotStore, transport: Transport): Promise<ReplayResult> {
   const started = performance.now();

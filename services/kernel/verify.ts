@@ -3,11 +3,10 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../../events/errors.ts";
-import { Effect, Result } from "effect";
-import { Embedded, EventStores, type EmbeddedServices } from "../../infra/layers.ts";
+import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import { FIRST_SEGMENT, logWriter, scanLog, strayLogFiles } from "../../infra/fileEventStore.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
-import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecordsEffect, resolveEpisodeDir, UsageError } from "./replay.ts";
+import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecords, resolveEpisodeDir, UsageError } from "./replay.ts";
 import { shownPath } from "../views/text.ts";
 import { latestPointer } from "../../infra/snapshotStore.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -29,155 +28,163 @@ export interface VerifyReport {
   readonly text: string;
 }
 
-/** Verifies an episode directory on the embedded default. */
-export const verifyEpisode = (path: string, options: VerifyOptions = {}): Promise<VerifyReport> => Effect.runPromise(verifyEpisodeEffect(path, undefined, options).pipe(Effect.provide(Embedded)));
-
 export interface VerifyOptions {
   /** After each replayed tick: ticks done and the episode's total (a large town takes minutes). */
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-/** `where` locates the episode in other stores (JetStream); by default `path` is an episode directory. */
-export const verifyEpisodeEffect = (path: string, where?: Where, options: VerifyOptions = {}): Effect.Effect<VerifyReport, Error, EmbeddedServices> =>
-  Effect.gen(function* () {
-    const started = performance.now();
-    const dir = where?.dir ?? resolveEpisodeDir(path);
-    const layout = where === undefined ? layoutOf(dir) : { log: where.log, snapshots: where.snapshots };
-    const notes: string[] = [];
-    const elapsed = () => (performance.now() - started) / 1000;
-    const fail = (kind: "damaged" | "diverged", seq: number | null, message: string, details: string[], episode: string | null, records: number): VerifyReport => ({
-      ok: false,
-      exitCode: kind === "damaged" ? 3 : 1,
-      episode,
-      records,
+/**
+ * Verifies an episode on `backend` (default: the embedded one, where `path` is an episode
+ * directory); `where` locates the episode in the backend's stores when they are not files (JetStream).
+ */
+export const verifyEpisode = async (path: string, options: VerifyOptions = {}, backend: Backend = embeddedBackend, where?: Where): Promise<VerifyReport> => {
+  const started = performance.now();
+  const dir = where?.dir ?? resolveEpisodeDir(path);
+  const layout = where === undefined ? layoutOf(dir) : { log: where.log, snapshots: where.snapshots };
+  const notes: string[] = [];
+  const elapsed = () => (performance.now() - started) / 1000;
+  const fail = (kind: "damaged" | "diverged", seq: number | null, message: string, details: string[], episode: string | null, records: number): VerifyReport => ({
+    ok: false,
+    exitCode: kind === "damaged" ? 3 : 1,
+    episode,
+    records,
+    ticks: 0,
+    seconds: elapsed(),
+    eventsPerSecond: 0,
+    problem: { kind, seq, message, details },
+    notes,
+    text: [`FAILED: ${message}`, ...details.map((d) => `  ${d}`), ...notes.map((n) => `note: ${n}`)].join("\n"),
+  });
+
+  const stores = backend.eventStores;
+  const scanned = await settled(stores.scan(layout.log));
+  if (!scanned.ok) {
+    const error = scanned.error;
+    if (error instanceof LogCorrupted) {
+      // In JetStream, a resume is what cuts a damaged tail (`repair` is for files).
+      const remedy = error.file.startsWith("jetstream:") ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
+      return fail("damaged", error.seq, error.message, error.line === 1 && error.startMissing === true ? [] : [`records before this one are intact${remedy}`], null, 0);
+    }
+    if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
+    throw error;
+  }
+  const scan = scanned.value;
+  // A log its run is still writing (its lock names a live process) may be read mid-record or
+  // mid-tick: that is neither damage nor an interrupted run to resume.
+  const writer = where === undefined ? logWriter(layout.log) : null;
+  if (writer !== null) notes.push(`process ${writer} is writing this log (its run is going on): verified as far as it had written`);
+  const stray = where === undefined ? strayLogFiles(layout.log) : [];
+  if (stray.length > 0) notes.push(`${shownPath(layout.log)} also holds ${stray.join(", ")}, which ${stray.length === 1 ? "is" : "are"} not read: a segment is named by its first record's seq in 12 digits (${FIRST_SEGMENT}), so a segment renamed by hand is left out of the log`);
+  if (scan.torn !== null && writer === null) {
+    const torn: TornTail = scan.torn;
+    return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${shownPath(dir)}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
+  }
+  // A log folder without records lost its segments (or its run wrote nothing): nothing holds.
+  if (scan.records.length === 0) {
+    // In JetStream an id without records is most often a typo, or another --namespace.
+    if (where !== undefined) throw new UsageError(`${dir}: no records under that episode id in that namespace (check the id and --namespace)`);
+    // An episode whose run stopped before its first record is not damaged, as a run stopped
+    // mid-tick is not: it verifies (exit 0), saying it was not started and how to start it.
+    const unstarted = notStarted(dir);
+    if (unstarted === null) return fail("damaged", null, `${shownPath(layout.log)}: ${NO_RECORDS}`, [], null, 0);
+    notes.push(unstarted.how);
+    return {
+      ok: true,
+      exitCode: 0,
+      episode: null,
+      records: 0,
       ticks: 0,
       seconds: elapsed(),
       eventsPerSecond: 0,
-      problem: { kind, seq, message, details },
-      notes,
-      text: [`FAILED: ${message}`, ...details.map((d) => `  ${d}`), ...notes.map((n) => `note: ${n}`)].join("\n"),
-    });
-
-    const stores = yield* EventStores;
-    const scanned = yield* Effect.result(stores.scan(layout.log));
-    if (Result.isFailure(scanned)) {
-      const error = scanned.failure;
-      if (error instanceof LogCorrupted) {
-        // In JetStream, a resume is what cuts a damaged tail (`repair` is for files).
-        const remedy = error.file.startsWith("jetstream:") ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
-        return fail("damaged", error.seq, error.message, error.line === 1 && error.startMissing === true ? [] : [`records before this one are intact${remedy}`], null, 0);
-      }
-      if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
-      return yield* Effect.fail(error as Error);
-    }
-    const scan = scanned.success;
-    // A log its run is still writing (its lock names a live process) may be read mid-record or
-    // mid-tick: that is neither damage nor an interrupted run to resume.
-    const writer = where === undefined ? logWriter(layout.log) : null;
-    if (writer !== null) notes.push(`process ${writer} is writing this log (its run is going on): verified as far as it had written`);
-    const stray = where === undefined ? strayLogFiles(layout.log) : [];
-    if (stray.length > 0) notes.push(`${shownPath(layout.log)} also holds ${stray.join(", ")}, which ${stray.length === 1 ? "is" : "are"} not read: a segment is named by its first record's seq in 12 digits (${FIRST_SEGMENT}), so a segment renamed by hand is left out of the log`);
-    if (scan.torn !== null && writer === null) {
-      const torn: TornTail = scan.torn;
-      return fail("damaged", torn.afterSeq, torn.message, [`${scan.records.length} records before it are intact; \`probetown repair ${shownPath(dir)}\` cuts the torn bytes off (keeping them in a .torn file)`], scan.records[0]?.episode ?? null, scan.records.length);
-    }
-    // A log folder without records lost its segments (or its run wrote nothing): nothing holds.
-    if (scan.records.length === 0) {
-      // In JetStream an id without records is most often a typo, or another --namespace.
-      if (where !== undefined) throw new UsageError(`${dir}: no records under that episode id in that namespace (check the id and --namespace)`);
-      // An episode whose run stopped before its first record is not damaged, as a run stopped
-      // mid-tick is not: it verifies (exit 0), saying it was not started and how to start it.
-      const unstarted = notStarted(dir);
-      if (unstarted === null) return fail("damaged", null, `${shownPath(layout.log)}: ${NO_RECORDS}`, [], null, 0);
-      notes.push(unstarted.how);
-      return {
-        ok: true,
-        exitCode: 0,
-        episode: null,
-        records: 0,
-        ticks: 0,
-        seconds: elapsed(),
-        eventsPerSecond: 0,
-        problem: null,
-        notes,
-        notStarted: unstarted.why,
-        text: [`NOT STARTED: ${shownPath(dir)}: ${unstarted.why}; nothing to verify`, ...notes.map((n) => `note: ${n}`)].join("\n"),
-      };
-    }
-    const header = headerOf(scan.records, shownPath(layout.log));
-    if (header.kind === "forked") {
-      // A parent in files is named relative to the child's directory; one in JetStream as
-      // `jetstream:<namespace>/<episode>`, readable here when the child is in the same namespace.
-      const named = String(header.payload.parentLog);
-      const sameStream = where !== undefined && named.startsWith("jetstream:") && named.slice(0, named.lastIndexOf("/")) === dir.slice(0, dir.lastIndexOf("/"));
-      const parentLog = sameStream ? String(header.payload.parent) : resolve(dir, named);
-      if (sameStream || existsSync(parentLog)) {
-        // A parent in files is read up to the fork point only: damage after it (a parent altered or
-        // torn later) failed this fork's verify with the parent's error, no report, exit 3.
-        let parent: readonly LogRecord[];
-        try {
-          parent = sameStream ? (yield* stores.scan(parentLog)).records : scanLog(parentLog, { untilSeq: Number(header.payload.atSeq) }).records;
-        } catch (error) {
-          if (!(error instanceof LogCorrupted || error instanceof UnknownEventType || error instanceof InvalidPayload)) throw error;
-          return fail("damaged", header.record.seq, `the fork's parent log is damaged before the fork point (seq ${String(header.payload.atSeq)}), so the fork's link to it cannot be checked: ${error.message}`, [], header.episode, scan.records.length);
-        }
-        const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
-        const end = parent.at(-1);
-        if (at === undefined && (end === undefined || end.seq < Number(header.payload.atSeq))) {
-          // Shorter than the fork point (cut back after the fork was made): nothing there to compare, as with no parent.
-          notes.push(`the parent log ${sameStream ? named : shownPath(parentLog)} ends ${end === undefined ? "before its first record" : `at seq ${end.seq}`}, before the fork point (seq ${String(header.payload.atSeq)}): it lost its last records after the fork was made (a crash, and \`repair\` cutting what it tore); checked the fork against its stored base snapshot only`);
-        } else if (at === undefined || at.hash !== header.payload.parentHash) {
-          return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${sameStream ? named : shownPath(parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
-        }
-      } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
-    }
-    const replayed = yield* Effect.result(replayRecordsEffect(dir, scan.records, { snapshots: layout.snapshots, partialTick: true, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) }));
-    if (Result.isFailure(replayed)) {
-      const error = replayed.failure;
-      if (error instanceof Divergence) {
-        const recordedBy = header.record.meta?.probetown;
-        if (recordedBy !== PROBETOWN_VERSION) {
-          notes.push(`the log was recorded by probetown ${typeof recordedBy === "string" ? recordedBy : "(unknown version)"}, this is ${PROBETOWN_VERSION}: a change in the code can explain the divergence`);
-        }
-        return fail("diverged", error.seq, error.message, error.details, header.episode, scan.records.length);
-      }
-      return yield* Effect.fail(error);
-    }
-    const result = replayed.success;
-    result.host.stop();
-    // Snapshots taken after ticks the log no longer holds (it was cut back: `repair`, a crash that
-    // lost its last ticks) are kept as evidence of what was lost, and never used: said here.
-    const pointer = where === undefined ? latestPointer(layout.snapshots) : null;
-    if (pointer !== null && pointer.tick > result.lastTick && writer === null) {
-      notes.push(`the latest snapshot (${shownPath(join(layout.snapshots, `${pointer.key}.json`))}) is of tick ${pointer.tick}, past the log's last committed tick ${result.lastTick}: the log was cut back after it was taken (by \`repair\`, or a crash that lost its last ticks); it is kept, not used (\`run --resume\` continues from the newest snapshot of a tick the log holds)`);
-    }
-    const ticks = result.lastTick - header.firstTick + 1;
-    const planned = header.ticks - header.firstTick;
-    let unfinished: string | undefined;
-    if (result.incompleteTick) unfinished = `the log ends part-way through tick ${result.lastTick + 1} (${writer === null ? "an interrupted run" : "being written"}); everything before it verified`;
-    else if (ticks < planned) unfinished = `${ticks} of ${planned} planned ticks are in the log`;
-    if (unfinished !== undefined) {
-      notes.push(unfinished);
-      // As for an episode not started: what continues it (a log in JetStream: its run with --nats and --resume).
-      if (where === undefined && writer === null) notes.push(header.kind === "forked" ? `a fork is not resumed: remove ${shownPath(dir)} and fork again for all of it` : `\`probetown run … --log ${shownPath(dir)} --resume\`, with the flags that started it, continues it`);
-    }
-    const seconds = elapsed();
-    const eventsPerSecond = scan.records.length / seconds;
-    const report: VerifyReport = {
-      ok: true,
-      exitCode: 0,
-      episode: header.episode,
-      records: scan.records.length,
-      ticks,
-      seconds,
-      eventsPerSecond,
       problem: null,
       notes,
-      ...(unfinished === undefined ? {} : { unfinished }),
-      text: [
-        `OK: ${header.episode}: ${scan.records.length} records, hash chain intact, ${ticks} tick state hashes recomputed and equal (${seconds.toFixed(3)} s, ${Math.round(eventsPerSecond).toLocaleString("en-US")} events/s)`,
-        ...notes.map((n) => `note: ${n}`),
-      ].join("\n"),
+      notStarted: unstarted.why,
+      text: [`NOT STARTED: ${shownPath(dir)}: ${unstarted.why}; nothing to verify`, ...notes.map((n) => `note: ${n}`)].join("\n"),
     };
-    return report;
-  });
+  }
+  const header = headerOf(scan.records, shownPath(layout.log));
+  if (header.kind === "forked") {
+    // A parent in files is named relative to the child's directory; one in JetStream as
+    // `jetstream:<namespace>/<episode>`, readable here when the child is in the same namespace.
+    const named = String(header.payload.parentLog);
+    const sameStream = where !== undefined && named.startsWith("jetstream:") && named.slice(0, named.lastIndexOf("/")) === dir.slice(0, dir.lastIndexOf("/"));
+    const parentLog = sameStream ? String(header.payload.parent) : resolve(dir, named);
+    if (sameStream || existsSync(parentLog)) {
+      // A parent in files is read up to the fork point only: damage after it (a parent altered or
+      // torn later) failed this fork's verify with the parent's error, no report, exit 3.
+      let parent: readonly LogRecord[];
+      try {
+        parent = sameStream ? (await stores.scan(parentLog)).records : scanLog(parentLog, { untilSeq: Number(header.payload.atSeq) }).records;
+      } catch (error) {
+        if (!(error instanceof LogCorrupted || error instanceof UnknownEventType || error instanceof InvalidPayload)) throw error;
+        return fail("damaged", header.record.seq, `the fork's parent log is damaged before the fork point (seq ${String(header.payload.atSeq)}), so the fork's link to it cannot be checked: ${error.message}`, [], header.episode, scan.records.length);
+      }
+      const at = parent.find((r) => r.seq === Number(header.payload.atSeq));
+      const end = parent.at(-1);
+      if (at === undefined && (end === undefined || end.seq < Number(header.payload.atSeq))) {
+        // Shorter than the fork point (cut back after the fork was made): nothing there to compare, as with no parent.
+        notes.push(`the parent log ${sameStream ? named : shownPath(parentLog)} ends ${end === undefined ? "before its first record" : `at seq ${end.seq}`}, before the fork point (seq ${String(header.payload.atSeq)}): it lost its last records after the fork was made (a crash, and \`repair\` cutting what it tore); checked the fork against its stored base snapshot only`);
+      } else if (at === undefined || at.hash !== header.payload.parentHash) {
+        return fail("diverged", header.record.seq, `fork header does not match its parent: record seq ${String(header.payload.atSeq)} of ${sameStream ? named : shownPath(parentLog)} ${at === undefined ? "is missing" : "has a different hash"}`, [], header.episode, scan.records.length);
+      }
+    } else notes.push(`parent log ${String(header.payload.parentLog)} not found; checked the fork against its stored base snapshot only`);
+  }
+  const replayed = await settled(replayRecords(dir, scan.records, { snapshots: layout.snapshots, partialTick: true, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) }, backend));
+  if (!replayed.ok) {
+    const error = replayed.error;
+    if (error instanceof Divergence) {
+      const recordedBy = header.record.meta?.probetown;
+      if (recordedBy !== PROBETOWN_VERSION) {
+        notes.push(`the log was recorded by probetown ${typeof recordedBy === "string" ? recordedBy : "(unknown version)"}, this is ${PROBETOWN_VERSION}: a change in the code can explain the divergence`);
+      }
+      return fail("diverged", error.seq, error.message, error.details, header.episode, scan.records.length);
+    }
+    throw error;
+  }
+  const result = replayed.value;
+  result.host.stop();
+  // Snapshots taken after ticks the log no longer holds (it was cut back: `repair`, a crash that
+  // lost its last ticks) are kept as evidence of what was lost, and never used: said here.
+  const pointer = where === undefined ? latestPointer(layout.snapshots) : null;
+  if (pointer !== null && pointer.tick > result.lastTick && writer === null) {
+    notes.push(`the latest snapshot (${shownPath(join(layout.snapshots, `${pointer.key}.json`))}) is of tick ${pointer.tick}, past the log's last committed tick ${result.lastTick}: the log was cut back after it was taken (by \`repair\`, or a crash that lost its last ticks); it is kept, not used (\`run --resume\` continues from the newest snapshot of a tick the log holds)`);
+  }
+  const ticks = result.lastTick - header.firstTick + 1;
+  const planned = header.ticks - header.firstTick;
+  let unfinished: string | undefined;
+  if (result.incompleteTick) unfinished = `the log ends part-way through tick ${result.lastTick + 1} (${writer === null ? "an interrupted run" : "being written"}); everything before it verified`;
+  else if (ticks < planned) unfinished = `${ticks} of ${planned} planned ticks are in the log`;
+  if (unfinished !== undefined) {
+    notes.push(unfinished);
+    // As for an episode not started: what continues it (a log in JetStream: its run with --nats and --resume).
+    if (where === undefined && writer === null) notes.push(header.kind === "forked" ? `a fork is not resumed: remove ${shownPath(dir)} and fork again for all of it` : `\`probetown run … --log ${shownPath(dir)} --resume\`, with the flags that started it, continues it`);
+  }
+  const seconds = elapsed();
+  const eventsPerSecond = scan.records.length / seconds;
+  const report: VerifyReport = {
+    ok: true,
+    exitCode: 0,
+    episode: header.episode,
+    records: scan.records.length,
+    ticks,
+    seconds,
+    eventsPerSecond,
+    problem: null,
+    notes,
+    ...(unfinished === undefined ? {} : { unfinished }),
+    text: [
+      `OK: ${header.episode}: ${scan.records.length} records, hash chain intact, ${ticks} tick state hashes recomputed and equal (${seconds.toFixed(3)} s, ${Math.round(eventsPerSecond).toLocaleString("en-US")} events/s)`,
+      ...notes.map((n) => `note: ${n}`),
+    ].join("\n"),
+  };
+  return report;
+};
+
+/** A promise's outcome as a value, so a caller can branch on the error it knows and rethrow the rest. */
+async function settled<A>(promise: Promise<A>): Promise<{ readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: unknown }> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}

@@ -16,7 +16,7 @@
 //   - its tokens and cost accounted per requesting actor and per query (services/llm/usage.ts).
 // Replay never reaches the gateway: services/kernel/replay.ts serves the logged answers.
 import type { Span } from "@opentelemetry/api";
-import { Context, Effect, Layer } from "effect";
+import { Effect } from "effect";
 import type { LlmCompletedPayload, LlmErrorKind, LlmFailedPayload, LlmRequestedPayload } from "../../events/llm.ts";
 import { ChatError, openAiChatClient, type ChatClient, type ChatMessage, type ChatResult } from "../../infra/openaiClient.ts";
 import type { LlmResponder } from "../kernel/sequencer.ts";
@@ -253,23 +253,3 @@ export function makeLlmGateway(config: LlmConfig, options: LlmGatewayOptions = {
     problems: () => circuit.problems(),
   };
 }
-
-/** The gateway as an Effect service (the episode loop uses its `responder`). */
-export class LlmGateway extends Context.Service<
-  LlmGateway,
-  {
-    readonly complete: (request: LlmRequestedPayload, from: string) => Effect.Effect<LlmAnswer>;
-    readonly accounting: Effect.Effect<Accounting>;
-    readonly responder: LlmResponder;
-  }
->()("probetown/services/LlmGateway") {
-  static layer(config: LlmConfig, options: LlmGatewayOptions = {}): Layer.Layer<LlmGateway> {
-    return Layer.sync(LlmGateway, () => LlmGateway.of(serviceOf(makeLlmGateway(config, options))));
-  }
-}
-
-export const serviceOf = (g: LlmGatewayImpl) => ({
-  complete: (request: LlmRequestedPayload, from: string) => Effect.promise(() => g.complete(request, from)),
-  accounting: Effect.sync(() => g.accounting()),
-  responder: g.responder,
-});

@@ -1,6 +1,6 @@
 // The LLM gateway's public entry (DESIGN §4, §8): what the rest of probetown imports. Each concern
 // lives in its own file under services/llm/:
-//   gateway.ts     makeLlmGateway and the LlmGateway Effect service: a call from request to answer
+//   gateway.ts     makeLlmGateway: a call from request to answer
 //   config.ts      LlmConfig, its defaults, and resolving --llm / --model / --llm-config / env
 //   retry.ts       retries with backoff (effect Schedule + Effect.retry)
 //   concurrency.ts the concurrency cap (effect Semaphore)
@@ -17,7 +17,7 @@
 // The OpenAI-compatible client itself is infra/openaiClient.ts. Replay never reaches the gateway:
 // services/kernel/replay.ts serves the logged answers.
 export { apiKeyFromEnv, apiKeyVariable, DEFAULT_MODEL, resolveLlmConfig, settingsWithoutKey, type LlmConfig, type LlmFlags, type ModelPrice, type ResolvedLlm } from "./config.ts";
-export { LlmGateway, makeLlmGateway, serviceOf, type LlmAnswer, type LlmGatewayImpl, type LlmGatewayOptions } from "./gateway.ts";
+export { makeLlmGateway, type LlmAnswer, type LlmGatewayImpl, type LlmGatewayOptions } from "./gateway.ts";
 export { DEFAULT_LLM_OUTPUTS, repairMessage, type OutputValidator } from "./outputs.ts";
 export { mergeProblems, RecordedEndpointProblems, type EndpointProblem, type EndpointProblemKind } from "./problems.ts";
 export { cachedOnlyResponder, LlmCache } from "./recording.ts";

@@ -1,11 +1,10 @@
 // The SnapshotStores contract (DESIGN §6, §7): the file store and the JetStream one must pass the
-// same assertions. `layer` may be a function when the layer can only be built once the suite runs
+// same assertions. `stores` may be a function when they can only be built once the suite runs
 // (after a NATS connection is made in beforeAll); `freshLocation` gives an unused location (a
 // directory for files, an episode id for JetStream).
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Effect, type Layer } from "effect";
-import { SnapshotStores } from "../../infra/layers.ts";
+import type { SnapshotStores } from "../../infra/backend.ts";
 import type { EpisodeSnapshot, SnapshotStore } from "../../infra/snapshotStore.ts";
 
 const hashOf = (label: string) => createHash("sha256").update(label).digest("hex");
@@ -30,13 +29,8 @@ export function snapshotFixture(label: string, tick: number, actorBytes = 200): 
   };
 }
 
-export function snapshotStoresContract(name: string, layer: Layer.Layer<SnapshotStores> | (() => Layer.Layer<SnapshotStores>), freshLocation: () => string): void {
-  const at = (location: string): Promise<SnapshotStore> =>
-    Effect.runPromise(
-      Effect.gen(function* () {
-        return (yield* SnapshotStores).at(location);
-      }).pipe(Effect.provide(typeof layer === "function" ? layer() : layer)),
-    );
+export function snapshotStoresContract(name: string, stores: SnapshotStores | (() => SnapshotStores), freshLocation: () => string): void {
+  const at = async (location: string): Promise<SnapshotStore> => (typeof stores === "function" ? stores() : stores).at(location);
 
   describe(`SnapshotStores contract: ${name}`, () => {
     it("puts and gets a snapshot by its state hash; has() tells whether one is stored", async () => {

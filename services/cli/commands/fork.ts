@@ -1,11 +1,10 @@
 // `probetown fork <log> --at <tick> --condition <name>`: a child episode from a parent's state.
-import { Effect } from "effect";
 import type { LogRecord } from "../../../events/record.ts";
 import { peekLog, type LogEnds } from "../../../infra/fileEventStore.ts";
 import { readJetStreamLog } from "../../../infra/jetStreamEventStore.ts";
-import { distributedLayer } from "../../../infra/natsLayers.ts";
+import { distributedBackend } from "../../../infra/natsBackend.ts";
 import { jetStreamWhere, withNats } from "../../distributed/episodes.ts";
-import { forkEpisode, forkEpisodeEffect, type ForkOptions, type ForkResult } from "../../kernel/episodes.ts";
+import { forkEpisode, type ForkOptions, type ForkResult } from "../../kernel/episodes.ts";
 import { layoutOf, resolveEpisodeDir } from "../../kernel/replay.ts";
 import { UsageError } from "../../kernel/usageError.ts";
 import { shownPath } from "../../views/text.ts";
@@ -64,7 +63,7 @@ export async function cmdFork(log: string, flags: EpisodeFlags & NatsFlags & Llm
     const { afterFork, gateway: forkGateway, ...llm } = llmForFork(log, flags, parentRecords);
     gateway = forkGateway;
     // A fork's id is fixed by its parent, tick and condition, and forks are not resumed.
-    const forked = await Effect.runPromise(forkEpisodeEffect({ ...options, ...llm, parentWhere: where, where }).pipe(Effect.provide(distributedLayer(nc, ns)))).catch(
+    const forked = await forkEpisode({ ...options, ...llm, parentWhere: where, where }, distributedBackend(nc, ns)).catch(
       hintIfExists("this fork was made before; inspect or verify it by that id, or fork into another --namespace"),
     );
     afterFork?.();

@@ -1,13 +1,12 @@
 // `probetown run <world> --seed <n>`: a new episode, on files or in JetStream.
 import { existsSync, readdirSync } from "node:fs";
-import { Effect } from "effect";
 import { resolveNewEpisodeConfig } from "../../../actors/actor.ts";
 import type { LogRecord } from "../../../events/record.ts";
 import { peekJetStreamLog, readJetStreamLog } from "../../../infra/jetStreamEventStore.ts";
 import { natsFlagHint } from "../../../infra/natsSettings.ts";
-import { distributedLayer } from "../../../infra/natsLayers.ts";
+import { distributedBackend } from "../../../infra/natsBackend.ts";
 import { DEFAULT_NAMESPACE, jetStreamWhere, remotePlacement, withNats } from "../../distributed/episodes.ts";
-import { episodeIdOf, filesWhere, resumeNotes, runEpisode, runEpisodeEffect, type EpisodeResult, type RunOptions } from "../../kernel/episodes.ts";
+import { episodeIdOf, filesWhere, resumeNotes, runEpisode, type EpisodeResult, type RunOptions } from "../../kernel/episodes.ts";
 import { UsageError } from "../../kernel/usageError.ts";
 import { isRegisteredWorld, registeredWorlds, worldModuleNamed } from "../../kernel/worlds.ts";
 import { shownPath } from "../../views/text.ts";
@@ -110,7 +109,7 @@ export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags 
       const ends = await peekJetStreamLog(nc, ns, episode);
       if (ends.first === null && ends.last === null) process.stderr.write(`run --resume: no log of episode ${episode} in namespace ${ns} yet; starting the episode there\n`);
     }
-    const ran = await Effect.runPromise(runEpisodeEffect({ ...options, where: jetStreamWhere(ns), ...placement }).pipe(Effect.provide(distributedLayer(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })))).catch(
+    const ran = await runEpisode({ ...options, where: jetStreamWhere(ns), ...placement }, distributedBackend(nc, ns, { actors: flags.remote === undefined ? "in-process" : "nats", onLockWait: lockWaitNotice(flags.quiet) })).catch(
       hintIfExists("continue it with --resume, or choose another --namespace"),
     );
     // Read back for the model usage, and the summary (as the file path reads its log file).
