@@ -1,0 +1,31 @@
+// The summary `eval enacttom` prints, in the shape of the paper's Table 2: per agent, functional
+// Avg ± binomial SE, Pass@k and exact Pass^k (k = 1…runs) and percent complete, overall, by scope
+// (cooperative, mixed) and by K-depth, on one split.
+import { groupLabel, summarisePool, type AttemptResult, type PoolRow } from "./poolEval.ts";
+
+export interface EnacttomSummary {
+  readonly split: "standard" | "hard";
+  readonly runs: number;
+  readonly out: string;
+  readonly episodes: number;
+  readonly rows: readonly (PoolRow & { readonly label: string })[];
+}
+
+export function enacttomSummary(o: { readonly split: "standard" | "hard"; readonly runs: number; readonly out: string; readonly results: readonly AttemptResult[] }): EnacttomSummary {
+  // One split was run: its rows are the groups that name no split.
+  const rows = summarisePool(o.results, o.runs)
+    .filter((r) => r.group.split === undefined)
+    .map((r) => ({ label: groupLabel(r.group), ...r }));
+  return { split: o.split, runs: o.runs, out: o.out, episodes: o.results.length, rows };
+}
+
+const pct = (x: number) => (100 * x).toFixed(1);
+
+export function enacttomTable(s: EnacttomSummary): string {
+  const k = s.runs;
+  const head = ["agent", "group", "tasks", "avg ± se", ...Array.from({ length: k }, (_, i) => `pass@${i + 1}`), ...Array.from({ length: k }, (_, i) => `pass^${i + 1}`), "% complete"];
+  const body = s.rows.map((r) => [r.policy, r.label, String(r.tasks), `${pct(r.avg)} ± ${pct(r.se)}`, ...r.passAt.map(pct), ...r.passPower.map(pct), pct(r.percentComplete)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const table = [head, ...body].map((cells) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  return [`EnactToM ${s.split} split: ${s.rows[0]?.tasks ?? 0} tasks × ${s.runs} runs per agent (percent; Pass^k exact, C(c,k)/C(n,k) per task)`, ...table].join("\n");
+}
