@@ -114,24 +114,27 @@ describe("run household --task", () => {
 describe("eval enacttom", () => {
   it("prints a Table-2-shaped summary from episodes whose logs are under --out", async () => {
     const out = join(tempDir("hh-eval"), "ev");
-    const r = await runCli(["eval", "enacttom", "--split", "standard", "--agents", "competent,naive", "--runs", "2", "--per-cell", "1", "--out", out, "--json", "-q"]);
+    const r = await runCli(["eval", "enacttom", "--split", "standard", "--agents", "competent,first-order,naive", "--runs", "2", "--per-cell", "1", "--out", out, "--json", "-q"]);
     expect(r.code, r.err).toBe(0);
     const s = JSON.parse(r.out);
-    expect(s.episodes).toBe(6 * 2 * 2);
+    expect(s.episodes).toBe(6 * 3 * 2);
     const row = (policy: string, label: string) => s.rows.find((x: { policy: string; label: string }) => x.policy === policy && x.label === label);
     expect(row("competent", "all")).toMatchObject({ tasks: 6, avg: 1, passAt: [1, 1], passPower: [1, 1], percentComplete: 1 });
-    expect(row("naive", "all")).toMatchObject({ tasks: 6, avg: 0, passPower: [0, 0] });
+    expect(row("naive", "all")).toMatchObject({ tasks: 6, avg: 0, passPower: [0, 0], literal: { score: 0 } });
+    // The first-order agent acts as the competent one does, but fails the depth-3 literal probe.
+    expect(row("first-order", "d3")).toMatchObject({ tasks: 2, avg: 1, literal: { score: 0, avg: 0 } });
+    expect(row("competent", "d3")).toMatchObject({ tasks: 2, avg: 1, literal: { score: 1, avg: 1, passPower: [1, 1] } });
     expect(s.rows.map((x: { label: string }) => x.label).slice(0, 6)).toEqual(["all", "cooperative", "mixed", "d1", "d2", "d3"]);
     expect(readdirSync(join(out, "naive")).length).toBe(6);
     expect(existsSync(join(out, "competent", "gen-mixed-d3-standard-s2300", "a1", "log"))).toBe(true);
     const again = await runCli(["eval", "enacttom", "--per-cell", "1", "--runs", "1", "--out", out, "-q"]);
     expect(again.code).toBe(2);
-    expect(again.err).toMatch(/already holds logs of competent, naive; .* --fresh/);
+    expect(again.err).toMatch(/already holds logs of competent, first-order, naive; .* --fresh/);
     const table = await runCli(["eval", "enacttom", "--agents", "naive", "--per-cell", "1", "--runs", "1", "--out", out, "--fresh", "-q"]);
     expect(table.code, table.err).toBe(0);
-    expect(table.out).toMatch(/^naive  d3 {11}2 {6}0\.0 ± 0\.0  0\.0 {5}0\.0 {5}0\.0$/m);
+    expect(table.out).toContain("\nnaive  d3           2      0.0 ± 0.0  0.0     0.0     0.0         0.0      0.0 ± 0.0     0.0\n");
     const bad = await runCli(["eval", "enacttom", "--agents", "psychic"]);
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/--agents expects a comma-separated list of competent, naive, got 'psychic'/);
+    expect(bad.err).toMatch(/--agents expects a comma-separated list of competent, first-order, naive, got 'psychic'/);
   });
 });

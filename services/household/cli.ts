@@ -13,7 +13,7 @@ const oneOf =
   };
 
 /** The scripted agents `eval enacttom` runs (the world's conditions). */
-const AGENTS = ["competent", "naive"] as const;
+const AGENTS = ["competent", "first-order", "naive"] as const;
 const agentList = (value: string): string[] => {
   const agents = value.split(",").map((a) => a.trim());
   for (const a of agents) if (!(AGENTS as readonly string[]).includes(a)) throw new FlagInvalid(`--agents expects a comma-separated list of ${AGENTS.join(", ")}, got '${a}'`);
@@ -83,7 +83,7 @@ export default defineWorldCli({
             "prints a Table-2-shaped summary per agent (Avg ± binomial SE, Pass@k, exact Pass^k, percent complete) overall, by scope and by K-depth",
           options: () => [
             option("--split <split>", "standard or hard (150 tasks each)", oneOf("--split", ["standard", "hard"] as const), "standard"),
-            option("--agents <list>", `scripted agents, comma-separated (${AGENTS.join(", ")})`, agentList, ["competent", "naive"]),
+            option("--agents <list>", `scripted agents, comma-separated (${AGENTS.join(", ")})`, agentList, ["competent", "first-order", "naive"]),
             option("--runs <n>", "runs (attempts) per task: Pass@k and Pass^k for k = 1…runs", integer("--runs", 1), 3),
             option("--out <dir>", "where the logs go: <dir>/<agent>/<task>/a<run>", undefined, "runs/enacttom"),
             option("--pool <dir>", "the task pool (with index.json)", undefined, "data/household/pool"),

@@ -23,6 +23,9 @@ export interface AttemptResult {
   readonly finalSuccess: boolean;
   readonly turns: number;
   readonly messages: number;
+  /** The literal probes: passed roots over roots, and whether every root passed (a missing score: 0). */
+  readonly literalScore: number;
+  readonly literalPass: boolean;
 }
 
 export interface PoolRunOptions {
@@ -46,7 +49,7 @@ export async function runPoolAttempts(o: PoolRunOptions): Promise<AttemptResult[
         const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task }, dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
         // Scored from the log as written, as a later reader would.
         const m = householdMetrics(readLog(run.logDir));
-        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages! });
+        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1 });
         o.onAttempt?.(out.length, total);
       }
   return out;
@@ -70,6 +73,8 @@ export interface PoolRow {
   readonly passAt: readonly number[];
   readonly passPower: readonly number[];
   readonly percentComplete: number;
+  /** Literal probes: the mean per-episode score, and Avg ± SE and exact Pass^k of "every root passed". */
+  readonly literal: { readonly score: number; readonly avg: number; readonly se: number; readonly passPower: readonly number[] };
 }
 
 const GROUPS: readonly PoolGroup[] = [
@@ -92,6 +97,7 @@ export function summarisePool(results: readonly AttemptResult[], attempts: numbe
       for (const r of mine) byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
       // Each task's outcomes over `attempts`; a missing attempt is a failure.
       const outcomes = [...byTask.values()].map((rs) => Array.from({ length: attempts }, (_, a) => rs.some((r) => r.attempt === a && r.success)));
+      const literalOutcomes = [...byTask.values()].map((rs) => Array.from({ length: attempts }, (_, a) => rs.some((r) => r.attempt === a && r.literalPass)));
       if (outcomes.length === 0) continue;
       const { mean, se } = averageWithSe(outcomes);
       const ks = Array.from({ length: attempts }, (_, i) => i + 1);
@@ -100,6 +106,7 @@ export function summarisePool(results: readonly AttemptResult[], attempts: numbe
         passAt: ks.map((k) => meanOverTasks(outcomes, k, passAtK)),
         passPower: ks.map((k) => meanOverTasks(outcomes, k, passPowerK)),
         percentComplete: mine.reduce((s, r) => s + r.percentComplete, 0) / mine.length,
+        literal: { score: mine.reduce((s, r) => s + r.literalScore, 0) / mine.length, avg: averageWithSe(literalOutcomes).mean, se: averageWithSe(literalOutcomes).se, passPower: ks.map((k) => meanOverTasks(literalOutcomes, k, passPowerK)) },
       });
     }
   return rows;

@@ -23,9 +23,13 @@ const pct = (x: number) => (100 * x).toFixed(1);
 
 export function enacttomTable(s: EnacttomSummary): string {
   const k = s.runs;
-  const head = ["agent", "group", "tasks", "avg ± se", ...Array.from({ length: k }, (_, i) => `pass@${i + 1}`), ...Array.from({ length: k }, (_, i) => `pass^${i + 1}`), "% complete"];
-  const body = s.rows.map((r) => [r.policy, r.label, String(r.tasks), `${pct(r.avg)} ± ${pct(r.se)}`, ...r.passAt.map(pct), ...r.passPower.map(pct), pct(r.percentComplete)]);
+  const head = ["agent", "group", "tasks", "avg ± se", ...Array.from({ length: k }, (_, i) => `pass@${i + 1}`), ...Array.from({ length: k }, (_, i) => `pass^${i + 1}`), "% complete", "literal", "lit avg ± se", `lit pass^${k}`];
+  const body = s.rows.map((r) => [r.policy, r.label, String(r.tasks), `${pct(r.avg)} ± ${pct(r.se)}`, ...r.passAt.map(pct), ...r.passPower.map(pct), pct(r.percentComplete), pct(r.literal.score), `${pct(r.literal.avg)} ± ${pct(r.literal.se)}`, pct(r.literal.passPower.at(-1) ?? 0)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const table = [head, ...body].map((cells) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
-  return [`EnactToM ${s.split} split: ${s.rows[0]?.tasks ?? 0} tasks × ${s.runs} runs per agent (percent; Pass^k exact, C(c,k)/C(n,k) per task)`, ...table].join("\n");
+  return [
+    `EnactToM ${s.split} split: ${s.rows[0]?.tasks ?? 0} tasks × ${s.runs} runs per agent (percent; Pass^k exact, C(c,k)/C(n,k) per task)`,
+    ...table,
+    "functional: avg ± se, pass@k, pass^k, % complete; literal: the mean probe score (passed root probes / roots), then Avg ± SE and Pass^k of an attempt whose every root probe passed",
+  ].join("\n");
 }
