@@ -32,7 +32,7 @@ export default defineWorldCli({
   },
   examples: {
     run: ["npx probetown run household --seed 1 --task gen-coop-d2-standard-s2301 --log runs/household/d2    # a pool task; prints who did what"],
-    inspect: ["npx probetown inspect runs/household/d2    # a household log: its records by turn"],
+    inspect: ["npx probetown inspect runs/household/d2 --from 0 --to 2    # a household log: actions, messages, rooms and who knows what, by turn"],
   },
   commands: [
     {

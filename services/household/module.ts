@@ -3,6 +3,7 @@
 import type { HouseholdConfig } from "../../actors/household/world.ts";
 import { householdWorld } from "../../actors/household/world.ts";
 import type { WorldModule } from "../kernel/worldModule.ts";
+import { householdInspection } from "./inspect.ts";
 import { householdMetrics } from "./metrics.ts";
 import { householdRunFlags } from "./runFlags.ts";
 import { householdSummary } from "./summary.ts";
@@ -11,6 +12,7 @@ const household: WorldModule<HouseholdConfig> = {
   definition: householdWorld,
   summaries: { fromLog: ({ records }) => householdSummary(records) },
   metrics: householdMetrics,
+  inspect: householdInspection,
   newEpisode: { withRunFlags: householdRunFlags },
 };
 
