@@ -124,6 +124,9 @@ describe("eval enacttom", () => {
     // The first-order agent acts as the competent one does, but fails the depth-3 literal probe.
     expect(row("first-order", "d3")).toMatchObject({ tasks: 2, avg: 1, literal: { score: 0, avg: 0 } });
     expect(row("competent", "d3")).toMatchObject({ tasks: 2, avg: 1, literal: { score: 1, avg: 1, passPower: [1, 1] } });
+    expect(s.failures.naive).toMatchObject({ functionalFailed: 12, functional: { never_communicated: 12 } });
+    expect(s.failures["first-order"]).toMatchObject({ functionalFailed: 0, literalFailed: 4, literal: { partner_knowledge_unknown: 4 } });
+    expect(s.failures.competent).toMatchObject({ functionalFailed: 0, literalFailed: 0 });
     expect(s.rows.map((x: { label: string }) => x.label).slice(0, 6)).toEqual(["all", "cooperative", "mixed", "d1", "d2", "d3"]);
     expect(readdirSync(join(out, "naive")).length).toBe(6);
     expect(existsSync(join(out, "competent", "gen-mixed-d3-standard-s2300", "a1", "log"))).toBe(true);

@@ -8,6 +8,7 @@ import type { Policy } from "../../actors/household/policy.ts";
 import type { HouseholdTask } from "../../actors/household/task.ts";
 import { readLog } from "../../infra/fileEventStore.ts";
 import { runEpisode } from "../kernel/episodes.ts";
+import { functionalFailures, literalFailures, type FunctionalFailure, type LiteralFailure } from "./failures.ts";
 import { householdMetrics } from "./metrics.ts";
 import { averageWithSe, meanOverTasks, passAtK, passPowerK } from "./passk.ts";
 
@@ -26,6 +27,8 @@ export interface AttemptResult {
   /** The literal probes: passed roots over roots, and whether every root passed (a missing score: 0). */
   readonly literalScore: number;
   readonly literalPass: boolean;
+  /** The failure taxonomy's tags, as the log shows them (failures.ts). */
+  readonly failures?: { readonly functional: readonly FunctionalFailure[]; readonly literal: readonly LiteralFailure[] };
 }
 
 export interface PoolRunOptions {
@@ -48,8 +51,9 @@ export async function runPoolAttempts(o: PoolRunOptions): Promise<AttemptResult[
         // Attempt a runs with seed a: the scripted agents draw nothing, so attempts repeat exactly.
         const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task }, dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
         // Scored from the log as written, as a later reader would.
-        const m = householdMetrics(readLog(run.logDir));
-        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1 });
+        const records = readLog(run.logDir);
+        const m = householdMetrics(records);
+        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1, failures: { functional: functionalFailures(records), literal: literalFailures(records) } });
         o.onAttempt?.(out.length, total);
       }
   return out;
