@@ -80,10 +80,11 @@ export default defineWorldCli({
           name: "enacttom",
           description:
             "EnactToM on the committed household pool: every task of the split × agent × run is an embedded episode with its log under --out; " +
-            "prints a Table-2-shaped summary per agent (Avg ± binomial SE, Pass@k, exact Pass^k, percent complete) overall, by scope and by K-depth",
+            "prints a Table-2-shaped summary per agent, overall, by scope and by K-depth: functional Avg ± binomial SE, Pass@k, exact Pass^k and percent complete; " +
+            "the literal probes' mean score, Avg ± SE and Pass^k; and the failure taxonomy read from the logs",
           options: () => [
             option("--split <split>", "standard or hard (150 tasks each)", oneOf("--split", ["standard", "hard"] as const), "standard"),
-            option("--agents <list>", `scripted agents, comma-separated (${AGENTS.join(", ")})`, agentList, ["competent", "first-order", "naive"]),
+            option("--agents <list>", `scripted agents, comma-separated: competent (tells partners what they need, and who knows what), first-order (shares facts, models no one's knowledge of others), naive (never messages)`, agentList).default([...AGENTS], AGENTS.join(",")),
             option("--runs <n>", "runs (attempts) per task: Pass@k and Pass^k for k = 1…runs", integer("--runs", 1), 3),
             option("--out <dir>", "where the logs go: <dir>/<agent>/<task>/a<run>", undefined, "runs/enacttom"),
             option("--pool <dir>", "the task pool (with index.json)", undefined, "data/household/pool"),
@@ -94,7 +95,7 @@ export default defineWorldCli({
           ],
           examples: [
             "npx probetown eval enacttom --split standard --agents competent,naive --runs 3 --per-cell 2 --out runs/enacttom-quick",
-            "# the whole split (150 tasks × 2 agents × 3 runs, under a minute): npx probetown eval enacttom --split hard --runs 3 --json --out runs/enacttom-hard",
+            "# the whole split (150 tasks × 3 agents × 3 runs, about 10 s): npx probetown eval enacttom --split hard --runs 3 --json --out runs/enacttom-hard",
           ],
           action: async () => (await import("./commands/evalEnacttom.ts")).cmdEvalEnacttom,
         },
