@@ -60,7 +60,7 @@ describe("household task pool", () => {
 });
 
 describe("household pool evaluation", () => {
-  const result = (taskId: string, attempt: number, success: boolean, extra: Partial<AttemptResult> = {}): AttemptResult => ({ taskId, split: "standard", category: "cooperative", depth: 1, policy: "competent", attempt, success, percentComplete: success ? 1 : 0.5, finalSuccess: success, turns: 9, messages: 2, ...extra });
+  const result = (taskId: string, attempt: number, success: boolean, extra: Partial<AttemptResult> = {}): AttemptResult => ({ taskId, split: "standard", category: "cooperative", depth: 1, policy: "competent", attempt, success, percentComplete: success ? 1 : 0.5, finalSuccess: success, turns: 9, messages: 2, literalScore: success ? 1 : 0, literalPass: success, ...extra });
 
   it("summarises exactly: Pass^k = C(c,k)/C(n,k) per task, Pass@k likewise, a missing attempt a failure", () => {
     const results = [

@@ -1,10 +1,11 @@
 // A household agent (one per task agent): decides one action a turn from its knowledge base and
 // takes in what it observes at the turn's end. One handler per record type.
 import { recordActorLogic, type Delivered, type Emitted } from "../actor.ts";
-import type { HouseholdObservedPayload } from "./events.ts";
+import type { HouseholdObservedPayload, HouseholdProbePayload } from "./events.ts";
 import { learn, newKb, observe, type Kb, type PublicLayout } from "./knowledge.ts";
 import { literalsIn, show } from "./pddl.ts";
-import { decide, inferEffects, noteTold, type Policy } from "./policy.ts";
+import { believedHolds, decide, inferEffects, noteTold, type Policy } from "./policy.ts";
+import { answerProbe } from "./probes.ts";
 import { formatAction } from "./rules.ts";
 import type { HouseholdEntries } from "./events.ts";
 
@@ -45,8 +46,13 @@ function onObserved(ctx: AgentContext, event: Delivered<HouseholdObservedPayload
   observe(kb, p.rooms, ctx.static.layout, ctx.static.self);
   if (p.outcome?.ok === true) inferEffects(kb, p.outcome.action);
   if (p.holding !== null) kb.loc[p.holding] = { heldBy: ctx.static.self };
+  // Who said what, whatever the policy: knowing is not acting (the literal probes read it).
+  for (const m of p.messages) for (const s of literalsIn(m.text)) {
+    const said = (kb.heardFrom[m.from] ??= []);
+    if (!said.includes(show(s))) said.push(show(s));
+  }
   // The naive agent acts on its own goal only: what it is told does not change its plan.
-  if (ctx.policy === "competent")
+  if (ctx.policy !== "naive")
     for (const m of p.messages) {
       // What a teammate said, it knows: never told back to it.
       noteTold(kb, [m.from], m.text);
@@ -60,7 +66,14 @@ function onObserved(ctx: AgentContext, event: Delivered<HouseholdObservedPayload
   return [];
 }
 
-export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEntries, "tick.started" | "household.observed">({
+/** The literal probes after the episode: answered from what this agent knows. */
+function onProbe(ctx: AgentContext, event: Delivered<HouseholdProbePayload>): Emitted[] {
+  const self = ctx.static.self;
+  const answers = event.payload.probes.map((q) => answerProbe(ctx.kb, q, (l) => believedHolds(ctx.kb, l, self)));
+  return [{ type: "household.probeAnswered", to: HOUSE_ID, payload: { turn: event.payload.turn, agent: self, answers } }];
+}
+
+export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEntries, "tick.started" | "household.observed" | "household.probe">({
   context: (input) => ({
     static: { self: input.self, layout: input.layout, ...(input.actions === undefined ? {} : { actions: input.actions }) },
     policy: input.policy,
@@ -69,6 +82,7 @@ export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEn
   handlers: {
     "tick.started": onTurn,
     "household.observed": onObserved,
+    "household.probe": onProbe,
   },
   valueOf: (ctx) => (ctx.kb.ended ? "finished" : "acting"),
 });

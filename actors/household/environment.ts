@@ -1,11 +1,13 @@
 // The household environment: holds the true state, collects the turn's decisions, resolves them in
 // ascending agent order by the rules (rules.ts), logs each resolution and message, latches goal
 // conjuncts, and sends each agent what it observes; it ends the episode on success, when every
-// agent is done, or at the turn limit, with the scores in the log. One handler per record type.
+// agent is done, or at the turn limit, with the scores in the log; then it puts the literal probes
+// to the agents (probes.ts) and scores their answers. One handler per record type.
 import { recordActorLogic, type Delivered, type Emitted } from "../actor.ts";
 import { agentActorId } from "./agent.ts";
-import type { HouseholdDecidedPayload } from "./events.ts";
+import type { HouseholdDecidedPayload, HouseholdProbeAnsweredPayload } from "./events.ts";
 import { show } from "./pddl.ts";
+import { literalOf, probeQuestions, scoreProbes, type ProbeAnswer } from "./probes.ts";
 import { formatAction, holds, parseAction, resolveTurn, roomsSeenBy, viewOfRoom, type HouseState } from "./rules.ts";
 import type { CompiledTask } from "./task.ts";
 import type { HouseholdEntries } from "./events.ts";
@@ -25,6 +27,8 @@ export interface HouseContext {
   latched: boolean[];
   ended: boolean;
   messagesSent: number;
+  /** After the end: the agents the probes were put to, and the answers in so far. */
+  probes: { asked: string[]; answers: Record<string, ProbeAnswer[]> } | null;
 }
 
 function onDecided(ctx: HouseContext, event: Delivered<HouseholdDecidedPayload>): Emitted[] {
@@ -89,15 +93,31 @@ function onResolve(ctx: HouseContext, event: Delivered<{ turn: number }>): Emitt
         messagesSent: ctx.messagesSent,
       },
     });
+    // The literal probes, asked after the episode (digest §5.3): each agent heading a K node gets its own.
+    const questions = probeQuestions(c);
+    ctx.probes = { asked: [...questions.keys()], answers: {} };
+    for (const [agent, probes] of questions) out.push({ type: "household.probe", to: agentActorId(agent), payload: { turn, agent, probes } });
   }
   return out;
 }
 
-export const houseLogic = recordActorLogic<HouseContext, HouseInput, HouseholdEntries, "household.decided" | "household.resolve">({
-  context: (input) => ({ static: { compiled: input.compiled, baseline: input.baseline, maxTurns: input.maxTurns }, state: input.state, pending: {}, latched: input.compiled.functional.map(() => false), ended: false, messagesSent: 0 }),
+function onProbeAnswered(ctx: HouseContext, event: Delivered<HouseholdProbeAnsweredPayload>): Emitted[] {
+  const p = ctx.probes;
+  if (p === null || !p.asked.includes(event.payload.agent) || p.answers[event.payload.agent] !== undefined) return [];
+  p.answers[event.payload.agent] = event.payload.answers.map((a) => ({ ...a, args: [...a.args] }));
+  if (p.asked.some((a) => p.answers[a] === undefined)) return [];
+  const c = ctx.static.compiled;
+  const answers = new Map(Object.values(p.answers).flat().map((a) => [a.probeId, a]));
+  const probes = scoreProbes(c.kNodes, answers, (l) => holds(c, ctx.state, l));
+  return [{ type: "household.probeScored", to: null, payload: { turn: event.payload.turn, probes, ...literalOf(probes) } }];
+}
+
+export const houseLogic = recordActorLogic<HouseContext, HouseInput, HouseholdEntries, "household.decided" | "household.resolve" | "household.probeAnswered">({
+  context: (input) => ({ static: { compiled: input.compiled, baseline: input.baseline, maxTurns: input.maxTurns }, state: input.state, pending: {}, latched: input.compiled.functional.map(() => false), ended: false, messagesSent: 0, probes: null }),
   handlers: {
     "household.decided": onDecided,
     "household.resolve": onResolve,
+    "household.probeAnswered": onProbeAnswered,
   },
   valueOf: (ctx) => (ctx.ended ? "ended" : "running"),
 });

@@ -53,6 +53,31 @@ export const HouseholdEnded = Schema.Struct({
   messagesSent: Int,
 });
 
+/** After the episode: the literal probes put to one agent (digest §5.3), one per K node it heads. */
+export const HouseholdProbe = Schema.Struct({
+  turn: Int,
+  agent: Str,
+  probes: Schema.Array(Schema.Struct({ probeId: Str, depth: Int, subjects: Schema.Array(Str), fact: Str })),
+});
+
+const ProbeAnswerSchema = Schema.Struct({ probeId: Str, predicate: Str, args: Schema.Array(Str), holds: Schema.NullOr(Schema.Boolean) });
+
+/** An agent's answers, in EnactToM's form ({probe_id, predicate, args, holds}; predicate "unknown", holds null when it does not know). */
+export const HouseholdProbeAnswered = Schema.Struct({ turn: Int, agent: Str, answers: Schema.Array(ProbeAnswerSchema) });
+
+/**
+ * Every probe scored: leaves against the final world, parents against the child agent's answer;
+ * the literal score is passed roots over roots, and `pass` says every root passed.
+ */
+export const HouseholdProbeScored = Schema.Struct({
+  turn: Int,
+  probes: Schema.Array(Schema.Struct({ probeId: Str, agent: Str, depth: Int, root: Schema.Boolean, basis: Schema.Literals(["world", "child"]), passed: Schema.Boolean })),
+  roots: Int,
+  passedRoots: Int,
+  score: Schema.Number,
+  pass: Schema.Boolean,
+});
+
 export const householdEvents = {
   "household.resolve": { version: 1, payload: HouseholdResolve },
   "household.decided": { version: 1, payload: HouseholdDecided },
@@ -61,6 +86,9 @@ export const householdEvents = {
   "household.latched": { version: 1, payload: HouseholdLatched },
   "household.observed": { version: 1, payload: HouseholdObserved },
   "household.ended": { version: 1, payload: HouseholdEnded },
+  "household.probe": { version: 1, payload: HouseholdProbe },
+  "household.probeAnswered": { version: 1, payload: HouseholdProbeAnswered },
+  "household.probeScored": { version: 1, payload: HouseholdProbeScored },
 } as const;
 
 export type HouseholdEntries = KernelEntries & typeof householdEvents;
@@ -70,3 +98,6 @@ export type HouseholdEndedPayload = typeof HouseholdEnded.Type;
 export type HouseholdMessagePayload = typeof HouseholdMessage.Type;
 export type HouseholdResolvedPayload = typeof HouseholdResolved.Type;
 export type HouseholdLatchedPayload = typeof HouseholdLatched.Type;
+export type HouseholdProbePayload = typeof HouseholdProbe.Type;
+export type HouseholdProbeAnsweredPayload = typeof HouseholdProbeAnswered.Type;
+export type HouseholdProbeScoredPayload = typeof HouseholdProbeScored.Type;

@@ -30,6 +30,8 @@ export interface Kb {
   /** Statements it has sent to each teammate, and every statement it has heard. */
   told: Record<string, string[]>;
   heard: string[];
+  /** Per sender, the statements it sent this agent (a sender knows what it says: the literal probes read it). */
+  heardFrom: Record<string, string[]>;
   room: string;
   holding: string | null;
   sent: number;
@@ -139,13 +141,15 @@ export function render(statement: string, self: string): string {
       return `${you(a[0])} ${a[0] === self ? "are" : "is"} in ${a[1]}.`;
     case "is_held_by":
       return `${a[0]} is held by ${a[1]}.`;
+    case "K":
+      return `${you(a[0])} ${a[0] === self ? "know" : "knows"}: ${rest[1] === undefined ? "" : render(show(rest[1]), self)}`;
     default:
       return statement;
   }
 }
 
 export function newKb(self: string, room: string, secrets: readonly string[]): Kb {
-  const kb: Kb = { loc: {}, open: {}, visited: [], searched: [], goals: [], own: [], restricted: {}, msgLimit: null, targets: null, remote: [], inverse: [], mirror: [], told: {}, heard: [], room, holding: null, sent: 0, last: null, ended: false };
+  const kb: Kb = { loc: {}, open: {}, visited: [], searched: [], goals: [], own: [], restricted: {}, msgLimit: null, targets: null, remote: [], inverse: [], mirror: [], told: {}, heard: [], heardFrom: {}, room, holding: null, sent: 0, last: null, ended: false };
   for (const secret of secrets) for (const s of literalsIn(secret)) learn(kb, self, s);
   return kb;
 }

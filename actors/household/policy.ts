@@ -5,14 +5,19 @@
 //   message budget and the allowed recipients; then works on the goals it can reach (its own and
 //   those it was told), exploring rooms and containers for objects it has not seen; when idle,
 //   reports finished goals to teammates barred from seeing them.
+//   It also tells whoever gave it a goal whom it passed that goal on to (`(K agent φ)`): what a
+//   partner knows about a third agent, which deeper K goals need.
+// - first-order: shares what it knows, but does not model what partners know about others: it
+//   tells a goal only to a teammate who can act on it itself (never to one who could pass it on),
+//   reports finished goals, and sends no `(K agent φ)` statement.
 // - naive: works on the goals of its own secrets only and never sends a message.
-// Both act on the same action interface as a model would (rules.ts `Action`).
+// All act on the same action interface as a model would (rules.ts `Action`).
 import { literalsIn, parseSexp, show, type Literal } from "./pddl.ts";
 import type { Kb, PublicLayout } from "./knowledge.ts";
 import { render } from "./knowledge.ts";
 import type { Action } from "./rules.ts";
 
-export type Policy = "competent" | "naive";
+export type Policy = "competent" | "first-order" | "naive";
 
 export interface PolicyView {
   readonly self: string;
@@ -32,7 +37,7 @@ const lit = (key: string): Literal => {
   return { pred: s[0]!, args: s.slice(1) };
 };
 
-const believedHolds = (kb: Kb, l: Literal, self: string): boolean | null => {
+export const believedHolds = (kb: Kb, l: Literal, self: string): boolean | null => {
   const [x, y] = l.args as [string, string];
   const loc = kb.loc[x];
   switch (l.pred) {
@@ -159,7 +164,7 @@ function explore(kb: Kb, v: PolicyView, obj: string): Decision | null {
 }
 
 /** The message a competent agent sends now, if any: what one teammate needs from it, in one message. */
-function messageFor(kb: Kb, v: PolicyView, pending: readonly Literal[]): Decision | null {
+function messageFor(kb: Kb, v: PolicyView, pending: readonly Literal[], relays: boolean): Decision | null {
   if (kb.msgLimit !== null && kb.sent >= kb.msgLimit) return null;
   const teammates = v.layout.agents.filter((a) => a !== v.self && (kb.targets === null || kb.targets.includes(a)));
   if (teammates.length === 0) return null;
@@ -169,7 +174,8 @@ function messageFor(kb: Kb, v: PolicyView, pending: readonly Literal[]): Decisio
     const told = kb.told[to] ?? [];
     const statements: string[] = [];
     // Goals it cannot reach, for a teammate who (as far as it knows) can, or who can pass them on.
-    const delegated = mine.filter((l) => reachable(kb, v, to, l) || teammates.length === 1 || kb.restricted[to] !== undefined);
+    // Only an agent that models what partners know about others hands a goal to one who must pass it on.
+    const delegated = mine.filter((l) => reachable(kb, v, to, l) || (relays && (teammates.length === 1 || kb.restricted[to] !== undefined)));
     for (const l of delegated) {
       statements.push(`(goal ${show(l)})`);
       for (const id of l.args) {
@@ -187,6 +193,27 @@ function messageFor(kb: Kb, v: PolicyView, pending: readonly Literal[]): Decisio
   }
   if (best === null) return null;
   return { action: { kind: "communicate", text: best.statements.map((s) => `${render(s, best.to)} ${s}`).join(" "), to: [best.to] }, why: `tell ${best.to} what it needs` };
+}
+
+/**
+ * A goal it was given and passed on: it tells the one who gave it that the next agent knows it
+ * (`(K next φ)`), so the giver knows who knows (the acknowledgement a relay owes its informant).
+ */
+function passedOnFor(kb: Kb, v: PolicyView): Decision | null {
+  if (kb.msgLimit !== null && kb.sent >= kb.msgLimit) return null;
+  for (const [giver, said] of Object.entries(kb.heardFrom).sort(([a], [b]) => a.localeCompare(b))) {
+    if (kb.targets !== null && !kb.targets.includes(giver)) continue;
+    for (const statement of said) {
+      if (!statement.startsWith("(goal ")) continue;
+      const fact = statement.slice("(goal ".length, -1);
+      for (const [next, told] of Object.entries(kb.told).sort(([a], [b]) => a.localeCompare(b))) {
+        const nested = `(K ${next} ${fact})`;
+        if (next === giver || !told.includes(statement) || (kb.told[giver] ?? []).includes(nested)) continue;
+        return { action: { kind: "communicate", text: `${render(nested, giver)} ${nested}`, to: [giver] }, why: `tell ${giver} that ${next} knows ${fact}` };
+      }
+    }
+  }
+  return null;
 }
 
 /** When idle: a finished goal reported to a teammate barred from its room, who has not heard it from this agent. */
@@ -211,8 +238,8 @@ export function decide(kb: Kb, v: PolicyView): Decision {
   }
   const goals = [...kb.goals, ...kb.own].map(lit);
   const pending = goals.filter((l) => believedHolds(kb, l, v.self) !== true);
-  if (v.policy === "competent") {
-    const message = messageFor(kb, v, pending);
+  if (v.policy !== "naive") {
+    const message = messageFor(kb, v, pending, v.policy === "competent") ?? (v.policy === "competent" ? passedOnFor(kb, v) : null);
     if (message !== null) return message;
   }
   for (const l of pending) {
@@ -220,7 +247,7 @@ export function decide(kb: Kb, v: PolicyView): Decision {
     const step = stepTowards(kb, v, l);
     if (step !== null) return step;
   }
-  if (v.policy === "competent") {
+  if (v.policy !== "naive") {
     const report = reportFor(kb, v, goals.filter((l) => believedHolds(kb, l, v.self) === true));
     if (report !== null) return report;
   }

@@ -27,6 +27,7 @@ export interface HouseholdConfig {
 
 const CONDITIONS: Readonly<Record<Policy, { description: string }>> = {
   competent: { description: "scripted agents that plan from their own knowledge and tell teammates what they need, within budgets" },
+  "first-order": { description: "scripted agents that share what they know with a teammate who can act on it, but do not model what partners know about others: no relaying, no (K agent φ) reports" },
   naive: { description: "scripted agents that pursue only the goals of their own secrets and send no messages" },
 };
 const CONFIG_FIELDS = ["task", "mode", "policy"];
@@ -109,7 +110,7 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
   hashView(actorId, context) {
     if (actorId === HOUSE_ID) {
       const c = context as HouseContext;
-      return { ended: c.ended, latched: c.latched, messagesSent: c.messagesSent, pending: c.pending, state: c.state };
+      return { ended: c.ended, latched: c.latched, messagesSent: c.messagesSent, pending: c.pending, state: c.state, probes: c.probes };
     }
     const c = context as AgentContext;
     return { kb: c.kb, policy: c.policy };

@@ -143,6 +143,13 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
   const lazy = <A extends unknown[]>(load: () => Promise<(...args: A) => Promise<number> | number>) => wrap(async (...args: A) => (await load())(...args));
   /** A world's command (and its subcommands), its action loaded when it runs. */
   const addWorldCommand = (parent: Command, spec: WorldCommand, heading?: string): void => {
+    // Two worlds may put subcommands under one command (`eval implicit`, `eval enacttom`): the
+    // second adds its own to the command the first made.
+    const existing = spec.action === undefined ? parent.commands.find((c) => c.name() === spec.name) : undefined;
+    if (existing !== undefined) {
+      for (const sub of spec.subcommands ?? []) addWorldCommand(existing, sub);
+      return;
+    }
     const command = parent.command(spec.name).description(spec.description);
     if (heading !== undefined) command.helpGroup(heading);
     for (const argument of spec.arguments ?? []) command.argument(argument.name, argument.description);

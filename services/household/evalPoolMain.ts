@@ -20,7 +20,7 @@ function flag(args: readonly string[], name: string): string | undefined {
 
 export async function main(args: readonly string[]): Promise<void> {
   const policies = (flag(args, "--policies") ?? "competent,naive").split(",") as Policy[];
-  for (const p of policies) if (p !== "competent" && p !== "naive") throw new UsageError(`--policies: unknown policy '${p}' (competent, naive)`);
+  for (const p of policies) if (p !== "competent" && p !== "first-order" && p !== "naive") throw new UsageError(`--policies: unknown policy '${p}' (competent, first-order, naive)`);
   const attempts = Number(flag(args, "--attempts") ?? "3");
   if (!Number.isSafeInteger(attempts) || attempts < 1) throw new UsageError(`--attempts: expected a positive integer`);
   const index = JSON.parse(readFileSync(join(POOL_DIR, "index.json"), "utf8")) as PoolIndex;

@@ -1,11 +1,17 @@
 // A household episode's scores from its log (the `metrics` hook: a sweep's per-condition means and
 // paired report): functional success (latched, the release's rule) and at the final state (the
-// paper's wording), percent complete of each, turns taken and messages sent.
-import type { HouseholdEndedPayload } from "../../actors/household/events.ts";
+// paper's wording), percent complete of each, turns taken and messages sent; and the literal probes'
+// score (passed roots over roots) and pass (every root passed), when they were asked.
+import type { HouseholdEndedPayload, HouseholdProbeScoredPayload } from "../../actors/household/events.ts";
 import type { LogRecord } from "../../events/record.ts";
 
 export function endOf(records: readonly LogRecord[]): (LogRecord & { payload: HouseholdEndedPayload }) | null {
   for (let i = records.length - 1; i >= 0; i--) if (records[i]!.type === "household.ended") return records[i] as LogRecord & { payload: HouseholdEndedPayload };
+  return null;
+}
+
+export function probesOf(records: readonly LogRecord[]): HouseholdProbeScoredPayload | null {
+  for (let i = records.length - 1; i >= 0; i--) if (records[i]!.type === "household.probeScored") return records[i]!.payload as HouseholdProbeScoredPayload;
   return null;
 }
 
@@ -18,5 +24,7 @@ export function householdMetrics(records: readonly LogRecord[]): Readonly<Record
     return { success: 0, percentComplete: 0, finalSuccess: 0, finalPercentComplete: 0, turns, messages };
   }
   const p = end.payload;
-  return { success: p.success ? 1 : 0, percentComplete: p.percentComplete, finalSuccess: p.finalSuccess ? 1 : 0, finalPercentComplete: p.finalPercentComplete, turns: p.turn + 1, messages };
+  const probes = probesOf(records);
+  const literal: Record<string, number> = probes === null ? {} : { literalScore: probes.score, literalPass: probes.pass ? 1 : 0 };
+  return { success: p.success ? 1 : 0, percentComplete: p.percentComplete, finalSuccess: p.finalSuccess ? 1 : 0, finalPercentComplete: p.finalPercentComplete, turns: p.turn + 1, messages, ...literal };
 }

@@ -3,13 +3,17 @@
 import type { HouseholdConfig } from "../../actors/household/world.ts";
 import { householdWorld } from "../../actors/household/world.ts";
 import type { WorldModule } from "../kernel/worldModule.ts";
+import { householdInspection } from "./inspect.ts";
 import { householdMetrics } from "./metrics.ts";
+import { householdRunFlags } from "./runFlags.ts";
 import { householdSummary } from "./summary.ts";
 
 const household: WorldModule<HouseholdConfig> = {
   definition: householdWorld,
   summaries: { fromLog: ({ records }) => householdSummary(records) },
   metrics: householdMetrics,
+  inspect: householdInspection,
+  newEpisode: { withRunFlags: householdRunFlags },
 };
 
 export default household;

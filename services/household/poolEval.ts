@@ -8,6 +8,7 @@ import type { Policy } from "../../actors/household/policy.ts";
 import type { HouseholdTask } from "../../actors/household/task.ts";
 import { readLog } from "../../infra/fileEventStore.ts";
 import { runEpisode } from "../kernel/episodes.ts";
+import { functionalFailures, literalFailures, type FunctionalFailure, type LiteralFailure } from "./failures.ts";
 import { householdMetrics } from "./metrics.ts";
 import { averageWithSe, meanOverTasks, passAtK, passPowerK } from "./passk.ts";
 
@@ -23,6 +24,11 @@ export interface AttemptResult {
   readonly finalSuccess: boolean;
   readonly turns: number;
   readonly messages: number;
+  /** The literal probes: passed roots over roots, and whether every root passed (a missing score: 0). */
+  readonly literalScore: number;
+  readonly literalPass: boolean;
+  /** The failure taxonomy's tags, as the log shows them (failures.ts). */
+  readonly failures?: { readonly functional: readonly FunctionalFailure[]; readonly literal: readonly LiteralFailure[] };
 }
 
 export interface PoolRunOptions {
@@ -45,8 +51,9 @@ export async function runPoolAttempts(o: PoolRunOptions): Promise<AttemptResult[
         // Attempt a runs with seed a: the scripted agents draw nothing, so attempts repeat exactly.
         const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task }, dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
         // Scored from the log as written, as a later reader would.
-        const m = householdMetrics(readLog(run.logDir));
-        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages! });
+        const records = readLog(run.logDir);
+        const m = householdMetrics(records);
+        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1, failures: { functional: functionalFailures(records), literal: literalFailures(records) } });
         o.onAttempt?.(out.length, total);
       }
   return out;
@@ -70,6 +77,8 @@ export interface PoolRow {
   readonly passAt: readonly number[];
   readonly passPower: readonly number[];
   readonly percentComplete: number;
+  /** Literal probes: the mean per-episode score, and Avg ± SE and exact Pass^k of "every root passed". */
+  readonly literal: { readonly score: number; readonly avg: number; readonly se: number; readonly passPower: readonly number[] };
 }
 
 const GROUPS: readonly PoolGroup[] = [
@@ -92,6 +101,7 @@ export function summarisePool(results: readonly AttemptResult[], attempts: numbe
       for (const r of mine) byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
       // Each task's outcomes over `attempts`; a missing attempt is a failure.
       const outcomes = [...byTask.values()].map((rs) => Array.from({ length: attempts }, (_, a) => rs.some((r) => r.attempt === a && r.success)));
+      const literalOutcomes = [...byTask.values()].map((rs) => Array.from({ length: attempts }, (_, a) => rs.some((r) => r.attempt === a && r.literalPass)));
       if (outcomes.length === 0) continue;
       const { mean, se } = averageWithSe(outcomes);
       const ks = Array.from({ length: attempts }, (_, i) => i + 1);
@@ -100,6 +110,7 @@ export function summarisePool(results: readonly AttemptResult[], attempts: numbe
         passAt: ks.map((k) => meanOverTasks(outcomes, k, passAtK)),
         passPower: ks.map((k) => meanOverTasks(outcomes, k, passPowerK)),
         percentComplete: mine.reduce((s, r) => s + r.percentComplete, 0) / mine.length,
+        literal: { score: mine.reduce((s, r) => s + r.literalScore, 0) / mine.length, avg: averageWithSe(literalOutcomes).mean, se: averageWithSe(literalOutcomes).se, passPower: ks.map((k) => meanOverTasks(literalOutcomes, k, passPowerK)) },
       });
     }
   return rows;

@@ -83,6 +83,11 @@ export interface NewEpisodeDisk {
 
 export interface WorldNewEpisode<Config> {
   /**
+   * `run`'s flags the world's manifest added (services/<world>/cli.ts `options.run`), read into
+   * the config given (`--config`, or undefined); absent: the config is used as given.
+   */
+  readonly withRunFlags?: (config: unknown, flags: Readonly<Record<string, unknown>>) => unknown;
+  /**
    * `run --agents <n>`: the config grown to `n` agents (`configFile` names where a clashing size
    * came from); absent: the world sets its actors by its config and `--agents` is refused.
    */

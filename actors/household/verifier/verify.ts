@@ -39,7 +39,13 @@ export interface VerifierReport {
   readonly golden: GoldenTrajectory | null;
   /** Nodes expanded over every search the verdict needed. */
   readonly totalNodes: number;
+  /** Milliseconds per stage, when the caller gave a clock (VerifyOptions.clock). */
+  readonly timings?: Readonly<Record<VerifierStage, number>>;
 }
+
+/** The stages a verdict times, in the order they run. */
+export const VERIFIER_STAGES = ["validation", "depth", "physical", "privateObjectives", "information", "epistemic", "communication", "agents", "golden"] as const;
+export type VerifierStage = (typeof VERIFIER_STAGES)[number];
 
 export interface Verdict {
   readonly ok: boolean;
@@ -52,12 +58,27 @@ export interface VerifyOptions {
   /** The K-depth asked for (default: the task's tom_level, else its computed depth). */
   readonly target?: number;
   readonly cap?: number;
+  /**
+   * A clock in milliseconds, given by a caller that reports each stage's time (the verifier itself
+   * reads no clock: it is deterministic).
+   */
+  readonly clock?: () => number;
 }
 
 const unique = (ls: readonly Literal[]): Literal[] => [...new Map(ls.map((l) => [literalKey(l), l])).values()];
 
 export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
+  const clock = options.clock;
+  const timings: Partial<Record<VerifierStage, number>> = {};
+  let last = clock?.() ?? 0;
+  const lap = (stage: VerifierStage): void => {
+    if (clock === undefined) return;
+    const now = clock();
+    timings[stage] = now - last;
+    last = now;
+  };
   const v = validate(raw);
+  lap("validation");
   if (v._tag === "Invalid") return { ok: false, failures: [{ _tag: "Invalid", problems: v.problems }], report: null };
   const c = v.compiled;
   const task: HouseholdTask = c.task;
@@ -66,6 +87,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
   const depth = checkDepth(c, options.target ?? task.tom_level ?? c.depth);
   if (depth._tag === "DepthMismatch") failures.push(depth);
   failures.push(...inflatedK(c));
+  lap("depth");
 
   // Physical: the functional projection, and strip_K(φ) (every physical literal, those in K too).
   const stripK = unique([...c.functional, ...leavesOf(c.goal)]);
@@ -77,6 +99,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
   if (physical.capped) failures.push({ _tag: "TooLarge", nodes: physical.nodes, cap });
   else if (functionalPlan === null) failures.push({ _tag: "PhysicallyUnsolvable", goal: "functional", nodes: physical.nodes });
   else if (stripKPlan === null) failures.push({ _tag: "PhysicallyUnsolvable", goal: "strip_k", nodes: physical.nodes });
+  lap("physical");
 
   // A mixed task's private objectives: each reachable at all (they are not part of success).
   const privateObjectives = Object.entries(c.owned).map(([agent, literals]) => {
@@ -85,6 +108,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
     if (search.plans[0] === null) failures.push({ _tag: "PrivateObjectiveUnreachable", agent, nodes: search.nodes });
     return { agent, planLength: search.plans[0]?.length ?? null };
   });
+  lap("privateObjectives");
 
   // Information necessity and non-guessability.
   const information = informationOf(c, c.functional);
@@ -92,15 +116,18 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
   if (dependent.length === 0) failures.push({ _tag: "NoInformationDependence" });
   const guesses = dependent.map((x) => guessability(c, x.info));
   if (guesses.length > 0 && guesses.every((g) => g.guessable)) failures.push({ _tag: "Guessable", literal: guesses[0]!.literal, decisive: guesses[0]!.decisive, candidates: guesses[0]!.candidates, leakedInText: guesses[0]!.leakedInText });
+  lap("information");
 
   // Epistemic: the K goals and the needed information, within budgets and the graph.
   const model = epistemicModel(c, dependent.map((x) => ({ literal: x.literal, holders: x.info.holders, achievers: x.info.achievers })));
   const epistemic = searchKnowledge(model);
   totalNodes += epistemic.nodes;
   if (epistemic._tag === "Unreachable") failures.push({ _tag: "EpistemicallyUnsolvable", nodes: epistemic.nodes });
+  lap("epistemic");
   const communication = communicationNecessity(model);
   totalNodes += communication.nodes;
   if (communication._tag === "SolvableWithoutMessages") failures.push(communication);
+  lap("communication");
 
   // Agent necessity: freeze each agent in turn; some search must then fail. Only asked of a task
   // both searches solve (otherwise every agent would look needed).
@@ -110,6 +137,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
     totalNodes += a.nodes;
     if (a.breaks.length === 0) failures.push({ _tag: "AgentNotNeeded", agent: a.agent });
   }
+  lap("agents");
 
   // Golden trajectory under the full rules, and the turn estimate.
   let golden: GoldenTrajectory | null = null;
@@ -124,6 +152,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
       if (maxTurns < turns.tMin) failures.push({ _tag: "TurnLimitTooSmall", maxTurns, tMin: turns.tMin });
     }
   }
+  lap("golden");
   const report: VerifierReport = {
     tomLevel: c.depth,
     trivialK: depth._tag === "DepthOk" ? depth.trivial : [],
@@ -139,6 +168,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
     turns,
     golden,
     totalNodes,
+    ...(clock === undefined ? {} : { timings: timings as Record<VerifierStage, number> }),
   };
   return { ok: failures.length === 0, failures, report };
 }

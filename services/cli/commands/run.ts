@@ -36,6 +36,9 @@ export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags 
     throw new UsageError(flags.ticks !== undefined ? `--ticks ${flags.ticks}: ${fixedBy(flags.ticks)}` : `--days ${flags.days}: ${fixedBy("n")}`);
   }
   let config: unknown = flags.config === undefined ? undefined : readConfigFile(flags.config);
+  // The world's own run flags (its manifest's `options.run`) go into its config.
+  const withRunFlags = module.newEpisode?.withRunFlags;
+  if (withRunFlags !== undefined) config = withRunFlags(config, flags as unknown as Record<string, unknown>);
   const conditionKey = world.conditionConfigKey;
   if (conditionKey !== undefined && config !== undefined && conditionKey in (config as object)) {
     const named = (config as Record<string, unknown>)[conditionKey];

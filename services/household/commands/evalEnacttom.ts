@@ -1,0 +1,67 @@
+// `probetown eval enacttom`: the scripted agents on one split of the committed household pool,
+// every task × agent × run an embedded episode with its log under --out, scored from the logs as
+// written and printed in the shape of the paper's Table 2 (poolEval.ts).
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { PoolIndex } from "../../../actors/household/pool.ts";
+import type { Policy } from "../../../actors/household/policy.ts";
+import type { HouseholdTask } from "../../../actors/household/task.ts";
+import { EXIT } from "../../cli/exitCodes.ts";
+import { UsageError } from "../../kernel/usageError.ts";
+import { runPoolAttempts } from "../poolEval.ts";
+import { enacttomSummary, enacttomTable } from "../table2.ts";
+import { loadTaskFile } from "../taskFile.ts";
+import { POOL_DIR } from "../writePoolMain.ts";
+
+export interface EvalEnacttomFlags {
+  readonly split: "standard" | "hard";
+  readonly agents: readonly Policy[];
+  readonly runs: number;
+  readonly out: string;
+  readonly pool: string;
+  /** Only the first n tasks of each (scope, depth) cell. */
+  readonly perCell?: number;
+  readonly fresh?: boolean;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+}
+
+export function splitTasks(pool: string, split: "standard" | "hard", perCell: number | undefined): HouseholdTask[] {
+  const indexFile = join(pool, "index.json");
+  if (!existsSync(indexFile)) throw new UsageError(`--pool ${pool}: no index.json (write the pool with node services/household/writePoolMain.ts)`);
+  const index = JSON.parse(readFileSync(indexFile, "utf8")) as PoolIndex;
+  const tasks = index.tasks.map((id) => loadTaskFile(join(pool, `${id}.json`))).filter((t) => (t.split ?? "standard") === split);
+  if (perCell === undefined) return tasks;
+  const seen = new Map<string, number>();
+  return tasks.filter((t) => {
+    const cell = `${t.category} ${t.tom_level}`;
+    seen.set(cell, (seen.get(cell) ?? 0) + 1);
+    return seen.get(cell)! <= perCell;
+  });
+}
+
+export async function cmdEvalEnacttom(f: EvalEnacttomFlags): Promise<number> {
+  const tasks = splitTasks(f.pool, f.split, f.perCell);
+  if (tasks.length === 0) throw new UsageError(`--pool ${f.pool}: no ${f.split} tasks`);
+  const taken = f.agents.filter((a) => existsSync(join(f.out, a)));
+  if (taken.length > 0) {
+    if (!f.fresh) throw new UsageError(`--out ${f.out}: it already holds logs of ${taken.join(", ")}; choose another --out, or give --fresh to replace them`);
+    for (const a of taken) rmSync(join(f.out, a), { recursive: true, force: true });
+  }
+  const total = tasks.length * f.agents.length * f.runs;
+  const started = performance.now();
+  let shown = 0;
+  // A line every tenth of the way, on stderr: 450 episodes take seconds to tens of seconds.
+  const onAttempt = (done: number) => {
+    if (f.quiet || (done < total && done < shown + Math.ceil(total / 10))) return;
+    shown = done;
+    process.stderr.write(`eval enacttom: ${done}/${total} episodes (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+  };
+  // A snapshot every 10 turns: the logs are complete either way (evalPoolMain.ts says why).
+  const results = await runPoolAttempts({ tasks, policies: f.agents, attempts: f.runs, dir: f.out, snapshotEvery: 10, onAttempt });
+  const summary = enacttomSummary({ split: f.split, runs: f.runs, out: f.out, results });
+  if (f.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  else process.stdout.write(`${enacttomTable(summary)}\n`);
+  if (!f.quiet) process.stderr.write(`eval enacttom: ${total} episodes in ${((performance.now() - started) / 1000).toFixed(1)} s; logs under ${f.out}/<agent>/<task>/a<run>\n`);
+  return EXIT.ok;
+}
