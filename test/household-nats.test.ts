@@ -3,18 +3,15 @@
 // the probes at its end included. Then verify and inspect read it from JetStream.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { Effect } from "effect";
 import type { LogRecord } from "../events/record.ts";
-import { EventStores } from "../infra/layers.ts";
-import { distributedLayer } from "../infra/natsLayers.ts";
+import { distributedBackend } from "../infra/natsBackend.ts";
 import { logRecords, runCli, startCli, tempDir, withoutMetaLine } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 const suite = natsForSuite();
 const TASK = "gen-mixed-d3-hard-s2310";
 
-const readLogFromNats = (ns: string, episode: string): Promise<LogRecord[]> =>
-  Effect.runPromise(Effect.gen(function* () { return yield* (yield* EventStores).read(episode); }).pipe(Effect.provide(distributedLayer(suite.nc, ns))));
+const readLogFromNats = (ns: string, episode: string): Promise<LogRecord[]> => distributedBackend(suite.nc, ns).eventStores.read(episode);
 
 describe("household over NATS", () => {
   it("logs the embedded run's records, in process and with remote actor hosts", async () => {
