@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import type { Emitted } from "../actors/actor.ts";
-import { sceneAgentMachine } from "../actors/aura/agent.ts";
-import { sceneEnvMachine } from "../actors/aura/environment.ts";
+import { sceneAgentLogic } from "../actors/aura/agent.ts";
+import { sceneEnvLogic } from "../actors/aura/environment.ts";
 import { analyseQuery, gapToBudget, type PerceivedScene } from "../actors/aura/intent.ts";
 import { ENVIRONMENT_TOOLS, AGENT_STATE_TOOLS, policyDenies } from "../actors/aura/tools.ts";
 import { auraSceneWorld, defaultSceneConfig } from "../actors/aura/world.ts";
@@ -33,9 +33,9 @@ const untouchable = <T extends object>(label: string): T =>
     },
   });
 
-function ask(logic: typeof sceneAgentMachine | typeof sceneEnvMachine, input: unknown, payload: Partial<ProbeRequestedPayload>): Emitted[] & { error?: unknown } {
+function ask(logic: typeof sceneAgentLogic | typeof sceneEnvLogic, input: unknown, payload: Partial<ProbeRequestedPayload>): Emitted[] & { error?: unknown } {
   const out: Emitted[] & { error?: unknown } = [];
-  const actor = createActor(logic as typeof sceneAgentMachine, { input: input as never });
+  const actor = createActor(logic as typeof sceneAgentLogic, { input: input as never });
   actor.on("*", (e: Emitted) => void out.push(e));
   actor.subscribe({ error: (e) => (out.error = e) });
   actor.start();
@@ -64,19 +64,19 @@ describe("probe registries and policy", () => {
   it("a denied agent probe is answered with probe.denied and never reads the agent's state", () => {
     const input = { name: "Lin Wei", private: untouchable("private"), beliefs: untouchable("beliefs"), plan: untouchable("plan"), memories: untouchable("memories"), policy: { allow: ["*"], deny: ["get_agent_*"] } };
     for (const tool of ["get_agent_private_state", "get_agent_belief_about", "get_agent_plan"]) {
-      const out = ask(sceneAgentMachine, input, { tool, target: "Lin Wei", args: { agent_name: "Lin Wei", believer: "Lin Wei", target: "Zhang Hao" } });
+      const out = ask(sceneAgentLogic, input, { tool, target: "Lin Wei", args: { agent_name: "Lin Wei", believer: "Lin Wei", target: "Zhang Hao" } });
       expect(out.map((e) => e.type)).toEqual(["probe.denied"]);
       expect(out[0]!.to).toBe("probe/aura");
       expect((out[0]!.payload as { budgetAfter: number }).budgetAfter).toBe(1);
     }
     // Allowed, the same input is read (and throws): the proxy really guards the state.
-    const allowed = ask(sceneAgentMachine, { ...input, policy: { allow: ["*"], deny: [] } }, { tool: "get_agent_private_state", target: "Lin Wei" });
+    const allowed = ask(sceneAgentLogic, { ...input, policy: { allow: ["*"], deny: [] } }, { tool: "get_agent_private_state", target: "Lin Wei" });
     expect(String((allowed.error as Error | undefined)?.message)).toMatch(/was read|was enumerated/);
   });
 
   it("a denied environment probe never reads the public layer", () => {
     const scene = { ...defaultSceneConfig.scene };
-    const env = createActor(sceneEnvMachine, { input: { scene, policy: { allow: ["*"], deny: ["get_all_agents"] }, asker: null, events: [] } });
+    const env = createActor(sceneEnvLogic, { input: { scene, policy: { allow: ["*"], deny: ["get_all_agents"] }, asker: null, events: [] } });
     const out: Emitted[] = [];
     env.on("*", (e: Emitted) => void out.push(e));
     env.start();

@@ -1,8 +1,7 @@
 // A scene agent: owns its private state (availability, emotion, unspoken goal, …), its beliefs
 // about the others, its plan and its memories, and answers the probes that read them. The policy
 // is checked before anything is read: a denied probe never sees the state.
-import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
+import { recordActorLogic, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
 import { slugOf } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
 import type { SceneEntries } from "./events.ts";
@@ -54,17 +53,9 @@ const handlers: HandlerTable<SceneAgentContext, SceneEntries, "probe.requested">
   "probe.requested": onProbe,
 };
 
-export const sceneAgentMachine = setup({
-  types: {
-    context: {} as SceneAgentContext,
-    input: {} as SceneAgentInput,
-    events: {} as Delivered & { type: string },
-    emitted: {} as Emitted & { type: string },
-  },
-  actions: { handle: handleRecords(handlers) },
-}).createMachine({
-  id: "aura-scene-agent",
-  context: ({ input }) => ({ static: input, answered: 0, denied: 0 }),
-  initial: "serving",
-  states: { serving: { on: { "probe.requested": { actions: "handle" } } } },
+// One state ("serving") and no process: the record-handler logic, not a state machine.
+export const sceneAgentLogic = recordActorLogic({
+  context: (input: SceneAgentInput): SceneAgentContext => ({ static: input, answered: 0, denied: 0 }),
+  handlers,
+  valueOf: () => "serving",
 });

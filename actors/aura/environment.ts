@@ -1,8 +1,7 @@
 // The scene's environment: owns the public layer (who is where doing what), the clock and the
 // public event feed, and answers the environment probes. The policy is checked here, before any
 // state is read, so a denied probe never touches the scene.
-import { setup } from "xstate";
-import { handleRecords, type Delivered, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
+import { recordActorLogic, type Emitted, type HandlerTable, type RecordIn } from "../actor.ts";
 import { focusLocationOf, sceneTimeOf, type PublicRow, type Scene } from "./scene.ts";
 import { ALL_TOOLS, answerProbe, policyDenies, type ProbePolicy, type ProbeReading } from "./tools.ts";
 import type { SceneEntries } from "./events.ts";
@@ -95,17 +94,9 @@ const handlers: HandlerTable<SceneEnvContext, SceneEntries, "probe.requested"> =
   "probe.requested": onProbe,
 };
 
-export const sceneEnvMachine = setup({
-  types: {
-    context: {} as SceneEnvContext,
-    input: {} as SceneEnvInput,
-    events: {} as Delivered & { type: string },
-    emitted: {} as Emitted & { type: string },
-  },
-  actions: { handle: handleRecords(handlers) },
-}).createMachine({
-  id: "aura-scene-environment",
-  context: ({ input }) => initialSceneEnv(input),
-  initial: "serving",
-  states: { serving: { on: { "probe.requested": { actions: "handle" } } } },
+// One state ("serving") and no process: the record-handler logic, not a state machine.
+export const sceneEnvLogic = recordActorLogic({
+  context: (input: SceneEnvInput): SceneEnvContext => initialSceneEnv(input),
+  handlers,
+  valueOf: () => "serving",
 });

@@ -7,8 +7,8 @@ import { Schema } from "effect";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { configDecoder } from "../configDecoder.ts";
 import { controllerMachine, type ControllerContext, type ControllerInput } from "./controller/machine.ts";
-import { sceneAgentMachine, type SceneAgentContext } from "./agent.ts";
-import { sceneEnvMachine, type SceneEnvContext } from "./environment.ts";
+import { sceneAgentLogic, type SceneAgentContext } from "./agent.ts";
+import { sceneEnvLogic, type SceneEnvContext } from "./environment.ts";
 import { agentIdOf, canonicalScene, CONTROLLER_ID, focusLocationOf, planOf, rosterOf, SCENE_ENV_ID, sceneTimeOf, type Scene } from "./scene.ts";
 import type { StrategyConfig, StrategyKind } from "./strategies.ts";
 import { AGENT_STATE_TOOLS, ENVIRONMENT_TOOLS } from "./tools.ts";
@@ -129,12 +129,12 @@ export const auraSceneWorld: WorldDefinition<SceneConfig> = {
     const controller = controllerInputOf(config, scene, seed);
     const agents = rosterOf(scene).map((name) => ({
       id: agentIdOf(name),
-      logic: sceneAgentMachine,
+      logic: sceneAgentLogic,
       input: { name, private: scene.private_state[name] ?? {}, beliefs: scene.beliefs_about_others[name] ?? {}, plan: planOf(scene, name), memories: config.town?.memories[name] ?? [], policy: config.policy },
     }));
     return [
       ...agents,
-      { id: SCENE_ENV_ID, logic: sceneEnvMachine, input: { scene, policy: config.policy, asker: null, events: config.town?.events ?? [], places: config.town === undefined ? null : Object.keys(config.town.places).sort(), tools: controller.tools } },
+      { id: SCENE_ENV_ID, logic: sceneEnvLogic, input: { scene, policy: config.policy, asker: null, events: config.town?.events ?? [], places: config.town === undefined ? null : Object.keys(config.town.places).sort(), tools: controller.tools } },
       { id: CONTROLLER_ID, logic: controllerMachine, input: controller },
     ].sort((a, b) => (a.id < b.id ? -1 : 1));
   },
