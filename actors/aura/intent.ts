@@ -442,18 +442,28 @@ function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): 
   const q = tokens.findIndex((t) => t.text === "how" || t.text === "what");
   // "How does Y come across to X": appearance, read the other way round (secondOrderOf).
   if (hasCue(tokens, "appearance")) return out;
-  if (q < 0 || tokens[q + 1]?.pos !== "AUX" || tokens[q + 1]?.lemma === "be") return out;
-  const x = mentions.find((m) => m.start === q + 2 && m.by !== "pronoun");
+  // "What odds would X give Y …", "what mark would X put on Y", "how much credit does X give Y": a
+  // fronted measure or noun phrase before the auxiliary is X's judgement of Y all the same (not a
+  // time: "what time does X meet Y" asks when).
+  if (q < 0) return out;
+  let f = q + 1;
+  while (f - q <= 3 && tokens[f] !== undefined && (tokens[f]!.pos === "NOUN" || tokens[f]!.pos === "ADJ" || (tokens[f]!.pos === "ADV" && tokens[q]!.text === "how")) && !hasCue([tokens[f]!], "time_word") && tokens[f]!.lemma !== "time") f++;
+  if (q < 0 || tokens[f]?.pos !== "AUX" || tokens[f]?.lemma === "be") return out;
+  const x = mentions.find((m) => m.start === f + 1 && m.by !== "pronoun");
   const verb = x === undefined ? undefined : tokens[x.end];
   // After "how does X", the next word is the verb whatever its tag ("rate" read as a noun).
   if (x === undefined || verb === undefined || (verb.pos !== "VERB" && verb.pos !== "NOUN") || ["do", "have", "get", "go", "be"].includes(verb.lemma) || hasCue([verb], "unspoken_goal")) return out;
   let j = x.end + 1;
-  while (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "DET" || tokens[j]?.pos === "ADJ" || (tokens[j]?.pos === "PRON" && !mentions.some((m) => m.start === j))) j++;
+  // … past a possessive of X's own ("give his pupil …": the pupil is the other person).
+  const ownPossessive = (k: number) => tokens[k]?.pos === "PRON" && isNounAt(tokens, k + 1) && mentions.some((m) => m.start === k && m.name === x.name);
+  while (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "DET" || tokens[j]?.pos === "ADJ" || (tokens[j]?.pos === "PRON" && !mentions.some((m) => m.start === j)) || ownPossessive(j)) j++;
   // The other person, or a word for someone the query does not resolve ("the young man"): the safe reading either way.
   const other = mentions.some((m) => m.start === j && m.name !== x.name) || (tokens[j] !== undefined && (isPersonNoun(tokens[j]!.text) || hasCue([tokens[j]!], "activity")));
   if (other) out.push({ category: "belief", term: verb.text, start: x.end, end: x.end + 1, believer: x });
   return out;
 }
+
+const isNounAt = (tokens: readonly Token[], k: number) => tokens[k]?.pos === "NOUN" || tokens[k]?.pos === "ADJ";
 
 /**
  * "Is X in the dark about how tired Y is?", "Does X know where Y went?": a person in subject
@@ -524,9 +534,14 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
     // "A sees B as …", "A has B down as …": A's view of what B is.
     const b = mentions.find((m) => m.start === i + 1 && m.name !== a.name);
     // "has B down as", "has B pegged / marked down as": a participle or "down" may stand before "as".
-    const as = b === undefined ? -1 : tokens[b.end]?.text === "down" || (tokens[b.end]?.pos === "VERB" && tokens[b.end + 1]?.text === "as") ? b.end + 1 : tokens[b.end + 1]?.text === "down" && tokens[b.end + 2]?.text === "as" ? b.end + 2 : b.end;
-    // "A takes B for someone / a fool": for a person, not for a walk.
-    const forWhom = as >= 0 && tokens[as]?.text === "for" && [tokens[as + 1], tokens[as + 2]].some((u) => u !== undefined && (u.text === "someone" || u.text === "somebody" || isPersonNoun(u.text)));
+    // … "has got B marked down as", "had B written off as", "has B figured for": up to two words of a
+    // participle and its particle stand between B and "as" / "for", whatever the participle.
+    let as = b === undefined ? -1 : b.end;
+    while (as >= 0 && as < b!.end + 2 && tokens[as] !== undefined && tokens[as]!.text !== "as" && tokens[as]!.text !== "for" && (tokens[as]!.pos === "VERB" || tokens[as]!.pos === "ADV" || tokens[as]!.text === "down" || ((tokens[as]!.pos === "ADP" || tokens[as]!.pos === "PART") && tokens[as - 1]!.pos === "VERB"))) as++;
+    // "A takes B for someone / a fool / a kindly old soul": for a person (the noun phrase's head), not for a walk.
+    let head = as + 1;
+    while (tokens[head] !== undefined && head - as <= 4 && (tokens[head]!.pos === "DET" || tokens[head]!.pos === "ADJ" || tokens[head]!.pos === "ADV")) head++;
+    const forWhom = as >= 0 && tokens[as]?.text === "for" && [tokens[as + 1], tokens[head], tokens[head + 1]].some((u) => u !== undefined && (u.text === "someone" || u.text === "somebody" || isPersonNoun(u.text)));
     // "A takes it for granted that the young porter is …": a that-clause whose subject is a person
     // the query does not resolve is a report all the same.
     const unresolvedClause = that >= 0 && personPhraseAt(tokens, i + 2 + that);
@@ -614,11 +629,24 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
     const perspective = (a: Mention) => {
       let k = a.start - 1;
       while (k >= s && (tokens[k]!.pos === "DET" || honorificWord(tokens[k]))) k--;
+      // "As A sees it, …", "the way A tells it, …", "as A remembers, …": a clause of A's seeing,
+      // knowing or telling opening the sentence frames what follows as A's view (not "as A left").
+      const clauseOpener = k === s && tokens[k]!.text === "as" || (k === s + 1 && tokens[s]!.text === "the" && tokens[k]!.text === "way");
+      if (clauseOpener) {
+        let v = a.end;
+        while (tokens[v]?.pos === "AUX" || tokens[v]?.pos === "ADV" || tokens[v]?.pos === "PART") v++;
+        const verb = tokens[v];
+        if (verb === undefined || (verb.pos !== "VERB" && !hasCue([verb], "belief_verb"))) return false;
+        const object = ["it", "things", "matters", "this", "that", "them"].includes(tokens[v + 1]?.text ?? "");
+        return tokens[object ? v + 2 : v + 1]?.text === "," && (object || hasCue([verb], "belief_verb"));
+      }
       if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to")) return false;
       let after = a.end;
       if (tokens[after]?.text === "'s") {
         after++;
-        while (tokens[after]?.pos === "ADJ" || tokens[after]?.pos === "NOUN") after++;
+        // … the possessed noun phrase, with its of-phrase ("to A's way of thinking").
+        const from = after;
+        while (after - from < 5 && (tokens[after]?.pos === "ADJ" || tokens[after]?.pos === "NOUN" || (after > from && (tokens[after]?.text === "of" || tokens[after]?.text.endsWith("ing") === true)))) after++;
       }
       return tokens[after]?.text === ",";
     };
@@ -676,6 +704,9 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         if (perspective(a) || contentAt(a, start, b.end, true)) return { believer: a, target: b, at: b.start, aboutBeliever: stateOf(a, start) };
       }
       if (a.by === "pronoun" || others.length > 0) continue;
+      // A perspective whose other person the query does not resolve ("To A's mind, is the new lad
+      // coping?"): A's view all the same, with no target, so no one's private state is read.
+      if (perspective(a) && tokens.slice(a.end, e).some((u, d) => !mentions.some((m) => m.start <= a.end + d && a.end + d < m.end) && !firstPerson(u) && u.text !== "you" && someoneWord(u))) return { believer: a, target: null, at: a.end, aboutBeliever: false };
       // Someone the query does not resolve, as the subject of a clause after a complementiser.
       for (let j = a.end + 1; j < e; j++) {
         if (mentions.some((m) => m.start <= j && j < m.end) || !COMPLEMENTISERS.has(tokens[j - 1]!.text) || tokens[j - 1]!.pos === "DET") continue;

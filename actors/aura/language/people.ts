@@ -266,7 +266,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const np: Token[] = [];
     const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
     // A word tagged as a verb before a noun is an attribute here ("her head waiter").
-    const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length;
+    // Not before a name: "the officer got Rasmus …" is a verb and its object.
+    const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length && !used.has(x + 1);
     while (j < tokens.length && !used.has(j) && (nominal(tokens[j]!) || attributive(j)) && np.length < 4) np.push(tokens[j++]!);
     if (np.length === 0) continue;
     // The head is the last noun that names a role ("the cafe owner right now": owner); the mention
