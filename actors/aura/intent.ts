@@ -163,6 +163,9 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN" || (tokens[j]!.pos === "CCONJ" && j > start)) && j - start < 5) j++;
     return j > start && tokens.slice(start, j).some((u) => u.pos === "ADJ" || u.pos === "NOUN") && tokens[j]?.text === "to";
   });
+  // "Fair to ask her now?", "okay to pop over?": the same judgement with "is it" dropped, a word
+  // opening a clause (no person, pronoun or verb) before "to" and a bare verb.
+  const droppedCopula = tokens.some((t, i) => (i === 0 || tokens[i - 1]!.pos === "PUNCT") && ["ADJ", "PROPN", "ADV"].includes(t.pos) && !mentions.some((m) => m.start <= i && i < m.end) && tokens[i + 1]?.text === "to" && tokens[i + 2]?.pos === "VERB");
   // "Is this a sensible moment?", "is now a decent time?": a judgement of the moment itself.
   const momentJudged = tokens.some((t, i) => {
     if (!["it", "this", "that", "now"].includes(t.text) || (tokens[i + 1]?.lemma !== "be" && tokens[i - 1]?.lemma !== "be")) return false;
@@ -176,7 +179,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "Would X mind if I …", "would I be overstepping …": the speaker's own hypothetical act, weighed.
   const SUBJECT_FIRST_PERSON = new Set(["i", "we"]);
   const speakersAct = tokens.some((t, i) => (t.text === "if" || t.text === "would") && SUBJECT_FIRST_PERSON.has(tokens[i + 1]?.text ?? ""));
-  const appropriateness = judged || momentJudged || speakersAct || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
+  const appropriateness = judged || droppedCopula || momentJudged || speakersAct || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
   // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
@@ -216,7 +219,28 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const what = tokens.findIndex((t) => t.text === "what");
   const asked = what < 0 ? undefined : mentions.find((m) => m.start > what);
   const next = asked === undefined ? undefined : tokens.slice(asked.end).find((t) => t.pos !== "ADV" && t.pos !== "AUX");
-  const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || next?.pos === "ADP" || words.at(-1)?.pos === "ADP");
+  // Right after an inverted subject a word in -ing is the progressive verb whatever its tag
+  // ("what's X baking so late", with "baking" read as a noun); an act other than the one X is
+  // seen doing asks what X is up to ("what is X sweeping?" of someone seen sweeping asks the object).
+  const ing = asked === undefined ? undefined : tokens[asked.end];
+  const seenDoing = asked === undefined ? "" : (scene.public[asked.name]?.action ?? "").toLowerCase();
+  const progressive = asked !== undefined && ing !== undefined && tokens[asked.start - 1]?.lemma === "be" && ing.text.endsWith("ing") && ing.text.length > 5 && !GENERIC.has(ing.lemma) && !seenDoing.split(/\W+/).includes(ing.text);
+  const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || next?.pos === "ADP" || words.at(-1)?.pos === "ADP" || progressive);
+  // "Who is X on the phone to?", "who's X meeting?": a who-question about whom X is dealing with
+  // in an ongoing act asks what X is up to.
+  const who = tokens.findIndex((t) => t.text === "who");
+  const partner = who >= 0 && tokens[who + 1]?.lemma === "be" && mentions.some((m) => m.start === who + 2 && m.by !== "pronoun") && (() => {
+    const m = mentions.find((x) => x.start === who + 2)!;
+    const u = tokens[m.end];
+    return u !== undefined && ((u.pos === "VERB" && u.text.endsWith("ing") && !GENERIC.has(u.lemma)) || u.pos === "ADP");
+  })();
+  // "What's the rush with X?", "what's the story about X?": a what-question on a definite noun
+  // said with a person asks what lies behind their conduct; "what's her game / angle?", a noun
+  // possessed by the person and nothing more, asks the same (not her mood, her plans or a fact).
+  const behindWith = what >= 0 && tokens[what + 1]?.lemma === "be" && tokens[what + 2]?.text === "the" && tokens[what + 3]?.pos === "NOUN" && ["with", "about"].includes(tokens[what + 4]?.text ?? "") && mentions.some((m) => m.start === what + 5 || (m.start === what + 6 && honorificWord(tokens[what + 5])));
+  const possessedNoun = what >= 0 && tokens[what + 1]?.lemma === "be" && mentions.some((m) => m.start === what + 2 && m.by === "pronoun" && tokens[what + 2]!.pos === "PRON") && tokens[what + 3]?.pos === "NOUN" && (tokens[what + 4] === undefined || tokens[what + 4]!.pos === "PUNCT" || tokens[what + 4]!.pos === "ADV") && !["emotional_state", "availability", "schedule", "literal", "fact_time", "fact_past", "place", "time_word"].some((c) => hasCue([tokens[what + 3]!], c as Parameters<typeof hasCue>[1]));
+  // "A plan of her own", "a game of their own": something of one's own is kept to oneself.
+  const ownAgenda = tokens.some((t, i) => t.text === "own" && tokens[i - 2]?.text === "of" && tokens[i - 1]?.pos === "PRON" && !hasCue([tokens[i - 1]!], "first_person"));
   // "What is that for?": a what-question ending on its preposition asks the reason
   // for what was just described, whoever was named before it.
   const reason = what >= 0 && words.at(-1)?.pos === "ADP";
@@ -245,7 +269,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "What's going on?", "what's got into him?", "what's come over her?": a what-question whose verb
   // is a generic one with its particle asks what lies behind, not a public act.
   const behind = what >= 0 && tokens[what + 1]?.pos === "AUX" && tokens[what + 2]?.pos === "VERB" && (GENERIC.has(tokens[what + 2]!.lemma) || tokens[what + 2]!.lemma === "come") && (tokens[what + 3]?.pos === "ADP" || tokens[what + 3]?.pos === "PART");
-  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown || hiddenMatter || behind;
+  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown || hiddenMatter || behind || partner || behindWith || possessedNoun || ownAgenda;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && !unresolved && scope.kind !== "none") {
