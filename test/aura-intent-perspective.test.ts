@@ -113,6 +113,11 @@ describe("second-order queries read no private state", () => {
     expect(analyseQuery("What chance would Henrietta give Bartosz of finishing by six?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Bartosz Wrona" });
   });
 
+  it("ends an opening perspective where the question starts when the tokenizer drops its comma", () => {
+    expect(analyseQuery("As Bartosz sees it, is Odile worn out?", orchard, { tokenizer: "compromise" }).secondOrder).toMatchObject({ believer: "Bartosz Wrona", target: "Odile Fontaine" });
+    expect(analyseQuery("To Emeka's way of thinking, is Henrietta coping?", orchard, { tokenizer: "compromise" }).secondOrder).toMatchObject({ believer: "Emeka Udo", target: "Henrietta Lowe" });
+  });
+
   it("reads no private state for a belief about someone the query does not resolve", () => {
     expect(privateReads("Is Odile aware that the new picker is exhausted?")).toEqual([]);
     expect(privateReads("Has Henrietta been told that the delivery driver is running late?")).toEqual([]);

@@ -650,6 +650,9 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         // The speaker is the subject of A's clause: no complementiser between them.
         return f > a.start || !tokens.slice(f + 1, a.start).some((u) => COMPLEMENTISERS.has(u.text));
       });
+    // The opening frame ends at its comma, or (a tokenizer that drops commas) where the question
+    // starts: an auxiliary or a wh-word.
+    const frameEnds = (x: number) => tokens[x]?.text === "," || (tokens[x - 1]?.pos !== "PUNCT" && (tokens[x]?.pos === "AUX" || /^(how|what|who|why|where|when)$/.test(tokens[x]?.text ?? "")));
     const perspective = (a: Mention) => {
       let k = a.start - 1;
       while (k >= s && (tokens[k]!.pos === "DET" || honorificWord(tokens[k]))) k--;
@@ -662,9 +665,9 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         const verb = tokens[v];
         if (verb === undefined || (verb.pos !== "VERB" && !hasCue([verb], "belief_verb"))) return false;
         const object = ["it", "things", "matters", "this", "that", "them"].includes(tokens[v + 1]?.text ?? "");
-        return tokens[object ? v + 2 : v + 1]?.text === "," && (object || hasCue([verb], "belief_verb"));
+        return frameEnds(object ? v + 2 : v + 1) && (object || hasCue([verb], "belief_verb"));
       }
-      if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to")) return false;
+      if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to") || /^(how|what|who|why|where|when)$/.test(tokens[k]!.text)) return false;
       let after = a.end;
       if (tokens[after]?.text === "'s") {
         after++;
@@ -672,7 +675,7 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         const from = after;
         while (after - from < 5 && (tokens[after]?.pos === "ADJ" || tokens[after]?.pos === "NOUN" || (after > from && (tokens[after]?.text === "of" || tokens[after]?.text.endsWith("ing") === true)))) after++;
       }
-      return tokens[after]?.text === ",";
+      return frameEnds(after);
     };
     // A state said of A before the clause ("is A upset that B …", "A too busy to see whether B …"):
     // the question is A's state, and B's is not read.
