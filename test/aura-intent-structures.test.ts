@@ -3,6 +3,7 @@
 // benchmark query).
 import { describe, expect, it } from "vitest";
 import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
+import { tokenize } from "../actors/aura/language/tokens.ts";
 import { harbour, peopleIn } from "./analyserScenes.ts";
 
 const quay = harbour;
@@ -134,6 +135,19 @@ describe("a hidden matter or what lies behind, with generic verbs", () => {
     expect(analyseQuery("Ana keeps glancing at the chapel. What's her mood?", quay).asked).not.toContain("unspoken_goal");
     expect(analyseQuery("Is the novelist pursuing some scheme of his own?", quay).hidden).toContain("unspoken_goal");
     expect(analyseQuery("Is the novelist working on a book of my own?", quay).asked).not.toContain("unspoken_goal");
+  });
+});
+
+describe("the speaker's contraction and a stretch of time one has", () => {
+  it("splits a first-person contraction the tagger leaves whole, so the speaker's certainty stays the speaker's", () => {
+    const words = tokenize("Oh, I'm sure Ana is fine.").map((t) => `${t.text}/${t.pos}`);
+    expect(words.slice(2, 4)).toEqual(["i/PRON", "'m/AUX"]);
+  });
+
+  it("reads no view in a stretch of time someone has, so their own state is still read", () => {
+    const a = analyseQuery("Oh, I'm sure the baker is having the time of her life with that oven. How is she really?", quay);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toContain("emotional_state");
   });
 });
 

@@ -810,7 +810,8 @@ function heldViews(tokens: readonly Token[], mentions: readonly Mention[]): Beli
     const object = j;
     while (tokens[j] !== undefined && j - object < 4 && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN")) j++;
     const fronted = j === object && a.start >= 3 && /^(what|which)$/.test(tokens.slice(0, a.start).find((u) => u.pos !== "PUNCT")?.text ?? "") && tokens.slice(1, a.start).some((u) => u.pos === "NOUN");
-    const noun = j > object && tokens[j - 1]!.pos === "NOUN";
+    // A stretch of time one has is no representation ("having the time of her life", "has an hour of …").
+    const noun = j > object && tokens[j - 1]!.pos === "NOUN" && tokens[j - 1]!.lemma !== "time" && !hasCue([tokens[j - 1]!], "time_word");
     if (!(noun || fronted) || !["of", "about"].includes(tokens[j]?.text ?? "")) continue;
     let k = j + 1;
     if (COMPLEMENTISERS.has(tokens[k]?.text ?? "")) k++;
