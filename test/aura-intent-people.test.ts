@@ -65,3 +65,32 @@ describe("the boss", () => {
     expect(peopleIn(noManager, "Is the boss free for a word?")).toEqual(["Idris Kane"]);
   });
 });
+
+// A scene of this file's own: roles written with an adverb and a participle, and acts that open
+// with a participle and its object.
+const museum: PerceivedScene = {
+  summary: "Harbour Museum, 14:20. Present: Ottilie Marsh (senior curator, checking labels in the Map Room), Ravi Kapoor (newly appointed curator, hanging a painting in the Long Gallery), Sunniva Berg (guide, leading a tour through the Long Gallery), Moses Okafor (security guard, answering radios at the Front Desk).",
+  time: "14:20",
+  focus: "Long Gallery",
+  public: {
+    "Ottilie Marsh": { location: "Map Room", action: "checking labels" },
+    "Ravi Kapoor": { location: "Long Gallery", action: "hanging a painting" },
+    "Sunniva Berg": { location: "Long Gallery", action: "leading a tour" },
+    "Moses Okafor": { location: "Front Desk", action: "answering radios" },
+  },
+};
+
+describe("roles and descriptions in a summary's own words", () => {
+  it("matches a modifier to the adverb a role is written with", () => {
+    expect(peopleIn(museum, "Is the new curator free for a chat?")).toEqual(["Ravi Kapoor"]);
+    expect(peopleIn(museum, "Is the senior curator free for a chat?")).toEqual(["Ottilie Marsh"]);
+  });
+
+  it("reads a clause opening on a participle whose object names no person as an act, not a role", () => {
+    expect(peopleIn(museum, "Is the radio on the desk working?")).toEqual([]);
+  });
+
+  it("keeps a participle and its object after the person word in the description", () => {
+    expect(peopleIn(museum, "How is the woman leading the tour holding up?")).toEqual(["Sunniva Berg"]);
+  });
+});

@@ -71,6 +71,24 @@ const SECOND_ORDER = [
   "How would Henrietta describe Bartosz's mood right now?",
   "What would Odile call Emeka's state of mind this afternoon?",
   "If you asked Bartosz, would he say Henrietta is free?",
+  // a sentence-opening clause of one person's seeing, knowing or telling
+  "As Bartosz sees it, is Odile worn out?",
+  "The way Henrietta tells it, is Emeka free later?",
+  "As the beekeeper understands things, is the cider maker upset?",
+  "As Odile remembers, was Emeka in a strop?",
+  // a perspective whose other person the query does not resolve
+  "To Odile's mind, is the new picker coping?",
+  "In Henrietta's eyes, is the lad up the ladder slacking?",
+  "To Emeka's way of thinking, how is the woman with the clipboard holding up?",
+  // an attribution with a participle and its particle, or a person noun phrase after "for"
+  "Has Emeka got Odile written off as a grump?",
+  "Does Henrietta have the farmhand pegged down as someone who skives?",
+  "Has the shop manager got Bartosz figured for a troublemaker?",
+  "Does Odile take Emeka for a thoroughly honest old farmer?",
+  // a hypothetical judgement with a fronted measure
+  "What chance would Henrietta give Bartosz of finishing by six?",
+  "What score would the beekeeper put on Odile's temper today?",
+  "How much credit does Emeka give his neighbour for keeping calm?",
 ];
 
 describe("second-order queries read no private state", () => {
@@ -84,6 +102,20 @@ describe("second-order queries read no private state", () => {
     expect(analyseQuery("Is Odile clued in about Henrietta being swamped?", orchard).secondOrder).toMatchObject({ believer: "Odile Fontaine", target: "Henrietta Lowe" });
     expect(analyseQuery("To Emeka's knowledge, is Odile free?", orchard).secondOrder).toMatchObject({ believer: "Emeka Udo", target: "Odile Fontaine" });
     expect(analyseQuery("What's the word from Bartosz on Henrietta's mood?", orchard).secondOrder).toMatchObject({ believer: "Bartosz Wrona", target: "Henrietta Lowe" });
+  });
+
+  it("takes the believer from a perspective clause, an attribution and a fronted judgement", () => {
+    expect(analyseQuery("As Bartosz sees it, is Odile worn out?", orchard).secondOrder).toMatchObject({ believer: "Bartosz Wrona", target: "Odile Fontaine" });
+    expect(analyseQuery("Has Emeka got Odile written off as a grump?", orchard).secondOrder).toMatchObject({ believer: "Emeka Udo", target: "Odile Fontaine" });
+    // A role believer ends before its verb, also when a name follows ("the shop manager got Bartosz …").
+    expect(analyseQuery("Has the shop manager got Bartosz figured for a troublemaker?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Bartosz Wrona" });
+    expect(analyseQuery("Does Odile take Emeka for a thoroughly honest old farmer?", orchard).secondOrder).toMatchObject({ believer: "Odile Fontaine", target: "Emeka Udo" });
+    expect(analyseQuery("What chance would Henrietta give Bartosz of finishing by six?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Bartosz Wrona" });
+  });
+
+  it("ends an opening perspective where the question starts when the tokenizer drops its comma", () => {
+    expect(analyseQuery("As Bartosz sees it, is Odile worn out?", orchard, { tokenizer: "compromise" }).secondOrder).toMatchObject({ believer: "Bartosz Wrona", target: "Odile Fontaine" });
+    expect(analyseQuery("To Emeka's way of thinking, is Henrietta coping?", orchard, { tokenizer: "compromise" }).secondOrder).toMatchObject({ believer: "Emeka Udo", target: "Henrietta Lowe" });
   });
 
   it("reads no private state for a belief about someone the query does not resolve", () => {
@@ -104,6 +136,12 @@ describe("two people that are no second-order question still read private state"
     expect(privateReads("I only want to know if Emeka is alright. Would it be rude to ask Henrietta?")).toEqual(["Henrietta Lowe"]);
     // The speaker's own people report to the speaker, not a resident's mind.
     expect(privateReads("My sister says the beekeeper was stung twice. Is he okay?")).toContain("Emeka Udo");
+  });
+
+  it("reads private state when an opening clause is no perspective, or a fronted noun is a time", () => {
+    expect(analyseQuery("As Odile walked in, was Bartosz upset?", orchard).secondOrder).toBeNull();
+    expect(privateReads("As Odile walked in, was Bartosz upset?")).not.toEqual([]);
+    expect(analyseQuery("What time would Henrietta see Bartosz?", orchard).secondOrder).toBeNull();
   });
 
   it("reads only the person whose state is said, never the one in the clause about them", () => {

@@ -3,6 +3,7 @@
 // benchmark query).
 import { describe, expect, it } from "vitest";
 import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
+import { tokenize } from "../actors/aura/language/tokens.ts";
 import { harbour, peopleIn } from "./analyserScenes.ts";
 
 const quay = harbour;
@@ -94,6 +95,15 @@ describe("appropriateness by the speaker's hypothetical act and a judged moment"
     // A choice of judgements is a judgement.
     expect(analyseQuery("Would it be rude or fine to ask Mira for a photo now?", theatre).appropriateness).toBe(true);
   });
+
+  it("weighs a judgement whose 'is it' is dropped: a clause opening on a word before 'to' and a bare verb", () => {
+    const a = analyseQuery("Polite to knock on Ben's door yet, or is he still at it?", theatre);
+    expect(a.appropriateness).toBe(true);
+    expect(a.hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Okay to grab Mira for a second?", theatre).appropriateness).toBe(true);
+    // A person opening the clause is no judgement ("Kai to go on first?").
+    expect(analyseQuery("Is Kai going to go on first?", theatre).appropriateness).toBe(false);
+  });
 });
 
 describe("a hidden matter or what lies behind, with generic verbs", () => {
@@ -108,6 +118,36 @@ describe("a hidden matter or what lies behind, with generic verbs", () => {
     expect(analyseQuery("Rui has swept those steps four times. What's going on with him?", quay).hidden).toContain("unspoken_goal");
     expect(analyseQuery("What has come over the novelist?", quay).hidden).toContain("unspoken_goal");
     expect(analyseQuery("What is Rui sweeping?", quay).hidden).not.toContain("unspoken_goal");
+  });
+
+  it("reads an act other than the one seen after an inverted subject, whatever its tag, as a pursuit", () => {
+    expect(analyseQuery("what's ingrid plotting at this hour", quay).hidden).toContain("unspoken_goal");
+  });
+
+  it("reads whom someone deals with in an ongoing act as what they are up to", () => {
+    expect(analyseQuery("Who is Ana on the radio to every ten minutes?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Who is Ana?", quay).hidden).not.toContain("unspoken_goal");
+  });
+
+  it("reads 'what's the <noun> with X', a bare possessed noun and something of one's own as what lies behind", () => {
+    expect(analyseQuery("Tomasz keeps sighing. What's the problem with Tomasz?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Ana keeps glancing at the chapel. What's her angle?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Ana keeps glancing at the chapel. What's her mood?", quay).asked).not.toContain("unspoken_goal");
+    expect(analyseQuery("Is the novelist pursuing some scheme of his own?", quay).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Is the novelist working on a book of my own?", quay).asked).not.toContain("unspoken_goal");
+  });
+});
+
+describe("the speaker's contraction and a stretch of time one has", () => {
+  it("splits a first-person contraction the tagger leaves whole, so the speaker's certainty stays the speaker's", () => {
+    const words = tokenize("Oh, I'm sure Ana is fine.").map((t) => `${t.text}/${t.pos}`);
+    expect(words.slice(2, 4)).toEqual(["i/PRON", "'m/AUX"]);
+  });
+
+  it("reads no view in a stretch of time someone has, so their own state is still read", () => {
+    const a = analyseQuery("Oh, I'm sure the baker is having the time of her life with that oven. How is she really?", quay);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toContain("emotional_state");
   });
 });
 

@@ -163,6 +163,9 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN" || (tokens[j]!.pos === "CCONJ" && j > start)) && j - start < 5) j++;
     return j > start && tokens.slice(start, j).some((u) => u.pos === "ADJ" || u.pos === "NOUN") && tokens[j]?.text === "to";
   });
+  // "Fair to ask her now?", "okay to pop over?": the same judgement with "is it" dropped, a word
+  // opening a clause (no person, pronoun or verb) before "to" and a bare verb.
+  const droppedCopula = tokens.some((t, i) => (i === 0 || tokens[i - 1]!.pos === "PUNCT") && ["ADJ", "PROPN", "ADV"].includes(t.pos) && !mentions.some((m) => m.start <= i && i < m.end) && tokens[i + 1]?.text === "to" && tokens[i + 2]?.pos === "VERB");
   // "Is this a sensible moment?", "is now a decent time?": a judgement of the moment itself.
   const momentJudged = tokens.some((t, i) => {
     if (!["it", "this", "that", "now"].includes(t.text) || (tokens[i + 1]?.lemma !== "be" && tokens[i - 1]?.lemma !== "be")) return false;
@@ -176,7 +179,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "Would X mind if I …", "would I be overstepping …": the speaker's own hypothetical act, weighed.
   const SUBJECT_FIRST_PERSON = new Set(["i", "we"]);
   const speakersAct = tokens.some((t, i) => (t.text === "if" || t.text === "would") && SUBJECT_FIRST_PERSON.has(tokens[i + 1]?.text ?? ""));
-  const appropriateness = judged || momentJudged || speakersAct || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
+  const appropriateness = judged || droppedCopula || momentJudged || speakersAct || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
   // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
@@ -216,7 +219,28 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   const what = tokens.findIndex((t) => t.text === "what");
   const asked = what < 0 ? undefined : mentions.find((m) => m.start > what);
   const next = asked === undefined ? undefined : tokens.slice(asked.end).find((t) => t.pos !== "ADV" && t.pos !== "AUX");
-  const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || next?.pos === "ADP" || words.at(-1)?.pos === "ADP");
+  // Right after an inverted subject a word in -ing is the progressive verb whatever its tag
+  // ("what's X baking so late", with "baking" read as a noun); an act other than the one X is
+  // seen doing asks what X is up to ("what is X sweeping?" of someone seen sweeping asks the object).
+  const ing = asked === undefined ? undefined : tokens[asked.end];
+  const seenDoing = asked === undefined ? "" : (scene.public[asked.name]?.action ?? "").toLowerCase();
+  const progressive = asked !== undefined && ing !== undefined && tokens[asked.start - 1]?.lemma === "be" && ing.text.endsWith("ing") && ing.text.length > 5 && !GENERIC.has(ing.lemma) && !seenDoing.split(/\W+/).includes(ing.text);
+  const pursuit = asked !== undefined && (tokens.slice(asked.end).some((t) => t.pos === "VERB" && !GENERIC.has(t.lemma)) || next?.pos === "ADP" || words.at(-1)?.pos === "ADP" || progressive);
+  // "Who is X on the phone to?", "who's X meeting?": a who-question about whom X is dealing with
+  // in an ongoing act asks what X is up to.
+  const who = tokens.findIndex((t) => t.text === "who");
+  const partner = who >= 0 && tokens[who + 1]?.lemma === "be" && mentions.some((m) => m.start === who + 2 && m.by !== "pronoun") && (() => {
+    const m = mentions.find((x) => x.start === who + 2)!;
+    const u = tokens[m.end];
+    return u !== undefined && ((u.pos === "VERB" && u.text.endsWith("ing") && !GENERIC.has(u.lemma)) || u.pos === "ADP");
+  })();
+  // "What's the rush with X?", "what's the story about X?": a what-question on a definite noun
+  // said with a person asks what lies behind their conduct; "what's her game / angle?", a noun
+  // possessed by the person and nothing more, asks the same (not her mood, her plans or a fact).
+  const behindWith = what >= 0 && tokens[what + 1]?.lemma === "be" && tokens[what + 2]?.text === "the" && tokens[what + 3]?.pos === "NOUN" && ["with", "about"].includes(tokens[what + 4]?.text ?? "") && mentions.some((m) => m.start === what + 5 || (m.start === what + 6 && honorificWord(tokens[what + 5])));
+  const possessedNoun = what >= 0 && tokens[what + 1]?.lemma === "be" && mentions.some((m) => m.start === what + 2 && m.by === "pronoun" && tokens[what + 2]!.pos === "PRON") && tokens[what + 3]?.pos === "NOUN" && (tokens[what + 4] === undefined || tokens[what + 4]!.pos === "PUNCT" || tokens[what + 4]!.pos === "ADV") && !["emotional_state", "availability", "schedule", "literal", "fact_time", "fact_past", "place", "time_word"].some((c) => hasCue([tokens[what + 3]!], c as Parameters<typeof hasCue>[1]));
+  // "A plan of her own", "a game of their own": something of one's own is kept to oneself.
+  const ownAgenda = tokens.some((t, i) => t.text === "own" && tokens[i - 2]?.text === "of" && tokens[i - 1]?.pos === "PRON" && !hasCue([tokens[i - 1]!], "first_person"));
   // "What is that for?": a what-question ending on its preposition asks the reason
   // for what was just described, whoever was named before it.
   const reason = what >= 0 && words.at(-1)?.pos === "ADP";
@@ -245,7 +269,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "What's going on?", "what's got into him?", "what's come over her?": a what-question whose verb
   // is a generic one with its particle asks what lies behind, not a public act.
   const behind = what >= 0 && tokens[what + 1]?.pos === "AUX" && tokens[what + 2]?.pos === "VERB" && (GENERIC.has(tokens[what + 2]!.lemma) || tokens[what + 2]!.lemma === "come") && (tokens[what + 3]?.pos === "ADP" || tokens[what + 3]?.pos === "PART");
-  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown || hiddenMatter || behind;
+  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown || hiddenMatter || behind || partner || behindWith || possessedNoun || ownAgenda;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && !unresolved && scope.kind !== "none") {
@@ -442,18 +466,28 @@ function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): 
   const q = tokens.findIndex((t) => t.text === "how" || t.text === "what");
   // "How does Y come across to X": appearance, read the other way round (secondOrderOf).
   if (hasCue(tokens, "appearance")) return out;
-  if (q < 0 || tokens[q + 1]?.pos !== "AUX" || tokens[q + 1]?.lemma === "be") return out;
-  const x = mentions.find((m) => m.start === q + 2 && m.by !== "pronoun");
+  // "What odds would X give Y …", "what mark would X put on Y", "how much credit does X give Y": a
+  // fronted measure or noun phrase before the auxiliary is X's judgement of Y all the same (not a
+  // time: "what time does X meet Y" asks when).
+  if (q < 0) return out;
+  let f = q + 1;
+  while (f - q <= 3 && tokens[f] !== undefined && (tokens[f]!.pos === "NOUN" || tokens[f]!.pos === "ADJ" || (tokens[f]!.pos === "ADV" && tokens[q]!.text === "how")) && !hasCue([tokens[f]!], "time_word") && tokens[f]!.lemma !== "time") f++;
+  if (q < 0 || tokens[f]?.pos !== "AUX" || tokens[f]?.lemma === "be") return out;
+  const x = mentions.find((m) => m.start === f + 1 && m.by !== "pronoun");
   const verb = x === undefined ? undefined : tokens[x.end];
   // After "how does X", the next word is the verb whatever its tag ("rate" read as a noun).
   if (x === undefined || verb === undefined || (verb.pos !== "VERB" && verb.pos !== "NOUN") || ["do", "have", "get", "go", "be"].includes(verb.lemma) || hasCue([verb], "unspoken_goal")) return out;
   let j = x.end + 1;
-  while (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "DET" || tokens[j]?.pos === "ADJ" || (tokens[j]?.pos === "PRON" && !mentions.some((m) => m.start === j))) j++;
+  // … past a possessive of X's own ("give his pupil …": the pupil is the other person).
+  const ownPossessive = (k: number) => tokens[k]?.pos === "PRON" && isNounAt(tokens, k + 1) && mentions.some((m) => m.start === k && m.name === x.name);
+  while (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "DET" || tokens[j]?.pos === "ADJ" || (tokens[j]?.pos === "PRON" && !mentions.some((m) => m.start === j)) || ownPossessive(j)) j++;
   // The other person, or a word for someone the query does not resolve ("the young man"): the safe reading either way.
   const other = mentions.some((m) => m.start === j && m.name !== x.name) || (tokens[j] !== undefined && (isPersonNoun(tokens[j]!.text) || hasCue([tokens[j]!], "activity")));
   if (other) out.push({ category: "belief", term: verb.text, start: x.end, end: x.end + 1, believer: x });
   return out;
 }
+
+const isNounAt = (tokens: readonly Token[], k: number) => tokens[k]?.pos === "NOUN" || tokens[k]?.pos === "ADJ";
 
 /**
  * "Is X in the dark about how tired Y is?", "Does X know where Y went?": a person in subject
@@ -524,9 +558,14 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
     // "A sees B as …", "A has B down as …": A's view of what B is.
     const b = mentions.find((m) => m.start === i + 1 && m.name !== a.name);
     // "has B down as", "has B pegged / marked down as": a participle or "down" may stand before "as".
-    const as = b === undefined ? -1 : tokens[b.end]?.text === "down" || (tokens[b.end]?.pos === "VERB" && tokens[b.end + 1]?.text === "as") ? b.end + 1 : tokens[b.end + 1]?.text === "down" && tokens[b.end + 2]?.text === "as" ? b.end + 2 : b.end;
-    // "A takes B for someone / a fool": for a person, not for a walk.
-    const forWhom = as >= 0 && tokens[as]?.text === "for" && [tokens[as + 1], tokens[as + 2]].some((u) => u !== undefined && (u.text === "someone" || u.text === "somebody" || isPersonNoun(u.text)));
+    // … "has got B marked down as", "had B written off as", "has B figured for": up to two words of a
+    // participle and its particle stand between B and "as" / "for", whatever the participle.
+    let as = b === undefined ? -1 : b.end;
+    while (as >= 0 && as < b!.end + 2 && tokens[as] !== undefined && tokens[as]!.text !== "as" && tokens[as]!.text !== "for" && (tokens[as]!.pos === "VERB" || tokens[as]!.pos === "ADV" || tokens[as]!.text === "down" || ((tokens[as]!.pos === "ADP" || tokens[as]!.pos === "PART") && tokens[as - 1]!.pos === "VERB"))) as++;
+    // "A takes B for someone / a fool / a kindly old soul": for a person (the noun phrase's head), not for a walk.
+    let head = as + 1;
+    while (tokens[head] !== undefined && head - as <= 4 && (tokens[head]!.pos === "DET" || tokens[head]!.pos === "ADJ" || tokens[head]!.pos === "ADV")) head++;
+    const forWhom = as >= 0 && tokens[as]?.text === "for" && [tokens[as + 1], tokens[head], tokens[head + 1]].some((u) => u !== undefined && (u.text === "someone" || u.text === "somebody" || isPersonNoun(u.text)));
     // "A takes it for granted that the young porter is …": a that-clause whose subject is a person
     // the query does not resolve is a report all the same.
     const unresolvedClause = that >= 0 && personPhraseAt(tokens, i + 2 + that);
@@ -611,16 +650,32 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         // The speaker is the subject of A's clause: no complementiser between them.
         return f > a.start || !tokens.slice(f + 1, a.start).some((u) => COMPLEMENTISERS.has(u.text));
       });
+    // The opening frame ends at its comma, or (a tokenizer that drops commas) where the question
+    // starts: an auxiliary or a wh-word.
+    const frameEnds = (x: number) => tokens[x]?.text === "," || (tokens[x - 1]?.pos !== "PUNCT" && (tokens[x]?.pos === "AUX" || /^(how|what|who|why|where|when)$/.test(tokens[x]?.text ?? "")));
     const perspective = (a: Mention) => {
       let k = a.start - 1;
       while (k >= s && (tokens[k]!.pos === "DET" || honorificWord(tokens[k]))) k--;
-      if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to")) return false;
+      // "As A sees it, …", "the way A tells it, …", "as A remembers, …": a clause of A's seeing,
+      // knowing or telling opening the sentence frames what follows as A's view (not "as A left").
+      const clauseOpener = k === s && tokens[k]!.text === "as" || (k === s + 1 && tokens[s]!.text === "the" && tokens[k]!.text === "way");
+      if (clauseOpener) {
+        let v = a.end;
+        while (tokens[v]?.pos === "AUX" || tokens[v]?.pos === "ADV" || tokens[v]?.pos === "PART") v++;
+        const verb = tokens[v];
+        if (verb === undefined || (verb.pos !== "VERB" && !hasCue([verb], "belief_verb"))) return false;
+        const object = ["it", "things", "matters", "this", "that", "them"].includes(tokens[v + 1]?.text ?? "");
+        return frameEnds(object ? v + 2 : v + 1) && (object || hasCue([verb], "belief_verb"));
+      }
+      if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to") || /^(how|what|who|why|where|when)$/.test(tokens[k]!.text)) return false;
       let after = a.end;
       if (tokens[after]?.text === "'s") {
         after++;
-        while (tokens[after]?.pos === "ADJ" || tokens[after]?.pos === "NOUN") after++;
+        // … the possessed noun phrase, with its of-phrase ("to A's way of thinking").
+        const from = after;
+        while (after - from < 5 && (tokens[after]?.pos === "ADJ" || tokens[after]?.pos === "NOUN" || (after > from && (tokens[after]?.text === "of" || tokens[after]?.text.endsWith("ing") === true)))) after++;
       }
-      return tokens[after]?.text === ",";
+      return frameEnds(after);
     };
     // A state said of A before the clause ("is A upset that B …", "A too busy to see whether B …"):
     // the question is A's state, and B's is not read.
@@ -676,6 +731,9 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         if (perspective(a) || contentAt(a, start, b.end, true)) return { believer: a, target: b, at: b.start, aboutBeliever: stateOf(a, start) };
       }
       if (a.by === "pronoun" || others.length > 0) continue;
+      // A perspective whose other person the query does not resolve ("To A's mind, is the new lad
+      // coping?"): A's view all the same, with no target, so no one's private state is read.
+      if (perspective(a) && tokens.slice(a.end, e).some((u, d) => !mentions.some((m) => m.start <= a.end + d && a.end + d < m.end) && !firstPerson(u) && u.text !== "you" && someoneWord(u))) return { believer: a, target: null, at: a.end, aboutBeliever: false };
       // Someone the query does not resolve, as the subject of a clause after a complementiser.
       for (let j = a.end + 1; j < e; j++) {
         if (mentions.some((m) => m.start <= j && j < m.end) || !COMPLEMENTISERS.has(tokens[j - 1]!.text) || tokens[j - 1]!.pos === "DET") continue;
@@ -752,7 +810,8 @@ function heldViews(tokens: readonly Token[], mentions: readonly Mention[]): Beli
     const object = j;
     while (tokens[j] !== undefined && j - object < 4 && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN")) j++;
     const fronted = j === object && a.start >= 3 && /^(what|which)$/.test(tokens.slice(0, a.start).find((u) => u.pos !== "PUNCT")?.text ?? "") && tokens.slice(1, a.start).some((u) => u.pos === "NOUN");
-    const noun = j > object && tokens[j - 1]!.pos === "NOUN";
+    // A stretch of time one has is no representation ("having the time of her life", "has an hour of …").
+    const noun = j > object && tokens[j - 1]!.pos === "NOUN" && tokens[j - 1]!.lemma !== "time" && !hasCue([tokens[j - 1]!], "time_word");
     if (!(noun || fronted) || !["of", "about"].includes(tokens[j]?.text ?? "")) continue;
     let k = j + 1;
     if (COMPLEMENTISERS.has(tokens[k]?.text ?? "")) k++;

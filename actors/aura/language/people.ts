@@ -91,12 +91,18 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         // (the `age_old` / `age_young` entries) then describe them ("the elderly porter").
         const age = clause.length === 1 && first.pos === "NUM" ? Number(first.text) : Number(/\b(\d{1,3})-year-old\b/.exec(text)?.[1] ?? NaN);
         if (Number.isFinite(age)) about.push(...(age >= 60 ? AGE_WORDS.old : age <= 25 ? AGE_WORDS.young : []));
-        const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]));
+        // … and one whose noun names no person is an act and its object ("reading questions into
+        // the microphone", "answering phones"), not a role ("wedding planner").
+        const adp = clause.findIndex((t, k) => k > 0 && t.pos === "ADP");
+        const headNoun = (adp < 0 ? clause : clause.slice(0, adp)).filter(isNoun).at(-1);
+        const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]) || (headNoun !== undefined && !isPersonNoun(headNoun.lemma) && !isPersonNoun(headNoun.text)));
         const modifier = first.text.endsWith("ing") && !gerund;
         // A first word in its base form that the tagger read as a verb, before the noun that ends the
         // clause, is a modifier too ("lead singer", "stunt double").
         const baseModifier = first.pos === "VERB" && first.text === first.lemma && clause.length >= 2 && isNoun(clause.at(-1)!) && clause.slice(1).every((t) => isNoun(t) || t.pos === "ADJ");
-        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
+        // An adverb and a participle before the noun modify it too ("newly qualified examiner").
+        const premodified = first.pos === "ADV" && clause.length >= 2 && isNoun(clause.at(-1)!) && clause.slice(1, -1).every((t) => t.pos === "ADV" || t.pos === "ADJ" || isNoun(t) || (t.pos === "VERB" && /(ed|en)$/.test(t.text)));
+        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (nominal) addRole(clause);
         else about.push(...contentWords(clause));
       }
@@ -266,7 +272,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const np: Token[] = [];
     const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
     // A word tagged as a verb before a noun is an attribute here ("her head waiter").
-    const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length;
+    // Not before a name: "the officer got Rasmus …" is a verb and its object.
+    const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length && !used.has(x + 1);
     while (j < tokens.length && !used.has(j) && (nominal(tokens[j]!) || attributive(j)) && np.length < 4) np.push(tokens[j++]!);
     if (np.length === 0) continue;
     // The head is the last noun that names a role ("the cafe owner right now": owner); the mention
@@ -289,7 +296,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
         const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
-        return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r))).length];
+        // A modifier matches a role word, or the adverb in -ly the role is written with ("the new
+        // examiner" for a newly qualified one).
+        return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r) || r === `${w}ly`)).length];
       }));
     }
     // "the boss", "her boss": a relation word for a superior that is no one's own role names whoever
@@ -351,8 +360,11 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // A statement that opens a sentence keeps its predicate ("My nephew is working the stall. …":
     // what he is said to be doing is how the speaker picks him out).
     const opensStatement = i === 0 || tokens[i - 1]!.pos === "PUNCT";
-    const predicate = (u: Token) => (u.pos === "AUX" && (MODALS.has(u.text) || (!opensStatement && u.text !== "'s"))) || (opensQuestion && u.pos === "VERB");
-    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !predicate(tokens[k]!) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
+    // … but a participle right after the person word, with its object, is a reduced relative that
+    // describes them ("how is the woman selling tickets holding up?": the predicate is "holding up").
+    const reducedRelative = (x: number) => x === npStart + one + 1 && tokens[x]!.text.endsWith("ing") && ["DET", "NOUN", "ADJ", "PRON"].includes(tokens[x + 1]?.pos ?? "");
+    const predicate = (u: Token, x: number) => (u.pos === "AUX" && (MODALS.has(u.text) || (!opensStatement && u.text !== "'s"))) || (opensQuestion && u.pos === "VERB" && !reducedRelative(x));
+    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !predicate(tokens[k]!, k) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
     const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
     const who = best(roster.map((n) => {
       const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);

@@ -41,8 +41,21 @@ function winkTokens(text: string): Token[] {
   // its.lemma is typed as needing the addons cache, which out() supplies at run time.
   const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.value) as string[];
   const tags = doc.tokens().out(its.pos) as string[];
-  return values.map((v, i) => ({ text: v.toLowerCase(), lemma: (lemmas[i] ?? v).toLowerCase(), pos: (tags[i] ?? "X") as Pos, capital: /^[A-Z]/.test(v), upper: /^[A-Z]{2,}$/.test(v) }));
+  return values.flatMap((v, i): Token[] => {
+    // The model leaves "I'm" whole (a proper noun): split a clitic it did not, as English writes it,
+    // into the pronoun and its auxiliary.
+    const clitic = /^([A-Za-z]+)'(m|re|ve|ll|d)$/.exec(v);
+    if (clitic !== null && CLITICS[clitic[2]!.toLowerCase()] !== undefined) {
+      const [, word, c] = clitic;
+      return [
+        { text: word!.toLowerCase(), lemma: word!.toLowerCase(), pos: "PRON", capital: /^[A-Z]/.test(word!), upper: false },
+        { text: `'${c!.toLowerCase()}`, lemma: CLITICS[c!.toLowerCase()]!, pos: "AUX", capital: false, upper: false },
+      ];
+    }
+    return [{ text: v.toLowerCase(), lemma: (lemmas[i] ?? v).toLowerCase(), pos: (tags[i] ?? "X") as Pos, capital: /^[A-Z]/.test(v), upper: /^[A-Z]{2,}$/.test(v) }];
+  });
 }
+const CLITICS: Readonly<Record<string, string>> = { m: "be", re: "be", ve: "have", ll: "will", d: "would" };
 
 const COMPROMISE_POS: ReadonlyArray<[string, Pos]> = [
   ["Pronoun", "PRON"], ["ProperNoun", "PROPN"], ["Person", "PROPN"], ["Auxiliary", "AUX"], ["Copula", "AUX"], ["Modal", "AUX"],
