@@ -22,6 +22,7 @@ const SPLITS = [
   { name: "dev5 (R, S, T)", file: join(DATA, "implicit", "dev5.json") },
   { name: "dev6 (U, V, W)", file: join(DATA, "implicit", "dev6.json") },
   { name: "dev7 (X, Y, Z)", file: join(DATA, "implicit", "dev7.json") },
+  { name: "dev8 (AA, AB, AC)", file: join(DATA, "implicit", "dev8.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
 ].filter((s) => existsSync(s.file));
 
