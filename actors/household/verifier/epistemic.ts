@@ -108,6 +108,18 @@ export interface KnowledgeSpace {
   readonly decode: (key: number) => [boolean[], number[]];
 }
 
+type Move = KnowledgeSpace["moves"][number];
+
+/** A message move from (known, budgets): the knowledge and budgets after it, or null when it cannot be sent or tells nothing new. */
+export function afterMove(mv: Move, known: readonly boolean[], budgets: readonly number[]): [boolean[], number[]] | null {
+  if (!known[mv.needs] || budgets[mv.sender]! === 0 || mv.sets.every((b) => known[b])) return null;
+  const after = [...known];
+  for (const b of mv.sets) after[b] = true;
+  const spent = [...budgets];
+  spent[mv.sender]!--;
+  return [after, spent];
+}
+
 export function knowledgeSpace(model: EpistemicModel, options: EpistemicOptions = {}): KnowledgeSpace {
   const { agents, facts, nodes } = model;
   const A = agents.length;
@@ -178,11 +190,9 @@ export function searchKnowledge(model: EpistemicModel, options: EpistemicOptions
     const key = queue[head]!;
     const [k, budget] = space.decode(key);
     for (const mv of space.moves) {
-      if (!k[mv.needs] || budget[mv.sender]! === 0 || mv.sets.every((b) => k[b])) continue;
-      const after = [...k];
-      for (const b of mv.sets) after[b] = true;
-      const spent = [...budget];
-      spent[mv.sender]!--;
+      const moved = afterMove(mv, k, budget);
+      if (moved === null) continue;
+      const [after, spent] = moved;
       const next = space.encode(after, spent);
       if (parent.has(next)) continue;
       parent.set(next, key);

@@ -6,7 +6,7 @@
 // search (strip_K) and the epistemic search both do — which the property test checks.
 import { holds } from "../rules.ts";
 import type { Literal } from "../pddl.ts";
-import { knowledgeSpace, type EpistemicModel } from "./epistemic.ts";
+import { afterMove, knowledgeSpace, type EpistemicModel } from "./epistemic.ts";
 import { physicalSpace } from "./physical.ts";
 import type { Abstraction } from "./relevance.ts";
 
@@ -50,12 +50,8 @@ export function searchJoint(abs: Abstraction, goal: readonly Literal[], model: E
     });
     if (solved) return { _tag: "Solvable", nodes: seen.size };
     for (const mv of knowledge.moves) {
-      if (!k[mv.needs] || budget[mv.sender]! === 0 || mv.sets.every((b) => k[b])) continue;
-      const known = [...k];
-      for (const b of mv.sets) known[b] = true;
-      const spent = [...budget];
-      spent[mv.sender]!--;
-      if (push(pk, s, known, spent)) return { _tag: "Solvable", nodes: seen.size };
+      const moved = afterMove(mv, k, budget);
+      if (moved !== null && push(pk, s, ...moved)) return { _tag: "Solvable", nodes: seen.size };
     }
     if (seen.size > cap) return { _tag: "TooLarge", nodes: seen.size };
   }
