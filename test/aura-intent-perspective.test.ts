@@ -118,6 +118,11 @@ describe("second-order queries read no private state", () => {
     expect(analyseQuery("To Emeka's way of thinking, is Henrietta coping?", orchard, { tokenizer: "compromise" }).secondOrder).toMatchObject({ believer: "Emeka Udo", target: "Henrietta Lowe" });
   });
 
+  it("reads no one's private state for a belief frame whose other person is named only indirectly", () => {
+    expect(privateReads("Is Henrietta under the impression the cider takings pay for the new roof?")).toEqual([]);
+    expect(privateReads("Does the farmhand suspect the spare crates are meant for the village fete?")).toEqual([]);
+  });
+
   it("reads no private state for a belief about someone the query does not resolve", () => {
     expect(privateReads("Is Odile aware that the new picker is exhausted?")).toEqual([]);
     expect(privateReads("Has Henrietta been told that the delivery driver is running late?")).toEqual([]);

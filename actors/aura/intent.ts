@@ -427,6 +427,14 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // Someone, not the speaker, holds the belief: a person resolved before the cue, or a word that
   // names a person the query does not let us resolve ("she suspects", "the TA would bet").
   let someoneBelieves = false;
+  // A belief frame whose believer is resolved but whose other person is named only indirectly
+  // ("is A under the impression the fund goes to …"): its content is someone else's doing, so the
+  // believer's private state answers nothing; no one's is read (issue 21).
+  let resident = false;
+  // … a belief or cognition frame from the lexicon; not a report, a request or a question put to A
+  // ("ask A what …"), nor a participle read as a view noun after a contracted "is" ("she's sorting"), nor a frame
+  // with no content after it ("what she's found?").
+  const frames = new Set([...prepositions, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs.filter((c) => !REPORT_VERBS.has(c.term))].filter((c) => (c.category !== "belief_possessive" || !tokens[c.start]!.text.endsWith("ing")) && tokens[c.end] !== undefined && tokens[c.end]!.pos !== "PUNCT").map((c) => c.start));
   for (const c of theirs) {
     let k = c.start - 1;
     while (k >= 0 && skippable(tokens[k]!, k)) k--;
@@ -444,7 +452,10 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     someoneBelieves = true;
     const name = believer.name;
     const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
-    if (target === undefined) continue;
+    if (target === undefined) {
+      if (frames.has(c.start)) resident = true;
+      continue;
+    }
     return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, unresolved: false };
   }
   if (people.length >= 2) return { second: { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) }, unresolved: false };
@@ -453,7 +464,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // somebody took …"); "he knows something we don't" is about no one.
   // A capital names someone; "I" does not.
   const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody"));
-  return { second: null, unresolved: someoneBelieves && someoneAfter };
+  return { second: null, unresolved: (someoneBelieves && someoneAfter) || resident };
 }
 
 /**
