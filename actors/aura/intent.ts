@@ -597,6 +597,8 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
   return out;
 }
 
+/** The preposition of an evidential frame: "going by / judging by / based on / from what A …". */
+const EVIDENTIAL = new Set(["by", "on", "from", "off"]);
 const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if", "that"]);
 /** Prepositions that introduce what a mental state or a report is about ("in the loop about …", "the word on …"). */
 const ABOUT = new Set(["about", "on", "of", "regarding", "over", "concerning"]);
@@ -678,6 +680,16 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         const object = ["it", "things", "matters", "this", "that", "them"].includes(tokens[v + 1]?.text ?? "");
         return frameEnds(object ? v + 2 : v + 1) && (object || hasCue([verb], "belief_verb"));
       }
+      // "Going by what A has seen, …", "judging by / based on / from what A knows, …": an evidential
+      // frame, A's seeing, knowing or telling as the ground of what follows.
+      if (tokens[k]?.text === "what" && k > s && k - s <= 3 && EVIDENTIAL.has(tokens[k - 1]!.text) && tokens.slice(s, k - 1).every((u) => u.pos === "VERB" || u.pos === "PART" || u.text === "to")) {
+        let v = a.end;
+        while (tokens[v]?.pos === "AUX" || tokens[v]?.pos === "ADV" || tokens[v]?.text === "'s") v++;
+        const verb = tokens[v];
+        if (verb === undefined || (verb.pos !== "VERB" && !hasCue([verb], "belief_verb"))) return false;
+        const object = ["it", "me", "us", "them", "so"].includes(tokens[v + 1]?.text ?? "");
+        return frameEnds(object ? v + 2 : v + 1);
+      }
       if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to") || /^(how|what|who|why|where|when)$/.test(tokens[k]!.text)) return false;
       let after = a.end;
       if (tokens[after]?.text === "'s") {
@@ -730,6 +742,35 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       const subjectOf = (m: Mention) => ["AUX", "VERB"].includes(tokens[m.end]?.pos ?? "") || (tokens[m.end]?.text === "'s" && tokens[m.end + 1]?.pos !== "NOUN");
       const said = mentions.find((m) => m.end <= s && m.name !== a.name && m.by !== "pronoun" && subjectOf(m));
       if (anaphor && said !== undefined && !speakerActs(a, v)) return { believer: a, target: said, at: said.start, aboutBeliever: false };
+    }
+    // "If A went after B, where would she look first?": a hypothetical act of A's aimed at B, then a
+    // question on what A would do: A acts on A's belief about B, not on B's state.
+    const hypothetical = inside.find((a) => {
+      let k = a.start - 1;
+      while (k >= s && (tokens[k]!.pos === "DET" || honorificWord(tokens[k]))) k--;
+      return k === s && tokens[k]!.text.toLowerCase() === "if" && a.by !== "pronoun";
+    });
+    if (hypothetical !== undefined) {
+      const a = hypothetical;
+      // The wh-word, with the noun phrase it heads ("which spot"), then a modal, then its subject.
+      const MODAL = new Set(["would", "might", "could", "will", "'d"]);
+      let m = -1;
+      const q = tokens.findIndex((t, i) => {
+        if (i <= a.end || i >= e || !/^(how|what|who|why|where|when|which)$/.test(t.text)) return false;
+        let j = i + 1;
+        while (j - i <= 2 && (tokens[j]?.pos === "NOUN" || tokens[j]?.pos === "ADJ" || tokens[j]?.pos === "ADV")) j++;
+        if (!MODAL.has(tokens[j]?.text ?? "")) return false;
+        m = j;
+        return true;
+      });
+      const b = inside.find((x) => x.start > a.end && x.name !== a.name && x.by !== "pronoun" && x.end <= q);
+      // … whose subject is A, by name or by a third-person pronoun (read as the if-clause's subject
+      // continued: the fail-safe reading, since a pronoun's resolution here is only the nearest name).
+      const said = q < 0 ? undefined : mentions.find((x) => x.start === m + 1);
+      const pronoun = q > 0 && tokens[m + 1] !== undefined && hasCue([tokens[m + 1]!], "pronoun") && !firstPerson(tokens[m + 1]) && tokens[m + 1]!.text !== "you";
+      const subject = pronoun ? a : said;
+      const verbBetween = b !== undefined && tokens.slice(a.end, b.start).some((t) => t.pos === "VERB");
+      if (q > 0 && b !== undefined && verbBetween && subject?.name === a.name && !speakerActs(a, b.start)) return { believer: a, target: b, at: b.start, aboutBeliever: false };
     }
     for (const a of inside) {
       const others = inside.filter((b) => b.start >= a.end && b.name !== a.name && b.by !== "pronoun");
