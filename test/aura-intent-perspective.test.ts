@@ -129,6 +129,10 @@ describe("second-order queries read no private state", () => {
     expect(analyseQuery("From what Bartosz has seen, where did the shop manager get to?", orchard).secondOrder).toMatchObject({ believer: "Bartosz Wrona", target: "Henrietta Lowe" });
   });
 
+  it("takes the believer before a hyphenated belief verb", () => {
+    expect(analyseQuery("Does Henrietta half-believe Emeka will forget the honey order?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Emeka Udo" });
+  });
+
   it("reads A's belief about B for what A would do in a hypothetical act aimed at B", () => {
     expect(privateReads("If Emeka wanted to track down Odile, where would he head?")).toEqual([]);
     expect(analyseQuery("If Henrietta set off to find the farmhand, which spot would she check first?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Bartosz Wrona" });

@@ -411,7 +411,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     // a verb of being in a state before its preposition ("X clinging to the …", "X stuck on the …").
     (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP") ||
     // a verb taking an infinitive ("X wants to know", "I only want to know"): the subject is before it.
-    (t.pos === "VERB" && tokens[i + 1]?.text === "to");
+    (t.pos === "VERB" && tokens[i + 1]?.text === "to") ||
+    // the first half of a hyphenated verb and its hyphen ("X half-expects", "X sort-of-believes").
+    (t.text === "-" && i >= 1) || (tokens[i + 1]?.text === "-" && t.pos !== "PROPN" && t.pos !== "PUNCT");
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
     // "as far as I know", "according to you": the preposition's person is the speaker.
