@@ -138,6 +138,10 @@ describe("second-order queries read no private state", () => {
     expect(analyseQuery("If Henrietta set off to find the farmhand, which spot would she check first?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Bartosz Wrona" });
   });
 
+  it("resolves the other person of a resident believer's frame by what only they are seen handling", () => {
+    expect(analyseQuery("Is Henrietta under the impression the hives will be moved next week?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Emeka Udo" });
+  });
+
   it("reads no private state for a belief about someone the query does not resolve", () => {
     expect(privateReads("Is Odile aware that the new picker is exhausted?")).toEqual([]);
     expect(privateReads("Has Henrietta been told that the delivery driver is running late?")).toEqual([]);

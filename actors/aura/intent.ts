@@ -143,6 +143,20 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   let second = read.second;
   let unresolved = read.unresolved;
   let about: string | null = null;
+  // A resident believer's frame whose other person is named only by what they are seen handling
+  // ("is A under the impression the lemonade money …" with one person "selling lemonade"): a noun
+  // of the content that only one other person's public action names resolves the target.
+  if (read.resident !== undefined) {
+    const believer = read.resident.believer;
+    const STOP = new Set(["the", "a", "an", "of", "in", "on", "at", "to", "for", "with", "and", "from", "into", "by"]);
+    const words = (n: string) => new Set(scene.public[n]!.action.toLowerCase().split(/[^a-z]+/).filter((w) => w.length >= 4 && !STOP.has(w)));
+    const owners = (w: string) => roster.filter((n) => n !== believer && words(n).has(w));
+    const noun = tokens.slice(read.resident.at).find((t) => t.pos === "NOUN" && owners(t.text).length === 1);
+    if (noun !== undefined) {
+      second = { believer, target: owners(noun.text)[0]!, fields: beliefFields(tokens.slice(read.resident.at)) };
+      unresolved = false;
+    }
+  }
   // No belief structure read, but two people where a mind's content could stand: the safe reading.
   if (second === null && !unresolved) {
     const pair = unclearPair(tokens, mentions);
@@ -352,7 +366,7 @@ function invertedSubject(tokens: readonly Token[], a: Mention): boolean {
  * A third-person belief cue whose believer or other person is not resolved is still a belief
  * question (`unresolved`): no one's private state is read for it.
  */
-function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; unresolved: boolean } {
+function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; unresolved: boolean; resident?: { believer: string; at: number } } {
   const none = { second: null, unresolved: false };
   const people = uniqueNames(mentions);
   if (people.length === 0) return none;
@@ -432,7 +446,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // A belief frame whose believer is resolved but whose other person is named only indirectly
   // ("is A under the impression the fund goes to …"): its content is someone else's doing, so the
   // believer's private state answers nothing; no one's is read (issue 21).
-  let resident = false;
+  let resident: { believer: string; at: number } | undefined;
   // … a belief or cognition frame from the lexicon; not a report, a request or a question put to A
   // ("ask A what …"), nor a participle read as a view noun after a contracted "is" ("she's sorting"), nor a frame
   // with no content after it ("what she's found?").
@@ -455,7 +469,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     const name = believer.name;
     const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
     if (target === undefined) {
-      if (frames.has(c.start)) resident = true;
+      if (frames.has(c.start)) resident ??= { believer: name, at: c.end };
       continue;
     }
     return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, unresolved: false };
@@ -466,7 +480,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // somebody took …"); "he knows something we don't" is about no one.
   // A capital names someone; "I" does not.
   const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody"));
-  return { second: null, unresolved: (someoneBelieves && someoneAfter) || resident };
+  return { second: null, unresolved: (someoneBelieves && someoneAfter) || resident !== undefined, ...(resident === undefined ? {} : { resident }) };
 }
 
 /**
