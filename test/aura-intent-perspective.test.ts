@@ -118,6 +118,30 @@ describe("second-order queries read no private state", () => {
     expect(analyseQuery("To Emeka's way of thinking, is Henrietta coping?", orchard, { tokenizer: "compromise" }).secondOrder).toMatchObject({ believer: "Emeka Udo", target: "Henrietta Lowe" });
   });
 
+  it("reads no one's private state for a belief frame whose other person is named only indirectly", () => {
+    expect(privateReads("Is Henrietta under the impression the cider takings pay for the new roof?")).toEqual([]);
+    expect(privateReads("Does the farmhand suspect the spare crates are meant for the village fete?")).toEqual([]);
+  });
+
+  it("reads the believer's belief for an evidential frame opening the sentence", () => {
+    expect(privateReads("Judging by what Odile has heard, is the farmhand in a mood?")).toEqual([]);
+    expect(privateReads("Based on what Henrietta knows, what is Emeka up to?")).toEqual([]);
+    expect(analyseQuery("From what Bartosz has seen, where did the shop manager get to?", orchard).secondOrder).toMatchObject({ believer: "Bartosz Wrona", target: "Henrietta Lowe" });
+  });
+
+  it("takes the believer before a hyphenated belief verb", () => {
+    expect(analyseQuery("Does Henrietta half-believe Emeka will forget the honey order?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Emeka Udo" });
+  });
+
+  it("reads A's belief about B for what A would do in a hypothetical act aimed at B", () => {
+    expect(privateReads("If Emeka wanted to track down Odile, where would he head?")).toEqual([]);
+    expect(analyseQuery("If Henrietta set off to find the farmhand, which spot would she check first?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Bartosz Wrona" });
+  });
+
+  it("resolves the other person of a resident believer's frame by what only they are seen handling", () => {
+    expect(analyseQuery("Is Henrietta under the impression the hives will be moved next week?", orchard).secondOrder).toMatchObject({ believer: "Henrietta Lowe", target: "Emeka Udo" });
+  });
+
   it("reads no private state for a belief about someone the query does not resolve", () => {
     expect(privateReads("Is Odile aware that the new picker is exhausted?")).toEqual([]);
     expect(privateReads("Has Henrietta been told that the delivery driver is running late?")).toEqual([]);
@@ -136,6 +160,10 @@ describe("two people that are no second-order question still read private state"
     expect(privateReads("I only want to know if Emeka is alright. Would it be rude to ask Henrietta?")).toEqual(["Henrietta Lowe"]);
     // The speaker's own people report to the speaker, not a resident's mind.
     expect(privateReads("My sister says the beekeeper was stung twice. Is he okay?")).toContain("Emeka Udo");
+  });
+
+  it("reads private state when a hypothetical act asks what the other person would do", () => {
+    expect(privateReads("If Odile waved at Bartosz, how soon would Bartosz come over?")).not.toEqual([]);
   });
 
   it("reads private state when an opening clause is no perspective, or a fronted noun is a time", () => {

@@ -143,6 +143,20 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   let second = read.second;
   let unresolved = read.unresolved;
   let about: string | null = null;
+  // A resident believer's frame whose other person is named only by what they are seen handling
+  // ("is A under the impression the lemonade money …" with one person "selling lemonade"): a noun
+  // of the content that only one other person's public action names resolves the target.
+  if (read.resident !== undefined) {
+    const believer = read.resident.believer;
+    const STOP = new Set(["the", "a", "an", "of", "in", "on", "at", "to", "for", "with", "and", "from", "into", "by"]);
+    const words = (n: string) => new Set(scene.public[n]!.action.toLowerCase().split(/[^a-z]+/).filter((w) => w.length >= 4 && !STOP.has(w)));
+    const owners = (w: string) => roster.filter((n) => n !== believer && words(n).has(w));
+    const noun = tokens.slice(read.resident.at).find((t) => t.pos === "NOUN" && owners(t.text).length === 1);
+    if (noun !== undefined) {
+      second = { believer, target: owners(noun.text)[0]!, fields: beliefFields(tokens.slice(read.resident.at)) };
+      unresolved = false;
+    }
+  }
   // No belief structure read, but two people where a mind's content could stand: the safe reading.
   if (second === null && !unresolved) {
     const pair = unclearPair(tokens, mentions);
@@ -352,7 +366,7 @@ function invertedSubject(tokens: readonly Token[], a: Mention): boolean {
  * A third-person belief cue whose believer or other person is not resolved is still a belief
  * question (`unresolved`): no one's private state is read for it.
  */
-function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; unresolved: boolean } {
+function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; unresolved: boolean; resident?: { believer: string; at: number } } {
   const none = { second: null, unresolved: false };
   const people = uniqueNames(mentions);
   if (people.length === 0) return none;
@@ -411,7 +425,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     // a verb of being in a state before its preposition ("X clinging to the …", "X stuck on the …").
     (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP") ||
     // a verb taking an infinitive ("X wants to know", "I only want to know"): the subject is before it.
-    (t.pos === "VERB" && tokens[i + 1]?.text === "to");
+    (t.pos === "VERB" && tokens[i + 1]?.text === "to") ||
+    // the first half of a hyphenated verb and its hyphen ("X half-expects", "X sort-of-believes").
+    (t.text === "-" && i >= 1) || (tokens[i + 1]?.text === "-" && t.pos !== "PROPN" && t.pos !== "PUNCT");
   // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
     // "as far as I know", "according to you": the preposition's person is the speaker.
@@ -427,6 +443,14 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // Someone, not the speaker, holds the belief: a person resolved before the cue, or a word that
   // names a person the query does not let us resolve ("she suspects", "the TA would bet").
   let someoneBelieves = false;
+  // A belief frame whose believer is resolved but whose other person is named only indirectly
+  // ("is A under the impression the fund goes to …"): its content is someone else's doing, so the
+  // believer's private state answers nothing; no one's is read (issue 21).
+  let resident: { believer: string; at: number } | undefined;
+  // … a belief or cognition frame from the lexicon; not a report, a request or a question put to A
+  // ("ask A what …"), nor a participle read as a view noun after a contracted "is" ("she's sorting"), nor a frame
+  // with no content after it ("what she's found?").
+  const frames = new Set([...prepositions, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs.filter((c) => !REPORT_VERBS.has(c.term))].filter((c) => (c.category !== "belief_possessive" || !tokens[c.start]!.text.endsWith("ing")) && tokens[c.end] !== undefined && tokens[c.end]!.pos !== "PUNCT").map((c) => c.start));
   for (const c of theirs) {
     let k = c.start - 1;
     while (k >= 0 && skippable(tokens[k]!, k)) k--;
@@ -444,7 +468,10 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     someoneBelieves = true;
     const name = believer.name;
     const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
-    if (target === undefined) continue;
+    if (target === undefined) {
+      if (frames.has(c.start)) resident ??= { believer: name, at: c.end };
+      continue;
+    }
     return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, unresolved: false };
   }
   if (people.length >= 2) return { second: { believer: people[0]!, target: people[1]!, fields: beliefFields(tokens) }, unresolved: false };
@@ -453,7 +480,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // somebody took …"); "he knows something we don't" is about no one.
   // A capital names someone; "I" does not.
   const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody"));
-  return { second: null, unresolved: someoneBelieves && someoneAfter };
+  return { second: null, unresolved: (someoneBelieves && someoneAfter) || resident !== undefined, ...(resident === undefined ? {} : { resident }) };
 }
 
 /**
@@ -586,6 +613,8 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
   return out;
 }
 
+/** The preposition of an evidential frame: "going by / judging by / based on / from what A …". */
+const EVIDENTIAL = new Set(["by", "on", "from", "off"]);
 const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if", "that"]);
 /** Prepositions that introduce what a mental state or a report is about ("in the loop about …", "the word on …"). */
 const ABOUT = new Set(["about", "on", "of", "regarding", "over", "concerning"]);
@@ -667,6 +696,16 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         const object = ["it", "things", "matters", "this", "that", "them"].includes(tokens[v + 1]?.text ?? "");
         return frameEnds(object ? v + 2 : v + 1) && (object || hasCue([verb], "belief_verb"));
       }
+      // "Going by what A has seen, …", "judging by / based on / from what A knows, …": an evidential
+      // frame, A's seeing, knowing or telling as the ground of what follows.
+      if (tokens[k]?.text === "what" && k > s && k - s <= 3 && EVIDENTIAL.has(tokens[k - 1]!.text) && tokens.slice(s, k - 1).every((u) => u.pos === "VERB" || u.pos === "PART" || u.text === "to")) {
+        let v = a.end;
+        while (tokens[v]?.pos === "AUX" || tokens[v]?.pos === "ADV" || tokens[v]?.text === "'s") v++;
+        const verb = tokens[v];
+        if (verb === undefined || (verb.pos !== "VERB" && !hasCue([verb], "belief_verb"))) return false;
+        const object = ["it", "me", "us", "them", "so"].includes(tokens[v + 1]?.text ?? "");
+        return frameEnds(object ? v + 2 : v + 1);
+      }
       if (k !== s || (tokens[k]!.pos !== "ADP" && tokens[k]!.text !== "to") || /^(how|what|who|why|where|when)$/.test(tokens[k]!.text)) return false;
       let after = a.end;
       if (tokens[after]?.text === "'s") {
@@ -719,6 +758,35 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       const subjectOf = (m: Mention) => ["AUX", "VERB"].includes(tokens[m.end]?.pos ?? "") || (tokens[m.end]?.text === "'s" && tokens[m.end + 1]?.pos !== "NOUN");
       const said = mentions.find((m) => m.end <= s && m.name !== a.name && m.by !== "pronoun" && subjectOf(m));
       if (anaphor && said !== undefined && !speakerActs(a, v)) return { believer: a, target: said, at: said.start, aboutBeliever: false };
+    }
+    // "If A went after B, where would she look first?": a hypothetical act of A's aimed at B, then a
+    // question on what A would do: A acts on A's belief about B, not on B's state.
+    const hypothetical = inside.find((a) => {
+      let k = a.start - 1;
+      while (k >= s && (tokens[k]!.pos === "DET" || honorificWord(tokens[k]))) k--;
+      return k === s && tokens[k]!.text.toLowerCase() === "if" && a.by !== "pronoun";
+    });
+    if (hypothetical !== undefined) {
+      const a = hypothetical;
+      // The wh-word, with the noun phrase it heads ("which spot"), then a modal, then its subject.
+      const MODAL = new Set(["would", "might", "could", "will", "'d"]);
+      let m = -1;
+      const q = tokens.findIndex((t, i) => {
+        if (i <= a.end || i >= e || !/^(how|what|who|why|where|when|which)$/.test(t.text)) return false;
+        let j = i + 1;
+        while (j - i <= 2 && (tokens[j]?.pos === "NOUN" || tokens[j]?.pos === "ADJ" || tokens[j]?.pos === "ADV")) j++;
+        if (!MODAL.has(tokens[j]?.text ?? "")) return false;
+        m = j;
+        return true;
+      });
+      const b = inside.find((x) => x.start > a.end && x.name !== a.name && x.by !== "pronoun" && x.end <= q);
+      // … whose subject is A, by name or by a third-person pronoun (read as the if-clause's subject
+      // continued: the fail-safe reading, since a pronoun's resolution here is only the nearest name).
+      const said = q < 0 ? undefined : mentions.find((x) => x.start === m + 1);
+      const pronoun = q > 0 && tokens[m + 1] !== undefined && hasCue([tokens[m + 1]!], "pronoun") && !firstPerson(tokens[m + 1]) && tokens[m + 1]!.text !== "you";
+      const subject = pronoun ? a : said;
+      const verbBetween = b !== undefined && tokens.slice(a.end, b.start).some((t) => t.pos === "VERB");
+      if (q > 0 && b !== undefined && verbBetween && subject?.name === a.name && !speakerActs(a, b.start)) return { believer: a, target: b, at: b.start, aboutBeliever: false };
     }
     for (const a of inside) {
       const others = inside.filter((b) => b.start >= a.end && b.name !== a.name && b.by !== "pronoun");
