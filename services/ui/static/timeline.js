@@ -23,9 +23,9 @@ export const KINDS = [
 ];
 const colour = Object.fromEntries(KINDS.map(([k, c]) => [k, c]));
 
-const LANE = 22;
+const LANE = 24;
 const LABEL = 150;
-const MARK = 5;
+const MARK = 8;
 const PER_ROW = 6;
 
 export function Timeline({ records, actors, selected, onSelect }) {
