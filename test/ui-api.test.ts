@@ -112,6 +112,26 @@ describe("probetown ui: the API", () => {
     expect((await get(`/api/record?id=town&seq=${all.length + 10}`)).status).toBe(404);
   });
 
+  it("gives a world's own view from its hook: the town's map and its residents per tick", async () => {
+    const episode = await get("/api/episode?id=town");
+    expect(episode.body.worldView).toBe("Town replay");
+    const { status, body } = await get("/api/world-view?id=town");
+    expect(status).toBe(200);
+    const data = body.data as { width: number; places: { name: string }[]; frames: { tick: number; residents: { agent: string; x: number; y: number }[] }[] };
+    expect(data.width).toBe(60);
+    expect(data.places).toHaveLength(20);
+    expect(data.frames.map((f) => f.tick)).toEqual([0, 1]);
+    // Each resident where the tick's last occupancy record put it.
+    const occupancy = logRecords(join(fixture.runs, "town")).filter((r) => r.type === "location.occupancy" && r.tick === 1);
+    const last = new Map<string, { x: number; y: number }>();
+    for (const r of occupancy) for (const o of (r.payload as { occupants: { agent: string; x: number; y: number }[] }).occupants) last.set(o.agent, { x: o.x, y: o.y });
+    expect(data.frames[1]!.residents.map((r) => [r.agent, r.x, r.y])).toEqual([...last].sort(([a], [b]) => (a < b ? -1 : 1)).map(([a, p]) => [a, p.x, p.y]));
+    const script = await raw("/world/auratown.js");
+    expect(script.status).toBe(200);
+    expect(script.text).toContain("export function View");
+    expect((await raw("/world/nowhere.js")).status).toBe(404);
+  });
+
   it("refuses bad query parameters with 400 and a message", async () => {
     const cases: [string, string][] = [
       ["/api/records?id=town&limit=x", "limit must be a whole number"],

@@ -84,6 +84,17 @@ describe("probetown ui in Chromium", () => {
 
       mkdirSync(ARTEFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTEFACTS, "timeline.png"), fullPage: true });
+
+      // The town replay: the map with its residents, stepped to the next tick.
+      await page.click('button[data-tab="world"]');
+      await page.waitForSelector(".town-view g.resident", WAIT);
+      expect(await page.locator(".town-view g.place").count()).toBe(20);
+      expect(await page.locator(".town-tick").innerText()).toBe("tick 0");
+      const residents = new Set(records.filter((r) => r.type === "location.occupancy" && r.tick === 0).flatMap((r) => (r.payload as { occupants: { agent: string }[] }).occupants.map((o) => o.agent)));
+      expect(await page.locator(".town-view g.resident").count()).toBe(residents.size);
+      await page.click('button[aria-label="step forward"]');
+      await page.waitForFunction('document.querySelector(".town-tick")?.textContent === "tick 1"', undefined, WAIT);
+      await page.screenshot({ path: join(ARTEFACTS, "town.png"), fullPage: true });
     },
     300_000,
   );

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { UsageError } from "../kernel/usageError.ts";
+import { isRegisteredWorld, worldModuleNamed } from "../kernel/worlds.ts";
 import { catalogue, type EpisodeSummary } from "./catalogue.ts";
 import { parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, loadLog, queryRecords, recordDetail } from "./records.ts";
@@ -50,6 +51,9 @@ function staticFiles(): Map<string, { file: string; type: string }> {
   ]);
 }
 
+/** A registered world's dashboard view, or null (an unknown world, or one without a view). */
+const worldUi = (world: string | null) => (world !== null && isRegisteredWorld(world) ? (worldModuleNamed(world).ui ?? null) : null);
+
 export type EpisodeRow = EpisodeSummary & { readonly verify: VerifyStatus; readonly shownStatus: string };
 
 export function createApp(runs: string, verifyThreads = 1): { app: Hono; verification: BackgroundVerification } {
@@ -79,7 +83,24 @@ export function createApp(runs: string, verifyThreads = 1): { app: Hono; verific
     const found = episodeOf(id);
     if (found === null) return c.json(notFound(id), 404);
     const log = loadLog(found.dir);
-    return c.json({ ...row(found.summary), damage: log.damage, facets: facets(log) });
+    return c.json({ ...row(found.summary), damage: log.damage, facets: facets(log), worldView: worldUi(found.summary.world)?.label ?? null });
+  });
+
+  // A world's own view (its `ui` hook): the data from the log, and its script from the module.
+  app.get("/api/world-view", (c) => {
+    const id = c.req.query("id") ?? "";
+    const found = episodeOf(id);
+    if (found === null) return c.json(notFound(id), 404);
+    const ui = worldUi(found.summary.world);
+    if (ui === null) return c.json({ error: `the world of '${id}' has no view of its own` }, 404);
+    return c.json({ label: ui.label, data: ui.data(loadLog(found.dir).records) });
+  });
+
+  app.get("/world/:file", (c) => {
+    const world = c.req.param("file").replace(/\.js$/, "");
+    const ui = worldUi(world);
+    if (ui === null) return c.json({ error: `no view for '${world}'` }, 404);
+    return c.body(readFileSync(ui.script), 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" });
   });
 
   app.get("/api/records", (c) => {

@@ -145,7 +145,23 @@ function RecordDetail({ id, seq, onSelect }) {
   </div>`;
 }
 
+/** The episode's world's own view (its `ui` hook): its module is loaded when the tab is opened. */
+function WorldView({ id, world }) {
+  const [view, setView] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    Promise.all([import(`/world/${encodeURIComponent(world)}.js`), getJson(`/api/world-view?id=${encodeURIComponent(id)}`)]).then(
+      ([module, body]) => setView({ View: module.View, data: body.data }),
+      (e) => setError(e.message),
+    );
+  }, [id, world]);
+  if (error) return html`<p class="damage">${error}</p>`;
+  if (!view) return html`<p>Loading the view…</p>`;
+  return html`<${view.View} data=${view.data} />`;
+}
+
 function EpisodeView({ id }) {
+  const [tab, setTab] = useState("timeline");
   const [episode, setEpisode] = useState(null);
   const [error, setError] = useState(null);
   const [types, setTypes] = useState([]);
@@ -168,6 +184,8 @@ function EpisodeView({ id }) {
     <h2>${id} <small>${episode.world} · seed ${episode.seed} · ${episode.condition} · <span class=${`status status-${episode.shownStatus}`}>${episode.shownStatus}</span></small></h2>
     ${episode.damage ? html`<div class="damage">Damaged log: ${episode.damage}\nShown: the ${episode.records === 0 ? "" : "intact "}records before the damage.</div>` : ""}
     ${episode.verify.message && episode.verify.state !== "ok" ? html`<div class="damage">verify (${episode.verify.state}): ${episode.verify.message}</div>` : ""}
+    ${episode.worldView ? html`<nav class="tabs"><button class=${tab === "timeline" ? "tab active" : "tab"} onClick=${() => setTab("timeline")}>Timeline</button><button class=${tab === "world" ? "tab active" : "tab"} data-tab="world" onClick=${() => setTab("world")}>${episode.worldView}</button></nav>` : ""}
+    ${tab === "world" ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
     <div class="legend">${KINDS.map(([k, c, label]) => html`<span><i style=${`background:${c}`}></i>${label}</span>`)}</div>
     <div class="filters">
       <${CheckList} name="type" items=${typeItems} chosen=${types} onChange=${setTypes} />
@@ -177,7 +195,7 @@ function EpisodeView({ id }) {
     <div class="layout">
       <div class="timeline"><${Timeline} records=${page.records} actors=${episode.facets.actors} selected=${selected} onSelect=${setSelected} /></div>
       ${selected === null ? html`<div class="detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} />`}
-    </div>
+    </div></div>`}
   </section>`;
 }
 
