@@ -2,7 +2,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUi, type UiServer } from "../services/ui/server.ts";
-import { logRecords } from "./helpers.ts";
+import { logRecords, runCli } from "./helpers.ts";
 import { filesUnder, SECRET_TEXT, uiFixture, type UiFixture } from "./uiFixtures.ts";
 import { join } from "node:path";
 
@@ -170,5 +170,14 @@ describe("probetown ui: the API", () => {
     await get("/api/records?id=broken");
     await get("/api/record?id=town&seq=3");
     expect(filesUnder(fixture.runs)).toEqual(before);
+  });
+
+  it("the command refuses a --runs that is no folder and a port out of range (exit 2)", async () => {
+    const missing = await runCli(["ui", "--runs", join(fixture.root, "nowhere")]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain("no such folder");
+    const port = await runCli(["ui", "--runs", fixture.runs, "--port", "70000"]);
+    expect(port.code).toBe(2);
+    expect(port.err).toContain("--port expects an integer ≤ 65535");
   });
 });

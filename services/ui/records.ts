@@ -3,7 +3,7 @@
 // damage and the damage's message, so the dashboard shows what is intact and says where it ends.
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { scanLog, segmentFiles } from "../../infra/fileEventStore.ts";
+import { logWriter, scanLog, segmentFiles } from "../../infra/fileEventStore.ts";
 import type { LogRecord } from "../../events/record.ts";
 
 export interface LoadedLog {
@@ -35,7 +35,9 @@ export function loadLog(dir: string): LoadedLog {
   let log: LoadedLog;
   try {
     const scan = scanLog(logDir, { onDamage: (records) => (intact = records) });
-    log = { records: scan.records, damage: scan.torn === null ? null : scan.torn.message, firstSeq: scan.records[0]?.seq ?? 0 };
+    // A log its run is still writing ends on a line not written whole yet: not damage (as readLog reads it).
+    const torn = scan.torn !== null && logWriter(logDir) === null ? scan.torn.message : null;
+    log = { records: scan.records, damage: torn, firstSeq: scan.records[0]?.seq ?? 0 };
   } catch (error) {
     log = { records: intact, damage: error instanceof Error ? error.message : String(error), firstSeq: intact[0]?.seq ?? 0 };
   }
