@@ -15,6 +15,8 @@ export interface LoadedLog {
 }
 
 const cache = new Map<string, { key: string; log: LoadedLog }>();
+/** Logs kept read: the last few opened (a large town's log is hundreds of MB of records). */
+const CACHED_LOGS = 4;
 
 /** Segment names, sizes and mtimes: a log appended to or replaced reads again. */
 function fingerprint(logDir: string): string {
@@ -30,7 +32,11 @@ export function loadLog(dir: string): LoadedLog {
   const logDir = join(dir, "log");
   const key = fingerprint(logDir);
   const hit = cache.get(dir);
-  if (hit !== undefined && hit.key === key) return hit.log;
+  if (hit !== undefined && hit.key === key) {
+    cache.delete(dir);
+    cache.set(dir, hit);
+    return hit.log;
+  }
   let intact: readonly LogRecord[] = [];
   let log: LoadedLog;
   try {
@@ -41,7 +47,10 @@ export function loadLog(dir: string): LoadedLog {
   } catch (error) {
     log = { records: intact, damage: error instanceof Error ? error.message : String(error), firstSeq: intact[0]?.seq ?? 0 };
   }
+  cache.delete(dir);
   cache.set(dir, { key, log });
+  // A Map keeps insertion order: the first key is the least recently read.
+  if (cache.size > CACHED_LOGS) cache.delete(cache.keys().next().value!);
   return log;
 }
 
