@@ -10,7 +10,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./helpers.ts";
 
-const KERNEL_DIRS = ["services/cli", "services/kernel", "services/distributed", "services/analysis"];
+const KERNEL_DIRS = ["services/cli", "services/kernel", "services/distributed", "services/analysis", "services/ui"];
 
 /** A world's name in a string: whole words (`env/auratown`, `aura-scene`, "AURA's"), any case. */
 const IN_TEXT = /(?<![a-z0-9])(auratown|aura-scene|envprobe|household|aura)(?![a-z0-9])/i;

@@ -7,6 +7,7 @@ import type { LiveSummary, WorldModule } from "../kernel/worldModule.ts";
 import { townInspection } from "./inspect.ts";
 import { checkTownRunDisk, checkTownRunFits } from "./limits.ts";
 import { townMetrics } from "./metrics.ts";
+import { townUi } from "./ui/townView.ts";
 import { collectRow, DETAILED_TOWN_ACTORS, renderRecordSummary, renderSummary, summarize, type TickRow } from "./views.ts";
 
 /** The named residents every town has (`--agents` adds generated ones). */
@@ -42,6 +43,7 @@ const auratown: WorldModule<TownConfig> = {
     checkDisk: (config, ticks, flags, disk) => checkTownRunDisk(config, ticks, { town: flags.size, ...(flags.length === undefined ? {} : { length: flags.length }) }, disk),
   },
   metrics: townMetrics,
+  ui: townUi,
 };
 
 export default auratown;

@@ -116,6 +116,21 @@ export interface WorldModule<Config = any> {
   readonly sweep?: (flags: object) => Promise<number> | number;
   /** The jobs its own sweep queues for `probetown worker` (with --nats), when it queues its own. */
   readonly jobs?: WorldJobs;
+  /** The world's own view in `probetown ui` (services/ui), beside the timeline every world has. */
+  readonly ui?: WorldUi;
+}
+
+/** A world's dashboard view: its data, computed from a log on the server, and the module that draws it. */
+export interface WorldUi {
+  /** The view's tab label. */
+  readonly label: string;
+  /** What the view draws, from an episode's records (JSON-serialisable). */
+  readonly data: (records: readonly LogRecord[]) => unknown;
+  /**
+   * The browser module that draws it: an ES module exporting `View({data})`, a Preact component,
+   * importing only `preact`, `preact/hooks` and `htm` (the dashboard's import map).
+   */
+  readonly script: URL;
 }
 
 /** A world's own sweep jobs, as a worker takes them from the queue beside the kernel's episode jobs. */

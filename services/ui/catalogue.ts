@@ -1,0 +1,90 @@
+// The episodes the dashboard shows: every episode directory under the runs folder, summarised from
+// the two ends of its log (peekLog reads kilobytes, however long the log), and the fork tree from
+// each fork's header. Reading never modifies a log.
+import { existsSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { peekLog } from "../../infra/fileEventStore.ts";
+import { episodeDirsUnder } from "../kernel/verifyTree.ts";
+import type { LogRecord } from "../../events/record.ts";
+
+export type EpisodeStatus = "finished" | "interrupted" | "damaged" | "empty";
+
+export interface EpisodeSummary {
+  /** The episode directory relative to the runs folder, with "/" separators: the API's key. */
+  readonly id: string;
+  readonly episode: string | null;
+  readonly world: string | null;
+  readonly seed: number | null;
+  readonly condition: string | null;
+  /** The ticks the run was asked for, from its header. */
+  readonly plannedTicks: number | null;
+  /** The last tick the log reaches. */
+  readonly lastTick: number | null;
+  readonly records: number;
+  /** From the log's ends; `damaged` when they cannot be read (verify's message then says why). */
+  readonly status: EpisodeStatus;
+  /** A fork's parent, as its header names it: the parent's id when it lies under the runs folder. */
+  readonly fork: { readonly parentEpisode: string; readonly parentId: string | null; readonly atTick: number; readonly parentCondition: string } | null;
+}
+
+interface HeaderPayload {
+  readonly world?: string;
+  readonly seed?: number;
+  readonly condition?: string;
+  readonly ticks?: number;
+  readonly parent?: string;
+  readonly parentLog?: string;
+  readonly atTick?: number;
+  readonly parentCondition?: string;
+}
+
+const idOf = (root: string, dir: string): string => relative(root, dir).split(sep).join("/") || ".";
+
+/** A log's ends say finished when its last record commits the last planned tick. */
+function statusOf(first: LogRecord | null, last: LogRecord | null, planned: number | null): EpisodeStatus {
+  if (first === null && last === null) return "empty";
+  if (first === null || last === null) return "damaged";
+  if (last.type !== "tick.committed" || planned === null) return "interrupted";
+  // Ticks count from 0 (a 3-tick run commits ticks 0, 1, 2).
+  return last.tick >= planned - 1 ? "finished" : "interrupted";
+}
+
+export function summarise(root: string, dir: string): EpisodeSummary {
+  const id = idOf(root, dir);
+  let ends: ReturnType<typeof peekLog>;
+  try {
+    ends = peekLog(join(dir, "log"));
+  } catch {
+    ends = { first: null, last: null, lastTick: null };
+  }
+  const { first, last } = ends;
+  const header = (first?.payload ?? {}) as HeaderPayload;
+  const planned = typeof header.ticks === "number" ? header.ticks : null;
+  const isFork = first?.type === "episode.forked";
+  // `parentLog` is the parent's log folder relative to the fork's directory (episodes.ts).
+  const parentDir = isFork && typeof header.parentLog === "string" && !header.parentLog.startsWith("jetstream:") ? resolve(dir, header.parentLog, "..") : null;
+  const parentInside = parentDir !== null && !relative(root, parentDir).startsWith("..") && existsSync(join(parentDir, "log"));
+  return {
+    id,
+    episode: first?.episode ?? null,
+    world: header.world ?? null,
+    seed: header.seed ?? null,
+    condition: header.condition ?? null,
+    plannedTicks: planned,
+    lastTick: ends.lastTick,
+    records: first !== null && last !== null ? last.seq - first.seq + 1 : 0,
+    status: statusOf(first, last, planned),
+    fork: isFork ? { parentEpisode: header.parent ?? "", parentId: parentInside ? idOf(root, parentDir) : null, atTick: header.atTick ?? 0, parentCondition: header.parentCondition ?? "" } : null,
+  };
+}
+
+/** Every episode under `root`, keyed by id: the only directories the API ever reads. */
+export function catalogue(root: string): Map<string, { readonly dir: string; readonly summary: EpisodeSummary }> {
+  const found = new Map<string, { dir: string; summary: EpisodeSummary }>();
+  if (!existsSync(root)) return found;
+  for (const dir of episodeDirsUnder(root)) {
+    const summary = summarise(root, dir);
+    found.set(summary.id, { dir, summary });
+  }
+  return found;
+}

@@ -1,0 +1,209 @@
+// The dashboard's front end: Preact components written with htm (tagged templates), loaded as ES
+// modules straight from the server — no build step.
+import { h, render } from "preact";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import htm from "htm";
+import { KINDS, Timeline } from "./timeline.js";
+
+const html = htm.bind(h);
+
+async function getJson(url) {
+  const response = await fetch(url);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error ?? `${response.status}`);
+  return body;
+}
+
+function useHash() {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const on = () => setHash(location.hash);
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  return hash;
+}
+
+const episodeLink = (id) => `#/episode?id=${encodeURIComponent(id)}`;
+
+/** Rows in fork-tree order: each episode followed by its forks, indented. */
+function forkTree(episodes) {
+  const byId = new Map(episodes.map((e) => [e.id, e]));
+  const children = new Map();
+  const roots = [];
+  for (const e of episodes) {
+    const parent = e.fork?.parentId;
+    if (parent && byId.has(parent)) children.set(parent, [...(children.get(parent) ?? []), e]);
+    else roots.push(e);
+  }
+  const rows = [];
+  const walk = (e, depth) => {
+    rows.push({ e, depth });
+    for (const c of children.get(e.id) ?? []) walk(c, depth + 1);
+  };
+  roots.forEach((e) => walk(e, 0));
+  return rows;
+}
+
+function matches(e, f) {
+  if (f.world && e.world !== f.world) return false;
+  if (f.status && e.shownStatus !== f.status) return false;
+  const q = f.search.trim().toLowerCase();
+  if (q && ![e.id, e.episode, e.world, e.condition, String(e.seed)].some((v) => (v ?? "").toLowerCase().includes(q))) return false;
+  return true;
+}
+
+function EpisodeList() {
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  const [filter, setFilter] = useState({ search: "", world: "", status: "" });
+  useEffect(() => {
+    let stop = false;
+    let timer;
+    const load = () =>
+      getJson("/api/episodes").then(
+        (d) => {
+          if (stop) return;
+          setData(d);
+          // Verification runs in the background: ask again until every episode has its result.
+          if (d.episodes.some((e) => e.verify.state === "pending")) timer = setTimeout(load, 1500);
+        },
+        (e) => setError(e.message),
+      );
+    load();
+    return () => {
+      stop = true;
+      clearTimeout(timer);
+    };
+  }, []);
+  if (error) return html`<p class="damage">${error}</p>`;
+  if (!data) return html`<p>Loading episodes…</p>`;
+  const worlds = [...new Set(data.episodes.map((e) => e.world).filter(Boolean))].sort();
+  const statuses = [...new Set(data.episodes.map((e) => e.shownStatus))].sort();
+  const rows = forkTree(data.episodes);
+  const shown = rows.filter(({ e }) => matches(e, filter));
+  const set = (key) => (ev) => setFilter({ ...filter, [key]: ev.target.value });
+  return html`<section>
+    <h2>Episodes <small>under ${data.runs}</small></h2>
+    <div class="filters">
+      <input type="search" placeholder="search id, condition, seed" aria-label="search episodes" value=${filter.search} onInput=${set("search")} />
+      <label>world <select name="world" value=${filter.world} onChange=${set("world")}><option value="">all</option>${worlds.map((w) => html`<option value=${w}>${w}</option>`)}</select></label>
+      <label>status <select name="status" value=${filter.status} onChange=${set("status")}><option value="">all</option>${statuses.map((s) => html`<option value=${s}>${s}</option>`)}</select></label>
+      <span class="count">${shown.length} of ${rows.length} episodes</span>
+    </div>
+    <table class="episodes">
+      <thead><tr><th>episode</th><th>world</th><th>seed</th><th>condition</th><th>status</th><th>ticks</th><th>records</th><th>verify</th></tr></thead>
+      <tbody>
+        ${shown.map(
+          ({ e, depth }) => html`<tr class="episode" data-id=${e.id} onClick=${() => (location.hash = episodeLink(e.id))}>
+            <td><span class="fork-indent">${depth > 0 ? "\u00a0\u00a0".repeat(depth) + "└ " : ""}</span><a href=${episodeLink(e.id)}>${e.id}</a>${e.fork ? html` <small>fork of ${e.fork.parentId ?? e.fork.parentEpisode} at tick ${e.fork.atTick}</small>` : ""}</td>
+            <td>${e.world ?? "?"}</td><td>${e.seed ?? "?"}</td><td>${e.condition ?? "?"}</td>
+            <td><span class=${`status status-${e.shownStatus}`}>${e.shownStatus}</span></td>
+            <td>${e.lastTick === null ? "–" : `${e.lastTick + 1}${e.plannedTicks !== null ? ` / ${e.plannedTicks}` : ""}`}</td>
+            <td>${e.records}</td>
+            <td class=${`verify verify-${e.verify.state}`} title=${e.verify.message ?? ""}>${e.verify.state}${e.verify.message && e.verify.state !== "ok" ? html`<div class="verify-message">${e.verify.message.split("\n")[0]}</div>` : ""}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+function CheckList({ name, items, chosen, onChange }) {
+  const toggle = (item) => onChange(chosen.includes(item) ? chosen.filter((x) => x !== item) : [...chosen, item]);
+  return html`<fieldset class="filter-list" data-filter=${name}><legend>${name} ${chosen.length ? html`<button class="link" onClick=${() => onChange([])}>all</button>` : "(all)"}</legend>
+    ${items.map(([item, label]) => html`<label><input type="checkbox" value=${item} checked=${chosen.includes(item)} onChange=${() => toggle(item)} /> ${label}</label>`)}
+  </fieldset>`;
+}
+
+function RecordDetail({ id, seq, onSelect }) {
+  const [detail, setDetail] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    setDetail(null);
+    setError(null);
+    getJson(`/api/record?id=${encodeURIComponent(id)}&seq=${seq}`).then(setDetail, (e) => setError(e.message));
+  }, [id, seq]);
+  if (error) return html`<div class="detail"><p class="damage">${error}</p></div>`;
+  if (!detail) return html`<div class="detail"><p>Loading record ${seq}…</p></div>`;
+  const r = detail.record;
+  const ref = (c) => html`<li><button class="link" onClick=${() => onSelect(c.seq)}>#${c.seq} ${c.type}</button> <small>tick ${c.tick} · ${c.from}</small></li>`;
+  return html`<div class="detail" data-seq=${r.seq}>
+    <h3 class="detail-title">#${r.seq} ${r.type}</h3>
+    <dl>
+      <dt>tick</dt><dd>${r.tick}</dd>
+      <dt>from</dt><dd class="detail-from">${r.from}</dd>
+      <dt>to</dt><dd>${JSON.stringify(r.to)}</dd>
+      <dt>hash</dt><dd><code class="detail-hash">${r.hash}</code></dd>
+    </dl>
+    <h4>payload</h4>
+    <pre class="detail-payload">${JSON.stringify(r.payload, null, 2)}</pre>
+    <h4>cause chain</h4>
+    ${detail.causes.length ? html`<ol class="causes">${detail.causes.map(ref)}</ol>` : html`<p>none (a root record)</p>`}
+    <h4>caused</h4>
+    ${detail.effects.length ? html`<ul class="effects">${detail.effects.map(ref)}</ul>` : html`<p>nothing</p>`}
+  </div>`;
+}
+
+/** The episode's world's own view (its `ui` hook): its module is loaded when the tab is opened. */
+function WorldView({ id, world }) {
+  const [view, setView] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    Promise.all([import(`/world/${encodeURIComponent(world)}.js`), getJson(`/api/world-view?id=${encodeURIComponent(id)}`)]).then(
+      ([module, body]) => setView({ View: module.View, data: body.data }),
+      (e) => setError(e.message),
+    );
+  }, [id, world]);
+  if (error) return html`<p class="damage">${error}</p>`;
+  if (!view) return html`<p>Loading the view…</p>`;
+  return html`<${view.View} data=${view.data} />`;
+}
+
+function EpisodeView({ id }) {
+  const [tab, setTab] = useState("timeline");
+  const [episode, setEpisode] = useState(null);
+  const [error, setError] = useState(null);
+  const [types, setTypes] = useState([]);
+  const [actors, setActors] = useState([]);
+  const [page, setPage] = useState(null);
+  const [selected, setSelected] = useState(null);
+  useEffect(() => {
+    getJson(`/api/episode?id=${encodeURIComponent(id)}`).then(setEpisode, (e) => setError(e.message));
+  }, [id]);
+  useEffect(() => {
+    const params = new URLSearchParams({ id, limit: "5000" });
+    if (types.length) params.set("type", types.join(","));
+    if (actors.length) params.set("actor", actors.join(","));
+    getJson(`/api/records?${params}`).then(setPage, (e) => setError(e.message));
+  }, [id, types.join(","), actors.join(",")]);
+  const typeItems = useMemo(() => (episode ? Object.entries(episode.facets.types).sort().map(([t, n]) => [t, `${t} (${n})`]) : []), [episode]);
+  if (error) return html`<p class="damage">${error}</p>`;
+  if (!episode || !page) return html`<p>Loading ${id}…</p>`;
+  return html`<section class="episode-view">
+    <h2>${id} <small>${episode.world} · seed ${episode.seed} · ${episode.condition} · <span class=${`status status-${episode.shownStatus}`}>${episode.shownStatus}</span></small></h2>
+    ${episode.damage ? html`<div class="damage">Damaged log: ${episode.damage}\nShown: the ${episode.records === 0 ? "" : "intact "}records before the damage.</div>` : ""}
+    ${episode.verify.message && episode.verify.state !== "ok" ? html`<div class="damage">verify (${episode.verify.state}): ${episode.verify.message}</div>` : ""}
+    ${episode.worldView ? html`<nav class="tabs"><button class=${tab === "timeline" ? "tab active" : "tab"} onClick=${() => setTab("timeline")}>Timeline</button><button class=${tab === "world" ? "tab active" : "tab"} data-tab="world" onClick=${() => setTab("world")}>${episode.worldView}</button></nav>` : ""}
+    ${tab === "world" ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
+    <div class="legend">${KINDS.map(([k, c, label]) => html`<span><i style=${`background:${c}`}></i>${label}</span>`)}</div>
+    <div class="filters">
+      <${CheckList} name="type" items=${typeItems} chosen=${types} onChange=${setTypes} />
+      <${CheckList} name="actor" items=${episode.facets.actors.map((a) => [a, a])} chosen=${actors} onChange=${setActors} />
+      <span class="count">${page.total} records${page.total > page.records.length ? ` (first ${page.records.length} shown)` : ""}</span>
+    </div>
+    <div class="layout">
+      <div class="timeline"><${Timeline} records=${page.records} actors=${episode.facets.actors} selected=${selected} onSelect=${setSelected} /></div>
+      ${selected === null ? html`<div class="detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} />`}
+    </div></div>`}
+  </section>`;
+}
+
+function App() {
+  const hash = useHash();
+  const match = /^#\/episode\?id=(.*)$/.exec(hash);
+  return html`<header><strong>probetown</strong> <a href="#/">episodes</a></header>
+    <main>${match ? html`<${EpisodeView} id=${decodeURIComponent(match[1])} />` : html`<${EpisodeList} />`}</main>`;
+}
+
+render(html`<${App} />`, document.body);
