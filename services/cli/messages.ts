@@ -54,6 +54,10 @@ export const MESSAGES: { readonly [K in ErrorKind]: (f: ErrorFields[K]) => strin
       ? `--ticks ${f.ticks}: the child's total ticks, counted from tick 0 as its parent's, so it would end at tick ${f.ticks - 1}; forked after tick ${f.atTick}, it must run past it: give --ticks ${f.atTick + 2} or more`
       : `--at ${f.atTick}: the parent runs ${f.ticks} ticks, so its child would have none left; fork earlier, or give the child --ticks n (n > ${f.atTick + 1})`,
   EpisodeWorldsDiffer: (f) => `${f.a} is an episode of world ${f.worldA} and ${f.b} one of ${f.worldB}: only episodes of one world can be compared`,
+  EpisodeHeaderDiffers: (f) =>
+    `episode ${f.episode}: the existing log was started with another header (${f.differences.length === 0 ? "it is not an episode.started record" : f.differences.join("; ")}); refusing to continue it`,
+  WorldUnknown: (f) => `unknown world '${f.name}' (known: ${list(f.known) || "none registered"})`,
+  WorldNameTaken: (f) => `a world named '${f.name}' is already registered`,
   ActorStateMissing: (f) => `no actor host reported the ${f.what} of ${f.actor}`,
 
   ConditionsInvalid: (f) =>

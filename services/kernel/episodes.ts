@@ -19,9 +19,8 @@ import type { EpisodeSnapshot, SnapshotStore } from "../../infra/snapshotStore.t
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "../distributed/actorHost.ts";
 import { NoResponder } from "../../infra/transport.ts";
-import { EpisodeIdTaken } from "./usageError.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, type EpisodeHeader } from "./replay.ts";
-import { ActorHostsAbsent, DirNotWritable, FlagValueInvalid, ForkTickMissing, ForkTicksTooFew, LogDirInEpisode, LogDirUnusable, RemoteActorsUnknown, RemoteForkRefused, TicksFixed, TraceFileInEpisode } from "./errors.ts";
+import { ActorHostsAbsent, DirNotWritable, EpisodeHeaderDiffers, FlagValueInvalid, ForkTickMissing, ForkTicksTooFew, LogDirInEpisode, LogDirUnusable, RemoteActorsUnknown, RemoteForkRefused, TicksFixed, TraceFileInEpisode } from "./errors.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "../views/text.ts";
 import { PROBETOWN_VERSION } from "./version.ts";
@@ -419,7 +418,7 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
   const h = d.header(d.definitions.map((def) => def.id).sort());
   if (logged.type !== h.type || canonicalJson(logged.payload) !== canonicalJson(h.payload)) {
     const differ = fieldDifferences(logged.payload, h.payload, "in the log");
-    throw new EpisodeIdTaken(`episode ${d.episode}: the existing log was started with another header (${differ.length === 0 ? "it is not an episode.started record" : differ.join("; ")}); refusing to continue it`);
+    throw new EpisodeHeaderDiffers({ episode: d.episode, differences: differ });
   }
   const point = await resumePoint(records, snapshots, d.episode, note);
   if (point === null) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };

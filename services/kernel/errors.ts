@@ -5,7 +5,8 @@
 // tell them apart by class (or `kind`) and read the fields, never the message.
 import { InternalError } from "../../events/internalError.ts";
 import { wordingOf } from "../cli/messages.ts";
-import { UsageError } from "./usageError.ts";
+import { InputRejected } from "../../events/inputRejected.ts";
+import { EpisodeIdTaken, UsageError } from "./usageError.ts";
 
 /** The fields of each kernel error, by its `kind` (the class name). */
 export interface KernelErrorFields {
@@ -53,6 +54,12 @@ export interface KernelErrorFields {
   ForkTicksTooFew: { readonly atTick: number; readonly ticks: number; readonly asked: boolean };
   /** `diff` of episodes of two worlds. */
   EpisodeWorldsDiffer: { readonly a: string; readonly b: string; readonly worldA: string; readonly worldB: string };
+  /** A log under this episode id whose first record differs from the run's (`differences`: each field that differs, in words). */
+  EpisodeHeaderDiffers: { readonly episode: string; readonly differences: readonly string[] };
+  /** A world name no module registered (`known`: those registered). */
+  WorldUnknown: { readonly name: string; readonly known: readonly string[] };
+  /** A second world module under a registered name. */
+  WorldNameTaken: { readonly name: string };
   /** An actor host's answer lacks an actor's state or snapshot (exit 4). */
   ActorStateMissing: { readonly actor: string; readonly what: "state" | "snapshot" };
 }
@@ -221,6 +228,30 @@ export class ActorStateMissing extends InternalError {
   readonly fields: KernelErrorFields["ActorStateMissing"];
   constructor(fields: KernelErrorFields["ActorStateMissing"]) {
     super(wordingOf("ActorStateMissing", fields));
+    this.fields = fields;
+  }
+}
+export class EpisodeHeaderDiffers extends EpisodeIdTaken {
+  readonly kind = "EpisodeHeaderDiffers";
+  readonly fields: KernelErrorFields["EpisodeHeaderDiffers"];
+  constructor(fields: KernelErrorFields["EpisodeHeaderDiffers"]) {
+    super(wordingOf("EpisodeHeaderDiffers", fields));
+    this.fields = fields;
+  }
+}
+export class WorldUnknown extends InputRejected {
+  readonly kind = "WorldUnknown";
+  readonly fields: KernelErrorFields["WorldUnknown"];
+  constructor(fields: KernelErrorFields["WorldUnknown"]) {
+    super("world", wordingOf("WorldUnknown", fields));
+    this.fields = fields;
+  }
+}
+export class WorldNameTaken extends InputRejected {
+  readonly kind = "WorldNameTaken";
+  readonly fields: KernelErrorFields["WorldNameTaken"];
+  constructor(fields: KernelErrorFields["WorldNameTaken"]) {
+    super("world", wordingOf("WorldNameTaken", fields));
     this.fields = fields;
   }
 }
