@@ -79,6 +79,8 @@ export const MESSAGES: { readonly [K in ErrorKind]: (f: ErrorFields[K]) => strin
     f.reason === "no-store" ? `cannot restore snapshot ${f.key.slice(0, 12)}…: this host has no snapshot store`
     : f.reason === "missing" ? `episode ${f.episode}: snapshot ${f.key.slice(0, 12)}… is not in its snapshot store`
     : `snapshot ${f.key.slice(0, 12)}… is of episode ${f.owner}, not ${f.episode}`,
+  LocalWorkersEnded: (f) =>
+    `${f.workers === 1 ? "its local worker" : `all ${f.workers} of its local workers`} ended (${f.ends.map((e) => ("code" in e ? `exit ${e.code}` : `killed by ${e.signal}`)).join(", ")}) before the sweep finished`,
   ActorNotHosted: (f) => (f.reason === "not-in-snapshot" ? `snapshot has no state for actor ${f.actor}` : `actor ${f.actor} is not hosted here`),
 };
 

@@ -3,6 +3,7 @@
 // (services/cli/messages.ts), and the message an error carries is that wording, made from its
 // fields when it is raised. Tests and callers read the class and fields, never the message.
 import { InternalError } from "../../events/internalError.ts";
+import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import { wordingOf } from "../cli/messages.ts";
 import { UsageError } from "../kernel/usageError.ts";
 
@@ -24,9 +25,14 @@ export interface DistributedErrorFields {
   LogNeverBegan: { readonly episode: string };
   /** A restore whose snapshot is absent, of another episode (`owner`), or unreachable (no store) (exit 4). */
   HostSnapshotUnavailable: { readonly key: string; readonly reason: "missing" | "other-episode" | "no-store"; readonly episode?: string; readonly owner?: string };
+  /** A sweep's local workers all ended before it finished (`ends`: how each ended, in order). */
+  LocalWorkersEnded: { readonly workers: number; readonly ends: readonly WorkerEnd[] };
   /** An actor a snapshot or request names that this host does not hold (exit 4). */
   ActorNotHosted: { readonly actor: string; readonly reason: "not-hosted" | "not-in-snapshot" };
 }
+
+/** How a worker process ended: its exit code, or the signal that killed it. */
+export type WorkerEnd = { readonly code: number } | { readonly signal: string };
 
 export type DistributedErrorKind = keyof DistributedErrorFields;
 
@@ -99,6 +105,31 @@ export class ActorNotHosted extends InternalError {
   readonly fields: DistributedErrorFields["ActorNotHosted"];
   constructor(fields: DistributedErrorFields["ActorNotHosted"]) {
     super(wordingOf("ActorNotHosted", fields));
+    this.fields = fields;
+  }
+}
+
+/** The local workers of a sweep all exited before it ended: nothing it knows of takes its jobs any more. */
+export class LocalWorkersGone extends TaggedError {
+  /** A worker ended with an internal error (exit 4): the sweep says so with the same code, under its own tag. */
+  readonly internal: boolean;
+  readonly _tag: "LocalWorkersGone" | "LocalWorkersFailed";
+  readonly exitCode: typeof ExitCode.usage | typeof ExitCode.internal;
+  /** `message`: the command line's words (services/cli/distributed.ts adds what the sweep leaves queued). */
+  constructor(message: string, internal: boolean) {
+    super(message);
+    this.internal = internal;
+    this._tag = internal ? "LocalWorkersFailed" : "LocalWorkersGone";
+    this.exitCode = internal ? ExitCode.internal : ExitCode.usage;
+  }
+}
+
+/** The local workers' end as the sweep's watcher sees it, worded by the command line. */
+export class LocalWorkersEnded extends LocalWorkersGone {
+  readonly kind = "LocalWorkersEnded";
+  readonly fields: DistributedErrorFields["LocalWorkersEnded"];
+  constructor(fields: DistributedErrorFields["LocalWorkersEnded"], internal: boolean) {
+    super(wordingOf("LocalWorkersEnded", fields), internal);
     this.fields = fields;
   }
 }
