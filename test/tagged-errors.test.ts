@@ -94,6 +94,40 @@ function violations(throwing: readonly Source[], declared: readonly Source[], ta
   return [...problems];
 }
 
+/** Whether `name` is a class of ours (it comes down from one of BASES among `classes`). */
+function isOurError(name: string, classes: ReadonlyMap<string, readonly ClassDeclaration[]>): boolean {
+  let current = name;
+  for (let depth = 0; depth <= 10; depth++) {
+    if (BASES.has(current)) return true;
+    const found = classes.get(current);
+    if (found?.length !== 1) return false;
+    current = found[0]!.parent;
+  }
+  return false;
+}
+
+/**
+ * Where `sources` construct an error of ours from words (services/kernel/errors.ts): a string or
+ * template literal as its first argument, or as its second after a literal first one
+ * (`new InputRejected("world", \`…\`)`). Thrown or not: a watcher hands its error on.
+ */
+function wordedErrors(sources: readonly Source[], declared: readonly Source[]): string[] {
+  const classes = declarations(declared);
+  const found: string[] = [];
+  for (const { file, text } of sources) {
+    for (const m of text.matchAll(/\bnew (\w+)\(/g)) {
+      const args = text.slice(m.index + m[0].length, m.index + m[0].length + 200);
+      if (!/^\s*(?:(?:"[^"]*"|'[^']*')\s*,\s*)?["'`]/.test(args) || !isOurError(m[1]!, classes)) continue;
+      const line = text.slice(0, m.index).split("\n").length;
+      found.push(`${file}:${line}: new ${m[1]}(…) from a message`);
+    }
+  }
+  return found;
+}
+
+/** Where the services raise data, which the command line words (services/cli/messages.ts). */
+const RAISING_DATA = ["services/kernel", "services/distributed"];
+
 // The worlds' own error tags are in their manifests (services/cli/worldCli.ts `errors`).
 const TABLE_TAGS: ReadonlySet<string> = new Set([...Object.keys(EXIT_BY_TAG), ...(await loadWorldClis()).flatMap((w) => Object.keys(w.errors ?? {}))]);
 const DECLARED = sourcesUnder(["services", "infra", "events", "actors"]);
@@ -133,6 +167,34 @@ describe("one error system: tagged errors carrying exit codes", () => {
       "services/planted.ts:12: throws Stray, which comes down from Error: not a tagged error of ours (events/taggedError.ts)",
       "services/planted.ts:13: throws Untabled, whose tag Untabled is not in services/cli/exitCodes.ts EXIT_BY_TAG",
       "services/planted.ts:14: throws Codeless, which declares no exitCode",
+    ]);
+  });
+
+  it("services/kernel and services/distributed construct no error from a message: they raise typed fields", () => {
+    const raising = DECLARED.filter((s) => RAISING_DATA.some((dir) => s.file.startsWith(`${dir}/`)));
+    expect(raising.length).toBeGreaterThan(15);
+    expect(wordedErrors(raising, DECLARED)).toEqual([]);
+  });
+
+  it("the message scan finds a template, a string and a string after a literal, and passes fields and others' classes", () => {
+    const planted: Source = {
+      file: "services/kernel/planted.ts",
+      text: [
+        "throw new UsageError(`${path}: no such episode directory`);",
+        `throw new InternalError("no state");`,
+        "throw new InputRejected(\"world\", `unknown world ${name}`);",
+        "throw new InternalError(",
+        "  `spread over lines`,",
+        ");",
+        `throw new NotAnEpisode({ path, reason: "missing" });`,
+        "const url = new URL(`./x.ts`, import.meta.url);",
+      ].join("\n"),
+    };
+    expect(wordedErrors([planted], DECLARED)).toEqual([
+      "services/kernel/planted.ts:1: new UsageError(…) from a message",
+      "services/kernel/planted.ts:2: new InternalError(…) from a message",
+      "services/kernel/planted.ts:3: new InputRejected(…) from a message",
+      "services/kernel/planted.ts:4: new InternalError(…) from a message",
     ]);
   });
 

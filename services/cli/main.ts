@@ -22,6 +22,7 @@ import { PROBETOWN_VERSION } from "../kernel/version.ts";
 import { shownPath } from "../views/text.ts";
 import { addHelpExamples, helpExamplesOf } from "./examples.ts";
 import { EXIT, exitCodeFor, isDivergence, tagOf } from "./exitCodes.ts";
+import { messageFor } from "./messages.ts";
 import { registerFidelity } from "./fidelity.ts";
 import { registerLlm } from "./llmCommand.ts";
 import { integer } from "./flags.ts";
@@ -363,7 +364,7 @@ export async function main(argv: string[]): Promise<void> {
     } else {
       code = exitCodeFor(error);
       const label = tagOf(error) === "SnapshotDamaged" ? "damaged snapshot" : code === EXIT.damaged ? "damaged log" : code === EXIT.diverged ? "divergence" : "error";
-      process.stderr.write(`probetown: ${label}: ${(error as Error).message}\n`);
+      process.stderr.write(`probetown: ${label}: ${messageFor(error)}\n`);
       if (isDivergence(error)) for (const line of error.details) process.stderr.write(`  ${line}\n`);
       // A torn tail (events/errors.ts TornTail) is what a crash mid-write leaves: say how to get past it (commands that read a log refuse it as it is).
       const torn = tagOf(error) === "TornTail" ? (error as { readonly file: string }) : null;

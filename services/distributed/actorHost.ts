@@ -3,7 +3,7 @@
 import { createActor, type AnyActorRef } from "xstate";
 import type { ActorDefinition, Delivered, Emitted, WorldDefinition } from "../../actors/actor.ts";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
-import { InternalError } from "../../events/internalError.ts";
+import { ActorNotHosted, HostSnapshotUnavailable } from "./errors.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { contextOfTraceparent } from "../../infra/telemetry.ts";
@@ -82,7 +82,7 @@ export class ActorHost {
   private start(def: ActorDefinition, restore: Readonly<Record<string, unknown>> | undefined): void {
     const outbox: Emitted[] = [];
     const snapshot = restore?.[def.id];
-    if (restore !== undefined && snapshot === undefined) throw new InternalError(`snapshot has no state for actor ${def.id}`);
+    if (restore !== undefined && snapshot === undefined) throw new ActorNotHosted({ actor: def.id, reason: "not-in-snapshot" });
     const ref = createActor(def.logic, snapshot === undefined ? { input: def.input } : { input: def.input, snapshot: snapshot as never });
     const entry: Hosted = { ref, outbox, failure: undefined };
     ref.on("*", (event: Emitted) => outbox.push(event));
@@ -95,7 +95,7 @@ export class ActorHost {
   restart(ids: readonly string[], restore?: Readonly<Record<string, unknown>>): void {
     for (const id of ids) {
       const def = this.definitions.get(id);
-      if (def === undefined) throw new InternalError(`actor ${id} is not hosted here`);
+      if (def === undefined) throw new ActorNotHosted({ actor: id, reason: "not-hosted" });
       this.entry(id).ref.stop();
       this.start(def, restore);
     }
@@ -105,7 +105,7 @@ export class ActorHost {
     const replies: (readonly Emitted[])[] = [];
     for (const id of recipients) {
       const entry = this.hosted.get(id);
-      if (entry === undefined) throw new InternalError(`actor ${id} is not hosted here`);
+      if (entry === undefined) throw new ActorNotHosted({ actor: id, reason: "not-hosted" });
       entry.outbox.length = 0;
       entry.ref.send(record);
       if (entry.failure !== undefined || entry.ref.getSnapshot().status === "error") {
@@ -119,7 +119,7 @@ export class ActorHost {
 
   private entry(id: string): Hosted {
     const entry = this.hosted.get(id);
-    if (entry === undefined) throw new InternalError(`actor ${id} is not hosted here`);
+    if (entry === undefined) throw new ActorNotHosted({ actor: id, reason: "not-hosted" });
     return entry;
   }
 
@@ -158,7 +158,7 @@ export class ActorHost {
         return this.snapshotTexts(request.ids);
       case "restore":
         // A snapshot is loaded by whoever serves this host (serveEach's `load`): the host has no store.
-        if (request.snapshot !== null) throw new InternalError(`cannot restore snapshot ${request.snapshot.slice(0, 12)}…: this host has no snapshot store`);
+        if (request.snapshot !== null) throw new HostSnapshotUnavailable({ key: request.snapshot, reason: "no-store" });
         this.restart(request.ids ?? this.ids);
         return { actors: request.ids ?? this.ids };
       case "ping":

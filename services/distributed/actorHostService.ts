@@ -13,8 +13,8 @@ import { JetStreamSnapshotStore } from "../../infra/jetStreamSnapshotStore.ts";
 import { subjects } from "../../infra/nats.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { ActorHost } from "./actorHost.ts";
-import { headerOf, snapshotActors, UsageError, type EpisodeHeader } from "../kernel/replay.ts";
-import { InternalError } from "../../events/internalError.ts";
+import { headerOf, snapshotActors, type EpisodeHeader } from "../kernel/replay.ts";
+import { ForkNotHostable, HostActorsUnknown, HostSnapshotUnavailable, LogNeverBegan } from "./errors.ts";
 
 /** Default `idleMs`: a live sequencer asks every actor for its digest each tick, so minutes of silence mean it has gone. */
 export const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -91,12 +91,12 @@ export async function hostEpisodeActors(o: ActorHostServiceOptions): Promise<Act
     for await (const record of untilAborted(followJetStreamLog(o.nc, o.namespace, o.episode, 0, { validate: false }), o.signal, done)) {
       if (header === null) {
         const h = (header = headerOf([record], `jetstream ${o.namespace}/${o.episode}`));
-        if (h.kind === "forked") throw new UsageError(`episode ${o.episode} is a fork; forks run with all their actors in one process`);
+        if (h.kind === "forked") throw new ForkNotHostable({ episode: o.episode });
         const definitions = h.world.actors(h.config, h.seed);
         const known = definitions.map((d) => d.id);
         const wanted = o.actors === "all" ? known : o.actors;
         const unknown = wanted.filter((id) => !known.includes(id));
-        if (unknown.length > 0) throw new UsageError(`--actors: episode ${o.episode} has no actor ${unknown.join(", ")} (actors: ${known.join(", ")})`);
+        if (unknown.length > 0) throw new HostActorsUnknown({ episode: o.episode, unknown, actors: known });
         // A finished episode has nothing to serve: say so rather than wait for a sequencer that will not come.
         if (await isFinished(o.nc, o.namespace, o.episode, h.ticks - 1)) {
           ticks = h.ticks - h.firstTick;
@@ -144,7 +144,7 @@ export async function hostEpisodeActors(o: ActorHostServiceOptions): Promise<Act
   }
   if (host === null) {
     if (end === "signal") return result("signal", o.actors === "all" ? [] : o.actors);
-    throw new InternalError(`episode ${o.episode}: stopped before its log began`);
+    throw new LogNeverBegan({ episode: o.episode });
   }
   return result(end ?? "finished", (host as ActorHost).ids);
 }
@@ -162,8 +162,8 @@ async function isFinished(nc: NatsConnection, namespace: string, episode: string
 /** A snapshot of this episode from its store, checked: what a resumed run's hosts restore. */
 async function loadSnapshot(store: JetStreamSnapshotStore, episode: string, key: string, header: EpisodeHeader): Promise<Readonly<Record<string, unknown>>> {
   const snapshot = await store.get(key);
-  if (snapshot === null) throw new InternalError(`episode ${episode}: snapshot ${key.slice(0, 12)}… is not in its snapshot store`);
-  if (snapshot.episode !== episode) throw new InternalError(`snapshot ${key.slice(0, 12)}… is of episode ${snapshot.episode}, not ${episode}`);
+  if (snapshot === null) throw new HostSnapshotUnavailable({ key, reason: "missing", episode });
+  if (snapshot.episode !== episode) throw new HostSnapshotUnavailable({ key, reason: "other-episode", episode, owner: snapshot.episode });
   return snapshotActors(header.world, snapshot, header.config, header.seed, header.condition);
 }
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../../infra/nats.ts";
 import { StorageFailed } from "../../infra/eventStore.ts";
-import { ExitCode, TaggedError } from "../../events/taggedError.ts";
+import { LocalWorkersEnded, type LocalWorkersGone, type WorkerEnd } from "./errors.ts";
 import type { Placement, Where } from "../kernel/episodes.ts";
 
 export { DEFAULT_NAMESPACE };
@@ -71,21 +71,10 @@ async function reportConnection(nc: NatsConnection, url: string, role: string): 
   }
 }
 
+export { LocalWorkersGone } from "./errors.ts";
+
 const CLI = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
 
-/** The local workers of a sweep all exited before it ended: nothing it knows of takes its jobs any more. */
-export class LocalWorkersGone extends TaggedError {
-  /** A worker ended with an internal error (exit 4): the sweep says so with the same code, under its own tag. */
-  readonly internal: boolean;
-  readonly _tag: "LocalWorkersGone" | "LocalWorkersFailed";
-  readonly exitCode: typeof ExitCode.usage | typeof ExitCode.internal;
-  constructor(message: string, internal: boolean) {
-    super(message);
-    this.internal = internal;
-    this._tag = internal ? "LocalWorkersFailed" : "LocalWorkersGone";
-    this.exitCode = internal ? ExitCode.internal : ExitCode.usage;
-  }
-}
 
 /** Writes one line on stderr: what a sweep's lines go through unless it draws them around a progress bar. */
 export const stderrLine = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -98,13 +87,13 @@ export const stderrLine = (line: string): void => void process.stderr.write(`${l
  * watching: call it before stopping the workers on purpose.
  */
 export function watchWorkers(children: readonly ChildProcess[], quiet: boolean | undefined, onGone: (gone: LocalWorkersGone) => void, ackWaitMs?: number, say: (line: string) => void = stderrLine): () => void {
-  const ends: string[] = [];
+  const ends: WorkerEnd[] = [];
   let internal = false;
   let watching = true;
   const exited = (child: ChildProcess, i: number) => (code: number | null, signal: NodeJS.Signals | null) => {
     if (!watching) return;
     const how = code !== null ? `exit ${code}` : `killed by ${signal}`;
-    ends.push(how);
+    ends.push(code !== null ? { code } : { signal: String(signal) });
     internal ||= code === 4;
     const left = children.length - ends.length;
     // Said, as the sweep then goes quiet until the queue hands a job the worker held to another one.
@@ -112,8 +101,7 @@ export function watchWorkers(children: readonly ChildProcess[], quiet: boolean |
     if (quiet !== true) say(`sweep: local worker local-${i + 1} (pid ${child.pid}) ended (${how}); ${left === 0 ? "no local worker left" : `${left} of ${children.length} left${redelivered}`}`);
     if (left === 0) {
       watching = false;
-      const workers = children.length === 1 ? "its local worker" : `all ${children.length} of its local workers`;
-      onGone(new LocalWorkersGone(`${workers} ended (${ends.join(", ")}) before the sweep finished`, internal));
+      onGone(new LocalWorkersEnded({ workers: children.length, ends: [...ends] }, internal));
     }
   };
   // "close", not "exit": once the worker's stderr is read to its end, so its last words (why it

@@ -2,7 +2,8 @@
 // is the episode id, so resubmitting a sweep never runs an episode twice, and a redelivered job
 // (its worker died) resumes the partial log instead of starting another.
 import { worldNamed } from "../kernel/worlds.ts";
-import { isSeed, SEED_RULE } from "../../actors/rng.ts";
+import { isSeed } from "../../actors/rng.ts";
+import { ConditionsInvalid, ConfigInvalid, JobSpecInvalid, SeedsInvalid } from "./errors.ts";
 import { JobRejected, type Job, type JobHandler } from "../../infra/jobQueue.ts";
 import { isStorageError } from "../../infra/eventStore.ts";
 import type { TornTail } from "../../events/errors.ts";
@@ -57,13 +58,13 @@ export interface Matrix {
 /** One job per (condition, seed), in that order; ids are episode ids. */
 export function jobsOf(m: Matrix): Job<EpisodeSpec>[] {
   const world = worldNamed(m.world);
-  if (m.conditions.length === 0) throw new UsageError(`--conditions: expected at least one condition (known: ${Object.keys(world.conditions).join(", ")})`);
-  for (const c of m.conditions) if (world.conditions[c] === undefined) throw new UsageError(`--conditions: unknown condition '${c}' for ${m.world} (known: ${Object.keys(world.conditions).join(", ")})`);
+  if (m.conditions.length === 0) throw new ConditionsInvalid({ world: m.world, known: Object.keys(world.conditions) });
+  for (const c of m.conditions) if (world.conditions[c] === undefined) throw new ConditionsInvalid({ world: m.world, known: Object.keys(world.conditions), unknown: c });
   // Checked once here, not by every job on every delivery.
   try {
     world.resolveConfig(m.config);
   } catch (error) {
-    throw new UsageError(`--config: ${messageOf(error)}`);
+    throw new ConfigInvalid({ detail: messageOf(error) });
   }
   const jobs: Job<EpisodeSpec>[] = [];
   // A condition named twice is one episode id: its second job would wait for an outcome already counted.
@@ -89,13 +90,13 @@ export function parseSeeds(text: string): number[] {
   const seeds: number[] = [];
   for (const part of text.split(",")) {
     const range = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
-    if (range === null) throw new UsageError(`--seeds: expected integers and ranges like 1-200 or 1,5,9 (each seed ${SEED_RULE}), got '${part}'`);
+    if (range === null) throw new SeedsInvalid({ part, reason: "form" });
     const from = Number(range[1]);
     const to = range[2] === undefined ? from : Number(range[2]);
     // Past 2^53 - 1 two seeds typed apart are one number (and the run refused it, failing every episode).
-    if (!isSeed(from) || !isSeed(to)) throw new UsageError(`--seeds: '${part.trim()}': a seed is ${SEED_RULE}`);
-    if (to < from) throw new UsageError(`--seeds: range '${part}' runs backwards`);
-    if (to - from >= MAX_SEEDS) throw new UsageError(`--seeds: range '${part}' has ${to - from + 1} seeds; at most ${MAX_SEEDS.toLocaleString("en-US")} per sweep`);
+    if (!isSeed(from) || !isSeed(to)) throw new SeedsInvalid({ part: part.trim(), reason: "not-a-seed" });
+    if (to < from) throw new SeedsInvalid({ part, reason: "backwards" });
+    if (to - from >= MAX_SEEDS) throw new SeedsInvalid({ part, reason: "too-many", count: to - from + 1, max: MAX_SEEDS });
     for (let s = from; s <= to; s++) seeds.push(s);
   }
   return [...new Set(seeds)];
@@ -104,7 +105,7 @@ export function parseSeeds(text: string): number[] {
 function specOf(job: Job): EpisodeSpec {
   const s = job.spec as Partial<EpisodeSpec> | null;
   if (s === null || typeof s !== "object" || typeof s.world !== "string" || !Number.isSafeInteger(s.seed) || typeof s.condition !== "string") {
-    throw new UsageError(`job ${job.id}: spec must have world (string), seed (integer) and condition (string)`);
+    throw new JobSpecInvalid({ job: job.id, reason: "shape" });
   }
   return s as EpisodeSpec;
 }
@@ -128,7 +129,7 @@ export function episodeJobHandler(backend: Backend, where: (episode: string) => 
   const traced = options.trace !== undefined && (options.trace === "default" || options.trace.exporter !== "none");
   const handler: JobHandler = async (job) => {
     const spec = specOf(job);
-    if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new UsageError(`job ${job.id}: id must be the episode id ${episodeIdOf(spec.world, spec.seed, spec.condition)}`);
+    if (episodeIdOf(spec.world, spec.seed, spec.condition) !== job.id) throw new JobSpecInvalid({ job: job.id, reason: "id", expectedId: episodeIdOf(spec.world, spec.seed, spec.condition) });
     const result: EpisodeResult = await runEpisode(
       {
         world: spec.world, seed: spec.seed, condition: spec.condition, where, resume: true,

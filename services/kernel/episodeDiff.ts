@@ -8,7 +8,8 @@ import { canonicalJson } from "../../events/canonical.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import type { Where } from "./episodes.ts";
-import { headerOf, layoutOf, resolveEpisodeDir, UsageError, type EpisodeHeader } from "./replay.ts";
+import { headerOf, layoutOf, resolveEpisodeDir, type EpisodeHeader } from "./replay.ts";
+import { EpisodeWorldsDiffer } from "./errors.ts";
 import { diffValues } from "./diff.ts";
 import { recordLine } from "../views/records.ts";
 import { plural, shownPath } from "../views/text.ts";
@@ -146,7 +147,7 @@ export function compareLogs(aRecords: readonly LogRecord[], bRecords: readonly L
   const a = sideOf(aRecords, aFile);
   const b = sideOf(bRecords, bFile);
   if (a.header.world.name !== b.header.world.name) {
-    throw new UsageError(`${aFile} is an episode of world ${a.header.world.name} and ${bFile} one of ${b.header.world.name}: only episodes of one world can be compared`);
+    throw new EpisodeWorldsDiffer({ a: aFile, b: bFile, worldA: a.header.world.name, worldB: b.header.world.name });
   }
   const sa = summary(a);
   const sb = summary(b);

@@ -7,7 +7,7 @@ import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } f
 import { canonicalJson } from "../../events/canonical.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { worldNamed } from "./worlds.ts";
-import { isSeed, SEED_RULE } from "../../actors/rng.ts";
+import { isSeed } from "../../actors/rng.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { SnapshotDamaged, type TornTail } from "../../events/errors.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
@@ -19,8 +19,8 @@ import type { EpisodeSnapshot, SnapshotStore } from "../../infra/snapshotStore.t
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "../distributed/actorHost.ts";
 import { NoResponder } from "../../infra/transport.ts";
-import { EpisodeIdTaken } from "./usageError.ts";
-import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, UsageError, type EpisodeHeader } from "./replay.ts";
+import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, type EpisodeHeader } from "./replay.ts";
+import { ActorHostsAbsent, DirNotWritable, EpisodeHeaderDiffers, FlagValueInvalid, ForkTickMissing, ForkTicksTooFew, LogDirInEpisode, LogDirUnusable, RemoteActorsUnknown, RemoteForkRefused, TicksFixed, TraceFileInEpisode } from "./errors.ts";
 import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "../views/text.ts";
 import { PROBETOWN_VERSION } from "./version.ts";
@@ -186,15 +186,14 @@ export function episodeFolderAround(dir: string): { readonly episode: string; re
 /** An explicit `--log` (of `run`, `fork`, `sweep`): a directory, created when missing, that is no episode's log or snapshot folder. */
 export function explicitLogDir(explicit: string, resume = false): string {
   // resolve("") is the current directory: `--log ""` (an unset shell variable) wrote log/ and trace.jsonl there.
-  if (explicit.trim() === "") throw new UsageError(`--log: expected a directory, got '${explicit}'`);
+  if (explicit.trim() === "") throw new LogDirUnusable({ given: explicit, reason: "empty" });
   const dir = resolve(explicit);
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--log ${explicit}: is a file; --log takes a directory (created when missing)`);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new LogDirUnusable({ given: explicit, reason: "is-a-file" });
   const owner = episodeFolderAround(dir);
   if (owner !== null) {
     const kind = basename(owner.folder) === "log" ? "log" : "snapshot";
-    const remedy = resume && owner.folder === dir && kind === "log" ? `--log names the episode directory: --log ${shownPath(owner.episode)}` : "its files would be mixed with that episode's: choose a directory outside it";
-    const where = owner.folder === dir ? `is the ${kind} folder` : `lies in ${shownPath(owner.folder)}, the ${kind} folder`;
-    throw new UsageError(`--log ${explicit}: ${where} of the episode in ${shownPath(owner.episode)}; ${remedy}`);
+    const isFolder = owner.folder === dir;
+    throw new LogDirInEpisode({ given: explicit, kind, folder: shownPath(owner.folder), episode: shownPath(owner.episode), isFolder, resumeHere: resume && isFolder && kind === "log" });
   }
   return dir;
 }
@@ -202,7 +201,7 @@ export function explicitLogDir(explicit: string, resume = false): string {
 function chooseDir(explicit: string | undefined, episode: string): string {
   if (explicit !== undefined) {
     const dir = explicitLogDir(explicit);
-    if (existsSync(join(dir, "log"))) throw new UsageError(`--log ${explicit}: already holds an episode log; choose another directory or remove it`);
+    if (existsSync(join(dir, "log"))) throw new LogDirUnusable({ given: explicit, reason: "holds-a-log" });
     return dir;
   }
   const base = resolve("runs", episode);
@@ -225,9 +224,8 @@ export function checkWritable(dir: string, explicit: string | undefined, resume:
     try {
       accessSync(path, constants.W_OK);
     } catch (error) {
-      const why = `cannot write to ${shownPath(path)} (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
-      if (resume && existsSync(log)) throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; the log is left as it is: make it writable to continue it`);
-      throw new UsageError(`${explicit === undefined ? shownPath(dir) : `--log ${explicit}`}: ${why}; ${explicit === undefined ? "give --log a directory you can write to, or run from one" : "choose a directory you can write to"}`);
+      const code = (error as NodeJS.ErrnoException).code ?? messageOf(error);
+      throw new DirNotWritable({ dir: shownPath(dir), ...(explicit === undefined ? {} : { given: explicit }), path: shownPath(path), code, resume: resume && existsSync(log) });
     }
   }
 }
@@ -242,8 +240,8 @@ function checkTraceFile(file: string, where: Where): void {
   const own = [where.log, where.snapshots].find((folder) => path.startsWith(resolve(folder) + sep));
   const owner = own === undefined ? episodeFolderAround(dirname(path)) : { episode: where.dir, folder: resolve(own) };
   if (owner === null) return;
-  const whose = owner.episode === where.dir ? "this episode" : `the episode in ${shownPath(owner.episode)}`;
-  throw new UsageError(`--trace jsonl:${file}: lies in ${shownPath(owner.folder)}, the ${basename(owner.folder) === "log" ? "log" : "snapshot"} folder of ${whose}: a trace there is written among ${owner.episode === where.dir ? "its" : "that episode's"} files; name a file outside it`);
+  const episode = owner.episode === where.dir ? {} : { episode: shownPath(owner.episode) };
+  throw new TraceFileInEpisode({ file, folder: shownPath(owner.folder), kind: basename(owner.folder) === "log" ? "log" : "snapshot", ...episode });
 }
 
 /** The embedded layout: an episode directory with log/, snapshots/ and trace.jsonl. */
@@ -299,8 +297,8 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
     const actorIds = d.definitions.map((def) => def.id).sort();
     const remote = o.placement === undefined ? [] : o.placement.remote === "all" ? actorIds : [...o.placement.remote];
     const unknown = remote.filter((id) => !actorIds.includes(id));
-    if (unknown.length > 0) throw new UsageError(`--remote: no actor ${unknown.join(", ")} in this episode (actors: ${actorIds.join(", ")})`);
-    if (remote.length > 0 && d.base !== undefined) throw new UsageError("--remote: a fork runs with all its actors in one process");
+    if (unknown.length > 0) throw new RemoteActorsUnknown({ unknown, actors: actorIds });
+    if (remote.length > 0 && d.base !== undefined) throw new RemoteForkRefused();
     // Opened in this order, released in reverse when the run ends (also on failure): the transport,
     // then the log; the trace is flushed last, after the log is closed.
     const telemetry = resources.add(backend.tracing.open(traceConfig), (t) => t.shutdown().catch(() => undefined));
@@ -420,7 +418,7 @@ async function startOf(d: Drive, records: readonly LogRecord[], snapshots: Snaps
   const h = d.header(d.definitions.map((def) => def.id).sort());
   if (logged.type !== h.type || canonicalJson(logged.payload) !== canonicalJson(h.payload)) {
     const differ = fieldDifferences(logged.payload, h.payload, "in the log");
-    throw new EpisodeIdTaken(`episode ${d.episode}: the existing log was started with another header (${differ.length === 0 ? "it is not an episode.started record" : differ.join("; ")}); refusing to continue it`);
+    throw new EpisodeHeaderDiffers({ episode: d.episode, differences: differ });
   }
   const point = await resumePoint(records, snapshots, d.episode, note);
   if (point === null) return { host: fresh(), firstTick: d.firstTick, logged: records, from: 1, snapshot: null };
@@ -516,7 +514,7 @@ async function waitForActors(transport: Transport, routing: Routing, ids: readon
     );
     if (missing.size === 0) return;
     if (Date.now() > deadline) {
-      throw new UsageError(`--remote: no actor host answered for ${[...missing].join(", ")} within ${Math.round(timeoutMs / 1000)} s (start them with \`probetown actor-host\`; the log so far is kept: then continue the episode with \`run --resume\` and the same flags)`);
+      throw new ActorHostsAbsent({ missing: [...missing], seconds: Math.round(timeoutMs / 1000) });
     }
     if (!told && Date.now() - started >= Math.min(WAIT_NOTICE_MS, timeoutMs / 2)) {
       told = true;
@@ -575,11 +573,11 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
 export const runEpisode = async (o: RunOptions, backend: Backend = embeddedBackend): Promise<EpisodeResult> => {
   const world = worldNamed(o.world);
   const condition = o.condition ?? world.defaultCondition;
-  if (!isSeed(o.seed)) throw new UsageError(`--seed: expected ${SEED_RULE}, got ${o.seed}`);
+  if (!isSeed(o.seed)) throw new FlagValueInvalid({ flag: "--seed", expected: "seed", got: String(o.seed) });
   const baseConfig = resolveNewEpisodeConfig(world, o.config);
   const config = world.applyCondition(baseConfig, condition);
   const ticks = o.ticks ?? world.defaultTicks(config);
-  if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new UsageError(`--ticks: expected a positive integer, got ${ticks}`);
+  if (!Number.isSafeInteger(ticks) || ticks <= 0) throw new FlagValueInvalid({ flag: "--ticks", expected: "positive-integer", got: String(ticks) });
   const episode = episodeIdOf(world.name, o.seed, condition);
   return drive(
     {
@@ -611,14 +609,10 @@ export type ForkResult = EpisodeResult & { parent: string; atSeq: number };
  * before reading the whole log).
  */
 export function forkTicks(header: Pick<EpisodeHeader, "world" | "ticks">, atTick: number, asked: number | undefined): number {
-  if (asked !== undefined && header.world.lengthFixedBy !== undefined) throw new UsageError(`--ticks ${asked}: ${header.world.lengthFixedBy(asked, header.ticks)}`);
+  if (asked !== undefined && header.world.lengthFixedBy !== undefined) throw new TicksFixed({ asked, why: header.world.lengthFixedBy(asked, header.ticks) });
   const ticks = asked ?? header.ticks;
   if (!Number.isSafeInteger(ticks) || ticks <= atTick + 1) {
-    throw new UsageError(
-      asked === undefined
-        ? `--at ${atTick}: the parent runs ${ticks} ticks, so its child would have none left; fork earlier, or give the child --ticks n (n > ${atTick + 1})`
-        : `--ticks ${ticks}: the child's total ticks, counted from tick 0 as its parent's, so it would end at tick ${ticks - 1}; forked after tick ${atTick}, it must run past it: give --ticks ${atTick + 2} or more`,
-    );
+    throw new ForkTicksTooFew({ atTick, ticks, asked: asked !== undefined });
   }
   return ticks;
 }
@@ -637,9 +631,10 @@ export const forkEpisode = async (o: ForkOptions, backend: Backend = embeddedBac
     // A fork's own log starts after its fork point: the ticks up to it are in its parent's log.
     const forked = records[0]?.type === "episode.forked" ? (records[0].payload as { parent: string; parentLog?: string; atTick: number }) : null;
     const earlier = forked !== null && o.atTick <= forked.atTick
-      ? `; it is a fork of ${forked.parent} after tick ${forked.atTick}, whose log holds the ticks up to ${forked.atTick}: fork ${inFiles && forked.parentLog !== undefined ? shownPath(resolve(parentDir, forked.parentLog, "..")) : forked.parent} --at ${o.atTick} instead`
-      : "";
-    throw new UsageError(`--at ${o.atTick}: the parent has no committed tick ${o.atTick} (committed ticks: ${ticks.length === 0 ? "none" : `${ticks[0]}–${ticks.at(-1)}`})${earlier}`);
+      ? { forkedFrom: { parent: forked.parent, atTick: forked.atTick, forkThis: inFiles && forked.parentLog !== undefined ? shownPath(resolve(parentDir, forked.parentLog, "..")) : forked.parent } }
+      : {};
+    const committedTicks = ticks.length === 0 ? null : { first: ticks[0]!, last: ticks.at(-1)! };
+    throw new ForkTickMissing({ atTick: o.atTick, committed: committedTicks, ...earlier });
   }
   const world = header.world;
   const config = world.applyCondition(header.baseConfig, o.condition);

@@ -21,7 +21,7 @@ import { ActorHost, partDigest, stateHashOf } from "../distributed/actorHost.ts"
 import { diffValues } from "./diff.ts";
 import { noLlmGateway, Sequencer, singleHost, type LlmResponder } from "./sequencer.ts";
 import { LLM_GATEWAY_ID } from "../../events/llm.ts";
-import { UsageError } from "./usageError.ts";
+import { EpisodeNotStarted, ForkBaseMissing, ForkConditionFixed, LogEmpty, LogStartInvalid, NotAnEpisode, TickNotCommitted } from "./errors.ts";
 
 export { isPathError, UsageError } from "./usageError.ts";
 
@@ -39,11 +39,11 @@ export function resolveEpisodeDir(path: string): string {
   // taken for one, its grandparent for the episode (verify said "not started", exit 0; fork "damaged", exit 3).
   if (abs.endsWith(".jsonl") && basename(resolve(abs, "..")) === "log") return resolve(abs, "..", "..");
   if (abs.endsWith(".jsonl") && existsSync(abs)) {
-    const beside = existsSync(join(abs, "..", "log")) ? ` (${dirname(path)} for the episode this file lies in)` : "";
-    throw new UsageError(`${path}: not an episode log (a log segment lies in an episode's log/ folder; a trace or results file is not one): give the episode directory, the folder holding log/${beside}`);
+    const beside = existsSync(join(abs, "..", "log")) ? dirname(path) : undefined;
+    throw new NotAnEpisode({ path, reason: "not-a-log-segment", ...(beside === undefined ? {} : { beside }) });
   }
-  if (!existsSync(abs)) throw new UsageError(`${path}: no such episode directory`);
-  throw new UsageError(`${path}: not an episode directory (expected a log/ folder inside)`);
+  if (!existsSync(abs)) throw new NotAnEpisode({ path, reason: "missing" });
+  throw new NotAnEpisode({ path, reason: "no-log-folder" });
 }
 
 /** A replay asked for a record past the log's end (replayWith tells the divergence it stands for). */
@@ -237,8 +237,6 @@ export interface EpisodeHeader {
 /** Why a log folder without a record, and not an episode never started (`notStarted`), is damaged. */
 export const NO_RECORDS = "holds no records (its segments are missing, or the run never wrote one)";
 
-const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-
 /**
  * An episode directory whose log holds no record because its episode never started, or null.
  * A run (a sweep's or an experiment's too) stopped before its first record was whole (killed, or
@@ -269,13 +267,12 @@ export function headerOf(records: readonly LogRecord[], file: string): EpisodeHe
   const first = records[0];
   if (first === undefined) {
     // A JetStream episode id with no records is most often a typo, or another --namespace.
-    const hint = file.startsWith("jetstream:") ? " (no records under that episode id in that namespace: check the id and --namespace)" : "";
     // A log folder with no record is damaged (as `verify` says); an empty JetStream id is a typo.
-    if (hint === "") throw new LogCorrupted({ file, line: 1, seq: null, reason: NO_RECORDS });
-    throw new UsageError(`${file}: the log is empty${hint}`);
+    if (!file.startsWith("jetstream:")) throw new LogCorrupted({ file, line: 1, seq: null, reason: NO_RECORDS });
+    throw new LogEmpty({ file, hint: "check-id-and-namespace" });
   }
   if (first.type !== "episode.started" && first.type !== "episode.forked") {
-    throw new UsageError(`${file}: seq ${first.seq}: a log must begin with episode.started or episode.forked, found '${first.type}'`);
+    throw new LogStartInvalid({ file, seq: first.seq, found: first.type });
   }
   const p = first.payload as Record<string, unknown>;
   const world = worldNamed(String(p.world));
@@ -302,7 +299,7 @@ export async function hostForHeader(header: EpisodeHeader, snapshots: SnapshotSt
   if (header.kind === "started") return new ActorHost(header.world, definitions);
   const key = String(header.payload.parentStateHash);
   const snapshot = (await snapshots.get(key)) ?? (dir === undefined ? null : await baseFromParent(header, dir));
-  if (snapshot === null || typeof snapshot === "string") throw new UsageError(`${shownPath(snapshots.location)}: the fork's base snapshot ${key.slice(0, 12)}… is missing${snapshot === null ? "" : `, and ${snapshot}`}`);
+  if (snapshot === null || typeof snapshot === "string") throw new ForkBaseMissing({ snapshots: shownPath(snapshots.location), key, ...(snapshot === null ? {} : { detail: snapshot }) });
   return restoreHost(header.world, snapshot, header.config, header.seed, header.condition, snapshotNamed(snapshots, key));
 }
 
@@ -382,7 +379,7 @@ export function snapshotActors(world: WorldDefinition, snapshot: EpisodeSnapshot
   if (condition !== snapshot.condition) {
     // Restored actors keep the parameters they were created with: a world that cannot hand them
     // another condition's would run the parent's condition under the child's name.
-    if (world.reconfigure === undefined) throw new UsageError(`${world.name} cannot fork into another condition (its actors keep the parent's '${snapshot.condition}'); fork with --condition ${snapshot.condition}`);
+    if (world.reconfigure === undefined) throw new ForkConditionFixed({ world: world.name, condition: snapshot.condition });
     const changed: Record<string, unknown> = {};
     for (const [id, persisted] of Object.entries(actors)) {
       const s = persisted as { context: unknown };
@@ -433,8 +430,8 @@ export function snapshotOfReplay(result: ReplayResult): EpisodeSnapshot {
     const h = result.header;
     // A fork's log starts after its base: the state after its fork tick is its parent's (`replay
     // --snapshot` of a file fork serves the base snapshot kept with it, when it is there).
-    const base = h.kind === "forked" && result.lastTick === h.firstTick - 1 ? `: tick ${result.lastTick} is the fork's base, the state of its parent ${String(h.payload.parent)} after tick ${result.lastTick}: replay the parent with --to-tick ${result.lastTick} --snapshot` : "";
-    throw new UsageError(`no committed tick ${result.lastTick} in the log of ${h.episode}${base}`);
+    const base = h.kind === "forked" && result.lastTick === h.firstTick - 1 ? { forkBaseOf: String(h.payload.parent) } : {};
+    throw new TickNotCommitted({ episode: h.episode, tick: result.lastTick, ...base });
   }
   const payload = committed.payload as { stateHash: string; parts: Record<string, string> };
   const h = result.header;
@@ -450,7 +447,7 @@ export const replayEpisode = async (path: string, options: ReplayOptions = {}): 
   const dir = resolveEpisodeDir(path);
   // Not damage (`verify` says the same, exit 0): there is simply nothing to replay yet.
   const unstarted = notStarted(dir);
-  if (unstarted !== null) throw new UsageError(`${shownPath(dir)}: not started: ${unstarted.why}; there is nothing to replay or inspect. ${capitalised(unstarted.how)}`);
+  if (unstarted !== null) throw new EpisodeNotStarted({ dir: shownPath(dir), why: unstarted.why, how: unstarted.how });
   return replayWhere(layoutOf(dir), options);
 };
 

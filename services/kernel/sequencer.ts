@@ -13,7 +13,7 @@ import { SerializedActor } from "../../infra/snapshotStore.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { traceparentOf } from "../../infra/telemetry.ts";
 import type { DeliverReply, HostRequest } from "../distributed/actorHost.ts";
-import { InternalError } from "../../events/internalError.ts";
+import { ActorStateMissing } from "./errors.ts";
 import { noBackendAnswer, runTickAsync, SEQUENCER_ID, type LlmAnswer, type Replies, type TickPort, type TickResult } from "./tickPump.ts";
 
 export { SEQUENCER_ID, type TickResult };
@@ -245,7 +245,7 @@ export class Sequencer {
     const parts: Record<string, string> = {};
     for (const id of this.actors.ids) {
       const part = answers.find((a) => a[id] !== undefined)?.[id];
-      if (part === undefined) throw new InternalError(`no actor host reported the state of ${id}`);
+      if (part === undefined) throw new ActorStateMissing({ actor: id, what: "state" });
       parts[id] = part;
     }
     return parts;
@@ -257,7 +257,7 @@ export class Sequencer {
     const out: Record<string, SerializedActor> = {};
     for (const id of this.actors.ids) {
       const answer = answers.find((a) => a[id] !== undefined)?.[id];
-      if (answer === undefined) throw new InternalError(`no actor host reported the snapshot of ${id}`);
+      if (answer === undefined) throw new ActorStateMissing({ actor: id, what: "snapshot" });
       // A remote actor host of an earlier build answers with the snapshot object itself.
       out[id] = new SerializedActor(typeof answer === "string" ? answer : JSON.stringify(answer));
     }

@@ -6,7 +6,8 @@ import { InvalidPayload, LogCorrupted, TornTail, UnknownEventType } from "../../
 import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import { FIRST_SEGMENT, logWriter, scanLog, strayLogFiles } from "../../infra/fileEventStore.ts";
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
-import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecords, resolveEpisodeDir, UsageError } from "./replay.ts";
+import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecords, resolveEpisodeDir } from "./replay.ts";
+import { NoRecordsUnderId } from "./errors.ts";
 import { shownPath } from "../views/text.ts";
 import { latestPointer } from "../../infra/snapshotStore.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -82,7 +83,7 @@ export const verifyEpisode = async (path: string, options: VerifyOptions = {}, b
   // A log folder without records lost its segments (or its run wrote nothing): nothing holds.
   if (scan.records.length === 0) {
     // In JetStream an id without records is most often a typo, or another --namespace.
-    if (where !== undefined) throw new UsageError(`${dir}: no records under that episode id in that namespace (check the id and --namespace)`);
+    if (where !== undefined) throw new NoRecordsUnderId({ dir });
     // An episode whose run stopped before its first record is not damaged, as a run stopped
     // mid-tick is not: it verifies (exit 0), saying it was not started and how to start it.
     const unstarted = notStarted(dir);

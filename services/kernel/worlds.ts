@@ -3,7 +3,7 @@
 import type { WorldDefinition } from "../../actors/actor.ts";
 import { registerEventTypes } from "../../events/catalogue.ts";
 import { registerLlmRoles } from "../../events/llm.ts";
-import { InputRejected } from "../../events/inputRejected.ts";
+import { WorldNameTaken, WorldUnknown } from "./errors.ts";
 import type { WorldModule } from "./worldModule.ts";
 
 const registered = new Map<string, WorldModule>();
@@ -13,7 +13,7 @@ export function registerWorld(module: WorldModule): void {
   const name = module.definition.name;
   const known = registered.get(name);
   if (known === module) return;
-  if (known !== undefined) throw new InputRejected("world", `a world named '${name}' is already registered`);
+  if (known !== undefined) throw new WorldNameTaken({ name });
   registerEventTypes(name, module.definition.events);
   registerLlmRoles([...(module.models?.roles ?? []), ...(module.models?.otherRoles ?? [])]);
   registered.set(name, module);
@@ -24,7 +24,7 @@ export const registeredWorlds = (): readonly WorldModule[] => [...registered.val
 
 export function worldModuleNamed(name: string): WorldModule {
   const module = registered.get(name);
-  if (module === undefined) throw new InputRejected("world", `unknown world '${name}' (known: ${[...registered.keys()].join(", ") || "none registered"})`);
+  if (module === undefined) throw new WorldUnknown({ name, known: [...registered.keys()] });
   return module;
 }
 
