@@ -2,15 +2,9 @@
 // each resident is at each tick, from the `location.occupancy` records.
 import type { LogRecord } from "../../../events/record.ts";
 import type { WorldUi } from "../../kernel/worldModule.ts";
+import type { Location } from "../../../actors/auratown/town.ts";
 
-interface MapPlace {
-  readonly name: string;
-  readonly type: string;
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
-}
+type MapPlace = Pick<Location, "name" | "type" | "x" | "y" | "width" | "height">;
 
 interface Occupant {
   readonly agent: string;
