@@ -173,7 +173,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     let j = i + 1;
     while (tokens[j]?.pos === "AUX" || tokens[j]?.pos === "ADV") j++;
     const start = j;
-    // … "kind or cruel", "rude or fine": a choice of judgements is a judgement.
+    // … "wise or foolish", "polite or pushy": a choice of judgements is a judgement.
     while (tokens[j] !== undefined && (tokens[j]!.pos === "DET" || tokens[j]!.pos === "ADJ" || tokens[j]!.pos === "NOUN" || (tokens[j]!.pos === "CCONJ" && j > start)) && j - start < 5) j++;
     return j > start && tokens.slice(start, j).some((u) => u.pos === "ADJ" || u.pos === "NOUN") && tokens[j]?.text === "to";
   });
@@ -198,8 +198,8 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
   // … or when the query turns on when something will happen: "how long (until) …", a when-question,
-  // or a temporal subordinator before an event or a clause ("before the gala", "until he's done",
-  // "once it eases off"; not "after what happened", which asks the past).
+  // or a temporal subordinator before an event or a clause ("before the match", "until he's done",
+  // "once it eases off"; not "after what she said", which asks the past).
   const TEMPORAL = new Set(["until", "till", "before", "after", "once"]);
   const timing = tokens.some((t, i) =>
     (t.text === "how" && tokens[i + 1]?.text === "long") ||
@@ -584,7 +584,7 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
     const that = tokens.slice(i + 1, i + 8).findIndex((t) => t.text === "that");
     // "A sees B as …", "A has B down as …": A's view of what B is.
     const b = mentions.find((m) => m.start === i + 1 && m.name !== a.name);
-    // "has B down as", "has B pegged / marked down as": a participle or "down" may stand before "as".
+    // "has B down as", "has B pegged / filed away as": a participle or "down" may stand before "as".
     // … "has got B marked down as", "had B written off as", "has B figured for": up to two words of a
     // participle and its particle stand between B and "as" / "for", whatever the participle.
     let as = b === undefined ? -1 : b.end;
