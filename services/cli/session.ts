@@ -1,5 +1,7 @@
 // What `run` and `fork` share: the flags of a new episode, the session that runs it (progress bar,
 // Ctrl-C, its world's live summary) and what they print when it ends.
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { scanLog } from "../../infra/fileEventStore.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_NAMESPACE, natsFlagHint } from "../../infra/natsSettings.ts";
@@ -117,7 +119,11 @@ function report(result: EpisodeResult, live: LiveSummary | null, flags: EpisodeF
   }
   process.stdout.write(`log:   ${shownPath(result.logDir)}\n`);
   process.stdout.write(`trace: ${traceLine(result)}\n`);
-  if (!flags.quiet) process.stdout.write(`check: npx probetown verify ${shownPath(result.dir)}    timeline: npx probetown inspect ${shownPath(result.dir)}\n`);
+  if (!flags.quiet) {
+    process.stdout.write(`check: npx probetown verify ${shownPath(result.dir)}    timeline: npx probetown inspect ${shownPath(result.dir)}\n`);
+    // Only a file log can be browsed: the dashboard reads episode folders under --runs.
+    if (result.logDir !== undefined && existsSync(result.dir)) process.stdout.write(`view:  npx probetown ui --runs ${shownPath(dirname(result.dir))}   (then open http://127.0.0.1:4173)\n`);
+  }
 }
 
 /**
