@@ -111,13 +111,13 @@ describe("a hidden matter or what lies behind, with generic verbs", () => {
     expect(analyseQuery("Has Ana got something on the go she isn't telling us about?", quay).hidden).toContain("unspoken_goal");
     expect(analyseQuery("Is something gnawing at the baker?", quay).hidden).toContain("unspoken_goal");
     // What something is for says nothing hidden.
-    expect(analyseQuery("Has Ana got something to eat?", quay).hidden).not.toContain("unspoken_goal");
+    expect(analyseQuery("Has Ana got something to eat?", quay).asked).not.toContain("unspoken_goal");
   });
 
   it("reads a what-question on a generic verb and its particle as asking what lies behind", () => {
     expect(analyseQuery("Rui has swept those steps four times. What's going on with him?", quay).hidden).toContain("unspoken_goal");
     expect(analyseQuery("What has come over the novelist?", quay).hidden).toContain("unspoken_goal");
-    expect(analyseQuery("What is Rui sweeping?", quay).hidden).not.toContain("unspoken_goal");
+    expect(analyseQuery("What is Rui sweeping?", quay).asked).not.toContain("unspoken_goal");
   });
 
   it("reads an act other than the one seen after an inverted subject, whatever its tag, as a pursuit", () => {
@@ -159,5 +159,26 @@ describe("a query that turns on when something will happen asks the plan", () =>
     // A when-clause, and "after what happened", are no question about the future.
     expect(analyseQuery("When Kai paces he looks pale. Is he alright?", theatre).wantsPlan).toBe(false);
     expect(analyseQuery("Is Josie okay after what happened with the cables?", theatre).wantsPlan).toBe(false);
+  });
+});
+
+describe("a need the wording does not name", () => {
+  it("keeps every private field when the query names none and asks no public fact", () => {
+    // Nothing says availability, mood or aim: the frame does not guess two of the three.
+    expect(analyseQuery("Ben keeps glancing at the clock. Any reason?", theatre).hidden).toEqual(["availability", "emotional_state", "unspoken_goal"]);
+    // A whereabouts or wellbeing question keeps the two the rubric gives it.
+    expect(analyseQuery("Is Ben in the Wings?", theatre).hidden).toEqual(["availability", "emotional_state"]);
+    expect(analyseQuery("How's Ben today?", theatre).hidden).toEqual(["availability", "emotional_state"]);
+    // A named field keeps the frame to the need.
+    expect(analyseQuery("Is Ben busy?", theatre).hidden).not.toContain("unspoken_goal");
+  });
+});
+
+describe("a person word its own phrase does not pin down", () => {
+  it("reads it against the rest of the query: whose visible doings the other words describe", () => {
+    // No one in the scene is called a caretaker; only Walter sits behind the desk with a paper.
+    expect(who("Is the caretaker going to be done with the paper behind the desk soon?")).toEqual(["Walter Pike"]);
+    // A place after a preposition of place is where, not who ("ward" is first a person in WordNet).
+    expect(analyseQuery("How's morale across the ward, with all the cue sheet changes?", theatre).scope.kind).toBe("all");
   });
 });

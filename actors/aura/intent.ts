@@ -289,11 +289,15 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   if (second === null && !unresolved && scope.kind !== "none") {
     // People are asked about because the user may want to approach them: reachability and mood.
     hidden.push("availability", "emotional_state");
-    // What someone is planning or pursuing is their intention: the unspoken goal.
-    if (appropriateness || goal || wantsPlan) hidden.push("unspoken_goal");
     if (cue("availability")) askedFields.push("availability");
     if (cue("emotional_state")) askedFields.push("emotional_state");
     if (goal) askedFields.push("unspoken_goal");
+    // What someone is planning or pursuing is their intention: the unspoken goal. So is it when
+    // the wording names none of their private fields and asks neither a public fact ("where is
+    // X?", "is X at the garden?", "what is X doing?") nor how they are: the need is then
+    // uncertain, and the frame keeps every field of the person rather than guess two.
+    const asksPublic = location !== null || tokens.some((t) => t.text === "where" || t.text === "doing" || t.text === "how" || t.lemma === "who");
+    if (appropriateness || goal || wantsPlan || (askedFields.length === 0 && !asksPublic)) hidden.push("unspoken_goal");
   }
 
   const literal: Literal[] = [];

@@ -89,12 +89,14 @@ export function roleRelation(a: string, b: string): "synonym" | "narrower" | "br
 }
 /** Whether WordNet's noun.person class holds the word (a role, occupation or relation noun). */
 export const isPersonNoun = (word: string): boolean => roleSynsetsOf().has(word);
-let roleSynsets: Map<string, { own: Set<string>; up: Set<string> }> | null = null;
-function roleSynsetsOf(): Map<string, { own: Set<string>; up: Set<string> }> {
+/** … and its most frequent noun sense is a person: "orderly" is, "ward" and "end" are not. */
+export const isMainlyPersonNoun = (word: string): boolean => roleSynsetsOf().get(word)?.dominant === true;
+let roleSynsets: Map<string, { own: Set<string>; up: Set<string>; dominant: boolean }> | null = null;
+function roleSynsetsOf(): Map<string, { own: Set<string>; up: Set<string>; dominant: boolean }> {
   roleSynsets ??= new Map(
     Object.entries(LEXICON.roleSynsets ?? {}).map(([word, ids]) => {
       const all = ids.split(" ");
-      return [word, { own: new Set(all.filter((i) => !i.startsWith("^"))), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))) }];
+      return [word, { own: new Set(all.filter((i) => !i.startsWith("^") && i !== "*")), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))), dominant: all.includes("*") }];
     }),
   );
   return roleSynsets;

@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isPersonNoun, roleRelation, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, roleRelation, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -139,6 +139,8 @@ function best(scores: ReadonlyArray<[string, number]>): string | null {
 const isNounish = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "VERB";
 const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
 const DEFINITE = new Set(["the", "this", "that", "these", "those"]);
+// Prepositions of place: the phrase after one is where, not who ("across the ward").
+const LOCATIVE = new Set(["in", "at", "across", "around", "round", "through", "throughout", "inside", "outside", "within", "on", "into", "onto"]);
 const MODALS = new Set(["will", "would", "can", "could", "may", "might", "shall", "should", "must"]);
 /** Titles that name no occupation ("Mr", "Ms"): a name part after one is a name. */
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "sir", "madam"]);
@@ -366,10 +368,15 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const predicate = (u: Token, x: number) => (u.pos === "AUX" && (MODALS.has(u.text) || (!opensStatement && u.text !== "'s"))) || (opensQuestion && u.pos === "VERB" && !reducedRelative(x));
     while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !predicate(tokens[k]!, k) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
     const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
-    const who = best(roster.map((n) => {
+    const score = (words: readonly string[]) => best(roster.map((n) => {
       const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);
-      return [n, said.filter((w) => known.has(w)).length];
+      return [n, words.filter((w) => known.has(w)).length];
     }));
+    // A definite person noun that its own phrase does not pin down ("the orderly", when the scene
+    // calls him a porter) is read against the rest of the query, as a word's sense is read off its
+    // context: the one person whose visible doings the query's other content words describe.
+    const rest = () => contentWords(tokens.filter((u, x) => (x < i || x >= k) && !used.has(x) && isNounish(u)));
+    const who = score(said) ?? (DEFINITE.has(t.text) && isMainlyPersonNoun(np[one]!.lemma) && !LOCATIVE.has(tokens[i - 1]?.text ?? "") ? score(rest()) : null);
     if (who !== null) claim({ name: who, start: i, end: k, by: "description" });
   }
   out.sort((a, b) => a.start - b.start);

@@ -8,7 +8,8 @@
 //   `frames` asks ("Somebody ----s that CLAUSE": a belief report), minus words another category already
 //   holds (`excludeCategories`: "plan" is a goal word, not a belief verb); for roles
 //   (`synsets`), `roleSynsets`: each noun.person word with its synsets and their direct
-//   hypernyms, so "novelist" meets "writer" and "barman" meets "bartender".
+//   hypernyms, so "novelist" meets "writer" and "barman" meets "bartender", and `*` where the
+//   word's most frequent noun sense is a person.
 // Hand entries are kept as they are; the derived part is replaced, so the file is the same however
 // often it runs.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -89,6 +90,8 @@ for (const c of doc.classes ?? []) {
       const ids = map.get(m.word) ?? new Set<string>();
       ids.add(m.synset.offset);
       for (const p of m.synset.pointers) if (p.symbol === "@") ids.add(`^${p.offset}`);
+      // "*": the word's most frequent noun sense is a person ("orderly"; not "ward" or "end").
+      if (m.sense === 1) ids.add("*");
       map.set(m.word, ids);
     }
     roleSynsets = Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([w, ids]) => [w, [...ids].sort().join(" ")]));
