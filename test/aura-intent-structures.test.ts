@@ -182,3 +182,29 @@ describe("a person word its own phrase does not pin down", () => {
     expect(analyseQuery("How's morale across the ward, with all the cue sheet changes?", theatre).scope.kind).toBe("all");
   });
 });
+
+describe("construals, reports to the speaker, and questions someone asks", () => {
+  it("reads 'A <verb> B (or B's doing) as / for X' as A's view of B, whatever the verb", () => {
+    expect(analyseQuery("Is Mira chalking up Kai's pacing as stage fright?", theatre).secondOrder).toMatchObject({ believer: "Mira Vance", target: "Kai Luna" });
+    expect(analyseQuery("Does Ben read Josie's quiet for sulking?", theatre).secondOrder).toMatchObject({ believer: "Ben Ortiz", target: "Josie Park" });
+    // A believer the query does not resolve: a belief all the same, so B's private state is not read.
+    const a = analyseQuery("Has the lighting lady pegged Kai as a diva?", theatre);
+    expect(a.secondOrder?.target ?? null).not.toBe("Mira Vance");
+    expect(a.hidden).toEqual([]);
+    // A purpose is no construal ("B's script for the show").
+    expect(analyseQuery("Should I fetch Kai's script for the second act?", theatre).secondOrder).toBeNull();
+  });
+
+  it("takes what someone tells the speaker as the speaker's information, not a second-order question", () => {
+    const a = analyseQuery("Ben told me he's fine. Is he, though?", theatre);
+    expect(a.secondOrder).toBeNull();
+    expect(a.scope).toMatchObject({ kind: "person", agents: ["Ben Ortiz"] });
+    expect(a.hidden.length).toBeGreaterThan(0);
+  });
+
+  it("reads a question A asks, or a why-question on A's act, as about A, not A's view of another", () => {
+    expect(analyseQuery("Why does Ben keep asking where Kai is?", theatre).secondOrder).toBeNull();
+    expect(analyseQuery("Why does Ben keep asking where Kai is?", theatre).hidden).toContain("unspoken_goal");
+    expect(analyseQuery("Josie keeps asking me if someone can cover her cue. What is she after?", theatre).hidden).toContain("unspoken_goal");
+  });
+});

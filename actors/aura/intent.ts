@@ -339,7 +339,7 @@ function topicOf(tokens: readonly Token[], mentions: readonly Mention[]): string
 }
 
 /** A belief cue; a structure that names its believer ("it occurred to X that …") carries them. */
-type BeliefCue = Cue & { readonly believer?: Mention | undefined };
+type BeliefCue = Cue & { readonly believer?: Mention | undefined; readonly byShape?: boolean };
 
 /** A word for a person other than the speaker, whether or not the query lets us resolve who. */
 const someoneWord = (u: Token): boolean => (hasCue([u], "pronoun") && !hasCue([u], "first_person")) || hasCue([u], "relation") || hasCue([u], "activity") || isPersonNoun(u.text) || u.text === "someone" || u.text === "somebody";
@@ -382,7 +382,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
   // A report verb ("say", "tell", "mention") is a belief only with content after it ("told X that
   // …"), not an order or a request ("told X to …").
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && contentAfter(tokens, mentions, c.end))));
+  // … nor what someone tells the speaker ("A told me she's fine"): that is the speaker's information.
+  const toSpeaker = (c: Cue) => firstPerson(tokens[c.end]) || (tokens[c.end]?.text === "to" && firstPerson(tokens[c.end + 1]));
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d) && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
   // The possessor holds the view, whatever modifiers stand between ("X's gut feeling").
@@ -418,7 +420,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
   const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
-  const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
+  const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
@@ -458,7 +460,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   for (const c of theirs) {
     let k = c.start - 1;
     while (k >= 0 && skippable(tokens[k]!, k)) k--;
-    if (k >= 0 && (personLike(tokens[k]!) || mentions.some((m) => m.end === k + 1))) someoneBelieves = true;
+    if (c.byShape === true || (k >= 0 && (personLike(tokens[k]!) || mentions.some((m) => m.end === k + 1)))) someoneBelieves = true;
     let believer: Mention | undefined = c.believer;
     if (believer !== undefined) someoneBelieves = true;
     else if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorific));
@@ -679,10 +681,21 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
     const speakerActs = (a: Mention, b: number) =>
       tokens.slice(s, b).some((t, k) => {
         const f = s + k;
-        if (!firstPerson(t) || !["i", "we"].includes(t.text)) return false;
+        // "is it rude to ask A whether B …": an infinitive with no subject of its own, in a
+        // judgement of the speaker's act, is the speaker's act.
+        const infinitive = t.text === "to" && tokens[f + 1]?.pos === "VERB" && f < a.start && hasCue(tokens.slice(s, f), "appropriateness");
+        if (!infinitive && (!firstPerson(t) || !["i", "we"].includes(t.text))) return false;
         // The speaker is the subject of A's clause: no complementiser between them.
         return f > a.start || !tokens.slice(f + 1, a.start).some((u) => COMPLEMENTISERS.has(u.text));
       });
+    // "A keeps asking (me) if / how …": a question A puts wants to know; it holds no view ("ask" is
+    // no belief verb in the lexicon either).
+    const asks = (a: Mention, j: number) => {
+      const verb = tokens.slice(a.end, j).findLast((u) => u.pos === "VERB");
+      return verb !== undefined && ["ask", "inquire", "enquire", "query", "wonder"].includes(verb.lemma);
+    };
+    // "Why has A asked where B is?": a why-question on A's own act asks A's reason, not A's view of B.
+    const reasonOf = (a: Mention) => tokens[s]?.text === "why" && inside[0] === a;
     // The opening frame ends at its comma, or (a tokenizer that drops commas) where the question
     // starts: an auxiliary or a wh-word.
     const frameEnds = (x: number) => tokens[x]?.text === "," || (tokens[x - 1]?.pos !== "PUNCT" && (tokens[x]?.pos === "AUX" || /^(how|what|who|why|where|when)$/.test(tokens[x]?.text ?? "")));
@@ -797,7 +810,7 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       for (const b of others) {
         const between = tokens.slice(a.end, b.start);
         if (between.length > 0 && between.every((t) => JOIN.has(t.text))) continue;
-        if (speakerActs(a, b.start)) continue;
+        if (speakerActs(a, b.start) || reasonOf(a) || asks(a, b.start)) continue;
         let start = b.start;
         while (start > a.end && (tokens[start - 1]!.pos === "DET" || honorificWord(tokens[start - 1]))) start--;
         if (perspective(a) || contentAt(a, start, b.end, true)) return { believer: a, target: b, at: b.start, aboutBeliever: stateOf(a, start) };
@@ -810,7 +823,7 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       for (let j = a.end + 1; j < e; j++) {
         if (mentions.some((m) => m.start <= j && j < m.end) || !COMPLEMENTISERS.has(tokens[j - 1]!.text) || tokens[j - 1]!.pos === "DET") continue;
         const end = personPhraseEnd(tokens, mentions, j);
-        if (end > j && !hasCue([tokens[j]!], "pronoun") && !speakerActs(a, j) && contentAt(a, j, end, false)) return { believer: a, target: null, at: j, aboutBeliever: stateOf(a, j) };
+        if (end > j && !hasCue([tokens[j]!], "pronoun") && !speakerActs(a, j) && !asks(a, j) && contentAt(a, j, end, false)) return { believer: a, target: null, at: j, aboutBeliever: stateOf(a, j) };
       }
     }
     s = e + 1;
@@ -897,6 +910,44 @@ function heldViews(tokens: readonly Token[], mentions: readonly Mention[]): Beli
  * (with its particle) whose complement is another person with a stative gerund ("being",
  * "having"): the small clause is what X takes Y's state to be, whatever the verb.
  */
+/**
+ * A construal, by its shape whatever the verb: "A <verb> (particle) B('s N) as X" or "… B's N for
+ * X" ("sizes B up as", "writes off B's fidgeting as boredom", "mistakes B's excitement for
+ * nerves"): a person, then B or B's doing, then what A makes of it. A may be a pronoun, or a
+ * person word the query does not resolve (`byShape`: someone believes all the same, so the safe
+ * reading follows and B's private state is not read).
+ */
+function construals(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
+  const out: BeliefCue[] = [];
+  tokens.forEach((verb, v) => {
+    if (verb.pos !== "VERB" || hasCue([verb], "unspoken_goal")) return;
+    let j = v + 1;
+    if (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "PART") j++;
+    const b = mentions.find((m) => m.start === j || (m.start === j + 1 && tokens[j]?.pos === "DET"));
+    if (b === undefined) return;
+    let n = b.end;
+    const possessed = tokens[n]?.text === "'s";
+    if (possessed) {
+      n++;
+      const from = n;
+      while (n - from < 3 && tokens[n] !== undefined && (tokens[n]!.pos === "NOUN" || tokens[n]!.pos === "ADJ" || (tokens[n]!.pos === "VERB" && tokens[n]!.text.endsWith("ing")))) n++;
+      if (n === from) return;
+    } else if ((tokens[n]?.pos === "ADP" || tokens[n]?.pos === "PART") && tokens[n]!.text !== "as") n++;
+    const link = tokens[n]?.text;
+    const next = tokens[n + 1];
+    // "for" construes only what B does or feels ("B's excitement for nerves"), not a purpose ("B's cake for the party").
+    if (!(link === "as" || (link === "for" && possessed && next !== undefined && !["DET", "PRON", "NUM"].includes(next.pos)))) return;
+    // The subject before the verb: a person mentioned (a pronoun too), or a word for one.
+    let k = v - 1;
+    while (k >= 0 && (tokens[k]!.pos === "AUX" || tokens[k]!.pos === "ADV" || tokens[k]!.pos === "PART")) k--;
+    const a = mentions.find((m) => m.end === k + 1 && m.name !== b.name);
+    const subject = tokens[k];
+    if (a !== undefined) out.push({ category: "belief", term: verb.text, start: v, end: v + 1, believer: a });
+    else if (subject !== undefined && !firstPerson(subject) && subject.text !== "you" && (someoneWord(subject) || subject.pos === "NOUN")) out.push({ category: "belief", term: verb.text, start: v, end: v + 1, byShape: true });
+  });
+  return out;
+}
+
 function smallClauses(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
   const out: BeliefCue[] = [];
   for (const a of mentions) {

@@ -23,6 +23,7 @@ const SPLITS = [
   { name: "dev6 (U, V, W)", file: join(DATA, "implicit", "dev6.json") },
   { name: "dev7 (X, Y, Z)", file: join(DATA, "implicit", "dev7.json") },
   { name: "dev8 (AA, AB, AC)", file: join(DATA, "implicit", "dev8.json") },
+  { name: "dev9 (AD, AE, AF)", file: join(DATA, "implicit", "dev9.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
 ].filter((s) => existsSync(s.file));
 
