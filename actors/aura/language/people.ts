@@ -375,8 +375,11 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // A definite person noun that its own phrase does not pin down ("the orderly", when the scene
     // calls him a porter) is read against the rest of the query, as a word's sense is read off its
     // context: the one person whose visible doings the query's other content words describe.
-    const rest = () => contentWords(tokens.filter((u, x) => (x < i || x >= k) && !used.has(x) && isNounish(u)));
-    const who = score(said) ?? (DEFINITE.has(t.text) && isMainlyPersonNoun(np[one]!.lemma) && !LOCATIVE.has(tokens[i - 1]?.text ?? "") ? score(rest()) : null);
+    // Only the query's nouns count (not "meaning" against "meant"), and only when no one is named:
+    // beside a named person, an unmatched person word may well be someone not in the scene.
+    const rest = () => contentWords(tokens.filter((u, x) => (x < i || x >= k) && !used.has(x) && isNoun(u)));
+    const unnamed = !out.some((m) => m.by === "name");
+    const who = score(said) ?? (unnamed && DEFINITE.has(t.text) && isMainlyPersonNoun(np[one]!.lemma) && !LOCATIVE.has(tokens[i - 1]?.text ?? "") ? score(rest()) : null);
     if (who !== null) claim({ name: who, start: i, end: k, by: "description" });
   }
   out.sort((a, b) => a.start - b.start);
