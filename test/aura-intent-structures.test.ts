@@ -208,3 +208,19 @@ describe("construals, reports to the speaker, and questions someone asks", () =>
     expect(analyseQuery("Josie keeps asking me if someone can cover her cue. What is she after?", theatre).hidden).toContain("unspoken_goal");
   });
 });
+
+describe("expectations and searches that show a view of another", () => {
+  it("reads 'A <verb> herself for B being …' as A's expectation of B", () => {
+    expect(analyseQuery("Is Josie steeling herself for Ben being cross about the cables?", theatre).secondOrder).toMatchObject({ believer: "Josie Park", target: "Ben Ortiz" });
+  });
+
+  it("reads 'where would A look for B' as A's belief about where B is, at a sentence's start", () => {
+    expect(analyseQuery("Mira needs the lead back in his chair. Where would she look for Kai?", theatre).secondOrder).toMatchObject({ believer: "Mira Vance", target: "Kai Luna" });
+    // Where someone would go for themselves asks no view of another.
+    expect(analyseQuery("Where would Mira go for a coffee?", theatre).secondOrder).toBeNull();
+  });
+
+  it("takes 'A goes on the idea that B …' as held by A, and the person in the clause as the target", () => {
+    expect(analyseQuery("Ben keeps glancing at the wings for his stagehand. Is he going on the idea that Kai is ready?", theatre).secondOrder).toMatchObject({ believer: "Ben Ortiz", target: "Kai Luna" });
+  });
+});

@@ -414,7 +414,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     while (honorific(tokens[j])) j++;
     return mentions.some((m) => m.start === j);
   };
-  const toPerson = appearance.length === 0 ? [] : tokens.flatMap((t, i) => (t.text === "to" && i > appearance[0]!.start && personAt(i + 1) ? [{ category: "belief_preposition" as const, term: "to", start: i, end: i + 1 }] : []));
+  // … in the same sentence as the appearance word ("When does he come off watch? I need to talk to him" is not).
+  const sameSentence = (a: number, b: number) => !tokens.slice(a, b).some((u) => u.pos === "PUNCT" && [".", "?", "!", ";"].includes(u.text));
+  const toPerson = appearance.length === 0 ? [] : tokens.flatMap((t, i) => (t.text === "to" && i > appearance[0]!.start && sameSentence(appearance[0]!.start, i) && personAt(i + 1) ? [{ category: "belief_preposition" as const, term: "to", start: i, end: i + 1 }] : []));
   // "a bad idea", "a good moment": an appropriateness phrase, not a belief.
   const judged = cuesOf(tokens, "appropriateness");
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
@@ -468,7 +470,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
       const before = mentions.filter((m) => m.end <= c.start).at(-1);
       const between = before === undefined ? [] : tokens.slice(before.end, c.start);
       if (before !== undefined && between.length <= 4 && between.every((t, k) => skippable(t, before.end + k))) believer = before;
-      if (isPossessive.has(c.start) && (before === undefined || tokens[before.end]?.text !== "'s")) believer = undefined;
+      // A possessive view noun needs its possessor ("X's view"); "A goes on the idea that …" (a
+      // cognition noun with its content clause) is held by the subject before it.
+      if (isPossessive.has(c.start) && !held.includes(c) && (before === undefined || tokens[before.end]?.text !== "'s")) believer = undefined;
     }
     if (believer === undefined) continue;
     someoneBelieves = true;
@@ -944,6 +948,23 @@ function construals(tokens: readonly Token[], mentions: readonly Mention[]): Bel
     const subject = tokens[k];
     if (a !== undefined) out.push({ category: "belief", term: verb.text, start: v, end: v + 1, believer: a });
     else if (subject !== undefined && !firstPerson(subject) && subject.text !== "you" && (someoneWord(subject) || subject.pos === "NOUN")) out.push({ category: "belief", term: verb.text, start: v, end: v + 1, byShape: true });
+  });
+  // "A braces herself for B being …": a reflexive, then B as a small clause's subject: A's expectation of B.
+  tokens.forEach((verb, v) => {
+    const self = mentions.find((m) => m.start === v + 1 && m.by === "pronoun" && /sel(f|ves)$/.test(tokens[v + 1]!.text));
+    if (verb.pos !== "VERB" || self === undefined || tokens[v + 2]?.pos !== "ADP") return;
+    const b = mentions.find((m) => m.start === v + 3 && m.name !== self.name);
+    const next = b === undefined ? undefined : tokens[b.end];
+    if (next !== undefined && (next.text === "being" || next.text === "having" || next.pos === "AUX")) out.push({ category: "belief", term: verb.text, start: v, end: v + 1, believer: self });
+  });
+  // "Where would A look for B?": where A would search is where A believes B to be.
+  const SEARCH = new Set(["look", "search", "hunt", "find", "go", "head", "try", "check", "expect"]);
+  tokens.forEach((t, w) => {
+    // At a sentence's start (after a comma it closes an if-clause, which names A itself: see unclearPair).
+    if (t.text !== "where" || (w > 0 && ![".", "?", "!", ";"].includes(tokens[w - 1]!.text)) || !["would", "might", "could", "will", "'d", "should"].includes(tokens[w + 1]?.text ?? "")) return;
+    const a = mentions.find((m) => m.start === w + 2);
+    const verb = a === undefined ? -1 : tokens.findIndex((u, i) => i >= a.end && i <= a.end + 2 && u.pos === "VERB" && SEARCH.has(u.lemma));
+    if (a !== undefined && verb >= 0) out.push({ category: "belief", term: tokens[verb]!.text, start: verb, end: verb + 1, believer: a });
   });
   return out;
 }
