@@ -160,6 +160,43 @@ function WorldView({ id, world }) {
   return html`<${view.View} data=${view.data} />`;
 }
 
+/**
+ * Live mode: the server's event stream of the records appended after those first shown. Each batch
+ * asks the view to read the episode again; batches that come close together are read once, at
+ * most every LIVE_COALESCE_MS, so a fast writer does not flood the server with reads.
+ */
+const LIVE_COALESCE_MS = 150;
+
+function useLive(id, after, onChange) {
+  const [live, setLive] = useState({ state: "connecting", last: after });
+  useEffect(() => {
+    if (after === undefined) return undefined;
+    const source = new EventSource(`/api/live?id=${encodeURIComponent(id)}&after=${after}`);
+    let timer = null;
+    const changed = () => {
+      if (timer === null) timer = setTimeout(() => { timer = null; onChange(); }, LIVE_COALESCE_MS);
+    };
+    source.addEventListener("ready", () => setLive((l) => ({ ...l, state: "live" })));
+    source.addEventListener("records", (event) => {
+      const { records } = JSON.parse(event.data);
+      setLive({ state: "live", last: records[records.length - 1].seq });
+      changed();
+    });
+    source.addEventListener("damage", () => {
+      setLive((l) => ({ ...l, state: "damaged" }));
+      source.close();
+      changed();
+    });
+    // EventSource reconnects by itself; the view says so meanwhile.
+    source.onerror = () => setLive((l) => (l.state === "damaged" ? l : { ...l, state: "reconnecting" }));
+    return () => {
+      source.close();
+      clearTimeout(timer);
+    };
+  }, [id, after]);
+  return live;
+}
+
 function EpisodeView({ id }) {
   const [tab, setTab] = useState("timeline");
   const [episode, setEpisode] = useState(null);
@@ -168,20 +205,38 @@ function EpisodeView({ id }) {
   const [actors, setActors] = useState([]);
   const [page, setPage] = useState(null);
   const [selected, setSelected] = useState(null);
+  // Bumped by live mode: the episode and its records are read again.
+  const [version, setVersion] = useState(0);
+  // The last record when the view opened: live mode follows from there.
+  const [after, setAfter] = useState(undefined);
   useEffect(() => {
-    getJson(`/api/episode?id=${encodeURIComponent(id)}`).then(setEpisode, (e) => setError(e.message));
+    setAfter(undefined);
+    setEpisode(null);
   }, [id]);
   useEffect(() => {
+    let stale = false;
+    getJson(`/api/episode?id=${encodeURIComponent(id)}`).then((e) => {
+      if (stale) return;
+      setEpisode(e);
+      setAfter((a) => (a === undefined ? e.lastSeq ?? -1 : a));
+    }, (e) => setError(e.message));
+    return () => { stale = true; };
+  }, [id, version]);
+  useEffect(() => {
+    let stale = false;
     const params = new URLSearchParams({ id, limit: "5000" });
     if (types.length) params.set("type", types.join(","));
     if (actors.length) params.set("actor", actors.join(","));
-    getJson(`/api/records?${params}`).then(setPage, (e) => setError(e.message));
-  }, [id, types.join(","), actors.join(",")]);
+    getJson(`/api/records?${params}`).then((p) => stale || setPage(p), (e) => setError(e.message));
+    return () => { stale = true; };
+  }, [id, types.join(","), actors.join(","), version]);
+  const live = useLive(id, after, () => setVersion((v) => v + 1));
   const typeItems = useMemo(() => (episode ? Object.entries(episode.facets.types).sort().map(([t, n]) => [t, `${t} (${n})`]) : []), [episode]);
   if (error) return html`<p class="damage">${error}</p>`;
   if (!episode || !page) return html`<p>Loading ${id}…</p>`;
   return html`<section class="episode-view">
-    <h2>${id} <small>${episode.world} · seed ${episode.seed} · ${episode.condition} · <span class=${`status status-${episode.shownStatus}`}>${episode.shownStatus}</span></small></h2>
+    <h2>${id} <small>${episode.world} · seed ${episode.seed} · ${episode.condition} · <span class=${`status status-${episode.shownStatus}`}>${episode.shownStatus}</span></small>
+      <span class=${`live live-${live.state}`} role="status" data-last-seq=${live.last}>${live.state === "live" ? "● live" : live.state}</span></h2>
     ${episode.damage ? html`<div class="damage">Damaged log: ${episode.damage}\nShown: the ${episode.records === 0 ? "" : "intact "}records before the damage.</div>` : ""}
     ${episode.verify.message && episode.verify.state !== "ok" ? html`<div class="damage">verify (${episode.verify.state}): ${episode.verify.message}</div>` : ""}
     ${episode.worldView ? html`<nav class="tabs"><button class=${tab === "timeline" ? "tab active" : "tab"} onClick=${() => setTab("timeline")}>Timeline</button><button class=${tab === "world" ? "tab active" : "tab"} data-tab="world" onClick=${() => setTab("world")}>${episode.worldView}</button></nav>` : ""}
