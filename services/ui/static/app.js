@@ -111,7 +111,7 @@ function EpisodeList() {
 
 function CheckList({ name, items, chosen, onChange }) {
   const toggle = (item) => onChange(chosen.includes(item) ? chosen.filter((x) => x !== item) : [...chosen, item]);
-  return html`<fieldset class="filter-list" data-filter=${name}><legend>${name} ${chosen.length ? html`<button class="link" onClick=${() => onChange([])}>all</button>` : "(all)"}</legend>
+  return html`<fieldset class="filter-list" tabindex="0" data-filter=${name}><legend>${name} ${chosen.length ? html`<button class="link" onClick=${() => onChange([])}>all</button>` : "(all)"}</legend>
     ${items.map(([item, label]) => html`<label><input type="checkbox" value=${item} checked=${chosen.includes(item)} onChange=${() => toggle(item)} /> ${label}</label>`)}
   </fieldset>`;
 }
@@ -124,11 +124,11 @@ function RecordDetail({ id, seq, onSelect }) {
     setError(null);
     getJson(`/api/record?id=${encodeURIComponent(id)}&seq=${seq}`).then(setDetail, (e) => setError(e.message));
   }, [id, seq]);
-  if (error) return html`<div class="detail"><p class="damage">${error}</p></div>`;
-  if (!detail) return html`<div class="detail"><p>Loading record ${seq}…</p></div>`;
+  if (error) return html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p class="damage">${error}</p></div>`;
+  if (!detail) return html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p>Loading record ${seq}…</p></div>`;
   const r = detail.record;
   const ref = (c) => html`<li><button class="link" onClick=${() => onSelect(c.seq)}>#${c.seq} ${c.type}</button> <small>tick ${c.tick} · ${c.from}</small></li>`;
-  return html`<div class="detail" data-seq=${r.seq}>
+  return html`<div class="detail" tabindex="0" role="region" aria-label="record detail" data-seq=${r.seq}>
     <h3 class="detail-title">#${r.seq} ${r.type}</h3>
     <dl>
       <dt>tick</dt><dd>${r.tick}</dd>
@@ -210,10 +210,6 @@ function EpisodeView({ id }) {
   // The last record when the view opened: live mode follows from there.
   const [after, setAfter] = useState(undefined);
   useEffect(() => {
-    setAfter(undefined);
-    setEpisode(null);
-  }, [id]);
-  useEffect(() => {
     let stale = false;
     getJson(`/api/episode?id=${encodeURIComponent(id)}`).then((e) => {
       if (stale) return;
@@ -248,17 +244,18 @@ function EpisodeView({ id }) {
       <span class="count">${page.total} records${page.total > page.records.length ? ` (first ${page.records.length} shown)` : ""}</span>
     </div>
     <div class="layout">
-      <div class="timeline"><${Timeline} records=${page.records} actors=${episode.facets.actors} selected=${selected} onSelect=${setSelected} /></div>
-      ${selected === null ? html`<div class="detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} />`}
+      <div class="timeline" tabindex="0" role="region" aria-label="timeline"><${Timeline} records=${page.records} actors=${episode.facets.actors} selected=${selected} onSelect=${setSelected} /></div>
+      ${selected === null ? html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} />`}
     </div></div>`}
   </section>`;
 }
 
+/** Each episode gets a view of its own (keyed by id): its tab, filters and live stream start afresh. */
 function App() {
   const hash = useHash();
   const match = /^#\/episode\?id=(.*)$/.exec(hash);
   return html`<header><strong>probetown</strong> <a href="#/">episodes</a></header>
-    <main>${match ? html`<${EpisodeView} id=${decodeURIComponent(match[1])} />` : html`<${EpisodeList} />`}</main>`;
+    <main>${match ? html`<${EpisodeView} key=${match[1]} id=${decodeURIComponent(match[1])} />` : html`<${EpisodeList} />`}</main>`;
 }
 
 render(html`<${App} />`, document.body);
