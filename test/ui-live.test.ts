@@ -147,6 +147,8 @@ describe("probetown ui: live episodes", () => {
       ["/api/live?id=live&after=-2", "after must be a record's seq"],
       ["/api/live?id=live&since=3", "unknown parameter 'since'"],
       ["/api/episode?id=town&tick=3", "unknown parameter 'tick'"],
+      ["/api/episodes?world=auratown", "unknown parameter 'world'"],
+      ["/api/world-view?id=town&tick=1", "unknown parameter 'tick'"],
     ];
     for (const [path, message] of cases) {
       const { status, body } = await get(path);

@@ -8,6 +8,9 @@ import { join } from "node:path";
 import type { LogRecord } from "../../events/record.ts";
 import { loadLog, type LoadedLog } from "./records.ts";
 
+/** How often the log is looked at when its folder's watch reports nothing. */
+const FALLBACK_LOOK_MS = 2000;
+
 export interface LiveBatch {
   /** Records appended since the last batch (seq after the last one sent), in order. */
   readonly records: readonly LogRecord[];
@@ -37,6 +40,10 @@ export async function* followFileLog(dir: string, after: number, signal: AbortSi
   } catch {
     // The log folder is gone: the read below says so.
   }
+  // Some file systems (network mounts, a container's bind mount from another OS) report no change:
+  // a look every few seconds still finds the new records there (a stat per segment when unchanged).
+  const fallback = setInterval(poke, FALLBACK_LOOK_MS);
+  fallback.unref();
   signal.addEventListener("abort", poke, { once: true });
   let last = after;
   try {
@@ -54,6 +61,7 @@ export async function* followFileLog(dir: string, after: number, signal: AbortSi
     }
   } finally {
     watcher?.close();
+    clearInterval(fallback);
     signal.removeEventListener("abort", poke);
   }
 }

@@ -94,13 +94,18 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     return { ...summary, verify, shownStatus };
   };
 
-  app.get("/api/episodes", async (c) => c.json({ runs: root, episodes: await Promise.all([...episodes.values()].map(row)) }));
 
   // An episode id is a path below the runs folder; it is looked up among the episodes found, never
   // joined to a path, so `..` or an absolute path cannot reach a file.
   const episodeOf = (id: string) => episodes.get(id) ?? null;
   const notFound = (id: string) => ({ error: `no episode '${id}' under the runs folder` });
   const unknown = (rest: Record<string, string>, takes: string) => `unknown parameter ${Object.keys(rest).map((k) => `'${k}'`).join(", ")}; this endpoint takes ${takes}`;
+
+  app.get("/api/episodes", async (c) => {
+    const params = c.req.query();
+    if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
+    return c.json({ runs: root, episodes: await Promise.all([...episodes.values()].map(row)) });
+  });
 
   app.get("/api/episode", async (c) => {
     const { id = "", ...rest } = c.req.query();
@@ -114,7 +119,8 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
 
   // A world's own view (its `ui` hook): the data from the log, and its script from the module.
   app.get("/api/world-view", async (c) => {
-    const id = c.req.query("id") ?? "";
+    const { id = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id") }, 400);
     const found = episodeOf(id);
     if (found === null) return c.json(notFound(id), 404);
     const ui = worldUi((await found.summary()).world);
