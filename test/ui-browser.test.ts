@@ -143,6 +143,8 @@ describe("probetown ui in Chromium", () => {
       await page.goto(`${server!.url}/#/episode?id=broken`);
       await page.waitForSelector(".timeline svg rect.mark", WAIT);
       expect(await page.locator(".damage").first().innerText()).toContain("seq 4 (line 5)");
+      // Its live stream said the log is damaged, and stopped.
+      await page.waitForSelector(".live.live-damaged", WAIT);
       await checkView(page, "damaged");
       await page.close();
     },

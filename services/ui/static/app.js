@@ -167,6 +167,8 @@ function WorldView({ id, world }) {
  */
 const LIVE_COALESCE_MS = 150;
 
+const LIVE_BADGE = { connecting: "connecting…", live: "● live", reconnecting: "reconnecting…", damaged: "following stopped: the log is damaged" };
+
 function useLive(id, after, onChange) {
   const [live, setLive] = useState({ state: "connecting", last: after });
   useEffect(() => {
@@ -232,8 +234,8 @@ function EpisodeView({ id }) {
   if (!episode || !page) return html`<p>Loading ${id}…</p>`;
   return html`<section class="episode-view">
     <h2>${id} <small>${episode.world} · seed ${episode.seed} · ${episode.condition} · <span class=${`status status-${episode.shownStatus}`}>${episode.shownStatus}</span></small>
-      <span class=${`live live-${live.state}`} role="status" data-last-seq=${live.last}>${live.state === "live" ? "● live" : live.state}</span></h2>
-    ${episode.damage ? html`<div class="damage">Damaged log: ${episode.damage}\nShown: the ${episode.records === 0 ? "" : "intact "}records before the damage.</div>` : ""}
+      <span class=${`live live-${live.state}`} role="status" data-last-seq=${live.last}>${LIVE_BADGE[live.state]}</span></h2>
+    ${episode.damage ? html`<div class="damage"><div>Damaged log: ${episode.damage}</div><div>Shown: the intact records before the damage.</div></div>` : ""}
     ${episode.verify.message && episode.verify.state !== "ok" ? html`<div class="damage">verify (${episode.verify.state}): ${episode.verify.message}</div>` : ""}
     ${episode.worldView ? html`<nav class="tabs"><button class=${tab === "timeline" ? "tab active" : "tab"} onClick=${() => setTab("timeline")}>Timeline</button><button class=${tab === "world" ? "tab active" : "tab"} data-tab="world" onClick=${() => setTab("world")}>${episode.worldView}</button></nav>` : ""}
     ${tab === "world" ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
