@@ -174,6 +174,16 @@ describe("probetown ui: live episodes", () => {
     expect(readFileSync(fixture.secret, "utf8")).toBe(SECRET_TEXT);
   });
 
+  it("closing the server ends its open live streams", async () => {
+    const other = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
+    const stream = await openSse(`${other.url}/api/live?id=town`);
+    streams.push(stream);
+    await stream.next("ready");
+    await other.close();
+    await stream.ended;
+    expect(stream.events.map((e) => e.event)).toEqual(["ready"]);
+  });
+
   it("the command listens on 127.0.0.1 unless --host says otherwise", async () => {
     const cli = startCli(["ui", "--runs", fixture.runs, "--port", "0"]);
     let out = "";

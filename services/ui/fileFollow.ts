@@ -53,7 +53,14 @@ export async function* followFileLog(dir: string, after: number, signal: AbortSi
       if (signal.aborted) return;
       changed = false;
       if (!readable()) return;
-      const batch = batchAfter(loadLog(dir), last);
+      let log: LoadedLog;
+      try {
+        log = loadLog(dir);
+      } catch {
+        // A segment gone between listing and reading it (the folder replaced): look at the next change.
+        continue;
+      }
+      const batch = batchAfter(log, last);
       if (batch === null) continue;
       last = batch.records.at(-1)?.seq ?? last;
       yield batch;

@@ -213,7 +213,10 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
         verification,
         close: async () => {
           endStreams();
-          await new Promise<void>((done) => server.close(() => done()));
+          const closed = new Promise<void>((done) => server.close(() => done()));
+          // A browser's EventSource reconnects at once: no socket is left for it to come back on.
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          await closed;
           await nats?.close();
         },
       });
