@@ -3,8 +3,7 @@
 // each fork's header. Reading never modifies a log.
 import { existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { peekLog } from "../../infra/fileEventStore.ts";
-import { episodeDirsUnder } from "../kernel/verifyTree.ts";
+import { peekLog, type LogEnds } from "../../infra/fileEventStore.ts";
 import type { LogRecord } from "../../events/record.ts";
 
 export type EpisodeStatus = "finished" | "interrupted" | "damaged" | "empty";
@@ -27,7 +26,7 @@ export interface EpisodeSummary {
   readonly fork: { readonly parentEpisode: string; readonly parentId: string | null; readonly atTick: number; readonly parentCondition: string } | null;
 }
 
-interface HeaderPayload {
+export interface HeaderPayload {
   readonly world?: string;
   readonly seed?: number;
   readonly condition?: string;
@@ -38,7 +37,7 @@ interface HeaderPayload {
   readonly parentCondition?: string;
 }
 
-const idOf = (root: string, dir: string): string => relative(root, dir).split(sep).join("/") || ".";
+export const idOf = (root: string, dir: string): string => relative(root, dir).split(sep).join("/") || ".";
 
 /** A log's ends say finished when its last record commits the last planned tick. */
 function statusOf(first: LogRecord | null, last: LogRecord | null, planned: number | null): EpisodeStatus {
@@ -49,21 +48,12 @@ function statusOf(first: LogRecord | null, last: LogRecord | null, planned: numb
   return last.tick >= planned - 1 ? "finished" : "interrupted";
 }
 
-export function summarise(root: string, dir: string): EpisodeSummary {
-  const id = idOf(root, dir);
-  let ends: ReturnType<typeof peekLog>;
-  try {
-    ends = peekLog(join(dir, "log"));
-  } catch {
-    ends = { first: null, last: null, lastTick: null };
-  }
+/** An episode's row from its log's two ends; `parentId` finds a fork's parent among the episodes shown. */
+export function summaryFromEnds(id: string, ends: LogEnds, parentId: (header: HeaderPayload) => string | null): EpisodeSummary {
   const { first, last } = ends;
   const header = (first?.payload ?? {}) as HeaderPayload;
   const planned = typeof header.ticks === "number" ? header.ticks : null;
   const isFork = first?.type === "episode.forked";
-  // `parentLog` is the parent's log folder relative to the fork's directory (episodes.ts).
-  const parentDir = isFork && typeof header.parentLog === "string" && !header.parentLog.startsWith("jetstream:") ? resolve(dir, header.parentLog, "..") : null;
-  const parentInside = parentDir !== null && !relative(root, parentDir).startsWith("..") && existsSync(join(parentDir, "log"));
   return {
     id,
     episode: first?.episode ?? null,
@@ -74,17 +64,21 @@ export function summarise(root: string, dir: string): EpisodeSummary {
     lastTick: ends.lastTick,
     records: first !== null && last !== null ? last.seq - first.seq + 1 : 0,
     status: statusOf(first, last, planned),
-    fork: isFork ? { parentEpisode: header.parent ?? "", parentId: parentInside ? idOf(root, parentDir) : null, atTick: header.atTick ?? 0, parentCondition: header.parentCondition ?? "" } : null,
+    fork: isFork ? { parentEpisode: header.parent ?? "", parentId: parentId(header), atTick: header.atTick ?? 0, parentCondition: header.parentCondition ?? "" } : null,
   };
 }
 
-/** Every episode under `root`, keyed by id: the only directories the API ever reads. */
-export function catalogue(root: string): Map<string, { readonly dir: string; readonly summary: EpisodeSummary }> {
-  const found = new Map<string, { dir: string; summary: EpisodeSummary }>();
-  if (!existsSync(root)) return found;
-  for (const dir of episodeDirsUnder(root)) {
-    const summary = summarise(root, dir);
-    found.set(summary.id, { dir, summary });
+export function summarise(root: string, dir: string): EpisodeSummary {
+  let ends: LogEnds;
+  try {
+    ends = peekLog(join(dir, "log"));
+  } catch {
+    ends = { first: null, last: null, lastTick: null };
   }
-  return found;
+  return summaryFromEnds(idOf(root, dir), ends, (header) => {
+    // `parentLog` is the parent's log folder relative to the fork's directory (episodes.ts).
+    if (typeof header.parentLog !== "string" || header.parentLog.startsWith("jetstream:")) return null;
+    const parentDir = resolve(dir, header.parentLog, "..");
+    return !relative(root, parentDir).startsWith("..") && existsSync(join(parentDir, "log")) ? idOf(root, parentDir) : null;
+  });
 }

@@ -33,3 +33,9 @@ export function parseSeq(text: string): Parsed<number> {
   if (!/^\d+$/.test(text)) return { ok: false, message: `a record's seq is a whole number, got '${text}'` };
   return { ok: true, value: Number(text) };
 }
+
+/** `after` for the live stream: a seq, or -1 for every record from the first. */
+export function parseAfter(text: string): Parsed<number> {
+  if (!/^(-1|\d+)$/.test(text)) return { ok: false, message: `after must be a record's seq (a whole number) or -1 for every record, got '${text}'` };
+  return { ok: true, value: Number(text) };
+}

@@ -7,11 +7,15 @@ import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { connectNats } from "../../infra/nats.ts";
 import { UsageError } from "../kernel/usageError.ts";
 import { isRegisteredWorld, worldModuleNamed } from "../kernel/worlds.ts";
-import { catalogue, type EpisodeSummary } from "./catalogue.ts";
-import { parseRecordQuery, parseSeq } from "./query.ts";
-import { facets, loadLog, queryRecords, recordDetail } from "./records.ts";
+import type { EpisodeSummary } from "./catalogue.ts";
+import { fileEpisodesUnder, type EpisodeSource } from "./episodeSource.ts";
+import { jetStreamCatalogue } from "./jetStreamSource.ts";
+import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
+import { facets, queryRecords, recordDetail } from "./records.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
 
 export interface UiOptions {
@@ -20,6 +24,8 @@ export interface UiOptions {
   readonly host: string;
   /** Threads verifying in the background (default 1: the dashboard shares the machine). */
   readonly verifyThreads?: number;
+  /** A JetStream namespace whose episodes are shown too. */
+  readonly nats?: { readonly url: string; readonly namespace: string };
 }
 
 export interface UiServer {
@@ -56,44 +62,70 @@ const worldUi = (world: string | null) => (world !== null && isRegisteredWorld(w
 
 export type EpisodeRow = EpisodeSummary & { readonly verify: VerifyStatus; readonly shownStatus: string };
 
-export function createApp(runs: string, verifyThreads = 1): { app: Hono; verification: BackgroundVerification } {
+/** A JetStream log is checked as it is read (its hash chain); its replay is `probetown verify --nats`'s. */
+const NOT_REPLAYED: VerifyStatus = { state: "not-replayed", message: "a JetStream log: its hash chain is checked as it is read; replay it with `probetown verify <episode> --nats <url>`", records: null };
+
+export interface App {
+  readonly app: Hono;
+  readonly verification: BackgroundVerification;
+  /** Ends every live stream (the server cannot close while one is open). */
+  endStreams(): void;
+}
+
+/**
+ * The app over the episodes under `runs`, and `more` (a JetStream namespace's): found once, at
+ * start, the set of episodes the API may read. A folder added later needs a restart.
+ */
+export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[] } = {}): App {
   const root = resolve(runs);
-  // Found once, at start: the set of episodes the API may read. A folder added later needs a restart.
-  const episodes = catalogue(root);
-  const verification = new BackgroundVerification(new Map([...episodes].map(([id, e]) => [id, e.dir])), verifyThreads);
+  const episodes = new Map<string, EpisodeSource>();
+  for (const source of [...fileEpisodesUnder(root), ...(options.more ?? [])]) episodes.set(source.id, source);
+  const dirs = new Map([...episodes].flatMap(([id, e]) => (e.dir === null ? [] : [[id, e.dir] as const])));
+  const verification = new BackgroundVerification(dirs, options.verifyThreads ?? 1);
   const files = staticFiles();
+  const streams = new Set<AbortController>();
   const app = new Hono();
 
-  const row = (summary: EpisodeSummary): EpisodeRow => {
-    const verify = verification.status(summary.id);
+  const row = async (source: EpisodeSource): Promise<EpisodeRow> => {
+    const summary = await source.summary();
+    const verify = source.dir === null ? NOT_REPLAYED : verification.status(source.id);
     // verify's verdict outranks what the log's ends suggested.
     const shownStatus = verify.state === "damaged" ? "damaged" : verify.state === "diverged" ? "diverged" : summary.status;
     return { ...summary, verify, shownStatus };
   };
 
-  app.get("/api/episodes", (c) => c.json({ runs: root, episodes: [...episodes.values()].map((e) => row(e.summary)) }));
 
   // An episode id is a path below the runs folder; it is looked up among the episodes found, never
   // joined to a path, so `..` or an absolute path cannot reach a file.
   const episodeOf = (id: string) => episodes.get(id) ?? null;
   const notFound = (id: string) => ({ error: `no episode '${id}' under the runs folder` });
+  const unknown = (rest: Record<string, string>, takes: string) => `unknown parameter ${Object.keys(rest).map((k) => `'${k}'`).join(", ")}; this endpoint takes ${takes}`;
 
-  app.get("/api/episode", (c) => {
-    const id = c.req.query("id") ?? "";
+  app.get("/api/episodes", async (c) => {
+    const params = c.req.query();
+    if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
+    return c.json({ runs: root, episodes: await Promise.all([...episodes.values()].map(row)) });
+  });
+
+  app.get("/api/episode", async (c) => {
+    const { id = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id") }, 400);
     const found = episodeOf(id);
     if (found === null) return c.json(notFound(id), 404);
-    const log = loadLog(found.dir);
-    return c.json({ ...row(found.summary), damage: log.damage, facets: facets(log), worldView: worldUi(found.summary.world)?.label ?? null });
+    const [shown, log] = await Promise.all([row(found), found.load()]);
+    const lastSeq = log.records.at(-1)?.seq ?? null;
+    return c.json({ ...shown, damage: log.damage, lastSeq, facets: facets(log), worldView: worldUi(shown.world)?.label ?? null });
   });
 
   // A world's own view (its `ui` hook): the data from the log, and its script from the module.
-  app.get("/api/world-view", (c) => {
-    const id = c.req.query("id") ?? "";
+  app.get("/api/world-view", async (c) => {
+    const { id = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id") }, 400);
     const found = episodeOf(id);
     if (found === null) return c.json(notFound(id), 404);
-    const ui = worldUi(found.summary.world);
+    const ui = worldUi((await found.summary()).world);
     if (ui === null) return c.json({ error: `the world of '${id}' has no view of its own` }, 404);
-    return c.json({ label: ui.label, data: ui.data(loadLog(found.dir).records) });
+    return c.json({ label: ui.label, data: ui.data((await found.load()).records) });
   });
 
   app.get("/world/:file", (c) => {
@@ -103,26 +135,53 @@ export function createApp(runs: string, verifyThreads = 1): { app: Hono; verific
     return c.body(readFileSync(ui.script), 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" });
   });
 
-  app.get("/api/records", (c) => {
+  app.get("/api/records", async (c) => {
     const { id = "", ...rest } = c.req.query();
     const found = episodeOf(id);
     if (found === null) return c.json(notFound(id), 404);
     const query = parseRecordQuery(rest);
     if (!query.ok) return c.json({ error: query.message }, 400);
-    const log = loadLog(found.dir);
+    const log = await found.load();
     return c.json({ ...queryRecords(log, query.value), damage: log.damage });
   });
 
-  app.get("/api/record", (c) => {
+  app.get("/api/record", async (c) => {
     const { id = "", seq = "", ...rest } = c.req.query();
-    if (Object.keys(rest).length > 0) return c.json({ error: `unknown parameter ${Object.keys(rest).map((k) => `'${k}'`).join(", ")}; this endpoint takes id, seq` }, 400);
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id, seq") }, 400);
     const found = episodeOf(id);
     if (found === null) return c.json(notFound(id), 404);
     const parsed = parseSeq(seq);
     if (!parsed.ok) return c.json({ error: parsed.message }, 400);
-    const detail = recordDetail(loadLog(found.dir), parsed.value);
+    const detail = recordDetail(await found.load(), parsed.value);
     if (detail === null) return c.json({ error: `episode '${id}' holds no readable record with seq ${parsed.value}` }, 404);
     return c.json(detail);
+  });
+
+  // Live: server-sent events with the records appended after seq `after` (default: the last one
+  // now), as they are appended: `ready` once following, then `records` batches, and `damage` (after
+  // which the stream ends) when the log reads as damaged.
+  app.get("/api/live", async (c) => {
+    const { id = "", after, ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id, after") }, 400);
+    const found = episodeOf(id);
+    if (found === null) return c.json(notFound(id), 404);
+    const parsedAfter = after === undefined ? null : parseAfter(after);
+    if (parsedAfter !== null && !parsedAfter.ok) return c.json({ error: parsedAfter.message }, 400);
+    const from = parsedAfter?.value ?? (await found.load()).records.at(-1)?.seq ?? -1;
+    return streamSSE(c, async (stream) => {
+      const stop = new AbortController();
+      streams.add(stop);
+      stream.onAbort(() => stop.abort());
+      try {
+        await stream.writeSSE({ event: "ready", data: JSON.stringify({ after: from }) });
+        for await (const batch of found.follow(from, stop.signal)) {
+          if (batch.records.length > 0) await stream.writeSSE({ event: "records", data: JSON.stringify({ records: batch.records }) });
+          if (batch.damage !== null) await stream.writeSSE({ event: "damage", data: JSON.stringify({ damage: batch.damage }) });
+        }
+      } finally {
+        streams.delete(stop);
+      }
+    });
   });
 
   app.get("*", (c) => {
@@ -130,23 +189,41 @@ export function createApp(runs: string, verifyThreads = 1): { app: Hono; verific
     if (entry === undefined) return c.json({ error: `not found: ${c.req.path}` }, 404);
     return c.body(readFileSync(entry.file), 200, { "content-type": entry.type, "cache-control": "no-cache" });
   });
-  return { app, verification };
+  return {
+    app,
+    verification,
+    endStreams: () => {
+      for (const stop of streams) stop.abort();
+    },
+  };
 }
 
 /** The port is taken, or the host is not this machine's: the same command works with another. */
 export class UiListenFailed extends UsageError {}
 
-export function startUi(options: UiOptions): Promise<UiServer> {
-  const { app, verification } = createApp(options.runs, options.verifyThreads);
+export async function startUi(options: UiOptions): Promise<UiServer> {
+  const nats = options.nats === undefined ? null : await connectNats(options.nats.url, { name: "probetown-ui" });
+  const more = nats === null ? [] : await jetStreamCatalogue(nats, options.nats!.namespace);
+  const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more });
   return new Promise((resolveStarted, rejectStart) => {
     const server: ServerType = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       const host = info.address.includes(":") ? `[${info.address}]` : info.address;
       resolveStarted({
         url: `http://${host}:${info.port}`,
         verification,
-        close: () => new Promise((done) => server.close(() => done())),
+        close: async () => {
+          endStreams();
+          const closed = new Promise<void>((done) => server.close(() => done()));
+          // A browser's EventSource reconnects at once: no socket is left for it to come back on.
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          await closed;
+          await nats?.close();
+        },
       });
     });
-    server.once("error", (error: NodeJS.ErrnoException) => rejectStart(new UiListenFailed(`cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`)));
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      void nats?.close();
+      rejectStart(new UiListenFailed(`cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`));
+    });
   });
 }

@@ -4,7 +4,7 @@
 import { runOnPool } from "../../infra/pool.ts";
 import type { TreeEntry } from "../kernel/verifyTree.ts";
 
-export type VerifyState = "pending" | "ok" | "unfinished" | "not-started" | "diverged" | "damaged" | "error";
+export type VerifyState = "pending" | "ok" | "unfinished" | "not-started" | "diverged" | "damaged" | "error" | "not-replayed";
 
 export interface VerifyStatus {
   readonly state: VerifyState;

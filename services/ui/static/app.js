@@ -111,7 +111,7 @@ function EpisodeList() {
 
 function CheckList({ name, items, chosen, onChange }) {
   const toggle = (item) => onChange(chosen.includes(item) ? chosen.filter((x) => x !== item) : [...chosen, item]);
-  return html`<fieldset class="filter-list" data-filter=${name}><legend>${name} ${chosen.length ? html`<button class="link" onClick=${() => onChange([])}>all</button>` : "(all)"}</legend>
+  return html`<fieldset class="filter-list" tabindex="0" data-filter=${name}><legend>${name} ${chosen.length ? html`<button class="link" onClick=${() => onChange([])}>all</button>` : "(all)"}</legend>
     ${items.map(([item, label]) => html`<label><input type="checkbox" value=${item} checked=${chosen.includes(item)} onChange=${() => toggle(item)} /> ${label}</label>`)}
   </fieldset>`;
 }
@@ -124,11 +124,11 @@ function RecordDetail({ id, seq, onSelect }) {
     setError(null);
     getJson(`/api/record?id=${encodeURIComponent(id)}&seq=${seq}`).then(setDetail, (e) => setError(e.message));
   }, [id, seq]);
-  if (error) return html`<div class="detail"><p class="damage">${error}</p></div>`;
-  if (!detail) return html`<div class="detail"><p>Loading record ${seq}…</p></div>`;
+  if (error) return html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p class="damage">${error}</p></div>`;
+  if (!detail) return html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p>Loading record ${seq}…</p></div>`;
   const r = detail.record;
   const ref = (c) => html`<li><button class="link" onClick=${() => onSelect(c.seq)}>#${c.seq} ${c.type}</button> <small>tick ${c.tick} · ${c.from}</small></li>`;
-  return html`<div class="detail" data-seq=${r.seq}>
+  return html`<div class="detail" tabindex="0" role="region" aria-label="record detail" data-seq=${r.seq}>
     <h3 class="detail-title">#${r.seq} ${r.type}</h3>
     <dl>
       <dt>tick</dt><dd>${r.tick}</dd>
@@ -160,6 +160,45 @@ function WorldView({ id, world }) {
   return html`<${view.View} data=${view.data} />`;
 }
 
+/**
+ * Live mode: the server's event stream of the records appended after those first shown. Each batch
+ * asks the view to read the episode again; batches that come close together are read once, at
+ * most every LIVE_COALESCE_MS, so a fast writer does not flood the server with reads.
+ */
+const LIVE_COALESCE_MS = 150;
+
+const LIVE_BADGE = { connecting: "connecting…", live: "● live", reconnecting: "reconnecting…", damaged: "following stopped: the log is damaged" };
+
+function useLive(id, after, onChange) {
+  const [live, setLive] = useState({ state: "connecting", last: after });
+  useEffect(() => {
+    if (after === undefined) return undefined;
+    const source = new EventSource(`/api/live?id=${encodeURIComponent(id)}&after=${after}`);
+    let timer = null;
+    const changed = () => {
+      if (timer === null) timer = setTimeout(() => { timer = null; onChange(); }, LIVE_COALESCE_MS);
+    };
+    source.addEventListener("ready", () => setLive((l) => ({ ...l, state: "live" })));
+    source.addEventListener("records", (event) => {
+      const { records } = JSON.parse(event.data);
+      setLive({ state: "live", last: records[records.length - 1].seq });
+      changed();
+    });
+    source.addEventListener("damage", () => {
+      setLive((l) => ({ ...l, state: "damaged" }));
+      source.close();
+      changed();
+    });
+    // EventSource reconnects by itself; the view says so meanwhile.
+    source.onerror = () => setLive((l) => (l.state === "damaged" ? l : { ...l, state: "reconnecting" }));
+    return () => {
+      source.close();
+      clearTimeout(timer);
+    };
+  }, [id, after]);
+  return live;
+}
+
 function EpisodeView({ id }) {
   const [tab, setTab] = useState("timeline");
   const [episode, setEpisode] = useState(null);
@@ -168,21 +207,35 @@ function EpisodeView({ id }) {
   const [actors, setActors] = useState([]);
   const [page, setPage] = useState(null);
   const [selected, setSelected] = useState(null);
+  // Bumped by live mode: the episode and its records are read again.
+  const [version, setVersion] = useState(0);
+  // The last record when the view opened: live mode follows from there.
+  const [after, setAfter] = useState(undefined);
   useEffect(() => {
-    getJson(`/api/episode?id=${encodeURIComponent(id)}`).then(setEpisode, (e) => setError(e.message));
-  }, [id]);
+    let stale = false;
+    getJson(`/api/episode?id=${encodeURIComponent(id)}`).then((e) => {
+      if (stale) return;
+      setEpisode(e);
+      setAfter((a) => (a === undefined ? e.lastSeq ?? -1 : a));
+    }, (e) => setError(e.message));
+    return () => { stale = true; };
+  }, [id, version]);
   useEffect(() => {
+    let stale = false;
     const params = new URLSearchParams({ id, limit: "5000" });
     if (types.length) params.set("type", types.join(","));
     if (actors.length) params.set("actor", actors.join(","));
-    getJson(`/api/records?${params}`).then(setPage, (e) => setError(e.message));
-  }, [id, types.join(","), actors.join(",")]);
+    getJson(`/api/records?${params}`).then((p) => stale || setPage(p), (e) => setError(e.message));
+    return () => { stale = true; };
+  }, [id, types.join(","), actors.join(","), version]);
+  const live = useLive(id, after, () => setVersion((v) => v + 1));
   const typeItems = useMemo(() => (episode ? Object.entries(episode.facets.types).sort().map(([t, n]) => [t, `${t} (${n})`]) : []), [episode]);
   if (error) return html`<p class="damage">${error}</p>`;
   if (!episode || !page) return html`<p>Loading ${id}…</p>`;
   return html`<section class="episode-view">
-    <h2>${id} <small>${episode.world} · seed ${episode.seed} · ${episode.condition} · <span class=${`status status-${episode.shownStatus}`}>${episode.shownStatus}</span></small></h2>
-    ${episode.damage ? html`<div class="damage">Damaged log: ${episode.damage}\nShown: the ${episode.records === 0 ? "" : "intact "}records before the damage.</div>` : ""}
+    <h2>${id} <small>${episode.world} · seed ${episode.seed} · ${episode.condition} · <span class=${`status status-${episode.shownStatus}`}>${episode.shownStatus}</span></small>
+      <span class=${`live live-${live.state}`} role="status" data-last-seq=${live.last}>${LIVE_BADGE[live.state]}</span></h2>
+    ${episode.damage ? html`<div class="damage"><div>Damaged log: ${episode.damage}</div><div>Shown: the intact records before the damage.</div></div>` : ""}
     ${episode.verify.message && episode.verify.state !== "ok" ? html`<div class="damage">verify (${episode.verify.state}): ${episode.verify.message}</div>` : ""}
     ${episode.worldView ? html`<nav class="tabs"><button class=${tab === "timeline" ? "tab active" : "tab"} onClick=${() => setTab("timeline")}>Timeline</button><button class=${tab === "world" ? "tab active" : "tab"} data-tab="world" onClick=${() => setTab("world")}>${episode.worldView}</button></nav>` : ""}
     ${tab === "world" ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
@@ -193,17 +246,18 @@ function EpisodeView({ id }) {
       <span class="count">${page.total} records${page.total > page.records.length ? ` (first ${page.records.length} shown)` : ""}</span>
     </div>
     <div class="layout">
-      <div class="timeline"><${Timeline} records=${page.records} actors=${episode.facets.actors} selected=${selected} onSelect=${setSelected} /></div>
-      ${selected === null ? html`<div class="detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} />`}
+      <div class="timeline" tabindex="0" role="region" aria-label="timeline"><${Timeline} records=${page.records} actors=${episode.facets.actors} selected=${selected} onSelect=${setSelected} /></div>
+      ${selected === null ? html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} />`}
     </div></div>`}
   </section>`;
 }
 
+/** Each episode gets a view of its own (keyed by id): its tab, filters and live stream start afresh. */
 function App() {
   const hash = useHash();
   const match = /^#\/episode\?id=(.*)$/.exec(hash);
   return html`<header><strong>probetown</strong> <a href="#/">episodes</a></header>
-    <main>${match ? html`<${EpisodeView} id=${decodeURIComponent(match[1])} />` : html`<${EpisodeList} />`}</main>`;
+    <main>${match ? html`<${EpisodeView} key=${match[1]} id=${decodeURIComponent(match[1])} />` : html`<${EpisodeList} />`}</main>`;
 }
 
 render(html`<${App} />`, document.body);

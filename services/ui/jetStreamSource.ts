@@ -1,0 +1,71 @@
+// The episodes of one JetStream namespace (`probetown ui --nats`): listed from the namespace's log
+// stream, summarised from each log's two ends (peekJetStreamLog: two requests however long the
+// log), read through the store's own chain-checking reader, and followed live with the store's
+// follow (an ordered consumer that outlives server restarts).
+import type { NatsConnection } from "@nats-io/transport-node";
+import { followJetStreamLog, jetStreamEpisodes, lastJetStreamRecord, peekJetStreamLog } from "../../infra/jetStreamEventStore.ts";
+import { ChainReader } from "../../infra/jetstream/chain.ts";
+import { readSubject } from "../../infra/jetstream/read.ts";
+import { contextOf, whereOf } from "../../infra/jetstream/streams.ts";
+import { subjects } from "../../infra/nats.ts";
+import { messageOf } from "../../events/errorMessage.ts";
+import { summaryFromEnds } from "./catalogue.ts";
+import type { EpisodeSource } from "./episodeSource.ts";
+import type { LiveBatch } from "./fileFollow.ts";
+import type { LoadedLog } from "./records.ts";
+
+/** An episode's id in the API: apart from any path below the runs folder (which never has a colon at its start). */
+export const jetStreamId = (namespace: string, episode: string): string => `jetstream:${namespace}/${episode}`;
+
+/** The whole log, checked; on damage, the records before it and the damage's message. */
+async function readJetStream(nc: NatsConnection, namespace: string, episode: string): Promise<LoadedLog> {
+  const ctx = contextOf(nc, namespace);
+  const subject = subjects.log(namespace, episode);
+  const reader = new ChainReader(whereOf(ctx.stream, subject), true);
+  try {
+    await readSubject(ctx, subject, (text, streamSeq) => {
+      reader.acceptMessage(text, streamSeq);
+    });
+    return { records: reader.records, damage: null, firstSeq: reader.records[0]?.seq ?? 0 };
+  } catch (error) {
+    return { records: reader.records, damage: messageOf(error), firstSeq: reader.records[0]?.seq ?? 0 };
+  }
+}
+
+async function* followBatches(nc: NatsConnection, namespace: string, episode: string, after: number, signal: AbortSignal): AsyncIterable<LiveBatch> {
+  try {
+    for await (const record of followJetStreamLog(nc, namespace, episode, after + 1, { signal })) yield { records: [record], damage: null };
+  } catch (error) {
+    if (!signal.aborted) yield { records: [], damage: messageOf(error) };
+  }
+}
+
+export function jetStreamEpisode(nc: NatsConnection, namespace: string, episode: string, siblings: ReadonlySet<string>): EpisodeSource {
+  let cached: { last: number | null; log: LoadedLog } | null = null;
+  const id = jetStreamId(namespace, episode);
+  return {
+    id,
+    dir: null,
+    summary: async () => {
+      const ends = await peekJetStreamLog(nc, namespace, episode);
+      return summaryFromEnds(id, ends, (header) => (header.parent !== undefined && siblings.has(header.parent) ? jetStreamId(namespace, header.parent) : null));
+    },
+    load: async () => {
+      // One request says whether the log has grown since it was read.
+      // An unreadable last message is read again every time (the full read says what is wrong).
+      const last = await lastJetStreamRecord(nc, namespace, episode).then((r) => r?.seq ?? null, () => undefined);
+      if (cached !== null && last !== undefined && cached.last === last) return cached.log;
+      const log = await readJetStream(nc, namespace, episode);
+      cached = last === undefined ? null : { last, log };
+      return log;
+    },
+    follow: (after, signal) => followBatches(nc, namespace, episode, after, signal),
+  };
+}
+
+/** Every episode whose log the namespace holds, when the server starts. */
+export async function jetStreamCatalogue(nc: NatsConnection, namespace: string): Promise<EpisodeSource[]> {
+  const episodes = await jetStreamEpisodes(nc, namespace);
+  const names = new Set(episodes);
+  return episodes.map((episode) => jetStreamEpisode(nc, namespace, episode, names));
+}
