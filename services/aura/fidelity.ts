@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { runImplicitEvals, runPrivacyEval, type ConditionSummary, type ImplicitEvalResult, type ResultRow } from "./eval.ts";
 import { clusteredBootstrapMean, mean, pairedTTest } from "../analysis/stats.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { modelRunsSection, readModelRuns } from "./modelRuns.ts";
 
 const DATA = join(import.meta.dirname, "..", "..", "data", "aura");
 const SEEDS = [42, 123, 456];
@@ -92,6 +93,11 @@ export async function auraFidelitySection(opts: { out: string; onProgress?: (msg
   const reuse = cond(sceneA, "aura-intent-reuse").overall;
   out.push(`| AURA Intent + answer reuse (\`aura-intent-reuse\`, a named option, not the paper's) | — | — | — | ${f3(reuse.literalCoverage)} | ${f3(reuse.implicitCoverage)} | ${f2(reuse.probesPerQuery)} | ${f2(reuse.disclosedBeyondNeed)} | not in the paper |`);
   out.push("");
+  out.push(...modelRunsSection(readModelRuns(), (file, condition) => {
+    const split = SPLITS.find((s) => s.file.endsWith(file));
+    const c = split === undefined ? undefined : bySplit.get(split.name)?.conditions.find((x) => x.condition === condition)?.overall;
+    return c === undefined ? null : { implicit: c.implicitCoverage, literal: c.literalCoverage, probes: c.probesPerQuery };
+  }));
   const findings: string[] = [];
   const checks: string[] = [];
   const find = (claim: string, ok: boolean, evidence: string) => findings.push(`| ${claim} | ${verdict(ok)} | ${evidence} |`);

@@ -1,0 +1,54 @@
+// Model rows of docs/fidelity.md: a record made from an eval's JSON and its logs counts the model
+// calls the logs hold (valid at once, valid after the repair turn, failed), and renders beside the
+// deterministic figures. The model is the fake OpenAI-compatible server.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runImplicitEval } from "../services/aura/eval.ts";
+import { modelRunRecord, modelRunsSection, readModelRuns } from "../services/aura/modelRuns.ts";
+import { fakeServer } from "./fakeLlmServer.ts";
+import { tempDir } from "./helpers.ts";
+
+const SCENE_A = join(import.meta.dirname, "..", "data", "aura", "implicit_intent_scene_a.json");
+const FRAME = JSON.stringify({ literal_need: "where", implicit_need: ["free?"], gap: 0.5, recommended_probes: ["get_agent_private_state"], should_alert: true, confidence: 0.7, rationale: "r" });
+
+describe("model-run records for the fidelity report", () => {
+  it("counts valid, repaired and failed calls from the logs and renders them beside the deterministic rows", async () => {
+    // Of the 25 first answers every fifth is not JSON (its repair turn then answers a frame), and
+    // the 3rd's repair is not JSON either: that call fails and the deterministic backend answers.
+    let first = 0;
+    const server = await fakeServer((b) => {
+      const repairTurn = b.messages.length > 2;
+      if (!repairTurn) first++;
+      if (!repairTurn && (first % 5 === 0 || first === 3)) return { content: "not json" };
+      if (repairTurn && first === 3) return { content: "still not json" };
+      return { content: FRAME };
+    });
+    try {
+      const dir = tempDir("model-runs");
+      const out = join(dir, "runs");
+      const result = await runImplicitEval({ file: SCENE_A, conditions: ["aura-intent"], seeds: [1], out, llm: { baseURL: server.url, apiKey: "k", models: { intent: "m", planner: null, answer: null }, maxAttempts: 1 } });
+      const evalJson = join(dir, "eval.json");
+      writeFileSync(evalJson, JSON.stringify({ file: SCENE_A, conditions: result.conditions }));
+      const record = modelRunRecord(evalJson, out, { label: "fake", model: "m", size: "0 B", measured: "2026-11-29", command: "eval implicit --llm fake", notes: ["a note"] });
+      const { requested, validFirst, repaired, failed } = record.llm;
+      expect(requested).toBe(25);
+      expect({ validFirst, repaired, failed }).toEqual({ validFirst: 19, repaired: 5, failed: 1 });
+      expect(record.splits[0]!.conditions[0]!.fallbacks).toBe(failed);
+      const records = join(dir, "records");
+      mkdirSync(records);
+      writeFileSync(join(records, "fake.json"), JSON.stringify(record));
+      const md = modelRunsSection(readModelRuns(records), () => ({ implicit: 0.98, literal: 0.96, probes: 1.48 })).join("\n");
+      expect(md).toContain(`Model calls: 25 requested, ${validFirst} valid at once, ${repaired} valid after repair, ${failed} failed`);
+      expect(md).toMatch(/\| implicit_intent_scene_a\.json \| aura-intent \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 0 \| \d+ \| 0\.960 \| 0\.980 \| 1\.48 \|/);
+      expect(md).toContain("- a note");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("names the flag and what was expected when the inputs are missing", () => {
+    const dir = tempDir("model-runs-bad");
+    expect(() => modelRunRecord(join(dir, "none.json"), dir, { label: "", model: "", size: "", measured: "", command: "", notes: [] })).toThrow(/--eval-json: .*none\.json does not exist/);
+  });
+});
