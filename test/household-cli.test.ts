@@ -81,12 +81,15 @@ describe("tasks show", () => {
     const r = await runCli(["tasks", "show", "gen-mixed-d3-hard-s2310"]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain("gen-mixed-d3-hard-s2310: Cup for the hallway (data/household/pool/gen-mixed-d3-hard-s2310.json)");
-    expect(r.out).toContain("  hallway_1 (barred to agent_0, agent_2)");
+    expect(r.out).toContain("  hallway_1 (barred to agent_0, agent_2, agent_3)");
     expect(r.out).toContain("    fridge_40 (fridge, container) [closed]: cup_46 inside, plate_48 inside");
-    expect(r.out).toContain("  agent_0: starts in bedroom_1; barred from hallway_1, storage_room_1; 1 message(s); may message agent_2");
+    expect(r.out).toContain("  agent_0: starts in bathroom_1; barred from hallway_1, storage_room_1; 1 message(s); may message agent_2");
+    expect(r.out).toContain("  agent_3: starts in office_1; barred from hallway_1, storage_room_1; 2 message(s); may message agent_2, agent_1");
+    // What agent_0 knows of its only contact: it cannot enter the target room either.
+    expect(r.out).toContain("    - agent_2 cannot enter hallway_1.    (is_restricted agent_2 hallway_1)");
     expect(r.out).toContain("    - By the end: cup_46 is on table_43.    (goal (is_on_top cup_46 table_43))");
-    expect(r.out).toContain("  k_probe_0: agent_0 knows that agent_2 knows that agent_1 knows (is_on_top cup_46 table_43) (depth 3)");
-    expect(r.out).toContain("  agent_1's private objective: (is_on_top mug_47 counter_39)");
+    expect(r.out).toContain("  k_probe_0: agent_0 knows that agent_2 knows that agent_3 knows (is_on_top cup_46 table_43) (depth 3)");
+    expect(r.out).toContain("  agent_1's private objective: (is_on_top mug_47 shelf_35)");
     expect((await runCli(["tasks", "show", "tea-for-two"])).out).toMatch(/^tea-for-two: /);
     const missing = await runCli(["tasks", "show", "no-such-task"]);
     expect(missing.code).toBe(2);
@@ -121,13 +124,19 @@ describe("eval enacttom", () => {
     const row = (policy: string, label: string) => s.rows.find((x: { policy: string; label: string }) => x.policy === policy && x.label === label);
     expect(row("competent", "all")).toMatchObject({ tasks: 6, avg: 1, passAt: [1, 1], passPower: [1, 1], percentComplete: 1 });
     expect(row("naive", "all")).toMatchObject({ tasks: 6, avg: 0, passPower: [0, 0], literal: { score: 0 } });
-    // The first-order agent acts as the competent one does, but fails the depth-3 literal probe.
-    expect(row("first-order", "d3")).toMatchObject({ tasks: 2, avg: 1, literal: { score: 0, avg: 0 } });
+    // The first tasks of the depth-2 and depth-3 cells tell agent_0 that its only contact cannot
+    // enter the target room: the first-order agent, which hands a goal only to a teammate it
+    // believes can act, keeps it. At depth 1 the contact is the actor, and it succeeds.
+    expect(row("first-order", "d1")).toMatchObject({ tasks: 2, avg: 1, literal: { score: 1 } });
+    expect(row("first-order", "d2")).toMatchObject({ tasks: 2, avg: 0, passPower: [0, 0] });
+    expect(row("first-order", "d3")).toMatchObject({ tasks: 2, avg: 0, literal: { score: 0, avg: 0 } });
+    expect(row("first-order", "mixed d1")).toMatchObject({ tasks: 1, avg: 1 });
     expect(row("competent", "d3")).toMatchObject({ tasks: 2, avg: 1, literal: { score: 1, avg: 1, passPower: [1, 1] } });
+    expect(row("competent", "cooperative d3")).toMatchObject({ tasks: 1, avg: 1 });
     expect(s.failures.naive).toMatchObject({ functionalFailed: 12, functional: { never_communicated: 12 } });
-    expect(s.failures["first-order"]).toMatchObject({ functionalFailed: 0, literalFailed: 4, literal: { partner_knowledge_unknown: 4 } });
+    expect(s.failures["first-order"]).toMatchObject({ functionalFailed: 8, functional: { never_communicated: 8 }, literalFailed: 8, literal: { partner_knowledge_unknown: 8 } });
     expect(s.failures.competent).toMatchObject({ functionalFailed: 0, literalFailed: 0 });
-    expect(s.rows.map((x: { label: string }) => x.label).slice(0, 6)).toEqual(["all", "cooperative", "mixed", "d1", "d2", "d3"]);
+    expect(s.rows.filter((x: { policy: string }) => x.policy === "competent").map((x: { label: string }) => x.label)).toEqual(["all", "cooperative", "mixed", "d1", "d2", "d3", "cooperative d1", "cooperative d2", "cooperative d3", "mixed d1", "mixed d2", "mixed d3"]);
     expect(readdirSync(join(out, "naive")).length).toBe(6);
     expect(existsSync(join(out, "competent", "gen-mixed-d3-standard-s2300", "a1", "log"))).toBe(true);
     const again = await runCli(["eval", "enacttom", "--per-cell", "1", "--runs", "1", "--out", out, "-q"]);
@@ -135,7 +144,8 @@ describe("eval enacttom", () => {
     expect(again.err).toMatch(/already holds logs of competent, first-order, naive; .* --fresh/);
     const table = await runCli(["eval", "enacttom", "--agents", "naive", "--per-cell", "1", "--runs", "1", "--out", out, "--fresh", "-q"]);
     expect(table.code, table.err).toBe(0);
-    expect(table.out).toContain("\nnaive  d3           2      0.0 ± 0.0  0.0     0.0     0.0         0.0      0.0 ± 0.0     0.0\n");
+    expect(table.out).toContain("\nnaive  d3              2      0.0 ± 0.0  0.0     0.0     25.0        0.0      0.0 ± 0.0     0.0\n");
+    expect(table.out).toContain("\nnaive  cooperative d3  1      0.0 ± 0.0  0.0     0.0     50.0        0.0      0.0 ± 0.0     0.0\n");
     const bad = await runCli(["eval", "enacttom", "--agents", "psychic"]);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--agents expects a comma-separated list of competent, first-order, naive, got 'psychic'/);

@@ -9,8 +9,11 @@ import { runEpisode } from "../services/kernel/episodes.ts";
 import { loadWorlds } from "../services/worlds.ts";
 import { logRecords, tempDir } from "./helpers.ts";
 
-// agent_0 (1 message, may message agent_2 only) is barred from hallway_1, where cup_46 goes on table_43.
+// agent_0 (1 message, may message agent_2 only) is barred from hallway_1, where cup_46 goes on
+// table_43, and knows that agent_2 is barred too.
 const task = loadTaskFile("data/household/pool/gen-mixed-d3-hard-s2310.json");
+// The same task with agent_0 not knowing agent_2's ban.
+const unaware = { ...task, agent_secrets: { ...task.agent_secrets, agent_0: task.agent_secrets.agent_0!.filter((s) => s !== "(is_restricted agent_2 hallway_1)") } };
 const rec = (type: string, payload: unknown): LogRecord => ({ type, payload }) as unknown as LogRecord;
 const header = rec("episode.started", { config: { task } });
 const ended = (latched: string[]) => rec("household.ended", { turn: 31, reason: "turn_limit", success: false, percentComplete: 0, finalSuccess: false, finalPercentComplete: 0, latched, owned: {}, messagesSent: 0 });
@@ -33,10 +36,10 @@ describe("functional failure taxonomy", () => {
 });
 
 describe("on episodes", () => {
-  const run = async (condition: string) => {
+  const run = async (condition: string, t = task) => {
     await loadWorlds();
     const dir = join(tempDir(`hh-fail-${condition}`), "ep");
-    await runEpisode({ world: "household", seed: 0, condition, config: { task }, dir, trace: { exporter: "none" }, fsync: "never" });
+    await runEpisode({ world: "household", seed: 0, condition, config: { task: t }, dir, trace: { exporter: "none" }, fsync: "never" });
     return logRecords(dir);
   };
 
@@ -46,9 +49,15 @@ describe("on episodes", () => {
     expect(literalFailures(records)).toEqual(["partner_knowledge_unknown"]);
   });
 
-  it("first-order: functional success, literal failure by an unknown partner answer", async () => {
-    const records = await run("first-order");
+  it("first-order, agent_0 unaware of agent_2's ban: functional success, literal failure by an unknown partner answer", async () => {
+    const records = await run("first-order", unaware);
     expect(functionalFailures(records)).toEqual([]);
+    expect(literalFailures(records)).toEqual(["partner_knowledge_unknown"]);
+  });
+
+  it("first-order, agent_0 aware of it: the target is never passed to the relay", async () => {
+    const records = await run("first-order");
+    expect(functionalFailures(records)).toEqual(["never_communicated", "turn_limit"]);
     expect(literalFailures(records)).toEqual(["partner_knowledge_unknown"]);
   });
 });

@@ -12,20 +12,20 @@ describe("inspect household", () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^household-s1-competent · household · seed 1 · condition competent · task gen-mixed-d3-hard-s2310 \(mixed, K-depth 3\)\nturn 0\n/);
     const turn2 = r.out.split("\nturn 2\n")[1]!.split("\nturn 3\n")[0]!;
-    expect(turn2).toContain("  message agent_2 → agent_0 (queued): agent_1 knows: cup_46 is on table_43. (K agent_1 (is_on_top cup_46 table_43))");
-    expect(turn2).toContain("  rooms: bedroom_1: agent_0; hallway_1: agent_1; bathroom_1: agent_2");
-    expect(turn2).toContain("  agent_0 knows: 2 goal(s); believes nothing of the goal objects; knows agent_1, agent_2 know (is_on_top cup_46 table_43); agent_2 knows (is_open drawer_50); 0 message(s) left");
+    expect(turn2).toContain("  message agent_2 → agent_0 (queued): agent_3 knows: cup_46 is on table_43. (K agent_3 (is_on_top cup_46 table_43))");
+    expect(turn2).toContain("  rooms: bathroom_1: agent_0; hallway_1: agent_1; dining_room_1: agent_2; office_1: agent_3");
+    expect(turn2).toContain("  agent_0 knows: 2 goal(s); believes nothing of the goal objects; knows agent_2, agent_3 know (is_on_top cup_46 table_43); agent_2 knows (is_open drawer_50); 0 message(s) left");
     expect(r.out).toContain("  latched (is_on_top cup_46 table_43)");
     expect(r.out).toContain("  episode ended (success): SUCCESS, 100% complete");
     expect(r.out).toContain("  literal probes: 1/1 root(s) pass (k_probe_0 pass by child, root; k_probe_1 pass by child; k_probe_2 pass by world)");
 
     const one = await runCli(["inspect", dir, "--from", "2", "--to", "2", "--agent", "agent_1"]);
-    expect(one.out).toContain("turn 2\n  agent_1: Open[fridge_31] ok  — looking for cup_46\n");
+    expect(one.out).toContain("turn 2\n  agent_1: Navigate[hallway_1] ok  — looking for mug_47\n");
     expect(one.out).not.toContain("agent_0 knows");
     expect(one.out).not.toContain("turn 3");
 
     const json = JSON.parse((await runCli(["inspect", dir, "--json", "--from", "2", "--to", "2"])).out);
     expect(json.turns).toHaveLength(1);
-    expect(json.turns[0].knowledge.find((k: { agent: string }) => k.agent === "agent_2").knowsWhoKnows["(is_on_top cup_46 table_43)"]).toEqual(["agent_0", "agent_1"]);
+    expect(json.turns[0].knowledge.find((k: { agent: string }) => k.agent === "agent_2").knowsWhoKnows["(is_on_top cup_46 table_43)"]).toEqual(["agent_0", "agent_3"]);
   });
 });

@@ -1,6 +1,7 @@
 // A seeded procedural generator of household tasks (digest §8.2, §8.8 without the model author):
 // a house of 4–5 rooms, a goal written first — an object to bring to one of three look-alike
-// surfaces in a room its informant may not enter — then a second conjunct through one of the
+// surfaces in a room its informant may not enter, with one relay per K layer beyond the first
+// between the informant and the one agent who may enter — then a second conjunct through one of the
 // mechanics, the K goal of the asked depth, and the secrets that make the goal need others.
 // Pure and deterministic: the same options give the same task, and JSON.stringify gives the same
 // bytes. Every task it returns has passed the verifier (digest §8.6).
@@ -13,7 +14,7 @@ export interface GenerateOptions {
   readonly seed: number;
   readonly depth: 1 | 2 | 3;
   readonly category: "cooperative" | "mixed";
-  /** hard: message limits of 1 (a relay gets the 2 it needs), and with three agents always a relay chain. */
+  /** hard: message limits of 1 (a relay gets the 2 it needs). */
   readonly split?: "standard" | "hard";
 }
 
@@ -97,24 +98,26 @@ export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
   const mainLoc = objects[main]!;
   const mainLit = `(is_on_top ${main} ${target})`;
 
-  const nAgents = o.depth === 3 ? 3 : d.int(2, 3);
-  const agentIds = Array.from({ length: nAgents }, (_, i) => `agent_${i}`);
-  const [informant, actor] = agentIds as [string, string];
-  const relay = agentIds[2];
-  // A third agent is barred from the target room too, so the actor alone can place the object.
-  // Below depth 3 it has a part only as the relay of a chain; at depth 3 it is the K goal's middle
-  // agent either way.
-  const chain = relay !== undefined && (split === "hard" || o.depth < 3 || d.chance(0.5));
+  // The decisive fact (the target surface) travels one hop per K layer: a depth-d task is a chain
+  // informant → relay… → actor with d − 1 relays, and its K goal names the chain's first d agents
+  // (K agent_0 (K agent_2 … φ)); the actor is one hop past the last of them. Knowledge about a
+  // teammate's knowledge travels only by that teammate's own message (digest §2.3), so each K layer
+  // is one more agent the fact must pass through before the informant can learn who knows it.
+  const agentIds = Array.from({ length: o.depth + 1 }, (_, i) => `agent_${i}`);
+  const [informant, actor, ...relays] = agentIds as [string, string, ...string[]];
+  const chainOrder = [informant, ...relays, actor];
+  const chain = relays.length > 0;
   const limit = split === "hard" ? 1 : 2;
-  const restricted: Record<string, string[]> = { [informant]: [targetRoom] };
-  if (relay !== undefined) restricted[relay] = [targetRoom];
+  // Relays are barred from the target room too, so the actor alone can place the object and the
+  // fact cannot reach it but through them.
+  const restricted: Record<string, string[]> = Object.fromEntries([informant, ...relays].map((a) => [a, [targetRoom]]));
   const secrets: Record<string, string[]> = Object.fromEntries(agentIds.map((a) => [a, [] as string[]]));
   secrets[informant]!.push(`(goal ${mainLit})`);
   if (d.chance(0.5)) secrets[informant]!.push("on" in mainLoc ? `(is_on_top ${main} ${mainLoc.on})` : `(is_inside ${main} ${mainLoc.inside})`);
   const bindings: MechanicBinding[] = [];
   const goal = [mainLit];
-  // Who the informant tells: its only allowed teammate on a chain, else the actor.
-  const firstContact = chain ? relay! : actor;
+  // Who the informant tells: the next agent on the chain.
+  const firstContact = chainOrder[1]!;
 
   // The second conjunct, through a mechanic: on a piece of its own, holding no object.
   const kind = SECONDARY[d.int(0, SECONDARY.length - 1)]!;
@@ -150,26 +153,32 @@ export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
       secrets[firstContact]!.push(`(mirrors ${t} ${g})`);
     }
   }
-  // The K goal: the informant, barred from the target room, must come to know (that others know) it is done.
-  // Knowledge about a teammate's knowledge travels only by that teammate's own message (digest
-  // §2.3), so on a chain the depth-2 goal is about the relay, the informant's only contact.
-  const kGoal = o.depth === 1 ? `(K ${informant} ${mainLit})` : o.depth === 2 ? `(K ${informant} (K ${chain ? relay : actor} ${mainLit}))` : `(K ${informant} (K ${relay} (K ${actor} ${mainLit})))`;
+  // The K goal: the informant, barred from the target room, must come to know that the first
+  // d − 1 agents after it on the chain know (that the next knows …) it is done.
+  const kGoal = chainOrder.slice(0, o.depth).reduceRight((inner, a) => `(K ${a} ${inner})`, mainLit);
   goal.push(kGoal);
 
-  bindings.unshift({ mechanic_type: "room_restriction", restricted_rooms: [targetRoom], for_agents: relay === undefined ? [informant] : [informant, relay] });
+  bindings.unshift({ mechanic_type: "room_restriction", restricted_rooms: [targetRoom], for_agents: [informant, ...relays] });
   // A relay passes the target on and later reports back: two messages, even on the hard split.
-  const limitOf = (a: string) => (chain && a === relay ? Math.max(limit, 2) : limit);
+  const limitOf = (a: string) => (relays.includes(a) ? Math.max(limit, 2) : limit);
   for (const [a, rs] of Object.entries(restricted)) {
     const extra = rs.filter((r) => r !== targetRoom);
     if (extra.length > 0) bindings.push({ mechanic_type: "room_restriction", restricted_rooms: extra, for_agents: [a] });
   }
   bindings.push({ mechanic_type: "limited_bandwidth", message_limits: Object.fromEntries(agentIds.map((a) => [a, limitOf(a)])) });
-  if (chain) bindings.push({ mechanic_type: "restricted_communication", allowed_targets: { [informant]: [relay!], [relay!]: [informant, actor], [actor]: [relay!] } });
+  // On a chain each agent may message only its neighbours.
+  const neighbours = (a: string) => chainOrder.filter((_, i) => Math.abs(i - chainOrder.indexOf(a)) === 1);
+  if (chain) bindings.push({ mechanic_type: "restricted_communication", allowed_targets: Object.fromEntries(chainOrder.map((a) => [a, neighbours(a)])) });
   for (const a of agentIds) {
     for (const r of restricted[a] ?? []) secrets[a]!.push(`(is_restricted ${a} ${r})`);
     secrets[a]!.push(`(message_limit ${a} ${limitOf(a)})`);
   }
-  if (chain) for (const [a, ts] of [[informant, [relay!]], [relay!, [informant, actor]], [actor, [relay!]]] as const) for (const t of ts) secrets[a]!.push(`(can_communicate ${a} ${t})`);
+  if (chain) for (const a of chainOrder) for (const t of neighbours(a)) secrets[a]!.push(`(can_communicate ${a} ${t})`);
+  // Whether an agent knows that the next on the chain is barred too is a coin toss for each hop that
+  // ends at a relay. An agent that hands a goal only to a teammate it believes can act (the
+  // first-order agent) passes it to a relay only while it does not know; one that models what the
+  // relay will tell others passes it on either way. Each K layer adds a hop, one more toss to lose.
+  for (let i = 0; i + 2 < chainOrder.length; i++) if (d.chance(0.5)) secrets[chainOrder[i]!]!.push(`(is_restricted ${chainOrder[i + 1]} ${targetRoom})`);
 
   const agents: Record<string, { room: string }> = {};
   for (const a of agentIds) agents[a] = { room: d.pick(rooms.filter((r) => !(restricted[a] ?? []).includes(r))) };
@@ -183,7 +192,7 @@ export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
     goalOwners = { [actor]: owned };
     secrets[actor]!.push(`(own_goal ${owned})`);
   }
-  const hops = chain ? 2 : 1;
+  const hops = o.depth;
   const search = "on" in mainLoc ? 2 : 4;
   const tMin = hops + rooms.length + search + 4;
   const task: HouseholdTask = {

@@ -159,7 +159,9 @@ export function observe(kb: Kb, views: readonly RoomView[], layout: PublicLayout
   for (const v of views) {
     add(kb.visited, v.room);
     Object.assign(kb.open, v.open);
-    for (const [f, isOpen] of Object.entries(v.open)) if (isOpen) add(kb.searched, f);
+    // In id order: the log stores a payload's keys sorted, so a replay sees them in that order, and
+    // the list must come out the same live and replayed.
+    for (const f of Object.keys(v.open).sort()) if (v.open[f] === true) add(kb.searched, f);
     // Objects believed here but not seen (on a surface or in an open container of this room) have moved.
     for (const [obj, loc] of Object.entries(kb.loc)) {
       if ("heldBy" in loc) continue;

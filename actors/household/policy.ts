@@ -8,8 +8,8 @@
 //   It also tells whoever gave it a goal whom it passed that goal on to (`(K agent φ)`): what a
 //   partner knows about a third agent, which deeper K goals need.
 // - first-order: shares what it knows, but does not model what partners know about others: it
-//   tells a goal only to a teammate who can act on it itself (never to one who could pass it on),
-//   reports finished goals, and sends no `(K agent φ)` statement.
+//   tells a goal only to a teammate who, as far as it knows, can act on it itself (never to one it
+//   knows could only pass it on), reports finished goals, and sends no `(K agent φ)` statement.
 // - naive: works on the goals of its own secrets only and never sends a message.
 // All act on the same action interface as a model would (rules.ts `Action`).
 import { literalsIn, parseSexp, show, type Literal } from "./pddl.ts";

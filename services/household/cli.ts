@@ -80,7 +80,7 @@ export default defineWorldCli({
           name: "enacttom",
           description:
             "EnactToM on the committed household pool: every task of the split × agent × run is an embedded episode with its log under --out; " +
-            "prints a Table-2-shaped summary per agent, overall, by scope and by K-depth: functional Avg ± binomial SE, Pass@k, exact Pass^k and percent complete; " +
+            "prints a Table-2-shaped summary per agent, overall, by scope, by K-depth and by scope × K-depth: functional Avg ± binomial SE, Pass@k, exact Pass^k and percent complete; " +
             "the literal probes' mean score, Avg ± SE and Pass^k; and the failure taxonomy read from the logs",
           options: () => [
             option("--split <split>", "standard or hard (150 tasks each)", oneOf("--split", ["standard", "hard"] as const), "standard"),

@@ -1,7 +1,8 @@
 // Evaluating agents on the household task pool (issue 23; digest §5.2, §7): every task × policy ×
 // attempt run as an embedded episode with its log written, then summarised the way the paper's
 // Table 2 is — Avg ± binomial SE, Pass@k and the exact Pass^k (passk.ts) for k = 1…attempts —
-// overall and by split, scope (cooperative/mixed), K-depth, split × scope and split × depth.
+// overall and by split, scope (cooperative/mixed), K-depth, scope × depth, split × scope and
+// split × depth.
 // An attempt whose episode fails to run counts as a failure (digest §8.7: missing attempts fail).
 import { join } from "node:path";
 import type { Policy } from "../../actors/household/policy.ts";
@@ -86,6 +87,8 @@ const GROUPS: readonly PoolGroup[] = [
   { split: "standard" }, { split: "hard" },
   { scope: "cooperative" }, { scope: "mixed" },
   { depth: 1 }, { depth: 2 }, { depth: 3 },
+  // Scope × depth: whether a gap that grows with depth holds in each scope, not only on average.
+  ...(["cooperative", "mixed"] as const).flatMap((scope) => [1, 2, 3].map((depth) => ({ scope, depth }))),
   ...(["standard", "hard"] as const).flatMap((split) => [...(["cooperative", "mixed"] as const).map((scope) => ({ split, scope })), ...[1, 2, 3].map((depth) => ({ split, depth }))]),
 ];
 

@@ -1,6 +1,6 @@
 // The summary `eval enacttom` prints, in the shape of the paper's Table 2: per agent, functional
 // Avg ± binomial SE, Pass@k and exact Pass^k (k = 1…runs) and percent complete, overall, by scope
-// (cooperative, mixed) and by K-depth, on one split.
+// (cooperative, mixed), by K-depth and by scope × K-depth, on one split.
 import { FUNCTIONAL_FAILURES, LITERAL_FAILURES } from "./failures.ts";
 import { groupLabel, summarisePool, type AttemptResult, type PoolRow } from "./poolEval.ts";
 
