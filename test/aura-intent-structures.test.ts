@@ -224,3 +224,24 @@ describe("expectations and searches that show a view of another", () => {
     expect(analyseQuery("Ben keeps glancing at the wings for his stagehand. Is he going on the idea that Kai is ready?", theatre).secondOrder).toMatchObject({ believer: "Ben Ortiz", target: "Kai Luna" });
   });
 });
+
+describe("contractions, determiners and body parts that name no one", () => {
+  it("reads \"'s\" after a pronoun as 'is', not a possessor of a view", () => {
+    const a = analyseQuery("Kai, the lead guy. Is he chuffed with whatever he's finding back there or just fed up?", theatre);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toContain("emotional_state");
+  });
+
+  it("reads a pronoun before a noun as a determiner, not the person an impression is to", () => {
+    expect(analyseQuery("Does Ben look free to chat, or is he up to his ears?", theatre).hidden).toContain("availability");
+  });
+
+  it("reads 'in the <someone>'s mind' as that person's view even when the query does not resolve them", () => {
+    const a = analyseQuery("In the prompter's mind, where is Kai right now?", theatre);
+    expect(a.hidden).toEqual([]);
+  });
+
+  it("reads a body part after a possessive as the owner's own, not a role ('my head' is no head of makeup)", () => {
+    expect(analyseQuery("Somebody in the wings just bit my head off. Stressed, maybe?", theatre).scope).toMatchObject({ kind: "location", location: "Wings" });
+  });
+});

@@ -22,7 +22,7 @@
 //   4. the literal request: public facts asked (place, activity, presence, time, plan, count) and
 //      the private fields the wording itself names (`asked`), which is all NoIntent fetches.
 import type { IntentFramePayload } from "./events.ts";
-import { cuesOf, hasCue, isPersonNoun, PLACE_HEADS, REPORT_VERBS, type Cue } from "./language/lexicon.ts";
+import { cuesOf, hasCue, isMainlyPersonNoun, isPersonNoun, PLACE_HEADS, REPORT_VERBS, type Cue } from "./language/lexicon.ts";
 import { mentionsOf, profilesOf, type Mention, type PersonProfile } from "./language/people.ts";
 import { tokenize, type Token, type TokenizerName } from "./language/tokens.ts";
 import { mentionedLocation, type PublicRow } from "./scene.ts";
@@ -386,7 +386,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const toSpeaker = (c: Cue) => firstPerson(tokens[c.end]) || (tokens[c.end]?.text === "to" && firstPerson(tokens[c.end + 1]));
   const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
-  const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d) && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
+  // "'s" after a pronoun is "is" or "has" ("he's finding"): only a name or a role possesses.
+  const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d && m.by !== "pronoun") && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
   // The possessor holds the view, whatever modifiers stand between ("X's gut feeling").
   const owned: BeliefCue[] = possessives.filter(ownerBefore).map((c) => ({ ...c, believer: mentions.filter((m) => m.end < c.start && tokens[m.end]?.text === "'s").at(-1) }));
   // "X's take on Y", "X's gut feeling about Y": what X holds about another person.
@@ -396,7 +397,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     if (!noun || !["about", "on", "of"].includes(tokens[i + 1]?.text ?? "") || owned.some((c) => c.start === i)) return;
     const x = [1, 2, 3].map((d) => i - d).find((p) => tokens[p]?.text === "'s" && mentions.some((m) => m.end === p) && tokens.slice(p + 1, i).every((u) => u.pos === "ADJ" || u.pos === "NOUN" || u.pos === "ADV"));
     // … or a person word the query does not resolve ("X's take on whether the boss …").
-    const y = tokens.slice(i + 2, i + 6).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || someoneWord(u));
+    // (a person noun only in a minor sense is no one: "X's state of mind")
+    const y = tokens.slice(i + 2, i + 6).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || (someoneWord(u) && (!isPersonNoun(u.text) || isMainlyPersonNoun(u.lemma) || hasCue([u], "pronoun") || hasCue([u], "relation"))));
     if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1, believer: mentions.find((m) => m.end === x) });
   });
   // "clings to the belief that …", "holds the conviction that …": a cognition noun whose content is a clause.
@@ -404,15 +406,23 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // "In X's mind": the mind as the place a view is held (elsewhere "on X's mind" is what X pursues).
   tokens.forEach((t, i) => {
     const x = mentions.find((m) => m.end === i - 1);
-    if (t.text === "mind" && tokens[i - 1]?.text === "'s" && x !== undefined && tokens[x.start - 1]?.text === "in") owned.push({ category: "belief_possessive", term: "mind", start: i, end: i + 1 });
+    if (t.text !== "mind" || tokens[i - 1]?.text !== "'s") return;
+    // The possessor's phrase, back to "in": a name or role ("in A's mind"), or person words the
+    // query does not resolve ("in the minute-taker's mind": someone's view all the same, so the
+    // safe reading follows).
+    let k = (x?.start ?? i - 1) - 1;
+    while (k >= 0 && i - k <= 7 && (tokens[k]!.pos === "DET" || tokens[k]!.pos === "NOUN" || tokens[k]!.pos === "ADJ" || tokens[k]!.text === "-")) k--;
+    if (tokens[k]?.text !== "in") return;
+    owned.push(x !== undefined ? { category: "belief_possessive", term: "mind", start: i, end: i + 1 } : { category: "belief_possessive", term: "mind", start: i, end: i + 1, byShape: true });
   });
   // "How does Y come across to X", "does Y seem busy to X": X's impression of Y.
   const appearance = cuesOf(tokens, "appearance");
   const honorific = (t: Token | undefined) => t !== undefined && (t.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof)$/.test(t.text));
+  // A pronoun before a noun is a determiner ("up to his elbows"), not the person spoken to.
   const personAt = (i: number) => {
     let j = i;
     while (honorific(tokens[j])) j++;
-    return mentions.some((m) => m.start === j);
+    return mentions.some((m) => m.start === j && !(m.by === "pronoun" && tokens[m.end]?.pos === "NOUN"));
   };
   // … in the same sentence as the appearance word ("When does he come off watch? I need to talk to him" is not).
   const sameSentence = (a: number, b: number) => !tokens.slice(a, b).some((u) => u.pos === "PUNCT" && [".", "?", "!", ";"].includes(u.text));

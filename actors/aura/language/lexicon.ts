@@ -8,7 +8,7 @@ export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation"
   | "fact_past" | "fact_plan" | "fact_events" | "fact_unanswerable" | "fact_time" | "fact_self" | "fact_near" | "fact_everyone" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "superior" | "superior_head";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "superior" | "superior_head" | "body_part";
 
 export interface LexiconEntry {
   readonly term: string;

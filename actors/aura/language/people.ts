@@ -293,6 +293,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       const whole = isPersonNoun(compound);
       // "the woman", "the guy": a word for anyone, said with a description, not a role.
       if (!whole && cuesOf([head], "activity").length > 0) continue;
+      // After "my", "his" … a body part is the owner's own ("bit my head off" is no head teacher).
+      if (POSSESSIVES.has(t.text) && !whole && cuesOf([head], "body_part").length > 0) continue;
       const words = np.slice(0, whole ? h - 1 : h).flatMap((w) => [w.text, w.lemma]);
       const forms = whole ? [compound] : [head.text, head.lemma];
       byRole = best(roster.map((n) => {
@@ -351,6 +353,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const one = np.findLastIndex((u) => cuesOf([u], "activity").length > 0 || (isNoun(u) && isPersonNoun(u.text)));
     // "the two men in the Common Room" is a group, not one person; "my nephew's bike …" describes the bike.
     if (one < 0 || plural(np[one]!) || (cuesOf([np[one]!], "activity").length === 0 && tokens[npStart + one + 1]?.text === "'s")) continue;
+    // "bit my head off": after a possessive a body part is the owner's own.
+    if (POSSESSIVES.has(t.text) && cuesOf([np[one]!], "body_part").length > 0) continue;
     let k = npStart + one + 1;
     const after: Token[] = [];
     // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.

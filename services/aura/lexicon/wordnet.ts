@@ -73,7 +73,7 @@ export class WordNet {
 }
 
 /** WordNet's lexicographer files by name (lexnames(5WN)): the semantic class of every synset. */
-export const LEXFILES: Readonly<Record<string, number>> = { "noun.cognition": 9, "noun.person": 18, "verb.cognition": 31, "verb.communication": 32, "verb.perception": 39 };
+export const LEXFILES: Readonly<Record<string, number>> = { "noun.body": 8, "noun.cognition": 9, "noun.person": 18, "verb.cognition": 31, "verb.communication": 32, "verb.perception": 39 };
 
 export interface ClassMember {
   readonly word: string;
