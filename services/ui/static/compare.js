@@ -59,11 +59,11 @@ export function CompareView({ a, b }) {
   const d = result.diff;
   const f = d.firstDifference;
   const changed = d.types.filter((t) => t.a !== t.b);
-  const range = d.compared === null ? "no tick in common" : `ticks ${d.compared.first}–${d.compared.last} (both hold them)`;
+  const range = d.compared === null ? "no tick in common" : d.compared.first === d.compared.last ? `tick ${d.compared.first} (the one both hold)` : `ticks ${d.compared.first}–${d.compared.last} (both hold them)`;
   return html`<section class="compare-view" data-identical=${String(d.identical)}>
     ${head}
     <p><a href=${episodeLink(a)}>open a: ${a}</a> · <a href=${episodeLink(b)}>open b: ${b}</a></p>
-    <p class="compare-relation">${d.relation}; compared over ${range}:
+    <p class="compare-relation">${d.relation}; compared over ${range}:${" "}
       <strong class=${d.identical ? "verdict-same" : "verdict-differ"}>${d.identical ? "identical" : "different"}</strong></p>
     ${[result.damage.a && `a is damaged: ${result.damage.a}`, result.damage.b && `b is damaged: ${result.damage.b}`].filter(Boolean).map((t) => html`<div class="damage">${t} (compared as far as it is intact)</div>`)}
     ${d.notes.length ? html`<ul class="notes">${d.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ""}
