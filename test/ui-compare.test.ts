@@ -115,7 +115,8 @@ describe("probetown ui: compare, fork here, sweep reports", () => {
   it("lists a sweep's results file and serves its tables a sorted page at a time", async () => {
     const { body } = await get("/api/sweeps");
     // Three worlds × one regime × two policies, three seeds each.
-    expect(body.sweeps).toEqual([{ file: "grid.json", world: "envprobe", seconds: expect.any(Number), conditions: 6, episodes: 18 }]);
+    // A grid's file names its kinds of world, not the sweep's world.
+    expect(body.sweeps).toEqual([{ file: "grid.json", world: null, seconds: expect.any(Number), conditions: 6, episodes: 18 }]);
     const cells = await get("/api/sweep?file=grid.json&table=conditions");
     expect(cells.body.total).toBe(6);
     expect(cells.body.columns).toEqual(expect.arrayContaining(["world", "regime", "policy", "n", "accuracy", "pcw.p"]));

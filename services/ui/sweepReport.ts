@@ -11,7 +11,8 @@ export type Row = Readonly<Record<string, Cell>>;
 
 export interface SweepTables {
   readonly file: string;
-  readonly world: string;
+  /** The world, when the file names it (a grid sweep's file names its kinds of world instead). */
+  readonly world: string | null;
   readonly seconds: number | null;
   /** Facts about the sweep as a whole (its seeds, episodes, workers …). */
   readonly summary: Readonly<Record<string, Cell>>;
@@ -44,13 +45,13 @@ const scalars = (o: Record<string, unknown>): Record<string, Cell> =>
 export function sweepTables(file: string, body: unknown): SweepTables | null {
   if (typeof body !== "object" || body === null) return null;
   const o = body as Record<string, unknown>;
-  // EnvProbe's grid: cells (world × regime × policy) and every episode's metrics.
+  // A world's own grid sweep (EnvProbe's): cells (world kind × regime × policy) and every episode's metrics.
   if (Array.isArray(o.cells) && Array.isArray(o.episodeMetrics)) {
     return {
       file,
-      world: "envprobe",
+      world: typeof o.world === "string" ? o.world : null,
       seconds: typeof o.seconds === "number" ? o.seconds : null,
-      summary: { ...scalars(o), worlds: (o.worlds as string[]).join(","), regimes: (o.regimes as string[]).join(","), policies: (o.policies as string[]).length },
+      summary: { ...scalars(o), ...Object.fromEntries(Object.entries(o).filter(([, v]) => Array.isArray(v) && v.every((x) => typeof x === "string")).map(([k, v]) => [k, (v as string[]).join(", ")])) },
       conditions: table(o.cells.map((c) => flatten(c))),
       episodes: table(o.episodeMetrics.map((e) => flatten(e))),
     };

@@ -52,7 +52,7 @@ export function SweepView({ file }) {
   if (!head) return html`<p>Loading ${file}…</p>`;
   const facts = Object.entries(head.summary);
   return html`<section class="sweep-view">
-    <h2>Sweep report <small>${file} · ${head.world}</small></h2>
+    <h2>Sweep report <small>${file}${head.world ? ` · ${head.world}` : ""}</small></h2>
     <dl class="sweep-summary">${facts.map(([k, v]) => html`<dt>${k}</dt><dd>${shown(v)}</dd>`)}</dl>
     <${PagedTable} file=${file} table="conditions" title="By condition" />
     <${PagedTable} file=${file} table="episodes" title="By episode" />
@@ -62,5 +62,5 @@ export function SweepView({ file }) {
 /** The sweeps' results files found in the runs folder, for the episodes page. */
 export function SweepList({ sweeps }) {
   if (!sweeps.length) return "";
-  return html`<section class="sweeps"><h2>Sweep reports</h2><ul>${sweeps.map((s) => html`<li><a class="sweep-link" href=${`#/sweep?file=${encodeURIComponent(s.file)}`}>${s.file}</a> <small>${s.world} · ${s.conditions} conditions · ${s.episodes} episodes</small></li>`)}</ul></section>`;
+  return html`<section class="sweeps"><h2>Sweep reports</h2><ul>${sweeps.map((s) => html`<li><a class="sweep-link" href=${`#/sweep?file=${encodeURIComponent(s.file)}`}>${s.file}</a> <small>${s.world ? `${s.world} · ` : ""}${s.conditions} conditions · ${s.episodes} episodes</small></li>`)}</ul></section>`;
 }
