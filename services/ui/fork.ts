@@ -1,12 +1,14 @@
 // "Fork here" from the dashboard: a request to fork an episode after one of its committed ticks
 // under a condition, checked field by field (each refusal names its field), run through the
-// kernel's own `forkEpisode` into a new directory below the runs folder's `forks/`. The only
-// request of the dashboard that writes: it creates the child and changes no existing file.
+// kernel's own `forkEpisode` (on a worker thread) into a new directory below the runs folder's
+// `forks/`. The only request of the dashboard that writes: it creates the child, changes no file.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { forkEpisode, forkTicks } from "../kernel/episodes.ts";
+import { runOnPool } from "../../infra/pool.ts";
+import { forkTicks } from "../kernel/episodes.ts";
 import { headerOf, type EpisodeHeader } from "../kernel/replay.ts";
 import { UsageError } from "../kernel/usageError.ts";
+import type { ForkAnswer, ForkTask } from "./forkWorker.ts";
 import type { LoadedLog } from "./records.ts";
 
 export interface ForkRequest {
@@ -78,8 +80,8 @@ export function childDir(root: string, header: EpisodeHeader, request: ForkReque
   return { ok: true, value: dir };
 }
 
-/** Runs the fork (no model endpoint: a world's model calls take its deterministic fallbacks). */
-export async function runFork(parentDir: string, request: ForkRequest, dir: string): Promise<{ readonly episode: string; readonly dir: string; readonly records: number }> {
-  const result = await forkEpisode({ parent: parentDir, atTick: request.atTick, condition: request.condition, dir, trace: { exporter: "none" }, fsync: "commit" });
-  return { episode: result.episode, dir: result.dir, records: result.records };
+/** Runs the fork on a worker thread (forkWorker.ts), the server's event loop left free meanwhile. */
+export async function runFork(parentDir: string, request: ForkRequest, dir: string): Promise<ForkAnswer> {
+  const [answer] = await runOnPool<ForkTask, ForkAnswer>(new URL("./forkWorker.ts", import.meta.url), [{ parentDir, atTick: request.atTick, condition: request.condition, dir }], { threads: 1 });
+  return answer!;
 }

@@ -168,6 +168,8 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
       const dir = childDir(root, header.value, request.value);
       if (!dir.ok) return c.json({ error: dir.message }, 400);
       const made = await runFork(parent.dir, request.value, dir.value);
+      // Checked above, so a refusal here is rare (the log changed meanwhile); a usage error is the request's.
+      if (!made.ok) return c.json({ error: made.message }, made.usage ? 400 : 500);
       const childId = idOf(root, made.dir);
       const child = fileEpisode(root, made.dir, childId);
       episodes.set(childId, child);
