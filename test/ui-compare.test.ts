@@ -15,6 +15,11 @@ beforeAll(async () => {
   fixture = await uiFixture();
   const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-2", "--regimes", "low", "--policies", "no-probe,periodic", "--out", join(fixture.runs, "grid.json"), "-q"]);
   expect(sweep.code).toBe(0);
+  // A world's sweep (outcomes and per-condition means), its logs outside the runs folder.
+  const town = await runCli(["sweep", "auratown", "--seeds", "1-2", "--conditions", "baseline,no-conversation", "--ticks", "2", "--log", join(fixture.root, "sweep-logs"), "--out", join(fixture.runs, "town-sweep.json"), "-q"]);
+  expect(town.code).toBe(0);
+  // An episode of another world: not comparable with the town.
+  expect((await runCli(["run", "envprobe", "--seed", "1", "--log", join(fixture.runs, "probe"), "--trace", "none", "-q"])).code).toBe(0);
   server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
   await server.verification.settled();
 }, 180_000);
@@ -58,6 +63,9 @@ describe("probetown ui: compare, fork here, sweep reports", () => {
   it("refuses a compare of unknown episodes or with unknown parameters, naming them", async () => {
     expect(await get("/api/compare?a=town&b=nowhere")).toEqual({ status: 404, body: { error: "b: no episode 'nowhere' under the runs folder" } });
     expect(await get("/api/compare?a=../x&b=town")).toMatchObject({ status: 404 });
+    const worlds = await get("/api/compare?a=probe&b=town");
+    expect(worlds.status).toBe(400);
+    expect(worlds.body.error).toContain("only episodes of one world can be compared");
     const extra = await get("/api/compare?a=town&b=town&c=1");
     expect(extra.status).toBe(400);
     expect(extra.body.error).toContain("'c'");
@@ -116,7 +124,16 @@ describe("probetown ui: compare, fork here, sweep reports", () => {
     const { body } = await get("/api/sweeps");
     // Three worlds × one regime × two policies, three seeds each.
     // A grid's file names its kinds of world, not the sweep's world.
-    expect(body.sweeps).toEqual([{ file: "grid.json", world: null, seconds: expect.any(Number), conditions: 6, episodes: 18 }]);
+    expect(body.sweeps).toEqual([
+      { file: "grid.json", world: null, seconds: expect.any(Number), conditions: 6, episodes: 18 },
+      { file: "town-sweep.json", world: "auratown", seconds: expect.any(Number), conditions: 2, episodes: 4 },
+    ]);
+    const town = await get("/api/sweep?file=town-sweep.json&table=conditions&sort=condition");
+    expect(town.body.rows.map((r: { condition: string; n: number }) => [r.condition, r.n])).toEqual([["baseline", 2], ["no-conversation", 2]]);
+    expect(town.body.columns).toEqual(expect.arrayContaining(["conversations.mean", "conversations.ci"]));
+    const outcomes = await get("/api/sweep?file=town-sweep.json&table=episodes&sort=spec.seed");
+    expect(outcomes.body.rows.map((r: Record<string, unknown>) => r["spec.seed"])).toEqual([1, 1, 2, 2]);
+    expect(outcomes.body.rows.map((r: Record<string, unknown>) => `${String(r["spec.seed"])} ${String(r["spec.condition"])} ${String(r.ok)}`).sort()).toEqual(["1 baseline true", "1 no-conversation true", "2 baseline true", "2 no-conversation true"]);
     const cells = await get("/api/sweep?file=grid.json&table=conditions");
     expect(cells.body.total).toBe(6);
     expect(cells.body.columns).toEqual(expect.arrayContaining(["world", "regime", "policy", "n", "accuracy", "pcw.p"]));
