@@ -1,5 +1,6 @@
 // `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
 // same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
+// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`: only those rows, printed.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -124,6 +125,14 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
     return;
   }
+  if (process.argv.includes("--ui-only")) {
+    // The dashboard's figures alone (printed, docs untouched).
+    const { uiRows } = await import("./ui.ts");
+    const uiOnly = await uiRows(work, quick, log);
+    process.stdout.write(uiOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   // Warm-up: JIT the whole path once.
   await day(5);
 
@@ -244,6 +253,13 @@ async function main(): Promise<void> {
     const local = await localModelRows();
     if (local === null) log("  local model: not installed (npm run probetown -- llm install), no rows");
     for (const [figure, measured] of local?.rows ?? []) rows.push({ figure: `local model ${local!.model}: ${figure}`, measured, ceiling: "—", ratio: "—", target: "—", verdict: "—" });
+  }
+
+  // 5d. The dashboard in Chromium: an episode view's first paint and its scrubber over a large day,
+  //     and a sweep report over the paper grid's results (issue 25).
+  {
+    const { uiRows } = await import("./ui.ts");
+    rows.push(...(await uiRows(work, quick, log)));
   }
 
   // 6. Context: what XState itself costs per event on this machine.

@@ -2,6 +2,7 @@
 // Open the episodes list, open an episode, filter its timeline, click a record, check the detail.
 // Each view is checked with axe-core (no serious or critical violation), and saved as a screenshot
 // under artefacts/ui/. Live mode: a record appended to an open episode's log appears as a mark.
+// Fork here: a record's detail forks the episode, and the compare view shows where the child parts.
 // Every step waits for what it expects to appear (no timings), for a busy machine. Page-side checks
 // are strings: the project's types have no DOM.
 import { execFileSync } from "node:child_process";
@@ -14,7 +15,7 @@ import type { Draft } from "../events/record.ts";
 import type { EventStore } from "../infra/eventStore.ts";
 import { openFileEventStoreForAppend } from "../infra/fileEventStore.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
-import { logRecords, repoRoot } from "./helpers.ts";
+import { logRecords, repoRoot, runCli } from "./helpers.ts";
 import { uiFixture, type UiFixture } from "./uiFixtures.ts";
 
 function findChromium(): string | null {
@@ -41,6 +42,9 @@ beforeAll(async () => {
   fixture = await uiFixture();
   // An episode the live test appends to, as its run would.
   cpSync(join(fixture.runs, "town"), join(fixture.runs, "live"), { recursive: true });
+  // A sweep's results file for the sweep report: 165 episodes, more than one page.
+  const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-4", "--regimes", "low", "--out", join(fixture.runs, "grid.json"), "-q"]);
+  expect(sweep.code).toBe(0);
   server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
   await server.verification.settled();
   browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
@@ -176,6 +180,60 @@ describe("probetown ui in Chromium", () => {
       expect(await page.locator("rect.mark").count()).toBe(marks + 1);
       expect(await page.locator(".live").getAttribute("data-last-seq")).toBe(String(appended!.seq));
       await checkView(page, "live");
+      await page.close();
+    },
+    300_000,
+  );
+
+  it.skipIf(executablePath === null)(
+    executablePath === null ? "SKIPPED: no chromium found" : "forks an episode at a clicked record and compares the child with its parent",
+    async () => {
+      const page = await newPage();
+      const records = logRecords(join(fixture.runs, "town"));
+      const commit = records.find((r) => r.type === "tick.committed" && r.tick === 0)!;
+      await page.goto(`${server!.url}/#/episode?id=town`);
+      await page.click(`rect.mark[data-seq="${commit.seq}"]`);
+      await page.waitForSelector(`.detail[data-seq="${commit.seq}"] .fork-form`, WAIT);
+      expect(await page.locator(".fork-button").innerText()).toBe("Fork after tick 0");
+      await page.selectOption('.fork-form select[name="condition"]', "no-conversation");
+      await page.click(".fork-button");
+
+      // The compare view of the parent and its new child: they part at tick 1, the first tick the child runs.
+      const child = "forks/auratown-s3-baseline~t0-no-conversation";
+      await page.waitForSelector('.compare-view .first-difference[data-tick="1"]', WAIT);
+      expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#/compare?a=town&b=${child}`);
+      expect(await page.locator(".compare-relation").innerText()).toContain("b forks a after tick 0");
+      expect(await page.locator('.compare-record[data-side="a"] .compare-type').innerText()).toBe("tick.committed");
+      expect(await page.locator('.compare-record[data-side="b"] .compare-type').innerText()).toBe("tick.committed");
+      expect(await page.locator(".ticks li").evaluateAll((cells) => cells.map((c) => `${c.getAttribute("data-tick")}:${c.getAttribute("data-state")}`))).toEqual(["0:only-a", "1:differ"]);
+      await checkView(page, "compare");
+
+      // The child opens, and the list shows it under its parent with a link to the comparison.
+      await page.click(`a[href="#/episode?id=${encodeURIComponent(child)}"]`);
+      await page.waitForSelector(".timeline svg rect.mark", WAIT);
+      expect(await page.locator(".episode-view h2").innerText()).toContain("no-conversation");
+      await page.click('header a[href="#/"]');
+      await page.waitForSelector(`tr.episode[data-id="${child}"] a.compare-parent`, WAIT);
+      expect(await page.locator(`tr.episode[data-id="${child}"]`).innerText()).toContain("fork of town at tick 0");
+      await page.close();
+    },
+    300_000,
+  );
+
+  it.skipIf(executablePath === null)(
+    executablePath === null ? "SKIPPED: no chromium found" : "shows a sweep's results a page at a time, sorted by a column",
+    async () => {
+      const page = await newPage();
+      await page.goto(server!.url);
+      await page.click('a.sweep-link[href="#/sweep?file=grid.json"]');
+      await page.waitForSelector('.sweep-table[data-table="episodes"] tbody tr', WAIT);
+      expect(await page.locator('.sweep-table[data-table="conditions"] tbody tr').count()).toBe(33);
+      expect(await page.locator('.sweep-table[data-table="episodes"] .sweep-rows').innerText()).toBe("rows 1–100 of 165");
+      await page.click('.sweep-table[data-table="episodes"] button:has-text("next 100")');
+      await page.waitForFunction(`document.querySelector('.sweep-table[data-table="episodes"] .sweep-rows')?.textContent === "rows 101–165 of 165"`, undefined, WAIT);
+      await page.click('.sweep-table[data-table="episodes"] th button:text-is("seed")');
+      await page.waitForFunction(`document.querySelector('.sweep-table[data-table="episodes"] .sweep-rows')?.textContent === "rows 1–100 of 165"`, undefined, WAIT);
+      await checkView(page, "sweep");
       await page.close();
     },
     300_000,

@@ -321,7 +321,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
 
   program
     .command("ui")
-    .description("serve the dashboard (episodes, fork tree, timeline, record detail, new records live) over the episodes under a folder; reads logs, never changes one")
+    .description("serve the dashboard (episodes, fork tree, timeline, record detail, new records live, compare, fork here, sweep reports) over the episodes under a folder; reads logs, and writes only the forks asked for, below the folder")
     .option("--runs <dir>", "folder whose episode directories (and those below) are shown", "runs")
     .option("--port <n>", "port to listen on (0: any free one)", integer("--port", 0, 65535), 4173)
     .option("--host <host>", "address to listen on (another than loopback shows the logs to the network)", "127.0.0.1")

@@ -219,6 +219,31 @@ export function compareLogs(aRecords: readonly LogRecord[], bRecords: readonly L
   };
 }
 
+/** One tick's state hashes on each side (null: that side has not committed the tick). */
+export interface TickAgreement {
+  readonly tick: number;
+  readonly a: string | null;
+  readonly b: string | null;
+  /** Both committed the tick with the same state hash. */
+  readonly agree: boolean;
+}
+
+/**
+ * Each tick either log has committed, in order, with both sides' state hashes (the `tick.committed`
+ * records `compareLogs` compares): where two episodes agree and where they part, tick by tick.
+ */
+export function stateAgreement(aRecords: readonly LogRecord[], bRecords: readonly LogRecord[], aFile: string, bFile: string): TickAgreement[] {
+  const hashes = (side: Side) => new Map([...side.byTick].map(([tick, records]) => [tick, (records.at(-1)!.payload as Committed).stateHash]));
+  const a = hashes(sideOf(aRecords, aFile));
+  const b = hashes(sideOf(bRecords, bFile));
+  const ticks = [...new Set([...a.keys(), ...b.keys()])].sort((x, y) => x - y);
+  return ticks.map((tick) => {
+    const ha = a.get(tick) ?? null;
+    const hb = b.get(tick) ?? null;
+    return { tick, a: ha, b: hb, agree: ha !== null && ha === hb };
+  });
+}
+
 /**
  * Reads both logs from `backend` (default: the embedded one, where `a` and `b` are episode
  * directories; `where` locates episodes in other stores) and compares them.

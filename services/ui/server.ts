@@ -1,6 +1,7 @@
 // `probetown ui`: the dashboard's HTTP server (Hono on Node's http server). A JSON API over the
-// episodes under one runs folder, and the front end's files. It reads logs and never writes one;
-// it serves only the episodes it found under the folder and its own fixed list of files.
+// episodes under one runs folder, and the front end's files. It reads logs and never writes one —
+// but for "fork here" (`POST /api/fork`), which creates a new episode below the folder's forks/;
+// it serves only the episodes it found under the folder (or forked since) and its own list of files.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve, sep } from "node:path";
@@ -11,11 +12,14 @@ import { streamSSE } from "hono/streaming";
 import { connectNats } from "../../infra/nats.ts";
 import { UsageError } from "../kernel/usageError.ts";
 import { isRegisteredWorld, worldModuleNamed } from "../kernel/worlds.ts";
-import type { EpisodeSummary } from "./catalogue.ts";
-import { fileEpisodesUnder, type EpisodeSource } from "./episodeSource.ts";
+import { idOf, type EpisodeSummary } from "./catalogue.ts";
+import { compareLoaded } from "./compare.ts";
+import { fileEpisode, fileEpisodesUnder, type EpisodeSource } from "./episodeSource.ts";
+import { checkAgainstLog, childDir, parseForkRequest, runFork } from "./fork.ts";
 import { jetStreamCatalogue } from "./jetStreamSource.ts";
 import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, queryRecords, recordDetail } from "./records.ts";
+import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
 
 export interface UiOptions {
@@ -50,12 +54,19 @@ function staticFiles(): Map<string, { file: string; type: string }> {
     ["/", { file: join(here, "static", "index.html"), type: "text/html; charset=utf-8" }],
     ["/app.js", { file: join(here, "static", "app.js"), type: js }],
     ["/timeline.js", { file: join(here, "static", "timeline.js"), type: js }],
+    ["/common.js", { file: join(here, "static", "common.js"), type: js }],
+    ["/compare.js", { file: join(here, "static", "compare.js"), type: js }],
+    ["/fork.js", { file: join(here, "static", "fork.js"), type: js }],
+    ["/sweep.js", { file: join(here, "static", "sweep.js"), type: js }],
     ["/style.css", { file: join(here, "static", "style.css"), type: "text/css; charset=utf-8" }],
     ["/vendor/preact.mjs", { file: join(packageDir("preact"), "dist", "preact.mjs"), type: js }],
     ["/vendor/hooks.mjs", { file: join(packageDir("preact"), "hooks", "dist", "hooks.mjs"), type: js }],
     ["/vendor/htm.mjs", { file: join(packageDir("htm"), "dist", "htm.mjs"), type: js }],
   ]);
 }
+
+/** A registered world's conditions (what a fork may take), or none for a world not registered here. */
+const conditionsOf = (world: string | null): string[] => (world !== null && isRegisteredWorld(world) ? Object.keys(worldModuleNamed(world).definition.conditions) : []);
 
 /** A registered world's dashboard view, or null (an unknown world, or one without a view). */
 const worldUi = (world: string | null) => (world !== null && isRegisteredWorld(world) ? (worldModuleNamed(world).ui ?? null) : null);
@@ -114,7 +125,77 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     if (found === null) return c.json(notFound(id), 404);
     const [shown, log] = await Promise.all([row(found), found.load()]);
     const lastSeq = log.records.at(-1)?.seq ?? null;
-    return c.json({ ...shown, damage: log.damage, lastSeq, facets: facets(log), worldView: worldUi(shown.world)?.label ?? null });
+    return c.json({ ...shown, damage: log.damage, lastSeq, facets: facets(log), worldView: worldUi(shown.world)?.label ?? null, conditions: conditionsOf(shown.world), forkable: found.dir !== null });
+  });
+
+  // Compare: two episodes through the kernel's diff (what `probetown diff` prints), and their
+  // state hashes tick by tick.
+  app.get("/api/compare", async (c) => {
+    const { a = "", b = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "a, b") }, 400);
+    const left = episodeOf(a);
+    if (left === null) return c.json({ error: `a: ${notFound(a).error}` }, 404);
+    const right = episodeOf(b);
+    if (right === null) return c.json({ error: `b: ${notFound(b).error}` }, 404);
+    const [logA, logB] = await Promise.all([left.load(), right.load()]);
+    const compared = compareLoaded({ id: a, log: logA }, { id: b, log: logB });
+    if (!compared.ok) return c.json({ error: compared.message }, 400);
+    return c.json({ a, b, ...compared.value });
+  });
+
+  // Fork here: the one request that writes. The child goes to forks/ below the runs folder (never
+  // elsewhere), one fork at a time, and joins the episodes shown (and verified) at once.
+  let forking = false;
+  app.post("/api/fork", async (c) => {
+    if (Object.keys(c.req.query()).length > 0) return c.json({ error: unknown(c.req.query(), "a JSON body {id, atTick, condition}, no query parameters") }, 400);
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ error: "the body must be a JSON object {id, atTick, condition}" }, 400);
+    }
+    const request = parseForkRequest(body);
+    if (!request.ok) return c.json({ error: request.message }, 400);
+    const { id } = request.value;
+    const parent = episodeOf(id);
+    if (parent === null) return c.json({ error: `id: ${notFound(id).error}` }, 404);
+    if (parent.dir === null) return c.json({ error: `id: '${id}' is a JetStream episode; fork it with \`probetown fork ${id.replace(/^jetstream:[^/]*\//, "")} --nats <url>\`` }, 400);
+    if (forking) return c.json({ error: "a fork is running; ask again when it has finished" }, 409);
+    forking = true;
+    try {
+      const header = checkAgainstLog(request.value, await parent.load(), parent.dir);
+      if (!header.ok) return c.json({ error: header.message }, 400);
+      const dir = childDir(root, header.value, request.value);
+      if (!dir.ok) return c.json({ error: dir.message }, 400);
+      const made = await runFork(parent.dir, request.value, dir.value);
+      // Checked above, so a refusal here is rare (the log changed meanwhile); a usage error is the request's.
+      if (!made.ok) return c.json({ error: made.message }, made.usage ? 400 : 500);
+      const childId = idOf(root, made.dir);
+      const child = fileEpisode(root, made.dir, childId);
+      episodes.set(childId, child);
+      verification.add(childId, made.dir);
+      return c.json({ id: childId, episode: made.episode, parent: id, atTick: request.value.atTick, condition: request.value.condition, records: made.records }, 201);
+    } finally {
+      forking = false;
+    }
+  });
+
+  // Sweep reports: the results files (`sweep --out`) directly in the runs folder.
+  app.get("/api/sweeps", (c) => {
+    const params = c.req.query();
+    if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
+    return c.json({ sweeps: sweepsIn(root).map((s) => ({ file: s.file, world: s.world, seconds: s.seconds, conditions: s.conditions.rows.length, episodes: s.episodes.rows.length })) });
+  });
+
+  app.get("/api/sweep", (c) => {
+    const { file = "", ...rest } = c.req.query();
+    const query = parseSweepQuery(rest);
+    if (!query.ok) return c.json({ error: query.message }, 400);
+    const sweep = sweepNamed(root, file);
+    if (sweep === null) return c.json({ error: `file: no sweep results file '${file}' directly in the runs folder` }, 404);
+    const page = sweepPage(sweep, query.value);
+    if (!page.ok) return c.json({ error: page.message }, 400);
+    return c.json({ file, world: sweep.world, summary: sweep.summary, table: query.value.table, offset: query.value.offset, ...page.value });
   });
 
   // A world's own view (its `ui` hook): the data from the log, and its script from the module.

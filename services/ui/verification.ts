@@ -28,6 +28,8 @@ export function statusOfEntry(entry: TreeEntry): VerifyStatus {
 export class BackgroundVerification {
   private readonly results = new Map<string, VerifyStatus>();
   private readonly done: Promise<void>;
+  /** Episodes added since the start, verified one after another once the first ones are. */
+  private more: Promise<void>;
 
   /** `dirs` maps an episode's id to its directory; verification starts at once. */
   constructor(dirs: ReadonlyMap<string, string>, threads = 1) {
@@ -43,6 +45,21 @@ export class BackgroundVerification {
         for (const id of ids) if (!this.results.has(id)) this.results.set(id, { state: "error", message: "verification stopped: its worker thread failed", records: null });
       },
     );
+    this.more = this.done;
+  }
+
+  /** Verifies one more episode (a fork made from the dashboard) after those already queued. */
+  add(id: string, dir: string): void {
+    this.results.delete(id);
+    this.more = this.more.then(() =>
+      runOnPool<string, TreeEntry>(new URL("../kernel/verifyTreeWorker.ts", import.meta.url), [dir], {
+        threads: 1,
+        onResult: (entry) => this.results.set(id, statusOfEntry(entry)),
+      }).then(
+        () => undefined,
+        () => void this.results.set(id, { state: "error", message: "verification stopped: its worker thread failed", records: null }),
+      ),
+    );
   }
 
   status(id: string): VerifyStatus {
@@ -51,6 +68,6 @@ export class BackgroundVerification {
 
   /** Resolves when every episode has its result (tests wait on it; the server never does). */
   settled(): Promise<void> {
-    return this.done;
+    return this.more;
   }
 }

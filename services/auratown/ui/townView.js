@@ -7,6 +7,21 @@ import htm from "htm";
 const html = htm.bind(h);
 const SCALE = 11;
 const FILL = { home: "#fde2c8", cafe: "#f9d0d0", park: "#d3f0d0", shop: "#dde4ff" };
+/** The table's rows are drawn only where it is scrolled to (a 1,000-resident town redrew 1,000 rows per tick). */
+const ROW = 28;
+const SHOWN = 20;
+
+function ResidentTable({ residents }) {
+  const [top, setTop] = useState(0);
+  const first = Math.max(0, Math.floor(top / ROW) - 5);
+  const last = Math.min(residents.length, first + SHOWN + 10);
+  const spacer = (rows) => (rows > 0 ? html`<tr class="spacer" aria-hidden="true" style=${`height:${rows * ROW}px`}></tr>` : "");
+  return html`<div class="residents-scroll" tabindex="0" role="region" aria-label="residents" style=${`max-height:${ROW * (SHOWN + 1)}px`} onScroll=${(e) => setTop(e.currentTarget.scrollTop)}>
+    <table class="residents"><thead><tr><th>resident</th><th>place</th><th>doing</th></tr></thead>
+      <tbody>${spacer(first)}${residents.slice(first, last).map((r) => html`<tr key=${r.agent} data-agent=${r.agent}><td>${r.name}</td><td>${r.place ?? "on the way"}</td><td>${r.action}</td></tr>`)}${spacer(residents.length - last)}</tbody>
+    </table>
+  </div>`;
+}
 
 export function View({ data }) {
   const [index, setIndex] = useState(0);
@@ -32,8 +47,6 @@ export function View({ data }) {
       ${data.places.map((p) => html`<g class="place"><rect x=${p.x * SCALE} y=${p.y * SCALE} width=${p.width * SCALE} height=${p.height * SCALE} fill=${FILL[p.type] ?? "#e6e6e6"} stroke="#999" /><text x=${p.x * SCALE + 2} y=${p.y * SCALE - 2} font-size="9">${p.name}</text></g>`)}
       ${frame.residents.map((r) => html`<g class="resident" data-agent=${r.agent}><circle cx=${r.x * SCALE + SCALE / 2} cy=${r.y * SCALE + SCALE / 2} r="5" fill="#d9480f" stroke="#fff" /><title>${`${r.name}: ${r.action}${r.place ? ` at ${r.place}` : ""}`}</title></g>`)}
     </svg>
-    <table class="residents"><thead><tr><th>resident</th><th>place</th><th>doing</th></tr></thead>
-      <tbody>${frame.residents.map((r) => html`<tr data-agent=${r.agent}><td>${r.name}</td><td>${r.place ?? "on the way"}</td><td>${r.action}</td></tr>`)}</tbody>
-    </table>
+    <${ResidentTable} residents=${frame.residents} />
   </section>`;
 }

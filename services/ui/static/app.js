@@ -1,18 +1,12 @@
 // The dashboard's front end: Preact components written with htm (tagged templates), loaded as ES
 // modules straight from the server — no build step.
-import { h, render } from "preact";
+import { render } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import htm from "htm";
+import { compareLink, episodeLink, getJson, html } from "./common.js";
+import { CompareView } from "./compare.js";
+import { ForkForm } from "./fork.js";
+import { SweepList, SweepView } from "./sweep.js";
 import { KINDS, Timeline } from "./timeline.js";
-
-const html = htm.bind(h);
-
-async function getJson(url) {
-  const response = await fetch(url);
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error ?? `${response.status}`);
-  return body;
-}
 
 function useHash() {
   const [hash, setHash] = useState(location.hash);
@@ -24,7 +18,6 @@ function useHash() {
   return hash;
 }
 
-const episodeLink = (id) => `#/episode?id=${encodeURIComponent(id)}`;
 
 /** Rows in fork-tree order: each episode followed by its forks, indented. */
 function forkTree(episodes) {
@@ -57,6 +50,10 @@ function EpisodeList() {
   const [data, setData] = useState(null);
   const [error, setError] = useState(null);
   const [filter, setFilter] = useState({ search: "", world: "", status: "" });
+  const [sweeps, setSweeps] = useState([]);
+  useEffect(() => {
+    getJson("/api/sweeps").then((d) => setSweeps(d.sweeps), () => setSweeps([]));
+  }, []);
   useEffect(() => {
     let stop = false;
     let timer;
@@ -96,7 +93,7 @@ function EpisodeList() {
       <tbody>
         ${shown.map(
           ({ e, depth }) => html`<tr class="episode" data-id=${e.id} onClick=${() => (location.hash = episodeLink(e.id))}>
-            <td><span class="fork-indent">${depth > 0 ? "\u00a0\u00a0".repeat(depth) + "└ " : ""}</span><a href=${episodeLink(e.id)}>${e.id}</a>${e.fork ? html` <small>fork of ${e.fork.parentId ?? e.fork.parentEpisode} at tick ${e.fork.atTick}</small>` : ""}</td>
+            <td><span class="fork-indent">${depth > 0 ? "\u00a0\u00a0".repeat(depth) + "└ " : ""}</span><a href=${episodeLink(e.id)}>${e.id}</a>${e.fork ? html` <small>fork of ${e.fork.parentId ?? e.fork.parentEpisode} at tick ${e.fork.atTick}</small>` : ""}${e.fork?.parentId ? html` <a class="compare-parent" href=${compareLink(e.fork.parentId, e.id)} onClick=${(ev) => ev.stopPropagation()}>compare with parent</a>` : ""}</td>
             <td>${e.world ?? "?"}</td><td>${e.seed ?? "?"}</td><td>${e.condition ?? "?"}</td>
             <td><span class=${`status status-${e.shownStatus}`}>${e.shownStatus}</span></td>
             <td>${e.lastTick === null ? "–" : `${e.lastTick + 1}${e.plannedTicks !== null ? ` / ${e.plannedTicks}` : ""}`}</td>
@@ -106,6 +103,7 @@ function EpisodeList() {
         )}
       </tbody>
     </table>
+    <${SweepList} sweeps=${sweeps} />
   </section>`;
 }
 
@@ -116,7 +114,7 @@ function CheckList({ name, items, chosen, onChange }) {
   </fieldset>`;
 }
 
-function RecordDetail({ id, seq, onSelect }) {
+function RecordDetail({ id, seq, onSelect, episode }) {
   const [detail, setDetail] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
@@ -136,6 +134,7 @@ function RecordDetail({ id, seq, onSelect }) {
       <dt>to</dt><dd>${JSON.stringify(r.to)}</dd>
       <dt>hash</dt><dd><code class="detail-hash">${r.hash}</code></dd>
     </dl>
+    ${episode.forkable ? html`<${ForkForm} key=${r.seq} id=${id} tick=${r.tick} conditions=${episode.conditions} current=${episode.condition} />` : ""}
     <h4>payload</h4>
     <pre class="detail-payload">${JSON.stringify(r.payload, null, 2)}</pre>
     <h4>cause chain</h4>
@@ -199,14 +198,14 @@ function useLive(id, after, onChange) {
   return live;
 }
 
-function EpisodeView({ id }) {
+function EpisodeView({ id, seq }) {
   const [tab, setTab] = useState("timeline");
   const [episode, setEpisode] = useState(null);
   const [error, setError] = useState(null);
   const [types, setTypes] = useState([]);
   const [actors, setActors] = useState([]);
   const [page, setPage] = useState(null);
-  const [selected, setSelected] = useState(null);
+  const [selected, setSelected] = useState(seq ?? null);
   // Bumped by live mode: the episode and its records are read again.
   const [version, setVersion] = useState(0);
   // The last record when the view opened: live mode follows from there.
@@ -247,7 +246,7 @@ function EpisodeView({ id }) {
     </div>
     <div class="layout">
       <div class="timeline" tabindex="0" role="region" aria-label="timeline"><${Timeline} records=${page.records} actors=${episode.facets.actors} selected=${selected} onSelect=${setSelected} /></div>
-      ${selected === null ? html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} />`}
+      ${selected === null ? html`<div class="detail" tabindex="0" role="region" aria-label="record detail"><p>Click a mark for its record.</p></div>` : html`<${RecordDetail} id=${id} seq=${selected} onSelect=${setSelected} episode=${episode} />`}
     </div></div>`}
   </section>`;
 }
@@ -255,9 +254,16 @@ function EpisodeView({ id }) {
 /** Each episode gets a view of its own (keyed by id): its tab, filters and live stream start afresh. */
 function App() {
   const hash = useHash();
-  const match = /^#\/episode\?id=(.*)$/.exec(hash);
-  return html`<header><strong>probetown</strong> <a href="#/">episodes</a></header>
-    <main>${match ? html`<${EpisodeView} key=${match[1]} id=${decodeURIComponent(match[1])} />` : html`<${EpisodeList} />`}</main>`;
+  const [path, query = ""] = hash.replace(/^#/, "").split("?");
+  const params = new URLSearchParams(query);
+  const seq = params.get("seq");
+  const view =
+    path === "/episode" && params.get("id") !== null ? html`<${EpisodeView} key=${hash} id=${params.get("id")} seq=${seq === null ? null : Number(seq)} />`
+    : path === "/compare" ? html`<${CompareView} a=${params.get("a") ?? ""} b=${params.get("b") ?? ""} />`
+    : path === "/sweep" && params.get("file") !== null ? html`<${SweepView} key=${hash} file=${params.get("file")} />`
+    : html`<${EpisodeList} />`;
+  return html`<header><strong>probetown</strong> <a href="#/">episodes</a> <a href="#/compare">compare</a></header>
+    <main>${view}</main>`;
 }
 
 render(html`<${App} />`, document.body);
