@@ -6,6 +6,7 @@ import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { MODEL_RUNS, modelRunRecord } from "./modelRuns.ts";
 import { UsageError } from "../kernel/usageError.ts";
+import { loadWorlds } from "../worlds.ts";
 
 function main(args: readonly string[]): void {
   const one = (flag: string): string => {
@@ -25,6 +26,8 @@ function main(args: readonly string[]): void {
 }
 
 try {
+  // The logs hold the worlds' own event types: register them before reading.
+  await loadWorlds();
   main(process.argv.slice(2));
 } catch (e) {
   if (e instanceof UsageError) {
