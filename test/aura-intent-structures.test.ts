@@ -245,3 +245,22 @@ describe("contractions, determiners and body parts that name no one", () => {
     expect(analyseQuery("Somebody in the wings just bit my head off. Stressed, maybe?", theatre).scope).toMatchObject({ kind: "location", location: "Wings" });
   });
 });
+
+describe("nicknames a summary gives in an appositive", () => {
+  const yard: PerceivedScene = {
+    summary: "Boatyard, 6:00 AM. In the Shed: Oskar Lind, called Big Os by the apprentices (yard foreman, sanding a hull), and Marta Sousa, who goes by Tata (apprentice, mixing varnish). On the Slipway: Ewan Reid, Captain Ewan to everyone (skipper, checking the ropes).",
+    time: "6:00 AM",
+    focus: "Shed",
+    public: {
+      "Oskar Lind": { location: "Shed", action: "sanding a hull" },
+      "Marta Sousa": { location: "Shed", action: "mixing varnish" },
+      "Ewan Reid": { location: "Slipway", action: "checking the ropes" },
+    },
+  };
+  it("takes 'called X by …', 'who goes by X' and 'X to everyone' as the person's names, and the role after them as theirs", () => {
+    expect(who("Is Big Os free for a word?", yard)).toEqual(["Oskar Lind"]);
+    expect(who("Tata looks fed up. Is she?", yard)).toEqual(["Marta Sousa"]);
+    expect(who("Can I grab Captain Ewan now?", yard)).toEqual(["Ewan Reid"]);
+    expect(who("Is the foreman in a good mood?", yard)).toEqual(["Oskar Lind"]);
+  });
+});

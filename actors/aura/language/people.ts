@@ -66,8 +66,11 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     if (town !== undefined) addRole(tokenize(town.occupation, tokenizer));
     // The name as the summary writes it: a quoted nickname may stand between its parts, a title before it.
     const parts = name.split(/\s+/).map(escape);
-    // … and a nickname may follow it ("Jean-Paul Osei, known to everyone as JP (engineer)").
-    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}(?:,?\\s+(?:known|nicknamed|called)(?:\\s+to\\s+\\w+)?\\s+as\\s+["“'‘]?([A-Z][\\w-]*)["”'’]?,?)?\\s*(?:\\(([^)]*)\\))?`).exec(summary);
+    // … and a nickname may follow it in an appositive: "Jean-Paul Osei, known to everyone as JP",
+    // "…, called Mama Ngozi by the staff", "…, who goes by Lise", "…, Chef Rosa to everyone".
+    const nick = `["“'‘]?([A-Z][\\w-]*(?:\\s+[A-Z][\\w-]*){0,2})["”'’]?`;
+    const appositive = `(?:,?\\s+(?:(?:known|nicknamed|called|referred\\s+to)(?:\\s+to\\s+\\w+)?(?:\\s+as)?|(?:who\\s+)?goes\\s+by|aka)\\s+${nick}(?:\\s+(?:by|to)\\s+(?:the\\s+)?\\w+)?,?|,\\s+${nick}\\s+to\\s+(?:everyone|everybody|all|(?:the|her|his|their)\\s+\\w+),?)?`;
+    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}${appositive}\\s*(?:\\(([^)]*)\\))?`).exec(summary);
     if (written !== null) {
       const [, title, ...rest] = written;
       const note = rest.at(-1);
