@@ -198,7 +198,7 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // not of the user ("should I stop by X's place", "invite X").
   const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
   // … or when the query turns on when something will happen: "how long (until) …", a when-question,
-  // or a temporal subordinator before an event or a clause ("before the match", "until he's done",
+  // or a temporal subordinator before an event or a clause ("before the match", "till she's finished",
   // "once it eases off"; not "after what she said", which asks the past).
   const TEMPORAL = new Set(["until", "till", "before", "after", "once"]);
   const timing = tokens.some((t, i) =>
@@ -407,7 +407,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   tokens.forEach((t, i) => {
     const x = mentions.find((m) => m.end === i - 1);
     if (t.text !== "mind" || tokens[i - 1]?.text !== "'s") return;
-    // The possessor's phrase, back to "in": a name or role ("in A's mind"), or person words the
+    // The possessor's phrase, back as far as "in": a name or role ("in A's mind"), or person words the
     // query does not resolve ("in the minute-taker's mind": someone's view all the same, so the
     // safe reading follows).
     let k = (x?.start ?? i - 1) - 1;
@@ -446,7 +446,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     (t.pos === "VERB" && tokens[i + 1]?.text === "to") ||
     // the first half of a hyphenated verb and its hyphen ("X half-expects", "X sort-of-believes").
     (t.text === "-" && i >= 1) || (tokens[i + 1]?.text === "-" && t.pos !== "PROPN" && t.pos !== "PUNCT");
-  // "I think …", "do you reckon …": the user's (or the assistant's) own belief, not a second-order one.
+  // "I think …", "do you suppose …": the user's (or the assistant's) own belief, not a second-order one.
   const speaker = (c: Cue) => {
     // "as far as I know", "according to you": the preposition's person is the speaker.
     if (isPreposition.has(c.start)) return tokens[c.end] !== undefined && (tokens[c.end]!.text === "you" || hasCue([tokens[c.end]!], "first_person"));
@@ -756,7 +756,7 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
     // Where B stands: the word before B's phrase (past "that"), and what follows it.
     const contentAt = (a: Mention, bStart: number, bEnd: number, resolved: boolean) => {
       let p = bStart - 1;
-      // "that" as a complementiser, not a determiner ("that hiker").
+      // "that" as a complementiser, not a determiner ("that porter").
       const complementiser = (t: Token | undefined) => t !== undefined && COMPLEMENTISERS.has(t.text) && t.pos !== "DET";
       if (tokens[p]?.text === "that" && complementiser(tokens[p])) return true;
       const prev = tokens[p];
