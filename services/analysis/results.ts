@@ -5,7 +5,9 @@
 //
 // The schema is the contract between whoever writes rows (the experiment runner) and the report:
 // writers should build rows with `resultLine`, which validates before serialising.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
+import { forbiddenKeyPath, readInputFile } from "../kernel/inputFile.ts";
+import { UsageError } from "../kernel/usageError.ts";
 import { Schema, SchemaIssue } from "effect";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import { messageOf } from "../../events/errorMessage.ts";
@@ -190,6 +192,11 @@ export function parseResults(text: string, file: string): ResultRow[] {
       problems.push({ line, field: null, reason: `expected a JSON object (one row per line), ${shown(value)}` });
       continue;
     }
+    const forbidden = forbiddenKeyPath(value);
+    if (forbidden !== null) {
+      problems.push({ line, field: forbidden.at, reason: `key '${forbidden.key}' is refused in an input (it names an object's prototype)` });
+      continue;
+    }
     const bad = rowProblems(value, line);
     if (bad.length > 0) {
       problems.push(...bad);
@@ -223,8 +230,9 @@ const wholeJson = (text: string): boolean => {
 export function loadResults(file: string): ResultRow[] {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readInputFile(file, "results");
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === "EISDIR" ? `a directory, not a results file: give ${RESULTS_FILES}` : `cannot read (${code ?? messageOf(error)})`;
     throw new ResultsInvalid({ file, problems: [{ line: null, field: null, reason }] });

@@ -25,7 +25,7 @@ import { EXIT, exitCodeFor, isDivergence, tagOf } from "./exitCodes.ts";
 import { messageFor } from "./messages.ts";
 import { registerFidelity } from "./fidelity.ts";
 import { registerLlm } from "./llmCommand.ts";
-import { integer } from "./flags.ts";
+import { integer, MAX_WORKERS, WORKERS_PER_CORE } from "./flags.ts";
 import { addLlmOptions } from "./llmOptions.ts";
 import { type CommandAction, type SharedCommand, type WorldCli, type WorldCommand } from "./worldCli.ts";
 
@@ -268,7 +268,8 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors, as run; a resumed job restarts from the latest)", integer("--snapshot-every", 0))
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (a world's own sweep queues its jobs: see Notes)"))
     .addOption(namespaceOption())
-    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); a world's own sweep may take it without --nats (see Notes)", integer("--workers", 0), 0)
+    .option("--workers <n>", `with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); a world's own sweep may take it without --nats (see Notes); at most ${WORKERS_PER_CORE} per core without --many-workers`, integer("--workers", 0, MAX_WORKERS), 0)
+    .option("--many-workers", `allow --workers above ${WORKERS_PER_CORE} per core (up to ${MAX_WORKERS}): for workers that mostly wait on a model endpoint`)
     .option("--out <file>", "write every outcome as JSON")
     .option("--json", "print the outcomes as JSON")
     .option("-q, --quiet", "print only the summary, and what an episode's resume cut or passed over (as run --resume -q)")

@@ -60,6 +60,12 @@ export interface KernelErrorFields {
   WorldUnknown: { readonly name: string; readonly known: readonly string[] };
   /** A second world module under a registered name. */
   WorldNameTaken: { readonly name: string };
+  /** An input file larger than its kind's limit (`size`: null for a device or pipe read past the limit; services/kernel/inputFile.ts). */
+  InputFileTooLarge: { readonly label: string; readonly kind: string; readonly size: number | null; readonly limit: number };
+  /** A parsed input with a key naming an object's prototype machinery (`at`: where, like `agents[0].__proto__`). */
+  InputKeyForbidden: { readonly label: string; readonly key: string; readonly at: string };
+  /** `verify` of a folder too wide or deep to be a folder of episodes (`reason`: what bound it passed). */
+  FolderTooWide: { readonly dir: string; readonly reason: "root" | "entries" | "depth"; readonly limit: number };
   /** An actor host's answer lacks an actor's state or snapshot (exit 4). */
   ActorStateMissing: { readonly actor: string; readonly what: "state" | "snapshot" };
 }
@@ -220,6 +226,30 @@ export class EpisodeWorldsDiffer extends UsageError {
   readonly fields: KernelErrorFields["EpisodeWorldsDiffer"];
   constructor(fields: KernelErrorFields["EpisodeWorldsDiffer"]) {
     super(wordingOf("EpisodeWorldsDiffer", fields));
+    this.fields = fields;
+  }
+}
+export class InputFileTooLarge extends UsageError {
+  readonly kind = "InputFileTooLarge";
+  readonly fields: KernelErrorFields["InputFileTooLarge"];
+  constructor(fields: KernelErrorFields["InputFileTooLarge"]) {
+    super(wordingOf("InputFileTooLarge", fields));
+    this.fields = fields;
+  }
+}
+export class InputKeyForbidden extends UsageError {
+  readonly kind = "InputKeyForbidden";
+  readonly fields: KernelErrorFields["InputKeyForbidden"];
+  constructor(fields: KernelErrorFields["InputKeyForbidden"]) {
+    super(wordingOf("InputKeyForbidden", fields));
+    this.fields = fields;
+  }
+}
+export class FolderTooWide extends UsageError {
+  readonly kind = "FolderTooWide";
+  readonly fields: KernelErrorFields["FolderTooWide"];
+  constructor(fields: KernelErrorFields["FolderTooWide"]) {
+    super(wordingOf("FolderTooWide", fields));
     this.fields = fields;
   }
 }
