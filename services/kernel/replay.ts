@@ -77,8 +77,11 @@ export class Divergence extends TaggedError {
   readonly seq: number;
   readonly tick: number;
   readonly details: string[];
+  /** What differs, in a line (the message after its seq and tick). */
+  readonly summary: string;
   constructor(seq: number, tick: number, summary: string, details: string[]) {
     super(`divergence at seq ${seq} (tick ${tick}): ${summary}`);
+    this.summary = summary;
     this.seq = seq;
     this.tick = tick;
     this.details = details;
@@ -183,7 +186,15 @@ export class ResumeStore implements EventStore {
   async append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]> {
     if (this.logged.exhausted) return this.real.append(drafts, { ...options, expectedSeq: this.real.head().seq });
     const n = Math.min(drafts.length, this.logged.remaining);
-    const checked = await this.logged.append(drafts.slice(0, n), options);
+    let checked: readonly LogRecord[];
+    try {
+      checked = await this.logged.append(drafts.slice(0, n), options);
+    } catch (error) {
+      // The logged tail holds another state than this run reproduces (a tick.committed altered and
+      // rehashed, say): the divergence `verify` reports (exit 1), not an internal error.
+      if (error instanceof StateMismatch) throw stateMismatchDivergence(error.logged, error.draft, [`the log's records up to seq ${error.logged.seq - 1} were reproduced; \`probetown verify\` on the episode says more`]);
+      throw error;
+    }
     if (n === drafts.length) return checked;
     const meta = options.meta;
     const appended = await this.real.append(drafts.slice(n), { expectedSeq: this.real.head().seq, ...(meta === undefined ? {} : { meta: (d: Draft, i: number) => meta(d, i + n) }) });
@@ -527,15 +538,36 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
   };
 }
 
-/** Explains a state hash mismatch: which actors differ and, when the run kept a snapshot of that tick, how. */
-async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: SnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
-  const recorded = logged.payload as { stateHash: string; parts: Record<string, string> };
-  const replayed = draft.payload as { stateHash: string; parts: Record<string, string> };
-  const differing = Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts[id] !== replayed.parts[id]).sort();
+/** The two hashes cut to a prefix long enough to tell them apart (12 hex digits at least), each with an ellipsis when cut. */
+export function distinctPrefixes(a: string, b: string, least = 12): [string, string] {
+  let common = 0;
+  while (common < a.length && common < b.length && a[common] === b[common]) common++;
+  const n = Math.max(least, common + 4);
+  const cut = (h: string) => (h.length > n ? `${h.slice(0, n)}…` : h);
+  return [cut(a), cut(b)];
+}
+
+type TickCommitted = { stateHash: string; parts: Record<string, string> };
+
+/** A tick.committed whose state differs from the replay's, as a Divergence: which actors differ (`extra`: further lines). */
+function stateMismatchDivergence(logged: LogRecord, draft: Draft, extra: readonly string[] = []): Divergence {
+  const recorded = logged.payload as TickCommitted;
+  const replayed = draft.payload as TickCommitted;
+  const differing = Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts?.[id] !== replayed.parts?.[id]).sort();
   // With every part equal, the recorded hash is not the hash of its own parts: it was written so.
   const ownHash = stateHashOf(logged.tick, recorded.parts ?? {});
-  const none = ownHash !== recorded.stateHash ? `(none: the recorded stateHash is not the hash of the recorded parts, ${ownHash.slice(0, 12)}…: the record was altered and rehashed)` : "(none: the actor set differs)";
-  const details: string[] = [`actors whose state differs: ${differing.join(", ") || none}`];
+  const [ownShown, recordedOwn] = distinctPrefixes(ownHash, String(recorded.stateHash));
+  const none = ownHash !== recorded.stateHash ? `(none: the recorded stateHash ${recordedOwn} is not the hash of the recorded parts, ${ownShown}: the record was altered and rehashed)` : "(none: the actor set differs)";
+  const [a, b] = distinctPrefixes(String(recorded.stateHash), String(replayed.stateHash));
+  return new Divergence(logged.seq, logged.tick, `tick ${logged.tick} state hash differs (recorded ${a}, replayed ${b})`, [`actors whose state differs: ${differing.join(", ") || none}`, ...extra]);
+}
+
+/** Explains a state hash mismatch: which actors differ and, when the run kept a snapshot of that tick, how. */
+async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: SnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
+  const recorded = logged.payload as TickCommitted;
+  const base = stateMismatchDivergence(logged, draft);
+  const differing = Object.keys({ ...recorded.parts, ...(draft.payload as TickCommitted).parts }).filter((id) => recorded.parts?.[id] !== (draft.payload as TickCommitted).parts?.[id]).sort();
+  const details: string[] = [...base.details];
   const snapshot = await snapshots.get(recorded.stateHash).catch(() => null);
   for (const id of differing) {
     const view = (ctx: unknown) => (header.world.diffView ?? header.world.hashView)(id, ctx);
@@ -547,7 +579,7 @@ async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots
       details.push(...diffValues(view(before.context), now).map((line) => `${id}.${line}   (recorded → replayed)`));
     }
   }
-  return new Divergence(logged.seq, logged.tick, `tick ${logged.tick} state hash differs (recorded ${recorded.stateHash.slice(0, 12)}…, replayed ${replayed.stateHash.slice(0, 12)}…)`, details);
+  return new Divergence(base.seq, base.tick, base.summary, details);
 }
 
 const short = (text: string, n: number): string => (text.length > n ? `${text.slice(0, n - 3)}...` : text);
