@@ -63,9 +63,13 @@ export const MESSAGES: { readonly [K in ErrorKind]: (f: ErrorFields[K]) => strin
     `${f.label}: ${f.size === null ? "not a regular file, and more than" : `${mib(f.size)}, more than`} the ${mib(f.limit)} an input ${f.kind} file may hold (docs/configuration.md, "Input files")`,
   InputKeyForbidden: (f) =>
     `${f.label}: key '${f.key}' (at ${f.at}) is refused in an input: it names an object's prototype; remove or rename it`,
-  FolderTooWide: (f) =>
-    f.reason === "root" ? `${f.dir}: the filesystem root, not a folder of episodes: give an episode directory, or the folder a sweep or eval wrote`
-    : `${f.dir}: ${f.reason === "entries" ? `more than ${f.limit.toLocaleString("en-US")} files and folders below it` : `folders nested more than ${f.limit} deep below it`}, not a folder of episodes: give an episode directory, or the folder a sweep or eval wrote`,
+  EpisodeFolderRefused: (f) =>
+    `${f.dir}: ${
+      f.reason === "root" ? "the filesystem root"
+      : f.reason === "entries" ? `more than ${(f.limit ?? 0).toLocaleString("en-US")} folders below it`
+      : f.reason === "depth" ? `folders nested more than ${f.limit ?? 0} deep below it`
+      : `cannot list ${f.path ?? f.dir} (${f.code ?? "?"}) below it`
+    }, not a folder of episodes: give an episode directory, or the folder a sweep or an eval wrote its episodes to`,
   ActorStateMissing: (f) => `no actor host reported the ${f.what} of ${f.actor}`,
 
   ConditionsInvalid: (f) =>

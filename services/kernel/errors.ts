@@ -64,8 +64,8 @@ export interface KernelErrorFields {
   InputFileTooLarge: { readonly label: string; readonly kind: string; readonly size: number | null; readonly limit: number };
   /** A parsed input with a key naming an object's prototype machinery (`at`: where, like `agents[0].__proto__`). */
   InputKeyForbidden: { readonly label: string; readonly key: string; readonly at: string };
-  /** `verify` of a folder too wide or deep to be a folder of episodes (`reason`: what bound it passed). */
-  FolderTooWide: { readonly dir: string; readonly reason: "root" | "entries" | "depth"; readonly limit: number };
+  /** `verify` of a folder that cannot be a folder of episodes: the filesystem root, one too wide or deep (`limit`: the bound it passed), or with a folder it cannot list (`path`, `code`). */
+  EpisodeFolderRefused: { readonly dir: string; readonly reason: "root" | "entries" | "depth" | "unreadable"; readonly limit?: number; readonly path?: string; readonly code?: string };
   /** An actor host's answer lacks an actor's state or snapshot (exit 4). */
   ActorStateMissing: { readonly actor: string; readonly what: "state" | "snapshot" };
 }
@@ -245,11 +245,11 @@ export class InputKeyForbidden extends UsageError {
     this.fields = fields;
   }
 }
-export class FolderTooWide extends UsageError {
-  readonly kind = "FolderTooWide";
-  readonly fields: KernelErrorFields["FolderTooWide"];
-  constructor(fields: KernelErrorFields["FolderTooWide"]) {
-    super(wordingOf("FolderTooWide", fields));
+export class EpisodeFolderRefused extends UsageError {
+  readonly kind = "EpisodeFolderRefused";
+  readonly fields: KernelErrorFields["EpisodeFolderRefused"];
+  constructor(fields: KernelErrorFields["EpisodeFolderRefused"]) {
+    super(wordingOf("EpisodeFolderRefused", fields));
     this.fields = fields;
   }
 }
