@@ -14,6 +14,13 @@ export function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Numbe
   };
 }
 
+/**
+ * `--ticks` at most, for any world: a world whose length costs memory or disk says so itself
+ * (AURATown's heap and disk checks), but one whose ticks are cheap (an aura-scene's) ran
+ * `--ticks 900000000000` until the disk filled. Ten million ticks is days of any world's running.
+ */
+export const MAX_TICKS = 10_000_000;
+
 /** `sweep --workers` beyond this many per core needs `--many-workers`: each is a process or thread of its own, and 10,000 of them exhausted the machine. */
 export const WORKERS_PER_CORE = 4;
 /** `sweep --workers` at most, even with `--many-workers`. */
