@@ -183,6 +183,11 @@ export function parseResults(text: string, file: string): ResultRow[] {
       problems.push({ line, field: null, reason: `not valid JSON (${messageOf(error)})` });
       continue;
     }
+    const forbidden = forbiddenKeyPath(value);
+    if (forbidden !== null) {
+      problems.push({ line, field: forbidden.at, reason: `key '${forbidden.key}' is refused in an input (it names an object's prototype)` });
+      continue;
+    }
     const kind = firstLine && value !== null && typeof value === "object" && !Array.isArray(value) ? otherKind(value as Record<string, unknown>) : null;
     if (kind !== null) {
       problems.push({ line, field: null, reason: `${kind}, not a results row: give ${RESULTS_FILES}` });
@@ -190,11 +195,6 @@ export function parseResults(text: string, file: string): ResultRow[] {
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       problems.push({ line, field: null, reason: `expected a JSON object (one row per line), ${shown(value)}` });
-      continue;
-    }
-    const forbidden = forbiddenKeyPath(value);
-    if (forbidden !== null) {
-      problems.push({ line, field: forbidden.at, reason: `key '${forbidden.key}' is refused in an input (it names an object's prototype)` });
       continue;
     }
     const bad = rowProblems(value, line);
