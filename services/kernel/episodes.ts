@@ -224,13 +224,16 @@ export function checkWritable(dir: string, explicit: string | undefined, resume:
   while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
   const needed = resume && existsSync(log) ? [log, ...(segment === undefined ? [] : [segment])] : [folder];
   for (const path of needed) {
+    let code: string | null = null;
     try {
       accessSync(path, constants.W_OK);
       // A filesystem of no blocks (/proc, /sys) takes no files, even from root, whom access() lets
       // through: `--log /proc/x` was refused as a disk with "0.0 GiB free", then failed to mkdir.
-      if (statfsSync(path).blocks === 0) throw Object.assign(new Error("virtual filesystem"), { code: VIRTUAL_FILESYSTEM });
+      if (statfsSync(path).blocks === 0) code = VIRTUAL_FILESYSTEM;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? messageOf(error);
+      code = (error as NodeJS.ErrnoException).code ?? messageOf(error);
+    }
+    if (code !== null) {
       throw new DirNotWritable({ dir: shownPath(dir), ...(explicit === undefined ? {} : { given: explicit }), path: shownPath(path), code, resume: resume && existsSync(log) });
     }
   }
