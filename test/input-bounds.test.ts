@@ -7,8 +7,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statfsSync, truncateSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { InputFileTooLarge, InputKeyForbidden } from "../services/kernel/errors.ts";
-import { forbiddenKeyPath, INPUT_LIMITS, readInputFile, refuseForbiddenKeys } from "../services/kernel/inputFile.ts";
+import { InputFileTooLarge, InputKeyForbidden, InputNestedTooDeep } from "../services/kernel/errors.ts";
+import { checkParsedInput, INPUT_LIMITS, inputShapeProblem, MAX_INPUT_DEPTH, readInputFile } from "../services/kernel/inputFile.ts";
 import { checkWorkers, MAX_TICKS, MAX_WORKERS, WORKERS_PER_CORE } from "../services/cli/flags.ts";
 import { analyze, ReportOptionInvalid } from "../services/analysis/report.ts";
 import { MAX_BOOTSTRAP_ITERATIONS } from "../services/analysis/reportMetrics.ts";
@@ -104,17 +104,31 @@ describe("input files are bounded before they are read whole", () => {
 });
 
 describe("parsed inputs refuse the keys that name an object's prototype", () => {
-  it("finds the key at any depth, naming where it is, without recursing (a deep input cannot overflow the stack)", () => {
-    expect(forbiddenKeyPath(JSON.parse('{"a":{"b":[1,{"__proto__":{}}]}}'))).toEqual({ key: "__proto__", at: "a.b[1].__proto__" });
-    expect(forbiddenKeyPath({ agents: [{ name: "x", constructor: 1 }] })).toEqual({ key: "constructor", at: "agents[0].constructor" });
-    expect(forbiddenKeyPath({ prototype: null })).toEqual({ key: "prototype", at: "prototype" });
-    expect(forbiddenKeyPath({ proto: 1, constructors: [], a: { prototypes: 2 } })).toBeNull();
-    const deep = JSON.parse(`${"[".repeat(100_000)}{"constructor":1}${"]".repeat(100_000)}`) as unknown;
-    expect(forbiddenKeyPath(deep)?.key).toBe("constructor");
-    const e = error(() => refuseForbiddenKeys({ a: JSON.parse('{"__proto__":1}') as unknown }, "--config x.json"));
+  it("finds the key at any depth, naming where it is, without recursing", () => {
+    expect(inputShapeProblem(JSON.parse('{"a":{"b":[1,{"__proto__":{}}]}}'))).toEqual({ reason: "key", key: "__proto__", at: "a.b[1].__proto__" });
+    expect(inputShapeProblem({ agents: [{ name: "x", constructor: 1 }] })).toEqual({ reason: "key", key: "constructor", at: "agents[0].constructor" });
+    expect(inputShapeProblem({ prototype: null })).toEqual({ reason: "key", key: "prototype", at: "prototype" });
+    expect(inputShapeProblem({ proto: 1, constructors: [], a: { prototypes: 2 } })).toBeNull();
+    const e = error(() => checkParsedInput({ a: JSON.parse('{"__proto__":1}') as unknown }, "--config x.json"));
     expect(e).toBeInstanceOf(InputKeyForbidden);
     expect((e as InputKeyForbidden).exitCode).toBe(2);
     expect((e as InputKeyForbidden).fields).toEqual({ label: "--config x.json", key: "__proto__", at: "a.__proto__" });
+  });
+
+  it("an input nested past MAX_INPUT_DEPTH is refused, naming where (50,000 nested arrays overflowed the stack of what read them: exit 4)", async () => {
+    const nested = (n: number): unknown => JSON.parse(`${"[".repeat(n)}${"]".repeat(n)}`);
+    expect(inputShapeProblem(nested(MAX_INPUT_DEPTH))).toBeNull();
+    expect(inputShapeProblem(nested(MAX_INPUT_DEPTH + 1))).toEqual({ reason: "depth", at: `${"[0]".repeat(MAX_INPUT_DEPTH)}`, limit: MAX_INPUT_DEPTH });
+    const e = error(() => checkParsedInput(nested(50_000), "spec.json"));
+    expect(e).toBeInstanceOf(InputNestedTooDeep);
+    expect((e as InputNestedTooDeep).fields.limit).toBe(MAX_INPUT_DEPTH);
+    const deep = join(work, "deep.json");
+    writeFileSync(deep, `${"[".repeat(50_000)}${"]".repeat(50_000)}`);
+    for (const args of [["experiment", deep], ["run", "auratown", "--seed", "1", "--config", deep, "--log", join(work, "deep-run")], ["eval", "factual", "--file", deep, "--condition", "fixed-probe", "--out", join(work, "deep-eval")]]) {
+      const r = await runCli(args);
+      expect(r.code, `${args.join(" ")}\n${r.err}`).toBe(2);
+      expect(r.err).toContain(`${args[0] === "experiment" ? deep : args.includes("--config") ? `--config ${deep}` : `--file ${deep}`}: nested more than ${MAX_INPUT_DEPTH} objects or arrays deep (at ${"[0]".repeat(MAX_INPUT_DEPTH)}); an input is refused past that depth\n`);
+    }
   });
 
   it("--config (inline or a file) with such a key is refused (exit 2) naming the key, before anything runs", async () => {

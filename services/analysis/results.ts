@@ -6,7 +6,7 @@
 // The schema is the contract between whoever writes rows (the experiment runner) and the report:
 // writers should build rows with `resultLine`, which validates before serialising.
 import { renameSync, writeFileSync } from "node:fs";
-import { forbiddenKeyPath, readInputFile } from "../kernel/inputFile.ts";
+import { inputShapeProblem, inputShapeWording, readInputFile } from "../kernel/inputFile.ts";
 import { UsageError } from "../kernel/usageError.ts";
 import { Schema, SchemaIssue } from "effect";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
@@ -183,9 +183,9 @@ export function parseResults(text: string, file: string): ResultRow[] {
       problems.push({ line, field: null, reason: `not valid JSON (${messageOf(error)})` });
       continue;
     }
-    const forbidden = forbiddenKeyPath(value);
-    if (forbidden !== null) {
-      problems.push({ line, field: forbidden.at, reason: `key '${forbidden.key}' is refused in an input (it names an object's prototype)` });
+    const shape = inputShapeProblem(value);
+    if (shape !== null) {
+      problems.push({ line, field: shape.at, reason: inputShapeWording(shape) });
       continue;
     }
     const kind = firstLine && value !== null && typeof value === "object" && !Array.isArray(value) ? otherKind(value as Record<string, unknown>) : null;

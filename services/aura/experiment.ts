@@ -18,7 +18,7 @@ import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneCo
 import { parseSeeds } from "../distributed/jobs.ts";
 import { isSeed } from "../../actors/rng.ts";
 import { layoutOf, UsageError } from "../kernel/replay.ts";
-import { readInputFile, refuseForbiddenKeys } from "../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
 import { METRICS, writeReport, type Metric, type WrittenReport } from "../analysis/report.ts";
 import { RESULT_ROW_VERSION, resultLine } from "../analysis/results.ts";
 import { MAX_BOOTSTRAP_ITERATIONS } from "../analysis/reportMetrics.ts";
@@ -99,8 +99,8 @@ export function loadSpec(path: string): ExperimentSpec {
     // A spec is JSON unless its name says YAML: a YAML spec named otherwise (or a README) was "not valid JSON" and no more.
     throw new UsageError(`${path}: not valid ${yaml ? "YAML" : "JSON"} (${(e as Error).message.split("\n")[0]})${yaml || /\.json$/i.test(file) ? "" : "; an experiment spec is read as JSON unless its name ends in .yaml or .yml"}`);
   }
+  checkParsedInput(raw, path);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new SpecInvalid(path, [`expected an object with fields ${KNOWN_FIELDS.join(", ")}, got ${shown(raw)}`]);
-  refuseForbiddenKeys(raw, path);
   const r = raw as Record<string, unknown>;
   const problems: string[] = [];
   const bad = (field: string, reason: string) => void problems.push(`field '${field}': ${reason}`);

@@ -1,6 +1,6 @@
 // Readers of flag values shared by the command definitions (main.ts) and their actions.
 import { availableParallelism } from "node:os";
-import { readInputFile, refuseForbiddenKeys } from "../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
 import { FlagInvalid, UsageError } from "../kernel/usageError.ts";
 
 export function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, why = "") {
@@ -53,7 +53,7 @@ export function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new UsageError(`--config ${path}: not valid JSON (${(error as Error).message})`);
   }
+  checkParsedInput(value, `--config ${path}`);
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--config ${path}: expected a JSON object of config fields, got ${Array.isArray(value) ? "an array" : String(value)}`);
-  refuseForbiddenKeys(value, `--config ${path}`);
   return value;
 }

@@ -63,6 +63,7 @@ export const MESSAGES: { readonly [K in ErrorKind]: (f: ErrorFields[K]) => strin
     `${f.label}: ${f.size === null ? "not a regular file, and more than" : `${mib(f.size)}, more than`} the ${mib(f.limit)} an input ${f.kind} file may hold (docs/configuration.md, "Input files")`,
   InputKeyForbidden: (f) =>
     `${f.label}: key '${f.key}' (at ${f.at}) is refused in an input: it names an object's prototype; remove or rename it`,
+  InputNestedTooDeep: (f) => `${f.label}: nested more than ${f.limit} objects or arrays deep (at ${f.at}); an input is refused past that depth`,
   EpisodeFolderRefused: (f) =>
     `${f.dir}: ${
       f.reason === "root" ? "the filesystem root"

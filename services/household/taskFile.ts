@@ -1,7 +1,7 @@
 // Reading a household task file: the file's name leads every error, then the field and the problem
 // (exit 2). Validation itself is the world's (actors/household/task.ts), so a task given inline in
 // a config is checked by the same rules.
-import { readInputFile, refuseForbiddenKeys } from "../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
 import { checkTask, type HouseholdTask } from "../../actors/household/task.ts";
 import { UsageError } from "../kernel/usageError.ts";
 
@@ -19,6 +19,6 @@ export function loadTaskFile(path: string): HouseholdTask {
   } catch (error) {
     throw new UsageError(`${path}: not valid JSON (${(error as Error).message})`);
   }
-  refuseForbiddenKeys(raw, path);
+  checkParsedInput(raw, path);
   return checkTask(raw, path);
 }

@@ -64,6 +64,8 @@ export interface KernelErrorFields {
   InputFileTooLarge: { readonly label: string; readonly kind: string; readonly size: number | null; readonly limit: number };
   /** A parsed input with a key naming an object's prototype machinery (`at`: where, like `agents[0].__proto__`). */
   InputKeyForbidden: { readonly label: string; readonly key: string; readonly at: string };
+  /** A parsed input nesting objects or arrays deeper than `limit` (`at`: where it passes it). */
+  InputNestedTooDeep: { readonly label: string; readonly at: string; readonly limit: number };
   /** `verify` of a folder that cannot be a folder of episodes: the filesystem root, one too wide or deep (`limit`: the bound it passed), or with a folder it cannot list (`path`, `code`). */
   EpisodeFolderRefused: { readonly dir: string; readonly reason: "root" | "entries" | "depth" | "unreadable"; readonly limit?: number; readonly path?: string; readonly code?: string };
   /** An actor host's answer lacks an actor's state or snapshot (exit 4). */
@@ -242,6 +244,14 @@ export class InputKeyForbidden extends UsageError {
   readonly fields: KernelErrorFields["InputKeyForbidden"];
   constructor(fields: KernelErrorFields["InputKeyForbidden"]) {
     super(wordingOf("InputKeyForbidden", fields));
+    this.fields = fields;
+  }
+}
+export class InputNestedTooDeep extends UsageError {
+  readonly kind = "InputNestedTooDeep";
+  readonly fields: KernelErrorFields["InputNestedTooDeep"];
+  constructor(fields: KernelErrorFields["InputNestedTooDeep"]) {
+    super(wordingOf("InputNestedTooDeep", fields));
     this.fields = fields;
   }
 }

@@ -5,7 +5,7 @@ import { Schema } from "effect";
 import { schemaProblem } from "../../actors/configDecoder.ts";
 import { llmRoles, type LlmRole } from "../../events/llm.ts";
 import { UsageError } from "../kernel/replay.ts";
-import { readInputFile, refuseForbiddenKeys } from "../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
 import { checkLocalModel, isLocalBaseURL, LOCAL_BACKEND, localBaseURL, localModelArg } from "./localModel.ts";
 
 export interface ModelPrice {
@@ -181,7 +181,7 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
       }
     } else file = flags.configObject!.value as typeof file;
     if (typeof file !== "object" || file === null || Array.isArray(file)) throw new UsageError(`${label}: expected a JSON object`);
-    refuseForbiddenKeys(file, label);
+    checkParsedInput(file, label);
     if ("apiKey" in file) throw new UsageError(`${label}: do not put the API key in a file; set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY`);
     for (const role of Object.keys(file.models ?? {})) if (!llmRoles().includes(role)) throw new UsageError(`${label}: models: unknown role '${role}' (roles: ${llmRoles().join(", ")})`);
     const problem = llmConfigFileProblem(file);

@@ -25,7 +25,7 @@ import type { LogRecord } from "../../../events/record.ts";
 import { mentionedLocation, mentionedNames, normalise, planOf, sceneTimeOf, type Scene } from "../../../actors/aura/scene.ts";
 import type { SceneConfig } from "../../../actors/aura/world.ts";
 import { UsageError } from "../../kernel/replay.ts";
-import { readInputFile, refuseForbiddenKeys } from "../../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { otherBenchmark } from "./implicit.ts";
 import { InternalError } from "../../../events/internalError.ts";
 
@@ -62,8 +62,8 @@ export function loadFactualBenchmark(file: string): FactualQuery[] {
     if (e instanceof UsageError) throw e;
     throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code === undefined ? `not valid JSON (${(e as Error).message})` : `cannot read (${(e as NodeJS.ErrnoException).code})`}`);
   }
+  checkParsedInput(raw, `--file ${file}`);
   if (raw === null || typeof raw !== "object" || !Array.isArray(raw.queries)) throw new FactualBenchmarkInvalid(file, [otherBenchmark(raw, "factual") ?? "queries: expected an array of queries"]);
-  refuseForbiddenKeys(raw, `--file ${file}`);
   const problems: string[] = [];
   const out: FactualQuery[] = [];
   const seen = new Set<string>();

@@ -9,7 +9,7 @@ import { SceneSchema } from "../../../actors/aura/world.ts";
 import { rosterOf, type Scene } from "../../../actors/aura/scene.ts";
 import { AGENT_STATE_TOOLS } from "../../../actors/aura/tools.ts";
 import { UsageError } from "../../kernel/replay.ts";
-import { readInputFile, refuseForbiddenKeys } from "../../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { goldPrivate, LITERAL_ITEMS } from "./judge.ts";
 
 export class BenchmarkInvalid extends UsageError {
@@ -197,6 +197,6 @@ export function loadImplicitBenchmark(file: string): ImplicitBenchmark {
   } catch (e) {
     throw new UsageError(`--file ${file}: not valid JSON (${(e as Error).message})`);
   }
-  refuseForbiddenKeys(raw, `--file ${file}`);
+  checkParsedInput(raw, `--file ${file}`);
   return parseImplicitBenchmark(raw, file);
 }

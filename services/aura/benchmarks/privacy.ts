@@ -14,7 +14,7 @@ import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } 
 import type { LogRecord } from "../../../events/record.ts";
 import { runEpisode } from "../../kernel/episodes.ts";
 import { UsageError } from "../../kernel/replay.ts";
-import { readInputFile, refuseForbiddenKeys } from "../../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { BenchmarkInvalid, otherBenchmark } from "./implicit.ts";
 import { InternalError } from "../../../events/internalError.ts";
 
@@ -45,8 +45,8 @@ export function loadPrivacyBenchmark(file: string): PrivacyQuery[] {
     if (e instanceof UsageError) throw e;
     throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code === undefined ? `not valid JSON (${(e as Error).message})` : `cannot read (${(e as NodeJS.ErrnoException).code})`}`);
   }
+  checkParsedInput(raw, `--file ${file}`);
   if (!Array.isArray(raw.queries)) throw new BenchmarkInvalid(file, [otherBenchmark(raw, "privacy") ?? "queries: expected an array of queries"], "privacy");
-  refuseForbiddenKeys(raw, `--file ${file}`);
   const problems: string[] = [];
   const out: PrivacyQuery[] = [];
   const seen = new Set<string>();

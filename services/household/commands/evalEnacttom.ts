@@ -8,7 +8,7 @@ import type { Policy } from "../../../actors/household/policy.ts";
 import type { HouseholdTask } from "../../../actors/household/task.ts";
 import { EXIT } from "../../cli/exitCodes.ts";
 import { UsageError } from "../../kernel/usageError.ts";
-import { readInputFile, refuseForbiddenKeys } from "../../kernel/inputFile.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { runPoolAttempts } from "../poolEval.ts";
 import { enacttomSummary, enacttomTable } from "../table2.ts";
 import { loadTaskFile } from "../taskFile.ts";
@@ -37,7 +37,7 @@ export function splitTasks(pool: string, split: "standard" | "hard", perCell: nu
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${indexFile}: not a pool index (${error instanceof SyntaxError ? `not valid JSON: ${error.message}` : ((error as NodeJS.ErrnoException).code ?? String(error))})`);
   }
-  refuseForbiddenKeys(index, indexFile);
+  checkParsedInput(index, indexFile);
   if (index === null || typeof index !== "object" || !Array.isArray(index.tasks) || !index.tasks.every((id) => typeof id === "string" && /^[\w.-]+$/.test(id))) {
     throw new UsageError(`${indexFile}: not a pool index (expected {"tasks": [task id, …]}, each id a file name in the pool)`);
   }
