@@ -2,7 +2,9 @@
 // (verify, replay, inspect, diff, repair, worlds, report, report-envprobe, tasks show, experiment
 // with a spec that is none), whatever a user types ends in an exit code of what it is, never an
 // internal error (exit 4) nor a stack trace. In process (runCli): a few thousand calls. Commands
-// that run episodes (run, fork, sweep, eval, ask) are left out: a draw could run a long one.
+// that run episodes (run, fork, sweep, eval, ask) are left out: a draw could run a long one. The
+// draws are seeded (PROBETOWN_FUZZ_SEED, PROBETOWN_FUZZ_RUNS to explore others); it found an
+// experiment spec of 50,000 nested arrays overflowing the stack (exit 4).
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { mkdirSync, writeFileSync, cpSync, truncateSync } from "node:fs";
@@ -22,17 +24,23 @@ const outPaths = (n: number) => [join(work, `out-${n}`), join(work, "out-file"),
 
 const WRITES = new Set(["--out", "--log", "--runs", "--pool"]);
 
-const COMMANDS: Record<string, { readonly positional: number; readonly flags: readonly string[]; readonly switches: readonly string[] }> = {
-  verify: { positional: 1, flags: [], switches: ["--json", "-q"] },
-  replay: { positional: 1, flags: ["--to-tick", "--agent"], switches: ["--state", "--snapshot", "--json"] },
-  inspect: { positional: 1, flags: ["--from", "--to", "--agent"], switches: ["--json", "--all"] },
-  diff: { positional: 2, flags: [], switches: ["--exit-code", "--json"] },
-  repair: { positional: 1, flags: [], switches: [] },
-  worlds: { positional: 0, flags: [], switches: [] },
-  report: { positional: 1, flags: ["--out", "--reference", "--metric", "--bootstrap", "--seed", "--title"], switches: ["--json"] },
-  "report-envprobe": { positional: 1, flags: ["--out", "--bootstrap", "--seed", "--title"], switches: ["--json"] },
-  "tasks show": { positional: 1, flags: [], switches: ["--json"] },
-  experiment: { positional: 1, flags: [], switches: ["--report-only", "--json", "-q"] },
+/** Each command's arguments (`prefer`: the inputs it reads, drawn most often: names in `files`, or words), its flags with a value, and its switches. */
+const COMMANDS: Record<string, { readonly positional: number; readonly prefer: readonly string[]; readonly flags: readonly string[]; readonly switches: readonly string[] }> = {
+  verify: { positional: 1, prefer: ["episode", "child", "grid", "segment"], flags: [], switches: ["--json", "-q"] },
+  replay: { positional: 1, prefer: ["episode", "child", "segment"], flags: ["--to-tick", "--agent"], switches: ["--state", "--snapshot", "--json"] },
+  inspect: { positional: 1, prefer: ["episode", "child"], flags: ["--from", "--to", "--agent"], switches: ["--json", "--all"] },
+  diff: { positional: 2, prefer: ["episode", "child", "grid"], flags: [], switches: ["--exit-code", "--json"] },
+  repair: { positional: 1, prefer: ["episode", "child", "segment"], flags: [], switches: [] },
+  worlds: { positional: 0, prefer: [], flags: [], switches: [] },
+  report: { positional: 1, prefer: ["results", "resultsProto", "results"], flags: ["--out", "--reference", "--metric", "--bootstrap", "--seed", "--title"], switches: ["--json"] },
+  "report-envprobe": { positional: 1, prefer: ["grid", "episode"], flags: ["--out", "--bootstrap", "--seed", "--title"], switches: ["--json"] },
+  "tasks show": { positional: 1, prefer: ["@tea-for-two", "@laundry-day", "@gen-coop-d2-standard-s7", "task"], flags: [], switches: ["--json"] },
+  experiment: { positional: 1, prefer: ["spec", "proto", "deep"], flags: [], switches: ["--report-only", "--json", "-q"] },
+};
+/** Values a flag of each kind is drawn from most often (others: any value). */
+const FLAG_VALUES: Record<string, readonly string[]> = {
+  "--to-tick": ["0", "1", "2", "5"], "--from": ["0", "1", "3"], "--to": ["0", "2", "9"], "--agent": ["lin-wei", "Lin Wei", "agent/lin-wei", "nobody"],
+  "--bootstrap": ["100", "200", "99", "500001"], "--seed": ["0", "7"], "--reference": ["a", "b", "c", "a,b"], "--metric": ["implicit", "recall", "llm-implicit", "x"], "--title": ["t", "<b>"],
 };
 // A flag given to a command without it, or a namespace without --nats: refused before anything runs.
 const STRAYS = ["--namespace", "--nats", "--seed", "--bogus", "--ticks", "--workers", "--config"];
@@ -58,6 +66,7 @@ beforeAll(async () => {
   Object.assign(files, {
     episode, child, grid,
     segment: firstSegment(episode),
+    task: write("task.json", '{"id":"x","max_turns":3}'),
     trace: join(episode, "trace.jsonl"),
     snapshots: join(episode, "snapshots"),
     results: write("results.jsonl", `${rows.join("\n")}\n`),
@@ -85,15 +94,24 @@ describe("the command line under random input", () => {
       WRITES.has(flag)
         ? fc.nat({ max: 20 }).chain((n) => fc.constantFrom(...outPaths(n)))
         : fc.oneof(fc.constantFrom(...NUMBERS), fc.constantFrom(...WORDS), fc.constantFrom(...paths()), fc.string({ maxLength: 12 }).filter((s) => !s.includes("\0")));
+    const pair = (flag: string): fc.Arbitrary<string[]> =>
+      flag === "--nats"
+        ? fc.constant([flag, "http://127.0.0.1:1"])
+        : fc.oneof({ weight: 2, arbitrary: FLAG_VALUES[flag] === undefined || WRITES.has(flag) ? value(flag) : fc.constantFrom(...FLAG_VALUES[flag]) }, { weight: 1, arbitrary: value(flag) }).map((v) => [flag, v]);
     const call = fc.constantFrom(...Object.keys(COMMANDS)).chain((name) => {
       const spec = COMMANDS[name]!;
-      const flagPairs = fc.array(
-        fc.constantFrom(...spec.flags, ...STRAYS).chain((flag) => (flag === "--nats" ? fc.constant<string[]>([flag, "http://127.0.0.1:1"]) : value(flag).map((v): string[] => [flag, v]))),
-        { maxLength: 3 },
+      const own = spec.flags.length === 0 ? fc.constant<string[][]>([]) : fc.array(fc.constantFrom(...spec.flags).chain(pair), { maxLength: 3 });
+      // Mostly the command's own flags; now and then one it has not (refused before anything runs).
+      const flagPairs = fc.oneof({ weight: 4, arbitrary: own }, { weight: 1, arbitrary: fc.tuple(own, fc.constantFrom(...STRAYS).chain(pair)).map(([o, s]) => [...o, s]) });
+      const preferred = spec.prefer.map((p) => (p.startsWith("@") ? p.slice(1) : files[p]!));
+      const argument = fc.oneof(
+        ...(preferred.length === 0 ? [] : [{ weight: 5, arbitrary: fc.constantFrom(...preferred) }]),
+        { weight: 2, arbitrary: fc.constantFrom<string>(...paths()) },
+        { weight: 1, arbitrary: fc.constantFrom<string>(...WORDS) },
       );
       return fc.tuple(
         fc.constant<string[]>(name.split(" ")),
-        fc.array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom<string>(...paths()) }, { weight: 1, arbitrary: fc.constantFrom<string>(...WORDS) }), { minLength: spec.positional, maxLength: spec.positional + 1 }),
+        fc.oneof({ weight: 6, arbitrary: fc.array(argument, { minLength: spec.positional, maxLength: spec.positional }) }, { weight: 1, arbitrary: fc.array(argument, { maxLength: spec.positional + 1 }) }),
         flagPairs,
         fc.subarray([...spec.switches]),
       ).map(([command, positional, pairs, switches]) => [...command, ...positional, ...pairs.flat(), ...switches]);

@@ -2,6 +2,7 @@
 // its own sweep does with the shared ones, `report-envprobe`, its fidelity section and examples.
 // Declarations only; the actions are loaded when their commands run.
 import { MAX_HORIZON } from "../../actors/envprobe/limits.ts";
+import { MAX_BOOTSTRAP_ITERATIONS } from "../analysis/reportMetrics.ts";
 import { integer } from "../cli/flags.ts";
 import { EXIT } from "../cli/exitCodes.ts";
 import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
@@ -51,7 +52,7 @@ export default defineWorldCli({
       arguments: [{ name: "<source>", description: "a `sweep envprobe --log` directory, or its `--out` metrics JSON" }],
       options: () => [
         requiredOption("--out <dir>", "directory for report.md, report.json and the SVG"),
-        option("--bootstrap <n>", "paired bootstrap resamples per comparison", integer("--bootstrap", 100), 10_000),
+        option("--bootstrap <n>", `paired bootstrap resamples per comparison, 100 to ${MAX_BOOTSTRAP_ITERATIONS.toLocaleString("en-US")}`, integer("--bootstrap", 100, MAX_BOOTSTRAP_ITERATIONS, " (resamples per comparison)"), 10_000),
         option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0),
         option("--title <text>", "report title"),
         option("--json", "print where the files went as JSON"),
