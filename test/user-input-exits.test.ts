@@ -3,11 +3,11 @@
 // sweep's --log inside another episode's log folder each end with the code of what they are,
 // naming what is wrong.
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GENESIS_HASH, seal, type LogRecord } from "../events/record.ts";
 import { EpisodeFolderRefused } from "../services/kernel/errors.ts";
-import { distinctPrefixes } from "../services/kernel/replay.ts";
+import { distinctPrefixes } from "../events/hashPrefixes.ts";
 import { episodeDirsUnder } from "../services/kernel/verifyTree.ts";
 import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 
@@ -55,6 +55,23 @@ describe("a log altered and rehashed", () => {
     expect(pa).toBe(`${"ab".repeat(10)}1000…`);
     expect(distinctPrefixes("1".repeat(64), "2".repeat(64))).toEqual([`${"1".repeat(12)}…`, `${"2".repeat(12)}…`]);
     expect(distinctPrefixes("abc", "abd")).toEqual(["abc", "abd"]);
+  });
+});
+
+describe("a hash mismatch in the chain", () => {
+  it("shows the recomputed and stored hashes to where they differ (12 digits showed two hashes sharing them as equal)", async () => {
+    const dir = join(work, "chain");
+    expect((await runCli(["run", "auratown", "--seed", "2", "--ticks", "2", "--log", dir, "-q"])).code).toBe(0);
+    const file = firstSegment(dir);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const record = JSON.parse(lines[3]!) as { hash: string };
+    const h = record.hash;
+    const stored = `${h.slice(0, 20)}${h[20] === "0" ? "1" : "0"}${h.slice(21)}`;
+    lines[3] = lines[3]!.replace(h, stored);
+    writeFileSync(file, lines.join("\n"));
+    const r = await runCli(["verify", dir]);
+    expect(r.code).toBe(3);
+    expect(r.out + r.err).toContain(`(recomputed ${h.slice(0, 24)}…, stored ${stored.slice(0, 24)}…)`);
   });
 });
 

@@ -13,6 +13,7 @@ import { canonicalJson } from "../../events/canonical.ts";
 import { GENESIS_HASH, type Draft, type LogRecord } from "../../events/record.ts";
 import { LogCorrupted, SnapshotDamaged } from "../../events/errors.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
+import { distinctPrefixes } from "../../events/hashPrefixes.ts";
 import type { AppendOptions, EventStore, Head } from "../../infra/eventStore.ts";
 import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import { FileSnapshotStore, type EpisodeSnapshot, type SnapshotStore } from "../../infra/snapshotStore.ts";
@@ -536,15 +537,6 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
     seconds: (performance.now() - started) / 1000,
     incompleteTick,
   };
-}
-
-/** The two hashes cut to a prefix long enough to tell them apart (12 hex digits at least), each with an ellipsis when cut. */
-export function distinctPrefixes(a: string, b: string, least = 12): [string, string] {
-  let common = 0;
-  while (common < a.length && common < b.length && a[common] === b[common]) common++;
-  const n = Math.max(least, common + 4);
-  const cut = (h: string) => (h.length > n ? `${h.slice(0, n)}…` : h);
-  return [cut(a), cut(b)];
 }
 
 type TickCommitted = { stateHash: string; parts: Record<string, string> };
