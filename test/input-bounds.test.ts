@@ -200,6 +200,22 @@ describe("numeric flags have ceilings that name the limit", () => {
   });
 });
 
+describe("the worlds' own counts have ceilings too", () => {
+  it("tasks generate --count, eval enacttom --runs and fidelity --envprobe-seeds name theirs (each ran without end)", async () => {
+    const cases: [string[], string][] = [
+      [["tasks", "generate", "--seed", "1", "--count", "1000000000", "--out", join(work, "tg")], "--count expects an integer ≤ 10000 (tasks), got '1000000000'"],
+      [["eval", "enacttom", "--runs", "900000000", "--out", join(work, "en")], "--runs expects an integer ≤ 100 (runs per task), got '900000000'"],
+      [["fidelity", "--envprobe-seeds", "900000000", "--out", join(work, "f.md")], "--envprobe-seeds expects an integer ≤ 10000 (seeds: the paper's n is 220), got '900000000'"],
+      [["report-envprobe", work, "--out", join(work, "re"), "--bootstrap", "1000000000"], `--bootstrap expects an integer ≤ ${MAX_BOOTSTRAP_ITERATIONS} (resamples per comparison), got '1000000000'`],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.err, args.join(" ")).toContain(message);
+    }
+  });
+});
+
 describe("--log on a filesystem that holds no files", () => {
   const virtual = existsSync("/proc") && statfsSync("/proc").blocks === 0;
   it.runIf(virtual)("--log /proc/x says it cannot be written (it said 0.0 GiB free)", async () => {

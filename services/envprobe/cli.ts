@@ -9,10 +9,8 @@ import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
 import { DEFAULT_CHUNK } from "./chunk.ts";
 
-const atLeastOne = (flag: string) => (value: string): number => {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new FlagInvalid(`${flag} expects an integer ≥ 1, got '${value}'`);
-  return Number(value);
-};
+/** `fidelity --envprobe-seeds` at most: 45 times the paper's 220, each seed a grid of 99 episodes (`--envprobe-seeds 900000000` ran without end). */
+const MAX_FIDELITY_SEEDS = 10_000;
 
 export default defineWorldCli({
   world: "envprobe",
@@ -63,7 +61,7 @@ export default defineWorldCli({
   ],
   fidelity: {
     summary: "EnvProbe Tables 1-3, 5, 7",
-    options: () => [option("--envprobe-seeds <n>", "EnvProbe seeds 0…n−1 (default 220, the paper's n)", atLeastOne("--envprobe-seeds"))],
+    options: () => [option("--envprobe-seeds <n>", "EnvProbe seeds 0…n−1 (default 220, the paper's n)", integer("--envprobe-seeds", 1, MAX_FIDELITY_SEEDS, " (seeds: the paper's n is 220)"))],
     examples: ["# npx probetown fidelity --out /tmp/fidelity.md --envprobe-seeds 40    # a quicker look"],
     section: async () => {
       const { envprobeFidelitySection } = await import("./fidelity.ts");
