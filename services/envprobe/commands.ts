@@ -52,8 +52,8 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags & { readonly ti
   checkOutFile(flags.out);
   if (flags.log !== undefined) {
     // As `sweep <world> --log`: a folder inside another episode's log or snapshot folder mixed this sweep's logs into that episode's.
-    explicitLogDir(flags.log);
     checkOutDir(flags.log, `--log ${flags.log}`, "the episodes' logs");
+    explicitLogDir(flags.log);
   }
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
   const trace = envprobeSweepTrace(flags.trace, nats !== undefined);
