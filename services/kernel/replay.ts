@@ -193,7 +193,7 @@ export class ResumeStore implements EventStore {
     } catch (error) {
       // The logged tail holds another state than this run reproduces (a tick.committed altered and
       // rehashed, say): the divergence `verify` reports (exit 1), not an internal error.
-      if (error instanceof StateMismatch) throw stateMismatchDivergence(error.logged, error.draft, [`the log's records up to seq ${error.logged.seq - 1} were reproduced; \`probetown verify\` on the episode says more`]);
+      if (error instanceof StateMismatch) throw stateMismatchDivergence(error.logged, error.draft, ["the logged tail run --resume checks, from the snapshot it continued from, holds another state here than the run reproduces; `probetown verify` on the episode says more"]);
       throw error;
     }
     if (n === drafts.length) return checked;
@@ -541,11 +541,15 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
 
 type TickCommitted = { stateHash: string; parts: Record<string, string> };
 
+/** The actors whose state part differs between a logged tick.committed and the replay's. */
+const differingActors = (recorded: TickCommitted, replayed: TickCommitted): string[] =>
+  Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts?.[id] !== replayed.parts?.[id]).sort();
+
 /** A tick.committed whose state differs from the replay's, as a Divergence: which actors differ (`extra`: further lines). */
 function stateMismatchDivergence(logged: LogRecord, draft: Draft, extra: readonly string[] = []): Divergence {
   const recorded = logged.payload as TickCommitted;
   const replayed = draft.payload as TickCommitted;
-  const differing = Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts?.[id] !== replayed.parts?.[id]).sort();
+  const differing = differingActors(recorded, replayed);
   // With every part equal, the recorded hash is not the hash of its own parts: it was written so.
   const ownHash = stateHashOf(logged.tick, recorded.parts ?? {});
   const [ownShown, recordedOwn] = distinctPrefixes(ownHash, String(recorded.stateHash));
@@ -558,7 +562,7 @@ function stateMismatchDivergence(logged: LogRecord, draft: Draft, extra: readonl
 async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: SnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
   const recorded = logged.payload as TickCommitted;
   const base = stateMismatchDivergence(logged, draft);
-  const differing = Object.keys({ ...recorded.parts, ...(draft.payload as TickCommitted).parts }).filter((id) => recorded.parts?.[id] !== (draft.payload as TickCommitted).parts?.[id]).sort();
+  const differing = differingActors(recorded, draft.payload as TickCommitted);
   const details: string[] = [...base.details];
   const snapshot = await snapshots.get(recorded.stateHash).catch(() => null);
   for (const id of differing) {
