@@ -11,6 +11,7 @@ import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventT
 import { catalogueProblem, isKnownEventType } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
 import { GENESIS_HASH, recordBody, sealedLine, type Draft, type LogRecord } from "../events/record.ts";
+import { distinctPrefixes } from "../events/hashPrefixes.ts";
 import { liveHolder, takePidLock } from "./pidLock.ts";
 import { sealDrafts } from "./sealing.ts";
 import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
@@ -210,7 +211,7 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
       const body = recordBody(parsed);
       const want = sha256Chain(previousHash, body);
       if (want !== parsed.hash) {
-        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
+        throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${distinctPrefixes(want, parsed.hash).join(", stored ")})` });
       }
       if (validate) {
         if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: name, seq, line: lineNo, type: parsed.type });

@@ -61,7 +61,7 @@ describe("experiment specs", () => {
     // The spec's bootstrap takes the rule `report --bootstrap` does; warm-up is ≥ 1 as a field, as for --warmup.
     const few = specProblem(dir, { benchmark: "factual", file: "q.json", seeds: [1], conditions: ["vanilla"], warmup: 0, report: { bootstrap: 5 } });
     expect(few).toContain(join(dir, "spec.json"));
-    expect(few).toContain("field 'report.bootstrap': expected an integer ≥ 100 (bootstrap resamples, as `report --bootstrap`), got 5");
+    expect(few).toContain("field 'report.bootstrap': expected an integer from 100 to 500,000 (bootstrap resamples, as `report --bootstrap`), got 5");
     expect(few).toContain("field 'warmup': expected an integer ≥ 1");
     expect(specProblem(dir, { benchmark: "implicit", world: "auratown", file: "q.json", seeds: [1], conditions: ["literal"] })).toContain("field 'world': the implicit benchmark runs on 'aura-scene'");
     expect(specProblem(dir, { benchmark: "quiz", file: "q.json", seeds: [1], conditions: ["x"] })).toContain("field 'benchmark': expected one of implicit, privacy, factual");

@@ -5,6 +5,7 @@ import { InvalidPayload, LogCorrupted, UnknownEventType } from "../../events/err
 import { catalogueProblem, isKnownEventType } from "../../events/catalogue.ts";
 import { sha256Chain } from "../../events/canonical.ts";
 import { expectedHash, GENESIS_HASH, type LogRecord } from "../../events/record.ts";
+import { distinctPrefixes } from "../../events/hashPrefixes.ts";
 
 /** The hash the first record of a log chains from: genesis (or `fallback`), or a fork header's parent hash. */
 function chainStart(first: LogRecord, fallback: string): string {
@@ -108,7 +109,7 @@ export class ChainReader {
     const previousHash = this.previousHash ?? chainStart(parsed, this.fallbackStart);
     const want = chainedHash(previousHash, text, parsed);
     if (want !== parsed.hash) {
-      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${want.slice(0, 12)}…, stored ${parsed.hash.slice(0, 12)}…)` });
+      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${distinctPrefixes(want, parsed.hash).join(", stored ")})` });
     }
     if (this.validate) {
       if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: this.at(streamSeq), seq, line, type: parsed.type });

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import { loadResults, type ResultRow } from "./results.ts";
 import { groupedBarChart, paretoChart } from "./reportCharts.ts";
-import { METRICS, type Metric } from "./reportMetrics.ts";
+import { MAX_BOOTSTRAP_ITERATIONS, METRICS, type Metric } from "./reportMetrics.ts";
 import { bonferroni, clusteredBootstrapMean, holm, mcnemar, mean, meanCi, oneSampleTTest, wilcoxonSignedRank, type Bootstrap, type McNemar, type TTest, type Wilcoxon } from "./stats.ts";
 
 export { METRICS, type Metric };
@@ -421,6 +421,9 @@ export function analyze(rows: readonly ResultRow[], options: ReportOptions = {})
   if (!(level > 0 && level < 1)) throw new ReportOptionInvalid({ flag: "--level", reason: `expected a confidence level between 0 and 1, got ${level}` });
   if (options.metric !== undefined && !METRICS.includes(options.metric)) throw new ReportOptionInvalid({ flag: "--metric", reason: `unknown metric '${options.metric}' (known: ${METRICS.join(", ")})` });
   const iterations = options.bootstrapIterations ?? 5000;
+  if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_BOOTSTRAP_ITERATIONS) {
+    throw new ReportOptionInvalid({ flag: "--bootstrap", reason: `expected an integer from 1 to ${MAX_BOOTSTRAP_ITERATIONS.toLocaleString("en-US")} (resamples per comparison), got ${iterations}` });
+  }
   const seed = options.bootstrapSeed ?? 0;
   const benchmarks = distinct(rows.map((r) => r.benchmark)).sort(byString);
   const analyses = benchmarks.map((b) => analyzeBenchmark(b, rows.filter((r) => r.benchmark === b), options, level, iterations, seed));

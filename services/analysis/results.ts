@@ -5,7 +5,9 @@
 //
 // The schema is the contract between whoever writes rows (the experiment runner) and the report:
 // writers should build rows with `resultLine`, which validates before serialising.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
+import { inputShapeProblem, inputShapeWording, readInputFile } from "../kernel/inputFile.ts";
+import { UsageError } from "../kernel/usageError.ts";
 import { Schema, SchemaIssue } from "effect";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import { messageOf } from "../../events/errorMessage.ts";
@@ -181,6 +183,11 @@ export function parseResults(text: string, file: string): ResultRow[] {
       problems.push({ line, field: null, reason: `not valid JSON (${messageOf(error)})` });
       continue;
     }
+    const shape = inputShapeProblem(value);
+    if (shape !== null) {
+      problems.push({ line, field: shape.at, reason: inputShapeWording(shape) });
+      continue;
+    }
     const kind = firstLine && value !== null && typeof value === "object" && !Array.isArray(value) ? otherKind(value as Record<string, unknown>) : null;
     if (kind !== null) {
       problems.push({ line, field: null, reason: `${kind}, not a results row: give ${RESULTS_FILES}` });
@@ -223,8 +230,9 @@ const wholeJson = (text: string): boolean => {
 export function loadResults(file: string): ResultRow[] {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readInputFile(file, "results");
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === "EISDIR" ? `a directory, not a results file: give ${RESULTS_FILES}` : `cannot read (${code ?? messageOf(error)})`;
     throw new ResultsInvalid({ file, problems: [{ line: null, field: null, reason }] });

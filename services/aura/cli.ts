@@ -5,7 +5,7 @@
 import type { Option } from "commander";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS } from "../../actors/aura/conditions.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
-import { METRICS } from "../analysis/reportMetrics.ts";
+import { MAX_BOOTSTRAP_ITERATIONS, METRICS } from "../analysis/reportMetrics.ts";
 import { integer } from "../cli/flags.ts";
 import { llmOptions } from "../cli/llmOptions.ts";
 import { defineWorldCli, option, requiredOption, type WorldCommand } from "../cli/worldCli.ts";
@@ -165,7 +165,7 @@ const reportCommand: WorldCommand = {
     requiredOption("--out <dir>", "directory for report.md, report.json and the charts"),
     option("--reference <condition>", "condition the others are compared with (default: the first in the file); comma-separate one per benchmark"),
     option("--metric <name>", "score used for comparisons, blocks and charts (default: the first the rows have of implicit, accuracy, correct, literal, recall; privacy rows: recall)").choices([...METRICS]),
-    option("--bootstrap <n>", "bootstrap resamples", integer("--bootstrap", 100), 5000),
+    option("--bootstrap <n>", `bootstrap resamples, 100 to ${MAX_BOOTSTRAP_ITERATIONS.toLocaleString("en-US")}`, integer("--bootstrap", 100, MAX_BOOTSTRAP_ITERATIONS, " (resamples per comparison)"), 5000),
     option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0),
     option("--title <text>", "report title"),
     option("--json", "print where the files went as JSON"),

@@ -18,8 +18,10 @@ import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS, type SceneCo
 import { parseSeeds } from "../distributed/jobs.ts";
 import { isSeed } from "../../actors/rng.ts";
 import { layoutOf, UsageError } from "../kernel/replay.ts";
+import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
 import { METRICS, writeReport, type Metric, type WrittenReport } from "../analysis/report.ts";
 import { RESULT_ROW_VERSION, resultLine } from "../analysis/results.ts";
+import { MAX_BOOTSTRAP_ITERATIONS } from "../analysis/reportMetrics.ts";
 import { recordsByQuery, runImplicitEval, runPrivacyEval, sceneConfig } from "./eval.ts";
 import { canonicalJson } from "../../events/canonical.ts";
 import { verifyEpisode } from "../kernel/verify.ts";
@@ -84,8 +86,9 @@ export function loadSpec(path: string): ExperimentSpec {
   const file = resolve(path);
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readInputFile(file, "spec", path);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`${path}: cannot read the experiment spec (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   let raw: unknown;
@@ -96,6 +99,7 @@ export function loadSpec(path: string): ExperimentSpec {
     // A spec is JSON unless its name says YAML: a YAML spec named otherwise (or a README) was "not valid JSON" and no more.
     throw new UsageError(`${path}: not valid ${yaml ? "YAML" : "JSON"} (${(e as Error).message.split("\n")[0]})${yaml || /\.json$/i.test(file) ? "" : "; an experiment spec is read as JSON unless its name ends in .yaml or .yml"}`);
   }
+  checkParsedInput(raw, path);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new SpecInvalid(path, [`expected an object with fields ${KNOWN_FIELDS.join(", ")}, got ${shown(raw)}`]);
   const r = raw as Record<string, unknown>;
   const problems: string[] = [];
@@ -242,7 +246,7 @@ export function loadSpec(path: string): ExperimentSpec {
       }
       if (o.bootstrap !== undefined) {
         // As `report --bootstrap`: a 95% interval from fewer resamples is noise labelled as a CI.
-        if (!Number.isSafeInteger(o.bootstrap) || (o.bootstrap as number) < 100) bad("report.bootstrap", `expected an integer ≥ 100 (bootstrap resamples, as \`report --bootstrap\`), got ${shown(o.bootstrap)}`);
+        if (!Number.isSafeInteger(o.bootstrap) || (o.bootstrap as number) < 100 || (o.bootstrap as number) > MAX_BOOTSTRAP_ITERATIONS) bad("report.bootstrap", `expected an integer from 100 to ${MAX_BOOTSTRAP_ITERATIONS.toLocaleString("en-US")} (bootstrap resamples, as \`report --bootstrap\`), got ${shown(o.bootstrap)}`);
         else report.bootstrap = o.bootstrap as number;
       }
       if (o.seed !== undefined) {

@@ -97,7 +97,8 @@ function freeBytes(dir: string): number | null {
   while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
   try {
     const fs = statfsSync(at);
-    return fs.bavail * fs.bsize;
+    // A filesystem of no blocks (/proc, /sys) is no disk: the run's own check says it cannot be written.
+    return fs.blocks === 0 ? null : fs.bavail * fs.bsize;
   } catch {
     return null;
   }

@@ -1,5 +1,6 @@
 // Readers of flag values shared by the command definitions (main.ts) and their actions.
-import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
 import { FlagInvalid, UsageError } from "../kernel/usageError.ts";
 
 export function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, why = "") {
@@ -13,6 +14,26 @@ export function integer(flag: string, min = Number.MIN_SAFE_INTEGER, max = Numbe
   };
 }
 
+/**
+ * `--ticks` at most, for any world: a world whose length costs memory or disk says so itself
+ * (AURATown's heap and disk checks), but one whose ticks are cheap (an aura-scene's) ran
+ * `--ticks 900000000000` until the disk filled. Ten million ticks is days of any world's running.
+ */
+export const MAX_TICKS = 10_000_000;
+
+/** `sweep --workers` beyond this many per core needs `--many-workers`: each is a process or thread of its own, and 10,000 of them exhausted the machine. */
+export const WORKERS_PER_CORE = 4;
+/** `sweep --workers` at most, even with `--many-workers`. */
+export const MAX_WORKERS = 1024;
+
+/** Refuses `--workers n` above WORKERS_PER_CORE × this machine's cores unless `manyWorkers` (`--many-workers`) says it is meant. */
+export function checkWorkers(workers: number, manyWorkers: boolean, cores: number = availableParallelism()): void {
+  const limit = WORKERS_PER_CORE * cores;
+  if (workers > limit && !manyWorkers) {
+    throw new UsageError(`--workers ${workers}: at most ${limit} (${WORKERS_PER_CORE} per core, ${cores} cores here) unless --many-workers says so (up to ${MAX_WORKERS})`);
+  }
+}
+
 /** `--config` is a JSON file, or the JSON object itself when it starts with `{` (quick overrides). */
 export function readConfigFile(path: string): unknown {
   let text: string;
@@ -20,8 +41,9 @@ export function readConfigFile(path: string): unknown {
   if (/^\s*[{[]/.test(path)) text = path;
   else {
     try {
-      text = readFileSync(path, "utf8");
+      text = readInputFile(path, "config", `--config ${path}`);
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(`--config ${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
@@ -31,6 +53,7 @@ export function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new UsageError(`--config ${path}: not valid JSON (${(error as Error).message})`);
   }
+  checkParsedInput(value, `--config ${path}`);
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--config ${path}: expected a JSON object of config fields, got ${Array.isArray(value) ? "an array" : String(value)}`);
   return value;
 }

@@ -25,7 +25,7 @@ import { EXIT, exitCodeFor, isDivergence, tagOf } from "./exitCodes.ts";
 import { messageFor } from "./messages.ts";
 import { registerFidelity } from "./fidelity.ts";
 import { registerLlm } from "./llmCommand.ts";
-import { integer } from "./flags.ts";
+import { integer, MAX_TICKS, MAX_WORKERS, WORKERS_PER_CORE } from "./flags.ts";
 import { addLlmOptions } from "./llmOptions.ts";
 import { type CommandAction, type SharedCommand, type WorldCli, type WorldCommand } from "./worldCli.ts";
 
@@ -179,7 +179,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       .argument("<world>", `world to run (${names.join(", ")})`)
       .requiredOption("--seed <n>", `episode seed (required): ${SEED_RULE}, as in sweep --seeds and eval --seeds`, integer("--seed", 0))
       .option("--condition <name>", "named condition (default: the world's, marked in `probetown worlds`)")
-      .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1))
+      .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1, MAX_TICKS, " (ticks per episode)"))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
       .option("--config <file|json>", `world config overrides, merged over the defaults: a JSON file, or the object inline${configExamples === "" ? "" : `: ${configExamples}`}`)
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
@@ -199,7 +199,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       .addOption(namespaceOption())
       .requiredOption("--at <tick>", "fork after this committed tick", integer("--at", 0))
       .requiredOption("--condition <name>", "the child's condition")
-      .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1))
+      .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1, MAX_TICKS, " (ticks per episode)"))
       .option("--reuse-llm", "serve the parent's recorded LLM answers for identical requests (no HTTP); others go to --llm, or fall back"),
   );
   addLlmOptions(program.commands.at(-1)!, { fork: true });
@@ -263,12 +263,13 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .argument("<world>", `world to run (${names.join(", ")})`)
     .requiredOption("--seeds <list>", `seeds: ranges and lists like 1-200 or 1,5,9 (each ${SEED_RULE}, as run --seed)`)
     .option("--conditions <list>", "comma-separated conditions (default: the world's, see `probetown worlds`)")
-    .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1))
+    .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1, MAX_TICKS, " (ticks per episode)"))
     .option("--config <file|json>", "world config overrides: a JSON file, or the object inline")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors, as run; a resumed job restarts from the latest)", integer("--snapshot-every", 0))
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (a world's own sweep queues its jobs: see Notes)"))
     .addOption(namespaceOption())
-    .option("--workers <n>", "with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); a world's own sweep may take it without --nats (see Notes)", integer("--workers", 0), 0)
+    .option("--workers <n>", `with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); a world's own sweep may take it without --nats (see Notes); at most ${WORKERS_PER_CORE} per core without --many-workers`, integer("--workers", 0, MAX_WORKERS), 0)
+    .option("--many-workers", `allow --workers above ${WORKERS_PER_CORE} per core (up to ${MAX_WORKERS}): for workers that mostly wait on a model endpoint`)
     .option("--out <file>", "write every outcome as JSON")
     .option("--json", "print the outcomes as JSON")
     .option("-q, --quiet", "print only the summary, and what an episode's resume cut or passed over (as run --resume -q)")

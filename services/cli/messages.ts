@@ -11,6 +11,7 @@ import type { KernelErrorFields } from "../kernel/errors.ts";
 type ErrorFields = KernelErrorFields & DistributedErrorFields;
 export type ErrorKind = keyof ErrorFields;
 
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(bytes < 2 ** 20 ? 3 : 1)} MiB`;
 const list = (items: readonly string[]): string => items.join(", ");
 const logFlag = (dir: string, given: string | undefined): string => (given === undefined ? dir : `--log ${given}`);
 
@@ -58,6 +59,18 @@ export const MESSAGES: { readonly [K in ErrorKind]: (f: ErrorFields[K]) => strin
     `episode ${f.episode}: the existing log was started with another header (${f.differences.length === 0 ? "it is not an episode.started record" : f.differences.join("; ")}); refusing to continue it`,
   WorldUnknown: (f) => `unknown world '${f.name}' (known: ${list(f.known) || "none registered"})`,
   WorldNameTaken: (f) => `a world named '${f.name}' is already registered`,
+  InputFileTooLarge: (f) =>
+    `${f.label}: ${f.size === null ? "not a regular file, and more than" : `${mib(f.size)}, more than`} the ${mib(f.limit)} an input ${f.kind} file may hold (docs/configuration.md, "Input files")`,
+  InputKeyForbidden: (f) =>
+    `${f.label}: key '${f.key}' (at ${f.at}) is refused in an input: it names an object's prototype; remove or rename it`,
+  InputNestedTooDeep: (f) => `${f.label}: nested more than ${f.limit} objects or arrays deep (at ${f.at}); an input is refused past that depth`,
+  EpisodeFolderRefused: (f) =>
+    `${f.dir}: ${
+      f.reason === "root" ? "the filesystem root"
+      : f.reason === "entries" ? `more than ${(f.limit ?? 0).toLocaleString("en-US")} folders below it`
+      : f.reason === "depth" ? `folders nested more than ${f.limit ?? 0} deep below it`
+      : `cannot list ${f.path ?? f.dir} (${f.code ?? "?"}) below it`
+    }, not a folder of episodes: give an episode directory, or the folder a sweep or an eval wrote its episodes to`,
   ActorStateMissing: (f) => `no actor host reported the ${f.what} of ${f.actor}`,
 
   ConditionsInvalid: (f) =>

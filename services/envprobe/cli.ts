@@ -2,16 +2,15 @@
 // its own sweep does with the shared ones, `report-envprobe`, its fidelity section and examples.
 // Declarations only; the actions are loaded when their commands run.
 import { MAX_HORIZON } from "../../actors/envprobe/limits.ts";
+import { MAX_BOOTSTRAP_ITERATIONS } from "../analysis/reportMetrics.ts";
 import { integer } from "../cli/flags.ts";
 import { EXIT } from "../cli/exitCodes.ts";
 import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
 import { DEFAULT_CHUNK } from "./chunk.ts";
 
-const atLeastOne = (flag: string) => (value: string): number => {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new FlagInvalid(`${flag} expects an integer ≥ 1, got '${value}'`);
-  return Number(value);
-};
+/** `fidelity --envprobe-seeds` at most: 45 times the paper's 220, each seed a grid of 99 episodes (`--envprobe-seeds 900000000` ran without end). */
+const MAX_FIDELITY_SEEDS = 10_000;
 
 export default defineWorldCli({
   world: "envprobe",
@@ -51,7 +50,7 @@ export default defineWorldCli({
       arguments: [{ name: "<source>", description: "a `sweep envprobe --log` directory, or its `--out` metrics JSON" }],
       options: () => [
         requiredOption("--out <dir>", "directory for report.md, report.json and the SVG"),
-        option("--bootstrap <n>", "paired bootstrap resamples per comparison", integer("--bootstrap", 100), 10_000),
+        option("--bootstrap <n>", `paired bootstrap resamples per comparison, 100 to ${MAX_BOOTSTRAP_ITERATIONS.toLocaleString("en-US")}`, integer("--bootstrap", 100, MAX_BOOTSTRAP_ITERATIONS, " (resamples per comparison)"), 10_000),
         option("--seed <n>", "bootstrap seed (a named RNG stream per comparison)", integer("--seed", 0), 0),
         option("--title <text>", "report title"),
         option("--json", "print where the files went as JSON"),
@@ -62,7 +61,7 @@ export default defineWorldCli({
   ],
   fidelity: {
     summary: "EnvProbe Tables 1-3, 5, 7",
-    options: () => [option("--envprobe-seeds <n>", "EnvProbe seeds 0…n−1 (default 220, the paper's n)", atLeastOne("--envprobe-seeds"))],
+    options: () => [option("--envprobe-seeds <n>", "EnvProbe seeds 0…n−1 (default 220, the paper's n)", integer("--envprobe-seeds", 1, MAX_FIDELITY_SEEDS, " (seeds: the paper's n is 220)"))],
     examples: ["# npx probetown fidelity --out /tmp/fidelity.md --envprobe-seeds 40    # a quicker look"],
     section: async () => {
       const { envprobeFidelitySection } = await import("./fidelity.ts");

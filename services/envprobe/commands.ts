@@ -14,6 +14,7 @@ import { checkOutDir, checkOutFile } from "../cli/outputs.ts";
 import { loadEpisodes, writeReport } from "./report.ts";
 import { EpisodeAccumulator } from "./metrics.ts";
 import { UsageError } from "../kernel/replay.ts";
+import { explicitLogDir } from "../kernel/episodes.ts";
 import { parseTraceFlag, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { endpointExit, oneRoleLlm, type LlmCliFlags } from "../cli/llm.ts";
 import { plural } from "../views/text.ts";
@@ -49,7 +50,11 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags & { readonly ti
   const policies = flags.policies ?? flags.conditions;
   const nats = flags.nats;
   checkOutFile(flags.out);
-  if (flags.log !== undefined) checkOutDir(flags.log, `--log ${flags.log}`, "the episodes' logs");
+  if (flags.log !== undefined) {
+    // As `sweep <world> --log`: a folder inside another episode's log or snapshot folder mixed this sweep's logs into that episode's.
+    checkOutDir(flags.log, `--log ${flags.log}`, "the episodes' logs");
+    explicitLogDir(flags.log);
+  }
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
   const trace = envprobeSweepTrace(flags.trace, nats !== undefined);
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { LogCorrupted } from "../../events/errors.ts";
 import { runOnPool } from "../../infra/pool.ts";
 import { UsageError } from "../kernel/replay.ts";
+import { readInputFile } from "../kernel/inputFile.ts";
 import { episodeDirsUnder } from "../kernel/verifyTree.ts";
 import { bonferroni, mcnemar, pairedBootstrap, wilson } from "../analysis/stats.ts";
 import { paretoChart } from "../analysis/reportCharts.ts";
@@ -29,8 +30,9 @@ export async function loadEpisodes(path: string, workers = availableParallelism(
   if (statSync(path).isFile()) {
     let data: { episodeMetrics?: unknown };
     try {
-      data = JSON.parse(readFileSync(path, "utf8")) as typeof data;
+      data = JSON.parse(readInputFile(path, "results")) as typeof data;
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(`${path}: not a sweep metrics file (not valid JSON: ${(error as Error).message.split("\n")[0]})`);
     }
     if (data === null || typeof data !== "object" || !Array.isArray(data.episodeMetrics)) throw new UsageError(`${path}: not a sweep metrics file (no episodeMetrics; write one with \`sweep envprobe … --out\`)`);

@@ -5,6 +5,11 @@ import { integer } from "../cli/flags.ts";
 import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
 
+/** `tasks generate --count` at most: 33 times the shipped pool (300 tasks); a billion generated without end. */
+const MAX_GENERATED_TASKS = 10_000;
+/** `eval enacttom --runs` at most: Pass@k past k = 100 says nothing more, and each run is every task again. */
+const MAX_RUNS_PER_TASK = 100;
+
 const oneOf =
   <T extends string>(flag: string, values: readonly T[]) =>
   (value: string): T => {
@@ -45,7 +50,7 @@ export default defineWorldCli({
           options: () => [
             requiredOption("--seed <n>", "the generator's seed", integer("--seed", 0)),
             option("--split <split>", "standard (message limits 2) or hard (limits 1, relay chains)", oneOf("--split", ["standard", "hard"] as const), "standard"),
-            option("--count <n>", "how many tasks", integer("--count", 1), 1),
+            option("--count <n>", `how many tasks (at most ${MAX_GENERATED_TASKS.toLocaleString("en-US")})`, integer("--count", 1, MAX_GENERATED_TASKS, " (tasks)"), 1),
             option("--depth <d>", "K-depth of every task (default: 1, 2, 3 in turn)", depth),
             option("--category <c>", "cooperative or mixed (default: three of each in turn)", oneOf("--category", ["cooperative", "mixed"] as const)),
             option("--out <file|dir>", "a .json file (one task) or a directory of <task_id>.json (default: print the JSON)"),
@@ -85,7 +90,7 @@ export default defineWorldCli({
           options: () => [
             option("--split <split>", "standard or hard (150 tasks each)", oneOf("--split", ["standard", "hard"] as const), "standard"),
             option("--agents <list>", `scripted agents, comma-separated: competent (tells partners what they need, and who knows what), first-order (shares facts, models no one's knowledge of others), naive (never messages)`, agentList).default([...AGENTS], AGENTS.join(",")),
-            option("--runs <n>", "runs (attempts) per task: Pass@k and Pass^k for k = 1…runs", integer("--runs", 1), 3),
+            option("--runs <n>", `runs (attempts) per task: Pass@k and Pass^k for k = 1…runs (at most ${MAX_RUNS_PER_TASK})`, integer("--runs", 1, MAX_RUNS_PER_TASK, " (runs per task)"), 3),
             option("--out <dir>", "where the logs go: <dir>/<agent>/<task>/a<run>", undefined, "runs/enacttom"),
             option("--pool <dir>", "the task pool (with index.json)", undefined, "data/household/pool"),
             option("--per-cell <n>", "only the first n tasks of each scope × K-depth cell (25 in the pool)", integer("--per-cell", 1)),

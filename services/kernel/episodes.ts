@@ -1,7 +1,7 @@
 // Running and forking episodes on a Backend (infra/backend.ts): by default the embedded one (file
 // event store, in-process transport, one actor host, file snapshots); a distributed run passes
 // another backend, not other code.
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statfsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { resolveNewEpisodeConfig, type ActorDefinition, type WorldDefinition } from "../../actors/actor.ts";
 import { canonicalJson } from "../../events/canonical.ts";
@@ -209,6 +209,9 @@ function chooseDir(explicit: string | undefined, episode: string): string {
   for (let n = 2; ; n++) if (!existsSync(`${base}-${n}`)) return `${base}-${n}`;
 }
 
+/** DirNotWritable's `code` for a folder on a filesystem that holds no files (proc, sysfs). */
+export const VIRTUAL_FILESYSTEM = "a virtual filesystem, which holds no files";
+
 /**
  * Refuses up front an episode directory this process cannot write (Node's EACCES named a mkdir or
  * a lock file, and a trace beside the log was blamed first, with `--trace none` as the remedy):
@@ -221,10 +224,16 @@ export function checkWritable(dir: string, explicit: string | undefined, resume:
   while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
   const needed = resume && existsSync(log) ? [log, ...(segment === undefined ? [] : [segment])] : [folder];
   for (const path of needed) {
+    let code: string | null = null;
     try {
       accessSync(path, constants.W_OK);
+      // A filesystem of no blocks (/proc, /sys) takes no files, even from root, whom access() lets
+      // through: `--log /proc/x` was refused as a disk with "0.0 GiB free", then failed to mkdir.
+      if (statfsSync(path).blocks === 0) code = VIRTUAL_FILESYSTEM;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? messageOf(error);
+      code = (error as NodeJS.ErrnoException).code ?? messageOf(error);
+    }
+    if (code !== null) {
       throw new DirNotWritable({ dir: shownPath(dir), ...(explicit === undefined ? {} : { given: explicit }), path: shownPath(path), code, resume: resume && existsSync(log) });
     }
   }

@@ -60,6 +60,14 @@ export interface KernelErrorFields {
   WorldUnknown: { readonly name: string; readonly known: readonly string[] };
   /** A second world module under a registered name. */
   WorldNameTaken: { readonly name: string };
+  /** An input file larger than its kind's limit (`size`: null for a device or pipe read past the limit; services/kernel/inputFile.ts). */
+  InputFileTooLarge: { readonly label: string; readonly kind: string; readonly size: number | null; readonly limit: number };
+  /** A parsed input with a key naming an object's prototype machinery (`at`: where, like `agents[0].__proto__`). */
+  InputKeyForbidden: { readonly label: string; readonly key: string; readonly at: string };
+  /** A parsed input nesting objects or arrays deeper than `limit` (`at`: where it passes it). */
+  InputNestedTooDeep: { readonly label: string; readonly at: string; readonly limit: number };
+  /** `verify` of a folder that cannot be a folder of episodes: the filesystem root, one too wide or deep (`limit`: the bound it passed), or with a folder it cannot list (`path`, `code`). */
+  EpisodeFolderRefused: { readonly dir: string; readonly reason: "root" | "entries" | "depth" | "unreadable"; readonly limit?: number; readonly path?: string; readonly code?: string };
   /** An actor host's answer lacks an actor's state or snapshot (exit 4). */
   ActorStateMissing: { readonly actor: string; readonly what: "state" | "snapshot" };
 }
@@ -220,6 +228,38 @@ export class EpisodeWorldsDiffer extends UsageError {
   readonly fields: KernelErrorFields["EpisodeWorldsDiffer"];
   constructor(fields: KernelErrorFields["EpisodeWorldsDiffer"]) {
     super(wordingOf("EpisodeWorldsDiffer", fields));
+    this.fields = fields;
+  }
+}
+export class InputFileTooLarge extends UsageError {
+  readonly kind = "InputFileTooLarge";
+  readonly fields: KernelErrorFields["InputFileTooLarge"];
+  constructor(fields: KernelErrorFields["InputFileTooLarge"]) {
+    super(wordingOf("InputFileTooLarge", fields));
+    this.fields = fields;
+  }
+}
+export class InputKeyForbidden extends UsageError {
+  readonly kind = "InputKeyForbidden";
+  readonly fields: KernelErrorFields["InputKeyForbidden"];
+  constructor(fields: KernelErrorFields["InputKeyForbidden"]) {
+    super(wordingOf("InputKeyForbidden", fields));
+    this.fields = fields;
+  }
+}
+export class InputNestedTooDeep extends UsageError {
+  readonly kind = "InputNestedTooDeep";
+  readonly fields: KernelErrorFields["InputNestedTooDeep"];
+  constructor(fields: KernelErrorFields["InputNestedTooDeep"]) {
+    super(wordingOf("InputNestedTooDeep", fields));
+    this.fields = fields;
+  }
+}
+export class EpisodeFolderRefused extends UsageError {
+  readonly kind = "EpisodeFolderRefused";
+  readonly fields: KernelErrorFields["EpisodeFolderRefused"];
+  constructor(fields: KernelErrorFields["EpisodeFolderRefused"]) {
+    super(wordingOf("EpisodeFolderRefused", fields));
     this.fields = fields;
   }
 }

@@ -13,6 +13,7 @@ import { canonicalJson } from "../../events/canonical.ts";
 import { GENESIS_HASH, type Draft, type LogRecord } from "../../events/record.ts";
 import { LogCorrupted, SnapshotDamaged } from "../../events/errors.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
+import { distinctPrefixes } from "../../events/hashPrefixes.ts";
 import type { AppendOptions, EventStore, Head } from "../../infra/eventStore.ts";
 import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import { FileSnapshotStore, type EpisodeSnapshot, type SnapshotStore } from "../../infra/snapshotStore.ts";
@@ -77,8 +78,11 @@ export class Divergence extends TaggedError {
   readonly seq: number;
   readonly tick: number;
   readonly details: string[];
+  /** What differs, in a line (the message after its seq and tick). */
+  readonly summary: string;
   constructor(seq: number, tick: number, summary: string, details: string[]) {
     super(`divergence at seq ${seq} (tick ${tick}): ${summary}`);
+    this.summary = summary;
     this.seq = seq;
     this.tick = tick;
     this.details = details;
@@ -183,7 +187,15 @@ export class ResumeStore implements EventStore {
   async append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]> {
     if (this.logged.exhausted) return this.real.append(drafts, { ...options, expectedSeq: this.real.head().seq });
     const n = Math.min(drafts.length, this.logged.remaining);
-    const checked = await this.logged.append(drafts.slice(0, n), options);
+    let checked: readonly LogRecord[];
+    try {
+      checked = await this.logged.append(drafts.slice(0, n), options);
+    } catch (error) {
+      // The logged tail holds another state than this run reproduces (a tick.committed altered and
+      // rehashed, say): the divergence `verify` reports (exit 1), not an internal error.
+      if (error instanceof StateMismatch) throw stateMismatchDivergence(error.logged, error.draft, ["the logged tail run --resume checks, from the snapshot it continued from, holds another state here than the run reproduces; `probetown verify` on the episode says more"]);
+      throw error;
+    }
     if (n === drafts.length) return checked;
     const meta = options.meta;
     const appended = await this.real.append(drafts.slice(n), { expectedSeq: this.real.head().seq, ...(meta === undefined ? {} : { meta: (d: Draft, i: number) => meta(d, i + n) }) });
@@ -527,15 +539,31 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
   };
 }
 
-/** Explains a state hash mismatch: which actors differ and, when the run kept a snapshot of that tick, how. */
-async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: SnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
-  const recorded = logged.payload as { stateHash: string; parts: Record<string, string> };
-  const replayed = draft.payload as { stateHash: string; parts: Record<string, string> };
-  const differing = Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts[id] !== replayed.parts[id]).sort();
+type TickCommitted = { stateHash: string; parts: Record<string, string> };
+
+/** The actors whose state part differs between a logged tick.committed and the replay's. */
+const differingActors = (recorded: TickCommitted, replayed: TickCommitted): string[] =>
+  Object.keys({ ...recorded.parts, ...replayed.parts }).filter((id) => recorded.parts?.[id] !== replayed.parts?.[id]).sort();
+
+/** A tick.committed whose state differs from the replay's, as a Divergence: which actors differ (`extra`: further lines). */
+function stateMismatchDivergence(logged: LogRecord, draft: Draft, extra: readonly string[] = []): Divergence {
+  const recorded = logged.payload as TickCommitted;
+  const replayed = draft.payload as TickCommitted;
+  const differing = differingActors(recorded, replayed);
   // With every part equal, the recorded hash is not the hash of its own parts: it was written so.
   const ownHash = stateHashOf(logged.tick, recorded.parts ?? {});
-  const none = ownHash !== recorded.stateHash ? `(none: the recorded stateHash is not the hash of the recorded parts, ${ownHash.slice(0, 12)}…: the record was altered and rehashed)` : "(none: the actor set differs)";
-  const details: string[] = [`actors whose state differs: ${differing.join(", ") || none}`];
+  const [ownShown, recordedOwn] = distinctPrefixes(ownHash, String(recorded.stateHash));
+  const none = ownHash !== recorded.stateHash ? `(none: the recorded stateHash ${recordedOwn} is not the hash of the recorded parts, ${ownShown}: the record was altered and rehashed)` : "(none: the actor set differs)";
+  const [a, b] = distinctPrefixes(String(recorded.stateHash), String(replayed.stateHash));
+  return new Divergence(logged.seq, logged.tick, `tick ${logged.tick} state hash differs (recorded ${a}, replayed ${b})`, [`actors whose state differs: ${differing.join(", ") || none}`, ...extra]);
+}
+
+/** Explains a state hash mismatch: which actors differ and, when the run kept a snapshot of that tick, how. */
+async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots: SnapshotStore, logged: LogRecord, draft: Draft): Promise<Divergence> {
+  const recorded = logged.payload as TickCommitted;
+  const base = stateMismatchDivergence(logged, draft);
+  const differing = differingActors(recorded, draft.payload as TickCommitted);
+  const details: string[] = [...base.details];
   const snapshot = await snapshots.get(recorded.stateHash).catch(() => null);
   for (const id of differing) {
     const view = (ctx: unknown) => (header.world.diffView ?? header.world.hashView)(id, ctx);
@@ -547,7 +575,7 @@ async function stateDivergence(header: EpisodeHeader, host: ActorHost, snapshots
       details.push(...diffValues(view(before.context), now).map((line) => `${id}.${line}   (recorded → replayed)`));
     }
   }
-  return new Divergence(logged.seq, logged.tick, `tick ${logged.tick} state hash differs (recorded ${recorded.stateHash.slice(0, 12)}…, replayed ${replayed.stateHash.slice(0, 12)}…)`, details);
+  return new Divergence(base.seq, base.tick, base.summary, details);
 }
 
 const short = (text: string, n: number): string => (text.length > n ? `${text.slice(0, n - 3)}...` : text);

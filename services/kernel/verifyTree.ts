@@ -4,13 +4,17 @@
 // folder; the walk does not descend into it.
 import { existsSync, readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { runOnPool } from "../../infra/pool.ts";
 import { shownPath } from "../views/text.ts";
+import { EpisodeFolderRefused } from "./errors.ts";
+
+/** An episode's verify code: 0 holds, 1 diverged, 2 cannot be checked as it is (its fork base is gone), 3 damaged, 4 internal. */
+export type TreeExitCode = 0 | 1 | 2 | 3 | 4;
 
 export interface TreeEntry {
   readonly dir: string;
-  readonly exitCode: 0 | 1 | 3 | 4;
+  readonly exitCode: TreeExitCode;
   /** The verify report's text for a failure (first divergence or damage); null when the log holds. */
   readonly problem: string | null;
   /** A log that holds but stops before its planned last tick (an interrupted run): why; else null. */
@@ -40,25 +44,43 @@ export interface TreeReport {
    * `ok` (no log holds for them), and named, with how to start them.
    */
   readonly notStarted: readonly TreeEntry[];
-  /** 0 when every log holds; otherwise the worst code: 4 (internal) > 3 (damaged) > 1 (diverged). */
-  readonly exitCode: 0 | 1 | 3 | 4;
+  /** 0 when every log holds; otherwise the worst code: 4 (internal) > 3 (damaged) > 2 (cannot be checked as given: a fork whose parent and base snapshot are gone) > 1 (diverged). */
+  readonly exitCode: TreeExitCode;
 }
 
-/** Episode directories below `root` in sorted order (`root` itself when it is one). */
-export function episodeDirsUnder(root: string): string[] {
+/**
+ * How far `verify <folder>` looks for episodes: a sweep's or an eval's folder holds its episodes a
+ * few levels down, and `verify /` walked the whole filesystem until a folder it could not list
+ * stopped it with Node's bare EACCES.
+ */
+export const EPISODE_FOLDER_BOUNDS = { folders: 200_000, depth: 12 } as const;
+
+/** Episode directories below `root` in sorted order (`root` itself when it is one); refuses a root that cannot be a folder of episodes (EpisodeFolderRefused, exit 2). */
+export function episodeDirsUnder(root: string, bounds: { readonly folders: number; readonly depth: number } = EPISODE_FOLDER_BOUNDS): string[] {
+  const dir0 = resolve(root);
+  if (dirname(dir0) === dir0) throw new EpisodeFolderRefused({ dir: root, reason: "root" });
   const found: string[] = [];
-  const walk = (dir: string): void => {
+  let folders = 0;
+  const walk = (dir: string, depth: number): void => {
     if (existsSync(join(dir, "log"))) {
       found.push(dir);
       return;
     }
-    const children = readdirSync(dir, { withFileTypes: true })
+    if (depth > bounds.depth) throw new EpisodeFolderRefused({ dir: root, reason: "depth", limit: bounds.depth });
+    if (++folders > bounds.folders) throw new EpisodeFolderRefused({ dir: root, reason: "entries", limit: bounds.folders });
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      throw new EpisodeFolderRefused({ dir: root, reason: "unreadable", path: dir, code: (error as NodeJS.ErrnoException).code ?? "error" });
+    }
+    const children = entries
       .filter((d) => d.isDirectory())
       .map((d) => d.name)
       .sort();
-    for (const name of children) walk(join(dir, name));
+    for (const name of children) walk(join(dir, name), depth + 1);
   };
-  walk(root);
+  walk(dir0, 0);
   return found;
 }
 
@@ -74,14 +96,15 @@ export async function verifyTree(root: string, options: { readonly threads?: num
   });
   const failures = entries.filter((e) => e.exitCode !== 0).sort((a, b) => (a.dir < b.dir ? -1 : 1));
   const count = (code: number) => entries.filter((e) => e.exitCode === code).length;
-  const worst = failures.reduce<0 | 1 | 3 | 4>((w, e) => (e.exitCode === 4 || (e.exitCode === 3 && w !== 4) || (e.exitCode === 1 && w === 0) ? e.exitCode : w), 0);
+  const rank: Readonly<Record<TreeExitCode, number>> = { 0: 0, 1: 1, 2: 2, 3: 3, 4: 4 };
+  const worst = failures.reduce<TreeExitCode>((w, e) => (rank[e.exitCode] > rank[w] ? e.exitCode : w), 0);
   return {
     root,
     episodes: dirs.length,
     ok: entries.filter((e) => e.exitCode === 0 && e.notStarted === null).length,
     diverged: count(1),
     damaged: count(3),
-    errors: count(4),
+    errors: count(4) + count(2),
     records: entries.reduce((sum, e) => sum + e.records, 0),
     seconds: (performance.now() - started) / 1000,
     failures,

@@ -1,5 +1,6 @@
 // A `verify <dir>` pool task (infra/pool.ts): verifies one episode directory and answers with its
 // entry; a log that cannot be checked is an entry too (exit code 4), never a thrown error.
+import { exitCodeFor } from "../cli/exitCodes.ts";
 import { loadWorlds } from "../worlds.ts";
 import { verifyEpisode } from "./verify.ts";
 import type { TreeEntry } from "./verifyTree.ts";
@@ -12,6 +13,8 @@ export default async function verifyTreeEntry(dir: string): Promise<TreeEntry> {
     const report = await verifyEpisode(dir);
     return { dir, exitCode: report.exitCode, problem: report.ok ? null : report.text, unfinished: report.unfinished ?? null, notStarted: report.notStarted ?? null, records: report.records };
   } catch (error) {
-    return { dir, exitCode: 4, problem: `could not be checked: ${error instanceof Error ? error.message : String(error)}`, unfinished: null, notStarted: null, records: 0 };
+    // A fork whose base snapshot and parent are both gone is the user's to fix (exit 2, as `verify` of it alone), not an internal error.
+    const code = exitCodeFor(error);
+    return { dir, exitCode: code === 2 || code === 3 ? code : 4, problem: `could not be checked: ${error instanceof Error ? error.message : String(error)}`, unfinished: null, notStarted: null, records: 0 };
   }
 }

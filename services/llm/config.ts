@@ -1,11 +1,11 @@
 // The gateway's configuration: the settings of an endpoint (`LlmConfig`), their defaults, and how
 // `--llm`, `--model`, `--llm-config` (or an experiment spec's `llm` section) and the environment
 // resolve into one. The API key only ever comes from the environment.
-import { readFileSync } from "node:fs";
 import { Schema } from "effect";
 import { schemaProblem } from "../../actors/configDecoder.ts";
 import { llmRoles, type LlmRole } from "../../events/llm.ts";
 import { UsageError } from "../kernel/replay.ts";
+import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
 import { checkLocalModel, isLocalBaseURL, LOCAL_BACKEND, localBaseURL, localModelArg } from "./localModel.ts";
 
 export interface ModelPrice {
@@ -174,12 +174,14 @@ export function resolveLlmConfig(flags: LlmFlags, env: NodeJS.ProcessEnv = proce
     const label = flags.llmConfig !== undefined ? `--llm-config ${flags.llmConfig}` : flags.configObject!.label;
     if (flags.llmConfig !== undefined) {
       try {
-        file = JSON.parse(readFileSync(flags.llmConfig, "utf8")) as typeof file;
+        file = JSON.parse(readInputFile(flags.llmConfig, "config", label)) as typeof file;
       } catch (error) {
+        if (error instanceof UsageError) throw error;
         throw new UsageError(`${label}: ${(error as Error).message}`);
       }
     } else file = flags.configObject!.value as typeof file;
     if (typeof file !== "object" || file === null || Array.isArray(file)) throw new UsageError(`${label}: expected a JSON object`);
+    checkParsedInput(file, label);
     if ("apiKey" in file) throw new UsageError(`${label}: do not put the API key in a file; set PROBETOWN_LLM_API_KEY or OPENAI_API_KEY`);
     for (const role of Object.keys(file.models ?? {})) if (!llmRoles().includes(role)) throw new UsageError(`${label}: models: unknown role '${role}' (roles: ${llmRoles().join(", ")})`);
     const problem = llmConfigFileProblem(file);

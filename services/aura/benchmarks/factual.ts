@@ -19,13 +19,13 @@
 //   accuracy     = 0.7 · precision + 0.3 · completeness
 //   StrictP      = precision without the 0.5 default (null when nothing is verifiable)
 //   claim recall = correct / claims (null without claims); hallucination = ≥ 1 contradicted claim
-import { readFileSync } from "node:fs";
 import { Schema } from "effect";
 import type { AnswerFactPayload, AnswerGivenPayload, ProbeAnsweredPayload, ProbeRequestedPayload } from "../../../actors/aura/events.ts";
 import type { LogRecord } from "../../../events/record.ts";
 import { mentionedLocation, mentionedNames, normalise, planOf, sceneTimeOf, type Scene } from "../../../actors/aura/scene.ts";
 import type { SceneConfig } from "../../../actors/aura/world.ts";
 import { UsageError } from "../../kernel/replay.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { otherBenchmark } from "./implicit.ts";
 import { InternalError } from "../../../events/internalError.ts";
 
@@ -57,10 +57,12 @@ export interface FactualQuery {
 export function loadFactualBenchmark(file: string): FactualQuery[] {
   let raw: { queries?: unknown };
   try {
-    raw = JSON.parse(readFileSync(file, "utf8")) as { queries?: unknown };
+    raw = JSON.parse(readInputFile(file, "dataset", `--file ${file}`)) as { queries?: unknown };
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code === undefined ? `not valid JSON (${(e as Error).message})` : `cannot read (${(e as NodeJS.ErrnoException).code})`}`);
   }
+  checkParsedInput(raw, `--file ${file}`);
   if (raw === null || typeof raw !== "object" || !Array.isArray(raw.queries)) throw new FactualBenchmarkInvalid(file, [otherBenchmark(raw, "factual") ?? "queries: expected an array of queries"]);
   const problems: string[] = [];
   const out: FactualQuery[] = [];

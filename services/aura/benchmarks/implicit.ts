@@ -4,12 +4,12 @@
 // implicit_requires, implicit_need, gold_required_tools, forbidden_tools}]`. Validated with Effect
 // Schema, then with the release's consistency rules; every error names the file, the query id
 // (or scene) and the field.
-import { readFileSync } from "node:fs";
 import { Schema } from "effect";
 import { SceneSchema } from "../../../actors/aura/world.ts";
 import { rosterOf, type Scene } from "../../../actors/aura/scene.ts";
 import { AGENT_STATE_TOOLS } from "../../../actors/aura/tools.ts";
 import { UsageError } from "../../kernel/replay.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { goldPrivate, LITERAL_ITEMS } from "./judge.ts";
 
 export class BenchmarkInvalid extends UsageError {
@@ -186,8 +186,9 @@ export function parseImplicitBenchmark(raw: unknown, file: string): ImplicitBenc
 export function loadImplicitBenchmark(file: string): ImplicitBenchmark {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readInputFile(file, "dataset", `--file ${file}`);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`--file ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   let raw: unknown;
@@ -196,5 +197,6 @@ export function loadImplicitBenchmark(file: string): ImplicitBenchmark {
   } catch (e) {
     throw new UsageError(`--file ${file}: not valid JSON (${(e as Error).message})`);
   }
+  checkParsedInput(raw, `--file ${file}`);
   return parseImplicitBenchmark(raw, file);
 }

@@ -4,7 +4,6 @@
 // Questions are put to a paired snapshot of a running AURATown: the town runs `warmup` ticks from
 // the seed (its own episode log, kept), its state becomes a scene the probes read, and the asker
 // rotates over the residents (query i → resident i mod n), as in the release's RQ2 runner.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Schema } from "effect";
 import type { AgentContext } from "../../../actors/auratown/agent.ts";
@@ -15,6 +14,7 @@ import type { ProbeAnsweredPayload, ProbeDeniedPayload, ProbeRequestedPayload } 
 import type { LogRecord } from "../../../events/record.ts";
 import { runEpisode } from "../../kernel/episodes.ts";
 import { UsageError } from "../../kernel/replay.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { BenchmarkInvalid, otherBenchmark } from "./implicit.ts";
 import { InternalError } from "../../../events/internalError.ts";
 
@@ -40,10 +40,12 @@ export interface PrivacyQuery {
 export function loadPrivacyBenchmark(file: string): PrivacyQuery[] {
   let raw: { queries?: unknown };
   try {
-    raw = JSON.parse(readFileSync(file, "utf8")) as { queries?: unknown };
+    raw = JSON.parse(readInputFile(file, "dataset", `--file ${file}`)) as { queries?: unknown };
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code === undefined ? `not valid JSON (${(e as Error).message})` : `cannot read (${(e as NodeJS.ErrnoException).code})`}`);
   }
+  checkParsedInput(raw, `--file ${file}`);
   if (!Array.isArray(raw.queries)) throw new BenchmarkInvalid(file, [otherBenchmark(raw, "privacy") ?? "queries: expected an array of queries"], "privacy");
   const problems: string[] = [];
   const out: PrivacyQuery[] = [];

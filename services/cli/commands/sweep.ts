@@ -5,10 +5,11 @@ import { resolveNewEpisodeConfig } from "../../../actors/actor.ts";
 import { UsageError } from "../../kernel/usageError.ts";
 import { isRegisteredWorld, registeredWorlds, worldModuleNamed } from "../../kernel/worlds.ts";
 import { cmdSweep as cmdEpisodeSweep } from "../distributed.ts";
-import { readConfigFile } from "../flags.ts";
+import { checkWorkers, readConfigFile } from "../flags.ts";
 import type { LlmCliFlags } from "../llmOptions.ts";
 
-export function cmdSweep(world: string, flags: Parameters<typeof cmdEpisodeSweep>[1] & LlmCliFlags & { config?: string }): Promise<number> | number {
+export function cmdSweep(world: string, flags: Parameters<typeof cmdEpisodeSweep>[1] & LlmCliFlags & { config?: string; manyWorkers?: boolean }): Promise<number> | number {
+  checkWorkers(flags.workers, flags.manyWorkers === true);
   if (!isRegisteredWorld(world)) throw new UsageError(`unknown world '${world}' (known: ${registeredWorlds().map((w) => w.definition.name).join(", ")})`);
   const module = worldModuleNamed(world);
   const ownSweeps = registeredWorlds().filter((w) => w.sweep !== undefined).map((w) => `\`sweep ${w.definition.name}\``);

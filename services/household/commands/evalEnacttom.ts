@@ -1,13 +1,14 @@
 // `probetown eval enacttom`: the scripted agents on one split of the committed household pool,
 // every task × agent × run an embedded episode with its log under --out, scored from the logs as
 // written and printed in the shape of the paper's Table 2 (poolEval.ts).
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PoolIndex } from "../../../actors/household/pool.ts";
 import type { Policy } from "../../../actors/household/policy.ts";
 import type { HouseholdTask } from "../../../actors/household/task.ts";
 import { EXIT } from "../../cli/exitCodes.ts";
 import { UsageError } from "../../kernel/usageError.ts";
+import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { runPoolAttempts } from "../poolEval.ts";
 import { enacttomSummary, enacttomTable } from "../table2.ts";
 import { loadTaskFile } from "../taskFile.ts";
@@ -29,7 +30,17 @@ export interface EvalEnacttomFlags {
 export function splitTasks(pool: string, split: "standard" | "hard", perCell: number | undefined): HouseholdTask[] {
   const indexFile = join(pool, "index.json");
   if (!existsSync(indexFile)) throw new UsageError(`--pool ${pool}: no index.json (write the pool with node services/household/writePoolMain.ts)`);
-  const index = JSON.parse(readFileSync(indexFile, "utf8")) as PoolIndex;
+  let index: PoolIndex;
+  try {
+    index = JSON.parse(readInputFile(indexFile, "dataset")) as PoolIndex;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${indexFile}: not a pool index (${error instanceof SyntaxError ? `not valid JSON: ${error.message}` : ((error as NodeJS.ErrnoException).code ?? String(error))})`);
+  }
+  checkParsedInput(index, indexFile);
+  if (index === null || typeof index !== "object" || !Array.isArray(index.tasks) || !index.tasks.every((id) => typeof id === "string" && /^[\w.-]+$/.test(id))) {
+    throw new UsageError(`${indexFile}: not a pool index (expected {"tasks": [task id, …]}, each id a file name in the pool)`);
+  }
   const tasks = index.tasks.map((id) => loadTaskFile(join(pool, `${id}.json`))).filter((t) => (t.split ?? "standard") === split);
   if (perCell === undefined) return tasks;
   const seen = new Map<string, number>();
