@@ -3,6 +3,7 @@
 import { auraSceneWorld, type SceneConfig } from "../../actors/aura/world.ts";
 import type { WorldModule } from "../kernel/worldModule.ts";
 import { renderSceneSummary } from "../views/records.ts";
+import { probeInspectorUi } from "./ui/probeInspector.ts";
 
 const auraScene: WorldModule<SceneConfig> = {
   definition: auraSceneWorld,
@@ -13,6 +14,7 @@ const auraScene: WorldModule<SceneConfig> = {
     withModels: (config, models) => ({ ...(config as object | undefined), llm: { intent: models.intent ?? null, planner: models.planner ?? null, answer: models.answer ?? null } }),
   },
   summaries: { callsModels: true, fromLog: ({ records }) => renderSceneSummary(records) },
+  ui: probeInspectorUi,
 };
 
 export default auraScene;

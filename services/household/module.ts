@@ -7,6 +7,7 @@ import { householdInspection } from "./inspect.ts";
 import { householdMetrics } from "./metrics.ts";
 import { householdRunFlags } from "./runFlags.ts";
 import { householdSummary } from "./summary.ts";
+import { householdUi } from "./ui/householdView.ts";
 
 const household: WorldModule<HouseholdConfig> = {
   definition: householdWorld,
@@ -14,6 +15,7 @@ const household: WorldModule<HouseholdConfig> = {
   metrics: householdMetrics,
   inspect: householdInspection,
   newEpisode: { withRunFlags: householdRunFlags },
+  ui: householdUi,
 };
 
 export default household;

@@ -124,8 +124,11 @@ export interface WorldModule<Config = any> {
 export interface WorldUi {
   /** The view's tab label. */
   readonly label: string;
-  /** What the view draws, from an episode's records (JSON-serialisable). */
-  readonly data: (records: readonly LogRecord[]) => unknown;
+  /**
+   * What the view draws, from an episode's records (JSON-serialisable); `episode.dir` is where its
+   * log lives on disk (null in JetStream), for files a world writes beside its episodes.
+   */
+  readonly data: (records: readonly LogRecord[], episode: { readonly dir: string | null }) => unknown;
   /**
    * The browser module that draws it: an ES module exporting `View({data})`, a Preact component,
    * importing only `preact`, `preact/hooks` and `htm` (the dashboard's import map).

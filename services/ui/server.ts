@@ -206,7 +206,7 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     if (found === null) return c.json(notFound(id), 404);
     const ui = worldUi((await found.summary()).world);
     if (ui === null) return c.json({ error: `the world of '${id}' has no view of its own` }, 404);
-    return c.json({ label: ui.label, data: ui.data((await found.load()).records) });
+    return c.json({ label: ui.label, data: ui.data((await found.load()).records, { dir: found.dir }) });
   });
 
   app.get("/world/:file", (c) => {
