@@ -5,9 +5,7 @@
 // Fork here: a record's detail forks the episode, and the compare view shows where the child parts.
 // Every step waits for what it expects to appear (no timings), for a busy machine. Page-side checks
 // are strings: the project's types have no DOM.
-import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,22 +13,12 @@ import type { Draft } from "../events/record.ts";
 import type { EventStore } from "../infra/eventStore.ts";
 import { openFileEventStoreForAppend } from "../infra/fileEventStore.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
-import { logRecords, repoRoot, runCli } from "./helpers.ts";
+import { logRecords, runCli } from "./helpers.ts";
+import { ARTEFACTS, checkView, findChromium } from "./uiBrowser.ts";
 import { uiFixture, type UiFixture } from "./uiFixtures.ts";
 
-function findChromium(): string | null {
-  for (const path of [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"]) if (path && existsSync(path)) return path;
-  try {
-    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim() || null;
-  } catch {
-    return null;
-  }
-}
-
 const executablePath = findChromium();
-const ARTEFACTS = join(repoRoot, "artefacts", "ui");
 const WAIT = { timeout: 60_000 };
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 let fixture: UiFixture;
 let server: UiServer | undefined;
@@ -56,26 +44,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core's serious and critical violations on the page as it is now (axe.min.js from node_modules). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ path: AXE });
-  const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join("; ")})`);
-}
-
-/** A view passes axe and is saved as `name`.png. */
-async function checkView(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
-  expect({ view: name, violations: await seriousViolations(page) }).toEqual({ view: name, violations: [] });
-}
 
 const newPage = async (): Promise<Page> => {
   const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });

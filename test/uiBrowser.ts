@@ -1,0 +1,42 @@
+// The dashboard's browser tests' shared parts: where Chromium is, and the check every view passes
+// (axe-core finds no serious or critical violation; the page is saved as a screenshot).
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { expect } from "vitest";
+import { repoRoot } from "./helpers.ts";
+
+export function findChromium(): string | null {
+  for (const path of [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"]) if (path && existsSync(path)) return path;
+  try {
+    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export const ARTEFACTS = join(repoRoot, "artefacts", "ui");
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now (axe.min.js from node_modules). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ path: AXE });
+  const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join("; ")})`);
+}
+
+/** A view passes axe and is saved as `name`.png. */
+export async function checkView(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
+  expect({ view: name, violations: await seriousViolations(page) }).toEqual({ view: name, violations: [] });
+}
+
