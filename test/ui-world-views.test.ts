@@ -1,7 +1,7 @@
 // The worlds' own dashboard views in a real browser (Debian's Chromium, playwright-core): the
 // aura-scene probe inspector, on a plain run and on an `eval implicit` episode whose results file
 // sits beside it (a deny rule in force, so some probes are refused), and the household view on an
-// example task. Each view: open it, choose a query or a turn, check what it shows against the
+// example task; and the town replay's resident panel on a short AURATown day. Each view: open it, choose a query or a turn, check what it shows against the
 // records, axe-core check and screenshot (artefacts/ui/). Every step waits for what it expects.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +9,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HouseholdObservedPayload, HouseholdProbeScoredPayload } from "../actors/household/events.ts";
 import type { ProbeDeniedPayload } from "../actors/aura/events.ts";
+import type { AgentPlanned, LocationObservedPayload, PrivateStateChangedPayload } from "../actors/auratown/events.ts";
+import type { LogRecord } from "../events/record.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { logRecords, runCli, tempDir } from "./helpers.ts";
 import { checkView, findChromium } from "./uiBrowser.ts";
@@ -29,6 +31,7 @@ beforeAll(async () => {
   expect((await runCli(["eval", "implicit", "--file", "data/aura/implicit/dev2.json", "--condition", "aura-intent", "--seeds", "1", "--scene", "I_leisure_centre_gala", "--deny", "get_agent_plan", "--out", join(runs, "eval")])).code).toBe(0);
   evalEpisode = readdirSync(join(runs, EVAL_SPLIT)).find((name) => name.endsWith("-s1-aura-intent"))!;
   expect((await runCli(["run", "household", "--seed", "1", "--task", "tea-for-two", "--log", join(runs, "house")])).code).toBe(0);
+  expect((await runCli(["run", "auratown", "--seed", "3", "--ticks", "12", "--log", join(runs, "town")])).code).toBe(0);
   server = await startUi({ runs, port: 0, host: "127.0.0.1" });
   await server.verification.settled();
   browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
@@ -123,6 +126,41 @@ describe("the worlds' views in Chromium", () => {
       expect(await page.locator(".k-goals > ul > .k-node").count()).toBe(scored.roots);
       expect(await page.locator(".k-total").innerText()).toBe(`${scored.passedRoots} of ${scored.roots} root(s) passed (${scored.pass ? "pass" : "fail"})`);
       await checkView(page, "household");
+      await page.close();
+    },
+    300_000,
+  );
+
+  it.skipIf(executablePath === null)(
+    executablePath === null ? "SKIPPED: no chromium found" : "town replay: a resident's panel with its plan, private state and rule, and a stale belief marked",
+    async () => {
+      const records = logRecords(join(runs, "town"));
+      const ticks = [...new Set(records.filter((r) => r.type === "location.occupancy").map((r) => r.tick))].sort((a, b) => a - b);
+      const lastBy = (agent: string, tick: number, type: string): LogRecord | undefined => records.filter((r) => r.type === type && r.from === agent && r.tick <= tick).at(-1);
+      // The oracle: the first tick where what a resident last saw of another no longer matches the other's private state.
+      const stale = ticks.flatMap((tick) => {
+        const seen = new Map<string, { observer: string; about: string; availability: string; emotional_state: string }>();
+        for (const r of records.filter((x) => x.type === "location.observed" && x.tick <= tick))
+          for (const observer of r.to as readonly string[]) for (const o of (r.payload as LocationObservedPayload).occupants) if (o.agent !== observer) seen.set(`${observer} ${o.agent}`, { observer, about: o.agent, availability: o.availability, emotional_state: o.emotional_state });
+        return [...seen.values()].filter((b) => {
+          const truth = lastBy(b.about, tick, "private_state.changed")?.payload as PrivateStateChangedPayload | undefined;
+          return truth !== undefined && (truth.availability !== b.availability || truth.emotional_state !== b.emotional_state);
+        }).map((b) => ({ tick, ...b }));
+      })[0]!;
+      expect(stale).toBeDefined();
+      const state = lastBy(stale.observer, stale.tick, "private_state.changed")!.payload as PrivateStateChangedPayload;
+      const plan = lastBy(stale.observer, stale.tick, "agent.planned")!.payload as typeof AgentPlanned.Type;
+
+      const page = await openWorldView("town", ".town-view g.resident");
+      await page.locator('input[aria-label="tick"]').fill(String(ticks.indexOf(stale.tick)));
+      await page.waitForFunction(`document.querySelector(".town-tick")?.textContent === "tick ${stale.tick}"`, undefined, WAIT);
+      await page.click(`tr[data-agent="${stale.observer}"] button.resident-link`);
+      const panel = page.locator(`.resident-panel[data-agent="${stale.observer}"]`);
+      await panel.waitFor(WAIT);
+      expect(await panel.locator(".rule").innerText()).toBe(state.rule);
+      expect(await panel.locator(".plan li").first().innerText()).toBe(`${plan.plan[0]!.at} ${plan.plan[0]!.activity} (${plan.plan[0]!.location})`);
+      expect(await panel.locator(`tr.belief[data-about="${stale.about}"] .belief-mark`).innerText()).toBe("stale");
+      await checkView(page, "town-resident");
       await page.close();
     },
     300_000,

@@ -1,5 +1,6 @@
 // AURATown's dashboard view (served by `probetown ui` as this world's view): the map, residents at
-// the chosen tick, and a scrubber with play, pause and step. Data: services/auratown/ui/townView.ts.
+// the chosen tick, a scrubber with play, pause and step, and a panel for the resident chosen in the
+// table (its records up to the tick). Data: services/auratown/ui/townView.ts.
 import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
@@ -11,14 +12,49 @@ const FILL = { home: "#fde2c8", cafe: "#f9d0d0", park: "#d3f0d0", shop: "#dde4ff
 const ROW = 28;
 const SHOWN = 20;
 
-function ResidentTable({ residents }) {
+const upTo = (list, tick) => (list ?? []).filter((x) => x.tick <= tick);
+const lastOf = (list, tick) => upTo(list, tick).at(-1) ?? null;
+
+/**
+ * One resident at `tick`, from its records: its plan, private state and the rule that set it,
+ * reflections, conversations, and its beliefs about others (what it last observed of each) beside
+ * their private state at the tick; a belief that no longer matches it is marked stale.
+ */
+function ResidentPanel({ agent, tick, residents, names }) {
+  const own = residents[agent] ?? { plans: [], states: [], reflections: [], conversations: [], observed: [] };
+  const plan = lastOf(own.plans, tick);
+  const state = lastOf(own.states, tick);
+  const beliefs = new Map();
+  for (const o of upTo(own.observed, tick)) beliefs.set(o.about, o);
+  const nameOf = (a) => names.get(a) ?? a;
+  return html`<section class="resident-panel" data-agent=${agent} aria-label=${`resident ${nameOf(agent)}`}>
+    <h3>${nameOf(agent)} at tick ${tick}</h3>
+    <h4>Plan</h4>
+    ${plan === null ? html`<p>No plan logged yet.</p>` : html`<ol class="plan">${plan.plan.map((p, i) => html`<li key=${i}>${p.at} ${p.activity} (${p.location})</li>`)}</ol>`}
+    <h4>Private state</h4>
+    ${state === null ? html`<p>No private state logged yet.</p>` : html`<p class="private-state">${state.availability}, ${state.emotional_state}${state.unspoken_goal ? `, goal: ${state.unspoken_goal}` : ""} — rule <code class="rule">${state.rule}</code> (tick ${state.tick})</p>`}
+    <h4>Beliefs about others</h4>
+    ${beliefs.size === 0 ? html`<p>Has observed no one yet.</p>` : html`<table class="beliefs"><thead><tr><th>about</th><th>believes</th><th>seen at</th><th>truth</th><th>mark</th></tr></thead><tbody>
+      ${[...beliefs.values()].map((b) => {
+        const truth = lastOf(residents[b.about]?.states, tick);
+        const stale = truth !== null && (truth.availability !== b.availability || truth.emotional_state !== b.emotional_state);
+        return html`<tr key=${b.about} class=${stale ? "belief stale" : "belief"} data-about=${b.about}><td>${nameOf(b.about)}</td><td>${b.availability}, ${b.emotional_state}</td><td>tick ${b.tick}</td><td>${truth === null ? "—" : `${truth.availability}, ${truth.emotional_state}`}</td><td class="belief-mark">${stale ? "stale" : ""}</td></tr>`;
+      })}</tbody></table>`}
+    <h4>Reflections</h4>
+    <ul class="reflections">${upTo(own.reflections, tick).length === 0 ? html`<li>none yet</li>` : upTo(own.reflections, tick).flatMap((r) => r.insights.map((text, i) => html`<li key=${`${r.tick}-${i}`}>tick ${r.tick}: ${text}</li>`))}</ul>
+    <h4>Conversations</h4>
+    <ul class="conversations">${upTo(own.conversations, tick).length === 0 ? html`<li>none yet</li>` : upTo(own.conversations, tick).map((c, i) => html`<li key=${i}>tick ${c.tick}, with ${c.with} at ${c.location}: ${c.lines.map((l) => `${nameOf(l.speaker)}: ${l.text}`).join(" / ")}</li>`)}</ul>
+  </section>`;
+}
+
+function ResidentTable({ residents, chosen, onChoose }) {
   const [top, setTop] = useState(0);
   const first = Math.max(0, Math.floor(top / ROW) - 5);
   const last = Math.min(residents.length, first + SHOWN + 10);
   const spacer = (rows) => (rows > 0 ? html`<tr class="spacer" aria-hidden="true" style=${`height:${rows * ROW}px`}></tr>` : "");
   return html`<div class="residents-scroll" tabindex="0" role="region" aria-label="residents" style=${`max-height:${ROW * (SHOWN + 1)}px`} onScroll=${(e) => setTop(e.currentTarget.scrollTop)}>
     <table class="residents"><thead><tr><th>resident</th><th>place</th><th>doing</th></tr></thead>
-      <tbody>${spacer(first)}${residents.slice(first, last).map((r) => html`<tr key=${r.agent} data-agent=${r.agent}><td>${r.name}</td><td>${r.place ?? "on the way"}</td><td>${r.action}</td></tr>`)}${spacer(residents.length - last)}</tbody>
+      <tbody>${spacer(first)}${residents.slice(first, last).map((r) => html`<tr key=${r.agent} data-agent=${r.agent}><td><button class="resident-link" aria-pressed=${r.agent === chosen ? "true" : "false"} onClick=${() => onChoose(r.agent)}>${r.name}</button></td><td>${r.place ?? "on the way"}</td><td>${r.action}</td></tr>`)}${spacer(residents.length - last)}</tbody>
     </table>
   </div>`;
 }
@@ -26,6 +62,7 @@ function ResidentTable({ residents }) {
 export function View({ data }) {
   const [index, setIndex] = useState(0);
   const [playing, setPlaying] = useState(false);
+  const [chosen, setChosen] = useState(null);
   const last = data.frames.length - 1;
   useEffect(() => {
     if (!playing) return undefined;
@@ -47,6 +84,7 @@ export function View({ data }) {
       ${data.places.map((p) => html`<g class="place"><rect x=${p.x * SCALE} y=${p.y * SCALE} width=${p.width * SCALE} height=${p.height * SCALE} fill=${FILL[p.type] ?? "#e6e6e6"} stroke="#999" /><text x=${p.x * SCALE + 2} y=${p.y * SCALE - 2} font-size="9">${p.name}</text></g>`)}
       ${frame.residents.map((r) => html`<g class="resident" data-agent=${r.agent}><circle cx=${r.x * SCALE + SCALE / 2} cy=${r.y * SCALE + SCALE / 2} r="5" fill="#d9480f" stroke="#fff" /><title>${`${r.name}: ${r.action}${r.place ? ` at ${r.place}` : ""}`}</title></g>`)}
     </svg>
-    <${ResidentTable} residents=${frame.residents} />
+    <${ResidentTable} residents=${frame.residents} chosen=${chosen} onChoose=${setChosen} />
+    ${chosen === null ? "" : html`<${ResidentPanel} agent=${chosen} tick=${frame.tick} residents=${data.residents} names=${new Map(frame.residents.map((r) => [r.agent, r.name]))} />`}
   </section>`;
 }
