@@ -8,6 +8,7 @@ import { FIRST_SEGMENT, logWriter, scanLog, strayLogFiles } from "../../infra/fi
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecords, resolveEpisodeDir } from "./replay.ts";
 import { NoRecordsUnderId } from "./errors.ts";
+import { checkSnapshotFiles } from "./verifySnapshots.ts";
 import { shownPath } from "../views/text.ts";
 import { latestPointer } from "../../infra/snapshotStore.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -32,6 +33,8 @@ export interface VerifyReport {
 export interface VerifyOptions {
   /** After each replayed tick: ticks done and the episode's total (a large town takes minutes). */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Also check every stored snapshot (`verify --snapshots`): each damaged one is reported, exit 3. */
+  readonly snapshots?: boolean;
 }
 
 /**
@@ -149,6 +152,16 @@ export const verifyEpisode = async (path: string, options: VerifyOptions = {}, b
   const pointer = where === undefined ? latestPointer(layout.snapshots) : null;
   if (pointer !== null && pointer.tick > result.lastTick && writer === null) {
     notes.push(`the latest snapshot (${shownPath(join(layout.snapshots, `${pointer.key}.json`))}) is of tick ${pointer.tick}, past the log's last committed tick ${result.lastTick}: the log was cut back after it was taken (by \`repair\`, or a crash that lost its last ticks); it is kept, not used (\`run --resume\` continues from the newest snapshot of a tick the log holds)`);
+  }
+  if (options.snapshots === true) {
+    if (where !== undefined) notes.push("--snapshots checks the snapshot files of an episode directory; the snapshots of a log in JetStream are checked when resume or fork reads them");
+    else {
+      const checked = await checkSnapshotFiles(layout.snapshots, header);
+      if (checked.damaged.length > 0) {
+        return fail("damaged", null, `${checked.damaged.length} of ${checked.checked} snapshots in ${shownPath(layout.snapshots)} are damaged (the log holds: resume and fork refuse a damaged snapshot; remove it and they use an earlier one or replay)`, checked.damaged.map((d) => `${d.file}: ${d.reason}`), header.episode, scan.records.length);
+      }
+      notes.push(`${checked.checked} snapshot${checked.checked === 1 ? "" : "s"} checked: each hashes to its key`);
+    }
   }
   const ticks = result.lastTick - header.firstTick + 1;
   const planned = header.ticks - header.firstTick;

@@ -30,10 +30,10 @@ async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: bool
   return report.episodes === 0 ? 2 : report.exitCode;
 }
 
-export async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean } & NatsFlags): Promise<number> {
+export async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean; snapshots?: boolean } & NatsFlags): Promise<number> {
   if (flags.nats === undefined && isEpisodeTree(log)) return cmdVerifyTree(log, flags);
   const bar = progressBar(!flags.json && !flags.quiet, "verify");
-  const options = { onProgress: bar.update };
+  const options = { onProgress: bar.update, snapshots: flags.snapshots === true };
   // The NATS client is loaded only for a log in JetStream: a file's verify starts without it.
   const nats = flags.nats;
   const report = await (nats === undefined ? verifyEpisode(log, options) : import("../distributed.ts").then((m) => m.verifyFromNats(log, nats, flags.namespace, options))).finally(bar.stop);
