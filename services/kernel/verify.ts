@@ -66,7 +66,8 @@ export const verifyEpisode = async (path: string, options: VerifyOptions = {}, b
     const error = scanned.error;
     if (error instanceof LogCorrupted) {
       // In JetStream, a resume is what cuts a damaged tail (`repair` is for files).
-      const remedy = error.file.startsWith("jetstream:") ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
+      // Only a message that is not records: a complete record off the log is refused by resume too.
+      const remedy = error.file.startsWith("jetstream:") && error.completeRecord !== true ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
       return fail("damaged", error.seq, error.message, error.line === 1 && error.startMissing === true ? [] : [`records before this one are intact${remedy}`], null, 0);
     }
     if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
