@@ -15,7 +15,7 @@ export class LogCorrupted extends TaggedError {
   /**
    * The damage is a whole, well-formed record that does not continue the log (another episode's,
    * out of seq, or off the hash chain), not bytes a write left unfinished: no crash of this log's
-   * writer makes one, so no store cuts it on resume (docs/distributed.md, "Damage on resume").
+   * writer makes one, so no store cuts it on resume (docs/distributed.md, "Fencing").
    */
   readonly completeRecord?: boolean;
   constructor(fields: { readonly file: string; readonly line: number; readonly seq: number | null; readonly reason: string; readonly startMissing?: boolean; readonly completeRecord?: boolean }) {
