@@ -42,6 +42,11 @@ describe("snapshot checks", () => {
     ]);
     // Without --snapshots the log alone is verified (it holds).
     expect((await runCli(["verify", dir, "--quiet"])).code).toBe(0);
+    // A folder of episodes: each one's snapshots too.
+    const tree = await runCli(["verify", work, "--snapshots", "--json", "--quiet"]);
+    expect(tree.code, tree.err).toBe(3);
+    expect((JSON.parse(tree.out) as { damaged: number; episodes: number })).toMatchObject({ damaged: 1, episodes: 1 });
+    expect((await runCli(["verify", work, "--json", "--quiet"])).code).toBe(0);
   }, 120_000);
 
   it("the file store refuses a snapshot stored under another key, and resume stops on it (exit 3, naming the file)", async () => {

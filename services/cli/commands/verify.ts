@@ -14,11 +14,12 @@ function isEpisodeTree(path: string): boolean {
   return !/[\\/]log[\\/]?$/.test(path);
 }
 
-async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: boolean }): Promise<number> {
+async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: boolean; snapshots?: boolean }): Promise<number> {
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : null;
   const report = await verifyTree(resolve(root), {
+    snapshots: flags.snapshots === true,
     onProgress: (done, total) => {
       if (done === 1) bar?.start(total, 0);
       bar?.update(done);
