@@ -12,13 +12,20 @@ export class LogCorrupted extends TaggedError {
   readonly reason: string;
   /** The log's beginning is missing (its first segment lost or cut): no record came before this one. */
   readonly startMissing?: boolean;
-  constructor(fields: { readonly file: string; readonly line: number; readonly seq: number | null; readonly reason: string; readonly startMissing?: boolean }) {
+  /**
+   * The damage is a whole, well-formed record that does not continue the log (another episode's,
+   * out of seq, or off the hash chain), not bytes a write left unfinished: no crash of this log's
+   * writer makes one, so no store cuts it on resume (docs/distributed.md, "Fencing").
+   */
+  readonly completeRecord?: boolean;
+  constructor(fields: { readonly file: string; readonly line: number; readonly seq: number | null; readonly reason: string; readonly startMissing?: boolean; readonly completeRecord?: boolean }) {
     super(`${fields.file}: ${fields.seq === null ? `line ${fields.line}` : `seq ${fields.seq} (line ${fields.line})`}: ${fields.reason}`);
     this.file = fields.file;
     this.line = fields.line;
     this.seq = fields.seq;
     this.reason = fields.reason;
     if (fields.startMissing !== undefined) this.startMissing = fields.startMissing;
+    if (fields.completeRecord !== undefined) this.completeRecord = fields.completeRecord;
   }
   get exitCode(): 3 {
     return ExitCode.damaged;

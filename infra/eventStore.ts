@@ -2,6 +2,7 @@
 // The embedded default is infra/fileEventStore.ts; the JetStream store implements the same contract.
 import type { Draft, LogRecord, RecordMeta } from "../events/record.ts";
 import { ExitCode, TaggedError } from "../events/taggedError.ts";
+import { SequenceConflict } from "../events/errors.ts";
 
 /**
  * When appended records become durable: at every append ("always"), at every tick commit
@@ -89,5 +90,28 @@ export class WriterLocked extends TaggedError {
   constructor(episode: string, holder: string, where: string) {
     super(`${where}: episode ${episode} already has a sequencer (${holder}); a second writer is rejected`);
     this.episode = episode;
+  }
+}
+
+/**
+ * Why a writer was fenced without the server rejecting a publish: its lock expired while it was
+ * paused (its event loop stopped past the lock's ttl: SIGSTOP, a debugger, a VM frozen), or the
+ * lock now names another writer.
+ */
+export type WriterFence = "paused-past-ttl" | "lock-taken-over";
+
+/**
+ * Raised when this writer may no longer hold its episode's writer lock, or the server rejected
+ * its view of the log: an append or commit after it is refused (a SequenceConflict, exit 2).
+ */
+export class StaleWriter extends SequenceConflict {
+  readonly detail: string;
+  /** Set when the writer fenced itself (docs/distributed.md, "Fencing"); unset: the server's fence. */
+  readonly fence?: WriterFence;
+  constructor(fields: { readonly episode: string; readonly expected: number; readonly actual: number }, detail: string, fence?: WriterFence) {
+    super(fields);
+    this.detail = detail;
+    if (fence !== undefined) this.fence = fence;
+    this.message = `episode ${fields.episode}: ${detail}; another writer (sequencer) appended to this episode, or took it over`;
   }
 }

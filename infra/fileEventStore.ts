@@ -1,6 +1,7 @@
 // Embedded event store: append-only JSONL segment files carrying the record hash chain.
 // - Appends are fenced twice: by expected seq in-process and by an exclusive lock file across
-//   processes, so a second sequencer for the same episode is rejected.
+//   processes, so a second sequencer for the same episode is rejected; every append checks the lock
+//   file still names this process (a lock taken over or removed fences the writer: StaleWriter).
 // - Reading never modifies anything. Opening for append cuts a torn final record back to the last
 //   good one, and keeps the cut bytes beside the segment (nothing is ever thrown away).
 // - Any other damage (bad JSON mid-file, altered or reordered records, unknown types) is reported
@@ -12,9 +13,9 @@ import { catalogueProblem, isKnownEventType } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
 import { GENESIS_HASH, recordBody, sealedLine, type Draft, type LogRecord } from "../events/record.ts";
 import { distinctPrefixes } from "../events/hashPrefixes.ts";
-import { liveHolder, takePidLock } from "./pidLock.ts";
+import { liveHolder, lockedBy, takePidLock } from "./pidLock.ts";
 import { sealDrafts } from "./sealing.ts";
-import { EpisodeExists, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
+import { EpisodeExists, StaleWriter, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
 
 const SEGMENT_PATTERN = /^(\d{12})\.jsonl$/;
 const LOCK = "writer.lock";
@@ -293,6 +294,7 @@ class FileEventStore implements EventStore {
     if (options.expectedSeq !== this.lastSeq) {
       throw new SequenceConflict({ episode: this.episode, expected: options.expectedSeq, actual: this.lastSeq });
     }
+    this.checkLock();
     let text = "";
     const { sealed, hash } = sealDrafts(this.episode, this.lastSeq, this.lastHash, drafts, options, (line) => (text += line));
     const seq = this.lastSeq + drafts.length;
@@ -328,6 +330,19 @@ class FileEventStore implements EventStore {
     return sealed;
   }
 
+  /**
+   * The lock file must still name this process. A pid lock does not expire: a paused writer keeps
+   * it while it lives. But a writer on another host (a shared filesystem) sees this pid as dead and
+   * takes the lock over, and a lock file removed by hand lets anyone in: after either, this writer
+   * appending would interleave two chains, so it is fenced (docs/distributed.md, "Fencing").
+   */
+  private checkLock(): void {
+    const holder = lockedBy(join(this.location, LOCK));
+    if (holder === process.pid) return;
+    const detail = holder === null ? `this writer is fenced: its lock file ${LOCK} was removed` : `this writer is fenced: its lock file ${LOCK} now names process ${holder}`;
+    throw new StaleWriter({ episode: this.episode, expected: this.lastSeq, actual: this.lastSeq }, detail, "lock-taken-over");
+  }
+
   private rollSegment(firstSeq: number): void {
     this.sync();
     closeSync(this.fd);
@@ -357,7 +372,8 @@ class FileEventStore implements EventStore {
     if (this.closed) return;
     if (this.fsync !== "never" && this.dirty) this.sync();
     closeSync(this.fd);
-    rmSync(join(this.location, LOCK), { force: true });
+    // Only our own: a lock another writer took over is its.
+    if (lockedBy(join(this.location, LOCK)) === process.pid) rmSync(join(this.location, LOCK), { force: true });
     this.closed = true;
   }
 }

@@ -8,6 +8,17 @@ export interface PidLock {
   release(): void;
 }
 
+/** The pid `path` names, alive or not, or null (no lock file, or not a pid). */
+export function lockedBy(path: string): number | null {
+  let owner: number;
+  try {
+    owner = Number(readFileSync(path, "utf8").trim());
+  } catch {
+    return null;
+  }
+  return Number.isSafeInteger(owner) && owner > 0 ? owner : null;
+}
+
 /** The pid in `path` when that process is alive, else null (no lock, or a stale one). */
 export function liveHolder(path: string): number | null {
   let owner: number;

@@ -140,11 +140,18 @@ export class FileSnapshotStore implements SnapshotStore {
   async get(key: string): Promise<EpisodeSnapshot | null> {
     const path = this.pathOf(key);
     if (!existsSync(path)) return null;
+    let snapshot: EpisodeSnapshot;
     try {
-      return JSON.parse(readFileSync(path, "utf8")) as EpisodeSnapshot;
+      snapshot = JSON.parse(readFileSync(path, "utf8")) as EpisodeSnapshot;
     } catch (error) {
       throw new SnapshotDamaged({ where: path, reason: `snapshot is not valid JSON (${messageOf(error)})` });
     }
+    // A file is used only under its own state hash (as the JetStream store checks its objects): a
+    // snapshot copied or renamed onto another key is refused, not restored as the state it names.
+    if ((snapshot as { stateHash?: unknown } | null)?.stateHash !== key) {
+      throw new SnapshotDamaged({ where: path, reason: `holds the snapshot of state ${String((snapshot as { stateHash?: unknown } | null)?.stateHash)}, not ${key}` });
+    }
+    return snapshot;
   }
 
   async has(key: string): Promise<boolean> {

@@ -280,7 +280,7 @@ describe("JetStream event store", () => {
     expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2]);
   });
 
-  it("resume after a gap cuts the tail to the cut subject, keeps it, and continues the chain", async () => {
+  it("resume refuses a gap (a complete record out of seq) as the file store does: exit 3, nothing cut, the lock released", async () => {
     const ns = server.namespace("gap");
     const stream = natsName("PT_LOG", ns);
     const episode = freshEpisode();
@@ -288,7 +288,7 @@ describe("JetStream event store", () => {
     const written = await store.append(phases(3), { expectedSeq: -1 });
     await store.close();
     // Records 4 and 5 without 3 (one batch message): a gap, then a record chained from the missing
-    // one; then a well-formed message after it, which goes with the damaged tail.
+    // one; then a well-formed message after it.
     const four = line(written[2]!.hash, episode, 4, phase(4, "p4"));
     const five = line(four.record.hash, episode, 5, phase(5, "p5"));
     const six = line(five.record.hash, episode, 6, phase(6, "p6"));
@@ -297,72 +297,79 @@ describe("JetStream event store", () => {
     await js.publish(subjects.log(ns, episode), six.data);
 
     // Reading reports the damage (location, stream seq, record seq) and modifies nothing.
-    for (let i = 0; i < 2; i++) {
-      const error = await rejection(readJetStreamLog(nc, ns, episode));
-      expect(error).toBeInstanceOf(LogCorrupted);
-      expect(error.message).toMatch(new RegExp(`^jetstream:${stream}/${subjects.log(ns, episode).replace(/\./g, "\\.")} \\(stream seq \\d+\\): seq 4 \\(line 4\\): expected seq 3, found 4`));
-    }
+    const read = await rejection(readJetStreamLog(nc, ns, episode));
+    expect(read).toBeInstanceOf(LogCorrupted);
+    expect(read.message).toMatch(new RegExp(`^jetstream:${stream}/${subjects.log(ns, episode).replace(/\./g, "\\.")} \\(stream seq \\d+\\): seq 4 \\(line 4\\): expected seq 3, found 4`));
 
-    const recovered: Array<{ torn: TornTail; keptAt: string }> = [];
-    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode, onRecovered: (torn, keptAt) => recovered.push({ torn, keptAt }) });
-    expect(records.map((r) => r.seq)).toEqual([0, 1, 2]);
-    expect(resumed.head()).toEqual({ seq: 2, hash: written[2]!.hash });
-    expect(recovered).toHaveLength(1);
-    expect(recovered[0]!.keptAt).toBe(subjects.cut(ns, episode));
-    expect(recovered[0]!.torn.afterSeq).toBe(2);
-    expect(recovered[0]!.torn.message).toContain("expected seq 3, found 4");
-    expect(await messagesOn(subjects.cut(ns, episode), stream)).toEqual([`${four.data}\n${five.data}`, six.data]);
-    await resumed.append(phases(2, 3), { expectedSeq: 2 });
-    await resumed.close();
-    const after = await readJetStreamLog(nc, ns, episode);
-    expect(after.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
-    expect(after[4]!.payload).toEqual({ phase: "p4" });
+    // Twice: the first refusal released the lock (the second is refused for the damage, not the lock).
+    for (let i = 0; i < 2; i++) {
+      const recovered: TornTail[] = [];
+      const error = await rejection(resumeJetStreamEventStore(nc, ns, episode, { episode, onRecovered: (torn) => recovered.push(torn) }));
+      expect(error).toBeInstanceOf(LogCorrupted);
+      expect((error as LogCorrupted).completeRecord).toBe(true);
+      expect((error as LogCorrupted).seq).toBe(4);
+      expect((error as LogCorrupted).exitCode).toBe(3);
+      expect(recovered).toEqual([]);
+    }
+    expect(await countOn(subjects.cut(ns, episode), stream)).toBe(0);
+    expect(await countOn(subjects.log(ns, episode), stream)).toBe(3);
   });
 
-  it("resume cuts a message whose later line is damaged whole, keeping the chain before it", async () => {
+  it("resume refuses a message whose later line breaks the chain, and a record of another episode", async () => {
     const ns = server.namespace("bad-line");
     const stream = natsName("PT_LOG", ns);
     const episode = freshEpisode();
     const store = await createJetStreamEventStore(nc, ns, episode, { episode });
-    const written = await store.append(phases(2), { expectedSeq: -1 });
+    await store.append(phases(2), { expectedSeq: -1 });
     await store.commit();
     await store.append(phases(2, 2), { expectedSeq: 1 });
     await store.close();
-    // A batch whose first line is a good seq 4, whose second line breaks the chain.
     const before = await readJetStreamLog(nc, ns, episode);
-    expect(before[1]!.hash).toBe(written[1]!.hash);
+    // A batch whose first line is a good seq 4, whose second line breaks the chain.
     const good = line(before[3]!.hash, episode, 4, phase(4, "p4"));
     const broken = line(GENESIS_HASH, episode, 5, phase(5, "p5"));
-    const damaged = `${good.data}\n${broken.data}`;
-    await jetstream(nc).publish(subjects.log(ns, episode), damaged);
-    const error = await rejection(readJetStreamLog(nc, ns, episode));
-    expect(error).toBeInstanceOf(LogCorrupted);
-    expect(error.message).toMatch(/\(stream seq \d+\): seq 5 \(line 6\): hash mismatch/);
-    const recovered: TornTail[] = [];
-    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode, onRecovered: (torn) => recovered.push(torn) });
-    // The whole message is cut, its good first line with it: the log ends at the last whole message.
-    expect(records.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
-    expect(recovered[0]!.afterSeq).toBe(3);
-    expect(await messagesOn(subjects.cut(ns, episode), stream)).toEqual([damaged]);
-    await resumed.append(phases(1, 4), { expectedSeq: 3 });
-    await resumed.close();
-    expect((await readJetStreamLog(nc, ns, episode)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    await jetstream(nc).publish(subjects.log(ns, episode), `${good.data}\n${broken.data}`);
+    const chain = await rejection(resumeJetStreamEventStore(nc, ns, episode, { episode }));
+    expect(chain).toBeInstanceOf(LogCorrupted);
+    expect((chain as LogCorrupted).completeRecord).toBe(true);
+    expect((chain as LogCorrupted).seq).toBe(5);
+    expect(await countOn(subjects.cut(ns, episode), stream)).toBe(0);
+
+    // A valid record of another episode, chained on this log's last record: foreign, refused alike.
+    const other = freshEpisode();
+    const ns2 = server.namespace("foreign-episode");
+    const own = await createJetStreamEventStore(nc, ns2, other, { episode: other });
+    const mine = await own.append(phases(2), { expectedSeq: -1 });
+    await own.close();
+    await jetstream(nc).publish(subjects.log(ns2, other), line(mine[1]!.hash, "someone-else", 2, phase(2, "p2")).data);
+    const foreign = await rejection(resumeJetStreamEventStore(nc, ns2, other, { episode: other }));
+    expect(foreign).toBeInstanceOf(LogCorrupted);
+    expect((foreign as LogCorrupted).completeRecord).toBe(true);
+    expect((foreign as LogCorrupted).exitCode).toBe(3);
   });
 
-  it("resume cuts a record that is not JSON, and a duplicate seq", async () => {
+  it("resume cuts a message that is not records (bad JSON), and refuses a duplicate seq", async () => {
     const ns = server.namespace("bad-json");
     const episode = freshEpisode();
     const store = await createJetStreamEventStore(nc, ns, episode, { episode });
     const written = await store.append(phases(2), { expectedSeq: -1 });
     await store.close();
     const js = jetstream(nc);
-    await js.publish(subjects.log(ns, episode), line(written[0]!.hash, episode, 1, phase(1, "p1")).data); // duplicate seq 1
     await js.publish(subjects.log(ns, episode), "{\"seq\":");
-    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode });
+    const recovered: TornTail[] = [];
+    const { store: resumed, records } = await resumeJetStreamEventStore(nc, ns, episode, { episode, onRecovered: (torn) => recovered.push(torn) });
     expect(records.map((r) => r.hash)).toEqual(written.map((r) => r.hash));
+    expect(recovered).toHaveLength(1);
+    expect(recovered[0]!.afterSeq).toBe(1);
     await resumed.close();
-    expect(await messagesOn(subjects.cut(ns, episode), natsName("PT_LOG", ns))).toHaveLength(2);
+    expect(await messagesOn(subjects.cut(ns, episode), natsName("PT_LOG", ns))).toEqual(["{\"seq\":"]);
     expect(await readJetStreamLog(nc, ns, episode)).toHaveLength(2);
+
+    await js.publish(subjects.log(ns, episode), line(written[0]!.hash, episode, 1, phase(1, "p1")).data); // duplicate seq 1
+    const duplicate = await rejection(resumeJetStreamEventStore(nc, ns, episode, { episode }));
+    expect(duplicate).toBeInstanceOf(LogCorrupted);
+    expect((duplicate as LogCorrupted).completeRecord).toBe(true);
+    expect(await countOn(subjects.cut(ns, episode), natsName("PT_LOG", ns))).toBe(1);
   });
 
   it("resume of an empty episode creates its log", async () => {

@@ -5,7 +5,8 @@
 //   a sweep, so this is the fast path. A failed publish is retried once with the same Nats-Msg-Id
 //   (<episode>:<first>-<last>:<epoch>; dedupe makes that safe), and the stream must have kept the
 //   messages in order.
-// - Fencing, three ways: expected seq in process (SequenceConflict); the writer lock (lock.ts); and
+// - Fencing, three ways: expected seq in process (SequenceConflict); the writer lock (lock.ts: lost
+//   when taken over, or when this writer was paused past its ttl, checked before each append); and
 //   on the server, EVERY publish expects the subject's last stream seq (the previous ack's), so a
 //   writer whose view is stale is rejected by JetStream itself and nothing of its commit lands after
 //   the intruder.
@@ -71,8 +72,9 @@ export class JetStreamEventStore implements EventStore {
   private refuse(): void {
     if (this.closed) throw new Error(`event store for ${this.episode} is closed`);
     if (this.broken !== null) throw this.broken;
+    this.lock.checkPaused();
     if (this.lock.lost !== null) {
-      this.broken = staleWriter(this.episode, this.lastSeq, this.lastSeq, `this writer is fenced: ${this.lock.lost}`);
+      this.broken = staleWriter(this.episode, this.lastSeq, this.lastSeq, `this writer is fenced: ${this.lock.lost}`, this.lock.fence ?? undefined);
       throw this.broken;
     }
   }

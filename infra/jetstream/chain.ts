@@ -101,15 +101,15 @@ export class ChainReader {
     }
     if (this.expectedSeq !== null && seq !== this.expectedSeq) {
       const why = seq < this.expectedSeq ? "records are reordered or duplicated" : "records are missing or reordered";
-      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `expected seq ${this.expectedSeq}, found ${seq}: ${why}` });
+      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `expected seq ${this.expectedSeq}, found ${seq}: ${why}`, completeRecord: true });
     }
     if (this.episode !== null && parsed.episode !== this.episode) {
-      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `record belongs to episode '${parsed.episode}', log is '${this.episode}'` });
+      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `record belongs to episode '${parsed.episode}', log is '${this.episode}'`, completeRecord: true });
     }
     const previousHash = this.previousHash ?? chainStart(parsed, this.fallbackStart);
     const want = chainedHash(previousHash, text, parsed);
     if (want !== parsed.hash) {
-      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${distinctPrefixes(want, parsed.hash).join(", stored ")})` });
+      throw new LogCorrupted({ file: this.at(streamSeq), line, seq, reason: `hash mismatch: the record was altered, or the chain before it was (recomputed ${distinctPrefixes(want, parsed.hash).join(", stored ")})`, completeRecord: true });
     }
     if (this.validate) {
       if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: this.at(streamSeq), seq, line, type: parsed.type });

@@ -3,7 +3,6 @@
 // message. The codes nats.js 3.4 names come from its JetStreamApiCodes; the others are nats-server's
 // (server/errors.json), named here as it names them.
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { SequenceConflict } from "../../events/errors.ts";
 
 /** JetStream API error codes the store acts on. */
 export const ApiCode = {
@@ -61,16 +60,10 @@ export function wrongLastSequenceAt(error: JetStreamApiError): number | null {
 
 export { messageOf } from "../../events/errorMessage.ts";
 
-/** Raised when this writer lost its lock or the server rejected its view of the log. */
-export class StaleWriter extends SequenceConflict {
-  readonly detail: string;
-  constructor(fields: { readonly episode: string; readonly expected: number; readonly actual: number }, detail: string) {
-    super(fields);
-    this.detail = detail;
-    this.message = `episode ${fields.episode}: ${detail}; another writer (sequencer) appended to this episode, or took it over`;
-  }
-}
+// Shared with the file store (both fence a writer that may no longer hold its lock).
+import { StaleWriter, type WriterFence } from "../eventStore.ts";
+export { StaleWriter };
 
-export function staleWriter(episode: string, expected: number, actual: number, detail: string): StaleWriter {
-  return new StaleWriter({ episode, expected, actual }, detail);
+export function staleWriter(episode: string, expected: number, actual: number, detail: string, fence?: WriterFence): StaleWriter {
+  return new StaleWriter({ episode, expected, actual }, detail, fence);
 }

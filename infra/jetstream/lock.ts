@@ -4,7 +4,7 @@
 import { hostname } from "node:os";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { WriterLocked } from "../eventStore.ts";
+import { WriterLocked, type WriterFence } from "../eventStore.ts";
 import { kvKey, natsName, subjects } from "../nats.ts";
 import { ApiCode, isApiError } from "./errors.ts";
 import type { JetStreamStoreOptions } from "./options.ts";
@@ -109,6 +109,15 @@ export class WriterLock {
   revision: number;
   /** Set when the lock was lost: someone else holds it, or it expired and was taken. */
   lost: string | null = null;
+  /** Why the writer fenced itself, when it did (with `lost`). */
+  fence: WriterFence | null = null;
+  /**
+   * When the renewal timer last ran (monotonic ms). A gap of a ttl or more means the event loop
+   * was stopped (the process paused): the entry may have expired and been taken meanwhile, and
+   * nothing this writer holds can say otherwise before its next publish lands, so it stops.
+   */
+  private lastRun = performance.now();
+  private readonly ttlMs: number;
   private readonly kv: KV;
   private readonly key: string;
   private readonly value: string;
@@ -123,13 +132,30 @@ export class WriterLock {
     this.value = value;
     this.epoch = revision;
     this.revision = revision;
+    this.ttlMs = ttlMs;
     // Every third of the shortest ttl a bucket may be given, not of this one's: a lowered ttl
     // (`setLockTtl`) must not let a held lock expire between renewals.
     this.timer = setInterval(() => this.renew(), Math.max(50, Math.floor(Math.min(ttlMs, MIN_LOCK_TTL_MS) / 3)));
     this.timer.unref();
   }
 
+  /**
+   * Fences this writer when its renewal timer has not run for a ttl or more (it was paused past
+   * its lock's ttl): checked by the renewal itself and before every append and publish, whichever
+   * runs first after the pause (docs/distributed.md, "Fencing").
+   */
+  checkPaused(): void {
+    if (this.lost !== null || this.timer === null) return;
+    const gap = performance.now() - this.lastRun;
+    if (gap < this.ttlMs) return;
+    this.lost = `its writer lock may have expired: this writer was paused for ${(gap / 1000).toFixed(1)} s, past the lock's ${this.ttlMs / 1000} s ttl`;
+    this.fence = "paused-past-ttl";
+    this.stop();
+  }
+
   private renew(): void {
+    this.checkPaused();
+    this.lastRun = performance.now();
     if (this.renewing !== null || this.lost !== null) return;
     if (this.nc.isClosed()) {
       // The connection is gone for good: nobody renews, and the lock expires on the server.
@@ -180,6 +206,7 @@ export class WriterLock {
     const now = holder ?? holderOf(await this.kv.get(this.key).catch(() => null));
     if (now === null) return; // gone again: decided at the next interval
     this.lost = `its writer lock was taken over by ${now.owner} (since ${now.since})`;
+    this.fence = "lock-taken-over";
     this.stop();
   }
 

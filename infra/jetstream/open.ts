@@ -1,5 +1,6 @@
 // Opening an episode's log (DESIGN §7): creating it, or resuming it. Resuming cuts a damaged tail
-// (gap, duplicate, broken chain, bad JSON) from the first damaged message on (cut.ts) and takes
+// (a message that is not records: bad JSON) from the first damaged message on (cut.ts), refuses a
+// complete record that does not continue the log (gap, duplicate, broken chain), and takes
 // the fencing expectation from what the server reports (see serverLastSeq).
 import { LogCorrupted, TornTail } from "../../events/errors.ts";
 import { GENESIS_HASH, type LogRecord } from "../../events/record.ts";
@@ -36,8 +37,9 @@ export async function createJetStreamEventStore(nc: NatsConnection, namespace: s
 
 /**
  * Opens an episode's log to continue it, waiting up to ttl + 2 s for a dead writer's lock to
- * expire. Creates the log when the subject is empty. The first damaged message (gap, duplicate,
- * broken chain, bad JSON) and everything after it are moved to the cut subject.
+ * expire. Creates the log when the subject is empty. The first message that is not records (bad
+ * JSON) and everything after it are moved to the cut subject; a complete record that does not
+ * continue the log (gap, duplicate, another episode's, broken chain) is refused (LogCorrupted, exit 3).
  */
 export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: string, location: string, options: JetStreamCreateOptions): Promise<{ store: EventStore; records: LogRecord[] }> {
   const ctx = contextOf(nc, namespace);
@@ -63,7 +65,10 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
           }
           return;
         } catch (error) {
-          if (!(error instanceof LogCorrupted)) throw error;
+          // A complete record that does not continue the log (another episode's, out of seq, off
+          // the chain) is refused, as the file store refuses it (exit 3): a message is published
+          // whole, so no crash of this log's writer leaves one, and cutting it would hide it.
+          if (!(error instanceof LogCorrupted) || error.completeRecord === true) throw error;
           problem = error;
         }
       }

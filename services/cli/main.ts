@@ -210,6 +210,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .description("check the hash chain, replay every actor and recompute every tick's state hash; exit 0 when the log holds")
     .argument("<log>", "episode directory (with --nats: the episode id), or a folder of episodes (a sweep's --log, an eval's --out): every episode below it is verified, on every core")
     .option("--json", "machine-readable report")
+    .option("--snapshots", "also check every stored snapshot hashes to its key (exit 3 naming each damaged one)")
     .option("-q, --quiet", "no progress bar (shown on a terminal, for one episode or a folder of them)")
     .addOption(natsOption("verify a log kept in JetStream"))
     .addOption(namespaceOption());

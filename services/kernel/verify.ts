@@ -8,6 +8,7 @@ import { FIRST_SEGMENT, logWriter, scanLog, strayLogFiles } from "../../infra/fi
 import { PROBETOWN_VERSION, type Where } from "./episodes.ts";
 import { Divergence, headerOf, layoutOf, NO_RECORDS, notStarted, replayRecords, resolveEpisodeDir } from "./replay.ts";
 import { NoRecordsUnderId } from "./errors.ts";
+import { checkSnapshotFiles } from "./verifySnapshots.ts";
 import { shownPath } from "../views/text.ts";
 import { latestPointer } from "../../infra/snapshotStore.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -32,6 +33,8 @@ export interface VerifyReport {
 export interface VerifyOptions {
   /** After each replayed tick: ticks done and the episode's total (a large town takes minutes). */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Also check every stored snapshot (`verify --snapshots`): each damaged one is reported, exit 3. */
+  readonly snapshots?: boolean;
 }
 
 /**
@@ -63,7 +66,8 @@ export const verifyEpisode = async (path: string, options: VerifyOptions = {}, b
     const error = scanned.error;
     if (error instanceof LogCorrupted) {
       // In JetStream, a resume is what cuts a damaged tail (`repair` is for files).
-      const remedy = error.file.startsWith("jetstream:") ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
+      // Only a message that is not records: a complete record off the log is refused by resume too.
+      const remedy = error.file.startsWith("jetstream:") && error.completeRecord !== true ? "; `probetown run … --resume --nats …` (the episode's own command) cuts the damaged messages off, keeping them on its cut subject, and continues" : "";
       return fail("damaged", error.seq, error.message, error.line === 1 && error.startMissing === true ? [] : [`records before this one are intact${remedy}`], null, 0);
     }
     if (error instanceof UnknownEventType || error instanceof InvalidPayload) return fail("damaged", error.seq, error.message, [], null, 0);
@@ -149,6 +153,16 @@ export const verifyEpisode = async (path: string, options: VerifyOptions = {}, b
   const pointer = where === undefined ? latestPointer(layout.snapshots) : null;
   if (pointer !== null && pointer.tick > result.lastTick && writer === null) {
     notes.push(`the latest snapshot (${shownPath(join(layout.snapshots, `${pointer.key}.json`))}) is of tick ${pointer.tick}, past the log's last committed tick ${result.lastTick}: the log was cut back after it was taken (by \`repair\`, or a crash that lost its last ticks); it is kept, not used (\`run --resume\` continues from the newest snapshot of a tick the log holds)`);
+  }
+  if (options.snapshots === true) {
+    if (where !== undefined) notes.push("--snapshots checks the snapshot files of an episode directory; the snapshots of a log in JetStream are checked when resume or fork reads them");
+    else {
+      const checked = await checkSnapshotFiles(layout.snapshots, header);
+      if (checked.damaged.length > 0) {
+        return fail("damaged", null, `${checked.damaged.length} of ${checked.checked} snapshots in ${shownPath(layout.snapshots)} are damaged (the log holds: resume and fork refuse a damaged snapshot; remove it and they use an earlier one or replay)`, checked.damaged.map((d) => `${d.file}: ${d.reason}`), header.episode, scan.records.length);
+      }
+      notes.push(`${checked.checked} snapshot${checked.checked === 1 ? "" : "s"} checked: each hashes to its key`);
+    }
   }
   const ticks = result.lastTick - header.firstTick + 1;
   const planned = header.ticks - header.firstTick;

@@ -2,6 +2,7 @@
 // directory below it is verified in full, on worker threads (infra/pool.ts, verifyTreeWorker.ts),
 // so "every log of a sweep verifies" is one command. An episode directory is one with a `log/`
 // folder; the walk does not descend into it.
+import type { TreeTask } from "./verifyTreeWorker.ts";
 import { existsSync, readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -84,13 +85,14 @@ export function episodeDirsUnder(root: string, bounds: { readonly folders: numbe
   return found;
 }
 
-export async function verifyTree(root: string, options: { readonly threads?: number; readonly onProgress?: (done: number, total: number) => void } = {}): Promise<TreeReport> {
+export async function verifyTree(root: string, options: { readonly threads?: number; readonly onProgress?: (done: number, total: number) => void; readonly snapshots?: boolean } = {}): Promise<TreeReport> {
   const started = performance.now();
   const dirs = episodeDirsUnder(root);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), dirs.length));
   // Each thread takes the next directory when it finishes one, so a slow log does not hold up a share.
   let done = 0;
-  const entries = await runOnPool<string, TreeEntry>(new URL("./verifyTreeWorker.ts", import.meta.url), dirs, {
+  const tasks: TreeTask[] = dirs.map((dir) => ({ dir, snapshots: options.snapshots === true }));
+  const entries = await runOnPool<TreeTask, TreeEntry>(new URL("./verifyTreeWorker.ts", import.meta.url), tasks, {
     threads,
     onResult: () => options.onProgress?.(++done, dirs.length),
   });

@@ -8,9 +8,15 @@ import type { TreeEntry } from "./verifyTree.ts";
 // A thread of its own: the build's worlds are registered here too, before any log is read.
 await loadWorlds();
 
-export default async function verifyTreeEntry(dir: string): Promise<TreeEntry> {
+/** One episode directory to verify (`snapshots`: its snapshot files too, as `verify --snapshots`). */
+export interface TreeTask {
+  readonly dir: string;
+  readonly snapshots: boolean;
+}
+
+export default async function verifyTreeEntry({ dir, snapshots }: TreeTask): Promise<TreeEntry> {
   try {
-    const report = await verifyEpisode(dir);
+    const report = await verifyEpisode(dir, { snapshots });
     return { dir, exitCode: report.exitCode, problem: report.ok ? null : report.text, unfinished: report.unfinished ?? null, notStarted: report.notStarted ?? null, records: report.records };
   } catch (error) {
     // A fork whose base snapshot and parent are both gone is the user's to fix (exit 2, as `verify` of it alone), not an internal error.
