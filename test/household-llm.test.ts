@@ -3,6 +3,7 @@
 // verifies and replays with zero model calls; an invalid answer (after the gateway's repair attempt)
 // falls back to the competent policy for that turn, counted and said; the prompt holds the agent's
 // own knowledge and not a teammate's secrets; `run household --llm` and `fork --reuse-llm` work.
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentContext } from "../actors/household/agent.ts";
@@ -22,8 +23,8 @@ const userOf = (body: ChatBody) => body.messages.find((m) => m.role === "user")!
 const selfOf = (body: ChatBody) => /^You are (agent_\d+)\./m.exec(userOf(body))![1]!;
 const decisions = (records: readonly LogRecord[]) => records.filter((r) => r.type === "household.decided").map((r) => r.payload as HouseholdDecidedPayload);
 
-/** A model that walks each agent to the study, then waits. */
-const walker = (body: ChatBody): Reply => ({ content: JSON.stringify({ thought: "go", action: userOf(body).includes("You are in study_1") ? "Wait[]" : "Navigate[study_1]" }) });
+/** A model that walks each agent to the study (when the house has one), then waits. */
+const walker = (body: ChatBody): Reply => ({ content: JSON.stringify({ thought: "go", action: userOf(body).includes("You are in study_1") || !userOf(body).includes("study_1") ? "Wait[]" : "Navigate[study_1]" }) });
 
 async function runLlm(label: string, reply: (body: ChatBody, n: number) => Reply, task = "tea-for-two") {
   const server = await fakeServer(reply);
@@ -151,5 +152,22 @@ describe("household LLM agent on the command line", () => {
     const verify = await cli(["verify", join(root, "child")]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     expect(server.requests).toBe(mid);
+  });
+
+  it("`eval enacttom --agents llm --llm` runs the LLM agent on the pool and counts its calls and fallbacks; without --llm it is a usage error", async () => {
+    const out = join(tempDir("household-llm-eval"), "ev");
+    const before = server.requests;
+    const r = await cli(["eval", "enacttom", "--split", "standard", "--agents", "llm", "--runs", "1", "--per-cell", "1", "--out", out, "--json", "--llm", server.url, "--model", `agent=${MODEL}`]);
+    expect(r.code, r.stderr).toBe(0);
+    const calls = server.requests - before;
+    expect(calls).toBeGreaterThan(0);
+    // Every turn one valid answer: as many calls as turns, none failed, no fallback.
+    expect(r.stderr).toContain(`eval enacttom: llm agent (${MODEL}): ${calls} model calls, 0 failed; 0 of ${calls} turns fell back to the competent policy`);
+    expect(readdirSync(join(out, "llm")).length).toBe(6);
+    const summary = JSON.parse(r.stdout) as { rows?: unknown };
+    expect(JSON.stringify(summary)).toContain('"llm"');
+    const none = await cli(["eval", "enacttom", "--agents", "llm", "--runs", "1", "--per-cell", "1", "--out", join(out, "x")]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--agents llm: the LLM agent needs a model/);
   });
 });
