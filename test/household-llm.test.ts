@@ -140,6 +140,7 @@ describe("household LLM agent on the command line", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(new RegExp(`agent=${MODEL}`));
     expect(server.requests - before).toBe(40);
+    expect(run.stdout).toContain(`llm agent (${MODEL}): turns decided by the model: agent_0 20/20, agent_1 20/20; 0 fell back to the competent policy`);
     const header = logRecords(join(root, "parent"))[0]!.payload as { config: { llm?: unknown } };
     expect(header.config.llm).toEqual({ agent: MODEL });
     const mid = server.requests;
