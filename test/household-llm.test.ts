@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentContext } from "../actors/household/agent.ts";
 import type { HouseholdDecidedPayload, HouseholdEndedPayload } from "../actors/household/events.ts";
-import { choicesOfRequest, parseActionAnswer } from "../actors/household/llm.ts";
+import { ACTION_OUTPUT, choicesOfRequest, HOUSEHOLD_LLM_JSON_SCHEMAS, HOUSEHOLD_LLM_OUTPUTS, parseActionAnswer } from "../actors/household/llm.ts";
 import type { LogRecord } from "../events/record.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { replayEpisode } from "../services/kernel/replay.ts";
@@ -39,7 +39,7 @@ async function runLlm(label: string, reply: (body: ChatBody, n: number) => Reply
 }
 
 describe("household LLM agent: the answer's validation", () => {
-  const choices = { actions: ["Navigate", "Pick", "Communicate", "Wait"], ids: ["kitchen_1", "cup_2"], contacts: ["agent_1"], messagesLeft: 1 };
+  const choices = { actions: ["Navigate", "Open", "Pick", "Communicate", "Wait"], ids: ["kitchen_1", "counter_3", "cabinet_7", "cup_2"], openable: ["cabinet_7"], objects: ["cup_2"], contacts: ["agent_1"], messagesLeft: 1 };
   it("takes an action in EnactToM's syntax or a message as fields; refuses what the rules' Action does not allow", () => {
     expect(parseActionAnswer('{"action": "Navigate[kitchen_1]"}', choices)).toEqual({ ok: true, action: { kind: "navigate", target: "kitchen_1" } });
     expect(parseActionAnswer('{"action": "Communicate", "text": "cup in kitchen", "to": ["agent_1"]}', choices)).toEqual({ ok: true, action: { kind: "communicate", text: "cup in kitchen", to: ["agent_1"] } });
@@ -48,7 +48,10 @@ describe("household LLM agent: the answer's validation", () => {
       expect(r.ok).toBe(false);
       return (r as { error: string }).error;
     };
-    expect(err('{"action": "Open[kitchen_1]"}')).toMatch(/Open is not an action you may take/);
+    expect(parseActionAnswer('{"action": "Pick[cup_2]"}', choices)).toEqual({ ok: true, action: { kind: "pick", target: "cup_2" } });
+    expect(err('{"action": "Close[cabinet_7]"}')).toMatch(/Close is not an action you may take/);
+    expect(err('{"action": "Open[counter_3]"}')).toMatch(/'counter_3' cannot be opened or closed/);
+    expect(err('{"action": "Pick[counter_3]"}')).toMatch(/'counter_3' is not an object you know of/);
     expect(err('{"action": "Navigate[garage_9]"}')).toMatch(/unknown id 'garage_9'/);
     expect(err('{"action": "Fly[kitchen_1]"}')).toMatch(/unknown action 'Fly'/);
     expect(err('{"action": "Communicate", "text": "hi", "to": ["agent_7"]}')).toMatch(/cannot message 'agent_7'/);
@@ -98,6 +101,21 @@ describe("household LLM agent through the gateway", () => {
     expect(a1).not.toContain("teapot_1");
     expect(a1).not.toContain("cannot enter");
     expect(choicesOfRequest({ messages: [{ role: "user", content: a1 }] })).toMatchObject({ contacts: ["agent_0"], messagesLeft: 2 });
+  });
+
+  it("the local model's grammar allows only answers the validator takes: every concrete action, a Place, a message to a contact", () => {
+    // agent_0 on its first turn: it knows of teapot_1 (a Place) and may message agent_1.
+    const request = { messages: valid.bodies.find((b) => selfOf(b) === "agent_0")!.messages.map((m) => ({ role: m.role as "user", content: m.content })) };
+    const schema = HOUSEHOLD_LLM_JSON_SCHEMAS[ACTION_OUTPUT]!(request) as { oneOf: Array<{ properties: { action: { enum?: string[] }; object?: { enum: string[] }; furniture?: { enum: string[] }; to?: { items: { enum: string[] } } } }> };
+    const validate = HOUSEHOLD_LLM_OUTPUTS[ACTION_OUTPUT]!;
+    const [concrete, place, message] = schema.oneOf;
+    expect(concrete!.properties.action.enum!.length).toBeGreaterThan(10);
+    for (const action of concrete!.properties.action.enum!) expect(validate(JSON.stringify({ thought: "", action }), request), action).toBeNull();
+    expect(concrete!.properties.action.enum).toContain("Open[cabinet_7]");
+    expect(concrete!.properties.action.enum).not.toContain("Open[counter_3]");
+    const object = place!.properties.object!.enum[0]!;
+    expect(validate(JSON.stringify({ thought: "", action: "Place", object, relation: "on", furniture: place!.properties.furniture!.enum.at(-1) }), request)).toBeNull();
+    for (const to of message!.properties.to!.items.enum) expect(validate(JSON.stringify({ thought: "", action: "Communicate", text: "hi", to: [to] }), request), to).toBeNull();
   });
 
   it("an invalid answer (after the repair attempt) falls back to the competent policy for that turn, counted and said", async () => {

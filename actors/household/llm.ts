@@ -26,6 +26,9 @@ export interface ActionChoices {
   readonly actions: readonly string[];
   /** Every id an action may name (rooms, furniture, objects it knows of). */
   readonly ids: readonly string[];
+  /** The articulated furniture (what Open and Close take) and the objects it knows of (what Pick and Place take). */
+  readonly openable: readonly string[];
+  readonly objects: readonly string[];
   /** Teammates it may message (empty: none). */
   readonly contacts: readonly string[];
   /** Messages it has left. */
@@ -64,7 +67,15 @@ export function parseActionAnswer(content: string, choices: ActionChoices): { ok
       break;
     }
     case "place":
-      for (const id of [action.target, action.furniture]) if (!choices.ids.includes(id)) return { ok: false, error: `unknown id '${id}'` };
+      if (!choices.objects.includes(action.target)) return { ok: false, error: `'${action.target}' is not an object you know of` };
+      if (!choices.ids.includes(action.furniture)) return { ok: false, error: `unknown id '${action.furniture}'` };
+      break;
+    case "open":
+    case "close":
+      if (!choices.openable.includes(action.target)) return { ok: false, error: `'${action.target}' cannot be opened or closed (articulated furniture: ${choices.openable.join(", ") || "none"})` };
+      break;
+    case "pick":
+      if (!choices.objects.includes(action.target)) return { ok: false, error: `'${action.target}' is not an object you know of` };
       break;
     case "wait":
     case "done":
@@ -83,7 +94,7 @@ export function choicesOfRequest(request: Pick<LlmRequestedPayload, "messages">)
     if (line === undefined) continue;
     try {
       const c = JSON.parse(line.slice(ALLOWED_LINE.length)) as ActionChoices;
-      if (Array.isArray(c.actions) && Array.isArray(c.ids) && Array.isArray(c.contacts) && typeof c.messagesLeft === "number") return c;
+      if (Array.isArray(c.actions) && Array.isArray(c.ids) && Array.isArray(c.openable) && Array.isArray(c.objects) && Array.isArray(c.contacts) && typeof c.messagesLeft === "number") return c;
     } catch {
       return null;
     }
@@ -96,7 +107,9 @@ export function choicesOf(kb: Kb, layout: PublicLayout, self: string, actions: r
   const objects = Object.keys(kb.loc).sort();
   const contacts = (kb.targets ?? layout.agents).filter((a) => a !== self);
   const messagesLeft = kb.msgLimit === null ? 99 : Math.max(0, kb.msgLimit - kb.sent);
-  return { actions: [...(actions ?? ACTION_NAMES)], ids: [...layout.rooms, ...Object.keys(layout.furniture).sort(), ...objects], contacts, messagesLeft };
+  const furniture = Object.keys(layout.furniture).sort();
+  const openable = furniture.filter((f) => layout.furniture[f]!.articulated);
+  return { actions: [...(actions ?? ACTION_NAMES)], ids: [...layout.rooms, ...furniture, ...objects], openable, objects, contacts, messagesLeft };
 }
 
 const SYSTEM = `You are one agent of a team in a house. Each turn you take exactly one action. You see only the room you are in; teammates know things you do not, and you know things they do not. Some agents cannot enter some rooms, messages are limited, and some furniture has hidden mechanics (it may work backwards, or open something else).
@@ -170,19 +183,19 @@ export const HOUSEHOLD_LLM_OUTPUTS: Readonly<Record<string, (content: string, re
  */
 export const HOUSEHOLD_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<LlmRequestedPayload, "messages">) => object>> = {
   [ACTION_OUTPUT]: (request) => {
-    const c = choicesOfRequest(request) ?? { actions: ["Wait"], ids: [], contacts: [], messagesLeft: 0 };
+    const c = choicesOfRequest(request) ?? { actions: ["Wait"], ids: [], openable: [], objects: [], contacts: [], messagesLeft: 0 };
     const may = (n: string) => c.actions.includes(n);
     const concrete = [
       ...(may("Navigate") ? c.ids.map((id) => `Navigate[${id}]`) : []),
-      ...(may("Open") ? c.ids.map((id) => `Open[${id}]`) : []),
-      ...(may("Close") ? c.ids.map((id) => `Close[${id}]`) : []),
-      ...(may("Pick") ? c.ids.map((id) => `Pick[${id}]`) : []),
+      ...(may("Open") ? c.openable.map((id) => `Open[${id}]`) : []),
+      ...(may("Close") ? c.openable.map((id) => `Close[${id}]`) : []),
+      ...(may("Pick") ? c.objects.map((id) => `Pick[${id}]`) : []),
       ...(may("Wait") ? ["Wait[]"] : []),
       ...(may("Done") ? ["Done[]"] : []),
     ];
     const thought = { type: "string", maxLength: 200 };
     const variants: object[] = [{ type: "object", properties: { thought, action: { enum: concrete.length === 0 ? ["Wait[]"] : concrete } }, required: ["thought", "action"] }];
-    if (may("Place")) variants.push({ type: "object", properties: { thought, action: { const: "Place" }, object: { enum: c.ids }, relation: { enum: ["on", "within"] }, furniture: { enum: c.ids } }, required: ["thought", "action", "object", "relation", "furniture"] });
+    if (may("Place") && c.objects.length > 0) variants.push({ type: "object", properties: { thought, action: { const: "Place" }, object: { enum: c.objects }, relation: { enum: ["on", "within"] }, furniture: { enum: c.ids } }, required: ["thought", "action", "object", "relation", "furniture"] });
     if (may("Communicate") && c.messagesLeft > 0 && c.contacts.length > 0)
       variants.push({ type: "object", properties: { thought, action: { const: "Communicate" }, text: { type: "string", maxLength: 300 }, to: { type: "array", items: { enum: [...c.contacts, "all"] }, minItems: 1, maxItems: c.contacts.length } }, required: ["thought", "action", "text", "to"] });
     return variants.length === 1 ? variants[0]! : { oneOf: variants };
