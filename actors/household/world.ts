@@ -81,7 +81,7 @@ export const maxTurnsOf = (config: HouseholdConfig): number => config.task.max_t
 export const householdWorld: WorldDefinition<HouseholdConfig> = {
   name: "household",
   events: householdEvents,
-  description: "EnactToM households: functional theory of mind under room bans, message budgets and hidden mechanics (config `task`, `mode`); conditions are the agents' policies",
+  description: "EnactToM households: functional theory of mind under room bans, message budgets and hidden mechanics (config `task`, `mode`; `llm.agent` for the LLM agent); conditions are the agents' policies",
   defaultConfig: resolveHouseholdConfig(undefined),
   conditions: CONDITIONS,
   defaultCondition: "competent",
