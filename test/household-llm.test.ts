@@ -173,6 +173,21 @@ describe("household LLM agent on the command line", () => {
     expect(server.requests).toBe(mid);
   });
 
+  it("a competent run with --llm asks no model; its fork into llm with --llm acts on the parent's model from the fork on", async () => {
+    const root = tempDir("household-llm-fork-into");
+    const before = server.requests;
+    const run = await cli(["run", "household", "--seed", "1", "--task", "tea-for-two", "--condition", "competent", "--log", join(root, "parent"), "--trace", "none", "--llm", server.url, "--model", `agent=${MODEL}`]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests).toBe(before);
+    expect(decisions(logRecords(join(root, "parent"))).some((d) => d.why.startsWith("llm:"))).toBe(false);
+    const fork = await cli(["fork", join(root, "parent"), "--at", "1", "--condition", "llm", "--log", join(root, "child"), "--trace", "none", "--llm", server.url]);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(server.requests).toBeGreaterThan(before);
+    const after = decisions(logRecords(join(root, "child"))).filter((d) => d.turn >= 2);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((d) => d.why === `llm:${MODEL}`)).toBe(true);
+  });
+
   it("`eval enacttom --agents llm --llm` runs the LLM agent on the pool and counts its calls and fallbacks; without --llm it is a usage error", async () => {
     const out = join(tempDir("household-llm-eval"), "ev");
     const before = server.requests;
