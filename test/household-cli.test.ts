@@ -148,6 +148,6 @@ describe("eval enacttom", () => {
     expect(table.out).toContain("\nnaive  cooperative d3  1      0.0 ± 0.0  0.0     0.0     50.0        0.0      0.0 ± 0.0     0.0\n");
     const bad = await runCli(["eval", "enacttom", "--agents", "psychic"]);
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/--agents expects a comma-separated list of competent, first-order, naive, got 'psychic'/);
+    expect(bad.err).toMatch(/--agents expects a comma-separated list of competent, first-order, naive, llm, got 'psychic'/);
   });
 });

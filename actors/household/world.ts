@@ -4,7 +4,9 @@
 // observations, and at the end household.ended). After the end the remaining ticks are empty.
 //
 // Config: {"task": <task id | generated id | inline task>, "mode": "standard" | "baseline"}; a task
-// file given as the whole config is taken as {"task": <it>}. The condition is the agents' policy.
+// file given as the whole config is taken as {"task": <it>}. The condition is the agents' policy;
+// condition `llm` has the agents act on a model (role `agent`, config {"llm": {"agent": <model>}},
+// set by --llm/--model), falling back turn by turn to the competent policy.
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { InputRejected } from "../../events/inputRejected.ts";
 import { agentActorId, agentLogic, HOUSE_ID, type AgentContext, type AgentInput } from "./agent.ts";
@@ -19,18 +21,27 @@ import { checkTask, compileTask, DEFAULT_MAX_TURNS, type HouseholdTask } from ".
 
 export type HouseholdMode = "standard" | "baseline";
 
+/** A condition: a scripted policy, or the LLM agent (its fallback: competent). */
+export type HouseholdCondition = Policy | "llm";
+
 export interface HouseholdConfig {
   readonly task: HouseholdTask;
   readonly mode: HouseholdMode;
-  readonly policy: Policy;
+  readonly policy: HouseholdCondition;
+  /** The models of the LLM roles (`agent`), when --llm gave them. */
+  readonly llm?: { readonly agent: string };
 }
 
-const CONDITIONS: Readonly<Record<Policy, { description: string }>> = {
+const CONDITIONS: Readonly<Record<HouseholdCondition, { description: string }>> = {
   competent: { description: "scripted agents that plan from their own knowledge and tell teammates what they need, within budgets" },
   "first-order": { description: "scripted agents that share what they know with a teammate who can act on it, but do not model what partners know about others: no relaying, no (K agent φ) reports" },
   naive: { description: "scripted agents that pursue only the goals of their own secrets and send no messages" },
+  llm: { description: "model-driven agents (role agent, --llm): each turn the model picks one action from the agent's own knowledge; an invalid or failed answer falls back to the competent policy for that turn" },
 };
-const CONFIG_FIELDS = ["task", "mode", "policy"];
+const CONFIG_FIELDS = ["task", "mode", "policy", "llm"];
+
+/** The scripted policy an agent runs under a condition (the LLM agent's fallback is the competent one). */
+export const scriptedPolicyOf = (condition: HouseholdCondition): Policy => (condition === "llm" ? "competent" : condition);
 export { DEFAULT_MAX_TURNS };
 
 /** A task named by id: an example of data/household/, or a generated one (`gen-coop-d2-standard-s7`). */
@@ -55,7 +66,9 @@ export function resolveHouseholdConfig(raw: unknown): HouseholdConfig {
   if (mode !== "standard" && mode !== "baseline") throw new InputRejected("config", `mode: expected "standard" or "baseline", got ${JSON.stringify(mode)} (a task's hard split runs in standard mode)`);
   const policy = fields.policy ?? "competent";
   if (!(typeof policy === "string" && policy in CONDITIONS)) throw new InputRejected("config", `policy: expected one of ${Object.keys(CONDITIONS).join(", ")}`);
-  return { task, mode, policy: policy as Policy };
+  const llm = fields.llm;
+  if (llm !== undefined && !(typeof llm === "object" && llm !== null && typeof (llm as { agent?: unknown }).agent === "string" && Object.keys(llm).length === 1)) throw new InputRejected("config", `llm: expected {"agent": "<model>"}`);
+  return { task, mode, policy: policy as HouseholdCondition, ...(llm === undefined ? {} : { llm: { agent: (llm as { agent: string }).agent } }) };
 }
 
 export function layoutOf(task: HouseholdTask): PublicLayout {
@@ -68,7 +81,7 @@ export const maxTurnsOf = (config: HouseholdConfig): number => config.task.max_t
 export const householdWorld: WorldDefinition<HouseholdConfig> = {
   name: "household",
   events: householdEvents,
-  description: "EnactToM households: functional theory of mind under room bans, message budgets and hidden mechanics (config `task`, `mode`); conditions are the agents' policies",
+  description: "EnactToM households: functional theory of mind under room bans, message budgets and hidden mechanics (config `task`, `mode`; `llm.agent` for the LLM agent); conditions are the agents' policies",
   defaultConfig: resolveHouseholdConfig(undefined),
   conditions: CONDITIONS,
   defaultCondition: "competent",
@@ -76,7 +89,7 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
   resolveConfig: resolveHouseholdConfig,
   applyCondition(config, condition) {
     if (!(condition in CONDITIONS)) throw new InputRejected("condition", `unknown condition '${condition}' for household (known: ${Object.keys(CONDITIONS).join(", ")})`);
-    return { ...config, policy: condition as Policy };
+    return { ...config, policy: condition as HouseholdCondition };
   },
   defaultTicks: maxTurnsOf,
   lengthFixedBy: (n, parentTicks) =>
@@ -92,7 +105,8 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
     const everySecret = Object.entries(config.task.agent_secrets).flatMap(([a, ss]) => ss.map((s) => `${a} knows: ${s}`));
     const agents = compiled.agentIds.map((self) => {
       const actions = config.task.agent_actions?.[self];
-      const input: AgentInput = { self, room: config.task.agents[self]!.room, layout, secrets: baseline ? everySecret : (config.task.agent_secrets[self] ?? []), policy: config.policy, ...(actions === undefined ? {} : { actions }) };
+      const llm = config.policy === "llm" ? { llm: { model: config.llm?.agent ?? null, maxTurns: maxTurnsOf(config) } } : {};
+      const input: AgentInput = { self, room: config.task.agents[self]!.room, layout, secrets: baseline ? everySecret : (config.task.agent_secrets[self] ?? []), policy: scriptedPolicyOf(config.policy), ...(actions === undefined ? {} : { actions }), ...llm };
       return { id: agentActorId(self), logic: agentLogic, input };
     });
     return [...agents, { id: HOUSE_ID, logic: houseLogic, input: { compiled, state: initialState(compiled), baseline, maxTurns: maxTurnsOf(config) } }];
@@ -113,9 +127,16 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
       return { ended: c.ended, latched: c.latched, messagesSent: c.messagesSent, pending: c.pending, state: c.state, probes: c.probes };
     }
     const c = context as AgentContext;
-    return { kb: c.kb, policy: c.policy };
+    return c.llm === undefined ? { kb: c.kb, policy: c.policy } : { kb: c.kb, llm: c.llm, policy: c.policy };
   },
 
-  // A fork under the other condition: the agents switch policy from the fork on; the house is unchanged.
-  reconfigure: (actorId, context, config) => (actorId.startsWith("agent/") ? { ...(context as AgentContext), policy: config.policy } : context),
+  // A fork under the other condition: the agents switch policy from the fork on (onto or off the
+  // model: the LLM agent's state is made or dropped); the house is unchanged.
+  reconfigure(actorId, context, config) {
+    if (!actorId.startsWith("agent/")) return context;
+    const { llm, ...rest } = context as AgentContext;
+    const policy = scriptedPolicyOf(config.policy);
+    if (config.policy !== "llm") return { ...rest, policy };
+    return { ...rest, policy, llm: llm ?? { model: config.llm?.agent ?? null, maxTurns: maxTurnsOf(config), awaiting: null, calls: 0, fallbacks: 0 } };
+  },
 };

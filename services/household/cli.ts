@@ -2,6 +2,7 @@
 // generate|verify|show`, `eval enacttom` (beside the other worlds' benchmarks under `eval`) and
 // `run household --task`. Declarations only; the actions are loaded when their commands run.
 import { integer } from "../cli/flags.ts";
+import { llmOptions } from "../cli/llmOptions.ts";
 import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
 
@@ -17,11 +18,12 @@ const oneOf =
     return value as T;
   };
 
-/** The scripted agents `eval enacttom` runs (the world's conditions). */
+/** The scripted agents `eval enacttom` runs by default (the world's conditions), and the LLM agent it may run. */
 const AGENTS = ["competent", "first-order", "naive"] as const;
+const ALL_AGENTS = [...AGENTS, "llm"] as const;
 const agentList = (value: string): string[] => {
   const agents = value.split(",").map((a) => a.trim());
-  for (const a of agents) if (!(AGENTS as readonly string[]).includes(a)) throw new FlagInvalid(`--agents expects a comma-separated list of ${AGENTS.join(", ")}, got '${a}'`);
+  for (const a of agents) if (!(ALL_AGENTS as readonly string[]).includes(a)) throw new FlagInvalid(`--agents expects a comma-separated list of ${ALL_AGENTS.join(", ")}, got '${a}'`);
   return [...new Set(agents)];
 };
 const depth = (value: string): number => {
@@ -89,7 +91,7 @@ export default defineWorldCli({
             "the literal probes' mean score, Avg ± SE and Pass^k; and the failure taxonomy read from the logs",
           options: () => [
             option("--split <split>", "standard or hard (150 tasks each)", oneOf("--split", ["standard", "hard"] as const), "standard"),
-            option("--agents <list>", `scripted agents, comma-separated: competent (tells partners what they need, and who knows what), first-order (shares facts, models no one's knowledge of others), naive (never messages)`, agentList).default([...AGENTS], AGENTS.join(",")),
+            option("--agents <list>", `scripted agents, comma-separated: competent (tells partners what they need, and who knows what), first-order (shares facts, models no one's knowledge of others), naive (never messages), llm (the model picks each action, role agent; needs --llm; falls back to competent on an invalid answer)`, agentList).default([...AGENTS], AGENTS.join(",")),
             option("--runs <n>", `runs (attempts) per task: Pass@k and Pass^k for k = 1…runs (at most ${MAX_RUNS_PER_TASK})`, integer("--runs", 1, MAX_RUNS_PER_TASK, " (runs per task)"), 3),
             option("--out <dir>", "where the logs go: <dir>/<agent>/<task>/a<run>", undefined, "runs/enacttom"),
             option("--pool <dir>", "the task pool (with index.json)", undefined, "data/household/pool"),
@@ -97,8 +99,10 @@ export default defineWorldCli({
             option("--fresh", "replace the logs of these agents already under --out"),
             option("--json", "print the summary as JSON"),
             option("-q, --quiet", "no progress on stderr"),
+            ...llmOptions(),
           ],
           examples: [
+            "npx probetown eval enacttom --split standard --agents llm,competent --runs 1 --per-cell 1 --llm local --out runs/enacttom-llm    # the LLM agent on the local model",
             "npx probetown eval enacttom --split standard --agents competent,naive --runs 3 --per-cell 2 --out runs/enacttom-quick",
             "# the whole split (150 tasks × 3 agents × 3 runs, about 10 s): npx probetown eval enacttom --split hard --runs 3 --json --out runs/enacttom-hard",
           ],

@@ -11,6 +11,12 @@ import { householdUi } from "./ui/householdView.ts";
 
 const household: WorldModule<HouseholdConfig> = {
   definition: householdWorld,
+  models: {
+    roles: ["agent"],
+    // The model goes into the config (the header, so replay knows it); it drives the agents under
+    // condition `llm` only: the scripted conditions' logs are exactly as before.
+    withModels: (config, models) => (models.agent === undefined || models.agent === null ? null : { ...(config as object | undefined), llm: { agent: models.agent } }),
+  },
   summaries: { fromLog: ({ records }) => householdSummary(records) },
   metrics: householdMetrics,
   inspect: householdInspection,

@@ -5,8 +5,10 @@
 // split × depth.
 // An attempt whose episode fails to run counts as a failure (digest §8.7: missing attempts fail).
 import { join } from "node:path";
-import type { Policy } from "../../actors/household/policy.ts";
+import type { HouseholdCondition } from "../../actors/household/world.ts";
+import type { LlmResponder } from "../kernel/sequencer.ts";
 import type { HouseholdTask } from "../../actors/household/task.ts";
+import type { LogRecord } from "../../events/record.ts";
 import { readLog } from "../../infra/fileEventStore.ts";
 import { runEpisode } from "../kernel/episodes.ts";
 import { functionalFailures, literalFailures, type FunctionalFailure, type LiteralFailure } from "./failures.ts";
@@ -18,7 +20,7 @@ export interface AttemptResult {
   readonly split: "standard" | "hard";
   readonly category: "cooperative" | "mixed";
   readonly depth: number;
-  readonly policy: Policy;
+  readonly policy: HouseholdCondition;
   readonly attempt: number;
   readonly success: boolean;
   readonly percentComplete: number;
@@ -30,11 +32,21 @@ export interface AttemptResult {
   readonly literalPass: boolean;
   /** The failure taxonomy's tags, as the log shows them (failures.ts). */
   readonly failures?: { readonly functional: readonly FunctionalFailure[]; readonly literal: readonly LiteralFailure[] };
+  /** The LLM agent's decisions and fallbacks in this attempt. */
+  readonly llmTurns?: { readonly decisions: number; readonly fallbacks: number };
+}
+
+/** The LLM agent's turns: how many decisions, and how many fell back to the scripted policy (their `why` says so). */
+function llmTurnsOf(records: readonly LogRecord[]): { readonly decisions: number; readonly fallbacks: number } {
+  const whys = records.filter((r) => r.type === "household.decided").map((r) => (r.payload as { why: string }).why);
+  return { decisions: whys.length, fallbacks: whys.filter((w) => w.startsWith("scripted (fallback")).length };
 }
 
 export interface PoolRunOptions {
   readonly tasks: readonly HouseholdTask[];
-  readonly policies: readonly Policy[];
+  readonly policies: readonly HouseholdCondition[];
+  /** The LLM agent's model (role agent) and the gateway that answers it. */
+  readonly llm?: { readonly model: string; readonly responder: LlmResponder };
   readonly attempts: number;
   /** Where the logs go: <dir>/<policy>/<task>/a<attempt>. */
   readonly dir: string;
@@ -50,11 +62,12 @@ export async function runPoolAttempts(o: PoolRunOptions): Promise<AttemptResult[
     for (const task of o.tasks)
       for (let attempt = 0; attempt < o.attempts; attempt++) {
         // Attempt a runs with seed a: the scripted agents draw nothing, so attempts repeat exactly.
-        const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task }, dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
+        const llm = policy === "llm" && o.llm !== undefined ? o.llm : undefined;
+        const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task, ...(llm === undefined ? {} : { llm: { agent: llm.model } }) }, ...(llm === undefined ? {} : { llm: llm.responder }), dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
         // Scored from the log as written, as a later reader would.
         const records = readLog(run.logDir);
         const m = householdMetrics(records);
-        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1, failures: { functional: functionalFailures(records), literal: literalFailures(records) } });
+        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1, failures: { functional: functionalFailures(records), literal: literalFailures(records) }, ...(policy === "llm" ? { llmTurns: llmTurnsOf(records) } : {}) });
         o.onAttempt?.(out.length, total);
       }
   return out;
@@ -67,7 +80,7 @@ export interface PoolGroup {
 }
 
 export interface PoolRow {
-  readonly policy: Policy;
+  readonly policy: HouseholdCondition;
   readonly group: PoolGroup;
   readonly tasks: number;
   readonly attempts: number;

@@ -1,6 +1,6 @@
 // What `run` and `fork` print for a household episode: the task, the outcome, and per agent what it
 // did, what it achieved and what it said.
-import type { HouseholdLatchedPayload, HouseholdMessagePayload, HouseholdResolvedPayload } from "../../actors/household/events.ts";
+import type { HouseholdDecidedPayload, HouseholdLatchedPayload, HouseholdMessagePayload, HouseholdResolvedPayload } from "../../actors/household/events.ts";
 import type { HouseholdConfig } from "../../actors/household/world.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { endOf } from "./metrics.ts";
@@ -33,6 +33,17 @@ export function householdSummary(records: readonly LogRecord[]): string {
     const achieved = latched.filter((l) => achieverOf(records, l) === agent).map((l) => `${l.conjunct} (turn ${l.turn})`);
     const blocked = said.filter((m) => m.status === "blocked").length;
     lines.push(`  ${agent}: ${acts.filter((a) => a.ok).length}/${acts.length} actions ok, ${said.length - blocked} message(s) sent${blocked > 0 ? `, ${blocked} blocked` : ""}; achieved ${achieved.length === 0 ? "nothing" : achieved.join(", ")}`);
+  }
+  // The LLM agent: how many of each agent's turns its model decided, and how many fell back.
+  const condition = (header?.payload as { condition?: string } | undefined)?.condition;
+  if (condition === "llm") {
+    const decided = records.filter((r) => r.type === "household.decided").map((r) => r.payload as HouseholdDecidedPayload);
+    const byAgent = agents.map((a) => {
+      const mine = decided.filter((d) => d.agent === a);
+      return `${a} ${mine.filter((d) => d.why.startsWith("llm:")).length}/${mine.length}`;
+    });
+    const fallbacks = decided.filter((d) => d.why.startsWith("scripted (fallback")).length;
+    lines.push(`  llm agent (${config?.llm?.agent ?? "no model"}): turns decided by the model: ${byAgent.join(", ")}; ${fallbacks} fell back to the competent policy`);
   }
   const owned = end?.payload.owned ?? {};
   for (const [agent, ok] of Object.entries(owned)) lines.push(`  ${agent}'s private objective: ${ok ? "met" : "not met"}`);

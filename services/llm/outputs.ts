@@ -4,15 +4,16 @@ import type { LlmRequestedPayload } from "../../events/llm.ts";
 import type { ChatMessage } from "../../infra/openaiClient.ts";
 import { AURA_LLM_JSON_SCHEMAS, AURA_LLM_OUTPUTS } from "../../actors/aura/llm.ts";
 import { ENVPROBE_LLM_JSON_SCHEMAS, ENVPROBE_LLM_OUTPUTS } from "../../actors/envprobe/llm.ts";
+import { HOUSEHOLD_LLM_JSON_SCHEMAS, HOUSEHOLD_LLM_OUTPUTS } from "../../actors/household/llm.ts";
 
 /** Validates a model's output for a named schema: null when valid, else the reason. The request is there for schemas that depend on it (EnvProbe's belief fields). */
 export type OutputValidator = (content: string, request: LlmRequestedPayload) => string | null;
 
-/** The output schemas every gateway knows unless told otherwise: the AURA controller's and the EnvProbe agent's. */
-export const DEFAULT_LLM_OUTPUTS: Readonly<Record<string, OutputValidator>> = { ...AURA_LLM_OUTPUTS, ...ENVPROBE_LLM_OUTPUTS };
+/** The output schemas every gateway knows unless told otherwise: the AURA controller's, the EnvProbe agent's and the household agent's. */
+export const DEFAULT_LLM_OUTPUTS: Readonly<Record<string, OutputValidator>> = { ...AURA_LLM_OUTPUTS, ...ENVPROBE_LLM_OUTPUTS, ...HOUSEHOLD_LLM_OUTPUTS };
 
 /** The JSON schema of each output schema a grammar can constrain a model to (the local model's); an output without one is asked in plain JSON mode. */
-export const DEFAULT_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: LlmRequestedPayload) => object>> = { ...AURA_LLM_JSON_SCHEMAS, ...ENVPROBE_LLM_JSON_SCHEMAS };
+export const DEFAULT_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: LlmRequestedPayload) => object>> = { ...AURA_LLM_JSON_SCHEMAS, ...ENVPROBE_LLM_JSON_SCHEMAS, ...HOUSEHOLD_LLM_JSON_SCHEMAS };
 
 /** The request's JSON schema, or undefined (no named output, or none known for it). */
 export const jsonSchemaOf = (request: LlmRequestedPayload): object | undefined => (request.params.output === null ? undefined : DEFAULT_LLM_JSON_SCHEMAS[request.params.output]?.(request));

@@ -4,9 +4,10 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PoolIndex } from "../../../actors/household/pool.ts";
-import type { Policy } from "../../../actors/household/policy.ts";
+import type { HouseholdCondition } from "../../../actors/household/world.ts";
 import type { HouseholdTask } from "../../../actors/household/task.ts";
 import { EXIT } from "../../cli/exitCodes.ts";
+import { gatewayExit, oneRoleLlm, type LlmCliFlags } from "../../cli/llm.ts";
 import { UsageError } from "../../kernel/usageError.ts";
 import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
 import { runPoolAttempts } from "../poolEval.ts";
@@ -14,9 +15,9 @@ import { enacttomSummary, enacttomTable } from "../table2.ts";
 import { loadTaskFile } from "../taskFile.ts";
 import { POOL_DIR } from "../writePoolMain.ts";
 
-export interface EvalEnacttomFlags {
+export interface EvalEnacttomFlags extends LlmCliFlags {
   readonly split: "standard" | "hard";
-  readonly agents: readonly Policy[];
+  readonly agents: readonly HouseholdCondition[];
   readonly runs: number;
   readonly out: string;
   readonly pool: string;
@@ -54,6 +55,9 @@ export function splitTasks(pool: string, split: "standard" | "hard", perCell: nu
 export async function cmdEvalEnacttom(f: EvalEnacttomFlags): Promise<number> {
   const tasks = splitTasks(f.pool, f.split, f.perCell);
   if (tasks.length === 0) throw new UsageError(`--pool ${f.pool}: no ${f.split} tasks`);
+  // The LLM agent's model and gateway (role agent); without an endpoint it cannot run.
+  const llm = f.agents.includes("llm") ? oneRoleLlm(undefined, f, "eval enacttom", "agent") : null;
+  if (f.agents.includes("llm") && llm === null) throw new UsageError(`--agents llm: the LLM agent needs a model: give --llm <url> (an OpenAI-compatible endpoint) or --llm local`);
   const taken = f.agents.filter((a) => existsSync(join(f.out, a)));
   if (taken.length > 0) {
     if (!f.fresh) throw new UsageError(`--out ${f.out}: it already holds logs of ${taken.join(", ")}; choose another --out, or give --fresh to replace them`);
@@ -69,10 +73,19 @@ export async function cmdEvalEnacttom(f: EvalEnacttomFlags): Promise<number> {
     process.stderr.write(`eval enacttom: ${done}/${total} episodes (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
   };
   // A snapshot every 10 turns: the logs are complete either way (evalPoolMain.ts says why).
-  const results = await runPoolAttempts({ tasks, policies: f.agents, attempts: f.runs, dir: f.out, snapshotEvery: 10, onAttempt });
+  const results = await runPoolAttempts({ tasks, policies: f.agents, attempts: f.runs, dir: f.out, snapshotEvery: 10, onAttempt, ...(llm === null ? {} : { llm: { model: llm.model, responder: llm.gateway.responder } }) });
   const summary = enacttomSummary({ split: f.split, runs: f.runs, out: f.out, results });
   if (f.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else process.stdout.write(`${enacttomTable(summary)}\n`);
   if (!f.quiet) process.stderr.write(`eval enacttom: ${total} episodes in ${((performance.now() - started) / 1000).toFixed(1)} s; logs under ${f.out}/<agent>/<task>/a<run>\n`);
+  if (llm !== null) {
+    const turns = results.flatMap((r) => (r.llmTurns === undefined ? [] : [r.llmTurns]));
+    const decisions = turns.reduce((n, t) => n + t.decisions, 0);
+    const fallbacks = turns.reduce((n, t) => n + t.fallbacks, 0);
+    const t = llm.gateway.accounting().total;
+    if (!f.quiet) process.stderr.write(`eval enacttom: llm agent (${llm.model}): ${t.calls} model calls, ${t.failed} failed; ${fallbacks} of ${decisions} turns fell back to the competent policy\n`);
+    const exit = gatewayExit("eval enacttom", llm.gateway);
+    if (exit !== 0) return exit;
+  }
   return EXIT.ok;
 }
