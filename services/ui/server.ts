@@ -19,6 +19,7 @@ import { checkAgainstLog, childDir, parseForkRequest, runFork } from "./fork.ts"
 import { jetStreamCatalogue } from "./jetStreamSource.ts";
 import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, queryRecords, recordDetail } from "./records.ts";
+import { gridScatters, reportNamed, reportsIn } from "./reportCharts.ts";
 import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
 
@@ -50,6 +51,7 @@ function packageDir(name: string): string {
 /** Every file the server sends, by URL path: nothing else on disk is reachable. */
 function staticFiles(): Map<string, { file: string; type: string }> {
   const js = "text/javascript; charset=utf-8";
+  const chartDir = join(packageDir("chart.js"), "dist");
   return new Map([
     ["/", { file: join(here, "static", "index.html"), type: "text/html; charset=utf-8" }],
     ["/app.js", { file: join(here, "static", "app.js"), type: js }],
@@ -58,10 +60,16 @@ function staticFiles(): Map<string, { file: string; type: string }> {
     ["/compare.js", { file: join(here, "static", "compare.js"), type: js }],
     ["/fork.js", { file: join(here, "static", "fork.js"), type: js }],
     ["/sweep.js", { file: join(here, "static", "sweep.js"), type: js }],
+    ["/report.js", { file: join(here, "static", "report.js"), type: js }],
+    ["/charts.js", { file: join(here, "static", "charts.js"), type: js }],
     ["/style.css", { file: join(here, "static", "style.css"), type: "text/css; charset=utf-8" }],
     ["/vendor/preact.mjs", { file: join(packageDir("preact"), "dist", "preact.mjs"), type: js }],
     ["/vendor/hooks.mjs", { file: join(packageDir("preact"), "hooks", "dist", "hooks.mjs"), type: js }],
     ["/vendor/htm.mjs", { file: join(packageDir("htm"), "dist", "htm.mjs"), type: js }],
+    // Chart.js's ES module, its one shared chunk (imported relatively) and its colour library.
+    ["/vendor/chart.js", { file: join(chartDir, "chart.js"), type: js }],
+    ["/vendor/chunks/index.js", { file: join(chartDir, "chunks", "index.js"), type: js }],
+    ["/vendor/color.esm.js", { file: join(packageDir("@kurkle/color"), "dist", "color.esm.js"), type: js }],
   ]);
 }
 
@@ -196,6 +204,30 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     const page = sweepPage(sweep, query.value);
     if (!page.ok) return c.json({ error: page.message }, 400);
     return c.json({ file, world: sweep.world, summary: sweep.summary, table: query.value.table, offset: query.value.offset, ...page.value });
+  });
+
+  // A sweep's cells as charts (A_H against probes per world and regime), when it has such cells.
+  app.get("/api/sweep-charts", (c) => {
+    const { file = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "file") }, 400);
+    const sweep = sweepNamed(root, file);
+    if (sweep === null) return c.json({ error: `file: no sweep results file '${file}' directly in the runs folder` }, 404);
+    return c.json({ file, sections: gridScatters(sweep.conditions.rows).map(({ regime, scatters }) => ({ title: `Regime ${regime}`, scatters, differences: [], bars: [] })) });
+  });
+
+  // Reports: a report's own report.json (in the runs folder or a folder directly below it), as charts.
+  app.get("/api/reports", (c) => {
+    const params = c.req.query();
+    if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
+    return c.json({ reports: reportsIn(root).map((r) => ({ file: r.file, kind: r.kind, title: r.title, sections: r.sections.length })) });
+  });
+
+  app.get("/api/report", (c) => {
+    const { file = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "file") }, 400);
+    const report = reportNamed(root, file);
+    if (report === null) return c.json({ error: `file: no report.json '${file}' in the runs folder or a folder directly below it` }, 404);
+    return c.json(report);
   });
 
   // A world's own view (its `ui` hook): the data from the log, and its script from the module.

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { compareLink, episodeLink, getJson, html } from "./common.js";
 import { CompareView } from "./compare.js";
 import { ForkForm } from "./fork.js";
+import { ReportList, ReportView } from "./report.js";
 import { SweepList, SweepView } from "./sweep.js";
 import { KINDS, Timeline } from "./timeline.js";
 
@@ -51,8 +52,10 @@ function EpisodeList() {
   const [error, setError] = useState(null);
   const [filter, setFilter] = useState({ search: "", world: "", status: "" });
   const [sweeps, setSweeps] = useState([]);
+  const [reports, setReports] = useState([]);
   useEffect(() => {
     getJson("/api/sweeps").then((d) => setSweeps(d.sweeps), () => setSweeps([]));
+    getJson("/api/reports").then((d) => setReports(d.reports), () => setReports([]));
   }, []);
   useEffect(() => {
     let stop = false;
@@ -104,6 +107,7 @@ function EpisodeList() {
       </tbody>
     </table>
     <${SweepList} sweeps=${sweeps} />
+    <${ReportList} reports=${reports} />
   </section>`;
 }
 
@@ -261,6 +265,7 @@ function App() {
     path === "/episode" && params.get("id") !== null ? html`<${EpisodeView} key=${hash} id=${params.get("id")} seq=${seq === null ? null : Number(seq)} />`
     : path === "/compare" ? html`<${CompareView} a=${params.get("a") ?? ""} b=${params.get("b") ?? ""} />`
     : path === "/sweep" && params.get("file") !== null ? html`<${SweepView} key=${hash} file=${params.get("file")} />`
+    : path === "/report" && params.get("file") !== null ? html`<${ReportView} key=${hash} file=${params.get("file")} />`
     : html`<${EpisodeList} />`;
   return html`<header><strong>probetown</strong> <a href="#/">episodes</a> <a href="#/compare">compare</a></header>
     <main>${view}</main>`;
