@@ -20,6 +20,7 @@ import { jetStreamCatalogue } from "./jetStreamSource.ts";
 import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, queryRecords, recordDetail } from "./records.ts";
 import { gridScatters, reportNamed, reportsIn } from "./reportCharts.ts";
+import { tickSpans, traceFileOf } from "./traceSpans.ts";
 import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
 
@@ -31,6 +32,8 @@ export interface UiOptions {
   readonly verifyThreads?: number;
   /** A JetStream namespace whose episodes are shown too. */
   readonly nats?: { readonly url: string; readonly namespace: string };
+  /** A Jaeger UI's address: a tick's spans link to their trace there (`<url>/trace/<trace id>`). */
+  readonly jaeger?: string;
 }
 
 export interface UiServer {
@@ -60,6 +63,7 @@ function staticFiles(): Map<string, { file: string; type: string }> {
     ["/compare.js", { file: join(here, "static", "compare.js"), type: js }],
     ["/fork.js", { file: join(here, "static", "fork.js"), type: js }],
     ["/sweep.js", { file: join(here, "static", "sweep.js"), type: js }],
+    ["/spans.js", { file: join(here, "static", "spans.js"), type: js }],
     ["/report.js", { file: join(here, "static", "report.js"), type: js }],
     ["/charts.js", { file: join(here, "static", "charts.js"), type: js }],
     ["/style.css", { file: join(here, "static", "style.css"), type: "text/css; charset=utf-8" }],
@@ -95,7 +99,7 @@ export interface App {
  * The app over the episodes under `runs`, and `more` (a JetStream namespace's): found once, at
  * start, the set of episodes the API may read. A folder added later needs a restart.
  */
-export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[] } = {}): App {
+export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[]; readonly jaeger?: string } = {}): App {
   const root = resolve(runs);
   const episodes = new Map<string, EpisodeSource>();
   for (const source of [...fileEpisodesUnder(root), ...(options.more ?? [])]) episodes.set(source.id, source);
@@ -230,6 +234,20 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     return c.json(report);
   });
 
+  // A tick's span tree from the episode's trace file (`--trace jsonl`), joined to records by seq.
+  app.get("/api/trace", (c) => {
+    const { id = "", tick = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id, tick") }, 400);
+    const found = episodeOf(id);
+    if (found === null) return c.json(notFound(id), 404);
+    if (!/^\d+$/.test(tick)) return c.json({ error: `tick must be a whole number, got '${tick}'` }, 400);
+    const file = found.dir === null ? null : traceFileOf(root, found.dir);
+    if (file === null) return c.json({ error: `episode '${id}' has no trace file (run it with --trace jsonl to write one)` }, 404);
+    const spans = tickSpans(file, Number(tick));
+    const jaeger = options.jaeger === undefined || spans.traceId === null ? null : `${options.jaeger.replace(/\/+$/, "")}/trace/${spans.traceId}`;
+    return c.json({ ...spans, jaeger });
+  });
+
   // A world's own view (its `ui` hook): the data from the log, and its script from the module.
   app.get("/api/world-view", async (c) => {
     const { id = "", ...rest } = c.req.query();
@@ -317,7 +335,7 @@ export class UiListenFailed extends UsageError {}
 export async function startUi(options: UiOptions): Promise<UiServer> {
   const nats = options.nats === undefined ? null : await connectNats(options.nats.url, { name: "probetown-ui" });
   const more = nats === null ? [] : await jetStreamCatalogue(nats, options.nats!.namespace);
-  const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more });
+  const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more, ...(options.jaeger === undefined ? {} : { jaeger: options.jaeger }) });
   return new Promise((resolveStarted, rejectStart) => {
     const server: ServerType = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       const host = info.address.includes(":") ? `[${info.address}]` : info.address;

@@ -6,6 +6,7 @@ import { compareLink, episodeLink, getJson, html } from "./common.js";
 import { CompareView } from "./compare.js";
 import { ForkForm } from "./fork.js";
 import { ReportList, ReportView } from "./report.js";
+import { TickSpans } from "./spans.js";
 import { SweepList, SweepView } from "./sweep.js";
 import { KINDS, Timeline } from "./timeline.js";
 
@@ -145,6 +146,7 @@ function RecordDetail({ id, seq, onSelect, episode }) {
     ${detail.causes.length ? html`<ol class="causes">${detail.causes.map(ref)}</ol>` : html`<p>none (a root record)</p>`}
     <h4>caused</h4>
     ${detail.effects.length ? html`<ul class="effects">${detail.effects.map(ref)}</ul>` : html`<p>nothing</p>`}
+    <${TickSpans} id=${id} tick=${r.tick} seq=${r.seq} onSelect=${onSelect} />
   </div>`;
 }
 
