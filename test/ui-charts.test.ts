@@ -3,7 +3,7 @@
 // Clicking a point, a condition or a comparison shows values that must equal the report file's;
 // two conditions with identical results stay two visible markers (jitter). axe and a screenshot on
 // each view. Waits are for what is expected to appear, never timed.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,7 +43,6 @@ let server: UiServer | undefined;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
-  if (executablePath === null) return;
   runs = join(tempDir("ui-charts"), "runs");
   mkdirSync(runs, { recursive: true });
   const results = join(runs, "..", "results.jsonl");
@@ -54,8 +53,12 @@ beforeAll(async () => {
   const report = await runCli(["report-envprobe", join(runs, "grid.json"), "--out", join(runs, "paired"), "--bootstrap", "200"]);
   expect(report.code).toBe(0);
   grid = JSON.parse(readFileSync(join(runs, "paired", "report.json"), "utf8")) as typeof grid;
+  // A link out of the runs folder is never read as a report.
+  mkdirSync(join(runs, "outside-link"));
+  copyFileSync(join(runs, "experiment", "report.json"), join(runs, "..", "elsewhere.json"));
+  symlinkSync(join(runs, "..", "elsewhere.json"), join(runs, "outside-link", "report.json"));
   server = await startUi({ runs, port: 0, host: "127.0.0.1" });
-  browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
+  if (executablePath !== null) browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
   mkdirSync(ARTEFACTS, { recursive: true });
 }, 300_000);
 
@@ -89,6 +92,34 @@ const pointAt = (page: Page, chart: string, dataset: number) =>
       return { x: box.left + el.x, y: box.top + el.y };
     })`,
   ) as Promise<{ x: number; y: number }>;
+
+describe("the report charts' API", () => {
+  const get = async (path: string) => {
+    const response = await fetch(server!.url + path);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it("lists the reports found, and serves each one's charts with the report's own numbers", async () => {
+    const listed = await get("/api/reports");
+    expect(listed.body.reports).toEqual([
+      { file: "experiment/report.json", kind: "experiment", title: "Experiment report", sections: 1 },
+      { file: "paired/report.json", kind: "grid", title: "Paired grid report", sections: 1 },
+    ]);
+    const { body } = await get("/api/report?file=experiment%2Freport.json");
+    const section = (body.sections as Array<{ differences: Array<{ rows: Array<{ label: string; estimate: number; lo: number; hi: number }> }> }>)[0]!;
+    const c = analysis.benchmarks[0]!.comparisons.find((x) => x.arm === "intent" || x.arm === "nointent")!;
+    expect(section.differences[0]!.rows.find((r) => r.label === c.arm)).toMatchObject({ estimate: c.queryT.meanDiff, lo: c.queryT.ci[0], hi: c.queryT.ci[1] });
+  });
+
+  it("answers 404 for a file it did not find (a path out of the folder, a link out of it) and 400 for an unknown parameter", async () => {
+    for (const file of ["../results.jsonl", "outside-link/report.json", "/etc/passwd", "grid.json"]) expect((await get(`/api/report?file=${encodeURIComponent(file)}`)).status).toBe(404);
+    expect((await get("/api/report?file=experiment%2Freport.json&x=1")).status).toBe(400);
+    expect((await get("/api/reports?x=1")).status).toBe(400);
+    expect((await get("/api/sweep-charts?file=nothing.json")).status).toBe(404);
+    const sweep = await get("/api/sweep-charts?file=grid.json");
+    expect((sweep.body.sections as unknown[]).length).toBe(1);
+  });
+});
 
 describe("the report charts in Chromium", () => {
   it.skipIf(executablePath === null)(
