@@ -7,6 +7,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { loadResults, parseResults, resultLine, ResultsInvalid, type ResultRow } from "../services/analysis/results.ts";
 import { analyze, paretoFront, renderReport, ReportOptionInvalid, writeReport } from "../services/analysis/report.ts";
 import { holm, oneSampleTTest } from "../services/analysis/stats.ts";
+import { groupedBarChart, paretoChart } from "../services/analysis/reportCharts.ts";
 import { runCli, tempDir } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -237,6 +238,40 @@ describe("report", () => {
     expect(markdown).toContain("3.00 (2.00 / 3.00)");
     // Rows without the figure (factual, privacy, older results) get no disclosure chart.
     expect(renderReport(experiment(), { reference: "aura-intent", bootstrapIterations: 100 }).analysis.benchmarks[0]!.paretoDisclosure).toEqual([]);
+  });
+
+  it("two conditions with the same results are two visible markers, side by side, each its own shape and colour", () => {
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_" });
+    const svg = paretoChart({ title: "t", xLabel: "probes", yLabel: "score", points: [
+      { label: "literal", x: 0, y: 0.3, yLo: 0.25, yHi: 0.35, front: true },
+      { label: "literal-again", x: 0, y: 0.3, yLo: 0.25, yHi: 0.35, front: true },
+      { label: "intent", x: 1, y: 0.8, front: true },
+    ] });
+    const points = (parser.parse(svg) as { svg: { g: Array<{ "@_class"?: string; path?: unknown }> } }).svg.g.find((g) => g["@_class"] === "points")!;
+    const markers = points.path as Array<Record<string, string> & { title: string }>;
+    const [a, b, c] = markers.map((m) => ({ cx: Number(m["@_data-cx"]), cy: Number(m["@_data-cy"]), shape: m["@_data-marker"], colour: m["@_stroke"], title: m.title }));
+    // 12-px markers: centres at least a marker apart are both visible; the third stays where it belongs.
+    expect(Math.abs(a!.cx - b!.cx)).toBeGreaterThanOrEqual(12);
+    expect(a!.cy).toBe(b!.cy);
+    expect(a!.shape).not.toBe(b!.shape);
+    expect(a!.colour).not.toBe(b!.colour);
+    expect(a!.title).toContain("drawn beside a condition with the same values");
+    expect(c!.title).not.toContain("drawn beside");
+    expect(svg).toContain("side by side: same values");
+    // Alone, the same point is drawn where it belongs.
+    const alone = paretoChart({ title: "t", xLabel: "probes", yLabel: "score", points: [{ label: "literal", x: 0, y: 0.3, front: true }, { label: "intent", x: 1, y: 0.8, front: true }] });
+    expect(alone).not.toContain("side by side");
+  });
+
+  it("long labels stay readable: the legend widens and crowded group labels slant", () => {
+    const long = "a condition with a long name (some backend)";
+    const svg = paretoChart({ title: "t", xLabel: "x", yLabel: "y", points: [{ label: long, x: 1, y: 1, front: true }] });
+    const width = Number(/width="(\d+)"/.exec(svg)![1]);
+    expect(width - 540).toBeGreaterThanOrEqual(36 + long.length * 6);
+    const bars = groupedBarChart({ title: "t", yLabel: "y", groups: ["appropriateness_and_tone", "second_order_beliefs", "availability_of_people", "latent_goal", "mood", "x"], series: [{ label: "a", values: [1, 1, 1, 1, 1, 1] }] });
+    expect(bars).toMatch(/rotate\(-30\)" text-anchor="end">appropriateness_and_tone</);
+    const short = groupedBarChart({ title: "t", yLabel: "y", groups: ["a", "b"], series: [{ label: "a", values: [1, 1] }] });
+    expect(short).not.toContain("rotate(-30)");
   });
 
   it("paretoFront: fewer probes or a higher score, never dominated", () => {

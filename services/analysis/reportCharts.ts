@@ -83,6 +83,35 @@ function yAxis(y: ReturnType<typeof scaleLinear<number>>, left: number, right: n
   return out;
 }
 
+const MARKER_SIZE = 12;
+
+/**
+ * The x at which to draw each marker so that markers which would overlap (centres closer than a
+ * marker in both directions: conditions with the same results, common with deterministic
+ * backends) stand side by side, a marker and a half apart around where they belong, in the
+ * order given, inside `bounds` (the plot's left and right edges) when the group fits. Deterministic:
+ * the same points give the same picture.
+ */
+export function spreadCoinciding(centres: ReadonlyArray<{ readonly cx: number; readonly cy: number }>, size: number, bounds: readonly [number, number] = [-Infinity, Infinity]): number[] {
+  const groups: number[][] = [];
+  centres.forEach((c, i) => {
+    const group = groups.find((g) => g.some((j) => Math.abs(centres[j]!.cx - c.cx) < size && Math.abs(centres[j]!.cy - c.cy) < size));
+    if (group === undefined) groups.push([i]);
+    else group.push(i);
+  });
+  const shown = centres.map((c) => c.cx);
+  for (const g of groups) {
+    if (g.length < 2) continue;
+    const step = size * 1.5;
+    const half = ((g.length - 1) / 2) * step;
+    // Centred on where they belong, but kept inside the plot (a group at the axis's end shifts in).
+    const wanted = g.reduce((sum, j) => sum + centres[j]!.cx, 0) / g.length;
+    const mid = Math.min(Math.max(wanted, bounds[0] + half + size / 2), bounds[1] - half - size / 2);
+    g.forEach((j, k) => (shown[j] = mid - half + k * step));
+  }
+  return shown;
+}
+
 export interface ParetoPoint {
   readonly label: string;
   readonly x: number;
@@ -101,9 +130,11 @@ export interface ParetoPoint {
  */
 export function paretoChart(spec: { title: string; xLabel: string; yLabel: string; xUnit?: string; points: readonly ParetoPoint[] }): string {
   const unit = spec.xUnit ?? spec.xLabel;
-  const width = 720;
+  // The legend's column is as wide as its longest label needs (about 6.2 px a character at 11 px).
+  const right = Math.max(180, Math.ceil(36 + Math.max(0, ...spec.points.map((p) => p.label.length)) * 6.2));
+  const width = 540 + right;
   const height = 440;
-  const m = { top: 36, right: 180, bottom: 52, left: 64 };
+  const m = { top: 36, right, bottom: 52, left: 64 };
   const pts = spec.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
   const xMax = Math.max(1, ...pts.map((p) => p.x));
   const yValues = pts.flatMap((p) => [p.y, p.yLo ?? p.y, p.yHi ?? p.y]).filter(Number.isFinite);
@@ -129,16 +160,18 @@ export function paretoChart(spec: { title: string; xLabel: string; yLabel: strin
     body.push(`<path class="pareto-front" d="${path}" fill="none" stroke="#555" stroke-dasharray="4 3"/>`);
   }
   body.push(`<g class="points">`);
-  pts.forEach((p) => {
+  const shownX = spreadCoinciding(pts.map((p) => ({ cx: x(p.x), cy: y(p.y) })), MARKER_SIZE, [m.left, width - m.right]);
+  pts.forEach((p, k) => {
     const i = spec.points.indexOf(p);
     const colour = colourOf(i);
-    const cx = x(p.x);
+    const cx = shownX[k]!;
     const cy = y(p.y);
+    const moved = cx !== x(p.x) ? " — drawn beside a condition with the same values" : "";
     if (p.yLo !== undefined && p.yHi !== undefined && Number.isFinite(p.yLo) && Number.isFinite(p.yHi)) {
       body.push(`<line x1="${r(cx)}" x2="${r(cx)}" y1="${r(y(p.yLo))}" y2="${r(y(p.yHi))}" stroke="${colour}" stroke-width="1.5"/>`);
     }
     body.push(
-      `<path class="marker" data-marker="${markerOf(i)}" d="${markerPath(markerOf(i), cx, cy, 12)}" fill="${p.front ? colour : "#ffffff"}" stroke="${colour}" stroke-width="2"><title>${escapeXml(`${p.label}: ${spec.yLabel} ${p.y.toFixed(3)} at ${p.x.toFixed(2)} ${unit}${p.front ? " (Pareto front)" : ""}`)}</title></path>`,
+      `<path class="marker" data-marker="${markerOf(i)}" data-cx="${r(cx)}" data-cy="${r(cy)}" d="${markerPath(markerOf(i), cx, cy, MARKER_SIZE)}" fill="${p.front ? colour : "#ffffff"}" stroke="${colour}" stroke-width="2"><title>${escapeXml(`${p.label}: ${spec.yLabel} ${p.y.toFixed(3)} at ${p.x.toFixed(2)} ${unit}${p.front ? " (Pareto front)" : ""}${moved}`)}</title></path>`,
     );
   });
   body.push(`</g>`);
@@ -152,6 +185,7 @@ export function paretoChart(spec: { title: string; xLabel: string; yLabel: strin
   });
   const noteY = m.top + 8 + spec.points.length * 18 + 10;
   body.push(`<text x="${r(width - m.right + 10)}" y="${r(noteY)}" fill="#555">filled: Pareto front</text>`);
+  if (shownX.some((cx, k) => cx !== x(pts[k]!.x))) body.push(`<text x="${r(width - m.right + 10)}" y="${r(noteY + 16)}" fill="#555">side by side: same values</text>`);
   body.push(`</g>`);
   return frame(width, height, spec.title, body);
 }
@@ -159,9 +193,16 @@ export function paretoChart(spec: { title: string; xLabel: string; yLabel: strin
 /** Bars per group (e.g. subcategory), one bar per series (condition); null values leave a gap. */
 export function groupedBarChart(spec: { title: string; yLabel: string; groups: readonly string[]; series: ReadonlyArray<{ label: string; values: ReadonlyArray<number | null> }> }): string {
   const width = Math.max(640, 120 + spec.groups.length * Math.max(90, spec.series.length * 16));
-  const perRow = Math.max(1, Math.floor((width - 64) / 170));
+  const longestSeries = Math.max(0, ...spec.series.map((x) => x.label.length));
+  const legendWidth = Math.max(170, Math.ceil(24 + longestSeries * 6.2));
+  const perRow = Math.max(1, Math.floor((width - 64) / legendWidth));
   const legendRows = Math.ceil(spec.series.length / perRow);
-  const m = { top: 36, right: 20, bottom: 44 + legendRows * 16, left: 64 };
+  // Group labels wider than their band are slanted, and the chart grows below to hold them.
+  const band = scaleBand().domain(spec.groups).range([64, width - 20]).paddingInner(0.2).paddingOuter(0.1).bandwidth();
+  const longestGroup = Math.max(0, ...spec.groups.map((g) => g.length)) * 6.2;
+  const slanted = longestGroup > band;
+  const labelDepth = slanted ? Math.ceil(longestGroup * 0.5) : 0;
+  const m = { top: 36, right: 20, bottom: 44 + labelDepth + legendRows * 16, left: 64 };
   const height = 300 + m.bottom;
   const values = spec.series.flatMap((s) => s.values).filter((v): v is number => v !== null && Number.isFinite(v));
   const y = scaleLinear().domain([Math.min(0, ...values), Math.max(1, ...values)]).nice().range([height - m.bottom, m.top]);
@@ -184,12 +225,16 @@ export function groupedBarChart(spec: { title: string; yLabel: string; groups: r
   body.push(`</g>`);
   body.push(`<g class="x-axis" font-size="11" fill="#333">`);
   body.push(`<line x1="${r(m.left)}" x2="${r(width - m.right)}" y1="${r(y(0))}" y2="${r(y(0))}" stroke="#333"/>`);
-  for (const g of spec.groups) body.push(`<text x="${r(x0(g)! + x0.bandwidth() / 2)}" y="${r(height - m.bottom + 16)}" text-anchor="middle">${escapeXml(g)}</text>`);
+  for (const g of spec.groups) {
+    const gx = x0(g)! + x0.bandwidth() / 2;
+    const gy = height - m.bottom + 16;
+    body.push(slanted ? `<text transform="translate(${r(gx)},${r(gy)}) rotate(-30)" text-anchor="end">${escapeXml(g)}</text>` : `<text x="${r(gx)}" y="${r(gy)}" text-anchor="middle">${escapeXml(g)}</text>`);
+  }
   body.push(`</g>`);
   body.push(`<g class="legend" font-size="11">`);
   spec.series.forEach((s, i) => {
-    const lx = m.left + (i % perRow) * 170;
-    const ly = height - m.bottom + 40 + Math.floor(i / perRow) * 16;
+    const lx = m.left + (i % perRow) * legendWidth;
+    const ly = height - m.bottom + 40 + labelDepth + Math.floor(i / perRow) * 16;
     body.push(`<rect x="${r(lx)}" y="${r(ly - 9)}" width="10" height="10" fill="${colourOf(i)}"/>`);
     body.push(`<text x="${r(lx + 14)}" y="${r(ly)}">${escapeXml(s.label)}</text>`);
   });

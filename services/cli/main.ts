@@ -323,12 +323,13 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
 
   program
     .command("ui")
-    .description("serve the dashboard (episodes, fork tree, timeline, record detail, new records live, compare, fork here, sweep reports) over the episodes under a folder; reads logs, and writes only the forks asked for, below the folder")
+    .description("serve the dashboard (episodes, fork tree, timeline, record detail, new records live, compare, fork here, sweep and report charts, a tick's spans) over the episodes under a folder; reads logs, and writes only the forks asked for, below the folder")
     .option("--runs <dir>", "folder whose episode directories (and those below) are shown", "runs")
     .option("--port <n>", "port to listen on (0: any free one)", integer("--port", 0, 65535), 4173)
     .option("--host <host>", "address to listen on (another than loopback shows the logs to the network)", "127.0.0.1")
     .addOption(natsOption("also show the episodes whose logs a JetStream namespace holds (live, as for files)"))
     .addOption(namespaceOption())
+    .option("--jaeger <url>", "a Jaeger UI's address: a tick's span tree links to its trace there")
     .action(lazy(async () => (await import("./commands/ui.ts")).cmdUi));
 
   program.command("worlds").description("list worlds and their conditions").action(lazy(async () => (await import("./commands/worlds.ts")).cmdWorlds));

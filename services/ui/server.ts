@@ -19,6 +19,8 @@ import { checkAgainstLog, childDir, parseForkRequest, runFork } from "./fork.ts"
 import { jetStreamCatalogue } from "./jetStreamSource.ts";
 import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, queryRecords, recordDetail } from "./records.ts";
+import { gridScatters, reportNamed, reportsIn } from "./reportCharts.ts";
+import { tickSpans, traceFileOf } from "./traceSpans.ts";
 import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
 
@@ -30,6 +32,8 @@ export interface UiOptions {
   readonly verifyThreads?: number;
   /** A JetStream namespace whose episodes are shown too. */
   readonly nats?: { readonly url: string; readonly namespace: string };
+  /** A Jaeger UI's address: a tick's spans link to their trace there (`<url>/trace/<trace id>`). */
+  readonly jaeger?: string;
 }
 
 export interface UiServer {
@@ -50,6 +54,7 @@ function packageDir(name: string): string {
 /** Every file the server sends, by URL path: nothing else on disk is reachable. */
 function staticFiles(): Map<string, { file: string; type: string }> {
   const js = "text/javascript; charset=utf-8";
+  const chartDir = join(packageDir("chart.js"), "dist");
   return new Map([
     ["/", { file: join(here, "static", "index.html"), type: "text/html; charset=utf-8" }],
     ["/app.js", { file: join(here, "static", "app.js"), type: js }],
@@ -58,10 +63,17 @@ function staticFiles(): Map<string, { file: string; type: string }> {
     ["/compare.js", { file: join(here, "static", "compare.js"), type: js }],
     ["/fork.js", { file: join(here, "static", "fork.js"), type: js }],
     ["/sweep.js", { file: join(here, "static", "sweep.js"), type: js }],
+    ["/spans.js", { file: join(here, "static", "spans.js"), type: js }],
+    ["/report.js", { file: join(here, "static", "report.js"), type: js }],
+    ["/charts.js", { file: join(here, "static", "charts.js"), type: js }],
     ["/style.css", { file: join(here, "static", "style.css"), type: "text/css; charset=utf-8" }],
     ["/vendor/preact.mjs", { file: join(packageDir("preact"), "dist", "preact.mjs"), type: js }],
     ["/vendor/hooks.mjs", { file: join(packageDir("preact"), "hooks", "dist", "hooks.mjs"), type: js }],
     ["/vendor/htm.mjs", { file: join(packageDir("htm"), "dist", "htm.mjs"), type: js }],
+    // Chart.js's ES module, its one shared chunk (imported relatively) and its colour library.
+    ["/vendor/chart.js", { file: join(chartDir, "chart.js"), type: js }],
+    ["/vendor/chunks/index.js", { file: join(chartDir, "chunks", "index.js"), type: js }],
+    ["/vendor/color.esm.js", { file: join(packageDir("@kurkle/color"), "dist", "color.esm.js"), type: js }],
   ]);
 }
 
@@ -87,7 +99,7 @@ export interface App {
  * The app over the episodes under `runs`, and `more` (a JetStream namespace's): found once, at
  * start, the set of episodes the API may read. A folder added later needs a restart.
  */
-export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[] } = {}): App {
+export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[]; readonly jaeger?: string } = {}): App {
   const root = resolve(runs);
   const episodes = new Map<string, EpisodeSource>();
   for (const source of [...fileEpisodesUnder(root), ...(options.more ?? [])]) episodes.set(source.id, source);
@@ -198,6 +210,44 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     return c.json({ file, world: sweep.world, summary: sweep.summary, table: query.value.table, offset: query.value.offset, ...page.value });
   });
 
+  // A sweep's cells as charts (A_H against probes per world and regime), when it has such cells.
+  app.get("/api/sweep-charts", (c) => {
+    const { file = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "file") }, 400);
+    const sweep = sweepNamed(root, file);
+    if (sweep === null) return c.json({ error: `file: no sweep results file '${file}' directly in the runs folder` }, 404);
+    return c.json({ file, sections: gridScatters(sweep.conditions.rows).map(({ regime, scatters }) => ({ title: `Regime ${regime}`, scatters, differences: [], bars: [] })) });
+  });
+
+  // Reports: a report's own report.json (in the runs folder or a folder directly below it), as charts.
+  app.get("/api/reports", (c) => {
+    const params = c.req.query();
+    if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
+    return c.json({ reports: reportsIn(root).map((r) => ({ file: r.file, kind: r.kind, title: r.title, sections: r.sections.length })) });
+  });
+
+  app.get("/api/report", (c) => {
+    const { file = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "file") }, 400);
+    const report = reportNamed(root, file);
+    if (report === null) return c.json({ error: `file: no report.json '${file}' in the runs folder or a folder directly below it` }, 404);
+    return c.json(report);
+  });
+
+  // A tick's span tree from the episode's trace file (`--trace jsonl`), joined to records by seq.
+  app.get("/api/trace", (c) => {
+    const { id = "", tick = "", ...rest } = c.req.query();
+    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id, tick") }, 400);
+    const found = episodeOf(id);
+    if (found === null) return c.json(notFound(id), 404);
+    if (!/^\d+$/.test(tick)) return c.json({ error: `tick must be a whole number, got '${tick}'` }, 400);
+    const file = found.dir === null ? null : traceFileOf(root, found.dir);
+    if (file === null) return c.json({ error: `episode '${id}' has no trace file (run it with --trace jsonl to write one)` }, 404);
+    const spans = tickSpans(file, Number(tick));
+    const jaeger = options.jaeger === undefined || spans.traceId === null ? null : `${options.jaeger.replace(/\/+$/, "")}/trace/${spans.traceId}`;
+    return c.json({ ...spans, jaeger });
+  });
+
   // A world's own view (its `ui` hook): the data from the log, and its script from the module.
   app.get("/api/world-view", async (c) => {
     const { id = "", ...rest } = c.req.query();
@@ -285,7 +335,7 @@ export class UiListenFailed extends UsageError {}
 export async function startUi(options: UiOptions): Promise<UiServer> {
   const nats = options.nats === undefined ? null : await connectNats(options.nats.url, { name: "probetown-ui" });
   const more = nats === null ? [] : await jetStreamCatalogue(nats, options.nats!.namespace);
-  const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more });
+  const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more, ...(options.jaeger === undefined ? {} : { jaeger: options.jaeger }) });
   return new Promise((resolveStarted, rejectStart) => {
     const server: ServerType = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       const host = info.address.includes(":") ? `[${info.address}]` : info.address;

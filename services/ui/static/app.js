@@ -5,6 +5,8 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { compareLink, episodeLink, getJson, html } from "./common.js";
 import { CompareView } from "./compare.js";
 import { ForkForm } from "./fork.js";
+import { ReportList, ReportView } from "./report.js";
+import { TickSpans } from "./spans.js";
 import { SweepList, SweepView } from "./sweep.js";
 import { KINDS, Timeline } from "./timeline.js";
 
@@ -51,8 +53,10 @@ function EpisodeList() {
   const [error, setError] = useState(null);
   const [filter, setFilter] = useState({ search: "", world: "", status: "" });
   const [sweeps, setSweeps] = useState([]);
+  const [reports, setReports] = useState([]);
   useEffect(() => {
     getJson("/api/sweeps").then((d) => setSweeps(d.sweeps), () => setSweeps([]));
+    getJson("/api/reports").then((d) => setReports(d.reports), () => setReports([]));
   }, []);
   useEffect(() => {
     let stop = false;
@@ -104,6 +108,7 @@ function EpisodeList() {
       </tbody>
     </table>
     <${SweepList} sweeps=${sweeps} />
+    <${ReportList} reports=${reports} />
   </section>`;
 }
 
@@ -141,6 +146,7 @@ function RecordDetail({ id, seq, onSelect, episode }) {
     ${detail.causes.length ? html`<ol class="causes">${detail.causes.map(ref)}</ol>` : html`<p>none (a root record)</p>`}
     <h4>caused</h4>
     ${detail.effects.length ? html`<ul class="effects">${detail.effects.map(ref)}</ul>` : html`<p>nothing</p>`}
+    <${TickSpans} id=${id} tick=${r.tick} seq=${r.seq} onSelect=${onSelect} />
   </div>`;
 }
 
@@ -261,6 +267,7 @@ function App() {
     path === "/episode" && params.get("id") !== null ? html`<${EpisodeView} key=${hash} id=${params.get("id")} seq=${seq === null ? null : Number(seq)} />`
     : path === "/compare" ? html`<${CompareView} a=${params.get("a") ?? ""} b=${params.get("b") ?? ""} />`
     : path === "/sweep" && params.get("file") !== null ? html`<${SweepView} key=${hash} file=${params.get("file")} />`
+    : path === "/report" && params.get("file") !== null ? html`<${ReportView} key=${hash} file=${params.get("file")} />`
     : html`<${EpisodeList} />`;
   return html`<header><strong>probetown</strong> <a href="#/">episodes</a> <a href="#/compare">compare</a></header>
     <main>${view}</main>`;

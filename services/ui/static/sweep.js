@@ -2,6 +2,7 @@
 // (an EnvProbe cell, or a condition's metric means) and one per episode — each a page at a time,
 // sorted by the server (`/api/sweep`), so a 21,780-episode grid sends only the rows shown.
 import { useEffect, useState } from "preact/hooks";
+import { ChartSections } from "./charts.js";
 import { getJson, html } from "./common.js";
 
 const PAGE = 100;
@@ -42,6 +43,16 @@ function PagedTable({ file, table, title }) {
   </div>`;
 }
 
+/** The sweep's cells as charts (A_H against probes per world and regime), when its cells allow. */
+function SweepCharts({ file }) {
+  const [charts, setCharts] = useState(null);
+  useEffect(() => {
+    getJson(`/api/sweep-charts?file=${encodeURIComponent(file)}`).then(setCharts, () => setCharts(null));
+  }, [file]);
+  if (charts === null || charts.sections.length === 0) return "";
+  return html`<div class="sweep-charts"><p class="chart-note">Hover a point for its values, click it (or a condition's button) to keep them below the chart; coinciding points are drawn side by side. Filled markers: on the Pareto front.</p><${ChartSections} sections=${charts.sections} /></div>`;
+}
+
 export function SweepView({ file }) {
   const [head, setHead] = useState(null);
   const [error, setError] = useState(null);
@@ -54,6 +65,7 @@ export function SweepView({ file }) {
   return html`<section class="sweep-view">
     <h2>Sweep report <small>${file}${head.world ? ` · ${head.world}` : ""}</small></h2>
     <dl class="sweep-summary">${facts.map(([k, v]) => html`<dt>${k}</dt><dd>${shown(v)}</dd>`)}</dl>
+    <${SweepCharts} file=${file} />
     <${PagedTable} file=${file} table="conditions" title="By condition" />
     <${PagedTable} file=${file} table="episodes" title="By episode" />
   </section>`;
