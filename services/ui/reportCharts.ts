@@ -4,8 +4,8 @@
 // again: every mean, interval and p-value is the report's, copied; only which points sit on a
 // front is derived for the grid reports whose JSON does not say so (the report's own rule,
 // `paretoFront`). The file's shape decides how it is read, so this module names no world.
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { cachedJsonReader, confinedFile } from "./confinement.ts";
+import { readdirSync } from "node:fs";
 import { METRIC_LABEL, paretoFront } from "../analysis/report.ts";
 import type { Analysis } from "../analysis/report.ts";
 
@@ -189,34 +189,8 @@ export function reportCharts(file: string, body: unknown): ReportCharts | null {
   return null;
 }
 
-const cache = new Map<string, { key: string; charts: ReportCharts | null }>();
+const readReport = cachedJsonReader(reportCharts);
 
-function readReport(root: string, name: string): ReportCharts | null {
-  const path = join(root, name);
-  const s = statSync(path);
-  const key = `${s.size}:${s.mtimeMs}`;
-  const hit = cache.get(path);
-  if (hit?.key === key) return hit.charts;
-  let charts: ReportCharts | null;
-  try {
-    charts = reportCharts(name, JSON.parse(readFileSync(path, "utf8")));
-  } catch {
-    charts = null;
-  }
-  cache.set(path, { key, charts });
-  return charts;
-}
-
-/** A file that resolves below the folder (a symbolic link out of it is not read). */
-function inFolder(root: string, name: string): boolean {
-  try {
-    const path = join(root, name);
-    const rel = relative(realpathSync(root), realpathSync(path));
-    return statSync(path).isFile() && rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-  } catch {
-    return false;
-  }
-}
 
 /** The reports in the runs folder: `report.json` directly in it or in a folder directly below it. */
 export function reportsIn(root: string): ReportCharts[] {
@@ -226,7 +200,7 @@ export function reportsIn(root: string): ReportCharts[] {
   } catch {
     return [];
   }
-  return ["report.json", ...entries.sort()].filter((n) => inFolder(root, n)).flatMap((n) => readReport(root, n) ?? []);
+  return ["report.json", ...entries.sort()].filter((n) => confinedFile(root, n)).flatMap((n) => readReport(root, n) ?? []);
 }
 
 /** One report by its name (looked up among the folder's, never joined blindly), or null. */

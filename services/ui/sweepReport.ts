@@ -2,8 +2,8 @@
 // folder, read as two tables — one row per condition (an EnvProbe cell: world × regime × policy; a
 // world's sweep: a condition's metric means) and one row per episode — served a page at a time,
 // sorted on the server, so a 21,780-episode grid sends the browser only what it shows.
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { cachedJsonReader, confinedFile } from "./confinement.ts";
+import { readdirSync } from "node:fs";
 import type { Parsed } from "./query.ts";
 
 export type Cell = string | number | boolean | null;
@@ -71,35 +71,8 @@ export function sweepTables(file: string, body: unknown): SweepTables | null {
   return null;
 }
 
-const cache = new Map<string, { key: string; tables: SweepTables | null }>();
+const readSweep = cachedJsonReader(sweepTables);
 
-/** A results file, read again only when its size or time changed. */
-function readSweep(root: string, name: string): SweepTables | null {
-  const path = join(root, name);
-  const s = statSync(path);
-  const key = `${s.size}:${s.mtimeMs}`;
-  const hit = cache.get(path);
-  if (hit?.key === key) return hit.tables;
-  let tables: SweepTables | null;
-  try {
-    tables = sweepTables(name, JSON.parse(readFileSync(path, "utf8")));
-  } catch {
-    tables = null;
-  }
-  cache.set(path, { key, tables });
-  return tables;
-}
-
-/** A file directly in the folder that resolves below it (a symbolic link out of it is not read). */
-function inFolder(root: string, name: string): boolean {
-  try {
-    const path = join(root, name);
-    const rel = relative(realpathSync(root), realpathSync(path));
-    return statSync(path).isFile() && rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-  } catch {
-    return false;
-  }
-}
 
 /** The sweep results files directly in the runs folder, by name. */
 export function sweepsIn(root: string): SweepTables[] {
@@ -109,7 +82,7 @@ export function sweepsIn(root: string): SweepTables[] {
   } catch {
     return [];
   }
-  return names.filter((n) => inFolder(root, n)).flatMap((n) => readSweep(root, n) ?? []);
+  return names.filter((n) => confinedFile(root, n)).flatMap((n) => readSweep(root, n) ?? []);
 }
 
 /** One sweep by its file name (looked up among the folder's, never joined blindly), or null. */

@@ -3,6 +3,7 @@
 // long replay never blocks the server's event loop. Results arrive one by one as they finish.
 import { runOnPool } from "../../infra/pool.ts";
 import type { TreeEntry } from "../kernel/verifyTree.ts";
+import type { TreeTask } from "../kernel/verifyTreeWorker.ts";
 
 export type VerifyState = "pending" | "ok" | "unfinished" | "not-started" | "diverged" | "damaged" | "error" | "not-replayed";
 
@@ -34,8 +35,8 @@ export class BackgroundVerification {
   /** `dirs` maps an episode's id to its directory; verification starts at once. */
   constructor(dirs: ReadonlyMap<string, string>, threads = 1) {
     const ids = [...dirs.keys()];
-    const paths = ids.map((id) => dirs.get(id)!);
-    this.done = runOnPool<string, TreeEntry>(new URL("../kernel/verifyTreeWorker.ts", import.meta.url), paths, {
+    const tasks = ids.map((id): TreeTask => ({ dir: dirs.get(id)!, snapshots: false }));
+    this.done = runOnPool<TreeTask, TreeEntry>(new URL("../kernel/verifyTreeWorker.ts", import.meta.url), tasks, {
       threads,
       onResult: (entry, index) => this.results.set(ids[index]!, statusOfEntry(entry)),
     }).then(
@@ -52,7 +53,7 @@ export class BackgroundVerification {
   add(id: string, dir: string): void {
     this.results.delete(id);
     this.more = this.more.then(() =>
-      runOnPool<string, TreeEntry>(new URL("../kernel/verifyTreeWorker.ts", import.meta.url), [dir], {
+      runOnPool<TreeTask, TreeEntry>(new URL("../kernel/verifyTreeWorker.ts", import.meta.url), [{ dir, snapshots: false }], {
         threads: 1,
         onResult: (entry) => this.results.set(id, statusOfEntry(entry)),
       }).then(
