@@ -7,14 +7,14 @@
 // are strings: the project's types have no DOM.
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Draft } from "../events/record.ts";
 import type { EventStore } from "../infra/eventStore.ts";
 import { openFileEventStoreForAppend } from "../infra/fileEventStore.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { logRecords, runCli } from "./helpers.ts";
-import { ARTEFACTS, checkView, findChromium } from "./uiBrowser.ts";
+import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
 import { uiFixture, type UiFixture } from "./uiFixtures.ts";
 
 const executablePath = findChromium();
@@ -35,7 +35,7 @@ beforeAll(async () => {
   expect(sweep.code).toBe(0);
   server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
   await server.verification.settled();
-  browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
+  browser = await launchChromium(executablePath);
   mkdirSync(ARTEFACTS, { recursive: true });
 }, 300_000);
 
@@ -45,11 +45,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const newPage = async (): Promise<Page> => {
-  const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(60_000);
-  return page;
-};
+const newPage = (): Promise<Page> => openPage(browser!);
 
 describe("probetown ui in Chromium", () => {
   it.skipIf(executablePath === null)(

@@ -5,13 +5,13 @@
 // each view. Waits are for what is expected to appear, never timed.
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeReport, type Analysis } from "../services/analysis/report.ts";
 import { resultLine, type ResultRow } from "../services/analysis/results.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { runCli, tempDir } from "./helpers.ts";
-import { ARTEFACTS, checkView, findChromium } from "./uiBrowser.ts";
+import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
 
 const executablePath = findChromium();
 const WAIT = { timeout: 60_000 };
@@ -58,7 +58,7 @@ beforeAll(async () => {
   copyFileSync(join(runs, "experiment", "report.json"), join(runs, "..", "elsewhere.json"));
   symlinkSync(join(runs, "..", "elsewhere.json"), join(runs, "outside-link", "report.json"));
   server = await startUi({ runs, port: 0, host: "127.0.0.1" });
-  if (executablePath !== null) browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
+  if (executablePath !== null) browser = await launchChromium(executablePath);
   mkdirSync(ARTEFACTS, { recursive: true });
 }, 300_000);
 
@@ -67,11 +67,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const newPage = async (): Promise<Page> => {
-  const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(60_000);
-  return page;
-};
+const newPage = (): Promise<Page> => openPage(browser!);
 
 /** The selection panel's fields of a chart, as text. */
 const selected = async (page: Page, chart: string): Promise<Record<string, string>> => {

@@ -4,11 +4,11 @@
 // its own marked (axe, screenshot).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { logRecords, runCli, tempDir } from "./helpers.ts";
-import { ARTEFACTS, checkView, findChromium } from "./uiBrowser.ts";
+import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
 
 const executablePath = findChromium();
 const JAEGER = "http://jaeger.example:16686/";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   expect((await runCli(["run", "auratown", "--seed", "3", "--ticks", "2", "--trace", "jsonl", "--log", join(runs, "town"), "--no-summary"])).code).toBe(0);
   expect((await runCli(["run", "auratown", "--seed", "4", "--ticks", "1", "--trace", "none", "--log", join(runs, "untraced"), "--no-summary"])).code).toBe(0);
   server = await startUi({ runs, port: 0, host: "127.0.0.1", jaeger: JAEGER });
-  if (executablePath !== null) browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
+  if (executablePath !== null) browser = await launchChromium(executablePath);
   mkdirSync(ARTEFACTS, { recursive: true });
 }, 300_000);
 
@@ -78,8 +78,7 @@ describe("a tick's spans in the dashboard", () => {
     executablePath === null ? "SKIPPED: no chromium found" : "a record's detail lists its tick's spans, its own marked, and links the trace to Jaeger",
     async () => {
       const record = logRecords(join(runs, "town")).find((r) => r.tick === 1 && r.type === "location.occupancy")!;
-      const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
-      page.setDefaultTimeout(60_000);
+      const page = await openPage(browser!);
       await page.goto(`${server.url}/#/episode?id=town&seq=${record.seq}`);
       await page.waitForSelector(".spans li.span-own");
       expect(await page.locator(".spans li.span-own").getAttribute("data-seq")).toBe(String(record.seq));

@@ -5,7 +5,7 @@
 // records, axe-core check and screenshot (artefacts/ui/). Every step waits for what it expects.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HouseholdObservedPayload, HouseholdProbeScoredPayload } from "../actors/household/events.ts";
 import type { ProbeDeniedPayload } from "../actors/aura/events.ts";
@@ -13,7 +13,7 @@ import type { AgentPlanned, LocationObservedPayload, PrivateStateChangedPayload 
 import type { LogRecord } from "../events/record.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { logRecords, runCli, tempDir } from "./helpers.ts";
-import { checkView, findChromium } from "./uiBrowser.ts";
+import { checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
 
 const executablePath = findChromium();
 const WAIT = { timeout: 60_000 };
@@ -34,7 +34,7 @@ beforeAll(async () => {
   expect((await runCli(["run", "auratown", "--seed", "3", "--ticks", "12", "--log", join(runs, "town")])).code).toBe(0);
   server = await startUi({ runs, port: 0, host: "127.0.0.1" });
   await server.verification.settled();
-  browser = await chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
+  browser = await launchChromium(executablePath);
 }, 300_000);
 
 afterAll(async () => {
@@ -44,8 +44,7 @@ afterAll(async () => {
 
 /** The episode's page with its world's view open. */
 async function openWorldView(id: string, ready: string): Promise<Page> {
-  const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(60_000);
+  const page = await openPage(browser!);
   await page.goto(`${server!.url}/#/episode?id=${encodeURIComponent(id)}`);
   await page.click('button[data-tab="world"]');
   await page.waitForSelector(ready, WAIT);

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { repoRoot } from "./helpers.ts";
 
@@ -40,3 +40,13 @@ export async function checkView(page: Page, name: string): Promise<void> {
   expect({ view: name, violations: await seriousViolations(page) }).toEqual({ view: name, violations: [] });
 }
 
+
+/** Debian's Chromium, headless, as every browser test launches it (playwright-core downloads none). */
+export const launchChromium = (executablePath: string): Promise<Browser> => chromium.launch({ executablePath, headless: true, args: ["--headless", "--no-sandbox"], timeout: 120_000 });
+
+/** A page of the tests' size, waiting on selectors long enough for a busy machine. */
+export async function openPage(browser: Browser): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(60_000);
+  return page;
+}
