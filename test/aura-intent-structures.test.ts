@@ -264,3 +264,43 @@ describe("nicknames a summary gives in an appositive", () => {
     expect(who("Is the foreman in a good mood?", yard)).toEqual(["Oskar Lind"]);
   });
 });
+
+// A workshop of this file's own, for the ways of naming added after the thirteenth blind split.
+const garage: PerceivedScene = {
+  summary: `Corner Garage, 16:10, a van on the ramp. In the Workshop: Dmitri 'Tall Dima' Orlov (senior mechanic, under the van) and Sam Okafor (apprentice crew, sweeping the bay). In the Office: Priya Nair (service manager, on the phone).`,
+  time: "16:10",
+  focus: "Workshop",
+  public: {
+    "Dmitri Orlov": { location: "Workshop", action: "working under the van" },
+    "Sam Okafor": { location: "Workshop", action: "sweeping the bay" },
+    "Priya Nair": { location: "Office", action: "talking on the phone" },
+  },
+};
+
+describe("names from epithets, group roles and lower-case writing", () => {
+  it("reads the last word of a nickname of several words as a name, and its epithet as a description", () => {
+    expect(who("Is Dima busy under there?", garage)).toEqual(["Dmitri Orlov"]);
+    expect(who("The tall bloke with the spanner looks grumpy, doesn't he?", garage)).toEqual(["Dmitri Orlov"]);
+  });
+
+  it("takes the person noun before a group noun as the role", () => {
+    expect(who("Has the apprentice eaten yet?", garage)).toEqual(["Sam Okafor"]);
+  });
+
+  it("reads name parts as names in a query written all in lower case", () => {
+    expect(analyseQuery("would sam dare bother dima today", garage).mentioned).toEqual(["Sam Okafor", "Dmitri Orlov"]);
+    // With capitals written, a lower-case word still needs a name's position.
+    expect(analyseQuery("Priya said the sam file is missing", garage).mentioned).toEqual(["Priya Nair"]);
+  });
+
+  it("keeps a subject pronoun and an object pronoun of one clause apart", () => {
+    const a = analyseQuery("would sam dare bother dima today, like does he see him as scary", garage);
+    expect(a.secondOrder).toMatchObject({ believer: "Sam Okafor", target: "Dmitri Orlov" });
+  });
+
+  it("hears a plan in 'has got planned' and a judged moment without an adjective", () => {
+    expect(analyseQuery("What has Sam got planned after work?", garage).wantsPlan).toBe(true);
+    expect(analyseQuery("Is now the moment to ask Priya for a raise?", garage).appropriateness).toBe(true);
+    expect(analyseQuery("Is now the moment Priya leaves?", garage).appropriateness).toBe(false);
+  });
+});

@@ -188,15 +188,20 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     const adjective = tokens[j]?.pos === "ADJ";
     while (tokens[j]?.pos === "ADJ" || tokens[j]?.pos === "ADV") j++;
     const noun = tokens[j];
-    return adjective && noun !== undefined && (noun.lemma === "time" || hasCue([noun], "time_word"));
+    const timeNoun = noun !== undefined && (noun.lemma === "time" || noun.lemma === "moment" || hasCue([noun], "time_word"));
+    // "is now the moment to tell her": the moment weighed for an act, with no adjective.
+    const forAnAct = tokens[j + 1]?.text === "to" && tokens[j + 2]?.pos === "VERB";
+    return timeNoun && (adjective || forAnAct);
   });
   // "Would X mind if I …", "would I be overstepping …": the speaker's own hypothetical act, weighed.
   const SUBJECT_FIRST_PERSON = new Set(["i", "we"]);
   const speakersAct = tokens.some((t, i) => (t.text === "if" || t.text === "would") && SUBJECT_FIRST_PERSON.has(tokens[i + 1]?.text ?? ""));
   const appropriateness = judged || droppedCopula || momentJudged || speakersAct || cue("appropriateness") || cuesOf(tokens, "appropriateness_modal").some((c) => firstPerson.has(c.end) || firstPerson.has(c.start - 1));
+  // "X has got planned", "X's got lined up": have and get as the perfect's auxiliaries.
+  const POSSESSION_VERBS = new Set(["have", "get"]);
   // The person's plan is asked when a schedule word is said of them ("X is heading", "X's plans"),
   // not of the user ("should I stop by X's place", "invite X").
-  const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s"));
+  const predicatedOf = (c: Cue) => mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).length <= 3 && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.text === "'s" || POSSESSION_VERBS.has(t.lemma)));
   // … or when the query turns on when something will happen: "how long (until) …", a when-question,
   // or a temporal subordinator before an event or a clause ("before the match", "till she's finished",
   // "once it eases off"; not "after what she said", which asks the past).

@@ -58,6 +58,11 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const run: Token[] = [];
       while (k >= 0 && /^[a-z]/.test(clause[k]!.text) && (isNoun(clause[k]!) || clause[k]!.pos === "ADJ" || clause[k]!.pos === "VERB" || clause[k]!.pos === "NUM")) run.unshift(clause[k--]!);
       if (run.length >= 2) initials.push(run.map((t) => t.text[0]).join(""));
+      // A head that names no person (a group: "trainee crew") leaves the person noun before it as
+      // what the role calls them: "the trainee".
+      if (!isPersonNoun(head.lemma) && !isPersonNoun(head.text)) {
+        for (const t of run.slice(0, -1)) if (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text)) heads.push(t.text, t.lemma);
+      }
     };
     // What they visibly do, and where: "the guy on the front desk" is whoever is at the Front Desk.
     const about: string[] = [...contentWords(tokenize(seen[name]?.action ?? "", tokenizer)), ...contentWords(tokenize(seen[name]?.location ?? "", tokenizer))];
@@ -74,7 +79,17 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     if (written !== null) {
       const [, title, ...rest] = written;
       const note = rest.at(-1);
-      for (const nick of rest.slice(0, -1)) if (nick !== undefined) nicknames.push(nick);
+      for (const nick of rest.slice(0, -1)) {
+        if (nick === undefined) continue;
+        nicknames.push(nick);
+        // A nickname of several words is an epithet and a name ("Big Lou"): the last word alone
+        // names them too, and the epithet describes them ("the big fella").
+        const words = nick.split(/\s+/);
+        if (words.length > 1) {
+          nicknames.push(words.at(-1)!);
+          about.push(...contentWords(tokenize(words.slice(0, -1).join(" ").toLowerCase(), tokenizer)));
+        }
+      }
       const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
       if (titled !== undefined) addRole(tokenize(titled, tokenizer));
       // Each clause that is a noun phrase names a role ("cafe owner", "the referee", "lifeguard on
@@ -144,6 +159,8 @@ const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
 const DEFINITE = new Set(["the", "this", "that", "these", "those"]);
 // Prepositions of place: the phrase after one is where, not who ("across the ward").
 const LOCATIVE = new Set(["in", "at", "across", "around", "round", "through", "throughout", "inside", "outside", "within", "on", "into", "onto"]);
+const NOMINATIVE = new Set(["he", "she", "they"]);
+const ACCUSATIVE = new Set(["him", "them"]);
 const MODALS = new Set(["will", "would", "can", "could", "may", "might", "shall", "should", "must"]);
 /** Titles that name no occupation ("Mr", "Ms"): a name part after one is a name. */
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "sir", "madam"]);
@@ -215,9 +232,12 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const objectOfPreposition = prev?.pos === "ADP" && (next === undefined || !isNoun(next));
     return (clauseStart && next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.text === "'s" || next.pos === "ADJ" || next.pos === "ADV")) || inverted || prev?.pos === "VERB" || objectOfPreposition;
   };
+  // A query written all in lower case tells nothing by its capitals: a noun there that is someone's
+  // name part or nickname is read as the name ("would tane dare approach cal").
+  const uncased = !tokens.some((t) => t.capital);
   tokens.forEach((t, i) => {
     const who = owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined);
-    if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i)) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
+    if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i) || (uncased && isNoun(t))) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
   // A bare role noun in the same places ("janitor looks tired", "ask janitor about …").
   tokens.forEach((t, i) => {
@@ -407,6 +427,21 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const after = out.find((m) => m.start >= p.end);
     const ref = before ?? after;
     if (ref !== undefined) resolved.push({ name: ref.name, start: p.start, end: p.end, by: "pronoun" });
+  }
+  // "does he see him as …": a subject pronoun and an object pronoun of one clause are two people
+  // (an object pronoun never refers to its own clause's subject). The subject pronoun keeps to the
+  // last subject mentioned before it (parallel roles), the object pronoun to the other person.
+  for (const [x, subj] of resolved.entries()) {
+    const obj = resolved[x + 1];
+    if (obj === undefined || obj.name !== subj.name || !NOMINATIVE.has(tokens[subj.start]!.text) || !ACCUSATIVE.has(tokens[obj.start]!.text)) continue;
+    if (tokens.slice(subj.end, obj.start).some((t) => t.pos === "PUNCT" || t.pos === "CCONJ" || t.pos === "SCONJ" || t.pos === "PRON")) continue;
+    const earlier = out.filter((m) => m.end <= subj.start && (m.by === "name" || m.by === "role"));
+    const isSubject = (m: Mention) => tokens[m.end]?.pos === "VERB" || tokens[m.end]?.pos === "AUX";
+    const subject = earlier.findLast(isSubject);
+    const other = subject === undefined ? undefined : earlier.findLast((m) => m.name !== subject.name);
+    if (subject === undefined || other === undefined) continue;
+    resolved[x] = { ...subj, name: subject.name };
+    resolved[x + 1] = { ...obj, name: other.name };
   }
   return [...out, ...resolved].sort((a, b) => a.start - b.start);
 }
