@@ -156,6 +156,9 @@ describe("a query that turns on when something will happen asks the plan", () =>
     expect(analyseQuery("How long till Ben is off the headset?", theatre).wantsPlan).toBe(true);
     expect(analyseQuery("When's Mira done with the powder?", theatre).wantsPlan).toBe(true);
     expect(analyseQuery("Should I leave Kai alone until the curtain's up?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("How much longer will Josie be coiling those cables?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("How soon is Ben free?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("How much does Ben know about the cues?", theatre).wantsPlan).toBe(false);
     // A when-clause, and "after what happened", are no question about the future.
     expect(analyseQuery("When Kai paces he looks pale. Is he alright?", theatre).wantsPlan).toBe(false);
     expect(analyseQuery("Is Josie okay after what happened with the cables?", theatre).wantsPlan).toBe(false);

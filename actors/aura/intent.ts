@@ -207,7 +207,8 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "once it eases off"; not "after what she said", which asks the past).
   const TEMPORAL = new Set(["until", "till", "before", "after", "once"]);
   const timing = tokens.some((t, i) =>
-    (t.text === "how" && tokens[i + 1]?.text === "long") ||
+    // "how long", "how much longer", "how soon".
+    (t.text === "how" && (["long", "longer", "soon"].includes(tokens[i + 1]?.text ?? "") || (tokens[i + 1]?.text === "much" && tokens[i + 2]?.text === "longer"))) ||
     (t.text === "when" && (i === 0 || tokens[i - 1]!.pos === "PUNCT") && (tokens[i + 1]?.pos === "AUX")) ||
     (TEMPORAL.has(t.text) && tokens[i + 1] !== undefined && tokens[i + 1]!.pos !== "PUNCT" && tokens[i + 1]!.text !== "what" && tokens[i + 1]!.pos !== "ADV"));
   const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf) || timing;
