@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { analyseQuery, type PerceivedScene } from "../actors/aura/intent.ts";
 import { tokenize } from "../actors/aura/language/tokens.ts";
+import { profilesOf } from "../actors/aura/language/people.ts";
 import { harbour, peopleIn } from "./analyserScenes.ts";
 
 const quay = harbour;
@@ -305,5 +306,40 @@ describe("names from epithets, group roles and lower-case writing", () => {
     expect(analyseQuery("What has Sam got planned after work?", garage).wantsPlan).toBe(true);
     expect(analyseQuery("Is now the moment to ask Priya for a raise?", garage).appropriateness).toBe(true);
     expect(analyseQuery("Is now the moment Priya leaves?", garage).appropriateness).toBe(false);
+  });
+});
+
+// A depot of this file's own, for the summary shapes added after the fourteenth blind split.
+const depot: PerceivedScene = {
+  summary: "Bus Depot, 06:00, the first buses due out at 06:30. In the Yard: Olu Adeyemi (night-shift mechanic and part-time student, greasing a hub), Kasia Nowak (union rep and off-duty medic in a hi-vis vest, playing darts), Ed Brennan (cleaner, the new boy, mopping a cab, whom the drivers call Sparky). In the Office: Rhona Kerr (duty manager, on the phone).",
+  time: "06:00",
+  focus: "Yard",
+  public: {
+    "Olu Adeyemi": { location: "Yard", action: "greasing a hub" },
+    "Kasia Nowak": { location: "Yard", action: "playing darts" },
+    "Ed Brennan": { location: "Yard", action: "mopping a cab" },
+    "Rhona Kerr": { location: "Office", action: "talking on the phone" },
+  },
+};
+
+describe("roles and names a summary gives in coordinated, hyphenated and 'call' clauses", () => {
+  it("reads each conjunct of a role that names a person, across a hyphenated modifier", () => {
+    expect(who("Has the student gone home yet?", depot)).toEqual(["Olu Adeyemi"]);
+    expect(who("Is the medic around?", depot)).toEqual(["Kasia Nowak"]);
+  });
+
+  it("reads a name others call someone as a nickname", () => {
+    expect(who("Is Sparky on his break?", depot)).toEqual(["Ed Brennan"]);
+  });
+
+  it("reads an act with a role verb but no person as what they do, not a role", () => {
+    const roster = Object.keys(depot.public).sort();
+    expect(profilesOf(depot.summary, roster, depot.public, "wink")["Kasia Nowak"]!.heads).not.toContain("darts");
+  });
+
+  it("reads a word for anyone that the summary calls one person as that person", () => {
+    expect(who("is the boy ok, he looks tired", depot)).toEqual(["Ed Brennan"]);
+    // … but a description still decides who "the guy" is.
+    expect(who("Is the guy on the phone busy?", depot)).toEqual(["Rhona Kerr"]);
   });
 });

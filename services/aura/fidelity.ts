@@ -29,6 +29,7 @@ const SPLITS = [
   { name: "dev11 (CA, CB, CC)", file: join(DATA, "implicit", "dev11.json") },
   { name: "dev12 (DA, DB, DC)", file: join(DATA, "implicit", "dev12.json") },
   { name: "dev13 (EA, EB, EC)", file: join(DATA, "implicit", "dev13.json") },
+  { name: "dev14 (FA, FB, FC)", file: join(DATA, "implicit", "dev14.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
 ].filter((s) => existsSync(s.file));
 

@@ -67,6 +67,16 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     // What they visibly do, and where: "the guy on the front desk" is whoever is at the Front Desk.
     const about: string[] = [...contentWords(tokenize(seen[name]?.action ?? "", tokenizer)), ...contentWords(tokenize(seen[name]?.location ?? "", tokenizer))];
     const nicknames: string[] = [];
+    const addNickname = (nick: string) => {
+      nicknames.push(nick);
+      // A nickname of several words is an epithet and a name ("Big Lou"): the last word alone
+      // names them too, and the epithet describes them ("the big fella").
+      const words = nick.split(/\s+/);
+      if (words.length > 1) {
+        nicknames.push(words.at(-1)!);
+        about.push(...contentWords(tokenize(words.slice(0, -1).join(" ").toLowerCase(), tokenizer)));
+      }
+    };
     const town = defaultProfiles.find((a) => a.name === name);
     if (town !== undefined) addRole(tokenize(town.occupation, tokenizer));
     // The name as the summary writes it: a quoted nickname may stand between its parts, a title before it.
@@ -79,26 +89,27 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     if (written !== null) {
       const [, title, ...rest] = written;
       const note = rest.at(-1);
-      for (const nick of rest.slice(0, -1)) {
-        if (nick === undefined) continue;
-        nicknames.push(nick);
-        // A nickname of several words is an epithet and a name ("Big Lou"): the last word alone
-        // names them too, and the epithet describes them ("the big fella").
-        const words = nick.split(/\s+/);
-        if (words.length > 1) {
-          nicknames.push(words.at(-1)!);
-          about.push(...contentWords(tokenize(words.slice(0, -1).join(" ").toLowerCase(), tokenizer)));
-        }
-      }
+      for (const nick of rest.slice(0, -1)) if (nick !== undefined) addNickname(nick);
       const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
       if (titled !== undefined) addRole(tokenize(titled, tokenizer));
       // Each clause that is a noun phrase names a role ("cafe owner", "the referee", "lifeguard on
       // duty"); one that starts with a verb or a preposition says what they do or where.
-      for (const text of (note ?? "").split(/[,;]/)) {
-        let clause = tokenize(text, tokenizer).filter((t) => t.pos !== "PUNCT");
-        // "playing the lead", "acting as host": the rest of the clause is the role.
+      for (const whole of (note ?? "").split(/[,;]/)) {
+        // "everyone calls her Chef", "a white beard the others call Old Bjorn": a name given by others.
+        const called = /\bcall(?:s|ed)?\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
+        if (called !== null) addNickname(called[1]!);
+        // "kitchen porter and part-time student": each conjunct that names a person is a role of its own.
+        const conjuncts = whole.split(/\s+and\s+/);
+        const coordinated = conjuncts.length > 1 && conjuncts.every((c) => tokenize(c, tokenizer).some((t) => isNoun(t) && (isPersonNoun(t.lemma) || isPersonNoun(t.text))));
+        for (const text of coordinated ? conjuncts : [whole]) {
+        // A preposition inside a hyphenated modifier ("off-duty doctor") opens no phrase.
+        const tokens = tokenize(text, tokenizer);
+        let clause = tokens.map((t, x) => (t.pos === "ADP" && tokens[x + 1]?.text === "-" ? { ...t, pos: "ADJ" as const } : t)).filter((t) => t.pos !== "PUNCT");
+        // "playing the lead", "acting as host": the rest of the clause is the role, when it names a
+        // person ("playing cards" is an act).
         const roleVerb = cuesOf(clause, "role_verb").find((c) => c.start === 0);
-        if (roleVerb !== undefined) clause = clause.slice(roleVerb.end);
+        const cast = clause.slice(roleVerb?.end ?? 0);
+        if (roleVerb !== undefined && (cast[0]?.pos === "DET" || cast.some((t) => isNoun(t) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text))))) clause = cast;
         // "(playing the lead tonight)": a trailing time word is not part of the role.
         while (clause.length > 1 && cuesOf([clause.at(-1)!], "time_word").length > 0) clause = clause.slice(0, -1);
         const first = clause[0];
@@ -113,7 +124,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         // the microphone", "answering phones"), not a role ("wedding planner").
         const adp = clause.findIndex((t, k) => k > 0 && t.pos === "ADP");
         const headNoun = (adp < 0 ? clause : clause.slice(0, adp)).filter(isNoun).at(-1);
-        const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]) || (headNoun !== undefined && !isPersonNoun(headNoun.lemma) && !isPersonNoun(headNoun.text)));
+        const gerund = first.text.endsWith("ing") && (clause[1] === undefined || !isNoun(clause[1]) || (headNoun !== undefined && !isMainlyPersonNoun(headNoun.lemma) && !isMainlyPersonNoun(headNoun.text)));
         const modifier = first.text.endsWith("ing") && !gerund;
         // A first word in its base form that the tagger read as a verb, before the noun that ends the
         // clause, is a modifier too ("lead singer", "stunt double").
@@ -123,6 +134,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (nominal) addRole(clause);
         else about.push(...contentWords(clause));
+        }
       }
     }
     out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)] };
@@ -406,7 +418,10 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // beside a named person, an unmatched person word may well be someone not in the scene.
     const rest = () => contentWords(tokens.filter((u, x) => (x < i || x >= k) && !used.has(x) && isNoun(u)));
     const unnamed = !out.some((m) => m.by === "name");
-    const who = score(said) ?? (unnamed && DEFINITE.has(t.text) && isMainlyPersonNoun(np[one]!.lemma) && !LOCATIVE.has(tokens[i - 1]?.text ?? "") ? score(rest()) : null);
+    // … and a word for anyone that the scene itself calls one person ("(teenage solo hiker, the
+    // kid)"), when what the query says of them matches no one.
+    const calledSo = () => best(roster.map((n) => [n, (profiles[n]?.heads ?? []).includes(np[one]!.text) ? 1 : 0]));
+    const who = score(said) ?? (unnamed && DEFINITE.has(t.text) && isMainlyPersonNoun(np[one]!.lemma) && !LOCATIVE.has(tokens[i - 1]?.text ?? "") ? score(rest()) : null) ?? (DEFINITE.has(t.text) ? calledSo() : null);
     if (who !== null) claim({ name: who, start: i, end: k, by: "description" });
   }
   out.sort((a, b) => a.start - b.start);
