@@ -9,7 +9,7 @@ import { ChatError, type ChatCall, type ChatClient } from "../infra/openaiClient
 import { makeLlmGateway } from "../services/llm/index.ts";
 import type { LocalChatClient } from "../infra/localModelClient.ts";
 import { llmRequest } from "../events/llm.ts";
-import { AURA_LLM_JSON_SCHEMAS } from "../actors/aura/llm.ts";
+import { AURA_LLM_JSON_SCHEMAS, plannerPlanRequest, plannerStepRequest } from "../actors/aura/llm.ts";
 import { ENVPROBE_LLM_JSON_SCHEMAS, BELIEF_OUTPUT } from "../actors/envprobe/llm.ts";
 import { callSettings } from "../services/llm/config.ts";
 import { MODEL_FILE, MODEL_SHA256 } from "../services/llm/localModel.ts";
@@ -116,5 +116,22 @@ describe("grammar schemas", () => {
     expect(byField["door:door_1"]).toEqual(["?", "open", "locked"]);
     expect(byField.agent).toEqual(["?", "room_0", "room_1"]);
     expect(byField["loc:apple"]).toEqual(["?", "inv", "room_0", "room_1"]);
+  });
+
+  it("admit a planner step or plan only of an offered tool, with its own arguments and the scene's people", () => {
+    const scene = { summary: "Quay, 08:00.", time: "08:00", focus: "Quay", public: { "Ana Silva": { location: "Quay", action: "mending nets" }, "Rui Costa": { location: "Quay", action: "selling fish" } } };
+    const step = plannerStepRequest("m", "react", "Is Ana free?", scene, null, ["get_agent_private_state", "get_time"], 3, [], "q1");
+    type Shape = { properties: { action: { const: string }; tool?: { const: string }; arguments?: { properties: Record<string, { enum?: string[] }>; required: string[]; additionalProperties: boolean } } };
+    const s = AURA_LLM_JSON_SCHEMAS["planner-step"]!(step) as { oneOf: Shape[] };
+    const calls = s.oneOf.filter((o) => o.properties.action.const === "call_tool");
+    expect(calls.map((o) => o.properties.tool!.const)).toEqual(["get_agent_private_state", "get_time"]);
+    const privateState = calls[0]!.properties.arguments!;
+    expect(privateState.required).toEqual(["agent_name"]);
+    expect(privateState.properties.agent_name!.enum).toEqual(["Ana Silva", "Rui Costa"]);
+    expect(privateState.additionalProperties).toBe(false);
+    expect(calls[1]!.properties.arguments!.required).toEqual([]);
+    const plan = plannerPlanRequest("m", "Is Ana free?", scene, null, ["get_agent_belief_about"], 3, "q1");
+    const p = AURA_LLM_JSON_SCHEMAS["planner-plan"]!(plan) as { properties: { steps: { items: { oneOf: Array<{ properties: { tool: { const: string }; arguments: { required: string[] } } }> } } } };
+    expect(p.properties.steps.items.oneOf.map((o) => [o.properties.tool.const, o.properties.arguments.required])).toEqual([["get_agent_belief_about", ["believer", "target"]]]);
   });
 });

@@ -344,6 +344,46 @@ const offeredTools = (request: Pick<LlmRequestedPayload, "messages">): string[] 
   return [];
 };
 
+/** The tools a planner request lists ("- tool(arg, …): …" under "Tools:") with their arguments. */
+const listedTools = (request: Pick<LlmRequestedPayload, "messages">): Array<{ tool: string; args: string[] }> => {
+  const out: Array<{ tool: string; args: string[] }> = [];
+  for (const m of request.messages) {
+    for (const line of m.content.split("\n")) {
+      const listed = /^- ([a-z_]+)\(([a-z_, ]*)\): /.exec(line);
+      if (listed !== null) out.push({ tool: listed[1]!, args: listed[2]!.split(",").map((a) => a.trim()).filter((a) => a.length > 0) });
+    }
+  }
+  return out;
+};
+
+/** The people a request's scene lists (its "entities: " line). */
+const listedPeople = (request: Pick<LlmRequestedPayload, "messages">): string[] => {
+  for (const m of request.messages) {
+    const line = m.content.split("\n").find((l) => l.startsWith("entities: "));
+    if (line !== undefined) return line.slice("entities: ".length).split(",").map((n) => n.trim()).filter((n) => n.length > 0);
+  }
+  return [];
+};
+
+// Arguments that name a person take one of the scene's names; others (a location) are short text.
+const PERSON_ARGS = new Set(["agent_name", "believer", "target"]);
+
+/**
+ * One call of each listed tool, with exactly its arguments: the grammar then admits no tool the
+ * request did not offer and no person outside the scene (a small model otherwise names the action
+ * as the tool, or invents arguments). A request that lists no tools keeps the loose shape.
+ */
+const toolCallShapes = (request: Pick<LlmRequestedPayload, "messages">): object[] | null => {
+  const tools = listedTools(request);
+  if (tools.length === 0) return null;
+  const people = listedPeople(request);
+  const argSchema = (arg: string) => (PERSON_ARGS.has(arg) && people.length > 0 ? { enum: people } : text(40));
+  return tools.map(({ tool, args }) => ({
+    tool: { const: tool },
+    arguments: { type: "object", properties: Object.fromEntries(args.map((a) => [a, argSchema(a)])), required: args, additionalProperties: false },
+  }));
+};
+
 /**
  * The JSON schema of each output, for a model whose output a grammar constrains (the local model):
  * every reply it allows passes the output's validator above. Tight on purpose (short strings, few
@@ -366,16 +406,19 @@ export const AURA_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<LlmRe
       required: ["literal_need", "implicit_need", "gap", "recommended_probes", "should_alert", "confidence", "rationale"],
     };
   },
-  "planner-step": () => ({
-    oneOf: [
-      { type: "object", properties: { action: { const: "stop" }, reason: text(120) }, required: ["action", "reason"] },
-      { type: "object", properties: { action: { const: "call_tool" }, tool: text(40), arguments: { type: "object", additionalProperties: text(40) }, reason: text(120) }, required: ["action", "tool", "arguments", "reason"] },
-    ],
-  }),
-  "planner-plan": () => ({
-    type: "object",
-    properties: { steps: { type: "array", maxItems: 3, items: { type: "object", properties: { tool: text(40), arguments: { type: "object", additionalProperties: text(40) } }, required: ["tool", "arguments"] } }, reason: text(120) },
-    required: ["steps", "reason"],
-  }),
+  "planner-step": (request) => {
+    const calls = toolCallShapes(request) ?? [{ tool: text(40), arguments: { type: "object", additionalProperties: text(40) } }];
+    return {
+      oneOf: [
+        { type: "object", properties: { action: { const: "stop" }, reason: text(120) }, required: ["action", "reason"] },
+        ...calls.map((call) => ({ type: "object", properties: { action: { const: "call_tool" }, ...call, reason: text(120) }, required: ["action", "tool", "arguments", "reason"] })),
+      ],
+    };
+  },
+  "planner-plan": (request) => {
+    const calls = toolCallShapes(request);
+    const step = calls === null ? { type: "object", properties: { tool: text(40), arguments: { type: "object", additionalProperties: text(40) } }, required: ["tool", "arguments"] } : { oneOf: calls.map((call) => ({ type: "object", properties: call, required: ["tool", "arguments"] })) };
+    return { type: "object", properties: { steps: { type: "array", maxItems: 3, items: step }, reason: text(120) }, required: ["steps", "reason"] };
+  },
   answer: () => ({ type: "object", properties: { answer: text(300) }, required: ["answer"] }),
 };
