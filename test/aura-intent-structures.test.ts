@@ -343,3 +343,36 @@ describe("roles and names a summary gives in coordinated, hyphenated and 'call' 
     expect(who("Is the guy on the phone busy?", depot)).toEqual(["Rhona Kerr"]);
   });
 });
+
+// A fete of this file's own, for the readings added after the fifteenth blind split.
+const fete: PerceivedScene = {
+  summary: "Village fete, 15:00, the tombola about to be drawn. On the Green: Priya Shah (MC, on the microphone by the bandstand), Tom Ellis (retired teacher, on steward duty at the gate, handing out raffle cards), Dee Walsh (photographer, shooting the dog show). In the Tea Tent: Colin Ward (fete organiser, counting the float).",
+  time: "15:00",
+  focus: "Green",
+  public: {
+    "Priya Shah": { location: "Green", action: "talking into the microphone" },
+    "Tom Ellis": { location: "Green", action: "handing out raffle cards" },
+    "Dee Walsh": { location: "Green", action: "photographing the dog show" },
+    "Colin Ward": { location: "Tea Tent", action: "counting the float" },
+  },
+};
+
+describe("abbreviated roles, a person word the summary uses, and things that are no one", () => {
+  it("reads a summary role written as an abbreviation, before 's and in lower case too", () => {
+    expect(who("Is the MC free for a word?", fete)).toEqual(["Priya Shah"]);
+    expect(analyseQuery("mc's been talking non-stop. is she ok", fete).mentioned).toContain("Priya Shah");
+  });
+
+  it("reads a person word that only someone's duties name as them", () => {
+    expect(who("Does the steward look fed up?", fete)).toEqual(["Tom Ellis"]);
+  });
+
+  it("reads no person in a possessed thing, even one a role's name starts with or someone holds", () => {
+    expect(analyseQuery("Would Colin mind if I borrowed his business card?", fete).mentioned).toEqual(["Colin Ward"]);
+    expect(analyseQuery("If Colin wanted his photo taken, would he expect Dee to be free?", fete).secondOrder).toMatchObject({ believer: "Colin Ward", target: "Dee Walsh" });
+  });
+
+  it("reads a participle after a role in a what-question as its predicate", () => {
+    expect(analyseQuery("What's the fete organiser planning for the evening?", fete).wantsPlan).toBe(true);
+  });
+});

@@ -36,7 +36,8 @@ const contentWords = (tokens: readonly Token[]): string[] => tokens.filter((t) =
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const isNoun = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN";
 /** A noun whose lemma differs from it, unless a gerund ("checking" → check): "men", "guides". */
-const plural = (t: Token) => t.text !== t.lemma && !t.text.endsWith("ing");
+/** (Not a spelling the lemmatiser normalises: "organiser" → organizer.) */
+const plural = (t: Token) => t.text !== t.lemma && !t.text.endsWith("ing") && (t.text.endsWith("s") || /(men|people|children|folk)$/.test(t.text));
 
 /** Role and description words of each roster member, from the town's occupations and the summary. */
 export function profilesOf(summary: string, roster: readonly string[], seen: Readonly<Record<string, { readonly action: string; readonly location: string }>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
@@ -131,8 +132,11 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const baseModifier = first.pos === "VERB" && first.text === first.lemma && clause.length >= 2 && isNoun(clause.at(-1)!) && clause.slice(1).every((t) => isNoun(t) || t.pos === "ADJ");
         // An adverb and a participle before the noun modify it too ("newly qualified examiner").
         const premodified = first.pos === "ADV" && clause.length >= 2 && isNoun(clause.at(-1)!) && clause.slice(1, -1).every((t) => t.pos === "ADV" || t.pos === "ADJ" || isNoun(t) || (t.pos === "VERB" && /(ed|en)$/.test(t.text)));
-        const nominal = (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
-        if (nominal) addRole(clause);
+        // A clause that is one abbreviation in capitals names a role whatever its tag ("DJ", "MC").
+        const abbreviation = clause.length === 1 && first.upper;
+        const nominal = abbreviation || (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
+        if (abbreviation) addRole([{ ...first, pos: "NOUN" }]);
+        else if (nominal) addRole(clause);
         else about.push(...contentWords(clause));
         }
       }
@@ -148,12 +152,12 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
  * role's modifier and an agent noun ("shopkeeper" for a shop owner) or a clipped form ("physio",
  * "prof"); 0 otherwise.
  */
-function roleScore(q: string, r: string): number {
+function roleScore(q: string, r: string, clipped = true): number {
   if (q === r) return 4;
   const rel = roleRelation(q, r);
   if (rel === "synonym") return 3;
   if (rel !== null) return 2;
-  return compoundOf(q, r) || (q.length >= 4 && r.length > q.length && r.startsWith(q)) ? 2 : 0;
+  return compoundOf(q, r) || (clipped && q.length >= 4 && r.length > q.length && r.startsWith(q)) ? 2 : 0;
 }
 const sameRoleWord = (q: string, r: string): boolean => roleScore(q, r) > 0;
 const AGENT_NOUNS = new Set(["keeper", "man", "woman", "person", "master", "owner", "seller", "maker", "monger", "smith", "wright"]);
@@ -252,8 +256,10 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i) || (uncased && isNoun(t))) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
   // A bare role noun in the same places ("janitor looks tired", "ask janitor about …").
+  // A word before a possessive or contracted "'s" is a noun whatever its tag ("dj's been …").
+  const nounLike = (t: Token, i: number) => isNoun(t) || tokens[i + 1]?.text === "'s" || t.upper;
   tokens.forEach((t, i) => {
-    if (used.has(i) || !isNoun(t) || !bare(i)) return;
+    if (used.has(i) || !nounLike(t, i) || !bare(i)) return;
     const who = best(roster.map((n) => [n, (profiles[n]?.heads ?? []).some((r) => r === t.text || r === t.lemma) ? 1 : 0]));
     if (who !== null) claim({ name: who, start: i, end: i + 1, by: "role" });
   });
@@ -307,7 +313,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const npStart = opener ? i + 1 : i;
     let j = npStart;
     const np: Token[] = [];
-    const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || cuesOf([u], "activity").length > 0;
+    // … and a word in capitals (an abbreviation: "the DJ"), or one before "'s", whatever its tag.
+    const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || u.upper || tokens[tokens.indexOf(u) + 1]?.text === "'s" || cuesOf([u], "activity").length > 0;
     // A word tagged as a verb before a noun is an attribute here ("her head waiter").
     // Not before a name: "the officer got Rasmus …" is a verb and its object.
     const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length && !used.has(x + 1);
@@ -334,7 +341,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       const forms = whole ? [compound] : [head.text, head.lemma];
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
-        const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
+        // After a possessive a clipped form is more likely the thing owned ("her photo" is no photographer).
+        const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
         // A modifier matches a role word, or the adverb in -ly the role is written with ("the new
         // examiner" for a newly qualified one).
         return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r) || r === `${w}ly`)).length];
@@ -361,7 +369,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       const aux = tokens[i - 1];
       const inverted = !opener ? false : aux !== undefined && aux.pos === "AUX" && (aux.lemma === "do" || MODALS.has(aux.text)) && (i < 2 || tokens[i - 2]!.pos === "PUNCT" || tokens[i - 2]!.pos === "CCONJ" || /^(what|how|why|where|when|who)$/.test(tokens[i - 2]!.text));
       const headEnd = npStart + np.findLastIndex((u) => isNoun(u) && (profiles[byRole!]?.heads ?? []).some((r) => roleScore(u.text, r) > 0 || roleScore(u.lemma, r) > 0)) + 1;
-      claim({ name: byRole, start: i, end: inverted && headEnd > npStart && headEnd < j ? headEnd : j, by: "role" });
+      // … and a participle after the head is the predicate ("what's the site director planning").
+      const participle = headEnd > npStart && headEnd < j && tokens.slice(headEnd, j).every((u) => u.text.endsWith("ing"));
+      claim({ name: byRole, start: i, end: (inverted || participle) && headEnd > npStart && headEnd < j ? headEnd : j, by: "role" });
       continue;
     }
     // "the raffle seller": an agent noun in -er names whoever does its verb ("selling").
@@ -369,7 +379,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // The phrase's last noun (a predicate adjective may follow it: "the kite judge free …").
     const personHead = np.findLast(isNoun);
     // … and a person noun that is also the verb of what someone visibly does ("the riddle judge" for whoever is judging riddles).
-    const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : personHead !== undefined && isPersonNoun(personHead.text) && !plural(personHead) && tokens[npStart + np.indexOf(personHead) + 1]?.text !== "'s" ? [personHead.text] : [];
+    const verbOf = agentHead !== undefined && isNoun(agentHead) && /er$/.test(agentHead.text) && agentHead.text.length > 4 ? [agentHead.text.slice(0, -2), agentHead.text.slice(0, -1)] : personHead !== undefined && isMainlyPersonNoun(personHead.text) && !plural(personHead) && tokens[npStart + np.indexOf(personHead) + 1]?.text !== "'s" ? [personHead.text] : [];
     if (verbOf.length > 0) {
       const said = contentWords(np.slice(0, -1));
       const who = best(roster.map((n) => {
@@ -385,7 +395,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // the words after it say, against each person's roles and what they visibly do.
     // … or any person noun that names no one's role ("the old gentleman behind the till", "my nephew
     // working the stall"): the description is what follows it and its modifiers.
-    const one = np.findLastIndex((u) => cuesOf([u], "activity").length > 0 || (isNoun(u) && isPersonNoun(u.text)));
+    // (A word whose most frequent sense is no person — "card", "photo" — describes a thing.)
+    const one = np.findLastIndex((u) => cuesOf([u], "activity").length > 0 || (isNoun(u) && isMainlyPersonNoun(u.text)));
     // "the two men in the Common Room" is a group, not one person; "my nephew's bike …" describes the bike.
     if (one < 0 || plural(np[one]!) || (cuesOf([np[one]!], "activity").length === 0 && tokens[npStart + one + 1]?.text === "'s")) continue;
     // "bit my head off": after a possessive a body part is the owner's own.
@@ -406,7 +417,11 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const reducedRelative = (x: number) => x === npStart + one + 1 && tokens[x]!.text.endsWith("ing") && ["DET", "NOUN", "ADJ", "PRON"].includes(tokens[x + 1]?.pos ?? "");
     const predicate = (u: Token, x: number) => (u.pos === "AUX" && (MODALS.has(u.text) || (!opensStatement && u.text !== "'s"))) || (opensQuestion && u.pos === "VERB" && !reducedRelative(x));
     while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !predicate(tokens[k]!, k) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
-    const said = contentWords([...np.slice(0, one), ...after.filter(isNounish)]);
+    // The person word itself counts when it is no word for anyone ("the lifeguard" for someone "on
+    // lifeguard duty").
+    // Not after a preposition of place: "across the ward" is where.
+    const generic = cuesOf([np[one]!], "activity").length > 0 || LOCATIVE.has(tokens[i - 1]?.text ?? "");
+    const said = contentWords([...np.slice(0, generic ? one : one + 1), ...after.filter(isNounish)]);
     const score = (words: readonly string[]) => best(roster.map((n) => {
       const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);
       return [n, words.filter((w) => known.has(w)).length];
