@@ -210,6 +210,11 @@ export class ResumeStore implements EventStore {
     return this.real.flush();
   }
 
+  /** The records reproduced are the log's already: only those appended after them grow it. */
+  bytesAppended(): number {
+    return this.real.bytesAppended?.() ?? 0;
+  }
+
   close(): Promise<void> {
     return this.real.close();
   }
@@ -344,7 +349,7 @@ async function baseFromParent(header: EpisodeHeader, dir: string): Promise<Episo
  * `fork` and for a fork that lost it (`baseFromParent`).
  */
 export const replayedSnapshot = async (dir: string, records: readonly LogRecord[], tick: number, snapshots: string, backend: Backend = embeddedBackend): Promise<EpisodeSnapshot> => {
-  const replay = await replayRecords(dir, records, { toTick: tick, snapshots }, backend);
+  const replay = await replayRecords(dir, records, { toTick: tick, snapshots, fromSnapshot: true }, backend);
   try {
     return snapshotOfReplay(replay);
   } finally {
@@ -416,6 +421,13 @@ export interface ReplayOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** Location in the backend's snapshot stores (default: the episode directory's snapshots/). */
   readonly snapshots?: string;
+  /**
+   * Starts from the newest stored snapshot of a tick up to `toTick` (or the log's last) that the log
+   * holds the record of, and replays only the records after it (`fork`: a run keeps snapshots at
+   * some ticks only). Without one, or with only damaged ones, from the episode's start. The records
+   * before it are not replayed: only a replay from the start checks the whole log (`verify`).
+   */
+  readonly fromSnapshot?: boolean;
   /**
    * Replays the records of a tick the log ends part-way through too (`verify` checks them). The
    * actors are then past the last committed tick: their state is no tick's, to show or snapshot.
@@ -490,21 +502,22 @@ export const replayRecords = async (dir: string, records: readonly LogRecord[], 
 async function replayWith(dir: string, records: readonly LogRecord[], options: ReplayOptions, snapshots: SnapshotStore, transport: Transport): Promise<ReplayResult> {
   const started = performance.now();
   const header = headerOf(records, records[0]?.episode ?? dir);
-  const host = await hostForHeader(header, snapshots, dir);
-  const store = new ReplayStore(records, 1, dir);
-  host.serve(transport, HOST_SUBJECT);
-  options.onHeader?.(header, host);
-  const sequencer = new Sequencer({ world: header.world, config: header.config, seed: header.seed, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
-  let tick = header.firstTick;
-  let lastTick = header.firstTick - 1;
-  let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;
-  let incompleteTick = false;
-  let replayed = store.position;
   // A log that ends part-way through a tick (an interrupted run) is replayed to its last committed
   // tick: replaying the rest would leave the actors in a state between two ticks, which `--state`
   // printed as the committed tick's and `--snapshot` kept under its hash (a snapshot that fails its
   // check, and as the latest one stopped `run --resume` and `fork`).
   const lastCommitted = records.findLast((r) => r.type === "tick.committed")?.tick ?? header.firstTick - 1;
+  const from = options.fromSnapshot === true ? await nearestSnapshot(header, records, Math.min(options.toTick ?? Infinity, lastCommitted), snapshots) : null;
+  const host = from?.host ?? (await hostForHeader(header, snapshots, dir));
+  const store = new ReplayStore(records, from === null ? 1 : from.at + 1, dir);
+  host.serve(transport, HOST_SUBJECT);
+  options.onHeader?.(header, host);
+  const sequencer = new Sequencer({ world: header.world, config: header.config, seed: header.seed, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
+  let tick = from === null ? header.firstTick : from.tick + 1;
+  let lastTick = tick - 1;
+  let stateHash: string | null = from !== null ? from.stateHash : header.kind === "forked" ? String(header.payload.parentStateHash) : null;
+  let incompleteTick = false;
+  let replayed = store.position;
   const until = options.partialTick === true ? (options.toTick ?? Infinity) : Math.min(options.toTick ?? Infinity, lastCommitted);
   while (!store.exhausted && tick <= until) {
     try {
@@ -540,6 +553,31 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
 }
 
 type TickCommitted = { stateHash: string; parts: Record<string, string> };
+
+/**
+ * The newest stored snapshot of a committed tick up to `tick` that the log holds the record of
+ * (same tick, seq and head hash), restored and checked: its host, the index of its record in
+ * `records`, its tick and state hash. A snapshot that is damaged or does not restore is passed
+ * over for an earlier one (a replay from the start never read it either). Null: none is stored.
+ */
+export async function nearestSnapshot(header: EpisodeHeader, records: readonly LogRecord[], tick: number, snapshots: SnapshotStore): Promise<{ host: ActorHost; at: number; tick: number; stateHash: string } | null> {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.type !== "tick.committed" || record.tick > tick) continue;
+    const key = (record.payload as TickCommitted).stateHash;
+    try {
+      if (!(await snapshots.has(key))) continue;
+      const snapshot = await snapshots.get(key);
+      if (snapshot === null || snapshot.tick !== record.tick || snapshot.seq !== record.seq || snapshot.headHash !== record.hash) continue;
+      const host = restoreHost(header.world, snapshot, header.config, header.seed, header.condition, snapshotNamed(snapshots, key));
+      return { host, at: i, tick: record.tick, stateHash: key };
+    } catch (error) {
+      if (error instanceof SnapshotDamaged) continue;
+      throw error;
+    }
+  }
+  return null;
+}
 
 /** The actors whose state part differs between a logged tick.committed and the replay's. */
 const differingActors = (recorded: TickCommitted, replayed: TickCommitted): string[] =>
