@@ -1,6 +1,6 @@
 // `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
 // same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
-// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`: only those rows, printed.
+// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`, `--long-only`: only those rows, printed.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -133,6 +133,14 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
     return;
   }
+  if (process.argv.includes("--long-only")) {
+    // The ten-day run and the snapshot policy alone (printed, docs untouched).
+    const { longRunRows } = await import("./longRun.ts");
+    const longOnly = await longRunRows(work, quick, log);
+    process.stdout.write(longOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   // Warm-up: JIT the whole path once.
   await day(5);
 
@@ -158,6 +166,13 @@ async function main(): Promise<void> {
       target,
       verdict: met === null ? "—" : met ? "met" : "**below target**",
     });
+  }
+
+  // 1b. Ten days of the five residents with default settings (snapshots by log growth), against the
+  //     authors' simulator, and a snapshot every tick beside it (bench/longRun.ts).
+  {
+    const { longRunRows } = await import("./longRun.ts");
+    rows.push(...(await longRunRows(work, quick, log)));
   }
 
   // 2. Appends: the kernel's append path against a bare loop appending the same records.

@@ -8,6 +8,7 @@ import { forkEpisode, runEpisode, snapshotPolicyOf } from "../services/kernel/ep
 import { headerOf, nearestSnapshot, replayedSnapshot } from "../services/kernel/replay.ts";
 import { ACTOR_SNAPSHOT_BYTES, DEFAULT_SNAPSHOT_MS, MIN_LOG_BYTES, snapshotDue, SnapshotSchedule, type SinceLastSnapshot } from "../services/kernel/snapshotPolicy.ts";
 import { FileSnapshotStore, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
+import { SnapshotDamaged } from "../events/errors.ts";
 import { logLines, logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
 
 const quiet = { trace: { exporter: "none" } } as const;
@@ -137,7 +138,7 @@ describe("resume and fork between snapshots", () => {
     expect(logRecords(fromSparse.dir).map(withoutMetaLine)).toEqual(logRecords(fromEvery.dir).map(withoutMetaLine));
   });
 
-  it("a fork passes over a damaged earlier snapshot for one before it, or the episode's start", async () => {
+  it("a fork refuses a damaged earlier snapshot it would start from (exit 3, saying what removing it does), and without it starts from the one before", async () => {
     const [s, e] = [pair("sparse"), pair("every")];
     const sparse = await runEpisode({ world: "auratown", seed: 33, ticks: 10, dir: s.parent, snapshotEvery: 3, ...quiet });
     const every = await runEpisode({ world: "auratown", seed: 33, ticks: 10, dir: e.parent, snapshotEvery: 1, ...quiet });
@@ -146,11 +147,17 @@ describe("resume and fork between snapshots", () => {
     const snapshots = join(sparse.dir, "snapshots");
     const keyOf = (tick: number) => (records.find((r) => r.type === "tick.committed" && r.tick === tick)!.payload as { stateHash: string }).stateHash;
     writeFileSync(join(snapshots, `${keyOf(5)}.json`), "{ not json");
+    const refused = await forkEpisode({ parent: sparse.dir, atTick: 7, condition: "baseline", ticks: 10, dir: s.child, ...quiet }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SnapshotDamaged);
+    expect((refused as SnapshotDamaged).exitCode).toBe(3);
+    expect((refused as SnapshotDamaged).reason).toContain("remove it, and the replay to tick 7 starts from an earlier snapshot or the episode's start");
+    rmSync(join(snapshots, `${keyOf(5)}.json`));
     const nearest = await nearestSnapshot(header, records, 7, new FileSnapshotStore(snapshots));
     expect(nearest?.tick).toBe(2);
     nearest?.host.stop();
     rmSync(join(snapshots, `${keyOf(2)}.json`));
     expect(await nearestSnapshot(header, records, 7, new FileSnapshotStore(snapshots))).toBeNull();
+    rmSync(s.child, { recursive: true, force: true });
     const child = await forkEpisode({ parent: sparse.dir, atTick: 7, condition: "baseline", ticks: 10, dir: s.child, ...quiet });
     const reference = await forkEpisode({ parent: every.dir, atTick: 7, condition: "baseline", ticks: 10, dir: e.child, ...quiet });
     expect(child.stateHash).toBe(reference.stateHash);

@@ -176,8 +176,8 @@ export interface EpisodeResult {
   readonly actors: number;
   /** Set when the run continued a partial log: the tick it restarted after (-1: from the start). */
   readonly resumedAfterTick?: number;
-  /** Snapshots this run kept (the last tick's among them), and their bytes. */
-  readonly snapshots?: { readonly count: number; readonly bytes: number };
+  /** Snapshots this run kept (the last tick's among them), their bytes, and the seconds the run waited for them. */
+  readonly snapshots?: { readonly count: number; readonly bytes: number; readonly seconds: number };
 }
 
 /**
@@ -351,7 +351,7 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
       // A resumed run serves the requests already logged from the log, and only new ones live.
       ...(start.logged.length > 0 ? { llm: loggedLlm(start.logged, o.llm) } : o.llm === undefined ? {} : { llm: o.llm }),
     });
-    const kept = { count: 0, bytes: 0 };
+    const kept = { count: 0, bytes: 0, seconds: 0 };
     const run = async () => {
       // The header carries the episode span's traceparent, so the log's first record leads to the
       // episode's trace; a resumed run continues the trace its header names (one trace per episode),
@@ -567,7 +567,7 @@ const actorsBytes = (actors: Readonly<Record<string, SerializedActor>>): number 
   return n;
 };
 
-async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null, kept: { count: number; bytes: number }): Promise<string> {
+async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null, kept: { count: number; bytes: number; seconds: number }): Promise<string> {
   // Wall clock and log size choose the ticks that keep a snapshot: snapshots are no part of the
   // log, so the choice changes neither the log nor any state hash.
   const schedule = new SnapshotSchedule(snapshotPolicyOf(o), actors, () => store.bytesAppended?.() ?? 0, () => performance.now());
@@ -579,7 +579,15 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
   for (let tick = firstTick; tick <= d.lastTick; tick++) {
     const result = await sequencer.runTick(tick);
     stateHash = result.stateHash;
-    if (schedule.due(tick, d.firstTick, d.lastTick)) {
+    let stopping = false;
+    if (o.stop !== undefined && tick < d.lastTick) {
+      // A signal handler runs only when the event loop turns, which a run's chain of promises
+      // never lets it do: without this turn a Ctrl-C was seen after the last tick, or never.
+      await new Promise((resolve) => setImmediate(resolve));
+      stopping = o.stop.aborted;
+    }
+    // A run stopped on request keeps the tick it stops after, as its last: `--resume` continues there.
+    if (stopping || schedule.due(tick, d.firstTick, d.lastTick)) {
       const started = performance.now();
       await storing;
       await store.flush();
@@ -593,17 +601,13 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
       schedule.record(bytes, started);
       kept.count++;
       kept.bytes += bytes;
+      kept.seconds += (performance.now() - started) / 1000;
     }
     if (local !== null) o.observer?.onTick?.(result, local);
     o.progress?.(tick - d.firstTick + 1, total);
-    if (o.stop !== undefined && tick < d.lastTick) {
-      // A signal handler runs only when the event loop turns, which a run's chain of promises
-      // never lets it do: without this turn a Ctrl-C was seen after the last tick, or never.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (o.stop.aborted) {
-        await storing;
-        throw new Interrupted(d.episode, tick, d.lastTick, String(o.stop.reason));
-      }
+    if (stopping) {
+      await storing;
+      throw new Interrupted(d.episode, tick, d.lastTick, String(o.stop!.reason));
     }
   }
   await storing;

@@ -557,24 +557,23 @@ type TickCommitted = { stateHash: string; parts: Record<string, string> };
 /**
  * The newest stored snapshot of a committed tick up to `tick` that the log holds the record of
  * (same tick, seq and head hash), restored and checked: its host, the index of its record in
- * `records`, its tick and state hash. A snapshot that is damaged or does not restore is passed
- * over for an earlier one (a replay from the start never read it either). Null: none is stored.
+ * `records`, its tick and state hash; null when none is stored. A damaged one is refused, as the
+ * snapshot of the tick itself is (SnapshotDamaged, exit 3, naming what removing it does), never
+ * passed over in silence.
  */
 export async function nearestSnapshot(header: EpisodeHeader, records: readonly LogRecord[], tick: number, snapshots: SnapshotStore): Promise<{ host: ActorHost; at: number; tick: number; stateHash: string } | null> {
   for (let i = records.length - 1; i >= 0; i--) {
     const record = records[i]!;
     if (record.type !== "tick.committed" || record.tick > tick) continue;
     const key = (record.payload as TickCommitted).stateHash;
-    try {
-      if (!(await snapshots.has(key))) continue;
-      const snapshot = await snapshots.get(key);
-      if (snapshot === null || snapshot.tick !== record.tick || snapshot.seq !== record.seq || snapshot.headHash !== record.hash) continue;
-      const host = restoreHost(header.world, snapshot, header.config, header.seed, header.condition, snapshotNamed(snapshots, key));
-      return { host, at: i, tick: record.tick, stateHash: key };
-    } catch (error) {
-      if (error instanceof SnapshotDamaged) continue;
+    if (!(await snapshots.has(key))) continue;
+    const named = snapshotNamed(snapshots, key, `remove it, and the replay to tick ${tick} starts from an earlier snapshot or the episode's start (the log is not affected)`);
+    const snapshot = await snapshots.get(key).catch((error: unknown) => {
+      if (error instanceof SnapshotDamaged && named.remedy !== undefined) throw new SnapshotDamaged({ where: error.where, reason: `${error.reason}; ${named.remedy}` });
       throw error;
-    }
+    });
+    if (snapshot === null || snapshot.tick !== record.tick || snapshot.seq !== record.seq || snapshot.headHash !== record.hash) continue;
+    return { host: restoreHost(header.world, snapshot, header.config, header.seed, header.condition, named), at: i, tick: record.tick, stateHash: key };
   }
   return null;
 }
