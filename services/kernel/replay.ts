@@ -344,9 +344,10 @@ async function baseFromParent(header: EpisodeHeader, dir: string): Promise<Episo
 }
 
 /**
- * The snapshot of an episode's state after `tick`, rebuilt by replaying its records (`snapshots`:
- * its snapshot store, where a fork's own base is): a fork's base its parent did not keep, for
- * `fork` and for a fork that lost it (`baseFromParent`).
+ * The snapshot of an episode's state after `tick`, rebuilt from its nearest stored snapshot before
+ * `tick` (or its start) by replaying its records (`snapshots`: its snapshot store, where a fork's
+ * own base is): a fork's base its parent did not keep, for `fork` and for a fork that lost it
+ * (`baseFromParent`).
  */
 export const replayedSnapshot = async (dir: string, records: readonly LogRecord[], tick: number, snapshots: string, backend: Backend = embeddedBackend): Promise<EpisodeSnapshot> => {
   const replay = await replayRecords(dir, records, { toTick: tick, snapshots, fromSnapshot: true }, backend);
@@ -424,8 +425,9 @@ export interface ReplayOptions {
   /**
    * Starts from the newest stored snapshot of a tick up to `toTick` (or the log's last) that the log
    * holds the record of, and replays only the records after it (`fork`: a run keeps snapshots at
-   * some ticks only). Without one, or with only damaged ones, from the episode's start. The records
-   * before it are not replayed: only a replay from the start checks the whole log (`verify`).
+   * some ticks only); without one, from the episode's start. A damaged one is refused (exit 3), as
+   * the snapshot of the tick itself is. The records before it are not replayed: only a replay from
+   * the start checks the whole log (`verify`).
    */
   readonly fromSnapshot?: boolean;
   /**
