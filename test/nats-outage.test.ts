@@ -365,7 +365,8 @@ describe("a server whose JetStream storage is full", () => {
 
   it("run stops with exit 2 naming the refused records and the last good one, and the logged prefix verifies; a new run is told the storage is full", async () => {
     const ns = small.namespace("full");
-    const r = await runCli(["run", "auratown", "--seed", "42", "--nats", small.url, "--namespace", ns, "-q"]);
+    // A snapshot every tick fills the store part-way through the log (the default's one snapshot, of the last tick, would come after it).
+    const r = await runCli(["run", "auratown", "--seed", "42", "--nats", small.url, "--namespace", ns, "-q", "--snapshot-every", "1"]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/JetStream refused seqs? [\d–]+: insufficient resources; the log still ends on its last good record \(seq (\d+)\): free the server's JetStream storage or raise its limits .* --resume/);
     const v = await runCli(["verify", "auratown-s42-baseline", "--nats", small.url, "--namespace", ns]);
