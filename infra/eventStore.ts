@@ -64,6 +64,11 @@ export interface EventStore {
    */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Bytes of records this store has appended since it was opened: how much the log grew, which
+   * the run's snapshot policy reads (services/kernel/snapshotPolicy.ts). Absent: it is not known.
+   */
+  bytesAppended?(): number;
 }
 
 export interface ReadOptions {

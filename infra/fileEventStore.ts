@@ -267,6 +267,8 @@ class FileEventStore implements EventStore {
   private closed = false;
   /** Written since the last fsync. */
   private dirty = false;
+  /** Bytes appended since the store was opened. */
+  private appended = 0;
   readonly episode: string;
   readonly location: string;
   private segmentPath: string;
@@ -287,6 +289,10 @@ class FileEventStore implements EventStore {
 
   head(): Head {
     return { seq: this.lastSeq, hash: this.lastHash };
+  }
+
+  bytesAppended(): number {
+    return this.appended;
   }
 
   async append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]> {
@@ -322,6 +328,7 @@ class FileEventStore implements EventStore {
         throw new StorageFailed(display(this.segmentPath), `${failure} appending seq ${this.lastSeq + 1}–${seq}`, this.lastSeq, kept);
       }
       this.segmentSize += written;
+      this.appended += written;
       this.dirty = true;
       if (this.fsync === "always") this.sync();
     }

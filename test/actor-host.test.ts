@@ -129,7 +129,8 @@ describe("actor hosts and remote runs that fail", () => {
     const ns = suite.nats.namespace("idle");
     const episode = "auratown-s32-baseline";
     const host = (actors: string, ...extra: string[]) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", actors, ...extra]);
-    const run = (...extra: string[]) => start(["run", "auratown", "--seed", "32", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", ...extra]);
+    // A snapshot every tick (the default keeps a day's last only): the resume restores the hosts from one.
+    const run = (...extra: string[]) => start(["run", "auratown", "--seed", "32", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", ...extra]);
     const [a, b] = [host(AGENTS_A, "--idle-timeout", "3"), host(AGENTS_B, "--idle-timeout", "3")];
     const sequencer = run();
     await partialLog(ns, episode, 150, sequencer);
@@ -149,7 +150,8 @@ describe("actor hosts and remote runs that fail", () => {
     const ns = suite.nats.namespace("lost");
     const episode = "auratown-s33-baseline";
     const host = (actors: string) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", actors]);
-    const run = (...extra: string[]) => start(["run", "auratown", "--seed", "33", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", ...extra]);
+    // A snapshot every tick (the default keeps a day's last only): the resume restores the hosts from one.
+    const run = (...extra: string[]) => start(["run", "auratown", "--seed", "33", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", ...extra]);
     const [a, b] = [host(AGENTS_A), host(AGENTS_B)];
     const sequencer = run();
     await partialLog(ns, episode, 150, sequencer);

@@ -193,7 +193,7 @@ describe("probetown CLI", () => {
   it("replay --snapshot keeps a snapshot of any committed tick; --state prints every actor's state", async () => {
     const committed = logRecords(dir).filter((r) => r.type === "tick.committed");
     const key = (committed[17]!.payload as { stateHash: string }).stateHash;
-    rmSync(join(dir, "snapshots", `${key}.json`)); // the run kept one; make replay write it again
+    rmSync(join(dir, "snapshots", `${key}.json`), { force: true }); // replay writes it (again, if the run kept one)
     const out = JSON.parse((await cli(["replay", dir, "--to-tick", "17", "--snapshot", "--state", "--json"])).out);
     expect(out.snapshot).toContain(`snapshots/${key}.json`);
     const snap = JSON.parse(readFileSync(join(dir, "snapshots", `${key}.json`), "utf8"));
@@ -407,19 +407,26 @@ describe("probetown CLI", () => {
     expect(townRunHeap(1000, 3 * 34, 34)).toBe(1000 * (300 + 2 * 100) * 1024);
   });
 
-  it("refuses a new town run that would fill its disk (five residents keep a snapshot every tick: --days 1000000 asked 6.8 TB), naming how to write less", () => {
+  it("refuses a new town run that would fill its disk (a snapshot every tick of five residents: --days 1000000 asked 6.8 TB), naming how to write less", async () => {
     const town = resolveNewEpisodeConfig(worldNamed("auratown"), {}) as TownConfig;
     const flags = { town: "--agents 5", length: "--days 3000" };
     const disk = { dir: "runs", trace: true };
+    const everyTick = { ...disk, snapshotEvery: 1 };
     // 3,000 days: 102,000 ticks, a snapshot each, of five residents: ~21 GiB.
-    expect(townRunDisk(5, 3000 * 34, disk)).toBe(5 * 3000 * 34 * (3 * 1024 + 40 * 1024));
-    expect(() => checkTownRunDisk(town, 3000 * 34, flags, disk, 10 * 2 ** 30)).toThrow(
+    expect(townRunDisk(5, 3000 * 34, everyTick)).toBe(5 * 3000 * 34 * (3 * 1024 + 40 * 1024));
+    expect(() => checkTownRunDisk(town, 3000 * 34, flags, everyTick, 10 * 2 ** 30)).toThrow(
       /^--days 3000: 5 residents over 3,000 days write about 20\.9 GiB \(~1\.5 KB a resident-tick of log and as much of trace, ~40 KB a resident a snapshot, a snapshot every tick\), more than the 10\.0 GiB free where runs goes; run fewer, keep fewer snapshots \(--snapshot-every n, or 0 for the last tick only\), or trace elsewhere \(--trace none\)$/,
+    );
+    // By default snapshots come by the log's growth: about a tenth of the log, and the last tick's.
+    expect(townRunDisk(5, 3000 * 34, disk)).toBe(5 * 3000 * 34 * 3 * 1024 + Math.ceil((5 * 3000 * 34 * 1536) / 10) + 5 * 40 * 1024);
+    expect(() => checkTownRunDisk(town, 3000 * 34, flags, disk, 10 * 2 ** 30)).not.toThrow();
+    expect(() => checkTownRunDisk(town, 3000 * 34, flags, disk, 2 ** 30)).toThrow(
+      /^--days 3000: 5 residents over 3,000 days write about 1\.5 GiB \(~1\.5 KB a resident-tick of log and as much of trace, ~40 KB a resident a snapshot, snapshots about a tenth of the log\), more than the 1\.0 GiB free where runs goes; run fewer, keep fewer snapshots \(--snapshot-every n, or 0 for the last tick only\), or trace elsewhere \(--trace none\)$/,
     );
     // The last tick's snapshot only, and no trace: it fits.
     expect(() => checkTownRunDisk(town, 3000 * 34, flags, { dir: "runs", trace: false, snapshotEvery: 0 }, 10 * 2 ** 30)).not.toThrow();
     // A month of the five residents, and three days of 1,000, fit in a few gigabytes.
-    expect(townRunDisk(5, 30 * 34, disk)).toBeLessThan(2 ** 28);
+    expect(townRunDisk(5, 30 * 34, everyTick)).toBeLessThan(2 ** 28);
     expect(townRunDisk(1000, 3 * 34, disk)).toBeLessThan(2 ** 29);
   });
 
@@ -471,7 +478,7 @@ describe("a run killed mid-episode", () => {
 describe("a log cut back behind its snapshots, or edited by hand", () => {
   it("run --resume after repair continues from the newest snapshot the log holds and says which; the later ones are kept", async () => {
     const dir = join(tempDir("cut"), "ep");
-    const run = ["run", "auratown", "--seed", "5", "--ticks", "8", "--log", dir, "--quiet", "--trace", "none"];
+    const run = ["run", "auratown", "--seed", "5", "--ticks", "8", "--log", dir, "--quiet", "--trace", "none", "--snapshot-every", "1"];
     expect((await cli(run)).code).toBe(0);
     const file = firstSegment(dir);
     const lines = readFileSync(file, "utf8").split("\n");
@@ -552,7 +559,8 @@ describe("run --resume after kill -9", () => {
     const partial = logRecords(dir).length;
     const resumed = await cli([...args.filter((a) => a !== "--quiet"), "--log", dir, "--resume"]);
     expect(resumed.code).toBe(0);
-    expect(resumed.out).toMatch(/408 ticks, 6 actors: resumed after tick \d+, \d+ records appended/);
+    // By default a run keeps its first snapshot after ~2.4 MB of log: killed before it, the resume checks the log from the start.
+    expect(resumed.out).toMatch(/408 ticks, 6 actors: (resumed after tick \d+|resumed from its start \(the logged records checked, not appended again\)), \d+ records appended/);
     const full = join(work, "full");
     expect((await cli([...args, "--log", full])).code).toBe(0);
     const strip = (r: { meta?: unknown }) => ({ ...r, meta: undefined });
@@ -811,7 +819,7 @@ describe("probetown sweep, embedded", () => {
 
   it("sweep run again over an episode whose log was torn (a crash mid-write) says, as run --resume does, what its resume cut and where it kept the bytes (it cut them without a word)", async () => {
     const cwd = tempDir("sweep-torn");
-    const args = ["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "sw"];
+    const args = ["sweep", "auratown", "--seeds", "1-2", "--ticks", "4", "--log", "sw", "--snapshot-every", "1"];
     expect((await cli([...args, "-q"], cwd)).code).toBe(0);
     const victim = join(cwd, "sw", "auratown-s2-baseline");
     const whole = readFileSync(firstSegment(victim));

@@ -95,7 +95,7 @@ describe("determinism", () => {
   });
 
   it("a state-only divergence is reported at the tick with a field-level diff from the kept snapshot", async () => {
-    const a = await run(9);
+    const a = await run(9, { snapshotEvery: 1 });
     reseal(a.dir, (records) =>
       records.map((r) =>
         r.type === "episode.started"
@@ -128,7 +128,7 @@ describe("forks", () => {
   });
 
   it("a snapshot written when the agents were XState machines (persisted machine snapshots) still forks to the parent's log", async () => {
-    const parent = await run(42, { ticks: 12 });
+    const parent = await run(42, { ticks: 12, snapshotEvery: 1 });
     const snapDir = join(parent.dir, "snapshots");
     const childAt = 8;
     const key = readdirSync(snapDir)
@@ -199,7 +199,7 @@ describe("properties over random seeds", () => {
   it("replay equals the original run and every snapshot restores to its state hash", async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 3, max: 34 }), async (seed, ticks) => {
-        const r = await run(seed, { ticks });
+        const r = await run(seed, { ticks, snapshotEvery: 1 });
         const replay = await replayEpisode(r.dir);
         replay.host.stop();
         expect(replay.stateHash).toBe(r.stateHash);

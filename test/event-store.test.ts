@@ -283,7 +283,8 @@ describe("a disk that fills up mid-run", () => {
 
   it("stops with exit 2 naming the file and the last good record, cuts the partial batch, and a resume finishes the same log", async () => {
     const dir = tempDir("diskfull");
-    const full = limited(40, ["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet"]);
+    // A snapshot every tick: the disk refuses snapshot files too, and none may be left part-written.
+    const full = limited(40, ["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet", "--snapshot-every", "1"]);
     expect(full.status).toBe(2);
     const lastGood = Number(/last good record \(seq (\d+)\)/.exec(full.stderr)?.[1]);
     expect(full.stderr).toContain("000000000000.jsonl");
@@ -295,7 +296,7 @@ describe("a disk that fills up mid-run", () => {
     expect(readdirSync(join(dir, "snapshots")).filter((f) => f.includes(".tmp-"))).toEqual([]);
     expect((await runCli(["verify", dir])).code).toBe(0);
 
-    const resumed = await runCli(["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet", "--resume"]);
+    const resumed = await runCli(["run", "auratown", "--seed", "42", "--log", dir, "--trace", "none", "--quiet", "--resume", "--snapshot-every", "1"]);
     expect(resumed.code).toBe(0);
     const whole = tempDir("diskfull-whole");
     expect((await runCli(["run", "auratown", "--seed", "42", "--log", whole, "--trace", "none", "--quiet"])).code).toBe(0);

@@ -184,7 +184,7 @@ describe("the CLI across a NATS outage", () => {
 
   it("run survives a SIGKILLed server restarted on its store mid-run (snapshots every tick), and its log verifies", async () => {
     const ns = nats.namespace("run-restart");
-    const run = startCli(["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary"]);
+    const run = startCli(["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary", "--snapshot-every", "1"]);
     // Mid-run for sure: frozen once it has a snapshot, let go once the server is down (a run of 20
     // days, for a busy machine not to finish it before a guessed 1.5 s, took 110 s there).
     await frozenWhen([run.child], () => hasSnapshot(ns, "auratown-s17-baseline"), "the run's first snapshot");
@@ -276,7 +276,8 @@ describe("the CLI across a NATS outage", () => {
 
   it("run whose server stays away: exit 2 naming the URL, the episode, what was being written and --resume; --resume then finishes it", async () => {
     const ns = nats.namespace("run-gone");
-    const args = ["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", nats.url, "--namespace", ns, "-q"];
+    // A snapshot every tick: the first one says the run is under way (the default keeps the last tick's only).
+    const args = ["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", nats.url, "--namespace", ns, "-q", "--snapshot-every", "1"];
     const run = startCli(args);
     // Mid-run for sure: frozen once it has a snapshot, let go once the server is down, which it stays
     // until the run has given up (it was a guessed 40 s, and a run of 20 days for a busy machine not
@@ -364,7 +365,8 @@ describe("a server whose JetStream storage is full", () => {
 
   it("run stops with exit 2 naming the refused records and the last good one, and the logged prefix verifies; a new run is told the storage is full", async () => {
     const ns = small.namespace("full");
-    const r = await runCli(["run", "auratown", "--seed", "42", "--nats", small.url, "--namespace", ns, "-q"]);
+    // A snapshot every tick fills the store part-way through the log (the default's one snapshot, of the last tick, would come after it).
+    const r = await runCli(["run", "auratown", "--seed", "42", "--nats", small.url, "--namespace", ns, "-q", "--snapshot-every", "1"]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/JetStream refused seqs? [\d–]+: insufficient resources; the log still ends on its last good record \(seq (\d+)\): free the server's JetStream storage or raise its limits .* --resume/);
     const v = await runCli(["verify", "auratown-s42-baseline", "--nats", small.url, "--namespace", ns]);

@@ -32,7 +32,8 @@ function crashedCopy(full: string, keep: number, snapshotTick: number | null): s
 
 describe("resuming an interrupted episode", () => {
   it("continues after the latest snapshot and reproduces the uninterrupted log exactly", async () => {
-    const full = await runEpisode({ world: "auratown", seed: 17, ticks: 10, dir: join(tempDir("full"), "ep"), ...quiet });
+    // A snapshot every tick (the default keeps a short run's last tick only): the copy keeps those up to tick 4.
+    const full = await runEpisode({ world: "auratown", seed: 17, ticks: 10, dir: join(tempDir("full"), "ep"), snapshotEvery: 1, ...quiet });
     const records = logRecords(full.dir);
     const tick6 = records.findIndex((r) => r.tick === 6 && r.type === "tick.phase");
     const dir = crashedCopy(full.dir, tick6 + 5, 4);

@@ -124,7 +124,7 @@ describe("help texts", () => {
 
   it("sweep --help states what --snapshot-every and an envprobe sweep's --log default to", async () => {
     const help = (await cli(["sweep", "--help"])).out.replace(/\s+/g, " ");
-    expect(help).toContain("--snapshot-every <n> keep a snapshot every n ticks; 0 keeps only the last (default: every tick up to 64 actors, as run;");
+    expect(help).toContain("--snapshot-every <n> keep a snapshot every n ticks; 0 keeps only the last (default: as run, by the log's growth and the run's time;");
     expect(help).toContain("envprobe: ");
     expect(help).toContain("--log keeps every episode's log under that directory (default: not kept)");
     // And so it is: an envprobe sweep without --log keeps none.

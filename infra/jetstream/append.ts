@@ -51,6 +51,8 @@ export class JetStreamEventStore implements EventStore {
   private committing: Promise<void> = Promise.resolve();
   private broken: Error | null = null;
   private closed = false;
+  /** Characters of record lines sealed since the store was opened (≈ bytes: most records are ASCII). */
+  private appended = 0;
 
   constructor(ctx: Context, location: string, episode: string, head: Head, lastSubjectSeq: number, lock: WriterLock, ackTimeoutMs: number, fsync: FsyncPolicy) {
     this.fsync = fsync;
@@ -67,6 +69,10 @@ export class JetStreamEventStore implements EventStore {
 
   head(): Head {
     return { seq: this.lastSeq, hash: this.lastHash };
+  }
+
+  bytesAppended(): number {
+    return this.appended;
   }
 
   private refuse(): void {
@@ -86,7 +92,10 @@ export class JetStreamEventStore implements EventStore {
     }
     const pending = this.pending;
     if (pending.length === 0) this.pendingFirst = this.lastSeq + 1;
-    const { sealed, hash } = sealDrafts(this.episode, this.lastSeq, this.lastHash, drafts, options, (line) => pending.push(line.slice(0, -1)));
+    const { sealed, hash } = sealDrafts(this.episode, this.lastSeq, this.lastHash, drafts, options, (line) => {
+      pending.push(line.slice(0, -1));
+      this.appended += line.length;
+    });
     this.lastSeq += drafts.length;
     this.lastHash = hash;
     return sealed;

@@ -8,7 +8,7 @@ import { dirname, resolve } from "node:path";
 import { getHeapStatistics } from "node:v8";
 import { defaultTownConfig, type TownConfig } from "../../actors/auratown/config.ts";
 import { ticksPerDay } from "../../actors/auratown/town.ts";
-import { defaultSnapshotEvery } from "../kernel/episodes.ts";
+import { LOG_BYTES_PER_SNAPSHOT_BYTE } from "../kernel/snapshotPolicy.ts";
 import { UsageError } from "../kernel/replay.ts";
 
 /** Heap a town resident takes over its first day (measured: 5,000 residents, 1.36 GB). */
@@ -68,8 +68,9 @@ export function checkTownRunFits(config: TownConfig, ticks: number, flags: TownR
 /**
  * Disk a town run writes, measured on five- and 1,000-resident towns: its log (~1.5 KB a
  * resident-tick), a JSONL trace (~1.5 KB a resident-tick), and each snapshot (~40 KB a resident).
- * A town of up to 64 actors keeps a snapshot every tick by default: five residents write ~45 MB/s
- * of snapshots, so `--days 1000000` filled the disk (6.8 TB asked) long before it ran out of heap.
+ * By default snapshots come by the log's growth (services/kernel/snapshotPolicy.ts): about a tenth
+ * of the log's bytes, and the last tick's. (A snapshot every tick, the default once, had five
+ * residents write ~45 MB/s of snapshots: `--days 1000000` asked 6.8 TB.)
  */
 export const DISK_PER_RESIDENT_TICK = 1536;
 export const TRACE_PER_RESIDENT_TICK = 1536;
@@ -78,7 +79,7 @@ export const DISK_PER_RESIDENT_SNAPSHOT = 40 * 1024;
 export interface TownRunDisk {
   /** Where the episode directory goes (it, or the nearest folder above it that exists, is measured). */
   readonly dir: string;
-  /** `--snapshot-every` (0: the last tick only); absent, the default: every tick for towns of up to 64 actors. */
+  /** `--snapshot-every` (0: the last tick only); absent, the default: by the log's growth, about a tenth of its bytes. */
   readonly snapshotEvery?: number;
   /** Whether a JSONL trace goes beside the log. */
   readonly trace: boolean;
@@ -86,9 +87,12 @@ export interface TownRunDisk {
 
 /** Bytes a run of `residents` over `ticks` writes. */
 export function townRunDisk(residents: number, ticks: number, o: Pick<TownRunDisk, "snapshotEvery" | "trace">): number {
-  const every = o.snapshotEvery ?? defaultSnapshotEvery(residents + 1);
-  const snapshots = every === 0 ? 1 : Math.ceil(ticks / every);
-  return residents * (ticks * (DISK_PER_RESIDENT_TICK + (o.trace ? TRACE_PER_RESIDENT_TICK : 0)) + snapshots * DISK_PER_RESIDENT_SNAPSHOT);
+  const log = residents * ticks * DISK_PER_RESIDENT_TICK;
+  const trace = o.trace ? residents * ticks * TRACE_PER_RESIDENT_TICK : 0;
+  const snapshot = residents * DISK_PER_RESIDENT_SNAPSHOT;
+  const every = o.snapshotEvery;
+  const snapshots = every === undefined ? Math.ceil(log / LOG_BYTES_PER_SNAPSHOT_BYTE) + snapshot : (every === 0 ? 1 : Math.ceil(ticks / every)) * snapshot;
+  return log + trace + snapshots;
 }
 
 /** Free bytes where `dir` would be made (the nearest folder that exists), or null when that cannot be read. */
@@ -113,11 +117,12 @@ export function checkTownRunDisk(config: TownConfig, ticks: number, flags: TownR
   const needs = townRunDisk(residents, ticks, o);
   if (free === null || needs <= free) return;
   const perDay = ticksPerDay(config.clock);
-  const snapshots = (o.snapshotEvery ?? defaultSnapshotEvery(residents + 1)) !== 0;
+  const every = o.snapshotEvery;
+  const snapshots = every === undefined ? ", snapshots about a tenth of the log" : every === 0 ? "" : `, a snapshot every ${every === 1 ? "tick" : `${every} ticks`}`;
   throw new UsageError(
     `${flags.length ?? `${count(ticks)} ticks`}: ${count(residents)} residents over ${count(ticks / perDay, 1)} days write about ${gib(needs)} ` +
-      `(~1.5 KB a resident-tick of log${o.trace ? " and as much of trace" : ""}, ~40 KB a resident a snapshot${snapshots ? `, a snapshot every ${(o.snapshotEvery ?? 1) === 1 ? "tick" : `${o.snapshotEvery} ticks`}` : ""}), ` +
-      `more than the ${gib(free)} free where ${o.dir} goes; run fewer${snapshots ? ", keep fewer snapshots (--snapshot-every n, or 0 for the last tick only)" : ""}${o.trace ? ", or trace elsewhere (--trace none)" : ""}`,
+      `(~1.5 KB a resident-tick of log${o.trace ? " and as much of trace" : ""}, ~40 KB a resident a snapshot${snapshots}), ` +
+      `more than the ${gib(free)} free where ${o.dir} goes; run fewer${every !== 0 ? ", keep fewer snapshots (--snapshot-every n, or 0 for the last tick only)" : ""}${o.trace ? ", or trace elsewhere (--trace none)" : ""}`,
   );
 }
 

@@ -27,6 +27,8 @@ export interface EpisodeFlags {
   log?: string;
   trace?: string;
   snapshotEvery?: number;
+  snapshotLogBytes?: number;
+  snapshotSeconds?: number;
   fsync?: FsyncPolicy;
   json?: boolean;
   quiet?: boolean;
@@ -158,6 +160,8 @@ export function episodeSession(flags: EpisodeFlags & { nats?: string }, label: s
     trace: traceFrom(flags),
     ...(flags.log === undefined ? {} : { dir: flags.log }),
     ...(flags.snapshotEvery === undefined ? {} : { snapshotEvery: flags.snapshotEvery }),
+    ...(flags.snapshotLogBytes === undefined ? {} : { snapshotLogBytes: flags.snapshotLogBytes }),
+    ...(flags.snapshotSeconds === undefined ? {} : { snapshotMs: flags.snapshotSeconds * 1000 }),
     ...(flags.fsync === undefined ? {} : { fsync: flags.fsync }),
     observer: { onTick },
     progress: bar.update,

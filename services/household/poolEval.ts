@@ -51,7 +51,7 @@ export interface PoolRunOptions {
   /** Where the logs go: <dir>/<policy>/<task>/a<attempt>. */
   readonly dir: string;
   readonly onAttempt?: (done: number, total: number) => void;
-  /** Snapshot every n ticks (default: the kernel's, every tick for a household); the log is written in full either way. */
+  /** Snapshot every n ticks (default: the kernel's, by the log's growth and the run's time); the log is written in full either way. */
   readonly snapshotEvery?: number;
 }
 

@@ -15,7 +15,8 @@ import type { EventStore, FsyncPolicy } from "../../infra/eventStore.ts";
 import { segmentFiles } from "../../infra/fileEventStore.ts";
 import { embeddedBackend, type Backend } from "../../infra/backend.ts";
 import { withResources } from "../../infra/resources.ts";
-import type { EpisodeSnapshot, SnapshotStore } from "../../infra/snapshotStore.ts";
+import type { EpisodeSnapshot, SerializedActor, SnapshotStore } from "../../infra/snapshotStore.ts";
+import { SnapshotSchedule, type SnapshotPolicy } from "./snapshotPolicy.ts";
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { ActorHost, type HostRequest } from "../distributed/actorHost.ts";
 import { NoResponder } from "../../infra/transport.ts";
@@ -45,8 +46,15 @@ export interface CommonOptions {
    * the job): the episode's trace is the job's. A resumed episode continues the trace its header names.
    */
   readonly traceparent?: string;
-  /** Snapshot every N ticks (0: only the last tick). Default: every tick for ≤ 64 actors, else 0. */
+  /**
+   * Snapshot every N ticks (0: only the last tick). Default: chosen by the log's growth and the run's
+   * time since the last snapshot (`snapshotLogBytes`, `snapshotMs`; services/kernel/snapshotPolicy.ts).
+   */
   readonly snapshotEvery?: number;
+  /** Without `snapshotEvery`: a snapshot once the log has grown by this many bytes since the last (default: 10× the last one's size, at least 1 MiB). */
+  readonly snapshotLogBytes?: number;
+  /** Without `snapshotEvery`: a snapshot once this many ms of run time have passed since the last (default 60 000). */
+  readonly snapshotMs?: number;
   readonly fsync?: FsyncPolicy;
   /** Actors served by other processes (actor hosts), and how they are addressed. */
   readonly placement?: Placement;
@@ -168,6 +176,8 @@ export interface EpisodeResult {
   readonly actors: number;
   /** Set when the run continued a partial log: the tick it restarted after (-1: from the start). */
   readonly resumedAfterTick?: number;
+  /** Snapshots this run kept (the last tick's among them), their bytes, and the seconds the run waited for them. */
+  readonly snapshots?: { readonly count: number; readonly bytes: number; readonly seconds: number };
 }
 
 /**
@@ -341,6 +351,7 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
       // A resumed run serves the requests already logged from the log, and only new ones live.
       ...(start.logged.length > 0 ? { llm: loggedLlm(start.logged, o.llm) } : o.llm === undefined ? {} : { llm: o.llm }),
     });
+    const kept = { count: 0, bytes: 0, seconds: 0 };
     const run = async () => {
       // The header carries the episode span's traceparent, so the log's first record leads to the
       // episode's trace; a resumed run continues the trace its header names (one trace per episode),
@@ -364,7 +375,7 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
           // each starts its actors over from where this run starts, so the log cannot depend on it.
           await restoreRemote(transport, routing, remote, start.snapshot);
         }
-        const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local);
+        const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local, kept);
         // Remote hosts serve this episode only; tell them it is over.
         await Promise.all([...bySubject(routing, remote).keys()].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
         return last;
@@ -396,6 +407,7 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
       stateHash,
       actors: actorIds.length,
       ...(opened.records.length > 0 ? { resumedAfterTick: start.firstTick - 1 } : {}),
+      snapshots: kept,
     };
   });
 
@@ -539,11 +551,26 @@ async function restoreRemote(transport: Transport, routing: Routing, ids: readon
   await Promise.all([...bySubject(routing, ids)].map(([subject, group]) => transport.request<HostRequest, unknown>(subject, { kind: "restore", snapshot, ids: group } satisfies HostRequest, { timeoutMs: 120_000 })));
 }
 
-/** Snapshots every n ticks when a run names none: every tick for up to 64 actors, else the last tick only (0). */
-export const defaultSnapshotEvery = (actors: number): number => (actors <= 64 ? 1 : 0);
+/**
+ * The snapshot policy a run's options ask for: `--snapshot-every` when given, else the thresholds
+ * of log growth and run time (defaults in snapshotPolicy.ts).
+ */
+export const snapshotPolicyOf = (o: Pick<CommonOptions, "snapshotEvery" | "snapshotLogBytes" | "snapshotMs">): SnapshotPolicy =>
+  o.snapshotEvery !== undefined
+    ? { every: o.snapshotEvery }
+    : { ...(o.snapshotLogBytes === undefined ? {} : { logBytes: o.snapshotLogBytes }), ...(o.snapshotMs === undefined ? {} : { ms: o.snapshotMs }) };
 
-async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null): Promise<string> {
-  const every = o.snapshotEvery ?? defaultSnapshotEvery(actors);
+/** Characters of a snapshot's serialised actors: its size near enough (the envelope is a few hundred bytes). */
+const actorsBytes = (actors: Readonly<Record<string, SerializedActor>>): number => {
+  let n = 0;
+  for (const actor of Object.values(actors)) n += actor.json.length;
+  return n;
+};
+
+async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store: EventStore, snapshots: SnapshotStore, firstTick: number, actors: number, local: ActorHost | null, kept: { count: number; bytes: number; seconds: number }): Promise<string> {
+  // Wall clock and log size choose the ticks that keep a snapshot: snapshots are no part of the
+  // log, so the choice changes neither the log nor any state hash.
+  const schedule = new SnapshotSchedule(snapshotPolicyOf(o), actors, () => store.bytesAppended?.() ?? 0, () => performance.now());
   let stateHash = "";
   const total = d.lastTick - d.firstTick + 1;
   // A snapshot is stored while the next ticks run (its actors are copied at its tick); at most one
@@ -552,26 +579,35 @@ async function runTicks(d: Drive, o: CommonOptions, sequencer: Sequencer, store:
   for (let tick = firstTick; tick <= d.lastTick; tick++) {
     const result = await sequencer.runTick(tick);
     stateHash = result.stateHash;
-    if (tick === d.lastTick || (every > 0 && (tick - d.firstTick + 1) % every === 0)) {
-      await storing;
-      await store.flush();
-      const actors = await sequencer.snapshots();
-      storing = snapshots.put({
-        world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,
-        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors,
-      });
-      storing.catch(() => undefined); // awaited (and thrown) at the next snapshot or the end
-    }
-    if (local !== null) o.observer?.onTick?.(result, local);
-    o.progress?.(tick - d.firstTick + 1, total);
+    let stopping = false;
     if (o.stop !== undefined && tick < d.lastTick) {
       // A signal handler runs only when the event loop turns, which a run's chain of promises
       // never lets it do: without this turn a Ctrl-C was seen after the last tick, or never.
       await new Promise((resolve) => setImmediate(resolve));
-      if (o.stop.aborted) {
-        await storing;
-        throw new Interrupted(d.episode, tick, d.lastTick, String(o.stop.reason));
-      }
+      stopping = o.stop.aborted;
+    }
+    // A run stopped on request keeps the tick it stops after, as its last: `--resume` continues there.
+    if (stopping || schedule.due(tick, d.firstTick, d.lastTick)) {
+      const started = performance.now();
+      await storing;
+      await store.flush();
+      const copied = await sequencer.snapshots();
+      storing = snapshots.put({
+        world: d.world.name, episode: d.episode, seed: d.seed, condition: d.condition, config: d.baseConfig,
+        tick, seq: result.seq, headHash: store.head().hash, stateHash: result.stateHash, parts: result.parts, actors: copied,
+      });
+      storing.catch(() => undefined); // awaited (and thrown) at the next snapshot or the end
+      const bytes = actorsBytes(copied);
+      schedule.record(bytes, started);
+      kept.count++;
+      kept.bytes += bytes;
+      kept.seconds += (performance.now() - started) / 1000;
+    }
+    if (local !== null) o.observer?.onTick?.(result, local);
+    o.progress?.(tick - d.firstTick + 1, total);
+    if (stopping) {
+      await storing;
+      throw new Interrupted(d.episode, tick, d.lastTick, String(o.stop!.reason));
     }
   }
   await storing;

@@ -210,6 +210,11 @@ export class ResumeStore implements EventStore {
     return this.real.flush();
   }
 
+  /** The records reproduced are the log's already: only those appended after them grow it. */
+  bytesAppended(): number {
+    return this.real.bytesAppended?.() ?? 0;
+  }
+
   close(): Promise<void> {
     return this.real.close();
   }
@@ -339,12 +344,13 @@ async function baseFromParent(header: EpisodeHeader, dir: string): Promise<Episo
 }
 
 /**
- * The snapshot of an episode's state after `tick`, rebuilt by replaying its records (`snapshots`:
- * its snapshot store, where a fork's own base is): a fork's base its parent did not keep, for
- * `fork` and for a fork that lost it (`baseFromParent`).
+ * The snapshot of an episode's state after `tick`, rebuilt from its nearest stored snapshot before
+ * `tick` (or its start) by replaying its records (`snapshots`: its snapshot store, where a fork's
+ * own base is): a fork's base its parent did not keep, for `fork` and for a fork that lost it
+ * (`baseFromParent`).
  */
 export const replayedSnapshot = async (dir: string, records: readonly LogRecord[], tick: number, snapshots: string, backend: Backend = embeddedBackend): Promise<EpisodeSnapshot> => {
-  const replay = await replayRecords(dir, records, { toTick: tick, snapshots }, backend);
+  const replay = await replayRecords(dir, records, { toTick: tick, snapshots, fromSnapshot: true }, backend);
   try {
     return snapshotOfReplay(replay);
   } finally {
@@ -416,6 +422,14 @@ export interface ReplayOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** Location in the backend's snapshot stores (default: the episode directory's snapshots/). */
   readonly snapshots?: string;
+  /**
+   * Starts from the newest stored snapshot of a tick up to `toTick` (or the log's last) that the log
+   * holds the record of, and replays only the records after it (`fork`: a run keeps snapshots at
+   * some ticks only); without one, from the episode's start. A damaged one is refused (exit 3), as
+   * the snapshot of the tick itself is. The records before it are not replayed: only a replay from
+   * the start checks the whole log (`verify`).
+   */
+  readonly fromSnapshot?: boolean;
   /**
    * Replays the records of a tick the log ends part-way through too (`verify` checks them). The
    * actors are then past the last committed tick: their state is no tick's, to show or snapshot.
@@ -490,21 +504,22 @@ export const replayRecords = async (dir: string, records: readonly LogRecord[], 
 async function replayWith(dir: string, records: readonly LogRecord[], options: ReplayOptions, snapshots: SnapshotStore, transport: Transport): Promise<ReplayResult> {
   const started = performance.now();
   const header = headerOf(records, records[0]?.episode ?? dir);
-  const host = await hostForHeader(header, snapshots, dir);
-  const store = new ReplayStore(records, 1, dir);
-  host.serve(transport, HOST_SUBJECT);
-  options.onHeader?.(header, host);
-  const sequencer = new Sequencer({ world: header.world, config: header.config, seed: header.seed, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
-  let tick = header.firstTick;
-  let lastTick = header.firstTick - 1;
-  let stateHash: string | null = header.kind === "forked" ? String(header.payload.parentStateHash) : null;
-  let incompleteTick = false;
-  let replayed = store.position;
   // A log that ends part-way through a tick (an interrupted run) is replayed to its last committed
   // tick: replaying the rest would leave the actors in a state between two ticks, which `--state`
   // printed as the committed tick's and `--snapshot` kept under its hash (a snapshot that fails its
   // check, and as the latest one stopped `run --resume` and `fork`).
   const lastCommitted = records.findLast((r) => r.type === "tick.committed")?.tick ?? header.firstTick - 1;
+  const from = options.fromSnapshot === true ? await nearestSnapshot(header, records, Math.min(options.toTick ?? Infinity, lastCommitted), snapshots) : null;
+  const host = from?.host ?? (await hostForHeader(header, snapshots, dir));
+  const store = new ReplayStore(records, from === null ? 1 : from.at + 1, dir);
+  host.serve(transport, HOST_SUBJECT);
+  options.onHeader?.(header, host);
+  const sequencer = new Sequencer({ world: header.world, config: header.config, seed: header.seed, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
+  let tick = from === null ? header.firstTick : from.tick + 1;
+  let lastTick = tick - 1;
+  let stateHash: string | null = from !== null ? from.stateHash : header.kind === "forked" ? String(header.payload.parentStateHash) : null;
+  let incompleteTick = false;
+  let replayed = store.position;
   const until = options.partialTick === true ? (options.toTick ?? Infinity) : Math.min(options.toTick ?? Infinity, lastCommitted);
   while (!store.exhausted && tick <= until) {
     try {
@@ -540,6 +555,30 @@ async function replayWith(dir: string, records: readonly LogRecord[], options: R
 }
 
 type TickCommitted = { stateHash: string; parts: Record<string, string> };
+
+/**
+ * The newest stored snapshot of a committed tick up to `tick` that the log holds the record of
+ * (same tick, seq and head hash), restored and checked: its host, the index of its record in
+ * `records`, its tick and state hash; null when none is stored. A damaged one is refused, as the
+ * snapshot of the tick itself is (SnapshotDamaged, exit 3, naming what removing it does), never
+ * passed over in silence.
+ */
+export async function nearestSnapshot(header: EpisodeHeader, records: readonly LogRecord[], tick: number, snapshots: SnapshotStore): Promise<{ host: ActorHost; at: number; tick: number; stateHash: string } | null> {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.type !== "tick.committed" || record.tick > tick) continue;
+    const key = (record.payload as TickCommitted).stateHash;
+    if (!(await snapshots.has(key))) continue;
+    const named = snapshotNamed(snapshots, key, `remove it, and the replay to tick ${tick} starts from an earlier snapshot or the episode's start (the log is not affected)`);
+    const snapshot = await snapshots.get(key).catch((error: unknown) => {
+      if (error instanceof SnapshotDamaged && named.remedy !== undefined) throw new SnapshotDamaged({ where: error.where, reason: `${error.reason}; ${named.remedy}` });
+      throw error;
+    });
+    if (snapshot === null || snapshot.tick !== record.tick || snapshot.seq !== record.seq || snapshot.headHash !== record.hash) continue;
+    return { host: restoreHost(header.world, snapshot, header.config, header.seed, header.condition, named), at: i, tick: record.tick, stateHash: key };
+  }
+  return null;
+}
 
 /** The actors whose state part differs between a logged tick.committed and the replay's. */
 const differingActors = (recorded: TickCommitted, replayed: TickCommitted): string[] =>
