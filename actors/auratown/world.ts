@@ -1,6 +1,6 @@
 // AURATown as a world: roster, actors, the tick's phases and the hash view of each actor.
 import { configDecoder } from "../configDecoder.ts";
-import { hashOf } from "../../events/canonical.ts";
+import { canonicalJson, hashOf } from "../../events/canonical.ts";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { agentActorId, agentLogic, type AgentContext, type AgentInput } from "./agent.ts";
 import { recomputeBeliefsDigest } from "./beliefs.ts";
@@ -19,6 +19,47 @@ function digestOnce(value: object): string {
   let digest = onceDigests.get(value);
   if (digest === undefined) onceDigests.set(value, (digest = hashOf(value).slice(0, 16)));
   return digest;
+}
+
+// An agent's part text (`partText`), its canonical hash view written field by field: a 1,000-agent
+// town hashes every agent every tick (each agent's tick, clock and memory change every tick), and
+// serialising a fresh view object each time was most of the digest's cost. Sub-objects that are
+// replaced rather than mutated when they change (the clock, which every agent shares from the same
+// `tick.started` payload; the private state; the RNG state) are serialised once per object.
+const pieces = new WeakMap<object, string>();
+function pieceOf(value: object): string {
+  let text = pieces.get(value);
+  if (text === undefined) pieces.set(value, (text = canonicalJson(value)));
+  return text;
+}
+
+const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === "string";
+const isFinite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+const isObjectOrNull = (value: unknown): value is object | null => typeof value === "object";
+const q = JSON.stringify;
+
+/**
+ * `canonicalJson({state: hashView(id, c), value})` for an agent, or null when a field is not of
+ * its type (the view is then serialised, and fails as it would). A finite number's template text
+ * is the number's JSON text.
+ */
+function agentPartText(c: AgentContext, value: unknown): string | null {
+  const m = c.memory;
+  if (
+    !isStringOrNull(c.action) || !isStringOrNull(c.beliefsDigest) || !isObjectOrNull(c.clock) || !isStringOrNull(c.destination) || !isStringOrNull(c.id) ||
+    !isStringOrNull(c.location) || !Array.isArray(m.items) || !isStringOrNull(m.digest) || !isFinite(m.nextId) || !isFinite(m.sinceReflection) ||
+    !Array.isArray(c.nearby) || !isFinite(c.nearbyCount) || !isFinite(c.planDay) || !isObjectOrNull(c.private) || !isObjectOrNull(c.rng) ||
+    !isFinite(c.tick) || !isFinite(c.x) || !isFinite(c.y) || !isStringOrNull(value)
+  ) {
+    return null;
+  }
+  const piece = (o: object | null): string => (o === null ? "null" : pieceOf(o));
+  return (
+    `{"state":{"action":${q(c.action)},"beliefsDigest":${q(c.beliefsDigest)},"clock":${piece(c.clock)},"destination":${q(c.destination)},"id":${q(c.id)},` +
+    `"location":${q(c.location)},"memory":{"count":${m.items.length},"digest":${q(m.digest)},"nextId":${m.nextId},"sinceReflection":${m.sinceReflection}},` +
+    `"nearby":${canonicalJson(c.nearby)},"nearbyCount":${c.nearbyCount},"params":${q(digestOnce(c.params))},"plan":${q(digestOnce(c.plan))},"planDay":${c.planDay},` +
+    `"private":${piece(c.private)},"rng":${piece(c.rng)},"tick":${c.tick},"x":${c.x},"y":${c.y}},"value":${q(value)}}`
+  );
 }
 
 const decodeConfig = configDecoder("auratown", TownConfigSchema);
@@ -124,6 +165,10 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
       x: c.x,
       y: c.y,
     };
+  },
+
+  partText(actorId, context, value) {
+    return actorId === ENVIRONMENT_ID ? null : agentPartText(context as AgentContext, value);
   },
 
   diffView(actorId, context) {
