@@ -89,6 +89,12 @@ export type RecordActorLogic<Context, Input> = ActorLogic<RecordActorSnapshot<Co
  * (`getPersistedSnapshot`) hold `{status, context, value}`; a machine's persisted snapshot with the
  * same context and value restores to the same state, so snapshots written before still load.
  */
+// The logic objects recordActorLogic made: an actor host may run these itself (services/distributed/actorHost.ts).
+const recordLogics = new WeakSet<object>();
+
+/** True for logic made by `recordActorLogic`: transition logic that uses nothing of its scope but `emit`. */
+export const isRecordActorLogic = (logic: unknown): boolean => typeof logic === "object" && logic !== null && recordLogics.has(logic);
+
 export function recordActorLogic<Context, Input, E extends EventEntries, T extends keyof E & string>(o: {
   readonly context: (input: Input) => Context;
   readonly handlers: HandlerTable<Context, E, T>;
@@ -96,7 +102,7 @@ export function recordActorLogic<Context, Input, E extends EventEntries, T exten
 }): RecordActorLogic<Context, Input> {
   const handlers = handlersByType(o.handlers);
   const snapshotOf = (context: Context): RecordActorSnapshot<Context> => ({ status: "active", output: undefined, error: undefined, context, value: o.valueOf(context) });
-  return {
+  const logic: RecordActorLogic<Context, Input> = {
     transition(snapshot, event, scope) {
       const handler = handlers[event.type];
       if (handler === undefined) return snapshot;
@@ -112,6 +118,8 @@ export function recordActorLogic<Context, Input, E extends EventEntries, T exten
       return { status: "active", output: undefined, error: undefined, context, value };
     },
   };
+  recordLogics.add(logic);
+  return logic;
 }
 
 /**
@@ -197,6 +205,12 @@ export interface WorldDefinition<Config = unknown> {
    * replace large collections by their incremental digests here.
    */
   hashView(actorId: string, context: unknown): unknown;
+  /**
+   * The canonical JSON of `{state: hashView(actorId, context), value}` (what an actor's part digest
+   * hashes), built faster than serialising the view: the very same text, or null to have the view
+   * serialised. For worlds whose actors are hashed every tick in large numbers (AURATown's agents).
+   */
+  partText?(actorId: string, context: unknown, value: unknown): string | null;
   /** An actor's state as people read it (for divergence diffs); its hash view when absent. */
   diffView?(actorId: string, context: unknown): unknown;
   /** Recomputes incremental digests from content (checked when a snapshot is restored). */

@@ -1,6 +1,6 @@
 // `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
 // same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
-// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`, `--long-only`: only those rows, printed.
+// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`, `--long-only`, `--scale-only`: only those rows, printed.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -125,6 +125,14 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
     return;
   }
+  if (process.argv.includes("--scale-only")) {
+    // The 1,000- and 10,000-agent days alone, each in its own process (printed, docs untouched).
+    const { scaleOnly } = await import("./scale.ts");
+    const scale = scaleOnly(work, log);
+    process.stdout.write(scale.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   if (process.argv.includes("--ui-only")) {
     // The dashboard's figures alone (printed, docs untouched).
     const { uiRows } = await import("./ui.ts");
@@ -173,6 +181,12 @@ async function main(): Promise<void> {
   {
     const { longRunRows } = await import("./longRun.ts");
     rows.push(...(await longRunRows(work, quick, log)));
+  }
+
+  // 1c. A 10,000-agent day in its own process with Node's default heap, beside the 1,000-agent rate.
+  if (!quick) {
+    const { scaleRows } = await import("./scale.ts");
+    rows.push(...scaleRows(work, (1000 * perDay[1000]!.ticks) / perDay[1000]!.seconds, log));
   }
 
   // 2. Appends: the kernel's append path against a bare loop appending the same records.

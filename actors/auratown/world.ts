@@ -1,6 +1,6 @@
 // AURATown as a world: roster, actors, the tick's phases and the hash view of each actor.
 import { configDecoder } from "../configDecoder.ts";
-import { hashOf } from "../../events/canonical.ts";
+import { canonicalJson, hashOf } from "../../events/canonical.ts";
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { agentActorId, agentLogic, type AgentContext, type AgentInput } from "./agent.ts";
 import { recomputeBeliefsDigest } from "./beliefs.ts";
@@ -19,6 +19,74 @@ function digestOnce(value: object): string {
   let digest = onceDigests.get(value);
   if (digest === undefined) onceDigests.set(value, (digest = hashOf(value).slice(0, 16)));
   return digest;
+}
+
+// An agent's part text (`partText`), its canonical hash view written field by field: a 1,000-agent
+// town hashes every agent every tick (each agent's tick, clock and memory change every tick), and
+// serialising a fresh view object each time was most of the digest's cost. The sub-objects that are
+// replaced rather than mutated when they change are serialised once per object: the clock, which
+// every agent shares from the same `tick.started` payload (a one-entry memo), and each agent's
+// params, plan, private state and RNG state, remembered per agent context (one lookup per agent and
+// tick rather than one per sub-object: a 10,000-agent town's lookups showed in its profile).
+interface Remembered {
+  params: object;
+  paramsText: string;
+  plan: object;
+  planText: string;
+  private: object | null;
+  privateText: string;
+  rng: object | null;
+  rngText: string;
+}
+const remembered = new WeakMap<AgentContext, Remembered>();
+let lastClock: object | null = null;
+let lastClockText = "null";
+
+const textOf = (value: object | null): string => (value === null ? "null" : canonicalJson(value));
+
+function rememberedOf(c: AgentContext & { private: object | null; rng: object | null }): Remembered {
+  let r = remembered.get(c);
+  if (r === undefined) {
+    r = { params: c.params, paramsText: q(digestOnce(c.params)), plan: c.plan, planText: q(digestOnce(c.plan)), private: c.private, privateText: textOf(c.private), rng: c.rng, rngText: textOf(c.rng) };
+    remembered.set(c, r);
+    return r;
+  }
+  if (r.params !== c.params) r.paramsText = q(digestOnce((r.params = c.params)));
+  if (r.plan !== c.plan) r.planText = q(digestOnce((r.plan = c.plan)));
+  if (r.private !== c.private) r.privateText = textOf((r.private = c.private));
+  if (r.rng !== c.rng) r.rngText = textOf((r.rng = c.rng));
+  return r;
+}
+
+const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === "string";
+const isFinite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+const isObjectOrNull = (value: unknown): value is object | null => typeof value === "object";
+const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
+const q = JSON.stringify;
+
+/**
+ * `canonicalJson({state: hashView(id, c), value})` for an agent, or null when a field is not of
+ * its type (the view is then serialised, and fails as it would). A finite number's template text
+ * is the number's JSON text.
+ */
+function agentPartText(c: AgentContext, value: unknown): string | null {
+  const m = c.memory;
+  if (
+    !isStringOrNull(c.action) || !isStringOrNull(c.beliefsDigest) || !isObjectOrNull(c.clock) || !isStringOrNull(c.destination) || !isStringOrNull(c.id) ||
+    !isStringOrNull(c.location) || !Array.isArray(m.items) || !isStringOrNull(m.digest) || !isFinite(m.nextId) || !isFinite(m.sinceReflection) ||
+    !Array.isArray(c.nearby) || !isFinite(c.nearbyCount) || !isFinite(c.planDay) || !isObjectOrNull(c.private) || !isObjectOrNull(c.rng) || !isObject(c.params) || !isObject(c.plan) ||
+    !isFinite(c.tick) || !isFinite(c.x) || !isFinite(c.y) || !isStringOrNull(value)
+  ) {
+    return null;
+  }
+  if (c.clock !== lastClock) lastClockText = textOf((lastClock = c.clock));
+  const r = rememberedOf(c);
+  return (
+    `{"state":{"action":${q(c.action)},"beliefsDigest":${q(c.beliefsDigest)},"clock":${lastClockText},"destination":${q(c.destination)},"id":${q(c.id)},` +
+    `"location":${q(c.location)},"memory":{"count":${m.items.length},"digest":${q(m.digest)},"nextId":${m.nextId},"sinceReflection":${m.sinceReflection}},` +
+    `"nearby":${canonicalJson(c.nearby)},"nearbyCount":${c.nearbyCount},"params":${r.paramsText},"plan":${r.planText},"planDay":${c.planDay},` +
+    `"private":${r.privateText},"rng":${r.rngText},"tick":${c.tick},"x":${c.x},"y":${c.y}},"value":${q(value)}}`
+  );
 }
 
 const decodeConfig = configDecoder("auratown", TownConfigSchema);
@@ -124,6 +192,10 @@ export const auratownWorld: WorldDefinition<TownConfig> = {
       x: c.x,
       y: c.y,
     };
+  },
+
+  partText(actorId, context, value) {
+    return actorId === ENVIRONMENT_ID ? null : agentPartText(context as AgentContext, value);
   },
 
   diffView(actorId, context) {
