@@ -376,3 +376,44 @@ describe("abbreviated roles, a person word the summary uses, and things that are
     expect(analyseQuery("What's the fete organiser planning for the evening?", fete).wantsPlan).toBe(true);
   });
 });
+
+// A harbour office written in prose, as a summary may be: roles in appositives, before the name and
+// in relative clauses, nicknames in quotes. The test file's own scene and wordings.
+const prose: PerceivedScene = {
+  summary: "Harbour office, 05:30, the ferry delayed by fog. Inside: Agnes Moyo, the harbour master ('Cap' to the crews), on the radio; Tevita Lolo, deckhand and part-time diver, mending a rope; Ruth Cole - runs the ticket desk, 'the gaffer' - counting change. On the quay, retired fisherman Ian Shaw is feeding the gulls, and Agnes's teenage daughter Mia Moyo is reading in the car; Ola Berg, who works as a crane driver, is asleep in the cab.",
+  time: "05:30",
+  focus: "Harbour office",
+  public: {
+    "Agnes Moyo": { location: "Harbour office", action: "talking on the radio" },
+    "Tevita Lolo": { location: "Harbour office", action: "mending a rope" },
+    "Ruth Cole": { location: "Harbour office", action: "counting change" },
+    "Ian Shaw": { location: "Quay", action: "feeding the gulls" },
+    "Mia Moyo": { location: "Quay", action: "reading in the car" },
+    "Ola Berg": { location: "Quay", action: "sleeping in the crane cab" },
+  },
+};
+
+describe("roles and nicknames a summary gives in prose", () => {
+  it("reads an appositive after the name, up to the next person, with its quoted nickname", () => {
+    expect(who("Is the harbour master busy?", prose)).toEqual(["Agnes Moyo"]);
+    expect(who("How's Cap doing?", prose)).toEqual(["Agnes Moyo"]);
+    expect(who("Is the diver free?", prose)).toEqual(["Tevita Lolo"]);
+    expect(who("Is the gaffer in a mood?", prose)).toEqual(["Ruth Cole"]);
+  });
+
+  it("reads a noun phrase before the name and a role after 'who works as'", () => {
+    expect(who("Has the fisherman eaten?", prose)).toEqual(["Ian Shaw"]);
+    expect(who("Is the crane driver awake?", prose)).toEqual(["Ola Berg"]);
+  });
+
+  it("does not take a title's period for a sentence's end", () => {
+    const school: PerceivedScene = { ...prose, summary: "School office, 08:00. Present: Mrs. Ada Lind (headteacher, on the phone), Mr. Omar Said (caretaker, fixing a door).", public: { "Ada Lind": { location: "Office", action: "on the phone" }, "Omar Said": { location: "Office", action: "fixing a door" } } };
+    expect(analyseQuery("mr said free yet", school).mentioned).toEqual(["Omar Said"]);
+  });
+
+  it("reads a word for anyone that is a synonym of someone's role as them, and a pronoun as a view's holder", () => {
+    expect(analyseQuery("Agnes doesn't realise her girl is still up, does she?", prose).secondOrder).toMatchObject({ believer: "Agnes Moyo", target: "Mia Moyo" });
+    expect(analyseQuery("Ian is watching the deckhand. How does he read him?", prose).secondOrder).toMatchObject({ believer: "Ian Shaw", target: "Tevita Lolo" });
+    expect(analyseQuery("Ian's watching the deckhand. How does he read him?", prose).secondOrder).toMatchObject({ believer: "Ian Shaw", target: "Tevita Lolo" });
+  });
+});

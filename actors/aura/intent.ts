@@ -526,7 +526,8 @@ function viewQuestions(tokens: readonly Token[], mentions: readonly Mention[]): 
   let f = q + 1;
   while (f - q <= 3 && tokens[f] !== undefined && (tokens[f]!.pos === "NOUN" || tokens[f]!.pos === "ADJ" || (tokens[f]!.pos === "ADV" && tokens[q]!.text === "how")) && !hasCue([tokens[f]!], "time_word") && tokens[f]!.lemma !== "time") f++;
   if (q < 0 || tokens[f]?.pos !== "AUX" || tokens[f]?.lemma === "be") return out;
-  const x = mentions.find((m) => m.start === f + 1 && m.by !== "pronoun");
+  // X may be a pronoun for a person named before ("Lin Wei is watching him. How does she read him?").
+  const x = mentions.find((m) => m.start === f + 1);
   const verb = x === undefined ? undefined : tokens[x.end];
   // After "how does X", the next word is the verb whatever its tag ("rate" read as a noun).
   if (x === undefined || verb === undefined || (verb.pos !== "VERB" && verb.pos !== "NOUN") || ["do", "have", "get", "go", "be"].includes(verb.lemma) || hasCue([verb], "unspoken_goal")) return out;

@@ -33,6 +33,9 @@ const STOP = new Set(["the", "a", "an", "of", "in", "at", "on", "to", "and", "wi
 const singular = (w: string): string[] => (w.length > 4 && w.endsWith("s") && !w.endsWith("ss") ? [w.slice(0, -1)] : []);
 const contentWords = (tokens: readonly Token[]): string[] => tokens.filter((t) => /^[a-z]/.test(t.text) && !STOP.has(t.text)).flatMap((t) => [...new Set([t.text, t.lemma, ...stems(t.text), ...singular(t.lemma)])]);
 
+// A quoted name: an opening quote after a space or bracket, a closing one before a space or punctuation
+// (not the apostrophe of "ship's").
+const QUOTED = /(?<=^|[\s(])["“'‘]([A-Za-z][\w .-]{0,28}?)["”'’](?=$|[\s),;.:!?-])/g;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const isNoun = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN";
 /** A noun whose lemma differs from it, unless a gerund ("checking" → check): "men", "guides". */
@@ -78,24 +81,18 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         about.push(...contentWords(tokenize(words.slice(0, -1).join(" ").toLowerCase(), tokenizer)));
       }
     };
-    const town = defaultProfiles.find((a) => a.name === name);
-    if (town !== undefined) addRole(tokenize(town.occupation, tokenizer));
-    // The name as the summary writes it: a quoted nickname may stand between its parts, a title before it.
-    const parts = name.split(/\s+/).map(escape);
-    // … and a nickname may follow it in an appositive: "Jean-Paul Osei, known to everyone as JP",
-    // "…, called Mama Ngozi by the staff", "…, who goes by Lise", "…, Chef Rosa to everyone".
-    const nick = `["“'‘]?([A-Z][\\w-]*(?:\\s+[A-Z][\\w-]*){0,2})["”'’]?`;
-    const appositive = `(?:,?\\s+(?:(?:known|nicknamed|called|referred\\s+to)(?:\\s+to\\s+\\w+)?(?:\\s+as)?|(?:who\\s+)?goes\\s+by|aka)\\s+${nick}(?:\\s+(?:by|to)\\s+(?:the\\s+)?\\w+)?,?|,\\s+${nick}\\s+to\\s+(?:everyone|everybody|all|(?:the|her|his|their)\\s+\\w+),?)?`;
-    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}${appositive}\\s*(?:\\(([^)]*)\\))?`).exec(summary);
-    if (written !== null) {
-      const [, title, ...rest] = written;
-      const note = rest.at(-1);
-      for (const nick of rest.slice(0, -1)) if (nick !== undefined) addNickname(nick);
-      const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
-      if (titled !== undefined) addRole(tokenize(titled, tokenizer));
-      // Each clause that is a noun phrase names a role ("cafe owner", "the referee", "lifeguard on
-      // duty"); one that starts with a verb or a preposition says what they do or where.
-      for (const whole of (note ?? "").split(/[,;]/)) {
+    // Each clause that is a noun phrase names a role ("cafe owner", "the referee", "lifeguard on
+    // duty"); one that starts with a verb or a preposition says what they do or where. A quoted
+    // name in it is a nickname ("('Kas')", "(everyone just says 'Chief')").
+    const readNote = (note: string): void => {
+      for (const quoted of note.matchAll(QUOTED)) addNickname(quoted[1]!);
+      note = note.replace(QUOTED, " ");
+      // A bracket inside is a note of its own ("chief engineer (everyone just says 'Chief')").
+      for (const inner of note.matchAll(/\(([^()]*)\)/g)) readNote(inner[1]!);
+      note = note.replace(/\([^()]*\)/g, " ");
+      for (let whole of note.split(/[,;]/)) {
+        // "who volunteers as choir director", "who works as a cook": what follows "as" is the role.
+        whole = /^\s*who\s+\w+\s+as\s+(.+)$/.exec(whole)?.[1] ?? whole;
         // "everyone calls her Chef", "a white beard the others call Old Bjorn": a name given by others.
         const called = /\bcall(?:s|ed)?\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
         if (called !== null) addNickname(called[1]!);
@@ -140,6 +137,41 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         else about.push(...contentWords(clause));
         }
       }
+    };
+    const town = defaultProfiles.find((a) => a.name === name);
+    if (town !== undefined) addRole(tokenize(town.occupation, tokenizer));
+    // The name as the summary writes it: a quoted nickname may stand between its parts, a title before it.
+    const parts = name.split(/\s+/).map(escape);
+    // … and a nickname may follow it in an appositive: "Jean-Paul Osei, known to everyone as JP",
+    // "…, called Mama Ngozi by the staff", "…, who goes by Lise", "…, Chef Rosa to everyone".
+    const nick = `["“'‘]?([A-Z][\\w-]*(?:\\s+[A-Z][\\w-]*){0,2})["”'’]?`;
+    const appositive = `(?:,?\\s+(?:(?:known|nicknamed|called|referred\\s+to)(?:\\s+to\\s+\\w+)?(?:\\s+as)?|(?:who\\s+)?goes\\s+by|aka)\\s+${nick}(?:\\s+(?:by|to)\\s+(?:the\\s+)?\\w+)?,?|,\\s+${nick}\\s+to\\s+(?:everyone|everybody|all|(?:the|her|his|their)\\s+\\w+),?)?`;
+    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}${appositive}\\s*(?:\\(([^)]*)\\))?`).exec(summary);
+    if (written !== null) {
+      const [, title, ...rest] = written;
+      const note = rest.at(-1);
+      for (const nick of rest.slice(0, -1)) if (nick !== undefined) addNickname(nick);
+      const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
+      if (titled !== undefined) addRole(tokenize(titled, tokenizer));
+      readNote(note ?? "");
+      // The summary may say who they are in prose instead: an appositive after the name (", the
+      // ship's captain ('Skip' to the crew), up on the bridge;", " - owns the farm, 'the boss' -"),
+      // up to the end of its sentence or the next person, and a noun phrase just before the name
+      // ("retired neighbour Bernard Okoro", "Morag's teenage daughter Elin Fraser").
+      const after = summary.slice(written.index + written[0].length);
+      if (/^\s*(?:,|[-–—]\s)/.test(after)) {
+        // (A short capitalised word's period is a title's, not a sentence's end: "Mr. Mehta".)
+        const sentence = after.split(/[;:]|(?<!\b[A-Z][a-z]{0,3})\.(?:\s|$)/)[0]!;
+        const others = roster.filter((n) => n !== name).flatMap((n) => n.split(/\s+/)).map((w) => new RegExp(`\\b${escape(w)}\\b`));
+        for (const segment of sentence.split(/,|\s[-–—]\s/).map((x) => x.replace(/^\s*[-–—]\s*/, "").trim()).filter((x) => x.length > 0)) {
+          if (others.some((w) => w.test(segment))) break;
+          readNote(segment);
+        }
+      }
+      const lead = (summary.slice(0, written.index).split(/[,;:.()]/).at(-1) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/).at(-1)!;
+      const leadTokens = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
+      const leadHead = leadTokens.at(-1);
+      if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text)) && leadTokens.every((t) => isNoun(t) || t.pos === "ADJ" || t.pos === "DET" || t.pos === "NUM" || t.text === "'s" || (t.pos === "VERB" && /(ed|ing)$/.test(t.text)))) addRole(leadTokens);
     }
     out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)] };
   }
@@ -333,8 +365,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       // A compound WordNet lists as one person noun ("best man", "strong man") is the head as a whole.
       const compound = h > 0 ? `${np[h - 1]!.text} ${head.text}` : "";
       const whole = isPersonNoun(compound);
-      // "the woman", "the guy": a word for anyone, said with a description, not a role.
-      if (!whole && cuesOf([head], "activity").length > 0) continue;
+      // "the woman", "the guy": a word for anyone, said with a description, not a role; but one a
+      // WordNet synonym of someone's role names them ("her girl" for Morag's daughter).
+      const anyone = !whole && cuesOf([head], "activity").length > 0;
       // After "my", "his" … a body part is the owner's own ("bit my head off" is no head teacher).
       if (POSSESSIVES.has(t.text) && !whole && cuesOf([head], "body_part").length > 0) continue;
       const words = np.slice(0, whole ? h - 1 : h).flatMap((w) => [w.text, w.lemma]);
@@ -342,7 +375,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
         // After a possessive a clipped form is more likely the thing owned ("her photo" is no photographer).
-        const headScore = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
+        const scored = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
+        const headScore = anyone && scored !== 3 ? 0 : scored;
         // A modifier matches a role word, or the adverb in -ly the role is written with ("the new
         // examiner" for a newly qualified one).
         return [n, headScore === 0 ? 0 : headScore + words.filter((w) => role.some((r) => sameRoleWord(w, r) || r === `${w}ly`)).length];
@@ -466,7 +500,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     if (obj === undefined || obj.name !== subj.name || !NOMINATIVE.has(tokens[subj.start]!.text) || !ACCUSATIVE.has(tokens[obj.start]!.text)) continue;
     if (tokens.slice(subj.end, obj.start).some((t) => t.pos === "PUNCT" || t.pos === "CCONJ" || t.pos === "SCONJ" || t.pos === "PRON")) continue;
     const earlier = out.filter((m) => m.end <= subj.start && (m.by === "name" || m.by === "role"));
-    const isSubject = (m: Mention) => tokens[m.end]?.pos === "VERB" || tokens[m.end]?.pos === "AUX";
+    const isSubject = (m: Mention) => tokens[m.end]?.pos === "VERB" || tokens[m.end]?.pos === "AUX" || (tokens[m.end]?.text === "'s" && tokens[m.end + 1]?.pos === "VERB");
     const subject = earlier.findLast(isSubject);
     const other = subject === undefined ? undefined : earlier.findLast((m) => m.name !== subject.name);
     if (subject === undefined || other === undefined) continue;
