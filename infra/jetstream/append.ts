@@ -63,7 +63,8 @@ export class JetStreamEventStore implements EventStore {
     this.episode = episode;
     this.subject = subjects.log(ctx.namespace, location);
     this.lock = lock;
-    this.ackTimeoutMs = ackTimeoutMs;
+    // An ack is not waited for longer than the whole window.
+    this.ackTimeoutMs = Math.min(ackTimeoutMs, outageMs);
     this.lastSeq = head.seq;
     this.lastHash = head.hash;
     this.lastSubjectSeq = lastSubjectSeq;
