@@ -13,8 +13,8 @@
 // A snapshot exists once its KV entry does: an object body is written before its pointer, so a
 // crash in between leaves an unreferenced object that the next put of the same state overwrites.
 // A put survives a server restart as a log publish does: it is retried, whole, until the server
-// answers again or the outage outlasts the connection's outage window (--nats-outage; then a NatsWriteLost). Repeating it is harmless:
-// the entry is content-addressed, and a `latest` update that landed with its reply lost makes the
+// answers again or the outage outlasts the connection's outage window (--nats-outage; then a
+// NatsWriteLost). Repeating it is harmless: the entry is content-addressed, and a `latest` update that landed with its reply lost makes the
 // retry's compare-and-set conflict, read the entry and find it already there.
 import { nuid, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";

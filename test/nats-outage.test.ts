@@ -1,7 +1,9 @@
 // A NATS server that goes away: snapshot puts are retried across a restart as log publishes are
 // (idempotently), a server that stays away ends a run with an error naming the URL, the episode and
 // what was being written (exit 2, like any unreachable server), and a port that accepts TCP without
-// speaking NATS ends every command at once after its message (nats.js left that socket open).
+// speaking NATS ends every command at once after its message (nats.js left that socket open). The
+// outage window (--nats-outage) sets how long is ridden out: inside it a run completes with the log
+// an undisturbed run writes, past it the run stops naming the window and the exact --resume command.
 import { execFileSync } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -215,8 +217,8 @@ describe("the CLI across a NATS outage", () => {
       const killer = setTimeout(() => run.child.kill("SIGKILL"), 60_000);
       const r = await run.done;
       clearTimeout(killer);
-      // A write waits about 15 s (an ack, the stream serving again, the retry's ack) before it is
-      // given up; then the command ends at once. It waited 10 s more for the hung server after that:
+      // A write waits out the outage window (15 s by default: its ack, then the stream not answering)
+      // before it is given up; then the command ends at once. It waited 10 s more for the hung server after that:
       // the writer lock's release (a 5 s request) and the connection's drain (5 s). Counted is the
       // time the run waited, not the time a busy machine kept it from running (its wall-clock time
       // was 20.1 s beside other work, against 15 s on an idle machine).

@@ -2,10 +2,10 @@
 // - append() seals records locally (no network); commit() (end of tick) publishes the tick's record
 //   lines joined by "\n" as one message (several when a commit exceeds 512 KB), one after another,
 //   each awaiting the previous ack. Per-message work on the server and in the client is what limits
-//   a sweep, so this is the fast path. A failed publish is retried once with the same Nats-Msg-Id
+//   a sweep, so this is the fast path. A failed publish is retried with the same Nats-Msg-Id
 //   (<episode>:<first>-<last>:<epoch>; dedupe makes that safe), and the stream must have kept the
-//   messages in order. A publish left unanswered (the server away, hung or restarting) is retried
-//   so, once the stream answers again, until the outage window (--nats-outage) has passed.
+//   messages in order: one refused once more, one left unanswered (the server away, hung or
+//   restarting) each time the stream answers again, until the outage window (--nats-outage) has passed.
 // - Fencing, three ways: expected seq in process (SequenceConflict); the writer lock (lock.ts: lost
 //   when taken over, or when this writer was paused past its ttl, checked before each append); and
 //   on the server, EVERY publish expects the subject's last stream seq (the previous ack's), so a
