@@ -13,15 +13,15 @@
 // A snapshot exists once its KV entry does: an object body is written before its pointer, so a
 // crash in between leaves an unreferenced object that the next put of the same state overwrites.
 // A put survives a server restart as a log publish does: it is retried, whole, until the server
-// answers again or the outage outlasts OUTAGE_MS (then a NatsWriteLost). Repeating it is harmless:
-// the entry is content-addressed, and a `latest` update that landed with its reply lost makes the
+// answers again or the outage outlasts the connection's outage window (--nats-outage; then a
+// NatsWriteLost). Repeating it is harmless: the entry is content-addressed, and a `latest` update that landed with its reply lost makes the
 // retry's compare-and-set conflict, read the entry and find it already there.
 import { nuid, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { SnapshotDamaged } from "../events/errors.ts";
-import { kvKey, natsName, NatsWriteLost } from "./nats.ts";
+import { acrossOutage, jetStreamAnswers, kvKey, natsName, NatsWriteLost, outageOf } from "./nats.ts";
 import type { SnapshotStores } from "./backend.ts";
 import { DAMAGED_POINTER, pointerOf, SNAPSHOT_KEY, snapshotJson, type EpisodeSnapshot, type LatestPointer, type SnapshotStore } from "./snapshotStore.ts";
 import { messageOf } from "../events/errorMessage.ts";
@@ -81,13 +81,6 @@ const isNotRightBehind = (error: unknown): boolean => error instanceof JetStream
 const isOutage = (error: unknown): boolean =>
   error instanceof Error && ["TimeoutError", "RequestError", "NoResponders", "JetStreamNotEnabled", "ConnectionError", "JetStreamStatusError"].includes(error.name);
 
-/**
- * How long a put keeps retrying while the server does not answer: about as long as a log publish
- * does (an ack timeout, a wait for the stream, another ack timeout), so an outage the log survives
- * does not end the run at its next snapshot.
- */
-const OUTAGE_MS = 15_000;
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const decoder = new TextDecoder();
@@ -111,9 +104,11 @@ export class JetStreamSnapshotStore implements SnapshotStore {
 
   /**
    * `buckets` is shared by the stores of one namespace (see jetStreamSnapshotStores); by default
-   * this store opens its own. `outageMs`: how long a put retries while the server does not answer.
+   * this store opens its own. `outageMs`: how long a put retries while the server does not answer
+   * (default: the connection's outage window, as long as a log publish retries, so an outage the log
+   * survives does not end the run at its next snapshot).
    */
-  constructor(nc: NatsConnection, namespace: string, episode: string, buckets?: () => Promise<SnapshotBuckets>, outageMs = OUTAGE_MS) {
+  constructor(nc: NatsConnection, namespace: string, episode: string, buckets?: () => Promise<SnapshotBuckets>, outageMs = outageOf(nc)) {
     if (episode.length === 0) throw new Error("snapshot store: the episode id is empty");
     this.location = episode;
     this.nc = nc;
@@ -133,15 +128,18 @@ export class JetStreamSnapshotStore implements SnapshotStore {
 
   async put(snapshot: EpisodeSnapshot): Promise<string> {
     const key = checkKey(snapshot.stateHash);
-    const deadline = Date.now() + this.outageMs;
+    const deadline = performance.now() + this.outageMs;
+    let last = false;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.putOnce(snapshot, key);
       } catch (error) {
-        // A closed connection never answers again; anything but an outage is not retried.
+        // A closed connection never answers again; anything but an outage is not retried. Past the
+        // window, one more try when JetStream answers (the server came back just then).
         if (!isOutage(error) || this.nc.isClosed()) throw error;
-        if (Date.now() >= deadline) throw new NatsWriteLost(this.location, `the snapshot of tick ${snapshot.tick} (state ${key})`, error);
-        await sleep(Math.min(1000, 100 * 2 ** attempt));
+        if (last || (performance.now() >= deadline && !(await jetStreamAnswers(this.nc, deadline)))) throw new NatsWriteLost(this.location, `the snapshot of tick ${snapshot.tick} (state ${key})`, error);
+        last = performance.now() >= deadline;
+        if (!last) await sleep(Math.min(1000, 100 * 2 ** attempt, deadline - performance.now()));
       }
     }
   }
@@ -265,7 +263,7 @@ export class JetStreamSnapshotStore implements SnapshotStore {
 
   async latest(): Promise<string | null> {
     const { index } = await this.buckets();
-    const entry = await index.get(`${this.prefix}.latest`);
+    const entry = await acrossOutage(this.nc, () => index.get(`${this.prefix}.latest`));
     if (entry?.operation !== "PUT") return null;
     const current = latestOf(entry);
     // Named as the file store names its pointer file: resume falls back to the log's committed ticks.
@@ -300,7 +298,8 @@ function lazyBuckets(nc: NatsConnection, namespace: string): () => Promise<Snaps
   let opening: Promise<SnapshotBuckets> | null = null;
   return () => {
     if (opening === null) {
-      const attempt = openSnapshotBuckets(nc, namespace);
+      // Opened at a run's start or resume: retried while the server does not answer, for the outage window.
+      const attempt = acrossOutage(nc, () => openSnapshotBuckets(nc, namespace));
       opening = attempt;
       attempt.catch(() => {
         if (opening === attempt) opening = null;

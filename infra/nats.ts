@@ -7,12 +7,12 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { AuthorizationError, connect, type NatsConnection } from "@nats-io/transport-node";
-import { InvalidSubjectToken, NatsUnavailable, splitNatsUrl } from "./natsSettings.ts";
-import { JetStreamApiCodes } from "@nats-io/jetstream";
+import { InvalidSubjectToken, natsOutageSeconds, NatsUnavailable, outageWindowText, splitNatsUrl } from "./natsSettings.ts";
+import { JetStreamApiCodes, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { isApiError, isStorageFull } from "./jetstream/errors.ts";
 import { ExitCode, TaggedError } from "../events/taggedError.ts";
 
-export { DEFAULT_NAMESPACE, InvalidSubjectToken, natsFlagHint, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, shownNatsUrl, splitNatsUrl } from "./natsSettings.ts";
+export { DEFAULT_NAMESPACE, InvalidSubjectToken, natsFlagHint, NATS_OUTAGE_ENV, natsOutageSeconds, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, outageWindowText, shownNatsUrl, splitNatsUrl } from "./natsSettings.ts";
 
 /** Tokens must not contain what NATS treats as separators or wildcards. */
 export function subjectToken(value: string, what: string): string {
@@ -68,6 +68,53 @@ export class NatsReadStalled extends TaggedError {
 /** A request the server left unanswered (nats.js's TimeoutError), or a read it stopped feeding: not a fault of ours (exit 2). */
 export const isNatsTimeout = (error: unknown): boolean => error instanceof NatsReadStalled || (error instanceof Error && error.name === "TimeoutError");
 
+/**
+ * A request the server left unanswered or could not take because the connection was down (a
+ * timeout, a request lost with the connection, no responder yet while JetStream starts): what a
+ * server that went away causes, and what `acrossOutage` retries. An answer that refuses is not one.
+ */
+export const isNatsOutage = (error: unknown): boolean =>
+  error instanceof NatsReadStalled || (error instanceof Error && ["TimeoutError", "RequestError", "NoResponders", "ConnectionError"].includes(error.name));
+
+/**
+ * `request` (an idempotent request, or requests: opening a stream or bucket, asking what a subject
+ * holds) retried while the server does not answer, for as long as the connection's outage window
+ * from the first try; then its last error is thrown. A closed connection is not waited for.
+ */
+export async function acrossOutage<T>(nc: NatsConnection, request: () => Promise<T>): Promise<T> {
+  const deadline = performance.now() + outageOf(nc);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      const left = deadline - performance.now();
+      if (!isNatsOutage(error) || nc.isClosed() || left <= 0) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 100 * 2 ** attempt, left)));
+    }
+  }
+}
+
+/**
+ * Waits until JetStream answers `probe` (by default an account info request), or `deadline`
+ * (performance.now()) has passed: true when it answered. It asks at least once, also past the
+ * deadline: a write that waited out the window gets one more try when the server is back by then
+ * (one that came back at the window's end found its first retry still waiting on the stream).
+ * Each request waits a second at most (while the client is disconnected they are held and sent
+ * on reconnect), so the wait ends near the deadline.
+ */
+export async function jetStreamAnswers(nc: NatsConnection, deadline: number, probe: (jsm: JetStreamManager) => Promise<unknown> = (jsm) => jsm.getAccountInfo()): Promise<boolean> {
+  for (;;) {
+    try {
+      const left = deadline - performance.now();
+      await probe(await jetstreamManager(nc, { timeout: left >= 200 ? Math.min(1000, left) : 1000, checkAPI: false }));
+      return true;
+    } catch {
+      if (nc.isClosed() || performance.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(100, deadline - performance.now()))));
+    }
+  }
+}
+
 /** Node's errno codes of a host name that does not resolve. */
 const UNRESOLVED_HOST: ReadonlySet<string> = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME"]);
 
@@ -100,9 +147,31 @@ export const isJetStreamStorageFull = isStorageFull;
 export interface ConnectOptions {
   /** Connection name shown by the server (process role). */
   readonly name?: string;
-  /** Give up on the first connect after this long (ms). Later disconnects retry forever. */
+  /**
+   * The outage window (ms): how long what is done over this connection waits for a server that went
+   * away or hangs (a publish, a snapshot put, a read: see outageOf). Default: natsOutageSeconds().
+   */
+  readonly outageMs?: number;
+  /** Give up on the first connect after this long (ms; default: the outage window). Later disconnects retry forever. */
   readonly timeoutMs?: number;
+  /** Told once when the first connect failed and is tried again (until `timeoutMs` has passed). */
+  readonly onRetry?: (error: unknown, timeoutMs: number) => void;
 }
+
+/** Each connection's outage window (ms), as connectNats was given it. */
+const outages = new WeakMap<NatsConnection, number>();
+
+/** How long what is done over `nc` waits for its server to come back (ms): the outage window it was connected with. */
+export function outageOf(nc: NatsConnection): number {
+  return outages.get(nc) ?? natsOutageSeconds() * 1000;
+}
+
+/** One dial of the first connect waits this long at most for the server's INFO (nats.js's `timeout`; reconnects' dials too). */
+const DIAL_MS = 5000;
+/** ... and at least this long, near the end of the window (a busy server is slow to answer, not gone). */
+const MIN_DIAL_MS = 2000;
+/** Between two dials of the first connect. */
+const REDIAL_MS = 250;
 
 /**
  * `nats://user:pass@host:port` or `nats://token@host:port` as nats.js wants it: the server without
@@ -196,35 +265,49 @@ export async function closeNats(nc: NatsConnection, options: { readonly serverAw
 
 /**
  * Connects with reconnects that never give up: a restarted server must not end a sweep. The first
- * connect fails fast with an error that names the URL.
+ * connect is tried again until `timeoutMs` (default: the outage window) has passed — a server that
+ * is restarting, or not up yet, when the command starts — then fails with an error that names the
+ * URL and the window. Refused credentials and a host name that does not resolve fail at once.
  */
 export async function connectNats(url: string, options: ConnectOptions = {}): Promise<NatsConnection> {
   const { server, ...credentials } = serverAndCredentials(url);
   const port = Number(/:(\d+)\/?$/.exec(splitNatsUrl(server).rest)?.[1] ?? 4222);
-  const sockets = new Set<Socket>();
-  try {
-    const nc = await dialing.run(sockets, () =>
-      connect({
-        servers: server,
-        ...credentials,
-        name: options.name ?? `probetown-${process.pid}`,
-        timeout: options.timeoutMs ?? 5000,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 250,
-        pingInterval: 5000,
-        // An Error (with a stack) per request costs more than the request itself on the hot path.
-        noAsyncTraces: true,
-      }),
-    );
-    madeBy.set(nc, { sockets, port });
-    return nc;
-  } catch (error) {
-    // nats.js leaves the socket of a first connect open when it times out waiting for the server's
-    // INFO (a port that accepts TCP but does not speak NATS, a hung server).
-    destroySockets(sockets, port);
-    if (error instanceof AuthorizationError) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password (nats://user:pass@host) or the token (nats://token@host) in the URL");
-    // A host name that does not resolve: no server to start, a URL to correct.
-    if (isUnresolvedHost(error)) throw new NatsUnavailable(url, error, "cannot resolve the server's host name", "check the host in the URL (e.g. nats://127.0.0.1:4222)");
-    throw new NatsUnavailable(url, error);
+  const outageMs = options.outageMs ?? natsOutageSeconds() * 1000;
+  const windowMs = options.timeoutMs ?? outageMs;
+  const deadline = performance.now() + windowMs;
+  let told = false;
+  for (;;) {
+    const sockets = new Set<Socket>();
+    const remaining = deadline - performance.now();
+    try {
+      const nc = await dialing.run(sockets, () =>
+        connect({
+          servers: server,
+          ...credentials,
+          name: options.name ?? `probetown-${process.pid}`,
+          timeout: Math.max(Math.min(DIAL_MS, MIN_DIAL_MS, windowMs), Math.min(DIAL_MS, remaining)),
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 250,
+          pingInterval: 5000,
+          // An Error (with a stack) per request costs more than the request itself on the hot path.
+          noAsyncTraces: true,
+        }),
+      );
+      madeBy.set(nc, { sockets, port });
+      outages.set(nc, outageMs);
+      return nc;
+    } catch (error) {
+      // nats.js leaves the socket of a first connect open when it times out waiting for the server's
+      // INFO (a port that accepts TCP but does not speak NATS, a hung server).
+      destroySockets(sockets, port);
+      if (error instanceof AuthorizationError) throw new NatsUnavailable(url, error, "the server refused the credentials", "check the user and password (nats://user:pass@host) or the token (nats://token@host) in the URL");
+      // A host name that does not resolve: no server to start, a URL to correct.
+      if (isUnresolvedHost(error)) throw new NatsUnavailable(url, error, "cannot resolve the server's host name", "check the host in the URL (e.g. nats://127.0.0.1:4222)");
+      const left = deadline - performance.now();
+      if (left <= 0) throw new NatsUnavailable(url, error, `cannot connect to a NATS server within ${outageWindowText(windowMs)}`);
+      if (!told) options.onRetry?.(error, windowMs);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(REDIAL_MS, left)));
+    }
   }
 }

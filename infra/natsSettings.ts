@@ -65,3 +65,43 @@ export class NatsUnavailable extends TaggedError {
  * could expire between renewals once the ttl was lowered, and a second sequencer take its episode.
  */
 export const MIN_LOCK_TTL_MS = 1000;
+
+/** `--nats-outage <s>` may come from this variable instead (workers a sweep starts get it so). */
+export const NATS_OUTAGE_ENV = "PROBETOWN_NATS_OUTAGE";
+/** How long a NATS server may stay away (or hang) before a command gives up on it, by default (s). */
+export const DEFAULT_NATS_OUTAGE_S = 15;
+/** The shortest and longest outage window one may ask for (s). */
+export const NATS_OUTAGE_RANGE_S = { min: 1, max: 3600 } as const;
+
+/** An outage window in seconds as given (flag or variable), or null when it is not one: a whole number in NATS_OUTAGE_RANGE_S. */
+export function parseNatsOutage(value: string): number | null {
+  if (!/^\d+$/.test(value.trim())) return null;
+  const s = Number(value.trim());
+  return s >= NATS_OUTAGE_RANGE_S.min && s <= NATS_OUTAGE_RANGE_S.max ? s : null;
+}
+
+let outageSeconds: number | null = null;
+
+/**
+ * Sets this process's outage window (the command line does, from `--nats-outage` or
+ * PROBETOWN_NATS_OUTAGE, before each command; null: back to the variable or the default).
+ */
+export function setNatsOutage(seconds: number | null): void {
+  outageSeconds = seconds;
+}
+
+/**
+ * The outage window in seconds: what `setNatsOutage` set, else PROBETOWN_NATS_OUTAGE when it holds
+ * one (the command line refuses one that does not), else DEFAULT_NATS_OUTAGE_S. Everything that
+ * waits for a server that went away waits this long (docs/distributed.md): the first connect, a
+ * log publish, a snapshot put, a read.
+ */
+export function natsOutageSeconds(): number {
+  if (outageSeconds !== null) return outageSeconds;
+  const env = process.env[NATS_OUTAGE_ENV];
+  return (env === undefined ? null : parseNatsOutage(env)) ?? DEFAULT_NATS_OUTAGE_S;
+}
+
+/** The window as a command says it: `the 15 s NATS outage window (--nats-outage)`. */
+export const outageWindowText = (ms: number): string => `the ${+(ms / 1000).toFixed(1)} s NATS outage window (--nats-outage)`;
+

@@ -734,7 +734,8 @@ describe("docker-compose.yml", () => {
 
 describe("distributed flags without a server", () => {
   it("names the unreachable NATS URL, and refuses --remote without --nats", async () => {
-    const dead = await cli(["run", "auratown", "--seed", "1", "--nats", "nats://127.0.0.1:9"]);
+    // A server that does not answer is waited for the outage window: 1 s here.
+    const dead = await cli(["run", "auratown", "--seed", "1", "--nats", "nats://127.0.0.1:9", "--nats-outage", "1"]);
     expect(dead.code).toBe(2);
     expect(dead.err).toMatch(/--nats nats:\/\/127\.0\.0\.1:9: cannot connect to a NATS server .*is nats-server running with JetStream/);
     const remote = await cli(["run", "auratown", "--seed", "1", "--remote", "all"]);
@@ -743,7 +744,7 @@ describe("distributed flags without a server", () => {
     expect((await cli(["worker"])).err).toMatch(/required option '--nats <url>'/);
     expect((await cli(["sweep", "auratown", "--seeds", "1-2", "--workers", "2"])).err).toMatch(/--workers: more than one worker needs --nats/);
     // Credentials in the URL are never printed; URLs nats.js would misread, and bad namespaces, are refused as read.
-    const secret = await cli(["verify", "x", "--nats", "nats://bob:s3cret@127.0.0.1:9"]);
+    const secret = await cli(["verify", "x", "--nats", "nats://bob:s3cret@127.0.0.1:9", "--nats-outage", "1"]);
     expect(secret.code).toBe(2);
     expect(secret.err).toMatch(/--nats nats:\/\/…@127\.0\.0\.1:9: cannot connect/);
     expect(secret.err).not.toMatch(/s3cret/);

@@ -143,7 +143,7 @@ describe("sweep envprobe over NATS", () => {
     expect(existsSync(join(work, "never"))).toBe(false);
 
     const dead = "nats://127.0.0.1:1";
-    const r = await runCli(["sweep", "envprobe", ...grid, "--seeds", "0-1", "--nats", dead, "--log", join(work, "never")]);
+    const r = await runCli(["sweep", "envprobe", ...grid, "--seeds", "0-1", "--nats", dead, "--nats-outage", "1", "--log", join(work, "never")]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--nats nats:\/\/127\.0\.0\.1:1: cannot connect to a NATS server/);
     expect(existsSync(join(work, "never"))).toBe(false);

@@ -49,7 +49,9 @@ export function startCli(args: string[], env: Readonly<Record<string, string>> =
   let err = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("exit", (code) => resolve({ code, out, err })));
+  // "close", not "exit": once stdout and stderr are read to their end. At "exit" the last of them
+  // may still be on its way (a command's error message, on a loaded machine: an empty stderr).
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("close", (code) => resolve({ code, out, err })));
   return { child, done };
 }
 

@@ -1,7 +1,9 @@
 // A NATS server that goes away: snapshot puts are retried across a restart as log publishes are
 // (idempotently), a server that stays away ends a run with an error naming the URL, the episode and
 // what was being written (exit 2, like any unreachable server), and a port that accepts TCP without
-// speaking NATS ends every command at once after its message (nats.js left that socket open).
+// speaking NATS ends every command at once after its message (nats.js left that socket open). The
+// outage window (--nats-outage) sets how long is ridden out: inside it a run completes with the log
+// an undisturbed run writes, past it the run stops naming the window and the exact --resume command.
 import { execFileSync } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -12,6 +14,7 @@ import type { KV } from "@nats-io/kv";
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { JetStreamSnapshotStore, openSnapshotBuckets, type SnapshotBuckets } from "../infra/jetStreamSnapshotStore.ts";
 import { closeNats, connectNats, NatsUnavailable, NatsWriteLost } from "../infra/nats.ts";
+import { lastJetStreamRecord } from "../infra/jetstream/read.ts";
 import { withNats } from "../services/distributed/episodes.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { frozenWhen, runCli, startCli, tempDir } from "./helpers.ts";
@@ -129,7 +132,7 @@ describe("snapshot puts across a NATS outage", () => {
     expect((error as Error).message).toMatch(/^episode ep-gone: the snapshot of tick 2 \(state [0-9a-f]+\) did not reach JetStream \(timeout\); reopen the episode \(resume\)/);
     const command = await withNats(nats.url, { role: "run", quiet: true }, () => Promise.reject(error)).then(() => null, (e: unknown) => e);
     expect(command).toBeInstanceOf(NatsUnavailable);
-    expect((command as Error).message).toMatch(/^--nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing the snapshot of tick 2 .* of episode ep-gone \(timeout\); .*`probetown run … --resume`/);
+    expect((command as Error).message).toMatch(/^--nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away longer than the 15 s NATS outage window \(--nats-outage\) while run was writing the snapshot of tick 2 .* of episode ep-gone \(timeout\); .*`probetown run … --resume`/);
   }, 60_000);
 });
 
@@ -214,14 +217,14 @@ describe("the CLI across a NATS outage", () => {
       const killer = setTimeout(() => run.child.kill("SIGKILL"), 60_000);
       const r = await run.done;
       clearTimeout(killer);
-      // A write waits about 15 s (an ack, the stream serving again, the retry's ack) before it is
-      // given up; then the command ends at once. It waited 10 s more for the hung server after that:
+      // A write waits out the outage window (15 s by default: its ack, then the stream not answering)
+      // before it is given up; then the command ends at once. It waited 10 s more for the hung server after that:
       // the writer lock's release (a 5 s request) and the connection's drain (5 s). Counted is the
       // time the run waited, not the time a busy machine kept it from running (its wall-clock time
       // was 20.1 s beside other work, against 15 s on an idle machine).
       expect((await asleep) / 1000).toBeLessThan(20);
       expect(r.err).toMatch(/run: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
-      expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing .* of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run … --resume`/);
+      expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away longer than the 15 s NATS outage window \(--nats-outage\) while run was writing .* of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run auratown --seed 17 .* --resume`/);
       expect(r.code).toBe(2);
     } finally {
       nats.resume();
@@ -288,7 +291,7 @@ describe("the CLI across a NATS outage", () => {
       return run.done;
     } });
     const r = await run.done;
-    expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away while run was writing (the snapshot of tick \d+|the log records of seqs? [\d–]+) .*of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run … --resume`/);
+    expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away longer than the 15 s NATS outage window \(--nats-outage\) while run was writing (the snapshot of tick \d+|the log records of seqs? [\d–]+) .*of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run auratown --seed 17 .* --resume`/);
     expect(r.code).toBe(2);
     await restarted;
     const resumed = await runCli([...args, "--resume"]);
@@ -296,6 +299,126 @@ describe("the CLI across a NATS outage", () => {
     const v = await runCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]);
     expect(v.code).toBe(0);
   }, 150_000);
+});
+
+describe("the outage window (--nats-outage)", () => {
+  // Past a boundary or not: each test runs the CLI in a process of its own against the file's
+  // server, stopped (SIGSTOP) or killed and restarted on its port and store while the run goes on.
+  // No test counts seconds: the outages are far inside or past their windows, and the one past its
+  // window keeps the server away until the run has given up.
+  const episode = "auratown-s42-baseline";
+  const runArgs = (ns: string, ...more: string[]) => ["run", "auratown", "--seed", "42", "--days", "2", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary", ...more];
+  const hasSnapshot = async (ns: string): Promise<boolean> => (await new JetStreamSnapshotStore(nc, ns, episode).latest().catch(() => null)) !== null;
+  /** The log's last record, seq and hash: equal heads, equal logs (the hash chains every record before it). */
+  const head = async (ns: string) => {
+    const last = await lastJetStreamRecord(nc, ns, episode);
+    return last === null ? null : { seq: last.seq, hash: last.hash };
+  };
+  const verified = async (ns: string) => {
+    const v = await runCli(["verify", episode, "--nats", nats.url, "--namespace", ns]);
+    expect(v.out).toMatch(/hash chain intact/);
+    return v.code;
+  };
+  let undisturbed: { seq: number; hash: string } | null = null;
+
+  beforeAll(async () => {
+    const ns = nats.namespace("undisturbed");
+    expect((await runCli(runArgs(ns, "-q"))).code).toBe(0);
+    undisturbed = await head(ns);
+    expect(undisturbed?.seq).toBeGreaterThan(1000);
+  }, 120_000);
+
+  /** Starts the run, and once it has a snapshot (mid-run for sure: it is frozen until then) calls `outage` with a function that lets it go on. */
+  async function midRun(ns: string, outage: (letGo: () => void) => Promise<void>, ...more: string[]) {
+    const run = startCli(runArgs(ns, ...more));
+    await frozenWhen([run.child], () => hasSnapshot(ns), "the run's first snapshot");
+    await outage(() => run.child.kill("SIGCONT"));
+    return run.done;
+  }
+
+  it("--nats-outage 3: a hung server (SIGSTOP) for 1 s and a restarted one (SIGKILL) down for 1 s are ridden out, and each log equals the undisturbed run's", async () => {
+    const hung = nats.namespace("w3-hung");
+    const paused = await midRun(hung, async (letGo) => {
+      await nats.pause();
+      letGo();
+      await sleep(1000);
+      nats.resume();
+    }, "--nats-outage", "3");
+    if (paused.code !== 0) console.error(paused.err);
+    expect(paused.code).toBe(0);
+    const restarted = nats.namespace("w3-restart");
+    const killed = await midRun(restarted, (letGo) => nats.restart({ hard: true, whileDown: async () => { letGo(); await sleep(1000); } }), "--nats-outage", "3");
+    if (killed.code !== 0) console.error(killed.err);
+    expect(killed.code).toBe(0);
+    for (const ns of [hung, restarted]) {
+      expect(await verified(ns)).toBe(0);
+      expect(await head(ns)).toEqual(undisturbed);
+    }
+  }, 180_000);
+
+  it("--nats-outage 3, the server away longer: exit 2 naming the window and the exact --resume command, which completes the log as the undisturbed run's", async () => {
+    const ns = nats.namespace("w3-gone");
+    // Down (5 s and more) until the run has given up.
+    let run!: ReturnType<typeof startCli>;
+    const r = await (async () => {
+      run = startCli(runArgs(ns, "--nats-outage", "3"));
+      await frozenWhen([run.child], () => hasSnapshot(ns), "the run's first snapshot");
+      const restarted = nats.restart({ hard: true, whileDown: async () => {
+        run.child.kill("SIGCONT");
+        await Promise.all([run.done, sleep(5000)]);
+      } });
+      const done = await run.done;
+      await restarted;
+      return done;
+    })();
+    expect(r.code).toBe(2);
+    const said = new RegExp(`probetown: error: --nats nats://127\\.0\\.0\\.1:\\d+: the server stayed away longer than the 3 s NATS outage window \\(--nats-outage\\) while run was writing .* of episode ${episode} \\(.+\\); nothing logged is lost: once the server is back, \`probetown (run auratown --seed 42 .*--namespace ${ns} --no-summary --nats-outage 3 --resume)\` continues episode ${episode}`);
+    expect(r.err).toMatch(said);
+    const resume = said.exec(r.err)![1]!.split(" ");
+    expect(resume).toEqual([...runArgs(ns, "--nats-outage", "3").slice(0), "--resume"]);
+    const resumed = await runCli(resume);
+    if (resumed.code !== 0) console.error(resumed.err);
+    expect(resumed.code).toBe(0);
+    expect(await verified(ns)).toBe(0);
+    expect(await head(ns)).toEqual(undisturbed);
+  }, 180_000);
+
+  it("the default window (15 s): a server killed mid-run and back 12 s later is ridden out, and the log equals the undisturbed run's", async () => {
+    const ns = nats.namespace("w15-restart");
+    const r = await midRun(ns, (letGo) => nats.restart({ hard: true, whileDown: async () => { letGo(); await sleep(12_000); } }));
+    if (r.code !== 0) console.error(r.err);
+    expect(r.err).toMatch(/run: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
+    expect(r.code).toBe(0);
+    expect(await verified(ns)).toBe(0);
+    expect(await head(ns)).toEqual(undisturbed);
+  }, 180_000);
+
+  it("a server not up yet when the run starts (back 7 s later, inside the default window): the first connect is retried, and the run completes", async () => {
+    const ns = nats.namespace("w15-start");
+    let run!: ReturnType<typeof startCli>;
+    // Before the fix the first connect gave up after 5 s.
+    await nats.restart({ hard: true, whileDown: async () => {
+      run = startCli(runArgs(ns));
+      await sleep(7000);
+    } });
+    const r = await run.done;
+    if (r.code !== 0) console.error(r.err);
+    expect(r.err).toMatch(/run: no NATS server answers at nats:\/\/127\.0\.0\.1:\d+ yet \(.+\); trying again for up to 15 s \(--nats-outage\)/);
+    expect(r.code).toBe(0);
+    expect(await verified(ns)).toBe(0);
+    expect(await head(ns)).toEqual(undisturbed);
+  }, 120_000);
+
+  it("a window that is not whole seconds from 1 to 3600, or given without --nats, is refused (exit 2)", async () => {
+    for (const value of ["0", "1.5", "abc", "3601"]) {
+      const r = await runCli(["verify", "x", "--nats", nats.url, "--nats-outage", value]);
+      expect(r.code, value).toBe(2);
+      expect(r.err, value).toMatch(/--nats-outage.*expected whole seconds from 1 to 3600/);
+    }
+    const alone = await runCli(["verify", "x", "--nats-outage", "3"]);
+    expect(alone.code).toBe(2);
+    expect(alone.err).toMatch(/--nats-outage 3: the outage window applies with --nats <url>/);
+  });
 });
 
 describe("a port that accepts TCP but does not speak NATS", () => {
@@ -320,7 +443,7 @@ describe("a port that accepts TCP but does not speak NATS", () => {
     const commands = [["verify", "x"], ["run", "auratown", "--seed", "1"], ["worker"], ["follow", "x"], ["sweep", "auratown", "--seeds", "1-2"]];
     const results = await Promise.all(
       commands.map(async (command) => {
-        const cli = startCli([...command, "--nats", url]);
+        const cli = startCli([...command, "--nats", url, "--nats-outage", "2"]);
         // Before the fix the message came after ~6 s, and then the process never exited. Killed
         // (and failed) when it has not ended 10 s after its message: five CLIs starting at once on a
         // busy machine took most of the 20 s that were allowed from their start.
@@ -339,7 +462,7 @@ describe("a port that accepts TCP but does not speak NATS", () => {
       }),
     );
     for (const r of results) {
-      expect(r.err, r.command).toMatch(new RegExp(`--nats nats://127\\.0\\.0\\.1:${port}: cannot connect to a NATS server \\(timeout\\)`));
+      expect(r.err, r.command).toMatch(new RegExp(`--nats nats://127\\.0\\.0\\.1:${port}: cannot connect to a NATS server within the 2 s NATS outage window \\(--nats-outage\\) \\(timeout\\)`));
       expect(r.code, r.command).toBe(2);
     }
   }, 90_000);

@@ -2,9 +2,10 @@
 // - append() seals records locally (no network); commit() (end of tick) publishes the tick's record
 //   lines joined by "\n" as one message (several when a commit exceeds 512 KB), one after another,
 //   each awaiting the previous ack. Per-message work on the server and in the client is what limits
-//   a sweep, so this is the fast path. A failed publish is retried once with the same Nats-Msg-Id
+//   a sweep, so this is the fast path. A failed publish is retried with the same Nats-Msg-Id
 //   (<episode>:<first>-<last>:<epoch>; dedupe makes that safe), and the stream must have kept the
-//   messages in order.
+//   messages in order: one refused once more, one left unanswered (the server away, hung or
+//   restarting) each time the stream answers again, until the outage window (--nats-outage) has passed.
 // - Fencing, three ways: expected seq in process (SequenceConflict); the writer lock (lock.ts: lost
 //   when taken over, or when this writer was paused past its ttl, checked before each append); and
 //   on the server, EVERY publish expects the subject's last stream seq (the previous ack's), so a
@@ -17,7 +18,7 @@ import { SequenceConflict } from "../../events/errors.ts";
 import type { Draft, LogRecord } from "../../events/record.ts";
 import { sealDrafts } from "../sealing.ts";
 import { StorageFailed, type AppendOptions, type EventStore, type FsyncPolicy, type Head } from "../eventStore.ts";
-import { NatsWriteLost, subjects } from "../nats.ts";
+import { jetStreamAnswers, NatsWriteLost, outageOf, subjects } from "../nats.ts";
 import { acksOf, type Attempt } from "./acks.ts";
 import { ApiCode, isApiError, isStorageFull, messageOf, staleWriter, wrongLastSequenceAt, type StaleWriter } from "./errors.ts";
 import type { WriterLock } from "./lock.ts";
@@ -39,6 +40,8 @@ export class JetStreamEventStore implements EventStore {
   private readonly subject: string;
   private readonly lock: WriterLock;
   private readonly ackTimeoutMs: number;
+  /** How long a publish is retried while the server does not answer (ms): the connection's outage window. */
+  private readonly outageMs: number;
   private readonly fsync: FsyncPolicy;
   private lastSeq: number;
   private lastHash: string;
@@ -54,14 +57,16 @@ export class JetStreamEventStore implements EventStore {
   /** Characters of record lines sealed since the store was opened (≈ bytes: most records are ASCII). */
   private appended = 0;
 
-  constructor(ctx: Context, location: string, episode: string, head: Head, lastSubjectSeq: number, lock: WriterLock, ackTimeoutMs: number, fsync: FsyncPolicy) {
+  constructor(ctx: Context, location: string, episode: string, head: Head, lastSubjectSeq: number, lock: WriterLock, ackTimeoutMs: number, fsync: FsyncPolicy, outageMs = outageOf(ctx.nc)) {
     this.fsync = fsync;
+    this.outageMs = outageMs;
     this.ctx = ctx;
     this.location = location;
     this.episode = episode;
     this.subject = subjects.log(ctx.namespace, location);
     this.lock = lock;
-    this.ackTimeoutMs = ackTimeoutMs;
+    // An ack is not waited for longer than the whole window.
+    this.ackTimeoutMs = Math.min(ackTimeoutMs, outageMs);
     this.lastSeq = head.seq;
     this.lastHash = head.hash;
     this.lastSubjectSeq = lastSubjectSeq;
@@ -101,19 +106,9 @@ export class JetStreamEventStore implements EventStore {
     return sealed;
   }
 
-  /** Waits (up to `ms`) until the stream answers an info request. */
-  private async streamServing(ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      try {
-        const jsm = await managerOf(this.ctx);
-        await jsm.streams.info(this.ctx.stream);
-        return;
-      } catch {
-        if (Date.now() >= deadline) return;
-        await sleep(100);
-      }
-    }
+  /** Waits until the stream answers an info request, or `deadline` has passed (asking once at least): true when it answered. */
+  private streamServing(deadline: number): Promise<boolean> {
+    return jetStreamAnswers(this.ctx.nc, deadline, (jsm) => jsm.streams.info(this.ctx.stream));
   }
 
   private breakWith(detail: string): Error {
@@ -177,13 +172,23 @@ export class JetStreamEventStore implements EventStore {
     h.set("Nats-Msg-Id", msgId);
     h.set("Nats-Expected-Last-Subject-Sequence", String(this.lastSubjectSeq));
     const records = out.firstSeq === out.lastSeq ? `seq ${out.firstSeq}` : `seqs ${out.firstSeq}–${out.lastSeq}`;
+    const started = performance.now();
     let result = await this.attempt(out.body, h);
     let retried = false;
     if (result.error !== null && !isApiError(result.error, ApiCode.StreamWrongLastSequence)) {
-      // After a disconnect or a server restart, JetStream may not be serving the stream yet.
-      await this.streamServing(this.ackTimeoutMs);
-      retried = true;
-      result = await this.attempt(out.body, h);
+      // Unanswered (the server away, hung or restarting), or refused: retried once the stream answers
+      // again (after a restart JetStream may not serve it at once), while the server stays away
+      // for at most the outage window from the first attempt; a refusal is retried once.
+      // Past the window, one more try when the stream answers (it came back just then).
+      const deadline = started + this.outageMs;
+      let last = false;
+      do {
+        if (last) break;
+        last = performance.now() >= deadline;
+        if (!(await this.streamServing(deadline))) break;
+        retried = true;
+        result = await this.attempt(out.body, h);
+      } while (result.ack === null && !(result.error instanceof JetStreamApiError) && !this.ctx.nc.isClosed());
     }
     const ack = result.ack;
     if (ack === null) {
@@ -193,7 +198,7 @@ export class JetStreamEventStore implements EventStore {
         throw this.broken;
       }
       if (result.error instanceof JetStreamApiError) throw this.breakWith(`the publish of ${records} failed twice (${messageOf(result.error)})`);
-      // No answer twice: the server stayed away longer than a commit waits (the command names it).
+      // No answer: the server stayed away longer than the outage window (the command names it).
       this.broken = new NatsWriteLost(this.episode, `the log records of ${records} (${whereOf(this.ctx.stream, this.subject)})`, result.error);
       throw this.broken;
     }

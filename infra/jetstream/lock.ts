@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { WriterLocked, type WriterFence } from "../eventStore.ts";
-import { kvKey, natsName, subjects } from "../nats.ts";
+import { acrossOutage, isNatsOutage, kvKey, natsName, outageOf, subjects } from "../nats.ts";
 import { ApiCode, isApiError } from "./errors.ts";
 import type { JetStreamStoreOptions } from "./options.ts";
 import { contextOf, managerOf, whereOf, type Context } from "./streams.ts";
@@ -232,21 +232,30 @@ export class WriterLock {
 
 /** Takes an episode's writer lock; while another holds it, retries for wait(bucket ttl) ms, then fails. */
 export async function acquireLock(ctx: Context, episode: string, ttlMs: number, wait: (ttlMs: number) => number, onWait?: JetStreamStoreOptions["onLockWait"]): Promise<WriterLock> {
-  const bucket = await lockBucket(ctx, ttlMs);
+  // Every request is retried while the server does not answer, for the outage window.
+  const bucket = await acrossOutage(ctx.nc, () => lockBucket(ctx, ttlMs));
   const { kv } = bucket;
   const key = kvKey(episode);
   const value = JSON.stringify({ owner: `${hostname()}:${process.pid}`, since: new Date().toISOString() } satisfies LockValue);
   const started = Date.now();
   let deadline = started + wait(bucket.ttlMs);
   let told = false;
+  let unanswered: number | null = null;
   for (;;) {
     try {
       const revision = await kv.create(key, value);
       return new WriterLock(ctx.nc, kv, key, value, revision, bucket.ttlMs);
     } catch (error) {
+      // A create left unanswered may have landed: tried again, it conflicts, and the entry holds this value.
+      if (isNatsOutage(error) && !ctx.nc.isClosed() && (unanswered ??= performance.now()) + outageOf(ctx.nc) > performance.now()) {
+        await sleep(250);
+        continue;
+      }
       if (!isApiError(error, ApiCode.StreamWrongLastSequence, ApiCode.StreamWrongLastSequenceUnknown)) throw error;
     }
-    const held = holderOf(await kv.get(key));
+    const entry = await acrossOutage(ctx.nc, () => kv.get(key));
+    if (unanswered !== null && entry !== null && entry.operation === "PUT" && entry.string() === value) return new WriterLock(ctx.nc, kv, key, value, entry.revision, bucket.ttlMs);
+    const held = holderOf(entry);
     if (held === null) {
       // Released or expired meanwhile: try again (briefly, in case the bucket disagrees with itself).
       if (Date.now() >= deadline + 2000) throw new Error(`episode ${episode}: cannot take the writer lock ${key} in ${natsName("pt_locks", ctx.namespace)}`);

@@ -1,11 +1,13 @@
 // Opening an episode's log (DESIGN §7): creating it, or resuming it. Resuming cuts a damaged tail
 // (a message that is not records: bad JSON) from the first damaged message on (cut.ts), refuses a
 // complete record that does not continue the log (gap, duplicate, broken chain), and takes
-// the fencing expectation from what the server reports (see serverLastSeq).
+// the fencing expectation from what the server reports (see serverLastSeq). Its requests are
+// retried while the server does not answer, for the outage window (a run started while the server
+// restarts, or hangs).
 import { LogCorrupted, TornTail } from "../../events/errors.ts";
 import { GENESIS_HASH, type LogRecord } from "../../events/record.ts";
 import { EpisodeExists, type EventStore, type Head } from "../eventStore.ts";
-import { subjects } from "../nats.ts";
+import { acrossOutage, subjects } from "../nats.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { JetStreamEventStore } from "./append.ts";
 import { ChainReader } from "./chain.ts";
@@ -21,14 +23,14 @@ const DEFAULT_ACK_TIMEOUT_MS = 5000;
 export async function createJetStreamEventStore(nc: NatsConnection, namespace: string, location: string, options: JetStreamCreateOptions): Promise<EventStore> {
   const ctx = contextOf(nc, namespace);
   const subject = subjects.log(namespace, location);
-  await ensureLogStream(nc, namespace);
+  await acrossOutage(nc, () => ensureLogStream(nc, namespace));
   const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, () => 0);
   try {
-    if ((await subjectCount(ctx, subject)) !== 0) {
+    if ((await acrossOutage(nc, () => subjectCount(ctx, subject))) !== 0) {
       throw new EpisodeExists(location, `episode ${location} already has a log in JetStream stream ${ctx.stream} (subject ${subject})`);
     }
     const firstSeq = options.firstSeq ?? 0;
-    return new JetStreamEventStore(ctx, location, options.episode, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, 0, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit");
+    return new JetStreamEventStore(ctx, location, options.episode, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, 0, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit", options.outageMs);
   } catch (error) {
     await lock.release();
     throw error;
@@ -45,7 +47,7 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
   const ctx = contextOf(nc, namespace);
   const subject = subjects.log(namespace, location);
   const where = whereOf(ctx.stream, subject);
-  await ensureLogStream(nc, namespace);
+  await acrossOutage(nc, () => ensureLogStream(nc, namespace));
   // A killed writer's lock expires (nobody renews it): wait for that, up to the ttl + 2 s.
   const lock = await acquireLock(ctx, location, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS, (ttl) => ttl + 2000, options.onLockWait);
   try {
@@ -54,7 +56,7 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
     const tail: RawMessage[] = [];
     // A new episode (most of a sweep's jobs) has nothing to read: one stream-info request instead
     // of creating and deleting a consumer.
-    const empty = (await subjectCount(ctx, subject)) === 0;
+    const empty = (await acrossOutage(nc, () => subjectCount(ctx, subject))) === 0;
     if (!empty) await readSubject(ctx, subject, (text, streamSeq, data) => {
       if (problem === null) {
         try {
@@ -86,11 +88,11 @@ export async function resumeJetStreamEventStore(nc: NatsConnection, namespace: s
     // else writing (we hold the lock) that is the last good record, or none on a 2.9 server that
     // lost track after the cut (see serverLastSeq). An empty subject has no last message on any
     // server version, so the expectation is 0 without asking (one request less per new episode).
-    const serverLast = empty ? 0 : await serverLastSeq(ctx, subject);
+    const serverLast = empty ? 0 : await acrossOutage(nc, () => serverLastSeq(ctx, subject));
     if (serverLast !== 0 && serverLast !== reader.lastStreamSeq) {
       throw new Error(`${where}: the subject changed while resuming (it ends at stream seq ${serverLast}, the last good record is at ${reader.lastStreamSeq}); another writer is active`);
     }
-    const store = new JetStreamEventStore(ctx, location, options.episode, head, serverLast, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit");
+    const store = new JetStreamEventStore(ctx, location, options.episode, head, serverLast, lock, options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, options.fsync ?? "commit", options.outageMs);
     return { store, records: reader.records };
   } catch (error) {
     await lock.release();

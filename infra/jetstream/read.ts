@@ -1,20 +1,21 @@
 // Reading a log (DESIGN §7). Reading never modifies a log; every message is checked as it comes
 // (chain.ts). A read uses a private ephemeral pull consumer driven over one subscription; peeking
 // and finding the last record are single requests.
-import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, JetStreamApiError } from "@nats-io/jetstream";
 import { createInbox, nuid, type NatsConnection } from "@nats-io/transport-node";
 import type { LogRecord } from "../../events/record.ts";
 import type { ReadOptions } from "../eventStore.ts";
 import { recordOrNull, type LogEnds, type ScanResult } from "../fileEventStore.ts";
-import { NatsReadStalled, subjects } from "../nats.ts";
+import { NatsReadStalled, outageOf, subjects } from "../nats.ts";
 import { ChainReader } from "./chain.ts";
 import { ApiCode, isApiError } from "./errors.ts";
 import { contextOf, managerOf, MAX_BODY, subjectCount, whereOf, type Context } from "./streams.ts";
 
 /** With no message for this long, a reader re-checks where the subject ends (a tail may have been cut). */
 export const READ_IDLE_MS = 2000;
-/** A read gives up after this many idle periods in a row. */
+/** A read gives up after this many idle periods in a row at least: more, as many as the connection's outage window holds. */
 const READ_STALLS = 5;
+const readStalls = (nc: NatsConnection): number => Math.max(READ_STALLS, Math.ceil(outageOf(nc) / READ_IDLE_MS));
 /** At most this many messages per pull while reading (two pulls in flight), and the refill step. */
 const PULL_BATCH = 1024;
 /**
@@ -149,16 +150,19 @@ export async function readSubject(ctx: Context, subject: string, onMessage: (tex
   // If nothing arrives for a while: the tail may have been cut meanwhile (only resume does, under
   // the writer lock), so look again at how many messages the subject holds; or the pull requests
   // were lost (a reconnect), so ask again.
+  // A server that went away is waited for as long as the outage window (a look that gets no
+  // answer is one more idle period, not the end of the read).
   let lastSeen = -1;
   let stalls = 0;
+  const maxStalls = readStalls(ctx.nc);
   const idle = setInterval(() => {
     if (seen !== lastSeen) {
       lastSeen = seen;
       stalls = 0;
       return;
     }
-    if (++stalls > READ_STALLS) {
-      stopWith(new NatsReadStalled(`reading ${whereOf(ctx.stream, subject)}: no message for ${(READ_STALLS * READ_IDLE_MS) / 1000} s after ${seen} of ${count} (is the server up?)`));
+    if (++stalls > maxStalls) {
+      stopWith(new NatsReadStalled(`reading ${whereOf(ctx.stream, subject)}: no message for ${(maxStalls * READ_IDLE_MS) / 1000} s after ${seen} of ${count} (is the server up?)`));
       return;
     }
     subjectCount(ctx, subject).then(
@@ -166,7 +170,7 @@ export async function readSubject(ctx: Context, subject: string, onMessage: (tex
         if (now <= seen) stopWith();
         else if (!finished) pull(2 * batch);
       },
-      (error: unknown) => stopWith(error),
+      (error: unknown) => { if (error instanceof JetStreamApiError || ctx.nc.isClosed()) stopWith(error); },
     );
   }, READ_IDLE_MS);
   let created = false;

@@ -16,7 +16,7 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { loadWorldClis, loadWorlds, worldNames } from "../worlds.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
-import { DEFAULT_NAMESPACE, MIN_LOCK_TTL_MS, NATS_URL_ENV, NATS_URL_FROM_ENV, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
+import { DEFAULT_NAMESPACE, DEFAULT_NATS_OUTAGE_S, MIN_LOCK_TTL_MS, NATS_OUTAGE_ENV, NATS_OUTAGE_RANGE_S, NATS_URL_ENV, NATS_URL_FROM_ENV, parseNatsOutage, setNatsOutage, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
 import { FlagInvalid, UsageError } from "../kernel/usageError.ts";
 import { PROBETOWN_VERSION } from "../kernel/version.ts";
 import { shownPath } from "../views/text.ts";
@@ -33,6 +33,17 @@ export { EXIT, exitCodeFor };
 
 /** `--nats <url>` (what it does for this command) and its `--namespace <ns>`. */
 const natsOption = (help: string) => new Option("--nats <url>", `${help}; \`--nats ${NATS_URL_FROM_ENV}\` reads the URL from ${NATS_URL_ENV} (credentials stay out of ps)`);
+
+/**
+ * `--nats-outage <s>`, beside every `--nats`: how long a server that went away (or hangs) is waited
+ * for. No commander default: unset, PROBETOWN_NATS_OUTAGE or the default applies (see the hook).
+ */
+const natsOutageOption = () =>
+  new Option("--nats-outage <s>", `with --nats: ride out a NATS server outage (down, restarting, hung, not up yet at the start) of up to this many seconds: the first connect is retried, and log publishes, snapshot writes and reads wait for the server, this long; past it the command stops with exit 2 (a run says the --resume command that continues it) (default: ${NATS_OUTAGE_ENV}, else ${DEFAULT_NATS_OUTAGE_S})`).argParser((value: string) => {
+    const s = parseNatsOutage(value);
+    if (s === null) throw new FlagInvalid(`expected whole seconds from ${NATS_OUTAGE_RANGE_S.min} to ${NATS_OUTAGE_RANGE_S.max}, got '${value}'`);
+    return s;
+  });
 
 /**
  * `--nats env`: the URL (with any credentials) comes from PROBETOWN_NATS_URL, so it stays out of
@@ -131,6 +142,14 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       const nats = given === NATS_URL_FROM_ENV ? natsUrlFromEnv() : given;
       if (nats !== given) command.setOptionValue("nats", nats);
       if (nats !== undefined) checkNatsUrl(nats);
+      // The outage window: the flag, else the variable (refused when it holds no window), else the default.
+      const outage = command.opts().natsOutage as number | undefined;
+      const fromEnv = process.env[NATS_OUTAGE_ENV];
+      if (outage === undefined && nats !== undefined && fromEnv !== undefined && fromEnv.trim() !== "" && parseNatsOutage(fromEnv) === null) {
+        throw new UsageError(`${NATS_OUTAGE_ENV}='${fromEnv}': expected whole seconds from ${NATS_OUTAGE_RANGE_S.min} to ${NATS_OUTAGE_RANGE_S.max} (the NATS outage window, as --nats-outage)`);
+      }
+      if (outage !== undefined && nats === undefined) throw new UsageError(`--nats-outage ${outage}: the outage window applies with --nats <url>`);
+      setNatsOutage(outage ?? null);
       // A namespace only means something in JetStream: given without --nats it would be ignored.
       if (command.getOptionValueSource("namespace") === "cli" && command.opts().nats === undefined) {
         throw new UsageError(`--namespace ${String(command.opts().namespace)}: a namespace applies with --nats <url> (without it everything stays in files)`);
@@ -185,6 +204,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
       .option("--config <file|json>", `world config overrides, merged over the defaults: a JSON file, or the object inline${configExamples === "" ? "" : `: ${configExamples}`}`)
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
+      .addOption(natsOutageOption())
       .addOption(namespaceOption())
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
       .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot the log reaches (one past a cut log's end is kept, not used), check the logged tail, append the rest (with --remote, the actor hosts restore it too)"),
@@ -198,6 +218,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       .description("start a child episode from a parent's state after tick <t>, under a condition")
       .argument("<log>", "parent episode directory (with --nats: the parent's episode id)")
       .addOption(natsOption("the parent's log is in JetStream, and the child's goes there too"))
+      .addOption(natsOutageOption())
       .addOption(namespaceOption())
       .requiredOption("--at <tick>", "fork after this committed tick", integer("--at", 0))
       .requiredOption("--condition <name>", "the child's condition")
@@ -215,6 +236,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--snapshots", "also check every stored snapshot hashes to its key (exit 3 naming each damaged one)")
     .option("-q, --quiet", "no progress bar (shown on a terminal, for one episode or a folder of them)")
     .addOption(natsOption("verify a log kept in JetStream"))
+    .addOption(natsOutageOption())
     .addOption(namespaceOption());
   shared("verify").action(lazy(async () => (await import("./commands/verify.ts")).cmdVerify));
 
@@ -224,6 +246,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .description("host some actors of an episode in this process, for a sequencer run with --nats --remote; exits when the episode ends (its sequencer releases them, or its last tick is committed; at once for a finished episode), or with exit 2 when its sequencer has gone quiet (--idle-timeout)")
     .argument("<episode>", "episode id (<world>-s<seed>-<condition>, as `run` prints it)")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
+    .addOption(natsOutageOption())
     .addOption(namespaceOption())
     .requiredOption("--actors <ids>", "comma-separated actor ids (as `replay --state` lists them: agent/<name>, env/<world>) or 'all'")
     .option("--idle-timeout <seconds>", "while serving, stop (exit 2) when the sequencer has asked nothing for this long: it has gone (default 300)", integer("--idle-timeout", 1))
@@ -236,6 +259,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .helpGroup("Distributed (NATS):")
     .description("take jobs from the JetStream work queue and run them: episodes of `sweep <world> --nats` (a redelivered job resumes its partial log) and the jobs of a world's own sweep (see `sweep --help`; an LLM agent's jobs call its endpoint with this process's PROBETOWN_LLM_API_KEY or OPENAI_API_KEY); Ctrl-C stops after the running jobs, saying what it did; a second Ctrl-C stops at once, leaving them to the queue (redelivered after its ack wait, continued from their logs)")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
+    .addOption(natsOutageOption())
     .addOption(namespaceOption())
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
     .option("--name <name>", "worker name shown in outcomes")
@@ -254,6 +278,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .description("print an episode's JetStream log live: the records already written, then each new one as it is appended; stops after its last tick is committed (Ctrl-C stops earlier)")
     .argument("<episode>", "episode id (<world>-s<seed>-<condition>, as `run` prints it); it may not have started yet")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
+    .addOption(natsOutageOption())
     .addOption(namespaceOption())
     .option("--from-seq <n>", "start at this record seq (default: the first)", integer("--from-seq", 0))
     .option("--json", "one record per line as JSON (the log's records, meta included)")
@@ -270,6 +295,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--config <file|json>", "world config overrides: a JSON file, or the object inline")
     .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: as run, by the log's growth and the run's time; a resumed job restarts from the latest)", integer("--snapshot-every", 0))
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (a world's own sweep queues its jobs: see Notes)"))
+    .addOption(natsOutageOption())
     .addOption(namespaceOption())
     .option("--workers <n>", `with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); a world's own sweep may take it without --nats (see Notes); at most ${WORKERS_PER_CORE} per core without --many-workers`, integer("--workers", 0, MAX_WORKERS), 0)
     .option("--many-workers", `allow --workers above ${WORKERS_PER_CORE} per core (up to ${MAX_WORKERS}): for workers that mostly wait on a model endpoint`)
@@ -291,6 +317,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--snapshot", "keep a snapshot of that tick in the episode's snapshots/, or with --nats in its JetStream snapshot store (any committed tick)")
     .option("--json", "machine-readable result")
     .addOption(natsOption("replay a log kept in JetStream"))
+    .addOption(natsOutageOption())
     .addOption(namespaceOption());
   shared("replay").action(lazy(async () => (await import("./commands/replay.ts")).cmdReplay));
 
@@ -303,6 +330,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--agent <id>", "only this agent (id like lin-wei, or name)")
     .option("--json", "per-tick state as JSON")
     .addOption(natsOption("inspect a log kept in JetStream"))
+    .addOption(natsOutageOption())
     .addOption(namespaceOption());
   shared("inspect").action(lazy(async () => (await import("./commands/inspect.ts")).cmdInspect));
 
@@ -314,6 +342,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--exit-code", "exit 1 when the two differ over the ticks both hold (or hold none in common), 0 when identical")
     .option("--json", "machine-readable result")
     .addOption(natsOption("compare logs kept in JetStream (both in --namespace)"))
+    .addOption(natsOutageOption())
     .addOption(namespaceOption());
   shared("diff").action(lazy(async () => (await import("./diff.ts")).cmdDiff));
 
@@ -330,6 +359,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--port <n>", "port to listen on (0: any free one)", integer("--port", 0, 65535), 4173)
     .option("--host <host>", "address to listen on (another than loopback shows the logs to the network)", "127.0.0.1")
     .addOption(natsOption("also show the episodes whose logs a JetStream namespace holds (live, as for files)"))
+    .addOption(natsOutageOption())
     .addOption(namespaceOption())
     .option("--jaeger <url>", "a Jaeger UI's address: a tick's span tree links to its trace there")
     .action(lazy(async () => (await import("./commands/ui.ts")).cmdUi));

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, shownNatsUrl, subjects } from "../../infra/nats.ts";
+import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_OUTAGE_ENV, natsOutageSeconds, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, outageOf, outageWindowText, shownNatsUrl, subjects } from "../../infra/nats.ts";
 import { StorageFailed } from "../../infra/eventStore.ts";
 import { LocalWorkersEnded, type LocalWorkersGone, type WorkerEnd } from "./errors.ts";
 import type { Placement, Where } from "../kernel/episodes.ts";
@@ -28,13 +28,16 @@ export const remotePlacement = (namespace: string, remote: readonly string[] | "
 /**
  * Runs `fn` with a connection, closing it (after flushing) whatever happens. Losing the server and
  * getting it back are said on stderr (unless `quiet`): the client reconnects for ever, and a long
- * command (follow, a worker, a sweep) would otherwise just go silent while the server is away.
- * A write the server left unanswered for longer than its store waits (`NatsWriteLost`) is a
- * `NatsUnavailable` naming the URL, the episode, what was being written and how to go on.
+ * command (follow, a worker, a sweep) would otherwise just go silent while the server is away; so
+ * is a first connect that is tried again (the server not up yet). A write the server left
+ * unanswered for longer than the outage window (`NatsWriteLost`) is a `NatsUnavailable` naming the
+ * URL, the window, the episode, what was being written and how to go on: `resume`, the exact
+ * command that continues the episode (in backquotes, as said), when the command has one (`run` does).
  */
-export async function withNats<A>(url: string, who: string | { readonly role: string; readonly quiet?: boolean | undefined }, fn: (nc: NatsConnection) => Promise<A>): Promise<A> {
-  const { role, quiet } = typeof who === "string" ? { role: who, quiet: false } : who;
-  const nc = await connectNats(url, { name: `probetown ${role} ${process.pid}` });
+export async function withNats<A>(url: string, who: string | { readonly role: string; readonly quiet?: boolean | undefined; readonly resume?: string }, fn: (nc: NatsConnection) => Promise<A>): Promise<A> {
+  const { role, quiet, resume } = typeof who === "string" ? { role: who, quiet: false, resume: undefined } : who;
+  const onRetry = quiet === true ? undefined : (error: unknown, windowMs: number) => void process.stderr.write(`${role}: no NATS server answers at ${shownNatsUrl(url)} yet (${(error as Error)?.message ?? String(error)}); trying again for up to ${+(windowMs / 1000).toFixed(1)} s (--nats-outage)\n`);
+  const nc = await connectNats(url, { name: `probetown ${role} ${process.pid}`, ...(onRetry === undefined ? {} : { onRetry }) });
   if (quiet !== true) reportConnection(nc, url, role).catch(() => undefined);
   // A failure because the server did not answer: closing does not wait for it either.
   let serverAway = false;
@@ -42,20 +45,23 @@ export async function withNats<A>(url: string, who: string | { readonly role: st
     return await fn(nc);
   } catch (error) {
     serverAway = error instanceof NatsWriteLost || isNatsTimeout(error);
-    if (error instanceof NatsWriteLost) throw new NatsUnavailable(url, error.cause, `the server stayed away while ${role} was writing ${error.what} of episode ${error.episode}`, afterOutage(role, error.episode));
-    if (isJetStreamStorageFull(error) && !(error instanceof StorageFailed)) throw new NatsUnavailable(url, error, "the server's JetStream storage is full", `free its store_dir or raise max_file_store; ${role === "run" ? "nothing logged is lost: then the same command with --resume continues the episode" : "nothing logged is lost: then run the command again"}`);
+    if (error instanceof NatsWriteLost) throw new NatsUnavailable(url, error.cause, `the server stayed away longer than ${outageWindowText(outageOf(nc))} while ${role} was writing ${error.what} of episode ${error.episode}`, afterOutage(role, error.episode, resume));
+    if (isJetStreamStorageFull(error) && !(error instanceof StorageFailed)) throw new NatsUnavailable(url, error, "the server's JetStream storage is full", `free its store_dir or raise max_file_store; ${role === "run" ? `nothing logged is lost: then ${resumeText(resume)} continues the episode` : "nothing logged is lost: then run the command again"}`);
     // A server that is up but does not answer (stopped, overloaded, cut off): its trouble, not ours (exit 2, not 4).
-    if (isNatsTimeout(error)) throw new NatsUnavailable(url, error, `the server stopped answering ${role}`, role === "run" ? "nothing logged is lost: once it answers, the same command with --resume continues the episode" : "nothing logged is lost: run the command again once it answers");
+    if (isNatsTimeout(error)) throw new NatsUnavailable(url, error, `the server stopped answering ${role}`, role === "run" ? `nothing logged is lost: once it answers, ${resumeText(resume)} continues the episode` : "nothing logged is lost: run the command again once it answers");
     throw isJetStreamOff(error) ? new NatsUnavailable(url, error, "the server has no JetStream") : error;
   } finally {
     await closeNats(nc, { serverAway });
   }
 }
 
+/** The command that continues an episode, as said: the exact one when known. */
+const resumeText = (resume: string | undefined): string => resume ?? "the same command with --resume";
+
 /** What to do once the server is back: a run continues its episode; anything else is run again. */
-const afterOutage = (role: string, episode: string): string =>
+const afterOutage = (role: string, episode: string, resume: string | undefined): string =>
   role === "run"
-    ? `nothing logged is lost: once the server is back, \`probetown run … --resume\` (the same command with --resume) continues episode ${episode}`
+    ? `nothing logged is lost: once the server is back, ${resume === undefined ? "`probetown run … --resume` (the same command with --resume)" : resumeText(resume)} continues episode ${episode}`
     : `nothing logged is lost: run the command again once the server is back`;
 
 async function reportConnection(nc: NatsConnection, url: string, role: string): Promise<void> {
@@ -128,7 +134,7 @@ export function spawnWorkers(n: number, url: string, namespace: string, options:
     // The URL goes in the environment, not the command line, where `ps` would show its credentials.
     // A traced sweep's workers trace to where the sweep does (services/distributed/jobTracing.ts: workerTrace).
     const trace = options.trace ?? { args: [], env: {} };
-    const child = spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, options.quiet === true ? "--quiet" : "--notes-only", ...trace.args], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, ...trace.env, [NATS_URL_ENV]: url } });
+    const child = spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, options.quiet === true ? "--quiet" : "--notes-only", ...trace.args], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, ...trace.env, [NATS_URL_ENV]: url, [NATS_OUTAGE_ENV]: String(natsOutageSeconds()) } });
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on("line", say);
     return child;
   });

@@ -23,8 +23,31 @@ import { diskOf, episodeSession, hintIfExists, callsModels, verifyInNats, type E
  */
 function resumeCommand(dir: string, addLog: boolean): string {
   const args = process.argv.slice(2).filter((a) => a !== "--resume");
-  const quoted = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
   return [...args, ...(addLog ? ["--log", shownPath(dir)] : []), "--resume"].map(quoted).join(" ");
+}
+
+const quoted = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+
+/**
+ * This command line with `--resume`, for a run over NATS, in backquotes: its `--nats` as a printed
+ * command gives it (natsFlagHint: a URL with credentials becomes `--nats env`, what to export said
+ * after the command).
+ */
+function natsResumeCommand(url: string): string {
+  const hint = natsFlagHint(url);
+  const args: string[] = [];
+  const given = process.argv.slice(2);
+  for (let i = 0; i < given.length; i++) {
+    const a = given[i]!;
+    if (a === "--resume") continue;
+    if (a === "--nats" || a.startsWith("--nats=")) {
+      if (a === "--nats") i++;
+      args.push(...hint.flag.split(" "));
+      continue;
+    }
+    args.push(a);
+  }
+  return `\`probetown ${[...args, "--resume"].map(quoted).join(" ")}\`${hint.after}`;
 }
 
 export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags & LlmCliFlags & { seed: number; condition?: string; ticks?: number; days?: number; config?: string; agents?: number; remote?: string; resume?: boolean }): Promise<number> {
@@ -105,7 +128,7 @@ export async function cmdRun(worldName: string, flags: EpisodeFlags & NatsFlags 
   const placement = remote === undefined ? {} : { placement: remotePlacement(ns, listFlag("--remote", remote), onWait) };
   // The model usage is counted from the episode's whole log, read back (a resumed run's earlier calls too).
   let logged = null as LogRecord[] | null;
-  const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet }, async (nc) => {
+  const result = await withNats(flags.nats, { role: "run", quiet: flags.quiet, resume: natsResumeCommand(url) }, async (nc) => {
     if (flags.resume && !flags.quiet) {
       // As for a file log: a typo in --namespace would otherwise start a fresh episode without a word.
       const episode = episodeIdOf(worldName, flags.seed, condition);
