@@ -58,3 +58,25 @@ export async function runOnPool<T, R>(worker: URL, tasks: readonly T[], options:
     await pool.destroy();
   }
 }
+
+/** A pool whose tasks are given as they become known (`runOnPool` takes them all at once). */
+export interface OpenPool<T, R> {
+  /** Queues a task: the next free thread takes it. */
+  run(task: T): Promise<R>;
+  /** Ends the threads; a task still queued or running rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `threads` worker threads of `worker` (all of them up front, as `runOnPool` does) for tasks
+ * queued one at a time: `verify` gives a span of an episode to replay as soon as its scan of the
+ * log has passed the span's end. The caller closes it.
+ */
+export function openPool<T, R>(worker: URL, threads: number): OpenPool<T, R> {
+  const size = Math.max(1, threads);
+  const pool = new Tinypool({ filename: worker.href, minThreads: size, maxThreads: size });
+  return {
+    run: (task) => pool.run(task) as Promise<R>,
+    close: () => pool.destroy(),
+  };
+}

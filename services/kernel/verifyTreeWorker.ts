@@ -16,7 +16,8 @@ export interface TreeTask {
 
 export default async function verifyTreeEntry({ dir, snapshots }: TreeTask): Promise<TreeEntry> {
   try {
-    const report = await verifyEpisode(dir, { snapshots });
+    // One thread an episode: the pool already runs an episode on each core.
+    const report = await verifyEpisode(dir, { snapshots, threads: 1 });
     return { dir, exitCode: report.exitCode, problem: report.ok ? null : report.text, unfinished: report.unfinished ?? null, notStarted: report.notStarted ?? null, records: report.records };
   } catch (error) {
     // A fork whose base snapshot and parent are both gone is the user's to fix (exit 2, as `verify` of it alone), not an internal error.
