@@ -66,7 +66,7 @@ describe("verify in spans between snapshots", () => {
     const cutReport = await verifyEpisode(cut, inSpans);
     expect(cutReport.unfinished).toMatch(/part-way through tick 11/);
     expect(comparable(cutReport)).toEqual(comparable(await verifyEpisode(cut, oneThread)));
-  }, 120_000);
+  }, 300_000);
 
   it("fails at the same tick as one thread on a log with an altered record, resealed", async () => {
     const altered = join(work, "altered");
@@ -80,7 +80,7 @@ describe("verify in spans between snapshots", () => {
     expect(comparable(await verifyEpisode(altered, inSpans))).toEqual(comparable(sequential));
     // The chain holds, and so does each tick's state hash against its parts: --chain-only cannot see it.
     expect((await verifyEpisode(altered, { chainOnly: true })).exitCode).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it("never trusts a snapshot that does not hold: an altered one is refused, and a log it would cover still fails at its tick", async () => {
     const records = recordsOf(good);
@@ -116,7 +116,7 @@ describe("verify in spans between snapshots", () => {
     const sequential = await verifyEpisode(both, oneThread);
     expect(sequential).toMatchObject({ exitCode: 1, problem: { seq: target.seq } });
     expect(comparable(await verifyEpisode(both, inSpans))).toEqual(comparable(sequential));
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("verify --chain-only", () => {
@@ -156,5 +156,5 @@ describe("verify --chain-only", () => {
     const decided = recordsOf(moved).find((r) => r.type === "agent.decided" && r.tick === 3)!;
     alterAndReseal(moved, decided.seq, (r) => ({ ...r, tick: 4 }));
     expect(await verifyEpisode(moved, { chainOnly: true })).toMatchObject({ exitCode: 1, problem: { seq: decided.seq } });
-  }, 120_000);
+  }, 300_000);
 });

@@ -43,9 +43,9 @@ export interface VerifyOptions {
    */
   readonly chainOnly?: boolean;
   /**
-   * Worker threads replaying an episode directory's log in spans between its snapshots (default:
-   * every core, this one included); 1 replays it on this thread. A small log, or one without
-   * snapshots inside it, is replayed on this thread.
+   * Threads replaying an episode directory's log in spans between its snapshots, this one
+   * included (default: every core, when one is idle; else one); 1 replays it on this thread. A
+   * small log, or one without snapshots inside it, is replayed on this thread.
    */
   readonly threads?: number;
   /** How a log is cut into spans (defaults in verifySpans.ts; tests and the bench set them). */
@@ -221,7 +221,7 @@ async function verifyOnce(dir: string, options: VerifyOptions, backend: Backend,
   if (options.chainOnly === true) {
     let checked: ChainChecked;
     try {
-      checked = where === undefined ? await chainOfFile(layout.log) : chainOfRecords((await stores.scan(layout.log)));
+      checked = where === undefined ? chainOfFile(layout.log) : chainOfRecords(await stores.scan(layout.log));
     } catch (error) {
       const report = v.scanFailure(error);
       if (report !== null) return report;

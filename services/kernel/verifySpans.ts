@@ -8,7 +8,7 @@
 // thread would. Anything else ends the parallel run without a report (null): the caller verifies
 // on one thread, which finds and reports the first failure as it always has.
 import { existsSync, readdirSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { setImmediate as turn } from "node:timers/promises";
 import type { TornTail } from "../../events/errors.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -25,7 +25,7 @@ import replaySpan, { type SpanResult, type SpanTask } from "./verifySpanWorker.t
  * snapshot cost more than they save below it: see docs/benchmarks.md (the parallel verify rows)
  * for the measurement it was chosen from.
  */
-export const PARALLEL_FROM_RECORDS = 30_000;
+export const PARALLEL_FROM_RECORDS = 50_000;
 
 /**
  * Records this thread replays, beyond its even share, while the worker threads start: it replays
@@ -33,8 +33,11 @@ export const PARALLEL_FROM_RECORDS = 30_000;
  */
 export const HEAD_START_RECORDS = 10_000;
 
-/** Spans a worker thread replays, on average: a few, so a thread that finishes early takes another. */
-const SPANS_PER_WORKER = 2;
+/**
+ * Spans a worker thread replays: one, each span restoring a snapshot (a 1,000-agent town's is
+ * about a second of CPU to read and check: two spans a worker cost 1.8× one thread's CPU time).
+ */
+const SPANS_PER_WORKER = 1;
 
 /** What a parallel verify found: the scan's count, first record and torn tail, and how far the replay got. */
 export interface SpansReplayed {
@@ -46,7 +49,10 @@ export interface SpansReplayed {
 }
 
 export interface SpansOptions {
-  /** Threads in all, this one included (default: every core); fewer than 2: null. */
+  /**
+   * Threads in all, this one included; fewer than 2: null. Default: every core, when one is idle
+   * (a worker thread on a busy core only takes turns with this one: measured slower).
+   */
   readonly threads?: number;
   /** Records from which the log is replayed in spans (default PARALLEL_FROM_RECORDS). */
   readonly from?: number;
@@ -71,7 +77,9 @@ function storedKeys(dir: string): Set<string> {
  * it) or when anything does not hold: the caller then verifies on one thread.
  */
 export async function replayInSpans(dir: string, layout: { readonly log: string; readonly snapshots: string }, options: SpansOptions = {}): Promise<SpansReplayed | null> {
-  const threads = Math.max(1, options.threads ?? availableParallelism());
+  const cores = availableParallelism();
+  // The load average counts this process too: below cores - 1, a core is free for a worker.
+  const threads = Math.max(1, options.threads ?? (loadavg()[0]! < cores - 1 ? cores : 1));
   if (threads < 2) return null;
   const ends = peekLog(layout.log);
   if (ends.first === null || ends.last === null || typeof ends.first.seq !== "number" || typeof ends.last.seq !== "number") return null;
