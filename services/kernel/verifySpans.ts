@@ -92,7 +92,7 @@ export async function replayInSpans(dir: string, layout: { readonly log: string;
   const firstCut = ends.first.seq + Math.ceil(head + (estimate - head) / threads);
   const spanRecords = Math.max(1, Math.ceil((ends.last.seq - firstCut) / ((threads - 1) * SPANS_PER_WORKER)));
 
-  const pool = openPool<SpanTask, SpanResult>(new URL("./verifySpanWorker.ts", import.meta.url), threads - 1);
+  const pool = await openPool<SpanTask, SpanResult>(new URL("./verifySpanWorker.ts", import.meta.url), threads - 1);
   const pending: Promise<SpanResult>[] = [];
   let failed = false;
   // Resolves at the first span that does not hold: the rest need not finish.
