@@ -161,6 +161,9 @@ export async function replayInSpans(dir: string, layout: { readonly log: string;
     } catch {
       // Damage, or a header that does not read: the one-thread verify reports it.
       return null;
+    } finally {
+      // A scan left part-way (a span that failed, a tick out of sequence) closes its segment file.
+      scan.return({ torn: null, tornOffset: 0, lastFile: null });
     }
     if (first === null || start === null || own === null) return null;
     // A torn tail fails the verify (unless its run is still writing the log).
