@@ -1,6 +1,7 @@
 // `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
 // same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
-// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`, `--long-only`, `--scale-only`: only those rows, printed.
+// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`, `--long-only`, `--scale-only`,
+// `--verify-only`: only those rows, printed.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -133,6 +134,16 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
     return;
   }
+  if (process.argv.includes("--verify-only")) {
+    // The verify figures alone (printed, docs untouched).
+    const { verifyRows } = await import("./verify.ts");
+    await day(5);
+    const days: Record<number, EpisodeResult> = quick ? { 5: await day(5), 100: await day(100) } : { 5: await day(5), 1000: await day(1000) };
+    const verifyOnly = await verifyRows(work, quick, log, days);
+    process.stdout.write(verifyOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   if (process.argv.includes("--ui-only")) {
     // The dashboard's figures alone (printed, docs untouched).
     const { uiRows } = await import("./ui.ts");
@@ -231,6 +242,12 @@ async function main(): Promise<void> {
       verdict: rate > 200_000 ? "met" : "**below target**",
     });
     log(`  verify ${agents}: ${fmt(rate)} events/s (bare ${fmt(bareRate)}, chain-only ${fmt(scanRate)})`);
+  }
+
+  // 3b. verify against the run, --chain-only, and in spans on worker threads vs one thread (issue 26).
+  {
+    const { verifyRows } = await import("./verify.ts");
+    rows.push(...(await verifyRows(work, quick, log, perDay)));
   }
 
   // 4. Tracing cost with a JSONL trace vs none: a 5-agent day shows the fixed per-episode cost

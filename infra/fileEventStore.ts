@@ -121,13 +121,27 @@ export interface ScanResult {
 export function scanLog(logDir: string, options: ReadOptions & { readonly untilSeq?: number; readonly onDamage?: (intact: readonly LogRecord[]) => void } = {}): ScanResult {
   const records: LogRecord[] = [];
   try {
-    return scanInto(logDir, options, records);
+    const scan = scanRecords(logDir, options);
+    for (let next = scan.next(); ; next = scan.next()) {
+      if (next.done === true) return { records, ...next.value };
+      records.push(next.value.record);
+    }
   } catch (error) {
     // The records before the damage, every one checked (`inspect` shows their ticks, then the error).
     options.onDamage?.(records);
     throw error;
   }
 }
+
+/** A record as the scan checked it, and where its line starts (segment file and byte offset). */
+export interface ScannedRecord {
+  readonly record: LogRecord;
+  readonly file: string;
+  readonly offset: number;
+}
+
+/** How a scan ended: a torn tail (with its byte offset in `lastFile`), or none. */
+export type ScanEnd = Omit<ScanResult, "records">;
 
 /** What a segment holds, as every store writes it (`seal`): said when a file holds anything else. */
 const AS_WRITTEN = "expected one record per line, LF-terminated, each line exactly as it was sealed";
@@ -139,7 +153,50 @@ function rewritten(line: string): string {
   return `the line is not the text its record was sealed as (its content and hash hold, but its JSON was rewritten after it was written: spacing, escapes, key order or its meta): ${AS_WRITTEN}`;
 }
 
-function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: number }, records: LogRecord[]): ScanResult {
+/** Bytes read from a segment at a time: a scan holds a chunk and the line it is in, never the whole log. */
+const SCAN_CHUNK = 1024 * 1024;
+
+/**
+ * A segment's lines, read a chunk at a time: each line's text, its byte offset and end, and
+ * whether a newline ends it (only the last line can lack one). Lines are decoded one by one from
+ * the bytes: a single non-ASCII character (an emoji in the header) makes a whole-file string
+ * two-byte, which halved the speed of reading and parsing a 25 MB log; ASCII lines decode to
+ * one-byte strings. A newline byte never occurs inside a multi-byte UTF-8 sequence, so each line
+ * decodes exactly as it would in the whole text.
+ */
+function* segmentLines(file: string): Generator<{ readonly line: string; readonly complete: boolean; readonly offset: number; readonly end: number }> {
+  const fd = openSync(file, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(SCAN_CHUNK);
+    let carry: Buffer | null = null;
+    let position = 0;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, SCAN_CHUNK, position);
+      if (n === 0) break;
+      const read = chunk.subarray(0, n);
+      const data: Buffer = carry === null ? read : Buffer.concat([carry, read]);
+      const base = position - (carry === null ? 0 : carry.length);
+      position += n;
+      let start = 0;
+      for (let newline = data.indexOf(0x0a, start); newline !== -1; newline = data.indexOf(0x0a, start)) {
+        yield { line: data.toString("utf8", start, newline), complete: true, offset: base + start, end: base + newline };
+        start = newline + 1;
+      }
+      // The chunk buffer is read into again: a line it ends part-way through is copied.
+      carry = start < data.length ? Buffer.from(data.subarray(start)) : null;
+    }
+    if (carry !== null) yield { line: carry.toString("utf8"), complete: false, offset: position - carry.length, end: position };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads and checks a log record by record, as it reads it (a chunk of a segment at a time):
+ * yields each checked record with where its line starts, and returns how the log ends. Throws
+ * as `scanLog` does, at the first damaged record; holds no record it has yielded.
+ */
+export function* scanRecords(logDir: string, options: ReadOptions & { readonly untilSeq?: number } = {}): Generator<ScannedRecord, ScanEnd, undefined> {
   const validate = options.validate ?? true;
   const files = segmentFiles(logDir);
   let previousHash: string | null = null;
@@ -151,13 +208,8 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
     const name = display(file);
     // A segment is named by its first record's seq (`segmentName`).
     const namedSeq = Number(basename(file).slice(0, 12));
-    // Lines are decoded one by one from the bytes: a single non-ASCII character (an emoji in the
-    // header) makes a whole-file string two-byte, which halved the speed of reading and parsing
-    // a 25 MB log; ASCII lines decode to one-byte strings. A newline byte never occurs inside a
-    // multi-byte UTF-8 sequence, so each line decodes exactly as it would in the whole text.
-    const bytes = readFileSync(file);
     const isLastFile = f === files.length - 1;
-    if (bytes.length === 0) {
+    if (statSync(file).size === 0) {
       // A store rolls over by creating the next segment, named by the seq to come, then writing
       // into it: a crash in between (or `repair` cutting a torn first record) leaves the last
       // segment empty, and appending continues there. An empty segment anywhere else, or named
@@ -166,16 +218,9 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
       if (expectedSeq !== null && namedSeq !== expectedSeq) throw new LogCorrupted({ file: name, line: 1, seq: null, reason: `an empty last segment named for seq ${namedSeq}, ${after()}: a store names a new segment by the seq it writes next, ${expectedSeq}` });
       continue;
     }
-    let lineStart = 0;
     let lineNo = 0;
-    while (lineStart < bytes.length) {
+    for (const { line, complete, offset, end: lineEnd } of segmentLines(file)) {
       lineNo++;
-      const newline = bytes.indexOf(0x0a, lineStart);
-      const complete = newline !== -1;
-      const lineEnd = complete ? newline : bytes.length;
-      const line = bytes.toString("utf8", lineStart, lineEnd);
-      const offset = lineStart;
-      lineStart = lineEnd + 1;
       if (line.trim() === "") throw new LogCorrupted({ file: name, line: lineNo, seq: null, reason: `a blank line ${after()}: ${AS_WRITTEN}; no store writes a blank line, so the file was edited (removing the line restores it)` });
       let parsed: LogRecord;
       try {
@@ -184,7 +229,7 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
         if (!complete && isLastFile) {
           const torn = new TornTail({ file: name, line: lineNo, afterSeq: expectedSeq === null ? null : expectedSeq - 1, bytes: lineEnd - offset });
           // A byte offset (for truncation).
-          return { records, torn, tornOffset: offset, lastFile: file };
+          return { torn, tornOffset: offset, lastFile: file };
         }
         throw new LogCorrupted({ file: name, line: lineNo, seq: expectedSeq, reason: `not valid JSON (expected the record with seq ${expectedSeq ?? 0} here)` });
       }
@@ -226,15 +271,15 @@ function scanInto(logDir: string, options: ReadOptions & { readonly untilSeq?: n
       if (!complete && !isLastFile) {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the segment ends without a newline after this record, and ${display(files[f + 1]!)} follows: ${AS_WRITTEN}` });
       }
-      records.push(parsed);
+      yield { record: parsed, file, offset };
       previousHash = parsed.hash;
       expectedSeq = seq + 1;
       episode = parsed.episode;
       // Read as far as a caller needs (a fork's link to its parent): damage after it is not its concern.
-      if (options.untilSeq !== undefined && seq >= options.untilSeq) return { records, torn: null, tornOffset: 0, lastFile: file };
+      if (options.untilSeq !== undefined && seq >= options.untilSeq) return { torn: null, tornOffset: 0, lastFile: file };
     }
   }
-  return { records, torn: null, tornOffset: 0, lastFile: files.at(-1) ?? null };
+  return { torn: null, tornOffset: 0, lastFile: files.at(-1) ?? null };
 }
 
 /** The pid of the live process writing this log (its writer lock's), or null: none, or a stale lock. */

@@ -5,7 +5,9 @@
 // rest of the code does. Each worker reports its own failures as part of its result (an Error's
 // class and fields do not cross threads), so what is thrown here is a caller's `onResult`, or a
 // thread that died.
-import { Tinypool } from "tinypool";
+// tinypool is loaded when a pool starts: `verify` of one episode, which starts none unless its log
+// is large, does not load it (a command's start is measured: docs/benchmarks.md, CLI start).
+const loadTinypool = async () => (await import("tinypool")).Tinypool;
 
 export interface PoolRun<R> {
   /** Worker threads; at most one a task, at least one. */
@@ -28,6 +30,7 @@ export async function runOnPool<T, R>(worker: URL, tasks: readonly T[], options:
   if (tasks.length === 0) return [];
   const threads = Math.max(1, Math.min(options.threads, tasks.length));
   // Every thread is started up front (minThreads), ready for the queue.
+  const Tinypool = await loadTinypool();
   const pool = new Tinypool({ filename: worker.href, minThreads: threads, maxThreads: threads });
   try {
     return await new Promise<R[]>((resolve, reject) => {
@@ -57,4 +60,27 @@ export async function runOnPool<T, R>(worker: URL, tasks: readonly T[], options:
   } finally {
     await pool.destroy();
   }
+}
+
+/** A pool whose tasks are given as they become known (`runOnPool` takes them all at once). */
+export interface OpenPool<T, R> {
+  /** Queues a task: the next free thread takes it. */
+  run(task: T): Promise<R>;
+  /** Ends the threads; a task still queued or running rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `threads` worker threads of `worker` (all of them up front, as `runOnPool` does) for tasks
+ * queued one at a time: `verify` gives a span of an episode to replay as soon as its scan of the
+ * log has passed the span's end. The caller closes it.
+ */
+export async function openPool<T, R>(worker: URL, threads: number): Promise<OpenPool<T, R>> {
+  const size = Math.max(1, threads);
+  const Tinypool = await loadTinypool();
+  const pool = new Tinypool({ filename: worker.href, minThreads: size, maxThreads: size });
+  return {
+    run: (task) => pool.run(task) as Promise<R>,
+    close: () => pool.destroy(),
+  };
 }

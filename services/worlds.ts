@@ -40,6 +40,18 @@ export function loadWorlds(): Promise<void> {
 }
 
 /**
+ * Registers one world of this build by name, alone (a worker thread replaying part of one
+ * episode needs its world only, and starts sooner without the others); the rest when the build
+ * has no world of that name.
+ */
+export async function loadWorld(name: string): Promise<void> {
+  const entry = Object.hasOwn(BUILT_IN, name) ? BUILT_IN[name] : added.get(name);
+  if (entry === undefined) return loadWorlds();
+  const { registerWorld } = await import("./kernel/worlds.ts");
+  registerWorld((await entry.module()).default);
+}
+
+/**
  * Adds a world to this build (a test's world: one line), registered at once and its manifest read
  * whenever the program is built from then on.
  */

@@ -435,6 +435,12 @@ export interface ReplayOptions {
    * actors are then past the last committed tick: their state is no tick's, to show or snapshot.
    */
   readonly partialTick?: boolean;
+  /**
+   * Replays a span of the log from a state already restored (a parallel verify's worker, from a
+   * checked snapshot): `records` then begin with that state's `tick.committed`, and `header` is
+   * the episode's, read from its log.
+   */
+  readonly from?: { readonly header: EpisodeHeader; readonly host: ActorHost; readonly tick: number };
 }
 
 export interface ReplayResult {
@@ -503,21 +509,21 @@ export const replayRecords = async (dir: string, records: readonly LogRecord[], 
 
 async function replayWith(dir: string, records: readonly LogRecord[], options: ReplayOptions, snapshots: SnapshotStore, transport: Transport): Promise<ReplayResult> {
   const started = performance.now();
-  const header = headerOf(records, records[0]?.episode ?? dir);
+  const header = options.from?.header ?? headerOf(records, records[0]?.episode ?? dir);
   // A log that ends part-way through a tick (an interrupted run) is replayed to its last committed
   // tick: replaying the rest would leave the actors in a state between two ticks, which `--state`
   // printed as the committed tick's and `--snapshot` kept under its hash (a snapshot that fails its
   // check, and as the latest one stopped `run --resume` and `fork`).
-  const lastCommitted = records.findLast((r) => r.type === "tick.committed")?.tick ?? header.firstTick - 1;
-  const from = options.fromSnapshot === true ? await nearestSnapshot(header, records, Math.min(options.toTick ?? Infinity, lastCommitted), snapshots) : null;
-  const host = from?.host ?? (await hostForHeader(header, snapshots, dir));
+  const lastCommitted = records.findLast((r) => r.type === "tick.committed")?.tick ?? (options.from === undefined ? header.firstTick : options.from.tick + 1) - 1;
+  const from = options.from === undefined && options.fromSnapshot === true ? await nearestSnapshot(header, records, Math.min(options.toTick ?? Infinity, lastCommitted), snapshots) : null;
+  const host = options.from?.host ?? from?.host ?? (await hostForHeader(header, snapshots, dir));
   const store = new ReplayStore(records, from === null ? 1 : from.at + 1, dir);
   host.serve(transport, HOST_SUBJECT);
   options.onHeader?.(header, host);
   const sequencer = new Sequencer({ world: header.world, config: header.config, seed: header.seed, store, transport, routing: singleHost(HOST_SUBJECT), actorIds: host.ids, stampTime: false, llm: loggedLlm(records) });
-  let tick = from === null ? header.firstTick : from.tick + 1;
+  let tick = options.from !== undefined ? options.from.tick + 1 : from !== null ? from.tick + 1 : header.firstTick;
   let lastTick = tick - 1;
-  let stateHash: string | null = from !== null ? from.stateHash : header.kind === "forked" ? String(header.payload.parentStateHash) : null;
+  let stateHash: string | null = options.from !== undefined ? String((records[0]!.payload as { stateHash?: unknown }).stateHash) : from !== null ? from.stateHash : header.kind === "forked" ? String(header.payload.parentStateHash) : null;
   let incompleteTick = false;
   let replayed = store.position;
   const until = options.partialTick === true ? (options.toTick ?? Infinity) : Math.min(options.toTick ?? Infinity, lastCommitted);

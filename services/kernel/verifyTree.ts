@@ -85,13 +85,13 @@ export function episodeDirsUnder(root: string, bounds: { readonly folders: numbe
   return found;
 }
 
-export async function verifyTree(root: string, options: { readonly threads?: number; readonly onProgress?: (done: number, total: number) => void; readonly snapshots?: boolean } = {}): Promise<TreeReport> {
+export async function verifyTree(root: string, options: { readonly threads?: number; readonly onProgress?: (done: number, total: number) => void; readonly snapshots?: boolean; readonly chainOnly?: boolean } = {}): Promise<TreeReport> {
   const started = performance.now();
   const dirs = episodeDirsUnder(root);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), dirs.length));
   // Each thread takes the next directory when it finishes one, so a slow log does not hold up a share.
   let done = 0;
-  const tasks: TreeTask[] = dirs.map((dir) => ({ dir, snapshots: options.snapshots === true }));
+  const tasks: TreeTask[] = dirs.map((dir) => ({ dir, snapshots: options.snapshots === true, chainOnly: options.chainOnly === true }));
   const entries = await runOnPool<TreeTask, TreeEntry>(new URL("./verifyTreeWorker.ts", import.meta.url), tasks, {
     threads,
     onResult: () => options.onProgress?.(++done, dirs.length),

@@ -14,12 +14,22 @@ function isEpisodeTree(path: string): boolean {
   return !/[\\/]log[\\/]?$/.test(path);
 }
 
-async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: boolean; snapshots?: boolean }): Promise<number> {
+interface VerifyFlags {
+  json?: boolean;
+  quiet?: boolean;
+  snapshots?: boolean;
+  chainOnly?: boolean;
+  threads?: number;
+}
+
+async function cmdVerifyTree(root: string, flags: VerifyFlags): Promise<number> {
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} episodes · {eta_formatted} left", stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : null;
   const report = await verifyTree(resolve(root), {
     snapshots: flags.snapshots === true,
+    chainOnly: flags.chainOnly === true,
+    ...(flags.threads === undefined ? {} : { threads: flags.threads }),
     onProgress: (done, total) => {
       if (done === 1) bar?.start(total, 0);
       bar?.update(done);
@@ -31,10 +41,11 @@ async function cmdVerifyTree(root: string, flags: { json?: boolean; quiet?: bool
   return report.episodes === 0 ? 2 : report.exitCode;
 }
 
-export async function cmdVerify(log: string, flags: { json?: boolean; quiet?: boolean; snapshots?: boolean } & NatsFlags): Promise<number> {
+export async function cmdVerify(log: string, flags: VerifyFlags & NatsFlags): Promise<number> {
   if (flags.nats === undefined && isEpisodeTree(log)) return cmdVerifyTree(log, flags);
-  const bar = progressBar(!flags.json && !flags.quiet, "verify");
-  const options = { onProgress: bar.update, snapshots: flags.snapshots === true };
+  // --chain-only replays no tick: no progress bar to draw.
+  const bar = progressBar(!flags.json && !flags.quiet && flags.chainOnly !== true, "verify");
+  const options = { onProgress: bar.update, snapshots: flags.snapshots === true, chainOnly: flags.chainOnly === true, ...(flags.threads === undefined ? {} : { threads: flags.threads }) };
   // The NATS client is loaded only for a log in JetStream: a file's verify starts without it.
   const nats = flags.nats;
   const report = await (nats === undefined ? verifyEpisode(log, options) : import("../distributed.ts").then((m) => m.verifyFromNats(log, nats, flags.namespace, options))).finally(bar.stop);
