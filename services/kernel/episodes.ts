@@ -310,7 +310,8 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
     if (remote.length > 0 && d.base !== undefined) throw new RemoteForkRefused();
     // Opened in this order, released in reverse when the run ends (also on failure): the transport,
     // then the log; the trace is flushed last, after the log is closed.
-    const telemetry = resources.add(backend.tracing.open(traceConfig), (t) => t.shutdown().catch(() => undefined));
+    // The actor count chooses the default sampler (a large run's trace is sampled unless OTEL_TRACES_SAMPLER says).
+    const telemetry = resources.add(backend.tracing.open({ ...traceConfig, actors: actorIds.length }), (t) => t.shutdown().catch(() => undefined));
     const previous = d.previousHash === undefined ? {} : { previousHash: d.previousHash };
     const createOptions = { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous, ...(o.onRecovered === undefined ? {} : { onRecovered: o.onRecovered }) } as const;
     const stores = backend.eventStores;
