@@ -303,9 +303,16 @@ export function spanToJsonlLine(span: ReadableSpan): string {
 }
 
 /** Appends one JSON object per span per line (spanToJsonlLine); one synchronous write per export call (a batch). */
+/** Writes `length` bytes of `buf` to `fd`, however many calls that takes. */
+function writeAll(fd: number, buf: Buffer, length: number): void {
+  let off = 0;
+  while (off < length) off += writeSync(fd, buf, off, length - off);
+}
+
 export class JsonlSpanExporter implements SpanExporter {
   readonly file: string;
   #fd: number | undefined;
+  #buf = Buffer.allocUnsafe(1 << 20);
 
   constructor(file: string) {
     this.file = file;
@@ -320,13 +327,21 @@ export class JsonlSpanExporter implements SpanExporter {
       return;
     }
     try {
-      let text = "";
-      for (const span of spans) text += spanToJsonlLine(span) + "\n";
-      if (text !== "") {
-        const buf = Buffer.from(text, "utf8");
-        let off = 0;
-        while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      // Each line is encoded into one reused buffer, written when full and at the batch's end:
+      // concatenating a batch into one string first cost as much again, flattening it to encode.
+      let buf = this.#buf;
+      let used = 0;
+      for (const span of spans) {
+        const line = spanToJsonlLine(span) + "\n";
+        const most = line.length * 3; // UTF-8 bytes of a UTF-16 code unit: at most 3
+        if (used + most > buf.length) {
+          writeAll(fd, buf, used);
+          used = 0;
+          if (most > buf.length) buf = this.#buf = Buffer.allocUnsafe(most);
+        }
+        used += buf.write(line, used);
       }
+      writeAll(fd, buf, used);
       resultCallback({ code: ExportResultCode.SUCCESS });
     } catch (error) {
       resultCallback({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
