@@ -59,8 +59,10 @@ export interface Telemetry {
   readonly enabled: boolean;
   /** The @opentelemetry/api no-op tracer when disabled. */
   readonly tracer: Tracer;
-  /** Where spans go, for humans: "traces → runs/x/trace.jsonl", "tracing off", … */
+  /** Where spans go, for humans: "traces → runs/x/trace.jsonl", "tracing off", … (with `sampling` when not null). */
   readonly description: string;
+  /** How spans are sampled when not every one is (OTEL_TRACES_SAMPLER, a large run's default), for humans; null when all are. */
+  readonly sampling?: string | null;
   flush(): Promise<void>;
   /** Flushes, then shuts down. Idempotent: later calls return the first call's promise. */
   shutdown(): Promise<void>;
@@ -415,6 +417,7 @@ function disabledTelemetry(description = "tracing off"): Telemetry {
     enabled: false,
     tracer: NOOP_TRACER,
     description,
+    sampling: null,
     flush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
     undelivered: () => null,
@@ -722,7 +725,7 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
     const lost = counter.ended - reporting.delivered;
     return lost <= 0 ? null : { spans: lost, error: reporting.error ?? "the export queue was full and spans were dropped" };
   };
-  return { enabled: true, tracer, description, flush, shutdown, undelivered };
+  return { enabled: true, tracer, description, sampling: sampling.label, flush, shutdown, undelivered };
 }
 
 /** The sampler of a run that neither OTEL_TRACES_SAMPLER nor its size samples: every span of every trace. */

@@ -58,6 +58,8 @@ describe("OTEL_TRACES_SAMPLER", () => {
     expect(spansIn(join(work, "on", "trace.jsonl")).length).toBeGreaterThan(3);
     expect(spansIn(join(work, "off", "trace.jsonl"))).toEqual([]);
     expect(off.traceDescription).toContain("sampled: always_off");
+    expect(off.traceSampling).toBe("always_off");
+    expect(traced.traceSampling).toBeUndefined();
     const records = logRecords(off.dir);
     expect(records.some((r) => r.meta?.traceparent !== undefined)).toBe(false);
     expect(records.map(withoutMetaLine)).toEqual(logRecords(traced.dir).map(withoutMetaLine));

@@ -154,6 +154,8 @@ export interface EpisodeResult {
   readonly dir: string;
   readonly logDir: string;
   readonly traceDescription: string;
+  /** How the trace was sampled when not every span was (OTEL_TRACES_SAMPLER, a large run's default). */
+  readonly traceSampling?: string;
   /** Spans the trace exporter could not deliver (an unreachable collector), with its first error. */
   readonly traceUndelivered?: { readonly spans: number; readonly error: string };
   readonly traceFile: string | null;
@@ -388,6 +390,7 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
       dir: where.dir,
       logDir: where.log,
       traceDescription: telemetry.description,
+      ...(telemetry.sampling == null ? {} : { traceSampling: telemetry.sampling }),
       traceFile: traceConfig.exporter === "jsonl" ? (traceConfig.file ?? null) : null,
       firstTick: d.firstTick,
       ticks: d.lastTick - d.firstTick + 1,
