@@ -191,7 +191,9 @@ const TRACER_NAME = "probetown";
 
 /** Spans buffered before the batch processor drops (the SDK default, 2048, drops under bursts). */
 const MAX_QUEUE_SIZE = 100_000;
-const JSONL_BATCH_SIZE = 4096;
+// A batch is written as soon as it is full: small enough that its spans die young (a run's whole
+// trace held to the end survived into the old generation, ~10% more CPU per span measured).
+const JSONL_BATCH_SIZE = 512;
 const OTLP_BATCH_SIZE = 1024;
 /** forceFlush exports every queued batch at once; the OTLP exporter rejects beyond its concurrency limit (default 30). */
 const OTLP_CONCURRENCY = Math.ceil(MAX_QUEUE_SIZE / OTLP_BATCH_SIZE) + 2;
