@@ -307,6 +307,12 @@ export function spanToJsonlLine(span: ReadableSpan): string {
 }
 
 /** Appends one JSON object per span per line (spanToJsonlLine); one synchronous write per export call (a batch). */
+/**
+ * The JSONL exporters' encoding buffer, one per process: an export runs to its end synchronously,
+ * so no two use it at once, and a run does not allocate its own.
+ */
+let scratch = Buffer.allocUnsafe(1 << 20);
+
 /** Writes `length` bytes of `buf` to `fd`, however many calls that takes. */
 function writeAll(fd: number, buf: Buffer, length: number): void {
   let off = 0;
@@ -316,7 +322,6 @@ function writeAll(fd: number, buf: Buffer, length: number): void {
 export class JsonlSpanExporter implements SpanExporter {
   readonly file: string;
   #fd: number | undefined;
-  #buf = Buffer.allocUnsafe(1 << 20);
 
   constructor(file: string) {
     this.file = file;
@@ -333,7 +338,7 @@ export class JsonlSpanExporter implements SpanExporter {
     try {
       // Each line is encoded into one reused buffer, written when full and at the batch's end:
       // concatenating a batch into one string first cost as much again, flattening it to encode.
-      let buf = this.#buf;
+      let buf = scratch;
       let used = 0;
       for (const span of spans) {
         const line = spanToJsonlLine(span) + "\n";
@@ -341,7 +346,7 @@ export class JsonlSpanExporter implements SpanExporter {
         if (used + most > buf.length) {
           writeAll(fd, buf, used);
           used = 0;
-          if (most > buf.length) buf = this.#buf = Buffer.allocUnsafe(most);
+          if (most > buf.length) buf = scratch = Buffer.allocUnsafe(most);
         }
         used += buf.write(line, used);
       }
