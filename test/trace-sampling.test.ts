@@ -9,6 +9,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SamplingDecision, SimpleSpan
 import { createTelemetry, LARGE_RUN_ACTORS, LARGE_RUN_RATIO, spanToJsonl, spanToJsonlLine, type JsonlSpan } from "../infra/telemetry.ts";
 import { InputRejected } from "../events/inputRejected.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
+import { embeddedBackend, type Backend } from "../infra/backend.ts";
 import { logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
 
 afterEach(() => {
@@ -146,6 +147,38 @@ describe("a run that fails", () => {
     expect(deliveries.length).toBeGreaterThan(0);
     expect(deliveries.every((d) => d.parentSpanId !== null && ticks.has(d.parentSpanId))).toBe(true);
     // Every record the run logged leads to a span in the file.
+    const ids = new Set(spans.map((s) => s.spanId));
+    const traced = logRecords(join(work, "ep")).filter((r) => r.meta?.traceparent !== undefined);
+    expect(traced.length).toBeGreaterThan(0);
+    expect(traced.every((r) => ids.has(r.meta!.traceparent!.split("-")[2]!))).toBe(true);
+  });
+
+  it("that fails in the middle of a tick ends that tick's span and its open deliveries with an error status, and writes them", async () => {
+    const work = tempDir("trace-failed-mid-tick");
+    const file = join(work, "trace.jsonl");
+    class HostGone extends Error {}
+    let requests = 0;
+    // The in-process transport, failing its 40th request (a delivery in the middle of a tick).
+    const backend: Backend = {
+      ...embeddedBackend,
+      transports: {
+        open: () => {
+          const transport = embeddedBackend.transports.open();
+          const request = transport.request.bind(transport);
+          transport.request = ((...args: Parameters<typeof request>) => (++requests === 40 ? Promise.reject(new HostGone("host gone")) : request(...args))) as typeof request;
+          return transport;
+        },
+      },
+    };
+    await expect(runEpisode({ world: "auratown", seed: 5, ticks: 6, dir: join(work, "ep"), trace: { exporter: "jsonl", file } }, backend)).rejects.toBeInstanceOf(HostGone);
+    const spans = spansIn(file);
+    const failedTicks = spans.filter((s) => s.name.startsWith("tick ") && s.status.code === "ERROR");
+    expect(failedTicks).toHaveLength(1);
+    expect(failedTicks[0]!.status.message).toBe("host gone");
+    const failedDeliveries = spans.filter((s) => s.name.startsWith("deliver ") && s.status.code === "ERROR");
+    expect(failedDeliveries.length).toBeGreaterThan(0);
+    expect(failedDeliveries.every((d) => d.parentSpanId === failedTicks[0]!.spanId)).toBe(true);
+    // Every record the run logged leads to a span in the file, the failed tick's too.
     const ids = new Set(spans.map((s) => s.spanId));
     const traced = logRecords(join(work, "ep")).filter((r) => r.meta?.traceparent !== undefined);
     expect(traced.length).toBeGreaterThan(0);

@@ -101,6 +101,8 @@ export class Sequencer {
   private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
   private readonly single: boolean;
   private episodeSpan: Span | undefined;
+  /** The deliver spans of the round being delivered: those a failed tick leaves open are ended with it. */
+  private roundSpans: readonly Span[] | undefined;
   /** The world's extra spans of this episode's records (traced runs of worlds that have some). */
   private readonly extraSpans: ((record: SpanSource, cause: SpanSource | null) => ExtraSpan | null) | undefined;
   recordsAppended = 0;
@@ -190,6 +192,7 @@ export class Sequencer {
         if (tracer === undefined) records = await this.appendTraced(drafts, undefined);
         else {
           spans = drafts.map((d) => this.deliverSpan(tracer, d, tickContext!));
+          this.roundSpans = spans as Span[];
           traceparents = spans.map((span) => (span === undefined ? undefined : traceparentOf(span)));
           records = await this.appendTraced(drafts, traceparents);
         }
@@ -303,10 +306,15 @@ export class Sequencer {
     try {
       result = await runTickAsync(this.tickPort(tickSpan), this.o.world.tickPlan(this.o.config, tick), tick, this.actors);
     } catch (error) {
-      // A failed tick's span ends too (marked so), and is exported with the run's other spans.
-      tickSpan?.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      // A failed tick's span ends too (marked so), and so do its round's deliveries still open:
+      // the run's flush exports them with its other spans.
+      const status = { code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) };
+      for (const span of this.roundSpans ?? []) if (span.isRecording()) span.setStatus(status).end();
+      tickSpan?.setStatus(status);
       tickSpan?.end();
       throw error;
+    } finally {
+      this.roundSpans = undefined;
     }
     if (tickSpan?.isRecording() === true) tickSpan.setAttributes({ "probetown.records": result.records, "probetown.state_hash": result.stateHash });
     tickSpan?.end();
