@@ -1,7 +1,7 @@
 // `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
 // same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
 // `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`, `--long-only`, `--scale-only`,
-// `--verify-only`: only those rows, printed.
+// `--verify-only`, `--tracing-only`: only those rows, printed.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -27,14 +27,14 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 
 const rows: Row[] = [];
 
-async function day(agents: number, trace: "none" | "jsonl" = "none"): Promise<EpisodeResult> {
+async function day(agents: number): Promise<EpisodeResult> {
   const dir = fresh(`day${agents}`);
   return runEpisode({
     world: "auratown",
     seed: 42,
     dir,
     config: { extraAgents: agents - 5 },
-    trace: trace === "none" ? { exporter: "none" } : { exporter: "jsonl", file: join(dir, "trace.jsonl") },
+    trace: { exporter: "none" },
     snapshotEvery: 0,
   });
 }
@@ -144,6 +144,15 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
     return;
   }
+  if (process.argv.includes("--tracing-only")) {
+    // The tracing figures alone (printed, docs untouched).
+    const { tracingRows } = await import("./tracing.ts");
+    await day(5);
+    const tracingOnly = await tracingRows(fresh, quick, log);
+    process.stdout.write(tracingOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   if (process.argv.includes("--ui-only")) {
     // The dashboard's figures alone (printed, docs untouched).
     const { uiRows } = await import("./ui.ts");
@@ -250,27 +259,10 @@ async function main(): Promise<void> {
     rows.push(...(await verifyRows(work, quick, log, perDay)));
   }
 
-  // 4. Tracing cost with a JSONL trace vs none: a 5-agent day shows the fixed per-episode cost
-  //    (provider, flush and fsync at the end), a 100-agent day the per-span cost.
-  //    Traced and untraced days alternate so both see the same machine state.
-  for (const agents of [5, 100]) {
-    const on: number[] = [];
-    const off: number[] = [];
-    for (let i = 0; i < (agents === 5 ? 7 : 5); i++) {
-      off.push((await day(agents)).seconds);
-      on.push((await day(agents, "jsonl")).seconds);
-    }
-    const traced = median(on);
-    const untraced = median(off);
-    const spans = perDay[agents]!.records + perDay[agents]!.ticks + 1;
-    rows.push({
-      figure: `Tracing on (JSONL exporter, ~${spans} spans: one per tick and per delivered event), ${agents}-agent day`,
-      measured: `${traced.toFixed(3)} s`,
-      ceiling: `tracing off: ${untraced.toFixed(3)} s`,
-      ratio: `${(traced / untraced).toFixed(2)}× tracing off (+${(((traced - untraced) / spans) * 1e6).toFixed(1)} µs per span)`,
-      target: "little cost",
-      verdict: "—",
-    });
+  // 4. Tracing cost with a JSONL trace vs none, at 5 and 100 agents (bench/tracing.ts).
+  {
+    const { tracingRows } = await import("./tracing.ts");
+    rows.push(...(await tracingRows(fresh, quick, log)));
   }
 
   // 5. Distributed: JetStream appends and replay, a day over three processes, a sweep on 1 vs 2 workers.

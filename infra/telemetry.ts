@@ -16,14 +16,14 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } fr
 import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { dirname } from "node:path";
-import { ProxyTracerProvider, SpanKind, SpanStatusCode, TraceFlags, context as otelContext, createContextKey, isSpanContextValid, trace } from "@opentelemetry/api";
-import type { Attributes, Context, HrTime, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
+import { ProxyTracerProvider, SpanKind, SpanStatusCode, TraceFlags, context as otelContext, createContextKey, INVALID_SPANID, INVALID_TRACEID, trace } from "@opentelemetry/api";
+import type { Attributes, Context, HrTime, Link, Span, SpanContext, SpanKind as SpanKindType, SpanOptions, Tracer } from "@opentelemetry/api";
 import { ExportResultCode, getBooleanFromEnv, getNumberFromEnv, getStringFromEnv } from "@opentelemetry/core";
 import type { ExportResult } from "@opentelemetry/core";
 import { defaultResource, detectResources, envDetector, hostDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import type { Resource } from "@opentelemetry/resources";
-import { BatchSpanProcessor, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import type { ReadableSpan, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, Sampler, SamplingResult, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import type { NodeSDK as NodeSdk } from "@opentelemetry/sdk-node";
 import type { OTLPTraceExporter as OtlpProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -47,6 +47,11 @@ export interface TelemetryConfig {
   readonly otlpUrl?: string;
   /** Resource service.name unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) names another; default "probetown". */
   readonly serviceName?: string;
+  /**
+   * The run's actor count, when known: without OTEL_TRACES_SAMPLER, a run of more than
+   * LARGE_RUN_ACTORS actors is sampled (LARGE_RUN_SAMPLER), a smaller one traced whole.
+   */
+  readonly actors?: number;
 }
 
 export interface Telemetry {
@@ -54,8 +59,10 @@ export interface Telemetry {
   readonly enabled: boolean;
   /** The @opentelemetry/api no-op tracer when disabled. */
   readonly tracer: Tracer;
-  /** Where spans go, for humans: "traces → runs/x/trace.jsonl", "tracing off", … */
+  /** Where spans go, for humans: "traces → runs/x/trace.jsonl", "tracing off", … (with `sampling` when not null). */
   readonly description: string;
+  /** How spans are sampled when not every one is (OTEL_TRACES_SAMPLER, a large run's default), for humans; null when all are. */
+  readonly sampling?: string | null;
   flush(): Promise<void>;
   /** Flushes, then shuts down. Idempotent: later calls return the first call's promise. */
   shutdown(): Promise<void>;
@@ -184,7 +191,9 @@ const TRACER_NAME = "probetown";
 
 /** Spans buffered before the batch processor drops (the SDK default, 2048, drops under bursts). */
 const MAX_QUEUE_SIZE = 100_000;
-const JSONL_BATCH_SIZE = 4096;
+// A batch is written as soon as it is full: small enough that its spans die young (a run's whole
+// trace held to the end survived into the old generation, ~10% more CPU per span measured).
+const JSONL_BATCH_SIZE = 512;
 const OTLP_BATCH_SIZE = 1024;
 /** forceFlush exports every queued batch at once; the OTLP exporter rejects beyond its concurrency limit (default 30). */
 const OTLP_CONCURRENCY = Math.ceil(MAX_QUEUE_SIZE / OTLP_BATCH_SIZE) + 2;
@@ -254,7 +263,62 @@ export function spanToJsonl(span: ReadableSpan): JsonlSpan {
   };
 }
 
-/** Appends one JSON object per span per line; one synchronous write per export call. */
+/** Nanoseconds since the epoch as a decimal string, without BigInt (the SDK's times are [s, ns], ns < 1e9). */
+function nanoString(time: HrTime): string {
+  const [seconds, nanos] = time;
+  if (seconds === 0) return String(nanos);
+  const ns = String(nanos);
+  return `${seconds}${"000000000".slice(ns.length)}${ns}`;
+}
+
+/** `"resource":{…}` of a resource's spans, once per resource. */
+const resourceJson = new WeakMap<object, string>();
+
+function resourceJsonOf(span: ReadableSpan): string {
+  const resource = span.resource;
+  let json = resourceJson.get(resource);
+  if (json === undefined) {
+    json = JSON.stringify({ "service.name": resource.attributes["service.name"] });
+    resourceJson.set(resource, json);
+  }
+  return json;
+}
+
+/**
+ * One JSONL line (no newline): the text of `JSON.stringify(spanToJsonl(span))`, built from the
+ * span's fields directly. Ids are the SDK's lower-case hex (valid span contexts only), kinds and
+ * status codes are fixed names, so only the name, attributes, status message, events and links go
+ * through JSON.stringify. The exporters' per-span cost; test/telemetry.test.ts holds it to the same text.
+ */
+export function spanToJsonlLine(span: ReadableSpan): string {
+  const ctx = span.spanContext();
+  const parent = span.parentSpanContext?.spanId;
+  const status = span.status;
+  const code = STATUS_NAMES[status.code] ?? String(status.code);
+  const statusJson = status.message === undefined || status.message === "" ? `{"code":${JSON.stringify(code)}}` : `{"code":${JSON.stringify(code)},"message":${JSON.stringify(status.message)}}`;
+  const events = span.events.length === 0 ? "[]" : JSON.stringify(span.events.map((e) => ({ name: e.name, timeUnixNano: nanoString(e.time), attributes: e.attributes ?? {} })));
+  const links = span.links.length === 0 ? "[]" : JSON.stringify(span.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId })));
+  return (
+    `{"traceId":"${ctx.traceId}","spanId":"${ctx.spanId}","parentSpanId":${parent === undefined ? "null" : `"${parent}"`},` +
+    `"name":${JSON.stringify(span.name)},"kind":${JSON.stringify(KIND_NAMES[span.kind] ?? String(span.kind))},` +
+    `"startTimeUnixNano":"${nanoString(span.startTime)}","endTimeUnixNano":"${nanoString(span.endTime)}","durationMs":${JSON.stringify(hrTimeToMs(span.duration))},` +
+    `"attributes":${JSON.stringify(span.attributes)},"status":${statusJson},"events":${events},"links":${links},"resource":${resourceJsonOf(span)}}`
+  );
+}
+
+/** Appends one JSON object per span per line (spanToJsonlLine); one synchronous write per export call (a batch). */
+/**
+ * The JSONL exporters' encoding buffer, one per process: an export runs to its end synchronously,
+ * so no two use it at once, and a run does not allocate its own.
+ */
+let scratch = Buffer.allocUnsafe(1 << 20);
+
+/** Writes `length` bytes of `buf` to `fd`, however many calls that takes. */
+function writeAll(fd: number, buf: Buffer, length: number): void {
+  let off = 0;
+  while (off < length) off += writeSync(fd, buf, off, length - off);
+}
+
 export class JsonlSpanExporter implements SpanExporter {
   readonly file: string;
   #fd: number | undefined;
@@ -272,13 +336,21 @@ export class JsonlSpanExporter implements SpanExporter {
       return;
     }
     try {
-      let text = "";
-      for (const span of spans) text += JSON.stringify(spanToJsonl(span)) + "\n";
-      if (text !== "") {
-        const buf = Buffer.from(text, "utf8");
-        let off = 0;
-        while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      // Each line is encoded into one reused buffer, written when full and at the batch's end:
+      // concatenating a batch into one string first cost as much again, flattening it to encode.
+      let buf = scratch;
+      let used = 0;
+      for (const span of spans) {
+        const line = spanToJsonlLine(span) + "\n";
+        const most = line.length * 3; // UTF-8 bytes of a UTF-16 code unit: at most 3
+        if (used + most > buf.length) {
+          writeAll(fd, buf, used);
+          used = 0;
+          if (most > buf.length) buf = scratch = Buffer.allocUnsafe(most);
+        }
+        used += buf.write(line, used);
       }
+      writeAll(fd, buf, used);
       resultCallback({ code: ExportResultCode.SUCCESS });
     } catch (error) {
       resultCallback({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
@@ -310,7 +382,7 @@ export class JsonlSpanExporter implements SpanExporter {
 export class StderrSpanExporter implements SpanExporter {
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     let text = "";
-    for (const span of spans) text += JSON.stringify(spanToJsonl(span)) + "\n";
+    for (const span of spans) text += spanToJsonlLine(span) + "\n";
     process.stderr.write(text);
     resultCallback({ code: ExportResultCode.SUCCESS });
   }
@@ -352,6 +424,7 @@ function disabledTelemetry(description = "tracing off"): Telemetry {
     enabled: false,
     tracer: NOOP_TRACER,
     description,
+    sampling: null,
     flush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
     undelivered: () => null,
@@ -403,14 +476,16 @@ const resources = new Map<string, Resource>();
 /** Marks the context of every span a pipeline's tracer starts; the router reads it. */
 const PIPELINE = createContextKey("probetown telemetry pipeline");
 
-/** One Telemetry's span processors, and the resource its spans are exported with. */
+/** One Telemetry's span processors, the resource its spans are exported with, and its sampler. */
 class Pipeline {
   closed = false;
   readonly processors: readonly SpanProcessor[];
   readonly resource: Resource;
-  constructor(processors: readonly SpanProcessor[], resource: Resource) {
+  readonly sampler: Sampler;
+  constructor(processors: readonly SpanProcessor[], resource: Resource, sampler: Sampler) {
     this.processors = processors;
     this.resource = resource;
+    this.sampler = sampler;
   }
   onStart(span: Parameters<SpanProcessor["onStart"]>[0], parentContext: Context): void {
     for (const p of this.processors) p.onStart(span, parentContext);
@@ -429,6 +504,20 @@ class Pipeline {
   async shutdown(): Promise<void> {
     this.closed = true;
     await Promise.all(this.processors.map((p) => p.shutdown()));
+  }
+}
+
+/**
+ * The SDK's sampler: each span is sampled by the sampler of the pipeline whose tracer started it
+ * (a run's, chosen by OTEL_TRACES_SAMPLER or its size), so runs in one process may differ.
+ */
+class RoutingSampler implements Sampler {
+  shouldSample(context: Context, traceId: string, spanName: string, spanKind: SpanKindType, attributes: Attributes, links: Link[]): SamplingResult {
+    const pipeline = context.getValue(PIPELINE) as Pipeline | undefined;
+    return (pipeline?.sampler ?? DEFAULT_SAMPLER).shouldSample(context, traceId, spanName, spanKind, attributes, links);
+  }
+  toString(): string {
+    return "RoutingSampler";
   }
 }
 
@@ -459,12 +548,20 @@ class RoutingSpanProcessor implements SpanProcessor {
 class PipelineTracer implements Tracer {
   private readonly inner: Tracer;
   private readonly pipeline: Pipeline;
+  /** The last context a span was started in, and it with the pipeline: a tick's spans share their parent's. */
+  private lastParent: Context | undefined;
+  private lastMarked: Context | undefined;
   constructor(inner: Tracer, pipeline: Pipeline) {
     this.inner = inner;
     this.pipeline = pipeline;
   }
   startSpan(name: string, options?: SpanOptions, context?: Context): Span {
-    return this.inner.startSpan(name, options, (context ?? otelContext.active()).setValue(PIPELINE, this.pipeline));
+    const parent = context ?? otelContext.active();
+    if (parent !== this.lastParent) {
+      this.lastParent = parent;
+      this.lastMarked = parent.setValue(PIPELINE, this.pipeline);
+    }
+    return this.inner.startSpan(name, options, this.lastMarked);
   }
   startActiveSpan<F extends (span: Span) => unknown>(name: string, fn: F): ReturnType<F>;
   startActiveSpan<F extends (span: Span) => unknown>(name: string, options: SpanOptions, fn: F): ReturnType<F>;
@@ -489,14 +586,16 @@ function startedSdk(): Tracer {
     resource: resourceFor(DEFAULT_SERVICE_NAME),
     autoDetectResources: false,
     spanProcessors: [new RoutingSpanProcessor()],
+    // Each run's own (samplerOf); OTEL_TRACES_SAMPLER is read there, per run, not by the SDK.
+    sampler: new RoutingSampler(),
     // Traces only: no metric reader or log processor is started (the SDK's env defaults would
     // export both to an OTLP endpoint every minute), and no instrumentation.
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],
   });
-  // The sampler (OTEL_TRACES_SAMPLER, default parent-based always-on), span limits, the W3C
-  // propagator and the async-hooks context manager come from NodeSDK, registered globally.
+  // Span limits, the W3C propagator and the async-hooks context manager come from NodeSDK,
+  // registered globally.
   sdk.start();
   const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
   if (provider === before) throw new Error("telemetry: another OpenTelemetry tracer provider is already registered in this process, so probetown's cannot be");
@@ -548,13 +647,16 @@ function otlpExporter(url: string, protocol: "http/json" | "http/protobuf"): Spa
 export function createTelemetry(config: TelemetryConfig): Telemetry {
   if (config.exporter === "none") return disabledTelemetry();
   if (getBooleanFromEnv("OTEL_SDK_DISABLED")) return disabledTelemetry("tracing off (OTEL_SDK_DISABLED)");
+  // Before any file or connection is opened: a bad OTEL_TRACES_SAMPLER is a usage error.
+  const sampling = samplerOf(config.actors);
 
   let processor: SpanProcessor;
   let description: string;
   let reporting: DeliveryReportingExporter | null = null;
   switch (config.exporter) {
     case "console":
-      processor = new SimpleSpanProcessor(new StderrSpanExporter());
+      // Batched too (one write per batch); the run's end flushes what is queued, also on failure.
+      processor = new BatchSpanProcessor(new StderrSpanExporter(), { maxQueueSize: MAX_QUEUE_SIZE, maxExportBatchSize: JSONL_BATCH_SIZE, scheduledDelayMillis: 1000 });
       description = "traces → console (stderr)";
       break;
     case "jsonl": {
@@ -587,7 +689,8 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
   }
 
   const counter = new EndedSpanCounter();
-  const pipeline = new Pipeline([counter, processor], resourceFor(config.serviceName ?? DEFAULT_SERVICE_NAME));
+  const pipeline = new Pipeline([counter, processor], resourceFor(config.serviceName ?? DEFAULT_SERVICE_NAME), sampling.sampler);
+  if (sampling.label !== null) description += ` (sampled: ${sampling.label})`;
   let tracer: Tracer;
   try {
     tracer = new PipelineTracer(startedSdk(), pipeline);
@@ -629,7 +732,61 @@ export function createTelemetry(config: TelemetryConfig): Telemetry {
     const lost = counter.ended - reporting.delivered;
     return lost <= 0 ? null : { spans: lost, error: reporting.error ?? "the export queue was full and spans were dropped" };
   };
-  return { enabled: true, tracer, description, flush, shutdown, undelivered };
+  return { enabled: true, tracer, description, sampling: sampling.label, flush, shutdown, undelivered };
+}
+
+/** The sampler of a run that neither OTEL_TRACES_SAMPLER nor its size samples: every span of every trace. */
+const DEFAULT_SAMPLER: Sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() });
+
+/** Above this many actors, a run without OTEL_TRACES_SAMPLER is sampled by LARGE_RUN_SAMPLER. */
+export const LARGE_RUN_ACTORS = 200;
+/** The share of large runs' traces (episodes) kept by default: parentbased_traceidratio at this ratio. */
+export const LARGE_RUN_RATIO = 0.1;
+
+const SAMPLER_NAMES = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+
+/** The ratio of a traceidratio sampler: OTEL_TRACES_SAMPLER_ARG, a number in [0, 1] (absent: 1). */
+function samplerRatio(name: string): number {
+  const text = getStringFromEnv("OTEL_TRACES_SAMPLER_ARG");
+  if (text === undefined) return 1;
+  const ratio = Number(text);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) throw new InputRejected("flag", `OTEL_TRACES_SAMPLER_ARG=${text}: the ratio of OTEL_TRACES_SAMPLER=${name} must be a number from 0 to 1`);
+  return ratio;
+}
+
+/**
+ * A run's sampler and how it is described: OTEL_TRACES_SAMPLER (+ _ARG) when set, the SDK's
+ * samplers for the standard names; else parent-based trace-id ratio (LARGE_RUN_RATIO) for a run of
+ * more than LARGE_RUN_ACTORS actors, else every span (parent-based always on). A sampler decides
+ * per trace (an episode), from its trace id: nothing an actor sees or the log hashes.
+ */
+export function samplerOf(actors: number | undefined): { readonly sampler: Sampler; readonly label: string | null } {
+  const name = getStringFromEnv("OTEL_TRACES_SAMPLER");
+  if (name === undefined) {
+    if (actors === undefined || actors <= LARGE_RUN_ACTORS) return { sampler: DEFAULT_SAMPLER, label: null };
+    return {
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(LARGE_RUN_RATIO) }),
+      label: `parentbased_traceidratio ${LARGE_RUN_RATIO}: ${actors} actors > ${LARGE_RUN_ACTORS}; OTEL_TRACES_SAMPLER=always_on traces every run`,
+    };
+  }
+  switch (name) {
+    case "always_on":
+      return { sampler: new AlwaysOnSampler(), label: null };
+    case "always_off":
+      return { sampler: new AlwaysOffSampler(), label: "always_off" };
+    case "parentbased_always_on":
+      return { sampler: DEFAULT_SAMPLER, label: null };
+    case "parentbased_always_off":
+      return { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }), label: name };
+    case "traceidratio":
+    case "parentbased_traceidratio": {
+      const ratio = samplerRatio(name);
+      const root = new TraceIdRatioBasedSampler(ratio);
+      return { sampler: name === "traceidratio" ? root : new ParentBasedSampler({ root }), label: `${name} ${ratio}` };
+    }
+    default:
+      throw new InputRejected("flag", `OTEL_TRACES_SAMPLER=${name}: probetown samples with ${SAMPLER_NAMES.join(", ")}`);
+  }
 }
 
 /** The remote span a W3C `traceparent` names, or null when absent or malformed. */
@@ -654,8 +811,11 @@ export function linkOfTraceparent(traceparent: string): Link | undefined {
 export function traceparentOf(span: Span): string | undefined {
   if (!span.isRecording()) return undefined;
   const ctx = span.spanContext();
-  if (!isSpanContextValid(ctx)) return undefined;
-  return `00-${ctx.traceId}-${ctx.spanId}-${(ctx.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+  // A recording span is the SDK's, whose ids it generated or took from a valid parent: the
+  // check is the cheap one (lengths, not all zeros), on the path of every delivered record.
+  if (ctx.traceId.length !== 32 || ctx.spanId.length !== 16 || ctx.traceId === INVALID_TRACEID || ctx.spanId === INVALID_SPANID) return undefined;
+  const flags = ctx.traceFlags & 0xff;
+  return `00-${ctx.traceId}-${ctx.spanId}-${flags === TraceFlags.SAMPLED ? "01" : flags.toString(16).padStart(2, "0")}`;
 }
 
 const TRACE_FLAG_FORMS = '"none", "console", "jsonl", "jsonl:<path>", "otlp" or "otlp:<url>"';

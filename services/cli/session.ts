@@ -49,7 +49,7 @@ function traceFrom(flags: EpisodeFlags & { nats?: string }): TelemetryConfig | "
 
 /** Where the trace went, and a warning on stderr when some of it never arrived. */
 function traceLine(result: EpisodeResult): string {
-  const where = result.traceFile === null ? result.traceDescription : shownPath(result.traceFile);
+  const where = result.traceFile === null ? result.traceDescription : `${shownPath(result.traceFile)}${result.traceSampling === undefined ? "" : ` (sampled: ${result.traceSampling})`}`;
   const lost = result.traceUndelivered;
   if (lost === undefined) return where;
   process.stderr.write(`probetown: warning: ${lost.spans} trace spans could not be delivered (${lost.error}); the log is complete, the trace is not\n`);

@@ -162,6 +162,8 @@ export interface EpisodeResult {
   readonly dir: string;
   readonly logDir: string;
   readonly traceDescription: string;
+  /** How the trace was sampled when not every span was (OTEL_TRACES_SAMPLER, a large run's default). */
+  readonly traceSampling?: string;
   /** Spans the trace exporter could not deliver (an unreachable collector), with its first error. */
   readonly traceUndelivered?: { readonly spans: number; readonly error: string };
   readonly traceFile: string | null;
@@ -320,7 +322,8 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
     if (remote.length > 0 && d.base !== undefined) throw new RemoteForkRefused();
     // Opened in this order, released in reverse when the run ends (also on failure): the transport,
     // then the log; the trace is flushed last, after the log is closed.
-    const telemetry = resources.add(backend.tracing.open(traceConfig), (t) => t.shutdown().catch(() => undefined));
+    // The actor count chooses the default sampler (a large run's trace is sampled unless OTEL_TRACES_SAMPLER says).
+    const telemetry = resources.add(backend.tracing.open({ ...traceConfig, actors: actorIds.length }), (t) => t.shutdown().catch(() => undefined));
     const previous = d.previousHash === undefined ? {} : { previousHash: d.previousHash };
     const createOptions = { episode: d.episode, fsync: o.fsync ?? "commit", firstSeq: d.firstSeq, ...previous, ...(o.onRecovered === undefined ? {} : { onRecovered: o.onRecovered }) } as const;
     const stores = backend.eventStores;
@@ -398,6 +401,7 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
       dir: where.dir,
       logDir: where.log,
       traceDescription: telemetry.description,
+      ...(telemetry.sampling == null ? {} : { traceSampling: telemetry.sampling }),
       traceFile: traceConfig.exporter === "jsonl" ? (traceConfig.file ?? null) : null,
       firstTick: d.firstTick,
       ticks: d.lastTick - d.firstTick + 1,

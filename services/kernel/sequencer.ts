@@ -4,7 +4,7 @@
 // live in the tick pump (tickPump.ts), which the EnvProbe direct driver runs too. The Sequencer is
 // the pump's async port: the event store, the transport to the actor hosts (which may be other
 // processes), the LLM responder, and telemetry (a span per tick and per delivered record).
-import { context as otelContext, SpanKind, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
+import { context as otelContext, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
 import type { Delivered, ExtraSpan, SpanSource, WorldDefinition } from "../../actors/actor.ts";
 import { actorIndexOf, type ActorIndex, type Draft, type LogRecord, type RecordMeta } from "../../events/record.ts";
 import type { LlmRequestedPayload } from "../../events/llm.ts";
@@ -101,6 +101,8 @@ export class Sequencer {
   private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
   private readonly single: boolean;
   private episodeSpan: Span | undefined;
+  /** The deliver spans of the round being delivered: those a failed tick leaves open are ended with it. */
+  private roundSpans: readonly Span[] | undefined;
   /** The world's extra spans of this episode's records (traced runs of worlds that have some). */
   private readonly extraSpans: ((record: SpanSource, cause: SpanSource | null) => ExtraSpan | null) | undefined;
   recordsAppended = 0;
@@ -131,23 +133,27 @@ export class Sequencer {
     this.episodeSpan?.end();
   }
 
-  private meta(span: Span | undefined, ts: string | undefined): RecordMeta | undefined {
-    const traceparent = span === undefined ? undefined : traceparentOf(span);
+  private meta(traceparent: string | undefined, ts: string | undefined): RecordMeta | undefined {
     if (ts === undefined) return traceparent === undefined ? undefined : { traceparent };
     return traceparent === undefined ? { ts } : { ts, traceparent };
   }
 
   /** Appends drafts; `extra` is merged into each record's meta (never hashed). */
   async append(drafts: readonly Draft[], spans?: readonly (Span | undefined)[], extra?: RecordMeta): Promise<readonly LogRecord[]> {
+    return this.appendTraced(drafts, spans?.map((span) => (span === undefined ? undefined : traceparentOf(span))), extra);
+  }
+
+  /** Appends drafts, each with its span's traceparent (computed once, by the caller, for the delivery's headers too). */
+  private async appendTraced(drafts: readonly Draft[], traceparents: readonly (string | undefined)[] | undefined, extra?: RecordMeta): Promise<readonly LogRecord[]> {
     // One wall-clock stamp per batch (its records are written together), and without spans or
     // extras one meta object shared by the batch's records (meta is read-only).
     const ts = this.o.stampTime === false ? undefined : new Date().toISOString();
-    const shared = spans === undefined && extra === undefined ? this.meta(undefined, ts) : null;
+    const shared = traceparents === undefined && extra === undefined ? this.meta(undefined, ts) : null;
     const records = await this.o.store.append(drafts, {
       expectedSeq: this.o.store.head().seq,
       meta: (_d, i) => {
         if (shared !== null) return shared;
-        const meta = this.meta(spans?.[i], ts);
+        const meta = this.meta(traceparents?.[i], ts);
         return extra === undefined ? meta : { ...meta, ...extra };
       },
     });
@@ -161,12 +167,17 @@ export class Sequencer {
    * requests concurrently), records delivered over the transport, digests asked of the hosts.
    */
   private tickPort(tickSpan: Span | undefined): TickPort {
-    const tracer = this.o.tracer;
+    // A tick sampled out (its trace's sampler said no) has no deliver spans: a standard sampler
+    // would sample them out too (same trace, and parent-based ones follow the tick's decision).
+    const tracer = tickSpan?.isRecording() === true ? this.o.tracer : undefined;
+    // The context of the tick's deliver spans, made once for all of them.
+    const tickContext = tracer === undefined ? undefined : trace.setSpan(otelContext.active(), tickSpan!);
     const llm = this.o.llm ?? noLlmGateway;
     // The round being delivered, its spans and model answers; the previous round (every cause of
     // a round's records is one of its records; a phase's first round has no cause).
     let records: readonly LogRecord[] = [];
     let spans: (Span | undefined)[] | undefined;
+    let traceparents: (string | undefined)[] | undefined;
     let previous: readonly LogRecord[] = [];
     let llmAnswers: Map<number, Promise<LlmAnswer>> | undefined;
     const settle = <T>(index: number, value: Promise<T>): Promise<T> =>
@@ -178,8 +189,13 @@ export class Sequencer {
       append: async (drafts) => {
         previous = records;
         llmAnswers = undefined;
-        spans = tracer === undefined ? undefined : drafts.map((d) => this.deliverSpan(d, tickSpan));
-        records = await this.append(drafts, spans);
+        if (tracer === undefined) records = await this.appendTraced(drafts, undefined);
+        else {
+          spans = drafts.map((d) => this.deliverSpan(tracer, d, tickContext!));
+          this.roundSpans = spans as Span[];
+          traceparents = spans.map((span) => (span === undefined ? undefined : traceparentOf(span)));
+          records = await this.appendTraced(drafts, traceparents);
+        }
         return records[0]!.seq;
       },
       ask: (index) => {
@@ -196,7 +212,7 @@ export class Sequencer {
         if (this.extraSpans !== undefined) this.extraSpan(record, previous, span);
         // The record's seq and hash join the span to its log line (the span was started before the
         // append assigned them, so that its traceparent could go into the record's meta).
-        span?.setAttributes(logLineAttributes(record, recipients));
+        if (span?.isRecording() === true) span.setAttributes(logLineAttributes(record, recipients));
         if (recipients.length === 0) {
           if (!answered) span?.end();
           return NO_REPLIES;
@@ -204,7 +220,7 @@ export class Sequencer {
         // Delivered as the store gave it back (a replay's store gives the logged record, its payload
         // read from the log).
         const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
-        const replies = this.deliver(delivered, recipients, span, record.hash);
+        const replies = this.deliver(delivered, recipients, traceparents?.[index], record.hash);
         return answered || span === undefined ? replies : settle(index, replies);
       },
       answer: (index) => {
@@ -221,8 +237,7 @@ export class Sequencer {
   }
 
   /** The replies of each recipient, in the order of `recipients`, whichever hosts serve them. */
-  private async deliver(record: Delivered, recipients: readonly string[], span: Span | undefined, hash: string): Promise<DeliverReply["replies"]> {
-    const traceparent = span === undefined ? undefined : traceparentOf(span);
+  private async deliver(record: Delivered, recipients: readonly string[], traceparent: string | undefined, hash: string): Promise<DeliverReply["replies"]> {
     // A traced delivery names the record's hash too, for the actor host's consumer span.
     const headers = { "pt-event": `${this.o.store.episode}:${record.seq}`, ...(traceparent === undefined ? {} : { traceparent, "pt-hash": hash }) };
     if (this.single) {
@@ -268,28 +283,40 @@ export class Sequencer {
   private extraSpan(record: LogRecord, previous: readonly LogRecord[], parent: Span | undefined): void {
     // A round's records have consecutive seqs.
     const cause = record.cause === null || previous.length === 0 ? null : (previous[record.cause - previous[0]!.seq] ?? null);
+    // Asked of every record (the world's function may keep count), started under a recording span only.
     const extra = this.extraSpans!(record, cause?.seq === record.cause ? cause : null);
-    if (extra === null || this.o.tracer === undefined) return;
-    const ctx = parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), parent);
+    if (extra === null || this.o.tracer === undefined || parent?.isRecording() !== true) return;
+    const ctx = trace.setSpan(otelContext.active(), parent);
     // A world's attribute lists are read-only arrays; the API's type wants mutable ones it never changes.
     this.o.tracer.startSpan(extra.name, { kind: SpanKind.INTERNAL, attributes: { ...(extra.attributes as Attributes), "probetown.seq": record.seq } }, ctx).end();
   }
 
-  private deliverSpan(draft: Draft, parent: Span | undefined): Span | undefined {
-    const ctx = parent === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), parent);
-    return this.o.tracer?.startSpan(
+  private deliverSpan(tracer: Tracer, draft: Draft, tickContext: Context): Span {
+    return tracer.startSpan(
       `deliver ${draft.type}`,
       { kind: SpanKind.PRODUCER, attributes: { "probetown.event.type": draft.type, "probetown.from": draft.from, "probetown.tick": draft.tick } },
-      ctx,
+      tickContext,
     );
   }
 
   async runTick(tick: number): Promise<TickResult> {
     const parent = this.episodeSpan === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), this.episodeSpan);
     const tickSpan = this.o.tracer?.startSpan(`tick ${tick}`, { attributes: { "probetown.tick": tick } }, parent);
-    const result = await runTickAsync(this.tickPort(tickSpan), this.o.world.tickPlan(this.o.config, tick), tick, this.actors);
-    tickSpan?.setAttribute("probetown.records", result.records);
-    tickSpan?.setAttribute("probetown.state_hash", result.stateHash);
+    let result: TickResult;
+    try {
+      result = await runTickAsync(this.tickPort(tickSpan), this.o.world.tickPlan(this.o.config, tick), tick, this.actors);
+    } catch (error) {
+      // A failed tick's span ends too (marked so), and so do its round's deliveries still open:
+      // the run's flush exports them with its other spans.
+      const status = { code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) };
+      for (const span of this.roundSpans ?? []) if (span.isRecording()) span.setStatus(status).end();
+      tickSpan?.setStatus(status);
+      tickSpan?.end();
+      throw error;
+    } finally {
+      this.roundSpans = undefined;
+    }
+    if (tickSpan?.isRecording() === true) tickSpan.setAttributes({ "probetown.records": result.records, "probetown.state_hash": result.stateHash });
     tickSpan?.end();
     return result;
   }
