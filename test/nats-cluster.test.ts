@@ -13,6 +13,7 @@ import { jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { frozenWhen, logRecords, runCli, startCli, tempDir, until, withoutMetaLine } from "./helpers.ts";
 import { startNatsCluster, type NatsCluster } from "./natsCluster.ts";
+import { startTestNats } from "./natsServer.ts";
 
 let cluster: NatsCluster;
 let nc: NatsConnection;
@@ -103,6 +104,14 @@ describe("a JetStream cluster", () => {
     }
   }, 180_000);
 
+  it("sweep --workers passes its --nats-replicas on to the workers it starts: the log stream and buckets they create are R3 too", async () => {
+    const ns = `cluster${process.pid}-local`;
+    const s = await runCli(["sweep", "auratown", "--seeds", "51-52", "--ticks", "4", "--nats", cluster.urls[2]!, "--namespace", ns, "--nats-replicas", "3", "--workers", "1", "-q"]);
+    expect(s.code, s.err).toBe(0);
+    const jsm = await jetstreamManager(nc);
+    for (const name of [`PT_LOG_${ns}`, `KV_pt_locks_${ns}`, `KV_pt_snapidx_${ns}`, `OBJ_pt_snap_${ns}`, jobQueueNames(ns).jobs]) expect((await jsm.streams.info(name)).config.num_replicas, name).toBe(3);
+  }, 60_000);
+
   it("--nats-replicas against a namespace whose streams have another count: refused (exit 2), naming the stream and how to scale it; unset, the existing streams are taken as they are", async () => {
     const ns = `cluster${process.pid}-mismatch`;
     const nats = ["--nats", cluster.urls[1]!, "--namespace", ns];
@@ -113,5 +122,14 @@ describe("a JetStream cluster", () => {
     expect(refused.err).toContain(`nats stream edit PT_LOG_${ns} --replicas 3`);
     expect((await runCli(["run", "auratown", "--seed", "5", "--ticks", "2", ...nats, "-q"])).code).toBe(0);
     expect((await runCli(["run", "auratown", "--seed", "6", "--ticks", "2", ...nats, "--nats-replicas", "1", "-q"])).code).toBe(0);
+  }, 60_000);
+
+  it("--nats-replicas 3 on a server that is not part of a cluster: refused (exit 2), saying so", async () => {
+    const single = await startTestNats();
+    const ns = single.namespace("single-r3");
+    const refused = await runCli(["run", "auratown", "--seed", "7", "--ticks", "2", "--nats", single.url, "--namespace", ns, "--nats-replicas", "3", "-q"]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(`JetStream stream PT_LOG_${ns} cannot be kept on 3 servers as asked`);
+    expect(refused.err).toContain("the server is not part of a JetStream cluster");
   }, 60_000);
 });

@@ -13,7 +13,10 @@ import { isApiError } from "./errors.ts";
 /** JSStreamReplicasNotSupportedErr: "replicas > 1 not supported in non-clustered mode". */
 const REPLICAS_NOT_SUPPORTED = 10074;
 
-/** A stream or bucket that exists (or was just made) with another replica count than the one asked for (exit 2). */
+/**
+ * A stream or bucket that exists with another replica count than the one asked for, or that the
+ * server cannot keep on as many servers (it is not part of a cluster): exit 2.
+ */
 export class ReplicasMismatch extends TaggedError {
   readonly _tag = "ReplicasMismatch";
   readonly exitCode = ExitCode.usage;
@@ -24,7 +27,7 @@ export class ReplicasMismatch extends TaggedError {
     const plural = (n: number) => `${n} replica${n === 1 ? "" : "s"}`;
     super(
       created
-        ? `JetStream stream ${stream} was created with ${plural(has)}, not the ${asked} asked for (--nats-replicas, ${NATS_REPLICAS_ENV}): a server that is not part of a JetStream cluster keeps one; connect to a cluster of at least ${asked} servers, or ask for 1`
+        ? `JetStream stream ${stream} cannot be kept on ${asked} servers as asked (--nats-replicas, ${NATS_REPLICAS_ENV}): the server is not part of a JetStream cluster, and keeps ${plural(has)}; connect to a cluster of at least ${asked} servers, or ask for 1`
         : `JetStream stream ${stream} exists with ${plural(has)}, not the ${asked} asked for (--nats-replicas, ${NATS_REPLICAS_ENV}); probetown does not change an existing stream: scale it (\`nats stream edit ${stream} --replicas ${asked}\`), use another --namespace, or leave the replica count unset to take it as it is`,
     );
     this.stream = stream;

@@ -155,7 +155,9 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       if (command.opts().nats !== undefined) replicasFromSettings();
     })
     // Every command may read a log or run an episode: the worlds' record types and modules, once its flags are checked.
-    .hook("preAction", () => loadWorlds());
+    .hook("preAction", () => loadWorlds())
+    // A command run in this process after this one (the tests run many) does not inherit its count.
+    .hook("postAction", () => askReplicas(undefined));
   const wrap =
     <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>
     async (...args: A) =>
