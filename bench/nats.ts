@@ -75,7 +75,7 @@ async function rawPublishBatches(nc: NatsConnection, batches: readonly string[])
 }
 
 /** Kernel path: the JetStream EventStore sealing the same drafts, one append and commit per tick, as a run does. */
-async function kernelPublish(nc: NatsConnection, records: readonly LogRecord[]): Promise<{ seconds: number; ns: string; episode: string }> {
+export async function kernelPublish(nc: NatsConnection, records: readonly LogRecord[]): Promise<{ seconds: number; ns: string; episode: string }> {
   const ns = freshNs("kernel");
   const episode = records[0]!.episode;
   const store = await createJetStreamEventStore(nc, ns, episode, { episode });

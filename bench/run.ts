@@ -1,7 +1,7 @@
 // `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
 // same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
-// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--ui-only`, `--long-only`, `--scale-only`,
-// `--verify-only`, `--tracing-only`: only those rows, printed.
+// `--quick`: smaller sizes, docs untouched; `--nats-only`, `--cluster-only`, `--ui-only`, `--long-only`,
+// `--scale-only`, `--verify-only`, `--tracing-only`: only those rows, printed.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -117,6 +117,17 @@ const trivialRecordLogic = recordActorLogic<{ n: number }, undefined, KernelEntr
   valueOf: () => "running",
 });
 
+/** The cluster rows (bench/natsCluster.ts), or none when a 3-node cluster cannot be started here: said, not failed. */
+async function clusterRowsIfAvailable(quick: boolean, sample: readonly LogRecord[]): Promise<Row[]> {
+  try {
+    const { clusterRows } = await import("./natsCluster.ts");
+    return await clusterRows(quick, sample);
+  } catch (error) {
+    log(`  JetStream cluster: not measured (${(error as Error)?.message ?? String(error)})`);
+    return [];
+  }
+}
+
 async function main(): Promise<void> {
   log(`probetown bench${quick ? " (quick)" : ""} — temp dir ${work}`);
   if (process.argv.includes("--nats-only")) {
@@ -150,6 +161,13 @@ async function main(): Promise<void> {
     await day(5);
     const tracingOnly = await tracingRows(fresh, quick, log);
     process.stdout.write(tracingOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
+  if (process.argv.includes("--cluster-only")) {
+    // The JetStream cluster's figure alone (printed, docs untouched).
+    const clusterOnly = await clusterRowsIfAvailable(quick, recordsOf(await day(100)));
+    process.stdout.write(clusterOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.verdict} |`).join("\n") + "\n");
     rmSync(work, { recursive: true, force: true });
     return;
   }
@@ -267,6 +285,8 @@ async function main(): Promise<void> {
 
   // 5. Distributed: JetStream appends and replay, a day over three processes, a sweep on 1 vs 2 workers.
   rows.push(...(await natsRows(quick, sample)));
+  // 5a. What an R3 log stream costs against R1, on a 3-node cluster (skipped when one cannot start).
+  rows.push(...(await clusterRowsIfAvailable(quick, sample)));
 
   // 5b. EnvProbe: the paper's full grid embedded on every core (worker threads), every log written.
   {

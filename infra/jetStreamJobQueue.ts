@@ -26,6 +26,7 @@ import {
 } from "@nats-io/jetstream";
 import { isRetryable, rejectionOf, type Job, type JobHandler, type JobOutcome, type JobQueue, type JobRejection, type Submitted, type WorkOptions, type WorkerHandle } from "./jobQueue.ts";
 import { natsName, subjects, subjectToken } from "./nats.ts";
+import { checkReplicas, creating, ReplicasMismatch, replicasToCreate } from "./jetstream/replicas.ts";
 
 export interface JetStreamJobQueueOptions {
   /**
@@ -166,16 +167,16 @@ export class JetStreamJobQueue implements JobQueue {
     const { jobs, results } = this.#names;
     const prefix = `pt.${this.#ns}`;
     await ensure(
-      () => jsm.streams.add({
+      () => creating(this.#nc, jobs, () => jsm.streams.add({
         name: jobs,
         subjects: [`${prefix}.jobs.>`],
         retention: RetentionPolicy.Workqueue,
         storage: StorageType.File,
         duplicate_window: toNanos(this.#duplicateWindowMs),
-        num_replicas: 1,
-      }),
+        num_replicas: replicasToCreate(this.#nc),
+      })),
       () => jsm.streams.info(jobs),
-    );
+    ).then((info) => checkReplicas(this.#nc, jobs, info.config.num_replicas));
     const consumer = await ensure(
       () => jsm.consumers.add(jobs, {
         durable_name: WORKERS,
@@ -195,17 +196,17 @@ export class JetStreamJobQueue implements JobQueue {
       this.#ackWaitChange = { fromMs: inForce, toMs: this.#ackWaitMs, inFlight: consumer.num_ack_pending };
     } else this.#ackWaitMs = inForce;
     await ensure(
-      () => jsm.streams.add({
+      () => creating(this.#nc, results, () => jsm.streams.add({
         name: results,
         subjects: [`${prefix}.results.>`],
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         max_msgs_per_subject: 1,
         duplicate_window: toNanos(this.#duplicateWindowMs),
-        num_replicas: 1,
-      }),
+        num_replicas: replicasToCreate(this.#nc),
+      })),
       () => jsm.streams.info(results),
-    );
+    ).then((info) => checkReplicas(this.#nc, results, info.config.num_replicas));
   }
 
   async submit(jobs: readonly Job[]): Promise<Submitted> {
@@ -506,6 +507,7 @@ async function ensure<T>(create: () => Promise<T>, existing: () => Promise<T>): 
   try {
     return await create();
   } catch (error) {
+    if (error instanceof ReplicasMismatch) throw error;
     try {
       return await existing();
     } catch {

@@ -21,7 +21,8 @@ import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient }
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { SnapshotDamaged } from "../events/errors.ts";
-import { acrossOutage, jetStreamAnswers, kvKey, natsName, NatsWriteLost, outageOf } from "./nats.ts";
+import { acrossOutage, jetStreamAnswers, kvKey, natsName, natsReplicas, NatsWriteLost, outageOf } from "./nats.ts";
+import { checkReplicas, creating, ReplicasMismatch, replicasToCreate } from "./jetstream/replicas.ts";
 import type { SnapshotStores } from "./backend.ts";
 import { DAMAGED_POINTER, pointerOf, SNAPSHOT_KEY, snapshotJson, type EpisodeSnapshot, type LatestPointer, type SnapshotStore } from "./snapshotStore.ts";
 import { messageOf } from "../events/errorMessage.ts";
@@ -46,10 +47,17 @@ export interface SnapshotBuckets {
 export async function openSnapshotBuckets(nc: NatsConnection, namespace: string): Promise<SnapshotBuckets> {
   const bodiesName = natsName("pt_snap", namespace);
   const indexName = natsName("pt_snapidx", namespace);
+  const replicas = replicasToCreate(nc);
   const [bodies, index] = await Promise.all([
-    createTolerant(() => new Objm(nc).create(bodiesName, { description: "probetown snapshot bodies" })),
-    createTolerant(() => new Kvm(nc).create(indexName, { history: 1, description: "probetown snapshot pointers" })),
+    createTolerant(() => creating(nc, `OBJ_${bodiesName}`, () => new Objm(nc).create(bodiesName, { description: "probetown snapshot bodies", replicas }))),
+    createTolerant(() => creating(nc, `KV_${indexName}`, () => new Kvm(nc).create(indexName, { history: 1, description: "probetown snapshot pointers", replicas }))),
   ]);
+  // Existing buckets are used as they are: with a replica count asked for, they must have it.
+  if (natsReplicas(nc) !== undefined) {
+    const [b, i] = await Promise.all([bodies.status(), index.status()]);
+    checkReplicas(nc, `OBJ_${bodiesName}`, b.replicas);
+    checkReplicas(nc, `KV_${indexName}`, i.replicas);
+  }
   return { bodies, bodiesName, index, indexName, js: jetstream(nc) };
 }
 
@@ -57,7 +65,8 @@ export async function openSnapshotBuckets(nc: NatsConnection, namespace: string)
 async function createTolerant<T>(create: () => Promise<T>): Promise<T> {
   try {
     return await create();
-  } catch {
+  } catch (error) {
+    if (error instanceof ReplicasMismatch) throw error;
     return await create();
   }
 }

@@ -7,12 +7,12 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { AuthorizationError, connect, type NatsConnection } from "@nats-io/transport-node";
-import { InvalidSubjectToken, natsOutageSeconds, NatsUnavailable, outageWindowText, splitNatsUrl } from "./natsSettings.ts";
+import { InvalidSubjectToken, natsOutageSeconds, NatsUnavailable, outageWindowText, replicasFromSettings, splitNatsUrl } from "./natsSettings.ts";
 import { JetStreamApiCodes, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { isApiError, isStorageFull } from "./jetstream/errors.ts";
 import { ExitCode, TaggedError } from "../events/taggedError.ts";
 
-export { DEFAULT_NAMESPACE, InvalidSubjectToken, natsFlagHint, NATS_OUTAGE_ENV, natsOutageSeconds, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, outageWindowText, shownNatsUrl, splitNatsUrl } from "./natsSettings.ts";
+export { DEFAULT_NAMESPACE, InvalidSubjectToken, MAX_REPLICAS, natsFlagHint, NATS_OUTAGE_ENV, natsOutageSeconds, NATS_REPLICAS_ENV, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsReplicasInvalid, NatsUnavailable, outageWindowText, parseReplicas, shownNatsUrl, splitNatsUrl } from "./natsSettings.ts";
 
 /** Tokens must not contain what NATS treats as separators or wildcards. */
 export function subjectToken(value: string, what: string): string {
@@ -156,6 +156,22 @@ export interface ConnectOptions {
   readonly timeoutMs?: number;
   /** Told once when the first connect failed and is tried again (until `timeoutMs` has passed). */
   readonly onRetry?: (error: unknown, timeoutMs: number) => void;
+  /**
+   * Replicas of the streams and buckets created over this connection (and the count an existing
+   * one must have). Default: `--nats-replicas`, else PROBETOWN_NATS_REPLICAS, else none asked (see natsReplicas).
+   */
+  readonly replicas?: number;
+}
+
+const replicasAsked = new WeakMap<NatsConnection, number>();
+
+/**
+ * The replica count asked for the streams and buckets made over `nc` (its connect's `replicas`,
+ * else `--nats-replicas`, else PROBETOWN_NATS_REPLICAS), or undefined when none was: then they are created with one and
+ * existing ones are taken as they are (infra/jetstream/replicas.ts).
+ */
+export function natsReplicas(nc: NatsConnection): number | undefined {
+  return replicasAsked.get(nc) ?? replicasFromSettings();
 }
 
 /** Each connection's outage window (ms), as connectNats was given it. */
@@ -295,6 +311,7 @@ export async function connectNats(url: string, options: ConnectOptions = {}): Pr
       );
       madeBy.set(nc, { sockets, port });
       outages.set(nc, outageMs);
+      if (options.replicas !== undefined) replicasAsked.set(nc, options.replicas);
       return nc;
     } catch (error) {
       // nats.js leaves the socket of a first connect open when it times out waiting for the server's

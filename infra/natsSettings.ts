@@ -105,3 +105,43 @@ export function natsOutageSeconds(): number {
 /** The window as a command says it: `the 15 s NATS outage window (--nats-outage)`. */
 export const outageWindowText = (ms: number): string => `the ${+(ms / 1000).toFixed(1)} s NATS outage window (--nats-outage)`;
 
+/**
+ * How many servers of a JetStream cluster keep each stream and bucket probetown creates (its log,
+ * lock, snapshot, job and result streams): `--nats-replicas <n>`, or this variable (which the
+ * workers a sweep starts inherit). Unset, they are created with one replica and existing ones are
+ * used as they are.
+ */
+export const NATS_REPLICAS_ENV = "PROBETOWN_NATS_REPLICAS";
+/** JetStream keeps a stream on at most 5 servers. */
+export const MAX_REPLICAS = 5;
+
+/** A replica count that is not 1–5: bad input (exit 2). */
+export class NatsReplicasInvalid extends TaggedError {
+  readonly _tag = "NatsReplicasInvalid";
+  readonly exitCode = ExitCode.usage;
+}
+
+/** A replica count as given (`--nats-replicas`, PROBETOWN_NATS_REPLICAS): an integer from 1 to MAX_REPLICAS. */
+export function parseReplicas(value: string, what: string): number {
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= MAX_REPLICAS)) throw new NatsReplicasInvalid(`${what}: expected a replica count from 1 to ${MAX_REPLICAS} (servers of the JetStream cluster that keep each stream), got '${value}'`);
+  return n;
+}
+
+/** What the running command's `--nats-replicas` asked for (set for each command, before its action). */
+let flagReplicas: number | undefined;
+
+/** The command line's `--nats-replicas` (undefined: not given), for the command about to run. */
+export function askReplicas(replicas: number | undefined): void {
+  flagReplicas = replicas;
+}
+
+/**
+ * The replica count asked for: the command's `--nats-replicas`, else PROBETOWN_NATS_REPLICAS;
+ * undefined when neither is set (or the variable is empty).
+ */
+export function replicasFromSettings(): number | undefined {
+  if (flagReplicas !== undefined) return flagReplicas;
+  const value = process.env[NATS_REPLICAS_ENV];
+  return value === undefined || value.trim() === "" ? undefined : parseReplicas(value, NATS_REPLICAS_ENV);
+}

@@ -11,7 +11,8 @@ import { registeredWorlds } from "../services/kernel/worlds.ts";
 import { loadWorldClis, WORLD_NAMES } from "../services/worlds.ts";
 import { InvalidPayload, isDamage, LogCorrupted, SequenceConflict, SnapshotDamaged, TornTail, UnknownEventType } from "../events/errors.ts";
 import { EpisodeExists, StorageFailed, WriterLocked } from "../infra/eventStore.ts";
-import { InvalidSubjectToken, NatsUnavailable } from "../infra/nats.ts";
+import { InvalidSubjectToken, NatsReplicasInvalid, NatsUnavailable } from "../infra/nats.ts";
+import { ReplicasMismatch } from "../infra/jetstream/replicas.ts";
 import { InputRejected } from "../events/inputRejected.ts";
 import { InternalError } from "../events/internalError.ts";
 import { JobRejected } from "../infra/jobQueue.ts";
@@ -112,6 +113,8 @@ describe("CLI startup (issue 22)", () => {
       [new UsageError("bad"), EXIT.usage],
       [new SpecInvalid("spec.json", ["bad"]), EXIT.usage],
       [new InvalidSubjectToken("bad token"), EXIT.usage],
+      [new NatsReplicasInvalid("PROBETOWN_NATS_REPLICAS: bad"), EXIT.usage],
+      [new ReplicasMismatch("PT_LOG_default", 1, 3, false), EXIT.usage],
       [new SequenceConflict({ episode: "e", expected: 1, actual: 2 }), EXIT.usage],
       [new WriterLocked("e", "holder", "where"), EXIT.usage],
       [new EpisodeExists("e", "exists"), EXIT.usage],

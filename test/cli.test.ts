@@ -725,6 +725,31 @@ describe("docker-compose.yml", () => {
     expect(namespaceOf("actor-host-b")).toBe(namespaceOf("sequencer"));
   });
 
+  it("the cluster profile: three NATS nodes, each named, stored and routed apart, and a sweep and its workers in one namespace asking for as many replicas", () => {
+    const root = join(import.meta.dirname, "..");
+    type Service = { command?: string[]; environment?: Record<string, string>; volumes?: string[]; profiles?: string[] };
+    // Merge keys (`<<: *nats-node`) resolved, as docker compose resolves them.
+    const compose = parseYaml(readFileSync(join(root, "docker-compose.yml"), "utf8"), { merge: true }) as { services: Record<string, Service> };
+    const nodes = ["nats-1", "nats-2", "nats-3"].map((name) => ({ name, service: compose.services[name]! }));
+    const config = readFileSync(join(root, "infra", "nats-cluster.conf"), "utf8");
+    for (const { name, service } of nodes) {
+      expect(service.profiles, name).toEqual(["cluster"]);
+      expect(service.environment?.SERVER_NAME, name).toBe(name);
+      expect(service.volumes, name).toContain(`${name}-data:/data`);
+      expect(config, name).toContain(`nats-route://${name}:6222`);
+    }
+    const flag = (service: string, name: string): string | undefined => {
+      const command = compose.services[service]?.command ?? [];
+      const at = command.indexOf(name);
+      return at === -1 ? undefined : command[at + 1];
+    };
+    for (const service of ["worker-cluster", "sweep-cluster"]) {
+      expect(flag(service, "--nats-replicas"), service).toBe(String(nodes.length));
+      expect(flag(service, "--namespace"), service).toBe(flag("worker-cluster", "--namespace"));
+      expect(flag(service, "--nats")?.replace(/^nats:\/\/(nats-\d):4222$/, "$1"), service).toMatch(/^nats-[123]$/);
+    }
+  });
+
   it("the image runs the Node the project pins (the CLI runs .ts directly: a floating tag could lack it)", () => {
     const root = join(import.meta.dirname, "..");
     const pinned = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies.node;

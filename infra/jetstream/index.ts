@@ -13,7 +13,9 @@
 // - stores.ts:  the EventStores of the distributed backend.
 // - errors.ts:  StaleWriter, and the JetStream API error codes the store acts on.
 // - options.ts: what a store is told when it is opened.
+// - replicas.ts: the replica count streams and buckets are made with, and the check of existing ones.
 export { StaleWriter } from "./errors.ts";
+export { checkReplicas, ReplicasMismatch, replicasToCreate } from "./replicas.ts";
 export { MIN_LOCK_TTL_MS, setLockTtl, writerOf, type LockTtl } from "./lock.ts";
 export type { JetStreamCreateOptions, JetStreamStoreOptions } from "./options.ts";
 export { ensureLogStream, jetStreamEpisodes } from "./streams.ts";

@@ -7,6 +7,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { WriterLocked, type WriterFence } from "../eventStore.ts";
 import { acrossOutage, isNatsOutage, kvKey, natsName, outageOf, subjects } from "../nats.ts";
 import { ApiCode, isApiError } from "./errors.ts";
+import { checkReplicas, creating, replicasToCreate } from "./replicas.ts";
 import type { JetStreamStoreOptions } from "./options.ts";
 import { contextOf, managerOf, whereOf, type Context } from "./streams.ts";
 import { MIN_LOCK_TTL_MS } from "../natsSettings.ts";
@@ -26,8 +27,11 @@ function lockBucket(ctx: Context, ttlMs: number): Promise<LockBucket> {
   let bucket = ctx.locks.get(ttlMs);
   if (bucket === undefined) {
     const pending = (async () => {
-      const kv = await new Kvm(ctx.nc).create(natsName("pt_locks", ctx.namespace), { ttl: ttlMs });
-      const actual = (await kv.status()).ttl;
+      const name = natsName("pt_locks", ctx.namespace);
+      const kv = await creating(ctx.nc, `KV_${name}`, () => new Kvm(ctx.nc).create(name, { ttl: ttlMs, replicas: replicasToCreate(ctx.nc) }));
+      const status = await kv.status();
+      checkReplicas(ctx.nc, `KV_${name}`, status.replicas);
+      const actual = status.ttl;
       return { kv, ttlMs: actual > 0 ? actual : ttlMs };
     })();
     ctx.locks.set(ttlMs, pending);

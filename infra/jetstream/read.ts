@@ -6,7 +6,8 @@ import { createInbox, nuid, type NatsConnection } from "@nats-io/transport-node"
 import type { LogRecord } from "../../events/record.ts";
 import type { ReadOptions } from "../eventStore.ts";
 import { recordOrNull, type LogEnds, type ScanResult } from "../fileEventStore.ts";
-import { NatsReadStalled, outageOf, subjects } from "../nats.ts";
+import { isNatsTimeout, NatsReadStalled, outageOf, subjects } from "../nats.ts";
+import { TaggedError } from "../../events/taggedError.ts";
 import { ChainReader } from "./chain.ts";
 import { ApiCode, isApiError } from "./errors.ts";
 import { contextOf, managerOf, MAX_BODY, subjectCount, whereOf, type Context } from "./streams.ts";
@@ -201,13 +202,36 @@ export async function readSubject(ctx: Context, subject: string, onMessage: (tex
   }
 }
 
+/**
+ * How long a whole-log read on a clustered server keeps trying while the stream has no leader: a
+ * killed server's streams are taken over by another within seconds, and its return can move a
+ * leader again. Meanwhile the stream's requests go unanswered (timeouts) or its consumer stops.
+ */
+const CLUSTER_ELECTION_MS = 20_000;
+
+/**
+ * A failure a stream's leader election explains: not an error of ours about the log itself
+ * (LogCorrupted, EpisodeExists: tagged), but no answer, or a consumer the old leader took with it.
+ */
+const isElectionFailure = (error: unknown): boolean => isNatsTimeout(error) || !(error instanceof TaggedError);
+
 /** Reads and checks a whole episode log (see scanLog): the ScanResult shape, never a torn tail. */
 export async function scanJetStreamLog(nc: NatsConnection, namespace: string, episode: string, options: JetStreamReadOptions = {}): Promise<ScanResult> {
   const ctx = contextOf(nc, namespace);
   const subject = subjects.log(namespace, episode);
-  const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
-  await readSubject(ctx, subject, (text, streamSeq) => { reader.acceptMessage(text, streamSeq); }, options.windowBytes);
-  return { records: reader.records, torn: null, tornOffset: -1, lastFile: null };
+  // On a JetStream cluster a read is started again, whole, while the stream elects a leader; on a
+  // single server a failure is said at once, as before (a server that stopped answering).
+  const deadline = nc.info?.cluster === undefined ? 0 : Date.now() + CLUSTER_ELECTION_MS;
+  for (;;) {
+    const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
+    try {
+      await readSubject(ctx, subject, (text, streamSeq) => { reader.acceptMessage(text, streamSeq); }, options.windowBytes);
+      return { records: reader.records, torn: null, tornOffset: -1, lastFile: null };
+    } catch (error) {
+      if (Date.now() >= deadline || !isElectionFailure(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 /** Reads a log for replay/inspection; any damage is an error. A log with no records reads as []. */

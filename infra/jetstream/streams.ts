@@ -5,12 +5,13 @@
 // - nats-server 2.9 (file storage) forgets a subject's last message once its last messages are
 //   deleted (until the next publish): emptiness is judged by the subject's message count, and the
 //   fencing expectation is taken from what the server itself reports (see serverLastSeq).
-import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { natsName, subjects } from "../nats.ts";
 import type { AckInbox } from "./acks.ts";
 import { ApiCode, isApiError } from "./errors.ts";
 import type { LockBucket } from "./lock.ts";
+import { checkReplicas, creating, ReplicasMismatch, replicasToCreate } from "./replicas.ts";
 
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
 /** A commit's records go in messages of at most this many bytes (the server's max_payload is 1 MB). */
@@ -60,23 +61,30 @@ export function ensureLogStream(nc: NatsConnection, namespace: string): Promise<
     const pending = (async () => {
       const jsm = await managerOf(ctx);
       try {
-        await jsm.streams.info(ctx.stream);
+        const info = await jsm.streams.info(ctx.stream);
+        checkReplicas(nc, ctx.stream, info.config.num_replicas);
         return ctx.stream;
       } catch (error) {
         if (!isApiError(error, ApiCode.StreamNotFound)) throw error;
       }
+      let info: StreamInfo;
       try {
-        await jsm.streams.add({
+        info = await creating(nc, ctx.stream, () => jsm.streams.add({
           name: ctx.stream,
           subjects: [`pt.${namespace}.log.>`, `pt.${namespace}.cut.>`],
           storage: StorageType.File,
           retention: RetentionPolicy.Limits,
           duplicate_window: DUPLICATE_WINDOW_NS,
-        });
+          num_replicas: replicasToCreate(nc),
+        }));
       } catch (error) {
+        if (error instanceof ReplicasMismatch) throw error;
         // Another process may have created it first (name in use, or a racing create).
-        if (!isApiError(error, ApiCode.StreamNameInUse)) await jsm.streams.info(ctx.stream).catch(() => Promise.reject(error));
+        info = await jsm.streams.info(ctx.stream).catch(() => Promise.reject(error));
+        checkReplicas(nc, ctx.stream, info.config.num_replicas);
+        return ctx.stream;
       }
+      checkReplicas(nc, ctx.stream, info.config.num_replicas, true);
       return ctx.stream;
     })();
     ctx.ready = pending;

@@ -13,7 +13,8 @@ import { ExitCode } from "../../events/taggedError.ts";
 import { isStorageError, type EpisodeExists, type StorageFailed, type WriterLocked } from "../../infra/eventStore.ts";
 import type { JobRejected } from "../../infra/jobQueue.ts";
 import type { NatsReadStalled, NatsWriteLost } from "../../infra/nats.ts";
-import type { InvalidSubjectToken, NatsUnavailable } from "../../infra/natsSettings.ts";
+import type { InvalidSubjectToken, NatsReplicasInvalid, NatsUnavailable } from "../../infra/natsSettings.ts";
+import type { ReplicasMismatch } from "../../infra/jetstream/replicas.ts";
 import type { RequestTimeout } from "../../infra/natsTransport.ts";
 import type { ChatError } from "../../infra/openaiClient.ts";
 import type { NoResponder, RemoteError } from "../../infra/transport.ts";
@@ -35,7 +36,7 @@ type ErrorTag =
   | Divergence["_tag"] | EndOfLog["_tag"] | StateMismatch["_tag"] | ActorHostLost["_tag"] | Interrupted["_tag"]
   | ActorFailed["_tag"] | LocalWorkersGone["_tag"] | ReportOptionInvalid["_tag"] | ResultsInvalid["_tag"]
   | StorageFailed["_tag"] | SweepStorageFailed["_tag"] | EpisodeExists["_tag"] | WriterLocked["_tag"] | JobRejected["_tag"]
-  | NatsUnavailable["_tag"] | InvalidSubjectToken["_tag"] | NatsWriteLost["_tag"] | NatsReadStalled["_tag"] | RequestTimeout["_tag"] | NoResponder["_tag"] | RemoteError["_tag"]
+  | NatsUnavailable["_tag"] | InvalidSubjectToken["_tag"] | NatsReplicasInvalid["_tag"] | ReplicasMismatch["_tag"] | NatsWriteLost["_tag"] | NatsReadStalled["_tag"] | RequestTimeout["_tag"] | NoResponder["_tag"] | RemoteError["_tag"]
   | ChatError["_tag"];
 
 /** The exit code of each error of ours, by its tag. */
@@ -47,6 +48,7 @@ export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
   ReportOptionInvalid: EXIT.usage,
   ResultsInvalid: EXIT.usage,
   InvalidSubjectToken: EXIT.usage,
+  NatsReplicasInvalid: EXIT.usage,
   // Trouble outside the program (a server away or refusing, another writer, a full disk): what was logged is kept.
   SequenceConflict: EXIT.usage,
   WriterLocked: EXIT.usage,
@@ -54,6 +56,8 @@ export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
   StorageFailed: EXIT.usage,
   SweepStorageFailed: EXIT.usage,
   NatsUnavailable: EXIT.usage,
+  // A stream kept on another number of servers than asked: scaled by its operator, not by probetown.
+  ReplicasMismatch: EXIT.usage,
   ActorHostLost: EXIT.usage,
   LocalWorkersGone: EXIT.usage,
 

@@ -16,7 +16,7 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { loadWorldClis, loadWorlds, worldNames } from "../worlds.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
-import { DEFAULT_NAMESPACE, DEFAULT_NATS_OUTAGE_S, MIN_LOCK_TTL_MS, NATS_OUTAGE_ENV, NATS_OUTAGE_RANGE_S, NATS_URL_ENV, NATS_URL_FROM_ENV, parseNatsOutage, setNatsOutage, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
+import { askReplicas, DEFAULT_NAMESPACE, DEFAULT_NATS_OUTAGE_S, MAX_REPLICAS, MIN_LOCK_TTL_MS, NATS_OUTAGE_ENV, NATS_OUTAGE_RANGE_S, NATS_REPLICAS_ENV, NATS_URL_ENV, NATS_URL_FROM_ENV, parseNatsOutage, parseReplicas, replicasFromSettings, setNatsOutage, shownNatsUrl, splitNatsUrl } from "../../infra/natsSettings.ts";
 import { FlagInvalid, UsageError } from "../kernel/usageError.ts";
 import { PROBETOWN_VERSION } from "../kernel/version.ts";
 import { shownPath } from "../views/text.ts";
@@ -68,6 +68,19 @@ const namespaceOption = () =>
     // It becomes a subject token and part of stream names (at most 255 characters with their prefixes).
     if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) throw new FlagInvalid(`expected 1–200 letters, digits, '-' or '_' (it names NATS subjects and streams), got '${value}'`);
     return value;
+  });
+
+/** `--nats-replicas <n>` on the commands that create JetStream streams and buckets. */
+const replicasOption = () =>
+  new Option(
+    "--nats-replicas <n>",
+    `with --nats: servers of a JetStream cluster that keep each stream and bucket created (1–${MAX_REPLICAS}; default: ${NATS_REPLICAS_ENV}, else 1); an existing one with another count is refused (exit 2), one left unset is taken as it is`,
+  ).argParser((value: string) => {
+    try {
+      return parseReplicas(value, "--nats-replicas");
+    } catch {
+      throw new FlagInvalid(`expected an integer from 1 to ${MAX_REPLICAS}, got '${value}'`);
+    }
   });
 
 function episodeOptions(cmd: Command): Command {
@@ -154,9 +167,18 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       if (command.getOptionValueSource("namespace") === "cli" && command.opts().nats === undefined) {
         throw new UsageError(`--namespace ${String(command.opts().namespace)}: a namespace applies with --nats <url> (without it everything stays in files)`);
       }
+      const replicas = command.opts().natsReplicas as number | undefined;
+      if (replicas !== undefined && command.opts().nats === undefined) {
+        throw new UsageError(`--nats-replicas ${replicas}: a replica count applies with --nats <url> (without it everything stays in files)`);
+      }
+      askReplicas(replicas);
+      // A bad PROBETOWN_NATS_REPLICAS is said before the command starts, not when it first creates a stream.
+      if (command.opts().nats !== undefined) replicasFromSettings();
     })
     // Every command may read a log or run an episode: the worlds' record types and modules, once its flags are checked.
-    .hook("preAction", () => loadWorlds());
+    .hook("preAction", () => loadWorlds())
+    // A command run in this process after this one (the tests run many) does not inherit its count.
+    .hook("postAction", () => askReplicas(undefined));
   const wrap =
     <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>
     async (...args: A) =>
@@ -206,6 +228,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
       .addOption(natsOutageOption())
       .addOption(namespaceOption())
+      .addOption(replicasOption())
       .option("--remote <ids>", "with --nats: actors served by `probetown actor-host` processes (comma-separated ids, or 'all')")
       .option("--resume", "continue an interrupted episode with the same settings (its --log directory, default runs/<episode>, or its JetStream log): restore the latest snapshot the log reaches (one past a cut log's end is kept, not used), check the logged tail, append the rest (with --remote, the actor hosts restore it too)"),
   );
@@ -220,6 +243,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       .addOption(natsOption("the parent's log is in JetStream, and the child's goes there too"))
       .addOption(natsOutageOption())
       .addOption(namespaceOption())
+      .addOption(replicasOption())
       .requiredOption("--at <tick>", "fork after this committed tick", integer("--at", 0))
       .requiredOption("--condition <name>", "the child's condition")
       .option("--ticks <n>", "total ticks of the child (default: the parent's)", integer("--ticks", 1, MAX_TICKS, " (ticks per episode)"))
@@ -263,6 +287,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(natsOutageOption())
     .addOption(namespaceOption())
+    .addOption(replicasOption())
     .option("--concurrency <n>", "episodes run at once by this worker", integer("--concurrency", 1), 1)
     .option("--name <name>", "worker name shown in outcomes")
     // No commander defaults: only a flag actually given changes a namespace that already has a queue or lock bucket.
@@ -299,6 +324,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (a world's own sweep queues its jobs: see Notes)"))
     .addOption(natsOutageOption())
     .addOption(namespaceOption())
+    .addOption(replicasOption())
     .option("--workers <n>", `with --nats: start n local worker processes for this sweep (0: use workers started elsewhere); a world's own sweep may take it without --nats (see Notes); at most ${WORKERS_PER_CORE} per core without --many-workers`, integer("--workers", 0, MAX_WORKERS), 0)
     .option("--many-workers", `allow --workers above ${WORKERS_PER_CORE} per core (up to ${MAX_WORKERS}): for workers that mostly wait on a model endpoint`)
     .option("--out <file>", "write every outcome as JSON")

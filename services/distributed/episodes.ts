@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_OUTAGE_ENV, natsOutageSeconds, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, outageOf, outageWindowText, shownNatsUrl, subjects } from "../../infra/nats.ts";
+import { replicasFromSettings } from "../../infra/natsSettings.ts";
+import { closeNats, connectNats, DEFAULT_NAMESPACE, isJetStreamOff, isJetStreamStorageFull, isNatsTimeout, NATS_OUTAGE_ENV, NATS_REPLICAS_ENV, natsOutageSeconds, NATS_URL_ENV, NATS_URL_FROM_ENV, NatsUnavailable, NatsWriteLost, outageOf, outageWindowText, shownNatsUrl, subjects } from "../../infra/nats.ts";
 import { StorageFailed } from "../../infra/eventStore.ts";
 import { LocalWorkersEnded, type LocalWorkersGone, type WorkerEnd } from "./errors.ts";
 import type { Placement, Where } from "../kernel/episodes.ts";
@@ -126,6 +127,12 @@ export function watchWorkers(children: readonly ChildProcess[], quiet: boolean |
  * workers straight to the terminal they ran into the bar's line. (They ran with `--quiet`: a sweep
  * with local workers cut damaged tails off its logs without a word.)
  */
+/** The sweep's replica count (`--nats-replicas`), passed on to the workers it starts. */
+function replicasEnv(): Record<string, string> {
+  const replicas = replicasFromSettings();
+  return replicas === undefined ? {} : { [NATS_REPLICAS_ENV]: String(replicas) };
+}
+
 export function spawnWorkers(n: number, url: string, namespace: string, options: { readonly quiet?: boolean | undefined; readonly say?: (line: string) => void; readonly trace?: { readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> } } = {}): ChildProcess[] {
   const say = options.say ?? stderrLine;
   return Array.from({ length: n }, (_, i) => {
@@ -134,7 +141,7 @@ export function spawnWorkers(n: number, url: string, namespace: string, options:
     // The URL goes in the environment, not the command line, where `ps` would show its credentials.
     // A traced sweep's workers trace to where the sweep does (services/distributed/jobTracing.ts: workerTrace).
     const trace = options.trace ?? { args: [], env: {} };
-    const child = spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, options.quiet === true ? "--quiet" : "--notes-only", ...trace.args], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, ...trace.env, [NATS_URL_ENV]: url, [NATS_OUTAGE_ENV]: String(natsOutageSeconds()) } });
+    const child = spawn(process.execPath, [CLI, "worker", "--nats", NATS_URL_FROM_ENV, "--namespace", namespace, "--name", `local-${i + 1}`, options.quiet === true ? "--quiet" : "--notes-only", ...trace.args], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, ...trace.env, [NATS_URL_ENV]: url, [NATS_OUTAGE_ENV]: String(natsOutageSeconds()), ...replicasEnv() } });
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on("line", say);
     return child;
   });
