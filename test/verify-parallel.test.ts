@@ -43,7 +43,7 @@ describe("verify in spans between snapshots", () => {
 
   it("gives the one-thread report on logs that hold, having replayed them in spans", async () => {
     // 10 agents: a snapshot every tick (the default up to 64 actors).
-    expect((await runCli(["run", "auratown", "--seed", "11", "--ticks", "12", "--config", '{"extraAgents":5}', "--log", good, "--quiet"])).code).toBe(0);
+    expect((await runCli(["run", "auratown", "--seed", "11", "--ticks", "12", "--config", '{"extraAgents":5}', "--snapshot-every", "1", "--log", good, "--quiet"])).code).toBe(0);
     const spans = await replayInSpans(good, layoutOf(good), { threads: 3, from: 0, headStart: 0 });
     expect(spans).not.toBeNull();
     expect(spans).toMatchObject({ lastTick: 11, incompleteTick: false, torn: null, count: recordsOf(good).length });
@@ -53,7 +53,7 @@ describe("verify in spans between snapshots", () => {
 
     // A fork: its first span starts from its base snapshot.
     const fork = join(work, "fork");
-    expect((await runCli(["fork", good, "--at", "3", "--condition", "baseline", "--log", fork, "--quiet"])).code).toBe(0);
+    expect((await runCli(["fork", good, "--at", "3", "--condition", "baseline", "--snapshot-every", "1", "--log", fork, "--quiet"])).code).toBe(0);
     expect(await replayInSpans(fork, layoutOf(fork), { threads: 3, from: 0, headStart: 0 })).toMatchObject({ lastTick: 11 });
     expect(comparable(await verifyEpisode(fork, inSpans))).toEqual(comparable(await verifyEpisode(fork, oneThread)));
 
