@@ -1,0 +1,103 @@
+// The episodes list's model-call and duration columns and its live updates, in process: the server
+// on a free port over a town (no model calls) and a household episode whose agents asked the fake
+// OpenAI-compatible server. The counts are checked against services/llm/usage.ts over the whole log.
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usageFromRecords } from "../services/llm/usage.ts";
+import { summarise } from "../services/ui/catalogue.ts";
+import { startUi, type UiServer } from "../services/ui/server.ts";
+import { firstSegment, logRecords, tempDir } from "./helpers.ts";
+import { FIXTURE_MODEL, modelCallsEpisode, uiFixture, type UiFixture } from "./uiFixtures.ts";
+import { openSse, type SseStream } from "./uiLive.ts";
+
+let fixture: UiFixture;
+let server: UiServer;
+const streams: SseStream[] = [];
+
+beforeAll(async () => {
+  fixture = await uiFixture();
+  await modelCallsEpisode(join(fixture.runs, "household"));
+  server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
+}, 180_000);
+
+afterAll(async () => {
+  for (const s of streams) s.close();
+  await server?.close();
+}, 60_000);
+
+interface Row {
+  id: string;
+  shownStatus: string;
+  modelCalls: { models: string[]; calls: number; tokens: number } | null;
+  durationMs: number | null;
+}
+
+const rows = async (): Promise<Row[]> => ((await (await fetch(`${server.url}/api/episodes`)).json()) as { episodes: Row[] }).episodes;
+
+const spent = (dir: string) => {
+  const { total } = usageFromRecords(logRecords(dir));
+  return { calls: total.calls, tokens: total.promptTokens + total.completionTokens };
+};
+
+describe("probetown ui: the list's models, tokens and duration", () => {
+  it("counts an episode's model calls as usage.ts does, and none for a town without them", async () => {
+    const list = await rows();
+    const household = list.find((r) => r.id === "household")!;
+    const expected = spent(join(fixture.runs, "household"));
+    expect(expected.calls).toBeGreaterThan(0);
+    expect(household.modelCalls).toEqual({ models: [FIXTURE_MODEL], ...expected });
+    expect(list.find((r) => r.id === "town")!.modelCalls).toEqual({ models: [], calls: 0, tokens: 0 });
+  });
+
+  it("takes the duration from the first and last records' wall-clock stamps (meta.ts)", async () => {
+    const records = logRecords(join(fixture.runs, "household"));
+    const expected = Date.parse(records.at(-1)!.meta!.ts!) - Date.parse(records[0]!.meta!.ts!);
+    expect((await rows()).find((r) => r.id === "household")!.durationMs).toBe(expected);
+  });
+
+  it("reads only what a log gained since the last ask, and counts the same as a whole read", () => {
+    const root = tempDir("ui-list-grow");
+    const source = join(fixture.runs, "household");
+    const dir = join(root, "growing");
+    mkdirSync(join(dir, "log"), { recursive: true });
+    const text = readFileSync(firstSegment(source), "utf8");
+    const segment = join(dir, "log", "000000000000.jsonl");
+    // Cut mid-line: the part line is left for the next read.
+    const cut = text.indexOf('"type":"llm.completed"') + 5;
+    writeFileSync(segment, text.slice(0, cut));
+    const before = summarise(root, dir).modelCalls!;
+    expect(before.calls).toBe(0);
+    writeFileSync(segment, text);
+    expect(summarise(root, dir).modelCalls).toEqual({ models: [FIXTURE_MODEL], ...spent(source) });
+    // Asked again unchanged: the same counts.
+    expect(summarise(root, dir).modelCalls).toEqual({ models: [FIXTURE_MODEL], ...spent(source) });
+  });
+});
+
+describe("probetown ui: the list, live", () => {
+  it("tells a listening browser of a new episode under the runs folder, which the list then holds", async () => {
+    const stream = await openSse(`${server.url}/api/episodes/live`);
+    streams.push(stream);
+    expect(stream.status).toBe(200);
+    await stream.next("ready");
+    expect((await rows()).some((r) => r.id === "later/town")).toBe(false);
+    mkdirSync(join(fixture.runs, "later"));
+    cpSync(join(fixture.runs, "town"), join(fixture.runs, "later", "town"), { recursive: true });
+    // The wait the live tests use for a busy machine; the change comes within a second or so.
+    for (let seen = 0; ; seen++) {
+      const event = await stream.next("changed", seen, 30_000);
+      if ((event.data as { added: string[] }).added.includes("later/town")) break;
+    }
+    const added = (await rows()).find((r) => r.id === "later/town")!;
+    expect(added).toBeDefined();
+    await server.verification.settled();
+    expect((await rows()).find((r) => r.id === "later/town")!.shownStatus).toBe("finished");
+  });
+
+  it("refuses parameters on the list's stream", async () => {
+    const response = await fetch(`${server.url}/api/episodes/live?x=1`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("'x'");
+  });
+});
