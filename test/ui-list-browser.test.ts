@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageFromRecords } from "../services/llm/usage.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
-import { logRecords } from "./helpers.ts";
+import { logRecords, runCli } from "./helpers.ts";
 import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
 import { FIXTURE_MODEL, modelCallsEpisode, uiFixture, type UiFixture } from "./uiFixtures.ts";
 
@@ -89,6 +89,10 @@ describe("probetown ui in Chromium: the episodes list", () => {
       await page.waitForSelector('tr.episode[data-id="later/town"]', WAIT);
       // Verified in the background once found; the list shows its verdict when it arrives.
       await page.waitForSelector('tr.episode[data-id="later/town"] td.verify-ok', WAIT);
+      // A sweep started into the runs folder: its progress shows, and reaches its end.
+      const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-1", "--regimes", "low", "--worlds", "graphnav", "--policies", "oracle,no-probe", "--log", join(fixture.runs, "grid-log"), "-q"]);
+      expect(sweep.code).toBe(0);
+      await page.waitForFunction(`document.querySelector('.sweep-progress li[data-sweep="grid-log"] .sweep-done')?.textContent === "4 / 4 episodes finished"`, undefined, WAIT);
       await checkView(page, "episodes-live");
       await page.close();
     },

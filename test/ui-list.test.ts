@@ -1,13 +1,13 @@
 // The episodes list's model-call and duration columns and its live updates, in process: the server
 // on a free port over a town (no model calls) and a household episode whose agents asked the fake
 // OpenAI-compatible server. The counts are checked against services/llm/usage.ts over the whole log.
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageFromRecords } from "../services/llm/usage.ts";
 import { summarise } from "../services/ui/catalogue.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
-import { firstSegment, logRecords, tempDir } from "./helpers.ts";
+import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 import { FIXTURE_MODEL, modelCallsEpisode, uiFixture, type UiFixture } from "./uiFixtures.ts";
 import { openSse, type SseStream } from "./uiLive.ts";
 
@@ -18,6 +18,12 @@ const streams: SseStream[] = [];
 beforeAll(async () => {
   fixture = await uiFixture();
   await modelCallsEpisode(join(fixture.runs, "household"));
+  // A sweep's --log of four jobs, caught midway: one not begun, one interrupted, two finished.
+  const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-1", "--regimes", "low", "--worlds", "graphnav", "--policies", "oracle,no-probe", "--log", join(fixture.runs, "grid-log"), "-q"]);
+  expect(sweep.code).toBe(0);
+  rmSync(join(fixture.runs, "grid-log", "graphnav-low", "no-probe", "s1"), { recursive: true });
+  const cut = firstSegment(join(fixture.runs, "grid-log", "graphnav-low", "no-probe", "s0"));
+  writeFileSync(cut, readFileSync(cut, "utf8").split("\n").slice(0, -2).join("\n") + "\n");
   server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
 }, 180_000);
 
@@ -72,6 +78,13 @@ describe("probetown ui: the list's models, tokens and duration", () => {
     expect(summarise(root, dir).modelCalls).toEqual({ models: [FIXTURE_MODEL], ...spent(source) });
     // Asked again unchanged: the same counts.
     expect(summarise(root, dir).modelCalls).toEqual({ models: [FIXTURE_MODEL], ...spent(source) });
+  });
+});
+
+describe("probetown ui: a sweep's progress", () => {
+  it("counts a sweep's finished jobs against its spec, overall (no worker is recorded per job)", async () => {
+    const body = (await (await fetch(`${server.url}/api/episodes`)).json()) as { sweepProgress: unknown[] };
+    expect(body.sweepProgress).toEqual([{ id: "grid-log", total: 4, done: 2, started: 1 }]);
   });
 });
 

@@ -22,6 +22,7 @@ import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, queryRecords, recordDetail } from "./records.ts";
 import { gridScatters, reportNamed, reportsIn } from "./reportCharts.ts";
 import { tickSpans, traceFileOf } from "./traceSpans.ts";
+import { sweepProgress } from "./sweepProgress.ts";
 import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
 
@@ -179,7 +180,10 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
   app.get("/api/episodes", async (c) => {
     const params = c.req.query();
     if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
-    return c.json({ runs: root, episodes: await Promise.all([...episodes.values()].map(row)) });
+    const rows = await Promise.all([...episodes.values()].map(row));
+    // Sweeps running into the runs folder, from the rows just read.
+    const sweeps = sweepProgress(root, rows.filter((r) => !r.id.startsWith("jetstream:")));
+    return c.json({ runs: root, episodes: rows, sweepProgress: sweeps });
   });
 
   // The list's changes as server-sent events: `ready`, then `changed` {added, changed} (episode ids)

@@ -103,6 +103,21 @@ function matches(e, f) {
 
 const LIST_COALESCE_MS = 1000;
 
+/**
+ * Sweeps logging into the runs folder (`sweep --log`): jobs finished of those the sweep's spec holds,
+ * updated with the list. Which worker ran which job is not written there: the progress is overall.
+ */
+function SweepProgress({ sweeps }) {
+  if (!sweeps?.length) return "";
+  return html`<section class="sweep-progress" aria-label="sweep progress"><h3>Sweep progress</h3>
+    <ul>${sweeps.map((s) => html`<li data-sweep=${s.id}>
+      <strong>${s.id}</strong> <progress max=${s.total} value=${s.done} aria-label=${`${s.id}: episodes finished`}></progress>
+      <span class="sweep-done">${s.done} / ${s.total} episodes finished</span>${s.started ? html` <small>(${s.started} begun, not finished)</small>` : ""}
+    </li>`)}</ul>
+    <p class="chart-note">Overall, per sweep: the runs folder does not record which worker ran which episode.</p>
+  </section>`;
+}
+
 function EpisodeList() {
   const [data, setData] = useState(null);
   const [error, setError] = useState(null);
@@ -161,6 +176,7 @@ function EpisodeList() {
       <label>model <select name="model" value=${filter.model} onChange=${set("model")}><option value="">all</option><option value="(none)">no model calls</option>${models.map((m) => html`<option value=${m}>${m}</option>`)}</select></label>
       <span class="count">${shown.length} of ${rows.length} episodes</span>
     </div>
+    <${SweepProgress} sweeps=${data.sweepProgress} />
     <table class="episodes">
       <thead><tr>${Object.keys(SORTS).map(th)}</tr></thead>
       <tbody>
