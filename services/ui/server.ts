@@ -182,7 +182,7 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
     const rows = await Promise.all([...episodes.values()].map(row));
     // Sweeps running into the runs folder, from the rows just read.
-    const sweeps = sweepProgress(root, rows.filter((r) => !r.id.startsWith("jetstream:")));
+    const sweeps = await sweepProgress(root, rows.filter((r) => !r.id.startsWith("jetstream:")));
     return c.json({ runs: root, episodes: rows, sweepProgress: sweeps });
   });
 

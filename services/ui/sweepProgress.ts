@@ -1,12 +1,12 @@
-// A sweep's progress while it runs: an EnvProbe sweep with `--log <dir>` under the runs folder
-// leaves its spec there first (MARKER) and then one episode directory per job
-// (`<world-regime>/<policy>/s<seed>`). Its progress is the jobs whose logs are finished against the
-// jobs its spec holds, from the rows the list already has (no log is read again). Which worker ran
-// which job is not written to the runs folder (a NATS sweep's job outcomes name their worker in
+// A sweep's progress while it runs: a world's own sweep run with `--log <dir>` under the runs folder
+// (EnvProbe's) leaves its spec there first and then one episode directory per job, some folders
+// down (the world module's `sweepLog`). Its progress is the jobs whose logs are finished against
+// the jobs its spec holds, from the rows the list already has (no log is read again). Which worker
+// ran which job is not written to the runs folder (a NATS sweep's job outcomes name their worker in
 // JetStream only), so the progress is the sweep's as a whole.
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { MARKER, missingFromSweepLog } from "../envprobe/sweep.ts";
+import { registeredWorlds } from "../kernel/worlds.ts";
 import type { EpisodeSummary } from "./catalogue.ts";
 
 export interface SweepProgress {
@@ -20,20 +20,13 @@ export interface SweepProgress {
   readonly started: number;
 }
 
-/** The sweep folder an episode would lie in (three levels up), or null. */
-const sweepOf = (id: string): string | null => {
+/** The folder `depth` levels above an episode, or null when it lies less deep. */
+const folderAbove = (id: string, depth: number): string | null => {
   const parts = id.split("/");
-  return parts.length < 3 ? null : parts.slice(0, -3).join("/") || ".";
+  return parts.length < depth ? null : parts.slice(0, -depth).join("/") || ".";
 };
 
-export function sweepProgress(root: string, rows: readonly Pick<EpisodeSummary, "id" | "status">[]): SweepProgress[] {
-  const bySweep = new Map<string, { finished: Set<string>; started: Set<string> }>();
-  const isSweep = new Map<string, boolean>();
-  const sweepFolder = (id: string): boolean => {
-    let known = isSweep.get(id);
-    if (known === undefined) isSweep.set(id, (known = existsSync(join(root, id, MARKER))));
-    return known;
-  };
+export async function sweepProgress(root: string, rows: readonly Pick<EpisodeSummary, "id" | "status">[]): Promise<SweepProgress[]> {
   // A sweep that has begun but logged no episode yet: its folder directly in the runs folder.
   let names: string[] = [];
   try {
@@ -41,19 +34,23 @@ export function sweepProgress(root: string, rows: readonly Pick<EpisodeSummary, 
   } catch {
     // The runs folder is gone: no sweeps.
   }
-  for (const id of [".", ...names]) if (sweepFolder(id)) bySweep.set(id, { finished: new Set(), started: new Set() });
-  for (const row of rows) {
-    const sweep = sweepOf(row.id);
-    if (sweep === null || !sweepFolder(sweep)) continue;
-    const entry = bySweep.get(sweep) ?? bySweep.set(sweep, { finished: new Set(), started: new Set() }).get(sweep)!;
-    const key = sweep === "." ? row.id : row.id.slice(sweep.length + 1);
-    (row.status === "finished" ? entry.finished : entry.started).add(key);
+  const out = new Map<string, SweepProgress>();
+  for (const world of registeredWorlds()) {
+    const sweepLog = world.sweepLog;
+    if (sweepLog === undefined) continue;
+    const candidates = new Map<string, { finished: Set<string>; started: number }>(names.map((n) => [n, { finished: new Set(), started: 0 }]));
+    for (const row of rows) {
+      const folder = folderAbove(row.id, sweepLog.depth);
+      if (folder === null) continue;
+      const entry = candidates.get(folder) ?? candidates.set(folder, { finished: new Set(), started: 0 }).get(folder)!;
+      if (row.status === "finished") entry.finished.add(folder === "." ? row.id : row.id.slice(folder.length + 1));
+      else entry.started++;
+    }
+    for (const [id, { finished, started }] of candidates) {
+      if (out.has(id)) continue;
+      const progress = await sweepLog.progress(join(root, id), finished);
+      if (progress !== null) out.set(id, { id, total: progress.expected, done: progress.expected - progress.missing.length, started });
+    }
   }
-  const out: SweepProgress[] = [];
-  for (const [id, { finished, started }] of [...bySweep].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const missing = missingFromSweepLog(join(root, id), finished);
-    if (missing === null) continue;
-    out.push({ id, total: missing.expected, done: missing.expected - missing.missing.length, started: started.size });
-  }
-  return out;
+  return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
