@@ -34,6 +34,8 @@ afterAll(async () => {
 
 interface Row {
   id: string;
+  status: string;
+  verify: { state: string };
   shownStatus: string;
   modelCalls: { models: string[]; calls: number; tokens: number } | null;
   durationMs: number | null;
@@ -106,6 +108,29 @@ describe("probetown ui: the list, live", () => {
     expect(added).toBeDefined();
     await server.verification.settled();
     expect((await rows()).find((r) => r.id === "later/town")!.shownStatus).toBe("finished");
+  });
+
+  it("verifies a run found unfinished again once its log reaches its last tick", async () => {
+    const stream = await openSse(`${server.url}/api/episodes/live`);
+    streams.push(stream);
+    await stream.next("ready");
+    const dir = join(fixture.runs, "running", "town");
+    mkdirSync(join(dir, "log"), { recursive: true });
+    const text = readFileSync(firstSegment(join(fixture.runs, "town")), "utf8");
+    const segment = join(dir, "log", "000000000000.jsonl");
+    // The run as it stands midway: its first tick committed.
+    const lines = text.split("\n");
+    writeFileSync(segment, lines.slice(0, lines.findIndex((l) => l.includes('"type":"tick.committed"')) + 1).join("\n") + "\n");
+    const seen = async (what: (c: { added: string[]; changed: string[] }) => boolean) => {
+      for (let skip = stream.events.filter((e) => e.event === "changed").length; ; skip++) if (what((await stream.next("changed", skip, 30_000)).data as { added: string[]; changed: string[] })) return;
+    };
+    await seen((c) => c.added.includes("running/town"));
+    await server.verification.settled();
+    expect((await rows()).find((r) => r.id === "running/town")).toMatchObject({ status: "interrupted", verify: { state: "unfinished" } });
+    writeFileSync(segment, text);
+    await seen((c) => c.changed.includes("running/town"));
+    await server.verification.settled();
+    expect((await rows()).find((r) => r.id === "running/town")).toMatchObject({ status: "finished", verify: { state: "ok" } });
   });
 
   it("refuses parameters on the list's stream", async () => {

@@ -116,8 +116,8 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
   // The list, live: the runs folder is watched while some browser listens.
   const listeners = new Set<(change: CatalogueChange) => void>();
   let stopWatching: (() => void) | null = null;
-  /** File episodes whose log has grown since they were last verified: verified again once finished. */
-  const grown = new Set<string>();
+  /** How many records each episode's log held when it was last verified again. */
+  const reverifiedAt = new Map<string, number>();
   const rescan = (): string[] => {
     let found: EpisodeSource[];
     try {
@@ -136,9 +136,12 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     for (const id of ids) {
       const dir = episodes.get(id)?.dir;
       if (dir === null || dir === undefined) continue;
-      grown.add(id);
-      if (summarise(root, dir, false).status === "finished" && verification.status(id).state !== "pending") {
-        grown.delete(id);
+      // Only a log that holds more than its verdict covered (not a file touched beside it), and
+      // once per length, is verified again.
+      const { status, records } = summarise(root, dir, false);
+      const verdict = verification.status(id);
+      if (status === "finished" && verdict.state !== "pending" && verdict.records !== records && reverifiedAt.get(id) !== records) {
+        reverifiedAt.set(id, records);
         verification.add(id, dir);
       }
     }
