@@ -101,7 +101,8 @@ export async function uiRows(work: string, quick: boolean, log: (s: string) => v
 
     // The town replay's scrubber: to the last tick and back to the first, five times each way.
     await page.click('button[data-tab="world"]');
-    await page.waitForSelector(".town-view g.resident", WAIT);
+    // Above 40 residents the map shows a marker per place (a cluster) instead of one per resident.
+    await page.waitForSelector(".town-view g.resident, .town-view g.cluster", WAIT);
     const worldView = (await (await fetch(`${server.url}/api/world-view?id=day`)).json()) as { data: { frames: { tick: number }[] } };
     const frames = worldView.data.frames.map((f) => f.tick);
     await page.evaluate(`window.__frames = ${JSON.stringify(frames)}`);

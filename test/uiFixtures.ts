@@ -4,6 +4,8 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { forkEpisode, runEpisode } from "../services/kernel/episodes.ts";
+import { makeLlmGateway } from "../services/llm/index.ts";
+import { fakeServer } from "./fakeLlmServer.ts";
 import { firstSegment, tempDir } from "./helpers.ts";
 
 export interface UiFixture {
@@ -41,4 +43,21 @@ export function filesUnder(dir: string): Map<string, string> {
     if (statSync(path).isFile()) found.set(name, readFileSync(path, "base64"));
   }
   return found;
+}
+
+/** The model the household episode with model calls asks for. */
+export const FIXTURE_MODEL = "fake-agent";
+
+/**
+ * A household episode whose agents ask a model (the fake OpenAI-compatible server, answering each
+ * agent "wait" with 100 prompt and 20 completion tokens): an episode with model calls in the list.
+ */
+export async function modelCallsEpisode(dir: string): Promise<void> {
+  const server = await fakeServer(() => ({ content: JSON.stringify({ thought: "t", action: "Wait[]" }) }));
+  try {
+    const gateway = makeLlmGateway({ baseURL: server.url, apiKey: null, models: { agent: FIXTURE_MODEL }, backoffMs: 5, timeoutMs: 3000, maxAttempts: 2 });
+    await runEpisode({ world: "household", seed: 1, condition: "llm", ticks: 3, config: { task: "tea-for-two", llm: { agent: FIXTURE_MODEL } }, dir, trace: { exporter: "none" }, fsync: "never", llm: gateway.responder });
+  } finally {
+    await server.close();
+  }
 }

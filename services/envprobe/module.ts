@@ -19,6 +19,8 @@ const envprobe: WorldModule<EnvprobeConfig> = {
   summaries: { callsModels: true, coversAncestors: true, fromLog: ({ dir, records, parents }) => envprobeLogSummary(dir, records, parents) },
   // Its grid (worlds × regimes × policies × seeds) runs on its own driver (services/envprobe/sweep.ts).
   sweep: async (flags) => (await import("./commands.ts")).cmdEnvprobeSweep(flags as EnvprobeSweepFlags),
+  // Its --log holds the sweep's spec first, then `<world-regime>/<policy>/s<seed>` per job.
+  sweepLog: { depth: 3, progress: async (log, finished) => (await import("./sweep.ts")).missingFromSweepLog(log, finished) },
   // With --nats its grid is queued as chunks of seeds (services/envprobe/natsSweep.ts): a worker
   // runs a chunk's episodes through the direct driver, logs to the sweep's --log.
   jobs: {

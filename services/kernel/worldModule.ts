@@ -118,6 +118,19 @@ export interface WorldModule<Config = any> {
   readonly jobs?: WorldJobs;
   /** The world's own view in `probetown ui` (services/ui), beside the timeline every world has. */
   readonly ui?: WorldUi;
+  /** What its own sweep leaves in its --log as it runs: the dashboard's sweep progress reads it. */
+  readonly sweepLog?: WorldSweepLog;
+}
+
+/** A world's own sweep's --log folder as the dashboard counts its progress. */
+export interface WorldSweepLog {
+  /** How many folders below the --log each episode directory lies. */
+  readonly depth: number;
+  /**
+   * The jobs the sweep whose spec `log` holds asked for, and those among them not in `finished`
+   * (episode directories relative to `log`, "/"-separated); null when `log` holds no such spec.
+   */
+  readonly progress: (log: string, finished: ReadonlySet<string>) => Promise<{ readonly expected: number; readonly missing: readonly string[] } | null>;
 }
 
 /** A world's dashboard view: its data, computed from a log on the server, and the module that draws it. */

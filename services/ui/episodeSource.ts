@@ -26,7 +26,7 @@ export function fileEpisode(root: string, dir: string, id: string): EpisodeSourc
   return {
     id,
     dir,
-    summary: async () => summarise(root, dir),
+    summary: async () => summarise(root, dir, readable()),
     load: async () => (readable() ? loadLog(dir) : REFUSED),
     follow: (after, signal) => followFileLog(dir, after, signal, readable),
   };

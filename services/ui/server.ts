@@ -12,7 +12,8 @@ import { streamSSE } from "hono/streaming";
 import { connectNats } from "../../infra/nats.ts";
 import { UsageError } from "../kernel/usageError.ts";
 import { isRegisteredWorld, worldModuleNamed } from "../kernel/worlds.ts";
-import { idOf, type EpisodeSummary } from "./catalogue.ts";
+import { idOf, summarise, type EpisodeSummary } from "./catalogue.ts";
+import { watchCatalogue, type CatalogueChange } from "./catalogueWatch.ts";
 import { compareLoaded } from "./compare.ts";
 import { fileEpisode, fileEpisodesUnder, type EpisodeSource } from "./episodeSource.ts";
 import { checkAgainstLog, childDir, parseForkRequest, runFork } from "./fork.ts";
@@ -21,6 +22,7 @@ import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, queryRecords, recordDetail } from "./records.ts";
 import { gridScatters, reportNamed, reportsIn } from "./reportCharts.ts";
 import { tickSpans, traceFileOf } from "./traceSpans.ts";
+import { sweepProgress } from "./sweepProgress.ts";
 import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
 
@@ -96,8 +98,10 @@ export interface App {
 }
 
 /**
- * The app over the episodes under `runs`, and `more` (a JetStream namespace's): found once, at
- * start, the set of episodes the API may read. A folder added later needs a restart.
+ * The app over the episodes under `runs`, and `more` (a JetStream namespace's): found at start, the
+ * set of episodes the API may read; while a browser listens to the list (`/api/episodes/live`), an
+ * episode directory that appears under `runs` joins it (a JetStream episode started later needs a
+ * restart).
  */
 export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[]; readonly jaeger?: string } = {}): App {
   const root = resolve(runs);
@@ -108,6 +112,58 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
   const files = staticFiles();
   const streams = new Set<AbortController>();
   const app = new Hono();
+
+  // The list, live: the runs folder is watched while some browser listens.
+  const listeners = new Set<(change: CatalogueChange) => void>();
+  let stopWatching: (() => void) | null = null;
+  /** How many records each episode's log held when it was last verified again. */
+  const reverifiedAt = new Map<string, number>();
+  const rescan = (): string[] => {
+    let found: EpisodeSource[];
+    try {
+      found = fileEpisodesUnder(root);
+    } catch {
+      return []; // The folder cannot be walked now (removed, unreadable): the next look tries again.
+    }
+    const added = found.filter((source) => !episodes.has(source.id));
+    for (const source of added) {
+      episodes.set(source.id, source);
+      verification.add(source.id, source.dir!);
+    }
+    return added.map((source) => source.id);
+  };
+  const reverifyFinished = (ids: readonly string[]): void => {
+    for (const id of ids) {
+      const dir = episodes.get(id)?.dir;
+      if (dir === null || dir === undefined) continue;
+      // Only a log that holds more than its verdict covered (not a file touched beside it), and
+      // once per length, is verified again.
+      const { status, records } = summarise(root, dir, false);
+      const verdict = verification.status(id);
+      if (status === "finished" && verdict.state !== "pending" && verdict.records !== records && reverifiedAt.get(id) !== records) {
+        reverifiedAt.set(id, records);
+        verification.add(id, dir);
+      }
+    }
+  };
+  const listen = (listener: (change: CatalogueChange) => void): (() => void) => {
+    listeners.add(listener);
+    stopWatching ??= watchCatalogue(root, {
+      isEpisode: (id) => episodes.has(id),
+      rescan,
+      emit: (change) => {
+        reverifyFinished(change.changed);
+        for (const l of listeners) l(change);
+      },
+    });
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0) {
+        stopWatching?.();
+        stopWatching = null;
+      }
+    };
+  };
 
   const row = async (source: EpisodeSource): Promise<EpisodeRow> => {
     const summary = await source.summary();
@@ -127,7 +183,40 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
   app.get("/api/episodes", async (c) => {
     const params = c.req.query();
     if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
-    return c.json({ runs: root, episodes: await Promise.all([...episodes.values()].map(row)) });
+    const rows = await Promise.all([...episodes.values()].map(row));
+    // Sweeps running into the runs folder, from the rows just read.
+    const sweeps = await sweepProgress(root, rows.filter((r) => !r.id.startsWith("jetstream:")));
+    return c.json({ runs: root, episodes: rows, sweepProgress: sweeps });
+  });
+
+  // The list's changes as server-sent events: `ready`, then `changed` {added, changed} (episode ids)
+  // for each burst of changes under the runs folder; the browser asks for the list again.
+  app.get("/api/episodes/live", (c) => {
+    const params = c.req.query();
+    if (Object.keys(params).length > 0) return c.json({ error: unknown(params, "no parameters") }, 400);
+    return streamSSE(c, async (stream) => {
+      const stop = new AbortController();
+      streams.add(stop);
+      stream.onAbort(() => stop.abort());
+      const pending: CatalogueChange[] = [];
+      let wake: (() => void) | null = null;
+      const unlisten = listen((change) => {
+        pending.push(change);
+        wake?.();
+      });
+      stop.signal.addEventListener("abort", () => wake?.(), { once: true });
+      try {
+        await stream.writeSSE({ event: "ready", data: "{}" });
+        while (!stop.signal.aborted) {
+          if (pending.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+          wake = null;
+          for (const change of pending.splice(0)) await stream.writeSSE({ event: "changed", data: JSON.stringify(change) });
+        }
+      } finally {
+        unlisten();
+        streams.delete(stop);
+      }
+    });
   });
 
   app.get("/api/episode", async (c) => {
@@ -325,6 +414,8 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     verification,
     endStreams: () => {
       for (const stop of streams) stop.abort();
+      stopWatching?.();
+      stopWatching = null;
     },
   };
 }

@@ -1,5 +1,6 @@
 // AURATown's dashboard view (served by `probetown ui` as this world's view): the map, residents at
-// the chosen tick, a scrubber with play, pause and step, and a panel for the resident chosen in the
+// the chosen tick (above AGGREGATE_OVER, one marker per place with a count, expanded on click), the
+// tick's conversations and incidents at their places, a scrubber with play, pause and step, and a panel for the resident chosen in the
 // table (its records up to the tick). Data: services/auratown/ui/townView.ts.
 import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -11,6 +12,70 @@ const FILL = { home: "#fde2c8", cafe: "#f9d0d0", park: "#d3f0d0", shop: "#dde4ff
 /** The table's rows are drawn only where it is scrolled to (a 1,000-resident town redrew 1,000 rows per tick). */
 const ROW = 28;
 const SHOWN = 20;
+
+/** Above this many residents the map shows one marker per place (with its count), expanded on click. */
+const AGGREGATE_OVER = 40;
+
+/** The residents grouped where they are: by place, or by map cell for those on the way. */
+function clustersOf(residents, places) {
+  const byName = new Map(places.map((p) => [p.name, p]));
+  const out = new Map();
+  for (const r of residents) {
+    const place = r.place === null ? undefined : byName.get(r.place);
+    const key = place ? `place:${place.name}` : `cell:${r.x},${r.y}`;
+    let c = out.get(key);
+    if (!c) {
+      c = place
+        ? { key, label: place.name, cx: (place.x + place.width / 2) * SCALE, cy: (place.y + place.height / 2) * SCALE, box: place, residents: [] }
+        : { key, label: `on the way (${r.x}, ${r.y})`, cx: r.x * SCALE + SCALE / 2, cy: r.y * SCALE + SCALE / 2, box: null, residents: [] };
+      out.set(key, c);
+    }
+    c.residents.push(r);
+  }
+  return [...out.values()];
+}
+
+/** An expanded cluster's residents spread over its place (or around its cell), one marker each. */
+function spread(c) {
+  const n = c.residents.length;
+  const cols = Math.ceil(Math.sqrt(n));
+  const box = c.box ? { x: c.box.x * SCALE, y: c.box.y * SCALE, w: c.box.width * SCALE, h: c.box.height * SCALE } : { x: c.cx - 30, y: c.cy - 30, w: 60, h: 60 };
+  const rows = Math.ceil(n / cols);
+  return c.residents.map((r, i) => ({ r, x: box.x + ((i % cols) + 0.5) * (box.w / cols), y: box.y + (Math.floor(i / cols) + 0.5) * (box.h / rows) }));
+}
+
+const residentMark = (r, x, y) => html`<g class="resident" key=${r.agent} data-agent=${r.agent}><circle cx=${x} cy=${y} r="5" fill="#d9480f" stroke="#fff" /><title>${`${r.name}: ${r.action}${r.place ? ` at ${r.place}` : ""}`}</title></g>`;
+
+function Markers({ residents, places, expanded, onExpand }) {
+  if (residents.length <= AGGREGATE_OVER) return residents.map((r) => residentMark(r, r.x * SCALE + SCALE / 2, r.y * SCALE + SCALE / 2));
+  return clustersOf(residents, places).map((c) => {
+    if (c.key === expanded) return html`<g class="cluster-expanded" key=${c.key} data-cluster=${c.label}>${spread(c).map(({ r, x, y }) => residentMark(r, x, y))}</g>`;
+    const radius = Math.min(18, 6 + 3 * Math.log2(c.residents.length));
+    const toggle = () => onExpand(c.key);
+    return html`<g class="cluster" key=${c.key} data-cluster=${c.label} data-count=${c.residents.length} role="button" tabindex="0" aria-label=${`${c.label}: ${c.residents.length} residents; show them`}
+      onClick=${toggle} onKeyDown=${(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), toggle())}>
+      <circle cx=${c.cx} cy=${c.cy} r=${radius} fill="#d9480f" stroke="#fff" /><text x=${c.cx} y=${c.cy + 4} text-anchor="middle" font-size="11" fill="#fff">${c.residents.length}</text>
+    </g>`;
+  });
+}
+
+/** The tick's conversations and incidents, a mark at the corner of their place. */
+function EventMarks({ events, places, tick }) {
+  const byName = new Map(places.map((p) => [p.name, p]));
+  const shown = new Map();
+  for (const e of events) {
+    if (e.tick !== tick || !byName.has(e.location)) continue;
+    const key = `${e.kind}:${e.location}`;
+    shown.set(key, [...(shown.get(key) ?? []), e]);
+  }
+  return [...shown.entries()].map(([key, list]) => {
+    const p = byName.get(list[0].location);
+    const incident = list[0].kind === "incident";
+    const x = (p.x + p.width) * SCALE - (incident ? 8 : 20);
+    const y = p.y * SCALE + 8;
+    return html`<g class=${`town-event town-${list[0].kind}`} key=${key} data-location=${list[0].location}><circle cx=${x} cy=${y} r="6" fill=${incident ? "#b00020" : "#1a55c4"} stroke="#fff" /><text x=${x} y=${y + 3} text-anchor="middle" font-size="8" fill="#fff">${incident ? "!" : list.length}</text><title>${list.map((e) => e.text).join("\n")}</title></g>`;
+  });
+}
 
 const upTo = (list, tick) => (list ?? []).filter((x) => x.tick <= tick);
 const lastOf = (list, tick) => upTo(list, tick).at(-1) ?? null;
@@ -63,6 +128,7 @@ export function View({ data }) {
   const [index, setIndex] = useState(0);
   const [playing, setPlaying] = useState(false);
   const [chosen, setChosen] = useState(null);
+  const [expanded, setExpanded] = useState(null);
   const last = data.frames.length - 1;
   useEffect(() => {
     if (!playing) return undefined;
@@ -79,11 +145,13 @@ export function View({ data }) {
       <input type="range" min="0" max=${last} value=${index} aria-label="tick" onInput=${(e) => setIndex(Number(e.target.value))} />
       <span class="town-tick">tick ${frame.tick}</span>
     </div>
-    <svg width=${data.width * SCALE} height=${data.height * SCALE} role="img" aria-label="town map">
+    <svg width=${data.width * SCALE} height=${data.height * SCALE} role="group" aria-label="town map">
       <rect width="100%" height="100%" fill="#f4f1ea" />
       ${data.places.map((p) => html`<g class="place"><rect x=${p.x * SCALE} y=${p.y * SCALE} width=${p.width * SCALE} height=${p.height * SCALE} fill=${FILL[p.type] ?? "#e6e6e6"} stroke="#999" /><text x=${p.x * SCALE + 2} y=${p.y * SCALE - 2} font-size="9">${p.name}</text></g>`)}
-      ${frame.residents.map((r) => html`<g class="resident" data-agent=${r.agent}><circle cx=${r.x * SCALE + SCALE / 2} cy=${r.y * SCALE + SCALE / 2} r="5" fill="#d9480f" stroke="#fff" /><title>${`${r.name}: ${r.action}${r.place ? ` at ${r.place}` : ""}`}</title></g>`)}
+      <${Markers} residents=${frame.residents} places=${data.places} expanded=${expanded} onExpand=${(key) => setExpanded(key === expanded ? null : key)} />
+      <${EventMarks} events=${data.events ?? []} places=${data.places} tick=${frame.tick} />
     </svg>
+    ${frame.residents.length > AGGREGATE_OVER ? html`<p class="chart-note town-note">${frame.residents.length} residents: one marker per place with its count; click one (or Enter on it) to show its residents.${expanded ? html` <button class="link" onClick=${() => setExpanded(null)}>gather them again</button>` : ""}</p>` : ""}
     <${ResidentTable} residents=${frame.residents} chosen=${chosen} onChoose=${setChosen} />
     ${chosen === null ? "" : html`<${ResidentPanel} agent=${chosen} tick=${frame.tick} residents=${data.residents} names=${new Map(frame.residents.map((r) => [r.agent, r.name]))} />`}
   </section>`;

@@ -31,7 +31,16 @@ export interface ResidentRecords {
   readonly observed: { readonly tick: number; readonly about: string; readonly availability: string; readonly emotional_state: string }[];
 }
 
+/** What happened at a place in a tick, drawn on the map: a conversation held there, or an incident. */
+export interface TownEvent {
+  readonly tick: number;
+  readonly kind: "conversation" | "incident";
+  readonly location: string;
+  readonly text: string;
+}
+
 export interface TownViewData {
+  readonly events: readonly TownEvent[];
   readonly width: number;
   readonly height: number;
   readonly places: readonly MapPlace[];
@@ -74,7 +83,13 @@ export function townViewData(records: readonly LogRecord[]): TownViewData {
     for (const o of payload.occupants) frame.set(o.agent, { agent: o.agent, name: o.name, x: o.x, y: o.y, action: o.action, place: payload.location });
   }
   const frames = [...byTick.entries()].sort(([a], [b]) => a - b).map(([tick, residents]) => ({ tick, residents: [...residents.values()].sort((a, b) => (a.agent < b.agent ? -1 : 1)) }));
-  return { width: map.width, height: map.height, places: map.locations.map(({ name, type, x, y, width, height }) => ({ name, type, x, y, width, height })), frames, residents: residentRecords(records) };
+  const events: TownEvent[] = [];
+  for (const r of records) {
+    const p = r.payload as Record<string, unknown>;
+    if (r.type === "conversation.held" && typeof p.location === "string") events.push({ tick: r.tick, kind: "conversation", location: p.location, text: `${(p.names as string[] | undefined)?.join(" and ") ?? "two residents"} talked` });
+    else if (r.type === "world.incident" && typeof p.location === "string") events.push({ tick: r.tick, kind: "incident", location: p.location, text: `${String(p.description ?? "an incident")}${p.stressful === true ? " (stressful)" : ""}` });
+  }
+  return { events, width: map.width, height: map.height, places: map.locations.map(({ name, type, x, y, width, height }) => ({ name, type, x, y, width, height })), frames, residents: residentRecords(records) };
 }
 
 export const townUi: WorldUi = {

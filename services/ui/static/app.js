@@ -21,8 +21,54 @@ function useHash() {
 }
 
 
-/** Rows in fork-tree order: each episode followed by its forks, indented. */
-function forkTree(episodes) {
+/** The list's columns that sort, each with the value it sorts by (null last, whichever the direction). */
+const SORTS = {
+  episode: (e) => e.id,
+  world: (e) => e.world,
+  seed: (e) => e.seed,
+  condition: (e) => e.condition,
+  status: (e) => e.shownStatus,
+  ticks: (e) => (e.lastTick === null ? null : e.lastTick + 1),
+  records: (e) => e.records,
+  models: (e) => (e.modelCalls && e.modelCalls.calls > 0 ? e.modelCalls.models.join(", ") : null),
+  tokens: (e) => (e.modelCalls && e.modelCalls.calls > 0 ? e.modelCalls.tokens : null),
+  duration: (e) => e.durationMs,
+  verify: (e) => e.verify.state,
+};
+
+function compareBy(sort) {
+  if (!sort) return null;
+  const key = SORTS[sort.column];
+  return (a, b) => {
+    const x = key(a);
+    const y = key(b);
+    if (x === y) return 0;
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true });
+    return sort.desc ? -order : order;
+  };
+}
+
+/** "1.2 s", "3 min 4 s", "1 h 2 min": a run's wall-clock duration. */
+function durationText(ms) {
+  if (ms === null || ms === undefined) return "—";
+  if (ms < 1000) return `${ms} ms`;
+  const s = Math.round(ms / 100) / 10;
+  if (s < 60) return `${s} s`;
+  const whole = Math.round(ms / 1000);
+  if (whole < 3600) return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+  return `${Math.floor(whole / 3600)} h ${Math.floor((whole % 3600) / 60)} min`;
+}
+
+const hasCalls = (e) => e.modelCalls !== null && e.modelCalls.calls > 0;
+/** The models cell: "—" for an episode without model calls, "?" where they were not counted (JetStream). */
+const modelsText = (e) => (e.modelCalls === null ? "?" : hasCalls(e) ? e.modelCalls.models.join(", ") || "(unnamed)" : "—");
+const tokensText = (e) => (e.modelCalls === null ? "?" : hasCalls(e) ? e.modelCalls.tokens.toLocaleString("en-US") : "—");
+const NOT_COUNTED = "model calls are not counted for a JetStream log";
+
+/** Rows in fork-tree order: each episode followed by its forks, indented; `sort` orders the roots and each parent's forks. */
+function forkTree(episodes, sort) {
   const byId = new Map(episodes.map((e) => [e.id, e]));
   const children = new Map();
   const roots = [];
@@ -36,6 +82,11 @@ function forkTree(episodes) {
     rows.push({ e, depth });
     for (const c of children.get(e.id) ?? []) walk(c, depth + 1);
   };
+  const by = compareBy(sort);
+  if (by) {
+    roots.sort(by);
+    for (const list of children.values()) list.sort(by);
+  }
   roots.forEach((e) => walk(e, 0));
   return rows;
 }
@@ -43,15 +94,35 @@ function forkTree(episodes) {
 function matches(e, f) {
   if (f.world && e.world !== f.world) return false;
   if (f.status && e.shownStatus !== f.status) return false;
+  if (f.model === "(none)" && hasCalls(e)) return false;
+  if (f.model && f.model !== "(none)" && !(e.modelCalls?.models ?? []).includes(f.model)) return false;
   const q = f.search.trim().toLowerCase();
-  if (q && ![e.id, e.episode, e.world, e.condition, String(e.seed)].some((v) => (v ?? "").toLowerCase().includes(q))) return false;
+  if (q && ![e.id, e.episode, e.world, e.condition, String(e.seed), ...(e.modelCalls?.models ?? [])].some((v) => (v ?? "").toLowerCase().includes(q))) return false;
   return true;
+}
+
+const LIST_COALESCE_MS = 1000;
+
+/**
+ * Sweeps logging into the runs folder (`sweep --log`): jobs finished of those the sweep's spec holds,
+ * updated with the list. Which worker ran which job is not written there: the progress is overall.
+ */
+function SweepProgress({ sweeps }) {
+  if (!sweeps?.length) return "";
+  return html`<section class="sweep-progress" aria-label="sweep progress"><h3>Sweep progress</h3>
+    <ul>${sweeps.map((s) => html`<li data-sweep=${s.id}>
+      <strong>${s.id}</strong> <progress max=${s.total} value=${s.done} aria-label=${`${s.id}: episodes finished`}></progress>
+      <span class="sweep-done">${s.done} / ${s.total} episodes finished</span>${s.started ? html` <small>(${s.started} begun, not finished)</small>` : ""}
+    </li>`)}</ul>
+    <p class="chart-note">Overall, per sweep: the runs folder does not record which worker ran which episode.</p>
+  </section>`;
 }
 
 function EpisodeList() {
   const [data, setData] = useState(null);
   const [error, setError] = useState(null);
-  const [filter, setFilter] = useState({ search: "", world: "", status: "" });
+  const [filter, setFilter] = useState({ search: "", world: "", status: "", model: "" });
+  const [sort, setSort] = useState(null);
   const [sweeps, setSweeps] = useState([]);
   const [reports, setReports] = useState([]);
   useEffect(() => {
@@ -72,28 +143,42 @@ function EpisodeList() {
         (e) => setError(e.message),
       );
     load();
+    // Live: the server says when an episode appears or a log changes under the runs folder; the list
+    // is read again, at most once per LIST_COALESCE_MS however busy the folder.
+    const source = new EventSource("/api/episodes/live");
+    let again = null;
+    source.addEventListener("changed", () => {
+      if (again === null) again = setTimeout(() => { again = null; clearTimeout(timer); load(); }, LIST_COALESCE_MS);
+    });
     return () => {
       stop = true;
       clearTimeout(timer);
+      clearTimeout(again);
+      source.close();
     };
   }, []);
   if (error) return html`<p class="damage">${error}</p>`;
   if (!data) return html`<p>Loading episodes…</p>`;
   const worlds = [...new Set(data.episodes.map((e) => e.world).filter(Boolean))].sort();
   const statuses = [...new Set(data.episodes.map((e) => e.shownStatus))].sort();
-  const rows = forkTree(data.episodes);
+  const models = [...new Set(data.episodes.flatMap((e) => e.modelCalls?.models ?? []))].sort();
+  const rows = forkTree(data.episodes, sort);
   const shown = rows.filter(({ e }) => matches(e, filter));
   const set = (key) => (ev) => setFilter({ ...filter, [key]: ev.target.value });
+  const sortBy = (column) => setSort(sort?.column === column ? { column, desc: !sort.desc } : { column, desc: false });
+  const th = (column) => html`<th aria-sort=${sort?.column === column ? (sort.desc ? "descending" : "ascending") : undefined}><button class="link sort" data-sort=${column} onClick=${() => sortBy(column)}>${column}${sort?.column === column ? (sort.desc ? " ▼" : " ▲") : ""}</button></th>`;
   return html`<section>
     <h2>Episodes <small>under ${data.runs}</small></h2>
     <div class="filters">
       <input type="search" placeholder="search id, condition, seed" aria-label="search episodes" value=${filter.search} onInput=${set("search")} />
       <label>world <select name="world" value=${filter.world} onChange=${set("world")}><option value="">all</option>${worlds.map((w) => html`<option value=${w}>${w}</option>`)}</select></label>
       <label>status <select name="status" value=${filter.status} onChange=${set("status")}><option value="">all</option>${statuses.map((s) => html`<option value=${s}>${s}</option>`)}</select></label>
+      <label>model <select name="model" value=${filter.model} onChange=${set("model")}><option value="">all</option><option value="(none)">no model calls</option>${models.map((m) => html`<option value=${m}>${m}</option>`)}</select></label>
       <span class="count">${shown.length} of ${rows.length} episodes</span>
     </div>
+    <${SweepProgress} sweeps=${data.sweepProgress} />
     <table class="episodes">
-      <thead><tr><th>episode</th><th>world</th><th>seed</th><th>condition</th><th>status</th><th>ticks</th><th>records</th><th>verify</th></tr></thead>
+      <thead><tr>${Object.keys(SORTS).map(th)}</tr></thead>
       <tbody>
         ${shown.map(
           ({ e, depth }) => html`<tr class="episode" data-id=${e.id} onClick=${() => (location.hash = episodeLink(e.id))}>
@@ -102,6 +187,9 @@ function EpisodeList() {
             <td><span class=${`status status-${e.shownStatus}`}>${e.shownStatus}</span></td>
             <td>${e.lastTick === null ? "–" : `${e.lastTick + 1}${e.plannedTicks !== null ? ` / ${e.plannedTicks}` : ""}`}</td>
             <td>${e.records}</td>
+            <td class="models" title=${e.modelCalls === null ? NOT_COUNTED : hasCalls(e) ? `${e.modelCalls.calls} model calls` : "no model calls"}>${modelsText(e)}</td>
+            <td class="tokens" title=${e.modelCalls === null ? NOT_COUNTED : "prompt + completion tokens this log spent"}>${tokensText(e)}</td>
+            <td class="duration" title="wall-clock time from the first record to the last (their meta.ts)">${durationText(e.durationMs)}</td>
             <td class=${`verify verify-${e.verify.state}`} title=${e.verify.message ?? ""}>${e.verify.state}${e.verify.message && e.verify.state !== "ok" ? html`<div class="verify-message">${e.verify.message.split("\n")[0]}</div>` : ""}</td>
           </tr>`,
         )}

@@ -1,0 +1,141 @@
+// The episodes list's model-call and duration columns and its live updates, in process: the server
+// on a free port over a town (no model calls) and a household episode whose agents asked the fake
+// OpenAI-compatible server. The counts are checked against services/llm/usage.ts over the whole log.
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usageFromRecords } from "../services/llm/usage.ts";
+import { summarise } from "../services/ui/catalogue.ts";
+import { startUi, type UiServer } from "../services/ui/server.ts";
+import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
+import { FIXTURE_MODEL, modelCallsEpisode, uiFixture, type UiFixture } from "./uiFixtures.ts";
+import { openSse, type SseStream } from "./uiLive.ts";
+
+let fixture: UiFixture;
+let server: UiServer;
+const streams: SseStream[] = [];
+
+beforeAll(async () => {
+  fixture = await uiFixture();
+  await modelCallsEpisode(join(fixture.runs, "household"));
+  // A sweep's --log of four jobs, caught midway: one not begun, one interrupted, two finished.
+  const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-1", "--regimes", "low", "--worlds", "graphnav", "--policies", "oracle,no-probe", "--log", join(fixture.runs, "grid-log"), "-q"]);
+  expect(sweep.code).toBe(0);
+  rmSync(join(fixture.runs, "grid-log", "graphnav-low", "no-probe", "s1"), { recursive: true });
+  const cut = firstSegment(join(fixture.runs, "grid-log", "graphnav-low", "no-probe", "s0"));
+  writeFileSync(cut, readFileSync(cut, "utf8").split("\n").slice(0, -2).join("\n") + "\n");
+  server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
+}, 180_000);
+
+afterAll(async () => {
+  for (const s of streams) s.close();
+  await server?.close();
+}, 60_000);
+
+interface Row {
+  id: string;
+  status: string;
+  verify: { state: string };
+  shownStatus: string;
+  modelCalls: { models: string[]; calls: number; tokens: number } | null;
+  durationMs: number | null;
+}
+
+const rows = async (): Promise<Row[]> => ((await (await fetch(`${server.url}/api/episodes`)).json()) as { episodes: Row[] }).episodes;
+
+const spent = (dir: string) => {
+  const { total } = usageFromRecords(logRecords(dir));
+  return { calls: total.calls, tokens: total.promptTokens + total.completionTokens };
+};
+
+describe("probetown ui: the list's models, tokens and duration", () => {
+  it("counts an episode's model calls as usage.ts does, and none for a town without them", async () => {
+    const list = await rows();
+    const household = list.find((r) => r.id === "household")!;
+    const expected = spent(join(fixture.runs, "household"));
+    expect(expected.calls).toBeGreaterThan(0);
+    expect(household.modelCalls).toEqual({ models: [FIXTURE_MODEL], ...expected });
+    expect(list.find((r) => r.id === "town")!.modelCalls).toEqual({ models: [], calls: 0, tokens: 0 });
+  });
+
+  it("takes the duration from the first and last records' wall-clock stamps (meta.ts)", async () => {
+    const records = logRecords(join(fixture.runs, "household"));
+    const expected = Date.parse(records.at(-1)!.meta!.ts!) - Date.parse(records[0]!.meta!.ts!);
+    expect((await rows()).find((r) => r.id === "household")!.durationMs).toBe(expected);
+  });
+
+  it("reads only what a log gained since the last ask, and counts the same as a whole read", () => {
+    const root = tempDir("ui-list-grow");
+    const source = join(fixture.runs, "household");
+    const dir = join(root, "growing");
+    mkdirSync(join(dir, "log"), { recursive: true });
+    const text = readFileSync(firstSegment(source), "utf8");
+    const segment = join(dir, "log", "000000000000.jsonl");
+    // Cut mid-line: the part line is left for the next read.
+    const cut = text.indexOf('"type":"llm.completed"') + 5;
+    writeFileSync(segment, text.slice(0, cut));
+    const before = summarise(root, dir).modelCalls!;
+    expect(before.calls).toBe(0);
+    writeFileSync(segment, text);
+    expect(summarise(root, dir).modelCalls).toEqual({ models: [FIXTURE_MODEL], ...spent(source) });
+    // Asked again unchanged: the same counts.
+    expect(summarise(root, dir).modelCalls).toEqual({ models: [FIXTURE_MODEL], ...spent(source) });
+  });
+});
+
+describe("probetown ui: a sweep's progress", () => {
+  it("counts a sweep's finished jobs against its spec, overall (no worker is recorded per job)", async () => {
+    const body = (await (await fetch(`${server.url}/api/episodes`)).json()) as { sweepProgress: unknown[] };
+    expect(body.sweepProgress).toEqual([{ id: "grid-log", total: 4, done: 2, started: 1 }]);
+  });
+});
+
+describe("probetown ui: the list, live", () => {
+  it("tells a listening browser of a new episode under the runs folder, which the list then holds", async () => {
+    const stream = await openSse(`${server.url}/api/episodes/live`);
+    streams.push(stream);
+    expect(stream.status).toBe(200);
+    await stream.next("ready");
+    expect((await rows()).some((r) => r.id === "later/town")).toBe(false);
+    mkdirSync(join(fixture.runs, "later"));
+    cpSync(join(fixture.runs, "town"), join(fixture.runs, "later", "town"), { recursive: true });
+    // The wait the live tests use for a busy machine; the change comes within a second or so.
+    for (let seen = 0; ; seen++) {
+      const event = await stream.next("changed", seen, 30_000);
+      if ((event.data as { added: string[] }).added.includes("later/town")) break;
+    }
+    const added = (await rows()).find((r) => r.id === "later/town")!;
+    expect(added).toBeDefined();
+    await server.verification.settled();
+    expect((await rows()).find((r) => r.id === "later/town")!.shownStatus).toBe("finished");
+  });
+
+  it("verifies a run found unfinished again once its log reaches its last tick", async () => {
+    const stream = await openSse(`${server.url}/api/episodes/live`);
+    streams.push(stream);
+    await stream.next("ready");
+    const dir = join(fixture.runs, "running", "town");
+    mkdirSync(join(dir, "log"), { recursive: true });
+    const text = readFileSync(firstSegment(join(fixture.runs, "town")), "utf8");
+    const segment = join(dir, "log", "000000000000.jsonl");
+    // The run as it stands midway: its first tick committed.
+    const lines = text.split("\n");
+    writeFileSync(segment, lines.slice(0, lines.findIndex((l) => l.includes('"type":"tick.committed"')) + 1).join("\n") + "\n");
+    const seen = async (what: (c: { added: string[]; changed: string[] }) => boolean) => {
+      for (let skip = stream.events.filter((e) => e.event === "changed").length; ; skip++) if (what((await stream.next("changed", skip, 30_000)).data as { added: string[]; changed: string[] })) return;
+    };
+    await seen((c) => c.added.includes("running/town"));
+    await server.verification.settled();
+    expect((await rows()).find((r) => r.id === "running/town")).toMatchObject({ status: "interrupted", verify: { state: "unfinished" } });
+    writeFileSync(segment, text);
+    await seen((c) => c.changed.includes("running/town"));
+    await server.verification.settled();
+    expect((await rows()).find((r) => r.id === "running/town")).toMatchObject({ status: "finished", verify: { state: "ok" } });
+  });
+
+  it("refuses parameters on the list's stream", async () => {
+    const response = await fetch(`${server.url}/api/episodes/live?x=1`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("'x'");
+  });
+});
