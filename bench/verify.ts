@@ -8,16 +8,11 @@ import { join } from "node:path";
 import { segmentFiles } from "../infra/fileEventStore.ts";
 import { runEpisode, type EpisodeResult } from "../services/kernel/episodes.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
+import type { Row } from "./nats.ts";
 import { PARALLEL_FROM_RECORDS } from "../services/kernel/verifySpans.ts";
 
-export interface VerifyRow {
-  readonly figure: string;
-  readonly measured: string;
-  readonly ceiling: string;
-  readonly ratio: string;
-  readonly target: string;
-  readonly verdict: string;
-}
+/** A bench row, as the other rows are. */
+export type VerifyRow = Row;
 
 const TARGET = 200_000;
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

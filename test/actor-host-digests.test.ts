@@ -14,30 +14,8 @@ import { canonicalJson } from "../events/canonical.ts";
 import { ActorFailed, ActorHost, partDigest } from "../services/distributed/actorHost.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { tempDir } from "./helpers.ts";
+import { counterLogic } from "./counterActor.ts";
 
-interface Counter {
-  n: number;
-  seen: string[];
-}
-
-const counterLogic = recordActorLogic<Counter, { start: number }, TownEntries, "tick.started" | "tick.phase" | "world.incident">({
-  context: (input) => ({ n: input.start, seen: [] }),
-  handlers: {
-    "tick.started": (context, event) => {
-      context.n += event.payload.tick;
-      context.seen.push(`tick@${event.seq}`);
-      return context.n % 2 === 0 ? [{ type: "even", to: "other", payload: context.n }] : [];
-    },
-    "tick.phase": (context, event) => [
-      { type: "first", to: null, payload: event.seq },
-      { type: "second", to: null, payload: context.n },
-    ],
-    "world.incident": () => {
-      throw new Error("the handler broke");
-    },
-  },
-  valueOf: (context) => (context.n >= 10 ? "big" : "small"),
-});
 
 /** A state machine (XState's interpreter): its context is replaced, never mutated. */
 const machine = setup({ types: { context: {} as { n: number }, events: {} as { type: "tick.phase" } | { type: "tick.started" } } }).createMachine({

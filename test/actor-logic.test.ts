@@ -8,33 +8,9 @@ import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { recordActorLogic, type ActorDefinition, type Delivered, type Emitted, type HandlerTable, type RecordIn, type WorldDefinition } from "../actors/actor.ts";
 import type { KernelEntries } from "../events/catalogue.ts";
-import type { TownEntries } from "../actors/auratown/events.ts";
+import { counterLogic, type Counter } from "./counterActor.ts";
 import { ActorFailed, ActorHost } from "../services/distributed/actorHost.ts";
 
-interface Counter {
-  n: number;
-  seen: string[];
-}
-
-const counterLogic = recordActorLogic<Counter, { start: number }, TownEntries, "tick.started" | "tick.phase" | "world.incident">({
-  context: (input) => ({ n: input.start, seen: [] }),
-  handlers: {
-    // The payloads are typed from the catalogue: `tick` is a number, no cast.
-    "tick.started": (context, event) => {
-      context.n += event.payload.tick;
-      context.seen.push(`tick@${event.seq}`);
-      return context.n % 2 === 0 ? [{ type: "even", to: "other", payload: context.n }] : [];
-    },
-    "tick.phase": (context, event) => [
-      { type: "first", to: null, payload: event.seq },
-      { type: "second", to: null, payload: context.n },
-    ],
-    "world.incident": () => {
-      throw new Error("the handler broke");
-    },
-  },
-  valueOf: (context) => (context.n >= 10 ? "big" : "small"),
-});
 
 const record = (type: string, seq: number, payload: unknown = null): Delivered => ({ type, payload, from: "episode", tick: 0, seq });
 

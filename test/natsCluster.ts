@@ -4,10 +4,10 @@
 // one, the same): streams can be created. A node can be killed (SIGKILL) and started again on its
 // ports and store, as a crashed server restarted. No vitest import: the bench uses it too.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./natsServer.ts";
 
 export interface ClusterNode {
   readonly name: string;
@@ -35,17 +35,6 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
