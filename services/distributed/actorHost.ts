@@ -333,8 +333,9 @@ export class ActorHost {
   }
 
   /**
-   * Serves each hosted actor on its own subject (the distributed layout), each delivery inside a
-   * consumer span that continues the sequencer's trace from the `traceparent` header. `load` gives
+   * Serves each hosted actor on its own subject (the distributed layout; any of them takes a wave
+   * for all of them), each delivery inside a consumer span that continues the sequencer's trace
+   * from the `traceparent` header (a wave's delivery: from its own). `load` gives
    * a snapshot's persisted actors (checked) for `restore` requests naming one; `onRequest` is told
    * of every request (an actor host notices a sequencer that has gone quiet).
    */

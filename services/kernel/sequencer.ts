@@ -21,7 +21,8 @@ export { SEQUENCER_ID, type TickResult };
 /**
  * Where each actor is served. Embedded runs put every actor behind one subject (one request per
  * record); distributed runs give each actor its own subject, and the sequencer asks the hosts of a
- * record's recipients at once, then reassembles the replies in canonical recipient order.
+ * record's recipients at once, then reassembles the replies in canonical recipient order (a host
+ * that takes waves gets a round's records for all its actors in one request: `useWaveHosts`).
  */
 export interface Routing {
   subjectOf(actorId: string): string;
