@@ -11,7 +11,7 @@ import type { Draft, LogRecord } from "../events/record.ts";
 import { createJetStreamEventStore, ensureLogStream, readJetStreamLog } from "../infra/jetstream/index.ts";
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { connectNats, subjects } from "../infra/nats.ts";
-import { LIVENESS_HEADER } from "../infra/natsTransport.ts";
+import type { Backend } from "../infra/backend.ts";
 import { distributedBackend } from "../infra/natsBackend.ts";
 import { jetStreamWhere, remotePlacement } from "../services/distributed/episodes.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
@@ -287,15 +287,25 @@ export async function natsRows(quick: boolean, sample: readonly LogRecord[]): Pr
         startCli(["actor-host", episode, "--nats", server.url, "--namespace", ns, "--actors", "agent/liu-yang,agent/wang-jun,env/auratown"], /waiting for episode/),
       ];
       await Promise.all(hosts);
-      // The requests the sequencer sent the actors' subjects (liveness checks aside), counted by a
-      // listener of its own beside the hosts.
-      const actorSubject = subjects.actor(ns, episode, "any");
+      // The requests the sequencer sends the hosts, counted where it sends them (a listener on the
+      // actors' subjects would answer no one, and so turn a ping that finds no host yet into a timeout).
+      const backend = distributedBackend(nc, ns, { actors: "nats" });
       let requests = 0;
-      const listener = nc.subscribe(`${actorSubject.slice(0, actorSubject.lastIndexOf("."))}.>`, { callback: (_error, m) => void (m.headers?.has(LIVENESS_HEADER) === true || requests++) });
-      await nc.flush();
-      const result = await runEpisode({ world: "auratown", seed: 42, where: jetStreamWhere(ns), placement: remotePlacement(ns, "all"), trace: { exporter: "none" }, snapshotEvery: 0 }, distributedBackend(nc, ns, { actors: "nats" }));
-      await nc.flush();
-      listener.unsubscribe();
+      const counted: Backend = {
+        ...backend,
+        transports: {
+          open: () => {
+            const transport = backend.transports.open();
+            const request = transport.request.bind(transport);
+            transport.request = (subject, message, options) => {
+              requests++;
+              return request(subject, message, options);
+            };
+            return transport;
+          },
+        },
+      };
+      const result = await runEpisode({ world: "auratown", seed: 42, where: jetStreamWhere(ns), placement: remotePlacement(ns, "all"), trace: { exporter: "none" }, snapshotEvery: 0 }, counted);
       spreadTimes.push(result.seconds);
       requestsPerTick.push(requests / result.ticks);
     }
