@@ -1,8 +1,8 @@
 // The Transport over NATS core (DESIGN §7): JSON bodies, `traceparent` and the event id in NATS
-// headers, one request per delivered record. A served subject handles its requests one at a time in
-// arrival order (an actor's state must change in log order); a handler's error travels back in the
-// `pt-error` reply header and rejects the request with a RemoteError. The connection belongs to the
-// caller: close() only stops what this transport started.
+// headers, one request per delivered record (or per round of a tick: a `wave`). A served subject
+// handles its requests one at a time in arrival order (an actor's state must change in log order);
+// a handler's error travels back in the `pt-error` reply header and rejects the request with a
+// RemoteError. The connection belongs to the caller: close() only stops what this transport started.
 import { headers as natsHeaders, NoRespondersError, RequestError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { ExitCode, TaggedError } from "../events/taggedError.ts";
 import { isPromiseLike, NoResponder, RemoteError, type Handler, type Headers, type RequestOptions, type Transport } from "./transport.ts";

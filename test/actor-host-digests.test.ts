@@ -128,6 +128,35 @@ describe("record-handler actors run by the host", () => {
   });
 });
 
+describe("delivery waves", () => {
+  it("a wave gives every delivery's replies as the same records delivered one at a time, and the digests after it", () => {
+    const { world } = countingWorld();
+    const [one, many] = [new ActorHost(world, defs), new ActorHost(world, defs)];
+    const records = [record("tick.started", 1, { tick: 2, clock: {} }), record("tick.phase", 2, { tick: 0, phase: "act" }), record("tick.started", 3, { tick: 3, clock: {} })];
+    const recipients = [["counter/a", "counter/b"], ["counter/b", "machine/m"], ["counter/a"]];
+    const expected = records.map((r, i) => one.deliver(r, recipients[i]!));
+    const reply = many.wave({ deliveries: records.map((r, i) => ({ record: r, recipients: recipients[i]! })), digest: many.ids });
+    expect(reply).toEqual({ replies: expected, parts: one.digests() });
+  });
+
+  it("a wave stops at an actor that fails, saying which; that record delivered to it again fails as it did without a wave", () => {
+    const { world } = countingWorld();
+    const [one, many] = [new ActorHost(world, defs), new ActorHost(world, defs)];
+    const fire = record("world.incident", 2, { location: "cafe", description: "a fire", stressful: true });
+    const records = [record("tick.started", 1, { tick: 2, clock: {} }), fire, record("tick.started", 3, { tick: 3, clock: {} })];
+    const reply = many.wave({ deliveries: records.map((r) => ({ record: r, recipients: ["counter/a", "counter/b"] })), digest: many.ids });
+    expect(reply).toEqual({ replies: [one.deliver(records[0]!, ["counter/a", "counter/b"])], failed: { delivery: 1, actor: "counter/a" } });
+    let direct: unknown;
+    try {
+      one.deliver(fire, ["counter/a", "counter/b"]);
+    } catch (error) {
+      direct = error;
+    }
+    expect(direct).toBeInstanceOf(ActorFailed);
+    expect(() => many.deliver(fire, ["counter/a"])).toThrow((direct as Error).message);
+  });
+});
+
 describe("AURATown part text", () => {
   it("is the canonical JSON of every agent's hash view and state value at every tick of a day", async () => {
     let checked = 0;

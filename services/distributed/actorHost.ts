@@ -22,10 +22,53 @@ export type HostRequest =
    */
   | { readonly kind: "restore"; readonly snapshot: string | null; readonly ids?: readonly string[] }
   /** The episode is over: a host serving only this episode may stop. */
-  | { readonly kind: "release" };
+  | { readonly kind: "release" }
+  /**
+   * A delivery wave (protocol WAVE_PROTOCOL): a round's records for this host's actors, delivered in
+   * the order given (log order), answered in one reply; `digest`: the part digests of these actors
+   * as the wave leaves them, in the same reply. Sent only to a host whose `ping` answer says
+   * `waves`: a host of an earlier build answers nothing to it, and gets one `deliver` per record.
+   */
+  | { readonly kind: "wave"; readonly deliveries: readonly WaveDelivery[]; readonly digest?: readonly string[] };
 
 export interface DeliverReply {
   readonly replies: readonly (readonly Emitted[])[];
+}
+
+/**
+ * The version of the `wave` request a host answers, said in its `ping` and `release` answers
+ * (`{ actors, waves }`); a host of an earlier build says no `waves`.
+ */
+export const WAVE_PROTOCOL = 1;
+
+/** What a host says to `ping` (and `release`): the actors it serves, and whether it takes waves. */
+export interface PingReply {
+  readonly actors: readonly string[];
+  readonly waves?: number;
+}
+
+/**
+ * One record of a wave and its recipients on the host (canonical order); a traced run adds what a
+ * `deliver` request carries in its headers: the deliver span's `traceparent`, the record's hash and
+ * event id (`<episode>:<seq>`).
+ */
+export interface WaveDelivery {
+  readonly record: Delivered;
+  readonly recipients: readonly string[];
+  readonly traceparent?: string;
+  readonly hash?: string;
+  readonly event?: string;
+}
+
+/**
+ * The answer to a wave: each delivery's replies (each recipient's, in its order), up to the one
+ * where an actor failed (`failed`: that delivery and actor: a `deliver` of that record to that
+ * actor gives its error, as it would have without waves); the asked part digests when none failed.
+ */
+export interface WaveReply {
+  readonly replies: readonly (readonly (readonly Emitted[])[])[];
+  readonly failed?: { readonly delivery: number; readonly actor: string };
+  readonly parts?: Readonly<Record<string, string>>;
 }
 
 /** An actor's machine threw handling a record: the world's fault, not the input's. */
@@ -181,6 +224,9 @@ export class ActorHost {
     for (const id of recipients) {
       const entry = this.hosted.get(id);
       if (entry === undefined) throw new ActorNotHosted({ actor: id, reason: "not-hosted" });
+      // An actor that failed takes no more records: asked again (after a wave that stopped at it),
+      // it fails the same way.
+      if (entry.failure !== undefined) throw new ActorFailed(id, record, entry.failure);
       entry.outbox.length = 0;
       entry.digest = null;
       entry.ref.send(record);
@@ -191,6 +237,30 @@ export class ActorHost {
       replies.push(entry.outbox.length === 0 ? NO_REPLY : entry.outbox.splice(0));
     }
     return replies;
+  }
+
+  /**
+   * Delivers a wave's records in order (each to its recipients here) and says every reply; stops at
+   * the first actor that fails, saying which. `span`, when given, wraps each actor's delivery (a
+   * traced host's consumer span).
+   */
+  wave(request: { readonly deliveries: readonly WaveDelivery[]; readonly digest?: readonly string[] }, span?: (delivery: WaveDelivery, actor: string, deliver: () => readonly Emitted[]) => readonly Emitted[]): WaveReply {
+    const replies: (readonly Emitted[])[][] = [];
+    const { deliveries } = request;
+    for (let d = 0; d < deliveries.length; d++) {
+      const delivery = deliveries[d]!;
+      const out: (readonly Emitted[])[] = [];
+      for (const id of delivery.recipients) {
+        try {
+          const deliver = () => this.deliver(delivery.record, [id])[0]!;
+          out.push(span === undefined ? deliver() : span(delivery, id, deliver));
+        } catch {
+          return { replies, failed: { delivery: d, actor: id } };
+        }
+      }
+      replies.push(out);
+    }
+    return request.digest === undefined ? { replies } : { replies, parts: this.digests(request.digest) };
   }
 
   private entry(id: string): Hosted {
@@ -236,10 +306,12 @@ export class ActorHost {
     return this.hosted.get(id)?.ref.getSnapshot().context;
   }
 
-  handle(request: HostRequest): DeliverReply | Record<string, string> | { readonly actors: readonly string[] } {
+  handle(request: HostRequest): DeliverReply | WaveReply | Record<string, string> | PingReply {
     switch (request.kind) {
       case "deliver":
         return { replies: this.deliver(request.record, request.recipients) };
+      case "wave":
+        return this.wave(request);
       case "digest":
         return this.digests(request.ids);
       case "snapshot":
@@ -251,7 +323,7 @@ export class ActorHost {
         return { actors: request.ids ?? this.ids };
       case "ping":
       case "release":
-        return { actors: this.ids };
+        return { actors: this.ids, waves: WAVE_PROTOCOL };
     }
   }
 
@@ -261,8 +333,9 @@ export class ActorHost {
   }
 
   /**
-   * Serves each hosted actor on its own subject (the distributed layout), each delivery inside a
-   * consumer span that continues the sequencer's trace from the `traceparent` header. `load` gives
+   * Serves each hosted actor on its own subject (the distributed layout; any of them takes a wave
+   * for all of them), each delivery inside a consumer span that continues the sequencer's trace
+   * from the `traceparent` header (a wave's delivery: from its own). `load` gives
    * a snapshot's persisted actors (checked) for `restore` requests naming one; `onRequest` is told
    * of every request (an actor host notices a sequencer that has gone quiet).
    */
@@ -281,22 +354,11 @@ export class ActorHost {
             return { actors: ids };
           });
         }
-        if (tracer === undefined || request.kind !== "deliver") return this.handle(request);
-        const parent = contextOfTraceparent(headers.traceparent);
-        const span = tracer.startSpan(
-          `deliver ${request.record.type}`,
-          { kind: SpanKind.CONSUMER, attributes: { "probetown.actor": id, "probetown.event.type": request.record.type, "probetown.seq": request.record.seq, "probetown.tick": request.record.tick, ...(headers["pt-event"] === undefined ? {} : { "probetown.event.id": headers["pt-event"] }), ...(headers["pt-hash"] === undefined ? {} : { "probetown.hash": headers["pt-hash"] }) } },
-          parent,
-        );
-        try {
-          return this.handle(request);
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-          throw error;
-        } finally {
-          span.end();
-        }
+        if (tracer === undefined) return this.handle(request);
+        // A wave's deliveries each get the consumer span a `deliver` request of theirs would get.
+        if (request.kind === "wave") return this.wave(request, (delivery, actor, deliver) => consumed(tracer, actor, delivery.record, delivery.traceparent, delivery.event, delivery.hash, deliver));
+        if (request.kind !== "deliver") return this.handle(request);
+        return consumed(tracer, id, request.record, headers.traceparent, headers["pt-event"], headers["pt-hash"], () => this.handle(request));
       }),
     );
     return () => stops.forEach((stop) => stop());
@@ -304,6 +366,24 @@ export class ActorHost {
 
   stop(): void {
     for (const entry of this.hosted.values()) entry.ref.stop();
+  }
+}
+
+/** Runs `deliver` inside a consumer span that continues the sequencer's deliver span (`traceparent`). */
+function consumed<T>(tracer: Tracer, actor: string, record: Delivered, traceparent: string | undefined, event: string | undefined, hash: string | undefined, deliver: () => T): T {
+  const span = tracer.startSpan(
+    `deliver ${record.type}`,
+    { kind: SpanKind.CONSUMER, attributes: { "probetown.actor": actor, "probetown.event.type": record.type, "probetown.seq": record.seq, "probetown.tick": record.tick, ...(event === undefined ? {} : { "probetown.event.id": event }), ...(hash === undefined ? {} : { "probetown.hash": hash }) } },
+    contextOfTraceparent(traceparent),
+  );
+  try {
+    return deliver();
+  } catch (error) {
+    span.recordException(error as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    throw error;
+  } finally {
+    span.end();
   }
 }
 

@@ -18,11 +18,11 @@ import { withResources } from "../../infra/resources.ts";
 import type { EpisodeSnapshot, SerializedActor, SnapshotStore } from "../../infra/snapshotStore.ts";
 import { SnapshotSchedule, type SnapshotPolicy } from "./snapshotPolicy.ts";
 import { contextOfTraceparent, linkOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
-import { ActorHost, type HostRequest } from "../distributed/actorHost.ts";
+import { ActorHost, WAVE_PROTOCOL, type HostRequest, type PingReply } from "../distributed/actorHost.ts";
 import { NoResponder } from "../../infra/transport.ts";
 import { headerOf, HOST_SUBJECT, layoutOf, loggedLlm, replayedSnapshot, resolveEpisodeDir, restoreHost, ResumeStore, snapshotActors, snapshotNamed, type EpisodeHeader } from "./replay.ts";
 import { ActorHostsAbsent, DirNotWritable, EpisodeHeaderDiffers, FlagValueInvalid, ForkTickMissing, ForkTicksTooFew, LogDirInEpisode, LogDirUnusable, RemoteActorsUnknown, RemoteForkRefused, TicksFixed, TraceFileInEpisode } from "./errors.ts";
-import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult } from "./sequencer.ts";
+import { bySubject, Sequencer, SEQUENCER_ID, singleHost, type LlmResponder, type Routing, type TickResult, type WaveHost } from "./sequencer.ts";
 import { fieldDifferences, shownPath } from "../views/text.ts";
 import { PROBETOWN_VERSION } from "./version.ts";
 import { messageOf } from "../../events/errorMessage.ts";
@@ -373,11 +373,12 @@ const drive = (d: Drive, o: CommonOptions, backend: Backend): Promise<EpisodeRes
           if (d.base !== undefined) await snapshots.put(d.base);
         }
         if (remote.length > 0) {
-          await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000, (actors, timeoutMs) => o.placement?.onWait?.({ episode: d.episode, actors, timeoutMs }));
+          const pings = await waitForActors(transport, routing, remote, o.placement?.readyTimeoutMs ?? 30_000, (actors, timeoutMs) => o.placement?.onWait?.({ episode: d.episode, actors, timeoutMs }));
           // The hosts may hold any state (built fresh from the header, or left by a run that failed):
           // each starts its actors over from where this run starts, so the log cannot depend on it.
           await restoreRemote(transport, routing, remote, start.snapshot);
-        }
+          sequencer.useWaveHosts(waveHostsOf(routing, pings, local));
+        } else if (o.placement !== undefined && local !== null) sequencer.useWaveHosts(waveHostsOf(routing, new Map(), local));
         const last = await runTicks(d, o, sequencer, store, snapshots, start.firstTick, actorIds.length, local, kept);
         // Remote hosts serve this episode only; tell them it is over.
         await Promise.all([...bySubject(routing, remote).keys()].map((subject) => transport.request(subject, { kind: "release" } satisfies HostRequest, { timeoutMs: 5000 }).catch(() => undefined)));
@@ -521,23 +522,24 @@ const WAIT_NOTICE_MS = 5000;
  * Waits until every remote actor answers on its subject; says once which ones it still waits for
  * after a few seconds (a silent 30 s looked like a hang), and names the missing ones on timeout.
  */
-async function waitForActors(transport: Transport, routing: Routing, ids: readonly string[], timeoutMs: number, onWait: (missing: readonly string[], timeoutMs: number) => void): Promise<void> {
+async function waitForActors(transport: Transport, routing: Routing, ids: readonly string[], timeoutMs: number, onWait: (missing: readonly string[], timeoutMs: number) => void): Promise<Map<string, unknown>> {
   const started = Date.now();
   const deadline = started + timeoutMs;
   const missing = new Set(ids);
+  const answers = new Map<string, unknown>();
   let told = false;
   while (missing.size > 0) {
     await Promise.all(
       [...missing].map(async (id) => {
         try {
-          await transport.request<HostRequest, unknown>(routing.subjectOf(id), { kind: "ping" }, { timeoutMs: 2000 });
+          answers.set(id, await transport.request<HostRequest, unknown>(routing.subjectOf(id), { kind: "ping" }, { timeoutMs: 2000 }));
           missing.delete(id);
         } catch {
           // not up yet
         }
       }),
     );
-    if (missing.size === 0) return;
+    if (missing.size === 0) return answers;
     if (Date.now() > deadline) {
       throw new ActorHostsAbsent({ missing: [...missing], seconds: Math.round(timeoutMs / 1000) });
     }
@@ -547,6 +549,32 @@ async function waitForActors(transport: Transport, routing: Routing, ids: readon
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  return answers;
+}
+
+/**
+ * The hosts that take a round's deliveries in one request (DESIGN §7, docs/distributed.md): the
+ * local one, and each remote host whose `ping` answer says it takes waves, with the actors it serves
+ * (the same answer on each of their subjects). Remote actors whose host did not say so (an earlier
+ * build) are asked one request per record.
+ */
+export function waveHostsOf(routing: Routing, pings: ReadonlyMap<string, unknown>, local: ActorHost | null): WaveHost[] {
+  const hosts: WaveHost[] = [];
+  if (local !== null && local.ids.length > 0) hosts.push({ subject: routing.subjectOf(local.ids[0]!), ids: local.ids });
+  const groups = new Map<string, string[]>();
+  for (const [id, answer] of pings) {
+    const ping = answer as Partial<PingReply> | undefined;
+    if (ping?.waves !== WAVE_PROTOCOL || !Array.isArray(ping.actors) || !ping.actors.includes(id)) continue;
+    const key = JSON.stringify(ping.actors);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [id]);
+    else group.push(id);
+  }
+  for (const ids of groups.values()) {
+    const sorted = ids.sort();
+    hosts.push({ subject: routing.subjectOf(sorted[0]!), ids: sorted });
+  }
+  return hosts;
 }
 
 /** Sets the remote actors to the state this run starts from: the episode's start, or a snapshot their hosts load. */

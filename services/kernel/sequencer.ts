@@ -5,14 +5,14 @@
 // the pump's async port: the event store, the transport to the actor hosts (which may be other
 // processes), the LLM responder, and telemetry (a span per tick and per delivered record).
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
-import type { Delivered, ExtraSpan, SpanSource, WorldDefinition } from "../../actors/actor.ts";
+import type { Delivered, Emitted, ExtraSpan, SpanSource, WorldDefinition } from "../../actors/actor.ts";
 import { actorIndexOf, type ActorIndex, type Draft, type LogRecord, type RecordMeta } from "../../events/record.ts";
 import type { LlmRequestedPayload } from "../../events/llm.ts";
 import type { EventStore } from "../../infra/eventStore.ts";
 import { SerializedActor } from "../../infra/snapshotStore.ts";
 import type { Transport } from "../../infra/transport.ts";
 import { traceparentOf } from "../../infra/telemetry.ts";
-import type { DeliverReply, HostRequest } from "../distributed/actorHost.ts";
+import { ActorFailed, type DeliverReply, type HostRequest, type WaveDelivery, type WaveReply } from "../distributed/actorHost.ts";
 import { ActorStateMissing } from "./errors.ts";
 import { noBackendAnswer, runTickAsync, SEQUENCER_ID, type LlmAnswer, type Replies, type TickPort, type TickResult } from "./tickPump.ts";
 
@@ -21,7 +21,8 @@ export { SEQUENCER_ID, type TickResult };
 /**
  * Where each actor is served. Embedded runs put every actor behind one subject (one request per
  * record); distributed runs give each actor its own subject, and the sequencer asks the hosts of a
- * record's recipients at once, then reassembles the replies in canonical recipient order.
+ * record's recipients at once, then reassembles the replies in canonical recipient order (a host
+ * that takes waves gets a round's records for all its actors in one request: `useWaveHosts`).
  */
 export interface Routing {
   subjectOf(actorId: string): string;
@@ -42,6 +43,24 @@ export function bySubject(routing: Routing, ids: readonly string[]): Map<string,
 }
 
 const NO_REPLIES: Replies = [];
+
+/**
+ * Actors that one host process serves together (its `ping` said so, and that it takes waves), and
+ * the subject their waves, digests and snapshots go to: one request for all of them.
+ */
+export interface WaveHost {
+  readonly subject: string;
+  readonly ids: readonly string[];
+}
+
+const NO_WAVE: Promise<WaveReply> = Promise.resolve({ replies: [] });
+
+/** A round's wave: the request sent to each wave host, and where each record's deliveries went. */
+interface Wave {
+  readonly replies: readonly Promise<WaveReply>[];
+  /** For each record of the round: per wave host it went to, the host's index and the delivery's index in its request. */
+  readonly at: readonly (readonly (readonly [host: number, delivery: number])[])[];
+}
 
 /** Recipient ids a span lists; a broadcast to a larger town lists these and says it was cut. */
 export const MAX_SPAN_RECIPIENT_IDS = 64;
@@ -98,8 +117,16 @@ export class Sequencer {
   private readonly o: SequencerOptions;
   private readonly actors: ActorIndex;
   /** Actor ids grouped by serving subject, in canonical order (for digests). */
-  private readonly hostGroups: readonly (readonly [string, readonly string[]])[];
+  private hostGroups: readonly (readonly [string, readonly string[]])[];
   private readonly single: boolean;
+  /** Hosts that take a round in one request (`wave`), and each actor's host among them. */
+  private waveHosts: readonly WaveHost[] = [];
+  private readonly waveHostOf = new Map<string, number>();
+  /**
+   * Per wave host, the part digests its last wave answered with, while no record has been
+   * delivered to it since (the tick's digests need no request of their own).
+   */
+  private waveParts: (Promise<Readonly<Record<string, string>> | undefined> | undefined)[] = [];
   private episodeSpan: Span | undefined;
   /** The deliver spans of the round being delivered: those a failed tick leaves open are ended with it. */
   private roundSpans: readonly Span[] | undefined;
@@ -114,6 +141,21 @@ export class Sequencer {
     this.hostGroups = [...groups.entries()];
     this.single = groups.size <= 1;
     this.extraSpans = options.tracer === undefined ? undefined : options.world.spansOf?.(options.config, options.seed);
+  }
+
+  /**
+   * Sends each of these hosts a round's deliveries in one request (`wave`), and asks their digests
+   * and snapshots in one request each; actors of no such host (a host of an earlier build) get one
+   * request per record. The hosts' actors must not overlap. Called before the first tick.
+   */
+  useWaveHosts(hosts: readonly WaveHost[]): void {
+    if (this.single) return; // one subject already takes every record in one request
+    this.waveHosts = hosts.filter((h) => h.ids.length > 0);
+    this.waveHostOf.clear();
+    this.waveHosts.forEach((h, i) => h.ids.forEach((id) => this.waveHostOf.set(id, i)));
+    this.waveParts = this.waveHosts.map(() => undefined);
+    const rest = this.actors.ids.filter((id) => !this.waveHostOf.has(id));
+    this.hostGroups = [...this.waveHosts.map((h) => [h.subject, h.ids] as const), ...bySubject(this.o.routing, rest)];
   }
 
   /**
@@ -180,6 +222,7 @@ export class Sequencer {
     let traceparents: (string | undefined)[] | undefined;
     let previous: readonly LogRecord[] = [];
     let llmAnswers: Map<number, Promise<LlmAnswer>> | undefined;
+    let wave: Wave | null = null;
     const settle = <T>(index: number, value: Promise<T>): Promise<T> =>
       value.then((v) => {
         spans![index]?.end();
@@ -189,6 +232,7 @@ export class Sequencer {
       append: async (drafts) => {
         previous = records;
         llmAnswers = undefined;
+        wave = null;
         if (tracer === undefined) records = await this.appendTraced(drafts, undefined);
         else {
           spans = drafts.map((d) => this.deliverSpan(tracer, d, tickContext!));
@@ -220,9 +264,10 @@ export class Sequencer {
         // Delivered as the store gave it back (a replay's store gives the logged record, its payload
         // read from the log).
         const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
-        const replies = this.deliver(delivered, recipients, traceparents?.[index], record.hash);
+        const replies = wave === null ? this.deliver(delivered, recipients, traceparents?.[index], record.hash) : this.waveReplies(wave, index, delivered, recipients, traceparents?.[index], record.hash);
         return answered || span === undefined ? replies : settle(index, replies);
       },
+      ...(this.waveHosts.length === 0 ? {} : { wave: (recipients: readonly (readonly string[])[], lastPhase: boolean) => void (wave = this.sendWave(records, recipients, traceparents, lastPhase)) }),
       answer: (index) => {
         const answer = llmAnswers!.get(index)!;
         return spans?.[index] === undefined ? answer : settle(index, answer);
@@ -254,9 +299,87 @@ export class Sequencer {
     return recipients.map((id) => byId.get(id) ?? []);
   }
 
-  /** Every actor's part digest, asked of each host. */
+  /**
+   * Sends each wave host the round's records that have recipients there, in log order, in one
+   * request; in the tick's last phase it asks for their digests too (the last round's answer gives
+   * the tick's digests).
+   */
+  private sendWave(records: readonly LogRecord[], recipients: readonly (readonly string[])[], traceparents: readonly (string | undefined)[] | undefined, lastPhase: boolean): Wave {
+    const deliveries: WaveDelivery[][] = this.waveHosts.map(() => []);
+    const at: (readonly [number, number])[][] = [];
+    const episode = this.o.store.episode;
+    for (let r = 0; r < records.length; r++) {
+      const here: [number, number][] = [];
+      at.push(here);
+      const ids = recipients[r]!;
+      if (ids.length === 0) continue;
+      const record = records[r]!;
+      const delivered: Delivered = { type: record.type, payload: record.payload, from: record.from, tick: record.tick, seq: record.seq };
+      const traceparent = traceparents?.[r];
+      const traced = traceparent === undefined ? {} : { traceparent, hash: record.hash, event: `${episode}:${record.seq}` };
+      // Each host's recipients of the record, in canonical order.
+      for (const id of ids) {
+        const h = this.waveHostOf.get(id);
+        if (h === undefined) continue;
+        const list = deliveries[h]!;
+        const open = list[list.length - 1];
+        if (open?.record === delivered) (open.recipients as string[]).push(id);
+        else {
+          here.push([h, list.length]);
+          list.push({ record: delivered, recipients: [id], ...traced });
+        }
+      }
+    }
+    const replies = this.waveHosts.map((host, h) => {
+      const list = deliveries[h]!;
+      if (list.length === 0) {
+        // A host this round of the last phase does not reach is asked its digests beside it (unless
+        // it answered them since its last delivery): if the round is the tick's last, they are the
+        // tick's, without a round trip of their own after it.
+        if (lastPhase && this.waveParts[h] === undefined) {
+          this.waveParts[h] = this.o.transport.request<HostRequest, Record<string, string>>(host.subject, { kind: "digest", ids: host.ids }).catch(() => undefined);
+        }
+        return NO_WAVE;
+      }
+      const reply = this.o.transport.request<HostRequest, WaveReply>(host.subject, { kind: "wave", deliveries: list, ...(lastPhase ? { digest: host.ids } : {}) });
+      // Awaited by the deliveries of its records, unless one before them failed the tick.
+      reply.catch(() => undefined);
+      this.waveParts[h] = lastPhase ? reply.then((r) => r.parts, () => undefined) : undefined;
+      return reply;
+    });
+    return { replies, at };
+  }
+
+  /** The replies to the round's record `index` from the wave (and from hosts that take no waves), in the order of `recipients`. */
+  private async waveReplies(wave: Wave, index: number, record: Delivered, recipients: readonly string[], traceparent: string | undefined, hash: string): Promise<Replies> {
+    const others = recipients.filter((id) => !this.waveHostOf.has(id));
+    const fromOthers = others.length === 0 ? null : this.deliver(record, others, traceparent, hash);
+    const byId = new Map<string, readonly Emitted[]>();
+    for (const [h, d] of wave.at[index]!) {
+      const reply = await wave.replies[h]!;
+      const failed = reply.failed;
+      if (failed !== undefined && failed.delivery <= d) {
+        // The host stopped at an actor that failed (on this record: an earlier one would have failed
+        // the tick before). Asked for the record alone, the actor fails as it would have without
+        // waves, with the same error.
+        await this.deliver(record, [failed.actor], traceparent, hash);
+        throw new ActorFailed(failed.actor, record, new Error("it failed in a wave and not when asked again"));
+      }
+      const answered = reply.replies[d]!;
+      // The delivery's recipients are this record's on host h, in canonical order.
+      let i = 0;
+      for (const id of recipients) if (this.waveHostOf.get(id) === h) byId.set(id, answered[i++] ?? []);
+    }
+    if (fromOthers !== null) {
+      const replies = await fromOthers;
+      others.forEach((id, i) => byId.set(id, replies[i] ?? []));
+    }
+    return recipients.map((id) => byId.get(id) ?? []);
+  }
+
+  /** Every actor's part digest, asked of each host (a wave host's last wave may have answered them). */
   async digests(): Promise<Record<string, string>> {
-    const answers = await Promise.all(this.hostGroups.map(([subject, ids]) => this.o.transport.request<HostRequest, Record<string, string>>(subject, { kind: "digest", ids })));
+    const answers = await Promise.all(this.hostGroups.map(async ([subject, ids], g) => (await this.waveParts[g]) ?? this.o.transport.request<HostRequest, Record<string, string>>(subject, { kind: "digest", ids })));
     const parts: Record<string, string> = {};
     for (const id of this.actors.ids) {
       const part = answers.find((a) => a[id] !== undefined)?.[id];

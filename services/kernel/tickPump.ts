@@ -56,6 +56,13 @@ export interface TickPort<Sync extends boolean = boolean> {
    */
   ask(index: number, request: Delivered<LlmRequestedPayload>): void;
   /**
+   * Optional: told once a round is appended, before its first `ask` and `deliver`, every record's
+   * recipients (canonical order; the same arrays `deliver` then gets), so a driver may send a host
+   * the whole round at once. `lastPhase`: the round belongs to the tick's last phase (the part
+   * digests follow the last such round).
+   */
+  wave?(recipients: readonly (readonly string[])[], lastPhase: boolean): void;
+  /**
    * Delivers the record at `index` of the round to its recipients (canonical order) and says what
    * each emitted, in that order. Called for every record of the round, in log order; `recipients`
    * is empty for a record delivered to nobody (a fact for observers): nothing is sent and the
@@ -105,6 +112,8 @@ export class TickPump {
   /** The record being delivered: its index in the round, recipients and delivered form. */
   private r = 0;
   private recipients: readonly string[] = [];
+  /** Each record's recipients, computed when the round was appended (for a port that takes waves). */
+  private waveRecipients: (readonly string[])[] | null = null;
   private record: Delivered | null = null;
   private records = 0;
   private parts: Readonly<Record<string, string>> = {};
@@ -137,6 +146,11 @@ export class TickPump {
           this.records += this.round.length;
           this.next = [];
           this.asks = 0;
+          if (this.port.wave !== undefined) {
+            const actors = this.actors;
+            this.waveRecipients = this.round.map((d) => recipientsOf(d.to, d.from, actors));
+            this.port.wave(this.waveRecipients, this.phase >= this.phases.length);
+          }
           for (let r = 0; r < this.round.length; r++) {
             const d = this.round[r]!;
             if (d.type !== "llm.requested") continue;
@@ -194,7 +208,7 @@ export class TickPump {
   /** Delivers the round's record `r` (every record, in log order). */
   private deliver(): unknown {
     const d = this.round[this.r]!;
-    this.recipients = recipientsOf(d.to, d.from, this.actors);
+    this.recipients = this.waveRecipients?.[this.r] ?? recipientsOf(d.to, d.from, this.actors);
     this.record = { type: d.type, payload: d.payload, from: d.from, tick: this.tick, seq: this.first + this.r };
     this.state = DELIVERED;
     return this.port.deliver(this.r, this.record, this.recipients, this.answered());
