@@ -417,3 +417,31 @@ describe("roles and nicknames a summary gives in prose", () => {
     expect(analyseQuery("Ian's watching the deckhand. How does he read him?", prose).secondOrder).toMatchObject({ believer: "Ian Shaw", target: "Tevita Lolo" });
   });
 });
+
+// A summary written as a list, as notes may be. The test file's own scene.
+const rota: PerceivedScene = {
+  summary: "Food bank, 09:10, the van late.\n- Joy Mensah: duty manager, at the front counter (office shut till ten)\n- Karl Brandt: volunteer driver, first in the queue for tea\n- Ifeoma Obi, the intake coordinator everyone calls Ify, sorting tins",
+  time: "09:10",
+  focus: "Front counter",
+  public: {
+    "Joy Mensah": { location: "Front counter", action: "signing people in" },
+    "Karl Brandt": { location: "Kitchen", action: "making tea" },
+    "Ifeoma Obi": { location: "Store room", action: "sorting tins" },
+  },
+};
+
+describe("roles a summary gives as a list", () => {
+  it("reads 'Name: role, …' to the end of its line", () => {
+    expect(who("is the duty manager around?", rota)).toEqual(["Joy Mensah"]);
+    expect(who("Has the driver had his tea?", rota)).toEqual(["Karl Brandt"]);
+  });
+
+  it("keeps the words that give a nickname out of the role, and a note with no person noun out of the roles", () => {
+    const roster = Object.keys(rota.public).sort();
+    const profiles = profilesOf(rota.summary, roster, rota.public, "wink");
+    expect(profiles["Ifeoma Obi"]!.heads).toContain("coordinator");
+    expect(profiles["Ifeoma Obi"]!.nicknames).toContain("Ify");
+    expect(profiles["Joy Mensah"]!.heads).not.toContain("office");
+    expect(profiles["Karl Brandt"]!.heads).not.toContain("queue");
+  });
+});

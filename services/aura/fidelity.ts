@@ -32,6 +32,7 @@ const SPLITS = [
   { name: "dev14 (FA, FB, FC)", file: join(DATA, "implicit", "dev14.json") },
   { name: "dev15 (KA, KB, KC)", file: join(DATA, "implicit", "dev15.json") },
   { name: "dev16 (MA, MB, MC)", file: join(DATA, "implicit", "dev16.json") },
+  { name: "dev17 (PA, PB, PC)", file: join(DATA, "implicit", "dev17.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
 ].filter((s) => existsSync(s.file));
 

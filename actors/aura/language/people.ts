@@ -84,18 +84,24 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     // Each clause that is a noun phrase names a role ("cafe owner", "the referee", "lifeguard on
     // duty"); one that starts with a verb or a preposition says what they do or where. A quoted
     // name in it is a nickname ("('Kas')", "(everyone just says 'Chief')").
-    const readNote = (note: string): void => {
+    // `strict`: a note the summary does not set off as one (an appositive in prose, a bracket inside a
+    // note) names a role only with a person noun ("first in the queue", "(cafe shut till lunch)" do not).
+    const readNote = (note: string, strict = false): void => {
       for (const quoted of note.matchAll(QUOTED)) addNickname(quoted[1]!);
       note = note.replace(QUOTED, " ");
       // A bracket inside is a note of its own ("chief engineer (everyone just says 'Chief')").
-      for (const inner of note.matchAll(/\(([^()]*)\)/g)) readNote(inner[1]!);
+      for (const inner of note.matchAll(/\(([^()]*)\)/g)) readNote(inner[1]!, true);
       note = note.replace(/\([^()]*\)/g, " ");
       for (let whole of note.split(/[,;]/)) {
         // "who volunteers as choir director", "who works as a cook": what follows "as" is the role.
         whole = /^\s*who\s+\w+\s+as\s+(.+)$/.exec(whole)?.[1] ?? whole;
         // "everyone calls her Chef", "a white beard the others call Old Bjorn": a name given by others.
-        const called = /\bcall(?:s|ed)?\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
-        if (called !== null) addNickname(called[1]!);
+        const called = /\s*(?:\b\w+\s+)?\bcall(?:s|ed)?\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
+        // … and the words that give it are no part of the role ("the co-op coordinator everyone calls Nads").
+        if (called !== null) {
+          addNickname(called[1]!);
+          if (called.index > 0) whole = whole.slice(0, called.index);
+        }
         // "kitchen porter and part-time student": each conjunct that names a person is a role of its own.
         const conjuncts = whole.split(/\s+and\s+/);
         const coordinated = conjuncts.length > 1 && conjuncts.every((c) => tokenize(c, tokenizer).some((t) => isNoun(t) && (isPersonNoun(t.lemma) || isPersonNoun(t.text))));
@@ -133,7 +139,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const abbreviation = clause.length === 1 && first.upper;
         const nominal = abbreviation || (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (abbreviation) addRole([{ ...first, pos: "NOUN" }]);
-        else if (nominal) addRole(clause);
+        else if (nominal && (!strict || clause.some((t) => isNoun(t) && (isPersonNoun(t.lemma) || isPersonNoun(t.text))))) addRole(clause);
         else about.push(...contentWords(clause));
         }
       }
@@ -159,13 +165,14 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       // up to the end of its sentence or the next person, and a noun phrase just before the name
       // ("retired neighbour Bernard Okoro", "Morag's teenage daughter Elin Fraser").
       const after = summary.slice(written.index + written[0].length);
-      if (/^\s*(?:,|[-–—]\s)/.test(after)) {
+      // … or a list's item: "- Chen Mei: presiding officer, at the ballot table" (to its line's end).
+      if (/^[ \t]*(?:,|:[ \t]*\S|[-–—]\s)/.test(after)) {
         // (A short capitalised word's period is a title's, not a sentence's end: "Mr. Mehta".)
-        const sentence = after.split(/[;:]|(?<!\b[A-Z][a-z]{0,3})\.(?:\s|$)/)[0]!;
+        const sentence = after.replace(/^[ \t]*:/, ",").split(/[;:\n]|(?<!\b[A-Z][a-z]{0,3})\.(?:\s|$)/)[0]!;
         const others = roster.filter((n) => n !== name).flatMap((n) => n.split(/\s+/)).map((w) => new RegExp(`\\b${escape(w)}\\b`));
         for (const segment of sentence.split(/,|\s[-–—]\s/).map((x) => x.replace(/^\s*[-–—]\s*/, "").trim()).filter((x) => x.length > 0)) {
           if (others.some((w) => w.test(segment))) break;
-          readNote(segment);
+          readNote(segment, true);
         }
       }
       const lead = (summary.slice(0, written.index).split(/[,;:.()]/).at(-1) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/).at(-1)!;
