@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -53,6 +54,22 @@ export function startCli(args: string[], env: Readonly<Record<string, string>> =
   // may still be on its way (a command's error message, on a loaded machine: an empty stderr).
   const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once("close", (code) => resolve({ code, out, err })));
   return { child, done };
+}
+
+/**
+ * Waits for a sweep and stops its workers; fails with the sweep's and workers' output unless it
+ * exited 0 with every seed's AURATown episode finished once. Resolves with the sweep's JSON report.
+ */
+export async function sweepFinished<Report extends { ok: number; outcomes: readonly { id: string }[] }>(sweep: CliProcess, workers: readonly CliProcess[], seeds: readonly number[]): Promise<Report> {
+  const s = await sweep.done;
+  for (const w of workers) w.child.kill("SIGTERM");
+  const ws = await Promise.all(workers.map((w) => w.done));
+  if (s.code !== 0) console.error("SWEEP", s.out.slice(0, 4000), s.err.slice(0, 2000), ws.map((w) => w.err.slice(0, 3000)));
+  expect(s.code).toBe(0);
+  const report = JSON.parse(s.out) as Report;
+  expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
+  expect(report.ok).toBe(seeds.length);
+  return report;
 }
 
 /**

@@ -11,7 +11,7 @@ import { connectNats, NATS_REPLICAS_ENV } from "../infra/nats.ts";
 import { distributedBackend } from "../infra/natsBackend.ts";
 import { jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
-import { frozenWhen, logRecords, runCli, startCli, tempDir, until, withoutMetaLine } from "./helpers.ts";
+import { frozenWhen, logRecords, runCli, startCli, sweepFinished, tempDir, until, withoutMetaLine } from "./helpers.ts";
 import { startNatsCluster, type NatsCluster } from "./natsCluster.ts";
 import { startTestNats } from "./natsServer.ts";
 
@@ -70,14 +70,7 @@ describe("a JetStream cluster", () => {
       }, "a new leader of the log stream", 60_000);
       await leader.start();
 
-      const s = await sweep.done;
-      for (const w of workers) w.child.kill("SIGTERM");
-      const ws = await Promise.all(workers.map((w) => w.done));
-      if (s.code !== 0) console.error("SWEEP", s.out.slice(0, 4000), s.err.slice(0, 2000), ws.map((w) => w.err.slice(0, 3000)));
-      expect(s.code).toBe(0);
-      const report = JSON.parse(s.out) as SweepReport;
-      expect(report.outcomes.map((o) => o.id).sort()).toEqual(seeds.map((x) => `auratown-s${x}-baseline`));
-      expect(report.ok).toBe(seeds.length);
+      await sweepFinished<SweepReport>(sweep, workers, seeds);
 
       for (const seed of seeds) {
         const episode = `auratown-s${seed}-baseline`;

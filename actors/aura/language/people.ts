@@ -73,8 +73,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     const nicknames: string[] = [];
     const addNickname = (nick: string) => {
       nicknames.push(nick);
-      // A nickname of several words is an epithet and a name ("Big Lou"): the last word alone
-      // names them too, and the epithet describes them ("the big fella").
+      // A nickname of several words is an epithet and a name ("Tall Dima"): the last word alone
+      // names them too, and the epithet describes them ("the tall man" for "Tall Dima").
       const words = nick.split(/\s+/);
       if (words.length > 1) {
         nicknames.push(words.at(-1)!);
