@@ -1,7 +1,7 @@
 // The dashboard's speed in a real browser (Debian's Chromium through playwright-core), rows of
 // `npm run bench` (or alone: `npm run bench -- --ui-only`, printed, docs untouched). Over a 1,000-
-// agent AURATown day: the episode view's first paint (the timeline drawn), and moving the town
-// replay's scrubber to a far tick; over the EnvProbe paper grid's results file (`sweep --out`):
+// agent AURATown day: the episode view's first paint (the timeline drawn), the town replay's first
+// paint, and moving its scrubber to a far tick (one never shown, whose frame is fetched, and back); over the EnvProbe paper grid's results file (`sweep --out`):
 // the sweep report's load. Each beside what the server alone takes for the same data (its API
 // answer fetched from Node), measured in the same run. Waits are on the DOM, never on a clock.
 import { execFileSync } from "node:child_process";
@@ -99,14 +99,44 @@ export async function uiRows(work: string, quick: boolean, log: (s: string) => v
       verdict: cold <= 2000 ? "met" : warm <= 2000 ? "**below target** on first open; met once read" : "**below target**",
     });
 
-    // The town replay's scrubber: to the last tick and back to the first, five times each way.
-    await page.click('button[data-tab="world"]');
+    // The town replay's first paint: from the tab's click to its map's markers drawn (the view's
+    // module, its map and tick list, the first tick's frame). The first ask indexes the read log.
     // Above 40 residents the map shows a marker per place (a cluster) instead of one per resident.
-    await page.waitForSelector(".town-view g.resident, .town-view g.cluster", WAIT);
-    const worldView = (await (await fetch(`${server.url}/api/world-view?id=day`)).json()) as { data: { frames: { tick: number }[] } };
-    const frames = worldView.data.frames.map((f) => f.tick);
+    const markers = ".town-view g.resident, .town-view g.cluster";
+    const openTown = async (): Promise<number> => {
+      await page.goto("about:blank");
+      await page.goto(episodeUrl);
+      await page.waitForSelector('button[data-tab="world"]', WAIT);
+      const started = performance.now();
+      await page.click('button[data-tab="world"]');
+      await page.waitForSelector(markers, WAIT);
+      return performance.now() - started;
+    };
+    const townCold = await openTown();
+    const townWarm = median(await sequence(3, openTown));
+    const worldView = (await (await fetch(`${server.url}/api/world-view?id=day`)).json()) as { data: { ticks: number[] } };
+    const frames = worldView.data.ticks;
+    const townApi = median(await sequence(3, async () => (await fetchTime(`${server.url}/api/world-view?id=day`)) + (await fetchTime(`${server.url}/api/world-view?id=day&tick=${frames[0]}`))));
+    log(`  ui: town replay first paint ${ms(townCold)} (first ask), ${ms(townWarm)} after; its API answers ${ms(townApi)}`);
+    rows.push({
+      figure: `Dashboard: town replay first paint (map drawn at tick ${frames[0]}, ${agents} residents), Chromium`,
+      measured: `${s(townCold)} first ask (the server indexes the read log); ${s(townWarm)} after`,
+      ceiling: `its two API answers (the view, a tick's frame) fetched from Node: ${ms(townApi)}`,
+      ratio: `${(townWarm / townApi).toFixed(1)}× the API (after)`,
+      target: "first paint ≤ 2 s",
+      verdict: townCold <= 2000 ? "met" : "**below target**",
+    });
+
+    // The town replay's scrubber: to the last tick and back to the first, five times each way. Each
+    // tick's frame is fetched when first shown: the first moves fetch, later ones find it kept.
     await page.evaluate(`window.__frames = ${JSON.stringify(frames)}`);
     const move = async (index: number) => (await page.evaluate(`(${MOVE_SCRUBBER})(${index})`)) as number;
+    // A far tick never shown yet (its frame fetched, not kept), as a first scrub to it meets it.
+    const fresh: number[] = [];
+    for (const index of [Math.floor(frames.length / 2), frames.length - 2, Math.floor(frames.length / 3)]) {
+      fresh.push(await move(index));
+      await move(0);
+    }
     const far: number[] = [];
     const steps: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -119,14 +149,14 @@ export async function uiRows(work: string, quick: boolean, log: (s: string) => v
     }
     const scrub = median(far);
     const step = median(steps);
-    log(`  ui: scrubber to a far tick ${ms(scrub)} (max ${ms(Math.max(...far))}), one step ${ms(step)}`);
+    log(`  ui: scrubber to a far tick ${ms(scrub)} (max ${ms(Math.max(...far))}), to a tick not shown before ${ms(median(fresh))} (max ${ms(Math.max(...fresh))}), one step ${ms(step)}`);
     rows.push({
       figure: `Dashboard: town replay scrubber from tick ${frames[0]} to tick ${frames.at(-1)} and back (${agents} residents drawn), median of 10, Chromium`,
-      measured: `${ms(scrub)} (slowest ${ms(Math.max(...far))})`,
+      measured: `${ms(scrub)} (slowest ${ms(Math.max(...far))}); to a tick not shown before (its frame fetched) ${ms(median(fresh))}, slowest ${ms(Math.max(...fresh))}`,
       ceiling: `one step (tick ${frames[0]} → ${frames[1]}): ${ms(step)}`,
       ratio: `${(scrub / step).toFixed(1)}× one step`,
       target: "≤ 200 ms",
-      verdict: scrub <= 200 ? "met" : "**below target**",
+      verdict: Math.max(scrub, ...fresh) <= 200 ? "met" : "**below target**",
     });
 
     // The sweep report: its first page of each table shown.

@@ -112,20 +112,30 @@ describe("probetown ui: the API", () => {
     expect((await get(`/api/record?id=town&seq=${all.length + 10}`)).status).toBe(404);
   });
 
-  it("gives a world's own view from its hook: the town's map and its residents per tick", async () => {
+  it("gives a world's own view from its hook: the town's map and ticks, then a tick's residents on demand", async () => {
     const episode = await get("/api/episode?id=town");
     expect(episode.body.worldView).toBe("Town replay");
     const { status, body } = await get("/api/world-view?id=town");
     expect(status).toBe(200);
-    const data = body.data as { width: number; places: { name: string }[]; frames: { tick: number; residents: { agent: string; x: number; y: number }[] }[] };
+    const data = body.data as { width: number; places: { name: string }[]; ticks: number[]; residents: number };
     expect(data.width).toBe(60);
     expect(data.places).toHaveLength(20);
-    expect(data.frames.map((f) => f.tick)).toEqual([0, 1]);
+    expect(data.ticks).toEqual([0, 1]);
+    expect(data.residents).toBe(5);
     // Each resident where the tick's last occupancy record put it.
+    const frame = await get("/api/world-view?id=town&tick=1");
+    expect(frame.status).toBe(200);
+    const residents = (frame.body.data as { tick: number; residents: { agent: string; x: number; y: number }[] }).residents;
     const occupancy = logRecords(join(fixture.runs, "town")).filter((r) => r.type === "location.occupancy" && r.tick === 1);
     const last = new Map<string, { x: number; y: number }>();
     for (const r of occupancy) for (const o of (r.payload as { occupants: { agent: string; x: number; y: number }[] }).occupants) last.set(o.agent, { x: o.x, y: o.y });
-    expect(data.frames[1]!.residents.map((r) => [r.agent, r.x, r.y])).toEqual([...last].sort(([a], [b]) => (a < b ? -1 : 1)).map(([a, p]) => [a, p.x, p.y]));
+    expect(residents.map((r) => [r.agent, r.x, r.y])).toEqual([...last].sort(([a], [b]) => (a < b ? -1 : 1)).map(([a, p]) => [a, p.x, p.y]));
+    // A resident's panel at a tick: its plan and private state as the log has them up to it.
+    const agent = residents[0]!.agent;
+    const panel = await get(`/api/world-view?id=town&resident=${encodeURIComponent(agent)}&tick=1`);
+    expect(panel.status).toBe(200);
+    const planned = logRecords(join(fixture.runs, "town")).filter((r) => r.type === "agent.planned" && r.from === agent && r.tick <= 1).at(-1)!;
+    expect(panel.body.data).toMatchObject({ agent, tick: 1, plan: { tick: planned.tick, plan: (planned.payload as { plan: unknown }).plan } });
     const script = await raw("/world/auratown.js");
     expect(script.status).toBe(200);
     expect(script.text).toContain("export function View");
@@ -141,6 +151,13 @@ describe("probetown ui: the API", () => {
       ["/api/records?id=town&tick=1", "unknown parameter 'tick'"],
       ["/api/record?id=town&seq=abc", "a record's seq is a whole number"],
       ["/api/record?id=town&seq=1&x=2", "unknown parameter 'x'"],
+      ["/api/world-view?id=town&tick=x", "tick must be a whole number, got 'x'"],
+      ["/api/world-view?id=town&tick=-1", "tick must be a whole number, got '-1'"],
+      ["/api/world-view?id=town&tick=7", "tick 7 has no resident positions in this log (its ticks: 0–1)"],
+      ["/api/world-view?id=town&tick=1&x=2", "unknown parameter 'x'; the town replay takes id, tick and resident"],
+      ["/api/world-view?id=town&resident=agent%2Flin-wei", "tick is required with resident"],
+      ["/api/world-view?id=town&resident=agent%2Fnobody&tick=1", "resident 'agent/nobody' is not in this town"],
+      ["/api/world-view?id=town&resident=agent%2Flin-wei&tick=9", "tick 9 is past the log's last (its ticks: 0–1)"],
     ];
     for (const [path, message] of cases) {
       const { status, body } = await get(path);

@@ -148,7 +148,7 @@ describe("probetown ui: live episodes", () => {
       ["/api/live?id=live&since=3", "unknown parameter 'since'"],
       ["/api/episode?id=town&tick=3", "unknown parameter 'tick'"],
       ["/api/episodes?world=auratown", "unknown parameter 'world'"],
-      ["/api/world-view?id=town&tick=1", "unknown parameter 'tick'"],
+      ["/api/world-view?id=town&day=1", "unknown parameter 'day'"],
     ];
     for (const [path, message] of cases) {
       const { status, body } = await get(path);

@@ -143,11 +143,21 @@ export interface WorldUi {
    */
   readonly data: (records: readonly LogRecord[], episode: { readonly dir: string | null }) => unknown;
   /**
-   * The browser module that draws it: an ES module exporting `View({data})`, a Preact component,
-   * importing only `preact`, `preact/hooks` and `htm` (the dashboard's import map).
+   * A part of the view asked for when it is shown (`/api/world-view?id=…&<query>`: the query's
+   * other parameters), for a view too large to send whole (a town's frame per tick); absent: the
+   * view takes no parameter but `id`. A refusal's message names the parameter (a 400).
+   */
+  readonly part?: (records: readonly LogRecord[], episode: { readonly dir: string | null }, query: Readonly<Record<string, string>>) => WorldUiPart;
+  /**
+   * The browser module that draws it: an ES module exporting `View({data, part})`, a Preact
+   * component (`part(params)` fetches a part, resolving to its data), importing only `preact`,
+   * `preact/hooks` and `htm` (the dashboard's import map).
    */
   readonly script: URL;
 }
+
+/** A view's part, or why the query was refused. */
+export type WorldUiPart = { readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly message: string };
 
 /** A world's own sweep jobs, as a worker takes them from the queue beside the kernel's episode jobs. */
 export interface WorldJobs {

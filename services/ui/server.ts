@@ -337,15 +337,20 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     return c.json({ ...spans, jaeger });
   });
 
-  // A world's own view (its `ui` hook): the data from the log, and its script from the module.
+  // A world's own view (its `ui` hook): the data from the log, and its script from the module; with
+  // more parameters than `id`, a part of it (the hook's `part`), asked for as the view shows it.
   app.get("/api/world-view", async (c) => {
     const { id = "", ...rest } = c.req.query();
-    if (Object.keys(rest).length > 0) return c.json({ error: unknown(rest, "id") }, 400);
     const found = episodeOf(id);
     if (found === null) return c.json(notFound(id), 404);
     const ui = worldUi((await found.summary()).world);
     if (ui === null) return c.json({ error: `the world of '${id}' has no view of its own` }, 404);
-    return c.json({ label: ui.label, data: ui.data((await found.load()).records, { dir: found.dir }) });
+    const episode = { dir: found.dir };
+    if (Object.keys(rest).length === 0) return c.json({ label: ui.label, data: ui.data((await found.load()).records, episode) });
+    // A part of the view (a tick's frame, a resident's panel): the world says which parameters it takes.
+    if (ui.part === undefined) return c.json({ error: unknown(rest, "id") }, 400);
+    const part = ui.part((await found.load()).records, episode, rest);
+    return part.ok ? c.json({ label: ui.label, data: part.data }) : c.json({ error: part.message }, 400);
   });
 
   app.get("/world/:file", (c) => {

@@ -1,9 +1,11 @@
 // AURATown's dashboard view (served by `probetown ui` as this world's view): the map, residents at
 // the chosen tick (above AGGREGATE_OVER, one marker per place with a count, expanded on click), the
 // tick's conversations and incidents at their places, a scrubber with play, pause and step, and a panel for the resident chosen in the
-// table (its records up to the tick). Data: services/auratown/ui/townView.ts.
+// table (its records up to the tick). The view's data is the map and the list of ticks; each tick's
+// frame and each panel are asked for (`part`) when shown, frames kept (FRAMES_KEPT) and the ticks
+// beside the shown one fetched ahead. Data: services/auratown/ui/townView.ts.
 import { h } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
 
 const html = htm.bind(h);
@@ -15,6 +17,9 @@ const SHOWN = 20;
 
 /** Above this many residents the map shows one marker per place (with its count), expanded on click. */
 const AGGREGATE_OVER = 40;
+
+/** Frames kept in the page (a long, large town's every frame would not fit); the oldest goes first. */
+const FRAMES_KEPT = 64;
 
 /** The residents grouped where they are: by place, or by map cell for those on the way. */
 function clustersOf(residents, places) {
@@ -77,39 +82,67 @@ function EventMarks({ events, places, tick }) {
   });
 }
 
-const upTo = (list, tick) => (list ?? []).filter((x) => x.tick <= tick);
-const lastOf = (list, tick) => upTo(list, tick).at(-1) ?? null;
-
 /**
- * One resident at `tick`, from its records: its plan, private state and the rule that set it,
- * reflections, conversations, and its beliefs about others (what it last observed of each) beside
- * their private state at the tick; a belief that no longer matches it is marked stale.
+ * One resident at `tick`, as the server folds it from its records (`part({resident, tick})`): its
+ * plan, private state and the rule that set it, reflections, conversations, and its beliefs about
+ * others (what it last observed of each) beside their private state at the tick; a belief that no
+ * longer matches it is marked stale. While the next tick's panel loads, the last one stays.
  */
-function ResidentPanel({ agent, tick, residents, names }) {
-  const own = residents[agent] ?? { plans: [], states: [], reflections: [], conversations: [], observed: [] };
-  const plan = lastOf(own.plans, tick);
-  const state = lastOf(own.states, tick);
-  const beliefs = new Map();
-  for (const o of upTo(own.observed, tick)) beliefs.set(o.about, o);
+function ResidentPanel({ agent, tick, part, names }) {
+  const [panel, setPanel] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    let current = true;
+    setError(null);
+    part({ resident: agent, tick: String(tick) }).then((p) => current && setPanel(p), (e) => current && setError(e.message));
+    return () => void (current = false);
+  }, [agent, tick, part]);
   const nameOf = (a) => names.get(a) ?? a;
-  return html`<section class="resident-panel" data-agent=${agent} aria-label=${`resident ${nameOf(agent)}`}>
-    <h3>${nameOf(agent)} at tick ${tick}</h3>
+  if (error) return html`<p class="damage">${error}</p>`;
+  if (panel === null || panel.agent !== agent) return html`<p class="resident-loading">Loading ${nameOf(agent)}…</p>`;
+  const { plan, state, beliefs, reflections, conversations } = panel;
+  return html`<section class="resident-panel" data-agent=${agent} data-tick=${panel.tick} aria-label=${`resident ${panel.name}`}>
+    <h3>${panel.name} at tick ${panel.tick}</h3>
     <h4>Plan</h4>
     ${plan === null ? html`<p>No plan logged yet.</p>` : html`<ol class="plan">${plan.plan.map((p, i) => html`<li key=${i}>${p.at} ${p.activity} (${p.location})</li>`)}</ol>`}
     <h4>Private state</h4>
     ${state === null ? html`<p>No private state logged yet.</p>` : html`<p class="private-state">${state.availability}, ${state.emotional_state}${state.unspoken_goal ? `, goal: ${state.unspoken_goal}` : ""} — rule <code class="rule">${state.rule}</code> (tick ${state.tick})</p>`}
     <h4>Beliefs about others</h4>
-    ${beliefs.size === 0 ? html`<p>Has observed no one yet.</p>` : html`<table class="beliefs"><thead><tr><th>about</th><th>believes</th><th>seen at</th><th>truth</th><th>mark</th></tr></thead><tbody>
-      ${[...beliefs.values()].map((b) => {
-        const truth = lastOf(residents[b.about]?.states, tick);
+    ${beliefs.length === 0 ? html`<p>Has observed no one yet.</p>` : html`<table class="beliefs"><thead><tr><th>about</th><th>believes</th><th>seen at</th><th>truth</th><th>mark</th></tr></thead><tbody>
+      ${beliefs.map((b) => {
+        const truth = b.truth;
         const stale = truth !== null && (truth.availability !== b.availability || truth.emotional_state !== b.emotional_state);
-        return html`<tr key=${b.about} class=${stale ? "belief stale" : "belief"} data-about=${b.about}><td>${nameOf(b.about)}</td><td>${b.availability}, ${b.emotional_state}</td><td>tick ${b.tick}</td><td>${truth === null ? "—" : `${truth.availability}, ${truth.emotional_state}`}</td><td class="belief-mark">${stale ? "stale" : ""}</td></tr>`;
+        return html`<tr key=${b.about} class=${stale ? "belief stale" : "belief"} data-about=${b.about}><td>${b.name}</td><td>${b.availability}, ${b.emotional_state}</td><td>tick ${b.tick}</td><td>${truth === null ? "—" : `${truth.availability}, ${truth.emotional_state}`}</td><td class="belief-mark">${stale ? "stale" : ""}</td></tr>`;
       })}</tbody></table>`}
     <h4>Reflections</h4>
-    <ul class="reflections">${upTo(own.reflections, tick).length === 0 ? html`<li>none yet</li>` : upTo(own.reflections, tick).flatMap((r) => r.insights.map((text, i) => html`<li key=${`${r.tick}-${i}`}>tick ${r.tick}: ${text}</li>`))}</ul>
+    <ul class="reflections">${reflections.length === 0 ? html`<li>none yet</li>` : reflections.flatMap((r) => r.insights.map((text, i) => html`<li key=${`${r.tick}-${i}`}>tick ${r.tick}: ${text}</li>`))}</ul>
     <h4>Conversations</h4>
-    <ul class="conversations">${upTo(own.conversations, tick).length === 0 ? html`<li>none yet</li>` : upTo(own.conversations, tick).map((c, i) => html`<li key=${i}>tick ${c.tick}, with ${c.with} at ${c.location}: ${c.lines.map((l) => `${nameOf(l.speaker)}: ${l.text}`).join(" / ")}</li>`)}</ul>
+    <ul class="conversations">${conversations.length === 0 ? html`<li>none yet</li>` : conversations.map((c, i) => html`<li key=${i}>tick ${c.tick}, with ${c.with} at ${c.location}: ${c.lines.map((l) => `${nameOf(l.speaker)}: ${l.text}`).join(" / ")}</li>`)}</ul>
   </section>`;
+}
+
+/**
+ * The frames, asked for by tick: `frameAt(tick)` is the frame if it is here (else it is fetched, and
+ * the view drawn again when it comes), `ahead(tick)` fetches without waiting for it.
+ */
+function useFrames(part, onError) {
+  const kept = useRef(new Map()).current;
+  const asked = useRef(new Set()).current;
+  const [, setArrived] = useState(0);
+  const fetchFrame = (tick) => {
+    if (tick === undefined || kept.has(tick) || asked.has(tick)) return;
+    asked.add(tick);
+    part({ tick: String(tick) }).then(
+      (frame) => {
+        asked.delete(tick);
+        kept.set(tick, frame);
+        if (kept.size > FRAMES_KEPT) kept.delete(kept.keys().next().value);
+        setArrived((n) => n + 1);
+      },
+      (e) => (asked.delete(tick), onError(e.message)),
+    );
+  };
+  return { frameAt: (tick) => kept.get(tick), fetchFrame };
 }
 
 function ResidentTable({ residents, chosen, onChoose }) {
@@ -124,35 +157,51 @@ function ResidentTable({ residents, chosen, onChoose }) {
   </div>`;
 }
 
-export function View({ data }) {
+export function View({ data, part }) {
   const [index, setIndex] = useState(0);
   const [playing, setPlaying] = useState(false);
   const [chosen, setChosen] = useState(null);
   const [expanded, setExpanded] = useState(null);
-  const last = data.frames.length - 1;
+  const [error, setError] = useState(null);
+  const shown = useRef(null);
+  const { frameAt, fetchFrame } = useFrames(part, setError);
+  const ticks = data.ticks;
+  const last = ticks.length - 1;
+  const wanted = ticks[Math.min(index, Math.max(last, 0))];
+  useEffect(() => {
+    fetchFrame(wanted);
+    // The ticks beside it, for the next step or play.
+    fetchFrame(ticks[index + 1]);
+    fetchFrame(ticks[index - 1]);
+  }, [wanted]);
   useEffect(() => {
     if (!playing) return undefined;
     const timer = setInterval(() => setIndex((i) => (i >= last ? (setPlaying(false), i) : i + 1)), 600);
     return () => clearInterval(timer);
   }, [playing, last]);
   if (last < 0) return html`<p>No resident positions in this log.</p>`;
-  const frame = data.frames[Math.min(index, last)];
+  if (error) return html`<p class="damage">${error}</p>`;
+  // The wanted tick's frame once it is here; until then the one shown before (the label says which).
+  const arrived = frameAt(wanted);
+  if (arrived !== undefined) shown.current = arrived;
+  const frame = shown.current;
+  if (frame === null) return html`<p class="town-loading">Loading tick ${wanted}…</p>`;
   return html`<section class="town-view">
     <div class="filters scrubber">
       <button onClick=${() => setIndex(Math.max(0, index - 1))} aria-label="step back">◀</button>
       <button class="play" onClick=${() => setPlaying(!playing)}>${playing ? "pause" : "play"}</button>
       <button onClick=${() => setIndex(Math.min(last, index + 1))} aria-label="step forward">▶</button>
       <input type="range" min="0" max=${last} value=${index} aria-label="tick" onInput=${(e) => setIndex(Number(e.target.value))} />
-      <span class="town-tick">tick ${frame.tick}</span>
+      <span class="town-tick">tick ${frame.tick}</span>${frame.tick === wanted ? "" : html` <span class="town-loading">loading tick ${wanted}…</span>`}
     </div>
     <svg width=${data.width * SCALE} height=${data.height * SCALE} role="group" aria-label="town map">
       <rect width="100%" height="100%" fill="#f4f1ea" />
       ${data.places.map((p) => html`<g class="place"><rect x=${p.x * SCALE} y=${p.y * SCALE} width=${p.width * SCALE} height=${p.height * SCALE} fill=${FILL[p.type] ?? "#e6e6e6"} stroke="#999" /><text x=${p.x * SCALE + 2} y=${p.y * SCALE - 2} font-size="9">${p.name}</text></g>`)}
       <${Markers} residents=${frame.residents} places=${data.places} expanded=${expanded} onExpand=${(key) => setExpanded(key === expanded ? null : key)} />
-      <${EventMarks} events=${data.events ?? []} places=${data.places} tick=${frame.tick} />
+      <${EventMarks} events=${frame.events} places=${data.places} tick=${frame.tick} />
     </svg>
     ${frame.residents.length > AGGREGATE_OVER ? html`<p class="chart-note town-note">${frame.residents.length} residents: one marker per place with its count; click one (or Enter on it) to show its residents.${expanded ? html` <button class="link" onClick=${() => setExpanded(null)}>gather them again</button>` : ""}</p>` : ""}
     <${ResidentTable} residents=${frame.residents} chosen=${chosen} onChoose=${setChosen} />
-    ${chosen === null ? "" : html`<${ResidentPanel} agent=${chosen} tick=${frame.tick} residents=${data.residents} names=${new Map(frame.residents.map((r) => [r.agent, r.name]))} />`}
+    ${chosen === null ? "" : html`<${ResidentPanel} agent=${chosen} tick=${frame.tick} part=${part} names=${new Map(frame.residents.map((r) => [r.agent, r.name]))} />`}
   </section>`;
 }

@@ -238,10 +238,14 @@ function RecordDetail({ id, seq, onSelect, episode }) {
   </div>`;
 }
 
-/** The episode's world's own view (its `ui` hook): its module is loaded when the tab is opened. */
+/**
+ * The episode's world's own view (its `ui` hook): its module is loaded when the tab is opened. The
+ * view gets its data and `part(params)`, which fetches a part of it (a tick's frame, a panel).
+ */
 function WorldView({ id, world }) {
   const [view, setView] = useState(null);
   const [error, setError] = useState(null);
+  const part = useMemo(() => (params) => getJson(`/api/world-view?${new URLSearchParams({ id, ...params })}`).then((body) => body.data), [id]);
   useEffect(() => {
     Promise.all([import(`/world/${encodeURIComponent(world)}.js`), getJson(`/api/world-view?id=${encodeURIComponent(id)}`)]).then(
       ([module, body]) => setView({ View: module.View, data: body.data }),
@@ -250,7 +254,7 @@ function WorldView({ id, world }) {
   }, [id, world]);
   if (error) return html`<p class="damage">${error}</p>`;
   if (!view) return html`<p>Loading the view…</p>`;
-  return html`<${view.View} data=${view.data} />`;
+  return html`<${view.View} data=${view.data} part=${part} />`;
 }
 
 /**
