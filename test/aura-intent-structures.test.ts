@@ -445,3 +445,27 @@ describe("roles a summary gives as a list", () => {
     expect(profiles["Karl Brandt"]!.heads).not.toContain("queue");
   });
 });
+
+// A yard written in prose with a role set before the name. The test file's own scene.
+const yard2: PerceivedScene = {
+  summary: "Timber yard, 07:30. The owner, Hazel Grant (a former carpenter), checks the invoices in the Office; Piotr Nowak, site foreman, known to everyone as Pete, walks the stacks; Ade Bello, the forklift driver, loads a lorry.",
+  time: "07:30",
+  focus: "Office",
+  public: {
+    "Hazel Grant": { location: "Office", action: "checking invoices" },
+    "Piotr Nowak": { location: "Stacks", action: "walking the stacks" },
+    "Ade Bello": { location: "Loading Bay", action: "loading a lorry" },
+  },
+};
+
+describe("a role set before the name, a nickname 'known as' in prose, and a report with a finite clause", () => {
+  it("reads 'The owner, Name' and 'known to everyone as X'", () => {
+    expect(who("Is the owner in a good mood?", yard2)).toEqual(["Hazel Grant"]);
+    expect(who("has Pete had a break?", yard2)).toEqual(["Piotr Nowak"]);
+    expect(who("Is the foreman free?", yard2)).toEqual(["Piotr Nowak"]);
+  });
+
+  it("reads 'would A say B <verb>s …' as A's view of B", () => {
+    expect(analyseQuery("would Ade say the owner wants to be left alone?", yard2).secondOrder).toMatchObject({ believer: "Ade Bello", target: "Hazel Grant" });
+  });
+});

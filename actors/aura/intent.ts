@@ -598,7 +598,8 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
   const clauseAt = (j: number, a: Mention) => {
     const b = mentions.find((m) => m.start === j && m.name !== a.name);
     const after = b === undefined ? undefined : tokens[b.end];
-    return b !== undefined && after !== undefined && (after.pos === "AUX" || after.text === "'s");
+    // … or an inflected verb ("say the client wants …": a finite clause, not the object of a bare verb).
+    return b !== undefined && after !== undefined && (after.pos === "AUX" || after.text === "'s" || (after.pos === "VERB" && after.text !== after.lemma && !after.text.endsWith("ing")));
   };
   for (const a of mentions) {
     if (a.by === "pronoun") continue;

@@ -96,7 +96,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         // "who volunteers as choir director", "who works as a cook": what follows "as" is the role.
         whole = /^\s*who\s+\w+\s+as\s+(.+)$/.exec(whole)?.[1] ?? whole;
         // "everyone calls her Chef", "a white beard the others call Old Bjorn": a name given by others.
-        const called = /\s*(?:\b\w+\s+)?\bcall(?:s|ed)?\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
+        // … or "known to everyone as Bodge", "nicknamed Red", "who goes by Jo".
+        const called = /\s*(?:\b\w+\s+)?\b(?:call(?:s|ed)?|known(?:\s+to\s+\w+)?\s+as|nicknamed|(?:who\s+)?goes\s+by)\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
         // … and the words that give it are no part of the role ("the co-op coordinator everyone calls Nads").
         if (called !== null) {
           addNickname(called[1]!);
@@ -139,7 +140,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const abbreviation = clause.length === 1 && first.upper;
         const nominal = abbreviation || (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (abbreviation) addRole([{ ...first, pos: "NOUN" }]);
-        else if (nominal && (!strict || clause.some((t) => isNoun(t) && (isPersonNoun(t.lemma) || isPersonNoun(t.text))))) addRole(clause);
+        else if (nominal && (!strict || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isPersonNoun(t.lemma) || isPersonNoun(t.text))))) addRole(clause);
         else about.push(...contentWords(clause));
         }
       }
@@ -175,7 +176,10 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
           readNote(segment, true);
         }
       }
-      const lead = (summary.slice(0, written.index).split(/[,;:.()]/).at(-1) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/).at(-1)!;
+      // … or a noun phrase set off before it by a comma at a sentence's start ("The client, Marguerite …").
+      const before = summary.slice(0, written.index).split(/[,;:.()]/);
+      const fronted = before.length >= 2 && before.at(-1)!.trim() === "" && /(?:^|[.:;]\s*)[^,;:.()]*,\s*$/.test(summary.slice(0, written.index));
+      const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/).at(-1)!;
       const leadTokens = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
       const leadHead = leadTokens.at(-1);
       if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text)) && leadTokens.every((t) => isNoun(t) || t.pos === "ADJ" || t.pos === "DET" || t.pos === "NUM" || t.text === "'s" || (t.pos === "VERB" && /(ed|ing)$/.test(t.text)))) addRole(leadTokens);
