@@ -307,7 +307,9 @@ describe("the outage window (--nats-outage)", () => {
   // No test counts seconds: the outages are far inside or past their windows, and the one past its
   // window keeps the server away until the run has given up.
   const episode = "auratown-s42-baseline";
-  const runArgs = (ns: string, ...more: string[]) => ["run", "auratown", "--seed", "42", "--days", "2", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary", ...more];
+  // A snapshot every tick: the tests start their outage at the run's first snapshot, which the
+  // default policy would keep only at the last tick.
+  const runArgs = (ns: string, ...more: string[]) => ["run", "auratown", "--seed", "42", "--days", "2", "--agents", "20", "--snapshot-every", "1", "--nats", nats.url, "--namespace", ns, "--no-summary", ...more];
   const hasSnapshot = async (ns: string): Promise<boolean> => (await new JetStreamSnapshotStore(nc, ns, episode).latest().catch(() => null)) !== null;
   /** The log's last record, seq and hash: equal heads, equal logs (the hash chains every record before it). */
   const head = async (ns: string) => {

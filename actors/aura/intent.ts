@@ -595,11 +595,13 @@ function personPhraseAt(tokens: readonly Token[], start: number): boolean {
  */
 function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): BeliefCue[] {
   const out: BeliefCue[] = [];
-  const clauseAt = (j: number, a: Mention) => {
+  // `report`: right after a verb of saying, an inflected verb also makes B's clause ("would A say the
+  // client wants …"); after "that" it does not ("upset that B left" is A's feeling, not a report).
+  const clauseAt = (j: number, a: Mention, report = false) => {
     const b = mentions.find((m) => m.start === j && m.name !== a.name);
     const after = b === undefined ? undefined : tokens[b.end];
-    // … or an inflected verb ("say the client wants …": a finite clause, not the object of a bare verb).
-    return b !== undefined && after !== undefined && (after.pos === "AUX" || after.text === "'s" || (after.pos === "VERB" && after.text !== after.lemma && !after.text.endsWith("ing")));
+    const finite = report && after !== undefined && after.pos === "VERB" && after.text !== after.lemma && !after.text.endsWith("ing") && hasCue([tokens[j - 1]!], "belief_verb");
+    return b !== undefined && after !== undefined && (after.pos === "AUX" || after.text === "'s" || finite);
   };
   for (const a of mentions) {
     if (a.by === "pronoun") continue;
@@ -624,7 +626,7 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
     // "A takes it for granted that the young porter is …": a that-clause whose subject is a person
     // the query does not resolve is a report all the same.
     const unresolvedClause = that >= 0 && personPhraseAt(tokens, i + 2 + that);
-    if (clauseAt(i + 1, a) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom || unresolvedClause) out.push({ category: "belief", term: verb.text, start: i, end: i + 1, believer: a });
+    if (clauseAt(i + 1, a, true) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom || unresolvedClause) out.push({ category: "belief", term: verb.text, start: i, end: i + 1, believer: a });
   }
   // The same report whose reporter the query does not let us resolve ("has the night porter
   // realised that B is …"): a word for a person before the verb; the safe reading follows.

@@ -363,7 +363,7 @@ export class Sequencer {
         // the tick before). Asked for the record alone, the actor fails as it would have without
         // waves, with the same error.
         await this.deliver(record, [failed.actor], traceparent, hash);
-        throw new ActorFailed(failed.actor, record, new Error("it failed in a wave and not when asked again"));
+        throw new ActorFailed(failed.actor, record, "it failed in a wave and not when asked again");
       }
       const answered = reply.replies[d]!;
       // The delivery's recipients are this record's on host h, in canonical order.
