@@ -357,11 +357,14 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     let j = npStart;
     const np: Token[] = [];
     // … and a word in capitals (an abbreviation: "the DJ"), or one before "'s", whatever its tag.
-    const nominal = (u: Token) => u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || u.upper || tokens[tokens.indexOf(u) + 1]?.text === "'s" || cuesOf([u], "activity").length > 0;
+    const nominal = (x: number) => {
+      const u = tokens[x]!;
+      return u.pos === "NOUN" || u.pos === "ADJ" || u.pos === "PROPN" || u.pos === "NUM" || u.upper || tokens[x + 1]?.text === "'s" || cuesOf([u], "activity").length > 0;
+    };
     // A word tagged as a verb before a noun is an attribute here ("her head waiter").
     // Not before a name: "the officer got Rasmus …" is a verb and its object.
     const attributive = (x: number) => tokens[x]!.pos === "VERB" && isNoun(tokens[x + 1] ?? tokens[x]!) && x + 1 < tokens.length && !used.has(x + 1);
-    while (j < tokens.length && !used.has(j) && (nominal(tokens[j]!) || attributive(j)) && np.length < 4) np.push(tokens[j++]!);
+    while (j < tokens.length && !used.has(j) && (nominal(j) || attributive(j)) && np.length < 4) np.push(tokens[j++]!);
     if (np.length === 0) continue;
     // The head is the last noun that names a role ("the cafe owner right now": owner); the mention
     // spans the whole phrase.
