@@ -54,6 +54,16 @@ describe("belief structures that name their believer", () => {
     // "I" after a belief verb is the speaker, not someone the belief is about.
     expect(analyseQuery("Is it fine if I ask Ana to show me what she's caught? I won't be long.", quay).hidden).toContain("availability");
   });
+
+  it("reads no one's private state when a name the scene does not hold believes something of another", () => {
+    // "Bodge", "Skip": capitals inside the sentence that no profile resolves; the belief is theirs.
+    for (const q of ["Does Bodge reckon Ana is free tonight?", "Would Skip think Ana is busy?", "Would Nads say Ana is annoyed?"]) {
+      const a = analyseQuery(q, quay);
+      expect(a.hidden, q).toEqual([]);
+    }
+    // The speaker's own belief still reads Ana's state.
+    expect(analyseQuery("Do you think Ana is free tonight?", quay).hidden).toContain("availability");
+  });
 });
 
 describe("people named by nickname, compound, age and description", () => {

@@ -385,12 +385,15 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // A mental verb counts where the tagger reads a verb ("clocked", not "the clock") or right after
   // a person or a word for one ("Bo figure …", "her assistant bet …", mistagged); a perspective
   // noun only with its possessor ("X's view").
-  const personLike = (t: Token) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.text.length <= 3 && t.pos !== "PRON");
+  // A capital inside a sentence names someone even when the scene does not ("does Bodge reckon …"):
+  // a name the analyser cannot resolve must still hold the belief, so that no one's state is read.
+  const sentenceStart = (i: number) => i === 0 || [".", "?", "!"].includes(tokens[i - 1]!.text);
+  const personLike = (t: Token, i: number) => hasCue([t], "pronoun") || hasCue([t], "relation") || hasCue([t], "activity") || isPersonNoun(t.text) || (t.capital && t.pos !== "PRON" && !hasCue([t], "first_person") && (t.text.length <= 3 || !sentenceStart(i) || t.pos === "PROPN"));
   // A report verb ("say", "tell", "mention") is a belief only with content after it ("told X that
   // …"), not an order or a request ("told X to …").
   // … nor what someone tells the speaker ("A told me she's fine"): that is the speaker's information.
   const toSpeaker = (c: Cue) => firstPerson(tokens[c.end]) || (tokens[c.end]?.text === "to" && firstPerson(tokens[c.end + 1]));
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   // "'s" after a pronoun is "is" or "has" ("he's finding"): only a name or a role possesses.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d && m.by !== "pronoun") && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
@@ -478,7 +481,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   for (const c of theirs) {
     let k = c.start - 1;
     while (k >= 0 && skippable(tokens[k]!, k)) k--;
-    if (c.byShape === true || (k >= 0 && (personLike(tokens[k]!) || mentions.some((m) => m.end === k + 1)))) someoneBelieves = true;
+    if (c.byShape === true || (k >= 0 && (personLike(tokens[k]!, k) || mentions.some((m) => m.end === k + 1)))) someoneBelieves = true;
     let believer: Mention | undefined = c.believer;
     if (believer !== undefined) someoneBelieves = true;
     else if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorific));
