@@ -34,6 +34,7 @@ const SPLITS = [
   { name: "dev16 (MA, MB, MC)", file: join(DATA, "implicit", "dev16.json") },
   { name: "dev17 (PA, PB, PC)", file: join(DATA, "implicit", "dev17.json") },
   { name: "dev18 (RA, RB, RC)", file: join(DATA, "implicit", "dev18.json") },
+  { name: "dev19 (SA, SB, SC)", file: join(DATA, "implicit", "dev19.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
 ].filter((s) => existsSync(s.file));
 
