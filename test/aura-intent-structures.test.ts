@@ -479,3 +479,69 @@ describe("a role set before the name, a nickname 'known as' in prose, and a repo
     expect(analyseQuery("would Ade say the owner wants to be left alone?", yard2).secondOrder).toMatchObject({ believer: "Ade Bello", target: "Hazel Grant" });
   });
 });
+
+// A ski-hire shop's hand-over note: a table whose rows are "Name | role | what they do", a list item
+// with a nickname before a dash, someone given by first name only, and a role said through "as".
+// The test file's own scene.
+const skiShop: PerceivedScene = {
+  summary: [
+    "PEAK RENTALS - HANDOVER, SATURDAY 09:10",
+    "",
+    "FRONT COUNTER",
+    "  Oskar Lind | boot fitter, grumbles about the heaters | heating a pair of liners",
+    "  Renata Vogel | our cashier | counting the float",
+    "WORKSHOP",
+    "  Tuck - Edgar Holm - waxing a board",
+    "  Saoirse Byrne | Oskar's niece, second season as the junior technician | sharpening edges",
+    "SLOPE",
+    "  Gunnar's 12-year-old, Mika, waiting by the lift.",
+    "  Gunnar Dahl | who agreed to instruct the beginners' class | lining up the class",
+  ].join("\n"),
+  time: "09:10",
+  focus: "Front Counter",
+  public: {
+    "Oskar Lind": { location: "Front Counter", action: "heating a pair of liners" },
+    "Renata Vogel": { location: "Front Counter", action: "counting the float" },
+    "Edgar Holm": { location: "Workshop", action: "waxing a board" },
+    "Saoirse Byrne": { location: "Workshop", action: "sharpening edges" },
+    "Mika Dahl": { location: "Slope", action: "waiting by the lift" },
+    "Gunnar Dahl": { location: "Slope", action: "lining up the class" },
+  },
+};
+
+describe("people in a table's rows, before a dash, by first name, through 'as', and by what they do", () => {
+  it("reads a row's cells after the name as notes, and a possessive determiner as a determiner", () => {
+    expect(who("Has the boot fitter got a minute?", skiShop)).toEqual(["Oskar Lind"]);
+    expect(who("Is the cashier stressed?", skiShop)).toEqual(["Renata Vogel"]);
+  });
+
+  it("reads a relation to another person inside a note, and the role a note gives with 'as'", () => {
+    expect(who("Is the junior technician free?", skiShop)).toEqual(["Saoirse Byrne"]);
+    expect(profilesOf(skiShop.summary, Object.keys(skiShop.public), skiShop.public, "wink")["Saoirse Byrne"]!.heads).toContain("niece");
+  });
+
+  it("reads a capitalised phrase set off by a dash before the name as a nickname, but not a place", () => {
+    expect(who("Is Tuck in a mood?", skiShop)).toEqual(["Edgar Holm"]);
+    const profiles = profilesOf(skiShop.summary, Object.keys(skiShop.public), skiShop.public, "wink");
+    expect(profiles["Oskar Lind"]!.nicknames).not.toContain("FRONT COUNTER");
+  });
+
+  it("reads a person the summary names by first name only, and someone's N-year-old as their child", () => {
+    const profiles = profilesOf(skiShop.summary, Object.keys(skiShop.public), skiShop.public, "wink");
+    expect(profiles["Mika Dahl"]!.heads).toContain("child");
+    expect(who("Where has Gunnar's kid got to?", skiShop)).toEqual(["Mika Dahl"]);
+  });
+
+  it("reads a role noun as whoever the summary says does its verb (WordNet's derivation)", () => {
+    // "instructor" comes from "instruct"; no one's role is written as an instructor.
+    expect(who("Is the instructor ready to start?", skiShop)).toEqual(["Gunnar Dahl"]);
+  });
+
+  it("reads a phrase construed as in a person's state as someone unresolved: no private state is read", () => {
+    const a = analyseQuery("Does Oskar see the workshop as too busy to take a repair?", skiShop);
+    expect(a.hidden).toEqual([]);
+    expect(a.secondOrder).toBeNull();
+    // A thing construed ("too hard") is Oskar's own view: his state is read.
+    expect(analyseQuery("Does Oskar see the job as too hard?", skiShop).hidden).not.toEqual([]);
+  });
+});

@@ -345,7 +345,8 @@ function topicOf(tokens: readonly Token[], mentions: readonly Mention[]): string
 }
 
 /** A belief cue; a structure that names its believer ("it occurred to X that …") carries them. */
-type BeliefCue = Cue & { readonly believer?: Mention | undefined; readonly byShape?: boolean };
+// `aboutSomeone`: the frame's content is someone the query does not resolve ("the front desk" as swamped).
+type BeliefCue = Cue & { readonly believer?: Mention | undefined; readonly byShape?: boolean; readonly aboutSomeone?: boolean };
 
 /** A word for a person other than the speaker, whether or not the query lets us resolve who. */
 const someoneWord = (u: Token): boolean => (hasCue([u], "pronoun") && !hasCue([u], "first_person")) || hasCue([u], "relation") || hasCue([u], "activity") || isPersonNoun(u.text) || u.text === "someone" || u.text === "somebody";
@@ -498,7 +499,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     const name = believer.name;
     const target = mentions.find((m) => m.start >= c.end && m.name !== name) ?? mentions.find((m) => m.name !== name);
     if (target === undefined) {
-      if (frames.has(c.start)) resident ??= { believer: name, at: c.end };
+      if (frames.has(c.start) || c.aboutSomeone === true) resident ??= { believer: name, at: c.end };
       continue;
     }
     return { second: { believer: name, target: target.name, fields: beliefFields(tokens.slice(c.end)) }, unresolved: false };
@@ -951,7 +952,25 @@ function construals(tokens: readonly Token[], mentions: readonly Mention[]): Bel
     let j = v + 1;
     if (tokens[j]?.pos === "ADP" || tokens[j]?.pos === "PART") j++;
     const b = mentions.find((m) => m.start === j || (m.start === j + 1 && tokens[j]?.pos === "DET"));
-    if (b === undefined) return;
+    if (b === undefined) {
+      // "Does the nurse see the front desk as too swamped": a phrase that names no one, construed as
+      // in a state only people are in (availability, mood), stands for someone the query does not
+      // resolve; the belief is the subject's all the same, so the fail-safe reading follows.
+      let e = j;
+      if (tokens[e]?.pos !== "DET") return;
+      e++;
+      while (e - j <= 3 && tokens[e] !== undefined && (tokens[e]!.pos === "NOUN" || tokens[e]!.pos === "ADJ")) e++;
+      if (e === j + 1 || tokens[e]?.text !== "as") return;
+      let x = e + 1;
+      while (tokens[x]?.pos === "ADV") x++;
+      const state = tokens[x];
+      if (state === undefined || !(hasCue([state], "availability") || hasCue([state], "emotional_state"))) return;
+      let k = v - 1;
+      while (k >= 0 && (tokens[k]!.pos === "AUX" || tokens[k]!.pos === "ADV" || tokens[k]!.pos === "PART")) k--;
+      const a = mentions.find((m) => m.end === k + 1);
+      if (a !== undefined) out.push({ category: "belief", term: verb.text, start: v, end: v + 1, believer: a, aboutSomeone: true });
+      return;
+    }
     let n = b.end;
     const possessed = tokens[n]?.text === "'s";
     if (possessed) {

@@ -91,12 +91,21 @@ export function roleRelation(a: string, b: string): "synonym" | "narrower" | "br
 export const isPersonNoun = (word: string): boolean => roleSynsetsOf().has(word);
 /** … and its most frequent noun sense is a person: "orderly" is, "ward" and "end" are not. */
 export const isMainlyPersonNoun = (word: string): boolean => roleSynsetsOf().get(word)?.dominant === true;
-let roleSynsets: Map<string, { own: Set<string>; up: Set<string>; dominant: boolean }> | null = null;
-function roleSynsetsOf(): Map<string, { own: Set<string>; up: Set<string>; dominant: boolean }> {
+/** The verbs WordNet derives a person noun from ("director": direct): what such a person does. */
+export const roleVerbsOf = (word: string): readonly string[] => roleSynsetsOf().get(word)?.verbs ?? [];
+interface RoleSynsets {
+  own: Set<string>;
+  up: Set<string>;
+  dominant: boolean;
+  verbs: string[];
+}
+let roleSynsets: Map<string, RoleSynsets> | null = null;
+function roleSynsetsOf(): Map<string, RoleSynsets> {
   roleSynsets ??= new Map(
     Object.entries(LEXICON.roleSynsets ?? {}).map(([word, ids]) => {
       const all = ids.split(" ");
-      return [word, { own: new Set(all.filter((i) => !i.startsWith("^") && i !== "*")), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))), dominant: all.includes("*") }];
+      const synsets = all.filter((i) => /^\d/.test(i));
+      return [word, { own: new Set(synsets), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))), dominant: all.includes("*"), verbs: all.filter((i) => i.startsWith("+")).map((i) => i.slice(1)) }];
     }),
   );
   return roleSynsets;

@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, roleRelation, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, roleRelation, roleVerbsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -45,6 +45,7 @@ const plural = (t: Token) => t.text !== t.lemma && !t.text.endsWith("ing") && (t
 /** Role and description words of each roster member, from the town's occupations and the summary. */
 export function profilesOf(summary: string, roster: readonly string[], seen: Readonly<Record<string, { readonly action: string; readonly location: string }>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
   const out: Record<string, PersonProfile> = {};
+  const places = new Set(Object.values(seen).map((r) => r.location.toLowerCase()));
   for (const name of roster) {
     const role: string[] = [];
     const heads: string[] = [];
@@ -95,6 +96,9 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       for (let whole of note.split(/[,;]/)) {
         // "who volunteers as choir director", "who works as a cook": what follows "as" is the role.
         whole = /^\s*who\s+\w+\s+as\s+(.+)$/.exec(whole)?.[1] ?? whole;
+        // "first week as the new locum vet": a role the note gives with "as" and a determiner.
+        const asRole = /\bas\s+((?:the|a|an|our|their|his|her)\s+.+)$/.exec(whole)?.[1];
+        if (asRole !== undefined && tokenize(asRole, tokenizer).some((t) => isNoun(t) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text)))) whole = asRole;
         // "everyone calls her Chef", "a white beard the others call Old Bjorn": a name given by others.
         // … or "known to everyone as Bodge", "nicknamed Red", "who goes by Jo".
         const called = /\s*(?:\b\w+\s+)?\b(?:call(?:s|ed)?|known(?:\s+to\s+\w+)?\s+as|nicknamed|(?:who\s+)?goes\s+by)\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
@@ -138,9 +142,11 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const premodified = first.pos === "ADV" && clause.length >= 2 && isNoun(clause.at(-1)!) && clause.slice(1, -1).every((t) => t.pos === "ADV" || t.pos === "ADJ" || isNoun(t) || (t.pos === "VERB" && /(ed|en)$/.test(t.text)));
         // A clause that is one abbreviation in capitals names a role whatever its tag ("DJ", "MC").
         const abbreviation = clause.length === 1 && first.upper;
-        const nominal = abbreviation || (first.pos === "DET" || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
+        // A possessive determiner opens a noun phrase as "the" does ("our stage manager").
+        const nominal = abbreviation || (first.pos === "DET" || POSSESSIVES.has(first.text) || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (abbreviation) addRole([{ ...first, pos: "NOUN" }]);
-        else if (nominal && (!strict || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isPersonNoun(t.lemma) || isPersonNoun(t.text))))) addRole(clause);
+        // (a word whose person sense is a minor one names no one there: "front desk", "a familiar face")
+        else if (nominal && (!strict || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text))))) addRole(clause);
         else about.push(...contentWords(clause));
         }
       }
@@ -153,7 +159,11 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     // "…, called Mama Ngozi by the staff", "…, who goes by Lise", "…, Chef Rosa to everyone".
     const nick = `["“'‘]?([A-Z][\\w-]*(?:\\s+[A-Z][\\w-]*){0,2})["”'’]?`;
     const appositive = `(?:,?\\s+(?:(?:known|nicknamed|called|referred\\s+to)(?:\\s+to\\s+\\w+)?(?:\\s+as)?|(?:who\\s+)?goes\\s+by|aka)\\s+${nick}(?:\\s+(?:by|to)\\s+(?:the\\s+)?\\w+)?,?|,\\s+${nick}\\s+to\\s+(?:everyone|everybody|all|(?:the|her|his|their)\\s+\\w+),?)?`;
-    const written = new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?${parts.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}${appositive}\\s*(?:\\(([^)]*)\\))?`).exec(summary);
+    const writtenAs = (words: readonly string[]) => new RegExp(`(?:\\b([A-Z][a-z]+)\\.?\\s+)?\\b${words.join(`\\s+(?:["“'‘]([^"”'’]+)["”'’]\\s+)?`)}\\b${appositive}\\s*(?:\\(([^)]*)\\))?`).exec(summary);
+    // A summary may give only the first name ("Lucia's 14-year-old, Mateo,"): it names them when no
+    // one else on the roster has it.
+    const given = name.split(/\s+/)[0]!;
+    const written = writtenAs(parts) ?? (parts.length > 1 && roster.filter((n) => n.split(/\s+/)[0] === given).length === 1 ? writtenAs([escape(given)]) : null);
     if (written !== null) {
       const [, title, ...rest] = written;
       const note = rest.at(-1);
@@ -167,22 +177,37 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       // ("retired neighbour Bernard Okoro", "Morag's teenage daughter Elin Fraser").
       const after = summary.slice(written.index + written[0].length);
       // … or a list's item: "- Chen Mei: presiding officer, at the ballot table" (to its line's end).
-      if (/^[ \t]*(?:,|:[ \t]*\S|[-–—]\s)/.test(after)) {
+      // … or a table's row: "Name | role | what they do" (cells set off by bars or tabs).
+      if (/^[ \t]*(?:,|:[ \t]*\S|[-–—]\s|\|)/.test(after) || /^ *\t/.test(after)) {
         // (A short capitalised word's period is a title's, not a sentence's end: "Mr. Mehta".)
-        const sentence = after.replace(/^[ \t]*:/, ",").split(/[;:\n]|(?<!\b[A-Z][a-z]{0,3})\.(?:\s|$)/)[0]!;
-        const others = roster.filter((n) => n !== name).flatMap((n) => n.split(/\s+/)).map((w) => new RegExp(`\\b${escape(w)}\\b`));
-        for (const segment of sentence.split(/,|\s[-–—]\s/).map((x) => x.replace(/^\s*[-–—]\s*/, "").trim()).filter((x) => x.length > 0)) {
+        const sentence = after.replace(/^[ \t]*[:|]/, ",").split(/[;:\n]|(?<!\b[A-Z][a-z]{0,3})\.(?:\s|$)/)[0]!;
+        // (another's name before "'s" is a relation of this person's: "Sean's daughter")
+        const others = roster.filter((n) => n !== name).flatMap((n) => n.split(/\s+/)).map((w) => new RegExp(`\\b${escape(w)}\\b(?!['’]s\\b)`));
+        for (const segment of sentence.split(/,|\s[-–—]\s|\||\t/).map((x) => x.replace(/^\s*[-–—]\s*/, "").trim()).filter((x) => x.length > 0)) {
           if (others.some((w) => w.test(segment))) break;
           readNote(segment, true);
         }
       }
       // … or a noun phrase set off before it by a comma at a sentence's start ("The client, Marguerite …").
-      const before = summary.slice(0, written.index).split(/[,;:.()]/);
-      const fronted = before.length >= 2 && before.at(-1)!.trim() === "" && /(?:^|[.:;]\s*)[^,;:.()]*,\s*$/.test(summary.slice(0, written.index));
+      // (a line break ends a list item or a table row as a sentence's end does)
+      const before = summary.slice(0, written.index).split(/[,;:.()\n]/);
+      const fronted = before.length >= 2 && before.at(-1)!.trim() === "" && /(?:^|[.:;\n]\s*)[^,;:.()\n]*,\s*$/.test(summary.slice(0, written.index));
       const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/).at(-1)!;
       const leadTokens = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
       const leadHead = leadTokens.at(-1);
-      if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text)) && leadTokens.every((t) => isNoun(t) || t.pos === "ADJ" || t.pos === "DET" || t.pos === "NUM" || t.text === "'s" || (t.pos === "VERB" && /(ed|ing)$/.test(t.text)))) addRole(leadTokens);
+      // "Lucia's 14-year-old, Mateo": an age said of someone's own is their child, of that age.
+      const agedOwn = /(?:['’]s|\b(?:her|his|their|our|my))\s+(\d{1,3})-year-old\s*$/.exec(lead);
+      if (agedOwn !== null) {
+        addRole(tokenize("child", tokenizer));
+        const age = Number(agedOwn[1]);
+        about.push(...(age >= 60 ? AGE_WORDS.old : age <= 25 ? AGE_WORDS.young : []));
+      } else if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text)) && leadTokens.every((t) => isNoun(t) || t.pos === "ADJ" || t.pos === "DET" || POSSESSIVES.has(t.text) || t.pos === "NUM" || t.text === "'s" || (t.pos === "VERB" && /(ed|ing)$/.test(t.text)))) addRole(leadTokens);
+      // Adjectives alone before the name describe them ("young Liu Yang").
+      else if (leadTokens.length > 0 && leadTokens.length <= 2 && leadTokens.every((t) => t.pos === "ADJ" && /^[a-z]/.test(t.text))) about.push(...contentWords(leadTokens));
+      // A capitalised phrase set off by a dash just before the name, naming no place, is what
+      // they are called ("Main Dome: Big K - Kwame Mensah, …").
+      const dashed = /(?:^|[:\n])\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, written.index).split(/[,;(]/).at(-1)!);
+      if (dashed !== null && !places.has(dashed[1]!.toLowerCase())) addNickname(dashed[1]!);
     }
     out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)] };
   }
@@ -389,7 +414,11 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       byRole = best(roster.map((n) => {
         const role = profiles[n]?.role ?? [];
         // After a possessive a clipped form is more likely the thing owned ("her photo" is no photographer).
-        const scored = Math.max(0, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
+        // … or the verb the role noun comes from is what the summary says they do ("the director"
+        // for "Wang Jun, who agreed to direct it"): above a synonym of a role, below the role word itself.
+        const does = new Set(profiles[n]?.about ?? []);
+        const derived = !whole && forms.some((f) => roleVerbsOf(f).some((v) => does.has(v))) ? 3.5 : 0;
+        const scored = Math.max(0, derived, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
         const headScore = anyone && scored !== 3 ? 0 : scored;
         // A modifier matches a role word, or the adverb in -ly the role is written with ("the new
         // examiner" for a newly qualified one).

@@ -8,8 +8,8 @@
 //   `frames` asks ("Somebody ----s that CLAUSE": a belief report), minus words another category already
 //   holds (`excludeCategories`: "plan" is a goal word, not a belief verb); for roles
 //   (`synsets`), `roleSynsets`: each noun.person word with its synsets and their direct
-//   hypernyms, so "novelist" meets "writer" and "barman" meets "bartender", and `*` where the
-//   word's most frequent noun sense is a person.
+//   hypernyms, so "novelist" meets "writer" and "barman" meets "bartender", `*` where the
+//   word's most frequent noun sense is a person, and `+verb` for each verb WordNet derives it from.
 // Hand entries are kept as they are; the derived part is replaced, so the file is the same however
 // often it runs.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -92,6 +92,14 @@ for (const c of doc.classes ?? []) {
       for (const p of m.synset.pointers) if (p.symbol === "@") ids.add(`^${p.offset}`);
       // "*": the word's most frequent noun sense is a person ("orderly"; not "ward" or "end").
       if (m.sense === 1) ids.add("*");
+      // "+verb": a verb the word is derived from or gives (WordNet's `+` pointer from this very word:
+      // "director" +direct, "operator" +operate), so "the director" meets whoever is directing.
+      const at = m.synset.words.indexOf(m.word) + 1;
+      for (const p of m.synset.pointers) {
+        if (p.symbol !== "+" || p.pos !== "v" || (p.source !== 0 && p.source !== at)) continue;
+        const verb = wn.synset(p.offset, "v").words[p.target - 1];
+        if (verb !== undefined && !verb.includes(" ")) ids.add(`+${verb}`);
+      }
       map.set(m.word, ids);
     }
     roleSynsets = Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([w, ids]) => [w, [...ids].sort().join(" ")]));

@@ -14,7 +14,8 @@ export interface Synset {
   readonly pos: WordNetPos;
   readonly words: readonly string[];
   /** Pointers: symbol (`&` similar to, `~` hyponym, `@` hypernym, …) → target offset and pos. */
-  readonly pointers: readonly { readonly symbol: string; readonly offset: string; readonly pos: WordNetPos }[];
+  /** `source`/`target`: the word numbers a lexical pointer joins (1-based; 0 for the whole synset). */
+  readonly pointers: readonly { readonly symbol: string; readonly offset: string; readonly pos: WordNetPos; readonly source: number; readonly target: number }[];
   readonly gloss: string;
   /** Verb frames (frame numbers of wndb(5WN): 26 is "Somebody ----s that CLAUSE"). */
   readonly frames: ReadonlySet<number>;
@@ -60,7 +61,7 @@ export class WordNet {
     const pCnt = Number(f[at++]);
     const pointers = Array.from({ length: pCnt }, (_, i) => {
       const p = f.slice(at + 4 * i, at + 4 * i + 4);
-      return { symbol: p[0]!, offset: p[1]!, pos: (p[2] === "s" ? "a" : p[2]) as WordNetPos };
+      return { symbol: p[0]!, offset: p[1]!, pos: (p[2] === "s" ? "a" : p[2]) as WordNetPos, source: parseInt(p[3]!.slice(0, 2), 16), target: parseInt(p[3]!.slice(2), 16) };
     });
     const frames = new Set<number>();
     if (pos === "v") {
