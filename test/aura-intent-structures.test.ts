@@ -532,6 +532,13 @@ describe("people in a table's rows, before a dash, by first name, through 'as', 
     expect(who("Where has Gunnar's kid got to?", skiShop)).toEqual(["Mika Dahl"]);
   });
 
+  it("reads kin the summary states, and its inverse, after a possessor", () => {
+    expect(who("Where's Gunnar's son got to?", skiShop)).toEqual(["Mika Dahl"]);
+    expect(analyseQuery("Does Mika know where his dad is?", skiShop).secondOrder).toMatchObject({ believer: "Mika Dahl", target: "Gunnar Dahl" });
+    // A kinship the summary does not state names no one: Oskar has no child in the scene.
+    expect(who("Is Oskar's daughter around?", skiShop)).not.toContain("Mika Dahl");
+  });
+
   it("reads a role noun as whoever the summary says does its verb (WordNet's derivation)", () => {
     // "instructor" comes from "instruct"; no one's role is written as an instructor.
     expect(who("Is the instructor ready to start?", skiShop)).toEqual(["Gunnar Dahl"]);

@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, roleRelation, roleVerbsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, roleRelation, roleVerbsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -26,6 +26,8 @@ export interface PersonProfile {
   readonly nicknames: readonly string[];
   /** Initials of a role of two or more words ("teaching assistant" → "ta"): an abbreviation names it. */
   readonly initials: readonly string[];
+  /** Kin the summary states: "Sean's daughter" is { of: "Sean Gallagher", word: "daughter" }. */
+  readonly kin?: readonly { readonly of: string; readonly word: string }[];
 }
 
 const STOP = new Set(["the", "a", "an", "of", "in", "at", "on", "to", "and", "with", "for", "her", "his", "their", "is", "be", "by", "from", "s", "'s"]);
@@ -72,6 +74,16 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     // What they visibly do, and where: "the guy on the front desk" is whoever is at the Front Desk.
     const about: string[] = [...contentWords(tokenize(seen[name]?.action ?? "", tokenizer)), ...contentWords(tokenize(seen[name]?.location ?? "", tokenizer))];
     const nicknames: string[] = [];
+    const kin: { of: string; word: string }[] = [];
+    // "Sean's daughter", "Lucia's 14-year-old": another person of the roster, by a name part no one
+    // else has, then a kinship word (a child said by age is a child).
+    const readKin = (text: string) => {
+      for (const k of text.matchAll(/\b([A-Z][\w-]*)['’]s\s+(?:(\d{1,3})-year-old|([a-z]+(?:-in-law)?))\b/g)) {
+        const owners = roster.filter((n) => n !== name && n.split(/\s+/).includes(k[1]!));
+        const word = k[2] !== undefined ? "child" : k[3]!;
+        if (owners.length === 1 && kinClass(word) !== undefined) kin.push({ of: owners[0]!, word });
+      }
+    };
     const addNickname = (nick: string) => {
       nicknames.push(nick);
       // A nickname of several words is an epithet and a name ("Tall Dima"): the last word alone
@@ -171,6 +183,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
       if (titled !== undefined) addRole(tokenize(titled, tokenizer));
       readNote(note ?? "");
+      readKin(note ?? "");
       // The summary may say who they are in prose instead: an appositive after the name (", the
       // ship's captain ('Skip' to the crew), up on the bridge;", " - owns the farm, 'the boss' -"),
       // up to the end of its sentence or the next person, and a noun phrase just before the name
@@ -186,6 +199,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         for (const segment of sentence.split(/,|\s[-–—]\s|\||\t/).map((x) => x.replace(/^\s*[-–—]\s*/, "").trim()).filter((x) => x.length > 0)) {
           if (others.some((w) => w.test(segment))) break;
           readNote(segment, true);
+          readKin(segment);
         }
       }
       // … or a noun phrase set off before it by a comma at a sentence's start ("The client, Marguerite …").
@@ -197,6 +211,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const leadHead = leadTokens.at(-1);
       // "Lucia's 14-year-old, Mateo": an age said of someone's own is their child, of that age.
       const agedOwn = /(?:['’]s|\b(?:her|his|their|our|my))\s+(\d{1,3})-year-old\s*$/.exec(lead);
+      readKin(lead);
       if (agedOwn !== null) {
         addRole(tokenize("child", tokenizer));
         const age = Number(agedOwn[1]);
@@ -209,7 +224,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const dashed = /(?:^|[:\n])\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, written.index).split(/[,;(]/).at(-1)!);
       if (dashed !== null && !places.has(dashed[1]!.toLowerCase())) addNickname(dashed[1]!);
     }
-    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)] };
+    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }) };
   }
   return out;
 }
@@ -238,6 +253,8 @@ function best(scores: ReadonlyArray<[string, number]>): string | null {
   return sorted[0]![0];
 }
 
+const kinClass = kinClassOf;
+const INVERSE_KIN: Readonly<Record<KinClass, KinClass>> = { kin_child: "kin_parent", kin_parent: "kin_child", kin_sibling: "kin_sibling" };
 const isNounish = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "VERB";
 const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
 const DEFINITE = new Set(["the", "this", "that", "these", "those"]);
@@ -348,6 +365,21 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     if (possessive === undefined) return;
     const owner = possessive.text === "'s" ? out.find((m) => m.end === k && m.by === "name")?.name : ["his", "her", "their"].includes(possessive.text) ? out.filter((m) => m.end <= k).at(-1)?.name : undefined;
     const town = owner === undefined ? undefined : defaultProfiles.find((a) => a.name === owner);
+    // Kin the summary states: "her son" for whoever is the owner's child, "her dad" for whoever the
+    // owner is a child of (the inverse relation).
+    const asked = kinClass(t.text) ?? kinClass(t.lemma);
+    if (town === undefined && owner !== undefined && asked !== undefined) {
+      const kinWho = best(roster.filter((n) => n !== owner).map((n) => {
+        const theirs = (profiles[n]?.kin ?? []).some((k) => k.of === owner && kinClass(k.word) === asked);
+        const ours = (profiles[owner]?.kin ?? []).some((k) => k.of === n && kinClass(k.word) === INVERSE_KIN[asked]);
+        return [n, theirs || ours ? 1 : 0];
+      }));
+      if (kinWho === null) return;
+      const at = possessive.text === "'s" ? out.find((m) => m.end === k)!.start : k;
+      if (possessive.text === "'s") out.splice(out.findIndex((m) => m.end === k), 1);
+      claim({ name: kinWho, start: at, end: i + 1, by: "role" });
+      return;
+    }
     if (town === undefined) return;
     const who = best(roster.filter((n) => n !== owner).map((n) => {
       const said = defaultProfiles.find((a) => a.name === n);
