@@ -185,7 +185,7 @@ export function historyText(history: readonly TurnRecord[]): string {
   return history
     .map((h) => {
       const lines = [`Turn ${h.turn + 1}:`];
-      if (h.thought !== null) lines.push(`Thought: ${h.thought}`);
+      if (h.thought !== null && h.thought !== "") lines.push(`Thought: ${h.thought}`);
       lines.push(`Action: ${h.action}${h.fallback ? " (chosen for you: your answer could not be used)" : ""}`);
       lines.push(`Observation: ${h.result}${h.saw.length === 0 ? "" : ` Saw: ${h.saw.join("; ")}.`} You are in ${h.room}.`);
       for (const m of h.heard) lines.push(`${m.from} said: ${JSON.stringify(m.text)}`);
