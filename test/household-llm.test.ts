@@ -173,6 +173,10 @@ describe("household LLM agent through the gateway", () => {
     expect(bad.records.filter((r) => r.type === "llm.failed").length).toBe(2);
     const report = await verifyEpisode(bad.dir);
     expect(report.ok, report.text).toBe(true);
+    // `inspect` says whose each answer is.
+    const inspect = await runCli(["inspect", bad.dir, "--from", "19"]);
+    expect(inspect.out).toMatch(/probe k_probe_0 → agent_0: \(is_on_top teapot_1 table_12\) holds {2}— llm:fake-agent/);
+    expect(inspect.out).toMatch(/probe k_probe_1 → agent_1: .* {2}— knowledge base \(fallback: invalid_output: /);
   });
 
   it("condition llm without a model: every probe is the knowledge base's answer, each counted as a fallback", async () => {
