@@ -311,6 +311,22 @@ describe("household LLM agent on the command line", () => {
     expect(server.requests).toBe(mid);
   });
 
+  it("`run household --history n` puts the transcript length into the config; out of range or twice is a usage error", async () => {
+    const root = tempDir("household-llm-history");
+    const before = server.requests;
+    const run = await cli(["run", "household", "--seed", "1", "--task", "tea-for-two", "--condition", "llm", "--history", "3", "--log", join(root, "h3"), "--trace", "none", "--llm", server.url, "--model", `agent=${MODEL}`]);
+    expect(run.code, run.stderr).toBe(0);
+    expect((logRecords(join(root, "h3"))[0]!.payload as { config: { history?: number } }).config.history).toBe(3);
+    const last = server.bodies.slice(before).filter((b) => !isProbeCall(b) && selfOf(b) === "agent_0").at(-1)!;
+    expect(userOf(last).match(/^Turn \d+:$/gm)).toEqual(["Turn 17:", "Turn 18:", "Turn 19:"]);
+    const tooMany = await cli(["run", "household", "--seed", "1", "--condition", "llm", "--history", "101", "--log", join(root, "x"), "--trace", "none"]);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toMatch(/--history/);
+    const twice = await cli(["run", "household", "--seed", "1", "--condition", "llm", "--history", "2", "--config", '{"history": 4}', "--log", join(root, "y"), "--trace", "none"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/--history 2: the --config sets history too/);
+  });
+
   it("a competent run with --llm asks no model; its fork into llm with --llm acts on the parent's model from the fork on", async () => {
     const root = tempDir("household-llm-fork-into");
     const before = server.requests;
