@@ -5,15 +5,21 @@
 // (`llm.requested`, built from its own knowledge base: actors/household/llm.ts) and decides when the
 // answer comes back in the same tick. The competent scripted decision is worked out first: when the
 // call failed, or the answer is not a valid action, that is the turn's action (its `why` says so,
-// and the agent counts the fallback).
+// and the agent counts the fallback). Its prompt carries its knowledge base and its last turns
+// (the transcript, bounded by the config's `history`).
+//
+// After the episode, the LLM agent puts its literal probes to the model (one call per depth, as the
+// release does: actors/household/llm.ts `probeRequest`); a failed or invalid answer falls back to
+// the knowledge base's answer for those probes, counted and logged with the answers.
 import { recordActorLogic, type Delivered, type Emitted, type RecordIn } from "../actor.ts";
 import { LLM_GATEWAY_ID } from "../../events/llm.ts";
 import type { HouseholdObservedPayload, HouseholdProbePayload } from "./events.ts";
 import { learn, newKb, observe, type Kb, type PublicLayout } from "./knowledge.ts";
 import { literalsIn, show } from "./pddl.ts";
-import { actionRequest, choicesOf, parseActionAnswer, type ActionChoices } from "./llm.ts";
+import { parseJsonObject } from "../aura/llm.ts";
+import { actionRequest, choicesOf, parseActionAnswer, parseProbeAnswers, probeRequest, probeSpecOfRequest, resultText, sawOf, type ActionChoices, type ProbeSpec, type TurnRecord } from "./llm.ts";
 import { believedHolds, decide, inferEffects, noteTold, type Decision, type Policy } from "./policy.ts";
-import { answerProbe } from "./probes.ts";
+import { answerProbe, type ProbeAnswer, type ProbeQuestion } from "./probes.ts";
 import { formatAction } from "./rules.ts";
 import type { HouseholdEntries } from "./events.ts";
 
@@ -28,18 +34,45 @@ export interface AgentInput {
   readonly secrets: readonly string[];
   readonly policy: Policy;
   readonly actions?: readonly string[];
-  /** The LLM agent: its model (null: none was given, so every turn is the fallback's) and the turn limit its prompt states. */
-  readonly llm?: { readonly model: string | null; readonly maxTurns: number };
+  /**
+   * The LLM agent: its model (null: none was given, so every turn is the fallback's), the turn limit
+   * its prompt states and how many of its last turns the prompt carries.
+   */
+  readonly llm?: { readonly model: string | null; readonly maxTurns: number; readonly historyTurns: number };
 }
 
-/** The LLM agent's state: the call it waits for, and how many it made and how many turns fell back. */
+/** The probe calls in flight after the episode: the questions, the knowledge base's answers (the fallback), the model's so far. */
+export interface ProbingState {
+  turn: number;
+  questions: ProbeQuestion[];
+  fallback: ProbeAnswer[];
+  /** Each call in flight and the spec its request states (what its answer is checked against). */
+  awaiting: { requestHash: string; spec: ProbeSpec }[];
+  answers: Record<string, ProbeAnswer>;
+  fellBack: { probeId: string; reason: string }[];
+}
+
+/**
+ * The LLM agent's state: the call it waits for, how many it made and how many turns fell back, its
+ * transcript (its last `historyTurns` turns) and, after the episode, its probe calls.
+ */
 export interface LlmAgentState {
   readonly model: string | null;
   readonly maxTurns: number;
+  readonly historyTurns: number;
   awaiting: { requestHash: string; turn: number; fallback: Decision; choices: ActionChoices } | null;
   calls: number;
   fallbacks: number;
+  /** This turn's thought (null: the model's answer was not used) until the turn's observation writes it into the history. */
+  note: { thought: string | null; fallback: boolean } | null;
+  history: TurnRecord[];
+  probing: ProbingState | null;
+  probeCalls: number;
+  probeFallbacks: number;
 }
+
+/** A fresh LLM agent state (a new episode, or a fork into condition `llm`). */
+export const newLlmState = (model: string | null, maxTurns: number, historyTurns: number): LlmAgentState => ({ model, maxTurns, historyTurns, awaiting: null, calls: 0, fallbacks: 0, note: null, history: [], probing: null, probeCalls: 0, probeFallbacks: 0 });
 
 export interface AgentContext {
   readonly static: { readonly self: string; readonly layout: PublicLayout; readonly actions?: readonly string[] };
@@ -63,10 +96,11 @@ function onTurn(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[
   if (llm === undefined) return decided(ctx, event.payload.tick, d);
   if (llm.model === null) {
     llm.fallbacks++;
+    llm.note = { thought: null, fallback: true };
     return decided(ctx, event.payload.tick, { action: d.action, why: `scripted (fallback: no model for role agent; give --llm) ${d.why}` });
   }
   const choices = choicesOf(ctx.kb, layout, self, actions);
-  const request = actionRequest(llm.model, ctx.kb, layout, self, event.payload.tick, llm.maxTurns, choices);
+  const request = actionRequest(llm.model, ctx.kb, layout, self, event.payload.tick, llm.maxTurns, choices, llm.history);
   llm.awaiting = { requestHash: request.requestHash, turn: event.payload.tick, fallback: d, choices };
   llm.calls++;
   return [{ type: "llm.requested", to: LLM_GATEWAY_ID, payload: request }];
@@ -75,12 +109,19 @@ function onTurn(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[
 /** The model's answer: its action when valid, else the competent scripted one (counted, and said in `why`). */
 function onLlm(ctx: AgentContext, event: RecordIn<HouseholdEntries, "llm.completed" | "llm.failed">): Emitted[] {
   const llm = ctx.llm;
+  if (llm?.probing?.awaiting.some((w) => w.requestHash === event.payload.requestHash) === true) return onProbeLlm(ctx, llm, llm.probing, event);
   const waiting = llm?.awaiting;
   if (llm === undefined || waiting == null || event.payload.requestHash !== waiting.requestHash) return [];
   llm.awaiting = null;
   const parsed = event.type === "llm.completed" ? parseActionAnswer(event.payload.content, waiting.choices) : null;
-  if (parsed !== null && parsed.ok) return decided(ctx, waiting.turn, { action: parsed.action, why: `llm:${llm.model}` });
+  if (parsed !== null && parsed.ok) {
+    const value = event.type === "llm.completed" ? parseJsonObject(event.payload.content) : null;
+    const thought = value?.ok === true && typeof value.value.thought === "string" ? value.value.thought.trim().slice(0, 300) : "";
+    llm.note = { thought, fallback: false };
+    return decided(ctx, waiting.turn, { action: parsed.action, why: `llm:${llm.model}` });
+  }
   llm.fallbacks++;
+  llm.note = { thought: null, fallback: true };
   const reason = event.type === "llm.failed" ? `${event.payload.error}: ${event.payload.message}` : parsed !== null && !parsed.ok ? parsed.error : "unusable output";
   return decided(ctx, waiting.turn, { action: waiting.fallback.action, why: `scripted (fallback from llm:${llm.model}: ${reason.slice(0, 200)}) ${waiting.fallback.why}` });
 }
@@ -112,14 +153,66 @@ function onObserved(ctx: AgentContext, event: Delivered<HouseholdObservedPayload
       }
     }
   kb.ended = p.ended;
+  // The LLM agent's transcript: this turn's action, its result, what it saw and what it was told.
+  const llm = ctx.llm;
+  if (llm !== undefined && (p.outcome !== null || p.messages.length > 0)) {
+    const note = llm.note ?? { thought: null, fallback: false };
+    llm.note = null;
+    llm.history.push({ turn: p.turn, thought: note.thought, fallback: note.fallback, action: p.outcome?.action ?? "(none)", result: p.outcome === null ? "You did not act." : resultText(p.outcome), saw: sawOf(p.rooms, ctx.static.self), room: p.room, heard: p.messages.map((m) => ({ from: m.from, text: m.text })) });
+    if (llm.history.length > llm.historyTurns) llm.history.splice(0, llm.history.length - llm.historyTurns);
+  }
   return [];
 }
 
-/** The literal probes after the episode: answered from what this agent knows. */
+/**
+ * The literal probes after the episode. A scripted agent answers from what it knows. The LLM agent
+ * asks its model, one call per depth (the release's batching), and keeps the knowledge base's
+ * answers as the fallback; with no model, every probe falls back.
+ */
 function onProbe(ctx: AgentContext, event: Delivered<HouseholdProbePayload>): Emitted[] {
   const self = ctx.static.self;
   const answers = event.payload.probes.map((q) => answerProbe(ctx.kb, q, (l) => believedHolds(ctx.kb, l, self)));
-  return [{ type: "household.probeAnswered", to: HOUSE_ID, payload: { turn: event.payload.turn, agent: self, answers } }];
+  const llm = ctx.llm;
+  if (llm === undefined) return [{ type: "household.probeAnswered", to: HOUSE_ID, payload: { turn: event.payload.turn, agent: self, answers } }];
+  const questions = event.payload.probes.map((q) => ({ ...q, subjects: [...q.subjects] }));
+  const probing: ProbingState = { turn: event.payload.turn, questions, fallback: answers, awaiting: [], answers: {}, fellBack: [] };
+  llm.probing = probing;
+  if (llm.model === null) {
+    for (const q of questions) probing.fellBack.push({ probeId: q.probeId, reason: "no model for role agent; give --llm" });
+    return probesAnswered(ctx, llm, probing);
+  }
+  const out: Emitted[] = [];
+  for (const depth of [...new Set(questions.map((q) => q.depth))].sort((a, b) => a - b)) {
+    const asked = questions.filter((q) => q.depth === depth);
+    const request = probeRequest(llm.model, ctx.kb, ctx.static.layout, self, event.payload.turn, llm.maxTurns, llm.history, asked);
+    probing.awaiting.push({ requestHash: request.requestHash, spec: probeSpecOfRequest(request)! });
+    llm.probeCalls++;
+    out.push({ type: "llm.requested", to: LLM_GATEWAY_ID, payload: request });
+  }
+  return out.length === 0 ? probesAnswered(ctx, llm, probing) : out;
+}
+
+/** A probe call's answer: the model's answers when valid, else the knowledge base's for those probes (counted). */
+function onProbeLlm(ctx: AgentContext, llm: LlmAgentState, probing: ProbingState, event: RecordIn<HouseholdEntries, "llm.completed" | "llm.failed">): Emitted[] {
+  const waiting = probing.awaiting.find((w) => w.requestHash === event.payload.requestHash)!;
+  probing.awaiting = probing.awaiting.filter((w) => w !== waiting);
+  const parsed = event.type === "llm.completed" ? parseProbeAnswers(event.payload.content, waiting.spec) : null;
+  if (parsed !== null && parsed.ok) for (const a of parsed.answers) probing.answers[a.probeId] = a;
+  else {
+    const reason = event.type === "llm.failed" ? `${event.payload.error}: ${event.payload.message}` : parsed !== null && !parsed.ok ? parsed.error : "unusable output";
+    for (const id of waiting.spec.ids) probing.fellBack.push({ probeId: id, reason: reason.slice(0, 200) });
+  }
+  return probing.awaiting.length === 0 ? probesAnswered(ctx, llm, probing) : [];
+}
+
+/** Every probe call is back: the answers, the model's where it gave a valid one, the knowledge base's elsewhere. */
+function probesAnswered(ctx: AgentContext, llm: LlmAgentState, probing: ProbingState): Emitted[] {
+  const fellBack = new Set(probing.fellBack.map((f) => f.probeId));
+  const answers = probing.questions.map((q, i) => (fellBack.has(q.probeId) ? probing.fallback[i]! : (probing.answers[q.probeId] ?? probing.fallback[i]!)));
+  llm.probeFallbacks += fellBack.size;
+  const payload = { turn: probing.turn, agent: ctx.static.self, answers, llm: { model: llm.model ?? "none", calls: llm.probeCalls, fallbacks: probing.fellBack.map((f) => ({ ...f })) } };
+  llm.probing = null;
+  return [{ type: "household.probeAnswered", to: HOUSE_ID, payload }];
 }
 
 export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEntries, "tick.started" | "household.observed" | "household.probe" | "llm.completed" | "llm.failed">({
@@ -127,7 +220,7 @@ export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEn
     static: { self: input.self, layout: input.layout, ...(input.actions === undefined ? {} : { actions: input.actions }) },
     policy: input.policy,
     kb: newKb(input.self, input.room, input.secrets),
-    ...(input.llm === undefined ? {} : { llm: { model: input.llm.model, maxTurns: input.llm.maxTurns, awaiting: null, calls: 0, fallbacks: 0 } }),
+    ...(input.llm === undefined ? {} : { llm: newLlmState(input.llm.model, input.llm.maxTurns, input.llm.historyTurns) }),
   }),
   handlers: {
     "tick.started": onTurn,

@@ -62,8 +62,18 @@ export const HouseholdProbe = Schema.Struct({
 
 const ProbeAnswerSchema = Schema.Struct({ probeId: Str, predicate: Str, args: Schema.Array(Str), holds: Schema.NullOr(Schema.Boolean) });
 
-/** An agent's answers, in EnactToM's form ({probe_id, predicate, args, holds}; predicate "unknown", holds null when it does not know). */
-export const HouseholdProbeAnswered = Schema.Struct({ turn: Int, agent: Str, answers: Schema.Array(ProbeAnswerSchema) });
+/**
+ * An agent's answers, in EnactToM's form ({probe_id, predicate, args, holds}; predicate "unknown",
+ * holds null when it does not know). The LLM agent's (condition `llm`) also say which model was
+ * asked, how many probe calls it made and which probes fell back to the knowledge base's answer and
+ * why; a scripted agent's have no `llm`.
+ */
+export const HouseholdProbeAnswered = Schema.Struct({
+  turn: Int,
+  agent: Str,
+  answers: Schema.Array(ProbeAnswerSchema),
+  llm: Schema.optional(Schema.Struct({ model: Str, calls: Int, fallbacks: Schema.Array(Schema.Struct({ probeId: Str, reason: Str })) })),
+});
 
 /**
  * Every probe scored: leaves against the final world, parents against the child agent's answer;

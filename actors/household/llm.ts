@@ -12,7 +12,9 @@
 import { llmRequest, type LlmRequestedPayload } from "../../events/llm.ts";
 import { parseJsonObject } from "../aura/llm.ts";
 import { render, type Kb, type PublicLayout } from "./knowledge.ts";
-import { formatAction, parseAction, type Action } from "./rules.ts";
+import { GOAL_PREDICATES, parseSexp } from "./pddl.ts";
+import type { ProbeAnswer, ProbeQuestion } from "./probes.ts";
+import { formatAction, parseAction, type Action, type RoomView } from "./rules.ts";
 import { ACTION_NAMES } from "./task.ts";
 
 /** The output schema name the gateway validates `agent` answers against. */
@@ -146,15 +148,67 @@ export function knowledgeText(kb: Kb, layout: PublicLayout, self: string): strin
   return lines.join("\n");
 }
 
+/** The turns of its transcript an LLM agent's prompt carries when the config does not say (`history`). */
+export const DEFAULT_HISTORY_TURNS = 8;
+/** The most turns of transcript a config may ask for. */
+export const MAX_HISTORY_TURNS = 100;
+
+/**
+ * One turn of an LLM agent's transcript (the paper's Thought / Action / Observation, digest §4.5):
+ * what it thought (null: its answer was not used), the action taken, its result, the visual
+ * summary (what it saw, where it ended) and the messages it received at the turn's end.
+ */
+export interface TurnRecord {
+  readonly turn: number;
+  readonly thought: string | null;
+  /** True when the model's answer could not be used and the fallback policy chose the action. */
+  readonly fallback: boolean;
+  readonly action: string;
+  readonly result: string;
+  readonly saw: readonly string[];
+  readonly room: string;
+  readonly heard: readonly { readonly from: string; readonly text: string }[];
+}
+
+/** The visual summary of an observation (digest §4.5: at most 5 objects, 3 other agents, the room it ended in). */
+export function sawOf(rooms: readonly RoomView[], self: string): string[] {
+  const objects = rooms.flatMap((v) => Object.keys(v.objects).sort().map((o) => `${o} (${placeText(v.objects[o]!)})`)).slice(0, 5);
+  const agents = rooms.flatMap((v) => Object.keys(v.agents).sort().filter((a) => a !== self).map((a) => `${a} in ${v.room}`)).slice(0, 3);
+  return [...objects, ...agents];
+}
+
+/** An action's result as the paper's observation says it: "Successful execution!", the mechanic or message text, or the failure. */
+export const resultText = (outcome: { readonly ok: boolean; readonly reason: string }): string => (outcome.ok ? (outcome.reason === "ok" || outcome.reason === "" ? "Successful execution!" : outcome.reason) : `Failed: ${outcome.reason}`);
+
+/** The transcript as the prompt carries it: one block per turn, oldest first. */
+export function historyText(history: readonly TurnRecord[]): string {
+  return history
+    .map((h) => {
+      const lines = [`Turn ${h.turn + 1}:`];
+      if (h.thought !== null && h.thought !== "") lines.push(`Thought: ${h.thought}`);
+      lines.push(`Action: ${h.action}${h.fallback ? " (chosen for you: your answer could not be used)" : ""}`);
+      lines.push(`Observation: ${h.result}${h.saw.length === 0 ? "" : ` Saw: ${h.saw.join("; ")}.`} You are in ${h.room}.`);
+      for (const m of h.heard) lines.push(`${m.from} said: ${JSON.stringify(m.text)}`);
+      return lines.join("\n");
+    })
+    .join("\n");
+}
+
+/** The [History] block (empty when there is none yet or the config asks for none). */
+const historyBlock = (history: readonly TurnRecord[], turn: number): string[] =>
+  history.length === 0 ? [] : ["[History]", history.length < turn ? `Your last ${history.length} turns (of ${turn}), oldest first:` : "Your turns so far, oldest first:", historyText(history)];
+
 /**
  * The `agent` request of a turn (T 0, 256 tokens, JSON mode, output `household-action`): who it is,
- * what it knows, where it stands, its last action's result, its budget and what it may do.
+ * what it knows, its last turns (the transcript, bounded), where it stands, its last action's
+ * result, its budget and what it may do.
  */
-export function actionRequest(model: string, kb: Kb, layout: PublicLayout, self: string, turn: number, maxTurns: number, choices: ActionChoices): LlmRequestedPayload {
+export function actionRequest(model: string, kb: Kb, layout: PublicLayout, self: string, turn: number, maxTurns: number, choices: ActionChoices, history: readonly TurnRecord[] = []): LlmRequestedPayload {
   const user = [
     `You are ${self}. Turn ${turn + 1} of ${maxTurns}.`,
     "[Known Information]",
     knowledgeText(kb, layout, self),
+    ...historyBlock(history, turn),
     "[Now]",
     `You are in ${kb.room}${kb.holding === null ? ", holding nothing" : `, holding ${kb.holding}`}.`,
     `Last action: ${kb.last === null ? "none" : `${kb.last.action}: ${kb.last.ok ? "Successful execution!" : `failed (${kb.last.reason})`}`}`,
@@ -167,12 +221,134 @@ export function actionRequest(model: string, kb: Kb, layout: PublicLayout, self:
   return llmRequest(AGENT_ROLE, model, [{ role: "system", content: SYSTEM }, { role: "user", content: user }], { json: true, maxTokens: 256, output: ACTION_OUTPUT, temperature: 0 }, null);
 }
 
+// ---- The literal probes on the model (digest §5.3, §8.7) ------------------------------------
+
+/** The output schema name of a probe call's answers. */
+export const PROBES_OUTPUT = "household-probes";
+
+/** What a probe call's answers are checked against; the request states it on its `PROBES:` line. */
+export interface ProbeSpec {
+  /** The probe ids asked, in order: each answered exactly once. */
+  readonly ids: readonly string[];
+  /** The predicate vocabulary with each predicate's arity ("unknown" is always allowed). */
+  readonly predicates: Readonly<Record<string, number>>;
+  /** The entities the probes name (what a grammar lets `args` hold). */
+  readonly entities: readonly string[];
+}
+
+const PROBES_LINE = "PROBES: ";
+const UNKNOWN_PREDICATE = "unknown";
+
+const factLiteral = (fact: string): { pred: string; args: string[] } | null => {
+  try {
+    const s = parseSexp(fact);
+    if (typeof s === "string" || s.some((x) => typeof x !== "string")) return null;
+    return { pred: s[0] as string, args: s.slice(1) as string[] };
+  } catch {
+    return null;
+  }
+};
+
+/** A probe's line, in the release's wording: depth 1 asks whether the fact holds; deeper, what the next agent would report. */
+function probeLine(q: ProbeQuestion, self: string): string {
+  const l = factLiteral(q.fact);
+  const fact = render(q.fact, self);
+  const entities = l === null ? "" : ` for ordered entities [${l.args.join(", ")}]`;
+  return q.depth === 1 ? `${q.probeId}: Report whether "${fact}" holds${entities}.` : `${q.probeId}: Predict what ${q.subjects[0]} would report about "${fact}"${entities}.`;
+}
+
+const PROBE_INSTRUCTIONS = "The episode is over. Do not propose any more actions. Using only the episode context above, answer each probe below.";
+
+/**
+ * One probe call (digest §5.3: one per depth and agent, after the episode, with the agent's episode
+ * context): the agent's knowledge and its last turns, as in its last action prompt, then the
+ * release's probe text — the predicate vocabulary with signatures and one line per probe — and the
+ * answer format. T 0, JSON mode, output `household-probes`.
+ */
+export function probeRequest(model: string, kb: Kb, layout: PublicLayout, self: string, turn: number, maxTurns: number, history: readonly TurnRecord[], questions: readonly ProbeQuestion[]): LlmRequestedPayload {
+  const entities = [...new Set(questions.flatMap((q) => factLiteral(q.fact)?.args ?? []))];
+  const spec: ProbeSpec = { ids: questions.map((q) => q.probeId), predicates: Object.fromEntries(Object.entries(GOAL_PREDICATES).map(([p, sig]) => [p, sig.length])), entities };
+  const user = [
+    `You are ${self}. The episode ended after turn ${turn + 1} of ${maxTurns}.`,
+    "[Known Information]",
+    knowledgeText(kb, layout, self),
+    ...historyBlock(history, turn + 1),
+    "[Now]",
+    `You are in ${kb.room}${kb.holding === null ? ", holding nothing" : `, holding ${kb.holding}`}.`,
+    "[Probes]",
+    PROBE_INSTRUCTIONS,
+    `Predicates: ${Object.entries(GOAL_PREDICATES).map(([p, sig]) => `${p}(${sig.join(", ")})`).join(", ")}.`,
+    ...questions.map((q) => probeLine(q, self)),
+    `Answer every probe with the predicate, its arguments in order, and whether it holds (true or false); if you do not know, answer predicate "${UNKNOWN_PREDICATE}", args [] and holds null.`,
+    `Reply with one JSON object: {"answers": [{"probe_id": "<probe id>", "predicate": "<predicate>|${UNKNOWN_PREDICATE}", "args": [<entity ids>], "holds": true|false|null}, …]}, one answer per probe, in order.`,
+    `${PROBES_LINE}${JSON.stringify(spec)}`,
+    "Return only the JSON object.",
+  ].join("\n");
+  return llmRequest(AGENT_ROLE, model, [{ role: "system", content: SYSTEM }, { role: "user", content: user }], { json: true, maxTokens: 64 + 64 * questions.length, output: PROBES_OUTPUT, temperature: 0 }, null);
+}
+
+/** The spec a probe request states (its `PROBES:` line), or null. */
+export function probeSpecOfRequest(request: Pick<LlmRequestedPayload, "messages">): ProbeSpec | null {
+  for (const m of request.messages) {
+    if (m.role !== "user") continue;
+    const line = m.content.split("\n").find((l) => l.startsWith(PROBES_LINE));
+    if (line === undefined) continue;
+    try {
+      const spec = JSON.parse(line.slice(PROBES_LINE.length)) as ProbeSpec;
+      if (Array.isArray(spec.ids) && typeof spec.predicates === "object" && spec.predicates !== null && Array.isArray(spec.entities)) return spec;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * Parses and validates a probe call's answers: one per asked probe, each `{probe_id, predicate,
+ * args, holds}` (`probeId` is taken too) with a known predicate of the right arity, or "unknown".
+ * An answer that says it does not know in one of the two fields is made unknown in both
+ * (predicate "unknown", args [], holds null). Returns the answers in the asked order, or the problem.
+ */
+export function parseProbeAnswers(content: string, spec: ProbeSpec): { ok: true; answers: ProbeAnswer[] } | { ok: false; error: string } {
+  const parsed = parseJsonObject(content);
+  if (!parsed.ok) return parsed;
+  const list = parsed.value.answers;
+  if (!Array.isArray(list)) return { ok: false, error: `field 'answers' must be a list with one answer per probe (${spec.ids.join(", ")})` };
+  const byId = new Map<string, ProbeAnswer>();
+  for (const raw of list as unknown[]) {
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, error: "each answer must be an object {probe_id, predicate, args, holds}" };
+    const a = raw as Record<string, unknown>;
+    const id = a.probe_id ?? a.probeId;
+    if (typeof id !== "string" || !spec.ids.includes(id)) return { ok: false, error: `unknown probe_id ${JSON.stringify(id)} (the probes: ${spec.ids.join(", ")})` };
+    if (byId.has(id)) return { ok: false, error: `probe ${id} is answered twice` };
+    const { predicate, args, holds } = a;
+    if (typeof predicate !== "string" || (predicate !== UNKNOWN_PREDICATE && spec.predicates[predicate] === undefined)) return { ok: false, error: `probe ${id}: predicate must be one of ${[...Object.keys(spec.predicates), UNKNOWN_PREDICATE].join(", ")}` };
+    if (holds !== true && holds !== false && holds !== null) return { ok: false, error: `probe ${id}: holds must be true, false or null` };
+    if (predicate === UNKNOWN_PREDICATE || holds === null) {
+      byId.set(id, { probeId: id, predicate: UNKNOWN_PREDICATE, args: [], holds: null });
+      continue;
+    }
+    if (!Array.isArray(args) || !args.every((x) => typeof x === "string")) return { ok: false, error: `probe ${id}: args must be a list of entity ids` };
+    if (args.length !== spec.predicates[predicate]) return { ok: false, error: `probe ${id}: ${predicate} takes ${spec.predicates[predicate]} argument(s), got ${args.length}` };
+    byId.set(id, { probeId: id, predicate, args: args as string[], holds });
+  }
+  const missing = spec.ids.filter((id) => !byId.has(id));
+  if (missing.length > 0) return { ok: false, error: `no answer for ${missing.join(", ")}` };
+  return { ok: true, answers: spec.ids.map((id) => byId.get(id)!) };
+}
+
 /** Output schemas by name, for the gateway: null when the content is usable, else the reason. */
 export const HOUSEHOLD_LLM_OUTPUTS: Readonly<Record<string, (content: string, request?: Pick<LlmRequestedPayload, "messages">) => string | null>> = {
   [ACTION_OUTPUT]: (content, request) => {
     const choices = request === undefined ? null : choicesOfRequest(request);
     if (choices === null) return "the request states no ALLOWED choices to validate against";
     const r = parseActionAnswer(content, choices);
+    return r.ok ? null : r.error;
+  },
+  [PROBES_OUTPUT]: (content, request) => {
+    const spec = request === undefined ? null : probeSpecOfRequest(request);
+    if (spec === null) return "the request states no PROBES to validate against";
+    const r = parseProbeAnswers(content, spec);
     return r.ok ? null : r.error;
   },
 };
@@ -199,5 +375,21 @@ export const HOUSEHOLD_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<
     if (may("Communicate") && c.messagesLeft > 0 && c.contacts.length > 0)
       variants.push({ type: "object", properties: { thought, action: { const: "Communicate" }, text: { type: "string", maxLength: 300 }, to: { type: "array", items: { enum: [...c.contacts, "all"] }, minItems: 1, maxItems: c.contacts.length } }, required: ["thought", "action", "text", "to"] });
     return variants.length === 1 ? variants[0]! : { oneOf: variants };
+  },
+  // One answer per probe, in the asked order: its id, a predicate of the vocabulary or "unknown",
+  // arguments among the probes' entities, and holds true, false or null.
+  [PROBES_OUTPUT]: (request) => {
+    const spec = probeSpecOfRequest(request) ?? { ids: [], predicates: {}, entities: [] };
+    const answer = (id: string) => ({
+      type: "object",
+      properties: {
+        probe_id: { const: id },
+        predicate: { enum: [...Object.keys(spec.predicates), UNKNOWN_PREDICATE] },
+        args: spec.entities.length === 0 ? { type: "array", maxItems: 0 } : { type: "array", items: { enum: spec.entities }, maxItems: Math.max(0, ...Object.values(spec.predicates)) },
+        holds: { enum: [true, false, null] },
+      },
+      required: ["probe_id", "predicate", "args", "holds"],
+    });
+    return { type: "object", properties: { answers: { type: "array", prefixItems: spec.ids.map(answer), minItems: spec.ids.length, maxItems: spec.ids.length } }, required: ["answers"] };
   },
 };

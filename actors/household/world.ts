@@ -4,12 +4,14 @@
 // observations, and at the end household.ended). After the end the remaining ticks are empty.
 //
 // Config: {"task": <task id | generated id | inline task>, "mode": "standard" | "baseline"}; a task
-// file given as the whole config is taken as {"task": <it>}. The condition is the agents' policy;
+// file given as the whole config is taken as {"task": <it>}; "history": n, the turns of transcript
+// the LLM agent's prompt carries (default 8). The condition is the agents' policy;
 // condition `llm` has the agents act on a model (role `agent`, config {"llm": {"agent": <model>}},
 // set by --llm/--model), falling back turn by turn to the competent policy.
 import type { ActorDefinition, PhaseStep, WorldDefinition } from "../actor.ts";
 import { InputRejected } from "../../events/inputRejected.ts";
-import { agentActorId, agentLogic, HOUSE_ID, type AgentContext, type AgentInput } from "./agent.ts";
+import { agentActorId, agentLogic, HOUSE_ID, newLlmState, type AgentContext, type AgentInput } from "./agent.ts";
+import { DEFAULT_HISTORY_TURNS, MAX_HISTORY_TURNS } from "./llm.ts";
 import { houseLogic, type HouseContext } from "./environment.ts";
 import { householdEvents } from "./events.ts";
 import { DEFAULT_TASK, EXAMPLE_TASKS } from "./examples.ts";
@@ -30,6 +32,8 @@ export interface HouseholdConfig {
   readonly policy: HouseholdCondition;
   /** The models of the LLM roles (`agent`), when --llm gave them. */
   readonly llm?: { readonly agent: string };
+  /** How many of its last turns the LLM agent's prompt carries (default DEFAULT_HISTORY_TURNS; 0: none). Only when given: the header of other logs is as before. */
+  readonly history?: number;
 }
 
 const CONDITIONS: Readonly<Record<HouseholdCondition, { description: string }>> = {
@@ -38,7 +42,7 @@ const CONDITIONS: Readonly<Record<HouseholdCondition, { description: string }>> 
   naive: { description: "scripted agents that pursue only the goals of their own secrets and send no messages" },
   llm: { description: "model-driven agents (role agent, --llm): each turn the model picks one action from the agent's own knowledge; an invalid or failed answer falls back to the competent policy for that turn" },
 };
-const CONFIG_FIELDS = ["task", "mode", "policy", "llm"];
+const CONFIG_FIELDS = ["task", "mode", "policy", "llm", "history"];
 
 /** The scripted policy an agent runs under a condition (the LLM agent's fallback is the competent one). */
 export const scriptedPolicyOf = (condition: HouseholdCondition): Policy => (condition === "llm" ? "competent" : condition);
@@ -68,7 +72,9 @@ export function resolveHouseholdConfig(raw: unknown): HouseholdConfig {
   if (!(typeof policy === "string" && policy in CONDITIONS)) throw new InputRejected("config", `policy: expected one of ${Object.keys(CONDITIONS).join(", ")}`);
   const llm = fields.llm;
   if (llm !== undefined && !(typeof llm === "object" && llm !== null && typeof (llm as { agent?: unknown }).agent === "string" && Object.keys(llm).length === 1)) throw new InputRejected("config", `llm: expected {"agent": "<model>"}`);
-  return { task, mode, policy: policy as HouseholdCondition, ...(llm === undefined ? {} : { llm: { agent: (llm as { agent: string }).agent } }) };
+  const history = fields.history;
+  if (history !== undefined && !(typeof history === "number" && Number.isInteger(history) && history >= 0 && history <= MAX_HISTORY_TURNS)) throw new InputRejected("config", `history: expected a whole number of turns from 0 to ${MAX_HISTORY_TURNS} (the LLM agent's transcript in its prompt; default ${DEFAULT_HISTORY_TURNS}), got ${JSON.stringify(history)}`);
+  return { task, mode, policy: policy as HouseholdCondition, ...(llm === undefined ? {} : { llm: { agent: (llm as { agent: string }).agent } }), ...(history === undefined ? {} : { history }) };
 }
 
 export function layoutOf(task: HouseholdTask): PublicLayout {
@@ -77,11 +83,13 @@ export function layoutOf(task: HouseholdTask): PublicLayout {
 }
 
 export const maxTurnsOf = (config: HouseholdConfig): number => config.task.max_turns ?? DEFAULT_MAX_TURNS;
+/** The turns of transcript the LLM agent's prompt carries. */
+export const historyTurnsOf = (config: HouseholdConfig): number => config.history ?? DEFAULT_HISTORY_TURNS;
 
 export const householdWorld: WorldDefinition<HouseholdConfig> = {
   name: "household",
   events: householdEvents,
-  description: "EnactToM households: functional theory of mind under room bans, message budgets and hidden mechanics (config `task`, `mode`; `llm.agent` for the LLM agent); conditions are the agents' policies",
+  description: "EnactToM households: functional theory of mind under room bans, message budgets and hidden mechanics (config `task`, `mode`; `llm.agent` and `history` for the LLM agent); conditions are the agents' policies",
   defaultConfig: resolveHouseholdConfig(undefined),
   conditions: CONDITIONS,
   defaultCondition: "competent",
@@ -105,7 +113,7 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
     const everySecret = Object.entries(config.task.agent_secrets).flatMap(([a, ss]) => ss.map((s) => `${a} knows: ${s}`));
     const agents = compiled.agentIds.map((self) => {
       const actions = config.task.agent_actions?.[self];
-      const llm = config.policy === "llm" ? { llm: { model: config.llm?.agent ?? null, maxTurns: maxTurnsOf(config) } } : {};
+      const llm = config.policy === "llm" ? { llm: { model: config.llm?.agent ?? null, maxTurns: maxTurnsOf(config), historyTurns: historyTurnsOf(config) } } : {};
       const input: AgentInput = { self, room: config.task.agents[self]!.room, layout, secrets: baseline ? everySecret : (config.task.agent_secrets[self] ?? []), policy: scriptedPolicyOf(config.policy), ...(actions === undefined ? {} : { actions }), ...llm };
       return { id: agentActorId(self), logic: agentLogic, input };
     });
@@ -131,12 +139,13 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
   },
 
   // A fork under the other condition: the agents switch policy from the fork on (onto or off the
-  // model: the LLM agent's state is made or dropped); the house is unchanged.
+  // model: the LLM agent's state is made or dropped; a fork into `llm` starts its transcript at the
+  // fork); the house is unchanged.
   reconfigure(actorId, context, config) {
     if (!actorId.startsWith("agent/")) return context;
     const { llm, ...rest } = context as AgentContext;
     const policy = scriptedPolicyOf(config.policy);
     if (config.policy !== "llm") return { ...rest, policy };
-    return { ...rest, policy, llm: llm ?? { model: config.llm?.agent ?? null, maxTurns: maxTurnsOf(config), awaiting: null, calls: 0, fallbacks: 0 } };
+    return { ...rest, policy, llm: llm ?? newLlmState(config.llm?.agent ?? null, maxTurnsOf(config), historyTurnsOf(config)) };
   },
 };

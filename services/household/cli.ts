@@ -5,6 +5,7 @@ import { integer } from "../cli/flags.ts";
 import { llmOptions } from "../cli/llmOptions.ts";
 import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
+import { DEFAULT_HISTORY_TURNS, MAX_HISTORY_TURNS } from "../../actors/household/llm.ts";
 
 /** `tasks generate --count` at most: 33 times the shipped pool (300 tasks); a billion generated without end. */
 const MAX_GENERATED_TASKS = 10_000;
@@ -31,11 +32,17 @@ const depth = (value: string): number => {
   return Number(value);
 };
 
+/** The LLM agent's transcript: how many of its last turns each prompt carries (the config's `history`). */
+const historyOption = () => option("--history <n>", `condition llm: how many of its last turns (action, result, what it saw, messages received) the LLM agent's prompt carries, 0 to ${MAX_HISTORY_TURNS} (default ${DEFAULT_HISTORY_TURNS}); goes into the config as "history"`, integer("--history", 0, MAX_HISTORY_TURNS, " (turns)"));
+
 export default defineWorldCli({
   world: "household",
   heading: "EnactToM households (household):",
   options: {
-    run: () => [option("--task <id|file>", "the task: a task file, a pool id (data/household/pool/<id>.json), an example (tea-for-two, pantry-switch, laundry-day) or a generated id (gen-coop-d2-standard-s7); it goes into the config inline")],
+    run: () => [
+      option("--task <id|file>", "the task: a task file, a pool id (data/household/pool/<id>.json), an example (tea-for-two, pantry-switch, laundry-day) or a generated id (gen-coop-d2-standard-s7); it goes into the config inline"),
+      historyOption(),
+    ],
   },
   examples: {
     run: ["npx probetown run household --seed 1 --task gen-coop-d2-standard-s2301 --log runs/household/d2    # a pool task; prints who did what"],
@@ -99,6 +106,7 @@ export default defineWorldCli({
             option("--fresh", "replace the logs of these agents already under --out"),
             option("--json", "print the summary as JSON"),
             option("-q, --quiet", "no progress on stderr"),
+            historyOption(),
             ...llmOptions(),
           ],
           examples: [

@@ -95,7 +95,13 @@ export function turnText(v: TurnView, agent?: string): string {
   }
   if (v.ended !== undefined) lines.push(`  episode ended (${v.ended.reason.replace("_", " ")}): ${v.ended.success ? "SUCCESS" : "failure"}, ${Math.round(v.ended.percentComplete * 100)}% complete`);
   if (v.probes !== undefined) {
-    for (const a of v.probes.answers) for (const x of a.answers) if (agent === undefined || a.agent === agent) lines.push(`  probe ${x.probeId} → ${a.agent}: ${x.predicate === "unknown" ? "unknown" : `(${x.predicate} ${x.args.join(" ")}) ${x.holds === true ? "holds" : "does not hold"}`}`);
+    // The LLM agent's answers say whose they are: the model's, or the knowledge base's after a fallback.
+    const source = (a: HouseholdProbeAnsweredPayload, id: string) => {
+      if (a.llm === undefined) return "";
+      const fell = a.llm.fallbacks.find((f) => f.probeId === id);
+      return fell === undefined ? `  — llm:${a.llm.model}` : `  — knowledge base (fallback: ${fell.reason})`;
+    };
+    for (const a of v.probes.answers) for (const x of a.answers) if (agent === undefined || a.agent === agent) lines.push(`  probe ${x.probeId} → ${a.agent}: ${x.predicate === "unknown" ? "unknown" : `(${x.predicate} ${x.args.join(" ")}) ${x.holds === true ? "holds" : "does not hold"}`}${source(a, x.probeId)}`);
     const s = v.probes.scored;
     if (s !== null) lines.push(`  literal probes: ${s.passedRoots}/${s.roots} root(s) pass (${s.probes.map((p) => `${p.probeId} ${p.passed ? "pass" : "fail"} by ${p.basis}${p.root ? ", root" : ""}`).join("; ")})`);
   }

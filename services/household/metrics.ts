@@ -2,7 +2,7 @@
 // paired report): functional success (latched, the release's rule) and at the final state (the
 // paper's wording), percent complete of each, turns taken and messages sent; and the literal probes'
 // score (passed roots over roots) and pass (every root passed), when they were asked.
-import type { HouseholdEndedPayload, HouseholdProbeScoredPayload } from "../../actors/household/events.ts";
+import type { HouseholdEndedPayload, HouseholdProbeAnsweredPayload, HouseholdProbeScoredPayload } from "../../actors/household/events.ts";
 import type { LogRecord } from "../../events/record.ts";
 
 export function endOf(records: readonly LogRecord[]): (LogRecord & { payload: HouseholdEndedPayload }) | null {
@@ -13,6 +13,22 @@ export function endOf(records: readonly LogRecord[]): (LogRecord & { payload: Ho
 export function probesOf(records: readonly LogRecord[]): HouseholdProbeScoredPayload | null {
   for (let i = records.length - 1; i >= 0; i--) if (records[i]!.type === "household.probeScored") return records[i]!.payload as HouseholdProbeScoredPayload;
   return null;
+}
+
+export interface LlmProbeCounts {
+  readonly calls: number;
+  readonly answers: number;
+  readonly fallbacks: number;
+}
+
+/** The LLM agent's probe answers, from the `household.probeAnswered` records (their `llm` part). */
+export function llmProbesOf(records: readonly LogRecord[]): LlmProbeCounts {
+  const answered = records.filter((r) => r.type === "household.probeAnswered").map((r) => r.payload as HouseholdProbeAnsweredPayload);
+  return {
+    calls: answered.reduce((n, a) => n + (a.llm?.calls ?? 0), 0),
+    answers: answered.reduce((n, a) => n + a.answers.length, 0),
+    fallbacks: answered.reduce((n, a) => n + (a.llm === undefined ? a.answers.length : a.llm.fallbacks.length), 0),
+  };
 }
 
 export function householdMetrics(records: readonly LogRecord[]): Readonly<Record<string, number>> {

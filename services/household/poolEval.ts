@@ -12,7 +12,7 @@ import type { LogRecord } from "../../events/record.ts";
 import { readLog } from "../../infra/fileEventStore.ts";
 import { runEpisode } from "../kernel/episodes.ts";
 import { functionalFailures, literalFailures, type FunctionalFailure, type LiteralFailure } from "./failures.ts";
-import { householdMetrics } from "./metrics.ts";
+import { householdMetrics, llmProbesOf, type LlmProbeCounts } from "./metrics.ts";
 import { averageWithSe, meanOverTasks, passAtK, passPowerK } from "./passk.ts";
 
 export interface AttemptResult {
@@ -34,7 +34,10 @@ export interface AttemptResult {
   readonly failures?: { readonly functional: readonly FunctionalFailure[]; readonly literal: readonly LiteralFailure[] };
   /** The LLM agent's decisions and fallbacks in this attempt. */
   readonly llmTurns?: { readonly decisions: number; readonly fallbacks: number };
+  /** The LLM agent's literal probes in this attempt: its probe calls, the probes answered, and how many fell back to the knowledge base. */
+  readonly llmProbes?: LlmProbeCounts;
 }
+
 
 /** The LLM agent's turns: how many decisions, and how many fell back to the scripted policy (their `why` says so). */
 function llmTurnsOf(records: readonly LogRecord[]): { readonly decisions: number; readonly fallbacks: number } {
@@ -45,8 +48,8 @@ function llmTurnsOf(records: readonly LogRecord[]): { readonly decisions: number
 export interface PoolRunOptions {
   readonly tasks: readonly HouseholdTask[];
   readonly policies: readonly HouseholdCondition[];
-  /** The LLM agent's model (role agent) and the gateway that answers it. */
-  readonly llm?: { readonly model: string; readonly responder: LlmResponder };
+  /** The LLM agent's model (role agent) and the gateway that answers it; `history`: the turns of transcript its prompt carries (the config's `history`). */
+  readonly llm?: { readonly model: string; readonly responder: LlmResponder; readonly history?: number };
   readonly attempts: number;
   /** Where the logs go: <dir>/<policy>/<task>/a<attempt>. */
   readonly dir: string;
@@ -63,11 +66,11 @@ export async function runPoolAttempts(o: PoolRunOptions): Promise<AttemptResult[
       for (let attempt = 0; attempt < o.attempts; attempt++) {
         // Attempt a runs with seed a: the scripted agents draw nothing, so attempts repeat exactly.
         const llm = policy === "llm" && o.llm !== undefined ? o.llm : undefined;
-        const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task, ...(llm === undefined ? {} : { llm: { agent: llm.model } }) }, ...(llm === undefined ? {} : { llm: llm.responder }), dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
+        const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task, ...(llm === undefined ? {} : { llm: { agent: llm.model }, ...(llm.history === undefined ? {} : { history: llm.history }) }) }, ...(llm === undefined ? {} : { llm: llm.responder }), dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
         // Scored from the log as written, as a later reader would.
         const records = readLog(run.logDir);
         const m = householdMetrics(records);
-        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1, failures: { functional: functionalFailures(records), literal: literalFailures(records) }, ...(policy === "llm" ? { llmTurns: llmTurnsOf(records) } : {}) });
+        out.push({ taskId: task.task_id, split: task.split ?? "standard", category: task.category, depth: task.tom_level ?? 0, policy, attempt, success: m.success === 1, percentComplete: m.percentComplete!, finalSuccess: m.finalSuccess === 1, turns: m.turns!, messages: m.messages!, literalScore: m.literalScore ?? 0, literalPass: m.literalPass === 1, failures: { functional: functionalFailures(records), literal: literalFailures(records) }, ...(policy === "llm" ? { llmTurns: llmTurnsOf(records), llmProbes: llmProbesOf(records) } : {}) });
         o.onAttempt?.(out.length, total);
       }
   return out;

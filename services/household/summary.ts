@@ -3,7 +3,7 @@
 import type { HouseholdDecidedPayload, HouseholdLatchedPayload, HouseholdMessagePayload, HouseholdResolvedPayload } from "../../actors/household/events.ts";
 import type { HouseholdConfig } from "../../actors/household/world.ts";
 import type { LogRecord } from "../../events/record.ts";
-import { endOf } from "./metrics.ts";
+import { endOf, llmProbesOf } from "./metrics.ts";
 
 /** Who made a latched conjunct hold: an agent whose successful action that turn names one of its ids. */
 export function achieverOf(records: readonly LogRecord[], latched: HouseholdLatchedPayload): string | null {
@@ -44,6 +44,8 @@ export function householdSummary(records: readonly LogRecord[]): string {
     });
     const fallbacks = decided.filter((d) => d.why.startsWith("scripted (fallback")).length;
     lines.push(`  llm agent (${config?.llm?.agent ?? "no model"}): turns decided by the model: ${byAgent.join(", ")}; ${fallbacks} fell back to the competent policy`);
+    const probes = llmProbesOf(records);
+    if (probes.answers > 0) lines.push(`  literal probes: ${probes.calls} model call(s); ${probes.answers - probes.fallbacks} of ${probes.answers} answers from the model, ${probes.fallbacks} fell back to the knowledge base`);
   }
   const owned = end?.payload.owned ?? {};
   for (const [agent, ok] of Object.entries(owned)) lines.push(`  ${agent}'s private objective: ${ok ? "met" : "not met"}`);

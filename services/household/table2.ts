@@ -19,6 +19,21 @@ export interface EnacttomSummary {
   readonly episodes: number;
   readonly rows: readonly (PoolRow & { readonly label: string })[];
   readonly failures: Readonly<Record<string, FailureCounts>>;
+  /** The LLM agent (when it ran): its turns and how many fell back to the competent policy; its probe calls, probe answers and how many fell back to the knowledge base. */
+  readonly llm?: { readonly turns: number; readonly turnFallbacks: number; readonly probeCalls: number; readonly probeAnswers: number; readonly probeFallbacks: number };
+}
+
+function llmCounts(results: readonly AttemptResult[]): EnacttomSummary["llm"] {
+  const mine = results.filter((r) => r.llmTurns !== undefined || r.llmProbes !== undefined);
+  if (mine.length === 0) return undefined;
+  const sum = (pick: (r: AttemptResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
+  return {
+    turns: sum((r) => r.llmTurns?.decisions ?? 0),
+    turnFallbacks: sum((r) => r.llmTurns?.fallbacks ?? 0),
+    probeCalls: sum((r) => r.llmProbes?.calls ?? 0),
+    probeAnswers: sum((r) => r.llmProbes?.answers ?? 0),
+    probeFallbacks: sum((r) => r.llmProbes?.fallbacks ?? 0),
+  };
 }
 
 function failureCounts(results: readonly AttemptResult[]): Record<string, FailureCounts> {
@@ -41,7 +56,8 @@ export function enacttomSummary(o: { readonly split: "standard" | "hard"; readon
   const rows = summarisePool(o.results, o.runs)
     .filter((r) => r.group.split === undefined)
     .map((r) => ({ label: groupLabel(r.group), ...r }));
-  return { split: o.split, runs: o.runs, out: o.out, episodes: o.results.length, rows, failures: failureCounts(o.results) };
+  const llm = llmCounts(o.results);
+  return { split: o.split, runs: o.runs, out: o.out, episodes: o.results.length, rows, failures: failureCounts(o.results), ...(llm === undefined ? {} : { llm }) };
 }
 
 const pct = (x: number) => (100 * x).toFixed(1);
@@ -62,5 +78,6 @@ export function enacttomTable(s: EnacttomSummary): string {
       const tags = (counts: Readonly<Record<string, number>>) => Object.entries(counts).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(", ") || "-";
       return [`  ${policy}: functional ${f.functionalFailed} failed (${tags(f.functional)}); literal ${f.literalFailed} failed (${tags(f.literal)})`];
     }),
+    ...(s.llm === undefined ? [] : ["", `LLM agent: ${s.llm.turnFallbacks} of ${s.llm.turns} turns fell back to the competent policy; literal probes: ${s.llm.probeCalls} model calls, ${s.llm.probeFallbacks} of ${s.llm.probeAnswers} answers fell back to the knowledge base`]),
   ].join("\n");
 }

@@ -26,6 +26,8 @@ export interface EvalEnacttomFlags extends LlmCliFlags {
   readonly fresh?: boolean;
   readonly json?: boolean;
   readonly quiet?: boolean;
+  /** The LLM agent: the turns of transcript its prompt carries (the config's `history`). */
+  readonly history?: number;
 }
 
 export function splitTasks(pool: string, split: "standard" | "hard", perCell: number | undefined): HouseholdTask[] {
@@ -73,7 +75,7 @@ export async function cmdEvalEnacttom(f: EvalEnacttomFlags): Promise<number> {
     process.stderr.write(`eval enacttom: ${done}/${total} episodes (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
   };
   // A snapshot every 10 turns: the logs are complete either way (evalPoolMain.ts says why).
-  const results = await runPoolAttempts({ tasks, policies: f.agents, attempts: f.runs, dir: f.out, snapshotEvery: 10, onAttempt, ...(llm === null ? {} : { llm: { model: llm.model, responder: llm.gateway.responder } }) });
+  const results = await runPoolAttempts({ tasks, policies: f.agents, attempts: f.runs, dir: f.out, snapshotEvery: 10, onAttempt, ...(llm === null ? {} : { llm: { model: llm.model, responder: llm.gateway.responder, ...(f.history === undefined ? {} : { history: f.history }) } }) });
   const summary = enacttomSummary({ split: f.split, runs: f.runs, out: f.out, results });
   if (f.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else process.stdout.write(`${enacttomTable(summary)}\n`);
@@ -82,8 +84,12 @@ export async function cmdEvalEnacttom(f: EvalEnacttomFlags): Promise<number> {
     const turns = results.flatMap((r) => (r.llmTurns === undefined ? [] : [r.llmTurns]));
     const decisions = turns.reduce((n, t) => n + t.decisions, 0);
     const fallbacks = turns.reduce((n, t) => n + t.fallbacks, 0);
+    const probes = results.flatMap((r) => (r.llmProbes === undefined ? [] : [r.llmProbes]));
+    const probeCalls = probes.reduce((n, p) => n + p.calls, 0);
+    const probeAnswers = probes.reduce((n, p) => n + p.answers, 0);
+    const probeFallbacks = probes.reduce((n, p) => n + p.fallbacks, 0);
     const t = llm.gateway.accounting().total;
-    if (!f.quiet) process.stderr.write(`eval enacttom: llm agent (${llm.model}): ${t.calls} model calls, ${t.failed} failed; ${fallbacks} of ${decisions} turns fell back to the competent policy\n`);
+    if (!f.quiet) process.stderr.write(`eval enacttom: llm agent (${llm.model}): ${t.calls} model calls (${probeCalls} for the literal probes), ${t.failed} failed; ${fallbacks} of ${decisions} turns fell back to the competent policy; ${probeFallbacks} of ${probeAnswers} probe answers fell back to the knowledge base\n`);
     const exit = gatewayExit("eval enacttom", llm.gateway);
     if (exit !== 0) return exit;
   }
