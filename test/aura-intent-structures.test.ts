@@ -491,7 +491,7 @@ const skiShop: PerceivedScene = {
     "  Oskar Lind | boot fitter, grumbles about the heaters | heating a pair of liners",
     "  Renata Vogel | our cashier | counting the float",
     "WORKSHOP",
-    "  Tuck - Edgar Holm - waxing a board",
+    "  Tuck - Edgar Holm - lift operator - waxing a board",
     "  Saoirse Byrne | Oskar's niece, second season as the junior technician | sharpening edges",
     "SLOPE",
     "  Gunnar's 12-year-old, Mika, waiting by the lift.",
@@ -513,6 +513,8 @@ describe("people in a table's rows, before a dash, by first name, through 'as', 
   it("reads a row's cells after the name as notes, and a possessive determiner as a determiner", () => {
     expect(who("Has the boot fitter got a minute?", skiShop)).toEqual(["Oskar Lind"]);
     expect(who("Is the cashier stressed?", skiShop)).toEqual(["Renata Vogel"]);
+    // A head noun whose most frequent sense is no person still names a role ("lift operator").
+    expect(profilesOf(skiShop.summary, Object.keys(skiShop.public), skiShop.public, "wink")["Edgar Holm"]!.heads).toContain("operator");
   });
 
   it("reads a relation to another person inside a note, and the role a note gives with 'as'", () => {

@@ -157,8 +157,9 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         // A possessive determiner opens a noun phrase as "the" does ("our stage manager").
         const nominal = abbreviation || (first.pos === "DET" || POSSESSIVES.has(first.text) || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
         if (abbreviation) addRole([{ ...first, pos: "NOUN" }]);
-        // (a word whose person sense is a minor one names no one there: "front desk", "a familiar face")
-        else if (nominal && (!strict || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text))))) addRole(clause);
+        // (a modifier or a body part with a minor person sense names no one there: "front desk", "a
+        // familiar face"; a head noun with any person sense does: "telescope operator")
+        else if (nominal && (!strict || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text))) || (headNoun !== undefined && (isPersonNoun(headNoun.lemma) || isPersonNoun(headNoun.text)) && cuesOf([headNoun], "body_part").length === 0))) addRole(clause);
         else about.push(...contentWords(clause));
         }
       }
