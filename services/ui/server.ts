@@ -25,6 +25,7 @@ import { tickSpans, traceFileOf } from "./traceSpans.ts";
 import { sweepProgress } from "./sweepProgress.ts";
 import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
+import { jaegerBase, jaegerTraceUrl } from "./jaeger.ts";
 
 export interface UiOptions {
   readonly runs: string;
@@ -105,6 +106,8 @@ export interface App {
  */
 export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[]; readonly jaeger?: string } = {}): App {
   const root = resolve(runs);
+  // Checked before anything starts: a base the links could not be joined to is refused (exit 2).
+  const jaeger = options.jaeger === undefined ? null : jaegerBase(options.jaeger);
   const episodes = new Map<string, EpisodeSource>();
   for (const source of [...fileEpisodesUnder(root), ...(options.more ?? [])]) episodes.set(source.id, source);
   const dirs = new Map([...episodes].flatMap(([id, e]) => (e.dir === null ? [] : [[id, e.dir] as const])));
@@ -333,7 +336,7 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     const file = found.dir === null ? null : traceFileOf(root, found.dir);
     if (file === null) return c.json({ error: `episode '${id}' has no trace file (run it with --trace jsonl to write one)` }, 404);
     const spans = tickSpans(file, Number(tick));
-    const jaeger = options.jaeger === undefined || spans.traceId === null ? null : `${options.jaeger.replace(/\/+$/, "")}/trace/${spans.traceId}`;
+    const jaeger = jaeger === null || spans.traceId === null ? null : jaegerTraceUrl(jaeger, spans.traceId);
     return c.json({ ...spans, jaeger });
   });
 
@@ -429,6 +432,7 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
 export class UiListenFailed extends UsageError {}
 
 export async function startUi(options: UiOptions): Promise<UiServer> {
+  if (options.jaeger !== undefined) jaegerBase(options.jaeger); // refused before NATS is dialled
   const nats = options.nats === undefined ? null : await connectNats(options.nats.url, { name: "probetown-ui" });
   const more = nats === null ? [] : await jetStreamCatalogue(nats, options.nats!.namespace);
   const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more, ...(options.jaeger === undefined ? {} : { jaeger: options.jaeger }) });
