@@ -240,12 +240,14 @@ function RecordDetail({ id, seq, onSelect, episode }) {
 
 /**
  * The episode's world's own view (its `ui` hook): its module is loaded when the tab is opened. The
- * view gets its data and `part(params)`, which fetches a part of it (a tick's frame, a panel).
+ * view gets its data and `part(params, {signal})`, which fetches a part of it (a tick's frame, a
+ * panel; the signal, optional, aborts the fetch).
  */
 function WorldView({ id, world }) {
   const [view, setView] = useState(null);
   const [error, setError] = useState(null);
-  const part = useMemo(() => (params) => getJson(`/api/world-view?${new URLSearchParams({ id, ...params })}`).then((body) => body.data), [id]);
+  // `init` may carry an AbortSignal: a view cancels a part it no longer wants (a scrubbed-past tick).
+  const part = useMemo(() => (params, init) => getJson(`/api/world-view?${new URLSearchParams({ id, ...params })}`, init).then((body) => body.data), [id]);
   useEffect(() => {
     Promise.all([import(`/world/${encodeURIComponent(world)}.js`), getJson(`/api/world-view?id=${encodeURIComponent(id)}`)]).then(
       ([module, body]) => setView({ View: module.View, data: body.data }),
@@ -296,8 +298,9 @@ function useLive(id, after, onChange) {
   return live;
 }
 
-function EpisodeView({ id, seq }) {
-  const [tab, setTab] = useState("timeline");
+function EpisodeView({ id, seq, view }) {
+  // `&view=world` opens the world's own view (what `probetown run` prints to open the day it ran).
+  const [tab, setTab] = useState(view === "world" ? "world" : "timeline");
   const [episode, setEpisode] = useState(null);
   const [error, setError] = useState(null);
   const [types, setTypes] = useState([]);
@@ -335,7 +338,7 @@ function EpisodeView({ id, seq }) {
     ${episode.damage ? html`<div class="damage"><div>Damaged log: ${episode.damage}</div><div>Shown: the intact records before the damage.</div></div>` : ""}
     ${episode.verify.message && episode.verify.state !== "ok" ? html`<div class="damage">verify (${episode.verify.state}): ${episode.verify.message}</div>` : ""}
     ${episode.worldView ? html`<nav class="tabs"><button class=${tab === "timeline" ? "tab active" : "tab"} onClick=${() => setTab("timeline")}>Timeline</button><button class=${tab === "world" ? "tab active" : "tab"} data-tab="world" onClick=${() => setTab("world")}>${episode.worldView}</button></nav>` : ""}
-    ${tab === "world" ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
+    ${tab === "world" && episode.worldView ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
     <div class="legend">${KINDS.map(([k, c, label]) => html`<span><i style=${`background:${c}`}></i>${label}</span>`)}</div>
     <div class="filters">
       <${CheckList} name="type" items=${typeItems} chosen=${types} onChange=${setTypes} />
@@ -356,7 +359,7 @@ function App() {
   const params = new URLSearchParams(query);
   const seq = params.get("seq");
   const view =
-    path === "/episode" && params.get("id") !== null ? html`<${EpisodeView} key=${hash} id=${params.get("id")} seq=${seq === null ? null : Number(seq)} />`
+    path === "/episode" && params.get("id") !== null ? html`<${EpisodeView} key=${hash} id=${params.get("id")} seq=${seq === null ? null : Number(seq)} view=${params.get("view")} />`
     : path === "/compare" ? html`<${CompareView} a=${params.get("a") ?? ""} b=${params.get("b") ?? ""} />`
     : path === "/sweep" && params.get("file") !== null ? html`<${SweepView} key=${hash} file=${params.get("file")} />`
     : path === "/report" && params.get("file") !== null ? html`<${ReportView} key=${hash} file=${params.get("file")} />`
