@@ -61,7 +61,7 @@ describe("the town replay", () => {
       await page.goto(`${server!.url}/${printedPage().url.hash}`);
       await page.waitForSelector(".town-view", WAIT);
       expect(await page.locator('button[data-tab="world"]').getAttribute("class")).toContain("active");
-      await page.waitForFunction(() => document.querySelector(".town-tick")?.textContent === "tick 0", undefined, WAIT);
+      await page.waitForFunction(`document.querySelector(".town-tick")?.textContent === "tick 0"`, undefined, WAIT);
       await checkView(page, "town-replay-opened");
       const last = Number(await page.locator('input[aria-label="tick"]').getAttribute("max"));
       expect(last).toBeGreaterThan(5);
@@ -74,17 +74,17 @@ describe("the town replay", () => {
       page.on("request", (r) => { if (r.url().includes("/api/world-view") && r.url().includes("tick=")) asked.push(r); });
       page.on("requestfailed", (r) => { if (r.failure()?.errorText.includes("ABORTED")) aborted.add(r); });
       // The drag: every position from 1 to the last, one per animation frame.
-      await page.evaluate(async (max) => {
-        const range = document.querySelector<HTMLInputElement>('input[aria-label="tick"]')!;
-        for (let i = 1; i <= max; i++) {
+      await page.evaluate(`(async () => {
+        const range = document.querySelector('input[aria-label="tick"]');
+        for (let i = 1; i <= ${last}; i++) {
           range.value = String(i);
           range.dispatchEvent(new Event("input", { bubbles: true }));
           await new Promise((next) => requestAnimationFrame(next));
         }
-      }, last);
+      })()`);
       // Where it rests: the last tick and the one before are asked for (after the pause, if any is due).
       const tickOf = (r: Request) => Number(new URL(r.url()).searchParams.get("tick"));
-      await page.waitForFunction((t) => document.querySelector(".town-loading")?.textContent?.includes(`loading tick ${t}`) === true, last, WAIT);
+      await page.waitForFunction(`document.querySelector(".town-loading")?.textContent?.includes("loading tick ${last}") === true`, undefined, WAIT);
       await expect.poll(() => asked.some((r) => tickOf(r) === last), WAIT).toBe(true);
       // Every other frame asked for during the drag was aborted, without an error shown.
       await expect.poll(() => asked.filter((r) => tickOf(r) < last - 1).every((r) => aborted.has(r)), WAIT).toBe(true);
@@ -93,7 +93,7 @@ describe("the town replay", () => {
       // Answered now: the tick where the drag stopped is drawn.
       await page.unroute(() => true);
       for (const route of held) await route.continue().catch(() => undefined);
-      await page.waitForFunction((t) => document.querySelector(".town-tick")?.textContent === `tick ${t}`, last, WAIT);
+      await page.waitForFunction(`document.querySelector(".town-tick")?.textContent === "tick ${last}"`, undefined, WAIT);
       expect(await page.locator(".town-loading").count()).toBe(0);
       await checkView(page, "town-replay-scrubbed");
       await page.close();

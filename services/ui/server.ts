@@ -107,7 +107,7 @@ export interface App {
 export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[]; readonly jaeger?: string } = {}): App {
   const root = resolve(runs);
   // Checked before anything starts: a base the links could not be joined to is refused (exit 2).
-  const jaeger = options.jaeger === undefined ? null : jaegerBase(options.jaeger);
+  const jaegerAt = options.jaeger === undefined ? null : jaegerBase(options.jaeger);
   const episodes = new Map<string, EpisodeSource>();
   for (const source of [...fileEpisodesUnder(root), ...(options.more ?? [])]) episodes.set(source.id, source);
   const dirs = new Map([...episodes].flatMap(([id, e]) => (e.dir === null ? [] : [[id, e.dir] as const])));
@@ -336,7 +336,7 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     const file = found.dir === null ? null : traceFileOf(root, found.dir);
     if (file === null) return c.json({ error: `episode '${id}' has no trace file (run it with --trace jsonl to write one)` }, 404);
     const spans = tickSpans(file, Number(tick));
-    const jaeger = jaeger === null || spans.traceId === null ? null : jaegerTraceUrl(jaeger, spans.traceId);
+    const jaeger = jaegerAt === null || spans.traceId === null ? null : jaegerTraceUrl(jaegerAt, spans.traceId);
     return c.json({ ...spans, jaeger });
   });
 
