@@ -105,7 +105,7 @@ const LIST_COALESCE_MS = 1000;
 
 /**
  * Sweeps logging into the runs folder (`sweep --log`): jobs finished of those the sweep's spec holds,
- * updated with the list. Which worker ran which job is not written there: the progress is overall.
+ * updated with the list; below, the episodes each worker finished, from the sweep's progress file.
  */
 function SweepProgress({ sweeps }) {
   if (!sweeps?.length) return "";
@@ -113,9 +113,26 @@ function SweepProgress({ sweeps }) {
     <ul>${sweeps.map((s) => html`<li data-sweep=${s.id}>
       <strong>${s.id}</strong> <progress max=${s.total} value=${s.done} aria-label=${`${s.id}: episodes finished`}></progress>
       <span class="sweep-done">${s.done} / ${s.total} episodes finished</span>${s.started ? html` <small>(${s.started} begun, not finished)</small>` : ""}
+      <${SweepWorkers} sweep=${s} />
     </li>`)}</ul>
-    <p class="chart-note">Overall, per sweep: the runs folder does not record which worker ran which episode.</p>
   </section>`;
+}
+
+const clock = (iso) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString();
+};
+
+/** One row per worker (thread, LLM lane or NATS worker) of the sweep's latest run, with its share. */
+function SweepWorkers({ sweep }) {
+  const w = sweep.workers;
+  if (w === null) return html`<p class="chart-note sweep-workers-none">No progress per worker: this sweep wrote no progress file (run before it was recorded).</p>`;
+  const state = w.finished ? "ended" : `running, or stopped (last heard from at ${clock(w.updated)})`;
+  return html`<table class="sweep-workers" aria-label=${`${sweep.id}: episodes per worker`}>
+    <caption>By worker: ${w.workers.length} ${w.workers.length === 1 ? "worker" : "workers"}, ${w.done} / ${w.total} episodes this run — <span class="sweep-run-state">${state}</span></caption>
+    <thead><tr><th scope="col">worker</th><th scope="col">episodes</th><th scope="col">kept</th><th scope="col">share</th></tr></thead>
+    <tbody>${w.workers.map((x) => html`<tr data-worker=${x.worker}><td>${x.worker}</td><td class="worker-done">${x.done}</td><td class="worker-kept">${x.kept}</td><td><progress max=${w.total} value=${x.done} aria-label=${`${x.worker}: episodes finished of the sweep's ${w.total}`}></progress></td></tr>`)}</tbody>
+  </table>`;
 }
 
 function EpisodeList() {
