@@ -1,7 +1,8 @@
 // The episodes of one JetStream namespace (`probetown ui --nats`): listed from the namespace's log
 // stream, summarised from each log's two ends (peekJetStreamLog: two requests however long the
-// log), read through the store's own chain-checking reader, and followed live with the store's
-// follow (an ordered consumer that outlives server restarts).
+// log), its model calls counted as it grows (each message read once), read through the store's own
+// chain-checking reader, and followed live with the store's follow (an ordered consumer that
+// outlives server restarts).
 import type { NatsConnection } from "@nats-io/transport-node";
 import { followJetStreamLog, jetStreamEpisodes, lastJetStreamRecord, peekJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { ChainReader } from "../../infra/jetstream/chain.ts";
@@ -10,6 +11,8 @@ import { contextOf, whereOf } from "../../infra/jetstream/streams.ts";
 import { subjects } from "../../infra/nats.ts";
 import { messageOf } from "../../events/errorMessage.ts";
 import { summaryFromEnds } from "./catalogue.ts";
+import { countModelCallText, emptyTally, modelCallsOfTally, type ModelCalls } from "./modelCalls.ts";
+import { recordOrNull } from "../../infra/fileEventStore.ts";
 import type { EpisodeSource } from "./episodeSource.ts";
 import type { LiveBatch } from "./fileFollow.ts";
 import type { LoadedLog } from "./records.ts";
@@ -40,15 +43,67 @@ async function* followBatches(nc: NatsConnection, namespace: string, episode: st
   }
 }
 
+/**
+ * The model calls of a JetStream log for the list, counted as a file log's are (modelCalls.ts):
+ * each message is read once while the server runs — the first ask reads the log from its start,
+ * later ones only the messages after the last one read, and only when the log's last record
+ * (which the row's peek has already fetched) lies past the last one counted. Only the lines of a
+ * model-call record are parsed. Null when the read fails (the list shows `?`); one read at a time.
+ */
+function modelCallCounter(nc: NatsConnection, namespace: string, episode: string): (lastSeq: number | null) => Promise<ModelCalls | null> {
+  const ctx = contextOf(nc, namespace);
+  const subject = subjects.log(namespace, episode);
+  const tally = emptyTally();
+  /** The stream sequence of the last message counted, and the seq of the last record in it. */
+  let readTo = 0;
+  let countedTo = -1;
+  let reading: Promise<void> | null = null;
+  const readOn = async (): Promise<void> => {
+    let lastText: string | null = null;
+    await readSubject(ctx, subject, (text, streamSeq) => {
+      countModelCallText(text, tally);
+      readTo = streamSeq;
+      lastText = text;
+    }, undefined, readTo + 1);
+    if (lastText !== null) {
+      const text = (lastText as string).trimEnd();
+      const seq = recordOrNull(text.slice(text.lastIndexOf("\n") + 1))?.seq;
+      if (typeof seq === "number") countedTo = seq;
+    }
+  };
+  return async (lastSeq) => {
+    if (lastSeq === null) return modelCallsOfTally(tally);
+    if (lastSeq < countedTo && reading === null) {
+      // The log ends before what was counted: its tail was cut (a resume), so count it again.
+      Object.assign(tally, emptyTally());
+      readTo = 0;
+      countedTo = -1;
+    }
+    try {
+      while (lastSeq > countedTo) {
+        const before = readTo;
+        reading ??= readOn().finally(() => { reading = null; });
+        await reading;
+        if (readTo === before) break; // nothing more to read now (the peek saw a record not yet readable)
+      }
+      return modelCallsOfTally(tally);
+    } catch {
+      return null;
+    }
+  };
+}
+
 export function jetStreamEpisode(nc: NatsConnection, namespace: string, episode: string, siblings: ReadonlySet<string>): EpisodeSource {
   let cached: { last: number | null; log: LoadedLog } | null = null;
   const id = jetStreamId(namespace, episode);
+  const modelCalls = modelCallCounter(nc, namespace, episode);
   return {
     id,
     dir: null,
     summary: async () => {
       const ends = await peekJetStreamLog(nc, namespace, episode);
-      return summaryFromEnds(id, ends, (header) => (header.parent !== undefined && siblings.has(header.parent) ? jetStreamId(namespace, header.parent) : null));
+      const calls = await modelCalls(ends.last?.seq ?? null);
+      return summaryFromEnds(id, ends, (header) => (header.parent !== undefined && siblings.has(header.parent) ? jetStreamId(namespace, header.parent) : null), calls);
     },
     load: async () => {
       // One request says whether the log has grown since it was read.

@@ -62,7 +62,7 @@ function durationText(ms) {
 }
 
 const hasCalls = (e) => e.modelCalls !== null && e.modelCalls.calls > 0;
-/** The models cell: "—" for an episode without model calls, "?" where they were not counted (JetStream). */
+/** The models cell: "—" for an episode without model calls, "?" where they could not be counted (a JetStream read that failed). */
 const modelsText = (e) => (e.modelCalls === null ? "?" : hasCalls(e) ? e.modelCalls.models.join(", ") || "(unnamed)" : "—");
 const tokensText = (e) => (e.modelCalls === null ? "?" : hasCalls(e) ? e.modelCalls.tokens.toLocaleString("en-US") : "—");
 const NOT_COUNTED = "model calls are not counted for a JetStream log";
