@@ -13,6 +13,7 @@ import { messageOf } from "../../events/errorMessage.ts";
 import { summaryFromEnds } from "./catalogue.ts";
 import { countModelCallText, emptyTally, modelCallsOfTally, type ModelCalls } from "./modelCalls.ts";
 import { recordOrNull } from "../../infra/fileEventStore.ts";
+import { writerOf } from "../../infra/jetstream/lock.ts";
 import type { EpisodeSource } from "./episodeSource.ts";
 import type { LiveBatch } from "./fileFollow.ts";
 import type { LoadedLog } from "./records.ts";
@@ -103,7 +104,11 @@ export function jetStreamEpisode(nc: NatsConnection, namespace: string, episode:
     summary: async () => {
       const ends = await peekJetStreamLog(nc, namespace, episode);
       const calls = await modelCalls(ends.last?.seq ?? null);
-      return summaryFromEnds(id, ends, (header) => (header.parent !== undefined && siblings.has(header.parent) ? jetStreamId(namespace, header.parent) : null), calls);
+      const summary = summaryFromEnds(id, ends, (header) => (header.parent !== undefined && siblings.has(header.parent) ? jetStreamId(namespace, header.parent) : null), calls);
+      // Unfinished while a writer holds its lock (one request, for unfinished logs only): under way.
+      if (summary.status === "finished") return summary;
+      const writer = await writerOf(nc, namespace, episode).catch(() => null);
+      return writer === null ? summary : { ...summary, status: "live" };
     },
     load: async () => {
       // One request says whether the log has grown since it was read.
