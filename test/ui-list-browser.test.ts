@@ -79,6 +79,32 @@ describe("probetown ui in Chromium: the episodes list", () => {
   );
 
   it.skipIf(executablePath === null)(
+    executablePath === null ? "SKIPPED: no chromium found" : "lays out a model call in a record's detail: prompt, completion, usage, live or recorded",
+    async () => {
+      const records = logRecords(join(fixture.runs, "household"));
+      const answer = records.find((r) => r.type === "llm.completed")!;
+      const request = records.find((r) => r.seq === answer.cause)!;
+      const q = request.payload as { messages: { role: string; content: string }[] };
+      const a = answer.payload as { content: string; usage: { promptTokens: number; completionTokens: number } };
+      const page = await openPage(browser!);
+      await page.goto(`${server!.url}/#/episode?id=household&seq=${answer.seq}`);
+      await page.waitForSelector(`.detail[data-seq="${answer.seq}"] .model-call`, WAIT);
+      const call = page.locator(".model-call");
+      expect(await call.locator(".call-source").innerText()).toContain("live: asked of the endpoint");
+      expect(await call.locator(".call-model").innerText()).toBe(FIXTURE_MODEL);
+      expect(await call.locator(".call-message").allInnerTexts()).toEqual(q.messages.map((m) => m.content));
+      expect(await call.locator(".call-completion").innerText()).toBe(a.content);
+      expect(await call.locator(".call-usage").innerText()).toBe(`${a.usage.promptTokens} prompt + ${a.usage.completionTokens} completion = ${a.usage.promptTokens + a.usage.completionTokens} tokens`);
+      await checkView(page, "model-call");
+      // The request's link opens the request's detail, which shows the same call.
+      await call.locator(".call-request button.link").click();
+      await page.waitForSelector(`.detail[data-seq="${request.seq}"] .model-call .call-completion`, WAIT);
+      await page.close();
+    },
+    300_000,
+  );
+
+  it.skipIf(executablePath === null)(
     executablePath === null ? "SKIPPED: no chromium found" : "shows a new episode in the open list without a reload (live)",
     async () => {
       const page = await openPage(browser!);

@@ -59,6 +59,27 @@ describe("probetown ui: the list's models, tokens and duration", () => {
     expect(list.find((r) => r.id === "town")!.modelCalls).toEqual({ models: [], calls: 0, tokens: 0 });
   });
 
+  it("lays out a model call in a record's detail: the prompt, the completion, the usage, and that it was asked live", async () => {
+    const records = logRecords(join(fixture.runs, "household"));
+    const answer = records.find((r) => r.type === "llm.completed")!;
+    const request = records.find((r) => r.seq === answer.cause)!;
+    expect(request.type).toBe("llm.requested");
+    const detail = async (seq: number) => ((await (await fetch(`${server.url}/api/record?id=household&seq=${seq}`)).json()) as { modelCall: Record<string, unknown> | null }).modelCall;
+    const q = request.payload as { role: string; model: string; messages: { role: string; content: string }[] };
+    const a = answer.payload as { content: string; usage: { promptTokens: number; completionTokens: number }; model: string };
+    const expected = {
+      request: { seq: request.seq, role: q.role, model: FIXTURE_MODEL, messages: q.messages },
+      answer: { seq: answer.seq, type: "llm.completed", content: a.content, usage: a.usage, model: a.model, error: null },
+      source: "live",
+    };
+    expect(q.messages.length).toBeGreaterThan(0);
+    // The same call from either of its records.
+    expect(await detail(answer.seq)).toMatchObject(expected);
+    expect(await detail(request.seq)).toMatchObject(expected);
+    // Another record is no model call.
+    expect(await detail(records.find((r) => !r.type.startsWith("llm."))!.seq)).toBeNull();
+  });
+
   it("takes the duration from the first and last records' wall-clock stamps (meta.ts)", async () => {
     const records = logRecords(join(fixture.runs, "household"));
     const expected = Date.parse(records.at(-1)!.meta!.ts!) - Date.parse(records[0]!.meta!.ts!);

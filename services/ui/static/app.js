@@ -245,6 +245,7 @@ function RecordDetail({ id, seq, onSelect, episode }) {
       <dt>hash</dt><dd><code class="detail-hash">${r.hash}</code></dd>
     </dl>
     ${episode.forkable ? html`<${ForkForm} key=${r.seq} id=${id} tick=${r.tick} conditions=${episode.conditions} current=${episode.condition} />` : ""}
+    ${detail.modelCall ? html`<${ModelCall} call=${detail.modelCall} seq=${r.seq} onSelect=${onSelect} />` : ""}
     <h4>payload</h4>
     <pre class="detail-payload">${JSON.stringify(r.payload, null, 2)}</pre>
     <h4>cause chain</h4>
@@ -253,6 +254,31 @@ function RecordDetail({ id, seq, onSelect, episode }) {
     ${detail.effects.length ? html`<ul class="effects">${detail.effects.map(ref)}</ul>` : html`<p>nothing</p>`}
     <${TickSpans} id=${id} tick=${r.tick} seq=${r.seq} onSelect=${onSelect} />
   </div>`;
+}
+
+const SOURCE_TEXT = {
+  recorded: "recorded: served from a recording (the cache, or a fork's parent's answer), the endpoint not asked",
+  live: "live: asked of the endpoint in this run",
+};
+
+/** A model call laid out: the prompt's messages, the completion (or the failure), usage, and where the answer came from. */
+function ModelCall({ call, seq, onSelect }) {
+  const { request, answer, source } = call;
+  const link = (at, label) => (at === seq ? html`<span>${label} (this record)</span>` : html`<button class="link" onClick=${() => onSelect(at)}>${label}</button>`);
+  return html`<section class="model-call" aria-label="model call">
+    <h4>model call <span class=${`call-source call-${source ?? "pending"}`}>${source === null ? "no answer logged yet" : SOURCE_TEXT[source]}</span></h4>
+    ${request === null ? html`<p>The request is not in this log (a fork's answer to its parent's request).</p>` : html`<div class="call-request">
+      <p>${link(request.seq, `#${request.seq} request`)} · role <code>${request.role}</code> · model <code class="call-model">${request.model}</code>${request.queryId ? html` · query <code>${request.queryId}</code>` : ""}</p>
+      <p><small>params ${JSON.stringify(request.params)}</small></p>
+      <ol class="call-prompt">${request.messages.map((m, i) => html`<li key=${i}><strong>${m.role}</strong><pre class="call-message" tabindex="0">${m.content}</pre></li>`)}</ol>
+    </div>`}
+    ${answer === null ? "" : html`<div class="call-answer">
+      <p>${link(answer.seq, `#${answer.seq} ${answer.type === "llm.completed" ? "completion" : "failure"}`)}${answer.model ? html` · answered by <code>${answer.model}</code>` : ""}${answer.backend ? ` via ${answer.backend}` : ""}${answer.attempts !== null ? ` · ${answer.attempts} HTTP ${answer.attempts === 1 ? "request" : "requests"}` : ""}${answer.repaired ? " · repaired" : ""}</p>
+      ${answer.error ? html`<p class="call-error">${answer.error}: ${answer.message} — fallback: ${answer.fallback}</p>` : ""}
+      ${answer.content !== null ? html`<pre class="call-completion" tabindex="0">${answer.content}</pre>` : ""}
+      <p class="call-usage">${answer.usage === null ? "no usage reported" : `${answer.usage.promptTokens} prompt + ${answer.usage.completionTokens} completion = ${answer.usage.promptTokens + answer.usage.completionTokens} tokens${source === "recorded" ? " (spent when recorded, not in this run)" : ""}`}</p>
+    </div>`}
+  </section>`;
 }
 
 /**
