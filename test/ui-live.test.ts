@@ -131,6 +131,31 @@ describe("probetown ui: live episodes", () => {
     expect((await rowOf()).modelCalls).toEqual({ models: [FIXTURE_MODEL, "other-model"].sort(), calls: total.calls + 1, tokens: total.promptTokens + total.completionTokens + 12 });
   });
 
+  it("tells a listening list of a JetStream episode that appears, and of one whose log grows", async () => {
+    const stream = await live("/api/episodes/live");
+    await stream.next("ready");
+    const later = await createJetStreamEventStore(nc, namespace, "later", { episode: "later" });
+    try {
+      const [first] = await later.append([phase(0, "a")], { expectedSeq: -1 });
+      await later.flush();
+      const id = jetStreamId(namespace, "later");
+      const changes = async (what: (c: { added: string[]; changed: string[] }) => boolean) => {
+        for (let skip = 0; ; skip++) if (what((await stream.next("changed", skip, 30_000)).data as { added: string[]; changed: string[] })) return;
+      };
+      await changes((c) => c.added.includes(id));
+      const row = async () => ((await get("/api/episodes")).body.episodes as { id: string; records: number; status: string }[]).find((r) => r.id === id);
+      // Listed and readable; its writer still holds it: live.
+      expect(await row()).toMatchObject({ records: 1, status: "live" });
+      expect((await get(`/api/records?id=${encodeURIComponent(id)}`)).body.total).toBe(1);
+      await later.append([phase(0, "b")], { expectedSeq: first!.seq });
+      await later.flush();
+      await changes((c) => c.changed.includes(id));
+      expect((await row())!.records).toBe(2);
+    } finally {
+      await later.close();
+    }
+  });
+
   it("streams a record appended to a JetStream log within a second", async () => {
     const id = jetStreamId(namespace, "ep");
     const rows = (await get("/api/episodes")).body.episodes as { id: string; records: number; verify: { state: string } }[];

@@ -7,7 +7,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { followJetStreamLog, jetStreamEpisodes, lastJetStreamRecord, peekJetStreamLog } from "../../infra/jetStreamEventStore.ts";
 import { ChainReader } from "../../infra/jetstream/chain.ts";
 import { readSubject } from "../../infra/jetstream/read.ts";
-import { contextOf, whereOf } from "../../infra/jetstream/streams.ts";
+import { contextOf, managerOf, whereOf } from "../../infra/jetstream/streams.ts";
+import { ApiCode, isApiError } from "../../infra/jetstream/errors.ts";
 import { subjects } from "../../infra/nats.ts";
 import { messageOf } from "../../events/errorMessage.ts";
 import { summaryFromEnds } from "./catalogue.ts";
@@ -123,9 +124,70 @@ export function jetStreamEpisode(nc: NatsConnection, namespace: string, episode:
   };
 }
 
-/** Every episode whose log the namespace holds, when the server starts. */
-export async function jetStreamCatalogue(nc: NatsConnection, namespace: string): Promise<EpisodeSource[]> {
-  const episodes = await jetStreamEpisodes(nc, namespace);
-  const names = new Set(episodes);
-  return episodes.map((episode) => jetStreamEpisode(nc, namespace, episode, names));
+/** How often a listened-to list looks at the namespace for new episodes and grown logs. */
+export const JETSTREAM_LOOK_MS = 2000;
+
+/** Messages per episode log in the namespace: one stream-info request for all of them. */
+async function messagesPerEpisode(nc: NatsConnection, namespace: string): Promise<Map<string, number>> {
+  const ctx = contextOf(nc, namespace);
+  const jsm = await managerOf(ctx);
+  const prefix = subjects.log(namespace, "_").slice(0, -1);
+  try {
+    const info = await jsm.streams.info(ctx.stream, { subjects_filter: `${prefix}>` });
+    return new Map(Object.entries(info.state.subjects ?? {}).map(([subject, n]) => [subject.slice(prefix.length), n]));
+  } catch (error) {
+    if (isApiError(error, ApiCode.StreamNotFound)) return new Map();
+    throw error;
+  }
 }
+
+/**
+ * A JetStream namespace's episodes, kept up to date while the list is listened to (the runs
+ * folder's watch does this for files): `catalogue()` lists them (once, at start); `watch` looks
+ * every JETSTREAM_LOOK_MS — one stream-info request, which gives every log's message count — and
+ * reports the episodes that appeared (as sources, to be served) and the known ones whose logs
+ * gained messages (a run appending at its fsync points).
+ */
+export function jetStreamNamespace(nc: NatsConnection, namespace: string) {
+  const sources = new Map<string, EpisodeSource>();
+  const names = new Set<string>();
+  const adopt = (episode: string): EpisodeSource | null => {
+    if (sources.has(episode)) return null;
+    names.add(episode);
+    const source = jetStreamEpisode(nc, namespace, episode, names);
+    sources.set(episode, source);
+    return source;
+  };
+  return {
+    async catalogue(): Promise<EpisodeSource[]> {
+      for (const episode of await jetStreamEpisodes(nc, namespace)) adopt(episode);
+      return [...sources.values()];
+    },
+    watch(onChange: (added: readonly EpisodeSource[], changed: readonly string[]) => void, everyMs = JETSTREAM_LOOK_MS): () => void {
+      let last: Map<string, number> | null = null;
+      let busy = false;
+      const look = async (): Promise<void> => {
+        if (busy) return;
+        busy = true;
+        try {
+          const now = await messagesPerEpisode(nc, namespace);
+          const added = [...now.keys()].map(adopt).filter((x): x is EpisodeSource => x !== null);
+          const before = last;
+          const changed = before === null ? [] : [...now].filter(([episode, n]) => before.has(episode) && before.get(episode) !== n).map(([episode]) => jetStreamId(namespace, episode));
+          last = now;
+          if (added.length > 0 || changed.length > 0) onChange(added, changed);
+        } catch {
+          // The server is away: the next look tries again.
+        } finally {
+          busy = false;
+        }
+      };
+      void look();
+      const timer = setInterval(() => void look(), everyMs);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
+  };
+}
+
+export type JetStreamNamespace = ReturnType<typeof jetStreamNamespace>;
