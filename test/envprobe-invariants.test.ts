@@ -12,6 +12,7 @@ import { envprobeWorld, worldSpecOf } from "../actors/envprobe/world.ts";
 import { runDirect } from "../services/envprobe/direct.ts";
 import { metricsOfLog } from "../services/envprobe/metrics.ts";
 import { episodeDirOf, MARKER, runSweep, sweepSpecOf } from "../services/envprobe/sweep.ts";
+import { SWEEP_PROGRESS_FILE } from "../services/kernel/sweepProgressFile.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
 import { UsageError } from "../services/kernel/replay.ts";
 import { tempDir } from "./helpers.ts";
@@ -116,7 +117,7 @@ describe("envprobe invariants", () => {
     const result = await runSweep(spec);
     expect(result.episodes).toHaveLength(2 * 2 * 3 * 4);
     expect(result.cells).toHaveLength(12);
-    expect(readdirSync(log).sort()).toEqual([MARKER, "graphnav-high", "graphnav-low", "tooldag-high", "tooldag-low"]);
+    expect(readdirSync(log).sort()).toEqual([MARKER, SWEEP_PROGRESS_FILE, "graphnav-high", "graphnav-low", "tooldag-high", "tooldag-low"]);
     for (const e of result.episodes) {
       const dir = episodeDirOf(log, { world: e.world as "tooldag", regime: e.regime, policy: e.policy as "oracle", seed: e.seed });
       expect(metricsOfLog(dir)).toEqual(e);

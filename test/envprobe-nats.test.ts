@@ -10,6 +10,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { JetStreamJobQueue, jobQueueNames } from "../infra/jetStreamJobQueue.ts";
 import { EnvprobeSweepFailed, envprobeJobsOf, gatherEnvprobeSweep, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
 import { MARKER, sweepSpecOf } from "../services/envprobe/sweep.ts";
+import { SWEEP_PROGRESS_FILE } from "../services/kernel/sweepProgressFile.ts";
 import { frozenWhen, tempDir, runCli, startCli } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 
@@ -24,14 +25,14 @@ interface SweepJson {
   cells: unknown[];
 }
 
-/** Every file under `dir` (relative path → bytes), the NATS sweep's marker left out. */
+/** Every file under `dir` (relative path → bytes), the sweep's marker and progress file (not logs, and not alike) left out. */
 function files(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (name !== MARKER) out.set(relative(dir, p), readFileSync(p, "utf8"));
+      else if (name !== MARKER && name !== SWEEP_PROGRESS_FILE) out.set(relative(dir, p), readFileSync(p, "utf8"));
     }
   };
   walk(dir);

@@ -3,12 +3,13 @@
 // server) and for towns without model calls; filtering by model and sorting by a column; and a new
 // episode under the runs folder appearing in the open list without a reload. Checked with axe-core.
 // Every step waits for what it expects (no timings).
-import { cpSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageFromRecords } from "../services/llm/usage.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
+import { SWEEP_PROGRESS_FILE } from "../services/kernel/sweepProgressFile.ts";
 import { logRecords, runCli } from "./helpers.ts";
 import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
 import { FIXTURE_MODEL, modelCallsEpisode, uiFixture, type UiFixture } from "./uiFixtures.ts";
@@ -78,6 +79,32 @@ describe("probetown ui in Chromium: the episodes list", () => {
   );
 
   it.skipIf(executablePath === null)(
+    executablePath === null ? "SKIPPED: no chromium found" : "lays out a model call in a record's detail: prompt, completion, usage, live or recorded",
+    async () => {
+      const records = logRecords(join(fixture.runs, "household"));
+      const answer = records.find((r) => r.type === "llm.completed")!;
+      const request = records.find((r) => r.seq === answer.cause)!;
+      const q = request.payload as { messages: { role: string; content: string }[] };
+      const a = answer.payload as { content: string; usage: { promptTokens: number; completionTokens: number } };
+      const page = await openPage(browser!);
+      await page.goto(`${server!.url}/#/episode?id=household&seq=${answer.seq}`);
+      await page.waitForSelector(`.detail[data-seq="${answer.seq}"] .model-call`, WAIT);
+      const call = page.locator(".model-call");
+      expect(await call.locator(".call-source").innerText()).toContain("live: asked of the endpoint");
+      expect(await call.locator(".call-model").innerText()).toBe(FIXTURE_MODEL);
+      expect(await call.locator(".call-message").allInnerTexts()).toEqual(q.messages.map((m) => m.content));
+      expect(await call.locator(".call-completion").innerText()).toBe(a.content);
+      expect(await call.locator(".call-usage").innerText()).toBe(`${a.usage.promptTokens} prompt + ${a.usage.completionTokens} completion = ${a.usage.promptTokens + a.usage.completionTokens} tokens`);
+      await checkView(page, "model-call");
+      // The request's link opens the request's detail, which shows the same call.
+      await call.locator(".call-request button.link").click();
+      await page.waitForSelector(`.detail[data-seq="${request.seq}"] .model-call .call-completion`, WAIT);
+      await page.close();
+    },
+    300_000,
+  );
+
+  it.skipIf(executablePath === null)(
     executablePath === null ? "SKIPPED: no chromium found" : "shows a new episode in the open list without a reload (live)",
     async () => {
       const page = await openPage(browser!);
@@ -93,6 +120,21 @@ describe("probetown ui in Chromium: the episodes list", () => {
       const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-1", "--regimes", "low", "--worlds", "graphnav", "--policies", "oracle,no-probe", "--log", join(fixture.runs, "grid-log"), "-q"]);
       expect(sweep.code).toBe(0);
       await page.waitForFunction(`document.querySelector('.sweep-progress li[data-sweep="grid-log"] .sweep-done')?.textContent === "4 / 4 episodes finished"`, undefined, WAIT);
+      // Per worker, from the sweep's progress file: one chunk, so one thread ran all 4; the run ended.
+      const workers = 'li[data-sweep="grid-log"] table.sweep-workers';
+      await page.waitForFunction(`document.querySelector('${workers} .sweep-run-state')?.textContent === "ended"`, undefined, WAIT);
+      const rows = page.locator(`${workers} tbody tr`);
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().getAttribute("data-worker")).toMatch(/^thread \d+$/);
+      expect(await rows.first().locator(".worker-done").innerText()).toBe("4");
+      // A run under way on two NATS workers (its file as the sweep writes it): shown live, per worker.
+      writeFileSync(join(fixture.runs, "grid-log", SWEEP_PROGRESS_FILE), JSON.stringify({ total: 4, done: 3, finished: false, updated: "2026-11-29T12:00:00.000Z", workers: [{ worker: "worker-a", done: 2, kept: 0 }, { worker: "worker-b", done: 1, kept: 1 }] }));
+      await page.waitForSelector(`${workers} tr[data-worker="worker-b"]`, WAIT);
+      expect(await page.locator(`${workers} tr[data-worker="worker-a"] .worker-done`).innerText()).toBe("2");
+      expect(await page.locator(`${workers} tr[data-worker="worker-b"] .worker-kept`).innerText()).toBe("1");
+      expect(await page.locator(`${workers} caption`).innerText()).toContain("2 workers, 3 / 4 episodes this run");
+      expect(await page.locator(`${workers} .sweep-run-state`).innerText()).toContain("running, or stopped");
+      expect(await page.locator(`${workers} tr[data-worker="worker-a"] progress`).getAttribute("value")).toBe("2");
       await checkView(page, "episodes-live");
       await page.close();
     },

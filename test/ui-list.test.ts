@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageFromRecords } from "../services/llm/usage.ts";
 import { summarise } from "../services/ui/catalogue.ts";
+import { openFileEventStoreForAppend } from "../infra/fileEventStore.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { firstSegment, logRecords, runCli, tempDir } from "./helpers.ts";
 import { FIXTURE_MODEL, modelCallsEpisode, uiFixture, type UiFixture } from "./uiFixtures.ts";
@@ -58,6 +59,27 @@ describe("probetown ui: the list's models, tokens and duration", () => {
     expect(list.find((r) => r.id === "town")!.modelCalls).toEqual({ models: [], calls: 0, tokens: 0 });
   });
 
+  it("lays out a model call in a record's detail: the prompt, the completion, the usage, and that it was asked live", async () => {
+    const records = logRecords(join(fixture.runs, "household"));
+    const answer = records.find((r) => r.type === "llm.completed")!;
+    const request = records.find((r) => r.seq === answer.cause)!;
+    expect(request.type).toBe("llm.requested");
+    const detail = async (seq: number) => ((await (await fetch(`${server.url}/api/record?id=household&seq=${seq}`)).json()) as { modelCall: Record<string, unknown> | null }).modelCall;
+    const q = request.payload as { role: string; model: string; messages: { role: string; content: string }[] };
+    const a = answer.payload as { content: string; usage: { promptTokens: number; completionTokens: number }; model: string };
+    const expected = {
+      request: { seq: request.seq, role: q.role, model: FIXTURE_MODEL, messages: q.messages },
+      answer: { seq: answer.seq, type: "llm.completed", content: a.content, usage: a.usage, model: a.model, error: null },
+      source: "live",
+    };
+    expect(q.messages.length).toBeGreaterThan(0);
+    // The same call from either of its records.
+    expect(await detail(answer.seq)).toMatchObject(expected);
+    expect(await detail(request.seq)).toMatchObject(expected);
+    // Another record is no model call.
+    expect(await detail(records.find((r) => !r.type.startsWith("llm."))!.seq)).toBeNull();
+  });
+
   it("takes the duration from the first and last records' wall-clock stamps (meta.ts)", async () => {
     const records = logRecords(join(fixture.runs, "household"));
     const expected = Date.parse(records.at(-1)!.meta!.ts!) - Date.parse(records[0]!.meta!.ts!);
@@ -84,9 +106,10 @@ describe("probetown ui: the list's models, tokens and duration", () => {
 });
 
 describe("probetown ui: a sweep's progress", () => {
-  it("counts a sweep's finished jobs against its spec, overall (no worker is recorded per job)", async () => {
+  it("counts a sweep's finished jobs against its spec, and per worker from its progress file", async () => {
     const body = (await (await fetch(`${server.url}/api/episodes`)).json()) as { sweepProgress: unknown[] };
-    expect(body.sweepProgress).toEqual([{ id: "grid-log", total: 4, done: 2, started: 1 }]);
+    // The sweep ran its 4 episodes in one chunk on one thread (the logs were cut afterwards).
+    expect(body.sweepProgress).toEqual([{ id: "grid-log", total: 4, done: 2, started: 1, workers: { finished: true, updated: expect.any(String), done: 4, total: 4, workers: [{ worker: expect.stringMatching(/^thread \d+$/), done: 4, kept: 0 }] } }]);
   });
 });
 
@@ -131,6 +154,31 @@ describe("probetown ui: the list, live", () => {
     await seen((c) => c.changed.includes("running/town"));
     await server.verification.settled();
     expect((await rows()).find((r) => r.id === "running/town")).toMatchObject({ status: "finished", verify: { state: "ok" } });
+  });
+
+  it("shows a run under way as live while its writer holds the log's lock, interrupted once it lets go", async () => {
+    const root = fixture.runs;
+    const dir = join(root, "underway");
+    mkdirSync(join(dir, "log"), { recursive: true });
+    const lines = readFileSync(firstSegment(join(root, "town")), "utf8").split("\n");
+    writeFileSync(join(dir, "log", "000000000000.jsonl"), lines.slice(0, lines.findIndex((l) => l.includes('"type":"tick.committed"')) + 1).join("\n") + "\n");
+    expect(summarise(root, dir).status).toBe("interrupted");
+    // Its writer (this process, as a run holds it) takes the lock to append.
+    const { store, records } = openFileEventStoreForAppend(join(dir, "log"), { episode: logRecords(join(root, "town"))[0]!.episode, fsync: "never" });
+    try {
+      expect(records.length).toBeGreaterThan(0);
+      expect(summarise(root, dir).status).toBe("live");
+    } finally {
+      await store.close();
+    }
+    expect(summarise(root, dir).status).toBe("interrupted");
+    // A finished log stays finished whoever holds it.
+    const town = openFileEventStoreForAppend(join(root, "town", "log"), { episode: logRecords(join(root, "town"))[0]!.episode, fsync: "never" });
+    try {
+      expect(summarise(root, join(root, "town")).status).toBe("finished");
+    } finally {
+      await town.store.close();
+    }
   });
 
   it("refuses parameters on the list's stream", async () => {

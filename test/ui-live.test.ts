@@ -16,7 +16,8 @@ import { startUi, type UiServer } from "../services/ui/server.ts";
 import { jetStreamId } from "../services/ui/jetStreamSource.ts";
 import { firstSegment, logRecords, startCli, until } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
-import { SECRET_TEXT, uiFixture, type UiFixture } from "./uiFixtures.ts";
+import { FIXTURE_MODEL, modelCallsEpisode, SECRET_TEXT, uiFixture, type UiFixture } from "./uiFixtures.ts";
+import { usageFromRecords } from "../services/llm/usage.ts";
 import { openSse, type SseStream } from "./uiLive.ts";
 
 /** The acceptance bound: an appended record shows within this long. */
@@ -28,6 +29,8 @@ let nats: TestNats;
 let nc: NatsConnection;
 let namespace: string;
 let jsStore: EventStore;
+let callsStore: EventStore;
+let callsLast: LogRecord;
 const streams: SseStream[] = [];
 const fileStores: EventStore[] = [];
 
@@ -56,6 +59,12 @@ beforeAll(async () => {
   await jsStore.append([phase(0, "a"), phase(0, "b")], { expectedSeq: -1 });
   // A JetStream store publishes what it was given when it is flushed (a run: at its fsync points).
   await jsStore.flush();
+  // A JetStream log with model calls: a household episode's records, appended as drafts.
+  await modelCallsEpisode(join(fixture.root, "calls-source"));
+  callsStore = await createJetStreamEventStore(nc, namespace, "calls", { episode: "calls" });
+  const drafts = logRecords(join(fixture.root, "calls-source")).map((r): Draft => ({ type: r.type, from: r.from, to: r.to, payload: r.payload, tick: r.tick, cause: r.cause }));
+  callsLast = (await callsStore.append(drafts, { expectedSeq: -1 })).at(-1)!;
+  await callsStore.flush();
   server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1", nats: { url: nats.url, namespace } });
 }, 180_000);
 
@@ -63,6 +72,7 @@ afterAll(async () => {
   for (const s of streams) s.close();
   for (const s of fileStores) await s.close();
   await jsStore?.close();
+  await callsStore?.close();
   await server?.close();
   await nc?.close();
 }, 60_000);
@@ -103,6 +113,47 @@ describe("probetown ui: live episodes", () => {
     await store.append([phase(last.tick, "x"), phase(last.tick, "y")], { expectedSeq: appended!.seq });
     await until(() => stream.events.filter((e) => e.event === "records").flatMap((e) => (e.data as { records: LogRecord[] }).records).length === 3, "the next two records on the stream");
     expect(stream.events.filter((e) => e.event === "records").flatMap((e) => (e.data as { records: LogRecord[] }).records.map((r) => r.seq))).toEqual([1, 2, 3].map((k) => last.seq + k));
+  });
+
+  it("counts a JetStream log's models and tokens as a file log's, reading only what it gained since", async () => {
+    const id = jetStreamId(namespace, "calls");
+    const rowOf = async () => ((await get("/api/episodes")).body.episodes as { id: string; modelCalls: unknown; durationMs: unknown }[]).find((r) => r.id === id)!;
+    const { total } = usageFromRecords(logRecords(join(fixture.root, "calls-source")));
+    expect(total.calls).toBeGreaterThan(0);
+    expect((await rowOf()).modelCalls).toEqual({ models: [FIXTURE_MODEL], calls: total.calls, tokens: total.promptTokens + total.completionTokens });
+    // Asked again without growth: the same, nothing read.
+    expect((await rowOf()).modelCalls).toEqual({ models: [FIXTURE_MODEL], calls: total.calls, tokens: total.promptTokens + total.completionTokens });
+    // One more call, by another model: added to the count.
+    const requested = { type: "llm.requested", from: "env/llm", to: "env/llm", payload: { model: "other-model" }, tick: callsLast.tick, cause: null };
+    const [req] = await callsStore.append([requested], { expectedSeq: callsLast.seq });
+    await callsStore.append([{ type: "llm.completed", from: "env/llm", to: "env/llm", payload: { usage: { promptTokens: 5, completionTokens: 7 } }, tick: callsLast.tick, cause: req!.seq }], { expectedSeq: req!.seq });
+    await callsStore.flush();
+    expect((await rowOf()).modelCalls).toEqual({ models: [FIXTURE_MODEL, "other-model"].sort(), calls: total.calls + 1, tokens: total.promptTokens + total.completionTokens + 12 });
+  });
+
+  it("tells a listening list of a JetStream episode that appears, and of one whose log grows", async () => {
+    const stream = await live("/api/episodes/live");
+    await stream.next("ready");
+    const later = await createJetStreamEventStore(nc, namespace, "later", { episode: "later" });
+    try {
+      const [first] = await later.append([phase(0, "a")], { expectedSeq: -1 });
+      await later.flush();
+      const id = jetStreamId(namespace, "later");
+      const changes = async (what: (c: { added: string[]; changed: string[] }) => boolean) => {
+        for (let skip = 0; ; skip++) if (what((await stream.next("changed", skip, 30_000)).data as { added: string[]; changed: string[] })) return;
+      };
+      await changes((c) => c.added.includes(id));
+      const row = async () => ((await get("/api/episodes")).body.episodes as { id: string; records: number; status: string }[]).find((r) => r.id === id);
+      // Listed and readable; its writer still holds it: live.
+      expect(await row()).toMatchObject({ records: 1, status: "live" });
+      expect((await get(`/api/records?id=${encodeURIComponent(id)}`)).body.total).toBe(1);
+      await later.append([phase(0, "b")], { expectedSeq: first!.seq });
+      await later.flush();
+      await changes((c) => c.changed.includes(id));
+      expect((await row())!.records).toBe(2);
+    } finally {
+      await later.close();
+    }
   });
 
   it("streams a record appended to a JetStream log within a second", async () => {

@@ -86,9 +86,11 @@ export async function peekJetStreamLog(nc: NatsConnection, namespace: string, ep
  * driven directly over one subscription: what an ordered consumer does for a read that starts at
  * the beginning and ends at a known message, without a wrapper object, an async iterator step
  * and reply-subject split per message. Order is checked (the consumer's delivery sequence must
- * not skip).
+ * not skip). With `fromStreamSeq` above 0 it starts at that stream sequence instead (the messages
+ * on the subject from there: a reader that has seen the ones before, as the dashboard's count of a
+ * log's model calls).
  */
-export async function readSubject(ctx: Context, subject: string, onMessage: (text: string, streamSeq: number, data: Uint8Array) => void, windowBytes = READ_WINDOW_BYTES): Promise<void> {
+export async function readSubject(ctx: Context, subject: string, onMessage: (text: string, streamSeq: number, data: Uint8Array) => void, windowBytes = READ_WINDOW_BYTES, fromStreamSeq = 0): Promise<void> {
   const jsm = await managerOf(ctx);
   const name = `ptread_${nuid.next()}`;
   const inbox = createInbox();
@@ -180,7 +182,7 @@ export async function readSubject(ctx: Context, subject: string, onMessage: (tex
       const info = await jsm.consumers.add(ctx.stream, {
         name,
         filter_subject: subject,
-        deliver_policy: DeliverPolicy.All,
+        ...(fromStreamSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromStreamSeq } : { deliver_policy: DeliverPolicy.All }),
         ack_policy: AckPolicy.None,
         mem_storage: true,
         num_replicas: 1,

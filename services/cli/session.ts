@@ -1,7 +1,7 @@
 // What `run` and `fork` share: the flags of a new episode, the session that runs it (progress bar,
 // Ctrl-C, its world's live summary) and what they print when it ends.
 import { existsSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { scanLog } from "../../infra/fileEventStore.ts";
 import type { FsyncPolicy } from "../../infra/eventStore.ts";
 import { DEFAULT_NAMESPACE, natsFlagHint } from "../../infra/natsSettings.ts";
@@ -124,8 +124,18 @@ function report(result: EpisodeResult, live: LiveSummary | null, flags: EpisodeF
   if (!flags.quiet) {
     process.stdout.write(`check: npx probetown verify ${shownPath(result.dir)}    timeline: npx probetown inspect ${shownPath(result.dir)}\n`);
     // Only a file log can be browsed: the dashboard reads episode folders under --runs.
-    if (result.logDir !== undefined && existsSync(result.dir)) process.stdout.write(`view:  npx probetown ui --runs ${shownPath(dirname(result.dir))}   (then open http://127.0.0.1:4173)\n`);
+    if (result.logDir !== undefined && existsSync(result.dir)) process.stdout.write(`view:  ${uiCommandLine(result.dir, moduleOf(result.world)?.ui !== undefined)}\n`);
   }
+}
+
+/**
+ * The dashboard command that shows the episode in `dir` (a file log), and the page that opens this
+ * episode: its world's own view (the town replay) when the world has one, else its timeline. The
+ * episode's id in the dashboard is its folder's name below `--runs`, which is the folder above it.
+ */
+export function uiCommandLine(dir: string, worldView: boolean): string {
+  const page = `#/episode?id=${encodeURIComponent(basename(dir))}${worldView ? "&view=world" : ""}`;
+  return `npx probetown ui --runs ${shownPath(dirname(dir))}   then open http://127.0.0.1:4173/${page}`;
 }
 
 /**

@@ -32,6 +32,7 @@ import type { Kind } from "../../actors/envprobe/kinds/index.ts";
 import type { Policy } from "../../actors/envprobe/config.ts";
 import { DEFAULT_CHUNK } from "./chunk.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { SweepProgressWriter } from "../kernel/sweepProgressFile.ts";
 import { messageOf } from "../../events/errorMessage.ts";
 
 export { DEFAULT_CHUNK };
@@ -212,8 +213,11 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     void queue.close();
   }, queue.ackWaitMs);
   let episodesSoFar = 0;
+  let perWorker: SweepProgressWriter | null = null;
   try {
     markSweepLog(spec);
+    // Per NATS worker (by its name), for the dashboard: in --log when the sweep has one.
+    perWorker = new SweepProgressWriter(spec.log ?? null, total);
     const submitted = await queue.submit(spans.tag(jobs));
     spans.submitted(submitted);
     const finishedBefore = new Set(submitted.finished);
@@ -236,6 +240,8 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
       }
       episodes.push(...got);
       episodesSoFar = episodes.length;
+      // A job served from its recorded outcome ran nothing now: all its episodes count as kept.
+      perWorker.add(outcome.worker, got.length, finishedBefore.has(outcome.id) ? got.length : (outcome.result?.kept ?? 0));
       // A job served from its recorded outcome ran nothing now: its kept count was that earlier run's.
       if (!finishedBefore.has(outcome.id)) kept += outcome.result?.kept ?? 0;
       if (outcome.result?.llm !== undefined) usage.push(outcome.result.llm);
@@ -255,6 +261,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     const g = gone as LocalWorkersGone;
     throw new LocalWorkersGone(`sweep envprobe: ${g.message}; ${episodesSoFar} of ${total} episodes finished, the other ${total - episodesSoFar} stay queued in namespace ${options.namespace}: the same sweep command runs them (the finished ones are served from their outcomes), or start workers with \`probetown worker ${options.url === undefined ? "--nats <url>" : natsFlagHint(options.url).flag} --namespace ${options.namespace}\`${options.url === undefined ? "" : natsFlagHint(options.url).after}`, g.internal);
   } finally {
+    perWorker?.finish();
     unwatch();
     for (const child of children) child.kill("SIGTERM");
     await queue.close();

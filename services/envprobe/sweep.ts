@@ -24,6 +24,7 @@ import type { LlmResponder } from "../kernel/sequencer.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import type { SweepChunk, SweepChunkResult } from "./sweepWorker.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { SweepProgressWriter } from "../kernel/sweepProgressFile.ts";
 
 export interface EnvprobeJob {
   readonly world: Kind;
@@ -253,6 +254,8 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
   markSweepLog(spec);
   if (sweepBeliefModel(spec) !== null || spec.policies.some((p) => MODEL_POLICIES.includes(p))) return runSweepThroughEpisodes(spec, progress, llm);
   const jobs = jobsOf(spec);
+  // Per worker thread, for the dashboard: in --log, outside every episode log.
+  const perWorker = new SweepProgressWriter(spec.log ?? null, jobs.length);
   const started = performance.now();
   const chunks: SweepChunk[] = [];
   for (let at = 0; at < jobs.length; at += CHUNK) chunks.push({ jobs: jobs.slice(at, at + CHUNK), log: spec.log ?? null, config: spec.config ?? {} });
@@ -265,9 +268,10 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
       if (r.error !== undefined) throw new InternalError(r.error);
       done += r.done.length;
       kept += r.kept;
+      perWorker.add(`thread ${r.thread}`, r.done.length, r.kept);
       progress?.(done, jobs.length, kept);
     },
-  });
+  }).finally(() => perWorker.finish());
   const episodes = results.flatMap((r) => (r.error === undefined ? r.done : []));
   const seconds = (performance.now() - started) / 1000;
   inGridOrder(spec, episodes);
@@ -286,9 +290,13 @@ async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number
   const jobs = jobsOf(spec);
   const started = performance.now();
   const lanes = Math.max(1, Math.min(spec.workers ?? 4, jobs.length));
+  const perWorker = new SweepProgressWriter(spec.log ?? null, jobs.length);
   // Run again into its own --log, an interrupted grid resumes: logged answers are served from the
   // logs and only the rest are asked for.
-  const { episodes, kept } = await runEpisodesThroughSequencer(jobs, { config: spec.config ?? {}, log: spec.log ?? null, lanes, resume: spec.log !== undefined, ...(llm === undefined ? {} : { llm }) }, (done, kept) => progress?.(done, jobs.length, kept));
+  const { episodes, kept } = await runEpisodesThroughSequencer(jobs, { config: spec.config ?? {}, log: spec.log ?? null, lanes, resume: spec.log !== undefined, ...(llm === undefined ? {} : { llm }) }, (done, kept, lane, keptNow) => {
+    perWorker.add(`lane ${lane}`, 1, keptNow ? 1 : 0);
+    progress?.(done, jobs.length, kept);
+  }).finally(() => perWorker.finish());
   const seconds = (performance.now() - started) / 1000;
   inGridOrder(spec, episodes);
   return { episodes, cells: cellsOf(episodes), seconds, workers: lanes, log: spec.log ?? null, kept };
@@ -305,7 +313,7 @@ async function runSweepThroughEpisodes(spec: SweepSpec, progress?: (done: number
 export async function runEpisodesThroughSequencer(
   jobs: readonly EnvprobeJob[],
   o: { readonly config: Readonly<Record<string, unknown>>; readonly log: string | null; readonly lanes: number; readonly llm?: LlmResponder; readonly resume?: boolean },
-  progress?: (done: number, kept: number) => void,
+  progress?: (done: number, kept: number, lane: number, keptNow: boolean) => void,
 ): Promise<{ episodes: EpisodeMetrics[]; kept: number }> {
   // Loaded here, not at the top: the sweep's worker threads import this file and need none of it.
   const { runEpisode } = await import("../kernel/episodes.ts");
@@ -315,7 +323,7 @@ export async function runEpisodesThroughSequencer(
   let next = 0;
   try {
     await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(o.lanes, jobs.length)) }, async () => {
+      Array.from({ length: Math.max(1, Math.min(o.lanes, jobs.length)) }, async (_, lane) => {
         while (next < jobs.length) {
           const j = jobs[next++]!;
           const dir = episodeDirOf(root, j);
@@ -325,7 +333,7 @@ export async function runEpisodesThroughSequencer(
           });
           if (run.records === 0) kept++;
           episodes.push(metricsOfLog(dir));
-          progress?.(episodes.length, kept);
+          progress?.(episodes.length, kept, lane + 1, run.records === 0);
         }
       }),
     );

@@ -2,6 +2,7 @@
 // and answers with each episode's metrics (computed from the records it wrote), keeping an episode
 // whose log a run of the same sweep already finished (services/envprobe/keep.ts). A failure is
 // answered as its message, which the sweep rethrows.
+import { threadId } from "node:worker_threads";
 import { keepOrRun } from "./keep.ts";
 import { registerWorld } from "../kernel/worlds.ts";
 import envprobe from "./module.ts";
@@ -17,7 +18,8 @@ export interface SweepChunk {
   readonly config: Readonly<Record<string, unknown>>;
 }
 
-export type SweepChunkResult = { readonly done: EpisodeMetrics[]; readonly kept: number; readonly error?: undefined } | { readonly error: string };
+/** `thread`: the worker thread that ran the chunk (its threadId), for the sweep's progress per worker. */
+export type SweepChunkResult = { readonly done: EpisodeMetrics[]; readonly kept: number; readonly thread: number; readonly error?: undefined } | { readonly error: string };
 
 export default function runChunk({ jobs, log, config }: SweepChunk): SweepChunkResult {
   try {
@@ -27,7 +29,7 @@ export default function runChunk({ jobs, log, config }: SweepChunk): SweepChunkR
       if (r.kept) kept++;
       return r.metrics;
     });
-    return { done, kept };
+    return { done, kept, thread: threadId };
   } catch (error) {
     return { error: `${(error as Error).message}` };
   }

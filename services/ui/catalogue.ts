@@ -4,11 +4,12 @@
 // the server runs). Reading never modifies a log.
 import { existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { peekLog, type LogEnds } from "../../infra/fileEventStore.ts";
+import { logWriter, peekLog, type LogEnds } from "../../infra/fileEventStore.ts";
 import type { LogRecord } from "../../events/record.ts";
 import { modelCallsOf, type ModelCalls } from "./modelCalls.ts";
 
-export type EpisodeStatus = "finished" | "interrupted" | "damaged" | "empty";
+/** `live`: not finished, and its writer holds the log's lock now (a run under way). */
+export type EpisodeStatus = "finished" | "interrupted" | "damaged" | "empty" | "live";
 
 export interface EpisodeSummary {
   /** The episode directory relative to the runs folder, with "/" separators: the API's key. */
@@ -101,10 +102,13 @@ export function summarise(root: string, dir: string, countCalls = true): Episode
   } catch {
     calls = null;
   }
-  return summaryFromEnds(idOf(root, dir), ends, (header) => {
+  const summary = summaryFromEnds(idOf(root, dir), ends, (header) => {
     // `parentLog` is the parent's log folder relative to the fork's directory (episodes.ts).
     if (typeof header.parentLog !== "string" || header.parentLog.startsWith("jetstream:")) return null;
     const parentDir = resolve(dir, header.parentLog, "..");
     return !relative(root, parentDir).startsWith("..") && existsSync(join(parentDir, "log")) ? idOf(root, parentDir) : null;
   }, calls);
+  // An unfinished log whose writer lock names a live process is a run under way (a line it has not
+  // finished writing is not damage then, as `inspect` reads it).
+  return summary.status !== "finished" && countCalls && logWriter(join(dir, "log")) !== null ? { ...summary, status: "live" } : summary;
 }

@@ -3,7 +3,10 @@
 // episode directory, found by walking the folder again only when a change lies outside every known
 // episode) and the known ones whose files changed. The browser then asks for the list again. A look
 // every few seconds finds new episodes where the file system reports no change (as fileFollow.ts).
+// A sweep's progress file (services/kernel/sweepProgressFile.ts) that changes is a change too: the
+// list shows each worker's progress from it.
 import { watch, type FSWatcher } from "node:fs";
+import { SWEEP_PROGRESS_FILE } from "../kernel/sweepProgressFile.ts";
 
 /** Changes closer together than this are one event. */
 const BURST_MS = 250;
@@ -15,6 +18,8 @@ export interface CatalogueChange {
   readonly added: readonly string[];
   /** Known episodes whose files changed (a log appended to, a run finished). */
   readonly changed: readonly string[];
+  /** Folders whose sweep progress file changed (a sweep's workers reported). */
+  readonly sweeps?: readonly string[];
 }
 
 export interface CatalogueWatchHooks {
@@ -39,6 +44,7 @@ function ownerOf(path: string, isEpisode: (id: string) => boolean): string | und
 /** Starts watching `root`; returns the function that stops it. */
 export function watchCatalogue(root: string, hooks: CatalogueWatchHooks): () => void {
   const changed = new Set<string>();
+  const sweeps = new Set<string>();
   let walk = false;
   let timer: NodeJS.Timeout | null = null;
   const flush = (): void => {
@@ -47,7 +53,9 @@ export function watchCatalogue(root: string, hooks: CatalogueWatchHooks): () => 
     walk = false;
     const touched = [...changed];
     changed.clear();
-    if (added.length > 0 || touched.length > 0) hooks.emit({ added, changed: touched });
+    const progressed = [...sweeps];
+    sweeps.clear();
+    if (added.length > 0 || touched.length > 0 || progressed.length > 0) hooks.emit({ added, changed: touched, ...(progressed.length > 0 ? { sweeps: progressed } : {}) });
   };
   const soon = (): void => {
     timer ??= setTimeout(flush, BURST_MS);
@@ -55,7 +63,8 @@ export function watchCatalogue(root: string, hooks: CatalogueWatchHooks): () => 
   const onEvent = (_event: string, filename: string | Buffer | null): void => {
     const path = filename === null ? null : String(filename).split("\\").join("/");
     const owner = path === null ? undefined : ownerOf(path, hooks.isEpisode);
-    if (owner === undefined) walk = true;
+    if (path !== null && (path === SWEEP_PROGRESS_FILE || path.endsWith(`/${SWEEP_PROGRESS_FILE}`))) sweeps.add(path.slice(0, -SWEEP_PROGRESS_FILE.length - 1) || ".");
+    else if (owner === undefined) walk = true;
     else changed.add(owner);
     soon();
   };

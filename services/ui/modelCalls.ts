@@ -18,10 +18,28 @@ export interface ModelCalls {
   readonly tokens: number;
 }
 
-interface Tally {
+/** Model calls counted so far (a log read a piece at a time adds to one). */
+export interface Tally {
   models: Set<string>;
   calls: number;
   tokens: number;
+}
+
+export const emptyTally = (): Tally => ({ models: new Set(), calls: 0, tokens: 0 });
+export const modelCallsOfTally = ({ models, calls, tokens }: Tally): ModelCalls => ({ models: [...models].sort(), calls, tokens });
+
+/**
+ * Counts the model-call records among the lines of `text` (one or more whole records, as a
+ * JetStream message holds them): only lines holding a model-call record's type are parsed.
+ */
+export function countModelCallText(text: string, tally: Tally): void {
+  for (let hit = text.indexOf(MARK_TEXT); hit >= 0; ) {
+    const start = text.lastIndexOf("\n", hit) + 1;
+    const end = text.indexOf("\n", hit);
+    const stop = end < 0 ? text.length : end;
+    countLine(text.slice(start, stop), tally);
+    hit = text.indexOf(MARK_TEXT, stop);
+  }
 }
 
 interface SegmentRead {
@@ -36,7 +54,8 @@ interface Index {
   tally: Tally;
 }
 
-const MARK = Buffer.from('"type":"llm.');
+const MARK_TEXT = '"type":"llm.';
+const MARK = Buffer.from(MARK_TEXT);
 const CHUNK = 4 * 2 ** 20;
 const NEWLINE = 0x0a;
 
@@ -117,7 +136,7 @@ export function modelCallsOf(dir: string): ModelCalls {
       return now !== undefined && (now.size > seen.size || (now.size === seen.size && now.mtimeMs === seen.mtimeMs));
     });
   if (index === undefined || !grewOnly) {
-    index = { segments: new Map(), tally: { models: new Set(), calls: 0, tokens: 0 } };
+    index = { segments: new Map(), tally: emptyTally() };
     indexes.set(dir, index);
   }
   for (const { file, stat } of stats) {
@@ -127,6 +146,5 @@ export function modelCallsOf(dir: string): ModelCalls {
     const offset = readSegment(file, seen?.offset ?? 0, stat.size, index.tally);
     index.segments.set(file, { offset, size: stat.size, mtimeMs: stat.mtimeMs });
   }
-  const { models, calls, tokens } = index.tally;
-  return { models: [...models].sort(), calls, tokens };
+  return modelCallsOfTally(index.tally);
 }

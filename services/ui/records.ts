@@ -90,8 +90,79 @@ export function recordAt(log: LoadedLog, seq: number): LogRecord | null {
   return record !== undefined && record.seq === seq ? record : null;
 }
 
-/** The record, the chain of records that caused it (nearest first) and the records it caused. */
-export function recordDetail(log: LoadedLog, seq: number): { record: LogRecord; causes: LogRecord[]; effects: LogRecord[] } | null {
+/**
+ * A model call as the detail lays it out: the request (`llm.requested`: role, model, the prompt's
+ * messages, params) and its answer (`llm.completed`: the completion, usage, the model and backend
+ * that answered; `llm.failed`: the error, its message and the fallback the actor took), joined by
+ * the answer's cause (the sequencer records each answer caused by its request). `source` says where
+ * the answer came from: `recorded` when it was served from a recording without asking the endpoint
+ * (`cached`: the content-addressed cache, or a fork's parent's answer), `live` when it was asked of
+ * the endpoint in this run, null while no answer is logged yet.
+ */
+export interface ModelCallView {
+  readonly request: { readonly seq: number; readonly role: string; readonly model: string; readonly messages: readonly { readonly role: string; readonly content: string }[]; readonly params: unknown; readonly queryId: string | null } | null;
+  readonly answer: {
+    readonly seq: number;
+    readonly type: "llm.completed" | "llm.failed";
+    readonly content: string | null;
+    readonly usage: { readonly promptTokens: number; readonly completionTokens: number } | null;
+    readonly model: string | null;
+    readonly backend: string | null;
+    readonly attempts: number | null;
+    readonly repaired: boolean;
+    readonly error: string | null;
+    readonly message: string | null;
+    readonly fallback: string | null;
+  } | null;
+  readonly source: "recorded" | "live" | null;
+}
+
+const isAnswer = (r: LogRecord): boolean => r.type === "llm.completed" || r.type === "llm.failed";
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** The model call a record belongs to (its request or its answer), or null for another record. */
+export function modelCallOf(log: LoadedLog, record: LogRecord, effects: readonly LogRecord[]): ModelCallView | null {
+  let requested: LogRecord | null = null;
+  let answered: LogRecord | null = null;
+  if (record.type === "llm.requested") {
+    requested = record;
+    answered = effects.find(isAnswer) ?? null;
+  } else if (isAnswer(record)) {
+    answered = record;
+    const cause = typeof record.cause === "number" ? recordAt(log, record.cause) : null;
+    requested = cause?.type === "llm.requested" ? cause : null;
+  } else return null;
+  const q = (requested?.payload ?? {}) as Record<string, unknown>;
+  const a = (answered?.payload ?? {}) as Record<string, unknown>;
+  const usage = a.usage as { promptTokens?: unknown; completionTokens?: unknown } | undefined;
+  return {
+    request: requested === null ? null : {
+      seq: requested.seq,
+      role: str(q.role) ?? "",
+      model: str(q.model) ?? "",
+      messages: Array.isArray(q.messages) ? (q.messages as { role?: unknown; content?: unknown }[]).map((m) => ({ role: str(m.role) ?? "", content: str(m.content) ?? "" })) : [],
+      params: q.params ?? null,
+      queryId: str(q.queryId),
+    },
+    answer: answered === null ? null : {
+      seq: answered.seq,
+      type: answered.type as "llm.completed" | "llm.failed",
+      content: str(a.content),
+      usage: usage !== undefined && typeof usage.promptTokens === "number" && typeof usage.completionTokens === "number" ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null,
+      model: str(a.model),
+      backend: str(a.backend),
+      attempts: typeof a.attempts === "number" ? a.attempts : null,
+      repaired: a.repaired === true,
+      error: str(a.error),
+      message: str(a.message),
+      fallback: str(a.fallback),
+    },
+    source: answered === null ? null : a.cached === true ? "recorded" : "live",
+  };
+}
+
+/** The record, the chain of records that caused it (nearest first), the records it caused, and the model call it belongs to (or null). */
+export function recordDetail(log: LoadedLog, seq: number): { record: LogRecord; causes: LogRecord[]; effects: LogRecord[]; modelCall: ModelCallView | null } | null {
   const record = recordAt(log, seq);
   if (record === null) return null;
   const causes: LogRecord[] = [];
@@ -104,7 +175,7 @@ export function recordDetail(log: LoadedLog, seq: number): { record: LogRecord; 
     cause = parent.cause;
   }
   const effects = log.records.filter((r) => r.cause === seq);
-  return { record, causes, effects };
+  return { record, causes, effects, modelCall: modelCallOf(log, record, effects) };
 }
 
 /** Types and actors a log holds, for the filters. */

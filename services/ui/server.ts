@@ -17,7 +17,7 @@ import { watchCatalogue, type CatalogueChange } from "./catalogueWatch.ts";
 import { compareLoaded } from "./compare.ts";
 import { fileEpisode, fileEpisodesUnder, type EpisodeSource } from "./episodeSource.ts";
 import { checkAgainstLog, childDir, parseForkRequest, runFork } from "./fork.ts";
-import { jetStreamCatalogue } from "./jetStreamSource.ts";
+import { jetStreamNamespace, type JetStreamNamespace } from "./jetStreamSource.ts";
 import { parseAfter, parseRecordQuery, parseSeq } from "./query.ts";
 import { facets, queryRecords, recordDetail } from "./records.ts";
 import { gridScatters, reportNamed, reportsIn } from "./reportCharts.ts";
@@ -25,6 +25,7 @@ import { tickSpans, traceFileOf } from "./traceSpans.ts";
 import { sweepProgress } from "./sweepProgress.ts";
 import { parseSweepQuery, sweepNamed, sweepPage, sweepsIn } from "./sweepReport.ts";
 import { BackgroundVerification, type VerifyStatus } from "./verification.ts";
+import { jaegerBase, jaegerTraceUrl } from "./jaeger.ts";
 
 export interface UiOptions {
   readonly runs: string;
@@ -100,11 +101,13 @@ export interface App {
 /**
  * The app over the episodes under `runs`, and `more` (a JetStream namespace's): found at start, the
  * set of episodes the API may read; while a browser listens to the list (`/api/episodes/live`), an
- * episode directory that appears under `runs` joins it (a JetStream episode started later needs a
- * restart).
+ * episode directory that appears under `runs` joins it, and with `watchMore` (the namespace's
+ * looks) a JetStream episode that appears in the namespace.
  */
-export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[]; readonly jaeger?: string } = {}): App {
+export function createApp(runs: string, options: { readonly verifyThreads?: number; readonly more?: readonly EpisodeSource[]; readonly jaeger?: string; readonly watchMore?: JetStreamNamespace["watch"] } = {}): App {
   const root = resolve(runs);
+  // Checked before anything starts: a base the links could not be joined to is refused (exit 2).
+  const jaegerAt = options.jaeger === undefined ? null : jaegerBase(options.jaeger);
   const episodes = new Map<string, EpisodeSource>();
   for (const source of [...fileEpisodesUnder(root), ...(options.more ?? [])]) episodes.set(source.id, source);
   const dirs = new Map([...episodes].flatMap(([id, e]) => (e.dir === null ? [] : [[id, e.dir] as const])));
@@ -148,14 +151,26 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
   };
   const listen = (listener: (change: CatalogueChange) => void): (() => void) => {
     listeners.add(listener);
-    stopWatching ??= watchCatalogue(root, {
-      isEpisode: (id) => episodes.has(id),
-      rescan,
-      emit: (change) => {
-        reverifyFinished(change.changed);
+    if (stopWatching === null) {
+      const stopFiles = watchCatalogue(root, {
+        isEpisode: (id) => episodes.has(id),
+        rescan,
+        emit: (change) => {
+          reverifyFinished(change.changed);
+          for (const l of listeners) l(change);
+        },
+      });
+      // A JetStream namespace's new episodes and grown logs (`--nats`), looked at while listened to.
+      const stopMore = options.watchMore?.((added, changed) => {
+        for (const source of added) episodes.set(source.id, source);
+        const change: CatalogueChange = { added: added.map((source) => source.id), changed: [...changed] };
         for (const l of listeners) l(change);
-      },
-    });
+      });
+      stopWatching = () => {
+        stopFiles();
+        stopMore?.();
+      };
+    }
     return () => {
       listeners.delete(listener);
       if (listeners.size === 0) {
@@ -333,7 +348,7 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
     const file = found.dir === null ? null : traceFileOf(root, found.dir);
     if (file === null) return c.json({ error: `episode '${id}' has no trace file (run it with --trace jsonl to write one)` }, 404);
     const spans = tickSpans(file, Number(tick));
-    const jaeger = options.jaeger === undefined || spans.traceId === null ? null : `${options.jaeger.replace(/\/+$/, "")}/trace/${spans.traceId}`;
+    const jaeger = jaegerAt === null || spans.traceId === null ? null : jaegerTraceUrl(jaegerAt, spans.traceId);
     return c.json({ ...spans, jaeger });
   });
 
@@ -429,9 +444,11 @@ export function createApp(runs: string, options: { readonly verifyThreads?: numb
 export class UiListenFailed extends UsageError {}
 
 export async function startUi(options: UiOptions): Promise<UiServer> {
+  if (options.jaeger !== undefined) jaegerBase(options.jaeger); // refused before NATS is dialled
   const nats = options.nats === undefined ? null : await connectNats(options.nats.url, { name: "probetown-ui" });
-  const more = nats === null ? [] : await jetStreamCatalogue(nats, options.nats!.namespace);
-  const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more, ...(options.jaeger === undefined ? {} : { jaeger: options.jaeger }) });
+  const namespace = nats === null ? null : jetStreamNamespace(nats, options.nats!.namespace);
+  const more = namespace === null ? [] : await namespace.catalogue();
+  const { app, verification, endStreams } = createApp(options.runs, { verifyThreads: options.verifyThreads, more, ...(options.jaeger === undefined ? {} : { jaeger: options.jaeger }), ...(namespace === null ? {} : { watchMore: namespace.watch }) });
   return new Promise((resolveStarted, rejectStart) => {
     const server: ServerType = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       const host = info.address.includes(":") ? `[${info.address}]` : info.address;

@@ -1,13 +1,15 @@
 // A sweep's progress while it runs: a world's own sweep run with `--log <dir>` under the runs folder
 // (EnvProbe's) leaves its spec there first and then one episode directory per job, some folders
 // down (the world module's `sweepLog`). Its progress is the jobs whose logs are finished against
-// the jobs its spec holds, from the rows the list already has (no log is read again). Which worker
-// ran which job is not written to the runs folder (a NATS sweep's job outcomes name their worker in
-// JetStream only), so the progress is the sweep's as a whole.
+// the jobs its spec holds, from the rows the list already has (no log is read again). Per worker,
+// it is what the sweep's progress file in the same folder says (services/kernel/sweepProgressFile.ts:
+// episodes each worker thread, LLM lane or NATS worker finished, written by the sweep as results
+// reach it, outside every log).
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { registeredWorlds } from "../kernel/worlds.ts";
 import type { EpisodeSummary } from "./catalogue.ts";
+import { readSweepProgress, type WorkerProgress } from "../kernel/sweepProgressFile.ts";
 
 export interface SweepProgress {
   /** The sweep's --log folder, relative to the runs folder ("." for the folder itself). */
@@ -18,6 +20,12 @@ export interface SweepProgress {
   readonly done: number;
   /** Jobs whose logs have begun and are not finished (running, or interrupted). */
   readonly started: number;
+  /**
+   * What the sweep's progress file says, or null when it left none (a sweep from before it was
+   * written): the episodes each worker finished in the sweep's latest run, whether that run ended,
+   * and when the file was last written.
+   */
+  readonly workers: { readonly finished: boolean; readonly updated: string; readonly done: number; readonly total: number; readonly workers: readonly WorkerProgress[] } | null;
 }
 
 /** The folder `depth` levels above an episode, or null when it lies less deep. */
@@ -49,7 +57,7 @@ export async function sweepProgress(root: string, rows: readonly Pick<EpisodeSum
     for (const [id, { finished, started }] of candidates) {
       if (out.has(id)) continue;
       const progress = await sweepLog.progress(join(root, id), finished);
-      if (progress !== null) out.set(id, { id, total: progress.expected, done: progress.expected - progress.missing.length, started });
+      if (progress !== null) out.set(id, { id, total: progress.expected, done: progress.expected - progress.missing.length, started, workers: readSweepProgress(join(root, id)) });
     }
   }
   return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : 1));

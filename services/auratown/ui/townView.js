@@ -3,7 +3,8 @@
 // tick's conversations and incidents at their places, a scrubber with play, pause and step, and a panel for the resident chosen in the
 // table (its records up to the tick). The view's data is the map and the list of ticks; each tick's
 // frame and each panel are asked for (`part`) when shown, frames kept (FRAMES_KEPT) and the ticks
-// beside the shown one fetched ahead. Data: services/auratown/ui/townView.ts.
+// beside the shown one fetched ahead; while the scrubber is dragged, fetches wait for it to rest
+// and those of ticks passed over are aborted (frameFetcher). Data: services/auratown/ui/townView.ts.
 import { h } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
@@ -92,10 +93,11 @@ function ResidentPanel({ agent, tick, part, names }) {
   const [panel, setPanel] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
-    let current = true;
+    // A panel for a tick scrubbed past is no longer wanted: its fetch is aborted.
+    const controller = new AbortController();
     setError(null);
-    part({ resident: agent, tick: String(tick) }).then((p) => current && setPanel(p), (e) => current && setError(e.message));
-    return () => void (current = false);
+    part({ resident: agent, tick: String(tick) }, { signal: controller.signal }).then((p) => controller.signal.aborted || setPanel(p), (e) => controller.signal.aborted || setError(e.message));
+    return () => controller.abort();
   }, [agent, tick, part]);
   const nameOf = (a) => names.get(a) ?? a;
   if (error) return html`<p class="damage">${error}</p>`;
@@ -122,27 +124,80 @@ function ResidentPanel({ agent, tick, part, names }) {
 }
 
 /**
- * The frames, asked for by tick: `frameAt(tick)` is the frame if it is here (else it is fetched, and
- * the view drawn again when it comes), `ahead(tick)` fetches without waiting for it.
+ * How long the scrubber must rest before the frames it passed over are asked for, while others are
+ * still being fetched: a drag across the day makes a request when it starts and one where it stops,
+ * not one per tick passed (those pile up on the server, and the frame shown last arrives last).
  */
-function useFrames(part, onError) {
-  const kept = useRef(new Map()).current;
-  const asked = useRef(new Set()).current;
-  const [, setArrived] = useState(0);
-  const fetchFrame = (tick) => {
-    if (tick === undefined || kept.has(tick) || asked.has(tick)) return;
-    asked.add(tick);
-    part({ tick: String(tick) }).then(
+export const SCRUB_DEBOUNCE_MS = 60;
+
+/**
+ * The frames, asked for by tick, without a view framework (so tests drive it with fake timers):
+ * `want(tick, beside)` says which tick is shown and which ticks beside it to fetch ahead;
+ * `frameAt(tick)` is a kept frame or undefined. A want while no frame is on its way fetches at
+ * once (a step, a jump: no added wait); while some are, the fetch waits until no want has come for
+ * `debounceMs` (a drag). Either way every fetch of a tick no longer wanted (neither the one shown
+ * nor beside it) is aborted at once, so at most three are ever on their way. `onFrame(tick)` says
+ * a frame came; `onError(message)` that one failed (an abort is no failure).
+ */
+export function frameFetcher(part, { onFrame, onError, debounceMs = SCRUB_DEBOUNCE_MS, keep = FRAMES_KEPT, setTimer = setTimeout, clearTimer = clearTimeout }) {
+  const kept = new Map();
+  const onTheWay = new Map();
+  let timer = null;
+  let wanted = [];
+  const start = (tick) => {
+    if (kept.has(tick) || onTheWay.has(tick)) return;
+    const controller = new AbortController();
+    onTheWay.set(tick, controller);
+    part({ tick: String(tick) }, { signal: controller.signal }).then(
       (frame) => {
-        asked.delete(tick);
+        if (onTheWay.get(tick) !== controller) return;
+        onTheWay.delete(tick);
         kept.set(tick, frame);
-        if (kept.size > FRAMES_KEPT) kept.delete(kept.keys().next().value);
-        setArrived((n) => n + 1);
+        if (kept.size > keep) kept.delete(kept.keys().next().value);
+        onFrame(tick);
       },
-      (e) => (asked.delete(tick), onError(e.message)),
+      (e) => {
+        if (onTheWay.get(tick) === controller) onTheWay.delete(tick);
+        if (!controller.signal.aborted) onError(e.message);
+      },
     );
   };
-  return { frameAt: (tick) => kept.get(tick), fetchFrame };
+  const fetchWanted = () => {
+    timer = null;
+    for (const tick of wanted) start(tick);
+  };
+  return {
+    frameAt: (tick) => kept.get(tick),
+    /** Ticks whose frames are being fetched now. */
+    fetching: () => [...onTheWay.keys()],
+    want(tick, beside = []) {
+      wanted = [tick, ...beside].filter((t) => t !== undefined);
+      for (const [t, controller] of onTheWay) {
+        if (wanted.includes(t)) continue;
+        controller.abort();
+        onTheWay.delete(t);
+      }
+      const busy = timer !== null || onTheWay.size > 0;
+      if (timer !== null) clearTimer(timer);
+      if (busy) timer = setTimer(fetchWanted, debounceMs);
+      else fetchWanted();
+    },
+    close() {
+      if (timer !== null) clearTimer(timer);
+      timer = null;
+      for (const controller of onTheWay.values()) controller.abort();
+      onTheWay.clear();
+    },
+  };
+}
+
+/** The view's frame fetcher, drawing the view again when a frame comes. */
+function useFrames(part, onError) {
+  const [, setArrived] = useState(0);
+  const fetcher = useRef(null);
+  if (fetcher.current === null) fetcher.current = frameFetcher(part, { onFrame: () => setArrived((n) => n + 1), onError });
+  useEffect(() => () => fetcher.current.close(), []);
+  return fetcher.current;
 }
 
 function ResidentTable({ residents, chosen, onChoose }) {
@@ -164,15 +219,13 @@ export function View({ data, part }) {
   const [expanded, setExpanded] = useState(null);
   const [error, setError] = useState(null);
   const shown = useRef(null);
-  const { frameAt, fetchFrame } = useFrames(part, setError);
+  const { frameAt, want } = useFrames(part, setError);
   const ticks = data.ticks;
   const last = ticks.length - 1;
   const wanted = ticks[Math.min(index, Math.max(last, 0))];
   useEffect(() => {
-    fetchFrame(wanted);
     // The ticks beside it, for the next step or play.
-    fetchFrame(ticks[index + 1]);
-    fetchFrame(ticks[index - 1]);
+    if (wanted !== undefined) want(wanted, [ticks[index + 1], ticks[index - 1]]);
   }, [wanted]);
   useEffect(() => {
     if (!playing) return undefined;

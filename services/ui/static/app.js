@@ -62,7 +62,7 @@ function durationText(ms) {
 }
 
 const hasCalls = (e) => e.modelCalls !== null && e.modelCalls.calls > 0;
-/** The models cell: "—" for an episode without model calls, "?" where they were not counted (JetStream). */
+/** The models cell: "—" for an episode without model calls, "?" where they could not be counted (a JetStream read that failed). */
 const modelsText = (e) => (e.modelCalls === null ? "?" : hasCalls(e) ? e.modelCalls.models.join(", ") || "(unnamed)" : "—");
 const tokensText = (e) => (e.modelCalls === null ? "?" : hasCalls(e) ? e.modelCalls.tokens.toLocaleString("en-US") : "—");
 const NOT_COUNTED = "model calls are not counted for a JetStream log";
@@ -105,7 +105,7 @@ const LIST_COALESCE_MS = 1000;
 
 /**
  * Sweeps logging into the runs folder (`sweep --log`): jobs finished of those the sweep's spec holds,
- * updated with the list. Which worker ran which job is not written there: the progress is overall.
+ * updated with the list; below, the episodes each worker finished, from the sweep's progress file.
  */
 function SweepProgress({ sweeps }) {
   if (!sweeps?.length) return "";
@@ -113,9 +113,26 @@ function SweepProgress({ sweeps }) {
     <ul>${sweeps.map((s) => html`<li data-sweep=${s.id}>
       <strong>${s.id}</strong> <progress max=${s.total} value=${s.done} aria-label=${`${s.id}: episodes finished`}></progress>
       <span class="sweep-done">${s.done} / ${s.total} episodes finished</span>${s.started ? html` <small>(${s.started} begun, not finished)</small>` : ""}
+      <${SweepWorkers} sweep=${s} />
     </li>`)}</ul>
-    <p class="chart-note">Overall, per sweep: the runs folder does not record which worker ran which episode.</p>
   </section>`;
+}
+
+const clock = (iso) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString();
+};
+
+/** One row per worker (thread, LLM lane or NATS worker) of the sweep's latest run, with its share. */
+function SweepWorkers({ sweep }) {
+  const w = sweep.workers;
+  if (w === null) return html`<p class="chart-note sweep-workers-none">No progress per worker: this sweep wrote no progress file (run before it was recorded).</p>`;
+  const state = w.finished ? "ended" : `running, or stopped (last heard from at ${clock(w.updated)})`;
+  return html`<table class="sweep-workers" aria-label=${`${sweep.id}: episodes per worker`}>
+    <caption>By worker: ${w.workers.length} ${w.workers.length === 1 ? "worker" : "workers"}, ${w.done} / ${w.total} episodes this run — <span class="sweep-run-state">${state}</span></caption>
+    <thead><tr><th scope="col">worker</th><th scope="col">episodes</th><th scope="col">kept</th><th scope="col">share</th></tr></thead>
+    <tbody>${w.workers.map((x) => html`<tr data-worker=${x.worker}><td>${x.worker}</td><td class="worker-done">${x.done}</td><td class="worker-kept">${x.kept}</td><td><progress max=${w.total} value=${x.done} aria-label=${`${x.worker}: episodes finished of the sweep's ${w.total}`}></progress></td></tr>`)}</tbody>
+  </table>`;
 }
 
 function EpisodeList() {
@@ -228,6 +245,7 @@ function RecordDetail({ id, seq, onSelect, episode }) {
       <dt>hash</dt><dd><code class="detail-hash">${r.hash}</code></dd>
     </dl>
     ${episode.forkable ? html`<${ForkForm} key=${r.seq} id=${id} tick=${r.tick} conditions=${episode.conditions} current=${episode.condition} />` : ""}
+    ${detail.modelCall ? html`<${ModelCall} call=${detail.modelCall} seq=${r.seq} onSelect=${onSelect} />` : ""}
     <h4>payload</h4>
     <pre class="detail-payload">${JSON.stringify(r.payload, null, 2)}</pre>
     <h4>cause chain</h4>
@@ -238,14 +256,41 @@ function RecordDetail({ id, seq, onSelect, episode }) {
   </div>`;
 }
 
+const SOURCE_TEXT = {
+  recorded: "recorded: served from a recording (the cache, or a fork's parent's answer), the endpoint not asked",
+  live: "live: asked of the endpoint in this run",
+};
+
+/** A model call laid out: the prompt's messages, the completion (or the failure), usage, and where the answer came from. */
+function ModelCall({ call, seq, onSelect }) {
+  const { request, answer, source } = call;
+  const link = (at, label) => (at === seq ? html`<span>${label} (this record)</span>` : html`<button class="link" onClick=${() => onSelect(at)}>${label}</button>`);
+  return html`<section class="model-call" aria-label="model call">
+    <h4>model call <span class=${`call-source call-${source ?? "pending"}`}>${source === null ? "no answer logged yet" : SOURCE_TEXT[source]}</span></h4>
+    ${request === null ? html`<p>The request is not in this log (a fork's answer to its parent's request).</p>` : html`<div class="call-request">
+      <p>${link(request.seq, `#${request.seq} request`)} · role <code>${request.role}</code> · model <code class="call-model">${request.model}</code>${request.queryId ? html` · query <code>${request.queryId}</code>` : ""}</p>
+      <p><small>params ${JSON.stringify(request.params)}</small></p>
+      <ol class="call-prompt">${request.messages.map((m, i) => html`<li key=${i}><strong>${m.role}</strong><pre class="call-message" tabindex="0">${m.content}</pre></li>`)}</ol>
+    </div>`}
+    ${answer === null ? "" : html`<div class="call-answer">
+      <p>${link(answer.seq, `#${answer.seq} ${answer.type === "llm.completed" ? "completion" : "failure"}`)}${answer.model ? html` · answered by <code>${answer.model}</code>` : ""}${answer.backend ? ` via ${answer.backend}` : ""}${answer.attempts !== null ? ` · ${answer.attempts} HTTP ${answer.attempts === 1 ? "request" : "requests"}` : ""}${answer.repaired ? " · repaired" : ""}</p>
+      ${answer.error ? html`<p class="call-error">${answer.error}: ${answer.message} — fallback: ${answer.fallback}</p>` : ""}
+      ${answer.content !== null ? html`<pre class="call-completion" tabindex="0">${answer.content}</pre>` : ""}
+      <p class="call-usage">${answer.usage === null ? "no usage reported" : `${answer.usage.promptTokens} prompt + ${answer.usage.completionTokens} completion = ${answer.usage.promptTokens + answer.usage.completionTokens} tokens${source === "recorded" ? " (spent when recorded, not in this run)" : ""}`}</p>
+    </div>`}
+  </section>`;
+}
+
 /**
  * The episode's world's own view (its `ui` hook): its module is loaded when the tab is opened. The
- * view gets its data and `part(params)`, which fetches a part of it (a tick's frame, a panel).
+ * view gets its data and `part(params, {signal})`, which fetches a part of it (a tick's frame, a
+ * panel; the signal, optional, aborts the fetch).
  */
 function WorldView({ id, world }) {
   const [view, setView] = useState(null);
   const [error, setError] = useState(null);
-  const part = useMemo(() => (params) => getJson(`/api/world-view?${new URLSearchParams({ id, ...params })}`).then((body) => body.data), [id]);
+  // `init` may carry an AbortSignal: a view cancels a part it no longer wants (a scrubbed-past tick).
+  const part = useMemo(() => (params, init) => getJson(`/api/world-view?${new URLSearchParams({ id, ...params })}`, init).then((body) => body.data), [id]);
   useEffect(() => {
     Promise.all([import(`/world/${encodeURIComponent(world)}.js`), getJson(`/api/world-view?id=${encodeURIComponent(id)}`)]).then(
       ([module, body]) => setView({ View: module.View, data: body.data }),
@@ -296,8 +341,9 @@ function useLive(id, after, onChange) {
   return live;
 }
 
-function EpisodeView({ id, seq }) {
-  const [tab, setTab] = useState("timeline");
+function EpisodeView({ id, seq, view }) {
+  // `&view=world` opens the world's own view (what `probetown run` prints to open the day it ran).
+  const [tab, setTab] = useState(view === "world" ? "world" : "timeline");
   const [episode, setEpisode] = useState(null);
   const [error, setError] = useState(null);
   const [types, setTypes] = useState([]);
@@ -335,7 +381,7 @@ function EpisodeView({ id, seq }) {
     ${episode.damage ? html`<div class="damage"><div>Damaged log: ${episode.damage}</div><div>Shown: the intact records before the damage.</div></div>` : ""}
     ${episode.verify.message && episode.verify.state !== "ok" ? html`<div class="damage">verify (${episode.verify.state}): ${episode.verify.message}</div>` : ""}
     ${episode.worldView ? html`<nav class="tabs"><button class=${tab === "timeline" ? "tab active" : "tab"} onClick=${() => setTab("timeline")}>Timeline</button><button class=${tab === "world" ? "tab active" : "tab"} data-tab="world" onClick=${() => setTab("world")}>${episode.worldView}</button></nav>` : ""}
-    ${tab === "world" ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
+    ${tab === "world" && episode.worldView ? html`<${WorldView} id=${id} world=${episode.world} />` : html`<div>
     <div class="legend">${KINDS.map(([k, c, label]) => html`<span><i style=${`background:${c}`}></i>${label}</span>`)}</div>
     <div class="filters">
       <${CheckList} name="type" items=${typeItems} chosen=${types} onChange=${setTypes} />
@@ -356,7 +402,7 @@ function App() {
   const params = new URLSearchParams(query);
   const seq = params.get("seq");
   const view =
-    path === "/episode" && params.get("id") !== null ? html`<${EpisodeView} key=${hash} id=${params.get("id")} seq=${seq === null ? null : Number(seq)} />`
+    path === "/episode" && params.get("id") !== null ? html`<${EpisodeView} key=${hash} id=${params.get("id")} seq=${seq === null ? null : Number(seq)} view=${params.get("view")} />`
     : path === "/compare" ? html`<${CompareView} a=${params.get("a") ?? ""} b=${params.get("b") ?? ""} />`
     : path === "/sweep" && params.get("file") !== null ? html`<${SweepView} key=${hash} file=${params.get("file")} />`
     : path === "/report" && params.get("file") !== null ? html`<${ReportView} key=${hash} file=${params.get("file")} />`
