@@ -27,8 +27,8 @@ const MAX_ERROR_MESSAGE = 16_384;
  * reply the outage lost.
  */
 export const REQUEST_ID_HEADER = "pt-rid";
-/** Answers a served subject keeps for copies of their requests (requests are served one at a time, in order: a copy comes soon after). */
-const ANSWERS_KEPT = 64;
+/** Answers a served subject keeps for copies of their requests (served one at a time, in order: a copy comes soon after its first; few, as a snapshot reply may be large). */
+const ANSWERS_KEPT = 8;
 /**
  * After the server is back, how long a request that finds no one serving its subject is tried
  * again beyond the outage window: the serving process reconnects too (its dial of a server that was
