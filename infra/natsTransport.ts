@@ -157,13 +157,17 @@ export class NatsTransport implements Transport {
     this.livenessEveryMs = options.livenessEveryMs ?? 1000;
     this.lostAfterMs = options.lostAfterMs ?? 3000;
     this.onSubscriberError = options.onSubscriberError ?? ((error, subject) => process.stderr.write(`probetown: subscriber on '${subject}' failed: ${(error as Error)?.stack ?? String(error)}\n`));
+    this.statuses = nc.status();
     void this.watchLink();
   }
+
+  /** The connection's status events, watched while this transport is open (close() stops them: a worker opens one transport per episode on one connection). */
+  private readonly statuses: AsyncIterable<{ readonly type: string }>;
 
   /** Follows the connection's disconnects and reconnects (the status stream ends when it closes). */
   private async watchLink(): Promise<void> {
     try {
-      for await (const status of this.nc.status()) {
+      for await (const status of this.statuses) {
         if (status.type === "disconnect") this.markDown();
         else if (status.type === "reconnect") {
           this.link.downSince = null;
@@ -479,6 +483,7 @@ export class NatsTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    (this.statuses as { stop?: () => void }).stop?.();
     const served = [...this.served.values()];
     const subs = [...this.subscriptions];
     this.served.clear();
