@@ -4,6 +4,7 @@
 // row records the failure with no score; a rerun is served from each cell's judge.jsonl with zero
 // HTTP requests; an experiment with an LLM judge regenerates its report without HTTP.
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runFactualEval } from "../services/aura/factualEval.ts";
@@ -325,6 +326,28 @@ describe("an LLM judge that cannot be reached", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("the shipped experiment (its report on the judge's llm-accuracy) exits 5, not 2, naming the endpoint, when the judge cannot be reached", async () => {
+    const dir = tempDir("judge-down-shipped");
+    smallFactual(dir);
+    const dead = await fakeServer(() => ({ content: "{}" }));
+    const deadUrl = dead.url;
+    await dead.close();
+    // experiments/factual-rq2-llm-judge.yaml as shipped (its report, its judge), on two queries, one seed, and the dead endpoint.
+    const shipped = parseYaml(readFileSync(join(ROOT, "experiments/factual-rq2-llm-judge.yaml"), "utf8")) as { report: { metric: string }; llm: Record<string, unknown> };
+    expect(shipped.report.metric).toBe("llm-accuracy");
+    const specFile = join(dir, "spec.json");
+    writeFileSync(specFile, JSON.stringify({ ...shipped, file: "factual2.json", seeds: [42], conditions: ["fixed-probe", "aura-gap-routed"], forks: { warmup: 2 }, llm: { ...shipped.llm, baseURL: deadUrl, backoffMs: 5, maxAttempts: 1 }, out: "out", report: { ...shipped.report, bootstrap: 200 } }));
+    const run = await runCli(["experiment", specFile, "-q"], ROOT, { OPENAI_API_KEY: "", PROBETOWN_LLM_API_KEY: "" });
+    expect(run.code).toBe(5);
+    expect(run.err).toContain(`experiment factual-rq2-llm-judge: finished, but the model endpoint could not be reached: its model calls failed; the cells' logs are complete and valid, but not a model run (exit 5)\n  unreachable: no answer from ${new URL(deadUrl).host}`);
+    expect(run.err).toMatch(/probetown: error: .*spec\.json: report\.metric llm-accuracy: no row has LLM judge accuracy values .*: the LLM judge could not score 4 of 4 cells because the model endpoint .* failed \(first error: network: .*\); the cells' logs and .*results\.jsonl are written, the report is not/);
+    expect(run.err).not.toContain("exit 2");
+    // The cells and results are kept: the rule judge's rows are there, the LLM judge's failure recorded.
+    const rows = loadResults(join(dir, "out", "results.jsonl"));
+    expect(rows).toHaveLength(4);
+    expect(rows.every((r) => r.llmJudgeError !== undefined && r.correct !== null)).toBe(true);
   });
 });
 

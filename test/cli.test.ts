@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { firstSegment, logRecords, tempDir, runCli, startCli, until, withoutMetaLine } from "./helpers.ts";
 import { checkTownRunDisk, checkTownRunFits, townRunDisk, townRunHeap } from "../services/auratown/limits.ts";
@@ -731,12 +731,13 @@ describe("docker-compose.yml", () => {
     // Merge keys (`<<: *nats-node`) resolved, as docker compose resolves them.
     const compose = parseYaml(readFileSync(join(root, "docker-compose.yml"), "utf8"), { merge: true }) as { services: Record<string, Service> };
     const nodes = ["nats-1", "nats-2", "nats-3"].map((name) => ({ name, service: compose.services[name]! }));
-    const config = readFileSync(join(root, "infra", "nats-cluster.conf"), "utf8");
     for (const { name, service } of nodes) {
       expect(service.profiles, name).toEqual(["cluster"]);
       expect(service.environment?.SERVER_NAME, name).toBe(name);
       expect(service.volumes, name).toContain(`${name}-data:/data`);
-      expect(config, name).toContain(`nats-route://${name}:6222`);
+      // Routed to every node, logging in as `route` (the routes are on the command line: their URLs carry the password).
+      const routes = service.command?.[service.command.indexOf("--routes") + 1]?.split(",") ?? [];
+      expect(routes, name).toContain(`nats-route://route:\${PROBETOWN_NATS_PASSWORD:-probetown-local}@${name}:6222`);
     }
     const flag = (service: string, name: string): string | undefined => {
       const command = compose.services[service]?.command ?? [];
@@ -746,7 +747,31 @@ describe("docker-compose.yml", () => {
     for (const service of ["worker-cluster", "sweep-cluster"]) {
       expect(flag(service, "--nats-replicas"), service).toBe(String(nodes.length));
       expect(flag(service, "--namespace"), service).toBe(flag("worker-cluster", "--namespace"));
-      expect(flag(service, "--nats")?.replace(/^nats:\/\/(nats-\d):4222$/, "$1"), service).toMatch(/^nats-[123]$/);
+      expect(flag(service, "--nats"), service).toBe("env");
+      expect(compose.services[service]?.environment?.PROBETOWN_NATS_URL?.replace(/^nats:\/\/probetown:\$\{PROBETOWN_NATS_PASSWORD:-probetown-local\}@(nats-\d):4222$/, "$1"), service).toMatch(/^nats-[123]$/);
+    }
+  });
+
+  it("NATS requires a login inside the network: every server reads the password, every probetown service logs in with it through PROBETOWN_NATS_URL", () => {
+    const root = join(import.meta.dirname, "..");
+    type Service = { image?: string; command?: string[]; environment?: Record<string, string> };
+    const compose = parseYaml(readFileSync(join(root, "docker-compose.yml"), "utf8"), { merge: true }) as { services: Record<string, Service> };
+    const PASSWORD = "${PROBETOWN_NATS_PASSWORD:-probetown-local}";
+    const servers = Object.entries(compose.services).filter(([, s]) => s.image?.startsWith("nats:") === true);
+    expect(servers.map(([name]) => name)).toEqual(["nats", "nats-1", "nats-2", "nats-3"]);
+    for (const [name, service] of servers) {
+      expect(service.environment?.NATS_PASSWORD, name).toBe(PASSWORD);
+      const config = readFileSync(join(root, "infra", basename(service.command![1]!)), "utf8");
+      expect(config, name).toMatch(/^authorization \{\n {2}user: probetown\n {2}password: \$NATS_PASSWORD\n\}$/m);
+    }
+    const probetown = Object.entries(compose.services).filter(([, s]) => s.image === "probetown:local");
+    expect(probetown.length).toBeGreaterThanOrEqual(8);
+    for (const [name, service] of probetown) {
+      const command = service.command ?? [];
+      expect(command[command.indexOf("--nats") + 1], name).toBe("env");
+      expect(service.environment?.PROBETOWN_NATS_URL, name).toMatch(new RegExp(`^nats://probetown:${PASSWORD.replace(/[$\\{}:-]/g, "\\$&")}@nats(-[123])?:4222$`));
+      // No password on a command line (`ps`, `docker inspect` show them).
+      expect(command.join(" "), name).not.toMatch(/PASSWORD|probetown-local/);
     }
   });
 

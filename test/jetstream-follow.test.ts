@@ -7,7 +7,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { Draft, LogRecord } from "../events/record.ts";
 import { createJetStreamEventStore, followJetStreamLog } from "../infra/jetStreamEventStore.ts";
-import { connectNats, natsName } from "../infra/nats.ts";
+import { connectNats, isNatsTimeout, natsName, NatsReadStalled } from "../infra/nats.ts";
 import { distributedBackend } from "../infra/natsBackend.ts";
 import { runCli, startCli, until, withoutMetaLine } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
@@ -128,6 +128,31 @@ describe("follow across a NATS server restart", () => {
     const printed = followed.out.trim().split("\n").map((l) => JSON.parse(l) as LogRecord);
     expect(printed.map(withoutMetaLine)).toEqual(logged.map(withoutMetaLine));
   }, 90_000);
+});
+
+describe("follow and the outage window (--nats-outage)", () => {
+  it("a server that stays away longer than the window ends the follow (NatsReadStalled: exit 2 through withNats), not a wait for ever", async () => {
+    const server = await startTestNats({ own: true });
+    servers.push(server);
+    const nc = await connectNats(server.url, { name: "jetstream-follow-window", outageMs: 1500 });
+    connections.push(nc);
+    const ns = server.namespace("window");
+    const store = await createJetStreamEventStore(nc, ns, "ep", { episode: "ep" });
+    await store.append([phase(0)], { expectedSeq: -1 });
+    await store.commit();
+    const seen: number[] = [];
+    const ended = (async () => {
+      for await (const record of followJetStreamLog(nc, ns, "ep", 0)) seen.push(record.seq);
+    })().then(() => null, (e: unknown) => e);
+    await until(() => seen.length === 1, "the follower's first record");
+    let error: unknown = null;
+    // Down until the follow has ended (it would wait for ever before).
+    await server.restart({ hard: true, whileDown: async () => (error = await ended) });
+    expect(error).toBeInstanceOf(NatsReadStalled);
+    expect((error as Error).message).toMatch(/following .*: JetStream did not answer for longer than the 1\.5 s NATS outage window \(--nats-outage\)/);
+    expect(isNatsTimeout(error)).toBe(true);
+    await store.close().catch(() => undefined);
+  }, 60_000);
 });
 
 describe("probetown follow of an episode whose writer stopped", () => {

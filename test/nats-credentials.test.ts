@@ -1,9 +1,13 @@
 // A NATS server that requires a user and password: the credentials in `--nats` are used to log in,
 // and never printed (not on success, not when the server refuses them).
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestNats, type TestNats } from "./natsServer.ts";
-import { runCli, startCli } from "./helpers.ts";
+import { freePort, startTestNats, type TestNats } from "./natsServer.ts";
+import { repoRoot, runCli, startCli, tempDir } from "./helpers.ts";
 
 const USER = "prober";
 const PASS = "s3cret-Pa55";
@@ -159,4 +163,64 @@ describe("--nats with a password typed as it is ('@', '/' and '%' unescaped)", (
       for (const part of ["ss/w", "w%rd", "pa/ss", "pa/"]) expect(text).not.toContain(part);
     }
   }, 60_000);
+});
+
+describe("docker-compose.yml's NATS server (infra/nats-server.conf) with its login", () => {
+  const PASSWORD = "c0mpose-S3CRET";
+  let port = 0;
+  let store = "";
+  let dir = "";
+  let server: ReturnType<typeof spawn> | null = null;
+  beforeAll(async () => {
+    // The shipped file, only its addresses and store made local (the container's 0.0.0.0:4222 and /data).
+    dir = tempDir("compose-nats");
+    store = join(dir, "store");
+    port = await freePort();
+    const config = readFileSync(join(repoRoot, "infra/nats-server.conf"), "utf8")
+      .replace("0.0.0.0:4222", `127.0.0.1:${port}`)
+      .replace(/^http: .*$/m, "")
+      .replace("/data/jetstream", store)
+      .replace("20G", "1G");
+    writeFileSync(join(dir, "nats.conf"), config);
+    server = spawn("nats-server", ["-c", join(dir, "nats.conf")], { stdio: "ignore", env: { ...process.env, NATS_PASSWORD: PASSWORD } });
+    for (let tries = 0; ; tries++) {
+      try {
+        await (await connect({ servers: `127.0.0.1:${port}`, user: "probetown", pass: PASSWORD, reconnect: false, timeout: 500 })).close();
+        break;
+      } catch (error) {
+        if (tries > 200) throw error;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }, 30_000);
+  afterAll(() => void server?.kill("SIGTERM"));
+
+  /** Every file under `root`, read as bytes: the password must be in none. */
+  const filesHolding = (root: string, text: string): string[] =>
+    readdirSync(root, { recursive: true, withFileTypes: true }).filter((f) => f.isFile() && readFileSync(join(f.parentPath, f.name)).includes(text)).map((f) => join(f.parentPath, f.name));
+
+  it("refuses a client without the password; probetown logs in with the compose URL and the password reaches no log record, meta, trace, job or output", async () => {
+    const compose = parseYaml(readFileSync(join(repoRoot, "docker-compose.yml"), "utf8"), { merge: true }) as { services: Record<string, { environment?: Record<string, string> }> };
+    // The URL every probetown service gets, its password set (as PROBETOWN_NATS_PASSWORD would) and its host here.
+    const url = compose.services.worker!.environment!.PROBETOWN_NATS_URL!.replace("${PROBETOWN_NATS_PASSWORD:-probetown-local}", PASSWORD).replace("@nats:4222", `@127.0.0.1:${port}`);
+    expect(url).toBe(`nats://probetown:${PASSWORD}@127.0.0.1:${port}`);
+    const anonymous = await runCli(["run", "auratown", "--seed", "5", "--ticks", "1", "--nats", `nats://127.0.0.1:${port}`, "--namespace", "anon"]);
+    expect(anonymous.code).toBe(2);
+    expect(anonymous.err).toMatch(/refused the credentials/);
+    const env = { PROBETOWN_NATS_URL: url };
+    const trace = join(dir, "run.trace.jsonl");
+    const run = await runCli(["run", "auratown", "--seed", "5", "--ticks", "3", "--nats", "env", "--namespace", "compose", "--trace", `jsonl:${trace}`], undefined, env);
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    const sweepTrace = join(dir, "sweep.trace.jsonl");
+    const sweep = await runCli(["sweep", "auratown", "--seeds", "1-2", "--ticks", "2", "--nats", "env", "--namespace", "compose-sweep", "--workers", "1", "--trace", `jsonl:${sweepTrace}`], undefined, env);
+    expect(sweep.code).toBe(0);
+    const verify = await runCli(["verify", "auratown-s5-baseline", "--nats", "env", "--namespace", "compose"], undefined, env);
+    expect(verify.code).toBe(0);
+    // Records (their meta too), snapshots, locks, jobs and results are in the server's store; spans in the trace files.
+    expect(readFileSync(trace, "utf8").length).toBeGreaterThan(0);
+    expect(filesHolding(store, "auratown-s5-baseline").length).toBeGreaterThan(0);
+    expect(filesHolding(dir, PASSWORD)).toEqual([]);
+    for (const text of [run.out, run.err, sweep.out, sweep.err, verify.out, verify.err, anonymous.err]) expect(text).not.toContain(PASSWORD);
+  }, 90_000);
 });

@@ -17,7 +17,7 @@ import { closeNats, connectNats, NatsUnavailable, NatsWriteLost } from "../infra
 import { lastJetStreamRecord } from "../infra/jetstream/read.ts";
 import { withNats } from "../services/distributed/episodes.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
-import { frozenWhen, runCli, startCli, tempDir } from "./helpers.ts";
+import { frozenWhen, logRecords, runCli, startCli, tempDir, until } from "./helpers.ts";
 import { startTestNats, type TestNats } from "./natsServer.ts";
 import { asleepUntilExit, asleepWatch } from "./timing.ts";
 
@@ -204,6 +204,33 @@ describe("the CLI across a NATS outage", () => {
     expect(v.out).toMatch(/^OK: auratown-s17-baseline: \d+ records, hash chain intact, 102 tick state hashes recomputed/);
     expect(v.code).toBe(0);
   }, 120_000);
+
+  it("run --remote all with two actor hosts survives a SIGKILLed server restarted mid-run: the hosts' requests are sent again, each delivery handled once, and the log equals the embedded run's", async () => {
+    const ns = nats.namespace("remote-restart");
+    const episode = "auratown-s33-baseline";
+    const host = (actors: string) => startCli(["actor-host", episode, "--nats", nats.url, "--namespace", ns, "--actors", actors]);
+    const hosts = [host("agent/chen-mei,agent/lin-wei,agent/zhang-hao"), host("agent/liu-yang,agent/wang-jun,env/auratown")];
+    const run = startCli(["run", "auratown", "--seed", "33", "--nats", nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", "--no-summary"]);
+    // Frozen mid-run (a snapshot is kept), let go once the server is down: its next requests to the
+    // hosts, and their replies, meet the outage (a request failed at once with the connection, exit 4, or
+    // found no host until the hosts had reconnected: exit 2).
+    await frozenWhen([run.child], () => hasSnapshot(ns, episode), "the run's first snapshot");
+    await nats.restart({ hard: true, whileDown: async () => {
+      run.child.kill("SIGCONT");
+      await sleep(2000);
+    } });
+    const r = await run.done;
+    if (r.code !== 0) console.error(r.err);
+    expect(r.err).toMatch(/run: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
+    expect(r.code).toBe(0);
+    for (const h of await Promise.all(hosts.map((p) => p.done))) expect(h.code, h.err).toBe(0);
+    // Equal last records (seq and hash: the hash chains every record before it, meta aside), equal logs.
+    const dir = join(tempDir("remote-embedded"), "ep");
+    expect((await runCli(["run", "auratown", "--seed", "33", "--log", dir, "-q"])).code).toBe(0);
+    const embedded = logRecords(dir).at(-1)!;
+    const last = await lastJetStreamRecord(nc, ns, episode);
+    expect({ seq: last?.seq, hash: last?.hash }).toEqual({ seq: embedded.seq, hash: embedded.hash });
+  }, 180_000);
 
   it("run whose server hangs (SIGSTOP) and stays hung: exit 2 naming what was being written, and the process ends", async () => {
     const ns = nats.namespace("run-hung");
@@ -398,9 +425,14 @@ describe("the outage window (--nats-outage)", () => {
   it("a server not up yet when the run starts (back 7 s later, inside the default window): the first connect is retried, and the run completes", async () => {
     const ns = nats.namespace("w15-start");
     let run!: ReturnType<typeof startCli>;
-    // Before the fix the first connect gave up after 5 s.
+    // Before the fix the first connect gave up after 5 s. The 7 s count from the run's first
+    // attempt (its notice), not from its spawn: on a loaded machine Node took longer than 7 s to
+    // load the CLI, found the server back, and said nothing (an empty stderr, a failed test).
     await nats.restart({ hard: true, whileDown: async () => {
       run = startCli(runArgs(ns));
+      let said = "";
+      run.child.stderr!.on("data", (d: Buffer) => (said += d.toString()));
+      await until(() => said.includes("no NATS server answers") || run.child.exitCode !== null, "the run's first connect attempt", 60_000);
       await sleep(7000);
     } });
     const r = await run.done;

@@ -1,14 +1,15 @@
 // Runs the Transport contract against the in-process transport and against NATS (two transports on
 // two connections, so every message crosses the server), plus what only NATS can show.
 import { afterAll, describe, expect, it } from "vitest";
-import type { NatsConnection } from "@nats-io/transport-node";
+import { headers as natsHeaders, type NatsConnection } from "@nats-io/transport-node";
 import { connectNats } from "../infra/nats.ts";
-import { NatsTransport, RemoteError, RequestTimeout } from "../infra/natsTransport.ts";
+import { ERROR_HEADER, NatsTransport, RemoteError, REQUEST_ID_HEADER, RequestTimeout } from "../infra/natsTransport.ts";
 import { NoResponder } from "../infra/transport.ts";
 import { InProcessTransport } from "../infra/transport.ts";
 import { transportContract } from "./contracts/transport.ts";
 import { startTestNats } from "./natsServer.ts";
 import { asleepWatch } from "./timing.ts";
+import { until } from "./helpers.ts";
 
 const nats = await startTestNats();
 const connections: NatsConnection[] = [];
@@ -182,4 +183,91 @@ describe("NatsTransport specifics", () => {
       await close();
     }
   }, 30_000);
+});
+
+describe("NatsTransport across a NATS outage (a server of its own, stopped and started again)", () => {
+  const connect = (url: string, name: string, outageMs: number) => connectNats(url, { name, outageMs });
+
+  it("a copy of a request (the same request id) is answered from the first answer: the handler runs once, an error too", async () => {
+    const { a, ncB, settle, close } = await natsPair();
+    try {
+      let calls = 0;
+      a.serve("pt.outage.once", (n: number) => {
+        calls++;
+        if (n < 0) throw new RangeError("negative");
+        return n + calls;
+      });
+      await settle();
+      const headers = (id: string) => {
+        const h = natsHeaders();
+        h.set(REQUEST_ID_HEADER, id);
+        return h;
+      };
+      const replies = await Promise.all([1, 1].map(() => ncB.request("pt.outage.once", JSON.stringify(1), { timeout: 5000, headers: headers("r-1") })));
+      expect(replies.map((m) => m.json())).toEqual([2, 2]);
+      expect(calls).toBe(1);
+      // Another id runs the handler again; a failure is answered alike to its copy.
+      expect((await ncB.request("pt.outage.once", JSON.stringify(1), { timeout: 5000, headers: headers("r-2") })).json()).toBe(3);
+      const failed = await Promise.all([1, 2].map(() => ncB.request("pt.outage.once", JSON.stringify(-1), { timeout: 5000, headers: headers("r-3") })));
+      expect(failed.map((m) => JSON.parse(m.headers!.get(ERROR_HEADER)).message)).toEqual(["negative", "negative"]);
+      expect(calls).toBe(3);
+    } finally {
+      await close();
+    }
+  });
+
+  it("a request sent while the server is away, whose subject is served again only after it is back, is answered (once) instead of failing with NoResponder", async () => {
+    const own = await startTestNats({ own: true });
+    const [ncHost, ncAsker] = await Promise.all([connect(own.url, "outage-host", 10_000), connect(own.url, "outage-asker", 10_000)]);
+    const host = new NatsTransport(ncHost);
+    const asker = new NatsTransport(ncAsker);
+    try {
+      let calls = 0;
+      let asked: Promise<unknown> = Promise.resolve();
+      await own.restart({
+        hard: true,
+        whileDown: async () => {
+          asked = asker.request("pt.outage.late", 41).then((v) => v, (e: unknown) => e);
+        },
+      });
+      // The asker is back and its request has reached the server, which found nobody serving it.
+      await until(() => ncAsker.flush().then(() => true, () => false), "the asker's reconnect");
+      // Before, it had failed with NoResponder by now. The host serves again (late: it reconnects too).
+      host.serve("pt.outage.late", (n: number) => {
+        calls++;
+        return n + 1;
+      });
+      expect(await asked).toBe(42);
+      expect(calls).toBe(1);
+    } finally {
+      await Promise.all([host.close(), asker.close()]);
+      await Promise.all([ncHost.close(), ncAsker.close()]);
+      await own.stop();
+    }
+  }, 60_000);
+
+  it("a request waiting while the server stays away past the window fails then (RequestTimeout), not at its own timeout", async () => {
+    const own = await startTestNats({ own: true });
+    const [ncHost, ncAsker] = await Promise.all([connect(own.url, "away-host", 1000), connect(own.url, "away-asker", 1000)]);
+    const host = new NatsTransport(ncHost);
+    const asker = new NatsTransport(ncAsker);
+    try {
+      host.serve("pt.outage.away", () => new Promise(() => undefined)); // never answers: only the outage decides
+      await host.flush();
+      let error: unknown = null;
+      await own.restart({
+        hard: true,
+        whileDown: async () => {
+          error = await asker.request("pt.outage.away", 1, { timeoutMs: 120_000 }).then(() => null, (e: unknown) => e);
+        },
+      });
+      expect(error).toBeInstanceOf(RequestTimeout);
+      expect((error as RequestTimeout).subject).toBe("pt.outage.away");
+      expect((error as RequestTimeout).timeoutMs).toBeLessThan(120_000);
+    } finally {
+      await Promise.all([host.close(), asker.close()]);
+      await Promise.all([ncHost.close(), ncAsker.close()]);
+      await own.stop();
+    }
+  }, 60_000);
 });

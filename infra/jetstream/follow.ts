@@ -3,7 +3,7 @@
 import type { Consumer } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { LogRecord } from "../../events/record.ts";
-import { subjects } from "../nats.ts";
+import { acrossOutage, NatsReadStalled, outageOf, outageWindowText, subjects } from "../nats.ts";
 import { ChainReader } from "./chain.ts";
 import { ApiCode, isApiError } from "./errors.ts";
 import { READ_IDLE_MS, READ_WINDOW_BYTES, type JetStreamReadOptions } from "./read.ts";
@@ -33,8 +33,12 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
   const aborted = () => signal?.aborted === true;
   if (aborted()) return;
   const ctx = contextOf(nc, namespace);
-  await ensureLogStream(nc, namespace);
+  // A server away (restarting, not up yet) is waited for the connection's outage window, as a writer waits.
+  await acrossOutage(nc, () => ensureLogStream(nc, namespace));
   const subject = subjects.log(namespace, episode);
+  const windowMs = outageOf(nc);
+  /** Past the outage window with no answer from JetStream: what the follow ends with (exit 2, as a writer's). */
+  const awayTooLong = () => new NatsReadStalled(`following ${whereOf(ctx.stream, subject)}: JetStream did not answer for longer than ${outageWindowText(windowMs)} (--nats-outage)`);
   const reader = new ChainReader(whereOf(ctx.stream, subject), options.validate ?? true);
   // Pulls sized so the server never holds more than the read window for this client (see
   // READ_WINDOW_BYTES); by message count, as a pull bounded by bytes stalls on a message larger than its bound.
@@ -42,7 +46,8 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
   // Stream seq of the last message handled: a replacement consumer starts right after it.
   let handled = 0;
   for (let replacing = false; ; replacing = true) {
-    const consumer = await orderedConsumerAfter(ctx, subject, handled, replacing, signal);
+    const consumer = replacing ? await orderedConsumerAfter(ctx, subject, handled, windowMs, signal) : await acrossOutage(nc, () => ctx.js.consumers.get(ctx.stream, { filter_subjects: subject, opt_start_seq: handled + 1 }));
+    if (consumer === "away") throw awayTooLong();
     if (consumer === null) return; // aborted while the server was away
     const messages = await consumer.consume({ max_messages: maxMessages });
     const onAbort = () => messages.stop();
@@ -53,12 +58,16 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
     let behindAt = -1;
     let checking = false;
     let stalled = false;
+    // Since when the checks have got no answer (the server away), and whether that outlasted the window.
+    let unansweredSince: number | null = null;
+    let away = false;
     const watchdog = setInterval(() => {
       if (checking || waitingSince === null || Date.now() - waitingSince < FOLLOW_STALL_MS) return;
       checking = true;
       const at = handled;
       serverLastSeq(ctx, subject).then(
         (last) => {
+          unansweredSince = null;
           if (waitingSince === null || handled !== at || last <= at) behindAt = -1;
           else if (behindAt !== at) behindAt = at; // maybe just published: look once more
           else {
@@ -66,7 +75,13 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
             messages.stop();
           }
         },
-        () => undefined, // the server is away; look again at the next check
+        () => {
+          // The server is away: look again at the next check, for the outage window.
+          unansweredSince ??= performance.now() - FOLLOW_STALL_MS;
+          if (performance.now() - unansweredSince < windowMs) return;
+          away = true;
+          messages.stop();
+        },
       ).finally(() => { checking = false; });
     }, FOLLOW_STALL_MS);
     try {
@@ -91,22 +106,26 @@ export async function* followJetStreamLog(nc: NatsConnection, namespace: string,
       messages.stop();
       consumer.delete().catch(() => undefined);
     }
+    if (aborted()) return;
+    if (away) throw awayTooLong();
     // Ended without a stall: aborted, or the connection closed.
-    if (!stalled || aborted()) return;
+    if (!stalled) return;
   }
 }
 
 /**
- * An ordered consumer on `subject` from the stream seq after `handled`. A replacement is asked
- * for until it is made (the server may still be starting up after a restart) or the signal aborts
- * (then null); a missing stream, or the first consumer's failure, is an error.
+ * A replacement ordered consumer on `subject` from the stream seq after `handled`, asked for until
+ * it is made (the server may still be starting up after a restart), for the outage window
+ * `windowMs` ("away" past it), or until the signal aborts (then null); a missing stream is an error.
  */
-async function orderedConsumerAfter(ctx: Context, subject: string, handled: number, replacing: boolean, signal: AbortSignal | undefined): Promise<Consumer | null> {
+async function orderedConsumerAfter(ctx: Context, subject: string, handled: number, windowMs: number, signal: AbortSignal | undefined): Promise<Consumer | "away" | null> {
+  const deadline = performance.now() + windowMs;
   for (;;) {
     try {
       return await ctx.js.consumers.get(ctx.stream, { filter_subjects: subject, opt_start_seq: handled + 1 });
     } catch (error) {
-      if (!replacing || isApiError(error, ApiCode.StreamNotFound)) throw error;
+      if (isApiError(error, ApiCode.StreamNotFound)) throw error;
+      if (performance.now() >= deadline) return "away";
     }
     const aborted = await new Promise<boolean>((resolve) => {
       if (signal?.aborted === true) return resolve(true);

@@ -6,6 +6,7 @@ import type { Option } from "commander";
 import { FACTUAL_CONDITIONS, IMPLICIT_CONDITIONS, SCENE_CONDITIONS } from "../../actors/aura/conditions.ts";
 import { SEED_RULE } from "../../actors/rng.ts";
 import { MAX_BOOTSTRAP_ITERATIONS, METRICS } from "../analysis/reportMetrics.ts";
+import { EXIT } from "../cli/exitCodes.ts";
 import { integer } from "../cli/flags.ts";
 import { llmOptions } from "../cli/llmOptions.ts";
 import { defineWorldCli, option, requiredOption, type WorldCommand } from "../cli/worldCli.ts";
@@ -188,4 +189,6 @@ export default defineWorldCli({
       return ({ out, onProgress }) => auraFidelitySection({ out, ...(onProgress === undefined ? {} : { onProgress }) });
     },
   },
+  // An experiment whose report needs the LLM judge's scores, the judge's endpoint refused or unreachable (experiment.ts).
+  errors: { ReportNeedsModel: EXIT.endpoint },
 });

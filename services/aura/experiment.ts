@@ -19,7 +19,7 @@ import { parseSeeds } from "../distributed/jobs.ts";
 import { isSeed } from "../../actors/rng.ts";
 import { layoutOf, UsageError } from "../kernel/replay.ts";
 import { readInputFile, checkParsedInput } from "../kernel/inputFile.ts";
-import { METRICS, writeReport, type Metric, type WrittenReport } from "../analysis/report.ts";
+import { METRICS, ReportOptionInvalid, writeReport, type Metric, type WrittenReport } from "../analysis/report.ts";
 import { RESULT_ROW_VERSION, resultLine } from "../analysis/results.ts";
 import { MAX_BOOTSTRAP_ITERATIONS } from "../analysis/reportMetrics.ts";
 import { recordsByQuery, runImplicitEval, runPrivacyEval, sceneConfig } from "./eval.ts";
@@ -34,6 +34,8 @@ import { mergeProblems, RecordedEndpointProblems, resolveLlmConfig, type Endpoin
 import { judgeGateway, sceneModelsOf } from "./factualEval.ts";
 import { answerTextOf, configuredBackend, factualJudgeFields, factualJudgeRequest, fallbacksOf, implicitJudgeFields, implicitJudgeRequest, judgeLogOf, judgeModeOf, runJudgeCalls, withJudge, type JudgeCall } from "./llmJudge.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { TaggedError } from "../../events/taggedError.ts";
+import { EXIT_ENDPOINT } from "../llm/errors.ts";
 
 export const BENCHMARKS = ["implicit", "privacy", "factual"] as const;
 export type BenchmarkKind = (typeof BENCHMARKS)[number];
@@ -459,6 +461,27 @@ export interface ExperimentResult {
   readonly fallbacks: number;
 }
 
+/**
+ * The report could not be made because its metric is the LLM judge's and the judge scored no cell
+ * (or too few) for the endpoint's sake: it refused the key, model or URL, or could not be reached.
+ * Exit 5 (EXIT_ENDPOINT), as a finished run whose model calls failed so: the endpoint is what to
+ * fix. The cells' logs and results.jsonl are written; a rerun once the endpoint answers asks only
+ * the judge's failed calls again.
+ */
+export class ReportNeedsModel extends TaggedError {
+  readonly _tag = "ReportNeedsModel";
+  readonly exitCode = EXIT_ENDPOINT;
+  readonly problems: readonly EndpointProblem[];
+  constructor(spec: ExperimentSpec, results: string, problems: readonly EndpointProblem[], judge: { readonly cells: number; readonly failed: number; readonly firstError: string | null }, cause: ReportOptionInvalid) {
+    super(
+      `${spec.file}: report.metric ${spec.report.metric ?? "?"}: ${cause.reason}: the LLM judge could not score ${judge.failed} of ${judge.cells} cells because the model endpoint ${spec.llm?.baseURL ?? ""} failed (first error: ${judge.firstError}); ` +
+        `the cells' logs and ${results} are written, the report is not; rerun once the endpoint answers (recorded answers are reused)`,
+      { cause },
+    );
+    this.problems = problems;
+  }
+}
+
 /** What an experiment's out directory holds besides its outputs: whose they are, so another experiment's is recognised. */
 export const OWNER = ".experiment.json";
 
@@ -540,17 +563,26 @@ async function runExperimentLocked(spec: ExperimentSpec, o: ExperimentOptions): 
   const results = join(spec.out, "results.jsonl");
   const { lines, llmJudge } = await judgedLines(spec, scan, gateway);
   writeFileSync(results, lines.join(""));
-  const report = writeReport(results, join(spec.out, "report"), {
-    ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
-    ...(spec.report.metric === undefined ? {} : { metric: spec.report.metric }),
-    ...(spec.report.bootstrap === undefined ? {} : { bootstrapIterations: spec.report.bootstrap }),
-    ...(spec.report.seed === undefined ? {} : { bootstrapSeed: spec.report.seed }),
-    title: spec.report.title ?? `Experiment ${spec.name}`,
-  });
+  const endpointProblems = mergeProblems(gateway?.problems() ?? [], scan.recorded.problems());
+  let report: WrittenReport;
+  try {
+    report = writeReport(results, join(spec.out, "report"), {
+      ...(spec.report.reference === undefined ? {} : { reference: spec.report.reference }),
+      ...(spec.report.metric === undefined ? {} : { metric: spec.report.metric }),
+      ...(spec.report.bootstrap === undefined ? {} : { bootstrapIterations: spec.report.bootstrap }),
+      ...(spec.report.seed === undefined ? {} : { bootstrapSeed: spec.report.seed }),
+      title: spec.report.title ?? `Experiment ${spec.name}`,
+    });
+  } catch (error) {
+    // The report's metric is the LLM judge's, and the judge scored nothing because the endpoint
+    // refused or could not be reached: that is what to fix (exit 5), not the spec (it said exit 2).
+    if (error instanceof ReportOptionInvalid && error.flag === "--metric" && endpointProblems.length > 0 && llmJudge !== null && llmJudge.failed > 0) throw new ReportNeedsModel(spec, results, endpointProblems, llmJudge, error);
+    throw error;
+  }
   const fallbacks = lines.reduce((n, line) => n + ((JSON.parse(line) as { fallbacks?: number }).fallbacks ?? 0), 0);
   return { spec, cells: scan.cells, ran: toRun, served: scan.cells - toRun, replaced, results, report, llmJudge, // Problems met now (the one gateway: cells and judge) carry the endpoint's host:port; every cell's
   // log, served or just written, says what was recorded.
-  endpointProblems: mergeProblems(gateway?.problems() ?? [], scan.recorded.problems()), fallbacks };
+  endpointProblems, fallbacks };
 }
 
 /**

@@ -39,7 +39,7 @@ const natsOption = (help: string) => new Option("--nats <url>", `${help}; \`--na
  * for. No commander default: unset, PROBETOWN_NATS_OUTAGE or the default applies (see the hook).
  */
 const natsOutageOption = () =>
-  new Option("--nats-outage <s>", `with --nats: ride out a NATS server outage (down, restarting, hung, not up yet at the start) of up to this many seconds: the first connect is retried, and log publishes, snapshot writes and reads wait for the server, this long; past it the command stops with exit 2 (a run says the --resume command that continues it) (default: ${NATS_OUTAGE_ENV}, else ${DEFAULT_NATS_OUTAGE_S})`).argParser((value: string) => {
+  new Option("--nats-outage <s>", `with --nats: ride out a NATS server outage (down, restarting, hung, not up yet at the start) of up to this many seconds: the first connect is retried, and log publishes, snapshot writes, reads, requests to actor hosts and follow wait for the server, this long; past it the command stops with exit 2 (a run says the --resume command that continues it) (default: ${NATS_OUTAGE_ENV}, else ${DEFAULT_NATS_OUTAGE_S})`).argParser((value: string) => {
     const s = parseNatsOutage(value);
     if (s === null) throw new FlagInvalid(`expected whole seconds from ${NATS_OUTAGE_RANGE_S.min} to ${NATS_OUTAGE_RANGE_S.max}, got '${value}'`);
     return s;

@@ -3,7 +3,7 @@
 // are served from it) → results JSONL → report. Progress is a bar on a TTY and plain lines
 // otherwise, on stderr; the summary goes to stdout.
 import cliProgress from "cli-progress";
-import { loadSpec, runExperiment } from "../experiment.ts";
+import { loadSpec, ReportNeedsModel, runExperiment } from "../experiment.ts";
 import { shownPath } from "../../views/text.ts";
 import { factualTownTicks, keptNotice, resumeNote } from "./eval.ts";
 import { checkTownWarmupFits } from "../../auratown/limits.ts";
@@ -41,8 +41,14 @@ export async function cmdExperiment(specFile: string, flags: ExperimentFlags): P
   // An interrupted cell's resume that cuts a torn tail says so, as `run --resume` does.
   const onResumeNote = resumeNote(`experiment ${spec.name}`);
   let result;
+  // What to fix at the endpoint, said as a finished run says it (exit 5).
+  const endpointContext = (failed?: number) => ({ baseURL: spec.llm?.baseURL ?? "", ...(failed === undefined || failed === 0 ? {} : { failed }), logsAre: "the cells' logs are", modelFrom: `${spec.file}: llm.model / llm.models`, endpointFrom: `${spec.file}: llm.baseURL` });
   try {
     result = await runExperiment(spec, { ...(flags.reportOnly === true ? { reportOnly: true } : {}), ...(flags.fresh === true ? { fresh: true } : {}), ...(flags.verify === true ? { verify: true } : {}), progress, warn: (m: string) => void process.stderr.write(`experiment: warning: ${m}\n`), onResumeNote, ...(onLlmWaiting === undefined ? {} : { onLlmWaiting }) });
+  } catch (error) {
+    // No report (its metric is the judge's, which scored nothing): the endpoint's trouble, then the error (exit 5).
+    if (error instanceof ReportNeedsModel) endpointExit(`experiment ${spec.name}`, error.problems, endpointContext());
+    throw error;
   } finally {
     (bar as cliProgress.SingleBar | null)?.stop();
   }
@@ -63,7 +69,7 @@ export async function cmdExperiment(specFile: string, flags: ExperimentFlags): P
     process.stdout.write(lines.join("\n") + "\n");
   }
   // Exit 5 before the judge's 2: the refusal is what to fix (a judge refused the key scored nothing too).
-  const endpoint = result.spec.llm === null ? 0 : endpointExit(`experiment ${spec.name}`, result.endpointProblems, { baseURL: result.spec.llm.baseURL, ...(result.fallbacks > 0 ? { failed: result.fallbacks } : {}), logsAre: "the cells' logs are", modelFrom: `${spec.file}: llm.model / llm.models`, endpointFrom: `${spec.file}: llm.baseURL` });
+  const endpoint = result.spec.llm === null ? 0 : endpointExit(`experiment ${spec.name}`, result.endpointProblems, endpointContext(result.fallbacks));
   const judge = result.llmJudge;
   if (judge !== null && judge.failed > 0) {
     // Said on stderr even with --json: a report whose LLM-judge columns are empty must not pass unnoticed.
