@@ -327,9 +327,10 @@ describe("a disk that fills up mid-run", () => {
 
   it("a snapshot the disk cannot take leaves no partial file and names the snapshot", () => {
     const dir = tempDir("diskfull-snap");
-    const script = `import { FileSnapshotStore } from ${JSON.stringify(join(repoRoot, "infra/snapshotStore.ts"))};
+    const script = `import { createHash } from "node:crypto";
+import { FileSnapshotStore } from ${JSON.stringify(join(repoRoot, "infra/snapshotStore.ts"))};
 const store = new FileSnapshotStore(${JSON.stringify(dir)});
-await store.put({ world: "w", episode: "e", seed: 1, condition: "c", config: {}, tick: 3, seq: 9, headHash: "0".repeat(64), stateHash: "a".repeat(64), parts: {}, actors: { big: "x".repeat(200000) } });`;
+await store.put({ world: "w", episode: "e", seed: 1, condition: "c", config: {}, tick: 3, seq: 9, headHash: "0".repeat(64), stateHash: "a".repeat(64), parts: {}, actors: { big: Array.from({ length: 4000 }, (_, i) => createHash("sha256").update(String(i)).digest("base64")).join("") } });`;
     const r = spawnSync("bash", ["-c", `ulimit -f 16; exec "$0" --input-type=module -e "$1"`, process.execPath, script], { encoding: "utf8" });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(`could not store the snapshot of tick 3`);
