@@ -4,7 +4,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmS
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { brotliDecompressSync, constants as zlib, createBrotliCompress, gunzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, constants as zlib, createBrotliCompress, gunzipSync } from "node:zlib";
 import { SnapshotDamaged } from "../events/errors.ts";
 import { messageOf } from "../events/errorMessage.ts";
 
@@ -78,21 +78,25 @@ export function snapshotJson(snapshot: EpisodeSnapshot): string {
 /**
  * A snapshot file's versions. Version 1 (written until 2026-11-29, still read) is the snapshot's
  * JSON text as is. Version 2 is the header line `probetown-snapshot 2 br` and that JSON text
- * compressed with brotli after it: a five-resident town's snapshot is about a tenth of its text
- * (75 KB → 8 KB after a day), so a short run's snapshot is no longer a third of its log's bytes.
+ * compressed with brotli after it: a five-resident town's snapshot is about a seventh of its text
+ * (75 KB → 11 KB after a day), so a short run's snapshot is no longer a third of its log's bytes.
  * The key is the state hash of the JSON text's content, whatever the version (checked on load).
  */
 export const SNAPSHOT_FILE_VERSION = 2;
 const HEADER_PREFIX = "probetown-snapshot ";
 const SNAPSHOT_FILE_HEADER = `${HEADER_PREFIX}${SNAPSHOT_FILE_VERSION} br\n`;
 
+/** Snapshots up to this many characters of actors are compressed and written at once, on the run's thread. */
+const SMALL_SNAPSHOT = 2 ** 20;
+
 /**
- * Brotli's quality for a snapshot of `chars` characters. Measured on AURATown's snapshots
- * (docs/benchmarks.md): quality 5 makes a five-resident snapshot ~11% of its text in 1–8 ms;
- * a 1,000-agent town's 24 MB take ~0.9 s at 5 but ~0.2 s at 1 (8% of the text, where gzip's
- * fastest level gives 10% in 0.3 s), so large ones are compressed at 1.
+ * Brotli's quality for snapshots. Measured on AURATown's (2026-11-29, docs/benchmarks.md): at 1,
+ * a five-resident snapshot is 14% of its text (75 KB → 10.6 KB after a day; gzip's fastest level
+ * 18%, at the same speed) and a 1,000-agent town's 24 MB is 8% in ~0.2 s (gzip's fastest: 10% in
+ * 0.3 s). Quality 4–5 saves another quarter of the bytes but took 1.6–1.8× the CPU of a ten-day run
+ * with a snapshot every tick (quality 1: 1.0–1.2× the uncompressed files').
  */
-export const snapshotQuality = (chars: number): number => (chars <= 2 ** 20 ? 5 : 1);
+export const SNAPSHOT_QUALITY = 1;
 
 /** The JSON text's pieces in about 256 KB strings (joined whole, a 1,000-agent text was ~100 MB of garbage). */
 function* snapshotJsonBatches(pieces: readonly string[]): Generator<string> {
@@ -107,7 +111,7 @@ function* snapshotJsonBatches(pieces: readonly string[]): Generator<string> {
   if (pending.length > 0) yield pending;
 }
 
-/** Characters of a snapshot's serialised actors: its size near enough, for the compression level. */
+/** Characters of a snapshot's serialised actors: its size near enough, to choose how it is written. */
 function actorChars(snapshot: EpisodeSnapshot): number {
   let n = 0;
   for (const actor of Object.values(snapshot.actors)) n += actor instanceof SerializedActor ? actor.json.length : 1024;
@@ -115,12 +119,23 @@ function actorChars(snapshot: EpisodeSnapshot): number {
 }
 
 /**
- * Writes a version-2 snapshot file: the header, then `snapshotJson(snapshot)` compressed a few
- * hundred KB at a time on the thread pool (the run goes on meanwhile; the actors were copied at
- * their tick). A disk that refuses the file rejects the promise rather than leaving it short.
+ * Writes a version-2 snapshot file: the header, then `snapshotJson(snapshot)` compressed. A small
+ * one (up to 1 MiB of actors) is compressed in one call and written at once, within the tick
+ * that took it (a stream's turns of the event loop cost more than its compression). A large one
+ * is compressed a few hundred KB at a time on the thread pool while the run goes on (its actors
+ * were serialised at their tick). A disk that refuses the file rejects the promise rather than
+ * leaving it short.
  */
 async function writeSnapshotFile(path: string, snapshot: EpisodeSnapshot): Promise<void> {
-  const params = { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_QUALITY]: snapshotQuality(actorChars(snapshot)) };
+  const chars = actorChars(snapshot);
+  const params = { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_QUALITY]: SNAPSHOT_QUALITY };
+  if (chars <= SMALL_SNAPSHOT) {
+    const text = snapshotJson(snapshot);
+    const body = brotliCompressSync(text, { params: { ...params, [zlib.BROTLI_PARAM_SIZE_HINT]: text.length } });
+    // writeFileSync writes all of it (a lone writeSync may take only part on a nearly full disk).
+    writeFileSync(path, Buffer.concat([Buffer.from(SNAPSHOT_FILE_HEADER), body]));
+    return;
+  }
   // Serialised now, before anything awaits: the run goes on changing what is not yet text.
   const pieces = [...snapshotJsonPieces(snapshot)];
   await pipeline(
