@@ -174,6 +174,36 @@ describe("file event store", () => {
     expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length).toBeGreaterThan(2);
     expect(readLog(dir).map((r) => r.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
+
+  it("writes a tick's appends at its commit, and rolls segments where it would have appended them one by one", async () => {
+    const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => readFileSync(join(dir, f), "utf8"));
+    const ticks = [[0, 1, 2], [3], [4, 5, 6, 7], [8, 9], [10, 11, 12, 13, 14]];
+    // The same appends, committed after each one, and committed a tick at a time.
+    const eachDir = join(tempDir("commit-each"), "log");
+    const each = createFileEventStore(eachDir, { episode: "ep", segmentBytes: 700, fsync: "never" });
+    const tickDir = join(tempDir("commit-tick"), "log");
+    const byTick = createFileEventStore(tickDir, { episode: "ep", segmentBytes: 700 });
+    const stamp = { ts: "2026-11-29T12:00:00.000Z" };
+    for (const seqs of ticks) {
+      for (const i of seqs) {
+        await each.append([phase(i, `p${i}`)], { expectedSeq: i - 1, meta: () => stamp });
+        await each.commit();
+      }
+      const before = segments(tickDir).join("");
+      for (const i of seqs) await byTick.append([phase(i, `p${i}`)], { expectedSeq: i - 1, meta: () => stamp });
+      // Sealed (the head moved), not yet in the file: a reader sees whole ticks.
+      expect(byTick.head().seq).toBe(seqs.at(-1));
+      expect(segments(tickDir).join("")).toBe(before);
+      await byTick.commit();
+      expect(segments(tickDir)).toEqual(segments(eachDir));
+    }
+    expect(segments(tickDir).length).toBeGreaterThan(2);
+    // What a tick appended before it stopped is written at close, as appending wrote it before.
+    await byTick.append([phase(15, "p15")], { expectedSeq: 14, meta: () => stamp });
+    await byTick.close();
+    await each.close();
+    expect(readLog(tickDir).map((r) => r.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+  });
 });
 
 /** The error scanLog throws for a log, or null. */
