@@ -1,10 +1,12 @@
 // Snapshot store (DESIGN §6): episode snapshots stored by key (the tick's state hash). The file
-// implementation writes atomically (temp file, then rename) so a crash never leaves half a snapshot.
+// implementation writes atomically (temp file, then rename) so a crash never leaves half a snapshot
+// under its name, and compresses the file (version 2, below); it does not fsync it (a power loss
+// can leave it damaged, which its load checks refuse: docs/architecture.md, "Durability").
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { brotliCompressSync, brotliDecompressSync, constants as zlib, createBrotliCompress, gunzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, constants as zlib, createBrotliCompress } from "node:zlib";
 import { SnapshotDamaged } from "../events/errors.ts";
 import { messageOf } from "../events/errorMessage.ts";
 
@@ -158,11 +160,11 @@ export function snapshotFileText(path: string): string {
   if (bytes.length < HEADER_PREFIX.length || bytes.toString("latin1", 0, HEADER_PREFIX.length) !== HEADER_PREFIX) return bytes.toString("utf8");
   const end = bytes.indexOf(0x0a);
   const [version, codec] = bytes.toString("latin1", HEADER_PREFIX.length, end < 0 ? Math.min(bytes.length, 64) : end).split(" ");
-  if (end < 0 || version !== String(SNAPSHOT_FILE_VERSION) || (codec !== "br" && codec !== "gz")) {
+  if (end < 0 || version !== String(SNAPSHOT_FILE_VERSION) || codec !== "br") {
     throw new SnapshotDamaged({ where: path, reason: `a snapshot file of version ${String(version)} (${String(codec)}), which this probetown does not read (it reads version 1, plain JSON, and version ${SNAPSHOT_FILE_VERSION}, brotli)` });
   }
   try {
-    return (codec === "br" ? brotliDecompressSync(bytes.subarray(end + 1)) : gunzipSync(bytes.subarray(end + 1))).toString("utf8");
+    return brotliDecompressSync(bytes.subarray(end + 1)).toString("utf8");
   } catch (error) {
     throw new SnapshotDamaged({ where: path, reason: `its compressed body does not decompress (${messageOf(error)})` });
   }
