@@ -84,6 +84,18 @@ function quoted(name: string): string {
 /** `to` is almost always an actor id or null: quoted directly, lists canonicalised. */
 const addressJson = (to: Address): string => (to === null ? "null" : typeof to === "string" ? quoted(to) : canonicalJson(to));
 
+// A batch's records share one meta object (its wall-clock stamp) when no span or extra is added:
+// it is serialised once for the batch, not once a record. Meta objects are read-only.
+let lastMeta: RecordMeta | undefined;
+let lastMetaJson = "";
+function metaJson(meta: RecordMeta): string {
+  if (meta !== lastMeta) {
+    lastMetaJson = JSON.stringify(meta);
+    lastMeta = meta;
+  }
+  return lastMetaJson;
+}
+
 export function seal(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): Sealed {
   if (quotedEpisode.episode !== episode) quotedEpisode = { episode, json: JSON.stringify(episode) };
   // Same key order as recordBody, with the payload in canonical form. The body without its closing
@@ -94,7 +106,7 @@ export function seal(previousHash: string, episode: string, seq: number, draft: 
   const hash = sha256Chain(previousHash, `${open}}`);
   const { tick, type, from, to, payload, cause } = draft;
   const record: LogRecord = meta === undefined ? { v, episode, seq, tick, type, from, to, payload, cause, hash } : { v, episode, seq, tick, type, from, to, payload, cause, hash, meta };
-  const line = meta === undefined ? `${open},"hash":"${hash}"}\n` : `${open},"hash":"${hash}","meta":${JSON.stringify(meta)}}\n`;
+  const line = meta === undefined ? `${open},"hash":"${hash}"}\n` : `${open},"hash":"${hash}","meta":${metaJson(meta)}}\n`;
   return { record, line };
 }
 

@@ -8,7 +8,9 @@ import { SequenceConflict } from "../events/errors.ts";
  * When appended records become durable: at every append ("always"), at every tick commit
  * ("commit", the default), only at snapshots and at the end ("snapshot": a crash loses at most the
  * ticks since the last snapshot, which resume re-runs to the same records), or never forced
- * ("never"). For the file store durable means fsynced; for JetStream, published and acknowledged.
+ * ("never"). For the file store durable means written and fdatasynced (a tick's records are
+ * written together at its commit under every policy but "always"; docs/architecture.md,
+ * "Durability"); for JetStream, published and acknowledged.
  */
 export type FsyncPolicy = "always" | "commit" | "snapshot" | "never";
 

@@ -1,12 +1,14 @@
 // Embedded event store: append-only JSONL segment files carrying the record hash chain.
 // - Appends are fenced twice: by expected seq in-process and by an exclusive lock file across
-//   processes, so a second sequencer for the same episode is rejected; every append checks the lock
+//   processes, so a second sequencer for the same episode is rejected; every write checks the lock
 //   file still names this process (a lock taken over or removed fences the writer: StaleWriter).
+// - Appends are sealed in memory and written at the tick's commit: one write of the tick's records,
+//   then one fdatasync under `--fsync commit` (docs/architecture.md, "Durability").
 // - Reading never modifies anything. Opening for append cuts a torn final record back to the last
 //   good one, and keeps the cut bytes beside the segment (nothing is ever thrown away).
 // - Any other damage (bad JSON mid-file, altered or reordered records, unknown types) is reported
 //   with file, line and seq, and the store refuses to append after it.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { InvalidPayload, LogCorrupted, SequenceConflict, TornTail, UnknownEventType } from "../events/errors.ts";
 import { catalogueProblem, isKnownEventType } from "../events/catalogue.ts";
@@ -307,11 +309,25 @@ export interface FileStoreOptions {
 class FileEventStore implements EventStore {
   private fd: number;
   private segmentSize: number;
+  /** The chain's head as sealed (what `head()` gives), pending records included. */
   private lastSeq: number;
   private lastHash: string;
+  /** The last record written to the file: the head before the pending records. */
+  private writtenSeq: number;
+  private writtenHash: string;
+  /**
+   * Lines sealed since the last write, one chunk per append: a tick's rounds go to the file in one
+   * write at its commit. The segment roll is still decided chunk by chunk, as when each append was
+   * written at once, so segments split where they did.
+   */
+  private pending: PendingChunk[] = [];
   private closed = false;
-  /** Written since the last fsync. */
+  /** Set once a write found the lock another's: nothing more is written. */
+  private fenced = false;
+  /** Written since the last sync. */
   private dirty = false;
+  /** A segment file was created since the last sync: the directory entry is synced once too. */
+  private created: boolean;
   /** Bytes appended since the store was opened. */
   private appended = 0;
   readonly episode: string;
@@ -320,16 +336,19 @@ class FileEventStore implements EventStore {
   private readonly fsync: FsyncPolicy;
   private readonly segmentBytes: number;
 
-  constructor(episode: string, location: string, segmentPath: string, head: Head, fsync: FsyncPolicy, segmentBytes: number) {
+  constructor(episode: string, location: string, segmentPath: string, head: Head, fsync: FsyncPolicy, segmentBytes: number, created: boolean) {
     this.episode = episode;
     this.location = location;
     this.segmentPath = segmentPath;
     this.fsync = fsync;
     this.segmentBytes = segmentBytes;
+    this.created = created;
     this.fd = openSync(segmentPath, "a");
     this.segmentSize = statSync(segmentPath).size;
     this.lastSeq = head.seq;
     this.lastHash = head.hash;
+    this.writtenSeq = head.seq;
+    this.writtenHash = head.hash;
   }
 
   head(): Head {
@@ -342,55 +361,105 @@ class FileEventStore implements EventStore {
 
   async append(drafts: readonly Draft[], options: AppendOptions): Promise<readonly LogRecord[]> {
     if (this.closed) throw new Error(`event store for ${this.episode} is closed`);
+    if (this.fenced) this.refuseFenced();
     if (options.expectedSeq !== this.lastSeq) {
       throw new SequenceConflict({ episode: this.episode, expected: options.expectedSeq, actual: this.lastSeq });
     }
-    this.checkLock();
     let text = "";
     const { sealed, hash } = sealDrafts(this.episode, this.lastSeq, this.lastHash, drafts, options, (line) => (text += line));
-    const seq = this.lastSeq + drafts.length;
-    if (text.length > 0) {
-      if (this.segmentSize > 0 && this.segmentSize + text.length > this.segmentBytes) this.rollSegment(this.lastSeq + 1);
-      // Written as a string (no intermediate Buffer).
-      const expected = Buffer.byteLength(text, "utf8");
-      let written = 0;
-      let failure: string | null = null;
-      try {
-        written = writeSync(this.fd, text);
-        if (written !== expected) failure = `short write (${written} of ${expected} bytes)`;
-      } catch (error) {
-        failure = (error as Error).message;
-      }
-      if (failure !== null) {
-        // A full disk writes part of the batch: cut it back, so the log ends on its last good
-        // record rather than a torn one, and nothing of the batch counts as appended.
-        let kept = true;
-        try {
-          ftruncateSync(this.fd, this.segmentSize);
-        } catch {
-          kept = false;
-        }
-        throw new StorageFailed(display(this.segmentPath), `${failure} appending seq ${this.lastSeq + 1}–${seq}`, this.lastSeq, kept);
-      }
-      this.segmentSize += written;
-      this.appended += written;
-      this.dirty = true;
-      if (this.fsync === "always") this.sync();
-    }
-    this.lastSeq = seq;
+    this.lastSeq += drafts.length;
     this.lastHash = hash;
+    if (text.length > 0) this.pending.push({ text, lastSeq: this.lastSeq, lastHash: hash });
+    if (this.fsync === "always") {
+      this.writePending();
+      if (this.dirty) this.sync();
+    }
     return sealed;
   }
 
   /**
-   * The lock file must still name this process. A pid lock does not expire: a paused writer keeps
-   * it while it lives. But a writer on another host (a shared filesystem) sees this pid as dead and
-   * takes the lock over, and a lock file removed by hand lets anyone in: after either, this writer
-   * appending would interleave two chains, so it is fenced (docs/distributed.md, "Fencing").
+   * Writes the pending records: one write (two when the segment rolls in between), after checking
+   * the lock still names this process. A failed or short write is cut back, so the file ends on its
+   * last written record, and the pending records are dropped (the head goes back to that record).
+   */
+  private writePending(): void {
+    if (this.pending.length === 0) return;
+    this.checkLock();
+    const chunks = this.pending;
+    let from = 0;
+    let size = this.segmentSize;
+    for (let i = 0; i < chunks.length; i++) {
+      const length = chunks[i]!.text.length;
+      if (size > 0 && size + length > this.segmentBytes) {
+        // The chunks before this one go to the current segment; this one starts the next.
+        if (i > from) this.writeChunks(chunks.slice(from, i));
+        this.rollSegment(this.writtenSeq + 1);
+        size = 0;
+        from = i;
+      }
+      // Bytes, as the segment's size counts (the test above compares characters, as it always has).
+      size += i === chunks.length - 1 ? length : Buffer.byteLength(chunks[i]!.text, "utf8");
+    }
+    this.writeChunks(from === 0 ? chunks : chunks.slice(from));
+    this.pending = [];
+  }
+
+  /** One write of consecutive pending chunks (a string: no intermediate Buffer). */
+  private writeChunks(chunks: readonly PendingChunk[]): void {
+    const text = chunks.length === 1 ? chunks[0]!.text : chunks.map((c) => c.text).join("");
+    const first = this.writtenSeq + 1;
+    const { lastSeq: last, lastHash } = chunks.at(-1)!;
+    const expected = Buffer.byteLength(text, "utf8");
+    let written = 0;
+    let failure: string | null = null;
+    try {
+      written = writeSync(this.fd, text);
+      if (written !== expected) failure = `short write (${written} of ${expected} bytes)`;
+    } catch (error) {
+      failure = (error as Error).message;
+    }
+    if (failure !== null) {
+      // A full disk writes part of the batch: cut it back, so the log ends on its last good
+      // record rather than a torn one, and nothing of the batch counts as appended.
+      let kept = true;
+      try {
+        ftruncateSync(this.fd, this.segmentSize);
+      } catch {
+        kept = false;
+      }
+      this.dropPending();
+      throw new StorageFailed(display(this.segmentPath), `${failure} appending seq ${first}–${last}`, this.writtenSeq, kept);
+    }
+    this.segmentSize += written;
+    this.appended += written;
+    this.dirty = true;
+    this.writtenSeq = last;
+    this.writtenHash = lastHash;
+  }
+
+  /** Forgets the records not written: the head is the last written record again. */
+  private dropPending(): void {
+    this.pending = [];
+    this.lastSeq = this.writtenSeq;
+    this.lastHash = this.writtenHash;
+  }
+
+  /**
+   * The lock file must still name this process before anything is written. A pid lock does not
+   * expire: a paused writer keeps it while it lives. But a writer on another host (a shared
+   * filesystem) sees this pid as dead and takes the lock over, and a lock file removed by hand lets
+   * anyone in: after either, this writer writing would interleave two chains, so it is fenced
+   * (docs/distributed.md, "Fencing"), and the records it had not written are dropped.
    */
   private checkLock(): void {
+    if (lockedBy(join(this.location, LOCK)) === process.pid) return;
+    this.fenced = true;
+    this.dropPending();
+    this.refuseFenced();
+  }
+
+  private refuseFenced(): never {
     const holder = lockedBy(join(this.location, LOCK));
-    if (holder === process.pid) return;
     const detail = holder === null ? `this writer is fenced: its lock file ${LOCK} was removed` : `this writer is fenced: its lock file ${LOCK} now names process ${holder}`;
     throw new StaleWriter({ episode: this.episode, expected: this.lastSeq, actual: this.lastSeq }, detail, "lock-taken-over");
   }
@@ -401,33 +470,63 @@ class FileEventStore implements EventStore {
     this.segmentPath = join(this.location, segmentName(firstSeq));
     this.fd = openSync(this.segmentPath, "a");
     this.segmentSize = 0;
+    this.created = true;
   }
 
+  /**
+   * Makes what was written durable: fdatasync of the segment (its data and its size, not its
+   * times), and of the log's folder once after a segment file was created in it (its new entry).
+   */
   private sync(): void {
     try {
-      fsyncSync(this.fd);
+      fdatasyncSync(this.fd);
+      if (this.created) {
+        const dir = openSync(this.location, "r");
+        try {
+          fsyncSync(dir);
+        } finally {
+          closeSync(dir);
+        }
+      }
     } catch (error) {
-      throw new StorageFailed(display(this.segmentPath), `could not make the log durable (${(error as Error).message})`, this.lastSeq, false);
+      throw new StorageFailed(display(this.segmentPath), `could not make the log durable (${(error as Error).message})`, this.writtenSeq, false);
     }
     this.dirty = false;
+    this.created = false;
   }
 
   async commit(): Promise<void> {
-    if (this.fsync === "commit" && this.dirty && !this.closed) this.sync();
+    if (this.closed) return;
+    this.writePending();
+    if (this.fsync === "commit" && this.dirty) this.sync();
   }
 
   async flush(): Promise<void> {
-    if (this.fsync !== "never" && this.dirty && !this.closed) this.sync();
+    if (this.closed) return;
+    this.writePending();
+    if (this.fsync !== "never" && this.dirty) this.sync();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.fsync !== "never" && this.dirty) this.sync();
-    closeSync(this.fd);
-    // Only our own: a lock another writer took over is its.
-    if (lockedBy(join(this.location, LOCK)) === process.pid) rmSync(join(this.location, LOCK), { force: true });
-    this.closed = true;
+    try {
+      // What a tick had appended before it stopped (an error, a Ctrl-C) is written as it was.
+      if (!this.fenced) this.writePending();
+      if (this.fsync !== "never" && this.dirty) this.sync();
+    } finally {
+      closeSync(this.fd);
+      // Only our own: a lock another writer took over is its.
+      if (lockedBy(join(this.location, LOCK)) === process.pid) rmSync(join(this.location, LOCK), { force: true });
+      this.closed = true;
+    }
   }
+}
+
+/** One append's sealed lines, and the chain's head after them. */
+interface PendingChunk {
+  readonly text: string;
+  readonly lastSeq: number;
+  readonly lastHash: string;
 }
 
 function acquireLock(logDir: string, episode: string): void {
@@ -452,7 +551,7 @@ export function createFileEventStore(logDir: string, options: CreateOptions): Ev
   const firstSeq = options.firstSeq ?? 0;
   const segment = join(logDir, segmentName(firstSeq));
   writeFileSync(segment, "");
-  return new FileEventStore(options.episode, logDir, segment, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES);
+  return new FileEventStore(options.episode, logDir, segment, { seq: firstSeq - 1, hash: options.previousHash ?? GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES, true);
 }
 
 /**
@@ -483,7 +582,7 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
     // A run stopped before its first record was whole (killed, or a full disk) leaves an empty
     // first segment: the episode starts there from the beginning.
     if (last === undefined && files.length === 1 && segment === join(logDir, FIRST_SEGMENT) && statSync(segment).size === 0) {
-      return { store: new FileEventStore(options.episode, logDir, segment, { seq: -1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES), records: [] };
+      return { store: new FileEventStore(options.episode, logDir, segment, { seq: -1, hash: GENESIS_HASH }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES, true), records: [] };
     }
     if (last === undefined || segment === undefined) throw new Error(`${display(logDir)} holds no records to continue`);
     if (last.episode !== options.episode) {
@@ -500,7 +599,7 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
       if ((JSON.parse(lastLine) as LogRecord).hash !== last.hash) throw new Error(`${display(segment)}: refusing to append: the file does not end with the last good record`);
       writeFileSync(segment, "\n", { flag: "a" });
     }
-    const store = new FileEventStore(options.episode, logDir, segment, { seq: last.seq, hash: last.hash }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES);
+    const store = new FileEventStore(options.episode, logDir, segment, { seq: last.seq, hash: last.hash }, options.fsync ?? "commit", options.segmentBytes ?? SEGMENT_BYTES, false);
     return { store, records: scan.records };
   } catch (error) {
     rmSync(join(logDir, LOCK), { force: true });

@@ -7,6 +7,7 @@ import { firstSegment, logRecords, tempDir, runCli, startCli, until, withoutMeta
 import { checkTownRunDisk, checkTownRunFits, townRunDisk, townRunHeap } from "../services/auratown/limits.ts";
 import { resolveNewEpisodeConfig } from "../actors/actor.ts";
 import { worldNamed } from "../services/kernel/worlds.ts";
+import { readSnapshotFile, snapshotFileText } from "../infra/snapshotStore.ts";
 import type { TownConfig } from "../actors/auratown/config.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -62,7 +63,7 @@ describe("probetown CLI", () => {
     expect(start.code, start.err).toBe(0);
     const kept = JSON.parse(start.out) as { stateHash: string; snapshot: string };
     expect(kept.snapshot).toBe(join(child, "snapshots", `${kept.stateHash}.json`));
-    expect(JSON.parse(readFileSync(kept.snapshot, "utf8"))).toMatchObject({ tick: 10, stateHash: kept.stateHash });
+    expect(readSnapshotFile(kept.snapshot)).toMatchObject({ tick: 10, stateHash: kept.stateHash });
     const early = await cli(["replay", child, "--to-tick", "4"]);
     expect(early.code).toBe(2);
     expect(early.err).toMatch(/--to-tick 4: .* has no committed tick 4 \(a fork after its parent's tick 10: that tick's state, then its own committed ticks 11–33; earlier ticks are in the parent's log\)/);
@@ -126,7 +127,8 @@ describe("probetown CLI", () => {
     const snaps = join(parent, "snapshots");
     const pointer = JSON.parse(readFileSync(join(snaps, "latest.json"), "utf8")) as { key: string };
     const file = join(snaps, `${pointer.key}.json`);
-    const good = readFileSync(file, "utf8");
+    // Its JSON text (the file is compressed); written back as text, it is a version-1 file, which loads too.
+    const good = snapshotFileText(file);
     // Altered: a resident's hashed state changed by hand, the key left as it was.
     expect(good).toMatch(/"nearbyCount":\d+/);
     writeFileSync(file, good.replace(/"nearbyCount":(\d+)/, (_m, n: string) => `"nearbyCount":${Number(n) + 1}`));
@@ -196,7 +198,7 @@ describe("probetown CLI", () => {
     rmSync(join(dir, "snapshots", `${key}.json`), { force: true }); // replay writes it (again, if the run kept one)
     const out = JSON.parse((await cli(["replay", dir, "--to-tick", "17", "--snapshot", "--state", "--json"])).out);
     expect(out.snapshot).toContain(`snapshots/${key}.json`);
-    const snap = JSON.parse(readFileSync(join(dir, "snapshots", `${key}.json`), "utf8"));
+    const snap = readSnapshotFile(join(dir, "snapshots", `${key}.json`));
     expect(snap).toMatchObject({ tick: 17, seq: committed[17]!.seq, stateHash: key });
     expect(Object.keys(out.state).sort()).toEqual(["agent/chen-mei", "agent/lin-wei", "agent/liu-yang", "agent/wang-jun", "agent/zhang-hao", "env/auratown"]);
     expect(out.state["agent/lin-wei"].private).toMatchObject({ availability: expect.any(String), rule: expect.any(String) });

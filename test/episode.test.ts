@@ -4,7 +4,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { auratownWorld } from "../actors/auratown/world.ts";
 import { seal, GENESIS_HASH, type LogRecord } from "../events/record.ts";
-import type { EpisodeSnapshot } from "../infra/snapshotStore.ts";
+import { readSnapshotFile, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
 import { stateHashOf } from "../services/distributed/actorHost.ts";
 import { forkEpisode, PROBETOWN_VERSION, runEpisode } from "../services/kernel/episodes.ts";
 import { replayEpisode, restoreHost } from "../services/kernel/replay.ts";
@@ -133,10 +133,10 @@ describe("forks", () => {
     const childAt = 8;
     const key = readdirSync(snapDir)
       .filter((f) => /^[0-9a-f]+\.json$/.test(f))
-      .map((f) => JSON.parse(readFileSync(join(snapDir, f), "utf8")) as EpisodeSnapshot)
+      .map((f) => readSnapshotFile(join(snapDir, f)) as EpisodeSnapshot)
       .find((s) => s.tick === childAt)!.stateHash;
     const file = join(snapDir, `${key}.json`);
-    const snap = JSON.parse(readFileSync(file, "utf8")) as EpisodeSnapshot & { actors: Record<string, { status: string; value: string; context: unknown }> };
+    const snap = readSnapshotFile(file) as EpisodeSnapshot & { actors: Record<string, { status: string; value: string; context: unknown }> };
     const values = new Set<string>();
     for (const [id, a] of Object.entries(snap.actors)) {
       values.add(a.value);
@@ -209,7 +209,7 @@ describe("properties over random seeds", () => {
         expect(files.length).toBe(ticks);
         const committed = new Map(logRecords(r.dir).filter((x) => x.type === "tick.committed").map((x) => [x.tick, (x.payload as { stateHash: string }).stateHash]));
         for (const f of files) {
-          const snap = JSON.parse(readFileSync(join(snapDir, f), "utf8")) as EpisodeSnapshot;
+          const snap = readSnapshotFile(join(snapDir, f)) as EpisodeSnapshot;
           const host = restoreHost(auratownWorld, snap, auratownWorld.applyCondition(auratownWorld.resolveConfig(snap.config), snap.condition), snap.seed, snap.condition);
           expect(stateHashOf(snap.tick, host.digests())).toBe(snap.stateHash);
           expect(committed.get(snap.tick)).toBe(snap.stateHash);
@@ -224,7 +224,7 @@ describe("properties over random seeds", () => {
     const r = await run(11, { ticks: 3 });
     const snapDir = join(r.dir, "snapshots");
     const file = join(snapDir, readdirSync(snapDir).find((f) => /^[0-9a-f]+\.json$/.test(f))!);
-    const snap = JSON.parse(readFileSync(file, "utf8")) as EpisodeSnapshot & { actors: Record<string, { context: { action: string } }> };
+    const snap = readSnapshotFile(file) as EpisodeSnapshot & { actors: Record<string, { context: { action: string } }> };
     snap.actors["agent/lin-wei"]!.context.action = "dancing";
     const config = auratownWorld.resolveConfig(snap.config);
     expect(() => restoreHost(auratownWorld, snap, config, snap.seed, snap.condition)).toThrow(/does not hash to its key/);

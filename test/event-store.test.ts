@@ -174,6 +174,36 @@ describe("file event store", () => {
     expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length).toBeGreaterThan(2);
     expect(readLog(dir).map((r) => r.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
+
+  it("writes a tick's appends at its commit, and rolls segments where it would have appended them one by one", async () => {
+    const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => readFileSync(join(dir, f), "utf8"));
+    const ticks = [[0, 1, 2], [3], [4, 5, 6, 7], [8, 9], [10, 11, 12, 13, 14]];
+    // The same appends, committed after each one, and committed a tick at a time.
+    const eachDir = join(tempDir("commit-each"), "log");
+    const each = createFileEventStore(eachDir, { episode: "ep", segmentBytes: 700, fsync: "never" });
+    const tickDir = join(tempDir("commit-tick"), "log");
+    const byTick = createFileEventStore(tickDir, { episode: "ep", segmentBytes: 700 });
+    const stamp = { ts: "2026-11-29T12:00:00.000Z" };
+    for (const seqs of ticks) {
+      for (const i of seqs) {
+        await each.append([phase(i, `p${i}`)], { expectedSeq: i - 1, meta: () => stamp });
+        await each.commit();
+      }
+      const before = segments(tickDir).join("");
+      for (const i of seqs) await byTick.append([phase(i, `p${i}`)], { expectedSeq: i - 1, meta: () => stamp });
+      // Sealed (the head moved), not yet in the file: a reader sees whole ticks.
+      expect(byTick.head().seq).toBe(seqs.at(-1));
+      expect(segments(tickDir).join("")).toBe(before);
+      await byTick.commit();
+      expect(segments(tickDir)).toEqual(segments(eachDir));
+    }
+    expect(segments(tickDir).length).toBeGreaterThan(2);
+    // What a tick appended before it stopped is written at close, as appending wrote it before.
+    await byTick.append([phase(15, "p15")], { expectedSeq: 14, meta: () => stamp });
+    await byTick.close();
+    await each.close();
+    expect(readLog(tickDir).map((r) => r.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+  });
 });
 
 /** The error scanLog throws for a log, or null. */
@@ -327,9 +357,10 @@ describe("a disk that fills up mid-run", () => {
 
   it("a snapshot the disk cannot take leaves no partial file and names the snapshot", () => {
     const dir = tempDir("diskfull-snap");
-    const script = `import { FileSnapshotStore } from ${JSON.stringify(join(repoRoot, "infra/snapshotStore.ts"))};
+    const script = `import { createHash } from "node:crypto";
+import { FileSnapshotStore } from ${JSON.stringify(join(repoRoot, "infra/snapshotStore.ts"))};
 const store = new FileSnapshotStore(${JSON.stringify(dir)});
-await store.put({ world: "w", episode: "e", seed: 1, condition: "c", config: {}, tick: 3, seq: 9, headHash: "0".repeat(64), stateHash: "a".repeat(64), parts: {}, actors: { big: "x".repeat(200000) } });`;
+await store.put({ world: "w", episode: "e", seed: 1, condition: "c", config: {}, tick: 3, seq: 9, headHash: "0".repeat(64), stateHash: "a".repeat(64), parts: {}, actors: { big: Array.from({ length: 4000 }, (_, i) => createHash("sha256").update(String(i)).digest("base64")).join("") } });`;
     const r = spawnSync("bash", ["-c", `ulimit -f 16; exec "$0" --input-type=module -e "$1"`, process.execPath, script], { encoding: "utf8" });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(`could not store the snapshot of tick 3`);

@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { join } from "node:path";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
-import { FileSnapshotStore, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
+import { FileSnapshotStore, readSnapshotFile, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
 import { logLines, logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { openFileEventStoreForAppend } from "../infra/fileEventStore.ts";
@@ -13,7 +13,7 @@ import { openFileEventStoreForAppend } from "../infra/fileEventStore.ts";
 const quiet = { trace: { exporter: "none" } } as const;
 
 /** A copy of a finished run's directory as a crash would leave it: the first `keep` records, half of the next, snapshots up to `snapshotTick`. */
-function crashedCopy(full: string, keep: number, snapshotTick: number | null): string {
+async function crashedCopy(full: string, keep: number, snapshotTick: number | null): Promise<string> {
   const dir = join(tempDir("crashed"), "ep");
   mkdirSync(join(dir, "log"), { recursive: true });
   const lines = logLines(full);
@@ -23,8 +23,8 @@ function crashedCopy(full: string, keep: number, snapshotTick: number | null): s
     const store = new FileSnapshotStore(join(dir, "snapshots"));
     const snapDir = join(full, "snapshots");
     for (const f of readdirSync(snapDir).filter((name) => /^[0-9a-f]+\.json$/.test(name))) {
-      const snap = JSON.parse(readFileSync(join(snapDir, f), "utf8")) as EpisodeSnapshot;
-      if (snap.tick <= snapshotTick) void store.put(snap);
+      const snap = readSnapshotFile(join(snapDir, f)) as EpisodeSnapshot;
+      if (snap.tick <= snapshotTick) await store.put(snap);
     }
   }
   return dir;
@@ -36,7 +36,7 @@ describe("resuming an interrupted episode", () => {
     const full = await runEpisode({ world: "auratown", seed: 17, ticks: 10, dir: join(tempDir("full"), "ep"), snapshotEvery: 1, ...quiet });
     const records = logRecords(full.dir);
     const tick6 = records.findIndex((r) => r.tick === 6 && r.type === "tick.phase");
-    const dir = crashedCopy(full.dir, tick6 + 5, 4);
+    const dir = await crashedCopy(full.dir, tick6 + 5, 4);
     const resumed = await runEpisode({ world: "auratown", seed: 17, ticks: 10, dir, resume: true, ...quiet });
     expect(resumed.resumedAfterTick).toBe(4);
     expect(resumed.stateHash).toBe(full.stateHash);
@@ -47,7 +47,7 @@ describe("resuming an interrupted episode", () => {
 
   it("starts over from the first tick when no snapshot was kept, still appending nothing twice", async () => {
     const full = await runEpisode({ world: "auratown", seed: 18, ticks: 6, dir: join(tempDir("full"), "ep"), ...quiet });
-    const dir = crashedCopy(full.dir, 40, null);
+    const dir = await crashedCopy(full.dir, 40, null);
     const resumed = await runEpisode({ world: "auratown", seed: 18, ticks: 6, dir, resume: true, ...quiet });
     expect(resumed.resumedAfterTick).toBe(-1);
     expect(logRecords(dir).map(withoutMetaLine)).toEqual(logRecords(full.dir).map(withoutMetaLine));
@@ -70,7 +70,7 @@ describe("resuming a log cut back behind its snapshots", () => {
     const records = logRecords(full.dir);
     // A crash (or `repair` of a torn tail) left the log part-way through tick 6; the snapshots of ticks 6–9 outlived it.
     const tick6 = records.findIndex((r) => r.tick === 6 && r.type === "tick.phase");
-    const dir = crashedCopy(full.dir, tick6 + 3, 9);
+    const dir = await crashedCopy(full.dir, tick6 + 3, 9);
     const kept = readdirSync(join(dir, "snapshots")).sort();
     expect(JSON.parse(readFileSync(join(dir, "snapshots", "latest.json"), "utf8"))).toMatchObject({ tick: 9 });
     // Cut as `repair` cuts it: verify holds, and says the snapshots outlived the ticks the log lost.
@@ -94,11 +94,11 @@ describe("resuming a log cut back behind its snapshots", () => {
     const full = await runEpisode({ world: "auratown", seed: 22, ticks: 8, dir: join(tempDir("full"), "ep"), snapshotEvery: 1, ...quiet });
     const records = logRecords(full.dir);
     const tick5 = records.findIndex((r) => r.tick === 5 && r.type === "tick.phase");
-    const dir = crashedCopy(full.dir, tick5 + 2, 7);
+    const dir = await crashedCopy(full.dir, tick5 + 2, 7);
     // Only snapshots past the cut are left (those of ticks the log holds were removed as a cache).
     for (const f of readdirSync(join(dir, "snapshots"))) {
       if (f === "latest.json") continue;
-      const tick = (JSON.parse(readFileSync(join(dir, "snapshots", f), "utf8")) as EpisodeSnapshot).tick;
+      const tick = (readSnapshotFile(join(dir, "snapshots", f)) as EpisodeSnapshot).tick;
       if (tick < 5) rmSync(join(dir, "snapshots", f));
     }
     const notes: string[] = [];
@@ -114,7 +114,7 @@ describe("resuming with a damaged latest-snapshot pointer", () => {
     const full = await runEpisode({ world: "auratown", seed: 23, ticks: 8, dir: join(tempDir("full"), "ep"), snapshotEvery: 1, ...quiet });
     const records = logRecords(full.dir);
     const tick5 = records.findIndex((r) => r.tick === 5 && r.type === "tick.phase");
-    const dir = crashedCopy(full.dir, tick5 + 2, 4);
+    const dir = await crashedCopy(full.dir, tick5 + 2, 4);
     for (const damage of ["{\"key\": \"not a hash\", \"tick\": 4}", "{\"key\": \"ab"]) {
       const copy = join(tempDir("damaged-pointer"), "ep");
       cpSync(dir, copy, { recursive: true });

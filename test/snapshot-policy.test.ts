@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { forkEpisode, runEpisode, snapshotPolicyOf } from "../services/kernel/episodes.ts";
 import { headerOf, nearestSnapshot, replayedSnapshot } from "../services/kernel/replay.ts";
 import { ACTOR_SNAPSHOT_BYTES, DEFAULT_SNAPSHOT_MS, MIN_LOG_BYTES, snapshotDue, SnapshotSchedule, type SinceLastSnapshot } from "../services/kernel/snapshotPolicy.ts";
-import { FileSnapshotStore, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
+import { FileSnapshotStore, readSnapshotFile, type EpisodeSnapshot } from "../infra/snapshotStore.ts";
 import { SnapshotDamaged } from "../events/errors.ts";
 import { logLines, logRecords, tempDir, withoutMetaLine } from "./helpers.ts";
 
@@ -91,7 +91,7 @@ describe("the snapshot decision", () => {
 const snapshotTicks = (dir: string): number[] =>
   readdirSync(join(dir, "snapshots"))
     .filter((f) => f !== "latest.json")
-    .map((f) => (JSON.parse(readFileSync(join(dir, "snapshots", f), "utf8")) as EpisodeSnapshot).tick)
+    .map((f) => (readSnapshotFile(join(dir, "snapshots", f)) as EpisodeSnapshot).tick)
     .sort((a, b) => a - b);
 
 const lastHash = (dir: string): string => logRecords(dir).at(-1)!.hash;
@@ -176,7 +176,7 @@ describe("resume and fork between snapshots", () => {
     const segment = readdirSync(join(dir, "log")).filter((f) => f.endsWith(".jsonl"));
     expect(segment).toHaveLength(1);
     writeFileSync(join(dir, "log", segment[0]!), lines.slice(0, cut).join("\n") + "\n");
-    for (const f of readdirSync(join(dir, "snapshots"))) if (f === "latest.json" || (JSON.parse(readFileSync(join(dir, "snapshots", f), "utf8")) as EpisodeSnapshot).tick > 4) rmSync(join(dir, "snapshots", f));
+    for (const f of readdirSync(join(dir, "snapshots"))) if (f === "latest.json" || (readSnapshotFile(join(dir, "snapshots", f)) as EpisodeSnapshot).tick > 4) rmSync(join(dir, "snapshots", f));
     writeFileSync(join(dir, "snapshots", "latest.json"), JSON.stringify({ key: (records.find((r) => r.type === "tick.committed" && r.tick === 4)!.payload as { stateHash: string }).stateHash, tick: 4 }));
     const resumed = await runEpisode({ world: "auratown", seed: 34, ticks: 12, dir, resume: true, ...quiet });
     expect(resumed.resumedAfterTick).toBe(4);

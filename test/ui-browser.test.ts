@@ -135,6 +135,7 @@ describe("probetown ui in Chromium", () => {
       const draft: Draft = { type: "tick.phase", from: "episode", to: "*", payload: { phase: "appended-live" }, tick: last.tick, cause: null };
       const appendedAt = performance.now();
       const [appended] = await store.append([draft], { expectedSeq: last.seq });
+      await store.commit(); // the file store writes a tick's records at its commit
       await page.waitForSelector(`rect.mark[data-seq="${appended!.seq}"]`, WAIT);
       const latency = performance.now() - appendedAt;
       // Measured and kept, not asserted: the bound is asserted in process (ui-live.test.ts), where a

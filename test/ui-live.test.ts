@@ -96,11 +96,13 @@ describe("probetown ui: live episodes", () => {
     const stream = await live(`/api/live?id=live&after=${last.seq}`);
     expect(stream.status).toBe(200);
     expect((await stream.next("ready")).data).toEqual({ after: last.seq });
-    // Appended as a running episode appends: through its store, holding the writer lock.
+    // Appended as a running episode appends: through its store, holding the writer lock, and
+    // committed (the file store writes a tick's records at its commit).
     const { store } = openFileEventStoreForAppend(join(dir, "log"), { episode: last.episode, fsync: "never" });
     fileStores.push(store);
     const appendedAt = performance.now();
     const [appended] = await store.append([phase(last.tick, "live")], { expectedSeq: last.seq });
+    await store.commit();
     const event = await stream.next("records");
     const latency = event.at - appendedAt;
     console.log(`file log: record seen on the live stream ${latency.toFixed(0)} ms after its append`);
@@ -111,6 +113,7 @@ describe("probetown ui: live episodes", () => {
     expect((await get("/api/records?id=live")).body.total).toBe(before.length + 1);
     // Two more in one append: one batch (or more), in order, nothing twice.
     await store.append([phase(last.tick, "x"), phase(last.tick, "y")], { expectedSeq: appended!.seq });
+    await store.commit();
     await until(() => stream.events.filter((e) => e.event === "records").flatMap((e) => (e.data as { records: LogRecord[] }).records).length === 3, "the next two records on the stream");
     expect(stream.events.filter((e) => e.event === "records").flatMap((e) => (e.data as { records: LogRecord[] }).records.map((r) => r.seq))).toEqual([1, 2, 3].map((k) => last.seq + k));
   });

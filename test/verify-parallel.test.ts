@@ -10,6 +10,7 @@ import { GENESIS_HASH, recordBody, sealedLine, type LogRecord } from "../events/
 import { verifyEpisode, type VerifyReport } from "../services/kernel/verify.ts";
 import { replayInSpans } from "../services/kernel/verifySpans.ts";
 import { layoutOf } from "../services/kernel/replay.ts";
+import { snapshotFileText } from "../infra/snapshotStore.ts";
 import replaySpan from "../services/kernel/verifySpanWorker.ts";
 import { firstSegment, runCli, tempDir } from "./helpers.ts";
 
@@ -88,7 +89,7 @@ describe("verify in spans between snapshots", () => {
     const keyOf = (r: LogRecord) => (r.payload as { stateHash: string }).stateHash;
     const snapshotOf = (dir: string, tick: number) => join(dir, "snapshots", `${keyOf(committed.find((r) => r.tick === tick)!)}.json`);
     const alterSnapshot = (file: string) => {
-      const text = readFileSync(file, "utf8");
+      const text = snapshotFileText(file);
       expect(text).toMatch(/"nearbyCount":\d+/);
       writeFileSync(file, text.replace(/"nearbyCount":(\d+)/, (_m, n: string) => `"nearbyCount":${Number(n) + 1}`));
     };

@@ -2,7 +2,7 @@
 // either store. JetStream: a writer paused past its lock's ttl (its renewals stopped, so the entry
 // may have expired and been taken) fences itself at its next append or renewal. Files: a pid lock
 // does not expire, but a lock file that names another process (taken over from a host that saw
-// this pid as dead) or was removed fences the writer at its next append.
+// this pid as dead) or was removed fences the writer at its next write (its tick's commit).
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,7 +32,7 @@ const expectFenced = (error: unknown, fence: StaleWriter["fence"]) => {
 describe("fencing a file-store writer", () => {
   const work = tempDir("fencing");
 
-  it("a writer whose lock file names another process, or was removed, cannot append; close leaves the other's lock", async () => {
+  it("a writer whose lock file names another process, or was removed, writes nothing more; close leaves the other's lock", async () => {
     for (const how of ["taken", "removed"] as const) {
       const log = join(work, how, "log");
       const store = createFileEventStore(log, { episode: `e-${how}` });
@@ -45,9 +45,14 @@ describe("fencing a file-store writer", () => {
       // As takePidLock takes over a lock whose holder it sees dead (from another host, say).
       if (how === "taken") writeFileSync(lockFile, "4194000\n");
       else writeFileSync(lockFile, "");
-      expectFenced(await rejection(store.append([phase(2)], { expectedSeq: 1 })), "lock-taken-over");
+      // A tick's records are written at its commit, after the lock is checked: the commit is
+      // refused, and the tick's records appended before the takeover are not written either.
+      await store.append([phase(2)], { expectedSeq: 1 });
+      expectFenced(await rejection(store.commit()), "lock-taken-over");
+      // Fenced for good: nothing more is taken.
+      expectFenced(await rejection(store.append([phase(1)], { expectedSeq: 0 })), "lock-taken-over");
       await store.close();
-      expect(readLog(log).map((r) => r.seq)).toEqual([0, 1]);
+      expect(readLog(log).map((r) => r.seq)).toEqual([0]);
       if (how === "taken") expect(readFileSync(lockFile, "utf8")).toBe("4194000\n");
     }
   });
