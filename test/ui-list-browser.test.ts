@@ -11,7 +11,7 @@ import { usageFromRecords } from "../services/llm/usage.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { SWEEP_PROGRESS_FILE } from "../services/kernel/sweepProgressFile.ts";
 import { logRecords, runCli } from "./helpers.ts";
-import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
+import { ARTEFACTS, checkView, findChromium, openDashboard, openPage } from "./uiBrowser.ts";
 import { FIXTURE_MODEL, modelCallsEpisode, uiFixture, type UiFixture } from "./uiFixtures.ts";
 
 const executablePath = findChromium();
@@ -20,20 +20,19 @@ const WAIT = { timeout: 60_000 };
 let fixture: UiFixture;
 let server: UiServer | undefined;
 let browser: Browser | undefined;
+let ui: Awaited<ReturnType<typeof openDashboard>> | undefined;
 
 beforeAll(async () => {
   if (executablePath === null) return;
   fixture = await uiFixture();
   await modelCallsEpisode(join(fixture.runs, "household"));
-  server = await startUi({ runs: fixture.runs, port: 0, host: "127.0.0.1" });
-  await server.verification.settled();
-  browser = await launchChromium(executablePath);
-  mkdirSync(ARTEFACTS, { recursive: true });
+  ui = await openDashboard(executablePath, fixture.runs);
+  ({ server, browser } = ui);
+  await ui.server.verification.settled();
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
 });
 
 const cell = (page: Page, id: string, column: string) => page.locator(`tr.episode[data-id="${id}"] td.${column}`).innerText();

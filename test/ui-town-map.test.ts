@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { logRecords, tempDir } from "./helpers.ts";
-import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
+import { ARTEFACTS, checkView, findChromium, openDashboard, openPage } from "./uiBrowser.ts";
 
 const executablePath = findChromium();
 const WAIT = { timeout: 60_000 };
@@ -19,20 +19,19 @@ const RESIDENTS = 65;
 let runs: string;
 let server: UiServer | undefined;
 let browser: Browser | undefined;
+let ui: Awaited<ReturnType<typeof openDashboard>> | undefined;
 
 beforeAll(async () => {
   if (executablePath === null) return;
   runs = join(tempDir("ui-town-map"), "runs");
   // Incidents every tick, so the first tick has one to mark.
   await runEpisode({ world: "auratown", seed: 5, ticks: 3, dir: join(runs, "big"), config: { extraAgents: RESIDENTS - 5, incidents: { rate: 1, stressfulShare: 0.5 } }, trace: { exporter: "none" }, fsync: "never" });
-  server = await startUi({ runs, port: 0, host: "127.0.0.1" });
-  browser = await launchChromium(executablePath);
-  mkdirSync(ARTEFACTS, { recursive: true });
+  ui = await openDashboard(executablePath, runs);
+  ({ server, browser } = ui);
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
 });
 
 describe("the town replay's map for a large town", () => {

@@ -9,7 +9,7 @@ import type { Browser, Request, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUi, type UiServer } from "../services/ui/server.ts";
 import { runCli, tempDir } from "./helpers.ts";
-import { ARTEFACTS, checkView, findChromium, launchChromium, openPage } from "./uiBrowser.ts";
+import { ARTEFACTS, checkView, findChromium, openDashboard, openPage } from "./uiBrowser.ts";
 
 const executablePath = findChromium();
 const WAIT = { timeout: 60_000 };
@@ -19,6 +19,7 @@ let runs: string;
 let printed: string;
 let server: UiServer | undefined;
 let browser: Browser | undefined;
+let ui: Awaited<ReturnType<typeof openDashboard>> | undefined;
 
 beforeAll(async () => {
   runs = join(tempDir("ui-town-replay"), "runs");
@@ -28,14 +29,12 @@ beforeAll(async () => {
   expect(run.code).toBe(0);
   printed = run.out;
   if (executablePath === null) return;
-  server = await startUi({ runs, port: 0, host: "127.0.0.1" });
-  browser = await launchChromium(executablePath);
-  mkdirSync(ARTEFACTS, { recursive: true });
+  ui = await openDashboard(executablePath, runs);
+  ({ server, browser } = ui);
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
 });
 
 /** The page the run printed, on the test's server. */

@@ -1,11 +1,12 @@
 // The dashboard's browser tests' shared parts: where Chromium is, and the check every view passes
 // (axe-core finds no serious or critical violation; the page is saved as a screenshot).
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { startUi, type UiServer } from "../services/ui/server.ts";
 import { repoRoot } from "./helpers.ts";
 
 export function findChromium(): string | null {
@@ -49,4 +50,12 @@ export async function openPage(browser: Browser): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.setDefaultTimeout(60_000);
   return page;
+}
+
+/** The dashboard on `runs` and a headless Chromium, as each browser test opens them; `close` ends both. */
+export async function openDashboard(executablePath: string, runs: string): Promise<{ server: UiServer; browser: Browser; close: () => Promise<void> }> {
+  const server = await startUi({ runs, port: 0, host: "127.0.0.1" });
+  const browser = await launchChromium(executablePath);
+  mkdirSync(ARTEFACTS, { recursive: true });
+  return { server, browser, close: async () => { await browser.close(); await server.close(); } };
 }

@@ -13,7 +13,7 @@ import { llmRequest, type LlmRequestedPayload } from "../../events/llm.ts";
 import { parseJsonObject } from "../aura/llm.ts";
 import { render, type Kb, type PublicLayout } from "./knowledge.ts";
 import { GOAL_PREDICATES, parseSexp } from "./pddl.ts";
-import type { ProbeAnswer, ProbeQuestion } from "./probes.ts";
+import { factOf, type ProbeAnswer, type ProbeQuestion } from "./probes.ts";
 import { formatAction, parseAction, type Action, type RoomView } from "./rules.ts";
 import { ACTION_NAMES } from "./task.ts";
 
@@ -239,19 +239,9 @@ export interface ProbeSpec {
 const PROBES_LINE = "PROBES: ";
 const UNKNOWN_PREDICATE = "unknown";
 
-const factLiteral = (fact: string): { pred: string; args: string[] } | null => {
-  try {
-    const s = parseSexp(fact);
-    if (typeof s === "string" || s.some((x) => typeof x !== "string")) return null;
-    return { pred: s[0] as string, args: s.slice(1) as string[] };
-  } catch {
-    return null;
-  }
-};
-
 /** A probe's line, in the release's wording: depth 1 asks whether the fact holds; deeper, what the next agent would report. */
 function probeLine(q: ProbeQuestion, self: string): string {
-  const l = factLiteral(q.fact);
+  const l = factOf(q.fact);
   const fact = render(q.fact, self);
   const entities = l === null ? "" : ` for ordered entities [${l.args.join(", ")}]`;
   return q.depth === 1 ? `${q.probeId}: Report whether "${fact}" holds${entities}.` : `${q.probeId}: Predict what ${q.subjects[0]} would report about "${fact}"${entities}.`;
@@ -266,7 +256,7 @@ const PROBE_INSTRUCTIONS = "The episode is over. Do not propose any more actions
  * answer format. T 0, JSON mode, output `household-probes`.
  */
 export function probeRequest(model: string, kb: Kb, layout: PublicLayout, self: string, turn: number, maxTurns: number, history: readonly TurnRecord[], questions: readonly ProbeQuestion[]): LlmRequestedPayload {
-  const entities = [...new Set(questions.flatMap((q) => factLiteral(q.fact)?.args ?? []))];
+  const entities = [...new Set(questions.flatMap((q) => factOf(q.fact)?.args ?? []))];
   const spec: ProbeSpec = { ids: questions.map((q) => q.probeId), predicates: Object.fromEntries(Object.entries(GOAL_PREDICATES).map(([p, sig]) => [p, sig.length])), entities };
   const user = [
     `You are ${self}. The episode ended after turn ${turn + 1} of ${maxTurns}.`,

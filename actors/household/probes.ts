@@ -59,7 +59,8 @@ export function probeQuestions(c: CompiledTask): Map<string, ProbeQuestion[]> {
   return byAgent;
 }
 
-const factOf = (fact: string): Literal | null => {
+/** A probe's fact "(pred a b)" as a literal, or null when it is not a flat one. */
+export const factOf = (fact: string): Literal | null => {
   try {
     const s = parseSexp(fact);
     if (typeof s === "string" || s.some((x) => typeof x !== "string")) return null;
