@@ -35,6 +35,7 @@ const SPLITS = [
   { name: "dev17 (PA, PB, PC)", file: join(DATA, "implicit", "dev17.json") },
   { name: "dev18 (RA, RB, RC)", file: join(DATA, "implicit", "dev18.json") },
   { name: "dev19 (SA, SB, SC)", file: join(DATA, "implicit", "dev19.json") },
+  { name: "dev20 (TA, TB, TC)", file: join(DATA, "implicit", "dev20.json") },
   { name: "test (G, H)", file: join(DATA, "implicit", "test.json") },
 ].filter((s) => existsSync(s.file));
 
