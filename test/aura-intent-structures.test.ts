@@ -554,3 +554,50 @@ describe("people in a table's rows, before a dash, by first name, through 'as', 
     expect(analyseQuery("Does Oskar see the job as too hard?", skiShop).hidden).not.toEqual([]);
   });
 });
+
+// A bakery's morning as a rota and a note: a role as a capitalised word or a label before the name,
+// a person named by title and surname only, a priest by "Father", a nickname after "and", an aunt.
+// The test file's own scene.
+const bakeryRota: PerceivedScene = {
+  summary: [
+    "Rosehill Bakery, Monday rota (written by the manager at 6:15 AM).",
+    "6:15 AM - Ovens: Baker: Tomas Ruiz, on the bread since four.",
+    "6:15 AM - Counter: Cashier Priya Nair serving the first customers; her nephew Dev works the coffee machine, and Pip - Pippa Grey, our delivery driver - is loading the van.",
+    "7:00 AM - Mrs. Okafor from the church hall comes to collect the order; Father Liam will say grace at the opening.",
+  ].join("\n"),
+  time: "06:15",
+  focus: "Counter",
+  public: {
+    "Tomas Ruiz": { location: "Ovens", action: "baking bread" },
+    "Priya Nair": { location: "Counter", action: "serving customers" },
+    "Dev Nair": { location: "Counter", action: "making coffee" },
+    "Pippa Grey": { location: "Yard", action: "loading the van" },
+    "Ada Okafor": { location: "Church Hall", action: "waiting for the order" },
+    "Liam Byrne": { location: "Counter", action: "chatting with customers" },
+  },
+};
+
+describe("people in a rota: labels, capitalised roles, title and surname, a nickname after 'and', kin", () => {
+  const profiles = () => profilesOf(bakeryRota.summary, Object.keys(bakeryRota.public), bakeryRota.public, "wink");
+
+  it("reads a label before a colon and a capitalised role word before the name as the role", () => {
+    expect(profiles()["Tomas Ruiz"]!.heads).toContain("baker");
+    expect(profiles()["Priya Nair"]!.heads).toContain("cashier");
+    // "Ovens:", "Counter:" name places, not roles.
+    expect(profiles()["Tomas Ruiz"]!.heads).not.toContain("ovens");
+  });
+
+  it("reads a person written by title and surname only, and 'Father' as a priest's title", () => {
+    expect(profiles()["Ada Okafor"]!.about).toContain("church");
+    expect(who("Has the priest arrived?", bakeryRota)).toEqual(["Liam Byrne"]);
+  });
+
+  it("reads a dash nickname after 'and', and an aunt as a nephew's inverse", () => {
+    expect(who("Is Pip free?", bakeryRota)).toEqual(["Pippa Grey"]);
+    expect(analyseQuery("Does Dev think his aunt is too busy to talk?", bakeryRota).secondOrder).toMatchObject({ believer: "Dev Nair", target: "Priya Nair" });
+  });
+
+  it("reads a report's clause whose subject has a title with its period ('Mrs.')", () => {
+    expect(analyseQuery("Would Tomas say Mrs. Okafor is cross?", bakeryRota).secondOrder).toMatchObject({ believer: "Tomas Ruiz", target: "Ada Okafor" });
+  });
+});

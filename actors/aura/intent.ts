@@ -352,7 +352,8 @@ type BeliefCue = Cue & { readonly believer?: Mention | undefined; readonly bySha
 const someoneWord = (u: Token): boolean => (hasCue([u], "pronoun") && !hasCue([u], "first_person")) || hasCue([u], "relation") || hasCue([u], "activity") || isPersonNoun(u.text) || u.text === "someone" || u.text === "somebody";
 
 const MODALS = new Set(["will", "would", "can", "could", "may", "might", "shall", "should", "must"]);
-const honorificWord = (t: Token | undefined) => t !== undefined && (t.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof|professor)$/.test(t.text));
+// (a tagger may keep the period on the word: "mrs.")
+const honorificWord = (t: Token | undefined) => t !== undefined && (t.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof|professor)\.?$/.test(t.text));
 
 /**
  * Whether a mention is the subject of an inverted question with do-support or a modal ("does X
@@ -427,11 +428,10 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   });
   // "How does Y come across to X", "does Y seem busy to X": X's impression of Y.
   const appearance = cuesOf(tokens, "appearance");
-  const honorific = (t: Token | undefined) => t !== undefined && (t.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof)$/.test(t.text));
   // A pronoun before a noun is a determiner ("up to his elbows"), not the person spoken to.
   const personAt = (i: number) => {
     let j = i;
-    while (honorific(tokens[j])) j++;
+    while (honorificWord(tokens[j])) j++;
     return mentions.some((m) => m.start === j && !(m.by === "pronoun" && tokens[m.end]?.pos === "NOUN"));
   };
   // … in the same sentence as the appearance word ("When does he come off watch? I need to talk to him" is not).
@@ -485,7 +485,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     if (c.byShape === true || (k >= 0 && (personLike(tokens[k]!, k) || mentions.some((m) => m.end === k + 1)))) someoneBelieves = true;
     let believer: Mention | undefined = c.believer;
     if (believer !== undefined) someoneBelieves = true;
-    else if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorific));
+    else if (isPreposition.has(c.start)) believer = mentions.find((m) => m.start >= c.end && m.start <= c.end + 3 && tokens.slice(c.end, m.start).every(honorificWord));
     else {
       const before = mentions.filter((m) => m.end <= c.start).at(-1);
       const between = before === undefined ? [] : tokens.slice(before.end, c.start);
@@ -558,7 +558,7 @@ function embeddedQuestions(tokens: readonly Token[], mentions: readonly Mention[
   for (const a of mentions) {
     if (a.by === "pronoun") continue;
     let k = a.start - 1;
-    while (k >= 0 && (tokens[k]!.text === "." || /^(mr|mrs|ms|miss|mx|dr|prof)\.?$/.test(tokens[k]!.text))) k--;
+    while (k >= 0 && honorificWord(tokens[k])) k--;
     const before = tokens[k];
     const subject = before !== undefined && before.pos === "AUX" && (k === 0 || tokens[k - 1]!.pos === "PUNCT");
     if (!subject) continue;

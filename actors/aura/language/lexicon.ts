@@ -8,7 +8,7 @@ export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation"
   | "fact_past" | "fact_plan" | "fact_events" | "fact_unanswerable" | "fact_time" | "fact_self" | "fact_near" | "fact_everyone" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "kin_child" | "kin_parent" | "kin_sibling" | "superior" | "superior_head" | "body_part";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling" | "superior" | "superior_head" | "body_part";
 
 export interface LexiconEntry {
   readonly term: string;
@@ -67,9 +67,9 @@ export const AGE_WORDS = {
   old: LEXICON.entries.filter((e) => e.category === "age_old").map((e) => e.term),
   young: LEXICON.entries.filter((e) => e.category === "age_young").map((e) => e.term),
 };
-/** Kinship words by class (WordNet's hyponyms of offspring, parent and sibling): whose child, parent or sibling a query asks. */
-export type KinClass = "kin_child" | "kin_parent" | "kin_sibling";
-const KIN_WORDS: ReadonlyMap<string, KinClass> = new Map(LEXICON.entries.filter((e) => e.category === "kin_child" || e.category === "kin_parent" || e.category === "kin_sibling").map((e) => [e.term, e.category as KinClass]));
+/** Kinship words by class (WordNet's hyponyms of offspring, parent and sibling; aunts, uncles, nieces, nephews): whose kin a query asks. */
+export type KinClass = "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling";
+const KIN_WORDS: ReadonlyMap<string, KinClass> = new Map(LEXICON.entries.filter((e) => e.category.startsWith("kin_")).map((e) => [e.term, e.category as KinClass]));
 export const kinClassOf = (word: string): KinClass | undefined => KIN_WORDS.get(word);
 /** Report verbs (WordNet verb.communication): a belief only with a content complement ("told X that …", not "told X to …"). */
 export const REPORT_VERBS: ReadonlySet<string> = new Set(LEXICON.entries.filter((e) => e.category === "belief_verb" && e.from === "verb.communication").map((e) => e.term));

@@ -176,13 +176,22 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     // A summary may give only the first name ("Lucia's 14-year-old, Mateo,"): it names them when no
     // one else on the roster has it.
     const given = name.split(/\s+/)[0]!;
-    const written = writtenAs(parts) ?? (parts.length > 1 && roster.filter((n) => n.split(/\s+/)[0] === given).length === 1 ? writtenAs([escape(given)]) : null);
+    // … or only the surname, after a title ("Dr. Mensah", "Mrs. Nowak"), when no one else has it.
+    const surname = name.split(/\s+/).at(-1)!;
+    const bySurname = () => {
+      const w = parts.length > 1 && roster.filter((n) => n.split(/\s+/).at(-1) === surname).length === 1 ? writtenAs([escape(surname)]) : null;
+      return w !== null && w[1] !== undefined && (TITLES.has(w[1].toLowerCase()) || HONORIFICS.has(w[1].toLowerCase())) ? w : null;
+    };
+    const written = writtenAs(parts) ?? (parts.length > 1 && roster.filter((n) => n.split(/\s+/)[0] === given).length === 1 ? writtenAs([escape(given)]) : null) ?? bySurname();
     if (written !== null) {
       const [, title, ...rest] = written;
       const note = rest.at(-1);
       for (const nick of rest.slice(0, -1)) if (nick !== undefined) addNickname(nick);
       const titled = title === undefined ? undefined : TITLES.get(title.toLowerCase());
       if (titled !== undefined) addRole(tokenize(titled, tokenizer));
+      // A capitalised word before the name that is no title is the lead's last word ("Producer Hannah
+      // Schultz"), read with what stands before it.
+      const leadEnd = title !== undefined && titled === undefined && !HONORIFICS.has(title.toLowerCase()) ? written.index + written[0].indexOf(title) + title.length : written.index;
       readNote(note ?? "");
       readKin(note ?? "");
       // The summary may say who they are in prose instead: an appositive after the name (", the
@@ -205,14 +214,26 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       }
       // … or a noun phrase set off before it by a comma at a sentence's start ("The client, Marguerite …").
       // (a line break ends a list item or a table row as a sentence's end does)
-      const before = summary.slice(0, written.index).split(/[,;:.()\n]/);
-      const fronted = before.length >= 2 && before.at(-1)!.trim() === "" && /(?:^|[.:;\n]\s*)[^,;:.()\n]*,\s*$/.test(summary.slice(0, written.index));
+      const before = summary.slice(0, leadEnd).split(/[,;:.()\n]/);
+      const fronted = before.length >= 2 && before.at(-1)!.trim() === "" && /(?:^|[.:;\n]\s*)[^,;:.()\n]*,\s*$/.test(summary.slice(0, leadEnd));
+      // … or a label before a colon that names a person ("Presenter: Ines Carvalho"; not "Control Room:").
+      const label = /(?:^|[.;:\n]\s*)([^,;:.()\n]{2,40}):[ \t]*$/.exec(summary.slice(0, leadEnd))?.[1];
+      const labelTokens = label === undefined ? [] : tokenize(label.toLowerCase(), tokenizer).filter((t) => t.pos !== "PUNCT");
+      const labelHead = labelTokens.at(-1);
+      if (labelHead !== undefined && labelTokens.length <= 3 && (isMainlyPersonNoun(labelHead.lemma) || isMainlyPersonNoun(labelHead.text))) addRole(labelTokens);
       const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/).at(-1)!;
       const leadTokens = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
       const leadHead = leadTokens.at(-1);
       // "Lucia's 14-year-old, Mateo": an age said of someone's own is their child, of that age.
       const agedOwn = /(?:['’]s|\b(?:her|his|their|our|my))\s+(\d{1,3})-year-old\s*$/.exec(lead);
       readKin(lead);
+      // "her nephew Dev", "His wife Leila": kin of whoever the text named last before them.
+      const theirKin = /\b(?:his|her|their)\s+([a-z]+)\s*$/i.exec(lead)?.[1]?.toLowerCase();
+      if (theirKin !== undefined && kinClass(theirKin) !== undefined) {
+        const prefix = summary.slice(0, leadEnd);
+        const last = roster.filter((n) => n !== name).map((n) => [n, Math.max(...n.split(/\s+/).map((w) => prefix.search(new RegExp(`\\b${escape(w)}\\b(?![\\s\\S]*\\b${escape(w)}\\b)`))))] as const).filter(([, at]) => at >= 0).sort((a, b) => b[1] - a[1])[0];
+        if (last !== undefined) kin.push({ of: last[0], word: theirKin });
+      }
       if (agedOwn !== null) {
         addRole(tokenize("child", tokenizer));
         const age = Number(agedOwn[1]);
@@ -222,7 +243,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       else if (leadTokens.length > 0 && leadTokens.length <= 2 && leadTokens.every((t) => t.pos === "ADJ" && /^[a-z]/.test(t.text))) about.push(...contentWords(leadTokens));
       // A capitalised phrase set off by a dash just before the name, naming no place, is what
       // they are called ("Main Dome: Big K - Kwame Mensah, …").
-      const dashed = /(?:^|[:\n])\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, written.index).split(/[,;(]/).at(-1)!);
+      const dashed = /(?:^|[:\n]|\b(?:and|while|with)\b)\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, leadEnd).split(/[,;(]/).at(-1)!);
       if (dashed !== null && !places.has(dashed[1]!.toLowerCase())) addNickname(dashed[1]!);
     }
     out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }) };
@@ -255,7 +276,7 @@ function best(scores: ReadonlyArray<[string, number]>): string | null {
 }
 
 const kinClass = kinClassOf;
-const INVERSE_KIN: Readonly<Record<KinClass, KinClass>> = { kin_child: "kin_parent", kin_parent: "kin_child", kin_sibling: "kin_sibling" };
+const INVERSE_KIN: Readonly<Record<KinClass, KinClass>> = { kin_child: "kin_parent", kin_parent: "kin_child", kin_sibling: "kin_sibling", kin_avuncular: "kin_nibling", kin_nibling: "kin_avuncular" };
 const isNounish = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "VERB";
 const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
 const DEFINITE = new Set(["the", "this", "that", "these", "those"]);
