@@ -24,6 +24,7 @@ import type { LlmResponder } from "../kernel/sequencer.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import type { SweepChunk, SweepChunkResult } from "./sweepWorker.ts";
 import { InternalError } from "../../events/internalError.ts";
+import { LOG_FORMATS, type LogFormat } from "./direct.ts";
 
 export interface EnvprobeJob {
   readonly world: Kind;
@@ -49,6 +50,8 @@ export interface SweepSpec {
   readonly workers?: number;
   /** Config overrides for every episode (e.g. horizon, calibration, writeBack). */
   readonly config?: Readonly<Record<string, unknown>>;
+  /** The logs' format (default 2, compact; 1: a sealed record a line). Not a difference between two runs of a sweep: either format's finished log is kept. */
+  readonly logFormat?: LogFormat;
 }
 
 export interface SweepResult {
@@ -74,6 +77,13 @@ function list<T extends string>(flag: string, text: string | undefined, known: r
   return [...new Set(items)] as T[];
 }
 
+/** `--log-format`: 1 or 2, and only where logs are kept. */
+function logFormatFlag(n: number, log: string | undefined): LogFormat {
+  if (!LOG_FORMATS.includes(n as LogFormat)) throw new UsageError(`--log-format: ${n} is not a log format (1: a sealed JSON record a line; 2: compact, the default)`);
+  if (log === undefined) throw new UsageError("--log-format: the format of the logs --log keeps; without --log no log is written");
+  return n as LogFormat;
+}
+
 /** The regimes that run on the held-out seeds when a sweep has them (the paper's low and high stress, and the release's S1/S3). */
 export const HELD_OUT_REGIMES: readonly string[] = ["low", "high", "S1", "S3"];
 
@@ -91,7 +101,7 @@ export const seedsLabel = (seeds: readonly number[]): string =>
 
 /** Checks a sweep's flags; every problem is a UsageError naming the flag. */
 export function sweepSpecOf(
-  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; heldOut?: string; log?: string; workers?: number; horizon?: number; config?: unknown },
+  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; heldOut?: string; log?: string; workers?: number; horizon?: number; config?: unknown; logFormat?: number },
   acceptLog?: (spec: SweepSpec) => boolean,
 ): SweepSpec {
   const worlds = list("--worlds", flags.worlds, KINDS, KINDS);
@@ -133,7 +143,7 @@ export function sweepSpecOf(
       }
     }
   }
-  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
+  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config, ...(flags.logFormat === undefined ? {} : { logFormat: logFormatFlag(flags.logFormat, flags.log) }) };
   // A non-empty --log is refused, except where `acceptLog` recognises it (the same sweep run again
   // into its own --log: it keeps the finished episodes and runs the rest).
   if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0 && !(acceptLog?.(spec) ?? false)) {
@@ -255,7 +265,7 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
   const jobs = jobsOf(spec);
   const started = performance.now();
   const chunks: SweepChunk[] = [];
-  for (let at = 0; at < jobs.length; at += CHUNK) chunks.push({ jobs: jobs.slice(at, at + CHUNK), log: spec.log ?? null, config: spec.config ?? {} });
+  for (let at = 0; at < jobs.length; at += CHUNK) chunks.push({ jobs: jobs.slice(at, at + CHUNK), log: spec.log ?? null, config: spec.config ?? {}, ...(spec.logFormat === undefined ? {} : { logFormat: spec.logFormat }) });
   const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), chunks.length));
   let done = 0;
   let kept = 0;
