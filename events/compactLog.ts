@@ -103,7 +103,67 @@ function partsIds(payload: Record<string, unknown>, tick: number): string[] | nu
   return payload.stateHash === commitStateHash(tick, parts as Record<string, string>) ? ids : null;
 }
 
-const keyOf = (s: Shape): string => `${s.type}\u0000${s.v}\u0000${s.from}\u0000${typeof s.to === "string" ? `"${s.to}` : JSON.stringify(s.to)}\u0000${s.causeBack}\u0000${s.tickStep}\u0000${s.keys === null ? "" : s.keys.join("\u0001")}`;
+const sameKeys = (a: Keys, b: Keys): boolean => {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+const sameAddress = (a: Address, b: Address): boolean => a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]));
+const sameShape = (a: Shape, b: Shape): boolean => a.v === b.v && a.from === b.from && a.causeBack === b.causeBack && a.tickStep === b.tickStep && sameAddress(a.to, b.to) && sameKeys(a.keys, b.keys);
+
+/** A payload as a compact line and the hash both write it: its keys, its values' JSON (comma-separated), and its canonical JSON. */
+export interface PayloadText {
+  readonly keys: Keys;
+  readonly values: string;
+  readonly json: string;
+}
+
+const quotedKeys = new Map<string, string>();
+function quotedKey(key: string): string {
+  let q = quotedKeys.get(key);
+  if (q === undefined) {
+    q = JSON.stringify(key);
+    if (quotedKeys.size < 4096) quotedKeys.set(key, q);
+  }
+  return q;
+}
+
+/**
+ * A record's payload serialised once for both: each value's JSON, from which the compact line's
+ * values and the payload's canonical JSON (what the chain hashes) are joined.
+ */
+export function payloadText(type: string, tick: number, payload: unknown): PayloadText {
+  if (isPlainObject(payload)) {
+    const canon = canonicalValue(payload) as Record<string, unknown>;
+    const keys = Object.keys(canon);
+    if (keys.length > 0) {
+      const ids = type === COMMIT ? partsIds(canon, tick) : null;
+      if (ids !== null) {
+        const parts = canon.parts as Record<string, string>;
+        let values = "";
+        for (let i = 0; i < ids.length; i++) values += `${i === 0 ? "" : ","}${JSON.stringify(parts[ids[i]!])}`;
+        return { keys: [PARTS, ...ids], values, json: JSON.stringify(canon) };
+      }
+      let values = "";
+      let json = "{";
+      let whole = true;
+      for (let i = 0; i < keys.length; i++) {
+        const text = JSON.stringify(canon[keys[i]!]) as string | undefined;
+        // undefined (or a function) is left out of an object's JSON: such a payload is written whole.
+        if (text === undefined) {
+          whole = false;
+          break;
+        }
+        values += i === 0 ? text : `,${text}`;
+        json += `${i === 0 ? "" : ","}${quotedKey(keys[i]!)}:${text}`;
+      }
+      if (whole) return { keys, values, json: `${json}}` };
+    }
+  }
+  const json = canonicalJson(payload);
+  return { keys: null, values: json, json };
+}
 
 /**
  * One compact log's encoder and decoder: both keep the same state (the shapes defined so far, the
@@ -115,7 +175,8 @@ export class CompactCodec {
   private tick: number;
   private hash: string;
   private readonly shapes: Shape[] = [];
-  private readonly index = new Map<string, number>();
+  /** Shapes by type (a few each): their indexes. */
+  private readonly byType = new Map<string, number[]>();
   /** Did the last line decoded keep its whole hash (as a log's last line must)? */
   lastWhole = true;
 
@@ -127,44 +188,42 @@ export class CompactCodec {
     this.hash = header.hash;
   }
 
-  /** The compact line (no newline) for the record after the last one encoded or decoded; `record.hash` is its whole chain hash. */
-  encode(record: LogRecord, whole = false): string {
+  private find(shape: Shape): number | undefined {
+    const list = this.byType.get(shape.type);
+    if (list !== undefined) for (const i of list) if (sameShape(this.shapes[i]!, shape)) return i;
+    return undefined;
+  }
+
+  private register(shape: Shape): number {
+    const i = this.shapes.length;
+    this.shapes.push(shape);
+    const list = this.byType.get(shape.type);
+    if (list === undefined) this.byType.set(shape.type, [i]);
+    else list.push(i);
+    return i;
+  }
+
+  /**
+   * The compact line (no newline) for the record after the last one encoded or decoded;
+   * `record.hash` is its whole chain hash, kept whole with `whole`. `text`: its payload's
+   * `payloadText`, when the writer has it already (it sealed the record with its json).
+   */
+  encode(record: LogRecord, whole = false, text: PayloadText = payloadText(record.type, record.tick, record.payload)): string {
     if (record.seq !== this.seq + 1 || record.episode !== this.episode) throw new InternalError(`compact log: record seq ${record.seq} of ${record.episode} does not follow seq ${this.seq} of ${this.episode}`);
-    const payload: unknown = record.payload;
-    let keys: Keys = null;
-    let values: unknown[];
-    if (isPlainObject(payload) && Object.keys(payload).length > 0) {
-      const canon = canonicalValue(payload) as Record<string, unknown>;
-      const ids = record.type === COMMIT ? partsIds(canon, record.tick) : null;
-      if (ids !== null) {
-        keys = [PARTS, ...ids];
-        const parts = canon.parts as Record<string, string>;
-        values = ids.map((id) => parts[id]);
-      } else {
-        keys = Object.keys(canon);
-        values = keys.map((k) => canon[k]);
-      }
-    } else {
-      values = [canonicalValue(payload)];
-    }
-    const shape: Shape = { type: record.type, v: record.v, from: record.from, to: record.to, causeBack: record.cause === null ? null : record.seq - record.cause, tickStep: record.tick - this.tick, keys };
-    const key = keyOf(shape);
-    let ref = this.index.get(key);
+    const shape: Shape = { type: record.type, v: record.v, from: record.from, to: record.to, causeBack: record.cause === null ? null : record.seq - record.cause, tickStep: record.tick - this.tick, keys: text.keys };
+    const ref = this.find(shape);
     let shapeJson: string;
     if (ref === undefined) {
-      ref = this.shapes.length;
-      this.shapes.push(shape);
-      this.index.set(key, ref);
+      this.register(shape);
       shapeJson = JSON.stringify([shape.type, shape.v, shape.from, shape.to, shape.causeBack, shape.tickStep, shape.keys]);
     } else {
       shapeJson = String(ref);
     }
     const hash = whole ? record.hash : record.hash.slice(0, SHORT_HASH);
-    const valuesJson = JSON.stringify(values);
     this.seq = record.seq;
     this.tick = record.tick;
     this.hash = record.hash;
-    return `[${shapeJson},${valuesJson.slice(1, -1)},"${hash}"${record.meta === undefined ? "" : `,${JSON.stringify(record.meta)}`}]`;
+    return `[${shapeJson},${text.values},"${hash}"${record.meta === undefined ? "" : `,${JSON.stringify(record.meta)}`}]`;
   }
 
   /**
@@ -210,10 +269,7 @@ export class CompactCodec {
     }
     const base = { v: shape.v, episode: this.episode, seq, tick, type: shape.type, from: shape.from, to: shape.to, payload, cause: shape.causeBack === null ? null : seq - shape.causeBack };
     if (!check) {
-      if (defined) {
-        this.index.set(keyOf(shape), this.shapes.length);
-        this.shapes.push(shape);
-      }
+      if (defined) this.register(shape);
       this.seq = seq;
       this.tick = tick;
       return meta === undefined ? { ...base, hash: "" } : { ...base, hash: "", meta: meta as RecordMeta };

@@ -165,6 +165,32 @@ describe("compact EnvProbe logs (format 2)", () => {
     expect((await runCli([...args, "--log", join(work, "g3"), "--log-format", "3"])).code).toBe(2);
   }, 300_000); // ten commands, each starting worker threads: 90 s on a machine at load 14
 
+  it("a rerun into the --log keeps intact compact logs and reruns the rest to the same bytes; report-envprobe refuses a damaged one naming file and line", async () => {
+    const work = tempDir("compact-rerun");
+    const grid = ["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe,envprobe-simple", "--regimes", "medium", "--seeds", "0-2"];
+    const whole = join(work, "whole");
+    const cut = join(work, "cut");
+    expect((await runCli([...grid, "--log", whole, "--quiet"])).code).toBe(0);
+    expect((await runCli([...grid, "--log", cut, "--quiet"])).code).toBe(0);
+    const seg = (root: string, key: string) => join(root, key, "log", "000000000000.jsonl");
+    const text = readFileSync(seg(cut, "graphnav-medium/no-probe/s0"), "utf8");
+    writeFileSync(seg(cut, "graphnav-medium/no-probe/s0"), text.slice(0, 3000)); // torn
+    const lines = readFileSync(seg(cut, "graphnav-medium/no-probe/s1"), "utf8").trimEnd().split("\n");
+    writeFileSync(seg(cut, "graphnav-medium/no-probe/s1"), `${lines.slice(0, 40).join("\n")}\n`); // stopped after a line keeping 8 digits
+    const last = readFileSync(seg(cut, "graphnav-medium/envprobe-simple/s2"), "utf8").trimEnd().split("\n");
+    last[last.length - 1] = last.at(-1)!.replace(/"([0-9a-f])([0-9a-f]{63})"\]$/, (_m, d: string, rest: string) => `"${d === "0" ? "1" : "0"}${rest}"]`); // its whole hash altered
+    writeFileSync(seg(cut, "graphnav-medium/envprobe-simple/s2"), `${last.join("\n")}\n`);
+    const report = await runCli(["report-envprobe", cut, "--out", join(work, "report")]);
+    expect(report.code).toBe(3);
+    expect(report.err).toContain(`${seg(cut, "graphnav-medium/no-probe/s0")}: line`);
+    const again = await runCli([...grid, "--log", cut, "--json"]);
+    expect(again.code, again.err).toBe(0);
+    expect(JSON.parse(again.out)).toMatchObject({ episodes: 6, kept: 3, ran: 3 });
+    for (const key of ["graphnav-medium/no-probe/s0", "graphnav-medium/no-probe/s1", "graphnav-medium/envprobe-simple/s2", "graphnav-medium/envprobe-simple/s0"]) {
+      expect(readFileSync(seg(cut, key), "utf8"), key).toBe(readFileSync(seg(whole, key), "utf8"));
+    }
+  }, 300_000);
+
   it("the codec refuses a shape written out again and a hash of another length", () => {
     const { v2 } = both("objectstate", "low", "periodic", 1);
     const text = readFileSync(segment(v2), "utf8");

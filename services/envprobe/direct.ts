@@ -17,7 +17,7 @@ import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { versionOf } from "../../events/catalogue.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
 import { actorIndexOf, GENESIS_HASH, seal, type Draft, type LogRecord } from "../../events/record.ts";
-import { CompactCodec, compactHeaderMeta, COMPACT_LOG, withWholeHash } from "../../events/compactLog.ts";
+import { CompactCodec, compactHeaderMeta, COMPACT_LOG, payloadText, withWholeHash } from "../../events/compactLog.ts";
 import { partDigest } from "../distributed/actorHost.ts";
 import { episodeIdOf, PROBETOWN_VERSION } from "../kernel/episodes.ts";
 import { noBackendAnswer, runTickSync, SEQUENCER_ID, type Replies, type TickPort } from "../kernel/tickPump.ts";
@@ -73,7 +73,8 @@ export function runDirect(o: DirectRun): DirectResult {
   // Keyed alike: each actor's handlers are only ever called with its own context (hence `as never` there).
   const handlers: Record<string, HandlerLookup<never>> = { [AGENT_ID]: handlersByType(agentHandlers), [ENV_ID]: handlersByType(envHandlers) };
   const lines: string[] = [];
-  const compact = (o.logFormat ?? COMPACT_LOG) === COMPACT_LOG;
+  // Nothing is encoded for a run that writes no log (a sweep without --log).
+  const compact = o.dir !== undefined && (o.logFormat ?? COMPACT_LOG) === COMPACT_LOG;
   // Format 2: the header's line as version 1 seals it, then each record's compact line.
   const written: string[] = [];
   let codec: CompactCodec | null = null;
@@ -81,10 +82,11 @@ export function runDirect(o: DirectRun): DirectResult {
   let seq = 0;
   let hash = GENESIS_HASH;
   const append = (d: Draft, meta?: Record<string, unknown>): number => {
-    const sealed = seal(hash, episode, seq, d, versionOf(d.type), meta);
+    const text = codec === null ? undefined : payloadText(d.type, d.tick, d.payload);
+    const sealed = seal(hash, episode, seq, d, versionOf(d.type), meta, text?.json);
     hash = sealed.record.hash;
     lines.push(sealed.line);
-    if (codec !== null) written.push(codec.encode(sealed.record));
+    if (codec !== null) written.push(codec.encode(sealed.record, false, text));
     metrics.add(d.type, d.payload);
     return seq++;
   };
