@@ -9,8 +9,12 @@
 // - the metrics read from it (as `report-envprobe` reads them) find the horizon's last tick committed
 //   and every record they parse well-formed.
 //
-// What it does not check: the hashes of the records in between and the state hashes (replaying the
-// actors): that is `probetown verify <log>`, which a kept log passes exactly when a rerun's would.
+// A compact log (format 2, events/compactLog.ts) is decoded whole instead, its chain recomputed (its
+// last line decodes only after every line before it), and it must end on a commit keeping its whole hash.
+//
+// What it does not check: in a version-1 log the hashes of the records in between, in either the
+// state hashes (replaying the actors): that is `probetown verify <log>`, which a kept log passes
+// exactly when a rerun's would.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
