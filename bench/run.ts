@@ -1,7 +1,7 @@
 // `npm run bench`: kernel throughput on this machine, each figure beside a ceiling measured in the
 // same run, written to docs/benchmarks.md. Noisy machines: compare ratios, not absolute numbers.
 // `--quick`: smaller sizes, docs untouched; `--nats-only`, `--cluster-only`, `--ui-only`, `--long-only`,
-// `--scale-only`, `--verify-only`, `--tracing-only`: only those rows, printed.
+// `--scale-only`, `--verify-only`, `--tracing-only`, `--envprobe-only`: only those rows, printed.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -183,6 +183,14 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
     return;
   }
+  if (process.argv.includes("--envprobe-only")) {
+    // The EnvProbe grid's rows alone (printed, docs untouched).
+    const { envprobeGridRows } = await import("./envprobeGrid.ts");
+    const gridOnly = await envprobeGridRows(work, quick, log);
+    process.stdout.write(gridOnly.map((r) => `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio} | ${r.target} | ${r.verdict} |`).join("\n") + "\n");
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   if (process.argv.includes("--long-only")) {
     // The ten-day run and the snapshot policy alone (printed, docs untouched).
     const { longRunRows } = await import("./longRun.ts");
@@ -292,21 +300,11 @@ async function main(): Promise<void> {
   // 5a. What an R3 log stream costs against R1, on a 3-node cluster (skipped when one cannot start).
   rows.push(...(await clusterRowsIfAvailable(quick, sample)));
 
-  // 5b. EnvProbe: the paper's full grid embedded on every core (worker threads), every log written.
+  // 5b. EnvProbe: the paper's full grid embedded on every core (worker threads), every log written,
+  // compact logs against version-1 logs in the same run (bench/envprobeGrid.ts).
   {
-    const { runSweep, sweepSpecOf } = await import("../services/envprobe/sweep.ts");
-    const spec = sweepSpecOf({ seeds: quick ? "0-19" : "0-219", log: join(work, "envprobe-grid") });
-    const grid = await runSweep(spec);
-    log(`  envprobe grid: ${grid.episodes.length} episodes in ${grid.seconds.toFixed(1)} s`);
-    rows.push({
-      figure: `EnvProbe grid: 3 worlds × ${spec.policies.length} policies × 3 regimes × ${spec.seeds.length} seeds, scripted agent, every log written (${grid.workers} worker threads)`,
-      measured: `${grid.seconds.toFixed(1)} s (${fmt(grid.episodes.length / grid.seconds)} episodes/s)`,
-      ceiling: "—",
-      ratio: "—",
-      target: "full grid (≈ 21,800 episodes) ≤ 60 s",
-      verdict: quick ? "—" : grid.seconds <= 60 ? "met" : "**below target**",
-    });
-    rmSync(join(work, "envprobe-grid"), { recursive: true, force: true });
+    const { envprobeGridRows } = await import("./envprobeGrid.ts");
+    rows.push(...(await envprobeGridRows(work, quick, log)));
   }
 
   // 5c. The local model (issue 24), when `probetown llm install` has put it in the cache.

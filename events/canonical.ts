@@ -40,6 +40,13 @@ function sortedCopy(value: unknown): unknown {
   return out;
 }
 
+/** The value itself when it is already canonical (sorted keys, finite numbers), else a sorted copy: JSON.stringify of it is its canonical JSON. */
+export function canonicalValue(value: unknown): unknown {
+  if (typeof value === "object") return value === null || isCanonicalShape(value) ? value : sortedCopy(value);
+  if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError(`canonicalJson: non-finite number ${value}`);
+  return value;
+}
+
 export function canonicalJson(value: unknown): string {
   if (value === undefined) throw new TypeError("canonicalJson: undefined is not JSON");
   const canonical = typeof value === "object" ? value === null || isCanonicalShape(value) : typeof value !== "number" || Number.isFinite(value);

@@ -96,13 +96,14 @@ function metaJson(meta: RecordMeta): string {
   return lastMetaJson;
 }
 
-export function seal(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta): Sealed {
+/** `payloadJson`: the payload's canonical JSON, when the caller has it (the compact writer serialises each payload once). */
+export function seal(previousHash: string, episode: string, seq: number, draft: Draft, v: number, meta?: RecordMeta, payloadJson?: string): Sealed {
   if (quotedEpisode.episode !== episode) quotedEpisode = { episode, json: JSON.stringify(episode) };
   // Same key order as recordBody, with the payload in canonical form. The body without its closing
   // brace is built once: the hash covers it closed, the line continues it with hash and meta.
   const open =
     `{"cause":${draft.cause === null ? "null" : String(draft.cause)},"episode":${quotedEpisode.json},"from":${quoted(draft.from)},` +
-    `"payload":${canonicalJson(draft.payload)},"seq":${seq},"tick":${draft.tick},"to":${addressJson(draft.to)},"type":${quoted(draft.type)},"v":${v}`;
+    `"payload":${payloadJson ?? canonicalJson(draft.payload)},"seq":${seq},"tick":${draft.tick},"to":${addressJson(draft.to)},"type":${quoted(draft.type)},"v":${v}`;
   const hash = sha256Chain(previousHash, `${open}}`);
   const { tick, type, from, to, payload, cause } = draft;
   const record: LogRecord = meta === undefined ? { v, episode, seq, tick, type, from, to, payload, cause, hash } : { v, episode, seq, tick, type, from, to, payload, cause, hash, meta };

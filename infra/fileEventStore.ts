@@ -15,6 +15,7 @@ import { catalogueProblem, isKnownEventType } from "../events/catalogue.ts";
 import { sha256Chain } from "../events/canonical.ts";
 import { GENESIS_HASH, recordBody, sealedLine, type Draft, type LogRecord } from "../events/record.ts";
 import { distinctPrefixes } from "../events/hashPrefixes.ts";
+import { COMPACT_LOG, CompactCodec, CompactLogReadOnly, CompactRecordDamaged, CUT_SHORT, decodeCompactText, isCompactHeader, logFormatOf } from "../events/compactLog.ts";
 import { liveHolder, lockedBy, takePidLock } from "./pidLock.ts";
 import { sealDrafts } from "./sealing.ts";
 import { EpisodeExists, StaleWriter, StorageFailed, WriterLocked, type AppendOptions, type EventStore, type FsyncPolicy, type Head, type ReadOptions } from "./eventStore.ts";
@@ -84,6 +85,15 @@ export function peekLog(logDir: string): LogEnds {
     // A header holds every actor id (a 1,000-agent town's is about 36 KB); 4 MB bounds the look.
   const head = read(files[0]!, 0, Math.min(statSync(files[0]!).size, 4 * 2 ** 20));
   const first = head.includes("\n") ? recordOrNull(head.slice(0, head.indexOf("\n"))) : null;
+  if (isCompactHeader(first) && files.length === 1) {
+    // A compact log's last line decodes only after the lines before it: the whole file is read (written whole, it is small).
+    try {
+      const last = decodeCompactText(readFileSync(files[0]!, "utf8"), true).at(-1) ?? null;
+      return { first, last, lastTick: last?.tick ?? null };
+    } catch {
+      return { first, last: null, lastTick: null };
+    }
+  }
   // The last segment is empty after a crash right after a roll (scanLog): the records end in the one before.
   const last = files.findLast((file) => statSync(file).size > 0) ?? files.at(-1)!;
   const size = statSync(last).size;
@@ -204,6 +214,8 @@ export function* scanRecords(logDir: string, options: ReadOptions & { readonly u
   let previousHash: string | null = null;
   let expectedSeq: number | null = null;
   let episode: string | null = null;
+  // Set by a compact log's header (format 2, events/compactLog.ts): its other lines decode through it.
+  let codec: CompactCodec | null = null;
   const after = (): string => (expectedSeq === null ? "before the first record" : `after seq ${expectedSeq - 1}`);
   for (let f = 0; f < files.length; f++) {
     const file = files[f]!;
@@ -225,6 +237,26 @@ export function* scanRecords(logDir: string, options: ReadOptions & { readonly u
       lineNo++;
       if (line.trim() === "") throw new LogCorrupted({ file: name, line: lineNo, seq: null, reason: `a blank line ${after()}: ${AS_WRITTEN}; no store writes a blank line, so the file was edited (removing the line restores it)` });
       let parsed: LogRecord;
+      if (codec !== null) {
+        // A compact record: decoded, its chain hash recomputed and checked, and its text checked.
+        try {
+          parsed = codec.decode(line);
+        } catch (error) {
+          if (!(error instanceof CompactRecordDamaged)) throw error;
+          if (error.unparsable && !complete && isLastFile) return { torn: new TornTail({ file: name, line: lineNo, afterSeq: expectedSeq === null ? null : expectedSeq - 1, bytes: lineEnd - offset }), tornOffset: offset, lastFile: file };
+          throw new LogCorrupted({ file: name, line: lineNo, seq: expectedSeq, reason: error.reason });
+        }
+        if (validate) {
+          if (!isKnownEventType(parsed.type)) throw new UnknownEventType({ file: name, seq: parsed.seq, line: lineNo, type: parsed.type });
+          const problem = catalogueProblem(parsed.type, parsed.payload);
+          if (problem !== null) throw new InvalidPayload({ file: name, seq: parsed.seq, line: lineNo, type: parsed.type, reason: problem });
+        }
+        yield { record: parsed, file, offset };
+        previousHash = parsed.hash;
+        expectedSeq = parsed.seq + 1;
+        if (options.untilSeq !== undefined && parsed.seq >= options.untilSeq) return { torn: null, tornOffset: 0, lastFile: file };
+        continue;
+      }
       try {
         parsed = JSON.parse(line) as LogRecord;
       } catch {
@@ -273,6 +305,12 @@ export function* scanRecords(logDir: string, options: ReadOptions & { readonly u
       if (!complete && !isLastFile) {
         throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `the segment ends without a newline after this record, and ${display(files[f + 1]!)} follows: ${AS_WRITTEN}` });
       }
+      const format = lineNo === 1 && f === 0 ? logFormatOf(parsed) : 1;
+      if (format !== 1) {
+        if (!isCompactHeader(parsed)) throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `its meta says log format ${JSON.stringify(format)}: this build reads format 1 and (an episode.started header at seq 0) format ${COMPACT_LOG}` });
+        if (files.length > 1) throw new LogCorrupted({ file: name, line: lineNo, seq, reason: `a compact log (format ${COMPACT_LOG}) is one segment, and ${display(files[1]!)} follows` });
+        codec = new CompactCodec(parsed);
+      }
       yield { record: parsed, file, offset };
       previousHash = parsed.hash;
       expectedSeq = seq + 1;
@@ -281,6 +319,8 @@ export function* scanRecords(logDir: string, options: ReadOptions & { readonly u
       if (options.untilSeq !== undefined && seq >= options.untilSeq) return { torn: null, tornOffset: 0, lastFile: file };
     }
   }
+  // A compact log's last line keeps its whole hash: one that keeps 8 digits was cut after it.
+  if (codec !== null && !codec.lastWhole && expectedSeq !== null) throw new LogCorrupted({ file: display(files[0]!), line: expectedSeq, seq: expectedSeq - 1, reason: CUT_SHORT });
   return { torn: null, tornOffset: 0, lastFile: files.at(-1) ?? null };
 }
 
@@ -562,6 +602,7 @@ export function openFileEventStoreForAppend(logDir: string, options: FileStoreOp
   acquireLock(logDir, options.episode);
   try {
     const scan = scanLog(logDir);
+    if (isCompactHeader(scan.records[0])) throw new CompactLogReadOnly(`${display(logDir)} holds a compact log (format ${COMPACT_LOG}, written whole by \`sweep envprobe\`), which is not appended to: fork it into another --log to run more of it`);
     if (scan.torn !== null && scan.lastFile !== null) {
       // A resumed run killed again mid-way through the same record tears the log at the same
       // offset: the bytes cut the first time are kept beside these, not overwritten.

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { registeredWorlds } from "../services/kernel/worlds.ts";
 import { loadWorldClis, WORLD_NAMES } from "../services/worlds.ts";
 import { InvalidPayload, isDamage, LogCorrupted, SequenceConflict, SnapshotDamaged, TornTail, UnknownEventType } from "../events/errors.ts";
+import { CompactLogReadOnly, CompactRecordDamaged } from "../events/compactLog.ts";
 import { EpisodeExists, StorageFailed, WriterLocked } from "../infra/eventStore.ts";
 import { InvalidSubjectToken, NatsReplicasInvalid, NatsUnavailable } from "../infra/nats.ts";
 import { ReplicasMismatch } from "../infra/jetstream/replicas.ts";
@@ -128,6 +129,8 @@ describe("CLI startup (issue 22)", () => {
       [new ReportOptionInvalid({ flag: "--metric", reason: "r" }), EXIT.usage],
       [new ResultsInvalid({ file: "f", problems: [] }), EXIT.usage],
       [new SweepStorageFailed("disk full"), EXIT.usage],
+      [new CompactLogReadOnly("runs/x/log holds a compact log"), EXIT.usage],
+      [new CompactRecordDamaged("hash mismatch"), EXIT.damaged],
       [new InternalError("cannot happen"), EXIT.internal],
       [new ActorFailed("agent/a", { type: "t", payload: {}, from: "env/e", seq: 1, tick: 0 }, new Error("boom")), EXIT.internal],
       [new EndOfLog(3), EXIT.internal],

@@ -93,7 +93,8 @@ describe("sweep envprobe (CLI)", () => {
   it("report-envprobe refuses a damaged or unfinished log (exit 3, naming the file and line) instead of reporting a partial episode", async () => {
     const work = tempDir("envprobe-damaged");
     const log = join(work, "grid");
-    expect((await cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--quiet"])).code).toBe(0);
+    // Version-1 logs (one sealed record a line), edited line by line below; test/envprobe-compact-log.test.ts damages compact ones.
+    expect((await cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--log-format", "1", "--quiet"])).code).toBe(0);
     const file = join(log, "graphnav-medium", "no-probe", "s1", "log", "000000000000.jsonl");
     const lines = readFileSync(file, "utf8").split("\n");
     const report = () => cli(["report-envprobe", log, "--out", join(work, "report")]);
@@ -143,7 +144,8 @@ describe("sweep envprobe (CLI)", () => {
 
   it("run again into its --log, a sweep keeps every episode whose log is complete and intact and reruns the rest: the JSON, the report and every log equal an uninterrupted sweep's", async () => {
     const work = tempDir("envprobe-rerun");
-    const grid = ["sweep", "envprobe", "--worlds", "tooldag,graphnav", "--policies", "no-probe,envprobe-simple", "--regimes", "medium,high", "--seeds", "0-3"];
+    // Version-1 logs, whose records the damage below edits as text (test/envprobe-compact-log.test.ts reruns over compact ones).
+    const grid = ["sweep", "envprobe", "--worlds", "tooldag,graphnav", "--policies", "no-probe,envprobe-simple", "--regimes", "medium,high", "--seeds", "0-3", "--log-format", "1"];
     const whole = join(work, "whole");
     const cut = join(work, "cut");
     const first = await cli([...grid, "--log", whole, "--json"]);

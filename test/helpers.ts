@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogRecord } from "../events/record.ts";
 import { segmentFiles } from "../infra/fileEventStore.ts";
+import { decodeCompactText, isCompactHeader } from "../events/compactLog.ts";
 
 export const tempDir = (label: string): string => mkdtempSync(join(tmpdir(), `probetown-${label}-`));
 
@@ -12,7 +13,14 @@ export function logLines(episodeDir: string): string[] {
   return segmentFiles(join(episodeDir, "log")).flatMap((f) => readFileSync(f, "utf8").split("\n").filter((l) => l.length > 0));
 }
 
+/** A log's records as written: a compact log (format 2) decoded, its chain checked; a version-1 log's lines parsed. */
 export function logRecords(episodeDir: string): LogRecord[] {
+  const files = segmentFiles(join(episodeDir, "log"));
+  if (files.length === 1) {
+    const text = readFileSync(files[0]!, "utf8");
+    const first = text.slice(0, Math.max(0, text.indexOf("\n")));
+    if (first.includes('"meta":{"log":2,') && isCompactHeader(JSON.parse(first) as LogRecord)) return decodeCompactText(text, true);
+  }
   return logLines(episodeDir).map((l) => JSON.parse(l) as LogRecord);
 }
 

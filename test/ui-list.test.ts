@@ -20,7 +20,8 @@ beforeAll(async () => {
   fixture = await uiFixture();
   await modelCallsEpisode(join(fixture.runs, "household"));
   // A sweep's --log of four jobs, caught midway: one not begun, one interrupted, two finished.
-  const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-1", "--regimes", "low", "--worlds", "graphnav", "--policies", "oracle,no-probe", "--log", join(fixture.runs, "grid-log"), "-q"]);
+  // Version-1 logs: one is cut below as an interrupted run leaves it (a compact log cut short is damage).
+  const sweep = await runCli(["sweep", "envprobe", "--seeds", "0-1", "--regimes", "low", "--worlds", "graphnav", "--policies", "oracle,no-probe", "--log", join(fixture.runs, "grid-log"), "--log-format", "1", "-q"]);
   expect(sweep.code).toBe(0);
   rmSync(join(fixture.runs, "grid-log", "graphnav-low", "no-probe", "s1"), { recursive: true });
   const cut = firstSegment(join(fixture.runs, "grid-log", "graphnav-low", "no-probe", "s0"));

@@ -11,7 +11,8 @@ const cli = runCli;
 describe("verify on a folder of episodes", () => {
   it("verifies every log of a sweep, and names the one that is damaged", async () => {
     const log = join(tempDir("verify-tree"), "grid");
-    const sweep = await cli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,periodic", "--regimes", "medium", "--seeds", "0-2", "--log", log, "--json"]);
+    // Version-1 logs, whose text the damage below edits (test/envprobe-compact-log.test.ts damages compact ones).
+    const sweep = await cli(["sweep", "envprobe", "--worlds", "tooldag", "--policies", "no-probe,periodic", "--regimes", "medium", "--seeds", "0-2", "--log", log, "--log-format", "1", "--json"]);
     expect(sweep.code, sweep.err).toBe(0);
     const dirs = episodeDirsUnder(log);
     expect(dirs).toHaveLength(6);
@@ -42,7 +43,8 @@ describe("verify on a folder of episodes", () => {
 
   it("names the logs that hold but stop before their last tick (an interrupted sweep), instead of a plain OK", async () => {
     const log = join(tempDir("verify-tree-unfinished"), "grid");
-    expect((await cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--quiet"])).code).toBe(0);
+    // Version-1 logs, cut as an interrupted run leaves one (a compact log is written whole: one cut short is damage).
+    expect((await cli(["sweep", "envprobe", "--worlds", "graphnav", "--policies", "no-probe", "--regimes", "medium", "--seeds", "0-1", "--log", log, "--log-format", "1", "--quiet"])).code).toBe(0);
     const victim = episodeDirsUnder(log).find((d) => d.endsWith("s1"))!;
     const file = firstSegment(victim);
     // Cut at a record boundary inside tick 5: every line left is intact.

@@ -8,6 +8,7 @@
 // not here (the command line knows no world by name): each carries its code, which exitCodeFor reads.
 import type { InvalidPayload, LogCorrupted, SequenceConflict, SnapshotDamaged, TornTail, UnknownEventType } from "../../events/errors.ts";
 import type { InputRejected } from "../../events/inputRejected.ts";
+import type { CompactLogReadOnly, CompactRecordDamaged } from "../../events/compactLog.ts";
 import type { InternalError } from "../../events/internalError.ts";
 import { ExitCode } from "../../events/taggedError.ts";
 import { isStorageError, type EpisodeExists, type StorageFailed, type WriterLocked } from "../../infra/eventStore.ts";
@@ -37,7 +38,7 @@ type ErrorTag =
   | ActorFailed["_tag"] | LocalWorkersGone["_tag"] | ReportOptionInvalid["_tag"] | ResultsInvalid["_tag"]
   | StorageFailed["_tag"] | SweepStorageFailed["_tag"] | EpisodeExists["_tag"] | WriterLocked["_tag"] | JobRejected["_tag"]
   | NatsUnavailable["_tag"] | InvalidSubjectToken["_tag"] | NatsReplicasInvalid["_tag"] | ReplicasMismatch["_tag"] | NatsWriteLost["_tag"] | NatsReadStalled["_tag"] | RequestTimeout["_tag"] | NoResponder["_tag"] | RemoteError["_tag"]
-  | ChatError["_tag"];
+  | ChatError["_tag"] | CompactLogReadOnly["_tag"] | CompactRecordDamaged["_tag"];
 
 /** The exit code of each error of ours, by its tag. */
 export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
@@ -53,6 +54,8 @@ export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
   SequenceConflict: EXIT.usage,
   WriterLocked: EXIT.usage,
   EpisodeExists: EXIT.usage,
+  // A compact log (format 2) is written whole: a run does not continue one (fork it).
+  CompactLogReadOnly: EXIT.usage,
   StorageFailed: EXIT.usage,
   SweepStorageFailed: EXIT.usage,
   NatsUnavailable: EXIT.usage,
@@ -66,6 +69,7 @@ export const EXIT_BY_TAG: Readonly<Record<ErrorTag, number>> = {
   UnknownEventType: EXIT.damaged,
   InvalidPayload: EXIT.damaged,
   SnapshotDamaged: EXIT.damaged,
+  CompactRecordDamaged: EXIT.damaged,
 
   InternalError: EXIT.internal,
   LocalWorkersFailed: EXIT.internal,

@@ -22,6 +22,7 @@ export default defineWorldCli({
       option("--policies <list>", "probing policies (default: the paper's grid; see `worlds`)"),
       option("--horizon <n>", "override the regime's horizon H", integer("--horizon", 1, MAX_HORIZON, " (the paper's horizons are 20, 30 and 40)")),
       option("--held-out <list>", "the paper's disjoint held-out seeds for the low and high regimes (medium keeps --seeds), e.g. --seeds 0-219 --held-out 1000-1219"),
+      option("--log-format <n>", "with --log: the logs' format, 2 (compact, the default) or 1 (a sealed JSON record a line); both verify and replay alike (docs/episodes.md)", integer("--log-format", 1, 2)),
       option("--chunk <n>", `with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1)),
     ],
   },

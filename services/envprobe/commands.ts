@@ -30,6 +30,8 @@ export interface EnvprobeSweepFlags extends LlmCliFlags {
   readonly workers?: number;
   readonly horizon?: number;
   readonly config?: unknown;
+  /** With --log: the logs' format (1, or 2: compact, the default). */
+  readonly logFormat?: number;
   readonly out?: string;
   readonly json?: boolean;
   readonly quiet?: boolean;

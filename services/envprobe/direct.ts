@@ -16,7 +16,8 @@ import { asksModel, horizonOf, type EnvprobeConfig } from "../../actors/envprobe
 import { envprobeWorld } from "../../actors/envprobe/world.ts";
 import { versionOf } from "../../events/catalogue.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
-import { actorIndexOf, GENESIS_HASH, seal, type Draft } from "../../events/record.ts";
+import { actorIndexOf, GENESIS_HASH, seal, type Draft, type LogRecord } from "../../events/record.ts";
+import { CompactCodec, compactHeaderMeta, COMPACT_LOG, payloadText, withWholeHash } from "../../events/compactLog.ts";
 import { partDigest } from "../distributed/actorHost.ts";
 import { episodeIdOf, PROBETOWN_VERSION } from "../kernel/episodes.ts";
 import { noBackendAnswer, runTickSync, SEQUENCER_ID, type Replies, type TickPort } from "../kernel/tickPump.ts";
@@ -32,14 +33,23 @@ export interface DirectRun {
   readonly dir?: string;
   /** Episode id (default: `envprobe-s<seed>-<policy>`, as `run` names it). */
   readonly episode?: string;
+  /**
+   * The log format written (default 2, compact: events/compactLog.ts); 1 writes each record as the
+   * sequencer's file store does. Both hold the same records and hash chain.
+   */
+  readonly logFormat?: LogFormat;
 }
+
+/** The log formats the direct driver writes: 1 (a sealed JSON record a line) or 2 (compact). */
+export type LogFormat = 1 | 2;
+export const LOG_FORMATS: readonly LogFormat[] = [1, COMPACT_LOG];
 
 export interface DirectResult {
   readonly episode: string;
   readonly records: number;
   readonly stateHash: string;
   readonly metrics: EpisodeMetrics;
-  /** The sealed JSONL lines (what was, or would be, written). */
+  /** The records' sealed version-1 JSONL lines (with format 2, the header's meta says `"log":2`; what was written is their compact encoding). */
   readonly lines: readonly string[];
 }
 
@@ -63,20 +73,32 @@ export function runDirect(o: DirectRun): DirectResult {
   // Keyed alike: each actor's handlers are only ever called with its own context (hence `as never` there).
   const handlers: Record<string, HandlerLookup<never>> = { [AGENT_ID]: handlersByType(agentHandlers), [ENV_ID]: handlersByType(envHandlers) };
   const lines: string[] = [];
+  // Nothing is encoded for a run that writes no log (a sweep without --log).
+  const compact = o.dir !== undefined && (o.logFormat ?? COMPACT_LOG) === COMPACT_LOG;
+  // Format 2: the header's line as version 1 seals it, then each record's compact line.
+  const written: string[] = [];
+  let codec: CompactCodec | null = null;
   const metrics = new EpisodeAccumulator();
   let seq = 0;
   let hash = GENESIS_HASH;
   const append = (d: Draft, meta?: Record<string, unknown>): number => {
-    const sealed = seal(hash, episode, seq, d, versionOf(d.type), meta);
+    const text = codec === null ? undefined : payloadText(d.type, d.tick, d.payload);
+    const sealed = seal(hash, episode, seq, d, versionOf(d.type), meta, text?.json);
     hash = sealed.record.hash;
     lines.push(sealed.line);
+    if (codec !== null) written.push(codec.encode(sealed.record, false, text));
     metrics.add(d.type, d.payload);
     return seq++;
   };
+  const header = { probetown: PROBETOWN_VERSION };
   append(
     { type: "episode.started", from: SEQUENCER_ID, to: null, tick: 0, cause: null, payload: { world: world.name, seed: o.seed, condition: o.policy, config: base, actors: actors.ids, ticks } },
-    { probetown: PROBETOWN_VERSION },
+    compact ? compactHeaderMeta(header) : header,
   );
+  if (compact) {
+    written.push(lines[0]!.slice(0, -1));
+    codec = new CompactCodec(JSON.parse(lines[0]!) as LogRecord);
+  }
   let stateHash = "";
   let parts: Readonly<Record<string, string>> | null = null;
   // After the episode ends, a tick only delivers `tick.started` to the agent, which returns at
@@ -118,7 +140,13 @@ export function runDirect(o: DirectRun): DirectResult {
     tickStart = seq;
     stateHash = runTickSync(port, world.tickPlan(config, tick), tick, actors).stateHash;
   }
-  if (o.dir !== undefined) writeLogWhole(o.dir, lines.join(""));
+  if (o.dir !== undefined) {
+    if (compact) {
+      // The last line keeps the whole chain hash (events/compactLog.ts), which covers every record.
+      if (written.length > 1) written[written.length - 1] = withWholeHash(written.at(-1)!, hash);
+      writeLogWhole(o.dir, `${written.join("\n")}\n`);
+    } else writeLogWhole(o.dir, lines.join(""));
+  }
   return { episode, records: seq, stateHash, metrics: metrics.result(), lines };
 }
 

@@ -12,6 +12,8 @@ import { InternalError } from "../../events/internalError.ts";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import { UsageError } from "../kernel/usageError.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
+import { COMPACT_LOG, CompactRecordDamaged, decodeCompactText, isCompactHeader } from "../../events/compactLog.ts";
+import type { LogRecord } from "../../events/record.ts";
 import { KINDS } from "../../actors/envprobe/kinds/index.ts";
 import { POLICY_NAMES, REGIMES } from "../../actors/envprobe/config.ts";
 import { wilson } from "../analysis/stats.ts";
@@ -228,6 +230,7 @@ export function metricsOfSegments(dir: string, files: readonly string[], texts: 
   // that stops before the horizon's last tick is refused, naming the file and line.
   const damaged = (file: string, line: number, reason: string) =>
     new LogCorrupted({ file, line, seq: null, reason: `${reason}; \`probetown verify ${dir}\` checks the whole log` });
+  if (texts.length === 1 && isCompactText(texts[0]!)) return compactMetrics(dir, files[0]!, texts[0]!, acc, damaged);
   let lastLine = "";
   texts.forEach((text, i) => {
     const file = files[i]!;
@@ -272,6 +275,50 @@ export function metricsOfSegments(dir: string, files: readonly string[], texts: 
   const lastTick = /"tick":(\d+),"to":[^,]*,"type":"tick\.committed"/.exec(lastLine)?.[1];
   if (lastTick === undefined || Number(lastTick) !== metrics.horizon - 1) {
     throw damaged(files.at(-1) ?? logDir, texts.reduce((n, t) => n + t.split("\n").length - 1, 0), `the episode did not finish (its log ends ${lastTick === undefined ? "inside a tick" : `at tick ${lastTick}`}, the horizon is ${metrics.horizon} ticks): its metrics would be partial`);
+  }
+  return metrics;
+}
+
+/** Does this log text begin with a compact log's header (format 2, events/compactLog.ts)? */
+function isCompactText(text: string): boolean {
+  const end = text.indexOf("\n");
+  const first = text.slice(0, end < 0 ? text.length : end);
+  // Only a header whose meta begins with the format is parsed here; version-1 lines never hold it.
+  if (!first.includes(`"meta":{"log":${COMPACT_LOG},`)) return false;
+  try {
+    return isCompactHeader(JSON.parse(first) as LogRecord);
+  } catch {
+    return false;
+  }
+}
+
+/** Metrics of a compact log: every record decoded (the chain is not recomputed: that is `verify`'s), the same refusals as above. */
+function compactMetrics(dir: string, file: string, text: string, acc: EpisodeAccumulator, damaged: (file: string, line: number, reason: string) => LogCorrupted): EpisodeMetrics {
+  if (!text.endsWith("\n")) throw damaged(file, text.split("\n").length, "the last record is cut short (a torn tail)");
+  let records: LogRecord[];
+  try {
+    records = decodeCompactText(text, false);
+  } catch (error) {
+    if (error instanceof CompactRecordDamaged) throw damaged(file, error.line ?? 0, error.reason);
+    throw error;
+  }
+  for (const r of records) {
+    try {
+      acc.add(r.type, r.payload);
+    } catch (error) {
+      if (error instanceof NotEnvProbeEpisode) throw new UsageError(`${dir}: ${error.message}: report-envprobe reads the EnvProbe episodes of a \`sweep envprobe --log\` folder (or a \`run envprobe\` episode)`);
+      throw damaged(file, r.seq + 1, `unreadable ${r.type} record: ${(error as Error).message}`);
+    }
+  }
+  let metrics: EpisodeMetrics;
+  try {
+    metrics = acc.result();
+  } catch (error) {
+    throw new UsageError(`${dir}: ${(error as Error).message}`);
+  }
+  const last = records.at(-1)!;
+  if (last.type !== "tick.committed" || last.tick !== metrics.horizon - 1) {
+    throw damaged(file, records.length, `the episode did not finish (its log ends ${last.type !== "tick.committed" ? "inside a tick" : `at tick ${last.tick}`}, the horizon is ${metrics.horizon} ticks): its metrics would be partial`);
   }
   return metrics;
 }

@@ -46,6 +46,8 @@ export const EnvprobeChunkSpec = Schema.Struct({
   seeds: Schema.Array(Schema.Int),
   config: Schema.Record(Schema.String, Schema.Unknown),
   log: Schema.NullOr(Schema.String),
+  /** `--log-format 1` (absent: the default, compact), so a default job's id is what it was before formats. */
+  logFormat: Schema.optionalKey(Schema.Literals([1, 2])),
   /** An LLM agent's grid: the endpoint settings without the key (the worker's environment has it). */
   llm: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
 });
@@ -93,7 +95,7 @@ export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK, llm?: Rea
         const seeds = seedsOf(spec, regime).slice(from, from + size);
         if (seeds.length === 0) continue;
         for (const policy of spec.policies) {
-          const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null, ...(llm === undefined ? {} : { llm: { ...llm } }) };
+          const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null, ...(spec.logFormat === undefined || spec.logFormat === 2 ? {} : { logFormat: spec.logFormat }), ...(llm === undefined ? {} : { llm: { ...llm } }) };
           const hash = sha256Hex(canonicalJson(job)).slice(0, 12);
           jobs.push({ id: `envprobe-${world}-${regime}-${policy}-s${seeds[0]}-${seeds.at(-1)}-${hash}`, spec: job });
         }
@@ -123,7 +125,7 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?:
     for (const seed of spec.seeds) {
       const span = tracer?.startSpan(`envprobe episode ${spec.world}-${spec.regime}-${spec.policy}-s${seed}`, { attributes: { ...cell, "probetown.seed": seed } }, inChunk);
       // As on the embedded sweep's threads: a log this sweep already finished is kept, the rest run.
-      const r = keepOrRun({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }, spec.log, spec.config);
+      const r = keepOrRun({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }, spec.log, spec.config, spec.logFormat);
       span?.setAttributes({
         "probetown.envprobe.kept": r.kept, "probetown.envprobe.success": r.metrics.success, "probetown.envprobe.steps": r.metrics.steps,
         "probetown.envprobe.accuracy": r.metrics.accuracy, "probetown.envprobe.probes": r.metrics.probes, "probetown.envprobe.useful": r.metrics.useful,

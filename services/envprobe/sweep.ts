@@ -25,6 +25,7 @@ import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./
 import type { SweepChunk, SweepChunkResult } from "./sweepWorker.ts";
 import { InternalError } from "../../events/internalError.ts";
 import { SweepProgressWriter } from "../kernel/sweepProgressFile.ts";
+import { LOG_FORMATS, type LogFormat } from "./direct.ts";
 
 export interface EnvprobeJob {
   readonly world: Kind;
@@ -50,6 +51,8 @@ export interface SweepSpec {
   readonly workers?: number;
   /** Config overrides for every episode (e.g. horizon, calibration, writeBack). */
   readonly config?: Readonly<Record<string, unknown>>;
+  /** The logs' format (default 2, compact; 1: a sealed record a line). Not a difference between two runs of a sweep: either format's finished log is kept. */
+  readonly logFormat?: LogFormat;
 }
 
 export interface SweepResult {
@@ -75,6 +78,13 @@ function list<T extends string>(flag: string, text: string | undefined, known: r
   return [...new Set(items)] as T[];
 }
 
+/** `--log-format`: 1 or 2, and only where logs are kept. */
+function logFormatFlag(n: number, log: string | undefined): LogFormat {
+  if (!LOG_FORMATS.includes(n as LogFormat)) throw new UsageError(`--log-format: ${n} is not a log format (1: a sealed JSON record a line; 2: compact, the default)`);
+  if (log === undefined) throw new UsageError("--log-format: the format of the logs --log keeps; without --log no log is written");
+  return n as LogFormat;
+}
+
 /** The regimes that run on the held-out seeds when a sweep has them (the paper's low and high stress, and the release's S1/S3). */
 export const HELD_OUT_REGIMES: readonly string[] = ["low", "high", "S1", "S3"];
 
@@ -92,7 +102,7 @@ export const seedsLabel = (seeds: readonly number[]): string =>
 
 /** Checks a sweep's flags; every problem is a UsageError naming the flag. */
 export function sweepSpecOf(
-  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; heldOut?: string; log?: string; workers?: number; horizon?: number; config?: unknown },
+  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; heldOut?: string; log?: string; workers?: number; horizon?: number; config?: unknown; logFormat?: number },
   acceptLog?: (spec: SweepSpec) => boolean,
 ): SweepSpec {
   const worlds = list("--worlds", flags.worlds, KINDS, KINDS);
@@ -134,7 +144,7 @@ export function sweepSpecOf(
       }
     }
   }
-  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config };
+  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config, ...(flags.logFormat === undefined ? {} : { logFormat: logFormatFlag(flags.logFormat, flags.log) }) };
   // A non-empty --log is refused, except where `acceptLog` recognises it (the same sweep run again
   // into its own --log: it keeps the finished episodes and runs the rest).
   if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0 && !(acceptLog?.(spec) ?? false)) {
@@ -258,7 +268,7 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
   const perWorker = new SweepProgressWriter(spec.log ?? null, jobs.length);
   const started = performance.now();
   const chunks: SweepChunk[] = [];
-  for (let at = 0; at < jobs.length; at += CHUNK) chunks.push({ jobs: jobs.slice(at, at + CHUNK), log: spec.log ?? null, config: spec.config ?? {} });
+  for (let at = 0; at < jobs.length; at += CHUNK) chunks.push({ jobs: jobs.slice(at, at + CHUNK), log: spec.log ?? null, config: spec.config ?? {}, ...(spec.logFormat === undefined ? {} : { logFormat: spec.logFormat }) });
   const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), chunks.length));
   let done = 0;
   let kept = 0;

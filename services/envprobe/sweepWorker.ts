@@ -11,21 +11,23 @@ import envprobe from "./module.ts";
 registerWorld(envprobe);
 import type { EnvprobeJob } from "./sweep.ts";
 import type { EpisodeMetrics } from "./metrics.ts";
+import type { LogFormat } from "./direct.ts";
 
 export interface SweepChunk {
   readonly jobs: readonly EnvprobeJob[];
   readonly log: string | null;
   readonly config: Readonly<Record<string, unknown>>;
+  readonly logFormat?: LogFormat;
 }
 
 /** `thread`: the worker thread that ran the chunk (its threadId), for the sweep's progress per worker. */
 export type SweepChunkResult = { readonly done: EpisodeMetrics[]; readonly kept: number; readonly thread: number; readonly error?: undefined } | { readonly error: string };
 
-export default function runChunk({ jobs, log, config }: SweepChunk): SweepChunkResult {
+export default function runChunk({ jobs, log, config, logFormat }: SweepChunk): SweepChunkResult {
   try {
     let kept = 0;
     const done = jobs.map((j) => {
-      const r = keepOrRun(j, log, config);
+      const r = keepOrRun(j, log, config, logFormat);
       if (r.kept) kept++;
       return r.metrics;
     });
