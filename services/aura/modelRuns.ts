@@ -34,10 +34,21 @@ export interface LlmCallCounts {
 export interface ModelRunRecord {
   readonly label: string;
   readonly model: string;
+  /** Parameters, variant and quantisation, e.g. "270 M parameters, pretrained base, Q4_K_M GGUF, 242 MB, CPU". */
   readonly size: string;
   readonly measured: string;
   readonly command: string;
-  readonly splits: ReadonlyArray<{ readonly file: string; readonly conditions: readonly ModelRunCondition[] }>;
+  /** The model run's seeds (from the eval's JSON; absent in records made before it was kept). */
+  readonly seeds?: readonly number[];
+  /** The commit the run was made at. */
+  readonly commit?: string;
+  /** The machine's load while it ran (a shared machine: wall times depend on it). */
+  readonly load?: string;
+  /**
+   * Each split, with the scenes that ran (`scenes`: absent in older records, meaning the whole
+   * file): the deterministic columns are computed on the same scenes.
+   */
+  readonly splits: ReadonlyArray<{ readonly file: string; readonly scenes?: readonly string[]; readonly conditions: readonly ModelRunCondition[] }>;
   readonly llm: LlmCallCounts;
   readonly notes: readonly string[];
 }
@@ -72,26 +83,42 @@ export function countLlmCalls(runs: string): LlmCallCounts {
   return { requested, validFirst, repaired, failed };
 }
 
+interface EvalJsonCondition {
+  readonly condition: string;
+  readonly overall: Record<string, number | null>;
+  readonly perScene?: Record<string, unknown>;
+}
+
 interface EvalJson {
-  readonly files?: ReadonlyArray<{ readonly file: string; readonly conditions: ReadonlyArray<{ readonly condition: string; readonly overall: Record<string, number | null> }> }>;
+  readonly files?: ReadonlyArray<{ readonly file: string; readonly conditions: readonly EvalJsonCondition[] }>;
   readonly file?: string;
-  readonly conditions?: ReadonlyArray<{ readonly condition: string; readonly overall: Record<string, number | null> }>;
+  readonly seeds?: readonly number[];
+  readonly conditions?: readonly EvalJsonCondition[];
 }
 
 const num = (x: number | null | undefined): number => (typeof x === "number" ? x : 0);
 
 /** A record from an `eval implicit --json` output and the folder its logs went to. */
-export function modelRunRecord(evalJson: string, runs: string, meta: { label: string; model: string; size: string; measured: string; command: string; notes: readonly string[] }): ModelRunRecord {
+export function modelRunRecord(evalJson: string, runs: string, meta: { label: string; model: string; size: string; measured: string; command: string; commit?: string; load?: string; notes: readonly string[] }): ModelRunRecord {
   if (!existsSync(evalJson)) throw new UsageError(`--eval-json: ${evalJson} does not exist (the stdout of eval implicit … --json)`);
   if (!existsSync(runs)) throw new UsageError(`--runs: ${runs} does not exist (the eval's --out folder)`);
   const parsed = JSON.parse(readFileSync(evalJson, "utf8")) as EvalJson;
   const files = parsed.files ?? (parsed.conditions === undefined ? [] : [{ file: parsed.file ?? "", conditions: parsed.conditions }]);
   if (files.length === 0) throw new UsageError(`--eval-json: ${evalJson} holds no conditions (expected the JSON of eval implicit … --json)`);
   const root = join(import.meta.dirname, "..", "..");
+  // The scenes a split ran, kept only when they are not all of the file's (an eval with --scene).
+  const subset = (file: string, cs: readonly EvalJsonCondition[]): readonly string[] | null => {
+    const ran = [...new Set(cs.flatMap((c) => Object.keys(c.perScene ?? {})))].sort();
+    if (ran.length === 0 || !existsSync(file)) return null;
+    const every = Object.keys((JSON.parse(readFileSync(file, "utf8")) as { scenes?: Record<string, unknown> }).scenes ?? {});
+    return every.length > 0 && every.every((s) => ran.includes(s)) ? null : ran;
+  };
   return {
     ...meta,
+    ...(parsed.seeds === undefined ? {} : { seeds: parsed.seeds }),
     splits: files.map((f) => ({
       file: f.file.startsWith(root) ? f.file.slice(root.length + 1) : f.file,
+      ...((sc) => (sc === null ? {} : { scenes: sc }))(subset(f.file, f.conditions)),
       conditions: f.conditions.map((c) => ({
         condition: c.condition,
         literalCoverage: c.overall.literalCoverage ?? null,
@@ -113,18 +140,30 @@ export function readModelRuns(dir = MODEL_RUNS): ModelRunRecord[] {
 
 const f3 = (x: number | null): string => (x === null ? "—" : x.toFixed(3));
 
-/** The model rows, beside the deterministic ones of the same splits (`deterministic(file, condition)`). */
-export function modelRunsSection(records: readonly ModelRunRecord[], deterministic: (file: string, condition: string) => { implicit: number | null; literal: number | null; probes: number } | null): string[] {
+/** The deterministic figures of a split's condition, on some of its scenes (all when `scenes` is absent). */
+export type DeterministicLookup = (file: string, condition: string, scenes: readonly string[] | undefined) => { implicit: number | null; literal: number | null; probes: number } | null;
+
+/** "dev17.json (only PA_polling_station_morning)" when a record ran some of a split's scenes, else the file's name. */
+const splitLabel = (file: string, scenes: readonly string[] | undefined): string => `${file.split("/").at(-1)!}${scenes === undefined ? "" : ` (only ${scenes.join(", ")})`}`;
+
+/**
+ * The model rows, beside the deterministic ones of the same splits and scenes (`deterministic(file,
+ * condition, scenes)`).
+ * Every row is marked [model] and says the model, its size and quantisation, the seeds, the commit
+ * and the load it ran at.
+ */
+export function modelRunsSection(records: readonly ModelRunRecord[], deterministic: DeterministicLookup): string[] {
   if (records.length === 0) return [];
-  const out = ["### Model runs (LLM backends)", "", "Recorded, not rerun by `npm run fidelity` (a CPU model takes minutes per scene): each row is **LLM** — the IntentFrame, the planner and the answer on the named model, judged by the same offline rule judge as the deterministic rows, which stand beside them. `npm run fidelity:model-record` writes a record from an eval's JSON and logs; the call counts are read from the logs.", ""];
+  const out = ["### Model runs (LLM backends) [model]", "", "Recorded, not rerun by `npm run fidelity` (a CPU model takes minutes per scene): each row is **[model]** — the IntentFrame, the planner and the answer on the named model, judged by the same offline rule judge as the deterministic rows, which stand beside them (deterministic: seeds 42, 123, 456 on the same split and scenes). `npm run fidelity:model-record` writes a record from an eval's JSON and logs; the call counts are read from the logs. Records are listed by file name; a record's split column names the scenes it ran when they are not the whole split.", ""];
   for (const r of records) {
     const l = r.llm;
-    out.push(`**${r.label}** — model \`${r.model}\` (${r.size}), measured ${r.measured}: \`${r.command}\`. Model calls: ${l.requested} requested, ${l.validFirst} valid at once, ${l.repaired} valid after repair, ${l.failed} failed (the deterministic backend answered those).`, "");
-    out.push("| split | condition | LLM literal | LLM implicit | LLM probes | forbidden reads | fallbacks | deterministic literal | deterministic implicit | deterministic probes |", "|---|---|---|---|---|---|---|---|---|---|");
+    const facts = [`model \`${r.model}\` (${r.size})`, r.seeds === undefined ? null : `seed${r.seeds.length === 1 ? "" : "s"} ${r.seeds.join(", ")}`, r.commit === undefined ? null : `commit ${r.commit}`, `measured ${r.measured}`, r.load === undefined ? null : `load ${r.load}`].filter((x) => x !== null);
+    out.push(`**[model] ${r.label}** — ${facts.join(", ")}: \`${r.command}\`. Model calls: ${l.requested} requested, ${l.validFirst} valid at once, ${l.repaired} valid after repair, ${l.failed} failed (the deterministic backend answered those).`, "");
+    out.push("| split | condition | [model] literal | [model] implicit | [model] probes | [model] forbidden reads | [model] fallbacks | deterministic literal | deterministic implicit | deterministic probes |", "|---|---|---|---|---|---|---|---|---|---|");
     for (const s of r.splits) {
       for (const c of s.conditions) {
-        const d = deterministic(s.file, c.condition);
-        out.push(`| ${s.file.split("/").at(-1)} | ${c.condition} | ${f3(c.literalCoverage)} | ${f3(c.implicitCoverage)} | ${c.probesPerQuery.toFixed(2)} | ${c.forbiddenViolations} | ${c.fallbacks} | ${f3(d?.literal ?? null)} | ${f3(d?.implicit ?? null)} | ${d === null ? "—" : d.probes.toFixed(2)} |`);
+        const d = deterministic(s.file, c.condition, s.scenes);
+        out.push(`| ${splitLabel(s.file, s.scenes)} | ${c.condition} | ${f3(c.literalCoverage)} | ${f3(c.implicitCoverage)} | ${c.probesPerQuery.toFixed(2)} | ${c.forbiddenViolations} | ${c.fallbacks} | ${f3(d?.literal ?? null)} | ${f3(d?.implicit ?? null)} | ${d === null ? "—" : d.probes.toFixed(2)} |`);
       }
     }
     out.push("", ...r.notes.map((n) => `- ${n}`), "");
