@@ -102,12 +102,12 @@ export async function auraFidelitySection(opts: { out: string; onProgress?: (msg
   out.push(`| AURA Intent + answer reuse (\`aura-intent-reuse\`, a named option, not the paper's) | — | — | — | ${f3(reuse.literalCoverage)} | ${f3(reuse.implicitCoverage)} | ${f2(reuse.probesPerQuery)} | ${f2(reuse.disclosedBeyondNeed)} | not in the paper |`);
   out.push("");
   // Model rows of any split (scene A, a dev or the test split), beside the deterministic figures of
-  // the same split and, when a record ran only some of its scenes, of those scenes.
-  out.push(...modelRunsSection(readModelRuns(), (file, condition, scenes) => {
+  // the same split and, when a record ran only some of its scenes or queries, of those.
+  out.push(...modelRunsSection(readModelRuns(), (file, condition, scenes, queries) => {
     const split = SPLITS.find((s) => s.file === join(DATA, "..", "..", file) || s.file.endsWith(`/${file}`));
     const result = split === undefined ? undefined : bySplit.get(split.name);
     if (result === undefined || result.conditions.every((x) => x.condition !== condition)) return null;
-    const rows = result.rows.filter((r) => r.condition === condition && (scenes === undefined || scenes.includes(r.scene)));
+    const rows = result.rows.filter((r) => r.condition === condition && (scenes === undefined || scenes.includes(r.scene)) && (queries === undefined || queries.includes(String(r.queryId))));
     if (rows.length === 0) return null;
     const c = aggregate(rows);
     return { implicit: c.implicitCoverage, literal: c.literalCoverage, probes: c.probesPerQuery };
