@@ -4,7 +4,7 @@
 // judge offline; the paper's figures are gpt-4o-mini with an LLM judge).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runImplicitEvals, runPrivacyEval, type ConditionSummary, type ImplicitEvalResult, type ResultRow } from "./eval.ts";
+import { aggregate, runImplicitEvals, runPrivacyEval, type ConditionSummary, type ImplicitEvalResult, type ResultRow } from "./eval.ts";
 import { clusteredBootstrapMean, mean, pairedTTest } from "../analysis/stats.ts";
 import { InternalError } from "../../events/internalError.ts";
 import { modelRunsSection, readModelRuns } from "./modelRuns.ts";
@@ -103,10 +103,16 @@ export async function auraFidelitySection(opts: { out: string; onProgress?: (msg
   const reuse = cond(sceneA, "aura-intent-reuse").overall;
   out.push(`| AURA Intent + answer reuse (\`aura-intent-reuse\`, a named option, not the paper's) | — | — | — | ${f3(reuse.literalCoverage)} | ${f3(reuse.implicitCoverage)} | ${f2(reuse.probesPerQuery)} | ${f2(reuse.disclosedBeyondNeed)} | not in the paper |`);
   out.push("");
-  out.push(...modelRunsSection(readModelRuns(), (file, condition) => {
-    const split = SPLITS.find((s) => s.file.endsWith(file));
-    const c = split === undefined ? undefined : bySplit.get(split.name)?.conditions.find((x) => x.condition === condition)?.overall;
-    return c === undefined ? null : { implicit: c.implicitCoverage, literal: c.literalCoverage, probes: c.probesPerQuery };
+  // Model rows of any split (scene A, a dev or the test split), beside the deterministic figures of
+  // the same split and, when a record ran only some of its scenes or queries, of those.
+  out.push(...modelRunsSection(readModelRuns(), (file, condition, scenes, queries) => {
+    const split = SPLITS.find((s) => s.file === join(DATA, "..", "..", file) || s.file.endsWith(`/${file}`));
+    const result = split === undefined ? undefined : bySplit.get(split.name);
+    if (result === undefined || result.conditions.every((x) => x.condition !== condition)) return null;
+    const rows = result.rows.filter((r) => r.condition === condition && (scenes === undefined || scenes.includes(r.scene)) && (queries === undefined || queries.includes(String(r.queryId))));
+    if (rows.length === 0) return null;
+    const c = aggregate(rows);
+    return { implicit: c.implicitCoverage, literal: c.literalCoverage, probes: c.probesPerQuery };
   }));
   const findings: string[] = [];
   const checks: string[] = [];

@@ -6,7 +6,9 @@
 // --regimes medium` does, every log written to a temporary folder and removed afterwards), plus
 // five small option grids run without logs (the evidence for "which option would make it
 // reproduce"). Every figure here is DETERMINISTIC (the scripted agent and its calibration model);
-// no model is asked: the Judge rows are the deterministic stand-in's, labelled as such.
+// no model is asked: the Judge rows are the deterministic stand-in's, labelled as such. The one
+// exception is the closing [model] part: recorded LLM-agent cells (modelRuns.ts), not rerun here,
+// each beside the scripted agent's figures for the same cell, which are.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +17,7 @@ import { mcnemar, pairedBootstrap, wilson } from "../analysis/stats.ts";
 import type { EpisodeMetrics } from "./metrics.ts";
 import { pairedEpisodes, WORLDS, type Stratum } from "./report.ts";
 import { runSweep, sweepSpecOf } from "./sweep.ts";
+import { envprobeModelRunsSection, readEnvprobeModelRuns } from "./modelRuns.ts";
 import { InternalError } from "../../events/internalError.ts";
 
 type Metric = "accuracy" | "upr" | "collapse";
@@ -366,7 +369,7 @@ export async function envprobeFidelitySection(opts: { seeds?: number; onProgress
   const md: string[] = [
     "## EnvProbe (Song & Cai, \"Ask the World Before Acting\")",
     "",
-    `**Mechanism: deterministic.** Every figure below comes from the scripted agent (planner, probing policy and the calibration model of docs/envprobe.md); no LLM was called. The paper's agent and Judge are GPT-4o-mini. Rows for the Judge are the **deterministic stand-in** (envprobe-judge-standin), not the LLM Judge. Paper numbers: data/envprobe/paper-tables.json (${paper.about.split(". ")[0]}).`,
+    `**Mechanism: deterministic.** Every figure below comes from the scripted agent (planner, probing policy and the calibration model of docs/envprobe.md); no LLM was called — except in *Model runs (LLM agent) [model]* at the end, recorded LLM-agent cells, each marked [model]. The paper's agent and Judge are GPT-4o-mini. Rows for the Judge are the **deterministic stand-in** (envprobe-judge-standin), not the LLM Judge. Paper numbers: data/envprobe/paper-tables.json (${paper.about.split(". ")[0]}).`,
     "",
     `Our run: the paper-default medium regime (H = 30, B = 7, μ̄ = 0.10; b₀ = g₀; every non-paper option off), 3 worlds × ${FIDELITY_POLICIES.length} policies × ${n} seeds (0–${n - 1}) = ${grids.main.length.toLocaleString("en-US")} episodes, their logs written and then removed, plus option grids without logs (${grids.options.map((o) => `${o.name}: ${o.what}, ${o.episodes.length.toLocaleString("en-US")} episodes`).join("; ")}); ${seconds.toFixed(1)} s. Pairs are (world, seed); CIs are paired bootstraps with ${ITERATIONS.toLocaleString("en-US")} resamples; p two-sided. Verdicts: **reproduced** = the paper's direction with a CI excluding zero (or no difference where the paper found none); **not reproduced** = otherwise, with the reason and, where one does, the option whose grid would change it; **not comparable** = the row measures something we do not (an LLM Judge, a release artefact the paper marks †, printed numbers that contradict each other). Our A_H is the terminal exact per-field accuracy (paper Eq. 1); the paper's numbers are the release's mean-over-steps fuzzy overlap (reference §0.3), so levels differ by construction and only directions are compared.`,
     "",
@@ -379,5 +382,9 @@ export async function envprobeFidelitySection(opts: { seeds?: number; onProgress
   for (const t of paper.tables) {
     md.push(...(t.id === "table7" ? table7(t, grids) : tableRows(t, grids)), "");
   }
+  // The recorded LLM-agent cells (data/envprobe/model-runs/), each beside the scripted agent on the same cell.
+  const records = readEnvprobeModelRuns();
+  if (records.length > 0) say(`envprobe fidelity: ${records.length} model-run record(s), their deterministic cells`);
+  md.push(...(await envprobeModelRunsSection(records)));
   return md.join("\n");
 }
