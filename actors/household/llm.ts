@@ -148,10 +148,7 @@ export function knowledgeText(kb: Kb, layout: PublicLayout, self: string): strin
   return lines.join("\n");
 }
 
-/** The turns of its transcript an LLM agent's prompt carries when the config does not say (`history`). */
-export const DEFAULT_HISTORY_TURNS = 8;
-/** The most turns of transcript a config may ask for. */
-export const MAX_HISTORY_TURNS = 100;
+export { DEFAULT_HISTORY_TURNS, MAX_HISTORY_TURNS } from "./historyLimits.ts";
 
 /**
  * One turn of an LLM agent's transcript (the paper's Thought / Action / Observation, digest §4.5):

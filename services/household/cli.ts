@@ -5,7 +5,7 @@ import { integer } from "../cli/flags.ts";
 import { llmOptions } from "../cli/llmOptions.ts";
 import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
-import { DEFAULT_HISTORY_TURNS, MAX_HISTORY_TURNS } from "../../actors/household/llm.ts";
+import { DEFAULT_HISTORY_TURNS, MAX_HISTORY_TURNS } from "../../actors/household/historyLimits.ts";
 
 /** `tasks generate --count` at most: 33 times the shipped pool (300 tasks); a billion generated without end. */
 const MAX_GENERATED_TASKS = 10_000;
