@@ -8,6 +8,7 @@ import { SEED_RULE } from "../../actors/rng.ts";
 import { MAX_BOOTSTRAP_ITERATIONS, METRICS } from "../analysis/reportMetrics.ts";
 import { EXIT } from "../cli/exitCodes.ts";
 import { integer } from "../cli/flags.ts";
+import { checkInputFileSize } from "../kernel/inputFile.ts";
 import { llmOptions } from "../cli/llmOptions.ts";
 import { defineWorldCli, option, requiredOption, type WorldCommand } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
@@ -26,11 +27,17 @@ function integerAtLeast(flag: string, min: number) {
   };
 }
 
+/** A benchmark file over the dataset limit is refused while the flags are parsed, before the action loads. */
+const datasetFlag = (value: string): string => {
+  for (const path of value.split(",")) checkInputFileSize(path.trim(), "dataset", `--file ${path.trim()}`);
+  return value;
+};
+
 /** The options every benchmark takes: its file, conditions, seeds and output folder. */
 const benchmarkOptions = (fileHelp: string, conditions: readonly string[], severalFiles = false): Option[] => [
   severalFiles
-    ? requiredOption("--file <queries.json>", `${fileHelp}; several (splits, reported apart): a comma-separated list or a repeated --file`, (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
-    : requiredOption("--file <queries.json>", fileHelp),
+    ? requiredOption("--file <queries.json>", `${fileHelp}; several (splits, reported apart): a comma-separated list or a repeated --file`, (value: string, previous: string[] | undefined) => [...(previous ?? []), datasetFlag(value)])
+    : requiredOption("--file <queries.json>", fileHelp, datasetFlag),
   requiredOption("--condition <names>", `condition, or a comma-separated list (${conditions.join(", ")})`),
   option("--seeds <list>", `seeds: lists and ranges like 42,123,456 or 1-10 (each ${SEED_RULE}, as run --seed)`, undefined, DEFAULT_SEEDS.join(",")),
   option("--out <dir>", "where episode logs and results JSONL go", undefined, "runs/eval"),

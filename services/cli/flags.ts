@@ -34,6 +34,16 @@ export function checkWorkers(workers: number, manyWorkers: boolean, cores: numbe
   }
 }
 
+/**
+ * `--config`'s parser: checks the file (size, JSON, keys) while the flags are parsed, before a
+ * command loads its action's modules, so a bad or endless file is refused at once; the value stays
+ * the path, read again where it is used.
+ */
+export const configFlag = (value: string): string => {
+  readConfigFile(value);
+  return value;
+};
+
 /** `--config` is a JSON file, or the JSON object itself when it starts with `{` (quick overrides). */
 export function readConfigFile(path: string): unknown {
   let text: string;

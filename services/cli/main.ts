@@ -25,7 +25,7 @@ import { EXIT, exitCodeFor, isDivergence, tagOf } from "./exitCodes.ts";
 import { messageFor } from "./messages.ts";
 import { registerFidelity } from "./fidelity.ts";
 import { registerLlm } from "./llmCommand.ts";
-import { integer, MAX_TICKS, MAX_WORKERS, WORKERS_PER_CORE } from "./flags.ts";
+import { configFlag, integer, MAX_TICKS, MAX_WORKERS, WORKERS_PER_CORE } from "./flags.ts";
 import { addLlmOptions } from "./llmOptions.ts";
 import { type CommandAction, type SharedCommand, type WorldCli, type WorldCommand } from "./worldCli.ts";
 
@@ -224,7 +224,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
       .option("--condition <name>", "named condition (default: the world's, marked in `probetown worlds`)")
       .option("--ticks <n>", "ticks to run (default: one day)", integer("--ticks", 1, MAX_TICKS, " (ticks per episode)"))
       .option("--days <n>", "days to run (34 ticks each by default)", integer("--days", 1))
-      .option("--config <file|json>", `world config overrides, merged over the defaults: a JSON file, or the object inline${configExamples === "" ? "" : `: ${configExamples}`}`)
+      .option("--config <file|json>", `world config overrides, merged over the defaults: a JSON file, or the object inline${configExamples === "" ? "" : `: ${configExamples}`}`, configFlag)
       .addOption(natsOption("distributed: log and snapshots in JetStream, actors reachable over NATS (e.g. nats://127.0.0.1:4222)"))
       .addOption(natsOutageOption())
       .addOption(namespaceOption())
@@ -319,7 +319,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .requiredOption("--seeds <list>", `seeds: ranges and lists like 1-200 or 1,5,9 (each ${SEED_RULE}, as run --seed)`)
     .option("--conditions <list>", "comma-separated conditions (default: the world's, see `probetown worlds`)")
     .option("--ticks <n>", "ticks per episode (default: one day)", integer("--ticks", 1, MAX_TICKS, " (ticks per episode)"))
-    .option("--config <file|json>", "world config overrides: a JSON file, or the object inline")
+    .option("--config <file|json>", "world config overrides: a JSON file, or the object inline", configFlag)
     .option("--snapshot-every <n>", "keep a snapshot every n ticks; 0 keeps only the last (default: as run, by the log's growth and the run's time; a resumed job restarts from the latest)", integer("--snapshot-every", 0))
     .addOption(natsOption("queue the episodes in JetStream for `probetown worker` processes (a world's own sweep queues its jobs: see Notes)"))
     .addOption(natsOutageOption())

@@ -4,7 +4,7 @@
 // machinery or nests deeper than anything that reads it can recurse. `--config /dev/zero` read without end until the heap gave out, and a 1 GB
 // benchmark file was read into memory before it was found not to be one; the limits are far above
 // any file probetown writes or ships (docs/configuration.md lists them).
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { InputFileTooLarge, InputKeyForbidden, InputNestedTooDeep } from "./errors.ts";
 
 const MiB = 2 ** 20;
@@ -52,6 +52,23 @@ export function readInputFile(path: string, kind: InputKind, label: string = pat
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A regular file at `path` over its kind's limit is refused at once (InputFileTooLarge), so a flag's
+ * parser can turn a 1 GB file away before the command loads anything; any other path is left to the
+ * reader (a missing file is worded where it is read, a device is read up to its limit there).
+ */
+export function checkInputFileSize(path: string, kind: InputKind, label: string = path): void {
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) return;
+    size = stat.size;
+  } catch {
+    return;
+  }
+  if (size > INPUT_LIMITS[kind]) throw new InputFileTooLarge({ label, kind, size, limit: INPUT_LIMITS[kind] });
 }
 
 /**
