@@ -601,3 +601,27 @@ describe("people in a rota: labels, capitalised roles, title and surname, a nick
     expect(analyseQuery("Would Tomas say Mrs. Okafor is cross?", bakeryRota).secondOrder).toMatchObject({ believer: "Tomas Ruiz", target: "Ada Okafor" });
   });
 });
+
+// A hand-over note in prose: a full name in brackets after what they are called. The test file's own scene.
+const rink: PerceivedScene = {
+  summary: "Night manager's note, 6:00 AM at the ice rink. Bea (Beatrix Lund), our head skate guard, is on the ice checking the surface, and Coach Sol (Solomon Reyes) is beside the boards with his clipboard. Marta Kowal, Sol's sister, runs the skate hire.",
+  time: "06:00",
+  focus: "Rink",
+  public: {
+    "Beatrix Lund": { location: "Rink", action: "checking the ice" },
+    "Solomon Reyes": { location: "Rink", action: "watching the skaters" },
+    "Marta Kowal": { location: "Skate Hire", action: "handing out skates" },
+  },
+};
+
+describe("a full name in brackets after what someone is called", () => {
+  it("reads the words before the bracket as a nickname, a title among them as the role, and the note after it", () => {
+    const profiles = profilesOf(rink.summary, Object.keys(rink.public), rink.public, "wink");
+    expect(profiles["Beatrix Lund"]!.nicknames).toContain("Bea");
+    expect(profiles["Beatrix Lund"]!.heads).toContain("guard");
+    expect(profiles["Solomon Reyes"]!.nicknames).toContain("Sol");
+    expect(profiles["Solomon Reyes"]!.heads).toContain("coach");
+    expect(who("Is Bea free?", rink)).toEqual(["Beatrix Lund"]);
+    expect(who("How's the coach doing?", rink)).toEqual(["Solomon Reyes"]);
+  });
+});

@@ -191,14 +191,26 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       if (titled !== undefined) addRole(tokenize(titled, tokenizer));
       // A capitalised word before the name that is no title is the lead's last word ("Producer Hannah
       // Schultz"), read with what stands before it.
-      const leadEnd = title !== undefined && titled === undefined && !HONORIFICS.has(title.toLowerCase()) ? written.index + written[0].indexOf(title) + title.length : written.index;
+      let leadEnd = title !== undefined && titled === undefined && !HONORIFICS.has(title.toLowerCase()) ? written.index + written[0].indexOf(title) + title.length : written.index;
       readNote(note ?? "");
       readKin(note ?? "");
       // The summary may say who they are in prose instead: an appositive after the name (", the
       // ship's captain ('Skip' to the crew), up on the bridge;", " - owns the farm, 'the boss' -"),
       // up to the end of its sentence or the next person, and a noun phrase just before the name
       // ("retired neighbour Bernard Okoro", "Morag's teenage daughter Elin Fraser").
-      const after = summary.slice(written.index + written[0].length);
+      let after = summary.slice(written.index + written[0].length);
+      // "Inge (Ingrid Haugen), our head lifeguard": the full name in brackets after what they are
+      // called. The words before the bracket are a nickname (a title among them names the role:
+      // "Coach Rafa"), what follows the bracket is read as after the name, and the lead ends before them.
+      const called = /((?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s*\(\s*$/.exec(summary.slice(0, written.index));
+      if (called !== null && /^\s*\)/.test(after) && !places.has(called[1]!.toLowerCase())) {
+        const words = called[1]!.split(/\s+/);
+        const calledTitle = words.length > 1 ? TITLES.get(words[0]!.toLowerCase()) : undefined;
+        if (calledTitle !== undefined) addRole(tokenize(calledTitle, tokenizer));
+        addNickname((calledTitle === undefined ? words : words.slice(1)).join(" "));
+        after = after.replace(/^\s*\)/, "");
+        leadEnd = called.index;
+      }
       // … or a list's item: "- Chen Mei: presiding officer, at the ballot table" (to its line's end).
       // … or a table's row: "Name | role | what they do" (cells set off by bars or tabs).
       if (/^[ \t]*(?:,|:[ \t]*\S|[-–—]\s|\|)/.test(after) || /^ *\t/.test(after)) {
