@@ -5,15 +5,8 @@
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cpuUsage } from "node:process";
+import type { Row } from "./nats.ts";
 
-interface Row {
-  readonly figure: string;
-  readonly measured: string;
-  readonly ceiling: string;
-  readonly ratio: string;
-  readonly target: string;
-  readonly verdict: string;
-}
 
 /** Bytes of every log segment below `root`, and how many there are. */
 function logBytes(root: string): { bytes: number; files: number } {

@@ -3,10 +3,11 @@
 // `eval implicit --llm … --json` and its logs into a record under data/aura/model-runs/, and the
 // fidelity section renders every record there beside the deterministic rows, labelled with the
 // model's name and size. The counts of model calls come from the logs themselves.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readLog } from "../../infra/fileEventStore.ts";
 import { UsageError } from "../kernel/usageError.ts";
+import { logDirsUnder } from "../kernel/logDirs.ts";
 
 export const MODEL_RUNS = join(import.meta.dirname, "..", "..", "data", "aura", "model-runs");
 
@@ -54,24 +55,13 @@ export interface ModelRunRecord {
   readonly notes: readonly string[];
 }
 
-/** Every episode log under `dir` (a folder holding `log/`), depth-first. */
-function logDirs(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (!statSync(p).isDirectory()) continue;
-    if (name === "log") out.push(p);
-    else out.push(...logDirs(p));
-  }
-  return out;
-}
 
 export function countLlmCalls(runs: string): LlmCallCounts {
   let requested = 0;
   let validFirst = 0;
   let repaired = 0;
   let failed = 0;
-  for (const log of logDirs(runs)) {
+  for (const log of logDirsUnder(runs)) {
     for (const r of readLog(log)) {
       if (r.type === "llm.requested") requested++;
       else if (r.type === "llm.failed") failed++;

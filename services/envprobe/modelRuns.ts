@@ -5,12 +5,13 @@
 // metrics and the model calls read from the logs), and the fidelity section renders each record
 // beside the scripted agent's figures for the same cell — the same worlds, regime, policies, seeds
 // and config, run deterministically when the section is generated — every model figure marked [model].
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readLog } from "../../infra/fileEventStore.ts";
 import { UsageError } from "../kernel/usageError.ts";
 import { cellsOf, metricsOfLog, type CellMetrics, type EpisodeMetrics } from "./metrics.ts";
 import { MARKER, runSweep, sweepSpecOf } from "./sweep.ts";
+import { logDirsUnder } from "../kernel/logDirs.ts";
 
 export const ENVPROBE_MODEL_RUNS = join(import.meta.dirname, "..", "..", "data", "envprobe", "model-runs");
 
@@ -66,17 +67,6 @@ export interface EnvprobeModelRunRecord {
   readonly notes: readonly string[];
 }
 
-/** Every episode log under `dir` (`<world>-<regime>/<policy>/s<seed>/log`), depth-first. */
-function logDirs(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (!statSync(p).isDirectory()) continue;
-    if (name === "log") out.push(p);
-    else out.push(...logDirs(p));
-  }
-  return out;
-}
 
 const cellKey = (c: { world: string; regime: string; policy: string }): string => `${c.world}|${c.regime}|${c.policy}`;
 
@@ -85,7 +75,7 @@ export function envprobeModelRunRecord(log: string, meta: { label: string; model
   if (!existsSync(join(log, MARKER))) throw new UsageError(`--log: ${log} holds no ${MARKER} (the --log folder of a sweep envprobe run)`);
   const spec = JSON.parse(readFileSync(join(log, MARKER), "utf8")) as { worlds: string[]; regimes: string[]; policies: string[]; seeds: number[]; config?: Record<string, unknown> };
   const { llm: roles, ...config } = spec.config ?? {};
-  const dirs = logDirs(log);
+  const dirs = logDirsUnder(log);
   if (dirs.length === 0) throw new UsageError(`--log: ${log} holds no episode logs (expected <world>-<regime>/<policy>/s<seed>/log)`);
   const episodes: EpisodeMetrics[] = [];
   const steps = new Map<string, { model: number; fallback: number }>();
