@@ -625,3 +625,12 @@ describe("a full name in brackets after what someone is called", () => {
     expect(who("How's the coach doing?", rink)).toEqual(["Solomon Reyes"]);
   });
 });
+
+describe("someone's mind with a content clause after it", () => {
+  it("reads A's mind before a that-, how- or wh-clause as A's view of the other, whatever the verb before", () => {
+    expect(analyseQuery("Has it crossed Sol's mind how tired Bea is?", rink).secondOrder).toMatchObject({ believer: "Solomon Reyes", target: "Beatrix Lund" });
+    expect(analyseQuery("Did it slip Marta's mind whether Sol is free?", rink).secondOrder).toMatchObject({ believer: "Marta Kowal", target: "Solomon Reyes" });
+    // "on A's mind" with no clause is what A pursues, not a view.
+    expect(analyseQuery("What's on Sol's mind?", rink).secondOrder).toBeNull();
+  });
+});

@@ -423,7 +423,10 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     // safe reading follows).
     let k = (x?.start ?? i - 1) - 1;
     while (k >= 0 && i - k <= 7 && (tokens[k]!.pos === "DET" || tokens[k]!.pos === "NOUN" || tokens[k]!.pos === "ADJ" || tokens[k]!.text === "-")) k--;
-    if (tokens[k]?.text !== "in") return;
+    // … or the mind with a content clause after it, whatever the verb before ("has it crossed A's
+    // mind how tired B is", "did it slip A's mind that …"): what A holds.
+    const clause = ["that", "how", "whether", "if", "what", "who", "where", "why", "when"].includes(tokens[i + 1]?.text ?? "");
+    if (tokens[k]?.text !== "in" && !(clause && x !== undefined)) return;
     owned.push(x !== undefined ? { category: "belief_possessive", term: "mind", start: i, end: i + 1 } : { category: "belief_possessive", term: "mind", start: i, end: i + 1, byShape: true });
   });
   // "How does Y come across to X", "does Y seem busy to X": X's impression of Y.
