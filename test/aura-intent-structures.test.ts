@@ -174,6 +174,12 @@ describe("a query that turns on when something will happen asks the plan", () =>
     expect(analyseQuery("When Kai paces he looks pale. Is he alright?", theatre).wantsPlan).toBe(false);
     expect(analyseQuery("Is Josie okay after what happened with the cables?", theatre).wantsPlan).toBe(false);
   });
+
+  it("reads a clause-final 'yet' as whether something has happened by now", () => {
+    expect(analyseQuery("Is Mira done with the powder yet?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("Ben hasn't gone on his break yet, has he?", theatre).wantsPlan).toBe(true);
+    expect(analyseQuery("Is Kai nervous, yet hiding it?", theatre).wantsPlan).toBe(false);
+  });
 });
 
 describe("a need the wording does not name", () => {
@@ -632,5 +638,57 @@ describe("someone's mind with a content clause after it", () => {
     expect(analyseQuery("Did it slip Marta's mind whether Sol is free?", rink).secondOrder).toMatchObject({ believer: "Marta Kowal", target: "Solomon Reyes" });
     // "on A's mind" with no clause is what A pursues, not a view.
     expect(analyseQuery("What's on Sol's mind?", rink).secondOrder).toBeNull();
+  });
+});
+
+// A team chat where each writes a line of their own, and a note that names someone after "And the
+// …,": the test file's own scenes.
+const boatyard: PerceivedScene = {
+  summary: "Boatyard chat, Monday 7:30 AM.\nPia Holm: morning - I'm the rigger today, up the mast of the ketch.\nOle Dahl: on reception (front office), phones already going.\nRuna Berg: owner here - in the loft doing the invoices.\nTeo Vik: sanding the dinghy hull in the shed.",
+  time: "07:30",
+  focus: "Yard",
+  public: {
+    "Pia Holm": { location: "Slipway", action: "rigging the ketch's mast" },
+    "Ole Dahl": { location: "Front Office", action: "answering the phones" },
+    "Runa Berg": { location: "Sail Loft", action: "doing the invoices" },
+    "Teo Vik": { location: "Shed", action: "sanding a hull" },
+  },
+};
+const orchard: PerceivedScene = {
+  summary: "Note for whoever opens the cider barn, Saturday 3:00 PM. Greta Lind runs the orchard and is in the press house. Hugo Brandt is stacking crates by the gate. And the inspector, Ivo Sander, arrived early and is walking the rows.",
+  time: "15:00",
+  focus: "Orchard",
+  public: {
+    "Greta Lind": { location: "Press House", action: "checking the press" },
+    "Hugo Brandt": { location: "Gate", action: "stacking crates" },
+    "Ivo Sander": { location: "Orchard", action: "walking the rows" },
+  },
+};
+
+describe("roles said in one's own line, by derivation, after 'And', and who is in charge", () => {
+  it("reads 'I'm the X' in a person's own line as their role, and a role noun's WordNet noun derivation as where they are", () => {
+    const profiles = profilesOf(boatyard.summary, Object.keys(boatyard.public), boatyard.public, "wink");
+    expect(profiles["Pia Holm"]!.heads).toContain("rigger");
+    expect(who("Is the rigger free?", boatyard)).toEqual(["Pia Holm"]);
+    // "receptionist" is derived from "reception" (WordNet), where the summary puts Ole.
+    expect(who("Is the receptionist swamped?", boatyard)).toEqual(["Ole Dahl"]);
+  });
+
+  it("reads a role set off before the name after a capitalised 'And'", () => {
+    expect(profilesOf(orchard.summary, Object.keys(orchard.public), orchard.public, "wink")["Ivo Sander"]!.heads).toContain("inspector");
+    expect(who("Is the inspector in a good mood?", orchard)).toEqual(["Ivo Sander"]);
+  });
+
+  it("reads 'the boss' as the owner, else whoever runs the place, when no one holds a role in charge", () => {
+    expect(who("Is the boss busy?", boatyard)).toEqual(["Runa Berg"]);
+    expect(who("Is the boss busy?", orchard)).toEqual(["Greta Lind"]);
+    expect(analyseQuery("Does Hugo expect the boss to have a minute later?", orchard).secondOrder).toMatchObject({ believer: "Hugo Brandt", target: "Greta Lind" });
+    // Someone running to a place is not running it.
+    const errand: PerceivedScene = { ...orchard, summary: "Greta Lind runs to the gate. Hugo Brandt is stacking crates. Ivo Sander is walking the rows." };
+    expect(who("Is the boss busy?", errand)).toEqual([]);
+  });
+
+  it("reads a place the query names as what picks out a person whose role word names no one", () => {
+    expect(who("Is the boss holed up in the sail loft again?", { ...boatyard, summary: boatyard.summary.replace("owner here - ", "") })).toEqual(["Runa Berg"]);
   });
 });

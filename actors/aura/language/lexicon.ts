@@ -8,7 +8,7 @@ export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation"
   | "fact_past" | "fact_plan" | "fact_events" | "fact_unanswerable" | "fact_time" | "fact_self" | "fact_near" | "fact_everyone" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling" | "superior" | "superior_head" | "body_part";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling" | "superior" | "superior_head" | "superior_owner" | "superior_verb" | "body_part";
 
 export interface LexiconEntry {
   readonly term: string;
@@ -77,6 +77,9 @@ export const REPORT_VERBS: ReadonlySet<string> = new Set(LEXICON.entries.filter(
 export const SUPERIOR_ROLES = {
   head: new Set(LEXICON.entries.filter((e) => e.category === "superior_head").map((e) => e.term)),
   rank: new Set(LEXICON.entries.filter((e) => e.category === "superior").map((e) => e.term)),
+  owner: new Set(LEXICON.entries.filter((e) => e.category === "superior_owner").map((e) => e.term)),
+  /** Verbs that put someone in charge of what follows ("runs the farm", "manages the shop"). */
+  verbs: new Set(LEXICON.entries.filter((e) => e.category === "superior_verb").map((e) => e.term)),
 };
 /** Honorific titles and the occupation each names. */
 export const TITLES = new Map(LEXICON.entries.filter((e) => e.category === "title" && e.means !== undefined).map((e) => [e.term, e.means!]));
@@ -95,13 +98,13 @@ export function roleRelation(a: string, b: string): "synonym" | "narrower" | "br
 export const isPersonNoun = (word: string): boolean => roleSynsetsOf().has(word);
 /** … and its most frequent noun sense is a person: "orderly" is, "ward" and "end" are not. */
 export const isMainlyPersonNoun = (word: string): boolean => roleSynsetsOf().get(word)?.dominant === true;
-/** The verbs WordNet derives a person noun from ("director": direct): what such a person does. */
-export const roleVerbsOf = (word: string): readonly string[] => roleSynsetsOf().get(word)?.verbs ?? [];
+/** The verbs and nouns WordNet derives a person noun from ("director": direct; "receptionist": reception): what such a person does, or where. */
+export const roleDerivationsOf = (word: string): readonly string[] => roleSynsetsOf().get(word)?.derived ?? [];
 interface RoleSynsets {
   own: Set<string>;
   up: Set<string>;
   dominant: boolean;
-  verbs: string[];
+  derived: string[];
 }
 let roleSynsets: Map<string, RoleSynsets> | null = null;
 function roleSynsetsOf(): Map<string, RoleSynsets> {
@@ -109,7 +112,7 @@ function roleSynsetsOf(): Map<string, RoleSynsets> {
     Object.entries(LEXICON.roleSynsets ?? {}).map(([word, ids]) => {
       const all = ids.split(" ");
       const synsets = all.filter((i) => /^\d/.test(i));
-      return [word, { own: new Set(synsets), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))), dominant: all.includes("*"), verbs: all.filter((i) => i.startsWith("+")).map((i) => i.slice(1)) }];
+      return [word, { own: new Set(synsets), up: new Set(all.filter((i) => i.startsWith("^")).map((i) => i.slice(1))), dominant: all.includes("*"), derived: all.filter((i) => i.startsWith("+")).map((i) => i.slice(1)) }];
     }),
   );
   return roleSynsets;

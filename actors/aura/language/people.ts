@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, roleRelation, roleVerbsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, roleRelation, roleDerivationsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -28,6 +28,8 @@ export interface PersonProfile {
   readonly initials: readonly string[];
   /** Kin the summary states: "Sean's daughter" is { of: "Sean Gallagher", word: "daughter" }. */
   readonly kin?: readonly { readonly of: string; readonly word: string }[];
+  /** The summary or their action says they are in charge of something ("runs the farm", "manages the shop"). */
+  readonly inCharge?: true;
 }
 
 const STOP = new Set(["the", "a", "an", "of", "in", "at", "on", "to", "and", "with", "for", "her", "his", "their", "is", "be", "by", "from", "s", "'s"]);
@@ -75,6 +77,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     const about: string[] = [...contentWords(tokenize(seen[name]?.action ?? "", tokenizer)), ...contentWords(tokenize(seen[name]?.location ?? "", tokenizer))];
     const nicknames: string[] = [];
     const kin: { of: string; word: string }[] = [];
+    let inCharge = inChargeOf(tokenize(seen[name]?.action ?? "", tokenizer));
     // "Sean's daughter", "Lucia's 14-year-old": another person of the roster, by a name part no one
     // else has, then a kinship word (a child said by age is a child).
     const readKin = (text: string) => {
@@ -108,6 +111,9 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       for (let whole of note.split(/[,;]/)) {
         // "who volunteers as choir director", "who works as a cook": what follows "as" is the role.
         whole = /^\s*who\s+\w+\s+as\s+(.+)$/.exec(whole)?.[1] ?? whole;
+        // "Hannah Brooks: scrubbed in - I'm the vet on this morning": in a note of their own, what they
+        // say they are (with a determiner: "I'm on the front desk" says where) is their role.
+        whole = /^\s*I\s*(?:['’]\s*m|\s+am)\s+((?:the|a|an)\s+.+)$/.exec(whole)?.[1] ?? whole;
         // "first week as the new locum vet": a role the note gives with "as" and a determiner.
         const asRole = /\bas\s+((?:the|a|an|our|their|his|her)\s+.+)$/.exec(whole)?.[1];
         if (asRole !== undefined && tokenize(asRole, tokenizer).some((t) => isNoun(t) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text)))) whole = asRole;
@@ -135,6 +141,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         while (clause.length > 1 && cuesOf([clause.at(-1)!], "time_word").length > 0) clause = clause.slice(0, -1);
         const first = clause[0];
         if (first === undefined) continue;
+        if (inChargeOf(clause)) inCharge = true;
         // A first word in -ing that takes an object is an activity whatever its tag ("pacing the
         // side of the pool"); one before a noun is a modifier ("wedding planner").
         // "(74, …)", "(a 17-year-old volunteer)": an age; WordNet's words for old or young age
@@ -211,6 +218,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         after = after.replace(/^\s*\)/, "");
         leadEnd = called.index;
       }
+      // "Greta Lind runs the orchard": the verb right after the name puts them in charge of its object.
+      if (inChargeOf(tokenize(/^\s*([^,;.\n]*)/.exec(after)?.[1] ?? "", tokenizer))) inCharge = true;
       // … or a list's item: "- Chen Mei: presiding officer, at the ballot table" (to its line's end).
       // … or a table's row: "Name | role | what they do" (cells set off by bars or tabs).
       if (/^[ \t]*(?:,|:[ \t]*\S|[-–—]\s|\|)/.test(after) || /^ *\t/.test(after)) {
@@ -233,7 +242,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const labelTokens = label === undefined ? [] : tokenize(label.toLowerCase(), tokenizer).filter((t) => t.pos !== "PUNCT");
       const labelHead = labelTokens.at(-1);
       if (labelHead !== undefined && labelTokens.length <= 3 && (isMainlyPersonNoun(labelHead.lemma) || isMainlyPersonNoun(labelHead.text))) addRole(labelTokens);
-      const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/).at(-1)!;
+      // (a capital is no matter: "And the landlord, Felix Okoro, …")
+      const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/i).at(-1)!;
       const leadTokens = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
       const leadHead = leadTokens.at(-1);
       // "Lucia's 14-year-old, Mateo": an age said of someone's own is their child, of that age.
@@ -258,10 +268,14 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const dashed = /(?:^|[:\n]|\b(?:and|while|with)\b)\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, leadEnd).split(/[,;(]/).at(-1)!);
       if (dashed !== null && !places.has(dashed[1]!.toLowerCase())) addNickname(dashed[1]!);
     }
-    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }) };
+    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
   }
   return out;
 }
+
+/** A clause that opens with a verb of being in charge and its object: "runs the farm", "manages our team". */
+const inChargeOf = (clause: readonly Token[]): boolean =>
+  clause[0] !== undefined && SUPERIOR_ROLES.verbs.has(clause[0].lemma) && (clause[1]?.pos === "DET" || POSSESSIVES.has(clause[1]?.text ?? ""));
 
 /**
  * How well a query word names a role word: 4 the same word, 3 a WordNet synonym ("barman" for a
@@ -483,7 +497,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
         // … or the verb the role noun comes from is what the summary says they do ("the director"
         // for "Wang Jun, who agreed to direct it"): above a synonym of a role, below the role word itself.
         const does = new Set(profiles[n]?.about ?? []);
-        const derived = !whole && forms.some((f) => roleVerbsOf(f).some((v) => does.has(v))) ? 3.5 : 0;
+        const derived = !whole && forms.some((f) => roleDerivationsOf(f).some((v) => does.has(v))) ? 3.5 : 0;
         const scored = Math.max(0, derived, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
         const headScore = anyone && scored !== 3 ? 0 : scored;
         // A modifier matches a role word, or the adverb in -ly the role is written with ("the new
@@ -493,14 +507,18 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     }
     // "the boss", "her boss": a relation word for a superior that is no one's own role names whoever
     // holds a role in charge (else of greater rank), other than the one whose boss it is.
-    const last = np.at(-1)!;
+    // (its last noun: a predicate adjective may follow, "is the boss busy")
+    const last = np.findLast(isNoun) ?? np.at(-1)!;
     const superiorWord = (w: string) => SUPERIOR_ROLES.head.has(w) || SUPERIOR_ROLES.rank.has(w);
     if (isNoun(last) && cuesOf([last], "relation").length > 0 && superiorWord(last.lemma) && !roster.some((n) => (profiles[n]?.heads ?? []).includes(last.lemma))) {
       const owner = POSSESSIVES.has(t.text) ? out.filter((m) => m.end <= i).at(-1)?.name : t.text === "'s" ? out.find((m) => m.end === i)?.name : undefined;
       const others = roster.filter((n) => n !== owner);
       const holding = (set: ReadonlySet<string>) => others.filter((n) => (profiles[n]?.heads ?? []).some((h) => set.has(h)));
+      // … else whoever owns the place or is said to run it ("Oskar Nilsson: owner speaking", "Nadia runs the farm").
+      const owning = () => others.filter((n) => profiles[n]?.inCharge === true || (profiles[n]?.heads ?? []).some((h) => SUPERIOR_ROLES.owner.has(h)));
       const inCharge = holding(SUPERIOR_ROLES.head);
-      const ranked = inCharge.length > 0 ? inCharge : holding(SUPERIOR_ROLES.rank);
+      const ranking = inCharge.length > 0 ? inCharge : holding(SUPERIOR_ROLES.rank);
+      const ranked = ranking.length > 0 ? ranking : owning();
       if (ranked.length === 1) {
         claim({ name: ranked[0]!, start: i, end: npStart + np.length, by: "role" });
         continue;
@@ -574,7 +592,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // context: the one person whose visible doings the query's other content words describe.
     // Only the query's nouns count (not "meaning" against "meant"), and only when no one is named:
     // beside a named person, an unmatched person word may well be someone not in the scene.
-    const rest = () => contentWords(tokens.filter((u, x) => (x < i || x >= k) && !used.has(x) && isNoun(u)));
+    // (A place the query names counts: "is the boss holed up in the back office" for whoever is there.)
+    const rest = () => contentWords(tokens.filter((u, x) => (x < i || x >= k) && (!used.has(x) || taken.has(x)) && isNoun(u)));
     const unnamed = !out.some((m) => m.by === "name");
     // … and a word for anyone that the scene itself calls one person ("(teenage solo hiker, the
     // kid)"), when what the query says of them matches no one.

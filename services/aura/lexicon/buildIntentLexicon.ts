@@ -9,12 +9,13 @@
 //   holds (`excludeCategories`: "plan" is a goal word, not a belief verb); for roles
 //   (`synsets`), `roleSynsets`: each noun.person word with its synsets and their direct
 //   hypernyms, so "novelist" meets "writer" and "barman" meets "bartender", `*` where the
-//   word's most frequent noun sense is a person, and `+verb` for each verb WordNet derives it from.
+//   word's most frequent noun sense is a person, and `+word` for each verb or noun WordNet derives it
+//   from or gives ("director" +direct, "receptionist" +reception).
 // Hand entries are kept as they are; the derived part is replaced, so the file is the same however
 // often it runs.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { membersOf, WordNet, type WordNetPos } from "./wordnet.ts";
+import { LEXFILES, membersOf, WordNet, type WordNetPos } from "./wordnet.ts";
 import { UsageError } from "../../kernel/usageError.ts";
 
 interface Entry {
@@ -92,13 +93,17 @@ for (const c of doc.classes ?? []) {
       for (const p of m.synset.pointers) if (p.symbol === "@") ids.add(`^${p.offset}`);
       // "*": the word's most frequent noun sense is a person ("orderly"; not "ward" or "end").
       if (m.sense === 1) ids.add("*");
-      // "+verb": a verb the word is derived from or gives (WordNet's `+` pointer from this very word:
-      // "director" +direct, "operator" +operate), so "the director" meets whoever is directing.
+      // "+word": a verb or a noun the word is derived from or gives (WordNet's `+` pointer from this
+      // very word: "director" +direct, "operator" +operate, "receptionist" +reception), so "the
+      // director" meets whoever is directing and "the receptionist" whoever is on reception. (A
+      // derived person noun is a role of its own: "patron" +patronage, not +patroness.)
       const at = m.synset.words.indexOf(m.word) + 1;
       for (const p of m.synset.pointers) {
-        if (p.symbol !== "+" || p.pos !== "v" || (p.source !== 0 && p.source !== at)) continue;
-        const verb = wn.synset(p.offset, "v").words[p.target - 1];
-        if (verb !== undefined && !verb.includes(" ")) ids.add(`+${verb}`);
+        if (p.symbol !== "+" || (p.pos !== "v" && p.pos !== "n") || (p.source !== 0 && p.source !== at)) continue;
+        const target = wn.synset(p.offset, p.pos);
+        if (p.pos === "n" && target.lexfile === LEXFILES["noun.person"]) continue;
+        const word = target.words[p.target - 1];
+        if (word !== undefined && !word.includes(" ")) ids.add(`+${word}`);
       }
       map.set(m.word, ids);
     }

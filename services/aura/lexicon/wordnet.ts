@@ -19,6 +19,8 @@ export interface Synset {
   readonly gloss: string;
   /** Verb frames (frame numbers of wndb(5WN): 26 is "Somebody ----s that CLAUSE"). */
   readonly frames: ReadonlySet<number>;
+  /** Its lexicographer file's number (LEXFILES: 18 is noun.person). */
+  readonly lexfile: number;
 }
 
 export class WordNet {
@@ -69,7 +71,7 @@ export class WordNet {
       const fCnt = Number(f[k++]);
       for (let i = 0; i < fCnt; i++, k += 3) frames.add(Number(f[k + 1]));
     }
-    return { offset, pos, words, pointers, gloss: gloss.trim(), frames };
+    return { offset, pos, words, pointers, gloss: gloss.trim(), frames, lexfile: Number(f[1]) };
   }
 }
 
