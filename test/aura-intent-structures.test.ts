@@ -692,3 +692,86 @@ describe("roles said in one's own line, by derivation, after 'And', and who is i
     expect(who("Is the boss holed up in the sail loft again?", { ...boatyard, summary: boatyard.summary.replace("owner here - ", "") })).toEqual(["Runa Berg"]);
   });
 });
+
+// A family business introduced by relation and role before names, and a kitchen with two chefs: the
+// test file's own scenes.
+const pottery: PerceivedScene = {
+  summary: "Saturday 9:00 AM at the Lindqvist pottery on Quay Road. The mother, Astrid, has been at the wheel since seven. Her husband sits at the glazing bench: Nils Lindqvist is mixing a blue glaze beside the shop assistant, Mara Quist, who is pricing mugs. In the kiln room the couple's daughter is stacking the kiln; Ebba took over the firings this spring. Next to her the clay supplier, Jonas Berg, is wheeling in sacks.",
+  time: "09:00",
+  focus: "Studio",
+  public: {
+    "Astrid Lindqvist": { location: "Studio", action: "throwing a bowl" },
+    "Nils Lindqvist": { location: "Glazing Bench", action: "mixing a glaze" },
+    "Ebba Lindqvist": { location: "Kiln Room", action: "stacking the kiln" },
+    "Mara Quist": { location: "Shop", action: "pricing mugs" },
+    "Jonas Berg": { location: "Kiln Room", action: "wheeling in sacks" },
+  },
+};
+const kitchen: PerceivedScene = {
+  summary: "Tuesday 2:00 PM at the Old Mill kitchen. At the pass the head chef is plating the lunch special; that is Dario Conti, who has run the kitchen for ten years. Across the line the kitchen's junior chef is filleting trout. Pia Hahn started in March. The restaurant manager has shut herself in the office with the rota: Sanne Vos asked not to be disturbed.",
+  time: "14:00",
+  focus: "Kitchen",
+  public: {
+    "Dario Conti": { location: "Pass", action: "plating the lunch special" },
+    "Pia Hahn": { location: "Line", action: "filleting trout" },
+    "Sanne Vos": { location: "Office", action: "working on the rota" },
+  },
+};
+const lobby: PerceivedScene = {
+  summary: "Hotel lobby, 10:00 PM. Rosa Marin (receptionist) is checking in a late guest. Karl Ek (porter) is carrying bags to the lift.",
+  time: "22:00",
+  focus: "Lobby",
+  public: { "Rosa Marin": { location: "Lobby", action: "checking in a guest" }, "Karl Ek": { location: "Lobby", action: "carrying bags" } },
+};
+
+describe("roles said before the name, a phrase's last noun phrase, and a family's kin", () => {
+  const profiles = () => profilesOf(pottery.summary, Object.keys(pottery.public), pottery.public, "wink");
+
+  it("reads the noun phrase that ends the words before a name set off by commas", () => {
+    expect(profiles()["Mara Quist"]!.heads).toContain("assistant");
+    expect(profiles()["Jonas Berg"]!.heads).toContain("supplier");
+    expect(who("Is the supplier in a hurry?", pottery)).toEqual(["Jonas Berg"]);
+  });
+
+  it("reads a clause's subject before the name, in its sentence or the one before, as the role", () => {
+    expect(profiles()["Ebba Lindqvist"]!.heads).toContain("daughter");
+    expect(who("Is the head chef stressed?", kitchen)).toEqual(["Dario Conti"]);
+    // Another's role word names someone with a modifier of its own.
+    expect(who("Is the junior chef free?", kitchen)).toEqual(["Pia Hahn"]);
+    expect(who("Is the restaurant manager busy?", kitchen)).toEqual(["Sanne Vos"]);
+  });
+
+  it("reads 'the couple's daughter' as the child of those who share her surname", () => {
+    expect(profiles()["Ebba Lindqvist"]!.kin).toEqual(expect.arrayContaining([{ of: "Astrid Lindqvist", word: "daughter" }, { of: "Nils Lindqvist", word: "daughter" }]));
+    expect(analyseQuery("Has it dawned on Nils how tired his daughter is?", pottery).secondOrder).toMatchObject({ believer: "Nils Lindqvist", target: "Ebba Lindqvist" });
+  });
+
+  it("reads what a role word is derived from as a description of its holder", () => {
+    expect(who("Is the lady at reception tired?", lobby)).toEqual(["Rosa Marin"]);
+  });
+});
+
+describe("a name that says whose, and a mind a question fills", () => {
+  it("reads 'picture' (WordNet's envision) as a belief verb, not the noun after a determiner", () => {
+    expect(analyseQuery("Where does Rosa picture Karl spending his evening?", lobby).secondOrder).toMatchObject({ believer: "Rosa Marin", target: "Karl Ek" });
+    expect(analyseQuery("Does Rosa envision Karl as swamped?", lobby).secondOrder).toMatchObject({ believer: "Rosa Marin", target: "Karl Ek" });
+  });
+
+  it("reads a name after 'of' that follows another's role as whose role it is", () => {
+    expect(analyseQuery("Is the porter of Rosa Marin busy?", lobby)).toMatchObject({ secondOrder: null, scope: { kind: "person", agents: ["Karl Ek"] } });
+    expect(analyseQuery("The porter of Rosa Marin is late. What is the real reason?", lobby).hidden).toContain("unspoken_goal");
+    expect(who("Is the shop assistant of Nils Lindqvist free?", pottery)).toEqual(["Mara Quist"]);
+    // … not a second person whose mind the first would be asked about.
+    expect(analyseQuery("Is the shop assistant of Nils Lindqvist free?", pottery).secondOrder).toBeNull();
+    expect(analyseQuery("Is the shop assistant of Nils Lindqvist free?", pottery).hidden).toContain("availability");
+    // After an adjective that takes "of", the name is the other person of a belief.
+    expect(analyseQuery("How sure is the shop assistant of Jonas being calm?", pottery).secondOrder).toMatchObject({ believer: "Mara Quist", target: "Jonas Berg" });
+  });
+
+  it("reads someone's thoughts as the object of a what-question's verb as what they are preoccupied with", () => {
+    const a = analyseQuery("What is really occupying Karl's thoughts by the lift?", lobby);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toContain("unspoken_goal");
+    expect(a.scope).toEqual({ kind: "person", agents: ["Karl Ek"] });
+  });
+});

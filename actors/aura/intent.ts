@@ -447,7 +447,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
   const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
-  const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
+  // A belief verb that is a noun after its determiner ("a picture of Bo") reports no one's belief.
+  const beliefVerbs = cuesOf(tokens, "belief").filter((c) => !(tokens[c.start]!.pos === "NOUN" && tokens[c.start - 1]?.pos === "DET"));
+  const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...beliefVerbs, ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
@@ -483,8 +485,20 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // … a belief or cognition frame from the lexicon; not a report, a request or a question put to A
   // ("ask A what …"), nor a participle read as a view noun after a contracted "is" ("she's sorting"), nor a frame
   // with no content after it ("what she's found?").
-  const frames = new Set([...prepositions, ...owned, ...had, ...held, ...cuesOf(tokens, "belief"), ...verbs.filter((c) => !REPORT_VERBS.has(c.term))].filter((c) => (c.category !== "belief_possessive" || !tokens[c.start]!.text.endsWith("ing")) && tokens[c.end] !== undefined && tokens[c.end]!.pos !== "PUNCT").map((c) => c.start));
+  const frames = new Set([...prepositions, ...owned, ...had, ...held, ...beliefVerbs, ...verbs.filter((c) => !REPORT_VERBS.has(c.term))].filter((c) => (c.category !== "belief_possessive" || !tokens[c.start]!.text.endsWith("ing")) && tokens[c.end] !== undefined && tokens[c.end]!.pos !== "PUNCT").map((c) => c.start));
+  // "What is occupying X's thoughts?": X's mind as the object of a what-question's verb is what X is
+  // preoccupied with (the question's "what" is the content), not X's view of anyone.
+  const preoccupation = (c: BeliefCue): boolean => {
+    const owner = mentions.find((m) => m.end === c.start - 1 && tokens[m.end]?.text === "'s");
+    if (owner === undefined) return false;
+    let v = owner.start - 1;
+    while (v >= 0 && honorificWord(tokens[v])) v--;
+    const clause = tokens.slice(0, Math.max(v, 0));
+    const opens = clause.findLastIndex((t) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text)) + 1;
+    return tokens[v]?.pos === "VERB" && clause.slice(opens).some((t) => t.text === "what" || t.text === "who");
+  };
   for (const c of theirs) {
+    if (isPossessive.has(c.start) && preoccupation(c)) continue;
     let k = c.start - 1;
     while (k >= 0 && skippable(tokens[k]!, k)) k--;
     if (c.byShape === true || (k >= 0 && (personLike(tokens[k]!, k) || mentions.some((m) => m.end === k + 1)))) someoneBelieves = true;

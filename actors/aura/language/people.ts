@@ -50,6 +50,8 @@ const plural = (t: Token) => t.text !== t.lemma && !t.text.endsWith("ing") && (t
 export function profilesOf(summary: string, roster: readonly string[], seen: Readonly<Record<string, { readonly action: string; readonly location: string }>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
   const out: Record<string, PersonProfile> = {};
   const places = new Set(Object.values(seen).map((r) => r.location.toLowerCase()));
+  // Where the summary writes each name: a role may be said before it, in a sentence of its own.
+  const spans = new Map<string, { start: number; end: number }>();
   for (const name of roster) {
     const role: string[] = [];
     const heads: string[] = [];
@@ -191,6 +193,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     };
     const written = writtenAs(parts) ?? (parts.length > 1 && roster.filter((n) => n.split(/\s+/)[0] === given).length === 1 ? writtenAs([escape(given)]) : null) ?? bySurname();
     if (written !== null) {
+      spans.set(name, { start: written.index, end: written.index + written[0].length });
       const [, title, ...rest] = written;
       const note = rest.at(-1);
       for (const nick of rest.slice(0, -1)) if (nick !== undefined) addNickname(nick);
@@ -244,14 +247,19 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       if (labelHead !== undefined && labelTokens.length <= 3 && (isMainlyPersonNoun(labelHead.lemma) || isMainlyPersonNoun(labelHead.text))) addRole(labelTokens);
       // (a capital is no matter: "And the landlord, Felix Okoro, …")
       const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/i).at(-1)!;
-      const leadTokens = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
+      const leadWords = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
+      // The noun phrase that ends the lead, from its determiner ("… the pastry display beside the
+      // counter assistant, Nadia Haddad,", "Next to him the flour supplier, Tom Becker,").
+      const leadTokens = leadWords.every(nominalWord) ? leadWords : leadWords.slice(Math.max(0, leadWords.findLastIndex((t, x) => (t.pos === "DET" || POSSESSIVES.has(t.text)) && leadWords.slice(x + 1).every(nominalWord))));
       const leadHead = leadTokens.at(-1);
       // "Lucia's 14-year-old, Mateo": an age said of someone's own is their child, of that age.
       const agedOwn = /(?:['’]s|\b(?:her|his|their|our|my))\s+(\d{1,3})-year-old\s*$/.exec(lead);
       readKin(lead);
       // "her nephew Dev", "His wife Leila": kin of whoever the text named last before them.
       const theirKin = /\b(?:his|her|their)\s+([a-z]+)\s*$/i.exec(lead)?.[1]?.toLowerCase();
-      if (theirKin !== undefined && kinClass(theirKin) !== undefined) {
+      const family = sameSurname(name, roster);
+      if (theirKin !== undefined && kinClass(theirKin) !== undefined && /\btheir\s+\w+\s*$/i.test(lead) && family.length > 0) for (const n of family) kin.push({ of: n, word: theirKin });
+      else if (theirKin !== undefined && kinClass(theirKin) !== undefined) {
         const prefix = summary.slice(0, leadEnd);
         const last = roster.filter((n) => n !== name).map((n) => [n, Math.max(...n.split(/\s+/).map((w) => prefix.search(new RegExp(`\\b${escape(w)}\\b(?![\\s\\S]*\\b${escape(w)}\\b)`))))] as const).filter(([, at]) => at >= 0).sort((a, b) => b[1] - a[1])[0];
         if (last !== undefined) kin.push({ of: last[0], word: theirKin });
@@ -260,7 +268,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         addRole(tokenize("child", tokenizer));
         const age = Number(agedOwn[1]);
         about.push(...(age >= 60 ? AGE_WORDS.old : age <= 25 ? AGE_WORDS.young : []));
-      } else if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text)) && leadTokens.every((t) => isNoun(t) || t.pos === "ADJ" || t.pos === "DET" || POSSESSIVES.has(t.text) || t.pos === "NUM" || t.text === "'s" || (t.pos === "VERB" && /(ed|ing)$/.test(t.text)))) addRole(leadTokens);
+      } else if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text)) && leadTokens.every(nominalWord)) addRole(leadTokens);
       // Adjectives alone before the name describe them ("young Liu Yang").
       else if (leadTokens.length > 0 && leadTokens.length <= 2 && leadTokens.every((t) => t.pos === "ADJ" && /^[a-z]/.test(t.text))) about.push(...contentWords(leadTokens));
       // A capitalised phrase set off by a dash just before the name, naming no place, is what
@@ -268,9 +276,73 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const dashed = /(?:^|[:\n]|\b(?:and|while|with)\b)\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, leadEnd).split(/[,;(]/).at(-1)!);
       if (dashed !== null && !places.has(dashed[1]!.toLowerCase())) addNickname(dashed[1]!);
     }
-    out[name] = { role: [...new Set(role)], heads: [...new Set(heads)], about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
+    out[name] = { role, heads, about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
   }
+  rolesSaidBefore(summary, roster, spans, out, tokenizer);
+  for (const p of Object.values(out)) Object.assign(p, { role: [...new Set(p.role)], heads: [...new Set(p.heads)] });
   return out;
+}
+
+/** A word of a noun phrase before its head: a noun, an adjective, a determiner, a number, a participle. */
+const nominalWord = (t: Token): boolean => isNoun(t) || t.pos === "ADJ" || t.pos === "DET" || POSSESSIVES.has(t.text) || t.pos === "NUM" || t.text === "'s" || (t.pos === "VERB" && /(ed|ing)$/.test(t.text));
+
+/** Others of the roster who share this person's surname (a family). */
+const sameSurname = (name: string, roster: readonly string[]): string[] => {
+  const words = name.split(/\s+/);
+  return words.length < 2 ? [] : roster.filter((n) => n !== name && n.split(/\s+/).length > 1 && n.split(/\s+/).at(-1) === words.at(-1));
+};
+
+/**
+ * A role the summary gives before it names the person, as the subject of a clause: "the senior vet
+ * is halfway through an operation; that is Dr Hannah Brooks", "Across the corridor the clinic's junior
+ * vet is checking a rabbit. Ravi Menon qualified last year", "The practice manager has shut herself in
+ * the office: Ingrid Solberg …". Read from the name's own sentence up to the name (after any other
+ * name in it), else from the sentence before when that one names no one; the last such phrase whose
+ * head is no one else's role. "The couple's son", "their daughter": kin of whoever shares the surname.
+ */
+function rolesSaidBefore(summary: string, roster: readonly string[], spans: ReadonlyMap<string, { start: number; end: number }>, out: Record<string, PersonProfile>, tokenizer: TokenizerName): void {
+  // Sentences, and clauses after a semicolon or colon (a short capitalised word's period is a title's).
+  const bounds = [0, ...[...summary.matchAll(/(?<!\b[A-Z][a-z]{0,3})[.!?](?:\s|$)|[;:\n]/g)].map((m) => m.index + m[0].length), summary.length];
+  const named = [...spans.values()];
+  const segmentOf = (at: number) => bounds.findLastIndex((b) => b <= at);
+  for (const name of roster) {
+    const span = spans.get(name);
+    const profile = out[name];
+    if (span === undefined || profile === undefined) continue;
+    const k = segmentOf(span.start);
+    const others = named.filter((o) => o.start < span.start && o.end > bounds[k]!);
+    const own = summary.slice(Math.max(bounds[k]!, ...others.map((o) => o.end)), span.start);
+    const previous = k > 0 && !named.some((o) => o.start >= bounds[k - 1]! && o.start < bounds[k]!) ? summary.slice(bounds[k - 1], bounds[k]) : "";
+    const taken = new Set(roster.filter((n) => n !== name).flatMap((n) => out[n]?.heads ?? []));
+    const phrase = subjectPhrase(tokenize(own, tokenizer), taken) ?? subjectPhrase(tokenize(previous, tokenizer), taken);
+    if (phrase === null) continue;
+    const head = phrase.at(-1)!;
+    (profile.role as string[]).push(...contentWords(phrase));
+    (profile.heads as string[]).push(head.text, head.lemma);
+    const owner = phrase[0]!;
+    const kinWord = kinClass(head.text) !== undefined ? head.text : kinClass(head.lemma) !== undefined ? head.lemma : undefined;
+    const family = sameSurname(name, roster);
+    const possessor = phrase.findIndex((t) => t.text === "'s");
+    if (kinWord !== undefined && family.length > 0 && (owner.text === "their" || (possessor > 0 && phrase[possessor - 1]!.pos !== "PROPN"))) Object.assign(profile, { kin: [...(profile.kin ?? []), ...family.map((of) => ({ of, word: kinWord }))] });
+  }
+}
+
+/** The last definite noun phrase with a person noun for its head that is a clause's subject (a verb follows it). */
+function subjectPhrase(tokens: readonly Token[], taken: ReadonlySet<string>): Token[] | null {
+  let found: Token[] | null = null;
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i]!.text !== "the" && !POSSESSIVES.has(tokens[i]!.text)) continue;
+    let j = i + 1;
+    while (j < tokens.length && (isNoun(tokens[j]!) || tokens[j]!.pos === "ADJ" || tokens[j]!.text === "'s")) j++;
+    const head = tokens[j - 1];
+    const next = tokens[j];
+    if (j === i + 1 || head === undefined || !isNoun(head) || next === undefined || (next.pos !== "AUX" && next.pos !== "VERB")) continue;
+    // (another's role word names them only with a modifier of its own: "the junior vet" beside "the senior vet")
+    const modified = tokens.slice(i + 1, j - 1).some((t) => t.pos === "ADJ" || (isNoun(t) && tokens[tokens.indexOf(t) + 1]?.text !== "'s"));
+    if (!(isMainlyPersonNoun(head.lemma) || isMainlyPersonNoun(head.text)) || plural(head) || (!modified && (taken.has(head.text) || taken.has(head.lemma)))) continue;
+    found = tokens.slice(i, j);
+  }
+  return found;
 }
 
 /** A clause that opens with a verb of being in charge and its object: "runs the farm", "manages our team". */
@@ -583,8 +655,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // Not after a preposition of place: "across the ward" is where.
     const generic = cuesOf([np[one]!], "activity").length > 0 || LOCATIVE.has(tokens[i - 1]?.text ?? "");
     const said = contentWords([...np.slice(0, generic ? one : one + 1), ...after.filter(isNounish)]);
+    // (… and what their role word is derived from: "the lady at reception" for a receptionist)
     const score = (words: readonly string[]) => best(roster.map((n) => {
-      const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? [])]);
+      const known = new Set([...(profiles[n]?.about ?? []), ...(profiles[n]?.role ?? []), ...(profiles[n]?.heads ?? []).flatMap(roleDerivationsOf)]);
       return [n, words.filter((w) => known.has(w)).length];
     }));
     // A definite person noun that its own phrase does not pin down ("the orderly", when the scene
@@ -600,6 +673,14 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const calledSo = () => best(roster.map((n) => [n, (profiles[n]?.heads ?? []).includes(np[one]!.text) ? 1 : 0]));
     const who = score(said) ?? (unnamed && DEFINITE.has(t.text) && isMainlyPersonNoun(np[one]!.lemma) && !LOCATIVE.has(tokens[i - 1]?.text ?? "") ? score(rest()) : null) ?? (DEFINITE.has(t.text) ? calledSo() : null);
     if (who !== null) claim({ name: who, start: i, end: k, by: "description" });
+  }
+  // "the student of Wang Jun": a name after "of" that follows someone else's role only says whose
+  // (not after an adjective that takes "of": "how sure is the shop manager of Bartosz …").
+  for (const m of [...out]) {
+    if (m.by !== "name" || tokens[m.start - 1]?.text !== "of") continue;
+    const role = out.find((r) => (r.by === "role" || r.by === "description") && r.end === m.start - 1 && r.name !== m.name);
+    const opens = tokens.slice(0, role?.start ?? 0).findLastIndex((t) => t.pos === "PUNCT") + 1;
+    if (role !== undefined && !tokens.slice(opens, role.start).some((t) => t.pos === "ADJ")) out.splice(out.indexOf(m), 1);
   }
   out.sort((a, b) => a.start - b.start);
   // Pronouns: the nearest person mentioned before, else after.
