@@ -752,6 +752,13 @@ describe("roles said before the name, a phrase's last noun phrase, and a family'
 });
 
 describe("a name that says whose, and a mind a question fills", () => {
+  it("reads a belief verb with a particle that ends its clause as a phrasal verb of its own", () => {
+    const a = analyseQuery("Is Rosa still around, or has she clocked off?", lobby);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toContain("availability");
+    expect(analyseQuery("Has Rosa clocked that Karl is worn out?", lobby).secondOrder).toMatchObject({ believer: "Rosa Marin", target: "Karl Ek" });
+  });
+
   it("reads 'picture' (WordNet's envision) as a belief verb, not the noun after a determiner", () => {
     expect(analyseQuery("Where does Rosa picture Karl spending his evening?", lobby).secondOrder).toMatchObject({ believer: "Rosa Marin", target: "Karl Ek" });
     expect(analyseQuery("Does Rosa envision Karl as swamped?", lobby).secondOrder).toMatchObject({ believer: "Rosa Marin", target: "Karl Ek" });

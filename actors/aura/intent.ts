@@ -397,7 +397,11 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // …"), not an order or a request ("told X to …").
   // … nor what someone tells the speaker ("A told me she's fine"): that is the speaker's information.
   const toSpeaker = (c: Cue) => firstPerson(tokens[c.end]) || (tokens[c.end]?.text === "to" && firstPerson(tokens[c.end + 1]));
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
+  // A verb with a particle that ends its clause is a phrasal verb of its own ("has she clocked off?"
+  // is no "clocked that …").
+  const PARTICLES = new Set(["off", "out", "in", "on", "up", "down", "away"]);
+  const phrasal = (c: Cue) => PARTICLES.has(tokens[c.end]?.text ?? "") && (tokens[c.end + 1] === undefined || tokens[c.end + 1]!.pos === "PUNCT" || tokens[c.end + 1]!.pos === "CCONJ");
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => !phrasal(c)).filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   // "'s" after a pronoun is "is" or "has" ("he's finding"): only a name or a role possesses.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d && m.by !== "pronoun") && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
@@ -448,7 +452,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
   const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
   // A belief verb that is a noun after its determiner ("a picture of Bo") reports no one's belief.
-  const beliefVerbs = cuesOf(tokens, "belief").filter((c) => !(tokens[c.start]!.pos === "NOUN" && tokens[c.start - 1]?.pos === "DET"));
+  const beliefVerbs = cuesOf(tokens, "belief").filter((c) => !(tokens[c.start]!.pos === "NOUN" && tokens[c.start - 1]?.pos === "DET") && !phrasal(c));
   const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...beliefVerbs, ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
