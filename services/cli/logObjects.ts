@@ -16,6 +16,9 @@ import { UsageError } from "../kernel/usageError.ts";
 import { withNats } from "../distributed/episodes.ts";
 import { checkOutDir } from "./outputs.ts";
 
+/** Objects read at once (each read is a lookup and a consumer of its own). */
+const READS_AT_ONCE = 16;
+
 /** A path segment an object name may have (what kvKey leaves, without `.` and `..`). */
 const SEGMENT = /^[-_=.A-Za-z0-9]+$/;
 const isPathName = (name: string): boolean => name.split("/").every((s) => SEGMENT.test(s) && s !== "." && s !== "..");
@@ -41,7 +44,7 @@ interface Unwritten {
 async function writeOut(objects: LogObjects, names: readonly string[], root: string, strip: number, onWritten?: () => void): Promise<Unwritten[]> {
   const problems: Unwritten[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(8, names.length) }, async () => {
+  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, names.length) }, async () => {
     while (next < names.length) {
       const name = names[next++]!;
       if (!isPathName(name)) {

@@ -269,7 +269,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
   program
     .command("export-logs")
     .helpGroup("Distributed (NATS):")
-    .description("write the finished logs a sweep kept in JetStream (its log objects, below the name it printed) to files: the object <name>/<path> to <out>/<path>/log/000000000000.jsonl, the folder a sweep's --log <out> would hold (verify and the world's reports read it); exit 3 naming an object that cannot be read back as stored")
+    .description("write the finished logs a sweep kept in JetStream (its log objects, below the name it printed) to files: the object <sweep>/<path> to <out>/<path>/log/000000000000.jsonl, the folder a sweep's --log <out> would hold (verify and the world's reports read it); exit 3 naming an object that cannot be read back as stored")
     .argument("<name>", "the sweep's name in the namespace's log objects (its summary's log, jetstream:<namespace>/<name>), or a name below it")
     .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
     .addOption(natsOutageOption())

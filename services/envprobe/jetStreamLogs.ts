@@ -76,7 +76,7 @@ export class JetStreamKeeper {
     const kept = new Map<string, EpisodeMetrics>();
     await mapLimit(jobs, AT_ONCE, async (j) => {
       const name = logObjectOf(sweep, j);
-      if (!(await objects.has(name))) return;
+      // One request when there is none (its meta looked up), as a lookup alone would cost.
       let text: string | null;
       try {
         text = await objects.get(name);
