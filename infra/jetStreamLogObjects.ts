@@ -11,8 +11,11 @@
 // The client checks each object's SHA-256 as it reads it: bytes changed in the store read as an
 // error (LogObjectUnreadable), never as another log.
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { Objm, type ObjectStore } from "@nats-io/obj";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Objm, type ObjectInfo, type ObjectStore } from "@nats-io/obj";
+import { createHash } from "node:crypto";
+import { readSubject } from "./jetstream/read.ts";
+import type { Context } from "./jetstream/streams.ts";
 import { ExitCode, TaggedError } from "../events/taggedError.ts";
 import { messageOf } from "../events/errorMessage.ts";
 import { acrossOutage, natsName, natsReplicas } from "./nats.ts";
@@ -36,6 +39,15 @@ export class LogObjectUnreadable extends TaggedError {
 }
 
 const decoder = new TextDecoder();
+
+/** An object's text from its chunks, when they are its size and hash to its digest (`SHA-256=` and the base64url hash, padded). */
+function checkedText(bucket: string, info: ObjectInfo, parts: readonly Uint8Array[]): [string | null, LogObjectUnreadable?] {
+  const bytes = Buffer.concat(parts);
+  const digest = `SHA-256=${createHash("sha256").update(bytes).digest("base64url")}`;
+  const padded = digest + "=".repeat((4 - ((digest.length - 8) % 4)) % 4);
+  if (bytes.length !== info.size || padded !== info.digest) return [null, new LogObjectUnreadable(bucket, info.name, new Error(`its ${bytes.length} bytes in ${parts.length} chunks do not match its size ${info.size} and digest ${info.digest}`))];
+  return [decoder.decode(bytes)];
+}
 const encoder = new TextEncoder();
 
 export class LogObjects {
@@ -107,8 +119,43 @@ export class LogObjects {
 
   /** The names of the objects in the bucket, sorted, those equal to `prefix` or below it (`prefix/…`) when one is given. */
   async names(prefix?: string): Promise<string[]> {
+    return (await this.infos(prefix)).map((o) => o.name);
+  }
+
+  private async infos(prefix?: string): Promise<ObjectInfo[]> {
     const all = await acrossOutage(this.nc, () => this.store.list());
     const under = prefix === undefined ? all : all.filter((o) => o.name === prefix || o.name.startsWith(`${prefix.replace(/\/+$/, "")}/`));
-    return under.filter((o) => !o.deleted).map((o) => o.name).sort();
+    return under.filter((o) => !o.deleted).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * Reads every object below `prefix` (all with none) in one pass over the bucket's chunks (one
+   * consumer, where `get` makes one per object: 7,260 logs read in a fraction of the time), each
+   * checked against its SHA-256: `onObject(name, text)` for each one as its last chunk arrives, or
+   * `onObject(name, null, error)` (a LogObjectUnreadable) for one whose bytes do not read back as
+   * stored or whose chunks are gone. Objects put while it reads may be missed.
+   */
+  async readAll(prefix: string | undefined, onObject: (name: string, text: string | null, error?: LogObjectUnreadable) => void): Promise<number> {
+    const infos = await this.infos(prefix);
+    const pending = new Map<string, { readonly info: ObjectInfo; readonly parts: Uint8Array[] }>();
+    for (const info of infos) {
+      if (info.chunks === 0) onObject(info.name, ...checkedText(this.bucket, info, []));
+      else pending.set(info.nuid, { info, parts: [] });
+    }
+    if (pending.size === 0) return infos.length;
+    const chunkPrefix = `$O.${this.bucket}.C.`;
+    const ctx: Context = { nc: this.nc, namespace: "", stream: `OBJ_${this.bucket}`, js: jetstream(this.nc), jsm: null, ready: null, locks: new Map(), acks: null };
+    await readSubject(ctx, `${chunkPrefix}>`, (_text, _seq, data, subject) => {
+      const nuid = subject.slice(chunkPrefix.length);
+      const object = pending.get(nuid);
+      // Another sweep's, or a replaced object's chunks not yet purged, or a killed put's.
+      if (object === undefined) return;
+      object.parts.push(data);
+      if (object.parts.length < object.info.chunks) return;
+      pending.delete(nuid);
+      onObject(object.info.name, ...checkedText(this.bucket, object.info, object.parts));
+    });
+    for (const { info, parts } of pending.values()) onObject(info.name, null, new LogObjectUnreadable(this.bucket, info.name, new Error(`${parts.length} of its ${info.chunks} chunks are in the bucket`)));
+    return infos.length;
   }
 }

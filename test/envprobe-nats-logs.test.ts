@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Objm } from "@nats-io/obj";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { LogObjects, logObjectsBucket } from "../infra/jetStreamLogObjects.ts";
 import { envprobeJobsOf, runEnvprobeChunk } from "../services/envprobe/natsSweep.ts";
 import { sweepLogName } from "../services/envprobe/jetStreamLogs.ts";
@@ -117,6 +118,21 @@ describe("sweep envprobe over NATS with its logs in JetStream", () => {
     expect(verify.code, verify.out + verify.err).toBe(3);
     expect(verify.out).toMatch(/^FAILED: 6 episodes under .* 5 hold, 0 diverged, 1 damaged/);
     expect(verify.out).toContain(`  jetstream:${ns}/${name(3)}: `);
+    // Bytes changed in the store itself (the chunk replaced): they do not hash to the object's digest.
+    const store = await new Objm(suite.nc).open(logObjectsBucket(ns));
+    const nuid = (await store.info(name(5)))!.nuid;
+    const chunks = `$O.${logObjectsBucket(ns)}.C.${nuid}`;
+    await (await jetstreamManager(suite.nc)).streams.purge(`OBJ_${logObjectsBucket(ns)}`, { filter: chunks });
+    await jetstream(suite.nc).publish(chunks, tampered(intact.get("tooldag-medium/no-probe/s5")!));
+    const both = await runCli(["verify", "--nats", suite.nats.url, "--namespace", ns, sweep, "--chain-only"]);
+    expect(both.code, both.out + both.err).toBe(3);
+    expect(both.out).toMatch(/^FAILED: 6 episodes under .* 4 hold, 0 diverged, 2 damaged/);
+    expect(both.out).toContain(`  jetstream:${ns}/${name(3)}: `);
+    expect(both.out).toContain(`  jetstream:${ns}/${name(5)}: DAMAGED: object store '${logObjectsBucket(ns)}', object '${name(5)}': cannot be read back as stored`);
+    const exported = await runCli(["export-logs", sweep, "--nats", suite.nats.url, "--namespace", ns, "--out", join(tempDir("envprobe-js-export"), "out")]);
+    expect(exported.code, exported.err).toBe(3);
+    expect(exported.out).toMatch(/^5 of 6 logs below \S+ written to .*\n  not written: \S+\/s5: object store/);
+
     const missing = await runCli(["verify", "--nats", suite.nats.url, "--namespace", ns, `${sweep}/graphnav-medium`]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain(`nor log objects below it`);

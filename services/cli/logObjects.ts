@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { LogObjects, LogObjectUnreadable } from "../../infra/jetStreamLogObjects.ts";
+import { LogObjects } from "../../infra/jetStreamLogObjects.ts";
 import { FIRST_SEGMENT } from "../../infra/fileEventStore.ts";
 import { shownNatsUrl } from "../../infra/nats.ts";
 import { messageOf } from "../../events/errorMessage.ts";
@@ -15,9 +15,6 @@ import { verifyTree, treeReportText, type TreeEntry, type TreeReport } from "../
 import { UsageError } from "../kernel/usageError.ts";
 import { withNats } from "../distributed/episodes.ts";
 import { checkOutDir } from "./outputs.ts";
-
-/** Objects read at once (each read is a lookup and a consumer of its own). */
-const READS_AT_ONCE = 16;
 
 /** A path segment an object name may have (what kvKey leaves, without `.` and `..`). */
 const SEGMENT = /^[-_=.A-Za-z0-9]+$/;
@@ -38,34 +35,21 @@ interface Unwritten {
 }
 
 /**
- * Writes each object as `<root>/<its name, less the first `strip` segments>/log/000000000000.jsonl`;
- * says those it could not: unreadable as stored, or a name that is no path.
+ * Writes each object below `name` as `<root>/<its name, less the first `strip` segments>/log/000000000000.jsonl`
+ * (all read in one pass: LogObjects.readAll); says those it could not write: unreadable as stored,
+ * or a name that is no path.
  */
-async function writeOut(objects: LogObjects, names: readonly string[], root: string, strip: number, onWritten?: () => void): Promise<Unwritten[]> {
+async function writeOut(objects: LogObjects, name: string, root: string, strip: number): Promise<Unwritten[]> {
   const problems: Unwritten[] = [];
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, names.length) }, async () => {
-    while (next < names.length) {
-      const name = names[next++]!;
-      if (!isPathName(name)) {
-        problems.push({ name, problem: "its name is not a folder path (segments of letters, digits, -_=. only), so it is no episode's log" });
-        continue;
-      }
-      let text: string | null;
-      try {
-        text = await objects.get(name);
-      } catch (error) {
-        if (!(error instanceof LogObjectUnreadable)) throw error;
-        problems.push({ name, problem: messageOf(error) });
-        continue;
-      }
-      if (text === null) continue; // deleted meanwhile
-      const dir = join(root, ...name.split("/").slice(strip));
+  await objects.readAll(name, (object, text, error) => {
+    if (!isPathName(object)) problems.push({ name: object, problem: "its name is not a folder path (segments of letters, digits, -_=. only), so it is no episode's log" });
+    else if (text === null) problems.push({ name: object, problem: messageOf(error) });
+    else {
+      const dir = join(root, ...object.split("/").slice(strip));
       mkdirSync(join(dir, "log"), { recursive: true });
       writeFileSync(join(dir, "log", FIRST_SEGMENT), text);
-      onWritten?.();
     }
-  }));
+  });
   return problems.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
@@ -80,7 +64,7 @@ export async function verifyLogObjects(nc: NatsConnection, namespace: string, na
   const started = performance.now();
   const root = mkdtempSync(join(tmpdir(), "probetown-log-objects-"));
   try {
-    const problems = await writeOut(found.objects, found.names, root, 0);
+    const problems = await writeOut(found.objects, name, root, 0);
     const written = found.names.length - problems.length;
     const tree = written === 0 ? null : await verifyTree(root, { chainOnly: options.chainOnly === true, ...(options.threads === undefined ? {} : { threads: options.threads }), ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) });
     // Named as the objects, not the temporary files they were verified as.
@@ -141,7 +125,7 @@ export async function cmdExportLogs(name: string, flags: ExportLogsFlags): Promi
       throw new UsageError(`no log objects below '${name}' in namespace ${flags.namespace} at ${shownNatsUrl(flags.nats)}: ${held === null ? "the namespace keeps none (check --namespace)" : `it keeps logs below ${held}`}`);
     }
     const started = performance.now();
-    const problems = await writeOut(found.objects, found.names, out, 1);
+    const problems = await writeOut(found.objects, name, out, 1);
     const written = found.names.length - problems.length;
     const seconds = (performance.now() - started) / 1000;
     if (flags.json) process.stdout.write(JSON.stringify({ name, namespace: flags.namespace, out, objects: found.names.length, written, unreadable: problems, seconds }, null, 2) + "\n");
