@@ -3,7 +3,8 @@
 // folder. The objects hold the very bytes the embedded sweep's --log files hold, the metrics are the
 // embedded sweep's; a redelivered job keeps every intact object and runs (and replaces) the rest;
 // `verify --nats … <sweep>` verifies them all and names a damaged one (exit 3); `export-logs` writes
-// them out as the sweep's --log folder; the flag without --nats is refused (exit 2).
+// them out as the sweep's --log folder; a worker killed mid-job leaves whole objects only, which
+// its job's redelivery keeps; the flag without --nats is refused (exit 2).
 import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -14,7 +15,8 @@ import { envprobeJobsOf, runEnvprobeChunk } from "../services/envprobe/natsSweep
 import { sweepLogName } from "../services/envprobe/jetStreamLogs.ts";
 import { MARKER, sweepSpecOf } from "../services/envprobe/sweep.ts";
 import { SWEEP_PROGRESS_FILE } from "../services/kernel/sweepProgressFile.ts";
-import { runCli, tempDir } from "./helpers.ts";
+import { frozenWhen, runCli, startCli, tempDir } from "./helpers.ts";
+import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
 import { natsForSuite } from "./natsServer.ts";
 
 const suite = natsForSuite();
@@ -138,6 +140,48 @@ describe("sweep envprobe over NATS with its logs in JetStream", () => {
     expect(missing.err).toContain(`nor log objects below it`);
     expect(missing.err).toContain(`its log objects are below ${sweep}`);
   }, 60_000);
+
+  it("a worker killed with SIGKILL mid-job: the redelivered job keeps the objects it put, and objects and metrics equal the embedded sweep's", async () => {
+    const work = tempDir("envprobe-js-kill");
+    const ns = suite.nats.namespace("envprobe-js-kill");
+    // Created first, so the queue's consumer redelivers after 2 s instead of 30 s.
+    const queue = await JetStreamJobQueue.open(suite.nc, ns, { ackWaitMs: 2000 });
+    await queue.close();
+    const args = [...grid, "--seeds", "0-199"];
+    const sweep = startCli(["sweep", "envprobe", ...args, "--nats", suite.nats.url, "--namespace", ns, "--chunk", "100", "--log-store", "jetstream", "--json"]);
+    const worker = (name: string) => startCli(["worker", "--nats", suite.nats.url, "--namespace", ns, "--name", name]);
+    const doomed = worker("doomed");
+    // Killed while its first job has put some of its 100 logs, not all (so that job is unfinished):
+    // looked at while it is frozen.
+    const name = sweepLogName({});
+    const someOfTheFirst = async () => {
+      const objects = await LogObjects.open(suite.nc, ns, false);
+      const n = objects === null ? 0 : (await objects.names(name)).length;
+      return n >= 1 && n < 100;
+    };
+    await frozenWhen([doomed.child], someOfTheFirst, "some of the first job's logs");
+    doomed.child.kill("SIGKILL");
+    await doomed.done;
+    const rescuer = worker("rescuer");
+    const s = await sweep.done;
+    rescuer.child.kill("SIGTERM");
+    const r = await rescuer.done;
+    expect(s.code, s.err + r.err).toBe(0);
+    const b = JSON.parse(s.out) as { episodes: number; kept: number; cells: unknown[]; nats: { redelivered: string[] } };
+    expect(b.episodes).toBe(400);
+    expect(b.nats.redelivered.length).toBeGreaterThanOrEqual(1);
+    expect(b.kept).toBeGreaterThanOrEqual(1);
+    expect(r.err).toMatch(/rescuer@.*: envprobe-tooldag-medium-.* done \(attempt 2, 100 envprobe episodes/);
+
+    const embedded = await runCli(["sweep", "envprobe", ...args, "--workers", "1", "--log", join(work, "embedded"), "--json"]);
+    expect(embedded.code, embedded.err).toBe(0);
+    expect(b.cells).toEqual((JSON.parse(embedded.out) as { cells: unknown[] }).cells);
+    const exported = await runCli(["export-logs", name, "--nats", suite.nats.url, "--namespace", ns, "--out", join(work, "exported"), "-q"]);
+    expect(exported.code, exported.err).toBe(0);
+    const files = logFiles(join(work, "embedded"));
+    expect(files.size).toBe(400);
+    expect(logFiles(join(work, "exported"))).toEqual(files);
+  }, 180_000);
 
   it("--log-store jetstream needs --nats, and no --log beside it: exit 2", async () => {
     const work = tempDir("envprobe-js-bad");
