@@ -99,12 +99,6 @@ export class LogObjects {
     await acrossOutage(this.nc, () => this.store.putBlob({ name }, bytes));
   }
 
-  /** Is there an object `name` (one request; no bytes read)? */
-  async has(name: string): Promise<boolean> {
-    const info = await acrossOutage(this.nc, () => this.store.info(name));
-    return info !== null && !info.deleted;
-  }
-
   /** The text of `name`, or null when there is none; bytes that do not read back as stored are a LogObjectUnreadable. */
   async get(name: string): Promise<string | null> {
     let bytes: Uint8Array | null;

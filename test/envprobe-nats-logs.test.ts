@@ -137,8 +137,8 @@ describe("sweep envprobe over NATS with its logs in JetStream", () => {
 
     const missing = await runCli(["verify", "--nats", suite.nats.url, "--namespace", ns, `${sweep}/graphnav-medium`]);
     expect(missing.code).toBe(2);
-    expect(missing.err).toContain(`nor log objects below it`);
-    expect(missing.err).toContain(`its log objects are below ${sweep}`);
+    expect(missing.err).toContain(`no episode ${sweep}/graphnav-medium in namespace ${ns}`);
+    expect(missing.err).toContain(`; nor is it a name of its log objects, which are below ${sweep}`);
   }, 60_000);
 
   it("a worker killed with SIGKILL mid-job: the redelivered job keeps the objects it put, and objects and metrics equal the embedded sweep's", async () => {

@@ -133,7 +133,8 @@ export async function verifyInNats(name: string, url: string, namespace: string,
       const objects = await verifyLogObjects(nc, namespace, name, { ...(options.threads === undefined ? {} : { threads: options.threads }), chainOnly: options.chainOnly === true, ...(options.onTreeProgress === undefined ? {} : { onProgress: options.onTreeProgress }) });
       if (objects !== null) return { objects };
       const held = await logObjectNamesHeld(nc, namespace);
-      throw new UsageError(`no episode ${name} in namespace ${namespace} at ${shownNatsUrl(url)}, nor log objects below it: ${await heldInstead(nc, namespace, name)}${held === null ? "" : `; its log objects are below ${held}`}`);
+      // As before log objects were looked for, when the namespace keeps none.
+      throw new UsageError(`no episode ${name} in namespace ${namespace} at ${shownNatsUrl(url)}: ${await heldInstead(nc, namespace, name)}${held === null ? "" : `; nor is it a name of its log objects, which are below ${held}`}`);
     }
     return { episode: await verifyEpisode(name, options, distributedBackend(nc, namespace), jetStreamWhere(namespace)(name)) };
   });

@@ -10,8 +10,9 @@
 //
 // Keep or run. A worker runs a chunk's episodes through the direct driver, keeping each log's text
 // in memory, and puts it once the episode is complete: a worker killed mid-job leaves no partial
-// object (an object appears whole, infra/jetStreamLogObjects.ts). A job (redelivered, or of a
-// sweep resubmitted in a fresh namespace's queue) first looks its episodes up: one whose object is
+// object (an object appears whole, infra/jetStreamLogObjects.ts). Every job (a redelivered one; one
+// of another sweep of this config in the namespace, whose episodes overlap) first looks its episodes
+// up (one request for a missing object): one whose object is
 // there, complete, intact (its whole chain recomputed) and this episode's under this config is kept,
 // its metrics read from it, as services/envprobe/keep.ts keeps a file; the others run and replace it.
 // The job's outcome (the metrics) is returned only after every put is acknowledged.
@@ -76,7 +77,6 @@ export class JetStreamKeeper {
     const kept = new Map<string, EpisodeMetrics>();
     await mapLimit(jobs, AT_ONCE, async (j) => {
       const name = logObjectOf(sweep, j);
-      // One request when there is none (its meta looked up), as a lookup alone would cost.
       let text: string | null;
       try {
         text = await objects.get(name);

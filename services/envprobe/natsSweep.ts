@@ -12,7 +12,9 @@
 // the job's logs written; the redelivered job keeps every one that is complete and intact
 // (services/envprobe/keep.ts, as the embedded sweep does) and runs the rest, replacing a partial
 // log whole, so the logs and the metrics end as an uninterrupted run's. The same holds for the
-// sweep resubmitted in a fresh namespace into the same --log.
+// sweep resubmitted in a fresh namespace into the same --log. With `--log-store jetstream` there is
+// no directory: each log is an object in the namespace's log-object bucket, put once its episode is
+// complete, kept alike on redelivery (services/envprobe/jetStreamLogs.ts).
 import { Schema } from "effect";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
