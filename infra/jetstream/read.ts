@@ -78,7 +78,7 @@ export async function peekJetStreamLog(nc: NatsConnection, namespace: string, ep
 
 
 /**
- * Delivers every message on `subject` in stream order to `onMessage(text, streamSeq, data)`, up
+ * Delivers every message on `subject` (a wildcard too) in stream order to `onMessage(text, streamSeq, data, subject)`, up
  * to the message that was last when reading started. An exception from `onMessage` stops reading
  * and rejects.
  *
@@ -90,7 +90,7 @@ export async function peekJetStreamLog(nc: NatsConnection, namespace: string, ep
  * on the subject from there: a reader that has seen the ones before, as the dashboard's count of a
  * log's model calls).
  */
-export async function readSubject(ctx: Context, subject: string, onMessage: (text: string, streamSeq: number, data: Uint8Array) => void, windowBytes = READ_WINDOW_BYTES, fromStreamSeq = 0): Promise<void> {
+export async function readSubject(ctx: Context, subject: string, onMessage: (text: string, streamSeq: number, data: Uint8Array, subject: string) => void, windowBytes = READ_WINDOW_BYTES, fromStreamSeq = 0): Promise<void> {
   const jsm = await managerOf(ctx);
   const name = `ptread_${nuid.next()}`;
   const inbox = createInbox();
@@ -138,7 +138,7 @@ export async function readSubject(ctx: Context, subject: string, onMessage: (tex
         }
         const data = m.data;
         if (data.length > largest) largest = data.length;
-        onMessage(TEXT.decode(data), streamSeq, data);
+        onMessage(TEXT.decode(data), streamSeq, data, m.subject);
         if (seen >= count || reply.charCodeAt(pendingAt + 1) === 48 /* pending "0" */) return stopWith();
         if (++sinceRefill >= batch) {
           sinceRefill = 0;

@@ -121,7 +121,8 @@ export async function subjectCount(ctx: Context, subject: string): Promise<numbe
   const jsm = await managerOf(ctx);
   try {
     const info = await jsm.streams.info(ctx.stream, { subjects_filter: subject });
-    return info.state.subjects?.[subject] ?? 0;
+    // Per subject the filter matches: one for a subject, each one below a wildcard.
+    return Object.values(info.state.subjects ?? {}).reduce((n, k) => n + k, 0);
   } catch (error) {
     if (isApiError(error, ApiCode.StreamNotFound)) return 0;
     throw error;

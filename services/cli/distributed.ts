@@ -33,6 +33,8 @@ import { recordLine } from "../views/records.ts";
 import type { LogRecord } from "../../events/record.ts";
 import type { ParentLogs } from "../kernel/worldModule.ts";
 import { verifyEpisode, type VerifyOptions, type VerifyReport } from "../kernel/verify.ts";
+import type { TreeReport } from "../kernel/verifyTree.ts";
+import { logObjectNamesHeld, verifyLogObjects } from "./logObjects.ts";
 import { conditionReport, renderConditionReport } from "../analysis/conditionMetrics.ts";
 
 const say = (quiet: boolean | undefined, line: string) => void (!quiet && process.stderr.write(`${line}\n`));
@@ -116,6 +118,25 @@ export async function verifyFromNats(episode: string, url: string, namespace: st
   return withNats(url, "verify", async (nc) => {
     await peekInNats(nc, url, namespace, episode);
     return verifyEpisode(episode, options, distributedBackend(nc, namespace), jetStreamWhere(namespace)(episode));
+  });
+}
+
+/**
+ * `verify --nats <url> <name>`: the episode `name` (verifyFromNats), or, when the namespace has no
+ * such episode, every log object below `name` (services/cli/logObjects.ts: a world's sweep keeping
+ * its logs in JetStream), verified as a folder of episodes is.
+ */
+export async function verifyInNats(name: string, url: string, namespace: string, options: VerifyOptions & { readonly onTreeProgress?: (done: number, total: number) => void } = {}): Promise<{ readonly episode: VerifyReport } | { readonly objects: TreeReport }> {
+  return withNats(url, "verify", async (nc) => {
+    const ends = await peekJetStreamLog(nc, namespace, name);
+    if (ends.first === null && ends.last === null) {
+      const objects = await verifyLogObjects(nc, namespace, name, { ...(options.threads === undefined ? {} : { threads: options.threads }), chainOnly: options.chainOnly === true, ...(options.onTreeProgress === undefined ? {} : { onProgress: options.onTreeProgress }) });
+      if (objects !== null) return { objects };
+      const held = await logObjectNamesHeld(nc, namespace);
+      // As before log objects were looked for, when the namespace keeps none.
+      throw new UsageError(`no episode ${name} in namespace ${namespace} at ${shownNatsUrl(url)}: ${await heldInstead(nc, namespace, name)}${held === null ? "" : `; nor is it a name of its log objects, which are below ${held}`}`);
+    }
+    return { episode: await verifyEpisode(name, options, distributedBackend(nc, namespace), jetStreamWhere(namespace)(name)) };
   });
 }
 
@@ -362,7 +383,7 @@ export async function cmdWorker(flags: { nats: string; namespace: string; concur
           if (own !== undefined) {
             // A job of a world's own sweep (say, a chunk of seeds), run by the world.
             const started = performance.now();
-            const ran = await own.jobs.run(job, context, chunkTracer());
+            const ran = await own.jobs.run(job, context, chunkTracer(), { nc, namespace: flags.namespace });
             say(routine, `${worker}: ${job.id} done (attempt ${context.attempt}, ${ran.done}, ${((performance.now() - started) / 1000).toFixed(2)} s)`);
             finished++;
             return ran.result;

@@ -255,7 +255,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
   program
     .command("verify")
     .description("check the hash chain, replay every actor and recompute every tick's state hash; exit 0 when the log holds")
-    .argument("<log>", "episode directory (with --nats: the episode id), or a folder of episodes (a sweep's --log, an eval's --out): every episode below it is verified, on every core")
+    .argument("<log>", "episode directory (with --nats: the episode id, or a name of log objects, as a sweep keeping its logs in JetStream prints it: every log below it), or a folder of episodes (a sweep's --log, an eval's --out): every episode below it is verified, on every core")
     .option("--json", "machine-readable report")
     .option("--snapshots", "also check every stored snapshot hashes to its key (exit 3 naming each damaged one)")
     .option("--chain-only", "check the log's integrity without replaying any actor, reading it record by record: hash chain, record envelopes, catalogue, header, fork link and tick sequence (each tick opened by its tick.started, closed by a tick.committed whose state hash is the hash of its recorded parts); exit 3 for damage, 1 for a record that breaks the tick sequence (as the full verify's replay reports it); several times faster, but it does not recompute any state")
@@ -265,6 +265,19 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .addOption(natsOutageOption())
     .addOption(namespaceOption());
   shared("verify").action(lazy(async () => (await import("./commands/verify.ts")).cmdVerify));
+
+  program
+    .command("export-logs")
+    .helpGroup("Distributed (NATS):")
+    .description("write the finished logs a sweep kept in JetStream (its log objects, below the name it printed) to files: the object <sweep>/<path> to <out>/<path>/log/000000000000.jsonl, the folder a sweep's --log <out> would hold (verify and the world's reports read it); exit 3 naming an object that cannot be read back as stored")
+    .argument("<name>", "the sweep's name in the namespace's log objects (its summary's log, jetstream:<namespace>/<name>), or a name below it")
+    .addOption(natsOption("NATS server with JetStream").makeOptionMandatory())
+    .addOption(natsOutageOption())
+    .addOption(namespaceOption())
+    .requiredOption("--out <dir>", "a new or empty directory for the logs")
+    .option("--json", "print what was written as JSON")
+    .option("-q, --quiet", "no notes about the connection")
+    .action(lazy(async () => (await import("./logObjects.ts")).cmdExportLogs));
 
   program
     .command("actor-host")

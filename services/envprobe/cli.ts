@@ -9,6 +9,12 @@ import { defineWorldCli, option, requiredOption } from "../cli/worldCli.ts";
 import { FlagInvalid } from "../kernel/usageError.ts";
 import { DEFAULT_CHUNK } from "./chunk.ts";
 
+/** `--log-store`: files (a --log directory) or jetstream. */
+function logStoreFlag(value: string): "files" | "jetstream" {
+  if (value !== "files" && value !== "jetstream") throw new FlagInvalid(`--log-store expects files or jetstream, got '${value}'`);
+  return value;
+}
+
 /** `fidelity --envprobe-seeds` at most: 45 times the paper's 220, each seed a grid of 99 episodes (`--envprobe-seeds 900000000` ran without end). */
 const MAX_FIDELITY_SEEDS = 10_000;
 
@@ -23,13 +29,14 @@ export default defineWorldCli({
       option("--horizon <n>", "override the regime's horizon H", integer("--horizon", 1, MAX_HORIZON, " (the paper's horizons are 20, 30 and 40)")),
       option("--held-out <list>", "the paper's disjoint held-out seeds for the low and high regimes (medium keeps --seeds), e.g. --seeds 0-219 --held-out 1000-1219"),
       option("--log-format <n>", "with --log: the logs' format, 2 (compact, the default) or 1 (a sealed JSON record a line); both verify and replay alike (docs/episodes.md)", integer("--log-format", 1, 2)),
+      option("--log-store <where>", "where each episode's log is kept: files (the default: under --log <dir>) or, with --nats, jetstream: in the namespace's log-object bucket, below the sweep's name (printed; `verify --nats <url> <name>` checks them, `export-logs` writes them to files), so workers need nothing but the NATS URL", logStoreFlag),
       option("--chunk <n>", `with --nats: seeds of one (world, regime, policy) cell per job (default ${DEFAULT_CHUNK})`, integer("--chunk", 1)),
     ],
   },
   notes: {
     sweep: [
       "runs its grid (worlds × regimes × policies × seeds) on its own driver; --conditions names policies, as --policies does",
-      "--nats queues chunks of seeds per job; their logs go to --log on a filesystem the workers share",
+      "--nats queues chunks of seeds per job; their logs go to --log on a filesystem the workers share, or with --log-store jetstream to JetStream",
       "without --nats, --workers is worker threads (0: every core), or with an LLM agent episodes at a time (0: 4; the gateway's concurrency caps the calls in flight)",
       "--log keeps every episode's log under that directory (default: not kept); --trace applies with --nats only",
     ],

@@ -7,6 +7,7 @@ import { scanLog } from "../../infra/fileEventStore.ts";
 import cliProgress from "cli-progress";
 import { episodeCount, HELD_OUT_REGIMES, isSameSweepLog, MARKER, missingFromSweepLog, renderCells, runSweep, seedsLabel, sweepBeliefModel, sweepKeyOf, sweepSpecOf, type SweepResult } from "./sweep.ts";
 import { DEFAULT_CHUNK, runSweepOverNats, type NatsSweepResult } from "./natsSweep.ts";
+import { JETSTREAM_LOG_STORE, sweepLogName } from "./jetStreamLogs.ts";
 import { DEFAULT_NAMESPACE } from "../distributed/episodes.ts";
 import { natsFlagHint, shownNatsUrl } from "../../infra/nats.ts";
 import { sweepRate } from "../cli/distributed.ts";
@@ -32,6 +33,8 @@ export interface EnvprobeSweepFlags extends LlmCliFlags {
   readonly config?: unknown;
   /** With --log: the logs' format (1, or 2: compact, the default). */
   readonly logFormat?: number;
+  /** Where the logs are kept: files (under --log) or, with --nats, jetstream (the namespace's log-object bucket). */
+  readonly logStore?: "files" | "jetstream";
   readonly out?: string;
   readonly json?: boolean;
   readonly quiet?: boolean;
@@ -58,13 +61,18 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags & { readonly ti
     explicitLogDir(flags.log);
   }
   if (flags.chunk !== undefined && nats === undefined) throw new UsageError("--chunk: seeds per job apply to a sweep queued with --nats");
+  const inJetStream = flags.logStore === JETSTREAM_LOG_STORE;
+  if (inJetStream && nats === undefined) throw new UsageError("--log-store jetstream: the logs go to the JetStream of the sweep's NATS server, and there is none: give --nats <url> (the workers' server), or keep the logs in a directory with --log <dir>");
+  if (inJetStream && flags.log !== undefined) throw new UsageError(`--log-store jetstream keeps the logs in JetStream, not under --log ${flags.log}: give one of them`);
   const trace = envprobeSweepTrace(flags.trace, nats !== undefined);
   // The LLM agent (role `belief`): its model goes into every episode's config, one gateway answers them all.
   const agent = oneRoleLlm(flags.config, flags, "sweep envprobe", "belief");
+  if (inJetStream && agent !== null) throw new UsageError("--log-store jetstream: an LLM agent's grid runs its episodes through the sequencer, whose logs its workers keep under --log <dir> (a shared filesystem); JetStream log objects are for the scripted agents' grids");
   // The whole spec is checked before anything is enqueued (or NATS is even contacted). A sweep may
   // be run again into its own --log directory: it keeps the episodes whose logs are finished and runs
   // the rest, and an LLM agent's resume (their logged answers are not asked for again).
-  const spec = sweepSpecOf({ ...flags, ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) }, isSameSweepLog);
+  const { logStore: _store, ...rest } = flags;
+  const spec = sweepSpecOf({ ...rest, ...(inJetStream ? { logStore: JETSTREAM_LOG_STORE } : {}), ...(policies === undefined ? {} : { policies }), ...(agent === null ? {} : { config: agent.config }) }, isSameSweepLog);
   const model = sweepBeliefModel(spec);
   const total = episodeCount(spec);
   const bar = !flags.json && !flags.quiet && process.stderr.isTTY
@@ -129,7 +137,12 @@ export async function cmdEnvprobeSweep(flags: EnvprobeSweepFlags & { readonly ti
     const how = "jobs" in result
       ? `over NATS: ${result.jobs} jobs of up to ${result.chunk} episodes, ${plural(result.workers, "local worker process", "local worker processes")}${result.redelivered.length > 0 ? `, ${result.redelivered.length} jobs redelivered` : ""}`
       : model === null ? plural(result.workers, "worker thread", "worker threads") : plural(result.workers, "episode at a time", "episodes at a time");
-    const where = result.log === null ? "; logs not kept (use --log <dir>)" : `; logs in ${result.log}`;
+    const sweepName = inJetStream && nats !== undefined ? sweepLogName(spec.config ?? {}) : null;
+    const where = result.log === null
+      ? "; logs not kept (use --log <dir>)"
+      : sweepName === null
+        ? `; logs in ${result.log}`
+        : `; logs in ${result.log} (\`probetown verify ${natsFlagHint(nats!).flag} --namespace ${flags.namespace ?? DEFAULT_NAMESPACE} ${sweepName}\` checks them, \`probetown export-logs … ${sweepName} --out <dir>\` writes them to files)`;
     if (result.kept === 0) process.stdout.write(`${result.episodes.length} episodes in ${result.seconds.toFixed(1)} s (${sweepRate(result.episodes.length, served, result.seconds, 0)}, ${how})${where}\n`);
     else {
       // A sweep run again into its --log: what it kept, what it ran, and the rate of the latter only.

@@ -38,6 +38,8 @@ export interface DirectRun {
    * sequencer's file store does. Both hold the same records and hash chain.
    */
   readonly logFormat?: LogFormat;
+  /** Returns the log's text (what `dir` would get) in the result's `text` instead of writing it (a log kept elsewhere: JetStream). */
+  readonly toText?: boolean;
 }
 
 /** The log formats the direct driver writes: 1 (a sealed JSON record a line) or 2 (compact). */
@@ -51,6 +53,8 @@ export interface DirectResult {
   readonly metrics: EpisodeMetrics;
   /** The records' sealed version-1 JSONL lines (with format 2, the header's meta says `"log":2`; what was written is their compact encoding). */
   readonly lines: readonly string[];
+  /** With `toText`: the log's text, in the format asked for, as its file would hold it. */
+  readonly text?: string;
 }
 
 const STATE_VALUE = "running";
@@ -74,7 +78,8 @@ export function runDirect(o: DirectRun): DirectResult {
   const handlers: Record<string, HandlerLookup<never>> = { [AGENT_ID]: handlersByType(agentHandlers), [ENV_ID]: handlersByType(envHandlers) };
   const lines: string[] = [];
   // Nothing is encoded for a run that writes no log (a sweep without --log).
-  const compact = o.dir !== undefined && (o.logFormat ?? COMPACT_LOG) === COMPACT_LOG;
+  const keeping = o.dir !== undefined || o.toText === true;
+  const compact = keeping && (o.logFormat ?? COMPACT_LOG) === COMPACT_LOG;
   // Format 2: the header's line as version 1 seals it, then each record's compact line.
   const written: string[] = [];
   let codec: CompactCodec | null = null;
@@ -140,14 +145,16 @@ export function runDirect(o: DirectRun): DirectResult {
     tickStart = seq;
     stateHash = runTickSync(port, world.tickPlan(config, tick), tick, actors).stateHash;
   }
-  if (o.dir !== undefined) {
+  let text: string | undefined;
+  if (keeping) {
     if (compact) {
       // The last line keeps the whole chain hash (events/compactLog.ts), which covers every record.
       if (written.length > 1) written[written.length - 1] = withWholeHash(written.at(-1)!, hash);
-      writeLogWhole(o.dir, `${written.join("\n")}\n`);
-    } else writeLogWhole(o.dir, lines.join(""));
+      text = `${written.join("\n")}\n`;
+    } else text = lines.join("");
+    if (o.dir !== undefined) writeLogWhole(o.dir, text);
   }
-  return { episode, records: seq, stateHash, metrics: metrics.result(), lines };
+  return { episode, records: seq, stateHash, metrics: metrics.result(), lines, ...(o.toText === true ? { text } : {}) };
 }
 
 /**

@@ -43,7 +43,14 @@ export function keptMetrics(dir: string, expected: KeepExpected): EpisodeMetrics
   const names = readdirSync(logDir);
   if (names.length !== 1 || names[0] !== FIRST_SEGMENT) return null;
   const file = join(logDir, FIRST_SEGMENT);
-  const text = readFileSync(file, "utf8");
+  return keptMetricsOfText(readFileSync(file, "utf8"), expected, dir, file);
+}
+
+/**
+ * The metrics of an episode's log `text` (one whole log, as its one segment holds it) when it is
+ * complete, intact and this job's (above), else null; `dir` and `file` name it in what metrics say.
+ */
+export function keptMetricsOfText(text: string, expected: KeepExpected, dir: string, file: string): EpisodeMetrics | null {
   if (!text.endsWith("\n")) return null;
   const firstEnd = text.indexOf("\n");
   const lastStart = text.lastIndexOf("\n", text.length - 2) + 1;
@@ -84,7 +91,7 @@ export function keptMetrics(dir: string, expected: KeepExpected): EpisodeMetrics
 const configs = new Map<string, string>();
 
 /** The header config a direct run of this job writes (resolved once per sweep config, world and regime). */
-function expectedConfig(config: Readonly<Record<string, unknown>>, j: EnvprobeJob): string {
+export function expectedConfig(config: Readonly<Record<string, unknown>>, j: EnvprobeJob): string {
   const key = `${j.world}|${j.regime}|${canonicalJson(config)}`;
   let json = configs.get(key);
   if (json === undefined) {

@@ -22,11 +22,12 @@ const envprobe: WorldModule<EnvprobeConfig> = {
   // Its --log holds the sweep's spec first, then `<world-regime>/<policy>/s<seed>` per job.
   sweepLog: { depth: 3, progress: async (log, finished) => (await import("./sweep.ts")).missingFromSweepLog(log, finished) },
   // With --nats its grid is queued as chunks of seeds (services/envprobe/natsSweep.ts): a worker
-  // runs a chunk's episodes through the direct driver, logs to the sweep's --log.
+  // runs a chunk's episodes through the direct driver, logs to the sweep's --log
+  // (or, with --log-store jetstream, to the namespace's log-object bucket).
   jobs: {
     owns: isEnvprobeJob,
-    run: async (job, context, tracer) => {
-      const chunk = await (await import("./natsSweep.ts")).runEnvprobeChunk(job, context, tracer);
+    run: async (job, context, tracer, nats) => {
+      const chunk = await (await import("./natsSweep.ts")).runEnvprobeChunk(job, context, tracer, nats);
       return { result: chunk, done: `${chunk.episodes.length} envprobe episodes` };
     },
   },

@@ -12,19 +12,23 @@
 // the job's logs written; the redelivered job keeps every one that is complete and intact
 // (services/envprobe/keep.ts, as the embedded sweep does) and runs the rest, replacing a partial
 // log whole, so the logs and the metrics end as an uninterrupted run's. The same holds for the
-// sweep resubmitted in a fresh namespace into the same --log.
+// sweep resubmitted in a fresh namespace into the same --log. With `--log-store jetstream` there is
+// no directory: each log is an object in the namespace's log-object bucket, put once its episode is
+// complete, kept alike on redelivery (services/envprobe/jetStreamLogs.ts).
 import { Schema } from "effect";
 import { ExitCode, TaggedError } from "../../events/taggedError.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { canonicalJson, sha256Hex } from "../../events/canonical.ts";
 import { JetStreamJobQueue } from "../../infra/jetStreamJobQueue.ts";
-import type { Job, JobContext, JobOutcome } from "../../infra/jobQueue.ts";
+import { JobRejected, type Job, type JobContext, type JobOutcome } from "../../infra/jobQueue.ts";
 import { SpanKind, SpanStatusCode, context as otelContext, trace, type Tracer } from "@opentelemetry/api";
 import { contextOfTraceparent, type TelemetryConfig } from "../../infra/telemetry.ts";
 import { jobSpans, workerTrace } from "../distributed/jobTracing.ts";
 import { LocalWorkersGone, spawnWorkers, watchWorkers, withNats } from "../distributed/episodes.ts";
 import { natsFlagHint } from "../../infra/nats.ts";
 import { keepOrRun } from "./keep.ts";
+import { JETSTREAM_LOG_STORE, JetStreamKeeper, sweepLogName } from "./jetStreamLogs.ts";
+import { LogObjects } from "../../infra/jetStreamLogObjects.ts";
 import { cellsOf, type EpisodeMetrics } from "./metrics.ts";
 import { inGridOrder, markSweepLog, runEpisodesThroughSequencer, seedsOf, type SweepResult, type SweepSpec } from "./sweep.ts";
 import { makeLlmGateway, mergeProblems, resolveLlmConfig, sumTotals, type EndpointProblem, type UsageTotals } from "../llm/index.ts";
@@ -48,6 +52,11 @@ export const EnvprobeChunkSpec = Schema.Struct({
   log: Schema.NullOr(Schema.String),
   /** `--log-format 1` (absent: the default, compact), so a default job's id is what it was before formats. */
   logFormat: Schema.optionalKey(Schema.Literals([1, 2])),
+  /**
+   * `--log-store jetstream`: the logs go to the namespace's log-object bucket below this sweep name
+   * (services/envprobe/jetStreamLogs.ts), not to a directory (`log` is null).
+   */
+  logObjects: Schema.optionalKey(Schema.String),
   /** An LLM agent's grid: the endpoint settings without the key (the worker's environment has it). */
   llm: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
 });
@@ -95,7 +104,7 @@ export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK, llm?: Rea
         const seeds = seedsOf(spec, regime).slice(from, from + size);
         if (seeds.length === 0) continue;
         for (const policy of spec.policies) {
-          const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null, ...(spec.logFormat === undefined || spec.logFormat === 2 ? {} : { logFormat: spec.logFormat }), ...(llm === undefined ? {} : { llm: { ...llm } }) };
+          const job: EnvprobeChunkSpec = { kind: "envprobe", world, regime, policy, seeds, config: { ...(spec.config ?? {}) }, log: spec.log ?? null, ...(spec.logFormat === undefined || spec.logFormat === 2 ? {} : { logFormat: spec.logFormat }), ...(spec.logStore === JETSTREAM_LOG_STORE ? { logObjects: sweepLogName(spec.config ?? {}) } : {}), ...(llm === undefined ? {} : { llm: { ...llm } }) };
           const hash = sha256Hex(canonicalJson(job)).slice(0, 12);
           jobs.push({ id: `envprobe-${world}-${regime}-${policy}-s${seeds[0]}-${seeds.at(-1)}-${hash}`, spec: job });
         }
@@ -103,6 +112,27 @@ export function envprobeJobsOf(spec: SweepSpec, chunk = DEFAULT_CHUNK, llm?: Rea
     }
   }
   return jobs;
+}
+
+/** What a worker runs jobs over: its connection and namespace (a chunk keeping its logs in JetStream needs them). */
+export interface JobNats {
+  readonly nc: NatsConnection;
+  readonly namespace: string;
+}
+
+/** The namespace's log-object bucket, opened once per connection and namespace (created when missing). */
+const openedObjects = new WeakMap<NatsConnection, Map<string, Promise<LogObjects>>>();
+function logObjectsOf(nats: JobNats): Promise<LogObjects> {
+  let byNamespace = openedObjects.get(nats.nc);
+  if (byNamespace === undefined) openedObjects.set(nats.nc, (byNamespace = new Map()));
+  let opening = byNamespace.get(nats.namespace);
+  if (opening === undefined) {
+    opening = LogObjects.open(nats.nc, nats.namespace, true).then((o) => o!);
+    const attempt = opening;
+    byNamespace.set(nats.namespace, attempt);
+    attempt.catch(() => byNamespace.delete(nats.namespace));
+  }
+  return opening;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -113,8 +143,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * traced worker) the chunk is a span, continuing the trace of the job's traceparent (a traced
  * sweep's job span), with a span per episode under it that names its outcome.
  */
-export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?: Tracer): Promise<EnvprobeChunkResult> {
+export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?: Tracer, nats?: JobNats): Promise<EnvprobeChunkResult> {
   const spec = decodeChunk(job.spec);
+  const logObjects = spec.logObjects;
+  if (logObjects !== undefined && (nats === undefined || spec.llm !== undefined)) throw new JobRejected(`job ${job.id}: its logs go to JetStream (--log-store jetstream), ${nats === undefined ? "and this runner has no NATS connection" : "which an LLM agent's grid does not do"}`);
   const cell = { "probetown.world": "envprobe", "probetown.envprobe.world": spec.world, "probetown.envprobe.regime": spec.regime, "probetown.condition": spec.policy };
   const chunkSpan = tracer?.startSpan(`envprobe chunk ${job.id}`, { kind: SpanKind.CONSUMER, attributes: { ...cell, "probetown.job.id": job.id, "probetown.envprobe.seeds": spec.seeds.length } }, contextOfTraceparent(job.traceparent));
   try {
@@ -122,10 +154,13 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?:
     const inChunk = chunkSpan === undefined ? otelContext.active() : trace.setSpan(otelContext.active(), chunkSpan);
     const episodes: EpisodeMetrics[] = [];
     let kept = 0;
+    const cellJobs = spec.seeds.map((seed) => ({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }));
+    const keeper = logObjects === undefined ? null : await JetStreamKeeper.open(await logObjectsOf(nats!), logObjects, cellJobs, spec.config, spec.logFormat);
     for (const seed of spec.seeds) {
       const span = tracer?.startSpan(`envprobe episode ${spec.world}-${spec.regime}-${spec.policy}-s${seed}`, { attributes: { ...cell, "probetown.seed": seed } }, inChunk);
       // As on the embedded sweep's threads: a log this sweep already finished is kept, the rest run.
-      const r = keepOrRun({ world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed }, spec.log, spec.config, spec.logFormat);
+      const j = { world: spec.world as Kind, regime: spec.regime, policy: spec.policy as Policy, seed };
+      const r = keeper === null ? keepOrRun(j, spec.log, spec.config, spec.logFormat) : await keeper.keepOrRun(j);
       span?.setAttributes({
         "probetown.envprobe.kept": r.kept, "probetown.envprobe.success": r.metrics.success, "probetown.envprobe.steps": r.metrics.steps,
         "probetown.envprobe.accuracy": r.metrics.accuracy, "probetown.envprobe.probes": r.metrics.probes, "probetown.envprobe.useful": r.metrics.useful,
@@ -135,6 +170,8 @@ export async function runEnvprobeChunk(job: Job, _context?: JobContext, tracer?:
       if (r.kept) kept++;
       await nextTurn();
     }
+    // The outcome only once every log is stored: a job acknowledged is a job whose logs are there.
+    await keeper?.flush();
     chunkSpan?.setAttribute("probetown.envprobe.kept", kept);
     return { episodes, kept };
   } catch (error) {
@@ -218,6 +255,8 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
   let perWorker: SweepProgressWriter | null = null;
   try {
     markSweepLog(spec);
+    // Made before any job is queued: a replica count the server cannot keep fails the sweep here, not each job.
+    if (spec.logStore === JETSTREAM_LOG_STORE) await LogObjects.open(nc, options.namespace, true);
     // Per NATS worker (by its name), for the dashboard: in --log when the sweep has one.
     perWorker = new SweepProgressWriter(spec.log ?? null, total);
     const submitted = await queue.submit(spans.tag(jobs));
@@ -257,7 +296,7 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     // A job whose calls all met HTTP errors while other jobs' calls completed met a passing outage, not an endpoint that never serves
     // (EnvProbe asks one model, its belief role, so the sweep's counts are that model's: `errors_only` is per model).
     const endpointProblems = mergeProblems(...problems).filter((p) => p.kind !== "errors_only" || llm.calls === llm.failed);
-    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.log ?? null, kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm, endpointProblems }) };
+    return { episodes, cells: cellsOf(episodes), seconds, workers: options.workers, log: spec.logStore === JETSTREAM_LOG_STORE ? jetStreamLogWhere(options.namespace, spec) : (spec.log ?? null), kept, jobs: jobs.length, chunk, redelivered: redelivered.sort(), alreadyFinished, ...(options.llm === undefined ? {} : { llm, endpointProblems }) };
   } catch (error) {
     if (gone === null) throw error;
     const g = gone as LocalWorkersGone;
@@ -271,6 +310,9 @@ export async function gatherEnvprobeSweep(nc: NatsConnection, spec: SweepSpec, o
     if (lost !== null) options.onTraceUndelivered?.(lost);
   }
 }
+
+/** Where a sweep's logs in JetStream are, as its summary says: `jetstream:<namespace>/<sweep>` (what `verify --nats … --namespace <namespace> <sweep>` takes). */
+export const jetStreamLogWhere = (namespace: string, spec: SweepSpec): string => `jetstream:${namespace}/${sweepLogName(spec.config ?? {})}`;
 
 /** Connects to `options.url` (a dead URL is a `NatsUnavailable` naming it) and runs the sweep there. */
 export function runSweepOverNats(spec: SweepSpec, options: NatsSweepOptions, progress?: (done: number, total: number, kept: number) => void): Promise<NatsSweepResult> {

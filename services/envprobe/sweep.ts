@@ -53,6 +53,8 @@ export interface SweepSpec {
   readonly config?: Readonly<Record<string, unknown>>;
   /** The logs' format (default 2, compact; 1: a sealed record a line). Not a difference between two runs of a sweep: either format's finished log is kept. */
   readonly logFormat?: LogFormat;
+  /** `jetstream` (`--log-store jetstream`, over NATS only): each log goes to the namespace's log-object bucket instead of `log`. */
+  readonly logStore?: "jetstream";
 }
 
 export interface SweepResult {
@@ -79,9 +81,9 @@ function list<T extends string>(flag: string, text: string | undefined, known: r
 }
 
 /** `--log-format`: 1 or 2, and only where logs are kept. */
-function logFormatFlag(n: number, log: string | undefined): LogFormat {
+function logFormatFlag(n: number, log: string | undefined, logStore: string | undefined): LogFormat {
   if (!LOG_FORMATS.includes(n as LogFormat)) throw new UsageError(`--log-format: ${n} is not a log format (1: a sealed JSON record a line; 2: compact, the default)`);
-  if (log === undefined) throw new UsageError("--log-format: the format of the logs --log keeps; without --log no log is written");
+  if (log === undefined && logStore !== "jetstream") throw new UsageError("--log-format: the format of the logs --log keeps; without --log no log is written");
   return n as LogFormat;
 }
 
@@ -102,7 +104,7 @@ export const seedsLabel = (seeds: readonly number[]): string =>
 
 /** Checks a sweep's flags; every problem is a UsageError naming the flag. */
 export function sweepSpecOf(
-  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; heldOut?: string; log?: string; workers?: number; horizon?: number; config?: unknown; logFormat?: number },
+  flags: { worlds?: string; regimes?: string; policies?: string; seeds: string; heldOut?: string; log?: string; workers?: number; horizon?: number; config?: unknown; logFormat?: number; logStore?: "jetstream" },
   acceptLog?: (spec: SweepSpec) => boolean,
 ): SweepSpec {
   const worlds = list("--worlds", flags.worlds, KINDS, KINDS);
@@ -144,7 +146,7 @@ export function sweepSpecOf(
       }
     }
   }
-  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config, ...(flags.logFormat === undefined ? {} : { logFormat: logFormatFlag(flags.logFormat, flags.log) }) };
+  const spec: SweepSpec = { worlds, regimes, policies, seeds, ...(heldOut === undefined ? {} : { heldOut }), ...(flags.log === undefined ? {} : { log: resolve(flags.log) }), ...(flags.workers ? { workers: flags.workers } : {}), config, ...(flags.logFormat === undefined ? {} : { logFormat: logFormatFlag(flags.logFormat, flags.log, flags.logStore) }), ...(flags.logStore === undefined ? {} : { logStore: flags.logStore }) };
   // A non-empty --log is refused, except where `acceptLog` recognises it (the same sweep run again
   // into its own --log: it keeps the finished episodes and runs the rest).
   if (flags.log !== undefined && existsSync(flags.log) && readdirSync(flags.log).length > 0 && !(acceptLog?.(spec) ?? false)) {

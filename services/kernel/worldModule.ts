@@ -7,6 +7,7 @@ import type { WorldDefinition } from "../../actors/actor.ts";
 import type { Tracer } from "@opentelemetry/api";
 import type { LlmRole } from "../../events/llm.ts";
 import type { Job, JobContext } from "../../infra/jobQueue.ts";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { LogRecord } from "../../events/record.ts";
 import type { ActorHost } from "../distributed/actorHost.ts";
 import type { TickResult } from "./sequencer.ts";
@@ -163,8 +164,11 @@ export type WorldUiPart = { readonly ok: true; readonly data: unknown } | { read
 export interface WorldJobs {
   /** Whether a queued job is one of this world's. */
   readonly owns: (job: Job) => boolean;
-  /** Runs one; `done` says what it did, for the worker's line (`12 envprobe episodes`). */
-  readonly run: (job: Job, context: JobContext, tracer: Tracer | undefined) => Promise<{ readonly result: unknown; readonly done: string }>;
+  /**
+   * Runs one; `done` says what it did, for the worker's line (`12 envprobe episodes`). `nats`: the
+   * worker's connection and namespace, for a job that keeps what it makes in JetStream.
+   */
+  readonly run: (job: Job, context: JobContext, tracer: Tracer | undefined, nats: { readonly nc: NatsConnection; readonly namespace: string }) => Promise<{ readonly result: unknown; readonly done: string }>;
 }
 
 export type { EpisodeHeader };
