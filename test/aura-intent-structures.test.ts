@@ -782,3 +782,49 @@ describe("a name that says whose, and a mind a question fills", () => {
     expect(a.scope).toEqual({ kind: "person", agents: ["Karl Ek"] });
   });
 });
+
+// A crew described by a colleague: nicknames before a bracketed full name with a note, "which is what
+// we all call", a nickname with "the", a relative clause after a role. The test file's own scene.
+const lifeboat: PerceivedScene = {
+  summary: "Harbour lifeboat station, 7:15 AM. The Cox (Captain Ines Duarte, our coxswain) is in the Boathouse checking the engines. Tiny (Hugo Brandt, the mechanic who rebuilt the winch) is up on the Slipway. Nan, which is what we all call Edith Moss (retired skipper who now runs the Tea Hut), is pouring mugs. The new lad, Sami Vale (trainee crew, so everyone calls him the sprog), is coiling ropes.",
+  time: "07:15",
+  focus: "Boathouse",
+  public: {
+    "Ines Duarte": { location: "Boathouse", action: "checking the engines" },
+    "Hugo Brandt": { location: "Slipway", action: "greasing the winch" },
+    "Edith Moss": { location: "Tea Hut", action: "pouring mugs of tea" },
+    "Sami Vale": { location: "Boathouse", action: "coiling ropes" },
+  },
+};
+
+describe("nicknames a colleague gives, and reports to the speaker", () => {
+  const profiles = () => profilesOf(lifeboat.summary, Object.keys(lifeboat.public), lifeboat.public, "wink");
+
+  it("reads a nickname before a bracket that holds the full name and a note", () => {
+    expect(profiles()["Ines Duarte"]!.nicknames).toContain("Cox");
+    expect(profiles()["Ines Duarte"]!.heads).toContain("coxswain");
+    expect(profiles()["Hugo Brandt"]!.nicknames).toContain("Tiny");
+    // The role is the phrase before a relative clause; the clause describes them.
+    expect(profiles()["Hugo Brandt"]!.heads).toEqual(["mechanic"]);
+    expect(who("Is Tiny free?", lifeboat)).toEqual(["Hugo Brandt"]);
+  });
+
+  it("reads 'X, which is what we all call Name' and 'everyone calls him the X'", () => {
+    expect(profiles()["Edith Moss"]!.nicknames).toContain("Nan");
+    expect(profiles()["Edith Moss"]!.heads).toContain("skipper");
+    expect(who("Is Nan busy?", lifeboat)).toEqual(["Edith Moss"]);
+    expect(who("Is the sprog tired?", lifeboat)).toEqual(["Sami Vale"]);
+    expect(analyseQuery("What does the sprog figure the Cox wants from him?", lifeboat).secondOrder).toMatchObject({ believer: "Sami Vale", target: "Ines Duarte" });
+  });
+
+  it("reads a pronoun after 'X told me Y …' as Y, the topic, not X, the source", () => {
+    expect(who("Hugo told me Edith sounded tired on the radio. Is she actually tired?", lifeboat)).toEqual(["Edith Moss"]);
+    expect(who("Hugo waved at Edith. Is he tired?", lifeboat)).toEqual(["Hugo Brandt"]);
+  });
+
+  it("reads a belief verb with only an adverb or a time word after it as holding no view", () => {
+    const a = analyseQuery("Is there something Ines is quietly trying to decide today?", lifeboat);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toContain("unspoken_goal");
+  });
+});

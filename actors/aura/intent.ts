@@ -489,7 +489,14 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // … a belief or cognition frame from the lexicon; not a report, a request or a question put to A
   // ("ask A what …"), nor a participle read as a view noun after a contracted "is" ("she's sorting"), nor a frame
   // with no content after it ("what she's found?").
-  const frames = new Set([...prepositions, ...owned, ...had, ...held, ...beliefVerbs, ...verbs.filter((c) => !REPORT_VERBS.has(c.term))].filter((c) => (c.category !== "belief_possessive" || !tokens[c.start]!.text.endsWith("ing")) && tokens[c.end] !== undefined && tokens[c.end]!.pos !== "PUNCT").map((c) => c.start));
+  // Content after a cue: more than an adverb or a time word before the clause ends ("trying to
+  // decide today?" holds no view of anything).
+  const contentFollows = (from: number) => {
+    let k = from;
+    while (tokens[k] !== undefined && (tokens[k]!.pos === "ADV" || hasCue([tokens[k]!], "time_word"))) k++;
+    return tokens[k] !== undefined && tokens[k]!.pos !== "PUNCT";
+  };
+  const frames = new Set([...prepositions, ...owned, ...had, ...held, ...beliefVerbs, ...verbs.filter((c) => !REPORT_VERBS.has(c.term))].filter((c) => (c.category !== "belief_possessive" || !tokens[c.start]!.text.endsWith("ing")) && contentFollows(c.end)).map((c) => c.start));
   // "What is occupying X's thoughts?": X's mind as the object of a what-question's verb is what X is
   // preoccupied with (the question's "what" is the content), not X's view of anyone.
   const preoccupation = (c: BeliefCue): boolean => {

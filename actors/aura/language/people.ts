@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, roleRelation, roleDerivationsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, REPORT_VERBS, roleRelation, roleDerivationsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -113,6 +113,15 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       for (let whole of note.split(/[,;]/)) {
         // "who volunteers as choir director", "who works as a cook": what follows "as" is the role.
         whole = /^\s*who\s+\w+\s+as\s+(.+)$/.exec(whole)?.[1] ?? whole;
+        // "the engineer who drives Engine 9": a relative clause after a role describes them; the role
+        // is the phrase before it.
+        const relative = /^(.*?\S)\s+(?:who|whom)\s+(.+)$/.exec(whole);
+        if (relative !== null && tokenize(relative[1]!, tokenizer).some((t) => isNoun(t) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text)))) {
+          const described = tokenize(relative[2]!, tokenizer);
+          about.push(...contentWords(described));
+          if (inChargeOf(described.filter((t) => t.pos !== "ADV"))) inCharge = true;
+          whole = relative[1]!;
+        }
         // "Hannah Brooks: scrubbed in - I'm the vet on this morning": in a note of their own, what they
         // say they are (with a determiner: "I'm on the front desk" says where) is their role.
         whole = /^\s*I\s*(?:['’]\s*m|\s+am)\s+((?:the|a|an)\s+.+)$/.exec(whole)?.[1] ?? whole;
@@ -122,6 +131,12 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         // "everyone calls her Chef", "a white beard the others call Old Bjorn": a name given by others.
         // … or "known to everyone as Bodge", "nicknamed Red", "who goes by Jo".
         const called = /\s*(?:\b\w+\s+)?\b(?:call(?:s|ed)?|known(?:\s+to\s+\w+)?\s+as|nicknamed|(?:who\s+)?goes\s+by)\s+(?:(?:her|him|them)\s+)?["“'‘]?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})/.exec(whole);
+        // "so everyone calls him the probie": what others call them with "the" is a role word for them.
+        const calledThe = /\bcall(?:s|ed)?\s+(?:him|her|them)\s+the\s+([a-z][\w-]*)\s*$/.exec(whole);
+        if (calledThe !== null) {
+          addRole(tokenize(calledThe[1]!, tokenizer).map((t) => ({ ...t, pos: "NOUN" as const })));
+          whole = whole.slice(0, calledThe.index);
+        }
         // … and the words that give it are no part of the role ("the co-op coordinator everyone calls Nads").
         if (called !== null) {
           addNickname(called[1]!);
@@ -212,14 +227,24 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       // "Inge (Ingrid Haugen), our head lifeguard": the full name in brackets after what they are
       // called. The words before the bracket are a nickname (a title among them names the role:
       // "Coach Rafa"), what follows the bracket is read as after the name, and the lead ends before them.
+      // … also with a note of its own after the name inside the bracket: "Marshy (Theo Marsh, the
+      // engineer who drives Engine 9)", "The Boss (Captain Rosa Delgado, our station captain)".
       const called = /((?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s*\(\s*$/.exec(summary.slice(0, written.index));
-      if (called !== null && /^\s*\)/.test(after) && !places.has(called[1]!.toLowerCase())) {
+      const closing = /^\s*(?:[,;]([^()]*))?\)/.exec(after);
+      if (called !== null && closing !== null && !places.has(called[1]!.toLowerCase())) {
         const words = called[1]!.split(/\s+/);
         const calledTitle = words.length > 1 ? TITLES.get(words[0]!.toLowerCase()) : undefined;
         if (calledTitle !== undefined) addRole(tokenize(calledTitle, tokenizer));
         addNickname((calledTitle === undefined ? words : words.slice(1)).join(" "));
-        after = after.replace(/^\s*\)/, "");
+        if (closing[1] !== undefined) readNote(closing[1]);
+        after = after.slice(closing[0].length);
         leadEnd = called.index;
+      }
+      // "Pops, which is what we all call Walter Pike": a name given before the name it stands for.
+      const whatWeCall = /([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}),?\s+(?:which|that)\s+is\s+what\s+(?:\w+\s+){1,2}calls?\s*$/.exec(summary.slice(0, written.index));
+      if (whatWeCall !== null && !places.has(whatWeCall[1]!.toLowerCase())) {
+        addNickname(whatWeCall[1]!);
+        leadEnd = whatWeCall.index;
       }
       // "Greta Lind runs the orchard": the verb right after the name puts them in charge of its object.
       if (inChargeOf(tokenize(/^\s*([^,;.\n]*)/.exec(after)?.[1] ?? "", tokenizer))) inCharge = true;
@@ -695,7 +720,11 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // Only a subject named by name or role, at its sentence's start or before its verb.
     const subject = (m: Mention) => (m.by === "name" || m.by === "role") && (m.start === 0 || tokens[m.start - 1]!.pos === "PUNCT" || tokens[m.end]?.pos === "AUX" || tokens[m.end]?.pos === "VERB");
     const first = last === undefined || sentenceOf(last.start) === sentenceOf(p.start) ? undefined : earlier.find((m) => sentenceOf(m.start) === sentenceOf(last.start));
-    const previous = first !== undefined && subject(first) ? first : undefined;
+    // … but a subject who reports to the speaker ("Lin Wei told me Chen Mei sounded upset. Is she …")
+    // is the source, not the topic: the reported clause's subject is.
+    const reported = first === undefined ? undefined : out.find((m) => m.start > first.end && m.end <= p.start && sentenceOf(m.start) === sentenceOf(first.start) && (m.by === "name" || m.by === "role"));
+    const reports = first !== undefined && (REPORT_VERBS.has(tokens[first.end]?.lemma ?? "") || REPORT_VERBS.has(tokens[first.end]?.text ?? "")) && ["me", "us"].includes(tokens[first.end + 1]?.text ?? "");
+    const previous = first !== undefined && subject(first) ? (reports && reported !== undefined ? reported : first) : undefined;
     const before = previous ?? last;
     const after = out.find((m) => m.start >= p.end);
     const ref = before ?? after;
