@@ -118,7 +118,7 @@ export default defineWorldCli({
           examples: [
             "# the LLM agent on the local model (minutes on a CPU): npx probetown eval enacttom --split standard --agents llm,competent --runs 1 --per-cell 1 --llm local --out runs/enacttom-llm",
             "npx probetown eval enacttom --split standard --agents competent,naive --runs 3 --per-cell 2 --out runs/enacttom-quick",
-            "npx probetown eval enacttom --split standard --mode both --runs 3 --out runs/enacttom-modes    # standard vs baseline, per scope and K-depth",
+            "npx probetown eval enacttom --mode both --agents first-order --runs 1 --per-cell 2 --out runs/enacttom-modes    # standard vs baseline, per scope and K-depth",
             "# the whole split (150 tasks × 3 agents × 3 runs, about 10 s): npx probetown eval enacttom --split hard --runs 3 --json --out runs/enacttom-hard",
           ],
           action: async () => (await import("./commands/evalEnacttom.ts")).cmdEvalEnacttom,
