@@ -13,14 +13,15 @@
 // the knowledge base's answer for those probes, counted and logged with the answers.
 import { recordActorLogic, type Delivered, type Emitted, type RecordIn } from "../actor.ts";
 import { LLM_GATEWAY_ID } from "../../events/llm.ts";
-import type { HouseholdObservedPayload, HouseholdProbePayload } from "./events.ts";
-import { learn, newKb, observe, type Kb, type PublicLayout } from "./knowledge.ts";
+import type { HouseholdObservedPayload, HouseholdProbePayload, HouseholdTrajectoryPayload } from "./events.ts";
+import { findInKb, foundText } from "./find.ts";
+import { learn, newKb, observe, readTrajectory, type Kb, type PublicLayout } from "./knowledge.ts";
 import { literalsIn, show } from "./pddl.ts";
 import { parseJsonObject } from "../aura/llm.ts";
 import { actionRequest, choicesOf, parseActionAnswer, parseProbeAnswers, probeRequest, probeSpecOfRequest, resultText, sawOf, type ActionChoices, type ProbeSpec, type TurnRecord } from "./llm.ts";
 import { believedHolds, decide, inferEffects, noteTold, type Decision, type Policy } from "./policy.ts";
 import { answerProbe, type ProbeAnswer, type ProbeQuestion } from "./probes.ts";
-import { formatAction } from "./rules.ts";
+import { FIND_TOOLS, formatAction, parseAction } from "./rules.ts";
 import type { HouseholdEntries } from "./events.ts";
 
 export const HOUSE_ID = "env/household";
@@ -39,6 +40,10 @@ export interface AgentInput {
    * its prompt states and how many of its last turns the prompt carries.
    */
   readonly llm?: { readonly model: string | null; readonly maxTurns: number; readonly historyTurns: number };
+  /** Baseline mode: every teammate's secrets. */
+  readonly revealed?: Readonly<Record<string, readonly string[]>>;
+  /** Tools beyond the task's actions: ReadAgentTrajectory (baseline mode), the Find tools (config findTools). Absent: none. */
+  readonly tools?: { readonly read: boolean; readonly find: boolean };
 }
 
 /** The probe calls in flight after the episode: the questions, the knowledge base's answers (the fallback), the model's so far. */
@@ -75,7 +80,7 @@ export interface LlmAgentState {
 export const newLlmState = (model: string | null, maxTurns: number, historyTurns: number): LlmAgentState => ({ model, maxTurns, historyTurns, awaiting: null, calls: 0, fallbacks: 0, note: null, history: [], probing: null, probeCalls: 0, probeFallbacks: 0 });
 
 export interface AgentContext {
-  readonly static: { readonly self: string; readonly layout: PublicLayout; readonly actions?: readonly string[] };
+  readonly static: { readonly self: string; readonly layout: PublicLayout; readonly actions?: readonly string[]; readonly tools?: { readonly read: boolean; readonly find: boolean } };
   policy: Policy;
   kb: Kb;
   llm?: LlmAgentState;
@@ -90,8 +95,8 @@ function decided(ctx: AgentContext, turn: number, d: Decision): Emitted[] {
 
 function onTurn(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[] {
   if (ctx.kb.ended) return [];
-  const { self, layout, actions } = ctx.static;
-  const d = decide(ctx.kb, { self, layout, policy: ctx.policy, ...(actions === undefined ? {} : { actions }) });
+  const { self, layout, actions, tools } = ctx.static;
+  const d = decide(ctx.kb, { self, layout, policy: ctx.policy, ...(actions === undefined ? {} : { actions }), ...(tools === undefined ? {} : { tools }) });
   const llm = ctx.llm;
   if (llm === undefined) return decided(ctx, event.payload.tick, d);
   if (llm.model === null) {
@@ -99,7 +104,7 @@ function onTurn(ctx: AgentContext, event: Delivered<{ tick: number }>): Emitted[
     llm.note = { thought: null, fallback: true };
     return decided(ctx, event.payload.tick, { action: d.action, why: `scripted (fallback: no model for role agent; give --llm) ${d.why}` });
   }
-  const choices = choicesOf(ctx.kb, layout, self, actions);
+  const choices = choicesOf(ctx.kb, layout, self, actions, tools);
   const request = actionRequest(llm.model, ctx.kb, layout, self, event.payload.tick, llm.maxTurns, choices, llm.history);
   llm.awaiting = { requestHash: request.requestHash, turn: event.payload.tick, fallback: d, choices };
   llm.calls++;
@@ -153,14 +158,31 @@ function onObserved(ctx: AgentContext, event: Delivered<HouseholdObservedPayload
       }
     }
   kb.ended = p.ended;
+  if (kb.baseline !== undefined) kb.baseline.turn = p.turn;
+  // A Find tool's answer (config findTools): from its own knowledge base at the turn's end, logged.
+  const out: Emitted[] = [];
+  let found: string | null = null;
+  const tool = p.outcome?.ok === true && ctx.static.tools?.find === true ? parseAction(p.outcome.action) : null;
+  if (tool !== null && !("error" in tool) && tool.kind === "find") {
+    const results = findInKb(kb, ctx.static.layout, tool.tool, tool.query);
+    found = foundText(results);
+    out.push({ type: "household.found", to: null, payload: { turn: p.turn, agent: ctx.static.self, tool: FIND_TOOLS[tool.tool], query: tool.query, results } });
+  }
   // The LLM agent's transcript: this turn's action, its result, what it saw and what it was told.
   const llm = ctx.llm;
   if (llm !== undefined && (p.outcome !== null || p.messages.length > 0)) {
     const note = llm.note ?? { thought: null, fallback: false };
     llm.note = null;
-    llm.history.push({ turn: p.turn, thought: note.thought, fallback: note.fallback, action: p.outcome?.action ?? "(none)", result: p.outcome === null ? "You did not act." : resultText(p.outcome), saw: sawOf(p.rooms, ctx.static.self), room: p.room, heard: p.messages.map((m) => ({ from: m.from, text: m.text })) });
+    llm.history.push({ turn: p.turn, thought: note.thought, fallback: note.fallback, action: p.outcome?.action ?? "(none)", result: p.outcome === null ? "You did not act." : (found ?? resultText(p.outcome)), saw: sawOf(p.rooms, ctx.static.self), room: p.room, heard: p.messages.map((m) => ({ from: m.from, text: m.text })) });
     if (llm.history.length > llm.historyTurns) llm.history.splice(0, llm.history.length - llm.historyTurns);
   }
+  return out;
+}
+
+/** Baseline mode: a teammate's trajectory it asked for (ReadAgentTrajectory), taken into its knowledge base. */
+function onTrajectory(ctx: AgentContext, event: Delivered<HouseholdTrajectoryPayload>): Emitted[] {
+  const p = event.payload;
+  if (p.agent === ctx.static.self) readTrajectory(ctx.kb, p.partner, p.upTo, p.steps);
   return [];
 }
 
@@ -215,11 +237,11 @@ function probesAnswered(ctx: AgentContext, llm: LlmAgentState, probing: ProbingS
   return [{ type: "household.probeAnswered", to: HOUSE_ID, payload }];
 }
 
-export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEntries, "tick.started" | "household.observed" | "household.probe" | "llm.completed" | "llm.failed">({
+export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEntries, "tick.started" | "household.observed" | "household.probe" | "household.trajectory" | "llm.completed" | "llm.failed">({
   context: (input) => ({
-    static: { self: input.self, layout: input.layout, ...(input.actions === undefined ? {} : { actions: input.actions }) },
+    static: { self: input.self, layout: input.layout, ...(input.actions === undefined ? {} : { actions: input.actions }), ...(input.tools === undefined ? {} : { tools: input.tools }) },
     policy: input.policy,
-    kb: newKb(input.self, input.room, input.secrets),
+    kb: newKb(input.self, input.room, input.secrets, input.revealed),
     ...(input.llm === undefined ? {} : { llm: newLlmState(input.llm.model, input.llm.maxTurns, input.llm.historyTurns) }),
   }),
   handlers: {
@@ -228,6 +250,7 @@ export const agentLogic = recordActorLogic<AgentContext, AgentInput, HouseholdEn
     "llm.failed": onLlm,
     "household.observed": onObserved,
     "household.probe": onProbe,
+    "household.trajectory": onTrajectory,
   },
   valueOf: (ctx) => (ctx.kb.ended ? "finished" : "acting"),
 });

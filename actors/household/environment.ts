@@ -5,10 +5,10 @@
 // to the agents (probes.ts) and scores their answers. One handler per record type.
 import { recordActorLogic, type Delivered, type Emitted } from "../actor.ts";
 import { agentActorId } from "./agent.ts";
-import type { HouseholdDecidedPayload, HouseholdProbeAnsweredPayload } from "./events.ts";
+import type { HouseholdDecidedPayload, HouseholdProbeAnsweredPayload, TrajectoryStepPayload } from "./events.ts";
 import { show } from "./pddl.ts";
 import { literalOf, probeQuestions, scoreProbes, type ProbeAnswer } from "./probes.ts";
-import { formatAction, holds, parseAction, resolveTurn, roomsSeenBy, viewOfRoom, type HouseState } from "./rules.ts";
+import { formatAction, holds, parseAction, READ_TRAJECTORY, resolveTurn, roomsSeenBy, viewOfRoom, type Action, type HouseState } from "./rules.ts";
 import type { CompiledTask } from "./task.ts";
 import type { HouseholdEntries } from "./events.ts";
 
@@ -29,11 +29,23 @@ export interface HouseContext {
   messagesSent: number;
   /** After the end: the agents the probes were put to, and the answers in so far. */
   probes: { asked: string[]; answers: Record<string, ProbeAnswer[]> } | null;
+  /**
+   * Baseline mode only (absent in standard mode, so its state and hash are as before): each
+   * agent's trajectory so far, what ReadAgentTrajectory answers from, and this turn's `why`s.
+   */
+  trajectories?: { steps: Record<string, TrajectoryStepPayload[]>; why: Record<string, string> };
 }
 
 function onDecided(ctx: HouseContext, event: Delivered<HouseholdDecidedPayload>): Emitted[] {
   if (!ctx.ended) ctx.pending[event.payload.agent] = event.payload.action;
+  if (!ctx.ended && ctx.trajectories !== undefined) ctx.trajectories.why[event.payload.agent] = event.payload.why;
   return [];
+}
+
+/** A decision as the house takes it: ReadAgentTrajectory outside baseline mode is refused (the turn is spent). */
+function decisionOf(raw: string, baseline: boolean): Action | { readonly error: string } {
+  const a = parseAction(raw);
+  return !("error" in a) && a.kind === "read" && !baseline ? { error: `${READ_TRAJECTORY} is a baseline-mode tool (config "mode": "baseline")` } : a;
 }
 
 function onResolve(ctx: HouseContext, event: Delivered<{ turn: number }>): Emitted[] {
@@ -42,7 +54,7 @@ function onResolve(ctx: HouseContext, event: Delivered<{ turn: number }>): Emitt
   const turn = event.payload.turn;
   // An agent that did not decide waits (there is none with the scripted agents).
   const raw: Record<string, string> = Object.fromEntries(c.agentIds.map((a) => [a, ctx.pending[a] ?? "Wait[]"]));
-  const decisions = c.agentIds.filter((a) => !ctx.state.agents[a]!.done).map((a) => [a, parseAction(raw[a]!)] as const);
+  const decisions = c.agentIds.filter((a) => !ctx.state.agents[a]!.done).map((a) => [a, decisionOf(raw[a]!, baseline)] as const);
   const { state, resolutions } = resolveTurn(c, ctx.state, decisions);
   ctx.state = state;
   ctx.pending = {};
@@ -68,6 +80,22 @@ function onResolve(ctx: HouseContext, event: Delivered<{ turn: number }>): Emitt
       out.push({ type: "household.latched", to: null, payload: { turn, index: i, conjunct: show(l) } });
     }
   });
+  // Baseline mode: a trajectory read answers from the steps of the turns before this one; then this turn's steps are added.
+  const traj = ctx.trajectories;
+  if (traj !== undefined) {
+    for (const [agent, r] of resolutions) {
+      const action = decisions.find(([a]) => a === agent)![1];
+      if (!r.ok || "error" in action || action.kind !== "read") continue;
+      const steps = (traj.steps[action.target] ?? []).map((st) => ({ ...st, heard: st.heard.map((h) => ({ ...h })) }));
+      out.push({ type: "household.trajectory", to: agentActorId(agent), payload: { turn, agent, partner: action.target, upTo: turn - 1, steps } });
+    }
+    for (const [agent] of resolutions) {
+      const o = outcome[agent]!;
+      const me = state.agents[agent]!;
+      (traj.steps[agent] ??= []).push({ turn, action: o.action, why: traj.why[agent] ?? "", ok: o.ok, reason: o.reason, room: me.room, holding: me.holding, heard: (inbox[agent] ?? []).map((m) => ({ ...m })) });
+    }
+    traj.why = {};
+  }
   const success = ctx.latched.every((x) => x);
   const allDone = c.agentIds.every((a) => state.agents[a]!.done);
   const reason = success ? "success" : allDone ? "all_done" : turn >= maxTurns - 1 ? "turn_limit" : null;
@@ -113,7 +141,7 @@ function onProbeAnswered(ctx: HouseContext, event: Delivered<HouseholdProbeAnswe
 }
 
 export const houseLogic = recordActorLogic<HouseContext, HouseInput, HouseholdEntries, "household.decided" | "household.resolve" | "household.probeAnswered">({
-  context: (input) => ({ static: { compiled: input.compiled, baseline: input.baseline, maxTurns: input.maxTurns }, state: input.state, pending: {}, latched: input.compiled.functional.map(() => false), ended: false, messagesSent: 0, probes: null }),
+  context: (input) => ({ static: { compiled: input.compiled, baseline: input.baseline, maxTurns: input.maxTurns }, state: input.state, pending: {}, latched: input.compiled.functional.map(() => false), ended: false, messagesSent: 0, probes: null, ...(input.baseline ? { trajectories: { steps: {}, why: {} } } : {}) }),
   handlers: {
     "household.decided": onDecided,
     "household.resolve": onResolve,

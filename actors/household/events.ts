@@ -37,6 +37,27 @@ export const HouseholdObserved = Schema.Struct({
   ended: Schema.Boolean,
 });
 
+/** One turn of an agent's trajectory as the house logged it: its decision (and why), the outcome, where it ended, what it held and the messages it received. */
+export const TrajectoryStep = Schema.Struct({
+  turn: Int,
+  action: Str,
+  why: Str,
+  ok: Schema.Boolean,
+  reason: Str,
+  room: Str,
+  holding: Schema.NullOr(Str),
+  heard: Schema.Array(Schema.Struct({ from: Str, text: Str })),
+});
+
+/**
+ * Baseline mode: the answer to `ReadAgentTrajectory[partner]` at turn `turn`, sent to the reader
+ * before its observation: the partner's steps of every turn before `turn` (`upTo` = turn − 1).
+ */
+export const HouseholdTrajectory = Schema.Struct({ turn: Int, agent: Str, partner: Str, upTo: Int, steps: Schema.Array(TrajectoryStep) });
+
+/** A Find tool's answer (config `findTools`), from the asking agent's own knowledge base at the turn's end: matching ids, each with what it knows of it. */
+export const HouseholdFound = Schema.Struct({ turn: Int, agent: Str, tool: Str, query: Str, results: Schema.Array(Schema.Struct({ id: Str, detail: Str })) });
+
 /**
  * The episode's end and its scores: latched success (the release's rule) and final-state success
  * (the paper's wording), percent complete of each, and each private objective's status (mixed).
@@ -99,6 +120,8 @@ export const householdEvents = {
   "household.probe": { version: 1, payload: HouseholdProbe },
   "household.probeAnswered": { version: 1, payload: HouseholdProbeAnswered },
   "household.probeScored": { version: 1, payload: HouseholdProbeScored },
+  "household.trajectory": { version: 1, payload: HouseholdTrajectory },
+  "household.found": { version: 1, payload: HouseholdFound },
 } as const;
 
 export type HouseholdEntries = KernelEntries & typeof householdEvents;
@@ -111,3 +134,6 @@ export type HouseholdLatchedPayload = typeof HouseholdLatched.Type;
 export type HouseholdProbePayload = typeof HouseholdProbe.Type;
 export type HouseholdProbeAnsweredPayload = typeof HouseholdProbeAnswered.Type;
 export type HouseholdProbeScoredPayload = typeof HouseholdProbeScored.Type;
+export type HouseholdTrajectoryPayload = typeof HouseholdTrajectory.Type;
+export type TrajectoryStepPayload = typeof TrajectoryStep.Type;
+export type HouseholdFoundPayload = typeof HouseholdFound.Type;

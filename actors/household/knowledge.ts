@@ -2,7 +2,8 @@
 // has been told. Secrets and the scripted agents' messages are statements in the goal language,
 // rendered to sentences for people and models; free-text secrets are shown and not parsed.
 import { literalsIn, parseSexp, show, type Sexp } from "./pddl.ts";
-import type { RoomView } from "./rules.ts";
+import { parseAction, type RoomView } from "./rules.ts";
+import type { TrajectoryStepPayload } from "./events.ts";
 
 /** The public layout every agent knows from the start (rooms, furniture and where it stands). */
 export interface PublicLayout {
@@ -37,6 +38,26 @@ export interface Kb {
   sent: number;
   last: { action: string; ok: boolean; reason: string } | null;
   ended: boolean;
+  /**
+   * Baseline mode only (absent in standard mode, so a standard agent's state and hash are as
+   * before): every teammate's secrets as given ("agent_k knows: …"), and what it read of
+   * teammates' trajectories (ReadAgentTrajectory).
+   */
+  baseline?: BaselineKb;
+}
+
+/** What a baseline-mode agent has of its teammates: their secrets, and the trajectories it read. */
+export interface BaselineKb {
+  /** Each teammate's secrets, as the task gives them. */
+  revealed: Record<string, string[]>;
+  /** The last turn it observed (-1 before the first): a teammate's trajectory has news once it moved past what was read. */
+  turn: number;
+  /**
+   * Per teammate read: the last turn read (`upTo`), its steps so far (as the house logged them),
+   * and the statements that teammate is known to know from them: what it was told (and that its
+   * sender knows it) and, for each message it sent, `(K recipient φ)`.
+   */
+  read: Record<string, { upTo: number; steps: TrajectoryStepPayload[]; knows: string[] }>;
 }
 
 const add = (list: string[], x: string): void => {
@@ -148,10 +169,47 @@ export function render(statement: string, self: string): string {
   }
 }
 
-export function newKb(self: string, room: string, secrets: readonly string[]): Kb {
+/**
+ * A new knowledge base from its own secrets; in baseline mode (`revealed`: every teammate's
+ * secrets) it also takes in what teammates' secrets say about the house, the shared goal, bans and
+ * mechanics. A teammate's private objective (`own_goal`) stays that teammate's: it is shown, not
+ * adopted.
+ */
+export function newKb(self: string, room: string, secrets: readonly string[], revealed?: Readonly<Record<string, readonly string[]>>): Kb {
   const kb: Kb = { loc: {}, open: {}, visited: [], searched: [], goals: [], own: [], restricted: {}, msgLimit: null, targets: null, remote: [], inverse: [], mirror: [], told: {}, heard: [], heardFrom: {}, room, holding: null, sent: 0, last: null, ended: false };
   for (const secret of secrets) for (const s of literalsIn(secret)) learn(kb, self, s);
+  if (revealed !== undefined) {
+    kb.baseline = { revealed: Object.fromEntries(Object.entries(revealed).map(([a, ss]) => [a, [...ss]])), turn: -1, read: {} };
+    for (const [, ss] of Object.entries(revealed).sort(([a], [b]) => a.localeCompare(b)))
+      for (const secret of ss) for (const s of literalsIn(secret)) if (typeof s === "string" || s[0] !== "own_goal") learn(kb, self, s);
+  }
   return kb;
+}
+
+/** A statement as known: a goal told counts as its fact (as in the epistemic search). */
+const factOfStatement = (statement: string): string => (statement.startsWith("(goal ") ? statement.slice("(goal ".length, -1) : statement);
+
+/**
+ * Takes in a teammate's trajectory (baseline mode, ReadAgentTrajectory): the steps, and what they
+ * show that teammate knows — each statement it was told, that its sender knows it, and for each
+ * message it sent, that the recipients know what it said.
+ */
+export function readTrajectory(kb: Kb, partner: string, upTo: number, steps: readonly TrajectoryStepPayload[]): void {
+  const b = kb.baseline;
+  if (b === undefined) return;
+  const knows: string[] = [];
+  for (const step of steps) {
+    for (const m of step.heard)
+      for (const s of literalsIn(m.text)) {
+        const fact = factOfStatement(show(s));
+        add(knows, fact);
+        add(knows, `(K ${m.from} ${fact})`);
+      }
+    const sent = step.ok ? parseAction(step.action) : null;
+    if (sent !== null && !("error" in sent) && sent.kind === "communicate" && sent.to !== "all")
+      for (const s of literalsIn(sent.text)) for (const r of sent.to) add(knows, `(K ${r} ${factOfStatement(show(s))})`);
+  }
+  b.read[partner] = { upTo, steps: steps.map((st) => ({ ...st, heard: st.heard.map((h) => ({ ...h })) })), knows };
 }
 
 /** Takes in the end-of-turn observation: what it sees replaces what it believed about those rooms. */

@@ -14,7 +14,9 @@ import { parseJsonObject } from "../aura/llm.ts";
 import { render, type Kb, type PublicLayout } from "./knowledge.ts";
 import { GOAL_PREDICATES, parseSexp } from "./pddl.ts";
 import { factOf, type ProbeAnswer, type ProbeQuestion } from "./probes.ts";
-import { formatAction, parseAction, type Action, type RoomView } from "./rules.ts";
+import type { TrajectoryStepPayload } from "./events.ts";
+import { kindOfId } from "./find.ts";
+import { actionName, FIND_TOOLS, parseAction, READ_TRAJECTORY, type Action, type RoomView } from "./rules.ts";
 import { ACTION_NAMES } from "./task.ts";
 
 /** The output schema name the gateway validates `agent` answers against. */
@@ -35,6 +37,8 @@ export interface ActionChoices {
   readonly contacts: readonly string[];
   /** Messages it has left. */
   readonly messagesLeft: number;
+  /** Baseline mode: the teammates whose trajectory it may read (ReadAgentTrajectory). Absent in standard mode. */
+  readonly teammates?: readonly string[];
 }
 
 const ALLOWED_LINE = "ALLOWED: ";
@@ -57,7 +61,7 @@ export function parseActionAnswer(content: string, choices: ActionChoices): { ok
     action = { kind: "place", target: object, relation, furniture };
   } else action = parseAction(raw);
   if ("error" in action) return { ok: false, error: action.error };
-  const name = formatAction(action).slice(0, formatAction(action).indexOf("["));
+  const name = actionName(action);
   if (!choices.actions.includes(name)) return { ok: false, error: `${name} is not an action you may take (you may: ${choices.actions.join(", ")})` };
   switch (action.kind) {
     case "communicate": {
@@ -81,6 +85,10 @@ export function parseActionAnswer(content: string, choices: ActionChoices): { ok
       break;
     case "wait":
     case "done":
+    case "find":
+      break;
+    case "read":
+      if (!(choices.teammates ?? []).includes(action.target)) return { ok: false, error: `'${action.target}' is not a teammate whose trajectory you may read (you may read: ${(choices.teammates ?? []).join(", ") || "no one"})` };
       break;
     default:
       if (!choices.ids.includes(action.target)) return { ok: false, error: `unknown id '${action.target}' (name a room, a piece of furniture or an object you know of)` };
@@ -105,13 +113,23 @@ export function choicesOfRequest(request: Pick<LlmRequestedPayload, "messages">)
 }
 
 /** What this agent may do now, from its own view: its allowed actions, the ids it knows, its contacts and budget. */
-export function choicesOf(kb: Kb, layout: PublicLayout, self: string, actions: readonly string[] | undefined): ActionChoices {
+export function choicesOf(kb: Kb, layout: PublicLayout, self: string, actions: readonly string[] | undefined, tools?: { readonly read: boolean; readonly find: boolean }): ActionChoices {
   const objects = Object.keys(kb.loc).sort();
   const contacts = (kb.targets ?? layout.agents).filter((a) => a !== self);
   const messagesLeft = kb.msgLimit === null ? 99 : Math.max(0, kb.msgLimit - kb.sent);
   const furniture = Object.keys(layout.furniture).sort();
   const openable = furniture.filter((f) => layout.furniture[f]!.articulated);
-  return { actions: [...(actions ?? ACTION_NAMES)], ids: [...layout.rooms, ...furniture, ...objects], openable, objects, contacts, messagesLeft };
+  // The tools come after the task's actions, so a standard-mode request without them is as before.
+  const toolNames = [...(tools?.find === true ? Object.values(FIND_TOOLS) : []), ...(tools?.read === true ? [READ_TRAJECTORY] : [])];
+  return { actions: [...(actions ?? ACTION_NAMES), ...toolNames], ids: [...layout.rooms, ...furniture, ...objects], openable, objects, contacts, messagesLeft, ...(tools?.read === true ? { teammates: layout.agents.filter((a) => a !== self) } : {}) };
+}
+
+/** The tools' lines of the system prompt (only the tools it has: without them, the prompt is as before). */
+function toolLines(actions: readonly string[]): string {
+  const lines: string[] = [];
+  if (actions.includes(FIND_TOOLS.object)) lines.push(`- ${FIND_TOOLS.object}[query] / ${FIND_TOOLS.receptacle}[query] / ${FIND_TOOLS.room}[query]: look up objects, furniture or rooms matching the query in what you know (costs the turn)`);
+  if (actions.includes(READ_TRAJECTORY)) lines.push(`- ${READ_TRAJECTORY}[agent_j]: read a teammate's past actions, results and the messages it received (costs the turn)`);
+  return lines.length === 0 ? "" : `\nTools:\n${lines.join("\n")}`;
 }
 
 const SYSTEM = `You are one agent of a team in a house. Each turn you take exactly one action. You see only the room you are in; teammates know things you do not, and you know things they do not. Some agents cannot enter some rooms, messages are limited, and some furniture has hidden mechanics (it may work backwards, or open something else).
@@ -145,7 +163,23 @@ export function knowledgeText(kb: Kb, layout: PublicLayout, self: string): strin
   lines.push(objects.length === 0 ? "Objects you know of: none yet." : `Objects you know of: ${objects.map(([o, p]) => `${o} ${placeText(p)}`).join("; ")}.`);
   if (kb.searched.length > 0) lines.push(`Containers you have looked inside: ${kb.searched.join(", ")}.`);
   for (const [from, said] of Object.entries(kb.heardFrom).sort(([a], [b]) => a.localeCompare(b))) lines.push(`${from} told you: ${said.map((s) => render(s, self)).join(" ")}`);
+  // Baseline mode: every teammate's secrets (the paper's "agent_k knows: …") and the trajectories read.
+  const b = kb.baseline;
+  if (b !== undefined) {
+    for (const [a, secrets] of Object.entries(b.revealed).sort(([x], [y]) => x.localeCompare(y))) for (const secret of secrets) lines.push(`${a} knows: ${secret.startsWith("(") ? `${render(secret, self)} ${secret}` : secret}`);
+    for (const [a, r] of Object.entries(b.read).sort(([x], [y]) => x.localeCompare(y))) lines.push(trajectoryText(a, r.upTo, r.steps));
+  }
   return lines.join("\n");
+}
+
+/** How many of a teammate's last turns a read trajectory shows in the prompt. */
+const TRAJECTORY_TURNS_SHOWN = 8;
+
+/** A teammate's trajectory as the prompt shows it (its last turns read, oldest first). */
+export function trajectoryText(agent: string, upTo: number, steps: readonly TrajectoryStepPayload[]): string {
+  const shown = steps.slice(-TRAJECTORY_TURNS_SHOWN);
+  const head = `${agent}'s trajectory (read up to turn ${upTo + 1}${shown.length < steps.length ? `; its last ${shown.length} of ${steps.length} turns` : ""}):`;
+  return [head, ...shown.map((st) => `  Turn ${st.turn + 1}: ${st.action} — ${resultText(st)}; in ${st.room}${st.holding === null ? "" : `, holding ${st.holding}`}.${st.heard.map((h) => ` ${h.from} said: ${JSON.stringify(h.text)}`).join("")}`)].join("\n");
 }
 
 export { DEFAULT_HISTORY_TURNS, MAX_HISTORY_TURNS } from "./historyLimits.ts";
@@ -215,7 +249,9 @@ export function actionRequest(model: string, kb: Kb, layout: PublicLayout, self:
     `${ALLOWED_LINE}${JSON.stringify(choices)}`,
     "Return only the JSON object.",
   ].join("\n");
-  return llmRequest(AGENT_ROLE, model, [{ role: "system", content: SYSTEM }, { role: "user", content: user }], { json: true, maxTokens: 256, output: ACTION_OUTPUT, temperature: 0 }, null);
+  const tools = toolLines(choices.actions);
+  const system = tools === "" ? SYSTEM : SYSTEM.replace("\n\nReply with one JSON object", `${tools}\n\nReply with one JSON object`);
+  return llmRequest(AGENT_ROLE, model, [{ role: "system", content: system }, { role: "user", content: user }], { json: true, maxTokens: 256, output: ACTION_OUTPUT, temperature: 0 }, null);
 }
 
 // ---- The literal probes on the model (digest §5.3, §8.7) ------------------------------------
@@ -355,6 +391,11 @@ export const HOUSEHOLD_LLM_JSON_SCHEMAS: Readonly<Record<string, (request: Pick<
       ...(may("Pick") ? c.objects.map((id) => `Pick[${id}]`) : []),
       ...(may("Wait") ? ["Wait[]"] : []),
       ...(may("Done") ? ["Done[]"] : []),
+      // The tools, only when offered (baseline mode; config findTools): a grammar without them is as before.
+      ...(may(READ_TRAJECTORY) ? (c.teammates ?? []).map((a) => `${READ_TRAJECTORY}[${a}]`) : []),
+      ...(may(FIND_TOOLS.object) ? [...new Set(c.objects.map(kindOfId))].map((k) => `${FIND_TOOLS.object}[${k}]`) : []),
+      ...(may(FIND_TOOLS.receptacle) ? [...new Set(c.ids.filter((id) => !c.objects.includes(id)).map(kindOfId))].map((k) => `${FIND_TOOLS.receptacle}[${k}]`) : []),
+      ...(may(FIND_TOOLS.room) ? [...new Set(c.ids.filter((id) => !c.objects.includes(id)).map(kindOfId))].map((k) => `${FIND_TOOLS.room}[${k}]`) : []),
     ];
     const thought = { type: "string", maxLength: 200 };
     const variants: object[] = [{ type: "object", properties: { thought, action: { enum: concrete.length === 0 ? ["Wait[]"] : concrete } }, required: ["thought", "action"] }];

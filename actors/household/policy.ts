@@ -25,6 +25,8 @@ export interface PolicyView {
   readonly policy: Policy;
   /** The actions this agent may take (absent: all). */
   readonly actions?: readonly string[];
+  /** The tools it has beyond the task's actions (baseline mode: ReadAgentTrajectory; config findTools: the Find tools). */
+  readonly tools?: { readonly read: boolean; readonly find: boolean };
 }
 
 export interface Decision {
@@ -251,7 +253,24 @@ export function decide(kb: Kb, v: PolicyView): Decision {
     const report = reportFor(kb, v, goals.filter((l) => believedHolds(kb, l, v.self) === true));
     if (report !== null) return report;
   }
+  const read = v.policy === "naive" ? null : readFor(kb, v);
+  if (read !== null) return read;
   return { action: { kind: "wait" }, why: pending.length === 0 ? "every goal it knows holds" : "nothing it can do now" };
+}
+
+/**
+ * Baseline mode, when it would otherwise wait: read the trajectory of the teammate it has read
+ * least recently (never read first, then by id) that has a turn it has not read. What it learns
+ * is what partners know (knowledge.ts readTrajectory), which the literal probes ask about; the
+ * naive agent, which models no partner, never reads. Scripted agents never use the Find tools:
+ * they query their knowledge base directly.
+ */
+function readFor(kb: Kb, v: PolicyView): Decision | null {
+  const b = kb.baseline;
+  if (v.tools?.read !== true || b === undefined) return null;
+  const upTo = (a: string) => b.read[a]?.upTo ?? -1;
+  const next = v.layout.agents.filter((a) => a !== v.self && upTo(a) < b.turn).sort((x, y) => upTo(x) - upTo(y) || x.localeCompare(y))[0];
+  return next === undefined ? null : { action: { kind: "read", target: next }, why: `read ${next}'s trajectory (what it knows)` };
 }
 
 /** After a message goes out: the statements it carried count as told to each recipient. */

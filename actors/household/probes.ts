@@ -10,7 +10,7 @@
 // what it says), what they told the partner (the acknowledgement the verifier's epistemic search
 // also assumes), or a nested statement (`(K agent φ)`) someone passed on.
 import type { Kb } from "./knowledge.ts";
-import { parseSexp, type Literal } from "./pddl.ts";
+import { literalsIn, parseSexp, show, type Literal } from "./pddl.ts";
 import type { CompiledTask, KNodeInfo } from "./task.ts";
 
 export interface ProbeQuestion {
@@ -83,9 +83,14 @@ export function knowsNested(kb: Kb, chain: readonly string[], fact: string): boo
   const [first, ...rest] = chain;
   if (first === undefined) return false;
   const inner = nestedKey(rest, fact);
-  const said = [...(kb.heardFrom[first] ?? []), ...(kb.told[first] ?? [])];
+  // Baseline mode: a teammate's revealed secrets ("agent_k knows: …") and what its trajectory
+  // (ReadAgentTrajectory) shows it knows count too.
+  const said = [...(kb.heardFrom[first] ?? []), ...(kb.told[first] ?? []), ...(kb.baseline === undefined ? [] : [...revealedKnows(kb.baseline.revealed[first] ?? []), ...(kb.baseline.read[first]?.knows ?? [])])];
   return said.includes(inner) || (rest.length === 0 && said.includes(`(goal ${fact})`)) || Object.values(kb.heardFrom).some((s) => s.includes(nestedKey(chain, fact)));
 }
+
+/** The statements a teammate's secrets say it knows, a goal as its fact. */
+const revealedKnows = (secrets: readonly string[]): string[] => secrets.flatMap((secret) => literalsIn(secret).map((x) => show(x))).map((st) => (st.startsWith("(goal ") ? st.slice("(goal ".length, -1) : st));
 
 /**
  * A scripted agent's answer. Depth 1: the fact as it believes it (`believed`: true, false, or null
@@ -98,7 +103,7 @@ export function answerProbe(kb: Kb, q: ProbeQuestion, believed: (l: Literal) => 
   if (q.depth === 1) {
     // What it saw may be stale: a fact it knows a partner knows (it handed the goal over, or was
     // told so) it expects to hold; so does a goal it has no belief about. The world then decides the leaf.
-    const partnerKnows = Object.keys({ ...kb.heardFrom, ...kb.told }).some((p) => knowsNested(kb, [p], q.fact));
+    const partnerKnows = Object.keys({ ...kb.heardFrom, ...kb.told, ...kb.baseline?.revealed, ...kb.baseline?.read }).some((p) => knowsNested(kb, [p], q.fact));
     const b = partnerKnows ? true : (believed(l) ?? ([...kb.goals, ...kb.own].includes(q.fact) ? true : null));
     return b === null ? UNKNOWN(q.probeId) : { probeId: q.probeId, predicate: l.pred, args: l.args, holds: b };
   }

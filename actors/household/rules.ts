@@ -29,9 +29,22 @@ export type Action =
   | { readonly kind: "place"; readonly target: string; readonly relation: "on" | "within"; readonly furniture: string }
   | { readonly kind: "communicate"; readonly text: string; readonly to: readonly string[] | "all" }
   | { readonly kind: "wait" }
-  | { readonly kind: "done" };
+  | { readonly kind: "done" }
+  /** Baseline mode only (digest §4.1, §8.3): read a teammate's past actions and observations. */
+  | { readonly kind: "read"; readonly target: string }
+  /** The paper's Find tools (digest §4.3): a query answered from the agent's own knowledge base. Config `findTools`. */
+  | { readonly kind: "find"; readonly tool: FindTool; readonly query: string };
 
-const NAME_OF: Readonly<Record<Action["kind"], string>> = { navigate: "Navigate", open: "Open", close: "Close", pick: "Pick", place: "Place", communicate: "Communicate", wait: "Wait", done: "Done" };
+/** The three Find tools' names, in the paper's syntax (`FindObjectTool[cup]`). */
+export const FIND_TOOLS = { object: "FindObjectTool", receptacle: "FindReceptacleTool", room: "FindRoomTool" } as const;
+export type FindTool = keyof typeof FIND_TOOLS;
+/** The baseline-mode tool's name (the paper's `ReadAgentTrajectoryTool`; `ReadAgentTrajectory[agent_j]` parses too). */
+export const READ_TRAJECTORY = "ReadAgentTrajectory";
+
+const NAME_OF: Readonly<Record<Exclude<Action["kind"], "find">, string>> = { navigate: "Navigate", open: "Open", close: "Close", pick: "Pick", place: "Place", communicate: "Communicate", wait: "Wait", done: "Done", read: READ_TRAJECTORY };
+
+/** An action's name as the action lists say it (`Navigate`, `FindObjectTool`, `ReadAgentTrajectory`). */
+export const actionName = (a: Action): string => (a.kind === "find" ? FIND_TOOLS[a.tool] : NAME_OF[a.kind]);
 
 /** `Navigate[kitchen_1]`, `Place[bowl_1, on, table_22]`, `Communicate["text", agent_1]` (EnactToM's syntax). */
 export function formatAction(a: Action): string {
@@ -43,6 +56,8 @@ export function formatAction(a: Action): string {
     case "wait":
     case "done":
       return `${NAME_OF[a.kind]}[]`;
+    case "find":
+      return `${FIND_TOOLS[a.tool]}[${a.query}]`;
     default:
       return `${NAME_OF[a.kind]}[${a.target}]`;
   }
@@ -76,6 +91,15 @@ export function parseAction(raw: string): Action | { readonly error: string } {
       return { kind: "wait" };
     case "Done":
       return { kind: "done" };
+    case READ_TRAJECTORY:
+    case "ReadAgentTrajectoryTool":
+      return args.length === 1 ? { kind: "read", target: args[0]! } : { error: `${name} takes one teammate, e.g. ${READ_TRAJECTORY}[agent_1]` };
+    case FIND_TOOLS.object:
+    case FIND_TOOLS.receptacle:
+    case FIND_TOOLS.room: {
+      const tool = (Object.keys(FIND_TOOLS) as FindTool[]).find((t) => FIND_TOOLS[t] === name)!;
+      return body.trim() === "" ? { error: `${name} takes a query, e.g. ${name}[cup]` } : { kind: "find", tool, query: body.trim() };
+    }
     default:
       return { error: `unknown action '${name}'` };
   }
@@ -184,7 +208,8 @@ export function applyAction(c: CompiledTask, s: HouseState, agent: string, actio
   const me = s.agents[agent]!;
   const { furniture } = c.task.scene;
   const allowedActions = m.actions[agent];
-  if (allowedActions !== undefined && !allowedActions.includes(NAME_OF[action.kind])) return fail(`you cannot ${NAME_OF[action.kind]}`);
+  // The tools (ReadAgentTrajectory, Find*) are not part of a task's action list: the mode and the config grant them.
+  if (allowedActions !== undefined && action.kind !== "read" && action.kind !== "find" && !allowedActions.includes(NAME_OF[action.kind])) return fail(`you cannot ${NAME_OF[action.kind]}`);
   switch (action.kind) {
     case "navigate": {
       const room = c.task.scene.rooms.includes(action.target) ? action.target : furniture[action.target]?.room;
@@ -236,6 +261,12 @@ export function applyAction(c: CompiledTask, s: HouseState, agent: string, actio
       return { ok: true, reason: limit === undefined ? "Message sent." : `Message sent. You have ${limit - me.msgsSent} messages remaining.`, effects: [], message: { to, text: action.text } };
     }
     case "wait":
+      return { ok: true, reason: "ok", effects: [] };
+    // The tools change nothing in the house; the house (read) or the agent (find) answers them.
+    case "read":
+      if (action.target === agent || s.agents[action.target] === undefined) return fail(`no teammate ${action.target}`);
+      return { ok: true, reason: "ok", effects: [] };
+    case "find":
       return { ok: true, reason: "ok", effects: [] };
     case "done":
       me.done = true;

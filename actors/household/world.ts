@@ -34,6 +34,12 @@ export interface HouseholdConfig {
   readonly llm?: { readonly agent: string };
   /** How many of its last turns the LLM agent's prompt carries (default DEFAULT_HISTORY_TURNS; 0: none). Only when given: the header of other logs is as before. */
   readonly history?: number;
+  /**
+   * The paper's Find tools (FindObjectTool, FindReceptacleTool, FindRoomTool; digest §4.3), offered
+   * to the LLM agent. Off by default: the LLM agent's prompt already carries its knowledge base,
+   * and standard-mode prompts stay as before. Only when given: the header of other logs is as before.
+   */
+  readonly findTools?: boolean;
 }
 
 const CONDITIONS: Readonly<Record<HouseholdCondition, { description: string }>> = {
@@ -42,7 +48,7 @@ const CONDITIONS: Readonly<Record<HouseholdCondition, { description: string }>> 
   naive: { description: "scripted agents that pursue only the goals of their own secrets and send no messages" },
   llm: { description: "model-driven agents (role agent, --llm): each turn the model picks one action from the agent's own knowledge; an invalid or failed answer falls back to the competent policy for that turn" },
 };
-const CONFIG_FIELDS = ["task", "mode", "policy", "llm", "history"];
+const CONFIG_FIELDS = ["task", "mode", "policy", "llm", "history", "findTools"];
 
 /** The scripted policy an agent runs under a condition (the LLM agent's fallback is the competent one). */
 export const scriptedPolicyOf = (condition: HouseholdCondition): Policy => (condition === "llm" ? "competent" : condition);
@@ -74,7 +80,9 @@ export function resolveHouseholdConfig(raw: unknown): HouseholdConfig {
   if (llm !== undefined && !(typeof llm === "object" && llm !== null && typeof (llm as { agent?: unknown }).agent === "string" && Object.keys(llm).length === 1)) throw new InputRejected("config", `llm: expected {"agent": "<model>"}`);
   const history = fields.history;
   if (history !== undefined && !(typeof history === "number" && Number.isInteger(history) && history >= 0 && history <= MAX_HISTORY_TURNS)) throw new InputRejected("config", `history: expected a whole number of turns from 0 to ${MAX_HISTORY_TURNS} (the LLM agent's transcript in its prompt; default ${DEFAULT_HISTORY_TURNS}), got ${JSON.stringify(history)}`);
-  return { task, mode, policy: policy as HouseholdCondition, ...(llm === undefined ? {} : { llm: { agent: (llm as { agent: string }).agent } }), ...(history === undefined ? {} : { history }) };
+  const findTools = fields.findTools;
+  if (findTools !== undefined && typeof findTools !== "boolean") throw new InputRejected("config", `findTools: expected true or false (offer the LLM agent the paper's Find tools), got ${JSON.stringify(findTools)}`);
+  return { task, mode, policy: policy as HouseholdCondition, ...(llm === undefined ? {} : { llm: { agent: (llm as { agent: string }).agent } }), ...(history === undefined ? {} : { history }), ...(findTools === undefined ? {} : { findTools }) };
 }
 
 export function layoutOf(task: HouseholdTask): PublicLayout {
@@ -109,12 +117,14 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
     const compiled = compileTask(config.task);
     const layout = layoutOf(config.task);
     const baseline = config.mode === "baseline";
-    // Baseline mode (digest §4.1): every secret to every agent, as "agent_k knows: …".
-    const everySecret = Object.entries(config.task.agent_secrets).flatMap(([a, ss]) => ss.map((s) => `${a} knows: ${s}`));
+    // Baseline mode (digest §4.1): every teammate's secrets to every agent (shown as "agent_k
+    // knows: …"), and the ReadAgentTrajectory tool.
     const agents = compiled.agentIds.map((self) => {
       const actions = config.task.agent_actions?.[self];
       const llm = config.policy === "llm" ? { llm: { model: config.llm?.agent ?? null, maxTurns: maxTurnsOf(config), historyTurns: historyTurnsOf(config) } } : {};
-      const input: AgentInput = { self, room: config.task.agents[self]!.room, layout, secrets: baseline ? everySecret : (config.task.agent_secrets[self] ?? []), policy: scriptedPolicyOf(config.policy), ...(actions === undefined ? {} : { actions }), ...llm };
+      const revealed = baseline ? { revealed: Object.fromEntries(compiled.agentIds.filter((a) => a !== self).map((a) => [a, [...(config.task.agent_secrets[a] ?? [])]])) } : {};
+      const tools = baseline || config.findTools === true ? { tools: { read: baseline, find: config.findTools === true } } : {};
+      const input: AgentInput = { self, room: config.task.agents[self]!.room, layout, secrets: config.task.agent_secrets[self] ?? [], policy: scriptedPolicyOf(config.policy), ...(actions === undefined ? {} : { actions }), ...llm, ...revealed, ...tools };
       return { id: agentActorId(self), logic: agentLogic, input };
     });
     return [...agents, { id: HOUSE_ID, logic: houseLogic, input: { compiled, state: initialState(compiled), baseline, maxTurns: maxTurnsOf(config) } }];
@@ -132,7 +142,7 @@ export const householdWorld: WorldDefinition<HouseholdConfig> = {
   hashView(actorId, context) {
     if (actorId === HOUSE_ID) {
       const c = context as HouseContext;
-      return { ended: c.ended, latched: c.latched, messagesSent: c.messagesSent, pending: c.pending, state: c.state, probes: c.probes };
+      return { ended: c.ended, latched: c.latched, messagesSent: c.messagesSent, pending: c.pending, state: c.state, probes: c.probes, ...(c.trajectories === undefined ? {} : { trajectories: c.trajectories }) };
     }
     const c = context as AgentContext;
     return c.llm === undefined ? { kb: c.kb, policy: c.policy } : { kb: c.kb, llm: c.llm, policy: c.policy };

@@ -23,6 +23,8 @@ const CHECKS: readonly { readonly check: string; readonly stage: VerifierStage; 
   { check: "communication necessity", stage: "communication", tags: ["SolvableWithoutMessages"] },
   { check: "agent necessity", stage: "agents", tags: ["AgentNotNeeded"] },
   { check: "golden trajectory and turns", stage: "golden", tags: ["GoldenDiverges", "TurnLimitTooSmall"] },
+  // Only when asked for (tasks verify --subgoal-tension): the report then carries it.
+  { check: "subgoal tension", stage: "subgoalTension", tags: ["NoSubgoalTension"] },
 ];
 
 /** A failure as a reader's sentence, from its fields. */
@@ -54,6 +56,8 @@ export function failureReason(f: VerifierFailure): string {
       return `max_turns ${f.maxTurns} is below T_min ${f.tMin}`;
     case "GoldenDiverges":
       return `turn ${f.turn}: ${f.agent}'s ${f.action} fails under the full rules (${f.reason})`;
+    case "NoSubgoalTension":
+      return `${f.agent}'s private objective ${f.objective} pulls nowhere against the shared goal: both hold together (joint plan ${f.jointPlanLength ?? "-"} step(s)) and it names none of the shared goal's objects or furniture`;
   }
 }
 
@@ -85,6 +89,8 @@ function found(check: string, v: Verdict, task: HouseholdTask): string {
       const same = stored === undefined ? "" : stored.trajectory_hash === r.golden?.trajectory_hash ? "; matches the file's" : "; differs from the file's";
       return `${r.golden?.turns.length ?? 0} turn(s), hash ${r.golden?.trajectory_hash.slice(0, 12) ?? "-"}${same}; T_min ${r.turns?.tMin ?? "-"}, T_max ${r.turns?.tMax ?? "-"}, max_turns ${task.max_turns ?? "default"}`;
     }
+    case "subgoal tension":
+      return (r.subgoalTension ?? []).length === 0 ? "none (cooperative)" : (r.subgoalTension ?? []).map((t) => `${t.agent}: ${t.tension}${t.shared.length > 0 ? ` over ${t.shared.join(", ")}` : ""}${t.tension === "conflict" ? " (cannot hold with the shared goal)" : ""}`).join(", ");
     default:
       return "";
   }
@@ -92,7 +98,7 @@ function found(check: string, v: Verdict, task: HouseholdTask): string {
 
 /** One line per check. A stored golden trajectory the verifier does not reproduce fails its check. */
 export function checkLines(v: Verdict, task: HouseholdTask): CheckLine[] {
-  return CHECKS.map(({ check, stage, tags }) => {
+  return CHECKS.filter(({ stage }) => stage !== "subgoalTension" || v.report?.subgoalTension !== undefined || v.failures.some((f) => f._tag === "NoSubgoalTension")).map(({ check, stage, tags }) => {
     const failures = v.failures.filter((f) => tags.includes(f._tag));
     const ms = v.report?.timings?.[stage] ?? null;
     if (failures.length > 0) return { check, ok: false, reason: failures.map(failureReason).join("; "), ms };

@@ -72,7 +72,12 @@ export default defineWorldCli({
           name: "verify",
           description: "run the task verifier (no external planner) on a task file or a directory of them: each check's verdict, its reason and its time. Exit 2 when a file does not load (naming file and field), 1 when a task fails a check",
           arguments: [{ name: "<path>", description: "a task file, or a directory (a pool: every *.json but index.json)" }],
-          options: () => [option("--brief", "one line per passing task (failing checks in full)"), option("--json", "print the verdicts as JSON"), option("-q, --quiet", "no progress on stderr")],
+          options: () => [
+            option("--subgoal-tension", "also check that each private objective of a mixed task pulls against the shared goal (they cannot both hold, or it names an object or furniture of the shared goal); a task whose objective is independent fails it. Off by default: the committed pool's objectives are independent"),
+            option("--brief", "one line per passing task (failing checks in full)"),
+            option("--json", "print the verdicts as JSON"),
+            option("-q, --quiet", "no progress on stderr"),
+          ],
           examples: ["npx probetown tasks verify data/household/laundry-day.json", "npx probetown tasks verify data/household/pool --brief    # the committed 300-task pool"],
           action: async () => (await import("./commands/tasks.ts")).cmdTasksVerify,
         },
@@ -98,6 +103,7 @@ export default defineWorldCli({
             "the literal probes' mean score, Avg ± SE and Pass^k; and the failure taxonomy read from the logs",
           options: () => [
             option("--split <split>", "standard or hard (150 tasks each)", oneOf("--split", ["standard", "hard"] as const), "standard"),
+            option("--mode <mode>", "standard (private secrets, own room seen), baseline (every secret revealed, every room seen, ReadAgentTrajectory; logs under <out>/baseline) or both: each agent in both modes, and a standard-vs-baseline table per scope and K-depth", oneOf("--mode", ["standard", "baseline", "both"] as const), "standard"),
             option("--agents <list>", `scripted agents, comma-separated: competent (tells partners what they need, and who knows what), first-order (shares facts, models no one's knowledge of others), naive (never messages), llm (the model picks each action, role agent; needs --llm; falls back to competent on an invalid answer)`, agentList).default([...AGENTS], AGENTS.join(",")),
             option("--runs <n>", `runs (attempts) per task: Pass@k and Pass^k for k = 1…runs (at most ${MAX_RUNS_PER_TASK})`, integer("--runs", 1, MAX_RUNS_PER_TASK, " (runs per task)"), 3),
             option("--out <dir>", "where the logs go: <dir>/<agent>/<task>/a<run>", undefined, "runs/enacttom"),
@@ -112,6 +118,7 @@ export default defineWorldCli({
           examples: [
             "# the LLM agent on the local model (minutes on a CPU): npx probetown eval enacttom --split standard --agents llm,competent --runs 1 --per-cell 1 --llm local --out runs/enacttom-llm",
             "npx probetown eval enacttom --split standard --agents competent,naive --runs 3 --per-cell 2 --out runs/enacttom-quick",
+            "npx probetown eval enacttom --mode both --agents first-order --runs 1 --per-cell 2 --out runs/enacttom-modes    # standard vs baseline, per scope and K-depth",
             "# the whole split (150 tasks × 3 agents × 3 runs, about 10 s): npx probetown eval enacttom --split hard --runs 3 --json --out runs/enacttom-hard",
           ],
           action: async () => (await import("./commands/evalEnacttom.ts")).cmdEvalEnacttom,

@@ -5,7 +5,7 @@
 // split × depth.
 // An attempt whose episode fails to run counts as a failure (digest §8.7: missing attempts fail).
 import { join } from "node:path";
-import type { HouseholdCondition } from "../../actors/household/world.ts";
+import type { HouseholdCondition, HouseholdMode } from "../../actors/household/world.ts";
 import type { LlmResponder } from "../kernel/sequencer.ts";
 import type { HouseholdTask } from "../../actors/household/task.ts";
 import type { LogRecord } from "../../events/record.ts";
@@ -56,6 +56,8 @@ export interface PoolRunOptions {
   readonly onAttempt?: (done: number, total: number) => void;
   /** Snapshot every n ticks (default: the kernel's, by the log's growth and the run's time); the log is written in full either way. */
   readonly snapshotEvery?: number;
+  /** The run mode (digest §4.1): standard (the default; the config then names none, as before) or baseline (every secret revealed, every room seen, ReadAgentTrajectory). */
+  readonly mode?: HouseholdMode;
 }
 
 export async function runPoolAttempts(o: PoolRunOptions): Promise<AttemptResult[]> {
@@ -66,7 +68,7 @@ export async function runPoolAttempts(o: PoolRunOptions): Promise<AttemptResult[
       for (let attempt = 0; attempt < o.attempts; attempt++) {
         // Attempt a runs with seed a: the scripted agents draw nothing, so attempts repeat exactly.
         const llm = policy === "llm" && o.llm !== undefined ? o.llm : undefined;
-        const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task, ...(llm === undefined ? {} : { llm: { agent: llm.model }, ...(llm.history === undefined ? {} : { history: llm.history }) }) }, ...(llm === undefined ? {} : { llm: llm.responder }), dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
+        const run = await runEpisode({ world: "household", seed: attempt, condition: policy, config: { task, ...(o.mode === "baseline" ? { mode: "baseline" } : {}), ...(llm === undefined ? {} : { llm: { agent: llm.model }, ...(llm.history === undefined ? {} : { history: llm.history }) }) }, ...(llm === undefined ? {} : { llm: llm.responder }), dir: join(o.dir, policy, task.task_id, `a${attempt}`), trace: { exporter: "none" }, fsync: "never", ...(o.snapshotEvery === undefined ? {} : { snapshotEvery: o.snapshotEvery }) });
         // Scored from the log as written, as a later reader would.
         const records = readLog(run.logDir);
         const m = householdMetrics(records);

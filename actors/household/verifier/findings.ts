@@ -29,6 +29,8 @@ export type VerifierFailure =
   | { readonly _tag: "Guessable"; readonly literal: string; readonly decisive: string; readonly candidates: readonly string[]; readonly leakedInText: boolean }
   /** A mixed task's private objective that no sequence of actions reaches (it would be no dilemma). */
   | { readonly _tag: "PrivateObjectiveUnreachable"; readonly agent: string; readonly nodes: number }
+  /** With the subgoal-tension check: a private objective that neither conflicts with the shared goal nor competes for its objects and furniture. */
+  | { readonly _tag: "NoSubgoalTension"; readonly agent: string; readonly objective: string; readonly jointPlanLength: number | null }
   /** The turn limit is below the turn estimate's minimum. */
   | { readonly _tag: "TurnLimitTooSmall"; readonly maxTurns: number; readonly tMin: number }
   /** The golden trajectory, replayed under the full rules, does not reach the functional goal (the abstraction lost something). */

@@ -29,6 +29,8 @@ export interface VerifierReport {
   readonly physical: { readonly nodes: number; readonly plan: readonly { readonly agent: string; readonly action: string }[]; readonly stripKPlanLength: number | null };
   /** Per owner of a private objective (mixed tasks), its shortest plan's length (null: unreachable). */
   readonly privateObjectives: readonly { readonly agent: string; readonly planLength: number | null }[];
+  /** Only with VerifyOptions.subgoalTension: per owner, whether its objective pulls against the shared goal. */
+  readonly subgoalTension?: readonly SubgoalTension[];
   readonly information: readonly LiteralInformation[];
   readonly guessability: readonly Guessability[];
   readonly epistemic: { readonly nodes: number; readonly messages: readonly Message[] | null };
@@ -44,7 +46,25 @@ export interface VerifierReport {
 }
 
 /** The stages a verdict times, in the order they run. */
-export const VERIFIER_STAGES = ["validation", "depth", "physical", "privateObjectives", "information", "epistemic", "communication", "agents", "golden"] as const;
+export const VERIFIER_STAGES = ["validation", "depth", "physical", "privateObjectives", "information", "epistemic", "communication", "agents", "golden", "subgoalTension"] as const;
+
+/**
+ * The judge's "subgoal tension" (digest §6.3, criterion 8 for mixed tasks), as a deterministic
+ * check: an owner's private objective is in tension with the shared goal when both cannot hold
+ * together (`conflict`: the joint physical search fails while each is reachable alone), or when it
+ * names an object or piece of furniture a shared conjunct names (`contention`: the two compete for
+ * it). Otherwise it is independent: pursuing it costs the team nothing but turns.
+ */
+export interface SubgoalTension {
+  readonly agent: string;
+  readonly objective: string;
+  readonly tension: "conflict" | "contention" | null;
+  /** Ids the objective shares with the shared goal's conjuncts. */
+  readonly shared: readonly string[];
+  /** The joint shortest plan (shared goal and objective together; null: none). */
+  readonly jointPlanLength: number | null;
+  readonly nodes: number;
+}
 export type VerifierStage = (typeof VERIFIER_STAGES)[number];
 
 export interface Verdict {
@@ -63,6 +83,12 @@ export interface VerifyOptions {
    * reads no clock: it is deterministic).
    */
   readonly clock?: () => number;
+  /**
+   * Also check that each private objective of a mixed task pulls against the shared goal
+   * (SubgoalTension). Off by default: the generator's objectives are independent by design, so the
+   * committed pool does not pass it (docs/enacttom.md).
+   */
+  readonly subgoalTension?: boolean;
 }
 
 const unique = (ls: readonly Literal[]): Literal[] => [...new Map(ls.map((l) => [literalKey(l), l])).values()];
@@ -153,6 +179,22 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
     }
   }
   lap("golden");
+  let subgoalTension: SubgoalTension[] | undefined;
+  if (options.subgoalTension === true) {
+    const ids = new Set(c.functional.flatMap((l) => l.args));
+    subgoalTension = Object.entries(c.owned).map(([agent, literals]) => {
+      const joint = unique([...c.functional, ...literals]);
+      const search = searchPlans(abstractFor(c, joint), [joint], { cap });
+      totalNodes += search.nodes;
+      const shared = [...new Set(literals.flatMap((l) => l.args).filter((id) => ids.has(id)))].sort();
+      const alone = privateObjectives.find((p) => p.agent === agent)?.planLength ?? null;
+      const tension = search.plans[0] === null && !search.capped && functionalPlan !== null && alone !== null ? "conflict" : shared.length > 0 ? "contention" : null;
+      const objective = literals.length === 1 ? show(literals[0]!) : `(and ${literals.map(show).join(" ")})`;
+      if (tension === null) failures.push({ _tag: "NoSubgoalTension", agent, objective, jointPlanLength: search.plans[0]?.length ?? null });
+      return { agent, objective, tension, shared, jointPlanLength: search.plans[0]?.length ?? null, nodes: search.nodes };
+    });
+    lap("subgoalTension");
+  }
   const report: VerifierReport = {
     tomLevel: c.depth,
     trivialK: depth._tag === "DepthOk" ? depth.trivial : [],
@@ -160,6 +202,7 @@ export function verifyTask(raw: unknown, options: VerifyOptions = {}): Verdict {
     relevance: { rooms: abs.rooms, furniture: abs.furniture, objects: abs.objects, collapsed: abs.collapsed, stateBound: stateCodec(abs).size },
     physical: { nodes: physical.nodes, plan: (functionalPlan ?? []).map((s) => ({ agent: s.agent, action: s.text })), stripKPlanLength: stripKPlan?.length ?? null },
     privateObjectives,
+    ...(subgoalTension === undefined ? {} : { subgoalTension }),
     information: information.map((x) => x.info),
     guessability: guesses,
     epistemic: { nodes: epistemic.nodes, messages: epistemic._tag === "Reached" ? epistemic.messages : null },

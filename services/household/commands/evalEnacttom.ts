@@ -10,13 +10,15 @@ import { EXIT } from "../../cli/exitCodes.ts";
 import { gatewayExit, oneRoleLlm, type LlmCliFlags } from "../../cli/llm.ts";
 import { UsageError } from "../../kernel/usageError.ts";
 import { readInputFile, checkParsedInput } from "../../kernel/inputFile.ts";
-import { runPoolAttempts } from "../poolEval.ts";
-import { enacttomSummary, enacttomTable } from "../table2.ts";
+import { runPoolAttempts, type AttemptResult } from "../poolEval.ts";
+import { comparisonTable, enacttomComparison, enacttomSummary, enacttomTable, type EnacttomComparison, type EnacttomSummary } from "../table2.ts";
 import { loadTaskFile } from "../taskFile.ts";
 import { POOL_DIR } from "../writePoolMain.ts";
 
 export interface EvalEnacttomFlags extends LlmCliFlags {
   readonly split: "standard" | "hard";
+  /** standard (the default), baseline, or both: each agent in both modes, and the comparison. */
+  readonly mode?: "standard" | "baseline" | "both";
   readonly agents: readonly HouseholdCondition[];
   readonly runs: number;
   readonly out: string;
@@ -60,26 +62,40 @@ export async function cmdEvalEnacttom(f: EvalEnacttomFlags): Promise<number> {
   // The LLM agent's model and gateway (role agent); without an endpoint it cannot run.
   const llm = f.agents.includes("llm") ? oneRoleLlm(undefined, f, "eval enacttom", "agent") : null;
   if (f.agents.includes("llm") && llm === null) throw new UsageError(`--agents llm: the LLM agent needs a model: give --llm <url> (an OpenAI-compatible endpoint) or --llm local`);
-  const taken = f.agents.filter((a) => existsSync(join(f.out, a)));
+  // Standard-mode logs go where they always did (<out>/<agent>); baseline-mode ones under <out>/baseline/<agent>.
+  const mode = f.mode ?? "standard";
+  const modes: ("standard" | "baseline")[] = mode === "both" ? ["standard", "baseline"] : [mode];
+  const dirOf = (m: "standard" | "baseline") => (m === "standard" ? f.out : join(f.out, "baseline"));
+  const taken = modes.flatMap((m) => f.agents.filter((a) => existsSync(join(dirOf(m), a))).map((a) => (m === "standard" ? a : `baseline/${a}`)));
   if (taken.length > 0) {
     if (!f.fresh) throw new UsageError(`--out ${f.out}: it already holds logs of ${taken.join(", ")}; choose another --out, or give --fresh to replace them`);
     for (const a of taken) rmSync(join(f.out, a), { recursive: true, force: true });
   }
-  const total = tasks.length * f.agents.length * f.runs;
+  const total = tasks.length * f.agents.length * f.runs * modes.length;
   const started = performance.now();
   let shown = 0;
   // A line every tenth of the way, on stderr: 450 episodes take seconds to tens of seconds.
-  const onAttempt = (done: number) => {
+  let before = 0;
+  const onAttempt = (doneInMode: number) => {
+    const done = before + doneInMode;
     if (f.quiet || (done < total && done < shown + Math.ceil(total / 10))) return;
     shown = done;
     process.stderr.write(`eval enacttom: ${done}/${total} episodes (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
   };
-  // A snapshot every 10 turns: the logs are complete either way (evalPoolMain.ts says why).
-  const results = await runPoolAttempts({ tasks, policies: f.agents, attempts: f.runs, dir: f.out, snapshotEvery: 10, onAttempt, ...(llm === null ? {} : { llm: { model: llm.model, responder: llm.gateway.responder, ...(f.history === undefined ? {} : { history: f.history }) } }) });
-  const summary = enacttomSummary({ split: f.split, runs: f.runs, out: f.out, results });
-  if (f.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  else process.stdout.write(`${enacttomTable(summary)}\n`);
-  if (!f.quiet) process.stderr.write(`eval enacttom: ${total} episodes in ${((performance.now() - started) / 1000).toFixed(1)} s; logs under ${f.out}/<agent>/<task>/a<run>\n`);
+  const summaries: EnacttomSummary[] = [];
+  const results: AttemptResult[] = [];
+  for (const m of modes) {
+    // A snapshot every 10 turns: the logs are complete either way (evalPoolMain.ts says why).
+    const mine = await runPoolAttempts({ tasks, policies: f.agents, attempts: f.runs, dir: dirOf(m), mode: m, snapshotEvery: 10, onAttempt, ...(llm === null ? {} : { llm: { model: llm.model, responder: llm.gateway.responder, ...(f.history === undefined ? {} : { history: f.history }) } }) });
+    before += mine.length;
+    results.push(...mine);
+    summaries.push(enacttomSummary({ split: f.split, mode: m, runs: f.runs, out: dirOf(m), results: mine }));
+  }
+  const [first, second] = summaries as [EnacttomSummary, EnacttomSummary | undefined];
+  const report = second === undefined ? first : enacttomComparison(first, second);
+  if (f.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(`${second === undefined ? enacttomTable(first) : comparisonTable(report as EnacttomComparison)}\n`);
+  if (!f.quiet) process.stderr.write(`eval enacttom: ${total} episodes in ${((performance.now() - started) / 1000).toFixed(1)} s; logs under ${modes.map((m) => `${dirOf(m)}/<agent>/<task>/a<run>`).join(" and ")}\n`);
   if (llm !== null) {
     const turns = results.flatMap((r) => (r.llmTurns === undefined ? [] : [r.llmTurns]));
     const decisions = turns.reduce((n, t) => n + t.decisions, 0);
