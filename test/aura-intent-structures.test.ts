@@ -828,3 +828,31 @@ describe("nicknames a colleague gives, and reports to the speaker", () => {
     expect(a.hidden).toContain("unspoken_goal");
   });
 });
+
+// A joinery workshop: kin in a nickname's bracket. The test file's own scene.
+const joinery: PerceivedScene = {
+  summary: "Joinery workshop, 8:00 AM. Ola Berg (master joiner) is planing oak at the bench. Tim Rask (apprentice carpenter) is sweeping shavings. Ebba (Ebba Rask, Tim's mum) is dropping off lunch at the door.",
+  time: "08:00",
+  focus: "Workshop",
+  public: {
+    "Ola Berg": { location: "Workshop", action: "planing oak" },
+    "Tim Rask": { location: "Workshop", action: "sweeping shavings" },
+    "Ebba Rask": { location: "Door", action: "dropping off lunch" },
+  },
+};
+
+describe("a view someone 'has' of another, kin in a bracket, and a report's subject with a place", () => {
+  it("reads 'A has B figured out / sussed' as A's view of B", () => {
+    expect(analyseQuery("Does Ola have Tim figured out - bored and hoping to leave early?", joinery).secondOrder).toMatchObject({ believer: "Ola Berg", target: "Tim Rask" });
+    expect(analyseQuery("Has the master joiner got Tim sussed?", joinery).secondOrder).toMatchObject({ believer: "Ola Berg", target: "Tim Rask" });
+  });
+
+  it("reads kin in the note of a bracket after a nickname", () => {
+    expect(profilesOf(joinery.summary, Object.keys(joinery.public), joinery.public, "wink")["Ebba Rask"]!.kin).toEqual([{ of: "Tim Rask", word: "mum" }]);
+    expect(analyseQuery("Does Tim think his mum is upset?", joinery).secondOrder).toMatchObject({ believer: "Tim Rask", target: "Ebba Rask" });
+  });
+
+  it("reads a reported clause whose subject has a place phrase", () => {
+    expect(analyseQuery("Would Rosa say the porter by the lift is free to chat?", lobby).secondOrder).toMatchObject({ believer: "Rosa Marin", target: "Karl Ek" });
+  });
+});

@@ -400,7 +400,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // A verb with a particle that ends its clause is a phrasal verb of its own ("has she clocked off?"
   // is no "clocked that …").
   const PARTICLES = new Set(["off", "out", "in", "on", "up", "down", "away"]);
-  const phrasal = (c: Cue) => PARTICLES.has(tokens[c.end]?.text ?? "") && (tokens[c.end + 1] === undefined || tokens[c.end + 1]!.pos === "PUNCT" || tokens[c.end + 1]!.pos === "CCONJ");
+  // (A dash or a colon after the particle brings the content: "have his rival figured out - jittery".)
+  const phrasal = (c: Cue) => PARTICLES.has(tokens[c.end]?.text ?? "") && (tokens[c.end + 1] === undefined || [".", "?", "!", ","].includes(tokens[c.end + 1]!.text) || tokens[c.end + 1]!.pos === "CCONJ");
   const verbs = cuesOf(tokens, "belief_verb").filter((c) => !phrasal(c)).filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   // "'s" after a pronoun is "is" or "has" ("he's finding"): only a name or a role possesses.
@@ -660,7 +661,9 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
     // "A takes it for granted that the young porter is …": a that-clause whose subject is a person
     // the query does not resolve is a report all the same.
     const unresolvedClause = that >= 0 && personPhraseAt(tokens, i + 2 + that);
-    if (clauseAt(i + 1, a, true) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom || unresolvedClause) out.push({ category: "belief", term: verb.text, start: i, end: i + 1, believer: a });
+    // "A has B figured out", "A has got B sussed": have / get, B, then a participle: A's view of B.
+    const sized = b !== undefined && (verb.lemma === "have" || verb.lemma === "get") && tokens[b.end]?.pos === "VERB" && /(ed|en)$/.test(tokens[b.end]!.text);
+    if (clauseAt(i + 1, a, true) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom || unresolvedClause || sized) out.push({ category: "belief", term: verb.text, start: i, end: i + 1, believer: a });
   }
   // The same report whose reporter the query does not let us resolve ("has the night porter
   // realised that B is …"): a word for a person before the verb; the safe reading follows.
@@ -696,7 +699,16 @@ function personPhraseEnd(tokens: readonly Token[], mentions: readonly Mention[],
 
 /** A clause about someone starts at `j`: a person phrase, then a verb of being or having ("B is", "B's", "B being"). */
 function clauseAbout(tokens: readonly Token[], mentions: readonly Mention[], j: number): boolean {
-  const end = personPhraseEnd(tokens, mentions, j);
+  let end = personPhraseEnd(tokens, mentions, j);
+  // … a place phrase may follow the person ("said the student at the window is free").
+  if (end > j && tokens[end]?.pos === "ADP") {
+    let k = end + 1;
+    if (tokens[k]?.pos === "DET") k++;
+    while (tokens[k]?.pos === "ADJ") k++;
+    const nouns = k;
+    while (tokens[k] !== undefined && (tokens[k]!.pos === "NOUN" || tokens[k]!.pos === "PROPN") && k - nouns < 3) k++;
+    if (k > nouns) end = k;
+  }
   const next = tokens[end];
   return end > j && next !== undefined && (next.pos === "AUX" || next.text === "being" || next.text === "having" || (next.text === "'s" && tokens[end + 1]?.pos !== "NOUN"));
 }

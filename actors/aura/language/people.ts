@@ -236,7 +236,10 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const calledTitle = words.length > 1 ? TITLES.get(words[0]!.toLowerCase()) : undefined;
         if (calledTitle !== undefined) addRole(tokenize(calledTitle, tokenizer));
         addNickname((calledTitle === undefined ? words : words.slice(1)).join(" "));
-        if (closing[1] !== undefined) readNote(closing[1]);
+        if (closing[1] !== undefined) {
+          readNote(closing[1]);
+          readKin(closing[1]);
+        }
         after = after.slice(closing[0].length);
         leadEnd = called.index;
       }
