@@ -845,6 +845,11 @@ describe("a view someone 'has' of another, kin in a bracket, and a report's subj
   it("reads 'A has B figured out / sussed' as A's view of B", () => {
     expect(analyseQuery("Does Ola have Tim figured out - bored and hoping to leave early?", joinery).secondOrder).toMatchObject({ believer: "Ola Berg", target: "Tim Rask" });
     expect(analyseQuery("Has the master joiner got Tim sussed?", joinery).secondOrder).toMatchObject({ believer: "Ola Berg", target: "Tim Rask" });
+    // A description that runs on over "down as", and an other the query does not resolve (no one's state is read).
+    expect(analyseQuery("Does Ola have the lad sweeping shavings down as lazy?", joinery).secondOrder).toMatchObject({ believer: "Ola Berg", target: "Tim Rask" });
+    const unresolved = analyseQuery("Does Ola have the new glazier down as lazy?", joinery);
+    expect(unresolved.secondOrder).toBeNull();
+    expect(unresolved.hidden).toEqual([]);
   });
 
   it("reads kin in the note of a bracket after a nickname", () => {

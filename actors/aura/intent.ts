@@ -653,6 +653,9 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
     // … "has got B marked down as", "had B written off as", "has B figured for": up to two words of a
     // participle and its particle stand between B and "as" / "for", whatever the participle.
     let as = b === undefined ? -1 : b.end;
+    // (a description's span may run on over "down as …": "has the apprentice down as hungover")
+    const inner = b === undefined || b.by !== "description" ? -1 : tokens.slice(b.start, b.end).findIndex((t) => t.text === "as");
+    if (inner > 0) as = b!.start + inner;
     while (as >= 0 && as < b!.end + 2 && tokens[as] !== undefined && tokens[as]!.text !== "as" && tokens[as]!.text !== "for" && (tokens[as]!.pos === "VERB" || tokens[as]!.pos === "ADV" || tokens[as]!.text === "down" || ((tokens[as]!.pos === "ADP" || tokens[as]!.pos === "PART") && tokens[as - 1]!.pos === "VERB"))) as++;
     // "A takes B for someone / a fool / a kindly old soul": for a person (the noun phrase's head), not for a walk.
     let head = as + 1;
@@ -665,6 +668,20 @@ function reportVerbs(tokens: readonly Token[], mentions: readonly Mention[]): Be
     const sized = b !== undefined && (verb.lemma === "have" || verb.lemma === "get") && tokens[b.end]?.pos === "VERB" && /(ed|en)$/.test(tokens[b.end]!.text);
     if (clauseAt(i + 1, a, true) || (that >= 0 && clauseAt(i + 2 + that, a)) || (as >= 0 && tokens[as]?.text === "as") || forWhom || unresolvedClause || sized) out.push({ category: "belief", term: verb.text, start: i, end: i + 1, believer: a });
   }
+  // "A has the apprentice down as …" with the other person unresolved: A's view all the same, so the
+  // safe reading follows (no one's private state is read).
+  tokens.forEach((verb, v) => {
+    if (verb.lemma !== "have" && verb.lemma !== "get") return;
+    let n = v + 1;
+    if (tokens[n]?.pos !== "DET") return;
+    n++;
+    while (tokens[n]?.pos === "ADJ") n++;
+    if (tokens[n] === undefined || !isPersonNoun(tokens[n]!.text) || mentions.some((m) => m.start <= n && n < m.end)) return;
+    const as = tokens[n + 1]?.text === "down" ? n + 2 : n + 1;
+    if (tokens[as]?.text !== "as") return;
+    const believer = mentions.filter((m) => m.end <= v && v - m.end <= 1 && m.by !== "pronoun").at(-1);
+    if (believer !== undefined) out.push({ category: "belief", term: verb.text, start: v, end: v + 1, believer });
+  });
   // The same report whose reporter the query does not let us resolve ("has the night porter
   // realised that B is …"): a word for a person before the verb; the safe reading follows.
   tokens.forEach((verb, v) => {
