@@ -1,9 +1,12 @@
-// `probetown …` run inside the test's own process: services/cli/main.ts evaluated afresh and its
-// main(process.argv) called, so the real main(): its exit codes, its error lines, its
-// repair hints) with process.argv, the working directory and the environment set as a spawned CLI
-// would have them, and what it writes to stdout and stderr captured. Its imports stay loaded
-// between calls, which is the point: a spawned CLI paid ~2 s (more on a busy machine) starting
-// Node and loading them, for every one of some 450 calls in the tests.
+// `probetown …` run inside the test's own process: services/cli/main.ts's main(process.argv)
+// called, so the real main() (its exit codes, its error lines, its repair hints) with
+// process.argv, the working directory and the environment set as a spawned CLI would have them,
+// and what it writes to stdout and stderr captured. main.ts and its imports stay loaded between
+// calls, which is the point: a spawned CLI paid ~2 s (more on a busy machine) starting Node and
+// loading them, for every one of some 450 calls in the tests. main() builds its program afresh
+// each call (buildProgram), so nothing of one command's flags reaches the next; main.ts was once
+// evaluated afresh for each call too (a new module id), which cost ~20 ms a call, 5× the call
+// itself for a quick command (test/cli-fuzz.test.ts makes 2,000 calls), and kept every copy.
 //
 // Not for what needs a process boundary: signals, kill, a heap or file-size limit, several
 // commands running at once (calls are serialised here, as they share the process's stdout).
@@ -18,7 +21,8 @@ export interface CliResult {
   readonly err: string;
 }
 
-let calls = 0;
+/** main.ts, loaded by the first call (its EPIPE handlers, added as it is evaluated, are dropped as each call's are). */
+let cliModule: Promise<{ main: (argv: string[]) => Promise<void> }> | undefined;
 let last: Promise<unknown> = Promise.resolve();
 
 type Write = typeof process.stdout.write;
@@ -74,7 +78,8 @@ async function runOnce(args: readonly string[], cwd: string, env: Readonly<Recor
   let code: number | null;
   try {
     // Imported, main.ts does not run itself (it runs only as the entry point): call its main().
-    const cli = (await import(`${CLI}?in-process=${++calls}`)) as { main: (argv: string[]) => Promise<void> };
+    cliModule ??= import(CLI) as Promise<{ main: (argv: string[]) => Promise<void> }>;
+    const cli = await cliModule;
     await cli.main(process.argv);
     code = typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
@@ -93,7 +98,7 @@ async function runOnce(args: readonly string[], cwd: string, env: Readonly<Recor
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
-    // main.ts adds an EPIPE handler to stdout and stderr each time it is evaluated.
+    // main.ts adds an EPIPE handler to stdout and stderr when it is evaluated (the first call).
     dropAdded(process.stdout, "error", saved.listeners.stdout);
     dropAdded(process.stderr, "error", saved.listeners.stderr);
     dropAdded(process, "SIGINT", saved.listeners.SIGINT);

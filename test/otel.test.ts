@@ -94,9 +94,13 @@ describe("run --trace otlp with the OTEL_* variables", () => {
   it("OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf sends protobuf to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED turns tracing off", async () => {
     const work = tempDir("otel-proto");
     const before = collector.requests().length;
-    const proto = await startCli(["run", "auratown", "--seed", "7", "--ticks", "1", "--log", join(work, "proto"), "--trace", "otlp"], {
-      ...NO_OTEL_ENV, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.endpoint}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-    }).done;
+    // grpc is refused before anything runs, and names no endpoint of this collector: it runs beside proto (a process start less to wait for).
+    const [proto, grpc] = await Promise.all([
+      startCli(["run", "auratown", "--seed", "7", "--ticks", "1", "--log", join(work, "proto"), "--trace", "otlp"], {
+        ...NO_OTEL_ENV, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.endpoint}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      }).done,
+      startCli(["run", "auratown", "--seed", "7", "--ticks", "1", "--log", join(work, "grpc"), "--trace", "otlp"], { ...NO_OTEL_ENV, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }).done,
+    ]);
     expect(proto.code, proto.err).toBe(0);
     expect(proto.out).toMatch(/traces → OTLP http:\/\/127\.0\.0\.1:\d+\/v1\/traces \(http\/protobuf\)/);
     const posts = collector.requests().slice(before).filter((q) => q.path === "/v1/traces");
@@ -104,7 +108,6 @@ describe("run --trace otlp with the OTEL_* variables", () => {
     expect(posts.every((q) => q.headers["content-type"] === "application/x-protobuf")).toBe(true);
     expect(posts.some((q) => q.body.includes(Buffer.from("episode auratown-s7-baseline")))).toBe(true);
 
-    const grpc = await startCli(["run", "auratown", "--seed", "7", "--ticks", "1", "--log", join(work, "grpc"), "--trace", "otlp"], { ...NO_OTEL_ENV, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }).done;
     expect(grpc.code).toBe(2);
     expect(grpc.err).toContain("OTEL_EXPORTER_OTLP_PROTOCOL=grpc: probetown exports traces over OTLP/HTTP only; use http/json or http/protobuf");
 
@@ -203,10 +206,13 @@ describe("sweep --trace without a collector", () => {
 
   it("what cannot be traced is refused before anything runs", async () => {
     const dead = "nats://127.0.0.1:9";
-    const bare = await startCli(["sweep", "auratown", "--seeds", "1", "--nats", dead, "--trace", "jsonl"], NO_OTEL_ENV).done;
+    // Two processes at once: neither runs anything.
+    const [bare, embedded] = await Promise.all([
+      startCli(["sweep", "auratown", "--seeds", "1", "--nats", dead, "--trace", "jsonl"], NO_OTEL_ENV).done,
+      startCli(["sweep", "envprobe", "--seeds", "0", "--trace", "otlp"], NO_OTEL_ENV).done,
+    ]);
     expect(bare.code).toBe(2);
     expect(bare.err).toContain("--trace jsonl: a sweep over NATS keeps its logs in JetStream, with no directory to put traces beside; name the file: --trace jsonl:<file>");
-    const embedded = await startCli(["sweep", "envprobe", "--seeds", "0", "--trace", "otlp"], NO_OTEL_ENV).done;
     expect(embedded.code).toBe(2);
     expect(embedded.err).toContain("--trace: the embedded `sweep envprobe` runs its episodes on worker threads without telemetry");
   });

@@ -259,7 +259,7 @@ export async function buildProgram(exit: (code: number) => void): Promise<Comman
     .option("--json", "machine-readable report")
     .option("--snapshots", "also check every stored snapshot hashes to its key (exit 3 naming each damaged one)")
     .option("--chain-only", "check the log's integrity without replaying any actor, reading it record by record: hash chain, record envelopes, catalogue, header, fork link and tick sequence (each tick opened by its tick.started, closed by a tick.committed whose state hash is the hash of its recorded parts); exit 3 for damage, 1 for a record that breaks the tick sequence (as the full verify's replay reports it); several times faster, but it does not recompute any state")
-    .option("--threads <n>", "threads in all: an episode directory with snapshots inside its log is replayed in spans between them, the spans on worker threads while this one checks the chain (a small log, or one without snapshots, on one thread; failures are reported as on one thread); a folder: episodes verified at once (default: every core)", integer("--threads", 1, 256))
+    .option("--threads <n>", "threads in all: an episode directory with snapshots inside its log is replayed in spans between them, the spans on worker threads while this one checks the chain (a small log, or one without snapshots, on one thread; failures are reported as on one thread); a folder: episodes verified at once (default: every core; a folder of under 1 MiB of logs on this thread, sooner than worker threads start)", integer("--threads", 1, 256))
     .option("-q, --quiet", "no progress bar (shown on a terminal, for one episode or a folder of them)")
     .addOption(natsOption("verify a log kept in JetStream"))
     .addOption(natsOutageOption())

@@ -37,7 +37,7 @@ export default defineWorldCli({
     sweep: [
       "runs its grid (worlds × regimes × policies × seeds) on its own driver; --conditions names policies, as --policies does",
       "--nats queues chunks of seeds per job; their logs go to --log on a filesystem the workers share, or with --log-store jetstream to JetStream",
-      "without --nats, --workers is worker threads (0: every core), or with an LLM agent episodes at a time (0: 4; the gateway's concurrency caps the calls in flight)",
+      "without --nats, --workers is worker threads (0: every core; a grid of at most 64 episodes runs on one thread, without a worker), or with an LLM agent episodes at a time (0: 4; the gateway's concurrency caps the calls in flight)",
       "--log keeps every episode's log under that directory (default: not kept); --trace applies with --nats only",
     ],
   },

@@ -258,7 +258,7 @@ const CHUNK = 64;
 export const sweepBeliefModel = (spec: SweepSpec): string | null => beliefModelOf(spec.config as EnvprobeConfig);
 
 /**
- * Runs the grid on worker threads; resolves with every episode's metrics and the cells. An LLM
+ * Runs the grid on worker threads (one chunk, on this thread); resolves with every episode's metrics and the cells. An LLM
  * agent's grid runs through runEpisode instead, with `llm` answering its model calls (without one
  * every call fails with `no_backend` and each step falls back to the scripted update, logged).
  */
@@ -274,16 +274,24 @@ export async function runSweep(spec: SweepSpec, progress?: (done: number, total:
   const workers = Math.max(1, Math.min(spec.workers ?? availableParallelism(), chunks.length));
   let done = 0;
   let kept = 0;
-  const results = await runOnPool<SweepChunk, SweepChunkResult>(new URL("./sweepWorker.ts", import.meta.url), chunks, {
-    threads: workers,
-    onResult: (r) => {
-      if (r.error !== undefined) throw new InternalError(r.error);
-      done += r.done.length;
-      kept += r.kept;
-      perWorker.add(`thread ${r.thread}`, r.done.length, r.kept);
-      progress?.(done, jobs.length, kept);
-    },
-  }).finally(() => perWorker.finish());
+  const onResult = (r: SweepChunkResult): void => {
+    if (r.error !== undefined) throw new InternalError(r.error);
+    done += r.done.length;
+    kept += r.kept;
+    perWorker.add(`thread ${r.thread}`, r.done.length, r.kept);
+    progress?.(done, jobs.length, kept);
+  };
+  // One chunk (at most CHUNK episodes, well under a second's work on a quiet machine) runs on this
+  // thread: a worker thread would load its modules first, 1–2 s (4 s at load 8) for one thread
+  // anyway. The option grids of `fidelity` at a few seeds spent 3–4 s each on that.
+  const results = await (chunks.length === 1
+    ? import("./sweepWorker.ts").then(({ default: runChunk }) => {
+        const r = runChunk(chunks[0]!);
+        onResult(r);
+        return [r];
+      })
+    : runOnPool<SweepChunk, SweepChunkResult>(new URL("./sweepWorker.ts", import.meta.url), chunks, { threads: workers, onResult })
+  ).finally(() => perWorker.finish());
   const episodes = results.flatMap((r) => (r.error === undefined ? r.done : []));
   const seconds = (performance.now() - started) / 1000;
   inGridOrder(spec, episodes);
