@@ -2,26 +2,14 @@
 // completes with the log an undisturbed run writes, past it the run stops naming the window and the
 // exact --resume command. A file of its own (beside nats-outage.test.ts), with a server of its own,
 // so the two files' timed outages run side by side.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsConnection } from "@nats-io/transport-node";
+import { beforeAll, describe, expect, it } from "vitest";
 import { JetStreamSnapshotStore } from "../infra/jetStreamSnapshotStore.ts";
-import { connectNats } from "../infra/nats.ts";
 import { lastJetStreamRecord } from "../infra/jetstream/read.ts";
 import { frozenWhen, runCli, startCli, until } from "./helpers.ts";
-import { startTestNats, type TestNats } from "./natsServer.ts";
-
-let nats: TestNats;
-let nc: NatsConnection;
+import { natsForSuite } from "./natsServer.ts";
 
 // A server of the file's own: its tests stop, restart and freeze it.
-beforeAll(async () => {
-  nats = await startTestNats({ own: true });
-  nc = await connectNats(nats.url, { name: "nats-outage-window" });
-}, 30_000);
-afterAll(async () => {
-  await nc?.close();
-  await nats?.stop();
-}, 30_000);
+const suite = natsForSuite({ own: true });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,22 +21,22 @@ describe("the outage window (--nats-outage)", () => {
   const episode = "auratown-s42-baseline";
   // A snapshot every tick: the tests start their outage at the run's first snapshot, which the
   // default policy would keep only at the last tick.
-  const runArgs = (ns: string, ...more: string[]) => ["run", "auratown", "--seed", "42", "--days", "2", "--agents", "20", "--snapshot-every", "1", "--nats", nats.url, "--namespace", ns, "--no-summary", ...more];
-  const hasSnapshot = async (ns: string): Promise<boolean> => (await new JetStreamSnapshotStore(nc, ns, episode).latest().catch(() => null)) !== null;
+  const runArgs = (ns: string, ...more: string[]) => ["run", "auratown", "--seed", "42", "--days", "2", "--agents", "20", "--snapshot-every", "1", "--nats", suite.nats.url, "--namespace", ns, "--no-summary", ...more];
+  const hasSnapshot = async (ns: string): Promise<boolean> => (await new JetStreamSnapshotStore(suite.nc, ns, episode).latest().catch(() => null)) !== null;
   /** The log's last record, seq and hash: equal heads, equal logs (the hash chains every record before it). */
   const head = async (ns: string) => {
-    const last = await lastJetStreamRecord(nc, ns, episode);
+    const last = await lastJetStreamRecord(suite.nc, ns, episode);
     return last === null ? null : { seq: last.seq, hash: last.hash };
   };
   const verified = async (ns: string) => {
-    const v = await runCli(["verify", episode, "--nats", nats.url, "--namespace", ns]);
+    const v = await runCli(["verify", episode, "--nats", suite.nats.url, "--namespace", ns]);
     expect(v.out).toMatch(/hash chain intact/);
     return v.code;
   };
   let undisturbed: { seq: number; hash: string } | null = null;
 
   beforeAll(async () => {
-    const ns = nats.namespace("undisturbed");
+    const ns = suite.nats.namespace("undisturbed");
     expect((await runCli(runArgs(ns, "-q"))).code).toBe(0);
     undisturbed = await head(ns);
     expect(undisturbed?.seq).toBeGreaterThan(1000);
@@ -63,17 +51,17 @@ describe("the outage window (--nats-outage)", () => {
   }
 
   it("--nats-outage 3: a hung server (SIGSTOP) for 1 s and a restarted one (SIGKILL) down for 1 s are ridden out, and each log equals the undisturbed run's", async () => {
-    const hung = nats.namespace("w3-hung");
+    const hung = suite.nats.namespace("w3-hung");
     const paused = await midRun(hung, async (letGo) => {
-      await nats.pause();
+      await suite.nats.pause();
       letGo();
       await sleep(1000);
-      nats.resume();
+      suite.nats.resume();
     }, "--nats-outage", "3");
     if (paused.code !== 0) console.error(paused.err);
     expect(paused.code).toBe(0);
-    const restarted = nats.namespace("w3-restart");
-    const killed = await midRun(restarted, (letGo) => nats.restart({ hard: true, whileDown: async () => { letGo(); await sleep(1000); } }), "--nats-outage", "3");
+    const restarted = suite.nats.namespace("w3-restart");
+    const killed = await midRun(restarted, (letGo) => suite.nats.restart({ hard: true, whileDown: async () => { letGo(); await sleep(1000); } }), "--nats-outage", "3");
     if (killed.code !== 0) console.error(killed.err);
     expect(killed.code).toBe(0);
     for (const ns of [hung, restarted]) {
@@ -83,13 +71,13 @@ describe("the outage window (--nats-outage)", () => {
   }, 180_000);
 
   it("--nats-outage 3, the server away longer: exit 2 naming the window and the exact --resume command, which completes the log as the undisturbed run's", async () => {
-    const ns = nats.namespace("w3-gone");
+    const ns = suite.nats.namespace("w3-gone");
     // Down (5 s and more) until the run has given up.
     let run!: ReturnType<typeof startCli>;
     const r = await (async () => {
       run = startCli(runArgs(ns, "--nats-outage", "3"));
       await frozenWhen([run.child], () => hasSnapshot(ns), "the run's first snapshot");
-      const restarted = nats.restart({ hard: true, whileDown: async () => {
+      const restarted = suite.nats.restart({ hard: true, whileDown: async () => {
         run.child.kill("SIGCONT");
         await Promise.all([run.done, sleep(5000)]);
       } });
@@ -110,8 +98,8 @@ describe("the outage window (--nats-outage)", () => {
   }, 180_000);
 
   it("the default window (15 s): a server killed mid-run and back 12 s later is ridden out, and the log equals the undisturbed run's", async () => {
-    const ns = nats.namespace("w15-restart");
-    const r = await midRun(ns, (letGo) => nats.restart({ hard: true, whileDown: async () => { letGo(); await sleep(12_000); } }));
+    const ns = suite.nats.namespace("w15-restart");
+    const r = await midRun(ns, (letGo) => suite.nats.restart({ hard: true, whileDown: async () => { letGo(); await sleep(12_000); } }));
     if (r.code !== 0) console.error(r.err);
     expect(r.err).toMatch(/run: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
     expect(r.code).toBe(0);
@@ -120,12 +108,12 @@ describe("the outage window (--nats-outage)", () => {
   }, 180_000);
 
   it("a server not up yet when the run starts (back 7 s later, inside the default window): the first connect is retried, and the run completes", async () => {
-    const ns = nats.namespace("w15-start");
+    const ns = suite.nats.namespace("w15-start");
     let run!: ReturnType<typeof startCli>;
     // Before the fix the first connect gave up after 5 s. The 7 s count from the run's first
     // attempt (its notice), not from its spawn: on a loaded machine Node took longer than 7 s to
     // load the CLI, found the server back, and said nothing (an empty stderr, a failed test).
-    await nats.restart({ hard: true, whileDown: async () => {
+    await suite.nats.restart({ hard: true, whileDown: async () => {
       run = startCli(runArgs(ns));
       let said = "";
       run.child.stderr!.on("data", (d: Buffer) => (said += d.toString()));
@@ -142,7 +130,7 @@ describe("the outage window (--nats-outage)", () => {
 
   it("a window that is not whole seconds from 1 to 3600, or given without --nats, is refused (exit 2)", async () => {
     for (const value of ["0", "1.5", "abc", "3601"]) {
-      const r = await runCli(["verify", "x", "--nats", nats.url, "--nats-outage", value]);
+      const r = await runCli(["verify", "x", "--nats", suite.nats.url, "--nats-outage", value]);
       expect(r.code, value).toBe(2);
       expect(r.err, value).toMatch(/--nats-outage.*expected whole seconds from 1 to 3600/);
     }

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errors, type NatsConnection, type Payload } from "@nats-io/transport-node";
+import { errors, type Payload } from "@nats-io/transport-node";
 import type { JetStreamClient, JetStreamPublishOptions } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { JetStreamJobQueue } from "../infra/jetStreamJobQueue.ts";
@@ -18,21 +18,11 @@ import { lastJetStreamRecord } from "../infra/jetstream/read.ts";
 import { withNats } from "../services/distributed/episodes.ts";
 import { snapshotFixture } from "./contracts/snapshotStores.ts";
 import { frozenWhen, logRecords, runCli, startCli, tempDir, until } from "./helpers.ts";
-import { startTestNats, type TestNats } from "./natsServer.ts";
+import { natsForSuite, startTestNats, type TestNats } from "./natsServer.ts";
 import { asleepUntilExit, asleepWatch } from "./timing.ts";
 
-let nats: TestNats;
-let nc: NatsConnection;
-
 // A server of the file's own: its tests stop, restart and freeze it.
-beforeAll(async () => {
-  nats = await startTestNats({ own: true });
-  nc = await connectNats(nats.url, { name: "nats-outage" });
-}, 30_000);
-afterAll(async () => {
-  await nc?.close();
-  await nats?.stop();
-}, 30_000);
+const suite = natsForSuite({ own: true });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,26 +40,26 @@ const snapshotOf = (episode: string, label: string, tick: number) => ({ ...snaps
 
 /** A namespace's buckets whose KV index runs `wrap` around the real one. */
 const bucketsWith = (ns: string, wrap: (index: KV) => KV, wrapJs: (js: JetStreamClient) => JetStreamClient = (js) => js) => async (): Promise<SnapshotBuckets> => {
-  const buckets = await openSnapshotBuckets(nc, ns);
+  const buckets = await openSnapshotBuckets(suite.nc, ns);
   return { ...buckets, index: wrap(buckets.index), js: wrapJs(buckets.js) };
 };
 
 describe("snapshot puts across a NATS outage", () => {
   it("a put made while the server is down (SIGKILL, back later than a request waits) lands once it is back, and `latest` moves to it", async () => {
-    const ns = nats.namespace("put-down");
-    const store = new JetStreamSnapshotStore(nc, ns, "ep-down");
+    const ns = suite.nats.namespace("put-down");
+    const store = new JetStreamSnapshotStore(suite.nc, ns, "ep-down");
     await store.put(snapshotOf("ep-down", "down", 1));
-    const restarted = nats.restart({ hard: true, downMs: 6500 });
+    const restarted = suite.nats.restart({ hard: true, downMs: 6500 });
     await sleep(300);
     const next = snapshotOf("ep-down", "down", 2);
     await expect(store.put(next)).resolves.toBe(next.stateHash);
     await restarted;
     expect(await store.latest()).toBe(next.stateHash);
-    expect((await new JetStreamSnapshotStore(nc, ns, "ep-down").get(next.stateHash))?.tick).toBe(2);
+    expect((await new JetStreamSnapshotStore(suite.nc, ns, "ep-down").get(next.stateHash))?.tick).toBe(2);
   }, 60_000);
 
   it("a content put and a `latest` update that landed with their replies lost are retried, and the retry finds them there", async () => {
-    const ns = nats.namespace("reply-lost");
+    const ns = suite.nats.namespace("reply-lost");
     const lost: string[] = [];
     // The first put, create and update each land on the server, then lose their reply (a timeout,
     // as across a restart): through KV's API, and as the raw publishes that send a snapshot's entry
@@ -101,13 +91,13 @@ describe("snapshot puts across a NATS outage", () => {
           return (...args: unknown[]) => once(prop, () => (value as (...a: unknown[]) => Promise<number>).apply(target, args));
         },
       });
-    const store = new JetStreamSnapshotStore(nc, ns, "ep-lost", bucketsWith(ns, replyLost, publishLost));
+    const store = new JetStreamSnapshotStore(suite.nc, ns, "ep-lost", bucketsWith(ns, replyLost, publishLost));
     const first = snapshotOf("ep-lost", "lost", 1);
     const second = snapshotOf("ep-lost", "lost", 2);
     await store.put(first); // the content put and the `latest` create sent with it lose their replies
     await store.put(second); // the `latest` update (compare-and-set on the revision it wrote) loses its reply
     expect(lost).toEqual(["put", "create", "update"]);
-    const plain = new JetStreamSnapshotStore(nc, ns, "ep-lost");
+    const plain = new JetStreamSnapshotStore(suite.nc, ns, "ep-lost");
     expect(await plain.latest()).toBe(second.stateHash);
     expect((await plain.get(first.stateHash))?.tick).toBe(1);
     // The store's view of `latest` is right after the retries: the next put moves it in one step.
@@ -117,20 +107,20 @@ describe("snapshot puts across a NATS outage", () => {
   }, 30_000);
 
   it("a server that stays away past the put's limit: the put fails naming the episode and the snapshot, and a command names the URL and --resume", async () => {
-    const ns = nats.namespace("put-gone");
-    const store = new JetStreamSnapshotStore(nc, ns, "ep-gone", undefined, 1000);
+    const ns = suite.nats.namespace("put-gone");
+    const store = new JetStreamSnapshotStore(suite.nc, ns, "ep-gone", undefined, 1000);
     await store.put(snapshotOf("ep-gone", "gone", 1));
     // Down until the put has given up (it was a guessed 9 s).
     let failed!: () => void;
     const putFailed = new Promise<void>((resolve) => (failed = resolve));
-    const restarted = nats.restart({ hard: true, whileDown: () => putFailed });
+    const restarted = suite.nats.restart({ hard: true, whileDown: () => putFailed });
     await sleep(300);
     const error = await store.put(snapshotOf("ep-gone", "gone", 2)).then(() => null, (e: unknown) => e);
     failed();
     await restarted;
     expect(error).toBeInstanceOf(NatsWriteLost);
     expect((error as Error).message).toMatch(/^episode ep-gone: the snapshot of tick 2 \(state [0-9a-f]+\) did not reach JetStream \(timeout\); reopen the episode \(resume\)/);
-    const command = await withNats(nats.url, { role: "run", quiet: true }, () => Promise.reject(error)).then(() => null, (e: unknown) => e);
+    const command = await withNats(suite.nats.url, { role: "run", quiet: true }, () => Promise.reject(error)).then(() => null, (e: unknown) => e);
     expect(command).toBeInstanceOf(NatsUnavailable);
     expect((command as Error).message).toMatch(/^--nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away longer than the 15 s NATS outage window \(--nats-outage\) while run was writing the snapshot of tick 2 .* of episode ep-gone \(timeout\); .*`probetown run … --resume`/);
   }, 60_000);
@@ -138,14 +128,14 @@ describe("snapshot puts across a NATS outage", () => {
 
 describe("closing a connection to a hung server", () => {
   it("gives its drain up once the server has been silent a second (not 5 s), and does not wait at all after a failure it caused", async () => {
-    const [drained, away] = await Promise.all([connectNats(nats.url), connectNats(nats.url)]);
+    const [drained, away] = await Promise.all([connectNats(suite.nats.url), connectNats(suite.nats.url)]);
     // A subscription and a message nobody awaits: what a drain is for.
     for (const c of [drained, away]) {
       c.subscribe("pt.closing.>");
       c.publish("pt.closing.x", "unawaited");
       await c.flush();
     }
-    await nats.pause();
+    await suite.nats.pause();
     try {
       // How long each waited: no timer fires early, and the upper bounds count the time this
       // process waited, not the time a busy machine kept it from running (test/timing.ts).
@@ -161,10 +151,10 @@ describe("closing a connection to a hung server", () => {
       expect(failed.asleep).toBeLessThan(500);
       expect(drained.isClosed() && away.isClosed()).toBe(true);
     } finally {
-      nats.resume();
+      suite.nats.resume();
     }
     // A server that answers is drained as before.
-    const live = await connectNats(nats.url);
+    const live = await connectNats(suite.nats.url);
     const watch = asleepWatch();
     await closeNats(live);
     expect(watch.asleepMs()).toBeLessThan(900);
@@ -173,11 +163,11 @@ describe("closing a connection to a hung server", () => {
 
 describe("the CLI across a NATS outage", () => {
   /** Whether the episode's `latest` snapshot exists: the run is under way. */
-  const hasSnapshot = async (ns: string, episode: string): Promise<boolean> => (await new JetStreamSnapshotStore(nc, ns, episode).latest().catch(() => null)) !== null;
+  const hasSnapshot = async (ns: string, episode: string): Promise<boolean> => (await new JetStreamSnapshotStore(suite.nc, ns, episode).latest().catch(() => null)) !== null;
 
   /** Waits until the episode's `latest` snapshot exists: the run is under way. */
   async function waitForSnapshots(ns: string, episode: string): Promise<void> {
-    const store = new JetStreamSnapshotStore(nc, ns, episode);
+    const store = new JetStreamSnapshotStore(suite.nc, ns, episode);
     const deadline = Date.now() + 60_000;
     while ((await store.latest().catch(() => null)) === null) {
       if (Date.now() > deadline) throw new Error(`episode ${episode} stored no snapshot`);
@@ -186,12 +176,12 @@ describe("the CLI across a NATS outage", () => {
   }
 
   it("run survives a SIGKILLed server restarted on its store mid-run (snapshots every tick), and its log verifies", async () => {
-    const ns = nats.namespace("run-restart");
-    const run = startCli(["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary", "--snapshot-every", "1"]);
+    const ns = suite.nats.namespace("run-restart");
+    const run = startCli(["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", suite.nats.url, "--namespace", ns, "--no-summary", "--snapshot-every", "1"]);
     // Mid-run for sure: frozen once it has a snapshot, let go once the server is down (a run of 20
     // days, for a busy machine not to finish it before a guessed 1.5 s, took 110 s there).
     await frozenWhen([run.child], () => hasSnapshot(ns, "auratown-s17-baseline"), "the run's first snapshot");
-    await nats.restart({ hard: true, whileDown: async () => {
+    await suite.nats.restart({ hard: true, whileDown: async () => {
       run.child.kill("SIGCONT");
       await sleep(2000);
     } });
@@ -200,22 +190,22 @@ describe("the CLI across a NATS outage", () => {
     expect(r.err).toMatch(/run: lost the NATS server at nats:\/\/127\.0\.0\.1:\d+; reconnecting/);
     expect(r.err).toMatch(/run: reconnected to nats:\/\/127\.0\.0\.1:\d+ after \d+\.\d s/);
     expect(r.code).toBe(0);
-    const v = await runCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]);
+    const v = await runCli(["verify", "auratown-s17-baseline", "--nats", suite.nats.url, "--namespace", ns]);
     expect(v.out).toMatch(/^OK: auratown-s17-baseline: \d+ records, hash chain intact, 102 tick state hashes recomputed/);
     expect(v.code).toBe(0);
   }, 120_000);
 
   it("run --remote all with two actor hosts survives a SIGKILLed server restarted mid-run: the hosts' requests are sent again, each delivery handled once, and the log equals the embedded run's", async () => {
-    const ns = nats.namespace("remote-restart");
+    const ns = suite.nats.namespace("remote-restart");
     const episode = "auratown-s33-baseline";
-    const host = (actors: string) => startCli(["actor-host", episode, "--nats", nats.url, "--namespace", ns, "--actors", actors]);
+    const host = (actors: string) => startCli(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", actors]);
     const hosts = [host("agent/chen-mei,agent/lin-wei,agent/zhang-hao"), host("agent/liu-yang,agent/wang-jun,env/auratown")];
-    const run = startCli(["run", "auratown", "--seed", "33", "--nats", nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", "--no-summary"]);
+    const run = startCli(["run", "auratown", "--seed", "33", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", "--no-summary"]);
     // Frozen mid-run (a snapshot is kept), let go once the server is down: its next requests to the
     // hosts, and their replies, meet the outage (a request failed at once with the connection, exit 4, or
     // found no host until the hosts had reconnected: exit 2).
     await frozenWhen([run.child], () => hasSnapshot(ns, episode), "the run's first snapshot");
-    await nats.restart({ hard: true, whileDown: async () => {
+    await suite.nats.restart({ hard: true, whileDown: async () => {
       run.child.kill("SIGCONT");
       await sleep(2000);
     } });
@@ -228,15 +218,15 @@ describe("the CLI across a NATS outage", () => {
     const dir = join(tempDir("remote-embedded"), "ep");
     expect((await runCli(["run", "auratown", "--seed", "33", "--log", dir, "-q"])).code).toBe(0);
     const embedded = logRecords(dir).at(-1)!;
-    const last = await lastJetStreamRecord(nc, ns, episode);
+    const last = await lastJetStreamRecord(suite.nc, ns, episode);
     expect({ seq: last?.seq, hash: last?.hash }).toEqual({ seq: embedded.seq, hash: embedded.hash });
   }, 180_000);
 
   it("run whose server hangs (SIGSTOP) and stays hung: exit 2 naming what was being written, and the process ends", async () => {
-    const ns = nats.namespace("run-hung");
-    const run = startCli(["run", "auratown", "--seed", "17", "--days", "20", "--agents", "20", "--nats", nats.url, "--namespace", ns, "--no-summary"]);
+    const ns = suite.nats.namespace("run-hung");
+    const run = startCli(["run", "auratown", "--seed", "17", "--days", "20", "--agents", "20", "--nats", suite.nats.url, "--namespace", ns, "--no-summary"]);
     await waitForSnapshots(ns, "auratown-s17-baseline");
-    await nats.pause();
+    await suite.nats.pause();
     const asleep = asleepUntilExit(run.child);
     try {
       // Before the fix the message came after ~25 s and then the process never exited: closing the
@@ -254,16 +244,16 @@ describe("the CLI across a NATS outage", () => {
       expect(r.err).toMatch(/probetown: error: --nats nats:\/\/127\.0\.0\.1:\d+: the server stayed away longer than the 15 s NATS outage window \(--nats-outage\) while run was writing .* of episode auratown-s17-baseline \(.+\); nothing logged is lost: .*`probetown run auratown --seed 17 .* --resume`/);
       expect(r.code).toBe(2);
     } finally {
-      nats.resume();
+      suite.nats.resume();
     }
   }, 120_000);
 
   it("a sweep whose local workers all end (killed, or none could connect) stops with exit 2, saying what is left queued", async () => {
-    const ns = nats.namespace("workers-gone");
-    const nsEnvprobe = nats.namespace("workers-gone-envprobe");
+    const ns = suite.nats.namespace("workers-gone");
+    const nsEnvprobe = suite.nats.namespace("workers-gone-envprobe");
     const sweeps = [
-      startCli(["sweep", "auratown", "--seeds", "1-4", "--ticks", "300", "--nats", nats.url, "--namespace", ns, "--workers", "1"]),
-      startCli(["sweep", "envprobe", "--regimes", "medium", "--seeds", "0-2000", "--nats", nats.url, "--namespace", nsEnvprobe, "--workers", "1", "--log", join(tempDir("workers-gone"), "grid")]),
+      startCli(["sweep", "auratown", "--seeds", "1-4", "--ticks", "300", "--nats", suite.nats.url, "--namespace", ns, "--workers", "1"]),
+      startCli(["sweep", "envprobe", "--regimes", "medium", "--seeds", "0-2000", "--nats", suite.nats.url, "--namespace", nsEnvprobe, "--workers", "1", "--log", join(tempDir("workers-gone"), "grid")]),
     ];
     const results = await Promise.all(
       sweeps.map(async (sweep) => {
@@ -287,10 +277,10 @@ describe("the CLI across a NATS outage", () => {
   }, 90_000);
 
   it("a sweep one of whose two local workers is killed says when the job it held goes to the other (the queue's ack wait), and finishes", async () => {
-    const ns = nats.namespace("worker-killed");
+    const ns = suite.nats.namespace("worker-killed");
     // A short ack wait for this namespace, as `worker --ack-wait 2000` sets it.
-    await JetStreamJobQueue.open(nc, ns, { ackWaitMs: 2000, setAckWait: true });
-    const sweep = startCli(["sweep", "auratown", "--seeds", "1-4", "--ticks", "150", "--config", '{"extraAgents": 15}', "--nats", nats.url, "--namespace", ns, "--workers", "2"]);
+    await JetStreamJobQueue.open(suite.nc, ns, { ackWaitMs: 2000, setAckWait: true });
+    const sweep = startCli(["sweep", "auratown", "--seeds", "1-4", "--ticks", "150", "--config", '{"extraAgents": 15}', "--nats", suite.nats.url, "--namespace", ns, "--workers", "2"]);
     let worker = "";
     while ((worker = childOf(sweep.child.pid!)) === "") await sleep(100);
     await sleep(3000);
@@ -305,15 +295,15 @@ describe("the CLI across a NATS outage", () => {
   }, 90_000);
 
   it("run whose server stays away: exit 2 naming the URL, the episode, what was being written and --resume; --resume then finishes it", async () => {
-    const ns = nats.namespace("run-gone");
+    const ns = suite.nats.namespace("run-gone");
     // A snapshot every tick: the first one says the run is under way (the default keeps the last tick's only).
-    const args = ["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", nats.url, "--namespace", ns, "-q", "--snapshot-every", "1"];
+    const args = ["run", "auratown", "--seed", "17", "--days", "3", "--agents", "20", "--nats", suite.nats.url, "--namespace", ns, "-q", "--snapshot-every", "1"];
     const run = startCli(args);
     // Mid-run for sure: frozen once it has a snapshot, let go once the server is down, which it stays
     // until the run has given up (it was a guessed 40 s, and a run of 20 days for a busy machine not
     // to finish it first).
     await frozenWhen([run.child], () => hasSnapshot(ns, "auratown-s17-baseline"), "the run's first snapshot");
-    const restarted = nats.restart({ hard: true, whileDown: () => {
+    const restarted = suite.nats.restart({ hard: true, whileDown: () => {
       run.child.kill("SIGCONT");
       return run.done;
     } });
@@ -323,7 +313,7 @@ describe("the CLI across a NATS outage", () => {
     await restarted;
     const resumed = await runCli([...args, "--resume"]);
     expect(resumed.code).toBe(0);
-    const v = await runCli(["verify", "auratown-s17-baseline", "--nats", nats.url, "--namespace", ns]);
+    const v = await runCli(["verify", "auratown-s17-baseline", "--nats", suite.nats.url, "--namespace", ns]);
     expect(v.code).toBe(0);
   }, 150_000);
 });
