@@ -861,3 +861,60 @@ describe("a view someone 'has' of another, kin in a bracket, and a report's subj
     expect(analyseQuery("Would Rosa say the porter by the lift is free to chat?", lobby).secondOrder).toMatchObject({ believer: "Rosa Marin", target: "Karl Ek" });
   });
 });
+
+// A garden centre run by a family: spouses, gendered kin, shared surnames. The test file's own scene.
+const nursery: PerceivedScene = {
+  summary: "Brook Garden Centre, 10:15 AM. In the Nursery Beds: Carla Brook (nursery owner, potting seedlings with her sleeves rolled up), Henrik Brook (delivery driver and Carla's husband, unloading compost), Lars Brook (Henrik's teenage son, watering the ferns). At the Till: Omar Said (bank manager, paying for a rose bush, chatting on his phone). Out in the Yard: Piet Brook (Carla's son, stacking pallets).",
+  time: "10:15",
+  focus: "Nursery Beds",
+  public: {
+    "Carla Brook": { location: "Nursery Beds", action: "potting seedlings" },
+    "Henrik Brook": { location: "Nursery Beds", action: "unloading compost" },
+    "Lars Brook": { location: "Nursery Beds", action: "watering the ferns" },
+    "Omar Said": { location: "Till", action: "paying for a rose bush" },
+    "Piet Brook": { location: "Yard", action: "stacking pallets" },
+  },
+};
+
+describe("spouses, gender and kin with modifiers", () => {
+  const profiles = () => profilesOf(nursery.summary, Object.keys(nursery.public), nursery.public, "wink");
+
+  it("reads a spouse as kin both ways, and kin with a modifier before the kin word", () => {
+    expect(profiles()["Henrik Brook"]!.kin).toEqual([{ of: "Carla Brook", word: "husband" }]);
+    expect(profiles()["Lars Brook"]!.kin).toEqual([{ of: "Henrik Brook", word: "son" }]);
+    expect(analyseQuery("Does Henrik think his wife is worn out?", nursery).secondOrder).toMatchObject({ believer: "Henrik Brook", target: "Carla Brook" });
+    expect(analyseQuery("According to Carla, is her husband in a mood?", nursery).secondOrder).toMatchObject({ believer: "Carla Brook", target: "Henrik Brook" });
+    expect(analyseQuery("Has Lars noticed how tired his dad is?", nursery).secondOrder).toMatchObject({ believer: "Lars Brook", target: "Henrik Brook" });
+  });
+
+  it("marks a gender from a role or kin word, a title, or a pronoun in the person's own note", () => {
+    expect(profiles()["Carla Brook"]!.gender).toBe("female");
+    expect(profiles()["Henrik Brook"]!.gender).toBe("male");
+    expect(profiles()["Lars Brook"]!.gender).toBe("male");
+    expect(profiles()["Omar Said"]!.gender).toBe("male");
+  });
+
+  it("picks by gender among those who share a surname or a relation", () => {
+    expect(who("Is Mrs Brook busy?", nursery)).toEqual(["Carla Brook"]);
+    expect(who("Does Ms Brook have a minute?", nursery)).toEqual(["Carla Brook"]);
+    // Three men are Brooks (Henrik, Lars, Piet): "Mr Brook" names none of them.
+    expect(who("Is Mr Brook busy?", nursery)).toEqual([]);
+    // Piet's parent is Carla: his mother.
+    expect(who("How is Piet's mother doing?", nursery)).toEqual(["Carla Brook"]);
+    // A possessive before anyone is named takes the first one after it; "she" then skips the man.
+    expect(who("How is his mother doing? Piet said she seemed off.", nursery)).toEqual(["Carla Brook"]);
+    // Kin read again after roles: "the driver" first, then his wife.
+    expect(analyseQuery("Is the delivery driver convinced his wife is swamped?", nursery).secondOrder).toMatchObject({ believer: "Henrik Brook", target: "Carla Brook" });
+  });
+
+  it("reads the boss as the one in charge of the place they are in", () => {
+    expect(who("Is the boss around?", nursery)).toEqual(["Carla Brook"]);
+  });
+
+  it("reads the speaker's act, not a view, in a judged infinitive, and ends a description at 'about'", () => {
+    const a = analyseQuery("Would it be okay to chat to Henrik about Carla's seedlings?", nursery);
+    expect(a.secondOrder).toBeNull();
+    expect(a.scope).toMatchObject({ agents: ["Henrik Brook"] });
+    expect(who("Would it be alright to chat with the lad by the ferns about the compost?", nursery)).toEqual(["Lars Brook"]);
+  });
+});

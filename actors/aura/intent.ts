@@ -452,9 +452,13 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
   const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
+  // A report in a statement beside the question ("How is Giulia doing? Luca said she seemed off
+  // yesterday.") is context the speaker gives, not what they ask.
+  const endOf = (i: number) => tokens.slice(i).find((t) => [".", "?", "!"].includes(t.text))?.text;
+  const contextReport = (c: Cue) => REPORT_VERBS.has(tokens[c.start]!.lemma) && endOf(c.start) !== "?" && tokens.some((t) => t.text === "?");
   // A belief verb that is a noun after its determiner ("a picture of Bo") reports no one's belief.
   const beliefVerbs = cuesOf(tokens, "belief").filter((c) => !(tokens[c.start]!.pos === "NOUN" && tokens[c.start - 1]?.pos === "DET") && !phrasal(c));
-  const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...beliefVerbs, ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
+  const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...beliefVerbs, ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).filter((c) => !contextReport(c)).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
   const isPossessive = new Set(possessives.map((c) => c.start));
@@ -770,7 +774,9 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
         const f = s + k;
         // "is it rude to ask A whether B …": an infinitive with no subject of its own, in a
         // judgement of the speaker's act, is the speaker's act.
-        const infinitive = t.text === "to" && tokens[f + 1]?.pos === "VERB" && f < a.start && hasCue(tokens.slice(s, f), "appropriateness");
+        // (… whatever the judgement's word: "would it be okay to chat to A about B's …")
+        const judgement = hasCue(tokens.slice(s, f), "appropriateness") || (tokens.slice(s, f).some((u) => u.text === "it") && ["ADJ", "ADV", "NOUN", "INTJ"].includes(tokens[f - 1]?.pos ?? ""));
+        const infinitive = t.text === "to" && tokens[f + 1]?.pos === "VERB" && f < a.start && judgement;
         if (!infinitive && (!firstPerson(t) || !["i", "we"].includes(t.text))) return false;
         // The speaker is the subject of A's clause: no complementiser between them.
         return f > a.start || !tokens.slice(f + 1, a.start).some((u) => COMPLEMENTISERS.has(u.text));

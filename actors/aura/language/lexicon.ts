@@ -8,7 +8,7 @@ export type Category =
   | "availability" | "emotional_state" | "unspoken_goal" | "schedule" | "appropriateness" | "appropriateness_modal"
   | "belief" | "belief_verb" | "belief_possessive" | "appearance" | "relation"
   | "fact_past" | "fact_plan" | "fact_events" | "fact_unanswerable" | "fact_time" | "fact_self" | "fact_near" | "fact_everyone" | "belief_preposition" | "group" | "pronoun" | "first_person" | "literal"
-  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling" | "superior" | "superior_head" | "superior_owner" | "superior_verb" | "body_part";
+  | "place" | "role" | "role_verb" | "activity" | "title" | "time_word" | "indefinite" | "spelling" | "age_old" | "age_young" | "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling" | "kin_spouse" | "gender_female" | "gender_male" | "superior" | "superior_head" | "superior_owner" | "superior_verb" | "body_part";
 
 export interface LexiconEntry {
   readonly term: string;
@@ -68,9 +68,18 @@ export const AGE_WORDS = {
   young: LEXICON.entries.filter((e) => e.category === "age_young").map((e) => e.term),
 };
 /** Kinship words by class (WordNet's hyponyms of offspring, parent and sibling; aunts, uncles, nieces, nephews): whose kin a query asks. */
-export type KinClass = "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling";
+export type KinClass = "kin_child" | "kin_parent" | "kin_sibling" | "kin_avuncular" | "kin_nibling" | "kin_spouse";
 const KIN_WORDS: ReadonlyMap<string, KinClass> = new Map(LEXICON.entries.filter((e) => e.category.startsWith("kin_")).map((e) => [e.term, e.category as KinClass]));
 export const kinClassOf = (word: string): KinClass | undefined => KIN_WORDS.get(word);
+/** The gender English marks on a word (a pronoun, an honorific, a gendered person noun), if any. */
+export type Gender = "female" | "male";
+const GENDERED: ReadonlyMap<string, Gender> = (() => {
+  const female = new Set(LEXICON.entries.filter((e) => e.category === "gender_female").map((e) => e.term));
+  const male = new Set(LEXICON.entries.filter((e) => e.category === "gender_male").map((e) => e.term));
+  // A word WordNet files under both ("scout") marks neither.
+  return new Map([...[...female].filter((w) => !male.has(w)).map((w) => [w, "female"] as const), ...[...male].filter((w) => !female.has(w)).map((w) => [w, "male"] as const)]);
+})();
+export const genderOf = (word: string): Gender | undefined => GENDERED.get(word.toLowerCase());
 /** Report verbs (WordNet verb.communication): a belief only with a content complement ("told X that …", not "told X to …"). */
 export const REPORT_VERBS: ReadonlySet<string> = new Set(LEXICON.entries.filter((e) => e.category === "belief_verb" && e.from === "verb.communication").map((e) => e.term));
 /** Roles of someone in charge (WordNet, under head sense 4) and of greater rank (under superior sense 1): whom "the boss" names. */

@@ -5,7 +5,7 @@
 // ("the one reading", "the guy with the stopwatch"), or by a pronoun, which refers to the nearest
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
-import { AGE_WORDS, cuesOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, REPORT_VERBS, roleRelation, roleDerivationsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
+import { AGE_WORDS, cuesOf, type Gender, genderOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, REPORT_VERBS, roleRelation, roleDerivationsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
 import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
@@ -30,6 +30,8 @@ export interface PersonProfile {
   readonly kin?: readonly { readonly of: string; readonly word: string }[];
   /** The summary or their action says they are in charge of something ("runs the farm", "manages the shop"). */
   readonly inCharge?: true;
+  /** The gender the summary marks on them (their role or kin word, a title, a pronoun in their own note), when it marks one. */
+  readonly gender?: Gender;
 }
 
 const STOP = new Set(["the", "a", "an", "of", "in", "at", "on", "to", "and", "with", "for", "her", "his", "their", "is", "be", "by", "from", "s", "'s"]);
@@ -52,7 +54,11 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
   const places = new Set(Object.values(seen).map((r) => r.location.toLowerCase()));
   // Where the summary writes each name: a role may be said before it, in a sentence of its own.
   const spans = new Map<string, { start: number; end: number }>();
+  // What each one's own notes say and the title written before their name: their gender's evidence.
+  const marks = new Map<string, string[]>();
   for (const name of roster) {
+    const marked: string[] = [];
+    marks.set(name, marked);
     const role: string[] = [];
     const heads: string[] = [];
     const initials: string[] = [];
@@ -82,11 +88,14 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     let inCharge = inChargeOf(tokenize(seen[name]?.action ?? "", tokenizer));
     // "Sean's daughter", "Lucia's 14-year-old": another person of the roster, by a name part no one
     // else has, then a kinship word (a child said by age is a child).
+    // (Modifiers may stand between: "Joseph's teenage daughter", "Grace's new husband".)
     const readKin = (text: string) => {
-      for (const k of text.matchAll(/\b([A-Z][\w-]*)['’]s\s+(?:(\d{1,3})-year-old|([a-z]+(?:-in-law)?))\b/g)) {
+      for (const k of text.matchAll(/\b([A-Z][\w-]*)['’]s\s+(?:(\d{1,3})-year-old|((?:[a-z-]+\s+){0,2}[a-z]+(?:-in-law)?))\b/g)) {
         const owners = roster.filter((n) => n !== name && n.split(/\s+/).includes(k[1]!));
-        const word = k[2] !== undefined ? "child" : k[3]!;
-        if (owners.length === 1 && kinClass(word) !== undefined) kin.push({ of: owners[0]!, word });
+        const words = k[3]?.split(/\s+/) ?? [];
+        const at = words.findIndex((w) => kinClass(w) !== undefined);
+        const word = k[2] !== undefined ? "child" : at >= 0 && words.slice(0, at).every((w) => !STOP.has(w)) ? words[at] : undefined;
+        if (owners.length === 1 && word !== undefined) kin.push({ of: owners[0]!, word });
       }
     };
     const addNickname = (nick: string) => {
@@ -219,6 +228,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       let leadEnd = title !== undefined && titled === undefined && !HONORIFICS.has(title.toLowerCase()) ? written.index + written[0].indexOf(title) + title.length : written.index;
       readNote(note ?? "");
       readKin(note ?? "");
+      marked.push(...pronounsOwnedIn(note ?? "", name, roster));
+      if (title !== undefined) marked.push(title);
       // The summary may say who they are in prose instead: an appositive after the name (", the
       // ship's captain ('Skip' to the crew), up on the bridge;", " - owns the farm, 'the boss' -"),
       // up to the end of its sentence or the next person, and a noun phrase just before the name
@@ -239,7 +250,9 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         if (closing[1] !== undefined) {
           readNote(closing[1]);
           readKin(closing[1]);
+          marked.push(...pronounsOwnedIn(closing[1], name, roster));
         }
+        marked.push(words[0]!);
         after = after.slice(closing[0].length);
         leadEnd = called.index;
       }
@@ -262,6 +275,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
           if (others.some((w) => w.test(segment))) break;
           readNote(segment, true);
           readKin(segment);
+          marked.push(...pronounsOwnedIn(segment, name, roster));
         }
       }
       // … or a noun phrase set off before it by a comma at a sentence's start ("The client, Marguerite …").
@@ -283,8 +297,10 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       // "Lucia's 14-year-old, Mateo": an age said of someone's own is their child, of that age.
       const agedOwn = /(?:['’]s|\b(?:her|his|their|our|my))\s+(\d{1,3})-year-old\s*$/.exec(lead);
       readKin(lead);
-      // "her nephew Dev", "His wife Leila": kin of whoever the text named last before them.
-      const theirKin = /\b(?:his|her|their)\s+([a-z]+)\s*$/i.exec(lead)?.[1]?.toLowerCase();
+      // "her nephew Dev", "His wife Leila": kin of whoever the text named last before them; also
+      // before a bracket the name stands in ("his wife (my Auntie Meena)").
+      const bracketed = /([^,;:.()\n]*)\(\s*[^()]*$/.exec(summary.slice(0, leadEnd))?.[1] ?? "";
+      const theirKin = (/\b(?:his|her|their)\s+([a-z]+)\s*$/i.exec(lead) ?? /\b(?:his|her|their)\s+([a-z]+)\s*$/i.exec(bracketed))?.[1]?.toLowerCase();
       const family = sameSurname(name, roster);
       if (theirKin !== undefined && kinClass(theirKin) !== undefined && /\btheir\s+\w+\s*$/i.test(lead) && family.length > 0) for (const n of family) kin.push({ of: n, word: theirKin });
       else if (theirKin !== undefined && kinClass(theirKin) !== undefined) {
@@ -307,8 +323,25 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     out[name] = { role, heads, about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
   }
   rolesSaidBefore(summary, roster, spans, out, tokenizer);
-  for (const p of Object.values(out)) Object.assign(p, { role: [...new Set(p.role)], heads: [...new Set(p.heads)] });
+  for (const [name, p] of Object.entries(out)) {
+    // Their role and kin words ("his wife", "Grace's husband"), the title before their name, the
+    // pronouns of their own note: one gender when all that marks one agrees.
+    const genders = new Set([...p.heads, ...(p.kin ?? []).map((k) => k.word), ...(marks.get(name) ?? [])].map(genderOf).filter((g) => g !== undefined));
+    Object.assign(p, { role: [...new Set(p.role)], heads: [...new Set(p.heads)], ...(genders.size === 1 ? { gender: [...genders][0] } : {}) });
+  }
   return out;
+}
+
+/**
+ * The personal pronouns of a person's own note ("perched in the high chair with her whistle"), up
+ * to the first name of someone else in it: after one, a pronoun may be theirs ("beside Wang Jun, his tutor").
+ */
+function pronounsOwnedIn(note: string, name: string, roster: readonly string[]): string[] {
+  const others = roster.filter((n) => n !== name).flatMap((n) => n.split(/\s+/)).map((w) => note.search(new RegExp(`\\b${escape(w)}\\b`))).filter((at) => at >= 0);
+  const upTo = others.length === 0 ? note : note.slice(0, Math.min(...others));
+  // A subject or reflexive pronoun is theirs; a possessive only after a preposition ("with her
+  // whistle", "against his shoulder"): after a verb it may be another's ("powdering his face").
+  return [...upTo.matchAll(/\b(?:(he|she|himself|herself)|(?:with|against|on|in|at|by|from|beside|under|over|for|to|into)\s+(his|her))\b/gi)].map((m) => (m[1] ?? m[2]!).toLowerCase());
 }
 
 /** A word of a noun phrase before its head: a noun, an adjective, a determiner, a number, a participle. */
@@ -402,7 +435,7 @@ function best(scores: ReadonlyArray<[string, number]>): string | null {
 }
 
 const kinClass = kinClassOf;
-const INVERSE_KIN: Readonly<Record<KinClass, KinClass>> = { kin_child: "kin_parent", kin_parent: "kin_child", kin_sibling: "kin_sibling", kin_avuncular: "kin_nibling", kin_nibling: "kin_avuncular" };
+const INVERSE_KIN: Readonly<Record<KinClass, KinClass>> = { kin_child: "kin_parent", kin_parent: "kin_child", kin_sibling: "kin_sibling", kin_avuncular: "kin_nibling", kin_nibling: "kin_avuncular", kin_spouse: "kin_spouse" };
 const isNounish = (t: Token) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ" || t.pos === "VERB";
 const POSSESSIVES = new Set(["our", "your", "his", "her", "their", "my"]);
 const DEFINITE = new Set(["the", "this", "that", "these", "those"]);
@@ -414,10 +447,17 @@ const MODALS = new Set(["will", "would", "can", "could", "may", "might", "shall"
 /** Titles that name no occupation ("Mr", "Ms"): a name part after one is a name. */
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "sir", "madam"]);
 
+const opposite = (g: Gender): Gender => (g === "female" ? "male" : "female");
+
 /** Mentions of roster members in order of appearance. `taken` marks tokens inside a place name. */
 export function mentionsOf(tokens: readonly Token[], roster: readonly string[], profiles: Readonly<Record<string, PersonProfile>>, taken: ReadonlySet<number>): Mention[] {
   const out: Mention[] = [];
   const used = new Set<number>(taken);
+  // Whether a gendered word ("she", "his", "mother") may stand for this person: unless the summary marks them otherwise.
+  const agrees = (name: string, word: string): boolean => {
+    const g = genderOf(word);
+    return g === undefined || profiles[name]?.gender !== opposite(g);
+  };
   const claim = (m: Mention) => {
     out.push(m);
     for (let i = m.start; i < m.end; i++) used.add(i);
@@ -465,6 +505,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       if (form.length >= 2) initials.set(form.map((w) => w[0]!.toLowerCase()).join(""), [...new Set([...(initials.get(form.map((w) => w[0]!.toLowerCase()).join("")) ?? []), name])]);
     }
   }
+  // A gendered honorific before a surname the family shares picks among them ("Mrs Moretti").
+  const titleBefore = (i: number) => genderOf(tokens[i - 1]?.text === "." ? (tokens[i - 2]?.text ?? "") : (tokens[i - 1]?.text ?? ""));
+  const ofGender = (who: string[] | undefined, gender: Gender | undefined) => (who === undefined || who.length < 2 || gender === undefined ? who : who.filter((n) => profiles[n]?.gender !== opposite(gender)));
   // A name part counts when written with a capital, tagged a proper noun, or after a title ("mr mehta").
   const titled = (i: number) => i > 0 && (TITLES.has(tokens[i - 1]!.text) || HONORIFICS.has(tokens[i - 1]!.text) || (tokens[i - 1]!.text === "." && i > 1 && (TITLES.has(tokens[i - 2]!.text) || HONORIFICS.has(tokens[i - 2]!.text))));
   // … or, lower-cased, where English wants a name: a bare singular in subject position ("sunny
@@ -485,7 +528,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // name part or nickname is read as the name ("would tane dare approach cal").
   const uncased = !tokens.some((t) => t.capital);
   tokens.forEach((t, i) => {
-    const who = owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined);
+    const who = ofGender(owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined), titleBefore(i));
     if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i) || (uncased && isNoun(t))) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
   // A bare role noun in the same places ("janitor looks tired", "ask janitor about …").
@@ -505,19 +548,23 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // "his mentor", "Zhang Hao's friend": a relation word after a possessor, looked up in the
   // possessor's relationships (the town's own table), when exactly one other person's entry has it
   // or a WordNet synonym or direct hyponym / hypernym of it.
-  tokens.forEach((t, i) => {
+  // (Read again once roles are read: "Is the son sure his father …" needs "the son" first.)
+  const relations = (): void => tokens.forEach((t, i) => {
     if (used.has(i) || !isNoun(t) || cuesOf([t], "relation").length === 0) return;
     let k = i - 1;
     while (k >= 0 && tokens[k]!.pos === "ADJ") k--;
     const possessive = tokens[k];
     if (possessive === undefined) return;
-    const owner = possessive.text === "'s" ? out.find((m) => m.end === k && m.by === "name")?.name : ["his", "her", "their"].includes(possessive.text) ? out.filter((m) => m.end <= k).at(-1)?.name : undefined;
+    // ("his wife": the last one before it whom nothing marks as a woman; with no one before, the
+    // first one after: "How is his mother doing? Luca said …")
+    const owner = possessive.text === "'s" ? out.find((m) => m.end === k && m.by === "name")?.name : ["his", "her", "their"].includes(possessive.text) ? (out.filter((m) => m.end <= k && agrees(m.name, possessive.text)).at(-1) ?? out.filter((m) => m.start > i && agrees(m.name, possessive.text)).sort((a, b) => a.start - b.start)[0])?.name : undefined;
     const town = owner === undefined ? undefined : defaultProfiles.find((a) => a.name === owner);
     // Kin the summary states: "her son" for whoever is the owner's child, "her dad" for whoever the
     // owner is a child of (the inverse relation).
     const asked = kinClass(t.text) ?? kinClass(t.lemma);
     if (town === undefined && owner !== undefined && asked !== undefined) {
-      const kinWho = best(roster.filter((n) => n !== owner).map((n) => {
+      // ("Luca's mother": of his parents, the one nothing marks as a man)
+      const kinWho = best(roster.filter((n) => n !== owner && agrees(n, t.text) && agrees(n, t.lemma)).map((n) => {
         const theirs = (profiles[n]?.kin ?? []).some((k) => k.of === owner && kinClass(k.word) === asked);
         const ours = (profiles[owner]?.kin ?? []).some((k) => k.of === n && kinClass(k.word) === INVERSE_KIN[asked]);
         return [n, theirs || ours ? 1 : 0];
@@ -540,6 +587,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     if (possessive.text === "'s") out.splice(out.findIndex((m) => m.end === k), 1);
     claim({ name: who, start, end: i + 1, by: "role" });
   });
+  relations();
   // "Mr. Mehta's TA", "Lin Wei's friend": a person named only to say whose the other is.
   for (const m of [...out]) {
     const after = tokens[m.end + 1];
@@ -618,7 +666,13 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       const owning = () => others.filter((n) => profiles[n]?.inCharge === true || (profiles[n]?.heads ?? []).some((h) => SUPERIOR_ROLES.owner.has(h)));
       const inCharge = holding(SUPERIOR_ROLES.head);
       const ranking = inCharge.length > 0 ? inCharge : holding(SUPERIOR_ROLES.rank);
-      const ranked = ranking.length > 0 ? ranking : owning();
+      // Of everyone in charge, the one whose role names the place they are in ("salon owner" on the
+      // Salon Floor) is the boss here, over one in charge elsewhere ("bank manager" in a client's chair).
+      const here = [...new Set([...inCharge, ...holding(SUPERIOR_ROLES.rank), ...owning()])].filter((n) => {
+        const p = profiles[n]!;
+        return p.role.some((w) => !p.heads.includes(w) && p.about.includes(w));
+      });
+      const ranked = here.length === 1 ? here : ranking.length > 0 ? ranking : owning();
       if (ranked.length === 1) {
         claim({ name: ranked[0]!, start: i, end: npStart + np.length, by: "role" });
         continue;
@@ -665,7 +719,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     let k = npStart + one + 1;
     const after: Token[] = [];
     // Up to the end of the clause: a hyphen inside a word ("well-known") does not end it.
-    const ends = (t: Token) => t.pos === "PUNCT" && t.text !== "-";
+    // … and "about" opens what a talk is about, not where they are ("chat with the teenager on the
+    // sofa about her hair"), unless "about to" says what they are on the point of doing.
+    const ends = (t: Token, x: number) => (t.pos === "PUNCT" && t.text !== "-") || (t.text === "about" && tokens[x + 1]?.text !== "to");
     // A place's name belongs to the description ("the guy on the front desk").
     // The predicate is no part of it: an auxiliary after the phrase ("that the young one is …"),
     // or any verb when the phrase is the subject of an inverted question ("is the boss gunning for …").
@@ -677,7 +733,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     // describes them ("how is the woman selling tickets holding up?": the predicate is "holding up").
     const reducedRelative = (x: number) => x === npStart + one + 1 && tokens[x]!.text.endsWith("ing") && ["DET", "NOUN", "ADJ", "PRON"].includes(tokens[x + 1]?.pos ?? "");
     const predicate = (u: Token, x: number) => (u.pos === "AUX" && (MODALS.has(u.text) || (!opensStatement && u.text !== "'s"))) || (opensQuestion && u.pos === "VERB" && !reducedRelative(x));
-    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!) && !predicate(tokens[k]!, k) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
+    while (k < tokens.length && after.length < 8 && !ends(tokens[k]!, k) && !predicate(tokens[k]!, k) && (!used.has(k) || taken.has(k))) after.push(tokens[k++]!);
     // The person word itself counts when it is no word for anyone ("the lifeguard" for someone "on
     // lifeguard duty").
     // Not after a preposition of place: "across the ward" is where.
@@ -702,6 +758,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     const who = score(said) ?? (unnamed && DEFINITE.has(t.text) && isMainlyPersonNoun(np[one]!.lemma) && !LOCATIVE.has(tokens[i - 1]?.text ?? "") ? score(rest()) : null) ?? (DEFINITE.has(t.text) ? calledSo() : null);
     if (who !== null) claim({ name: who, start: i, end: k, by: "description" });
   }
+  out.sort((a, b) => a.start - b.start);
+  relations();
   // "the student of Wang Jun": a name after "of" that follows someone else's role only says whose
   // (not after an adjective that takes "of": "how sure is the shop manager of Bartosz …").
   for (const m of [...out]) {
@@ -711,6 +769,7 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
     if (role !== undefined && !tokens.slice(opens, role.start).some((t) => t.pos === "ADJ")) out.splice(out.indexOf(m), 1);
   }
   out.sort((a, b) => a.start - b.start);
+  const mentioned = out;
   // Pronouns: the nearest person mentioned before, else after.
   const pronouns = cuesOf(tokens, "pronoun").filter((c) => !used.has(c.start));
   const resolved: Mention[] = [];
@@ -718,6 +777,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // mentioned (centering: "The professor keeps watching the student. What's he after?").
   const sentenceOf = (i: number) => tokens.slice(0, i).filter((t) => t.pos === "PUNCT" && [".", "?", "!", ";"].includes(t.text)).length;
   for (const p of pronouns) {
+    // ("The woman on the bench … Is she …": not a man named since)
+    const out = mentioned.filter((m) => agrees(m.name, tokens[p.start]!.text));
     const earlier = out.filter((m) => m.end <= p.start);
     const last = earlier.at(-1);
     // Only a subject named by name or role, at its sentence's start or before its verb.
