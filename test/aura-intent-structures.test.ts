@@ -918,3 +918,99 @@ describe("spouses, gender and kin with modifiers", () => {
     expect(who("Would it be alright to chat with the lad by the ferns about the compost?", nursery)).toEqual(["Lars Brook"]);
   });
 });
+
+// A regatta's radio net and a harbour office's whiteboard: people named by a surname after a role,
+// a nickname before a bracket with the surname, a clipped given name. The test file's own scenes.
+const regatta: PerceivedScene = {
+  summary: "Radio net, Channel 4, Saltmere regatta, 2:15 PM.\nCOMMITTEE BOAT (Principal Race Officer Lindqvist, Start Line): All boats, stand by, over.\nWINDWARD MARK: Umpire Okonkwo at the mark, all clear, over.\nSAFETY RIB: Little Benj here, fuel's getting low, over.\nCOMMITTEE BOAT: Copy. Slipway, Harbourmaster Quayle, anything to report? Over.\nSLIPWAY: Quayle here, trolleys all out, over.",
+  time: "14:15",
+  focus: "Start Line",
+  public: {
+    "Astrid Lindqvist": { location: "Start Line", action: "calling the start sequence" },
+    "Chidi Okonkwo": { location: "Windward Mark", action: "watching the rounding" },
+    "Benjamin Toller": { location: "Safety Boat", action: "refuelling the rib" },
+    "Moira Quayle": { location: "Slipway", action: "lining up trolleys" },
+  },
+};
+
+const harbourOffice: PerceivedScene = {
+  summary: "SALTMERE HARBOUR OFFICE - WHITEBOARD - Tue 9:05 AM\nCHART ROOM: Prof K (Kaminski, lead surveyor) - tide tables till 11. Trainee Pilot Varga (Lena, 2nd week!) sitting in.\nLOCK GATE: Coach Tam (Ruiz) - rowing squad launch at 10.\nFRONT DESK: Priya - till + fax OFF, use the laptop.\nYARD: Omar Haddad (crane driver, cab door jammed open).",
+  time: "09:05",
+  focus: "Chart Room",
+  public: {
+    "Karol Kaminski": { location: "Chart Room", action: "checking tide tables" },
+    "Lena Varga": { location: "Chart Room", action: "taking notes" },
+    "Tamsin Ruiz": { location: "Lock Gate", action: "launching the rowing squad" },
+    "Priya Nair": { location: "Front Desk", action: "answering the phone" },
+    "Omar Haddad": { location: "Yard", action: "fixing the crane cab" },
+  },
+};
+
+describe("names a log or a whiteboard gives without the whole name", () => {
+  const radio = () => profilesOf(regatta.summary, Object.keys(regatta.public), regatta.public, "wink");
+  const board = () => profilesOf(harbourOffice.summary, Object.keys(harbourOffice.public), harbourOffice.public, "wink");
+
+  it("reads a surname alone after a capitalised person noun or role phrase, the words before as the role", () => {
+    expect(radio()["Astrid Lindqvist"]!.heads).toContain("officer");
+    expect(radio()["Chidi Okonkwo"]!.heads).toContain("umpire");
+    expect(who("Is the race officer stressed?", regatta)).toEqual(["Astrid Lindqvist"]);
+    expect(who("Is the umpire cold out there?", regatta)).toEqual(["Chidi Okonkwo"]);
+  });
+
+  it("reads a nickname before a bracket holding only the surname, with a title as the role and a note", () => {
+    expect(board()["Karol Kaminski"]!.nicknames).toContain("K");
+    expect(board()["Karol Kaminski"]!.heads).toContain("surveyor");
+    expect(board()["Tamsin Ruiz"]!.nicknames).toContain("Tam");
+    expect(board()["Tamsin Ruiz"]!.heads).toContain("coach");
+    // A one-letter nickname names them after a title.
+    expect(who("Has Prof K finished the tide tables?", harbourOffice)).toEqual(["Karol Kaminski"]);
+    expect(who("Is Tam stressed about the launch?", harbourOffice)).toEqual(["Tamsin Ruiz"]);
+    expect(who("Is the surveyor free?", harbourOffice)).toEqual(["Karol Kaminski"]);
+  });
+
+  it("reads titles and person nouns before the name in a bracketed nickname as roles, and no note as one", () => {
+    expect(board()["Lena Varga"]!.heads).toEqual(expect.arrayContaining(["trainee", "pilot"]));
+    expect(board()["Lena Varga"]!.heads).not.toContain("week");
+    expect(who("How's the trainee pilot settling in?", harbourOffice)).toEqual(["Lena Varga"]);
+  });
+
+  it("reads a clipped given name no English word spells, with its epithet, and not an ordinary word", () => {
+    expect(radio()["Benjamin Toller"]!.nicknames).toEqual(expect.arrayContaining(["Little Benj", "Benj"]));
+    expect(who("Is Benj running out of fuel?", regatta)).toEqual(["Benjamin Toller"]);
+    expect(who("Little Benj sounds worried. Is he ok?", regatta)).toEqual(["Benjamin Toller"]);
+    // "The" begins Theodore but is a word of English; "Sal" begins two names.
+    const pier: PerceivedScene = {
+      summary: "The pier, noon. Sal says the kiosk is shut. Theodore Marsh is fishing off the end; Salome Wren and Salvador Ibarra sell ices.",
+      time: "12:00",
+      focus: "Pier",
+      public: { "Theodore Marsh": { location: "Pier", action: "fishing" }, "Salome Wren": { location: "Pier", action: "selling ices" }, "Salvador Ibarra": { location: "Pier", action: "selling ices" } },
+    };
+    const p = profilesOf(pier.summary, Object.keys(pier.public), pier.public, "wink");
+    expect(p["Theodore Marsh"]!.nicknames).toEqual([]);
+    expect(p["Salome Wren"]!.nicknames).toEqual([]);
+    expect(p["Salvador Ibarra"]!.nicknames).toEqual([]);
+  });
+
+  it("reads a role derived from a word of one person's location as that person, over what others do", () => {
+    const surgery: PerceivedScene = {
+      summary: "Dental surgery, 10:30 AM. Gemma Holt is answering the phone. Ravi Shah, the courier, is carrying a parcel to reception. Dr Lena Fox (dentist) is with a patient.",
+      time: "10:30",
+      focus: "Reception",
+      public: {
+        "Gemma Holt": { location: "Reception", action: "answering the phone" },
+        "Ravi Shah": { location: "Waiting Room", action: "carrying a parcel to reception" },
+        "Lena Fox": { location: "Surgery", action: "treating a patient" },
+      },
+    };
+    expect(who("Is the receptionist swamped?", surgery)).toEqual(["Gemma Holt"]);
+    expect(analyseQuery("Does the dentist think the receptionist is coping?", surgery).secondOrder).toMatchObject({ believer: "Lena Fox", target: "Gemma Holt" });
+  });
+
+  it("reads an absolute phrase and a dashed note of things as no role", () => {
+    expect(board()["Omar Haddad"]!.heads).toEqual(["driver"]);
+    expect(board()["Priya Nair"]!.heads).toEqual([]);
+    // A thing's noun is no one's role ("the door", "the till").
+    expect(who("Is the door still stuck?", harbourOffice)).toEqual([]);
+    expect(who("Is the till working again?", harbourOffice)).toEqual([]);
+  });
+});

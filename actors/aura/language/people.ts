@@ -6,7 +6,7 @@
 // person mentioned before it (else after it).
 import { defaultProfiles } from "../../auratown/config.ts";
 import { AGE_WORDS, cuesOf, type Gender, genderOf, isMainlyPersonNoun, isPersonNoun, kinClassOf, type KinClass, REPORT_VERBS, roleRelation, roleDerivationsOf, stems, SUPERIOR_ROLES, TITLES } from "./lexicon.ts";
-import { tokenize, type Token, type TokenizerName } from "./tokens.ts";
+import { knownWord, tokenize, type Token, type TokenizerName } from "./tokens.ts";
 
 export interface Mention {
   readonly name: string;
@@ -28,6 +28,8 @@ export interface PersonProfile {
   readonly initials: readonly string[];
   /** Kin the summary states: "Sean's daughter" is { of: "Sean Gallagher", word: "daughter" }. */
   readonly kin?: readonly { readonly of: string; readonly word: string }[];
+  /** The words of where they are ("reception" of "Reception"): a role derived from one names them ("the receptionist"). */
+  readonly place?: readonly string[];
   /** The summary or their action says they are in charge of something ("runs the farm", "manages the shop"). */
   readonly inCharge?: true;
   /** The gender the summary marks on them (their role or kin word, a title, a pronoun in their own note), when it marks one. */
@@ -187,9 +189,17 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const premodified = first.pos === "ADV" && clause.length >= 2 && isNoun(clause.at(-1)!) && clause.slice(1, -1).every((t) => t.pos === "ADV" || t.pos === "ADJ" || isNoun(t) || (t.pos === "VERB" && /(ed|en)$/.test(t.text)));
         // A clause that is one abbreviation in capitals names a role whatever its tag ("DJ", "MC").
         const abbreviation = clause.length === 1 && first.upper;
+        // A noun that names no person with a participle or a particle for its predicate is an
+        // absolute phrase, how things stand, not a role ("phone wedged against his shoulder", "door
+        // shut", "card machine DOWN").
+        const absolute = clause.some((t, k) => {
+          const next = clause[k + 1];
+          if (!isNoun(t) || next === undefined || isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text)) return false;
+          return (next.pos === "VERB" && !isPersonNoun(next.text) && !isPersonNoun(next.lemma)) || ((next.pos === "ADP" || next.pos === "ADV" || next.pos === "PART") && k + 2 === clause.length);
+        });
         // A possessive determiner opens a noun phrase as "the" does ("our stage manager").
-        const nominal = abbreviation || (first.pos === "DET" || POSSESSIVES.has(first.text) || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX");
-        if (abbreviation) addRole([{ ...first, pos: "NOUN" }]);
+        const nominal = !absolute && (abbreviation || (first.pos === "DET" || POSSESSIVES.has(first.text) || first.pos === "ADJ" || isNoun(first) || first.pos === "NUM" || modifier || baseModifier || premodified) && !gerund && clause.some(isNoun) && !clause.some((t) => t.pos === "AUX"));
+        if (abbreviation && !absolute) addRole([{ ...first, pos: "NOUN" }]);
         // (a modifier or a body part with a minor person sense names no one there: "front desk", "a
         // familiar face"; a head noun with any person sense does: "telescope operator")
         else if (nominal && (!strict || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text))) || (headNoun !== undefined && (isPersonNoun(headNoun.lemma) || isPersonNoun(headNoun.text)) && cuesOf([headNoun], "body_part").length === 0))) addRole(clause);
@@ -211,11 +221,23 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     const given = name.split(/\s+/)[0]!;
     // … or only the surname, after a title ("Dr. Mensah", "Mrs. Nowak"), when no one else has it.
     const surname = name.split(/\s+/).at(-1)!;
+    // … or after a capitalised person noun that ends a role phrase ("Race Director Halvorsen",
+    // "Marshal Kowalczyk"), or alone in a bracket after what they are called, with a note or none
+    // ("Dr O (Oyelaran)", "Dr H (Hartmann, boss)").
     const bySurname = () => {
       const w = parts.length > 1 && roster.filter((n) => n.split(/\s+/).at(-1) === surname).length === 1 ? writtenAs([escape(surname)]) : null;
-      return w !== null && w[1] !== undefined && (TITLES.has(w[1].toLowerCase()) || HONORIFICS.has(w[1].toLowerCase())) ? w : null;
+      if (w === null) return null;
+      const lead = w[1]?.toLowerCase();
+      if (lead !== undefined) return TITLES.has(lead) || HONORIFICS.has(lead) || isMainlyPersonNoun(lead) ? w : null;
+      return CALLED.test(summary.slice(0, w.index)) && /^\s*(?:[,;][^()]*)?\)/.test(summary.slice(w.index + w[0].length)) ? w : null;
     };
-    const written = writtenAs(parts) ?? (parts.length > 1 && roster.filter((n) => n.split(/\s+/)[0] === given).length === 1 ? writtenAs([escape(given)]) : null) ?? bySurname();
+    const whole = writtenAs(parts);
+    const byGiven = whole === null && parts.length > 1 && roster.filter((n) => n.split(/\s+/)[0] === given).length === 1 ? writtenAs([escape(given)]) : null;
+    const surnamed = whole === null ? bySurname() : null;
+    // Of a given name and a surname alone, the one the summary gives first introduces them; a name
+    // in a bracket stands where what they are called does ("Locum Dr Roux (Amelie, …)").
+    const at = (w: RegExpExecArray) => w.index - (CALLED.exec(summary.slice(0, w.index))?.[0].length ?? 0);
+    const written = whole ?? (byGiven !== null && (surnamed === null || at(byGiven) <= at(surnamed)) ? byGiven : surnamed);
     if (written !== null) {
       spans.set(name, { start: written.index, end: written.index + written[0].length });
       const [, title, ...rest] = written;
@@ -240,15 +262,22 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       // "Coach Rafa"), what follows the bracket is read as after the name, and the lead ends before them.
       // … also with a note of its own after the name inside the bracket: "Marshy (Theo Marsh, the
       // engineer who drives Engine 9)", "The Boss (Captain Rosa Delgado, our station captain)".
-      const called = /((?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s*\(\s*$/.exec(summary.slice(0, written.index));
+      // … or only the surname in the bracket ("Nurse Bex (Thornton)"). Each title or person noun among
+      // the words before the name is a role ("Locum Dr Roux": a locum, a doctor); the titles that
+      // lead them are no part of the nickname ("Dr O": O). A note in the bracket is read as one set
+      // inside a note, naming a role only with a person noun ("(Amelie, 1st day!!)").
+      const called = CALLED.exec(summary.slice(0, written.index));
       const closing = /^\s*(?:[,;]([^()]*))?\)/.exec(after);
       if (called !== null && closing !== null && !places.has(called[1]!.toLowerCase())) {
         const words = called[1]!.split(/\s+/);
-        const calledTitle = words.length > 1 ? TITLES.get(words[0]!.toLowerCase()) : undefined;
-        if (calledTitle !== undefined) addRole(tokenize(calledTitle, tokenizer));
-        addNickname((calledTitle === undefined ? words : words.slice(1)).join(" "));
+        for (const w of words.slice(0, -1).map((x) => x.toLowerCase())) {
+          const calledTitle = TITLES.get(w);
+          if (calledTitle !== undefined || isMainlyPersonNoun(w)) addRole(tokenize(calledTitle ?? w, tokenizer));
+        }
+        const titles = words.findIndex((w, k) => k === words.length - 1 || !TITLES.has(w.toLowerCase()));
+        addNickname(words.slice(titles).join(" "));
         if (closing[1] !== undefined) {
-          readNote(closing[1]);
+          readNote(closing[1], true);
           readKin(closing[1]);
           marked.push(...pronounsOwnedIn(closing[1], name, roster));
         }
@@ -320,7 +349,14 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const dashed = /(?:^|[:\n]|\b(?:and|while|with)\b)\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, leadEnd).split(/[,;(]/).at(-1)!);
       if (dashed !== null && !places.has(dashed[1]!.toLowerCase())) addNickname(dashed[1]!);
     }
-    out[name] = { role, heads, about: [...new Set(about)], nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
+    // A clipped given name: a capitalised word of three letters or more that no English has, that
+    // begins this person's given name and no other part of anyone's name, nor a place's ("Big Stu
+    // here" for Stuart McAllister); an adjective before it is an epithet, as in a nickname of several
+    // words ("Big Stu": big).
+    const clip = parts.length > 1 ? clippedName(summary, given, roster, places, tokenizer) : undefined;
+    if (clip !== undefined && !nicknames.includes(clip)) addNickname(clip);
+    const place = contentWords(tokenize(seen[name]?.location ?? "", tokenizer));
+    out[name] = { role, heads, about: [...new Set(about)], ...(place.length === 0 ? {} : { place: [...new Set(place)] }), nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
   }
   rolesSaidBefore(summary, roster, spans, out, tokenizer);
   for (const [name, p] of Object.entries(out)) {
@@ -342,6 +378,23 @@ function pronounsOwnedIn(note: string, name: string, roster: readonly string[]):
   // A subject or reflexive pronoun is theirs; a possessive only after a preposition ("with her
   // whistle", "against his shoulder"): after a verb it may be another's ("powdering his face").
   return [...upTo.matchAll(/\b(?:(he|she|himself|herself)|(?:with|against|on|in|at|by|from|beside|under|over|for|to|into)\s+(his|her))\b/gi)].map((m) => (m[1] ?? m[2]!).toLowerCase());
+}
+
+/** Up to three capitalised words before an opening bracket: what someone is called, before their name. */
+const CALLED = /((?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s*\(\s*$/;
+
+/** The first clipped form of a given name the summary writes, with an adjectival epithet before it. */
+function clippedName(summary: string, given: string, roster: readonly string[], places: ReadonlySet<string>, tokenizer: TokenizerName): string | undefined {
+  const others = roster.flatMap((n) => n.split(/\s+/).map((w, k) => ({ w: w.toLowerCase(), own: n.split(/\s+/)[0] === given && k === 0 })));
+  const placeWords = new Set([...places].flatMap((p) => p.split(/\s+/)));
+  for (const m of summary.matchAll(/\b(?:([A-Z][a-z]+)\s+)?([A-Z][a-z]{2,})\b/g)) {
+    const clip = m[2]!.toLowerCase();
+    if (!given.toLowerCase().startsWith(clip) || clip.length >= given.length || placeWords.has(clip)) continue;
+    if (others.some((o) => !o.own && o.w.startsWith(clip)) || others.filter((o) => o.own).length !== 1 || knownWord(clip)) continue;
+    const epithet = m[1] !== undefined && tokenize(m[1].toLowerCase(), tokenizer)[0]?.pos === "ADJ";
+    return epithet ? `${m[1]} ${m[2]}` : m[2]!;
+  }
+  return undefined;
 }
 
 /** A word of a noun phrase before its head: a noun, an adjective, a determiner, a number, a participle. */
@@ -529,7 +582,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   const uncased = !tokens.some((t) => t.capital);
   tokens.forEach((t, i) => {
     const who = ofGender(owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined), titleBefore(i));
-    if (!used.has(i) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i) || (uncased && isNoun(t))) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
+    // (a one-letter nickname only after a title: "Dr O")
+    if (!used.has(i) && (t.text.length > 1 || titled(i)) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i) || (uncased && isNoun(t))) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
   // A bare role noun in the same places ("janitor looks tired", "ask janitor about …").
   // A word before a possessive or contracted "'s" is a noun whatever its tag ("dj's been …").
@@ -644,8 +698,12 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
         // After a possessive a clipped form is more likely the thing owned ("her photo" is no photographer).
         // … or the verb the role noun comes from is what the summary says they do ("the director"
         // for "Wang Jun, who agreed to direct it"): above a synonym of a role, below the role word itself.
+        // A word of where they are outranks what they do ("the receptionist" for the one at
+        // Reception, not whoever is taking a parcel to reception).
         const does = new Set(profiles[n]?.about ?? []);
-        const derived = !whole && forms.some((f) => roleDerivationsOf(f).some((v) => does.has(v))) ? 3.5 : 0;
+        const here = new Set(profiles[n]?.place ?? []);
+        const derivedFrom = (words: ReadonlySet<string>) => !whole && forms.some((f) => roleDerivationsOf(f).some((v) => words.has(v)));
+        const derived = derivedFrom(here) ? 3.5 : derivedFrom(does) ? 3.25 : 0;
         const scored = Math.max(0, derived, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
         const headScore = anyone && scored !== 3 ? 0 : scored;
         // A modifier matches a role word, or the adverb in -ly the role is written with ("the new

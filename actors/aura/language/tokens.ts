@@ -33,8 +33,26 @@ const straighten = (s: string) => s.replace(/[’‘]/g, "'");
 let wink: ReturnType<typeof winkNLPType> | null = null;
 let nlp: typeof nlpType | null = null;
 
+// The model's own vocabulary ends where the ids of words it has not seen begin: the first word read
+// after loading that no English has ("qxzjv") gets the first such id.
+let vocabulary = 0;
+function loadWink(): ReturnType<typeof winkNLPType> {
+  if (wink === null) {
+    wink = (load("wink-nlp") as typeof winkNLPType)(load("wink-eng-lite-web-model") as typeof modelType);
+    vocabulary = (wink.readDoc("qxzjvqxzjv").tokens().out(wink.its.uniqueId) as unknown as number[])[0]!;
+  }
+  return wink;
+}
+
+/** Whether the tagger's English vocabulary has a word, lower-cased ("stu", "kowalczyk": not). */
+export function knownWord(word: string): boolean {
+  const w = loadWink();
+  const ids = w.readDoc(word.toLowerCase()).tokens().out(w.its.uniqueId) as unknown as number[];
+  return ids.length === 1 && ids[0]! < vocabulary;
+}
+
 function winkTokens(text: string): Token[] {
-  wink ??= (load("wink-nlp") as typeof winkNLPType)(load("wink-eng-lite-web-model") as typeof modelType);
+  const wink = loadWink();
   const doc = wink.readDoc(straighten(text));
   const its = wink.its;
   const values = doc.tokens().out(its.value) as string[];
