@@ -914,3 +914,37 @@ describe("a subject's own intended act, multiword feelings, and the speaker as a
     expect(analyseQuery("Does Odile hear me?", allotment).hidden).toContain("availability");
   });
 });
+
+describe("a view possessed by someone the query does not resolve", () => {
+  it("reads no one's private state for 'the <person noun>'s view / read / take on B'", () => {
+    // No caretaker or treasurer at the allotments: someone's view all the same.
+    for (const q of ["What's the caretaker's read on how Nell is coping?", "What is the caretaker's view of Nell?", "What's the treasurer's take on whether the beekeeper is free?"]) {
+      const a = analyseQuery(q, allotment);
+      expect(a.secondOrder).toBeNull();
+      expect(a.hidden).toEqual([]);
+    }
+    // A view of no person leaves the next question's own person as it was.
+    expect(analyseQuery("What's the caretaker's opinion of the new hives? Is Nell free?", allotment).hidden).toContain("availability");
+    // A resolved possessor is still the believer.
+    expect(analyseQuery("What's the beekeeper's read on how Nell is coping?", allotment).secondOrder).toMatchObject({ believer: "Casimir Holt", target: "Nell Ashby" });
+  });
+
+  it("reads no one's private state for a belief when the query resolves no one at all", () => {
+    // Believer and content both unresolved, at a place the query names: not the place's people's state.
+    for (const q of ["Does the caretaker reckon the Greenhouse crew are busy?", "Does the caretaker think everyone at the Greenhouse is busy?"]) {
+      const a = analyseQuery(q, allotment);
+      expect(a.secondOrder).toBeNull();
+      expect(a.hidden).toEqual([]);
+    }
+    // The speaker's own belief is no one else's.
+    expect(analyseQuery("I think the Greenhouse is busy, is anyone free?", allotment).hidden).toContain("availability");
+  });
+
+  it("reads 'has X got any idea how B …' as X's view, X resolved or not", () => {
+    // No Mr Finch at the allotments: the belief is his all the same, so Nell's state is not read.
+    const a = analyseQuery("Has Mr Finch got any idea how Nell is feeling?", allotment);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toEqual([]);
+    expect(analyseQuery("Has Mr Holt got any idea how Nell is feeling?", allotment).secondOrder).toMatchObject({ believer: "Casimir Holt", target: "Nell Ashby" });
+  });
+});

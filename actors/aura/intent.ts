@@ -390,7 +390,9 @@ function invertedSubject(tokens: readonly Token[], a: Mention): boolean {
 function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; unresolved: boolean; resident?: { believer: string; at: number } } {
   const none = { second: null, unresolved: false };
   const people = uniqueNames(mentions);
-  if (people.length === 0) return none;
+  // (No one resolved: the cues are still read, so a belief held by someone the query does not
+  // resolve, about others it does not either, reads no one's private state: "does the caretaker
+  // reckon the greenhouse crew are busy".)
   const prepositions = cuesOf(tokens, "belief_preposition");
   const possessives = cuesOf(tokens, "belief_possessive");
   // A mental verb counts where the tagger reads a verb ("clocked", not "the clock") or right after
@@ -415,6 +417,20 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d && m.by !== "pronoun") && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
   // The possessor holds the view, whatever modifiers stand between ("X's gut feeling").
   const owned: BeliefCue[] = possessives.filter(ownerBefore).map((c) => ({ ...c, believer: mentions.filter((m) => m.end < c.start && tokens[m.end]?.text === "'s").at(-1) }));
+  // … or a person word the query does not resolve ("the caretaker's view of B", "the junior's read
+  // on whether B …"): someone's view all the same, so the safe reading follows and B's state is not read.
+  const unresolvedOwner = (i: number) => [1, 2, 3].some((d) => {
+    const p = i - d;
+    const owner = tokens[p - 1];
+    return tokens[p]?.text === "'s" && owner !== undefined && owner.pos === "NOUN" && !firstPerson(owner) && (isPersonNoun(owner.text) || hasCue([owner], "activity") || hasCue([owner], "relation")) && !mentions.some((m) => m.start <= p - 1 && p - 1 < m.end) && tokens.slice(p + 1, i).every((u) => u.pos === "ADJ" || u.pos === "NOUN");
+  });
+  // (… about someone in its own sentence: "the caretaker's opinion of the new hives" is no one's view of a person)
+  const personSoonAfter = (from: number) => {
+    const span = tokens.slice(from, from + 7);
+    const stop = span.findIndex((u) => u.pos === "PUNCT" && [".", "?", "!", ";"].includes(u.text));
+    return span.slice(0, stop < 0 ? span.length : stop).some((u, d) => mentions.some((m) => m.start === from + d) || (someoneWord(u) && !firstPerson(u)));
+  };
+  for (const c of possessives) if (!ownerBefore(c) && unresolvedOwner(c.start) && personSoonAfter(c.end)) owned.push({ ...c, byShape: true });
   // "X's take on Y", "X's gut feeling about Y": what X holds about another person.
   tokens.forEach((t, i) => {
     // Right after a possessive "'s" the word is a noun whatever its tag ("X's take on …" with "take" read as a verb).
@@ -425,6 +441,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     // (a person noun only in a minor sense is no one: "X's state of mind")
     const y = tokens.slice(i + 2, i + 6).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || (someoneWord(u) && (!isPersonNoun(u.text) || isMainlyPersonNoun(u.lemma) || hasCue([u], "pronoun") || hasCue([u], "relation"))));
     if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1, believer: mentions.find((m) => m.end === x) });
+    else if (x === undefined && y && !hasCue([t], "unspoken_goal") && !owned.some((c) => c.start === i) && unresolvedOwner(i)) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1, byShape: true });
   });
   // "clings to the belief that …", "holds the conviction that …": a cognition noun whose content is a clause.
   const held = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.end]?.text === "that");
@@ -458,7 +475,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const judged = cuesOf(tokens, "appropriateness");
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
-  const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
+  // (… or has got: "has X got any idea how Y …")
+  const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && (tokens[c.start - 2]?.lemma === "have" || tokens[c.start - 2]?.lemma === "get"));
   // A belief verb that is a noun after its determiner ("a picture of Bo") reports no one's belief.
   const beliefVerbs = cuesOf(tokens, "belief").filter((c) => !(tokens[c.start]!.pos === "NOUN" && tokens[c.start - 1]?.pos === "DET") && !phrasal(c) && !ownInfinitive(tokens, c.end) && !speakerObject(tokens, c.end));
   const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...beliefVerbs, ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).sort((a, b) => a.start - b.start);
@@ -468,7 +486,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s", and
   // an attitude before "to" ("X would be surprised to learn").
   const skippable = (t: Token, i = -1) =>
-    t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
+    t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" ||
+    // "got" before the held noun's determiner ("has X got any idea …").
+    (t.lemma === "get" && tokens[i + 1]?.pos === "DET") || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
     // a verb of being in a state before its preposition ("X clinging to the …", "X stuck on the …").
     (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP") ||
     // a verb taking an infinitive ("X wants to know", "I only want to know"): the subject is before it.
