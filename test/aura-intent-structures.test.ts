@@ -1014,3 +1014,90 @@ describe("names a log or a whiteboard gives without the whole name", () => {
     expect(who("Is the till working again?", harbourOffice)).toEqual([]);
   });
 });
+
+// Allotments: a subject's own intended act, feelings WordNet lists as multiword adjectives, a
+// determiner "that" after a report verb, and the speaker as a perceptual verb's object. The test
+// file's own scene.
+const allotment: PerceivedScene = {
+  summary: "Riverside allotments, 10:15 AM, Sunday. By the Shed: Odile Brandt (plot secretary, sorting seed packets), Piet Varga (retired postman, resting on a bench). At the Greenhouse: Nell Ashby (teenage volunteer, watering tomatoes with earbuds in), Casimir Holt (beekeeper, checking a hive).",
+  time: "10:15",
+  focus: "Shed",
+  public: {
+    "Odile Brandt": { location: "Shed", action: "sorting seed packets" },
+    "Piet Varga": { location: "Shed", action: "resting on a bench" },
+    "Nell Ashby": { location: "Greenhouse", action: "watering tomatoes with earbuds in" },
+    "Casimir Holt": { location: "Greenhouse", action: "checking a hive" },
+  },
+};
+
+describe("a subject's own intended act, multiword feelings, and the speaker as an object", () => {
+  it("reads a mental verb with a to-infinitive of the subject's own act as the subject's goal, not a view of the other", () => {
+    for (const q of ["What does Casimir expect to get out of Nell?", "Is Casimir hoping to get a word out of Nell?"]) {
+      const a = analyseQuery(q, allotment);
+      expect(a.secondOrder).toBeNull();
+      expect(a.scope).toEqual({ kind: "person", agents: ["Casimir Holt"] });
+      expect(a.asked).toContain("unspoken_goal");
+      expect(a.hidden).toContain("unspoken_goal");
+    }
+    // An object before the infinitive is the other person's state as the subject expects it.
+    expect(analyseQuery("Does Casimir expect Nell to be free?", allotment).secondOrder).toMatchObject({ believer: "Casimir Holt", target: "Nell Ashby" });
+  });
+
+  it("reads WordNet's multiword adjectives of displeasure and boredom as a mood", () => {
+    // "out of his mind" intensifies the feeling; it is not what he has on his mind.
+    for (const q of ["Is Odile fed up?", "Is Nell getting cheesed off?", "Is Piet sick of waiting?", "Is Casimir bored out of his mind?"]) {
+      const a = analyseQuery(q, allotment);
+      expect(a.asked).toEqual(["emotional_state"]);
+      expect(a.hidden).toEqual(["availability", "emotional_state"]);
+    }
+  });
+
+  it("reads no report in a determiner 'that' after a report verb, nor content across a sentence end", () => {
+    // "stick in" is a WordNet report verb; "that shed" opens no clause, and "he" is in the next sentence.
+    const a = analyseQuery("Piet has been stuck in that shed for ages. Is he ok?", allotment);
+    expect(a.scope).toEqual({ kind: "person", agents: ["Piet Varga"] });
+    expect(a.hidden).toEqual(["availability", "emotional_state"]);
+  });
+
+  it("reads the speaker as a perceptual verb's only object as no view, and 'can X hear me' as reachability", () => {
+    const a = analyseQuery("Can Nell even hear me, or is she lost in her music?", allotment);
+    expect(a.secondOrder).toBeNull();
+    expect(a.asked).toEqual(["availability"]);
+    expect(a.hidden).toContain("availability");
+    expect(analyseQuery("Does Odile hear me?", allotment).hidden).toContain("availability");
+  });
+});
+
+describe("a view possessed by someone the query does not resolve", () => {
+  it("reads no one's private state for 'the <person noun>'s view / read / take on B'", () => {
+    // No caretaker or treasurer at the allotments: someone's view all the same.
+    for (const q of ["What's the caretaker's read on how Nell is coping?", "What is the caretaker's view of Nell?", "What's the treasurer's take on whether the beekeeper is free?"]) {
+      const a = analyseQuery(q, allotment);
+      expect(a.secondOrder).toBeNull();
+      expect(a.hidden).toEqual([]);
+    }
+    // A view of no person leaves the next question's own person as it was.
+    expect(analyseQuery("What's the caretaker's opinion of the new hives? Is Nell free?", allotment).hidden).toContain("availability");
+    // A resolved possessor is still the believer.
+    expect(analyseQuery("What's the beekeeper's read on how Nell is coping?", allotment).secondOrder).toMatchObject({ believer: "Casimir Holt", target: "Nell Ashby" });
+  });
+
+  it("reads no one's private state for a belief when the query resolves no one at all", () => {
+    // Believer and content both unresolved, at a place the query names: not the place's people's state.
+    for (const q of ["Does the caretaker reckon the Greenhouse crew are busy?", "Does the caretaker think everyone at the Greenhouse is busy?"]) {
+      const a = analyseQuery(q, allotment);
+      expect(a.secondOrder).toBeNull();
+      expect(a.hidden).toEqual([]);
+    }
+    // The speaker's own belief is no one else's.
+    expect(analyseQuery("I think the Greenhouse is busy, is anyone free?", allotment).hidden).toContain("availability");
+  });
+
+  it("reads 'has X got any idea how B …' as X's view, X resolved or not", () => {
+    // No Mr Finch at the allotments: the belief is his all the same, so Nell's state is not read.
+    const a = analyseQuery("Has Mr Finch got any idea how Nell is feeling?", allotment);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toEqual([]);
+    expect(analyseQuery("Has Mr Holt got any idea how Nell is feeling?", allotment).secondOrder).toMatchObject({ believer: "Casimir Holt", target: "Nell Ashby" });
+  });
+});

@@ -291,13 +291,20 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "What's going on?", "what's got into him?", "what's come over her?": a what-question whose verb
   // is a generic one with its particle asks what lies behind, not a public act.
   const behind = what >= 0 && tokens[what + 1]?.pos === "AUX" && tokens[what + 2]?.pos === "VERB" && (GENERIC.has(tokens[what + 2]!.lemma) || tokens[what + 2]!.lemma === "come") && (tokens[what + 3]?.pos === "ADP" || tokens[what + 3]?.pos === "PART");
-  const goal = cue("unspoken_goal") || pursuit || reason || aimedAtUnknown || hiddenMatter || behind || partner || behindWith || possessedNoun || ownAgenda;
+  // "Does X expect to get …": a mental verb of X's with a to-infinitive of X's own act is X's aim.
+  const intention = [...cuesOf(tokens, "belief"), ...cuesOf(tokens, "belief_verb")].some((c) => ownInfinitive(tokens, c.end) && mentions.some((m) => m.end <= c.start && tokens.slice(m.end, c.start).every((t) => t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART")));
+  // "Bored out of his mind", "scared out of her wits": "out of <possessive> <noun>" is an idiom of
+  // degree on the feeling before it, not what the person has on their mind.
+  const ofDegree = (c: Cue) => tokens[c.start - 1]?.pos === "PRON" && tokens[c.start - 2]?.text === "of" && tokens[c.start - 3]?.text === "out";
+  const goal = cuesOf(tokens, "unspoken_goal").some((c) => !ofDegree(c)) || intention || pursuit || reason || aimedAtUnknown || hiddenMatter || behind || partner || behindWith || possessedNoun || ownAgenda;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && !unresolved && scope.kind !== "none") {
     // People are asked about because the user may want to approach them: reachability and mood.
     hidden.push("availability", "emotional_state");
-    if (cue("availability")) askedFields.push("availability");
+    // "Can X even hear me?", "could she see us?": whether the speaker can reach X at all.
+    const reachesSpeaker = [...cuesOf(tokens, "belief"), ...cuesOf(tokens, "belief_verb")].some((c) => speakerObject(tokens, c.end) && ["can", "could"].includes(tokens.slice(0, c.start).findLast((t) => t.pos === "AUX")?.text ?? ""));
+    if (cue("availability") || reachesSpeaker) askedFields.push("availability");
     if (cue("emotional_state")) askedFields.push("emotional_state");
     if (goal) askedFields.push("unspoken_goal");
     // What someone is planning or pursuing is their intention: the unspoken goal. So is it when
@@ -383,7 +390,9 @@ function invertedSubject(tokens: readonly Token[], a: Mention): boolean {
 function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): { second: QueryAnalysis["secondOrder"]; unresolved: boolean; resident?: { believer: string; at: number } } {
   const none = { second: null, unresolved: false };
   const people = uniqueNames(mentions);
-  if (people.length === 0) return none;
+  // (No one resolved: the cues are still read, so a belief held by someone the query does not
+  // resolve, about others it does not either, reads no one's private state: "does the caretaker
+  // reckon the greenhouse crew are busy".)
   const prepositions = cuesOf(tokens, "belief_preposition");
   const possessives = cuesOf(tokens, "belief_possessive");
   // A mental verb counts where the tagger reads a verb ("clocked", not "the clock") or right after
@@ -402,12 +411,26 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const PARTICLES = new Set(["off", "out", "in", "on", "up", "down", "away"]);
   // (A dash or a colon after the particle brings the content: "have his rival figured out - jittery".)
   const phrasal = (c: Cue) => PARTICLES.has(tokens[c.end]?.text ?? "") && (tokens[c.end + 1] === undefined || [".", "?", "!", ","].includes(tokens[c.end + 1]!.text) || tokens[c.end + 1]!.pos === "CCONJ");
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => !phrasal(c)).filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => !phrasal(c) && !ownInfinitive(tokens, c.end) && !speakerObject(tokens, c.end)).filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   // "'s" after a pronoun is "is" or "has" ("he's finding"): only a name or a role possesses.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d && m.by !== "pronoun") && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
   // The possessor holds the view, whatever modifiers stand between ("X's gut feeling").
   const owned: BeliefCue[] = possessives.filter(ownerBefore).map((c) => ({ ...c, believer: mentions.filter((m) => m.end < c.start && tokens[m.end]?.text === "'s").at(-1) }));
+  // … or a person word the query does not resolve ("the caretaker's view of B", "the junior's read
+  // on whether B …"): someone's view all the same, so the safe reading follows and B's state is not read.
+  const unresolvedOwner = (i: number) => [1, 2, 3].some((d) => {
+    const p = i - d;
+    const owner = tokens[p - 1];
+    return tokens[p]?.text === "'s" && owner !== undefined && owner.pos === "NOUN" && !firstPerson(owner) && (isPersonNoun(owner.text) || hasCue([owner], "activity") || hasCue([owner], "relation")) && !mentions.some((m) => m.start <= p - 1 && p - 1 < m.end) && tokens.slice(p + 1, i).every((u) => u.pos === "ADJ" || u.pos === "NOUN");
+  });
+  // (… about someone in its own sentence: "the caretaker's opinion of the new hives" is no one's view of a person)
+  const personSoonAfter = (from: number) => {
+    const span = tokens.slice(from, from + 7);
+    const stop = span.findIndex((u) => u.pos === "PUNCT" && [".", "?", "!", ";"].includes(u.text));
+    return span.slice(0, stop < 0 ? span.length : stop).some((u, d) => mentions.some((m) => m.start === from + d) || (someoneWord(u) && !firstPerson(u)));
+  };
+  for (const c of possessives) if (!ownerBefore(c) && unresolvedOwner(c.start) && personSoonAfter(c.end)) owned.push({ ...c, byShape: true });
   // "X's take on Y", "X's gut feeling about Y": what X holds about another person.
   tokens.forEach((t, i) => {
     // Right after a possessive "'s" the word is a noun whatever its tag ("X's take on …" with "take" read as a verb).
@@ -418,6 +441,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
     // (a person noun only in a minor sense is no one: "X's state of mind")
     const y = tokens.slice(i + 2, i + 6).some((u, d) => mentions.some((m) => m.start === i + 2 + d) || (someoneWord(u) && (!isPersonNoun(u.text) || isMainlyPersonNoun(u.lemma) || hasCue([u], "pronoun") || hasCue([u], "relation"))));
     if (x !== undefined && y && !hasCue([t], "unspoken_goal")) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1, believer: mentions.find((m) => m.end === x) });
+    else if (x === undefined && y && !hasCue([t], "unspoken_goal") && !owned.some((c) => c.start === i) && unresolvedOwner(i)) owned.push({ category: "belief_possessive", term: t.text, start: i, end: i + 1, byShape: true });
   });
   // "clings to the belief that …", "holds the conviction that …": a cognition noun whose content is a clause.
   const held = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.end]?.text === "that");
@@ -451,13 +475,14 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const judged = cuesOf(tokens, "appropriateness");
   const free = (c: Cue) => !judged.some((j) => c.start < j.end && j.start < c.end);
   // "X has a clue / the faintest notion that …": a cognition noun that X has.
-  const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && tokens[c.start - 2]?.lemma === "have");
+  // (… or has got: "has X got any idea how Y …")
+  const had = possessives.filter((c) => tokens[c.start - 1]?.pos === "DET" && (tokens[c.start - 2]?.lemma === "have" || tokens[c.start - 2]?.lemma === "get"));
   // A report in a statement beside the question ("How is Giulia doing? Luca said she seemed off
   // yesterday.") is context the speaker gives, not what they ask.
   const endOf = (i: number) => tokens.slice(i).find((t) => [".", "?", "!"].includes(t.text))?.text;
   const contextReport = (c: Cue) => REPORT_VERBS.has(tokens[c.start]!.lemma) && endOf(c.start) !== "?" && tokens.some((t) => t.text === "?");
   // A belief verb that is a noun after its determiner ("a picture of Bo") reports no one's belief.
-  const beliefVerbs = cuesOf(tokens, "belief").filter((c) => !(tokens[c.start]!.pos === "NOUN" && tokens[c.start - 1]?.pos === "DET") && !phrasal(c));
+  const beliefVerbs = cuesOf(tokens, "belief").filter((c) => !(tokens[c.start]!.pos === "NOUN" && tokens[c.start - 1]?.pos === "DET") && !phrasal(c) && !ownInfinitive(tokens, c.end) && !speakerObject(tokens, c.end));
   const cues: BeliefCue[] = [...prepositions, ...toPerson, ...owned, ...had, ...held, ...beliefVerbs, ...verbs, ...reportVerbs(tokens, mentions), ...viewQuestions(tokens, mentions), ...embeddedQuestions(tokens, mentions), ...experiencers(tokens, mentions), ...heldViews(tokens, mentions), ...smallClauses(tokens, mentions), ...construals(tokens, mentions)].filter(free).filter((c) => !contextReport(c)).sort((a, b) => a.start - b.start);
   if (cues.length === 0) return none;
   const isPreposition = new Set([...prepositions, ...toPerson].map((c) => c.start));
@@ -465,7 +490,9 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // Between a believer and the cue: auxiliaries, adverbs, "have any" ("X has no idea"), "'s", and
   // an attitude before "to" ("X would be surprised to learn").
   const skippable = (t: Token, i = -1) =>
-    t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
+    t.pos === "AUX" || t.pos === "ADV" || t.pos === "PART" || t.pos === "DET" || t.pos === "ADP" || t.lemma === "have" || t.text === "'s" ||
+    // "got" before the held noun's determiner ("has X got any idea …").
+    (t.lemma === "get" && tokens[i + 1]?.pos === "DET") || ((t.pos === "ADJ" || (t.pos === "VERB" && t.text.endsWith("ed"))) && tokens[i + 1]?.text === "to") ||
     // a verb of being in a state before its preposition ("X clinging to the …", "X stuck on the …").
     (t.pos === "VERB" && tokens[i + 1]?.pos === "ADP") ||
     // a verb taking an infinitive ("X wants to know", "I only want to know"): the subject is before it.
@@ -708,6 +735,16 @@ const COMPLEMENTISERS = new Set(["how", "whether", "what", "where", "why", "if",
 const ABOUT = new Set(["about", "on", "of", "regarding", "over", "concerning"]);
 const firstPerson = (t: Token | undefined) => t !== undefined && hasCue([t], "first_person");
 
+/**
+ * "X hopes to get …", "does X expect to win …": a mental verb whose complement is a to-infinitive of
+ * the subject's own act (no object between the verb and "to") is what the subject means to do, a
+ * goal of theirs, not a view of anyone ("does X expect Y to be free", with an object, stays a belief).
+ */
+const ownInfinitive = (tokens: readonly Token[], end: number): boolean => tokens[end]?.text === "to" && (tokens[end + 1]?.pos === "VERB" || tokens[end + 1]?.pos === "AUX");
+
+/** "Can X hear me?", "does X know us?": a mental or perceptual verb whose only object is the speaker is no view of another person. */
+const speakerObject = (tokens: readonly Token[], end: number): boolean => ["me", "us"].includes(tokens[end]?.text ?? "") && (tokens[end + 1] === undefined || tokens[end + 1]!.pos === "PUNCT" || tokens[end + 1]!.pos === "CCONJ");
+
 /** A noun phrase for a person from `j` (a mention, or a determiner, adjectives and a person word): the index after it, or -1. */
 function personPhraseEnd(tokens: readonly Token[], mentions: readonly Mention[], j: number): number {
   const m = mentions.find((x) => x.start === j);
@@ -747,8 +784,14 @@ function contentAfter(tokens: readonly Token[], mentions: readonly Mention[], at
   const t = tokens[j];
   if (t === undefined || t.text === "to") return false;
   // … about someone ("told her about the delay" reports no one's state).
-  const someoneIn = (from: number) => tokens.slice(from, from + 6).some((u, d) => mentions.some((m) => m.start === from + d) || (someoneWord(u) && !firstPerson(u)));
-  if (COMPLEMENTISERS.has(t.text) || ABOUT.has(t.text)) return !firstPerson(tokens[j + 1]) && someoneIn(j + 1);
+  // (within its sentence: "stuck in that queue for ages. Is she …" holds no content about her)
+  const someoneIn = (from: number) => {
+    const span = tokens.slice(from, from + 6);
+    const stop = span.findIndex((u) => u.pos === "PUNCT" && [".", "?", "!", ";"].includes(u.text));
+    return span.slice(0, stop < 0 ? span.length : stop).some((u, d) => mentions.some((m) => m.start === from + d) || (someoneWord(u) && !firstPerson(u)));
+  };
+  // "that" as a determiner ("stuck in that queue") opens no clause.
+  if ((COMPLEMENTISERS.has(t.text) && !(t.text === "that" && t.pos === "DET")) || ABOUT.has(t.text)) return !firstPerson(tokens[j + 1]) && someoneIn(j + 1);
   return clauseAbout(tokens, mentions, j);
 }
 
@@ -787,6 +830,9 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       const verb = tokens.slice(a.end, j).findLast((u) => u.pos === "VERB");
       return verb !== undefined && ["ask", "inquire", "enquire", "query", "wonder"].includes(verb.lemma);
     };
+    // "What is A hoping to get out of B?": a verb of A's with a to-infinitive of A's own act before
+    // B makes B the object of what A means to do (A's goal), not the content of A's mind.
+    const intends = (a: Mention, b: number) => tokens.slice(a.end, b).some((u, d) => u.pos === "VERB" && ownInfinitive(tokens, a.end + d + 1) && !mentions.some((m) => m.start >= a.end && m.start < a.end + d));
     // "Why has A asked where B is?": a why-question on A's own act asks A's reason, not A's view of B.
     const reasonOf = (a: Mention) => tokens[s]?.text === "why" && inside[0] === a;
     // The opening frame ends at its comma, or (a tokenizer that drops commas) where the question
@@ -903,7 +949,7 @@ function unclearPair(tokens: readonly Token[], mentions: readonly Mention[]): { 
       for (const b of others) {
         const between = tokens.slice(a.end, b.start);
         if (between.length > 0 && between.every((t) => JOIN.has(t.text))) continue;
-        if (speakerActs(a, b.start) || reasonOf(a) || asks(a, b.start)) continue;
+        if (speakerActs(a, b.start) || reasonOf(a) || asks(a, b.start) || intends(a, b.start)) continue;
         let start = b.start;
         while (start > a.end && (tokens[start - 1]!.pos === "DET" || honorificWord(tokens[start - 1]))) start--;
         if (perspective(a) || contentAt(a, start, b.end, true)) return { believer: a, target: b, at: b.start, aboutBeliever: stateOf(a, start) };
