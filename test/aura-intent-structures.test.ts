@@ -881,7 +881,8 @@ describe("spouses, gender and kin with modifiers", () => {
 
   it("reads a spouse as kin both ways, and kin with a modifier before the kin word", () => {
     expect(profiles()["Henrik Brook"]!.kin).toEqual([{ of: "Carla Brook", word: "husband" }]);
-    expect(profiles()["Lars Brook"]!.kin).toEqual([{ of: "Henrik Brook", word: "son" }]);
+    // (… and a child of one of a couple is the other's too)
+    expect(profiles()["Lars Brook"]!.kin).toEqual([{ of: "Henrik Brook", word: "son" }, { of: "Carla Brook", word: "son" }]);
     expect(analyseQuery("Does Henrik think his wife is worn out?", nursery).secondOrder).toMatchObject({ believer: "Henrik Brook", target: "Carla Brook" });
     expect(analyseQuery("According to Carla, is her husband in a mood?", nursery).secondOrder).toMatchObject({ believer: "Carla Brook", target: "Henrik Brook" });
     expect(analyseQuery("Has Lars noticed how tired his dad is?", nursery).secondOrder).toMatchObject({ believer: "Lars Brook", target: "Henrik Brook" });
@@ -1099,5 +1100,36 @@ describe("a view possessed by someone the query does not resolve", () => {
     expect(a.secondOrder).toBeNull();
     expect(a.hidden).toEqual([]);
     expect(analyseQuery("Has Mr Holt got any idea how Nell is feeling?", allotment).secondOrder).toMatchObject({ believer: "Casimir Holt", target: "Nell Ashby" });
+  });
+});
+
+// A note on the fridge: kin said in the first person belong to whoever signs it. The test file's own scene.
+const fridge: PerceivedScene = {
+  summary: "Note on the fridge, Sat 7:10 PM. Hi Priya (Priya Shah, babysitter)! Leo (Leo Brandt, our 7-year-old) is in the Playroom with his trains. Jonas (Jonas Brandt, my husband) is in the Garage fixing his bike, so ask him if anything comes up. Jonas's mum, Ursula Brandt, is asleep in the Guest Room. Back by 11. Love, Mia (Mia Brandt)",
+  time: "19:10",
+  focus: "Playroom",
+  public: {
+    "Priya Shah": { location: "Playroom", action: "reading to Leo" },
+    "Leo Brandt": { location: "Playroom", action: "playing with trains" },
+    "Jonas Brandt": { location: "Garage", action: "fixing a bike" },
+    "Ursula Brandt": { location: "Guest Room", action: "sleeping" },
+    "Mia Brandt": { location: "Theatre", action: "at a show" },
+  },
+};
+
+describe("kin a note's writer gives in the first person, and gender words' main senses", () => {
+  const profiles = () => profilesOf(fridge.summary, Object.keys(fridge.public), fridge.public, "wink");
+
+  it("reads 'my husband', 'our 7-year-old' as kin of whoever signs the note, and the couple's child as both's", () => {
+    expect(profiles()["Jonas Brandt"]!.kin).toEqual([{ of: "Mia Brandt", word: "husband" }]);
+    expect(profiles()["Leo Brandt"]!.kin).toEqual(expect.arrayContaining([{ of: "Mia Brandt", word: "child" }, { of: "Jonas Brandt", word: "child" }]));
+    expect(analyseQuery("Where does Jonas think his wife is tonight?", fridge).secondOrder).toMatchObject({ believer: "Jonas Brandt", target: "Mia Brandt" });
+    // "his dad" is Leo's father, not whoever is someone else's dad.
+    expect(analyseQuery("Does Leo expect his dad to come and play?", fridge).secondOrder).toMatchObject({ believer: "Leo Brandt", target: "Jonas Brandt" });
+  });
+
+  it("genders a person only by a word's most frequent sense ('junior' is no son)", () => {
+    const rink: PerceivedScene = { summary: "RINK LOG 6:00 PM\n| Area | Who | Status |\n|---|---|---|\n| Rink | Hana Ito (junior coach) | junior squad session until 7 |", time: "18:00", focus: "Rink", public: { "Hana Ito": { location: "Rink", action: "coaching" } } };
+    expect(profilesOf(rink.summary, ["Hana Ito"], rink.public, "wink")["Hana Ito"]!.gender).toBeUndefined();
   });
 });

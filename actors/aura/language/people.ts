@@ -54,6 +54,8 @@ const plural = (t: Token) => t.text !== t.lemma && !t.text.endsWith("ing") && (t
 export function profilesOf(summary: string, roster: readonly string[], seen: Readonly<Record<string, { readonly action: string; readonly location: string }>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
   const out: Record<string, PersonProfile> = {};
   const places = new Set(Object.values(seen).map((r) => r.location.toLowerCase()));
+  // Who writes a note that says "my husband", "our 9-year-old": its kin words are the writer's.
+  const writer = writerOf(summary, roster);
   // Where the summary writes each name: a role may be said before it, in a sentence of its own.
   const spans = new Map<string, { start: number; end: number }>();
   // What each one's own notes say and the title written before their name: their gender's evidence.
@@ -98,6 +100,14 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const at = words.findIndex((w) => kinClass(w) !== undefined);
         const word = k[2] !== undefined ? "child" : at >= 0 && words.slice(0, at).every((w) => !STOP.has(w)) ? words[at] : undefined;
         if (owners.length === 1 && word !== undefined) kin.push({ of: owners[0]!, word });
+      }
+      // "(Tom Kowalski, my husband)", "our 9-year-old": kin of whoever writes the note.
+      if (writer === undefined || writer === name) return;
+      for (const k of text.matchAll(/\b(?:my|our)\s+(?:(\d{1,3})-year-old|((?:[a-z-]+\s+){0,2}[a-z]+(?:-in-law)?))\b/gi)) {
+        const words = k[2]?.split(/\s+/) ?? [];
+        const at = words.findIndex((w) => kinClass(w) !== undefined);
+        const word = k[1] !== undefined ? "child" : at >= 0 && words.slice(0, at).every((w) => !STOP.has(w)) ? words[at] : undefined;
+        if (word !== undefined) kin.push({ of: writer, word });
       }
     };
     const addNickname = (nick: string) => {
@@ -359,6 +369,13 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     out[name] = { role, heads, about: [...new Set(about)], ...(place.length === 0 ? {} : { place: [...new Set(place)] }), nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
   }
   rolesSaidBefore(summary, roster, spans, out, tokenizer);
+  // A child of one of a couple is the other's too ("our 9-year-old" in the mother's note, "Tom, my husband").
+  const spouses = (x: string) => roster.filter((n) => n !== x && ((out[n]?.kin ?? []).some((k) => k.of === x && kinClass(k.word) === "kin_spouse") || (out[x]?.kin ?? []).some((k) => k.of === n && kinClass(k.word) === "kin_spouse")));
+  for (const [name, p] of Object.entries(out)) {
+    const children = (p.kin ?? []).filter((k) => kinClass(k.word) === "kin_child");
+    const more = children.flatMap((k) => spouses(k.of).filter((sp) => sp !== name && !(p.kin ?? []).some((j) => j.of === sp)).map((sp) => ({ of: sp, word: k.word })));
+    if (more.length > 0) Object.assign(p, { kin: [...(p.kin ?? []), ...more] });
+  }
   for (const [name, p] of Object.entries(out)) {
     // Their role and kin words ("his wife", "Grace's husband"), the title before their name, the
     // pronouns of their own note: one gender when all that marks one agrees.
@@ -369,15 +386,32 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
 }
 
 /**
+ * The roster member who writes the summary, when it says so: "(Rosa writing)", or a sign-off
+ * ("Love, Ruth", "Cheers, Sam", "- Ruth") by a given name, full name or surname only one person has.
+ */
+function writerOf(summary: string, roster: readonly string[]): string | undefined {
+  const named = (word: string) => {
+    const who = roster.filter((n) => n === word || n.split(/\s+/).includes(word));
+    return who.length === 1 ? who[0] : undefined;
+  };
+  const writing = /\(([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+writing\)|\b([A-Z][\w-]*)\s+writing\b/.exec(summary);
+  if (writing !== null) return named((writing[1] ?? writing[2])!.split(/\s+/)[0]!);
+  const signOff = [...summary.matchAll(/(?:^|[.!?\n]\s*)(?:love|cheers|thanks|thank you|best|regards|best wishes|ta|xx?|yours)\s*[,!]?\s+([A-Z][\w-]*)\b/gi)].at(-1) ?? /(?:^|\n|[.!]\s)\s*[-–—]\s*([A-Z][\w-]*)\s*$/.exec(summary);
+  return signOff === null || signOff === undefined ? undefined : named(signOff[1]!);
+}
+
+/**
  * The personal pronouns of a person's own note ("perched in the high chair with her whistle"), up
  * to the first name of someone else in it: after one, a pronoun may be theirs ("beside Wang Jun, his tutor").
  */
 function pronounsOwnedIn(note: string, name: string, roster: readonly string[]): string[] {
   const others = roster.filter((n) => n !== name).flatMap((n) => n.split(/\s+/)).map((w) => note.search(new RegExp(`\\b${escape(w)}\\b`))).filter((at) => at >= 0);
   const upTo = others.length === 0 ? note : note.slice(0, Math.min(...others));
-  // A subject or reflexive pronoun is theirs; a possessive only after a preposition ("with her
-  // whistle", "against his shoulder"): after a verb it may be another's ("powdering his face").
-  return [...upTo.matchAll(/\b(?:(he|she|himself|herself)|(?:with|against|on|in|at|by|from|beside|under|over|for|to|into)\s+(his|her))\b/gi)].map((m) => (m[1] ?? m[2]!).toLowerCase());
+  // A reflexive pronoun is theirs, and a possessive after a preposition, before its noun ("with
+  // her whistle", "against his shoulder"). After a verb it may be another's ("powdering his face"),
+  // as may a subject or an object ("chatting to her whenever she looks up").
+  const NOT_A_NOUN = /^(?:whenever|when|while|as|and|or|but|if|because|until|to|at|in|on|about|for|with|from|again|now|then)$/i;
+  return [...upTo.matchAll(/\b(?:(himself|herself)|(?:with|against|on|in|at|by|from|beside|under|over|for|to|into)\s+(his|her)\s+([a-z][\w'-]*))/gi)].filter((m) => m[1] !== undefined || !NOT_A_NOUN.test(m[3]!)).map((m) => (m[1] ?? m[2]!).toLowerCase());
 }
 
 /** Up to three capitalised words before an opening bracket: what someone is called, before their name. */
@@ -621,7 +655,8 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
       const kinWho = best(roster.filter((n) => n !== owner && agrees(n, t.text) && agrees(n, t.lemma)).map((n) => {
         const theirs = (profiles[n]?.kin ?? []).some((k) => k.of === owner && kinClass(k.word) === asked);
         const ours = (profiles[owner]?.kin ?? []).some((k) => k.of === n && kinClass(k.word) === INVERSE_KIN[asked]);
-        return [n, theirs || ours ? 1 : 0];
+        // (one the summary marks with the word's gender over one it does not mark)
+        return [n, theirs || ours ? (genderOf(t.lemma) ?? genderOf(t.text)) !== undefined && profiles[n]?.gender === (genderOf(t.lemma) ?? genderOf(t.text)) ? 2 : 1 : 0];
       }));
       if (kinWho === null) return;
       const at = possessive.text === "'s" ? out.find((m) => m.end === k)!.start : k;
