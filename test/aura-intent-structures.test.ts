@@ -1133,3 +1133,44 @@ describe("kin a note's writer gives in the first person, and gender words' main 
     expect(profilesOf(rink.summary, ["Hana Ito"], rink.public, "wink")["Hana Ito"]!.gender).toBeUndefined();
   });
 });
+
+// A diary at a dog groomer's: the writer's first person, a clipped name only a query uses, a name
+// the scene never gives, and a noun after an indirect object. The test file's own scene.
+const groomers: PerceivedScene = {
+  summary: "Thursday, 2:10 PM, written at the counter.\nDear diary, the salon is mad today. I'm stuck on Reception taking bookings while Gwendolyn Price (Mrs Price, a retired nurse with her poodle) waits in Reception. Maximilian Okoro (groomer) is in the Grooming Room clipping a spaniel. Teodora Vance (apprentice) is in the Yard hosing down the tubs.\nIt's me, Saoirse Quinn, on my own till four.",
+  time: "14:10",
+  focus: "Reception",
+  public: {
+    "Saoirse Quinn": { location: "Reception", action: "taking bookings" },
+    "Gwendolyn Price": { location: "Reception", action: "waiting with a poodle" },
+    "Maximilian Okoro": { location: "Grooming Room", action: "clipping a spaniel" },
+    "Teodora Vance": { location: "Yard", action: "hosing down the tubs" },
+  },
+};
+
+describe("a diary's writer, clipped names in a query, and names the scene never gives", () => {
+  it("reads 'It's me, Name' as the writer, whose first-person clauses say what they do", () => {
+    expect(profilesOf(groomers.summary, Object.keys(groomers.public), groomers.public, "wink")["Saoirse Quinn"]!.about).toEqual(expect.arrayContaining(["stuck", "bookings"]));
+    // Two people are at Reception; the one given no other role is "the receptionist".
+    expect(who("Is the receptionist free yet?", groomers)).toEqual(["Saoirse Quinn"]);
+  });
+
+  it("reads a clipped given name only a query uses, and no English word as one", () => {
+    expect(who("is gwen ok? she's been waiting ages", groomers)).toEqual(["Gwendolyn Price"]);
+    expect(who("Is Teo hosing the tubs still?", groomers)).toEqual(["Teodora Vance"]);
+    // "max" is an English word: it names no one (not Maximilian).
+    expect(who("is max ok?", groomers)).toEqual([]);
+  });
+
+  it("holds a report about a name the scene does not give as a belief, reading no one's state", () => {
+    const a = analyseQuery("would teodora say bronagh's stressed or just busy", groomers);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden).toEqual([]);
+  });
+
+  it("reads a noun after a verb's indirect object as no mental verb", () => {
+    const a = analyseQuery("Would it be a bad idea to give Teodora notes on her hosing?", groomers);
+    expect(a.secondOrder).toBeNull();
+    expect(a.hidden.length).toBeGreaterThan(0);
+  });
+});

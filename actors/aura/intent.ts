@@ -24,7 +24,7 @@
 import type { IntentFramePayload } from "./events.ts";
 import { cuesOf, hasCue, isMainlyPersonNoun, isPersonNoun, PLACE_HEADS, REPORT_VERBS, type Cue } from "./language/lexicon.ts";
 import { mentionsOf, profilesOf, type Mention, type PersonProfile } from "./language/people.ts";
-import { tokenize, type Token, type TokenizerName } from "./language/tokens.ts";
+import { knownWord, tokenize, type Token, type TokenizerName } from "./language/tokens.ts";
 import { mentionedLocation, type PublicRow } from "./scene.ts";
 
 export type HiddenField = "availability" | "emotional_state" | "unspoken_goal";
@@ -411,7 +411,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   const PARTICLES = new Set(["off", "out", "in", "on", "up", "down", "away"]);
   // (A dash or a colon after the particle brings the content: "have his rival figured out - jittery".)
   const phrasal = (c: Cue) => PARTICLES.has(tokens[c.end]?.text ?? "") && (tokens[c.end + 1] === undefined || [".", "?", "!", ","].includes(tokens[c.end + 1]!.text) || tokens[c.end + 1]!.pos === "CCONJ");
-  const verbs = cuesOf(tokens, "belief_verb").filter((c) => !phrasal(c) && !ownInfinitive(tokens, c.end) && !speakerObject(tokens, c.end)).filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start) || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1))) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
+  // (… not a noun after a verb's indirect object: "give Marguerite notes on …")
+  const verbs = cuesOf(tokens, "belief_verb").filter((c) => !phrasal(c) && !ownInfinitive(tokens, c.end) && !speakerObject(tokens, c.end)).filter((c) => (tokens[c.start]!.pos === "VERB" || mentions.some((m) => m.end === c.start && tokens[m.start - 1]?.pos !== "VERB") || (c.start > 0 && personLike(tokens[c.start - 1]!, c.start - 1) && tokens[c.start - 2]?.pos !== "VERB")) && (!REPORT_VERBS.has(c.term) || (tokens[c.start - 1]?.text !== "to" && !toSpeaker(c) && contentAfter(tokens, mentions, c.end))));
   // "X's view", "X's gut feeling": the possessor, then up to two modifiers, then the noun.
   // "'s" after a pronoun is "is" or "has" ("he's finding"): only a name or a role possesses.
   const ownerBefore = (c: Cue) => [1, 2, 3].some((d) => tokens[c.start - d]?.text === "'s" && mentions.some((m) => m.end === c.start - d && m.by !== "pronoun") && tokens.slice(c.start - d + 1, c.start).every((u) => u.pos === "ADJ" || u.pos === "NOUN"));
@@ -570,8 +571,8 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // Someone's belief about someone the query does not let us resolve: still a belief question,
   // when someone other than the speaker stands after the cue ("… reckon she's upset", "… that
   // somebody took …"); "he knows something we don't" is about no one.
-  // A capital names someone; "I" does not.
-  const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody"));
+  // A capital names someone; "I" does not; nor does a word of the dictionary ("maggie" is a name).
+  const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody" || (t.pos === "NOUN" && /^[a-z]{3,}$/.test(t.text) && !knownWord(t.text))));
   return { second: null, unresolved: (someoneBelieves && someoneAfter) || resident !== undefined, ...(resident === undefined ? {} : { resident }) };
 }
 
@@ -752,7 +753,11 @@ function personPhraseEnd(tokens: readonly Token[], mentions: readonly Mention[],
   let n = j;
   if (tokens[n]?.pos === "DET" || (tokens[n] !== undefined && hasCue([tokens[n]!], "pronoun") && tokens[n]!.pos === "PRON")) n++;
   while (tokens[n]?.pos === "ADJ") n++;
-  return tokens[n] !== undefined && !firstPerson(tokens[n]) && someoneWord(tokens[n]!) ? n + 1 : -1;
+  if (tokens[n] !== undefined && !firstPerson(tokens[n]) && someoneWord(tokens[n]!)) return n + 1;
+  // … or a bare name the scene does not resolve: a proper noun, or a word no English dictionary of
+  // the tagger's knows ("would yuki say maggie's nervous").
+  const bare = tokens[n];
+  return n === j && bare !== undefined && (bare.pos === "PROPN" || (bare.pos === "NOUN" && /^[a-z]{3,}$/.test(bare.text) && !knownWord(bare.text))) ? n + 1 : -1;
 }
 
 /** A clause about someone starts at `j`: a person phrase, then a verb of being or having ("B is", "B's", "B being"). */

@@ -369,6 +369,12 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
     out[name] = { role, heads, about: [...new Set(about)], ...(place.length === 0 ? {} : { place: [...new Set(place)] }), nicknames, initials: [...new Set(initials)], ...(kin.length === 0 ? {} : { kin }), ...(inCharge ? { inCharge } : {}) };
   }
   rolesSaidBefore(summary, roster, spans, out, tokenizer);
+  // What the writer says they are doing ("I'm stuck on Reception answering the phones while …")
+  // is what they visibly do.
+  if (writer !== undefined && out[writer] !== undefined) {
+    const own = [...summary.matchAll(/\bI(?:['’]m|\s+am|\s+was|['’]ve\s+been)\s+([^.,;:!?\n]*?)(?=\s+(?:while|when|because|but|and|so)\b|[.,;:!?\n]|$)/g)].flatMap((m) => contentWords(tokenize(m[1]!, tokenizer)));
+    Object.assign(out[writer]!, { about: [...new Set([...out[writer]!.about, ...own])] });
+  }
   // A child of one of a couple is the other's too ("our 9-year-old" in the mother's note, "Tom, my husband").
   const spouses = (x: string) => roster.filter((n) => n !== x && ((out[n]?.kin ?? []).some((k) => k.of === x && kinClass(k.word) === "kin_spouse") || (out[x]?.kin ?? []).some((k) => k.of === n && kinClass(k.word) === "kin_spouse")));
   for (const [name, p] of Object.entries(out)) {
@@ -394,8 +400,9 @@ function writerOf(summary: string, roster: readonly string[]): string | undefine
     const who = roster.filter((n) => n === word || n.split(/\s+/).includes(word));
     return who.length === 1 ? who[0] : undefined;
   };
-  const writing = /\(([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+writing\)|\b([A-Z][\w-]*)\s+writing\b/.exec(summary);
-  if (writing !== null) return named((writing[1] ?? writing[2])!.split(/\s+/)[0]!);
+  // … or "It's me, Farah Haddad, on my own …"
+  const writing = /\(([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+writing\)|\b([A-Z][\w-]*)\s+writing\b|\b(?:it['’]s|it\s+is)\s+me,?\s+([A-Z][\w-]*)/i.exec(summary);
+  if (writing !== null) return named((writing[1] ?? writing[2] ?? writing[3])!.split(/\s+/)[0]!);
   const signOff = [...summary.matchAll(/(?:^|[.!?\n]\s*)(?:love|cheers|thanks|thank you|best|regards|best wishes|ta|xx?|yours)\s*[,!]?\s+([A-Z][\w-]*)\b/gi)].at(-1) ?? /(?:^|\n|[.!]\s)\s*[-–—]\s*([A-Z][\w-]*)\s*$/.exec(summary);
   return signOff === null || signOff === undefined ? undefined : named(signOff[1]!);
 }
@@ -614,8 +621,15 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   // A query written all in lower case tells nothing by its capitals: a noun there that is someone's
   // name part or nickname is read as the name ("would tane dare approach cal").
   const uncased = !tokens.some((t) => t.capital);
+  // A clipped given name the summary never writes ("rafa" for Rafael): the start, three letters or
+  // more, of one given name and of no other name part, that is no English word.
+  const clipped = (w: string): string[] | undefined => {
+    if (w.length < 3 || knownWord(w)) return undefined;
+    const whose = parts.filter(({ words }) => words.length > 1 && words[0]!.startsWith(w) && words[0] !== w);
+    return whose.length === 1 && !parts.some(({ name, words }) => words.some((x, k) => x.startsWith(w) && (name !== whose[0]!.name || k > 0))) ? [whose[0]!.name] : undefined;
+  };
   tokens.forEach((t, i) => {
-    const who = ofGender(owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined), titleBefore(i));
+    const who = ofGender(owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined) ?? (/^[a-z]+$/.test(t.text) && isNoun(t) ? clipped(t.text) : undefined), titleBefore(i));
     // (a one-letter nickname only after a title: "Dr O")
     if (!used.has(i) && (t.text.length > 1 || titled(i)) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i) || (uncased && isNoun(t))) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
@@ -738,7 +752,9 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
         const does = new Set(profiles[n]?.about ?? []);
         const here = new Set(profiles[n]?.place ?? []);
         const derivedFrom = (words: ReadonlySet<string>) => !whole && forms.some((f) => roleDerivationsOf(f).some((v) => words.has(v)));
-        const derived = derivedFrom(here) ? 3.5 : derivedFrom(does) ? 3.25 : 0;
+        // (one the summary gives no other role is likelier to be called by their post's name)
+        const roled = (profiles[n]?.heads ?? []).length > 0 ? 0.1 : 0;
+        const derived = derivedFrom(here) ? 3.5 - roled : derivedFrom(does) ? 3.25 - roled : 0;
         const scored = Math.max(0, derived, ...(profiles[n]?.heads ?? []).flatMap((r) => forms.map((f) => roleScore(f, r, !POSSESSIVES.has(t.text)))), ...role.map((r) => (compoundOf(head.text, r) ? 2 : 0)));
         const headScore = anyone && scored !== 3 ? 0 : scored;
         // A modifier matches a role word, or the adverb in -ly the role is written with ("the new
