@@ -13,12 +13,17 @@ import { findInKb } from "../actors/household/find.ts";
 import { newKb } from "../actors/household/knowledge.ts";
 import { actionRequest, choicesOf, parseActionAnswer } from "../actors/household/llm.ts";
 import { formatAction, parseAction } from "../actors/household/rules.ts";
+import { mutuallyExclusive } from "../actors/household/pddl.ts";
+import { compileTask } from "../actors/household/task.ts";
+import { searchPlans } from "../actors/household/verifier/physical.ts";
+import { abstractFor } from "../actors/household/verifier/relevance.ts";
 import { verifyTask } from "../actors/household/verifier/verify.ts";
 import { householdWorld, layoutOf, resolveHouseholdConfig } from "../actors/household/world.ts";
 import type { LogRecord } from "../events/record.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { replayEpisode } from "../services/kernel/replay.ts";
 import { verifyEpisode } from "../services/kernel/verify.ts";
+import { loadTaskFile } from "../services/household/taskFile.ts";
 import { makeLlmGateway } from "../services/llm/index.ts";
 import { fakeServer, type ChatBody } from "./fakeLlmServer.ts";
 import { logRecords, runCli, tempDir } from "./helpers.ts";
@@ -220,36 +225,59 @@ describe("eval enacttom --mode", () => {
   });
 });
 
-describe("subgoal tension (verifier option)", () => {
+describe("subgoal tension (on by default)", () => {
   const MIXED = "data/household/pool/gen-mixed-d1-standard-s2300.json";
   const withObjective = (objective: string) => ({ ...(JSON.parse(readFileSync(MIXED, "utf8")) as Record<string, unknown>), goal_owners: { agent_1: objective } });
   it("tells conflict and contention from an independent objective, with a reason on rejection", async () => {
     const pool = JSON.parse(readFileSync(MIXED, "utf8")) as { goal: string; goal_owners: Record<string, string> };
     expect(pool.goal).toContain("(is_on_top vase_25 shelf_22)");
     expect(pool.goal).toContain("(is_open cabinet_29)");
-    // Off by default: the pool task passes, and the report has no tension entry.
-    const plain = verifyTask(pool);
-    expect(plain.ok).toBe(true);
-    expect(plain.report!.subgoalTension).toBeUndefined();
-    // The pool's objective (another object to another surface) is independent: rejected, with why.
-    const independent = verifyTask(pool, { subgoalTension: true });
+    // The generator's objective: the cabinet the team must open stays closed. A conflict the
+    // house's structure decides, so no joint search runs (0 nodes).
+    expect(pool.goal_owners).toEqual({ agent_1: "(is_closed cabinet_29)" });
+    const v = verifyTask(pool);
+    expect(v.ok).toBe(true);
+    expect(v.report!.subgoalTension).toEqual([{ agent: "agent_1", objective: "(is_closed cabinet_29)", tension: "conflict", shared: ["cabinet_29"], jointPlanLength: null, exclusive: [["(is_open cabinet_29)", "(is_closed cabinet_29)"]], nodes: 0 }]);
+    // The search agrees where it has to decide: the vase elsewhere is a conflict too.
+    const elsewhere = verifyTask(withObjective("(is_on_top vase_25 table_17)"));
+    expect(elsewhere.report!.subgoalTension).toEqual([expect.objectContaining({ tension: "conflict", shared: ["vase_25"], jointPlanLength: null, nodes: 0 })]);
+    // The objective the generator drew before (another object to another surface) is independent: rejected, with why.
+    const independent = verifyTask(withObjective("(is_on_top book_26 table_17)"));
     expect(independent.ok).toBe(false);
-    expect(independent.failures).toEqual([{ _tag: "NoSubgoalTension", agent: "agent_1", objective: pool.goal_owners.agent_1, jointPlanLength: expect.any(Number) }]);
-    // The shared goal's vase elsewhere: both cannot hold.
-    const conflict = verifyTask(withObjective("(is_closed cabinet_29)"), { subgoalTension: true });
-    expect(conflict.report!.subgoalTension).toEqual([expect.objectContaining({ agent: "agent_1", tension: "conflict", shared: ["cabinet_29"], jointPlanLength: null })]);
-    expect(conflict.failures.filter((f) => f._tag === "NoSubgoalTension")).toEqual([]);
-    // Another object onto the shared goal's shelf: both can hold, but they compete for it.
-    const contention = verifyTask(withObjective("(is_on_top book_26 shelf_22)"), { subgoalTension: true });
-    expect(contention.report!.subgoalTension).toEqual([expect.objectContaining({ tension: "contention", shared: ["shelf_22"] })]);
-    // The command: exit 1 with the reason; the check line only when asked for.
+    expect(independent.failures).toEqual([{ _tag: "NoSubgoalTension", agent: "agent_1", objective: "(is_on_top book_26 table_17)", jointPlanLength: expect.any(Number) }]);
+    // Skipped when asked: the report has no tension entry.
+    const skipped = verifyTask(withObjective("(is_on_top book_26 table_17)"), { subgoalTension: false });
+    expect(skipped.ok).toBe(true);
+    expect(skipped.report!.subgoalTension).toBeUndefined();
+    // Another object onto the shared goal's shelf: both can hold (a joint plan is found), but they compete for it.
+    const contention = verifyTask(withObjective("(is_on_top book_26 shelf_22)"));
+    expect(contention.report!.subgoalTension).toEqual([expect.objectContaining({ tension: "contention", shared: ["shelf_22"], exclusive: [], jointPlanLength: expect.any(Number) })]);
+    expect(contention.ok).toBe(true);
+    // A cooperative task has no owners: nothing to check.
+    expect(verifyTask(JSON.parse(readFileSync("data/household/pool/gen-coop-d1-standard-s2300.json", "utf8"))).report!.subgoalTension).toEqual([]);
+    // The command: the check line by default, exit 1 with the reason; --no-subgoal-tension skips it.
     const file = join(tempDir("hh-tension"), "t.json");
-    writeFileSync(file, JSON.stringify(pool));
-    const r = await runCli(["tasks", "verify", file, "--subgoal-tension", "-q"]);
+    writeFileSync(file, JSON.stringify(withObjective("(is_on_top book_26 table_17)")));
+    const r = await runCli(["tasks", "verify", file, "-q"]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/FAIL subgoal tension .* agent_1's private objective \(is_on_top book_26 table_17\) pulls nowhere against the shared goal/);
-    const off = await runCli(["tasks", "verify", file, "-q"]);
+    const off = await runCli(["tasks", "verify", file, "--no-subgoal-tension", "-q"]);
     expect(off.code, off.out).toBe(0);
     expect(off.out).not.toContain("subgoal tension");
+    const ok = await runCli(["tasks", "verify", MIXED, "-q"]);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/ok {3}subgoal tension .* agent_1: conflict over cabinet_29 \(cannot hold with \(is_open cabinet_29\)\)/);
+  });
+
+  it("a structural conflict is one the joint search cannot solve either", () => {
+    for (const id of ["gen-mixed-d1-standard-s2300", "gen-mixed-d2-hard-s2304", "gen-mixed-d3-standard-s2301"]) {
+      const c = compileTask(loadTaskFile(`data/household/pool/${id}.json`));
+      for (const [agent, owned] of Object.entries(c.owned)) {
+        const joint = [...c.functional, ...owned];
+        const search = searchPlans(abstractFor(c, joint), [joint]);
+        expect([id, agent, search.capped, search.plans[0]]).toEqual([id, agent, false, null]);
+        expect(c.functional.some((f) => owned.some((o) => mutuallyExclusive(f, o)))).toBe(true);
+      }
+    }
   });
 });

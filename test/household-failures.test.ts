@@ -11,7 +11,9 @@ import { logRecords, tempDir } from "./helpers.ts";
 
 // agent_0 (1 message, may message agent_2 only) is barred from hallway_1, where cup_46 goes on
 // table_43, and knows that agent_2 is barred too.
-const task = loadTaskFile("data/household/pool/gen-mixed-d3-hard-s2310.json");
+// The pool task as it was before mixed tasks' private objectives were drawn in tension (an
+// independent objective, mug_47 to shelf_35), kept as a fixture so these expectations stand.
+const task = loadTaskFile("test/fixtures/household/gen-mixed-d3-hard-s2310.json");
 // The same task with agent_0 not knowing agent_2's ban.
 const unaware = { ...task, agent_secrets: { ...task.agent_secrets, agent_0: task.agent_secrets.agent_0!.filter((s) => s !== "(is_restricted agent_2 hallway_1)") } };
 const rec = (type: string, payload: unknown): LogRecord => ({ type, payload }) as unknown as LogRecord;

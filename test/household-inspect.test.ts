@@ -7,7 +7,9 @@ import { runCli, tempDir } from "./helpers.ts";
 describe("inspect household", () => {
   it("shows rooms, who knows what and messages by turn, then the probes", async () => {
     const dir = join(tempDir("hh-inspect"), "ep");
-    expect((await runCli(["run", "household", "--seed", "1", "--task", "gen-mixed-d3-hard-s2310", "--log", dir, "-q"])).code).toBe(0);
+    // gen-mixed-d3-hard-s2310 as it was before its private objective was drawn in tension (it
+    // then had agent_1 look for mug_47), kept as a fixture so these expectations stand.
+    expect((await runCli(["run", "household", "--seed", "1", "--task", "test/fixtures/household/gen-mixed-d3-hard-s2310.json", "--log", dir, "-q"])).code).toBe(0);
     const r = await runCli(["inspect", dir]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^household-s1-competent · household · seed 1 · condition competent · task gen-mixed-d3-hard-s2310 \(mixed, K-depth 3\)\nturn 0\n/);

@@ -43,11 +43,13 @@ describe("household task pool", () => {
     expect(new Set(files.map((t) => t.task_id)).size).toBe(300);
   });
 
-  it("every committed task passes the verifier at its depth, and its golden trajectory's spec hash is its own", () => {
+  it("every committed task passes the verifier at its depth, subgoal tension included, and its golden trajectory's spec hash is its own", () => {
     for (const o of poolOptions()) {
       const t = JSON.parse(committed(`gen-${o.category === "cooperative" ? "coop" : "mixed"}-d${o.depth}-${o.split}-s${o.seed}.json`)) as HouseholdTask;
-      const v = verifyTask(t, { target: o.depth });
+      const v = verifyTask(t, { target: o.depth, subgoalTension: true });
       expect(v.failures, t.task_id).toEqual([]);
+      // A mixed task's one owner (the actor) has an objective in tension; a cooperative task none.
+      expect(v.report!.subgoalTension!.map((x) => [x.agent, x.tension !== null]), t.task_id).toEqual(o.category === "mixed" ? [["agent_1", true]] : []);
       expect(t.golden_trajectory!.spec_hash).toBe(hashOf(specOf(t)));
       expect(t.golden_trajectory).toEqual(v.report!.golden);
     }

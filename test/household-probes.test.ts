@@ -15,7 +15,9 @@ import { logRecords, tempDir } from "./helpers.ts";
 
 // A depth-3 chain agent_0 → agent_2 → agent_3 → agent_1, where agent_0 knows that agent_2 cannot
 // enter the hallway either.
-const task = loadTaskFile("data/household/pool/gen-mixed-d3-hard-s2310.json");
+// The pool task as it was before mixed tasks' private objectives were drawn in tension (an
+// independent objective, mug_47 to shelf_35), kept as a fixture so these expectations stand.
+const task = loadTaskFile("test/fixtures/household/gen-mixed-d3-hard-s2310.json");
 // The same task with agent_0 not knowing it: the first-order agent then believes agent_2 can act.
 const unaware = { ...task, agent_secrets: { ...task.agent_secrets, agent_0: task.agent_secrets.agent_0!.filter((s) => s !== "(is_restricted agent_2 hallway_1)") } };
 const nodes = compileTask(task).kNodes;

@@ -5,8 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateTask } from "../actors/household/generator.ts";
+import { newKb, type PublicLayout } from "../actors/household/knowledge.ts";
+import { decide } from "../actors/household/policy.ts";
 import { applyAction, initialState, parseAction, resolveTurn, viewOfRoom, type Action } from "../actors/household/rules.ts";
 import { checkTask, compileTask, taskProblems, type HouseholdTask } from "../actors/household/task.ts";
+import { verifyTask } from "../actors/household/verifier/verify.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
 import { householdMetrics } from "../services/household/metrics.ts";
 import { binomial, passAtK, passPowerK, passPowerKRelease } from "../services/household/passk.ts";
@@ -178,6 +181,51 @@ describe("household generator", () => {
             expect(taskProblems(task), task.task_id).toEqual([]);
             expect(compileTask(task).depth).toBe(depth);
           }
+  });
+});
+
+describe("mixed tasks: private objectives in tension", () => {
+  it("the generator gives every mixed task's actor an objective that cannot hold with a shared conjunct, of both kinds", () => {
+    const kinds = new Set<string>();
+    for (let seed = 0; seed < 12; seed++)
+      for (const depth of [1, 2, 3] as const) {
+        const task = generateTask({ seed, depth, category: "mixed", split: seed % 2 === 0 ? "standard" : "hard" });
+        const tension = verifyTask(task).report!.subgoalTension!;
+        expect(tension.map((t) => [t.agent, t.tension]), task.task_id).toEqual([["agent_1", "conflict"]]);
+        expect(tension[0]!.exclusive.length, task.task_id).toBeGreaterThan(0);
+        kinds.add(tension[0]!.objective.split(" ")[0]!);
+        expect(task.agent_secrets.agent_1).toContain(`(own_goal ${task.goal_owners!.agent_1})`);
+      }
+    expect([...kinds].sort()).toEqual(["(is_closed", "(is_on_top"]);
+  });
+
+  const layout: PublicLayout = {
+    rooms: ["kitchen_1", "vault_1"],
+    furniture: { cabinet_2: { room: "kitchen_1", kind: "cabinet", articulated: true }, safe_3: { room: "vault_1", kind: "safe", articulated: true }, table_1: { room: "kitchen_1", kind: "table", articulated: false } },
+    agents: ["agent_0", "agent_1"],
+  };
+  it("a scripted agent sets aside a private objective that cannot hold with a shared goal it knows", () => {
+    for (const policy of ["competent", "first-order", "naive"] as const) {
+      const kb = newKb("agent_1", "kitchen_1", ["(goal (is_open cabinet_2))", "(own_goal (is_closed cabinet_2))"]);
+      kb.open.cabinet_2 = false;
+      expect(decide(kb, { self: "agent_1", layout, policy }).action, policy).toEqual({ kind: "open", target: "cabinet_2" });
+      // Once open it stays open: the agent does not close it for its own objective.
+      kb.open.cabinet_2 = true;
+      expect(decide(kb, { self: "agent_1", layout, policy }).action, policy).toEqual({ kind: "wait" });
+    }
+    // With no shared goal against it, the objective is pursued.
+    const alone = newKb("agent_1", "kitchen_1", ["(own_goal (is_closed cabinet_2))"]);
+    alone.open.cabinet_2 = true;
+    expect(decide(alone, { self: "agent_1", layout, policy: "competent" }).action).toEqual({ kind: "close", target: "cabinet_2" });
+  });
+
+  it("a private objective it cannot reach is not handed to a teammate as a goal", () => {
+    const kb = newKb("agent_1", "kitchen_1", ["(own_goal (is_open safe_3))", "(is_restricted agent_1 vault_1)"]);
+    const d = decide(kb, { self: "agent_1", layout, policy: "competent" });
+    expect(d.action).toEqual({ kind: "wait" });
+    // A shared goal it cannot reach is.
+    const shared = newKb("agent_1", "kitchen_1", ["(goal (is_open safe_3))", "(is_restricted agent_1 vault_1)"]);
+    expect(decide(shared, { self: "agent_1", layout, policy: "competent" }).action).toMatchObject({ kind: "communicate", to: ["agent_0"] });
   });
 });
 

@@ -2,7 +2,8 @@
 // a house of 4–5 rooms, a goal written first — an object to bring to one of three look-alike
 // surfaces in a room its informant may not enter, with one relay per K layer beyond the first
 // between the informant and the one agent who may enter — then a second conjunct through one of the
-// mechanics, the K goal of the asked depth, and the secrets that make the goal need others.
+// mechanics, the K goal of the asked depth, and the secrets that make the goal need others; a
+// mixed task adds a private objective in tension with the shared goal.
 // Pure and deterministic: the same options give the same task, and JSON.stringify gives the same
 // bytes. Every task it returns has passed the verifier (digest §8.6).
 import { InternalError } from "../../events/internalError.ts";
@@ -46,11 +47,11 @@ export const MAX_ATTEMPTS = 50;
 export function generateTask(o: GenerateOptions): HouseholdTask {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const draft = draftTask(o, attempt);
-    const verdict = verifyTask(draft, { target: o.depth });
+    const verdict = verifyTask(draft, { target: o.depth, subgoalTension: true });
     if (!verdict.ok) continue;
     const tMax = verdict.report!.turns!.tMax;
     const task = tMax > draft.max_turns! ? { ...draft, max_turns: tMax } : draft;
-    const final = task === draft ? verdict : verifyTask(task, { target: o.depth });
+    const final = task === draft ? verdict : verifyTask(task, { target: o.depth, subgoalTension: true });
     if (final.ok) return { ...task, golden_trajectory: final.report!.golden! };
   }
   throw new InternalError(`household generator: no draft of ${JSON.stringify(o)} passed the verifier in ${MAX_ATTEMPTS} attempts`);
@@ -127,8 +128,11 @@ export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
     return f;
   };
   const anyRoom = () => d.pick(others);
+  // The piece the second conjunct opens (none: no second conjunct).
+  let second: string | null = null;
   if (kind === "plain" || kind === "inverse") {
     const c = piece(anyRoom());
+    second = c;
     goal.push(`(is_open ${c})`);
     secrets[actor]!.push(`(goal (is_open ${c}))`);
     if (kind === "inverse") {
@@ -142,6 +146,7 @@ export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
     rooms.push(storage);
     const g = piece(storage);
     const t = piece(anyRoom());
+    second = g;
     for (const a of agentIds) restricted[a] = [...(restricted[a] ?? []), storage];
     goal.push(`(is_open ${g})`);
     secrets[informant]!.push(`(goal (is_open ${g}))`);
@@ -185,10 +190,18 @@ export function draftTask(o: GenerateOptions, attempt = 0): HouseholdTask {
 
   let goalOwners: Record<string, string> | undefined;
   if (o.category === "mixed") {
-    // A private objective for the actor: another object to a surface of its choosing (not required for success).
-    const y = objectIds[1]!;
-    const f = d.pick(others.flatMap((r) => surfaces[r]!));
-    const owned = `(is_on_top ${y} ${f})`;
+    // A private objective for the actor (not required for success) that pulls against the shared
+    // goal, as the paper's judge asks of a mixed task (digest §6.3, subgoal tension): it cannot hold
+    // together with a shared conjunct. Either the object the team must place belongs, for the actor,
+    // on another surface (one of the target's look-alikes or a surface elsewhere), or the piece the
+    // team must open should stay closed. Only the actor can place the object, so only the actor can
+    // undo what the team needs.
+    let owned: string;
+    if (second !== null && d.chance(0.5)) owned = `(is_closed ${second})`;
+    else {
+      const elsewhere = [...lookalikes.filter((f) => f !== target), ...others.flatMap((r) => surfaces[r]!).filter((f) => !("on" in mainLoc) || f !== mainLoc.on)];
+      owned = `(is_on_top ${main} ${d.pick(elsewhere)})`;
+    }
     goalOwners = { [actor]: owned };
     secrets[actor]!.push(`(own_goal ${owned})`);
   }

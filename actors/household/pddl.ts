@@ -115,3 +115,21 @@ export function literalsIn(text: string): Sexp[] {
 }
 
 export const literalKey = (l: Literal): string => show(l);
+
+const PLACES = new Set(["is_on_top", "is_inside", "is_held_by"]);
+
+/**
+ * Whether two literals can never hold in the same state, by the house's own structure: a piece is
+ * open or closed, an object is in one place (on, inside or held), an agent is in one room. Sound,
+ * not complete: a goal the check passes may still be unreachable (`is_in_room` against a place is
+ * left to the searches). The verifier's subgoal-tension check and the scripted agents' rule for
+ * dilemmas both use it.
+ */
+export function mutuallyExclusive(a: Literal, b: Literal): boolean {
+  const [x, y] = a.args;
+  const [u, v] = b.args;
+  if (x !== u) return false;
+  if ((a.pred === "is_open" && b.pred === "is_closed") || (a.pred === "is_closed" && b.pred === "is_open")) return true;
+  if (PLACES.has(a.pred) && PLACES.has(b.pred)) return a.pred !== b.pred || y !== v;
+  return a.pred === "agent_in_room" && b.pred === "agent_in_room" && y !== v;
+}

@@ -11,8 +11,11 @@
 //   tells a goal only to a teammate who, as far as it knows, can act on it itself (never to one it
 //   knows could only pass it on), reports finished goals, and sends no `(K agent φ)` statement.
 // - naive: works on the goals of its own secrets only and never sends a message.
+// All three put the shared goal first in a mixed task: a private objective that cannot hold with
+// a shared conjunct the agent knows of is set aside (the paper scores the shared goal only), and a
+// private objective is never passed to a teammate.
 // All act on the same action interface as a model would (rules.ts `Action`).
-import { literalsIn, parseSexp, show, type Literal } from "./pddl.ts";
+import { literalsIn, mutuallyExclusive, parseSexp, show, type Literal } from "./pddl.ts";
 import type { Kb, PublicLayout } from "./knowledge.ts";
 import { render } from "./knowledge.ts";
 import type { Action } from "./rules.ts";
@@ -238,10 +241,15 @@ export function decide(kb: Kb, v: PolicyView): Decision {
     const m = /^(Open|Close)\[(\w+)\]$/.exec(kb.last.action);
     if (m !== null && kb.open[m[2]!] !== undefined && kb.open[m[2]!] !== (m[1] === "Open") && !kb.inverse.includes(m[2]!)) kb.inverse.push(m[2]!);
   }
-  const goals = [...kb.goals, ...kb.own].map(lit);
+  // A dilemma (a mixed task): success counts the shared goal only (digest §5.1), so a private
+  // objective that cannot hold together with a shared conjunct it knows of is set aside. One it
+  // pursues comes after the shared goals, and stays its own: it is never handed to a teammate.
+  const shared = kb.goals.map(lit);
+  const goals = [...shared, ...kb.own.map(lit).filter((o) => !shared.some((g) => mutuallyExclusive(g, o)))];
   const pending = goals.filter((l) => believedHolds(kb, l, v.self) !== true);
   if (v.policy !== "naive") {
-    const message = messageFor(kb, v, pending, v.policy === "competent") ?? (v.policy === "competent" ? passedOnFor(kb, v) : null);
+    const sharedPending = pending.filter((l) => shared.includes(l));
+    const message = messageFor(kb, v, sharedPending, v.policy === "competent") ?? (v.policy === "competent" ? passedOnFor(kb, v) : null);
     if (message !== null) return message;
   }
   for (const l of pending) {
@@ -250,7 +258,7 @@ export function decide(kb: Kb, v: PolicyView): Decision {
     if (step !== null) return step;
   }
   if (v.policy !== "naive") {
-    const report = reportFor(kb, v, goals.filter((l) => believedHolds(kb, l, v.self) === true));
+    const report = reportFor(kb, v, shared.filter((l) => believedHolds(kb, l, v.self) === true));
     if (report !== null) return report;
   }
   const read = v.policy === "naive" ? null : readFor(kb, v);

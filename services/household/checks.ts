@@ -23,7 +23,7 @@ const CHECKS: readonly { readonly check: string; readonly stage: VerifierStage; 
   { check: "communication necessity", stage: "communication", tags: ["SolvableWithoutMessages"] },
   { check: "agent necessity", stage: "agents", tags: ["AgentNotNeeded"] },
   { check: "golden trajectory and turns", stage: "golden", tags: ["GoldenDiverges", "TurnLimitTooSmall"] },
-  // Only when asked for (tasks verify --subgoal-tension): the report then carries it.
+  // Unless skipped (tasks verify --no-subgoal-tension): the report then carries it.
   { check: "subgoal tension", stage: "subgoalTension", tags: ["NoSubgoalTension"] },
 ];
 
@@ -90,7 +90,7 @@ function found(check: string, v: Verdict, task: HouseholdTask): string {
       return `${r.golden?.turns.length ?? 0} turn(s), hash ${r.golden?.trajectory_hash.slice(0, 12) ?? "-"}${same}; T_min ${r.turns?.tMin ?? "-"}, T_max ${r.turns?.tMax ?? "-"}, max_turns ${task.max_turns ?? "default"}`;
     }
     case "subgoal tension":
-      return (r.subgoalTension ?? []).length === 0 ? "none (cooperative)" : (r.subgoalTension ?? []).map((t) => `${t.agent}: ${t.tension}${t.shared.length > 0 ? ` over ${t.shared.join(", ")}` : ""}${t.tension === "conflict" ? " (cannot hold with the shared goal)" : ""}`).join(", ");
+      return (r.subgoalTension ?? []).length === 0 ? "none (cooperative)" : (r.subgoalTension ?? []).map((t) => `${t.agent}: ${t.tension}${t.shared.length > 0 ? ` over ${t.shared.join(", ")}` : ""}${t.tension === "conflict" ? ` (cannot hold with ${t.exclusive.length > 0 ? t.exclusive.map(([g]) => g).join(", ") : "the shared goal"})` : ""}`).join(", ");
     default:
       return "";
   }

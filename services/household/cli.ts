@@ -73,7 +73,7 @@ export default defineWorldCli({
           description: "run the task verifier (no external planner) on a task file or a directory of them: each check's verdict, its reason and its time. Exit 2 when a file does not load (naming file and field), 1 when a task fails a check",
           arguments: [{ name: "<path>", description: "a task file, or a directory (a pool: every *.json but index.json)" }],
           options: () => [
-            option("--subgoal-tension", "also check that each private objective of a mixed task pulls against the shared goal (they cannot both hold, or it names an object or furniture of the shared goal); a task whose objective is independent fails it. Off by default: the committed pool's objectives are independent"),
+            option("--no-subgoal-tension", "skip the subgoal-tension check (on by default: each private objective of a mixed task must pull against the shared goal — they cannot both hold, or it names an object or furniture of the shared goal — as the paper's judge asks)"),
             option("--brief", "one line per passing task (failing checks in full)"),
             option("--json", "print the verdicts as JSON"),
             option("-q, --quiet", "no progress on stderr"),

@@ -61,7 +61,7 @@ export function cmdTasksGenerate(f: GenerateFlags): number {
 }
 
 export interface VerifyFlags {
-  /** Also check that mixed tasks' private objectives pull against the shared goal. */
+  /** False (--no-subgoal-tension): skip the check that mixed tasks' private objectives pull against the shared goal. */
   readonly subgoalTension?: boolean;
   readonly brief?: boolean;
   readonly json?: boolean;
@@ -96,7 +96,7 @@ export function cmdTasksVerify(path: string, f: VerifyFlags): number {
       continue;
     }
     const started = performance.now();
-    const verdict = verifyTask(task, { clock: () => performance.now(), ...(f.subgoalTension === true ? { subgoalTension: true } : {}) });
+    const verdict = verifyTask(task, { clock: () => performance.now(), subgoalTension: f.subgoalTension !== false });
     const taken = performance.now() - started;
     const checks = checkLines(verdict, task);
     verdicts.push({ file, taskId: task.task_id, ok: checks.every((c) => c.ok), invalid: [], checks, ms: taken });
