@@ -1174,3 +1174,12 @@ describe("a diary's writer, clipped names in a query, and names the scene never 
     expect(a.hidden.length).toBeGreaterThan(0);
   });
 });
+
+describe("'be after' as seeking, not a time", () => {
+  it("reads 'is X after something' as X's aim, and 'free after the call' as a time", () => {
+    const seeking = analyseQuery("Is Teodora after something? She keeps asking about Maximilian's clients", groomers);
+    expect(seeking.wantsPlan).toBe(false);
+    expect(seeking.asked).toContain("unspoken_goal");
+    expect(analyseQuery("Is Teodora free after the tubs?", groomers).wantsPlan).toBe(true);
+  });
+});

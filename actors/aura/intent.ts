@@ -206,13 +206,21 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // or a temporal subordinator before an event or a clause ("before the match", "till she's finished",
   // "once it eases off"; not "after what she said", which asks the past).
   const TEMPORAL = new Set(["until", "till", "before", "after", "once"]);
+  // "Is the apprentice after something?": "be after" with no other predicate is seeking, not a time.
+  const seeking = (i: number) => {
+    if (tokens[i]!.text !== "after") return false;
+    const opens = tokens.slice(0, i).findLastIndex((u) => u.pos === "PUNCT" && [".", "?", "!", ";", ","].includes(u.text)) + 1;
+    let k = opens;
+    while (tokens[k]?.pos === "ADV" || tokens[k]?.pos === "CCONJ") k++;
+    return tokens[k]?.lemma === "be" && k + 1 < i && tokens.slice(k + 1, i).every((u) => ["DET", "NOUN", "PROPN", "PRON", "NUM"].includes(u.pos) || u.text === "'s");
+  };
   const timing = tokens.some((t, i) =>
     // "how long", "how much longer", "how soon".
     (t.text === "how" && (["long", "longer", "soon"].includes(tokens[i + 1]?.text ?? "") || (tokens[i + 1]?.text === "much" && tokens[i + 2]?.text === "longer"))) ||
     (t.text === "when" && (i === 0 || tokens[i - 1]!.pos === "PUNCT") && (tokens[i + 1]?.pos === "AUX")) ||
     // A clause-final "yet": whether something has happened by now ("is she out of surgery yet?").
     (t.text === "yet" && i > 0 && (tokens[i + 1] === undefined || tokens[i + 1]!.pos === "PUNCT")) ||
-    (TEMPORAL.has(t.text) && tokens[i + 1] !== undefined && tokens[i + 1]!.pos !== "PUNCT" && tokens[i + 1]!.text !== "what" && tokens[i + 1]!.pos !== "ADV"));
+    (TEMPORAL.has(t.text) && tokens[i + 1] !== undefined && tokens[i + 1]!.pos !== "PUNCT" && tokens[i + 1]!.text !== "what" && tokens[i + 1]!.pos !== "ADV" && !seeking(i)));
   const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf) || timing;
   // A group word, or any plural noun for people ("the two drivers", "the nurses").
   const group = cue("group") || tokens.some((t) => t.pos === "NOUN" && t.text !== t.lemma && !t.text.endsWith("ing") && isPersonNoun(t.lemma));
