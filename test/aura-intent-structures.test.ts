@@ -1183,3 +1183,36 @@ describe("'be after' as seeking, not a time", () => {
     expect(analyseQuery("Is Teodora free after the tubs?", groomers).wantsPlan).toBe(true);
   });
 });
+
+// A lifeboat station's log: a label that ends on a noun whose person sense is not its first, a
+// role before the name with a verb-tagged modifier, and a later note clause that names no person.
+const rnliStation: PerceivedScene = {
+  summary: "STATION LOG - 3:10 PM. Duty launch lead: Orla Brennan, in the Boathouse. 14:55 Tractor operator Sven Dahl reports the slipway clear. 15:02 visitor Pia Roth (adult, own kayak) warming up in the Crew Room.",
+  time: "15:10",
+  focus: "Boathouse",
+  public: {
+    "Orla Brennan": { location: "Boathouse", action: "checking the radio" },
+    "Sven Dahl": { location: "Slipway", action: "checking the tractor" },
+    "Pia Roth": { location: "Crew Room", action: "warming up" },
+  },
+};
+
+describe("roles in a log's labels and leads, and note clauses that name no one", () => {
+  const profiles = () => profilesOf(rnliStation.summary, Object.keys(rnliStation.public), rnliStation.public, "wink");
+
+  it("reads a label ending on a person noun of a minor sense, and a lead with a verb-tagged modifier", () => {
+    expect(who("Where's the duty launch lead right now?", rnliStation)).toEqual(["Orla Brennan"]);
+    expect(profiles()["Sven Dahl"]!.heads).toContain("operator");
+    expect(who("Is the tractor operator busy?", rnliStation)).toEqual(["Sven Dahl"]);
+  });
+
+  it("reads a later note clause that names no person as what they have, not a role", () => {
+    expect(profiles()["Pia Roth"]!.heads).not.toContain("kayak");
+    expect(who("Is Orla ok? she keeps staring at the kayak", rnliStation)).toEqual(["Orla Brennan"]);
+  });
+
+  it("reads a what-question on what someone is busy with as their aim", () => {
+    expect(analyseQuery("What's Sven so busy with on that tractor?", rnliStation).asked).toContain("unspoken_goal");
+    expect(analyseQuery("Is Sven busy with the tractor?", rnliStation).asked).not.toContain("unspoken_goal");
+  });
+});

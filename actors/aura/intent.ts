@@ -304,7 +304,10 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
   // "Bored out of his mind", "scared out of her wits": "out of <possessive> <noun>" is an idiom of
   // degree on the feeling before it, not what the person has on their mind.
   const ofDegree = (c: Cue) => tokens[c.start - 1]?.pos === "PRON" && tokens[c.start - 2]?.text === "of" && tokens[c.start - 3]?.text === "out";
-  const goal = cuesOf(tokens, "unspoken_goal").some((c) => !ofDegree(c)) || intention || pursuit || reason || aimedAtUnknown || hiddenMatter || behind || partner || behindWith || possessedNoun || ownAgenda;
+  // "What's Rukhsana so busy with?", "what is he tied up on": the matter someone is taken up with,
+  // asked by a what-question, is what they are after.
+  const occupiedWith = tokens[0]?.text === "what" && cuesOf(tokens, "availability").some((c) => ["with", "on"].includes(tokens[c.end]?.text ?? ""));
+  const goal = cuesOf(tokens, "unspoken_goal").some((c) => !ofDegree(c)) || intention || pursuit || reason || aimedAtUnknown || hiddenMatter || behind || partner || behindWith || possessedNoun || ownAgenda || occupiedWith;
   const hidden: HiddenField[] = [];
   const askedFields: HiddenField[] = [];
   if (second === null && !unresolved && scope.kind !== "none") {

@@ -131,7 +131,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       // A bracket inside is a note of its own ("chief engineer (everyone just says 'Chief')").
       for (const inner of note.matchAll(/\(([^()]*)\)/g)) readNote(inner[1]!, true);
       note = note.replace(/\([^()]*\)/g, " ");
-      for (let whole of note.split(/[,;]/)) {
+      for (const [clauseAt, part] of note.split(/[,;]/).entries()) {
+        let whole = part;
         // "who volunteers as choir director", "who works as a cook": what follows "as" is the role.
         whole = /^\s*who\s+\w+\s+as\s+(.+)$/.exec(whole)?.[1] ?? whole;
         // "the engineer who drives Engine 9": a relative clause after a role describes them; the role
@@ -212,7 +213,9 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         if (abbreviation && !absolute) addRole([{ ...first, pos: "NOUN" }]);
         // (a modifier or a body part with a minor person sense names no one there: "front desk", "a
         // familiar face"; a head noun with any person sense does: "telescope operator")
-        else if (nominal && (!strict || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text))) || (headNoun !== undefined && (isPersonNoun(headNoun.lemma) || isPersonNoun(headNoun.text)) && cuesOf([headNoun], "body_part").length === 0))) addRole(clause);
+        // (… and past a note's first clause, a phrase whose words name no person describes them:
+        // "(adult, own skis)")
+        else if (nominal && ((!strict && (clauseAt === 0 || clause.some((t) => isPersonNoun(t.lemma) || isPersonNoun(t.text)))) || clause.some((t) => (isNoun(t) || t === clause.at(-1)) && (isMainlyPersonNoun(t.lemma) || isMainlyPersonNoun(t.text))) || (headNoun !== undefined && (isPersonNoun(headNoun.lemma) || isPersonNoun(headNoun.text)) && cuesOf([headNoun], "body_part").length === 0))) addRole(clause);
         else about.push(...contentWords(clause));
         }
       }
@@ -325,13 +328,21 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       const label = /(?:^|[.;:\n]\s*)([^,;:.()\n]{2,40}):[ \t]*$/.exec(summary.slice(0, leadEnd))?.[1];
       const labelTokens = label === undefined ? [] : tokenize(label.toLowerCase(), tokenizer).filter((t) => t.pos !== "PUNCT");
       const labelHead = labelTokens.at(-1);
-      if (labelHead !== undefined && labelTokens.length <= 3 && (isMainlyPersonNoun(labelHead.lemma) || isMainlyPersonNoun(labelHead.text))) addRole(labelTokens);
+      // (a label of several words may end on a noun whose person sense is not its first: "Duty patrol lead")
+      const personHead = labelHead !== undefined && (isMainlyPersonNoun(labelHead.lemma) || isMainlyPersonNoun(labelHead.text) || (labelTokens.length >= 2 && labelTokens.slice(0, -1).every((t) => isNoun(t) || (t.pos === "VERB" && t.text === t.lemma)) && (isPersonNoun(labelHead.lemma) || isPersonNoun(labelHead.text)) && cuesOf([labelHead], "body_part").length === 0));
+      // (its last word heads it too, whatever its tag: "lead" read as a verb)
+      if (labelHead !== undefined && labelTokens.length <= 3 && personHead) {
+        addRole(labelTokens);
+        heads.push(labelHead.text, labelHead.lemma);
+      }
       // (a capital is no matter: "And the landlord, Felix Okoro, …")
       const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/i).at(-1)!;
       const leadWords = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
       // The noun phrase that ends the lead, from its determiner ("… the pastry display beside the
       // counter assistant, Nadia Haddad,", "Next to him the flour supplier, Tom Becker,").
-      const leadTokens = leadWords.every(nominalWord) ? leadWords : leadWords.slice(Math.max(0, leadWords.findLastIndex((t, x) => (t.pos === "DET" || POSSESSIVES.has(t.text)) && leadWords.slice(x + 1).every(nominalWord))));
+      // (a base-form word the tagger reads as a verb before a noun modifies it: "the lift operator")
+      const nominalIn = (words: readonly Token[]) => (t: Token, x: number) => nominalWord(t) || (t.pos === "VERB" && t.text === t.lemma && words[x + 1] !== undefined && isNoun(words[x + 1]!));
+      const leadTokens = leadWords.every(nominalIn(leadWords)) ? leadWords : leadWords.slice(Math.max(0, leadWords.findLastIndex((t, x) => (t.pos === "DET" || POSSESSIVES.has(t.text)) && leadWords.slice(x + 1).every((u, y) => nominalIn(leadWords)(u, x + 1 + y)))));
       const leadHead = leadTokens.at(-1);
       // "Lucia's 14-year-old, Mateo": an age said of someone's own is their child, of that age.
       const agedOwn = /(?:['’]s|\b(?:her|his|their|our|my))\s+(\d{1,3})-year-old\s*$/.exec(lead);
@@ -351,7 +362,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         addRole(tokenize("child", tokenizer));
         const age = Number(agedOwn[1]);
         about.push(...(age >= 60 ? AGE_WORDS.old : age <= 25 ? AGE_WORDS.young : []));
-      } else if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text)) && leadTokens.every(nominalWord)) addRole(leadTokens);
+      // (… or, after a modifier, a noun with any person sense: "the lift operator")
+      } else if (leadHead !== undefined && isNoun(leadHead) && (isMainlyPersonNoun(leadHead.lemma) || isMainlyPersonNoun(leadHead.text) || (leadTokens.filter((t) => t.pos !== "DET" && !POSSESSIVES.has(t.text)).length >= 2 && (isPersonNoun(leadHead.lemma) || isPersonNoun(leadHead.text)) && cuesOf([leadHead], "body_part").length === 0)) && leadTokens.every(nominalIn(leadTokens))) addRole(leadTokens);
       // Adjectives alone before the name describe them ("young Liu Yang").
       else if (leadTokens.length > 0 && leadTokens.length <= 2 && leadTokens.every((t) => t.pos === "ADJ" && /^[a-z]/.test(t.text))) about.push(...contentWords(leadTokens));
       // A capitalised phrase set off by a dash just before the name, naming no place, is what
