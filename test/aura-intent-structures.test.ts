@@ -1216,3 +1216,12 @@ describe("roles in a log's labels and leads, and note clauses that name no one",
     expect(analyseQuery("Is Sven busy with the tractor?", rnliStation).asked).not.toContain("unspoken_goal");
   });
 });
+
+describe("a preference and an unnamed matter as an inverted subject", () => {
+  it("reads 'would rather' as what someone wants, and 'is something up' as a hidden matter", () => {
+    expect(analyseQuery("How's Sven doing? He looks like he'd rather be anywhere else", rnliStation).asked).toContain("unspoken_goal");
+    expect(analyseQuery("Sven looks shattered. Is he ok or is something up?", rnliStation).asked).toContain("unspoken_goal");
+    // "rather" as a degree adverb wants nothing.
+    expect(analyseQuery("Sven is rather tired today", rnliStation).asked).not.toContain("unspoken_goal");
+  });
+});

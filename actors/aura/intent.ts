@@ -294,7 +294,9 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     let v = i - 1;
     while (v >= 0 && tokens[v]!.pos === "ADV") v--;
     const held = ["have", "get", "hold", "keep"].includes(tokens[v]?.lemma ?? "");
-    return subject || held;
+    // … or of an inverted "be" with a particle or adjective for its predicate ("or is something up?").
+    const inverted = tokens[i - 1]?.lemma === "be" && ["ADV", "ADP", "PART", "ADJ"].includes(next.pos);
+    return subject || held || inverted;
   });
   // "What's going on?", "what's got into him?", "what's come over her?": a what-question whose verb
   // is a generic one with its particle asks what lies behind, not a public act.
