@@ -175,10 +175,12 @@ describe("a query that turns on when something will happen asks the plan", () =>
     expect(analyseQuery("Is Josie okay after what happened with the cables?", theatre).wantsPlan).toBe(false);
   });
 
-  it("reads a clause-final 'yet' as whether something has happened by now", () => {
-    expect(analyseQuery("Is Mira done with the powder yet?", theatre).wantsPlan).toBe(true);
-    expect(analyseQuery("Ben hasn't gone on his break yet, has he?", theatre).wantsPlan).toBe(true);
-    expect(analyseQuery("Is Kai nervous, yet hiding it?", theatre).wantsPlan).toBe(false);
+  it("reads a clause-final 'yet' as whether something has happened by now, not what comes next", () => {
+    // Annotators of the development splits asked for the plan on 3 of 32 such queries: the state
+    // answers them ("is she out of surgery yet?"), so "yet" adds no plan read.
+    expect(analyseQuery("Is Mira done with the powder yet?", theatre).wantsPlan).toBe(false);
+    expect(analyseQuery("Ben hasn't gone on his break yet, has he?", theatre).wantsPlan).toBe(false);
+    expect(analyseQuery("When will Mira be done with the powder?", theatre).wantsPlan).toBe(true);
   });
 });
 

@@ -218,8 +218,6 @@ export function analyseQuery(text: string, scene: PerceivedScene, options: Analy
     // "how long", "how much longer", "how soon".
     (t.text === "how" && (["long", "longer", "soon"].includes(tokens[i + 1]?.text ?? "") || (tokens[i + 1]?.text === "much" && tokens[i + 2]?.text === "longer"))) ||
     (t.text === "when" && (i === 0 || tokens[i - 1]!.pos === "PUNCT") && (tokens[i + 1]?.pos === "AUX")) ||
-    // A clause-final "yet": whether something has happened by now ("is she out of surgery yet?").
-    (t.text === "yet" && i > 0 && (tokens[i + 1] === undefined || tokens[i + 1]!.pos === "PUNCT")) ||
     (TEMPORAL.has(t.text) && tokens[i + 1] !== undefined && tokens[i + 1]!.pos !== "PUNCT" && tokens[i + 1]!.text !== "what" && tokens[i + 1]!.pos !== "ADV" && !seeking(i)));
   const wantsPlan = cuesOf(tokens, "schedule").some(predicatedOf) || timing;
   // A group word, or any plural noun for people ("the two drivers", "the nurses").
