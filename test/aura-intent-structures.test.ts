@@ -1227,3 +1227,44 @@ describe("a preference and an unnamed matter as an inverted subject", () => {
     expect(analyseQuery("Sven is rather tired today", rnliStation).asked).not.toContain("unspoken_goal");
   });
 });
+
+// A voicemail and a review: a dash nickname after a sentence's end, an appositive inside a
+// sentence, a capitalised clip that is also an English word, a writer who names themselves.
+const voicemail: PerceivedScene = {
+  summary: "Voicemail, 4:15 PM, from Josephine Marr: \"Hi love, it's Jo. We're at the county show. Will - Wilhelmina Marr, your niece - is in the Show Ring with her pony, up against a former champion, Dagny Holt. I'm by the Tea Tent. Call me.\"",
+  time: "16:15",
+  focus: "Show Ring",
+  public: {
+    "Josephine Marr": { location: "Tea Tent", action: "drinking tea" },
+    "Wilhelmina Marr": { location: "Show Ring", action: "riding a pony" },
+    "Dagny Holt": { location: "Show Ring", action: "riding a grey mare" },
+  },
+};
+const review: PerceivedScene = {
+  summary: "Five stars, posted 2:00 PM from the waiting chairs: \"Booked with Rufus Dane (owner, barber). I'm Colm Ashby, by the way, here for a trim. I've been leafing through old magazines for an hour.\"",
+  time: "14:00",
+  focus: "Shop Floor",
+  public: {
+    "Rufus Dane": { location: "Shop Floor", action: "cutting hair" },
+    "Colm Ashby": { location: "Waiting Chairs", action: "waiting for a trim" },
+  },
+};
+
+describe("a voicemail's and a review's people", () => {
+  const profiles = () => profilesOf(voicemail.summary, Object.keys(voicemail.public), voicemail.public, "wink");
+
+  it("reads a dash nickname after a sentence's end, and an appositive that opens on a determiner inside a sentence", () => {
+    expect(profiles()["Wilhelmina Marr"]!.nicknames).toContain("Will");
+    expect(profiles()["Dagny Holt"]!.heads).toContain("champion");
+    expect(who("Is the former champion nervous?", voicemail)).toEqual(["Dagny Holt"]);
+  });
+
+  it("reads a capitalised clip inside a sentence as a name even when it is an English word", () => {
+    expect(who("How's Will holding up in the ring?", voicemail)).toEqual(["Wilhelmina Marr"]);
+    expect(who("How's Dag doing?", voicemail)).toEqual(["Dagny Holt"]);
+  });
+
+  it("reads \"I'm Name, by the way\" as the writer", () => {
+    expect(profilesOf(review.summary, Object.keys(review.public), review.public, "wink")["Colm Ashby"]!.about).toEqual(expect.arrayContaining(["magazines"]));
+  });
+});

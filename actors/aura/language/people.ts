@@ -323,7 +323,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       // … or a noun phrase set off before it by a comma at a sentence's start ("The client, Marguerite …").
       // (a line break ends a list item or a table row as a sentence's end does)
       const before = summary.slice(0, leadEnd).split(/[,;:.()\n]/);
-      const fronted = before.length >= 2 && before.at(-1)!.trim() === "" && /(?:^|[.:;\n]\s*)[^,;:.()\n]*,\s*$/.test(summary.slice(0, leadEnd));
+      // … or inside a sentence, one that opens on a determiner ("…, against an International Master, Shirin Bagheri.").
+      const fronted = before.length >= 2 && before.at(-1)!.trim() === "" && (/(?:^|[.:;\n]\s*)[^,;:.()\n]*,\s*$/.test(summary.slice(0, leadEnd)) || /,\s*(?:\w+\s+){0,2}(?:an?|the)\s+[^,;:.()\n]*,\s*$/i.test(summary.slice(0, leadEnd)));
       // … or a label before a colon that names a person ("Presenter: Ines Carvalho"; not "Control Room:").
       const label = /(?:^|[.;:\n]\s*)([^,;:.()\n]{2,40}):[ \t]*$/.exec(summary.slice(0, leadEnd))?.[1];
       const labelTokens = label === undefined ? [] : tokenize(label.toLowerCase(), tokenizer).filter((t) => t.pos !== "PUNCT");
@@ -368,7 +369,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       else if (leadTokens.length > 0 && leadTokens.length <= 2 && leadTokens.every((t) => t.pos === "ADJ" && /^[a-z]/.test(t.text))) about.push(...contentWords(leadTokens));
       // A capitalised phrase set off by a dash just before the name, naming no place, is what
       // they are called ("Main Dome: Big K - Kwame Mensah, …").
-      const dashed = /(?:^|[:\n]|\b(?:and|while|with)\b)\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, leadEnd).split(/[,;(]/).at(-1)!);
+      const dashed = /(?:^|[:\n]|[.!?]\s|\b(?:and|while|with)\b)\s*(?:[-–—*•]\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,2})\s+[-–—]\s*$/.exec(summary.slice(0, leadEnd).split(/[,;(]/).at(-1)!);
       if (dashed !== null && !places.has(dashed[1]!.toLowerCase())) addNickname(dashed[1]!);
     }
     // A clipped given name: a capitalised word of three letters or more that no English has, that
@@ -413,8 +414,8 @@ function writerOf(summary: string, roster: readonly string[]): string | undefine
     return who.length === 1 ? who[0] : undefined;
   };
   // … or "It's me, Farah Haddad, on my own …"
-  const writing = /\(([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+writing\)|\b([A-Z][\w-]*)\s+writing\b|\b(?:it['’]s|it\s+is)\s+me,?\s+([A-Z][\w-]*)/i.exec(summary);
-  if (writing !== null) return named((writing[1] ?? writing[2] ?? writing[3])!.split(/\s+/)[0]!);
+  const writing = /\(([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+writing\)|\b([A-Z][\w-]*)\s+writing\b|\b(?:[Ii]t['’]s|[Ii]t\s+is)\s+me,?\s+([A-Z][\w-]*)|\bI['’]m\s+([A-Z][\w-]*)\s+[A-Z][\w-]*,?\s+by\s+the\s+way/.exec(summary);
+  if (writing !== null) return named((writing[1] ?? writing[2] ?? writing[3] ?? writing[4])!.split(/\s+/)[0]!);
   const signOff = [...summary.matchAll(/(?:^|[.!?\n]\s*)(?:love|cheers|thanks|thank you|best|regards|best wishes|ta|xx?|yours)\s*[,!]?\s+([A-Z][\w-]*)\b/gi)].at(-1) ?? /(?:^|\n|[.!]\s)\s*[-–—]\s*([A-Z][\w-]*)\s*$/.exec(summary);
   return signOff === null || signOff === undefined ? undefined : named(signOff[1]!);
 }
@@ -635,13 +636,14 @@ export function mentionsOf(tokens: readonly Token[], roster: readonly string[], 
   const uncased = !tokens.some((t) => t.capital);
   // A clipped given name the summary never writes ("rafa" for Rafael): the start, three letters or
   // more, of one given name and of no other name part, that is no English word.
-  const clipped = (w: string): string[] | undefined => {
-    if (w.length < 3 || knownWord(w)) return undefined;
+  // (written with a capital inside a sentence it may be an English word too: "How's Win holding up")
+  const clipped = (w: string, capitalised = false): string[] | undefined => {
+    if (w.length < 3 || (!capitalised && knownWord(w))) return undefined;
     const whose = parts.filter(({ words }) => words.length > 1 && words[0]!.startsWith(w) && words[0] !== w);
     return whose.length === 1 && !parts.some(({ name, words }) => words.some((x, k) => x.startsWith(w) && (name !== whose[0]!.name || k > 0))) ? [whose[0]!.name] : undefined;
   };
   tokens.forEach((t, i) => {
-    const who = ofGender(owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined) ?? (/^[a-z]+$/.test(t.text) && isNoun(t) ? clipped(t.text) : undefined), titleBefore(i));
+    const who = ofGender(owners.get(t.text) ?? (t.upper ? initials.get(t.text) : undefined) ?? (/^[a-z]+$/.test(t.text) && (isNoun(t) || t.capital) ? clipped(t.text, t.capital && i > 0 && tokens[i - 1]!.pos !== "PUNCT") : undefined), titleBefore(i));
     // (a one-letter nickname only after a title: "Dr O")
     if (!used.has(i) && (t.text.length > 1 || titled(i)) && (t.capital || t.pos === "PROPN" || titled(i) || bare(i) || (uncased && isNoun(t))) && who?.length === 1 && !out.some((m) => m.name === who[0] && m.by === "name" && m.start <= i && i < m.end)) claim({ name: who[0]!, start: i, end: i + 1, by: "name" });
   });
