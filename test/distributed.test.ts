@@ -55,8 +55,7 @@ describe("distributed runs over NATS", () => {
     expect(distributed.length).toBe(embedded.length);
     expect(distributed.map(withoutMetaLine)).toEqual(embedded.map(withoutMetaLine));
 
-    const verify = start(["verify", episode, "--nats", suite.nats.url, "--namespace", ns]);
-    const v = await verify.done;
+    const v = await runCli(["verify", episode, "--nats", suite.nats.url, "--namespace", ns]);
     expect(v.out).toMatch(/^OK: auratown-s42-baseline: \d+ records, hash chain intact/);
     expect(v.code).toBe(0);
 
