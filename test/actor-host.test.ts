@@ -8,7 +8,7 @@ import type { LogRecord } from "../events/record.ts";
 import { distributedBackend } from "../infra/natsBackend.ts";
 import { jetStreamWhere, remotePlacement } from "../services/distributed/episodes.ts";
 import { runEpisode } from "../services/kernel/episodes.ts";
-import { frozenWhen, logRecords, startCli, tempDir, until, withoutMetaLine, type CliProcess } from "./helpers.ts";
+import { frozenWhen, logRecords, runCli, startCli, tempDir, until, withoutMetaLine, type CliProcess } from "./helpers.ts";
 import { natsForSuite } from "./natsServer.ts";
 import { asleepUntilExit } from "./timing.ts";
 
@@ -93,95 +93,105 @@ const AGENTS_A = "agent/chen-mei,agent/lin-wei,agent/zhang-hao";
 const AGENTS_B = "agent/liu-yang,agent/wang-jun,env/auratown";
 
 describe("actor hosts and remote runs that fail", () => {
-  it("a host says truly why it stops on a signal, stops by itself when another sequencer finishes its episode, and exits at once on a finished one", async () => {
-    const ns = suite.nats.namespace("ends");
-    const episode = "auratown-s31-baseline";
-    const host = (...extra: string[]) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "all", ...extra]);
-    await headerOnlyLog(ns, 31, 6);
+  // Two lanes side by side, each suite `concurrent` and its tests not (one after the other in their
+  // lane); each test has a namespace of its own. Most of each is waiting: for hosts and sequencers
+  // to start, an idle timeout, a killed host to be noticed. One after the other they took some 45 s.
+  const lane = { concurrent: true } as const;
+  const inLane = (timeout: number) => ({ concurrent: false, timeout });
 
-    const signalled = host();
-    await signalled.said(/serving agent\/chen-mei/);
-    signalled.child.kill("SIGTERM");
-    const s = await signalled.within(10_000);
-    expect(s.code).toBe(0);
-    expect(s.err).toContain(`actor-host: stopped while serving episode ${episode} (0 of 6 ticks committed); no sequencer had asked for these actors`);
-    expect(s.err).not.toMatch(/waits for these actors/);
+  describe("hosts that stop", lane, () => {
+    it("a host says truly why it stops on a signal, stops by itself when another sequencer finishes its episode, and exits at once on a finished one", inLane(90_000), async () => {
+      const ns = suite.nats.namespace("ends");
+      const episode = "auratown-s31-baseline";
+      const host = (...extra: string[]) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "all", ...extra]);
+      await headerOnlyLog(ns, 31, 6);
 
-    // A local resume finishes the episode: the host, never asked, notices the last commit and stops.
-    const waiting = host();
-    await waiting.said(/serving /);
-    const resumed = await start(["run", "auratown", "--seed", "31", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--resume", "-q"]).done;
-    expect(resumed.code).toBe(0);
-    const w = await waiting.within(10_000);
-    expect(w.code).toBe(0);
-    expect(w.err).toContain(`actor-host: episode ${episode} finished (6 of 6 ticks committed; its last tick was committed by a sequencer that never asked for these actors); stopping`);
+      const signalled = host();
+      await signalled.said(/serving agent\/chen-mei/);
+      signalled.child.kill("SIGTERM");
+      const s = await signalled.within(10_000);
+      expect(s.code).toBe(0);
+      expect(s.err).toContain(`actor-host: stopped while serving episode ${episode} (0 of 6 ticks committed); no sequencer had asked for these actors`);
+      expect(s.err).not.toMatch(/waits for these actors/);
 
-    // A finished episode has nothing to serve: said at once, without serving (its start is most of
-    // the wait, which a loaded machine makes longer).
-    const late = await host().within(30_000);
-    expect(late.code).toBe(0);
-    expect(late.err).toContain(`actor-host: episode ${episode} is already finished (6 of 6 ticks committed); nothing to serve`);
-    expect(late.err).not.toMatch(/serving/);
-    await expectLogEqualsEmbedded(ns, 31, 6);
-  }, 90_000);
+      // A local resume finishes the episode: the host, never asked, notices the last commit and stops.
+      const waiting = host();
+      await waiting.said(/serving /);
+      const resumed = await runCli(["run", "auratown", "--seed", "31", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--resume", "-q"]);
+      expect(resumed.code).toBe(0);
+      const w = await waiting.within(10_000);
+      expect(w.code).toBe(0);
+      expect(w.err).toContain(`actor-host: episode ${episode} finished (6 of 6 ticks committed; its last tick was committed by a sequencer that never asked for these actors); stopping`);
 
-  it("a sequencer killed mid-run: its hosts stop after --idle-timeout saying so; `run --resume --remote all` with new hosts continues from the latest snapshot and the log equals an uninterrupted run's", async () => {
-    const ns = suite.nats.namespace("idle");
-    const episode = "auratown-s32-baseline";
-    const host = (actors: string, ...extra: string[]) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", actors, ...extra]);
-    // A snapshot every tick (the default keeps a day's last only): the resume restores the hosts from one.
-    const run = (...extra: string[]) => start(["run", "auratown", "--seed", "32", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", ...extra]);
-    const [a, b] = [host(AGENTS_A, "--idle-timeout", "3"), host(AGENTS_B, "--idle-timeout", "3")];
-    const sequencer = run();
-    await partialLog(ns, episode, 150, sequencer);
-    sequencer.child.kill("SIGKILL");
-    await sequencer.done;
-    for (const h of await Promise.all([a.within(20_000), b.within(20_000)])) {
-      expect(h.code).toBe(2);
-      expect(h.err).toMatch(new RegExp(`actor-host: the sequencer of episode ${episode} has asked nothing for 3 s \\(--idle-timeout\\); stopping with the episode unfinished \\(\\d+ of 34 ticks committed\\): continue it with \`probetown run … --resume\``));
-    }
+      // A finished episode has nothing to serve: said at once, without serving (its start is most of
+      // the wait, which a loaded machine makes longer).
+      const late = await host().within(30_000);
+      expect(late.code).toBe(0);
+      expect(late.err).toContain(`actor-host: episode ${episode} is already finished (6 of 6 ticks committed); nothing to serve`);
+      expect(late.err).not.toMatch(/serving/);
+      await expectLogEqualsEmbedded(ns, 31, 6);
+    });
 
-    const resumed = await resumeWith(run("--resume"), [host(AGENTS_A), host(AGENTS_B)]);
-    expect(resumed.out).toMatch(/resumed after tick \d+/);
-    await expectLogEqualsEmbedded(ns, 32, 34);
-  }, 180_000);
+    it("a sequencer killed mid-run: its hosts stop after --idle-timeout saying so; `run --resume --remote all` with new hosts continues from the latest snapshot and the log equals an uninterrupted run's", inLane(180_000), async () => {
+      const ns = suite.nats.namespace("idle");
+      const episode = "auratown-s32-baseline";
+      const host = (actors: string, ...extra: string[]) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", actors, ...extra]);
+      // A snapshot every tick (the default keeps a day's last only): the resume restores the hosts from one.
+      const run = (...extra: string[]) => start(["run", "auratown", "--seed", "32", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", ...extra]);
+      const [a, b] = [host(AGENTS_A, "--idle-timeout", "3"), host(AGENTS_B, "--idle-timeout", "3")];
+      const sequencer = run();
+      await partialLog(ns, episode, 150, sequencer);
+      sequencer.child.kill("SIGKILL");
+      await sequencer.done;
+      for (const h of await Promise.all([a.within(20_000), b.within(20_000)])) {
+        expect(h.code).toBe(2);
+        expect(h.err).toMatch(new RegExp(`actor-host: the sequencer of episode ${episode} has asked nothing for 3 s \\(--idle-timeout\\); stopping with the episode unfinished \\(\\d+ of 34 ticks committed\\): continue it with \`probetown run … --resume\``));
+      }
 
-  it("an actor host SIGKILLed mid-run fails the run naming the actor and episode (exit 2); the surviving host (set back to the snapshot) and a new one finish it with `--resume --remote all`, as an uninterrupted run", async () => {
-    const ns = suite.nats.namespace("lost");
-    const episode = "auratown-s33-baseline";
-    const host = (actors: string) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", actors]);
-    // A snapshot every tick (the default keeps a day's last only): the resume restores the hosts from one.
-    const run = (...extra: string[]) => start(["run", "auratown", "--seed", "33", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", ...extra]);
-    const [a, b] = [host(AGENTS_A), host(AGENTS_B)];
-    const sequencer = run();
-    await partialLog(ns, episode, 150, sequencer);
-    b.child.kill("SIGKILL");
-    sequencer.child.kill("SIGCONT");
-    const waited = asleepUntilExit(sequencer.child);
-    await b.done;
-    const failed = await sequencer.within(60_000);
-    expect(failed.code).toBe(2);
-    // Killed mid-request or between two: told within seconds (the sequencer's exit included), not at
-    // the 30 s request timeout; counted is the time the sequencer waited, not the time a busy
-    // machine kept it from running (test/timing.ts).
-    expect(await waited).toBeLessThan(20_000);
-    expect(failed.err).toMatch(new RegExp(`error: episode ${episode}: the actor host serving (agent/liu-yang|agent/wang-jun|env/auratown) stopped answering \\(.*\\); the log so far is kept: start an actor host for \\1 again and continue the episode with \`run --resume\``));
+      const resumed = await resumeWith(run("--resume"), [host(AGENTS_A), host(AGENTS_B)]);
+      expect(resumed.out).toMatch(/resumed after tick \d+/);
+      await expectLogEqualsEmbedded(ns, 32, 34);
+    });
+  });
 
-    await resumeWith(run("--resume"), [a, host(AGENTS_B)]);
-    await expectLogEqualsEmbedded(ns, 33, 34);
-  }, 180_000);
+  describe("runs that lose their hosts", lane, () => {
+    it("an actor host SIGKILLed mid-run fails the run naming the actor and episode (exit 2); the surviving host (set back to the snapshot) and a new one finish it with `--resume --remote all`, as an uninterrupted run", inLane(180_000), async () => {
+      const ns = suite.nats.namespace("lost");
+      const episode = "auratown-s33-baseline";
+      const host = (actors: string) => start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", actors]);
+      // A snapshot every tick (the default keeps a day's last only): the resume restores the hosts from one.
+      const run = (...extra: string[]) => start(["run", "auratown", "--seed", "33", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--snapshot-every", "1", ...extra]);
+      const [a, b] = [host(AGENTS_A), host(AGENTS_B)];
+      const sequencer = run();
+      await partialLog(ns, episode, 150, sequencer);
+      b.child.kill("SIGKILL");
+      sequencer.child.kill("SIGCONT");
+      const waited = asleepUntilExit(sequencer.child);
+      await b.done;
+      const failed = await sequencer.within(60_000);
+      expect(failed.code).toBe(2);
+      // Killed mid-request or between two: told within seconds (the sequencer's exit included), not at
+      // the 30 s request timeout; counted is the time the sequencer waited, not the time a busy
+      // machine kept it from running (test/timing.ts).
+      expect(await waited).toBeLessThan(20_000);
+      expect(failed.err).toMatch(new RegExp(`error: episode ${episode}: the actor host serving (agent/liu-yang|agent/wang-jun|env/auratown) stopped answering \\(.*\\); the log so far is kept: start an actor host for \\1 again and continue the episode with \`run --resume\``));
 
-  it("`run --resume --remote all` of a run that found no hosts says which actors it waits for, and finishes once their hosts come", async () => {
-    const ns = suite.nats.namespace("wait");
-    const episode = "auratown-s34-baseline";
-    await headerOnlyLog(ns, 34, 6);
-    const sequencer = start(["run", "auratown", "--seed", "34", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--resume"]);
-    await sequencer.said(new RegExp(`run: waiting for actor hosts serving agent/chen-mei, agent/lin-wei, agent/liu-yang, agent/wang-jun, agent/zhang-hao, env/auratown of episode ${episode}, up to 30 s in all \\(start them with \`probetown actor-host ${episode} --nats nats://127\\.0\\.0\\.1:\\d+ --namespace ${ns} --actors agent/chen-mei,`));
-    const h = start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "all"]);
-    const s = await sequencer.within(60_000);
-    if (s.code !== 0) console.error(s.err);
-    expect(s.code).toBe(0);
-    expect((await h.within(10_000)).code).toBe(0);
-    await expectLogEqualsEmbedded(ns, 34, 6);
-  }, 90_000);
+      await resumeWith(run("--resume"), [a, host(AGENTS_B)]);
+      await expectLogEqualsEmbedded(ns, 33, 34);
+    });
+
+    it("`run --resume --remote all` of a run that found no hosts says which actors it waits for, and finishes once their hosts come", inLane(90_000), async () => {
+      const ns = suite.nats.namespace("wait");
+      const episode = "auratown-s34-baseline";
+      await headerOnlyLog(ns, 34, 6);
+      const sequencer = start(["run", "auratown", "--seed", "34", "--ticks", "6", "--nats", suite.nats.url, "--namespace", ns, "--remote", "all", "--resume"]);
+      await sequencer.said(new RegExp(`run: waiting for actor hosts serving agent/chen-mei, agent/lin-wei, agent/liu-yang, agent/wang-jun, agent/zhang-hao, env/auratown of episode ${episode}, up to 30 s in all \\(start them with \`probetown actor-host ${episode} --nats nats://127\\.0\\.0\\.1:\\d+ --namespace ${ns} --actors agent/chen-mei,`));
+      const h = start(["actor-host", episode, "--nats", suite.nats.url, "--namespace", ns, "--actors", "all"]);
+      const s = await sequencer.within(60_000);
+      if (s.code !== 0) console.error(s.err);
+      expect(s.code).toBe(0);
+      expect((await h.within(10_000)).code).toBe(0);
+      await expectLogEqualsEmbedded(ns, 34, 6);
+    });
+  });
 });

@@ -55,8 +55,7 @@ describe("distributed runs over NATS", () => {
     expect(distributed.length).toBe(embedded.length);
     expect(distributed.map(withoutMetaLine)).toEqual(embedded.map(withoutMetaLine));
 
-    const verify = start(["verify", episode, "--nats", suite.nats.url, "--namespace", ns]);
-    const v = await verify.done;
+    const v = await runCli(["verify", episode, "--nats", suite.nats.url, "--namespace", ns]);
     expect(v.out).toMatch(/^OK: auratown-s42-baseline: \d+ records, hash chain intact/);
     expect(v.code).toBe(0);
 
@@ -179,15 +178,19 @@ describe("distributed runs over NATS", () => {
       expect(r.code, args.join(" ")).toBe(2);
     }
     // follow waits for an episode that has not started, but says after a while what is there instead.
+    // So does an actor host (it waited silently for ever). Both wait at once: each says it after
+    // the same 5 s (FOLLOW_HINT_MS), which the test waited out twice, one after the other.
     const typo = start(["follow", "auratown-s70-baseline", ...nats]);
-    await said(typo, /follow: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting, Ctrl-C stops/);
-    typo.child.kill("SIGINT");
-    expect((await typo.done).code).toBe(0);
-    // So does an actor host (it waited silently for ever).
     const host = start(["actor-host", "auratown-s70-baseline", ...nats, "--actors", "all"]);
+    const followSaid = said(typo, /follow: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting, Ctrl-C stops/);
+    const hostSaid = said(host, /actor-host: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting for its run \(`probetown run … --remote`\), Ctrl-C stops/);
     try {
-      await said(host, /actor-host: no record of episode auratown-s70-baseline yet; it holds auratown-s7-baseline \(check the id and --namespace\); still waiting for its run \(`probetown run … --remote`\), Ctrl-C stops/);
+      await followSaid;
+      typo.child.kill("SIGINT");
+      expect((await typo.done).code).toBe(0);
+      await hostSaid;
     } finally {
+      typo.child.kill("SIGINT");
       host.child.kill("SIGINT");
     }
     expect((await host.done).code).toBe(0);

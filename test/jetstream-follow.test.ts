@@ -64,7 +64,11 @@ const following = async (nc: NatsConnection, ns: string): Promise<boolean> => {
 
 const upTo = (n: number) => Array.from({ length: n + 1 }, (_, i) => i);
 
-describe("follow across a NATS server restart", () => {
+// The five tests run at once (describe.concurrent): each restarts a server of its own or uses a
+// namespace of its own, and most of each is waiting (a restart, a stalled consumer's 5 s request,
+// a quiet follow's 5 s), which one after the other took some 45 s.
+
+describe.concurrent("follow across a NATS server restart", () => {
   it("started before the episode, with the server killed before its first record: yields every record once, in order", async () => {
     const { server, nc } = await privateNats();
     const ns = server.namespace("before");
@@ -130,7 +134,7 @@ describe("follow across a NATS server restart", () => {
   }, 90_000);
 });
 
-describe("follow and the outage window (--nats-outage)", () => {
+describe.concurrent("follow and the outage window (--nats-outage)", () => {
   it("a server that stays away longer than the window ends the follow (NatsReadStalled: exit 2 through withNats), not a wait for ever", async () => {
     const server = await startTestNats({ own: true });
     servers.push(server);
@@ -155,7 +159,7 @@ describe("follow and the outage window (--nats-outage)", () => {
   }, 60_000);
 });
 
-describe("probetown follow of an episode whose writer stopped", () => {
+describe.concurrent("probetown follow of an episode whose writer stopped", () => {
   it("says so once it has been quiet with nobody holding its writer lock, not while its writer holds it, and goes on waiting", async () => {
     const { server, nc } = await privateNats(false);
     const ns = server.namespace("stopped");

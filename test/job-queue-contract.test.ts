@@ -31,7 +31,14 @@ async function openJetStream(nats: TestNats, label: string, options: JetStreamJo
   return { queue, nc, ns };
 }
 
-describe("JetStreamJobQueue", () => {
+// The JetStream queue's tests and its restart tests run side by side, each suite's tests in order
+// (the suites `concurrent`, their tests not): each suite has its own server and its own namespaces,
+// and most of each test is waiting (an ack wait, heartbeats, a restart). One after the other they
+// took some 22 s.
+const lane = { concurrent: true } as const;
+const inLane = { concurrent: false } as const;
+
+describe("JetStreamJobQueue", lane, () => {
   let nats: TestNats;
   beforeAll(async () => {
     nats = await startTestNats();
@@ -42,7 +49,7 @@ describe("JetStreamJobQueue", () => {
 
   jobQueueContract("JetStream work queue", async () => (await openJetStream(nats, "contract")).queue);
 
-  it("keeps a job that runs longer than ack_wait from being redelivered (working() heartbeats)", async () => {
+  it("keeps a job that runs longer than ack_wait from being redelivered (working() heartbeats)", inLane, async () => {
     const { queue } = await openJetStream(nats, "long");
     try {
       const runs: Array<{ worker: string; attempt: number }> = [];
@@ -62,7 +69,7 @@ describe("JetStreamJobQueue", () => {
     }
   });
 
-  it("a job whose outcome is recorded while its message is not yet acked is finished for a resubmit (a success), queued anew (a failure)", async () => {
+  it("a job whose outcome is recorded while its message is not yet acked is finished for a resubmit (a success), queued anew (a failure)", inLane, async () => {
     const { queue, nc, ns } = await openJetStream(nats, "acking");
     try {
       // No worker: both messages stay in the queue; the outcomes are written as a worker writes
@@ -77,7 +84,7 @@ describe("JetStreamJobQueue", () => {
     }
   });
 
-  it("creates its streams and consumer idempotently, also when two open at once", async () => {
+  it("creates its streams and consumer idempotently, also when two open at once", inLane, async () => {
     const nc = await connectNats(nats.url);
     try {
       const ns = nats.namespace("idem");
@@ -99,7 +106,7 @@ describe("JetStreamJobQueue", () => {
     }
   });
 
-  it("an explicit ack wait updates an existing queue's consumer and says what it was; one left unset keeps the namespace's", async () => {
+  it("an explicit ack wait updates an existing queue's consumer and says what it was; one left unset keeps the namespace's", inLane, async () => {
     const nc = await connectNats(nats.url);
     try {
       const ns = nats.namespace("ackwait");
@@ -142,7 +149,7 @@ describe("JetStreamJobQueue", () => {
   });
 });
 
-describe("JetStreamJobQueue across a server restart", () => {
+describe("JetStreamJobQueue across a server restart", lane, () => {
   let nats: TestNats;
   beforeAll(async () => {
     nats = await startTestNats({ own: true });
@@ -152,7 +159,7 @@ describe("JetStreamJobQueue across a server restart", () => {
   });
 
   for (const hard of [false, true]) {
-    it(`completes every job exactly once when the server ${hard ? "is killed" : "restarts"} mid-run`, async () => {
+    it(`completes every job exactly once when the server ${hard ? "is killed" : "restarts"} mid-run`, inLane, async () => {
       const { queue, nc, ns } = await openJetStream(nats, hard ? "kill" : "restart");
       try {
         const batch: Job[] = Array.from({ length: 24 }, (_, i) => ({ id: `r-${i}`, spec: i }));

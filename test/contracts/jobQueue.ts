@@ -41,7 +41,8 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueue>): v
     }
   };
 
-  describe(`JobQueue contract: ${name}`, () => {
+  // In order, also inside a suite whose tests run concurrently (test/job-queue-contract.test.ts).
+  describe(`JobQueue contract: ${name}`, { concurrent: false }, () => {
     it("runs every submitted job and yields one outcome per id", async () => {
       await withQueue(async (queue, workers) => {
         const batch = jobs("a", 6);
