@@ -1268,3 +1268,16 @@ describe("a voicemail's and a review's people", () => {
     expect(profilesOf(review.summary, Object.keys(review.public), review.public, "wink")["Colm Ashby"]!.about).toEqual(expect.arrayContaining(["magazines"]));
   });
 });
+
+describe("a numbered thread's items", () => {
+  it("reads the role before a name after an item's number mark ('4/ Sponsor rep …')", () => {
+    const thread: PerceivedScene = {
+      summary: "Thread, 1:00 AM. \"1/ Still coding. 2/ Sponsor rep Osric Vale (Fenmoor Bank) is at the Help Desk. 3/ Organiser Ines Roth is asleep.\"",
+      time: "01:00",
+      focus: "Help Desk",
+      public: { "Osric Vale": { location: "Help Desk", action: "handing out drinks" }, "Ines Roth": { location: "Quiet Room", action: "sleeping" } },
+    };
+    expect(profilesOf(thread.summary, Object.keys(thread.public), thread.public, "wink")["Osric Vale"]!.heads).toContain("rep");
+    expect(who("Is the sponsor rep bored?", thread)).toEqual(["Osric Vale"]);
+  });
+});

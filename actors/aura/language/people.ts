@@ -338,7 +338,8 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
       }
       // (a capital is no matter: "And the landlord, Felix Okoro, …")
       const lead = ((fronted ? before.at(-2) : before.at(-1)) ?? "").split(/\b(?:and|with|while|as|by|from|for|to)\b/i).at(-1)!;
-      const leadWords = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT");
+      // (a list's "4/" or "#2" marks no word of it)
+      const leadWords = tokenize(lead, tokenizer).filter((t) => t.pos !== "PUNCT" && !/^[\p{P}\p{S}]+$/u.test(t.text));
       // The noun phrase that ends the lead, from its determiner ("… the pastry display beside the
       // counter assistant, Nadia Haddad,", "Next to him the flour supplier, Tom Becker,").
       // (a base-form word the tagger reads as a verb before a noun modifies it: "the lift operator")
