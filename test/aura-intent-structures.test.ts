@@ -1281,3 +1281,15 @@ describe("a numbered thread's items", () => {
     expect(who("Is the sponsor rep bored?", thread)).toEqual(["Osric Vale"]);
   });
 });
+
+describe("a table cell's bracket", () => {
+  it("keeps a comma inside a bracket within its cell ('lifeguard on duty (signed in, not a volunteer)')", () => {
+    const sheet: PerceivedScene = {
+      summary: "SIGN-UP SHEET, 9:00 AM\nName | Job | Where now\nRua Tane | lifeguard on duty (signed in, not a volunteer) | Tower\nEve Moss | volunteer, litter picker | Dunes",
+      time: "09:00",
+      focus: "Tower",
+      public: { "Rua Tane": { location: "Tower", action: "watching the water" }, "Eve Moss": { location: "Dunes", action: "picking litter" } },
+    };
+    expect(profilesOf(sheet.summary, Object.keys(sheet.public), sheet.public, "wink")["Rua Tane"]!.heads).toContain("lifeguard");
+  });
+});

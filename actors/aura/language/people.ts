@@ -313,7 +313,9 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const sentence = after.replace(/^[ \t]*[:|]/, ",").split(/[;:\n]|(?<!\b[A-Z][a-z]{0,3})\.(?:\s|$)/)[0]!;
         // (another's name before "'s" is a relation of this person's: "Sean's daughter")
         const others = roster.filter((n) => n !== name).flatMap((n) => n.split(/\s+/)).map((w) => new RegExp(`\\b${escape(w)}\\b(?!['’]s\\b)`));
-        for (const segment of sentence.split(/,|\s[-–—]\s|\||\t/).map((x) => x.replace(/^\s*[-–—]\s*/, "").trim()).filter((x) => x.length > 0)) {
+        // (a comma inside a bracket splits no segment: "lifeguard on duty (signed in, not a volunteer)")
+        const bracketed = sentence.replace(/\([^()]*\)/g, (b) => b.replace(/,/g, "\u0000"));
+        for (const segment of bracketed.split(/,|\s[-–—]\s|\||\t/).map((x) => x.replace(/\u0000/g, ",").replace(/^\s*[-–—]\s*/, "").trim()).filter((x) => x.length > 0)) {
           if (others.some((w) => w.test(segment))) break;
           readNote(segment, true);
           readKin(segment);
