@@ -54,7 +54,7 @@ const plural = (t: Token) => t.text !== t.lemma && !t.text.endsWith("ing") && (t
 export function profilesOf(summary: string, roster: readonly string[], seen: Readonly<Record<string, { readonly action: string; readonly location: string }>>, tokenizer: TokenizerName): Record<string, PersonProfile> {
   const out: Record<string, PersonProfile> = {};
   const places = new Set(Object.values(seen).map((r) => r.location.toLowerCase()));
-  // Who writes a note that says "my husband", "our 9-year-old": its kin words are the writer's.
+  // Who writes a note that speaks of "my <kin word>", "our 7-year-old": its kin words are the writer's.
   const writer = writerOf(summary, roster);
   // Where the summary writes each name: a role may be said before it, in a sentence of its own.
   const spans = new Map<string, { start: number; end: number }>();
@@ -101,7 +101,7 @@ export function profilesOf(summary: string, roster: readonly string[], seen: Rea
         const word = k[2] !== undefined ? "child" : at >= 0 && words.slice(0, at).every((w) => !STOP.has(w)) ? words[at] : undefined;
         if (owners.length === 1 && word !== undefined) kin.push({ of: owners[0]!, word });
       }
-      // "(Tom Kowalski, my husband)", "our 9-year-old": kin of whoever writes the note.
+      // "(Name, my <kin word>)", "our 7-year-old": kin of whoever writes the note.
       if (writer === undefined || writer === name) return;
       for (const k of text.matchAll(/\b(?:my|our)\s+(?:(\d{1,3})-year-old|((?:[a-z-]+\s+){0,2}[a-z]+(?:-in-law)?))\b/gi)) {
         const words = k[2]?.split(/\s+/) ?? [];
