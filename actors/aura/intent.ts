@@ -369,6 +369,9 @@ function topicOf(tokens: readonly Token[], mentions: readonly Mention[]): string
 type BeliefCue = Cue & { readonly believer?: Mention | undefined; readonly byShape?: boolean; readonly aboutSomeone?: boolean };
 
 /** A word for a person other than the speaker, whether or not the query lets us resolve who. */
+/** A lower-case noun no English dictionary of the tagger's holds: a name the scene does not give ("maggie"). */
+const unknownName = (u: Token): boolean => u.pos === "NOUN" && /^[a-z]{3,}$/.test(u.text) && !knownWord(u.text);
+
 const someoneWord = (u: Token): boolean => (hasCue([u], "pronoun") && !hasCue([u], "first_person")) || hasCue([u], "relation") || hasCue([u], "activity") || isPersonNoun(u.text) || u.text === "someone" || u.text === "somebody";
 
 const MODALS = new Set(["will", "would", "can", "could", "may", "might", "shall", "should", "must"]);
@@ -583,7 +586,7 @@ function secondOrderOf(tokens: readonly Token[], mentions: readonly Mention[]): 
   // when someone other than the speaker stands after the cue ("… reckon she's upset", "… that
   // somebody took …"); "he knows something we don't" is about no one.
   // A capital names someone; "I" does not; nor does a word of the dictionary ("maggie" is a name).
-  const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody" || (t.pos === "NOUN" && /^[a-z]{3,}$/.test(t.text) && !knownWord(t.text))));
+  const someoneAfter = theirs.some((c) => tokens.slice(c.end).some((t) => (hasCue([t], "pronoun") && !hasCue([t], "first_person")) || isPersonNoun(t.text) || (t.capital && !hasCue([t], "first_person")) || t.text === "someone" || t.text === "somebody" || unknownName(t)));
   return { second: null, unresolved: (someoneBelieves && someoneAfter) || resident !== undefined, ...(resident === undefined ? {} : { resident }) };
 }
 
@@ -768,7 +771,7 @@ function personPhraseEnd(tokens: readonly Token[], mentions: readonly Mention[],
   // … or a bare name the scene does not resolve: a proper noun, or a word no English dictionary of
   // the tagger's knows ("would yuki say maggie's nervous").
   const bare = tokens[n];
-  return n === j && bare !== undefined && (bare.pos === "PROPN" || (bare.pos === "NOUN" && /^[a-z]{3,}$/.test(bare.text) && !knownWord(bare.text))) ? n + 1 : -1;
+  return n === j && bare !== undefined && (bare.pos === "PROPN" || unknownName(bare)) ? n + 1 : -1;
 }
 
 /** A clause about someone starts at `j`: a person phrase, then a verb of being or having ("B is", "B's", "B being"). */
